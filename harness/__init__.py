@@ -1,0 +1,11 @@
+"""reduce-ladder's harness: catalogue, runs, verification, timing, CLI and reports.
+
+Python API:
+    harness.reduce_sum(x, "cuda/v3-sequential")   # 0-d result on x's device
+    harness.partials(x, "triton/tile-256")        # first-pass per-block partial sums
+    harness.catalogue.VARIANTS                    # every variant's record
+"""
+
+from harness.api import partials, reduce_sum
+
+__all__ = ["partials", "reduce_sum"]

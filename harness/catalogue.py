@@ -1,0 +1,402 @@
+"""The catalogue of variants: one record per variant, the single source of truth.
+
+The CLI, the tests, the benchmarks, the report and the docs all read VARIANTS. Adding a variant is
+one record here plus one kernel (a template in a cuda_kernels/*.cu file, or a Triton kernel in
+triton_kernels/). See README.md, "Adding a variant".
+
+Vocabulary
+- backend: "cuda" (a kernel in cuda_kernels/, launched through CuPy), "triton" (a kernel in
+  triton_kernels/), "peer" (what a user would call instead: torch.sum, cupy.sum).
+- stage: the rung of the ladder ("0".."8" for seeds 000/002); the ladder is printed in stage order.
+- seeds: the seed labels the variant implements, e.g. "000:v3", "002:R3" (see SEED_LABELS).
+- twin: the Triton variant that hands each program the same tile(s) as this CUDA block (and for a
+  Triton record, None: its CUDA stages name it).
+- tile mapping (Launch): which elements one block / program reads. Both backends derive their grid
+  from the same Launch, so "same tile" holds by construction.
+- kernel: for CUDA a C++ name expression with {T} for the element type, instantiated through
+  NVRTC's name_expressions; for Triton the name of the @triton.jit function in triton_kernels.tiles.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+# Element types: catalogue name -> C++ type used in the CUDA name expressions.
+CXX_TYPES: dict[str, str] = {"float32": "float", "int32": "int"}
+
+# Every seed label the project implements, exactly as the issues spell them.
+SEED_LABELS: tuple[str, ...] = (
+    *(f"000:v{i}" for i in range(4)),
+    "000:v4a",
+    "000:v4b",
+    *(f"000:v{i}" for i in range(5, 9)),
+    "002:R0",
+    "002:R1",
+    "002:R2-official",
+    "002:R2-mine",
+    "002:R3",
+    "002:R4-A",
+    "002:R4-B",
+    "002:R4-C",
+    "002:R5-wrong1",
+    "002:R5-wrong2",
+    "002:R5",
+    "002:R6",
+    "002:R6-official",
+    "002:R7",
+    "002:R8",
+)
+
+# Largest n the 32-bit-indexed seed kernels accept (their index arithmetic stays below 2^32).
+MAX_N_32BIT = 2**31 - 1
+
+MAPPINGS = ("tiles", "split-pair", "grid-stride", "chunked")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a variant covers the input: shared by a CUDA stage and its Triton twin.
+
+    threads: CUDA threads per block = Triton lanes per program (BLOCK); num_warps = threads // 32.
+    mapping:
+      "tiles"       block b reads `tiles` adjacent tiles of `threads` elements: [b*T*k, (b+1)*T*k)
+      "split-pair"  block b reads tile b and tile b + gridDim (two halves of the grid's span)
+      "grid-stride" a fixed grid of at most `max_blocks`; thread t of block b reads b*T + t + i*G*T
+      "chunked"     a fixed grid of at most `max_blocks`; block b owns K consecutive tiles
+    in_place: the first pass writes into its input (the harness gives it a scratch copy).
+    """
+
+    threads: int
+    mapping: str
+    tiles: int = 1
+    max_blocks: int | None = None
+    in_place: bool = False
+    dynamic_smem: bool = False
+
+    def __post_init__(self) -> None:
+        if self.mapping not in MAPPINGS:
+            raise ValueError(f"unknown mapping {self.mapping!r}; expected one of {MAPPINGS}")
+        if self.threads < 32 or self.threads > 1024 or self.threads & (self.threads - 1):
+            raise ValueError(f"threads must be a power of two in 32..1024, got {self.threads}")
+        if self.mapping in ("grid-stride", "chunked") and not self.max_blocks:
+            raise ValueError(f"mapping {self.mapping!r} needs max_blocks")
+
+    @property
+    def num_warps(self) -> int:
+        return self.threads // 32
+
+    @property
+    def takes_per_thread(self) -> bool:
+        """Whether the kernels take the per-thread element count as an extra argument."""
+        return self.mapping in ("grid-stride", "chunked")
+
+    def describe(self) -> str:
+        t = self.threads
+        if self.mapping == "tiles":
+            what = "1 tile" if self.tiles == 1 else f"{self.tiles} adjacent tiles"
+            return f"{what} of {t} per block"
+        if self.mapping == "split-pair":
+            return f"tile b + tile b+grid of {t} per block"
+        if self.mapping == "grid-stride":
+            return f"{self.max_blocks} blocks x {t}, grid-stride"
+        return f"{self.max_blocks} blocks x {t}, contiguous chunk per block"
+
+
+@dataclass(frozen=True)
+class Variant:
+    id: str
+    backend: str
+    stage: str
+    title: str
+    change: str
+    seeds: tuple[str, ...] = ()
+    twin: str | None = None
+    dtypes: tuple[str, ...] = ("float32",)
+    launch: Launch | None = None
+    source: str | None = None
+    kernel: str | None = None
+    wrong: bool = False
+    family: str = "ladder"
+    max_n: int = MAX_N_32BIT
+    notes: str = ""
+    twin_of: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def in_default_run(self) -> bool:
+        return not self.wrong
+
+    @property
+    def tile_mapping(self) -> str:
+        return self.launch.describe() if self.launch else "library call"
+
+    def name_expression(self, dtype: str) -> str:
+        """The C++ name expression NVRTC instantiates for this CUDA variant and element type."""
+        if self.backend != "cuda" or self.kernel is None:
+            raise ValueError(f"{self.id} is not a CUDA kernel")
+        return self.kernel.format(T=CXX_TYPES[dtype])
+
+    def record(self) -> dict:
+        """The JSON-ready record (what `reduce-ladder list --format json` prints)."""
+        d = asdict(self)
+        d["seeds"] = list(self.seeds)
+        d["dtypes"] = list(self.dtypes)
+        d["twin_of"] = list(self.twin_of)
+        d["tile_mapping"] = self.tile_mapping
+        d["launch_policy"] = launch_policy(self)
+        return d
+
+
+def launch_policy(v: Variant) -> str:
+    """One line on how the variant reduces any n to a scalar."""
+    if v.launch is None:
+        return "one library call"
+    base = f"{v.launch.describe()}; the same kernel again over the partials until one is left"
+    return base + ("; first pass on a scratch copy (in place)" if v.launch.in_place else "")
+
+
+def _cuda(
+    id: str,
+    stage: str,
+    title: str,
+    change: str,
+    seeds: Iterable[str],
+    twin: str,
+    launch: Launch,
+    source: str,
+    kernel: str,
+    **kw,
+) -> Variant:
+    return Variant(
+        id=f"cuda/{id}",
+        backend="cuda",
+        stage=stage,
+        title=title,
+        change=change,
+        seeds=tuple(seeds),
+        twin=f"triton/{twin}",
+        launch=launch,
+        source=source,
+        kernel=kernel,
+        **kw,
+    )
+
+
+def _triton(id: str, title: str, launch: Launch, kernel: str, change: str, **kw) -> Variant:
+    return Variant(
+        id=f"triton/{id}",
+        backend="triton",
+        stage="",  # filled in from the CUDA stages it twins (first one), see _link_twins
+        title=title,
+        change=change,
+        launch=launch,
+        source="tiles.py",
+        kernel=kernel,
+        **kw,
+    )
+
+
+T256 = Launch(256, "tiles")
+PAIR_ADJ = {b: Launch(b, "tiles", tiles=2) for b in (128, 256, 512, 1024)}
+PAIR_SPLIT = {b: Launch(b, "split-pair", tiles=2) for b in (128, 256)}
+STRIDED_1024 = Launch(256, "grid-stride", max_blocks=1024)
+CHUNKED_1024 = Launch(256, "chunked", max_blocks=1024)
+
+# fmt: off
+_LADDER_CUDA: list[Variant] = [
+    _cuda("v0-gmem-interleaved", "0", "interleaved addressing in global memory, in place",
+          "baseline: tid % 2i threads add in place in global memory",
+          ["000:v0", "002:R0"], "tile-256", Launch(256, "tiles", in_place=True),
+          "interleaved.cu", "reduce_v0_gmem_interleaved<{T}>"),
+    _cuda("v1-smem-interleaved", "1", "interleaved addressing in shared memory",
+          "tile copied to shared memory; input no longer written",
+          ["000:v1", "002:R1"], "tile-256", T256,
+          "interleaved.cu", "reduce_v1_smem_interleaved<{T}, 256>"),
+    _cuda("v2-strided-index", "2", "strided index: no divergent branch",
+          "thread t works on slot 2*i*t: active threads are a contiguous prefix",
+          ["000:v2", "002:R2-official"], "tile-256", T256,
+          "interleaved.cu", "reduce_v2_strided_index<{T}, 256>"),
+    _cuda("v3-sequential", "3", "sequential addressing: no bank conflicts",
+          "slot tid + s: a warp's accesses hit 32 different banks",
+          ["000:v3", "002:R2-mine", "002:R3"], "tile-256", T256,
+          "sequential.cu", "reduce_v3_sequential<{T}, 256>"),
+    _cuda("v4-adjacent-256", "4", "first add during load, half the blocks (adjacent tiles)",
+          "each thread adds two elements while loading; 256 threads, n/512 blocks",
+          ["000:v4a"], "pair-adjacent-256", PAIR_ADJ[256],
+          "sequential.cu", "reduce_v4_first_add<{T}, 256, PAIR_ADJACENT>"),
+    _cuda("v4-adjacent-128", "4", "first add during load, half the threads (adjacent tiles)",
+          "each thread adds two elements while loading; 128 threads, n/256 blocks",
+          ["000:v4b", "002:R4-C"], "pair-adjacent-128", PAIR_ADJ[128],
+          "sequential.cu", "reduce_v4_first_add<{T}, 128, PAIR_ADJACENT>"),
+    _cuda("v4-split-256", "4", "first add during load, half the blocks (split halves)",
+          "plan A: 256 threads read tile b and tile b + grid (seed's offset bug fixed)",
+          ["002:R4-A"], "pair-split-256", PAIR_SPLIT[256],
+          "sequential.cu", "reduce_v4_first_add<{T}, 256, PAIR_SPLIT>"),
+    _cuda("v4-split-128", "4", "first add during load, half the threads (split halves)",
+          "plan B: 128 threads read tile b and tile b + grid (seed's offset bug fixed)",
+          ["002:R4-B"], "pair-split-128", PAIR_SPLIT[128],
+          "sequential.cu", "reduce_v4_first_add<{T}, 128, PAIR_SPLIT>"),
+    _cuda("v5-volatile", "5", "unroll the last warp (volatile shared memory)",
+          "last six steps without __syncthreads(), warp-synchronous through volatile",
+          ["000:v5"], "pair-adjacent-256", PAIR_ADJ[256],
+          "warp_unroll.cu", "reduce_v5_warp_volatile<{T}, 256, PAIR_ADJACENT>"),
+    _cuda("v5-volatile-split", "5", "unroll the last warp, split halves (002's indexing)",
+          "as v5-volatile, with 002 Reduction 5's plan-A pairing",
+          ["002:R5"], "pair-split-256", PAIR_SPLIT[256],
+          "warp_unroll.cu", "reduce_v5_warp_volatile<{T}, 256, PAIR_SPLIT>"),
+    _cuda("v5-syncwarp", "5", "unroll the last warp, made sound with __syncwarp()",
+          "volatile lockstep replaced by read / __syncwarp / write / __syncwarp",
+          [], "pair-adjacent-256", PAIR_ADJ[256],
+          "warp_unroll.cu", "reduce_v5_warp_syncwarp<{T}, 256, PAIR_ADJACENT>",
+          notes="The sound fix seed 002 names for Reduction 5 (no seed code of its own)."),
+    _cuda("v5-wrong-nosync", "5", "WRONG demo: last barriers dropped, no volatile",
+          "002's first wrong Reduction 5: stale-register race in the last warp",
+          ["002:R5-wrong1"], "pair-split-256", PAIR_SPLIT[256],
+          "warp_unroll.cu", "reduce_v5_wrong_nosync<{T}, 256>", wrong=True),
+    _cuda("v5-wrong-novolatile", "5", "WRONG demo: unrolled last warp without volatile",
+          "002's second wrong Reduction 5: stale-register race in the last warp",
+          ["002:R5-wrong2"], "pair-split-256", PAIR_SPLIT[256],
+          "warp_unroll.cu", "reduce_v5_wrong_novolatile<{T}, 256>", wrong=True),
+    *(
+        _cuda(f"v6-unroll-{b}", "6", f"complete unroll, block size {b} (template)",
+              "the tree loop unrolled on a compile-time block size",
+              ["000:v6"], f"pair-adjacent-{b}", PAIR_ADJ[b],
+              "warp_unroll.cu", f"reduce_v6_complete_unroll<{{T}}, {b}, PAIR_ADJACENT>")
+        for b in (128, 256, 512, 1024)
+    ),
+    _cuda("v6-unroll-split-256", "6", "complete unroll, split halves (002's indexing)",
+          "as v6-unroll-256, with 002 Reduction 6's plan-A pairing",
+          ["002:R6", "002:R6-official"], "pair-split-256", PAIR_SPLIT[256],
+          "warp_unroll.cu", "reduce_v6_complete_unroll<{T}, 256, PAIR_SPLIT>"),
+    _cuda("v7-fixed-chunked", "7", "1024 blocks, many elements per thread (chunked)",
+          "grid fixed at 1024 blocks; each thread sums a chunk serially in a register",
+          ["000:v7"], "chunked-1024", CHUNKED_1024,
+          "many_per_thread.cu", "reduce_v7_fixed_blocks<{T}, 256, MAP_CHUNKED, false>"),
+    _cuda("v7-fixed-strided", "7", "1024 blocks, many elements per thread (grid-stride)",
+          "grid fixed at 1024 blocks; grid-stride loop into the volatile shared slot (002 R7)",
+          ["002:R7"], "grid-stride-1024", STRIDED_1024,
+          "many_per_thread.cu", "reduce_v7_fixed_blocks<{T}, 256, MAP_STRIDED, true>"),
+    _cuda("v8-shuffle-chunked", "8", "warp shuffle (chunked)",
+          "__shfl_down_sync in registers; one 32-slot array and one barrier per block",
+          ["000:v8"], "chunked-1024", CHUNKED_1024,
+          "many_per_thread.cu", "reduce_v8_shuffle<{T}, 256, MAP_CHUNKED>"),
+    _cuda("v8-shuffle-strided", "8", "warp shuffle (grid-stride)",
+          "__shfl_down_sync in registers; one 32-slot array and one barrier per block",
+          ["002:R8"], "grid-stride-1024", STRIDED_1024,
+          "many_per_thread.cu", "reduce_v8_shuffle<{T}, 256, MAP_STRIDED>"),
+]
+
+_TRITON_CHANGE = "tl.sum over the same tile(s); the compiler chooses the tree"
+
+_LADDER_TRITON: list[Variant] = [
+    _triton("tile-256", "one tile of 256 per program", T256, "adjacent_tiles_kernel",
+            _TRITON_CHANGE),
+    *(
+        _triton(f"pair-adjacent-{b}", f"two adjacent tiles of {b} per program", PAIR_ADJ[b],
+                "adjacent_tiles_kernel", "two tiles added lane-wise on load, then tl.sum")
+        for b in (128, 256, 512, 1024)
+    ),
+    *(
+        _triton(f"pair-split-{b}", f"tile p + tile p+grid of {b} per program", PAIR_SPLIT[b],
+                "split_pair_kernel", "two tiles added lane-wise on load, then tl.sum")
+        for b in (128, 256)
+    ),
+    _triton("chunked-1024", "1024 programs, contiguous chunk each", CHUNKED_1024,
+            "chunked_kernel", "per-lane accumulator over the chunk, then tl.sum"),
+    _triton("grid-stride-1024", "1024 programs, grid-stride loop", STRIDED_1024,
+            "grid_stride_kernel", "per-lane accumulator over a grid-stride loop, then tl.sum"),
+]
+# fmt: on
+
+
+def _link_twins(cuda: list[Variant], triton: list[Variant]) -> list[Variant]:
+    """Give each Triton record its stage (its first CUDA stage) and the CUDA ids it twins."""
+    by_id = {t.id: t for t in triton}
+    twins_of: dict[str, list[str]] = {t.id: [] for t in triton}
+    for c in cuda:
+        if c.twin not in by_id:
+            raise ValueError(f"{c.id}: twin {c.twin!r} is not a Triton variant")
+        twins_of[c.twin].append(c.id)
+    out = []
+    for t in triton:
+        cs = [c for c in cuda if c.id in twins_of[t.id]]
+        stage = min((c.stage for c in cs), default="", key=_stage_key)
+        dtypes = tuple(d for d in CXX_TYPES if any(d in c.dtypes for c in cs)) or t.dtypes
+        out.append(
+            Variant(
+                **{
+                    **asdict(t),
+                    "launch": t.launch,
+                    "stage": stage,
+                    "dtypes": dtypes,
+                    "twin_of": tuple(twins_of[t.id]),
+                }
+            )
+        )
+    return out
+
+
+def _stage_key(stage: str) -> tuple[int, str]:
+    head = stage.split("-")[0]
+    return (int(head), stage) if head.isdigit() else (10**6, stage)
+
+
+_PEERS: list[Variant] = []  # torch.sum, cupy.sum (CUB on/off), copy bandwidth: see harness.peers
+
+VARIANTS: tuple[Variant, ...] = (*_LADDER_CUDA, *_link_twins(_LADDER_CUDA, _LADDER_TRITON), *_PEERS)
+BY_ID: dict[str, Variant] = {v.id: v for v in VARIANTS}
+if len(BY_ID) != len(VARIANTS):
+    raise RuntimeError("duplicate variant ids in the catalogue")
+
+
+def get(variant_id: str) -> Variant:
+    """The record for `variant_id`; a clear error listing the valid ids otherwise."""
+    try:
+        return BY_ID[variant_id]
+    except KeyError:
+        raise KeyError(f"unknown variant {variant_id!r}; valid ids: {', '.join(BY_ID)}") from None
+
+
+def select(
+    ids: Iterable[str] | None = None,
+    *,
+    backend: str | None = None,
+    dtype: str | None = None,
+    include_wrong: bool = False,
+    family: str | None = None,
+) -> list[Variant]:
+    """Variants in catalogue order, filtered. Explicitly named ids are always included (a wrong
+    demonstration runs when asked for by name); otherwise wrong demonstrations only with
+    include_wrong."""
+    chosen = [get(i) for i in ids] if ids else [v for v in VARIANTS if include_wrong or not v.wrong]
+    return [
+        v
+        for v in chosen
+        if (backend is None or v.backend == backend)
+        and (dtype is None or dtype in v.dtypes)
+        and (family is None or v.family == family)
+    ]
+
+
+def ladder_order(variants: Iterable[Variant]) -> list[Variant]:
+    """Stable sort by stage (catalogue order within a stage)."""
+    return sorted(variants, key=lambda v: _stage_key(v.stage))
+
+
+def cuda_sources() -> dict[str, list[Variant]]:
+    """CUDA variants grouped by source file."""
+    out: dict[str, list[Variant]] = {}
+    for v in VARIANTS:
+        if v.backend == "cuda" and v.source:
+            out.setdefault(v.source, []).append(v)
+    return out
+
+
+def name_expressions(source: str) -> list[str]:
+    """Every template instantiation a source file must provide (all its variants x dtypes)."""
+    return [v.name_expression(d) for v in cuda_sources().get(source, []) for d in v.dtypes]
+
+
+def log2_ceil(x: int) -> int:
+    return max(0, math.ceil(math.log2(x))) if x > 1 else 0

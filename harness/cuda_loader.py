@@ -1,0 +1,38 @@
+"""Load the CUDA sources through CuPy, once per process, templates instantiated by name.
+
+Each .cu file becomes one cupy.RawModule compiled with every name expression the catalogue asks of
+it (all its variants x dtypes); kernels are looked up by their name expression.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from harness import catalogue, cuda_source
+from harness.nvrtc import CudaCompileError
+
+if TYPE_CHECKING:
+    import cupy
+
+OPTIONS = ("-std=c++17",)
+
+
+@cache
+def module(source: str) -> cupy.RawModule:
+    import cupy
+
+    code = cuda_source.expand(source)
+    exprs = catalogue.name_expressions(source)
+    mod = cupy.RawModule(code=code, options=OPTIONS, name_expressions=exprs)
+    try:
+        mod.compile()
+    except cupy.cuda.compiler.CompileException as e:
+        raise CudaCompileError(f"NVRTC (through CuPy) could not compile {source}:\n{e}") from None
+    return mod
+
+
+def kernel(variant: catalogue.Variant, dtype: str) -> cupy.RawKernel:
+    if dtype not in variant.dtypes:
+        raise ValueError(f"{variant.id} supports {', '.join(variant.dtypes)}, not {dtype}")
+    return module(variant.source).get_function(variant.name_expression(dtype))

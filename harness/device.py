@@ -1,0 +1,107 @@
+"""What this machine can run: a GPU through PyTorch (Triton), through CuPy (CUDA kernels), or
+neither (the CPU path). Each check returns (ok, reason) and never raises."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+_why_interpreting = "TRITON_INTERPRET=1 is set: Triton runs interpreted on the CPU"
+
+
+@cache
+def torch_gpu() -> tuple[bool, str]:
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return False, _why_interpreting
+    try:
+        import torch
+    except Exception as e:  # an import failure of any kind means no GPU path
+        return False, f"PyTorch cannot be imported ({e})"
+    try:
+        if not torch.cuda.is_available():
+            return False, "PyTorch sees no CUDA GPU (no NVIDIA GPU or driver, or a CPU-only build)"
+        torch.cuda.current_device()
+    except Exception as e:
+        return False, f"PyTorch cannot use the GPU ({e})"
+    return True, torch.cuda.get_device_name()
+
+
+@cache
+def cupy_gpu() -> tuple[bool, str]:
+    ok, why = torch_gpu()
+    if not ok:
+        return False, why
+    try:
+        import cupy
+
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        return (
+            False,
+            f"CuPy cannot reach the GPU ({type(e).__name__}: {e}); install the cupy "
+            "wheel matching the driver: pip install -e '.[cuda13]' or '.[cuda12]'",
+        )
+    if count < 1:
+        return False, "CuPy sees no CUDA device"
+    return True, "ok"
+
+
+def gpu_available() -> bool:
+    return torch_gpu()[0]
+
+
+def use_interpreter_if_no_gpu() -> bool:
+    """Select Triton's interpreter when there is no GPU. Must run before triton_kernels is
+    imported (Triton reads the variable when a kernel is decorated). Returns True if set."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return True
+    ok, why = torch_gpu()
+    if not ok:
+        global _why_interpreting
+        _why_interpreting = why
+        os.environ["TRITON_INTERPRET"] = "1"
+        torch_gpu.cache_clear()
+        return True
+    return False
+
+
+def interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def device_info() -> dict:
+    """Name, SMs, L2, capability and library versions (GPU machine), for result files."""
+    import platform
+
+    info: dict = {"python": platform.python_version()}
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        if torch_gpu()[0]:
+            p = torch.cuda.get_device_properties(torch.cuda.current_device())
+            info.update(
+                name=p.name,
+                sm_count=p.multi_processor_count,
+                l2_bytes=getattr(p, "L2_cache_size", None),
+                memory_bytes=p.total_memory,
+                capability=f"{p.major}.{p.minor}",
+                cuda_runtime=torch.version.cuda,
+            )
+    except Exception as e:
+        info["torch_error"] = str(e)
+    try:
+        import triton
+
+        info["triton"] = triton.__version__
+    except Exception as e:
+        info["triton_error"] = str(e)
+    try:
+        import cupy
+
+        info["cupy"] = cupy.__version__
+        if cupy_gpu()[0]:
+            info["driver"] = cupy.cuda.runtime.driverGetVersion()
+    except Exception as e:
+        info["cupy_error"] = str(e)
+    return info

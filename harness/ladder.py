@@ -1,0 +1,158 @@
+"""The main job: verify and time a selection of variants at some sizes; the CPU fallback.
+
+Results are plain dicts (one per variant x dtype x n), collected in a run document:
+    {"schema": "reduce-ladder/run/1", "created": ..., "device": {...}, "results": [...]}
+The CLI prints them as the ladder table and writes them as JSON; the report reads them back.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import traceback
+from collections.abc import Callable, Iterable
+
+from harness import catalogue, device
+from harness.catalogue import Variant
+
+SCHEMA = "reduce-ladder/run/1"
+DEFAULT_SIZES = (2**24, 2**25)
+CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
+
+
+def new_document(mode: str) -> dict:
+    return {
+        "schema": SCHEMA,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "mode": mode,
+        "device": device.device_info(),
+        "results": [],
+    }
+
+
+def _base(v: Variant, dtype: str, n: int) -> dict:
+    return {
+        "variant": v.id,
+        "backend": v.backend,
+        "stage": v.stage,
+        "family": v.family,
+        "seeds": list(v.seeds),
+        "twin": v.twin,
+        "wrong_demo": v.wrong,
+        "dtype": dtype,
+        "n": n,
+    }
+
+
+def check_and_time(
+    v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None
+) -> dict:
+    """One result row: correctness on fresh data, then (on a GPU) first-pass and total times.
+
+    Errors are caught and reported in the row (status "error"), so one broken variant does not
+    stop the run; a wrong result is status "wrong" (for a wrong demonstration: the race showed).
+    """
+    import torch
+
+    from harness import run as runner
+    from harness import verify
+
+    row = _base(v, dtype, n)
+    dev = "cuda" if device.gpu_available() else "cpu"
+    try:
+        x = verify.seed_like_input(n, dtype, dev)
+        check = verify.check_variant(v, x)
+        row.update(check.record())
+        row["status"] = "ok" if check.ok else "wrong"
+        if timed and dev == "cuda":
+            from harness import timing
+
+            plan = runner.make_plan(v, x)
+            first = timing.time_ms(lambda: plan.run(first_pass_only=True), reps=reps)
+            total = timing.time_ms(plan.run, reps=reps)
+            row.update(
+                passes=len(plan.passes),
+                blocks_first_pass=plan.passes[0].blocks,
+                first_pass=first.record(),
+                total=total.record(),
+                bytes_first_pass=plan.bytes_moved(first_pass_only=True),
+                bytes_total=plan.bytes_moved(),
+                gbps_first_pass=plan.bytes_moved(True) / first.median_ms / 1e6,
+                gbps_total=plan.bytes_moved() / total.median_ms / 1e6,
+            )
+            del plan
+        del x
+        if dev == "cuda":
+            torch.cuda.synchronize()
+    except Exception as e:  # reported in the row; the run goes on with the other variants
+        row["status"] = "error"
+        row["ok"] = False
+        row["message"] = f"{type(e).__name__}: {e}"
+        row["traceback"] = traceback.format_exc(limit=6)
+    return row
+
+
+def run_selection(
+    variants: Iterable[Variant],
+    dtype: str,
+    sizes: Iterable[int],
+    *,
+    timed: bool = True,
+    reps: int | None = None,
+    progress: Callable[[dict], None] | None = None,
+) -> list[dict]:
+    rows = []
+    for n in sizes:
+        for v in variants:
+            if dtype not in v.dtypes:
+                continue
+            row = check_and_time(v, dtype, n, timed=timed, reps=reps)
+            rows.append(row)
+            if progress:
+                progress(row)
+    return rows
+
+
+def cpu_compile_rows(arch: str = "sm_90") -> list[dict]:
+    """The CPU path's CUDA half: every source compiled by NVRTC (no GPU needed), spills checked."""
+    from harness import cuda_source, nvrtc
+
+    rows = []
+    for src in cuda_source.sources():
+        row = {"source": src, "arch": arch}
+        try:
+            r = nvrtc.compile_file(src, arch)
+            spills = [
+                k
+                for k, res in r.resources.items()
+                if res.spill_store_bytes or res.spill_load_bytes or res.stack_bytes
+            ]
+            row.update(
+                status="ok" if not spills else "spills", kernels=len(r.lowered), spilling=spills
+            )
+        except Exception as e:
+            row.update(status="error", message=f"{type(e).__name__}: {e}")
+        rows.append(row)
+    return rows
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Counts by status; wrong demonstrations are counted apart (their failure is the point)."""
+    out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
+    for r in rows:
+        if r.get("wrong_demo"):
+            out["demo_wrong" if r["status"] != "ok" else "demo_right"] += 1
+        else:
+            out[r["status"]] = out.get(r["status"], 0) + 1
+    return out
+
+
+def failed(rows: list[dict]) -> bool:
+    """A run fails when a non-demonstration variant errors or returns a wrong sum."""
+    return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo"))
+
+
+def ladder_variants(
+    dtype: str, ids: list[str] | None = None, include_wrong: bool = False
+) -> list[Variant]:
+    sel = catalogue.select(ids, dtype=dtype, include_wrong=include_wrong)
+    return catalogue.ladder_order(sel)

@@ -1,0 +1,150 @@
+"""Turn result rows into the ladder table: as rich (terminal) and as Markdown (files, README)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from harness import catalogue
+
+
+def _ms(row: dict | None, key: str = "total") -> float | None:
+    if not row or key not in row:
+        return None
+    return row[key]["median_ms"]
+
+
+def ladder_rows(results: list[dict], n: int, dtype: str = "float32") -> list[dict]:
+    """One row per CUDA variant at size n in ladder order, its Triton twin beside it."""
+    at = {r["variant"]: r for r in results if r["n"] == n and r["dtype"] == dtype}
+    cuda = [
+        catalogue.BY_ID[i]
+        for i in at
+        if i in catalogue.BY_ID and catalogue.BY_ID[i].backend == "cuda"
+    ]
+    rows: list[dict] = []
+    first_ms = prev_ms = None
+    for v in catalogue.ladder_order(cuda):
+        r, t = at[v.id], at.get(v.twin or "")
+        ms = _ms(r)
+        row = {
+            "stage": v.stage,
+            "variant": v.id,
+            "seeds": " ".join(v.seeds),
+            "change": v.change,
+            "status": r["status"],
+            "wrong_demo": v.wrong,
+            "cuda_first_ms": _ms(r, "first_pass"),
+            "cuda_ms": ms,
+            "cuda_gbps": r.get("gbps_total"),
+            "twin": v.twin,
+            "twin_status": t["status"] if t else None,
+            "triton_ms": _ms(t),
+            "triton_gbps": t.get("gbps_total") if t else None,
+            "step_x": prev_ms / ms if ms and prev_ms and not v.wrong else None,
+            "cum_x": first_ms / ms if ms and first_ms and not v.wrong else None,
+        }
+        if ms and not v.wrong:
+            first_ms = first_ms or ms
+            prev_ms = ms
+        rows.append(row)
+    return rows
+
+
+def _f(x: float | None, fmt: str) -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def _status(s: str | None, demo: bool = False) -> str:
+    if s is None:
+        return "-"
+    if demo:
+        return "race showed (wrong)" if s != "ok" else "right this run"
+    return {"ok": "ok", "wrong": "WRONG", "error": "ERROR"}.get(s, s)
+
+
+HEADER = (
+    "stage",
+    "variant",
+    "what it changes",
+    "CUDA 1st pass µs",
+    "CUDA µs",
+    "CUDA GB/s",
+    "Triton twin",
+    "Triton µs",
+    "Triton GB/s",
+    "step ×",
+    "cum. ×",
+    "check",
+)
+
+
+def _cells(r: dict) -> list[str]:
+    def us(ms: float | None) -> str:
+        return _f(None if ms is None else ms * 1e3, ".1f")
+
+    check = _status(r["status"], r["wrong_demo"])
+    if r["twin_status"] not in (None, "ok"):
+        check += f" / twin {_status(r['twin_status'])}"
+    return [
+        r["stage"],
+        r["variant"].removeprefix("cuda/"),
+        r["change"],
+        us(r["cuda_first_ms"]),
+        us(r["cuda_ms"]),
+        _f(r["cuda_gbps"], ".0f"),
+        (r["twin"] or "").removeprefix("triton/"),
+        us(r["triton_ms"]),
+        _f(r["triton_gbps"], ".0f"),
+        _f(r["step_x"], ".2f"),
+        _f(r["cum_x"], ".1f"),
+        check,
+    ]
+
+
+def markdown_ladder(rows: Iterable[dict]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def rich_ladder(rows: Iterable[dict], title: str):
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    for h in HEADER:
+        table.add_column(
+            h, justify="right" if "µs" in h or "×" in h or "GB/s" in h else "left", overflow="fold"
+        )
+    for r in rows:
+        style = "red" if r["status"] != "ok" and not r["wrong_demo"] else None
+        table.add_row(*_cells(r), style=style)
+    return table
+
+
+CHECK_HEADER = ("variant", "dtype", "n", "status", "result", "golden", "|err|", "tolerance")
+
+
+def check_cells(r: dict) -> list[str]:
+    status = _status(r["status"], r.get("wrong_demo", False))
+    return [
+        r["variant"],
+        r["dtype"],
+        f"{r['n']:,}",
+        status,
+        str(r.get("value", "-")),
+        str(r.get("golden", "-")),
+        _f(r.get("abs_err"), ".3g"),
+        _f(r.get("tolerance"), ".3g"),
+    ]
+
+
+def rich_checks(rows: Iterable[dict], title: str):
+    from rich.table import Table
+
+    table = Table(title=title)
+    for h in CHECK_HEADER:
+        table.add_column(h, overflow="fold")
+    for r in rows:
+        bad = r["status"] != "ok" and not r.get("wrong_demo")
+        table.add_row(*check_cells(r), style="red" if bad else None)
+    return table

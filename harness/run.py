@@ -1,0 +1,139 @@
+"""Run a variant: build its plan (passes, buffers, launch closures) and execute it.
+
+A Plan binds one variant to one input tensor. Its buffers and launch closures are made once, so
+timing loops measure launches, not allocation or Python setup. Everything here works on torch
+tensors; CUDA kernels see the same memory through zero-copy CuPy views (DLPack).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+from harness.catalogue import Variant
+from harness.passes import Pass, plan_passes
+
+TORCH_DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "int32": torch.int32}
+
+# What every output buffer holds before a checked run: a partial a kernel forgot to write shows up
+# as NaN (floats) or as this sentinel (ints, 0xDEADBEEF) and fails the comparison.
+INT_POISON = -0x21524111
+
+
+def dtype_name(dt: torch.dtype) -> str:
+    for name, t in TORCH_DTYPES.items():
+        if t == dt:
+            return name
+    raise ValueError(f"unsupported dtype {dt}; supported: {', '.join(TORCH_DTYPES)}")
+
+
+def poison_(t: torch.Tensor) -> torch.Tensor:
+    return t.fill_(float("nan") if t.dtype.is_floating_point else INT_POISON)
+
+
+@dataclass
+class Plan:
+    variant: Variant
+    dtype: str
+    x: torch.Tensor
+    passes: list[Pass]
+    outs: list[torch.Tensor]
+    scratch: torch.Tensor | None
+    launches: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.x.numel()
+
+    def run(self, first_pass_only: bool = False) -> torch.Tensor:
+        """Launch the passes (asynchronously); returns the buffer that will hold the result."""
+        if self.scratch is not None:
+            self.scratch.copy_(self.x)
+        for launch in self.launches[:1] if first_pass_only else self.launches:
+            launch()
+        return self.outs[0] if first_pass_only else self.outs[-1]
+
+    def poison(self) -> None:
+        for o in self.outs:
+            poison_(o)
+
+    def bytes_moved(self, first_pass_only: bool = False) -> int:
+        """Bytes read plus bytes written (each input read once, each partial written once)."""
+        size = self.x.element_size()
+        ps = self.passes[:1] if first_pass_only else self.passes
+        return sum((p.n + p.blocks) * size for p in ps)
+
+
+def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
+    if variant.launch is None:
+        raise ValueError(f"{variant.id} has no launch policy (a peer is not run through a plan)")
+    dtype = dtype_name(x.dtype)
+    if dtype not in variant.dtypes:
+        raise ValueError(
+            f"{variant.id} supports {', '.join(variant.dtypes)}; got {dtype} "
+            f"(variants for {dtype}: reduce-ladder list --dtype {dtype})"
+        )
+    n = x.numel()
+    if n < 1:
+        raise ValueError("the ladder kernels need n >= 1 (the harness handles n = 0 itself)")
+    if n > variant.max_n:
+        raise ValueError(
+            f"{variant.id} indexes with 32-bit integers as its seed does and accepts at most "
+            f"n = {variant.max_n:,} elements; got {n:,}"
+        )
+    passes = plan_passes(variant.launch, n)
+    outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
+    scratch = torch.empty_like(x) if variant.launch.in_place else None
+    plan = Plan(variant, dtype, x, passes, outs, scratch)
+    inputs = [scratch if scratch is not None else x, *outs[:-1]]
+    make = _cuda_launch if variant.backend == "cuda" else _triton_launch
+    plan.launches = [
+        make(variant, dtype, i, o, p) for i, o, p in zip(inputs, outs, passes, strict=True)
+    ]
+    return plan
+
+
+def _cuda_launch(
+    variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
+) -> Callable[[], None]:
+    import cupy
+    import numpy as np
+
+    from harness import cuda_loader
+
+    kern = cuda_loader.kernel(variant, dtype)
+    launch = variant.launch
+    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), np.uint32(p.n))
+    if launch.takes_per_thread:
+        args += (np.uint32(p.per_thread),)
+    smem = launch.threads * inp.element_size() if launch.dynamic_smem else 0
+    grid, block = (p.blocks,), (launch.threads,)
+
+    def go() -> None:
+        ptr = torch.cuda.current_stream().cuda_stream
+        if ptr == 0:  # the legacy default stream, CuPy's default too
+            kern(grid, block, args, shared_mem=smem)
+        else:  # e.g. inside a CUDA-graph capture: launch on torch's stream
+            with cupy.cuda.ExternalStream(ptr):
+                kern(grid, block, args, shared_mem=smem)
+
+    return go
+
+
+def _triton_launch(
+    variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
+) -> Callable[[], None]:
+    from triton_kernels import tiles
+
+    fn = getattr(tiles, variant.kernel)
+    launch = variant.launch
+    grid = (p.blocks,)
+    meta = {"BLOCK": launch.threads, "num_warps": launch.num_warps}
+    if launch.mapping == "tiles":
+        meta["TILES"] = launch.tiles
+    n = p.n
+    if launch.mapping == "chunked":
+        return lambda: fn[grid](inp, out, n, p.per_thread, **meta)
+    return lambda: fn[grid](inp, out, n, **meta)

@@ -1,0 +1,118 @@
+"""Device timing: CUDA events around each repetition, warm-up first, L2 flushed, median reported.
+
+Follows the workplace's METHOD.md: events (not host clocks), warm-up so compilation and module
+loading stay out, many repetitions and the median, and the L2 cache flushed before each repetition
+(writing a buffer twice the size of L2) so data that would fit in L2 is not measured from it.
+For tiny sizes, graph_ms captures many calls in one CUDA graph and times its replay, which
+leaves launch gaps out: the kernel's cost beside the Python call's cost.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import cache
+
+import torch
+
+
+@dataclass(frozen=True)
+class Timing:
+    median_ms: float
+    min_ms: float
+    p10_ms: float
+    p90_ms: float
+    reps: int
+
+    def record(self) -> dict:
+        return asdict(self)
+
+
+@cache
+def _flush_buffer() -> torch.Tensor:
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    l2 = getattr(props, "L2_cache_size", 0) or 64 * 2**20
+    return torch.empty(max(2 * l2, 128 * 2**20) // 4, dtype=torch.int32, device="cuda")
+
+
+def flush_l2() -> None:
+    _flush_buffer().zero_()
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * (len(xs) - 1) + 0.5))]
+
+
+def time_ms(
+    fn: Callable[[], object],
+    *,
+    reps: int | None = None,
+    warmup: int = 3,
+    target_ms: float = 300.0,
+    flush: bool = True,
+    max_reps: int = 200,
+) -> Timing:
+    """Median device time of fn() in milliseconds.
+
+    reps=None picks the count so the timed part takes about target_ms (at least 10 repetitions).
+    """
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    if reps is None:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(3):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        est = max(start.elapsed_time(end) / 3, 1e-3)
+        reps = int(min(max_reps, max(10, target_ms / est)))
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        if flush:
+            flush_l2()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
+    return Timing(
+        statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), reps
+    )
+
+
+def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) -> Timing:
+    """Device time per call of fn() replayed from a CUDA graph of `calls` back-to-back calls.
+
+    No L2 flush between the calls inside a graph: use it for the launch-bound tiny sizes, whose
+    data is small anyway. fn must already be warm (compiled) and capture-safe.
+    """
+    fn()
+    torch.cuda.synchronize()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(stream):
+        fn()  # warm the side stream (Triton / CuPy per-stream state) outside the capture
+        torch.cuda.synchronize()
+        with torch.cuda.graph(graph, stream=stream):
+            for _ in range(calls):
+                fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        graph.replay()
+        e.record()
+        torch.cuda.synchronize()
+        times.append(s.elapsed_time(e) / calls)
+    return Timing(
+        statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), replays
+    )

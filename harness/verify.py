@@ -1,0 +1,172 @@
+"""Golden sums, error bounds, and the correctness check every run goes through.
+
+Golden
+- Integer-valued data (int32, and floats drawn from integers as the seeds do): the exact sum in
+  int64 (exact while n * max|x| < 2^63, far past any size here).
+- int32 results: the exact sum wrapped modulo 2^32 into [-2^31, 2^31), because the seed kernels
+  accumulate in int; every int32 variant must equal it EXACTLY.
+- Other float data: the sum in float64 on the device. Its own error is at most
+  gamma_64(n) * sum|x| (recursive-summation bound, unit roundoff 2^-53), which is added to the
+  tolerance below; for n <= 2^31 that is under 2.4e-7 * sum|x|, i.e. 2^-29 times the float32 bound.
+
+Float tolerance (stated, not guessed)
+Any summation tree in which no input passes through more than L floating-point additions computes
+a sum s' with |s' - s| <= gamma_L * sum|x_i|, gamma_L = L*u / (1 - L*u), u = 2^-24 for float32
+(Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 4.6). L comes from the
+variant's launch policy (harness.passes.chain_length): per pass, the thread's serial additions plus
+the depth of the block tree. If the data are integers and sum|x| <= 2^24, every partial sum is an
+integer of magnitude <= 2^24 and so exactly representable: the result must then be EXACT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+
+from harness import run as runner
+from harness.catalogue import Variant
+from harness.passes import chain_length
+
+UNIT_ROUNDOFF = {"float32": 2.0**-24, "float64": 2.0**-53}
+FLOAT32_EXACT_INTEGERS = 2**24
+
+
+def gamma(k: int, u: float) -> float:
+    if k * u >= 1:
+        return float("inf")
+    return k * u / (1 - k * u)
+
+
+def wrap_int32(s: int) -> int:
+    return ((s + 2**31) % 2**32) - 2**31
+
+
+@dataclass(frozen=True)
+class Golden:
+    value: float | int  # exact sum (wrapped for int32), or the float64 sum
+    abs_sum: float  # sum |x_i|, for the error bound
+    integer_valued: bool
+    own_error: float  # bound on |value - exact sum| (0 when exact)
+
+
+def golden(x: torch.Tensor) -> Golden:
+    n = x.numel()
+    if n == 0:
+        return Golden(0, 0.0, True, 0.0)
+    if not x.dtype.is_floating_point:
+        exact = int(x.to(torch.int64).sum().item())
+        abs_sum = float(x.to(torch.int64).abs().sum().item())
+        value = wrap_int32(exact) if x.dtype == torch.int32 else exact
+        return Golden(value, abs_sum, True, 0.0)
+    abs_sum = float(x.abs().to(torch.float64).sum().item())
+    finite = bool(torch.isfinite(x).all().item())
+    if finite and bool((x == torch.round(x)).all().item()) and abs_sum < 2**62:
+        return Golden(int(x.to(torch.int64).sum().item()), abs_sum, True, 0.0)
+    value = float(x.to(torch.float64).sum().item())
+    return Golden(value, abs_sum, False, gamma(n, UNIT_ROUNDOFF["float64"]) * abs_sum)
+
+
+def tolerance(variant: Variant, dtype: str, n: int, g: Golden) -> float:
+    """Largest |result - golden| the variant may show on this input; 0 means exact."""
+    if dtype.startswith("int"):
+        return 0.0
+    if g.integer_valued and g.abs_sum <= FLOAT32_EXACT_INTEGERS:
+        return 0.0
+    length = chain_length(variant.launch, n) if variant.launch else n
+    return gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
+
+
+@dataclass
+class CheckResult:
+    variant: str
+    dtype: str
+    n: int
+    ok: bool
+    value: float | int | None
+    golden: float | int
+    abs_err: float | None
+    tolerance: float
+    exact_required: bool
+    input_unchanged: bool
+    message: str = ""
+
+    def record(self) -> dict:
+        return asdict(self)
+
+
+def as_number(t: torch.Tensor) -> float | int:
+    v = t.item()
+    return int(v) if not t.dtype.is_floating_point else float(v)
+
+
+def compare(
+    variant: Variant,
+    dtype: str,
+    n: int,
+    value: float | int,
+    g: Golden,
+    input_unchanged: bool = True,
+) -> CheckResult:
+    tol = tolerance(variant, dtype, n, g)
+    if isinstance(value, float) and value != value:  # NaN: an unwritten (poisoned) partial
+        err = float("inf")
+    else:
+        err = float(abs(value - g.value))
+    ok = err <= tol and input_unchanged
+    msg = ""
+    if not input_unchanged:
+        msg = "the caller's input was modified"
+    elif err > tol:
+        msg = f"|result - golden| = {err:.6g} > tolerance {tol:.6g}"
+    return CheckResult(
+        variant.id, dtype, n, ok, value, g.value, err, tol, tol == 0.0, input_unchanged, msg
+    )
+
+
+def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
+    """Run `variant` on x with poisoned outputs; compare with the golden; check x is unchanged."""
+    dtype = runner.dtype_name(x.dtype)
+    g = g if g is not None else golden(x)
+    before = x.clone()
+    plan = runner.make_plan(variant, x)
+    plan.poison()
+    out = plan.run()
+    value = as_number(out[0])
+    unchanged = bool(torch.equal(before, x))
+    return compare(variant, dtype, x.numel(), value, g, unchanged)
+
+
+def first_pass_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
+    """The first-pass partials (one per block / program), computed into a poisoned buffer."""
+    plan = runner.make_plan(variant, x)
+    plan.poison()
+    return plan.run(first_pass_only=True).clone()
+
+
+def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=None) -> torch.Tensor:
+    """Fresh random input as the seeds draw it: integers 0..99 (`rand() % 100`)."""
+    return torch.randint(0, 100, (n,), dtype=torch.int32, device=device, generator=generator).to(
+        runner.TORCH_DTYPES[dtype]
+    )
+
+
+def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
+    """The exact first-pass partials the variant's tile mapping defines, computed without any
+    kernel: each element's block id from the mapping, then an int64 scatter-add. Meaningful for
+    integer-valued data (the seeds' CPU check, vectorized); returns int64."""
+    from harness.passes import one_pass
+
+    launch = variant.launch
+    n = x.numel()
+    p = one_pass(launch, n)
+    idx = torch.arange(n, device=x.device, dtype=torch.int64)
+    t = launch.threads
+    if launch.mapping == "tiles":
+        block = idx // (t * launch.tiles)
+    elif launch.mapping in ("split-pair", "grid-stride"):
+        block = (idx // t) % p.blocks
+    else:  # chunked
+        block = idx // (t * p.per_thread)
+    out = torch.zeros(p.blocks, dtype=torch.int64, device=x.device)
+    return out.scatter_add_(0, block, x.to(torch.int64))

@@ -1,0 +1,39 @@
+"""Test setup: choose Triton's interpreter when there is no GPU (before any kernel is imported),
+and skip GPU-marked tests with a reason that says what is missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import device
+
+device.use_interpreter_if_no_gpu()
+
+# Sizes the issue asks every variant to be checked at on the GPU.
+GPU_SIZES = (1, 255, 256, 257, 1000, 2**20 + 3, 2**24, 2**25)
+# Sizes the interpreted Triton twins are checked at on the CPU (every mapping's edge cases:
+# a single element, one short of / exactly / one past a tile, several blocks, several passes).
+CPU_SIZES = (1, 255, 256, 257, 1000, 2049, 70_003)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    ok, why = device.torch_gpu()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"needs an NVIDIA GPU, and this machine has none: {why}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def dev() -> str:
+    """Where tensors live in device-agnostic tests: the GPU if present, else the CPU."""
+    return "cuda" if device.gpu_available() else "cpu"
+
+
+@pytest.fixture
+def needs_cupy() -> None:
+    ok, why = device.cupy_gpu()
+    if not ok:
+        pytest.skip(f"needs CuPy with a working GPU driver: {why}")

@@ -1,0 +1,103 @@
+"""The catalogue is the single source of truth: check its records are complete and consistent."""
+
+import json
+
+from harness import catalogue
+from harness.cli import main
+
+
+def test_every_seed_label_is_implemented_exactly_once_or_more():
+    used = [s for v in catalogue.VARIANTS for s in v.seeds]
+    assert set(used) == set(catalogue.SEED_LABELS)
+    assert not set(used) - set(catalogue.SEED_LABELS), "labels outside the issue's list"
+
+
+def test_seed_labels_match_the_issue_spelling():
+    expected = (
+        ["000:v0", "000:v1", "000:v2", "000:v3", "000:v4a", "000:v4b"]
+        + [f"000:v{i}" for i in range(5, 9)]
+        + [
+            "002:R0",
+            "002:R1",
+            "002:R2-official",
+            "002:R2-mine",
+            "002:R3",
+            "002:R4-A",
+            "002:R4-B",
+            "002:R4-C",
+            "002:R5-wrong1",
+            "002:R5-wrong2",
+            "002:R5",
+            "002:R6",
+            "002:R6-official",
+            "002:R7",
+            "002:R8",
+        ]
+    )
+    assert list(catalogue.SEED_LABELS) == expected
+
+
+def test_every_cuda_variant_has_a_triton_twin_with_the_same_tiles():
+    for v in catalogue.VARIANTS:
+        if v.backend != "cuda":
+            continue
+        twin = catalogue.get(v.twin)
+        assert twin.backend == "triton"
+        assert twin.launch == v.launch or (
+            # the in-place flag is the only field allowed to differ: Triton never writes its input
+            twin.launch.threads == v.launch.threads
+            and twin.launch.mapping == v.launch.mapping
+            and twin.launch.tiles == v.launch.tiles
+            and twin.launch.max_blocks == v.launch.max_blocks
+        ), v.id
+        assert v.id in twin.twin_of
+        assert set(v.dtypes) <= set(twin.dtypes)
+
+
+def test_every_triton_variant_twins_some_cuda_stage():
+    for v in catalogue.VARIANTS:
+        if v.backend == "triton":
+            assert v.twin_of, f"{v.id} twins nothing"
+            assert v.stage, f"{v.id} has no stage"
+
+
+def test_wrong_demonstrations_are_labelled_and_out_of_default_selection():
+    wrong = {v.id for v in catalogue.VARIANTS if v.wrong}
+    assert wrong == {"cuda/v5-wrong-nosync", "cuda/v5-wrong-novolatile"}
+    assert not wrong & {v.id for v in catalogue.select()}
+    assert {v.id for v in catalogue.select(sorted(wrong))} == wrong  # runnable on request
+
+
+def test_ladder_covers_stages_0_to_8_for_float32():
+    stages = {v.stage for v in catalogue.select(backend="cuda", dtype="float32")}
+    assert stages == {str(i) for i in range(9)}
+
+
+def test_complete_unroll_is_instantiated_for_four_block_sizes():
+    sizes = {v.launch.threads for v in catalogue.VARIANTS if "000:v6" in v.seeds}
+    assert sizes == {128, 256, 512, 1024}
+
+
+def test_name_expressions_are_unique_per_source():
+    for source in catalogue.cuda_sources():
+        exprs = catalogue.name_expressions(source)
+        assert len(exprs) == len(set(exprs)), source
+
+
+def test_list_json_prints_every_record(capsys):
+    assert main(["list", "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in records] == [v.id for v in catalogue.VARIANTS]
+    for r in records:
+        assert {
+            "id",
+            "backend",
+            "stage",
+            "seeds",
+            "twin",
+            "dtypes",
+            "wrong",
+            "tile_mapping",
+            "launch_policy",
+            "title",
+        } <= set(r)

@@ -1,0 +1,70 @@
+"""Golden sums and error bounds: exact where the arithmetic is exact, a derived bound otherwise."""
+
+import math
+
+import pytest
+import torch
+
+from harness import catalogue, verify
+
+
+def test_int32_golden_wraps_like_the_kernels():
+    x = torch.tensor([2**31 - 1, 1, 2**31 - 1, 5], dtype=torch.int32)
+    g = verify.golden(x)
+    exact = 2 * (2**31 - 1) + 6
+    assert g.value == verify.wrap_int32(exact) == exact - 2**32
+    assert g.value == int(x.sum(dtype=torch.int32).item())
+
+
+def test_integer_valued_floats_have_an_exact_golden():
+    x = torch.randint(0, 100, (10_001,), dtype=torch.int32).float()
+    g = verify.golden(x)
+    assert g.integer_valued and g.own_error == 0
+    assert g.value == int(x.to(torch.int64).sum())
+
+
+def test_general_floats_golden_agrees_with_fsum():
+    x = torch.randn(100_000, dtype=torch.float32)
+    g = verify.golden(x)
+    exact = math.fsum(x.double().tolist())
+    assert abs(g.value - exact) <= g.own_error
+    assert not g.integer_valued
+
+
+def test_small_integer_sums_must_be_exact():
+    v = catalogue.get("cuda/v3-sequential")
+    x = torch.randint(0, 100, (1000,)).float()
+    assert verify.tolerance(v, "float32", 1000, verify.golden(x)) == 0.0
+
+
+def test_large_sums_get_the_gamma_bound():
+    v = catalogue.get("cuda/v8-shuffle-strided")
+    n = 2**25
+    g = verify.Golden(value=0, abs_sum=1.0e9, integer_valued=True, own_error=0.0)
+    tol = verify.tolerance(v, "float32", n, g)
+    length = 136 + 9 + 9
+    assert tol == pytest.approx(length * 2**-24 / (1 - length * 2**-24) * 1.0e9)
+
+
+def test_a_poisoned_unwritten_result_fails():
+    v = catalogue.get("cuda/v3-sequential")
+    g = verify.golden(torch.ones(10))
+    r = verify.compare(v, "float32", 10, float("nan"), g)
+    assert not r.ok and "tolerance" in r.message
+
+
+def test_a_modified_input_fails():
+    v = catalogue.get("cuda/v3-sequential")
+    g = verify.golden(torch.ones(10))
+    r = verify.compare(v, "float32", 10, 10.0, g, input_unchanged=False)
+    assert not r.ok and "modified" in r.message
+
+
+@pytest.mark.parametrize(
+    "vid",
+    ["triton/tile-256", "triton/pair-split-256", "triton/grid-stride-1024", "triton/chunked-1024"],
+)
+def test_reference_partials_sum_to_the_total(vid):
+    x = torch.randint(0, 100, (70_003,), dtype=torch.int32)
+    ref = verify.reference_partials(catalogue.get(vid), x)
+    assert int(ref.sum()) == int(x.to(torch.int64).sum())
