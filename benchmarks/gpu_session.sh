@@ -1,39 +1,55 @@
 #!/usr/bin/env bash
 # Everything GPU-side in one call on the lent machine (see ../shared/GPU.md):
-#   environment -> the whole test suite -> the timed ladder (and whatever STEPS names).
-# Files land under $OUT (at most 8 files come back); the last lines printed are the summary.
-# Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   steps: env tests ladder bench
+#   environment -> the whole test suite -> the timed ladder -> ... (the steps named).
+# Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
+# tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
+# Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos)
 set -uo pipefail
 OUT=${OUT:-out}
-mkdir -p "$OUT"
+F="$OUT/files"
+mkdir -p "$F"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-steps=${*:-env tests ladder}
+steps=${*:-env tests ladder demos}
 status=0
+note() { echo "== $*"; }
 for step in $steps; do
   case $step in
     env)
-      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
-      python3 -c "import torch, triton, cupy; print('torch', torch.__version__, 'triton', triton.__version__, 'cupy', cupy.__version__, torch.cuda.get_device_name())"
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
+        | tee "$F/env.txt"
+      python3 -c "import torch, triton, cupy; print('torch', torch.__version__, 'triton', triton.__version__, 'cupy', cupy.__version__, torch.cuda.get_device_name())" \
+        | tee -a "$F/env.txt"
       ;;
     tests)
-      python3 -m pytest -q -p no:cacheprovider --junitxml="$OUT/junit.xml" -x --maxfail=20 \
-        > "$OUT/pytest.log" 2>&1 || status=1
-      tail -n 25 "$OUT/pytest.log"
+      note "pytest (whole suite)"
+      python3 -m pytest -q -p no:cacheprovider --junitxml="$F/junit.xml" \
+        > "$F/pytest-gpu.log" 2>&1 || status=1
+      tail -n 12 "$F/pytest-gpu.log"
       ;;
     ladder)
       for dt in ${LADDER_DTYPES:-float32}; do
-        python3 -m harness run --dtype "$dt" --quiet --json "$OUT/ladder-$dt.json" \
-          > "$OUT/ladder-$dt.txt" 2>&1 || status=1
-        tail -n 60 "$OUT/ladder-$dt.txt"
+        note "ladder $dt"
+        python3 -m harness run --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
+          > "$F/ladder-$dt.txt" 2>&1 || status=1
+        grep -E "^summary|WRONG|ERROR" "$F/ladder-$dt.txt" | head -20
       done
       ;;
+    demos)
+      note "wrong demonstrations (run on request; their verdict is reported, not asserted)"
+      python3 -m harness check --include-wrong --quiet \
+        --variants cuda/v5-wrong-nosync cuda/v5-wrong-novolatile cuda/v5-volatile-split \
+        --sizes 2^10 2^20 2^25 --json "$F/demos.json" > "$F/demos.txt" 2>&1 || status=1
+      grep -E "wrong demonstration" "$F/demos.txt"
+      ;;
     bench)
+      note "pytest-benchmark suite"
       python3 -m pytest benchmarks/ -q -p no:cacheprovider --benchmark-enable \
-        --benchmark-json="$OUT/bench.json" > "$OUT/bench.log" 2>&1 || status=1
-      tail -n 15 "$OUT/bench.log"
+        --benchmark-json="$F/bench.json" > "$F/bench.log" 2>&1 || status=1
+      tail -n 5 "$F/bench.log"
       ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done
+tar czf "$OUT/session.tgz" -C "$OUT" files && rm -rf "$F"
 echo "gpu_session status=$status"
 exit $status
