@@ -1,4 +1,21 @@
-"""The Python API: reduce_sum and partials over a CuPy array or a torch tensor."""
+"""The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
+
+Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad_input.py):
+- not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU.
+- on the CPU while the variant runs on the GPU: ValueError (CPU tensors are accepted only by
+  Triton variants under TRITON_INTERPRET=1).
+- a dtype the variant does not support: TypeError / ValueError naming the supported ones.
+- empty: the sum is 0 (partials: an empty array), with no launch.
+- 0-d or multi-dimensional: flattened (the sum of all elements).
+- non-contiguous view: summed from a private contiguous copy (the caller's view is untouched).
+- any alignment: the ladder kernels load one element per thread, so a view starting at any
+  element offset is read correctly.
+- NaN / +-Inf: IEEE propagation, as torch.sum (NaN if any NaN or both infinities, else the inf).
+- n >= 2^31 on a 32-bit-indexed seed kernel: ValueError naming the limit.
+- too little device memory for the partials / scratch copy: harness.run.DeviceMemoryError; the
+  process keeps working.
+The caller's data is never modified.
+"""
 
 from __future__ import annotations
 
@@ -21,20 +38,25 @@ def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
     else:
         raise TypeError(
             f"expected a CuPy array or a torch tensor, got {type(x).__name__}; "
-            "numpy arrays must be moved to the GPU first (cupy.asarray or torch.as_tensor)"
+            "move host data to the GPU first (cupy.asarray(a) or torch.as_tensor(a).cuda())"
         )
     if t.device.type != "cuda" and not (variant.backend == "triton" and device.interpreting()):
         raise ValueError(
-            f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it "
-            "with .cuda() (CPU tensors are accepted only by Triton variants under "
-            "TRITON_INTERPRET=1)"
+            f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it with "
+            ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
         )
     if t.dtype not in runner.TORCH_DTYPES.values():
         raise TypeError(
             f"unsupported dtype {t.dtype}; {variant.id} supports {', '.join(variant.dtypes)}"
         )
     if not t.is_contiguous():
-        t = t.contiguous()  # a private copy: the caller's view is left as it is
+        try:
+            t = t.contiguous()  # a private copy: the caller's view is left as it is
+        except torch.cuda.OutOfMemoryError as e:
+            raise runner.DeviceMemoryError(
+                f"no device memory for a contiguous copy of the non-contiguous input "
+                f"({t.numel() * t.element_size():,} bytes): {str(e).splitlines()[0]}"
+            ) from None
     return t.reshape(-1), lib
 
 
@@ -46,6 +68,13 @@ def _back(t: torch.Tensor, lib: str) -> Any:
     return t
 
 
+def _variant(variant: str | catalogue.Variant) -> catalogue.Variant:
+    v = catalogue.get(variant) if isinstance(variant, str) else variant
+    if v.launch is None:
+        raise ValueError(f"{v.id} is a peer (a library call), not a variant of the ladder")
+    return v
+
+
 def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device.
 
@@ -53,7 +82,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     and dtype (int32 sums wrap modulo 2^32, as the seed kernels do). x is never modified: in-place
     kernels work on a scratch copy. An empty x sums to 0 without a launch.
     """
-    v = catalogue.get(variant) if isinstance(variant, str) else variant
+    v = _variant(variant)
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
         return _back(torch.zeros((), dtype=t.dtype, device=t.device), lib)
@@ -64,7 +93,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
 
 def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     """The first-pass partial sums of x under `variant`: one per CUDA block / Triton program."""
-    v = catalogue.get(variant) if isinstance(variant, str) else variant
+    v = _variant(variant)
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
         return _back(torch.zeros((0,), dtype=t.dtype, device=t.device), lib)

@@ -143,6 +143,7 @@ def _cpu_path(args: argparse.Namespace, ids: list[str] | None, dtype: str, conso
     )
     rows = ladder.run_selection(variants, dtype, sizes, timed=False)
     console.print(render.rich_checks(rows, "Triton twins, interpreted on the CPU"))
+    _print_failures(rows, console)
     compiled = ladder.cpu_compile_rows()
     for c in compiled:
         detail = c.get("message") or f"{c.get('kernels', 0)} kernels, no spills"
@@ -215,6 +216,13 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
         console.print(render.rich_checks(rows, f"correctness, {dtype}"))
     summary = ladder.summarize(rows)
     console.print(f"summary: {summary}")
+    _print_failures(rows, console)
+    return EXIT_FAILED if ladder.failed(rows) else EXIT_OK
+
+
+def _print_failures(rows: list[dict], console) -> None:
+    from rich.markup import escape
+
     for r in rows:
         if r.get("wrong_demo"):
             verdict = (
@@ -225,9 +233,9 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
             console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
         elif r["status"] != "ok":
             console.print(
-                f"  [red]{r['variant']} n={r['n']}: {r['status']}: {r.get('message', '')}[/]"
+                f"  [red]{r['variant']} n={r['n']}: {r['status']}: "
+                f"{escape(r.get('message', ''))}[/]"
             )
-    return EXIT_FAILED if ladder.failed(rows) else EXIT_OK
 
 
 def cmd_run(args: argparse.Namespace) -> int:

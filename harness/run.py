@@ -22,6 +22,10 @@ TORCH_DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "int32": torch
 INT_POISON = -0x21524111
 
 
+class DeviceMemoryError(MemoryError):
+    """The GPU has too little free memory for a variant's buffers; nothing was launched."""
+
+
 def dtype_name(dt: torch.dtype) -> str:
     for name, t in TORCH_DTYPES.items():
         if t == dt:
@@ -84,8 +88,22 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"n = {variant.max_n:,} elements; got {n:,}"
         )
     passes = plan_passes(variant.launch, n)
-    outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
-    scratch = torch.empty_like(x) if variant.launch.in_place else None
+    try:
+        outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
+        scratch = torch.empty_like(x) if variant.launch.in_place else None
+    except torch.cuda.OutOfMemoryError as e:
+        need = sum(p.blocks for p in passes) * x.element_size()
+        if variant.launch.in_place:
+            need += x.numel() * x.element_size()
+        raise DeviceMemoryError(
+            f"{variant.id} needs {need:,} bytes of device memory for its partial sums"
+            + (
+                " and the scratch copy its in-place first pass works on"
+                if variant.launch.in_place
+                else ""
+            )
+            + f"; the allocation failed ({str(e).splitlines()[0]})"
+        ) from None
     plan = Plan(variant, dtype, x, passes, outs, scratch)
     inputs = [scratch if scratch is not None else x, *outs[:-1]]
     make = _cuda_launch if variant.backend == "cuda" else _triton_launch
