@@ -75,14 +75,17 @@ def test_largest_accepted_size_indexes_correctly(vid, needs_cupy):
 
 
 def test_out_of_device_memory_is_clear_and_recoverable(needs_cupy):
+    # A 4 GiB input, then a filler that leaves about 1 GiB free: the in-place v0 needs a 4 GiB
+    # scratch copy, which cannot be allocated.
+    x = torch.ones(2**30, dtype=torch.float32, device="cuda")
     free, _ = torch.cuda.mem_get_info()
-    big = torch.empty(int(free * 0.6) // 4, dtype=torch.float32, device="cuda")
+    filler = torch.empty(max(free - 2**30, 0), dtype=torch.uint8, device="cuda")
     with pytest.raises(runner.DeviceMemoryError, match="scratch copy"):
-        harness.reduce_sum(big, "cuda/v0-gmem-interleaved")  # in place: needs a full copy
-    del big
+        harness.reduce_sum(x, "cuda/v0-gmem-interleaved")
+    del filler, x
     torch.cuda.empty_cache()
-    x = verify.seed_like_input(100_000, "float32", "cuda")
-    assert float(harness.reduce_sum(x, "cuda/v0-gmem-interleaved")) == float(x.double().sum())
+    y = verify.seed_like_input(100_000, "float32", "cuda")
+    assert float(harness.reduce_sum(y, "cuda/v0-gmem-interleaved")) == float(y.double().sum())
 
 
 def test_cuda_compile_error_names_file_and_line(monkeypatch, needs_cupy):
