@@ -48,6 +48,7 @@ def _quantile(xs: list[float], q: float) -> float:
 def time_ms(
     fn: Callable[[], object],
     *,
+    setup: Callable[[], object] | None = None,
     reps: int | None = None,
     warmup: int = 3,
     target_ms: float = 300.0,
@@ -57,6 +58,8 @@ def time_ms(
     """Median device time of fn() in milliseconds.
 
     reps=None picks the count so the timed part takes about target_ms (at least 10 repetitions).
+    setup() runs before each repetition, outside the timed region (e.g. restoring the input an
+    in-place kernel destroys).
     """
     for _ in range(warmup):
         fn()
@@ -73,6 +76,8 @@ def time_ms(
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for i in range(reps):
+        if setup is not None:
+            setup()
         if flush:
             flush_l2()
         starts[i].record()
