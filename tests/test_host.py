@@ -196,3 +196,91 @@ def test_host_command_without_gpu_says_so_and_exits_0(capsys):
     assert main(["host", "--sizes", "2^11"]) == 0
     out = capsys.readouterr().out
     assert "No GPU" in out and "Traceback" not in out
+
+
+# -- rendering and the sweep's finding, on SYNTHETIC rows (the logic only; no measured numbers) ----
+
+
+def _synthetic_config(streams, chunk, ms, spread=0.01):
+    return {
+        "streams": streams,
+        "chunk": chunk,
+        "chunks": 4,
+        "ok": True,
+        "e2e_ms": ms,
+        "e2e_spread_ms": spread,
+        "gbps": 1.0,
+        "device_ms": ms,
+    }
+
+
+def _synthetic_entry(configs):
+    return {
+        "n": 2**25,
+        "bytes": 2**27,
+        "h2d_alone": {
+            "bytes": 2**27,
+            "pinned_ms": 2.5,
+            "pinned_gbps": 53.7,
+            "pageable_ms": 9.0,
+            "pageable_gbps": 14.9,
+        },
+        "kernels_alone_ms": 0.3,
+        "ideal_overlap_ms": 2.5,
+        "v2_one_copy": {"e2e_ms": 2.9},
+        "configs": configs,
+    }
+
+
+def test_sweep_finding_states_a_win_only_above_the_spread():
+    win = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(4, 2**20, 2.6)])
+    text = host.sweep_finding(win)
+    assert "Streams beat one stream" in text and "4 streams" in text and "copy-engine" in text
+    tie = _synthetic_entry(
+        [_synthetic_config(1, 2**20, 3.0, 0.5), _synthetic_config(4, 2**20, 2.8, 0.5)]
+    )
+    assert "No stream count beat one stream" in host.sweep_finding(tie)
+
+
+def test_tables_render_from_rows():
+    from rich.console import Console
+
+    from harness import render_host
+
+    rows = []
+    for vid in [*HOST_IDS, *host.PEERS]:
+        staging = catalogue.BY_ID[vid].staging if vid in catalogue.BY_ID else "pinned"
+        split = staging != "streams"
+        rows.append(
+            {
+                "n": 2**11,
+                "variant": vid,
+                "status": "ok",
+                "e2e_ms": 0.05,
+                "gbps": 0.16,
+                "device_ms": 0.04,
+                "h2d_ms": 0.01 if split else None,
+                "kernels_ms": 0.02 if split else None,
+                "h2d_share": 0.2,
+                "kernels_share": 0.4,
+                "staging": staging,
+            }
+        )
+    rows[1]["status"] = "wrong"
+    console = Console(width=200, record=True)
+    for t in render_host.seed_tables(rows, "GPU", "float32"):
+        console.print(t)
+    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
+    console.print(render_host.sweep_table(entry))
+    adv = {
+        "n": 4,
+        "input": "x",
+        "exact": 7,
+        "naive_float32_running_sum": 4.0,
+        "naive_abs_err": 3.0,
+        "torch_sum_abs_err": 0.0,
+        "rows": [{"variant": HOST_IDS[0], "abs_err": 0.0, "bound": 1.0, "ok": True}],
+    }
+    console.print(render_host.adversarial_table(adv))
+    text = console.export_text()
+    assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text
