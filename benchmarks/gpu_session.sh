@@ -4,6 +4,7 @@
 # Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
 # tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos)
+#   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, host.txt
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -40,6 +41,11 @@ for step in $steps; do
         --variants cuda/v5-wrong-nosync cuda/v5-wrong-novolatile cuda/v5-volatile-split \
         --sizes 2^10 2^20 2^25 --json "$F/demos.json" > "$F/demos.txt" 2>&1 || status=1
       grep -E "wrong demonstration" "$F/demos.txt"
+      ;;
+    host)
+      note "seed 001: end to end from host memory (table 2^11..2^30, stream sweep, adversarial)"
+      python3 -m harness host --quiet --json "$F/host.json" > "$F/host.txt" 2>&1 || status=1
+      grep -E "^finding|^host study" "$F/host.txt"
       ;;
     bench)
       note "pytest-benchmark suite"

@@ -47,6 +47,7 @@ SEED_LABELS: tuple[str, ...] = (
     "002:R6-official",
     "002:R7",
     "002:R8",
+    *(f"001:V{i}" for i in range(5)),
 )
 
 # Largest n the 32-bit-indexed seed kernels accept (their index arithmetic stays below 2^32).
@@ -121,6 +122,9 @@ class Variant:
     family: str = "ladder"
     max_n: int = MAX_N_32BIT
     notes: str = ""
+    # Seed 001 (family "001"): where the data starts and how it reaches the device, see
+    # harness.host.STAGINGS ("pageable", "pinned", "streams"); "" for device-resident variants.
+    staging: str = ""
     twin_of: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -342,9 +346,63 @@ def _stage_key(stage: str) -> tuple[int, str]:
     return (int(head), stage) if head.isdigit() else (10**6, stage)
 
 
+# Seed 001: host-driven multi-pass reduction from HOST memory (harness/host.py runs them end to
+# end: transfer, the host loop of passes, the scalar back). All use 1024 threads and a tile of
+# 2 x 1024 adjacent elements per block; the kernels take 64-bit sizes (max_n far past 2^31). The
+# Triton twins run the same host loop with triton/pair-adjacent-1024's kernel (one program = the
+# same 2048 elements): one twin per host staging, since V0, V1 and V4 differ only in the block tree
+# Triton's compiler chooses by itself.
+HOST_TILE = Launch(1024, "tiles", tiles=2)
+HOST_TILE_IN_PLACE = Launch(1024, "tiles", tiles=2, in_place=True)
+MAX_N_64BIT = 2**62
+
+# fmt: off
+_HOST_CUDA: list[Variant] = [
+    _cuda("001-v0-gmem-interleaved", "V0", "interleaved pairs in global memory, in place",
+          "host loop of passes from pageable host memory; left = start + id*2*stride",
+          ["001:V0"], "001-pageable", HOST_TILE_IN_PLACE,
+          "host_passes.cu", "reduce_001_v0_gmem_interleaved<{T}>"),
+    _cuda("001-v1-gmem-sequential", "V1", "sequential (coalesced) addressing in global memory",
+          "left = start + tid, right = left + stride, stride halving (seed's race fixed)",
+          ["001:V1"], "001-pageable", HOST_TILE_IN_PLACE,
+          "host_passes.cu", "reduce_001_v1_gmem_sequential<{T}>"),
+    _cuda("001-v2-pinned", "V2", "pinned (page-locked) host memory",
+          "V1's kernel; the host data sits in pinned memory, so the copy is a direct DMA",
+          ["001:V2"], "001-pinned", HOST_TILE_IN_PLACE,
+          "host_passes.cu", "reduce_001_v1_gmem_sequential<{T}>", staging="pinned"),
+    _cuda("001-v3-streams", "V3", "multi-stream pipeline (pinned)",
+          "V1's kernel; chunks copied async on several streams, reduced as they arrive",
+          ["001:V3"], "001-streams", HOST_TILE_IN_PLACE,
+          "host_passes.cu", "reduce_001_v1_gmem_sequential<{T}>", staging="streams"),
+    _cuda("001-v4-smem", "V4", "shared memory (pinned, one stream)",
+          "V2 with the tree in shared memory; input read once, never written",
+          ["001:V4"], "001-pinned", HOST_TILE,
+          "host_passes.cu", "reduce_001_v4_smem<{T}, 1024>", staging="pinned"),
+]
+_HOST_CUDA = [
+    Variant(**{**asdict(v), "launch": v.launch, "family": "001", "max_n": MAX_N_64BIT,
+               "dtypes": ("float32", "int32"), "staging": v.staging or "pageable"})
+    for v in _HOST_CUDA
+]
+
+_HOST_TRITON: list[Variant] = [
+    _triton(f"001-{staging}", f"Triton twin of the seed-001 host loop, {staging} host memory",
+            HOST_TILE, "adjacent_tiles_kernel",
+            "same host loop and staging; tl.sum over the same 2 x 1024 tile",
+            family="001", max_n=MAX_N_64BIT, staging=staging)
+    for staging in ("pageable", "pinned", "streams")
+]
+# fmt: on
+
 _PEERS: list[Variant] = []  # torch.sum, cupy.sum (CUB on/off), copy bandwidth: see harness.peers
 
-VARIANTS: tuple[Variant, ...] = (*_LADDER_CUDA, *_link_twins(_LADDER_CUDA, _LADDER_TRITON), *_PEERS)
+VARIANTS: tuple[Variant, ...] = (
+    *_LADDER_CUDA,
+    *_link_twins(_LADDER_CUDA, _LADDER_TRITON),
+    *_HOST_CUDA,
+    *_link_twins(_HOST_CUDA, _HOST_TRITON),
+    *_PEERS,
+)
 BY_ID: dict[str, Variant] = {v.id: v for v in VARIANTS}
 if len(BY_ID) != len(VARIANTS):
     raise RuntimeError("duplicate variant ids in the catalogue")
@@ -394,8 +452,10 @@ def cuda_sources() -> dict[str, list[Variant]]:
 
 
 def name_expressions(source: str) -> list[str]:
-    """Every template instantiation a source file must provide (all its variants x dtypes)."""
-    return [v.name_expression(d) for v in cuda_sources().get(source, []) for d in v.dtypes]
+    """Every template instantiation a source file must provide (all its variants x dtypes), each
+    once (seed 001's V1, V2 and V3 launch one kernel)."""
+    exprs = [v.name_expression(d) for v in cuda_sources().get(source, []) for d in v.dtypes]
+    return list(dict.fromkeys(exprs))
 
 
 def log2_ceil(x: int) -> int:

@@ -156,5 +156,9 @@ def failed(rows: list[dict]) -> bool:
 def ladder_variants(
     dtype: str, ids: list[str] | None = None, include_wrong: bool = False
 ) -> list[Variant]:
+    """The ladder's selection. Seed 001's variants (family "001", end to end from host memory:
+    `reduce-ladder host`) are left out unless named in ids."""
     sel = catalogue.select(ids, dtype=dtype, include_wrong=include_wrong)
+    if not ids:
+        sel = [v for v in sel if v.family != "001"]
     return catalogue.ladder_order(sel)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from harness.catalogue import Variant
+from harness.catalogue import MAX_N_32BIT, Variant
 from harness.passes import Pass, plan_passes
 
 TORCH_DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "int32": torch.int32}
@@ -132,7 +132,9 @@ def _cuda_launch(
 
     kern = cuda_loader.kernel(variant, dtype)
     launch = variant.launch
-    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), np.uint32(p.n))
+    # Seed 001's kernels take a 64-bit n (max_n past 2^31); the ladder's seed kernels a 32-bit one.
+    size_t = np.uint64 if variant.max_n > MAX_N_32BIT else np.uint32
+    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), size_t(p.n))
     if launch.takes_per_thread:
         args += (np.uint32(p.per_thread),)
     smem = launch.threads * inp.element_size() if launch.dynamic_smem else 0

@@ -1,0 +1,178 @@
+"""`reduce-ladder host`: seed 001's study, end to end from host memory.
+
+    reduce-ladder host [--sizes 2^11,2^14,2^20,2^25,2^30] [--streams 1,2,4,8]
+                       [--chunk 2^20,2^22,2^24] [--sweep-sizes 2^25,2^30] [--json PATH]
+
+Prints the seed's table regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum:
+end-to-end ms and GB/s of host data reduced, then where the time goes: H2D copy vs kernels), the
+stream sweep of V3's pipeline against the copy-engine bound (the pinned H2D copy measured alone),
+and every variant's error on an adversarial input against its bound. Without a GPU it says so and
+exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from harness import catalogue, device
+from harness.cli import EXIT_FAILED, EXIT_OK, UsageError, _console, _dtype, _write_json, parse_sizes
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "host",
+        help="seed 001: host-driven multi-pass sums from host memory, end to end "
+        "(pageable vs pinned vs streams), with the stream sweep",
+    )
+    p.add_argument("--sizes", nargs="*", metavar="N", help="table sizes (default 2^11,...,2^30)")
+    p.add_argument(
+        "--streams", nargs="*", metavar="S", help="sweep stream counts (default 1,2,4,8)"
+    )
+    p.add_argument(
+        "--chunk",
+        "--chunks",
+        nargs="*",
+        metavar="N",
+        dest="chunk",
+        help="sweep chunk sizes in elements, rounded up to the 2048-element tile "
+        "(default 2^20,2^22,2^24)",
+    )
+    p.add_argument("--sweep-sizes", nargs="*", metavar="N", help="default 2^25,2^30")
+    p.add_argument(
+        "--pipeline",
+        default="4,2^22",
+        metavar="S,CHUNK",
+        help="streams and chunk of V3 / triton/001-streams in the table (default 4,2^22)",
+    )
+    p.add_argument("--variants", nargs="*", metavar="ID", help="seed-001 variant ids")
+    p.add_argument("--dtype", default="float32", help="float32 (default) or int32")
+    p.add_argument("--reps", type=int, default=None, help="timed trips (default: auto; 3 >= 2^28)")
+    p.add_argument("--no-table", action="store_true", help="skip the seed's table")
+    p.add_argument("--no-sweep", action="store_true", help="skip the stream sweep")
+    p.add_argument("--no-adversarial", action="store_true", help="skip the adversarial input")
+    p.add_argument("--json", metavar="PATH", help="write the study (JSON) here")
+    p.add_argument("--quiet", action="store_true", help="no per-row progress lines")
+    p.set_defaults(func=cmd_host)
+
+
+def _streams(values) -> list[int] | None:
+    if not values:
+        return None
+    try:
+        out = [int(s) for v in values for s in v.split(",") if s.strip()]
+    except ValueError:
+        raise UsageError(f"bad --streams {values}: write integers such as 1,2,4,8") from None
+    if any(k < 1 or k > 64 for k in out):
+        raise UsageError(f"stream counts must be in 1..64, got {out}")
+    return out
+
+
+def _parse(args: argparse.Namespace) -> dict:
+    from harness import host
+
+    streams = _streams(args.streams) or list(host.DEFAULT_STREAMS)
+    ids = [s.strip() for v in (args.variants or []) for s in v.split(",") if s.strip()]
+    bad = [i for i in ids if i not in catalogue.BY_ID or catalogue.BY_ID[i].family != "001"]
+    if bad:
+        valid = [v.id for v in catalogue.select(family="001")]
+        raise UsageError(
+            f"not seed-001 variant id(s): {', '.join(bad)}\nvalid ids:\n  " + "\n  ".join(valid)
+        )
+    pipe = [s for s in args.pipeline.split(",") if s.strip()]
+    if len(pipe) != 2:
+        raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22")
+    try:
+        pipeline = (int(pipe[0]), parse_sizes([pipe[1]])[0])
+    except ValueError:
+        raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK") from None
+    if pipeline[0] < 1:
+        raise UsageError("--pipeline needs at least 1 stream")
+    dtype = _dtype(args.dtype)
+    return {
+        "sizes": parse_sizes(args.sizes) or list(host.DEFAULT_SIZES),
+        "streams": streams,
+        "chunks": parse_sizes(args.chunk) or list(host.DEFAULT_CHUNKS),
+        "sweep_sizes": parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES),
+        "pipeline": pipeline,
+        "ids": ids or None,
+        "dtype": dtype,
+    }
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    opts = _parse(args)  # usage errors first, GPU or not
+    console = _console()
+    ok, why = device.torch_gpu()
+    if not ok:
+        console.print(
+            f"No GPU: {why}. The seed-001 study measures transfers from host memory to an NVIDIA "
+            "GPU, so there is nothing to run here (its CUDA sources are compiled by `reduce-ladder "
+            "check`'s CPU path and the tests); run `reduce-ladder host` on a GPU machine."
+        )
+        return EXIT_OK
+    from harness import host, render_host
+
+    variants = host.host_variants(opts["ids"])
+    cuda_ok, why_cuda = device.cupy_gpu()
+    if not cuda_ok:
+        console.print(f"[yellow]CUDA variants skipped: {why_cuda}[/]")
+        variants = [v for v in variants if v.backend != "cuda"]
+    doc = host.new_document()
+    doc["options"] = {k: v for k, v in opts.items() if k != "ids"} | {
+        "variants": [v.id for v in variants]
+    }
+    name = doc["device"].get("name")
+
+    def progress(row: dict) -> None:
+        if args.quiet:
+            return
+        t = row.get("e2e_ms")
+        extra = f"{t:10.3f} ms {row.get('gbps', 0):8.2f} GB/s" if t else row.get("message", "")
+        label = row.get("variant") or f"V3 S={row.get('streams')} chunk={row.get('chunk')}"
+        status = row.get("status", "ok" if row.get("ok") else "wrong")
+        console.print(f"  n=2^{math.log2(row['n']):<5g} {label:<32} {status:<6} {extra}")
+
+    failed = False
+    if not args.no_table:
+        console.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
+        rows = host.table_rows(
+            opts["sizes"],
+            opts["dtype"],
+            variants=variants,
+            reps=args.reps,
+            pipeline=opts["pipeline"],
+            progress=progress,
+        )
+        doc["table"] = rows
+        _write_json(args.json, doc)
+        for t in render_host.seed_tables(rows, name, opts["dtype"]):
+            console.print(t)
+        bad = [r for r in rows if r.get("status") != "ok"]
+        for r in bad:
+            console.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
+        failed |= bool(bad)
+    if not args.no_adversarial:
+        adv = host.adversarial_rows(variants=variants)
+        doc["adversarial"] = adv
+        _write_json(args.json, doc)
+        console.print(render_host.adversarial_table(adv))
+        failed |= not all(r["ok"] for r in adv["rows"])
+    if not args.no_sweep and any(v.id == "cuda/001-v3-streams" for v in variants):
+        sweep = host.stream_sweep(
+            opts["sweep_sizes"],
+            opts["streams"],
+            opts["chunks"],
+            opts["dtype"],
+            reps=args.reps,
+            progress=progress,
+        )
+        doc["sweep"] = sweep
+        _write_json(args.json, doc)
+        for entry in sweep["sizes"]:
+            console.print(render_host.sweep_table(entry))
+            console.print(f"finding: {entry['finding']}", highlight=False)
+        failed |= not all(c["ok"] for e in sweep["sizes"] for c in e["configs"])
+    _write_json(args.json, doc)
+    console.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
+    return EXIT_FAILED if failed else EXIT_OK

@@ -1,0 +1,107 @@
+"""Seed 001 on the GPU, end to end from host memory: every version and twin equals the exact golden
+(int32: exactly, wrapped as the kernels wrap; float32: bit for bit the numpy emulation of its tree,
+and within its bound) at n = 1, 2047, 2048, 2049, 2^25 and one size above 2^31; the caller's host
+array is never changed; the pipeline is right for any streams x chunk; the adversarial input stays
+within every variant's bound. Skipped (with the reason) without a GPU."""
+
+import numpy as np
+import pytest
+import torch
+
+from harness import catalogue, host
+
+pytestmark = pytest.mark.gpu
+
+HOST = [v.id for v in catalogue.select(family="001")]
+SIZES = (1, 2047, 2048, 2049, 2**25)
+BIG = 2**31 + 2049  # past 2^31 elements, a partial last tile
+
+
+def _tree(vid: str) -> str:
+    v = catalogue.get(vid)
+    return "interleaved" if "001:V0" in v.seeds else "sequential"
+
+
+@pytest.fixture(scope="module", params=[(n, d) for n in SIZES for d in ("int32", "float32")])
+def staged(request):
+    n, dtype = request.param
+    x = host.seed_like_host(n, dtype, seed=n)
+    return x, x.clone(), host.exact_golden(x), host.stage(x)
+
+
+@pytest.mark.parametrize("vid", HOST)
+def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
+    x, before, g, s = staged
+    v = catalogue.get(vid)
+    r = host.check_host(v, s, g, streams=3, chunk=2**20 + 5)  # a chunk that does not divide n
+    assert r.ok, r.message
+    if x.dtype == torch.int32 or (g.integer_valued and g.abs_sum <= 2**24):
+        assert r.exact_required and r.value == g.value
+    elif v.backend == "cuda":  # the float32 result is the emulated tree's, bit for bit
+        assert r.value == float(host.emulate(x.numpy(), _tree(vid)))
+    assert torch.equal(x, before), "the caller's host array was modified"
+
+
+@pytest.mark.parametrize("vid", ["cuda/001-v3-streams", "triton/001-streams"])
+@pytest.mark.parametrize(
+    "streams,chunk", [(1, 2048), (2, 2**20), (8, 3000), (5, 2**24), (4, 2**30)]
+)
+def test_pipeline_any_streams_and_chunk(vid, streams, chunk, needs_cupy):
+    n = 2**22 + 1001
+    x = host.seed_like_host(n, "int32", seed=streams)
+    s = host.stage(x)
+    r = host.check_host(catalogue.get(vid), s, host.exact_golden(x), streams=streams, chunk=chunk)
+    assert r.ok and r.exact_required, r.message
+
+
+@pytest.mark.parametrize("vid", HOST)
+def test_adversarial_within_bound(vid, needs_cupy):
+    n = 2**22
+    x = host.adversarial_input(n)
+    g = host.exact_golden(x)
+    r = host.check_host(catalogue.get(vid), host.stage(x), g)
+    assert r.ok and r.tolerance > 0, r.message
+    assert r.abs_err < abs(host.naive_running_sum(x) - g.value)  # the tree beats the naive loop
+    if vid.startswith("cuda/"):
+        assert r.value == float(host.emulate(x.numpy(), _tree(vid)))
+
+
+def test_api_accepts_numpy_and_torch(needs_cupy):
+    a = np.arange(10_000, dtype=np.int32)
+    assert host.reduce_host(a, "cuda/001-v4-smem") == int(a.sum())
+    t = torch.from_numpy(a.copy()).reshape(100, 100)
+    assert host.reduce_host(t, "triton/001-pinned") == int(a.sum())
+    assert np.array_equal(a, np.arange(10_000, dtype=np.int32))
+
+
+@pytest.mark.slow
+def test_past_2_31_elements(needs_cupy):
+    """One check per variant at n = 2^31 + 2049 (8 GiB of int32: exact, wrapped), one host array,
+    one set of device buffers shared by all; 64-bit sizes and offsets throughout."""
+    x = host.seed_like_host(BIG, "int32", seed=31)
+    g = host.exact_golden(x)
+    s = host.stage(x)
+    failures = []
+    for vid in HOST:
+        r = host.check_host(catalogue.get(vid), s, g, streams=4, chunk=2**26)
+        if not r.ok:
+            failures.append(f"{vid}: {r.message}")
+    assert not failures
+    assert host.exact_golden(x) == g, "the caller's host array was modified"
+    del s
+    torch.cuda.empty_cache()
+
+
+def test_timed_table_and_sweep_smoke(needs_cupy):
+    rows = host.table_rows([2**14], "float32", reps=3)
+    assert {r["variant"] for r in rows} >= set(HOST) | set(host.PEERS)
+    for r in rows:
+        assert r["status"] == "ok", r
+        assert r["e2e_ms"] > 0 and r["gbps"] > 0 and r["device_ms"] > 0
+        if r["staging"] != "streams":
+            assert r["h2d_ms"] > 0 and r["kernels_ms"] > 0
+            assert max(r["h2d_ms"], r["kernels_ms"]) <= r["device_ms"] * 1.05 + 0.01
+    sweep = host.stream_sweep([2**22], [1, 2], [2**20], reps=3)
+    e = sweep["sizes"][0]
+    assert e["h2d_alone"]["pinned_gbps"] > 0 and all(c["ok"] for c in e["configs"])
+    assert "copy-engine bound" in e["finding"]

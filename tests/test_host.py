@@ -1,0 +1,286 @@
+"""Seed 001 without a GPU: the host loop's pass and chunk planning, the kernels' index logic (no
+read/write race within a step; the seed's first V1 attempt has one), the exact golden, the
+adversarial input, the catalogue records and the `host` command's no-GPU path."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import torch
+
+from harness import catalogue, device, host, ladder
+from harness.cli import main
+
+HOST_IDS = [v.id for v in catalogue.select(family="001")]
+
+
+# -- planning ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n,launches",
+    [
+        (1, 1),
+        (2047, 1),
+        (2048, 1),
+        (2049, 2),
+        (2**22, 2),
+        (2**22 + 1, 3),
+        (2**33, 3),
+        (2**31 + 3, 3),
+    ],
+)
+def test_launch_count_is_log_2048_of_n(n, launches):
+    # The seed: "2^11, 2^22, 2^33 need 1, 2, 3 launches".
+    ps = host.host_passes(n)
+    assert len(ps) == launches
+    assert ps[0].blocks == math.ceil(n / 2048) and ps[-1].blocks == 1
+    for a, b in itertools.pairwise(ps):
+        assert b.n == a.blocks
+
+
+def test_grid_past_2_31_elements_fits_in_x():
+    p = host.host_passes(2**31 + 3)[0]
+    assert p.blocks == 2**20 + 1 < 2**31 - 1
+
+
+@pytest.mark.parametrize("n", [1, 2047, 2048, 2049, 10_000, 2**22 + 5])
+@pytest.mark.parametrize("chunk", [1, 2048, 3000, 2**20])
+def test_chunks_partition_and_land_where_one_pass_would(n, chunk):
+    ranges = host.chunk_ranges(n, chunk)
+    assert ranges[0][0] == 0 and ranges[-1][1] == n
+    assert all(b0 == a1 for (_, b0), (a1, _) in itertools.pairwise(ranges))
+    slots = [host.chunk_partials(a, b) for a, b in ranges]
+    assert slots[0][0] == 0 and slots[-1][1] == host.host_passes(n)[0].blocks
+    assert all(e == s for (_, e), (s, _) in itertools.pairwise(slots))
+    assert host.round_chunk(chunk) % host.TILE == 0
+
+
+def test_unaligned_chunk_start_is_refused():
+    with pytest.raises(ValueError, match="multiple of the tile"):
+        host.chunk_partials(100, 3000)
+
+
+# -- the kernels' index logic, in pure Python ----------------------------------------------------
+
+
+def _steps(kind: str, threads: int = 1024):
+    """(reads, writes) per thread for each step of a block of `threads` threads."""
+    if kind == "v0":
+        stride, active = 1, threads
+        while active:
+            yield {
+                i: ({i * 2 * stride, i * 2 * stride + stride}, {i * 2 * stride})
+                for i in range(active)
+            }
+            stride, active = stride * 2, active // 2
+    elif kind == "v1":
+        stride = active = threads
+        while active:
+            yield {i: ({i, i + stride}, {i}) for i in range(active)}
+            stride, active = stride // 2, active // 2
+    else:  # the seed's first V1 attempt: input[block_start + tid] = input[2 tid] + input[2 tid + 1]
+        active = threads
+        while active:
+            yield {i: ({2 * i, 2 * i + 1}, {i}) for i in range(active)}
+            active //= 2
+
+
+def _conflicts(step: dict) -> int:
+    writer = {w: t for t, (_, ws) in step.items() for w in ws}
+    return sum(1 for t, (rs, _) in step.items() for r in rs if writer.get(r, t) != t)
+
+
+@pytest.mark.parametrize("kind", ["v0", "v1"])
+def test_no_thread_reads_a_slot_another_writes_in_the_same_step(kind):
+    assert all(_conflicts(s) == 0 for s in _steps(kind, 64))
+
+
+def test_the_seeds_first_v1_attempt_had_the_race_it_describes():
+    assert sum(_conflicts(s) for s in _steps("seed-v1-first", 64)) > 0
+
+
+@pytest.mark.parametrize("n", [1, 2, 2047, 2048, 2049, 5000, 2**22 + 7])
+@pytest.mark.parametrize("tree", ["interleaved", "sequential"])
+def test_emulated_host_loop_sums_integers_exactly(n, tree):
+    x = np.random.default_rng(n).integers(-50, 100, n).astype(np.int64)
+    assert int(host.emulate(x, tree)) == int(x.sum())
+
+
+def test_emulated_int32_wraps_as_the_golden_does():
+    x = np.full(5000, 2**30, dtype=np.int32)
+    g = host.exact_golden(torch.from_numpy(x))
+    assert int(host.emulate(x, "sequential")) == g.value == ((5000 * 2**30 + 2**31) % 2**32) - 2**31
+
+
+# -- golden and adversarial input ------------------------------------------------------------------
+
+
+def test_exact_golden_of_general_floats_is_exact():
+    x = torch.randn(10_001, generator=torch.Generator().manual_seed(1)) * 1e3
+    g = host.exact_golden(x)
+    exact = sum(Fraction(float(v)) for v in x.tolist())
+    assert not g.integer_valued and g.own_error == 0
+    assert g.value == float(exact)  # fsum is correctly rounded
+
+
+def test_exact_golden_of_integer_valued_floats_is_an_int():
+    x = torch.randint(0, 100, (100_003,), dtype=torch.int32).float()
+    g = host.exact_golden(x)
+    assert g.integer_valued and g.value == int(x.long().sum())
+
+
+def test_exact_golden_refuses_huge_non_integer_floats(monkeypatch):
+    monkeypatch.setattr(host, "FSUM_MAX_N", 100)
+    with pytest.raises(ValueError, match="integer-valued"):
+        host.exact_golden(torch.rand(101))
+
+
+@pytest.mark.parametrize("n", [2**12, 2**16 + 3])
+def test_adversarial_input_defeats_the_naive_sum_but_not_the_trees(n):
+    x = host.adversarial_input(n)
+    g = host.exact_golden(x)
+    assert g.value == 2**24 + n - 1
+    naive = host.naive_running_sum(x)
+    assert naive == 2.0**24  # every one of the n-1 ones lost
+    bound = host.error_bound(n, g)
+    assert 0 < bound < abs(naive - g.value)  # the naive error is visibly outside the bound
+    for tree in ("interleaved", "sequential"):
+        assert abs(float(host.emulate(x.numpy(), tree)) - g.value) <= bound
+
+
+# -- catalogue and commands ------------------------------------------------------------------------
+
+
+def test_host_records():
+    by_seed = {s: v for v in catalogue.select(family="001") for s in v.seeds}
+    assert sorted(by_seed) == [f"001:V{i}" for i in range(5)]
+    stagings = {s: by_seed[s].staging for s in by_seed}
+    assert stagings == {
+        "001:V0": "pageable",
+        "001:V1": "pageable",
+        "001:V2": "pinned",
+        "001:V3": "streams",
+        "001:V4": "pinned",
+    }
+    for v in catalogue.select(family="001"):
+        assert v.launch.threads == 1024 and v.launch.tiles == 2 and v.max_n > 2**32
+        assert set(v.dtypes) == {"float32", "int32"}
+        if v.backend == "cuda":
+            twin = catalogue.get(v.twin)
+            assert twin.family == "001" and twin.staging == v.staging
+    # V2 and V3 launch V1's kernel (the seed's V2 = V1 + pinned memory; V3 = + streams).
+    v1 = catalogue.get("cuda/001-v1-gmem-sequential").kernel
+    assert catalogue.get("cuda/001-v2-pinned").kernel == v1
+    assert catalogue.get("cuda/001-v3-streams").kernel == v1
+
+
+def test_ladder_selection_leaves_seed_001_out_unless_named():
+    assert not [v for v in ladder.ladder_variants("float32") if v.family == "001"]
+    named = ladder.ladder_variants("float32", ["cuda/001-v4-smem"])
+    assert [v.id for v in named] == ["cuda/001-v4-smem"]
+
+
+def test_host_command_bad_usage_exits_2(capsys):
+    assert main(["host", "--variants", "cuda/v3-sequential"]) == 2
+    assert "cuda/001-v0-gmem-interleaved" in capsys.readouterr().err
+    assert main(["host", "--streams", "0"]) == 2
+    assert main(["host", "--pipeline", "4"]) == 2
+    assert main(["host", "--sizes", "0"]) == 2
+
+
+@pytest.mark.skipif(device.gpu_available(), reason="exercises the no-GPU path")
+def test_host_command_without_gpu_says_so_and_exits_0(capsys):
+    assert main(["host", "--sizes", "2^11"]) == 0
+    out = capsys.readouterr().out
+    assert "No GPU" in out and "Traceback" not in out
+
+
+# -- rendering and the sweep's finding, on SYNTHETIC rows (the logic only; no measured numbers) ----
+
+
+def _synthetic_config(streams, chunk, ms, spread=0.01):
+    return {
+        "streams": streams,
+        "chunk": chunk,
+        "chunks": 4,
+        "ok": True,
+        "e2e_ms": ms,
+        "e2e_spread_ms": spread,
+        "gbps": 1.0,
+        "device_ms": ms,
+    }
+
+
+def _synthetic_entry(configs):
+    return {
+        "n": 2**25,
+        "bytes": 2**27,
+        "h2d_alone": {
+            "bytes": 2**27,
+            "pinned_ms": 2.5,
+            "pinned_gbps": 53.7,
+            "pageable_ms": 9.0,
+            "pageable_gbps": 14.9,
+        },
+        "kernels_alone_ms": 0.3,
+        "ideal_overlap_ms": 2.5,
+        "v2_one_copy": {"e2e_ms": 2.9},
+        "configs": configs,
+    }
+
+
+def test_sweep_finding_states_a_win_only_above_the_spread():
+    win = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(4, 2**20, 2.6)])
+    text = host.sweep_finding(win)
+    assert "Streams beat one stream" in text and "4 streams" in text and "copy-engine" in text
+    tie = _synthetic_entry(
+        [_synthetic_config(1, 2**20, 3.0, 0.5), _synthetic_config(4, 2**20, 2.8, 0.5)]
+    )
+    assert "No stream count beat one stream" in host.sweep_finding(tie)
+
+
+def test_tables_render_from_rows():
+    from rich.console import Console
+
+    from harness import render_host
+
+    rows = []
+    for vid in [*HOST_IDS, *host.PEERS]:
+        staging = catalogue.BY_ID[vid].staging if vid in catalogue.BY_ID else "pinned"
+        split = staging != "streams"
+        rows.append(
+            {
+                "n": 2**11,
+                "variant": vid,
+                "status": "ok",
+                "e2e_ms": 0.05,
+                "gbps": 0.16,
+                "device_ms": 0.04,
+                "h2d_ms": 0.01 if split else None,
+                "kernels_ms": 0.02 if split else None,
+                "h2d_share": 0.2,
+                "kernels_share": 0.4,
+                "staging": staging,
+            }
+        )
+    rows[1]["status"] = "wrong"
+    console = Console(width=200, record=True)
+    for t in render_host.seed_tables(rows, "GPU", "float32"):
+        console.print(t)
+    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
+    console.print(render_host.sweep_table(entry))
+    adv = {
+        "n": 4,
+        "input": "x",
+        "exact": 7,
+        "naive_float32_running_sum": 4.0,
+        "naive_abs_err": 3.0,
+        "torch_sum_abs_err": 0.0,
+        "rows": [{"variant": HOST_IDS[0], "abs_err": 0.0, "bound": 1.0, "ok": True}],
+    }
+    console.print(render_host.adversarial_table(adv))
+    text = console.export_text()
+    assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text
