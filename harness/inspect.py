@@ -34,7 +34,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
