@@ -171,7 +171,7 @@ def split_ptx(ptx: str) -> dict[str, str]:
 
 
 _INT_DIVREM = re.compile(r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b", re.M)
-_STATIC_SHARED = re.compile(r"^\s*(?!\.extern)[^\n]*\.shared\s+\.align\s+\d+\s+\.b8\s+\S+\[(\d+)\]")
+_STATIC_SHARED = re.compile(r"\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]")
 
 
 def ptx_int_divrem(ptx_entry: str) -> int:
@@ -181,7 +181,11 @@ def ptx_int_divrem(ptx_entry: str) -> int:
 
 def ptx_static_shared(ptx: str) -> int:
     """Bytes of non-extern `.shared` arrays declared in a PTX module (Triton declares none)."""
-    return sum(int(m.group(1)) for m in _STATIC_SHARED.finditer(ptx) if ".extern" not in m.group(0))
+    return sum(
+        int(m.group(1))
+        for line in ptx.splitlines()
+        if ".extern" not in line and (m := _STATIC_SHARED.search(line))
+    )
 
 
 @dataclass
