@@ -48,6 +48,7 @@ class CompileResult:
     log: str
     lowered: dict[str, str]  # name expression -> mangled name
     resources: dict[str, KernelResources] = field(default_factory=dict)  # by mangled name
+    ptx: str = ""  # the PTX NVRTC produced on the way (empty if this NVRTC does not give it)
 
 
 def _candidate_paths() -> list[str]:
@@ -140,9 +141,22 @@ def compile_source(
         lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
         cubin = ctypes.create_string_buffer(size.value)
         _check(lib.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
-        return CompileResult(name, arch, cubin.raw, log, lowered, parse_ptxas_log(log))
+        return CompileResult(
+            name, arch, cubin.raw, log, lowered, parse_ptxas_log(log), _get_ptx(lib, prog)
+        )
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+def _get_ptx(lib: ctypes.CDLL, prog: ctypes.c_void_p) -> str:
+    """The program's PTX, or "" where NVRTC does not keep it for a real (sm_XX) target."""
+    size = ctypes.c_size_t()
+    if lib.nvrtcGetPTXSize(prog, ctypes.byref(size)) != 0 or size.value == 0:
+        return ""
+    buf = ctypes.create_string_buffer(size.value)
+    if lib.nvrtcGetPTX(prog, buf) != 0:
+        return ""
+    return buf.value.decode(errors="replace")
 
 
 def compile_file(

@@ -1,0 +1,139 @@
+"""`reduce-ladder inspect`: the compiler census, on a machine with or without a GPU.
+
+reduce-ladder inspect                         # every CUDA and Triton variant, float32, sm_90
+reduce-ladder inspect --arch sm_80 --variants cuda/v3-sequential triton/tile-256
+reduce-ladder inspect --dtype all --format json
+reduce-ladder inspect --dtype all --json docs/census-sm_90.json     # the doc's census input
+reduce-ladder inspect --write-doc docs/porting.md                   # regenerate the doc
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from harness import catalogue
+from harness.cli import EXIT_OK, UsageError, _console, _variant_ids, _write_json
+
+COLUMNS = (
+    ("regs", "registers per thread"),
+    ("smem", "static shared memory, bytes"),
+    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)"),
+    ("local", "stack + local memory bytes; spilled bytes"),
+    ("BAR", "barriers"),
+    ("SHFL", "warp shuffles"),
+    ("REDUX", "warp reductions (redux.sync)"),
+    ("LDS", "shared loads"),
+    ("STS", "shared stores"),
+    ("LDG 32/64/128", "global loads by width (bits)"),
+    ("ATOM", "atomics and reductions to memory"),
+    ("div/rem", "integer divide/modulo (PTX)"),
+    ("loops", "backward branches"),
+    ("insns", "SASS instructions"),
+)
+
+
+def row_cells(r) -> list[str]:
+    c = r.counts
+    local = r.stack_bytes + r.local_bytes
+    return [
+        str(r.registers),
+        str(r.static_smem),
+        str(r.dynamic_smem),
+        f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else ""),
+        str(c.barriers),
+        str(c.shuffles),
+        str(c.warp_reductions),
+        str(c.lds),
+        str(c.sts),
+        f"{c.ldg['32']}/{c.ldg['64']}/{c.ldg['128']}",
+        str(c.atomics),
+        str(r.int_divrem),
+        str(c.back_edges),
+        str(c.instructions),
+    ]
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from harness import inspect as census_mod
+    from harness import nvrtc
+
+    if args.write_doc:
+        from harness import porting_doc
+
+        path = porting_doc.write(args.write_doc, census_path=args.census)
+        print(f"wrote {path}")
+        return EXIT_OK
+    ids = _variant_ids(args.variants)
+    dtype = None if args.dtype == "all" else args.dtype
+    if dtype is not None and dtype not in catalogue.CXX_TYPES:
+        raise UsageError(f"unknown dtype {dtype!r}; valid: {', '.join(catalogue.CXX_TYPES)}, all")
+    try:
+        census_mod._arch_number(args.arch)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    variants = [catalogue.get(i) for i in ids] if ids else census_mod.default_selection()
+    variants = [v for v in variants if v.backend in ("cuda", "triton") and v.launch is not None]
+    if not variants:
+        raise UsageError("no CUDA or Triton variant selected (peers have no kernel to inspect)")
+    try:
+        rows = census_mod.census(variants, dtype, args.arch)
+    except (census_mod.ToolMissing, nvrtc.NvrtcUnavailable) as e:
+        raise UsageError(str(e)) from None
+    if not rows:
+        raise UsageError(f"none of the selected variants supports dtype {args.dtype}")
+    doc = census_mod.document(rows, args.arch)
+    _write_json(args.json, doc)
+    if args.format == "json":
+        print(json.dumps(doc, indent=1))
+        return EXIT_OK
+    from rich.table import Table
+
+    tools = doc["tools"]
+    table = Table(
+        title=f"compiler census, {args.arch} (NVRTC {tools.get('nvrtc')}, Triton "
+        f"{tools.get('triton')}, cuobjdump {tools.get('cuobjdump')}); static SASS counts",
+        caption="; ".join(f"{h}: {d}" for h, d in COLUMNS),
+    )
+    table.add_column("variant", overflow="fold")
+    table.add_column("st")
+    table.add_column("dtype")
+    for h, _ in COLUMNS:
+        table.add_column(h, justify="right")
+    for r in sorted(rows, key=lambda r: (catalogue._stage_key(r.stage), r.backend)):
+        table.add_row(r.variant, r.stage, r.dtype, *row_cells(r))
+    _console().print(table)
+    spilling = [r.variant for r in rows if r.spills]
+    if spilling:
+        _console().print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "inspect",
+        help="compiler census (registers, shared memory, spills, SASS instruction counts) of "
+        "every CUDA and Triton variant; no GPU needed",
+        description="Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, "
+        "explicit target) without a GPU and count what the compilers produced.",
+    )
+    p.add_argument("--arch", default="sm_90", help="target architecture (default sm_90)")
+    p.add_argument(
+        "--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)"
+    )
+    p.add_argument("--dtype", default="float32", help="float32, int32 or all (default float32)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument("--json", metavar="PATH", help="also write the census document (JSON) here")
+    p.add_argument(
+        "--write-doc",
+        metavar="PATH",
+        help="regenerate the porting reference (docs/porting.md) from the committed census "
+        "JSON, the sources and the committed results, then exit",
+    )
+    p.add_argument(
+        "--census",
+        metavar="PATH",
+        default=None,
+        help="census JSON the doc is generated from (default docs/census-sm_90.json)",
+    )
+    p.set_defaults(func=cmd_inspect)

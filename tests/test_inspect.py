@@ -1,0 +1,238 @@
+"""The compiler census (`reduce-ladder inspect`) and the porting reference built from it.
+
+Facts held here follow from the code, not from a compiler version: they are what each stage's
+change must produce in SASS / PTX with any NVRTC 13.x and Triton 3.6+ (all on the CPU, no GPU).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from harness import catalogue, nvrtc, porting_doc
+from harness import inspect as census_mod
+
+# -- parsers (no tools needed) ------------------------------------------------------------------
+
+SASS = """
+	code for sm_90
+		Function : _Z3fooPf
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                /* 0x0 */
+        /*0010*/              @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;      /* 0x0 */
+        /*0020*/                   LDG.E.64.CONSTANT R6, desc[UR4][R2.64] ; /* 0x0 */
+        /*0030*/                   SHFL.DOWN PT, R5, R8, 0x10, 0x1f ;    /* 0x0 */
+        /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;         /* 0x0 */
+        /*0050*/               @P1 STS [R5], R0 ;                        /* 0x0 */
+        /*0060*/                   STS [R5], R3 ;                        /* 0x0 */
+        /*0070*/                   LDS R3, [R2+0x80] ;                   /* 0x0 */
+        /*0080*/                   ATOMG.E.ADD.F32 PT, R0, desc[UR4][R2.64], R3 ; /* 0x0 */
+        /*0090*/              @!P1 BRA 0x30 ;                            /* 0x0 */
+        /*00a0*/                   EXIT ;                                /* 0x0 */
+        /*00b0*/                   BRA 0xb0;                             /* 0x0 */
+		Function : bar
+        /*0000*/                   EXIT ;                                /* 0x0 */
+"""
+
+
+def test_sass_counts():
+    fns = census_mod.split_sass(SASS)
+    assert set(fns) == {"_Z3fooPf", "bar"}
+    c = census_mod.count_sass(fns["_Z3fooPf"])
+    assert c.ldg == {"32": 0, "64": 1, "128": 1}
+    assert (c.shuffles, c.barriers, c.sts, c.lds, c.atomics) == (1, 1, 2, 1, 1)
+    assert c.sts_addresses == 1
+    assert c.back_edges == 1  # the final self-loop is not a loop
+    assert c.instructions == 12
+    assert census_mod.count_sass(fns["bar"]).instructions == 1
+
+
+def test_resource_usage_and_ptx_parsers():
+    usage = census_mod.parse_resource_usage(
+        "Resource usage:\n Common:\n  GLOBAL:0\n Function k:\n"
+        "  REG:25 STACK:0 SHARED:1024 LOCAL:8 CONSTANT[0]:568 TEXTURE:0\n"
+    )
+    assert usage["k"]["REG"] == 25 and usage["k"]["LOCAL"] == 8
+    ptx = (
+        ".weak .entry a(\n.param .u32 p)\n{\n\trem.u32 \t%r5, %r1, %r4;\n"
+        "\tdiv.rn.f32 %f1, %f2, %f3;\n}\n.visible .entry b()\n{\n\tdiv.s64 %rd1, %rd2, %rd3;\n}\n"
+        ".extern .shared .align 16 .b8 global_smem[];\n.shared .align 4 .b8 s[128];\n"
+    )
+    parts = census_mod.split_ptx(ptx)
+    assert set(parts) == {"a", "b"}
+    assert census_mod.ptx_int_divrem(parts["a"]) == 1  # the float division does not count
+    assert census_mod.ptx_int_divrem(parts["b"]) == 1
+    assert census_mod.ptx_static_shared(ptx) == 128
+
+
+# -- the live census ----------------------------------------------------------------------------
+
+
+def _tools_ok() -> str | None:
+    if not nvrtc.available():
+        return "libnvrtc not installed (pip install -e '.[cuda13]')"
+    try:
+        census_mod.find_tool("cuobjdump")
+    except census_mod.ToolMissing as e:
+        return str(e)
+    return None
+
+
+needs_tools = pytest.mark.skipif(_tools_ok() is not None, reason=str(_tools_ok()))
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[tuple[str, str], census_mod.Census]:
+    rs = census_mod.census(census_mod.default_selection(), None, "sm_90")
+    return {(r.variant, r.dtype): r for r in rs}
+
+
+def _get(rows, vid: str, dtype: str = "float32") -> census_mod.Census:
+    return rows[(vid, dtype)]
+
+
+@needs_tools
+def test_census_covers_every_variant_and_dtype(rows):
+    expected = {(v.id, d) for v, d in census_mod.census_pairs(census_mod.default_selection(), None)}
+    assert set(rows) == expected
+    assert any(k[0].startswith("cuda/") for k in rows) and any(
+        k[0].startswith("triton/") for k in rows
+    )
+
+
+@needs_tools
+def test_nothing_spills(rows):
+    for key, r in rows.items():
+        assert not r.spills, f"{key}: local {r.local_bytes}, spills {r.spill_bytes}"
+        assert r.stack_bytes == 0, f"{key}: {r.stack_bytes}-byte stack frame"
+        assert r.registers > 0, key
+
+
+@needs_tools
+def test_global_memory_stage_uses_no_shared_memory(rows):
+    r = _get(rows, "cuda/v0-gmem-interleaved")
+    assert r.static_smem == 0 and r.dynamic_smem == 0
+    assert r.counts.lds == 0 and r.counts.sts == 0
+    assert r.counts.barriers >= 1  # the barrier between tree steps
+
+
+@needs_tools
+def test_shuffle_stage_has_shuffles_and_no_shared_memory_tree(rows):
+    for vid in ("cuda/v8-shuffle-chunked", "cuda/v8-shuffle-strided"):
+        r = _get(rows, vid)
+        assert r.counts.shuffles >= 10, vid  # two rounds of five __shfl_down_sync
+        assert r.counts.lds <= 2 and r.counts.sts <= 2, vid  # only the 32-slot array
+        assert r.counts.barriers == 1, vid
+        assert r.static_smem <= 32 * 8, vid
+        # the stage before it has the shared-memory tree and no shuffle
+        v7 = _get(rows, vid.replace("v8-shuffle", "v7-fixed"))
+        assert v7.counts.shuffles == 0 and v7.counts.lds > r.counts.lds
+
+
+@needs_tools
+def test_interleaved_modulo_goes_away_with_strided_and_sequential_indexing(rows):
+    assert _get(rows, "cuda/v0-gmem-interleaved").int_divrem >= 1  # tid % (2*i)
+    assert _get(rows, "cuda/v1-smem-interleaved").int_divrem >= 1
+    assert _get(rows, "cuda/v2-strided-index").int_divrem == 0
+    assert _get(rows, "cuda/v3-sequential").int_divrem == 0
+
+
+@needs_tools
+def test_sequential_addressing_stores_to_slot_tid_only(rows):
+    # v3: every step writes smem[tid] (one store address, loop invariant); v2 writes
+    # smem[2*i*tid], recomputed each step, besides the initial smem[tid].
+    assert _get(rows, "cuda/v3-sequential").counts.sts_addresses == 1
+    assert _get(rows, "cuda/v2-strided-index").counts.sts_addresses >= 2
+
+
+@needs_tools
+def test_complete_unroll_has_no_loop_and_one_barrier_per_step(rows):
+    for b in (128, 256, 512, 1024):
+        r = _get(rows, f"cuda/v6-unroll-{b}")
+        assert r.counts.back_edges == 0, b
+        # one after the load, one per step from b down to 64 slots
+        assert r.counts.barriers == 1 + int(math.log2(b // 64)), b
+    assert _get(rows, "cuda/v5-volatile").counts.back_edges >= 1  # the tree loop is still there
+
+
+@needs_tools
+def test_first_add_during_load_reads_two_elements(rows):
+    for v in catalogue.VARIANTS:
+        if v.backend == "cuda" and v.stage in ("4", "5", "6"):
+            r = _get(rows, v.id)
+            assert sum(r.counts.ldg.values()) == 2, v.id
+    assert sum(_get(rows, "cuda/v3-sequential").counts.ldg.values()) == 1
+
+
+@needs_tools
+def test_triton_sum_lowers_to_shuffles(rows):
+    for (vid, dtype), r in rows.items():
+        if r.backend != "triton":
+            continue
+        # float sums shuffle; an integer sum may use redux.sync (REDUX) instead
+        assert r.counts.shuffles + r.counts.warp_reductions >= 5, (vid, dtype)
+        if dtype == "float32":
+            assert r.counts.shuffles >= 5, vid
+        assert r.static_smem == 0, vid  # Triton's scratch is dynamic shared memory
+        assert r.counts.barriers <= 2, vid  # no barrier per tree step
+        assert r.int_divrem == 0, vid
+
+
+@needs_tools
+def test_cli_prints_table_and_json(capsys, tmp_path):
+    from harness.cli import main
+
+    out = tmp_path / "c.json"
+    ids = "cuda/v3-sequential,triton/tile-256"
+    assert main(["inspect", "--variants", ids, "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "cuda/v3-sequential" in text and "triton/tile-256" in text
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == census_mod.SCHEMA and len(doc["census"]) == 2
+    assert main(["inspect", "--variants", "cuda/v8-shuffle-chunked", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["census"][0]["counts"]["shuffles"] >= 10
+
+
+def test_cli_usage_errors(capsys):
+    from harness.cli import main
+
+    assert main(["inspect", "--arch", "ampere"]) == 2
+    assert main(["inspect", "--dtype", "float64"]) == 2
+    assert main(["inspect", "--variants", "cuda/nope"]) == 2
+
+
+# -- the porting reference ----------------------------------------------------------------------
+
+
+def test_porting_doc_is_up_to_date():
+    """docs/porting.md is what the generator makes of the committed inputs. If this fails:
+    reduce-ladder inspect --dtype all --json docs/census-sm_90.json
+    reduce-ladder inspect --write-doc docs/porting.md"""
+    committed = porting_doc.DOC.read_text()
+    assert porting_doc.render() == committed, "docs/porting.md is stale: " + " && ".join(
+        porting_doc.REGEN.split("\n")
+    )
+
+
+def test_committed_census_covers_the_catalogue():
+    doc, rs = census_mod.load_document(porting_doc.CENSUS)
+    have = {(r.variant, r.dtype) for r in rs}
+    want = {(v.id, d) for v, d in census_mod.census_pairs(census_mod.default_selection(), None)}
+    assert want <= have, f"not in {porting_doc.CENSUS.name}: {sorted(want - have)}"
+    assert doc["tools"]["nvrtc"] and doc["tools"]["triton"]
+
+
+def test_porting_doc_covers_every_stage_with_real_sources():
+    text = porting_doc.DOC.read_text()
+    for fam in porting_doc.families():
+        for v in catalogue.VARIANTS:
+            if v.backend != "cuda" or v.family != fam:
+                continue
+            assert f'<a id="{fam}-stage-{v.stage}"></a>' in text, v.id
+            assert f"`{v.id}`" in text, v.id
+            kernel, _ = porting_doc.cuda_kernel_text(v)
+            assert kernel in text, v.id
+            assert porting_doc.triton_kernel_text(catalogue.get(v.twin)) in text, v.twin
+    assert "## Porting checklist" in text
