@@ -171,8 +171,9 @@ def test_triton_sum_lowers_to_shuffles(rows):
     for (vid, dtype), r in rows.items():
         if r.backend != "triton":
             continue
-        # float sums shuffle; an integer sum may use redux.sync (REDUX) instead
-        assert r.counts.shuffles + r.counts.warp_reductions >= 5, (vid, dtype)
+        # float sums shuffle (5 steps per warp); an integer sum may instead use redux.sync
+        # (REDUX), one instruction for a whole warp
+        assert r.counts.shuffles >= 5 or r.counts.warp_reductions >= 1, (vid, dtype)
         if dtype == "float32":
             assert r.counts.shuffles >= 5, vid
         assert r.static_smem == 0, vid  # Triton's scratch is dynamic shared memory
