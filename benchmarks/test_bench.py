@@ -15,6 +15,7 @@ call, the check, the variant's catalogue record and the device name. harness.rep
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 
@@ -36,6 +37,11 @@ def _input(dtype: str, n: int):
         x = verify.seed_like_input(n, dtype, "cuda")
         _inputs[key] = (x, verify.golden(x))
     return _inputs[key]
+
+
+@functools.cache
+def _device_name() -> str | None:
+    return device.device_info().get("name")
 
 
 def _runner(v: catalogue.Variant, x):
@@ -86,7 +92,7 @@ def test_reduce(benchmark, case, bench_cfg):
         "status": "ok" if check.ok else "wrong",
         "check": check.record(),
         "catalogue": v.record(),
-        "device": device.device_info().get("name"),
+        "device": _device_name(),
     }
     benchmark.group = f"{dtype} n={'2^' + str(n.bit_length() - 1) if n & (n - 1) == 0 else n}"
     benchmark.extra_info.update(info)

@@ -728,9 +728,26 @@ def readme_block(rendered: Rendered, readme: Path, command: str) -> str:
     return "\n".join(lines)
 
 
+def check_readme(readme: str | Path) -> str:
+    """The README's text, or a ReportError when it cannot be read or lacks the marker block."""
+    p = Path(readme)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ReportError(f"cannot read {p}: {e.strerror or e}") from None
+    i, j = text.find(README_BEGIN), text.find(README_END)
+    if i < 0 or j < i:
+        raise ReportError(
+            f"{p} has no {README_BEGIN} ... {README_END} block; add those two marker lines "
+            "where the ladder table and plot should go"
+        )
+    return text
+
+
 def update_readme(readme: str | Path, rendered: Rendered, command: str) -> None:
     """Replace the block between README_BEGIN and README_END in readme."""
     p = Path(readme)
+    check_readme(p)
     try:
         text = p.read_text()
     except OSError as e:

@@ -18,6 +18,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     try:
         ref_n = parse_size(args.n) if args.n else None
+        if args.readme:
+            report.check_readme(args.readme)  # before rendering: fail fast on a missing block
         rendered = report.render(args.runs, args.out, ref_n)
         console = _console()
         main = rendered.runs[0]
