@@ -394,7 +394,24 @@ _HOST_TRITON: list[Variant] = [
 ]
 # fmt: on
 
-_PEERS: list[Variant] = []  # torch.sum, cupy.sum (CUB on/off), copy bandwidth: see harness.peers
+# Peers: what a user would call instead, timed in the same run (how each runs: harness.peers).
+_PEER_DTYPES = ("float32", "int32")
+# fmt: off
+_PEERS: list[Variant] = [
+    Variant(id="peer/torch.sum", backend="peer", stage="peer", title="torch.sum",
+            change="PyTorch's own reduction (int32 input: accumulates and returns int64)",
+            dtypes=_PEER_DTYPES, family="peer"),
+    Variant(id="peer/cupy.sum-cub", backend="peer", stage="peer", title="cupy.sum, CUB on",
+            change="cupy.sum(x, dtype=x.dtype) through cub::DeviceReduce (routine accelerator)",
+            dtypes=_PEER_DTYPES, family="peer"),
+    Variant(id="peer/cupy.sum-nocub", backend="peer", stage="peer", title="cupy.sum, CUB off",
+            change="cupy.sum(x, dtype=x.dtype) through CuPy's own reduction kernel",
+            dtypes=_PEER_DTYPES, family="peer"),
+    Variant(id="peer/copy", backend="peer", stage="peer", title="device-to-device copy",
+            change="not a sum: copy bandwidth, bytes read plus written (2 n itemsize)",
+            dtypes=_PEER_DTYPES, family="peer"),
+]
+# fmt: on
 
 VARIANTS: tuple[Variant, ...] = (
     *_LADDER_CUDA,

@@ -185,7 +185,7 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
     cuda_ok, why = device.cupy_gpu()
     if not cuda_ok:
         console.print(f"[yellow]CUDA variants skipped: {why}[/]")
-        variants = [v for v in variants if v.backend != "cuda"]
+        variants = [v for v in variants if v.backend != "cuda" and "cupy" not in v.id]
     doc = ladder.new_document("timed" if timed else "check")
     console.print(
         f"{doc['device'].get('name')}: {len(variants)} variants x {len(sizes)} sizes ({dtype})"
@@ -210,8 +210,12 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
                 render.rich_ladder(
                     render.ladder_rows(rows, n, dtype),
                     f"{doc['device'].get('name')}, {dtype}, n = {n:,}",
+                    peers=render.peer_rows(rows, n, dtype),
                 )
             )
+            best = render.best_line(rows, n, dtype)
+            if best:
+                console.print(f"  {best}", highlight=False)
     else:
         console.print(render.rich_checks(rows, f"correctness, {dtype}"))
     summary = ladder.summarize(rows)

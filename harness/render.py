@@ -101,13 +101,14 @@ def _cells(r: dict) -> list[str]:
     ]
 
 
-def markdown_ladder(rows: Iterable[dict]) -> str:
+def markdown_ladder(rows: Iterable[dict], peers: Iterable[dict] = ()) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(r)) + " |" for r in rows]
+    cells = [_cells(r) for r in rows] + [peer_cells(p) for p in peers]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cs) + " |" for cs in cells]
     return "\n".join(lines) + "\n"
 
 
-def rich_ladder(rows: Iterable[dict], title: str):
+def rich_ladder(rows: Iterable[dict], title: str, peers: Iterable[dict] = ()):
     from rich.table import Table
 
     table = Table(title=title, show_lines=False)
@@ -118,7 +119,102 @@ def rich_ladder(rows: Iterable[dict], title: str):
     for r in rows:
         style = "red" if r["status"] != "ok" and not r["wrong_demo"] else None
         table.add_row(*_cells(r), style=style)
+    peers = list(peers)
+    if peers:
+        table.add_section()
+        for p in peers:
+            table.add_row(*peer_cells(p), style="red" if p["status"] != "ok" else "dim")
     return table
+
+
+# Peers (torch.sum, cupy.sum with CUB on / off, copy bandwidth): the footer of the ladder table.
+CUB_ID, TORCH_ID, COPY_ID = "peer/cupy.sum-cub", "peer/torch.sum", "peer/copy"
+
+
+def ratios(ms: float | None, gbps: float | None, at: dict[str, dict]) -> dict:
+    """Ratios against the peers measured in the same run at the same n and dtype:
+    x_cub = t(cupy.sum, CUB) / t (above 1: faster than CUB), x_torch likewise for torch.sum,
+    pct_copy = effective GB/s as % of the device-to-device copy's GB/s."""
+
+    def t(vid: str) -> float | None:
+        r = at.get(vid)
+        return _ms(r) if r and r.get("status") == "ok" else None
+
+    cub, tor = t(CUB_ID), t(TORCH_ID)
+    copy = at.get(COPY_ID, {}).get("gbps_total") if t(COPY_ID) else None
+    return {
+        "x_cub": cub / ms if cub and ms else None,
+        "x_torch": tor / ms if tor and ms else None,
+        "pct_copy": 100 * gbps / copy if gbps and copy else None,
+    }
+
+
+def ratio_text(r: dict) -> str:
+    parts = []
+    if r.get("x_cub") is not None:
+        parts.append(f"{r['x_cub']:.2f}× CUB")
+    if r.get("x_torch") is not None:
+        parts.append(f"{r['x_torch']:.2f}× torch.sum")
+    if r.get("pct_copy") is not None:
+        parts.append(f"{r['pct_copy']:.0f}% of copy")
+    return ", ".join(parts) or "-"
+
+
+def peer_rows(results: list[dict], n: int, dtype: str = "float32") -> list[dict]:
+    """One footer row per peer measured at (n, dtype), with its ratios to the other peers."""
+    at = {r["variant"]: r for r in results if r["n"] == n and r["dtype"] == dtype}
+    out = []
+    for vid in (CUB_ID, "peer/cupy.sum-nocub", TORCH_ID, COPY_ID):
+        r = at.get(vid)
+        if r is None:
+            continue
+        ms, gbps = _ms(r), r.get("gbps_total")
+        out.append(
+            {
+                "variant": vid,
+                "title": catalogue.BY_ID[vid].title if vid in catalogue.BY_ID else vid,
+                "status": r["status"],
+                "ms": ms,
+                "gbps": gbps,
+                **ratios(ms, gbps, at),
+            }
+        )
+    return out
+
+
+def peer_cells(p: dict) -> list[str]:
+    us = _f(None if p["ms"] is None else p["ms"] * 1e3, ".1f")
+    what = p["title"] + ("" if p["variant"] == COPY_ID else f": {ratio_text(p)}")
+    return [
+        "peer",
+        p["variant"],
+        what,
+        "-",
+        us,
+        _f(p["gbps"], ".0f"),
+        *["-"] * 5,
+        _status(p["status"]),
+    ]
+
+
+def best_line(results: list[dict], n: int, dtype: str = "float32") -> str | None:
+    """'fastest CUDA stage ... / fastest Triton ...' with their ratios to the peers."""
+    at = {r["variant"]: r for r in results if r["n"] == n and r["dtype"] == dtype}
+    parts = []
+    for backend in ("cuda", "triton"):
+        ok = [
+            r
+            for r in at.values()
+            if r.get("backend") == backend and r["status"] == "ok" and _ms(r) is not None
+        ]
+        if ok:
+            b = min(ok, key=lambda r: _ms(r))
+            rt = ratios(_ms(b), b.get("gbps_total"), at)
+            parts.append(
+                f"fastest {backend}: {b['variant']} {b.get('gbps_total', 0):.0f} GB/s "
+                f"({ratio_text(rt)})"
+            )
+    return "; ".join(parts) or None
 
 
 CHECK_HEADER = ("variant", "dtype", "n", "status", "result", "golden", "|err|", "tolerance")

@@ -121,3 +121,61 @@ def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) ->
     return Timing(
         statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), replays
     )
+
+
+# Sizes at or below this also get CUDA-graph replay time and host wall time per call: there the
+# launch overhead, not the bytes, sets what a Python call costs.
+GRAPH_MAX_N = 2**20
+
+
+@cache
+def _cuda_ready() -> bool:
+    try:
+        return torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+def sync_perf_counter() -> float:
+    """time.perf_counter() read after the device has finished its queued work.
+
+    For pytest-benchmark: --benchmark-timer harness.timing.sync_perf_counter. Without a GPU it is
+    plain perf_counter (pytest-benchmark calibrates the timer even when the suite skips)."""
+    import time
+
+    if _cuda_ready():
+        torch.cuda.synchronize()
+    return time.perf_counter()
+
+
+def call_ms(fn: Callable[[], object], *, reps: int = 50, warmup: int = 3) -> Timing:
+    """Host wall time of one synchronized call of fn() in milliseconds: launch overhead, Python
+    and the kernel(s), i.e. what one Python call costs end to end (the device is idle before)."""
+    import time
+
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return Timing(
+        statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), reps
+    )
+
+
+def small_size_timings(fn: Callable[[], object], n: int) -> dict:
+    """For n <= GRAPH_MAX_N: {"graph": device time per call from CUDA-graph replay, "call": host
+    wall time per synchronized call}; a capture failure is reported, not raised. {} otherwise."""
+    if n > GRAPH_MAX_N:
+        return {}
+    out: dict = {"call": call_ms(fn).record()}
+    try:
+        out["graph"] = graph_ms(fn).record()
+    except Exception as e:  # e.g. a library call that is not capture-safe
+        torch.cuda.synchronize()
+        out["graph_error"] = f"{type(e).__name__}: {e}"
+    return out

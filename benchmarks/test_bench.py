@@ -1,0 +1,143 @@
+"""One pytest-benchmark per variant x dtype x n (see conftest.py for the options).
+
+Each benchmark first checks the variant's sum on the input (fresh seed-like data, the golden of
+harness.verify) and fails on a wrong sum; then times it with benchmark.pedantic:
+- setup (untimed, every round): flush L2 (write a buffer twice its size) and wait for the device,
+  so inputs that would fit in L2 are read from device memory as at large n;
+- target: the variant's launches between two CUDA events, then a device synchronize, so the
+  host-side time pytest-benchmark reports is one synchronized Python call (launch overhead
+  included) even with the default timer; --benchmark-timer=harness.timing.sync_perf_counter
+  gives the same and is what benchmarks/gpu_session.sh passes.
+extra_info holds the device time (CUDA events, median over the timed rounds), the bytes moved,
+the effective GB/s, the host wall time per call, for n <= 2^20 the CUDA-graph replay time per
+call, the check, the variant's catalogue record and the device name. harness.report reads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+
+import pytest
+
+from harness import catalogue, device
+
+WARMUP_ROUNDS = 2
+_inputs: dict = {}
+
+
+def _input(dtype: str, n: int):
+    """The input (and its golden) for (dtype, n), kept only while consecutive cases share it."""
+    from harness import verify
+
+    key = (dtype, n)
+    if key not in _inputs:
+        _inputs.clear()
+        x = verify.seed_like_input(n, dtype, "cuda")
+        _inputs[key] = (x, verify.golden(x))
+    return _inputs[key]
+
+
+@functools.cache
+def _device_name() -> str | None:
+    return device.device_info().get("name")
+
+
+def _runner(v: catalogue.Variant, x):
+    """(callable that launches the variant, bytes it moves)."""
+    if v.backend == "peer":
+        from harness import peers
+
+        return peers.prepare(v, x), peers.bytes_moved(v, x.numel(), x.element_size())
+    from harness import run as runner
+
+    plan = runner.make_plan(v, x)
+    return plan.run, plan.bytes_moved()
+
+
+def _stats(ms: list[float]) -> dict:
+    from harness.timing import Timing, _quantile
+
+    return Timing(
+        statistics.median(ms), min(ms), _quantile(ms, 0.1), _quantile(ms, 0.9), len(ms)
+    ).record()
+
+
+def test_reduce(benchmark, case, bench_cfg):
+    vid, dtype, n = case
+    ok, why = device.torch_gpu()
+    if not ok:
+        pytest.skip(f"needs an NVIDIA GPU: {why}")
+    v = catalogue.get(vid)
+    if v.backend == "cuda" or "cupy" in vid:
+        ok, why = device.cupy_gpu()
+        if not ok:
+            pytest.skip(why)
+    import torch
+
+    from harness import timing, verify
+
+    x, g = _input(dtype, n)
+    check = verify.check_variant(v, x, g)
+    info = {
+        "schema": "reduce-ladder/bench/1",
+        "variant": vid,
+        "backend": v.backend,
+        "stage": v.stage,
+        "family": v.family,
+        "twin": v.twin,
+        "dtype": dtype,
+        "n": n,
+        "status": "ok" if check.ok else "wrong",
+        "check": check.record(),
+        "catalogue": v.record(),
+        "device": _device_name(),
+    }
+    benchmark.group = f"{dtype} n={'2^' + str(n.bit_length() - 1) if n & (n - 1) == 0 else n}"
+    benchmark.extra_info.update(info)
+    if not check.ok:
+        pytest.fail(f"{vid} {dtype} n={n}: {check.message}")
+
+    fn, nbytes = _runner(v, x)
+    rounds = bench_cfg["rounds"]
+    total = rounds + WARMUP_ROUNDS
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(total)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(total)]
+    walls: list[float] = []
+
+    def setup() -> None:
+        timing.flush_l2()
+        torch.cuda.synchronize()
+
+    def target() -> None:
+        i = len(walls) % total
+        t0 = time.perf_counter()
+        starts[i].record()
+        fn()
+        ends[i].record()
+        torch.cuda.synchronize()
+        walls.append((time.perf_counter() - t0) * 1e3)
+
+    benchmark.pedantic(
+        target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS, iterations=1
+    )
+    done = len(walls)
+    used = range(max(0, done - rounds), done) if done > 1 else range(done)
+    device_ms = [starts[i % total].elapsed_time(ends[i % total]) for i in used]
+    call_ms = [walls[i] for i in used]
+    t = _stats(device_ms)
+    info.update(
+        total=t,
+        device_ms=t["median_ms"],
+        call=_stats(call_ms),
+        bytes_total=nbytes,
+        gbps_total=nbytes / t["median_ms"] / 1e6,
+    )
+    if n <= timing.GRAPH_MAX_N:
+        try:
+            info["graph"] = timing.graph_ms(fn).record()
+        except Exception as e:  # reported, not fatal: the per-call numbers stand
+            torch.cuda.synchronize()
+            info["graph_error"] = f"{type(e).__name__}: {e}"
+    benchmark.extra_info.update(info)

@@ -1,0 +1,193 @@
+"""Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (the CLI's run schema)
+and tests/data/synthetic_bench.json (pytest-benchmark's JSON with this suite's extra_info).
+
+SYNTHETIC TEST DATA, NOT A MEASUREMENT: the times come from a made-up model (a launch cost per
+pass plus bytes over a made-up bandwidth times a per-stage efficiency), only so that the report's
+tables, ratios and plots can be tested without a GPU. Never copy these numbers anywhere else.
+
+    python3 tests/data/make_synthetic.py      (from the repository root; deterministic)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harness import catalogue, peers
+from harness.passes import plan_passes
+
+HERE = Path(__file__).resolve().parent
+SIZES = (2**10, 2**16, 2**20, 2**24)
+DTYPES = ("float32", "int32")
+NOTE = "SYNTHETIC TEST DATA, NOT A MEASUREMENT (tests/data/make_synthetic.py)"
+# Made-up model parameters (two fictitious GPUs).
+GPUS = {"A": {"bw": 3000.0, "launch_us": 4.0}, "B": {"bw": 4200.0, "launch_us": 3.0}}
+PEER_EFF = {"peer/cupy.sum-cub": 0.9, "peer/cupy.sum-nocub": 0.6, "peer/torch.sum": 0.85}
+
+
+def efficiency(v: catalogue.Variant) -> float:
+    if v.backend == "peer":
+        return PEER_EFF.get(v.id, 1.0)
+    stage = int(v.stage.split("-")[0]) if v.stage.split("-")[0].isdigit() else 4
+    base = 0.08 + 0.1 * stage  # later stages closer to the copy bandwidth
+    return min(0.92, base * (0.95 if v.backend == "triton" else 1.0))
+
+
+def timing(ms: float, reps: int = 20) -> dict:
+    return {
+        "median_ms": ms,
+        "min_ms": ms * 0.97,
+        "p10_ms": ms * 0.98,
+        "p90_ms": ms * 1.04,
+        "reps": reps,
+    }
+
+
+def row(v: catalogue.Variant, dtype: str, n: int, gpu: dict) -> dict:
+    size = 4
+    eff = efficiency(v)
+    if v.backend == "peer":
+        npass, nbytes = 1, peers.bytes_moved(v, n, size)
+        first_bytes = None
+    else:
+        ps = plan_passes(v.launch, n)
+        npass, nbytes = len(ps), sum((p.n + p.blocks) * size for p in ps)
+        first_bytes = (ps[0].n + ps[0].blocks) * size
+    ms = npass * gpu["launch_us"] * 1e-3 + nbytes / (gpu["bw"] * eff) / 1e6
+    r = {
+        "variant": v.id,
+        "backend": v.backend,
+        "stage": v.stage,
+        "family": v.family,
+        "seeds": list(v.seeds),
+        "twin": v.twin,
+        "wrong_demo": v.wrong,
+        "dtype": dtype,
+        "n": n,
+        "status": "ok",
+        "ok": True,
+        "total": timing(ms),
+        "bytes_total": nbytes,
+        "gbps_total": nbytes / ms / 1e6,
+    }
+    if first_bytes is not None:
+        fms = gpu["launch_us"] * 1e-3 + first_bytes / (gpu["bw"] * eff) / 1e6
+        r.update(
+            passes=npass,
+            first_pass=timing(fms),
+            bytes_first_pass=first_bytes,
+            gbps_first_pass=first_bytes / fms / 1e6,
+        )
+    if n <= 2**20:
+        r["graph"] = timing(ms - npass * gpu["launch_us"] * 0.7e-3)
+        r["call"] = timing(ms + 0.012 + npass * 0.006)
+    return r
+
+
+def variants() -> list[catalogue.Variant]:
+    return catalogue.ladder_order(catalogue.select())
+
+
+def cli_doc() -> dict:
+    gpu = GPUS["A"]
+    rows = [row(v, d, n, gpu) for d in DTYPES for n in SIZES for v in variants()]
+    demo = row(catalogue.get("cuda/v5-wrong-nosync"), "float32", 2**24, gpu)
+    demo.update(status="wrong", ok=False, message="|result - golden| = 3 > tolerance 0")
+    rows.append(demo)
+    return {
+        "schema": "reduce-ladder/run/1",
+        "created": "2000-01-01T00:00:00+00:00",
+        "mode": "timed",
+        "synthetic": True,
+        "note": NOTE,
+        "device": {"name": "SYNTHETIC-GPU-A (test data)", "sm_count": 0, "capability": "0.0"},
+        "results": rows,
+    }
+
+
+def bench_doc() -> dict:
+    gpu = GPUS["B"]
+    benches = []
+    for d in DTYPES:
+        for n in SIZES:
+            label = f"2^{n.bit_length() - 1}"
+            for v in variants():
+                r = row(v, d, n, gpu)
+                info = {
+                    "schema": "reduce-ladder/bench/1",
+                    **{
+                        k: r[k]
+                        for k in (
+                            "variant",
+                            "backend",
+                            "stage",
+                            "family",
+                            "twin",
+                            "dtype",
+                            "n",
+                            "status",
+                            "total",
+                            "bytes_total",
+                            "gbps_total",
+                        )
+                    },
+                    "device_ms": r["total"]["median_ms"],
+                    "call": r.get("call"),
+                    "catalogue": v.record(),
+                    "device": "SYNTHETIC-GPU-B (test data)",
+                }
+                if "graph" in r:
+                    info["graph"] = r["graph"]
+                wall = r["total"]["median_ms"] / 1e3 + 2e-5
+                benches.append(
+                    {
+                        "group": f"{d} n={label}",
+                        "name": f"test_reduce[{d}-{label}-{v.id}]",
+                        "fullname": f"benchmarks/test_bench.py::test_reduce[{d}-{label}-{v.id}]",
+                        "params": {"case": [v.id, d, n]},
+                        "param": f"{d}-{label}-{v.id}",
+                        "extra_info": info,
+                        "options": {"timer": "sync_perf_counter"},
+                        "stats": {
+                            "min": wall * 0.97,
+                            "max": wall * 1.1,
+                            "mean": wall,
+                            "stddev": wall * 0.02,
+                            "rounds": 20,
+                            "median": wall,
+                            "iqr": wall * 0.03,
+                            "q1": wall * 0.99,
+                            "q3": wall * 1.02,
+                            "iqr_outliers": 0,
+                            "stddev_outliers": 0,
+                            "outliers": "0;0",
+                            "ld15iqr": wall * 0.97,
+                            "hd15iqr": wall * 1.1,
+                            "ops": 1 / wall,
+                            "total": wall * 20,
+                            "iterations": 1,
+                        },
+                    }
+                )
+    return {
+        "machine_info": {
+            "node": "synthetic",
+            "python_version": "3.12.0",
+            "synthetic": True,
+            "note": NOTE,
+            "gpu": {"name": "SYNTHETIC-GPU-B (test data)"},
+        },
+        "commit_info": {"id": "0" * 40, "dirty": False},
+        "benchmarks": benches,
+        "datetime": "2000-01-02T00:00:00",
+        "version": "5.1.0",
+    }
+
+
+if __name__ == "__main__":
+    (HERE / "synthetic_run_cli.json").write_text(json.dumps(cli_doc(), indent=None) + "\n")
+    (HERE / "synthetic_bench.json").write_text(json.dumps(bench_doc(), indent=None) + "\n")
+    print("wrote", HERE / "synthetic_run_cli.json", HERE / "synthetic_bench.json")
