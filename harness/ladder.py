@@ -79,6 +79,16 @@ def check_and_time(
                 gbps_first_pass=plan.bytes_moved(True) / first.median_ms / 1e6,
                 gbps_total=plan.bytes_moved() / total.median_ms / 1e6,
             )
+            if v.launch is not None and v.launch.in_place:
+                # first_pass/total above include refreshing the scratch copy (a full read and
+                # write of x): time the kernels alone too, on the already-reduced scratch.
+                kern = timing.time_ms(
+                    lambda: plan.run(first_pass_only=True, fresh_input=False), reps=reps
+                )
+                row.update(
+                    first_pass_kernel=kern.record(),
+                    gbps_first_pass_kernel=plan.bytes_moved(True) / kern.median_ms / 1e6,
+                )
             del plan
         del x
         if dev == "cuda":
@@ -149,6 +159,22 @@ def summarize(rows: list[dict]) -> dict:
 def failed(rows: list[dict]) -> bool:
     """A run fails when a non-demonstration variant errors or returns a wrong sum."""
     return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo"))
+
+
+def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:
+    """One seed's variants (seed labels "<seed>:..."), their Triton twins and the peers, in the
+    order given."""
+    variants = list(variants)
+    prefix = f"{seed}:"
+    own = {v.id for v in variants if any(s.startswith(prefix) for s in v.seeds)}
+    twins = {catalogue.get(i).twin for i in own}
+    return [v for v in variants if v.id in own or v.id in twins or v.backend == "peer"]
+
+
+def seed_dtypes(seed: str) -> list[str]:
+    """The dtypes one seed's variants support, in CXX_TYPES order (empty: no such seed)."""
+    vs = seed_variants(catalogue.VARIANTS, seed)
+    return [d for d in catalogue.CXX_TYPES if any(d in v.dtypes for v in vs if v.seeds)]
 
 
 def ladder_variants(
