@@ -11,8 +11,9 @@ from harness import catalogue, verify
 from harness.passes import one_pass
 
 TWINS = [v.id for v in catalogue.select(backend="triton", dtype="int32")]
-# One short of / exactly / one past a tile, one past a four-tile block, several blocks and passes.
-INT_SIZES = (1, 255, 256, 257, 1025, 70_003)
+# One short of / exactly / one past a tile, one past a four-tile block, several blocks (2 passes);
+# test_three_passes_int32 adds a 3-pass chain.
+INT_SIZES = (1, 255, 256, 257, 1025, 5003)
 
 
 def test_wrap_int32_and_golden_wrap():
@@ -109,6 +110,13 @@ def test_twin_int32_exact(vid, n, dev):
         assert got.dtype == torch.int32
         ref = verify.wrap_int32_tensor(verify.reference_partials(v, x))
         assert torch.equal(got.to(torch.int64), ref), "per-program partials differ"
+
+
+def test_three_passes_int32(dev):
+    v = catalogue.get("triton/tile-256")
+    x = verify.overflow_input(70_003, "full-range", dev, torch.Generator().manual_seed(3))
+    r = verify.check_variant(v, x)
+    assert r.ok and r.value == verify.wrap_int32(int(x.to(torch.int64).sum())), r.message
 
 
 # A model of unroll_blocks.cu's gmem_tree_in_place, step for step (a warp step is lockstep: all
