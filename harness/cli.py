@@ -235,7 +235,9 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
                 {"seed": seed, "n": n, "dtype": dtype, "title": title, "rows": srows}
             )
             console.print(render.rich_seed(srows, title))
-            console.print(f"### {title}\n\n" + render.markdown_seed(srows), highlight=False)
+            console.print(
+                f"### {title}\n\n" + render.markdown_seed(srows), highlight=False, markup=False
+            )
     _write_json(args.json, doc)
     if timed and not seed:
         for n in sizes:

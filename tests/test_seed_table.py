@@ -91,6 +91,12 @@ def test_seed_rows_arithmetic_on_synthetic_rows():
     assert unroll["twin"] == "triton/quad-adjacent-256" and unroll["twin_ms"] == 0.2
     assert gmem["seed_ms"] == 0.248 and unroll["seed_ms"] == 0.097
     assert peer["written"] == 1 and peer["cuda_gbps"] == pytest.approx((N + 1) * 4 / 0.1e-3 / 1e9)
+    from rich.console import Console
+
+    console = Console(record=True, width=250)
+    console.print(render.rich_seed(rows, "synthetic"))
+    text = console.export_text()
+    assert "reduceSmemUnroll" in text and "16384" in text and "torch.sum" in text
     md = render.markdown_seed(rows)
     assert md.count("\n|") == 2 + len(rows) - 1 and "effective bandwidth" in md
     assert "| reduceGmem (in place) | 500.0 | tile-256 | 400.0 | 16777216 | 65536 |" in md
