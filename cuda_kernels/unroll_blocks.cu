@@ -49,11 +49,14 @@ __device__ __forceinline__ void gmem_tree_in_place(T* in, u32 tid, u32 valid) {
             // Slots 0..63 all lie in the tile: the seed's unbounded volatile last warp.
             warp_reduce_volatile<T>(vmem, tid);
         } else {
-            // Only a last tile shorter than 64 gets here (block-uniform branch). Same six steps,
-            // each bounded; a lane touches slot tid only if it is inside [0, valid).
+            // Only a last tile shorter than 64 gets here (warp-uniform branch). The same six
+            // steps, each bounded to slots inside [0, valid) and to the lanes whose slot still
+            // matters (tid < s): a lane then never reads a slot another lane writes in the same
+            // step, and __syncwarp() orders the steps, so this path needs no lockstep at all.
 #pragma unroll
             for (u32 s = 32; s > 0; s >>= 1) {
-                if (tid + s < valid) vmem[tid] += vmem[tid + s];
+                if (tid < s && tid + s < valid) vmem[tid] += vmem[tid + s];
+                __syncwarp();
             }
         }
     }

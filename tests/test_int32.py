@@ -119,35 +119,44 @@ def test_three_passes_int32(dev):
     assert r.ok and r.value == verify.wrap_int32(int(x.to(torch.int64).sum())), r.message
 
 
-# A model of unroll_blocks.cu's gmem_tree_in_place, step for step (a warp step is lockstep: all
-# reads of the step before any write), over a buffer holding only the tile's `valid` elements:
-# an index past it raises, so the bounds are checked, not assumed.
-def _gmem_tree_model(tile: np.ndarray, block: int) -> int:
+# A model of unroll_blocks.cu's gmem_tree_in_place, step for step, over a buffer holding only the
+# tile's `valid` elements: an index past it raises, so the bounds are checked, not assumed.
+# lockstep=True: all reads of a step before its writes (what the seed's volatile last warp
+# assumes); False: lanes one after another, in both orders (no lockstep), which the bounded
+# partial-tile path (valid < 64, lanes tid < s, __syncwarp between steps) must also survive.
+def _gmem_tree_model(tile: np.ndarray, block: int, lockstep: bool, reverse: bool = False) -> int:
     valid = len(tile)
     mem = tile.astype(np.int32).copy()
 
     def step(s: int, lanes: int, bounded: bool) -> None:
         tids = [t for t in range(lanes) if not bounded or t + s < valid]
-        vals = [mem[t] + mem[t + s] for t in tids]  # reads (IndexError past the buffer)
-        for t, v in zip(tids, vals, strict=True):
-            mem[t] = v
+        if lockstep:
+            vals = [mem[t] + mem[t + s] for t in tids]  # reads (IndexError past the buffer)
+            for t, v in zip(tids, vals, strict=True):
+                mem[t] = v
+        else:
+            for t in reversed(tids) if reverse else tids:
+                mem[t] = mem[t] + mem[t + s]
 
     s = block // 2
     while s >= 64:
         step(s, s, True)
         s //= 2
     for s in (32, 16, 8, 4, 2, 1):
-        step(s, 32, valid < 64)
+        step(s, 32 if valid >= 64 else s, valid < 64)
     return int(mem[0])
 
 
-@pytest.mark.parametrize("valid", [1, 2, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255, 256])
+@pytest.mark.parametrize("valid", [1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255, 256])
 def test_gmem_in_place_tree_model_partial_tiles(valid):
     with np.errstate(over="ignore"):
         rng = np.random.default_rng(valid)
         tile = rng.integers(-(2**31), 2**31, valid, dtype=np.int64).astype(np.int32)
-        got = _gmem_tree_model(tile, 256)
-    assert got == verify.wrap_int32(int(tile.astype(np.int64).sum()))
+        want = verify.wrap_int32(int(tile.astype(np.int64).sum()))
+        assert _gmem_tree_model(tile, 256, lockstep=True) == want
+        if valid < 64:  # the bounded path is race-free: any lane order gives the same sum
+            assert _gmem_tree_model(tile, 256, lockstep=False) == want
+            assert _gmem_tree_model(tile, 256, lockstep=False, reverse=True) == want
 
 
 def test_unroll_blocks_source_names_the_seed_kernels_and_fixes():
