@@ -3,14 +3,15 @@
 #   environment -> the whole test suite -> the timed ladder -> ... (the steps named).
 # Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
 # tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
-# Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos)
+# Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos seed004)
 #   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, host.txt
+# LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
 mkdir -p "$F"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-steps=${*:-env tests ladder demos}
+steps=${*:-env tests ladder demos seed004}
 status=0
 note() { echo "== $*"; }
 for step in $steps; do
@@ -28,7 +29,7 @@ for step in $steps; do
       tail -n 12 "$F/pytest-gpu.log"
       ;;
     ladder)
-      for dt in ${LADDER_DTYPES:-float32}; do
+      for dt in ${LADDER_DTYPES:-float32 int32}; do
         note "ladder $dt"
         python3 -m harness run --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
           > "$F/ladder-$dt.txt" 2>&1 || status=1
@@ -46,6 +47,15 @@ for step in $steps; do
       note "seed 001: end to end from host memory (table 2^11..2^30, stream sweep, adversarial)"
       python3 -m harness host --quiet --json "$F/host.json" > "$F/host.txt" 2>&1 || status=1
       grep -E "^finding|^host study" "$F/host.txt"
+      ;;
+    seed004)
+      # Seed 004's effective-bandwidth table at 16M ints: its kernels, their Triton twins and the
+      # peers in one run. One file ($OUT/seed004.json); the table is printed (Markdown last).
+      # Then, on the dev machine: python3 benchmarks/seed_table.py seed004.json --results results
+      note "seed 004 table"
+      python3 -m harness run --seed 004 --dtype int32 --sizes 2^24 --quiet \
+        --json "$F/seed004.json" > "$F/seed004.txt" 2>&1 || status=1
+      tail -n 30 "$F/seed004.txt"
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and

@@ -8,6 +8,8 @@ Vocabulary
 - backend: "cuda" (a kernel in cuda_kernels/, launched through CuPy), "triton" (a kernel in
   triton_kernels/), "peer" (what a user would call instead: torch.sum, cupy.sum).
 - stage: the rung of the ladder ("0".."8" for seeds 000/002); the ladder is printed in stage order.
+  A seed with a ladder of its own numbers its rungs "<seed>-<k>" ("004-1".."004-6"): they print
+  after the main ladder, as their own group (see _stage_key).
 - seeds: the seed labels the variant implements, e.g. "000:v3", "002:R3" (see SEED_LABELS).
 - twin: the Triton variant that hands each program the same tile(s) as this CUDA block (and for a
   Triton record, None: its CUDA stages name it).
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 # Element types: catalogue name -> C++ type used in the CUDA name expressions.
 CXX_TYPES: dict[str, str] = {"float32": "float", "int32": "int"}
@@ -48,6 +50,12 @@ SEED_LABELS: tuple[str, ...] = (
     "002:R7",
     "002:R8",
     *(f"001:V{i}" for i in range(5)),
+    "004:reduceGmem",
+    "004:reduceSmem",
+    "004:reduceGmemUnroll",
+    "004:reduceSmemUnroll",
+    "004:reduceSmemDyn",
+    "004:reduceSmemUnrollDyn",
 )
 
 # Largest n the 32-bit-indexed seed kernels accept (their index arithmetic stays below 2^32).
@@ -291,6 +299,50 @@ _LADDER_CUDA: list[Variant] = [
           "many_per_thread.cu", "reduce_v8_shuffle<{T}, 256, MAP_STRIDED>"),
 ]
 
+# int32 on every non-wrong ladder stage (issue 4): the kernels are templates on T, int sums wrap
+# modulo 2^32 as the seeds' do (docs/int32.md). The wrong demonstrations stay float32 only.
+_LADDER_CUDA = [v if v.wrong else replace(v, dtypes=("float32", "int32")) for v in _LADDER_CUDA]
+
+# Seed 004 (issue 4): int, 256 threads; one tile or four adjacent tiles per block, in global or
+# shared memory, static or dynamic shared memory. The seed's kernels are int-only; so are these.
+QUAD_ADJ_256 = Launch(256, "tiles", tiles=4)
+_I32 = {"dtypes": ("int32",), "family": "004"}
+
+_SEED004_CUDA: list[Variant] = [
+    _cuda("004-gmem", "004-1", "004 baseline: in place in global memory",
+          "in-place complete-unroll tree in global memory, volatile last warp",
+          ["004:reduceGmem"], "tile-256", Launch(256, "tiles", in_place=True),
+          "unroll_blocks.cu", "reduce_gmem<{T}, 256>", **_I32),
+    _cuda("004-smem", "004-2", "the same tree in static shared memory",
+          "tile loaded once into __shared__ smem[256]; input no longer written",
+          ["004:reduceSmem"], "tile-256", T256,
+          "unroll_blocks.cu", "reduce_smem<{T}, 256>", **_I32),
+    _cuda("004-gmem-unroll4", "004-3", "4 data blocks per block, in place in global memory",
+          "each thread folds its elements of tiles 1..3 into tile 0; grid 4x smaller",
+          ["004:reduceGmemUnroll"], "quad-adjacent-256",
+          Launch(256, "tiles", tiles=4, in_place=True),
+          "unroll_blocks.cu", "reduce_gmem_unroll4<{T}, 256>", **_I32),
+    _cuda("004-smem-unroll4", "004-4", "4 data blocks per block, into shared memory",
+          "each thread sums 4 tiles' elements in a register, then the shared-memory tree",
+          ["004:reduceSmemUnroll"], "quad-adjacent-256", QUAD_ADJ_256,
+          "unroll_blocks.cu", "reduce_smem_unroll4<{T}, 256>", **_I32),
+    _cuda("004-smem-dyn", "004-5", "reduceSmem with dynamic shared memory",
+          "extern __shared__ array sized at launch (256 * sizeof(T))",
+          ["004:reduceSmemDyn"], "tile-256", Launch(256, "tiles", dynamic_smem=True),
+          "unroll_blocks.cu", "reduce_smem_dyn<{T}, 256>", **_I32),
+    _cuda("004-smem-unroll4-dyn", "004-6", "reduceSmemUnroll with dynamic shared memory",
+          "extern __shared__ array sized at launch (256 * sizeof(T))",
+          ["004:reduceSmemUnrollDyn"], "quad-adjacent-256",
+          Launch(256, "tiles", tiles=4, dynamic_smem=True),
+          "unroll_blocks.cu", "reduce_smem_unroll4_dyn<{T}, 256>", **_I32),
+]
+
+_SEED004_TRITON: list[Variant] = [
+    _triton("quad-adjacent-256", "four adjacent tiles of 256 per program", QUAD_ADJ_256,
+            "adjacent_tiles_kernel", "four tiles added lane-wise on load, then tl.sum",
+            family="004"),
+]
+
 _TRITON_CHANGE = "tl.sum over the same tile(s); the compiler chooses the tree"
 
 _LADDER_TRITON: list[Variant] = [
@@ -343,6 +395,8 @@ def _link_twins(cuda: list[Variant], triton: list[Variant]) -> list[Variant]:
 
 def _stage_key(stage: str) -> tuple[int, str]:
     head = stage.split("-")[0]
+    if "-" in stage and len(head) == 3 and head.isdigit():  # a seed's own rungs, e.g. "004-1"
+        return (1000 + int(head), stage)
     return (int(head), stage) if head.isdigit() else (10**6, stage)
 
 
@@ -413,9 +467,10 @@ _PEERS: list[Variant] = [
 ]
 # fmt: on
 
+_CUDA = [*_LADDER_CUDA, *_SEED004_CUDA]
 VARIANTS: tuple[Variant, ...] = (
-    *_LADDER_CUDA,
-    *_link_twins(_LADDER_CUDA, _LADDER_TRITON),
+    *_CUDA,
+    *_link_twins(_CUDA, [*_LADDER_TRITON, *_SEED004_TRITON]),
     *_HOST_CUDA,
     *_link_twins(_HOST_CUDA, _HOST_TRITON),
     *_PEERS,

@@ -4,6 +4,7 @@
     reduce-ladder run --sizes 2^20 --dtype float32 --json out.json
     reduce-ladder list [--format json]
     reduce-ladder check [--variants ID ...] [--sizes ...] [--dtype ...] [--include-wrong]
+    reduce-ladder run --seed 004 --dtype int32 --sizes 2^24    one seed's table (004: bandwidth)
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when its checks pass);
 1 a variant failed (wrong sum or error; wrong demonstrations do not count); 2 bad usage
@@ -54,6 +55,25 @@ def _dtype(text: str) -> str:
     if text not in catalogue.CXX_TYPES:
         raise UsageError(f"unknown dtype {text!r}; valid: {', '.join(catalogue.CXX_TYPES)}")
     return text
+
+
+def _seed_and_dtype(args: argparse.Namespace) -> tuple[str | None, str]:
+    """--seed and --dtype resolved: an unknown seed is a usage error; without --dtype a seed
+    runs in its own first dtype (004: int32), otherwise float32."""
+    seed = getattr(args, "seed", None)
+    if not seed:
+        return None, _dtype(args.dtype or "float32")
+    from harness import ladder
+
+    seed = seed.strip().rstrip(":")
+    known = sorted({s.split(":")[0] for v in catalogue.VARIANTS for s in v.seeds})
+    if seed not in known:
+        raise UsageError(f"unknown seed {seed!r}; seeds with variants: {', '.join(known)}")
+    dtypes = ladder.seed_dtypes(seed)
+    dtype = _dtype(args.dtype or dtypes[0])
+    if dtype not in dtypes:
+        raise UsageError(f"seed {seed}'s variants support {', '.join(dtypes)}, not {dtype}")
+    return seed, dtype
 
 
 def _variant_ids(values: Sequence[str] | None) -> list[str] | None:
@@ -133,9 +153,10 @@ def _cpu_path(args: argparse.Namespace, ids: list[str] | None, dtype: str, conso
             f"({', '.join(map(str, too_big))}).[/]"
         )
         sizes = [n for n in sizes if n <= 2**16]
-    variants = [
-        v for v in ladder.ladder_variants(dtype, ids, args.include_wrong) if v.backend == "triton"
-    ]
+    variants = ladder.ladder_variants(dtype, ids, args.include_wrong)
+    if getattr(args, "seed", None):
+        variants = ladder.seed_variants(variants, args.seed)
+    variants = [v for v in variants if v.backend == "triton"]
     console.print(
         f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
         f"{len(variants)} Triton twins under TRITON_INTERPRET=1 at n = "
@@ -175,13 +196,16 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
 
     console = _console()
     ids = _variant_ids(args.variants)
-    dtype = _dtype(args.dtype)
+    seed, dtype = _seed_and_dtype(args)
+    args.seed = seed
     if not device.gpu_available():
         return _cpu_path(args, ids, dtype, console)
     sizes = parse_sizes(args.sizes) or (
         list(ladder.DEFAULT_SIZES) if timed else [1, 255, 256, 257, 1000, 2**20 + 3]
     )
     variants = ladder.ladder_variants(dtype, ids, args.include_wrong)
+    if seed:
+        variants = ladder.seed_variants(variants, seed)
     cuda_ok, why = device.cupy_gpu()
     if not cuda_ok:
         console.print(f"[yellow]CUDA variants skipped: {why}[/]")
@@ -203,8 +227,20 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
         variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress
     )
     doc["results"] = rows
+    if timed and seed:
+        doc["seed_tables"] = []
+        for n in sizes:
+            srows = render.seed_rows(rows, n, dtype, seed)
+            title = f"seed {seed}, {doc['device'].get('name')}, {dtype}, n = {n:,}"
+            doc["seed_tables"].append(
+                {"seed": seed, "n": n, "dtype": dtype, "title": title, "rows": srows}
+            )
+            console.print(render.rich_seed(srows, title))
+            console.print(
+                f"### {title}\n\n" + render.markdown_seed(srows), highlight=False, markup=False
+            )
     _write_json(args.json, doc)
-    if timed:
+    if timed and not seed:
         for n in sizes:
             console.print(
                 render.rich_ladder(
@@ -261,7 +297,15 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
         help="variant ids (comma or space separated); default: every non-wrong one",
     )
     p.add_argument("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
-    p.add_argument("--dtype", default="float32", help="element type (default float32)")
+    p.add_argument(
+        "--dtype", default=None, help="element type (default float32; with --seed, the seed's)"
+    )
+    p.add_argument(
+        "--seed",
+        metavar="SEED",
+        help="only one seed's variants, their Triton twins and the peers, e.g. 004; a timed run "
+        "prints the seed's table (004: effective bandwidth, CUDA beside Triton)",
+    )
     p.add_argument(
         "--include-wrong",
         action="store_true",

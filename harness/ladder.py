@@ -169,6 +169,22 @@ def failed(rows: list[dict]) -> bool:
     return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo"))
 
 
+def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:
+    """One seed's variants (seed labels "<seed>:..."), their Triton twins and the peers, in the
+    order given."""
+    variants = list(variants)
+    prefix = f"{seed}:"
+    own = {v.id for v in variants if any(s.startswith(prefix) for s in v.seeds)}
+    twins = {catalogue.get(i).twin for i in own}
+    return [v for v in variants if v.id in own or v.id in twins or v.backend == "peer"]
+
+
+def seed_dtypes(seed: str) -> list[str]:
+    """The dtypes one seed's variants support, in CXX_TYPES order (empty: no such seed)."""
+    vs = seed_variants(catalogue.VARIANTS, seed)
+    return [d for d in catalogue.CXX_TYPES if any(d in v.dtypes for v in vs if v.seeds)]
+
+
 def ladder_variants(
     dtype: str, ids: list[str] | None = None, include_wrong: bool = False
 ) -> list[Variant]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from harness import catalogue
+from harness.passes import one_pass
 
 
 def _ms(row: dict | None, key: str = "total") -> float | None:
@@ -23,9 +24,12 @@ def ladder_rows(results: list[dict], n: int, dtype: str = "float32") -> list[dic
     ]
     rows: list[dict] = []
     first_ms = prev_ms = None
+    family = None
     for v in catalogue.ladder_order(cuda):
         r, t = at[v.id], at.get(v.twin or "")
         ms = _ms(r)
+        if v.family != family:  # a seed's own ladder (e.g. 004) starts its own × columns
+            family, first_ms, prev_ms = v.family, None, None
         row = {
             "stage": v.stage,
             "variant": v.id,
@@ -243,4 +247,159 @@ def rich_checks(rows: Iterable[dict], title: str):
     for r in rows:
         bad = r["status"] != "ok" and not r.get("wrong_demo")
         table.add_row(*check_cells(r), style="red" if bad else None)
+    return table
+
+
+# ---------------------------------------------------------------------------------------------
+# A seed's own table: seed 004's effective-bandwidth table, regenerated (`--seed 004`).
+
+# Seed 004's own nsys times (ms) for 16M ints, 256 threads, on its (unnamed) GPU: printed beside
+# ours for reference only. The seed gives no figure for its Dyn kernels ("no difference seen").
+SEED_FIGURES_MS: dict[str, float] = {
+    "004:reduceGmem": 0.248,
+    "004:reduceSmem": 0.201,
+    "004:reduceGmemUnroll": 0.120,
+    "004:reduceSmemUnroll": 0.097,
+}
+
+ITEMSIZE = {"float32": 4, "int32": 4}
+
+
+def _kernel_ms(row: dict | None) -> float | None:
+    """The first-pass kernel time: for in-place variants without the scratch refresh copy."""
+    if not row:
+        return None
+    return _ms(row, "first_pass_kernel") or _ms(row, "first_pass")
+
+
+def seed_rows(results: list[dict], n: int, dtype: str, seed: str = "004") -> list[dict]:
+    """The seed's table: one row per CUDA kernel of the seed (stage order) with its Triton twin,
+    then the peers. Like the seed it times one kernel (the first pass, n elements in, one partial
+    per block out); effective bandwidth = (bytes read + bytes written) / time. Peers are one
+    library call (n in, 1 out)."""
+    at = {r["variant"]: r for r in results if r["n"] == n and r["dtype"] == dtype}
+    prefix = f"{seed}:"
+    size = ITEMSIZE[dtype]
+    cuda = [
+        catalogue.BY_ID[i]
+        for i, r in at.items()
+        if i in catalogue.BY_ID
+        and r.get("backend") == "cuda"
+        and any(s.startswith(prefix) for s in catalogue.BY_ID[i].seeds)
+    ]
+
+    def gbps(nbytes: int, ms: float | None) -> float | None:
+        return nbytes / ms / 1e6 if ms else None
+
+    rows: list[dict] = []
+    for v in catalogue.ladder_order(cuda):
+        r, t = at[v.id], at.get(v.twin or "")
+        label = next(s for s in v.seeds if s.startswith(prefix))
+        written = r.get("blocks_first_pass") or one_pass(v.launch, n).blocks
+        nbytes = (n + written) * size
+        ms, tms = _kernel_ms(r), _kernel_ms(t)
+        rows.append(
+            {
+                "kernel": label.removeprefix(prefix),
+                "variant": v.id,
+                "status": r["status"],
+                "cuda_ms": ms,
+                "twin": v.twin,
+                "twin_status": t["status"] if t else None,
+                "twin_ms": tms,
+                "read": n,
+                "written": written,
+                "bytes": nbytes,
+                "cuda_gbps": gbps(nbytes, ms),
+                "twin_gbps": gbps(nbytes, tms),
+                "seed_ms": SEED_FIGURES_MS.get(label),
+                "in_place": bool(v.launch and v.launch.in_place),
+            }
+        )
+    for i, r in at.items():
+        if r.get("backend") != "peer":
+            continue
+        ms = _ms(r) or _ms(r, "first_pass")
+        nbytes = (n + 1) * size
+        rows.append(
+            {
+                "kernel": i.removeprefix("peer/"),
+                "variant": i,
+                "status": r["status"],
+                "cuda_ms": ms,
+                "twin": None,
+                "twin_status": None,
+                "twin_ms": None,
+                "read": n,
+                "written": 1,
+                "bytes": nbytes,
+                "cuda_gbps": gbps(nbytes, ms),
+                "twin_gbps": None,
+                "seed_ms": None,
+                "in_place": False,
+            }
+        )
+    return rows
+
+
+SEED_HEADER = (
+    "kernel",
+    "CUDA µs",
+    "Triton twin",
+    "twin µs",
+    "elements read",
+    "elements written",
+    "total bytes",
+    "CUDA GB/s",
+    "twin GB/s",
+    "seed's ms (its GPU)",
+    "check",
+)
+
+
+def _seed_cells(r: dict) -> list[str]:
+    def us(ms: float | None) -> str:
+        return _f(None if ms is None else ms * 1e3, ".1f")
+
+    check = _status(r["status"])
+    if r["twin_status"] not in (None, "ok"):
+        check += f" / twin {_status(r['twin_status'])}"
+    return [
+        r["kernel"] + (" (in place)" if r["in_place"] else ""),
+        us(r["cuda_ms"]),
+        (r["twin"] or "-").removeprefix("triton/"),
+        us(r["twin_ms"]),
+        str(r["read"]),
+        str(r["written"]),
+        str(r["bytes"]),
+        _f(r["cuda_gbps"], ".1f"),
+        _f(r["twin_gbps"], ".1f"),
+        _f(r["seed_ms"], ".3f"),
+        check,
+    ]
+
+
+SEED_NOTE = (
+    "One kernel (the first pass) as the seed times it: n elements read, one partial per block "
+    "written; effective bandwidth = (bytes read + bytes written) / time. In-place kernels are "
+    "timed without the harness's refresh of their scratch copy. Peers: one library call, n read, "
+    "1 written. The seed's column is its own GPU's nsys time, for reference only."
+)
+
+
+def markdown_seed(rows: Iterable[dict]) -> str:
+    lines = ["| " + " | ".join(SEED_HEADER) + " |", "|" + "---|" * len(SEED_HEADER)]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _seed_cells(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n\n" + SEED_NOTE + "\n"
+
+
+def rich_seed(rows: Iterable[dict], title: str):
+    from rich.table import Table
+
+    table = Table(title=title, caption=SEED_NOTE)
+    for h in SEED_HEADER:
+        left = h in ("kernel", "Triton twin", "check")
+        table.add_column(h, justify="left" if left else "right", overflow="fold")
+    for r in rows:
+        table.add_row(*_seed_cells(r), style="red" if r["status"] != "ok" else None)
     return table

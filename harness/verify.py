@@ -4,7 +4,9 @@ Golden
 - Integer-valued data (int32, and floats drawn from integers as the seeds do): the exact sum in
   int64 (exact while n * max|x| < 2^63, far past any size here).
 - int32 results: the exact sum wrapped modulo 2^32 into [-2^31, 2^31), because the seed kernels
-  accumulate in int; every int32 variant must equal it EXACTLY.
+  accumulate in int; every int32 variant must equal it EXACTLY, also when the sum (and any
+  partial sum) runs far past 2^31: addition modulo 2^32 is associative, so every tree and every
+  chain of passes gives the same bits (docs/int32.md).
 - Other float data: the sum in float64 on the device. Its own error is at most
   gamma_64(n) * sum|x| (recursive-summation bound, unit roundoff 2^-53), which is added to the
   tolerance below; for n <= 2^31 that is under 2.4e-7 * sum|x|, i.e. 2^-29 times the float32 bound.
@@ -184,6 +186,40 @@ def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=No
     return torch.randint(0, 100, (n,), dtype=torch.int32, device=device, generator=generator).to(
         runner.TORCH_DTYPES[dtype]
     )
+
+
+def wrap_int32_tensor(t: torch.Tensor) -> torch.Tensor:
+    """int64 values wrapped modulo 2^32 into [-2^31, 2^31) (still int64): what an int32
+    accumulator holds after adding the same values."""
+    return torch.remainder(t.to(torch.int64) + 2**31, 2**32) - 2**31
+
+
+# Kinds of int32 input chosen so that sums overflow: a random sum of n values of this size passes
+# 2^31 after a handful of elements, and every block / pass wraps many times.
+OVERFLOW_KINDS = ("full-range", "near-max", "near-min", "alternating")
+
+
+def overflow_input(n: int, kind: str, device: str | torch.device, generator=None) -> torch.Tensor:
+    """int32 data whose partial sums wrap past +/-2^31 (for the exact-wraparound checks).
+
+    full-range: uniform over all of int32; near-max / near-min: within 2^20 of INT32_MAX /
+    INT32_MIN (sums run far past 2^31 in one direction); alternating: +/- values near 2^31 with
+    a random sign, so partial sums swing both ways.
+    """
+    shape = (n,)
+    if kind == "full-range":
+        x = torch.randint(-(2**31), 2**31, shape, dtype=torch.int64, generator=generator)
+    elif kind == "near-max":
+        x = 2**31 - 1 - torch.randint(0, 2**20, shape, dtype=torch.int64, generator=generator)
+    elif kind == "near-min":
+        x = -(2**31) + torch.randint(0, 2**20, shape, dtype=torch.int64, generator=generator)
+    elif kind == "alternating":
+        mag = 2**31 - 1 - torch.randint(0, 2**20, shape, dtype=torch.int64, generator=generator)
+        sign = torch.randint(0, 2, shape, dtype=torch.int64, generator=generator) * 2 - 1
+        x = mag * sign
+    else:
+        raise ValueError(f"unknown overflow kind {kind!r}; expected one of {OVERFLOW_KINDS}")
+    return x.to(torch.int32).to(device)
 
 
 def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:

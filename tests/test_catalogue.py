@@ -34,6 +34,14 @@ def test_seed_labels_match_the_issue_spelling():
             "002:R8",
         ]
         + [f"001:V{i}" for i in range(5)]
+        + [
+            "004:reduceGmem",
+            "004:reduceSmem",
+            "004:reduceGmemUnroll",
+            "004:reduceSmemUnroll",
+            "004:reduceSmemDyn",
+            "004:reduceSmemUnrollDyn",
+        ]
     )
     assert list(catalogue.SEED_LABELS) == expected
 
@@ -45,7 +53,8 @@ def test_every_cuda_variant_has_a_triton_twin_with_the_same_tiles():
         twin = catalogue.get(v.twin)
         assert twin.backend == "triton"
         assert twin.launch == v.launch or (
-            # the in-place flag is the only field allowed to differ: Triton never writes its input
+            # only in_place / dynamic_smem may differ: Triton never writes its input and has no
+            # dynamic shared memory to size
             twin.launch.threads == v.launch.threads
             and twin.launch.mapping == v.launch.mapping
             and twin.launch.tiles == v.launch.tiles

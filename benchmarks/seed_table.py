@@ -1,0 +1,73 @@
+"""Render a seed's table from a run document, and file it under results/<device>/.
+
+    python3 benchmarks/seed_table.py RUN.json                      Markdown to stdout
+    python3 benchmarks/seed_table.py RUN.json --results results    also write
+        results/<device-slug>/seed<SEED>.json (the run document, unchanged) and seed<SEED>.md
+
+RUN.json is what `reduce-ladder run --seed 004 --dtype int32 --sizes 2^24 --json RUN.json` wrote
+on the GPU (benchmarks/gpu_session.sh, step seed004). The Markdown is rendered from the measured
+rows by harness.render.seed_rows, so it can be regenerated from the committed JSON at any time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from harness import render
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown-device"
+
+
+def markdown(doc: dict) -> tuple[str, str]:
+    """(seed, Markdown) for every seed table of the run document."""
+    dev = doc.get("device", {})
+    seeds = {r["seed"] for r in doc.get("seed_tables", [])}
+    if not seeds:
+        raise SystemExit("no seed_tables in this run document (was it a timed --seed run?)")
+    seed = sorted(seeds)[0]
+    parts = [
+        f"# Seed {seed}, regenerated on {dev.get('name', 'an unnamed device')}",
+        "",
+        f"Run {doc.get('created')}; torch {dev.get('torch')}, triton {dev.get('triton')}, "
+        f"cupy {dev.get('cupy')}, CUDA runtime {dev.get('cuda_runtime')}, "
+        f"{dev.get('sm_count')} SMs, L2 {dev.get('l2_bytes')} bytes. Rendered from seed{seed}.json "
+        "by benchmarks/seed_table.py.",
+        "",
+    ]
+    for t in doc["seed_tables"]:
+        rows = render.seed_rows(doc["results"], t["n"], t["dtype"], t["seed"])
+        parts += [f"## {t['dtype']}, n = {t['n']:,}", "", render.markdown_seed(rows)]
+    return seed, "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("run_json", type=Path)
+    p.add_argument("--results", type=Path, help="results root: write <root>/<device>/seedNNN.*")
+    a = p.parse_args(argv)
+    doc = json.loads(a.run_json.read_text())
+    seed, md = markdown(doc)
+    print(md)
+    if a.results:
+        name = doc.get("device", {}).get("name")
+        if not name:
+            raise SystemExit("the run document names no GPU: not a GPU run, nothing to file")
+        d = a.results / slug(name)
+        d.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(a.run_json, d / f"seed{seed}.json")
+        (d / f"seed{seed}.md").write_text(md)
+        print(f"wrote {d / f'seed{seed}.json'} and {d / f'seed{seed}.md'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,175 @@
+"""int32 as a first-class dtype (issue 4), without a GPU: the wrapped golden, the catalogue's
+int32 coverage and seed-004 records, every Triton twin interpreted on int32 data (random and
+chosen to overflow) equal to the wrapped golden EXACTLY, and a model of the seed-004 in-place
+global-memory tree with its partial-tile fix."""
+
+import numpy as np
+import pytest
+import torch
+
+from harness import catalogue, verify
+from harness.passes import one_pass
+
+TWINS = [v.id for v in catalogue.select(backend="triton", dtype="int32")]
+# One short of / exactly / one past a tile, one past a four-tile block, several blocks (2 passes);
+# test_three_passes_int32 adds a 3-pass chain.
+INT_SIZES = (1, 255, 256, 257, 1025, 5003)
+
+
+def test_wrap_int32_and_golden_wrap():
+    assert verify.wrap_int32(2**31) == -(2**31)
+    assert verify.wrap_int32(-(2**31) - 1) == 2**31 - 1
+    assert verify.wrap_int32(5 * 2**32 + 7) == 7
+    x = torch.tensor([2**31 - 1, 1], dtype=torch.int32)
+    g = verify.golden(x)
+    assert g.value == -(2**31) and g.integer_valued and g.own_error == 0
+    x = torch.full((1000,), -(2**31), dtype=torch.int32)  # exact sum -1000 * 2^31 = 0 mod 2^32
+    assert verify.golden(x).value == 0
+    t = torch.tensor([2**31, -(2**31) - 1, 3 * 2**32 + 5], dtype=torch.int64)
+    assert verify.wrap_int32_tensor(t).tolist() == [-(2**31), 2**31 - 1, 5]
+
+
+@pytest.mark.parametrize("kind", verify.OVERFLOW_KINDS)
+def test_overflow_inputs_really_overflow(kind):
+    x = verify.overflow_input(4096, kind, "cpu", torch.Generator().manual_seed(0))
+    assert x.dtype == torch.int32
+    exact = int(x.to(torch.int64).sum())
+    partial = x[:256].to(torch.int64).cumsum(0)
+    assert partial.abs().max() >= 2**31, "a block's running sum must leave the int32 range"
+    if kind in ("near-max", "near-min"):
+        assert abs(exact) > 4000 * 2**30  # the sum passes 2^31 about 2000 times over
+    assert verify.golden(x).value == verify.wrap_int32(exact)
+
+
+def test_int32_tolerance_is_zero():
+    v = catalogue.get("triton/tile-256")
+    g = verify.golden(torch.arange(10, dtype=torch.int32))
+    assert verify.tolerance(v, "int32", 10, g) == 0.0
+
+
+def test_every_non_wrong_cuda_stage_has_int32():
+    for v in catalogue.VARIANTS:
+        if v.backend == "cuda" and not v.wrong:
+            assert "int32" in v.dtypes, v.id
+    stages = {v.stage for v in catalogue.select(backend="cuda", dtype="int32")}
+    assert {str(i) for i in range(9)} | {f"004-{k}" for k in range(1, 7)} <= stages
+
+
+def test_seed_004_records():
+    recs = [v for v in catalogue.VARIANTS if any(s.startswith("004:") for s in v.seeds)]
+    by_seed = {s: v for v in recs for s in v.seeds}
+    assert set(by_seed) == {
+        "004:reduceGmem",
+        "004:reduceSmem",
+        "004:reduceGmemUnroll",
+        "004:reduceSmemUnroll",
+        "004:reduceSmemDyn",
+        "004:reduceSmemUnrollDyn",
+    }
+    for label, v in by_seed.items():
+        assert v.backend == "cuda" and v.source == "unroll_blocks.cu" and v.family == "004"
+        assert v.dtypes == ("int32",) and v.launch.threads == 256 and v.launch.mapping == "tiles"
+        four = "Unroll" in label
+        assert v.launch.tiles == (4 if four else 1)
+        assert v.twin == ("triton/quad-adjacent-256" if four else "triton/tile-256")
+        assert v.launch.in_place == label.startswith("004:reduceGmem")
+        assert v.launch.dynamic_smem == label.endswith("Dyn")
+    quad = catalogue.get("triton/quad-adjacent-256")
+    assert quad.kernel == "adjacent_tiles_kernel" and quad.launch.tiles == 4
+    # The seed-004 rungs print after the main ladder, in the seed's order.
+    order = [v.id for v in catalogue.ladder_order(catalogue.select(backend="cuda", dtype="int32"))]
+    assert order[-6:] == [by_seed[s].id for s in sorted(by_seed, key=lambda s: by_seed[s].stage)]
+    assert [by_seed[s].stage for s in ("004:reduceGmem", "004:reduceSmemUnrollDyn")] == [
+        "004-1",
+        "004-6",
+    ]
+
+
+def test_seed_004_first_pass_block_counts_match_the_seed():
+    # The seed's table: 65536 partials for one-tile kernels, 16384 for four-tile ones, at 16M.
+    for v in catalogue.select(backend="cuda", dtype="int32"):
+        if v.family == "004":
+            assert one_pass(v.launch, 2**24).blocks == (16384 if v.launch.tiles == 4 else 65536)
+
+
+@pytest.mark.parametrize("n", INT_SIZES)
+@pytest.mark.parametrize("vid", TWINS)
+def test_twin_int32_exact(vid, n, dev):
+    """Random (seed-like) and overflowing int32 data: result == wrapped golden, per-program
+    partials == the mapping's exact partials wrapped modulo 2^32."""
+    v = catalogue.get(vid)
+    gen = torch.Generator().manual_seed(n)
+    inputs = [verify.seed_like_input(n, "int32", "cpu", generator=gen)]
+    inputs += [verify.overflow_input(n, k, "cpu", gen) for k in ("full-range", "alternating")]
+    for x in inputs:
+        x = x.to(dev)
+        r = verify.check_variant(v, x)
+        assert r.ok and r.exact_required, r.message
+        assert r.value == verify.wrap_int32(int(x.to(torch.int64).sum()))
+        got = verify.first_pass_partials(v, x)
+        assert got.dtype == torch.int32
+        ref = verify.wrap_int32_tensor(verify.reference_partials(v, x))
+        assert torch.equal(got.to(torch.int64), ref), "per-program partials differ"
+
+
+def test_three_passes_int32(dev):
+    v = catalogue.get("triton/tile-256")
+    x = verify.overflow_input(70_003, "full-range", dev, torch.Generator().manual_seed(3))
+    r = verify.check_variant(v, x)
+    assert r.ok and r.value == verify.wrap_int32(int(x.to(torch.int64).sum())), r.message
+
+
+# A model of unroll_blocks.cu's gmem_tree_in_place, step for step, over a buffer holding only the
+# tile's `valid` elements: an index past it raises, so the bounds are checked, not assumed.
+# lockstep=True: all reads of a step before its writes (what the seed's volatile last warp
+# assumes); False: lanes one after another, in both orders (no lockstep), which the bounded
+# partial-tile path (valid < 64, lanes tid < s, __syncwarp between steps) must also survive.
+def _gmem_tree_model(tile: np.ndarray, block: int, lockstep: bool, reverse: bool = False) -> int:
+    valid = len(tile)
+    mem = tile.astype(np.int32).copy()
+
+    def step(s: int, lanes: int, bounded: bool) -> None:
+        tids = [t for t in range(lanes) if not bounded or t + s < valid]
+        if lockstep:
+            vals = [mem[t] + mem[t + s] for t in tids]  # reads (IndexError past the buffer)
+            for t, v in zip(tids, vals, strict=True):
+                mem[t] = v
+        else:
+            for t in reversed(tids) if reverse else tids:
+                mem[t] = mem[t] + mem[t + s]
+
+    s = block // 2
+    while s >= 64:
+        step(s, s, True)
+        s //= 2
+    for s in (32, 16, 8, 4, 2, 1):
+        step(s, 32 if valid >= 64 else s, valid < 64)
+    return int(mem[0])
+
+
+@pytest.mark.parametrize("valid", [1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255, 256])
+def test_gmem_in_place_tree_model_partial_tiles(valid):
+    with np.errstate(over="ignore"):
+        rng = np.random.default_rng(valid)
+        tile = rng.integers(-(2**31), 2**31, valid, dtype=np.int64).astype(np.int32)
+        want = verify.wrap_int32(int(tile.astype(np.int64).sum()))
+        assert _gmem_tree_model(tile, 256, lockstep=True) == want
+        if valid < 64:  # the bounded path is race-free: any lane order gives the same sum
+            assert _gmem_tree_model(tile, 256, lockstep=False) == want
+            assert _gmem_tree_model(tile, 256, lockstep=False, reverse=True) == want
+
+
+def test_unroll_blocks_source_names_the_seed_kernels_and_fixes():
+    from harness import cuda_source
+
+    text = cuda_source.expand("unroll_blocks.cu")
+    for name in (
+        "reduceGmem",
+        "reduceSmem",
+        "reduceGmemUnroll",
+        "reduceSmemUnroll",
+        "reduceSmemDyn",
+        "reduceSmemUnrollDyn",
+    ):
+        assert f"{name} (seed 004)" in text, name
+    assert "idx + 3*blockDim <= n" in text and "return` early" in text
