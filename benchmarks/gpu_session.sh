@@ -4,6 +4,7 @@
 # Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
 # tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos)
+#   fastest-tests: the fastest variants' tests only; fastest: harness.fastest_bench (~2-3 min)
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -40,6 +41,18 @@ for step in $steps; do
         --variants cuda/v5-wrong-nosync cuda/v5-wrong-novolatile cuda/v5-volatile-split \
         --sizes 2^10 2^20 2^25 --json "$F/demos.json" > "$F/demos.txt" 2>&1 || status=1
       grep -E "wrong demonstration" "$F/demos.txt"
+      ;;
+    fastest-tests)
+      note "fastest variants: correctness on the GPU"
+      python3 -m pytest -q -p no:cacheprovider tests/test_fastest.py tests/test_gpu_fastest.py \
+        > "$F/pytest-fastest.log" 2>&1 || status=1
+      tail -n 8 "$F/pytest-fastest.log"
+      ;;
+    fastest)
+      note "fastest vs torch.sum / cupy.sum (CUB) / copy, n = 2^10..2^30, float32 int32"
+      CUPY_ACCELERATORS=cub python3 -m harness.fastest_bench --json "$F/fastest.json" \
+        > "$F/fastest.txt" 2>&1 || status=1
+      tail -n 52 "$F/fastest.txt"
       ;;
     bench)
       note "pytest-benchmark suite"
