@@ -119,7 +119,7 @@ class Launch:
         if self.mapping == "grid-stride":
             return f"{self.max_blocks} blocks x {t}, grid-stride"
         if self.mapping == "single-launch":
-            return f"{self.per_sm} blocks/SM (<= {self.max_blocks}) x {t}+, grid-stride, one launch"
+            return f"grid >= {self.per_sm}/SM (<= {self.max_blocks}) x >= {t} lanes, one launch"
         return f"{self.max_blocks} blocks x {t}, contiguous chunk per block"
 
 
