@@ -6,6 +6,7 @@
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos seed004)
 #   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, host.txt
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
+#   fastest-tests: the fastest variants' tests only; fastest: harness.fastest_bench (~2-3 min)
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -56,6 +57,18 @@ for step in $steps; do
       python3 -m harness run --seed 004 --dtype int32 --sizes 2^24 --quiet \
         --json "$F/seed004.json" > "$F/seed004.txt" 2>&1 || status=1
       tail -n 30 "$F/seed004.txt"
+      ;;
+    fastest-tests)
+      note "fastest variants: correctness on the GPU"
+      python3 -m pytest -q -p no:cacheprovider tests/test_fastest.py tests/test_gpu_fastest.py \
+        > "$F/pytest-fastest.log" 2>&1 || status=1
+      tail -n 8 "$F/pytest-fastest.log"
+      ;;
+    fastest)
+      note "fastest vs torch.sum / cupy.sum (CUB) / copy, n = 2^10..2^30, float32 int32"
+      CUPY_ACCELERATORS=cub python3 -m harness.fastest_bench --json "$F/fastest.json" \
+        > "$F/fastest.txt" 2>&1 || status=1
+      tail -n 52 "$F/fastest.txt"
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and

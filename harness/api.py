@@ -45,7 +45,7 @@ def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
             f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it with "
             ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
         )
-    if t.dtype not in runner.TORCH_DTYPES.values():
+    if t.dtype not in [runner.TORCH_DTYPES[d] for d in variant.dtypes]:
         raise TypeError(
             f"unsupported dtype {t.dtype}; {variant.id} supports {', '.join(variant.dtypes)}"
         )
@@ -79,13 +79,19 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device.
 
     x: a CuPy array or CUDA torch tensor (any shape; it is flattened). The result has x's library
-    and dtype (int32 sums wrap modulo 2^32, as the seed kernels do). x is never modified: in-place
-    kernels work on a scratch copy. An empty x sums to 0 without a launch.
+    and dtype (int32 sums wrap modulo 2^32, as the seed kernels do), except that the fastest
+    variants return float16 / bfloat16 sums as float32 (their accumulator). x is never modified:
+    in-place kernels work on a scratch copy. An empty x sums to 0 without a launch.
     """
     v = _variant(variant)
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
-        return _back(torch.zeros((), dtype=t.dtype, device=t.device), lib)
+        dt = t.dtype
+        if v.launch.mapping == "single-launch":
+            from harness.single_launch import out_dtype
+
+            dt = out_dtype(runner.dtype_name(t.dtype))
+        return _back(torch.zeros((), dtype=dt, device=t.device), lib)
     plan = runner.make_plan(v, t)
     out = plan.run()
     return _back(out[0].clone(), lib)

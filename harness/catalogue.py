@@ -26,7 +26,15 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 
 # Element types: catalogue name -> C++ type used in the CUDA name expressions.
-CXX_TYPES: dict[str, str] = {"float32": "float", "int32": "int"}
+# float16 / bfloat16 are raw 16-bit storage types defined in cuda_kernels/fastest.cu (no CUDA header
+# needed); only the variants that list a dtype instantiate it.
+CXX_TYPES: dict[str, str] = {
+    "float32": "float",
+    "int32": "int",
+    "float16": "rl_half",
+    "bfloat16": "rl_bfloat16",
+    "float64": "double",
+}
 
 # Every seed label the project implements, exactly as the issues spell them.
 SEED_LABELS: tuple[str, ...] = (
@@ -61,7 +69,7 @@ SEED_LABELS: tuple[str, ...] = (
 # Largest n the 32-bit-indexed seed kernels accept (their index arithmetic stays below 2^32).
 MAX_N_32BIT = 2**31 - 1
 
-MAPPINGS = ("tiles", "split-pair", "grid-stride", "chunked")
+MAPPINGS = ("tiles", "split-pair", "grid-stride", "chunked", "single-launch")
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,12 @@ class Launch:
       "split-pair"  block b reads tile b and tile b + gridDim (two halves of the grid's span)
       "grid-stride" a fixed grid of at most `max_blocks`; thread t of block b reads b*T + t + i*G*T
       "chunked"     a fixed grid of at most `max_blocks`; block b owns K consecutive tiles
+      "single-launch" one launch returns the sum: a persistent grid of min(per_sm * SMs,
+                    max_blocks) blocks (fewer when n is small) walks the input grid-stride in
+                    tiles of `threads` lanes x `tiles` elements each, and the last block to finish
+                    combines the per-block partials (harness.single_launch). `threads` and `tiles`
+                    bound the error analysis (passes.chain_length): every lane of every block adds
+                    at most `tiles` elements per grid-stride step.
     in_place: the first pass writes into its input (the harness gives it a scratch copy).
     """
 
@@ -83,6 +97,7 @@ class Launch:
     max_blocks: int | None = None
     in_place: bool = False
     dynamic_smem: bool = False
+    per_sm: int = 0  # "single-launch": blocks per SM (the grid is read off the device)
 
     def __post_init__(self) -> None:
         if self.mapping not in MAPPINGS:
@@ -91,6 +106,8 @@ class Launch:
             raise ValueError(f"threads must be a power of two in 32..1024, got {self.threads}")
         if self.mapping in ("grid-stride", "chunked") and not self.max_blocks:
             raise ValueError(f"mapping {self.mapping!r} needs max_blocks")
+        if self.mapping == "single-launch" and not (self.max_blocks and self.per_sm):
+            raise ValueError("mapping 'single-launch' needs max_blocks and per_sm")
 
     @property
     def num_warps(self) -> int:
@@ -110,6 +127,8 @@ class Launch:
             return f"tile b + tile b+grid of {t} per block"
         if self.mapping == "grid-stride":
             return f"{self.max_blocks} blocks x {t}, grid-stride"
+        if self.mapping == "single-launch":
+            return f"grid >= {self.per_sm}/SM (<= {self.max_blocks}) x >= {t} lanes, one launch"
         return f"{self.max_blocks} blocks x {t}, contiguous chunk per block"
 
 
@@ -134,6 +153,9 @@ class Variant:
     # harness.host.STAGINGS ("pageable", "pinned", "streams"); "" for device-resident variants.
     staging: str = ""
     twin_of: tuple[str, ...] = field(default=(), compare=False)
+    # The other backend's variant built for the same goal with its own tiles (family "fastest":
+    # cuda/fastest <-> triton/fastest). Not a twin: `twin` promises the same tiles, this does not.
+    counterpart: str | None = None
 
     @property
     def in_default_run(self) -> bool:
@@ -164,6 +186,8 @@ def launch_policy(v: Variant) -> str:
     """One line on how the variant reduces any n to a scalar."""
     if v.launch is None:
         return "one library call"
+    if v.launch.mapping == "single-launch":
+        return f"{v.launch.describe()}; the last block to finish sums the partials in block order"
     base = f"{v.launch.describe()}; the same kernel again over the partials until one is left"
     return base + ("; first pass on a scratch copy (in place)" if v.launch.in_place else "")
 
@@ -467,12 +491,57 @@ _PEERS: list[Variant] = [
 ]
 # fmt: on
 
+# Past the ladder (issue 8): one variant per backend, built to be the fastest sum at every size.
+# Not tile twins (different tiles by design): each names the other as its counterpart. Triton's
+# launch record gives the smallest BLOCK / per_sm its autotuner may pick (triton_kernels.fastest),
+# which is what the error bound needs; CUDA's is the one configuration it runs with (tiles = 8 x
+# UNROLL elements per lane per step: 8 = the elements in 16 bytes of the narrowest type).
+FASTEST_UNROLL = 4
+FASTEST_DTYPES = ("float32", "int32", "float16", "bfloat16", "float64")
+_FASTEST: list[Variant] = [
+    Variant(
+        id="cuda/fastest",
+        backend="cuda",
+        stage="fastest",
+        title="one launch: 16-byte loads, SM-sized persistent grid, last-block finish",
+        change="past stage 8: LDG.E.128 x4 in flight per thread, grid from the SM count, "
+        "deterministic last-block-done combine instead of a second pass",
+        launch=Launch(256, "single-launch", tiles=8 * FASTEST_UNROLL, max_blocks=2048, per_sm=4),
+        source="fastest.cu",
+        kernel=f"reduce_fastest<{{T}}, 256, {FASTEST_UNROLL}>",
+        dtypes=FASTEST_DTYPES,
+        family="fastest",
+        max_n=2**62,
+        counterpart="triton/fastest",
+        notes="Deterministic for a given device (SM count), n and alignment. float16/bfloat16 "
+        "accumulate in float32 and return float32; int32 wraps modulo 2^32.",
+    ),
+    Variant(
+        id="triton/fastest",
+        backend="triton",
+        stage="fastest",
+        title="one launch: autotuned persistent grid-stride, last-program finish",
+        change="programs from the SM count, BLOCK / num_warps / num_stages / programs per SM "
+        "autotuned per device, dtype and size bucket; atomic-ticket last-program combine",
+        launch=Launch(1024, "single-launch", tiles=1, max_blocks=2048, per_sm=2),
+        source="fastest.py",
+        kernel="fastest_kernel",
+        dtypes=FASTEST_DTYPES,
+        family="fastest",
+        max_n=2**62,
+        counterpart="cuda/fastest",
+        notes="Deterministic for a given device, n and chosen configuration (cached per process "
+        "and size bucket). float16/bfloat16 accumulate in float32 and return float32.",
+    ),
+]
+
 _CUDA = [*_LADDER_CUDA, *_SEED004_CUDA]
 VARIANTS: tuple[Variant, ...] = (
     *_CUDA,
     *_link_twins(_CUDA, [*_LADDER_TRITON, *_SEED004_TRITON]),
     *_HOST_CUDA,
     *_link_twins(_HOST_CUDA, _HOST_TRITON),
+    *_FASTEST,
     *_PEERS,
 )
 BY_ID: dict[str, Variant] = {v.id: v for v in VARIANTS}

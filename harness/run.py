@@ -15,7 +15,13 @@ import torch
 from harness.catalogue import MAX_N_32BIT, Variant
 from harness.passes import Pass, plan_passes
 
-TORCH_DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "int32": torch.int32}
+TORCH_DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "int32": torch.int32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float64": torch.float64,
+}
 
 # What every output buffer holds before a checked run: a partial a kernel forgot to write shows up
 # as NaN (floats) or as this sentinel (ints, 0xDEADBEEF) and fails the comparison.
@@ -46,6 +52,8 @@ class Plan:
     outs: list[torch.Tensor]
     scratch: torch.Tensor | None
     launches: list[Callable[[], None]] = field(default_factory=list)
+    # "single-launch" variants: partials + counter, zeroed once here (harness.single_launch)
+    workspace: list[torch.Tensor] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -97,6 +105,10 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"n = {variant.max_n:,} elements; got {n:,}"
         )
     passes = plan_passes(variant.launch, n)
+    if variant.launch.mapping == "single-launch":
+        from harness import single_launch
+
+        return single_launch.make_plan(Plan, variant, dtype, x, passes)
     try:
         outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
         scratch = torch.empty_like(x) if variant.launch.in_place else None

@@ -11,7 +11,7 @@ from tests.conftest import GPU_SIZES
 
 pytestmark = pytest.mark.gpu
 
-CUDA = [v.id for v in catalogue.select(backend="cuda", dtype="float32")]
+CUDA = [v.id for v in catalogue.select(backend="cuda", dtype="float32", family="ladder")]
 ALL = [v.id for v in catalogue.select(dtype="float32")]
 
 

@@ -7,7 +7,7 @@ import torch
 from harness import catalogue, verify
 from tests.conftest import CPU_SIZES
 
-TWINS = [v.id for v in catalogue.select(backend="triton", dtype="float32")]
+TWINS = [v.id for v in catalogue.select(backend="triton", dtype="float32", family="ladder")]
 
 
 @pytest.mark.parametrize("n", CPU_SIZES)

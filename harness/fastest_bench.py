@@ -1,0 +1,223 @@
+"""Benchmark of the fastest variants against the peers, every power of two n, in one run.
+
+    python3 -m harness.fastest_bench --json out.json [--dtypes float32 int32] [--min 10 --max 30]
+
+For each dtype and n = 2^min .. 2^max: cuda/fastest, triton/fastest (autotuned here, at plan
+creation), torch.sum, cupy.sum with CUB on, and a device-to-device copy of the same n elements
+(copy bandwidth counts bytes read + written). Each is timed by harness.timing.time_ms: CUDA
+events, warm-up, L2 flushed before every repetition, median. For n <= 2^20 each is also timed
+from a CUDA graph (harness.timing.graph_ms: launch gaps left out). Each fastest result is checked
+against the golden first (harness.verify). The input is random integers 0..99 (never zeros), one
+buffer of the largest size, sliced (so every n starts 16-byte aligned).
+
+Printed table, per n: device time (us) of each; "x peer" = best peer time / variant time (>= 1.00
+means at least as fast as the better of CUB and torch.sum); "%DS" = bytes read / time over the
+datasheet bandwidth; copy TB/s. Writes everything to JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+DATASHEET_BYTES_PER_S = (  # first match on the device name wins
+    ("H200", 4.8e12),
+    ("H100 PCIe", 2.0e12),
+    ("H100 NVL", 3.9e12),
+    ("H100", 3.35e12),  # SXM5 (80GB HBM3)
+    ("A100-SXM4-80GB", 2.039e12),
+    ("A100", 1.555e12),
+)
+VARIANTS = ("cuda/fastest", "triton/fastest")
+PEERS = ("torch.sum", "cupy.sum-cub")
+GRAPH_MAX_N = 2**20
+
+
+def datasheet_bw(name: str) -> float | None:
+    for key, bw in DATASHEET_BYTES_PER_S:
+        if key in name:
+            return bw
+    return None
+
+
+def _reps(n: int) -> int | None:
+    if n >= 2**28:
+        return 5
+    if n >= 2**25:
+        return 15
+    return None  # time_ms picks about target_ms worth
+
+
+def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
+    import cupy
+    import torch
+
+    from harness import catalogue, device, timing, verify
+    from harness import run as runner
+    from triton_kernels import fastest as tfast
+
+    try:  # CUB on for cupy.sum (the gpu_session step also sets CUPY_ACCELERATORS=cub)
+        cupy._core.set_routine_accelerators(["cub"])
+        cupy._core.set_reduction_accelerators(["cub"])
+    except AttributeError:
+        pass
+    name = torch.cuda.get_device_name()
+    ds = datasheet_bw(name)
+    doc: dict = {
+        "schema": "reduce-ladder/fastest-bench/1",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": device.device_info(),
+        "datasheet_bytes_per_s": ds,
+        "timing": "CUDA events, L2 flushed before each repetition, median "
+        f"(harness.timing.time_ms); graph: harness.timing.graph_ms for n <= {GRAPH_MAX_N}",
+        "rows": [],
+    }
+    t_start = time.time()
+    for dtype in dtypes:
+        full = verify.seed_like_input(2**hi, dtype, "cuda")
+        copy_dst = torch.empty_like(full)
+        log(f"\n{name}, {dtype}: device time in us (median), x peer = best peer / variant")
+        log(
+            f"{'n':>6} {'cuda':>9} {'triton':>9} {'torch':>9} {'cub':>9} {'copy':>9} "
+            f"{'x cuda':>7} {'x trit':>7} {'%DS cu':>7} {'%DS tr':>7} {'copyTB/s':>8}"
+            + ("  graph: cuda/triton/torch/cub" if lo <= 20 else "")
+        )
+        for k in range(lo, hi + 1):
+            n = 2**k
+            x = full[:n]
+            nbytes = n * x.element_size()
+            row: dict = {"dtype": dtype, "n": n, "log2n": k, "bytes_read": nbytes}
+            fns: dict = {}
+            for vid in VARIANTS:
+                v = catalogue.get(vid)
+                try:
+                    check = verify.check_variant(v, x)
+                    row[f"{vid}:ok"] = check.ok
+                    if not check.ok:
+                        row[f"{vid}:message"] = check.message
+                    plan = runner.make_plan(v, x)
+                    fns[vid] = plan.run
+                except Exception as e:  # reported, the run goes on
+                    row[f"{vid}:ok"] = False
+                    row[f"{vid}:message"] = f"{type(e).__name__}: {e}"
+            fns["torch.sum"] = lambda x=x: torch.sum(x)
+            a = cupy.from_dlpack(x)
+
+            def cub_sum(a=a):
+                ptr = torch.cuda.current_stream().cuda_stream
+                if ptr == 0:
+                    return a.sum()
+                with cupy.cuda.ExternalStream(ptr):
+                    return a.sum()
+
+            fns["cupy.sum-cub"] = cub_sum
+            dst = copy_dst[:n]
+            fns["copy"] = lambda x=x, dst=dst: dst.copy_(x)
+            for key, fn in fns.items():
+                try:
+                    t = timing.time_ms(fn, reps=_reps(n), target_ms=100)
+                    row[key] = t.record()
+                except Exception as e:
+                    row[key] = {"error": f"{type(e).__name__}: {e}"}
+                if n <= GRAPH_MAX_N and key != "copy":
+                    try:
+                        row[f"{key}:graph"] = timing.graph_ms(fn).record()
+                    except Exception as e:
+                        row[f"{key}:graph"] = {"error": f"{type(e).__name__}: {e}"}
+                        torch.cuda.synchronize()
+
+            def med(key: str, row=row) -> float | None:
+                return row.get(key, {}).get("median_ms")
+
+            peers = [med(p) for p in PEERS if med(p)]
+            best = min(peers) if peers else None
+            row["best_peer_ms"] = best
+            for vid in VARIANTS:
+                m = med(vid)
+                row[f"{vid}:x_best_peer"] = best / m if (best and m) else None
+                row[f"{vid}:read_bytes_per_s"] = nbytes / (m * 1e-3) if m else None
+                row[f"{vid}:frac_datasheet"] = nbytes / (m * 1e-3) / ds if (m and ds) else None
+                if n <= GRAPH_MAX_N:
+                    gp = [
+                        row.get(f"{p}:graph", {}).get("median_ms")
+                        for p in PEERS
+                        if row.get(f"{p}:graph", {}).get("median_ms")
+                    ]
+                    gv = row.get(f"{vid}:graph", {}).get("median_ms")
+                    row[f"{vid}:graph_x_best_peer"] = min(gp) / gv if (gp and gv) else None
+            cm = med("copy")
+            row["copy_bytes_per_s"] = 2 * nbytes / (cm * 1e-3) if cm else None
+            doc["rows"].append(row)
+            log(_line(row, lo <= 20))
+            del x, a, fns
+        del full, copy_dst
+        torch.cuda.empty_cache()
+    doc["triton_configs"] = tfast.chosen()
+    doc["wall_s"] = time.time() - t_start
+    return doc
+
+
+def _us(v) -> str:
+    return f"{v * 1e3:9.2f}" if isinstance(v, float) else f"{'-':>9}"
+
+
+def _f(v, fmt: str, w: int) -> str:
+    return format(v, fmt).rjust(w) if isinstance(v, float) else "-".rjust(w)
+
+
+def _line(row: dict, graph: bool) -> str:
+    def med(key):
+        return row.get(key, {}).get("median_ms")
+
+    bad = [vid for vid in VARIANTS if not row.get(f"{vid}:ok")]
+    s = (
+        f"2^{row['log2n']:<4}{_us(med('cuda/fastest'))} {_us(med('triton/fastest'))} "
+        f"{_us(med('torch.sum'))} {_us(med('cupy.sum-cub'))} {_us(med('copy'))} "
+        f"{_f(row.get('cuda/fastest:x_best_peer'), '.3f', 7)} "
+        f"{_f(row.get('triton/fastest:x_best_peer'), '.3f', 7)} "
+        f"{_f(_pct(row.get('cuda/fastest:frac_datasheet')), '.1f', 7)} "
+        f"{_f(_pct(row.get('triton/fastest:frac_datasheet')), '.1f', 7)} "
+        f"{_f(_tb(row.get('copy_bytes_per_s')), '.3f', 8)}"
+    )
+    if graph and row["n"] <= GRAPH_MAX_N:
+        g = [row.get(f"{k}:graph", {}).get("median_ms") for k in (*VARIANTS, *PEERS)]
+        s += "  " + "/".join(f"{v * 1e3:.2f}" if isinstance(v, float) else "-" for v in g)
+    if bad:
+        s += "  WRONG/ERROR: " + ", ".join(f"{b} ({row.get(b + ':message', '')})" for b in bad)
+    return s
+
+
+def _pct(v):
+    return v * 100 if isinstance(v, float) else None
+
+
+def _tb(v):
+    return v / 1e12 if isinstance(v, float) else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m harness.fastest_bench", description=__doc__)
+    p.add_argument("--json", required=True, help="where to write the results")
+    p.add_argument("--dtypes", nargs="+", default=["float32", "int32"])
+    p.add_argument("--min", type=int, default=10, help="smallest log2 n (default 10)")
+    p.add_argument("--max", type=int, default=30, help="largest log2 n (default 30)")
+    a = p.parse_args(argv)
+    from harness import device
+
+    if not device.cupy_gpu()[0]:
+        print(f"fastest_bench needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
+        return 2
+    doc = bench(a.dtypes, a.min, a.max)
+    with open(a.json, "w") as f:
+        json.dump(doc, f, indent=1)
+    rows = doc["rows"]
+    bad = [r for r in rows for v in VARIANTS if not r.get(f"{v}:ok")]
+    print(f"\nwall {doc['wall_s']:.0f} s; triton configs: {doc['triton_configs']}")
+    print(f"summary: {len(rows)} rows, {len(bad)} wrong/error")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""Plans for the "single-launch" mapping (family "fastest"): one launch turns n elements into one.
+
+The Plan owns a workspace: one partial per block (accumulator type) and a 32-bit counter, zeroed
+once here. The kernel leaves the counter at 0 after every launch (the last block resets it), so
+repeated launches, timing loops and CUDA-graph replays need no memset. Two launches of one Plan
+must not run concurrently on different streams (they would share the counter); one stream, as the
+harness uses, orders them.
+
+Output dtype: the accumulator's. float16 / bfloat16 inputs accumulate in float32 and the sum is
+returned as float32 (not rounded to 16 bits); float32, int32 and float64 return their own type.
+The grid comes from passes.single_launch_cap (SM count of the device, read once per process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from harness import passes as _passes
+from harness.catalogue import Variant
+from harness.passes import Pass
+
+OUT_DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "int32": torch.int32,
+    "float16": torch.float32,
+    "bfloat16": torch.float32,
+    "float64": torch.float64,
+}
+
+
+def out_dtype(dtype: str) -> torch.dtype:
+    return OUT_DTYPES[dtype]
+
+
+def head_elements(x: torch.Tensor) -> int:
+    """Elements before x's first 16-byte boundary (capped at n)."""
+    mis = x.data_ptr() % 16
+    head = (16 - mis) // x.element_size() if mis else 0
+    return min(head, x.numel())
+
+
+def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
+    """Blocks cuda/fastest launches: min(vector tiles, per_sm * SMs, max_blocks)."""
+    from harness.catalogue import FASTEST_UNROLL
+
+    launch = variant.launch
+    vec = 16 // torch.empty((), dtype=_dt(dtype)).element_size()
+    tile = launch.threads * FASTEST_UNROLL * vec
+    return max(1, min(_passes.cdiv(n, tile), _passes.single_launch_cap(launch)))
+
+
+def _dt(dtype: str) -> torch.dtype:
+    from harness.run import TORCH_DTYPES
+
+    return TORCH_DTYPES[dtype]
+
+
+def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: list[Pass]):
+    from harness.run import DeviceMemoryError
+
+    cap = variant.launch.max_blocks  # >= any grid either backend launches (Triton's autotuner
+    # may pick more programs per SM than the launch record's per_sm, never more than this)
+    try:
+        out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
+        partials = torch.empty(cap, dtype=out_dtype(dtype), device=x.device)
+        counter = torch.zeros(1, dtype=torch.int32, device=x.device)
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
+        ) from None
+    plan = plan_cls(variant, dtype, x, passes, [out], None)
+    plan.workspace = [partials, counter]
+    make = _cuda_launch if variant.backend == "cuda" else _triton_launch
+    plan.launches = [make(variant, dtype, x, out, partials, counter)]
+    return plan
+
+
+def _cuda_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:
+    import cupy
+    import numpy as np
+
+    from harness import cuda_loader
+
+    kern = cuda_loader.kernel(variant, dtype)
+    n = x.numel()
+    grid, block = (cuda_grid(variant, dtype, n),), (variant.launch.threads,)
+    # 16-bit inputs go to CuPy as raw uint16 (the kernel reads bits); CuPy passes pointers only.
+    xv = x.view(torch.int16) if x.element_size() == 2 else x
+    args = (
+        cupy.from_dlpack(xv),
+        cupy.from_dlpack(out),
+        cupy.from_dlpack(partials),
+        cupy.from_dlpack(counter),
+        np.uint64(n),
+    )
+
+    def go() -> None:
+        ptr = torch.cuda.current_stream().cuda_stream
+        if ptr == 0:
+            kern(grid, block, args)
+        else:  # e.g. inside a CUDA-graph capture: launch on torch's stream
+            with cupy.cuda.ExternalStream(ptr):
+                kern(grid, block, args)
+
+    return go
+
+
+_TL_ACC = {"float32": "float32", "int32": "int32", "float16": "float32", "bfloat16": "float32"}
+
+
+def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:
+    import triton.language as tl
+
+    from triton_kernels import fastest
+
+    acc = getattr(tl, _TL_ACC.get(dtype, "float64"))
+    n = x.numel()
+    head = head_elements(x)
+    xa = x[head:]
+    n_bulk = n - head
+    sms = _passes.sm_count()
+
+    def launcher(cfg: fastest.Config) -> Callable[[], None]:
+        g = cfg.programs(n_bulk, sms)
+        grid = (g,)
+        meta = dict(
+            BLOCK=cfg.block,
+            FBLOCK=fastest.FBLOCK,
+            ACC=acc,
+            ONE_PROGRAM=g == 1,
+            num_warps=cfg.num_warps,
+            num_stages=cfg.num_stages,
+        )
+        return lambda: fastest.fastest_kernel[grid](
+            x, xa, out, partials, counter, head, n_bulk, **meta
+        )
+
+    if x.device.type == "cuda":
+        from harness import timing
+
+        def time_config(cfg: fastest.Config) -> float:
+            fn = launcher(cfg)
+            reps = 5 if n >= 2**27 else 20
+            return timing.time_ms(fn, reps=reps, warmup=2).median_ms
+
+        name = torch.cuda.get_device_name(x.device)
+        cfg = fastest.choose(name, dtype, n, time_config)
+    else:
+        cfg = fastest.DEFAULT
+    return launcher(cfg)

@@ -1,0 +1,168 @@
+"""The fastest variants without a GPU: triton/fastest interpreted for every dtype, n and alignment
+offset; cuda/fastest compiled by NVRTC with its SASS read (16-byte loads, no local memory); the
+single-launch error bound. (NVRTC compile without spills for sm_80/sm_90: tests/test_nvrtc.py.)"""
+
+import os
+import subprocess
+
+import pytest
+import torch
+
+from harness import catalogue, nvrtc, passes, verify
+from harness import run as runner
+from harness.single_launch import head_elements, out_dtype
+
+DTYPES = catalogue.FASTEST_DTYPES
+SIZES = (1, 2, 3, 15, 16, 17, 1000, 5003, 70_003)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_triton_fastest_matches_golden_at_any_offset(dtype, n, dev):
+    v = catalogue.get("triton/fastest")
+    base = verify.seed_like_input(n + 3, dtype, dev)
+    for off in range(4):
+        x = base[off : off + n]
+        r = verify.check_variant(v, x)
+        assert r.ok, (off, r.message)
+        assert r.exact_required  # integer data, sum < 2^24: exact in every accumulator
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+def test_triton_fastest_general_floats_within_bound(dtype, dev):
+    v = catalogue.get("triton/fastest")
+    x = (torch.randn(70_005, device=dev) * 100).to(runner.TORCH_DTYPES[dtype])[1:]
+    r = verify.check_variant(v, x)
+    assert r.ok and not r.exact_required and r.tolerance > 0, r
+
+
+def test_triton_fastest_int32_wraps_like_the_golden(dev):
+    x = torch.full((5003,), 2**30, dtype=torch.int32, device=dev)
+    r = verify.check_variant(catalogue.get("triton/fastest"), x)
+    assert r.ok and r.golden == verify.wrap_int32(5003 * 2**30), r
+
+
+def test_triton_fastest_is_deterministic_and_reusable(dev):
+    from harness.run import make_plan
+
+    x = torch.randn(70_003, device=dev)[1:]
+    plan = make_plan(catalogue.get("triton/fastest"), x)
+    outs = [plan.run().clone() for _ in range(3)]
+    assert all(verify.same_bits(outs[0], o) for o in outs)
+    assert int(plan.workspace[1].item()) == 0  # the counter is back at 0 after each launch
+
+
+def test_half_types_return_float32():
+    assert out_dtype("float16") == out_dtype("bfloat16") == torch.float32
+    assert out_dtype("int32") == torch.int32 and out_dtype("float64") == torch.float64
+
+
+def test_head_elements_reach_the_16_byte_boundary():
+    base = torch.zeros(64, dtype=torch.float32)
+    assert base.data_ptr() % 16 == 0
+    assert [head_elements(base[i:]) for i in range(5)] == [0, 3, 2, 1, 0]
+    assert head_elements(base[1:3]) == 2  # capped at n
+    h = torch.zeros(64, dtype=torch.float16)
+    assert head_elements(h[1:]) == 7
+
+
+def test_fastest_records():
+    c, t = catalogue.get("cuda/fastest"), catalogue.get("triton/fastest")
+    assert c.family == t.family == "fastest" and c.stage == t.stage == "fastest"
+    assert c.counterpart == t.id and t.counterpart == c.id
+    assert c.twin is None and t.twin is None  # not tile twins
+    assert set(c.dtypes) == set(t.dtypes) == set(DTYPES)
+    assert c.max_n > 2**31 and t.max_n > 2**31
+    # the ladder's seeds keep their own dtypes
+    for v in catalogue.select(family="ladder"):
+        assert set(v.dtypes) <= {"float32", "int32"}, v.id
+
+
+def test_single_launch_bound_grows_with_the_per_lane_work():
+    launch = catalogue.get("cuda/fastest").launch
+    cap = passes.single_launch_cap(launch)
+    (p,) = passes.plan_passes(launch, 2**25)
+    assert p.blocks == 1
+    steps = passes.cdiv(passes.cdiv(2**25, launch.threads * launch.tiles), cap)
+    assert p.per_thread == steps * launch.tiles + 2
+    assert passes.chain_length(launch, 2**25) > passes.chain_length(launch, 2**10)
+
+
+def _cuobjdump() -> str | None:
+    import triton
+
+    path = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    return path if os.access(path, os.X_OK) else None
+
+
+@pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
+@pytest.mark.skipif(_cuobjdump() is None, reason="no cuobjdump in the Triton wheel")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_cuda_fastest_sass_uses_16_byte_loads(arch, tmp_path):
+    v = catalogue.get("cuda/fastest")
+    exprs = [v.name_expression(d) for d in v.dtypes]
+    r = nvrtc.compile_file("fastest.cu", arch, exprs)
+    cubin = tmp_path / "fastest.cubin"
+    cubin.write_bytes(r.cubin)
+    sass = subprocess.run(
+        [_cuobjdump(), "-sass", str(cubin)], capture_output=True, text=True, check=True
+    ).stdout
+    funcs = {}
+    for chunk in sass.split("Function : ")[1:]:
+        funcs[chunk.split()[0]] = chunk
+    for dtype in v.dtypes:
+        body = funcs[r.lowered[v.name_expression(dtype)]]
+        # the UNROLL loads of the main loop, all issued before the first add, 16 bytes each
+        assert body.count("LDG.E.128") >= 2 * catalogue.FASTEST_UNROLL, dtype
+        assert "LDL" not in body and "STL" not in body, dtype  # no local memory
+        assert "ATOMG" in body or "RED" in body or "ATOM" in body, dtype  # the ticket
+    f32 = funcs[r.lowered[v.name_expression("float32")]]
+    loop = f32.split("LDG.E.128", 1)[1].split("BRA", 1)[0]
+    # within the main loop, the 4 vector loads come before any FADD
+    first_loads = f32.split("LDG.E.128")[1 : catalogue.FASTEST_UNROLL]
+    assert all("FADD" not in seg for seg in first_loads), "loads interleaved with adds"
+    assert loop
+
+
+_PTX_SCRIPT = """
+import sys
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton_kernels.fastest import FBLOCK, fastest_kernel
+
+sig = {"x_ptr": "*fp32", "xa_ptr": "*fp32", "out_ptr": "*fp32", "part_ptr": "*fp32"}
+sig |= {"count_ptr": "*i32", "head": "i32", "n_bulk": "i32"}
+sig |= dict.fromkeys(("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM"), "constexpr")
+consts = {"BLOCK": 4096, "FBLOCK": FBLOCK, "ACC": tl.float32, "ONE_PROGRAM": False}
+attrs = {(i,): [["tt.divisibility", 16]] for i in (1, 2, 3, 4)}
+src = ASTSource(fastest_kernel, sig, consts, attrs)
+k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 8})
+open(sys.argv[1], "w").write(k.asm["ptx"])
+"""
+
+
+def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish(tmp_path):
+    """Compile triton/fastest for sm_90 without a GPU (in a child process without the
+    interpreter; ptxas from the wheel) and read the PTX: 16-byte loads in the main loop, the
+    ticket as an acq_rel atomic after a barrier, volatile loads of the partials, no local memory."""
+    import re
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
+    out = tmp_path / "fastest.ptx"
+    r = subprocess.run(
+        [sys.executable, "-c", _PTX_SCRIPT, str(out)], env=env, capture_output=True, text=True
+    )
+    if r.returncode != 0:
+        pytest.skip(f"offline Triton compile unavailable here: {r.stderr.strip()[-300:]}")
+    ptx = out.read_text()
+    assert len(re.findall(r"ld\.global(?:\.\w+)*\.v4\.b32", ptx)) >= 4  # 4096 / 256 lanes / 4
+    assert re.search(
+        r"bar\.sync[^\n]*\n(?:[^\n]*\n){0,8}[^\n]*atom\.global\.gpu\.acq_rel\.add", ptx
+    )
+    assert re.search(r"ld\.volatile\.global", ptx)
+    assert ".local" not in ptx

@@ -1,0 +1,118 @@
+"""The fastest variants on the GPU: every dtype, the issue's sizes, alignment offsets 0..3, exact
+where exactness is owed and within the stated bound otherwise; bit-identical repeated launches;
+the counter left at 0; CUDA-graph capture; every Triton candidate configuration; n > 2^31.
+Skipped (with the reason) without a GPU."""
+
+import pytest
+import torch
+
+import harness
+from harness import catalogue, verify
+from harness import run as runner
+
+pytestmark = pytest.mark.gpu
+
+FASTEST = ["cuda/fastest", "triton/fastest"]
+DTYPES = catalogue.FASTEST_DTYPES
+SIZES = (1, 2, 3, 15, 16, 17, 1000, 2**16 + 3, 2**20 + 7, 2**24, 2**27 + 5)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("vid", FASTEST)
+def test_matches_golden_at_offsets_0_to_3(vid, dtype, n, needs_cupy):
+    v = catalogue.get(vid)
+    base = verify.seed_like_input(n + 3, dtype, "cuda")
+    for off in range(4):
+        r = verify.check_variant(v, base[off : off + n])
+        assert r.ok, (off, r.message)
+    del base
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("vid", FASTEST)
+def test_general_floats_within_bound(vid, dtype, needs_cupy):
+    x = (torch.randn(2**22 + 5, device="cuda") * 100).to(runner.TORCH_DTYPES[dtype])
+    for off in (0, 1):
+        r = verify.check_variant(catalogue.get(vid), x[off:])
+        assert r.ok and r.tolerance > 0, r.message
+
+
+@pytest.mark.parametrize("dtype", ["int32"])
+@pytest.mark.parametrize("vid", FASTEST)
+def test_int32_wraps_exactly(vid, dtype, needs_cupy):
+    x = torch.randint(-(2**31), 2**31 - 1, (2**24 + 1,), dtype=torch.int32, device="cuda")
+    r = verify.check_variant(catalogue.get(vid), x[1:])
+    assert r.ok and r.exact_required, r.message
+
+
+@pytest.mark.parametrize("n", [5000, 2**20 + 7, 2**25 + 1])
+@pytest.mark.parametrize("vid", FASTEST)
+def test_deterministic_and_counter_resets(vid, n, needs_cupy):
+    x = torch.randn(n + 1, device="cuda")[1:]
+    plan = runner.make_plan(catalogue.get(vid), x)
+    outs = []
+    for _ in range(5):
+        plan.poison()
+        outs.append(plan.run().clone())
+        assert int(plan.workspace[1].item()) == 0, "counter not reset"
+    assert all(verify.same_bits(outs[0], o) for o in outs), [float(o) for o in outs]
+    r = verify.compare(plan.variant, "float32", n, float(outs[0].item()), verify.golden(x))
+    assert r.ok, r.message
+
+
+@pytest.mark.parametrize("vid", FASTEST)
+def test_cuda_graph_capture(vid, needs_cupy):
+    from harness import timing
+
+    x = torch.randn(2**20 + 3, device="cuda")
+    plan = runner.make_plan(catalogue.get(vid), x)
+    ref = plan.run().clone()
+    t = timing.graph_ms(plan.run, calls=5, replays=3)
+    assert t.median_ms > 0
+    assert verify.same_bits(plan.outs[0], ref)
+    assert int(plan.workspace[1].item()) == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_every_triton_candidate_configuration(dtype, needs_cupy, monkeypatch):
+    from triton_kernels import fastest
+
+    name = torch.cuda.get_device_name()
+    v = catalogue.get("triton/fastest")
+    for n in (2**20 + 7, 2**24 + 3):
+        base = verify.seed_like_input(n + 1, dtype, "cuda")
+        for cfg in fastest.CONFIGS:  # a cached choice is used as is (no timing)
+            monkeypatch.setitem(fastest._chosen, (name, dtype, fastest.bucket(n)), cfg)
+            for x in (base[:n], base[1:]):
+                r = verify.check_variant(v, x)
+                assert r.ok, (cfg, n, r.message)
+
+
+def test_triton_autotune_picks_and_caches(needs_cupy, monkeypatch):
+    from triton_kernels import fastest
+
+    monkeypatch.setenv("REDUCE_LADDER_TRITON_TUNE", "1")
+    monkeypatch.setattr(fastest, "_chosen", {})
+    x = verify.seed_like_input(2**22, "float32", "cuda")
+    r = verify.check_variant(catalogue.get("triton/fastest"), x)
+    assert r.ok, r.message
+    assert len(fastest._chosen) == 1 and next(iter(fastest._chosen.values())) in fastest.CONFIGS
+
+
+@pytest.mark.parametrize("vid", FASTEST)
+def test_api_half_returns_float32(vid, needs_cupy):
+    x = torch.ones(4097, dtype=torch.float16, device="cuda") * 3
+    s = harness.reduce_sum(x, vid)
+    assert s.dtype == torch.float32 and float(s) == 3 * 4097
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vid", FASTEST)
+def test_more_than_2_31_elements(vid, needs_cupy):
+    n = 2**31 + 5
+    x = torch.randint(0, 4, (n,), dtype=torch.int8, device="cuda").to(torch.float16)
+    r = verify.check_variant(catalogue.get(vid), x[1:])
+    assert r.ok, r.message
+    del x
+    torch.cuda.empty_cache()
