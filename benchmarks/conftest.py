@@ -67,8 +67,13 @@ def bench_config(config: pytest.Config) -> dict:
     ids = [s.strip() for s in (_opt(config, "variants") or "").split(",") if s.strip()]
     for i in ids:
         catalogue.get(i)  # a clear error for an unknown id
-    variants = catalogue.select(ids or None)
-    all_dtypes = [d for d in catalogue.CXX_TYPES if any(d in v.dtypes for v in variants)]
+    # Default: every non-wrong variant and peer on device data, except seed 001's, whose subject
+    # is the trip from host memory (measured end to end by `reduce-ladder host`).
+    variants = (
+        catalogue.select(ids) if ids else [v for v in catalogue.select() if v.family != "001"]
+    )
+    # Default dtypes: the ladder's (float32, int32); the fastest variants' other dtypes on request.
+    all_dtypes = [d for d in ("float32", "int32") if any(d in v.dtypes for v in variants)]
     dtypes = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
     for d in dtypes:
         if d not in catalogue.CXX_TYPES:
