@@ -244,7 +244,9 @@ def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
         block = idx // (t * launch.tiles)
     elif launch.mapping in ("split-pair", "grid-stride"):
         block = (idx // t) % p.blocks
-    else:  # chunked
+    elif launch.mapping == "chunked":
         block = idx // (t * p.per_thread)
+    else:
+        raise ValueError(f"{variant.id}: no per-block reference for mapping {launch.mapping!r}")
     out = torch.zeros(p.blocks, dtype=torch.int64, device=x.device)
     return out.scatter_add_(0, block, x.to(torch.int64))

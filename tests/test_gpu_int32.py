@@ -16,7 +16,8 @@ pytestmark = pytest.mark.gpu
 SIZES = (1, 255, 256, 257, 1000, 2**20 + 3, 2**24)
 KINDS = ("seed-like", *verify.OVERFLOW_KINDS)
 INT = [v.id for v in catalogue.select(dtype="int32") if v.launch is not None]
-CUDA_INT = [v.id for v in catalogue.select(backend="cuda", dtype="int32")]
+# Stages with a Triton twin (same tiles); cuda/fastest has a counterpart, not a twin.
+CUDA_INT = [v.id for v in catalogue.select(backend="cuda", dtype="int32") if v.twin]
 
 
 @cache
@@ -72,7 +73,8 @@ def test_seed_004_timed_table(needs_cupy):
     rows = ladder.run_selection(vs, "int32", [2**20], reps=10)
     assert all(r["status"] == "ok" for r in rows), [r.get("message") for r in rows]
     for r in rows:  # in-place kernels: the scratch refill is outside the timed region
-        assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5
+        if r["backend"] != "peer":  # a peer is one call: no first pass of its own
+            assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5
     table = render.seed_rows(rows, 2**20, "int32", "004")
     cuda_rows = [t for t in table if t["variant"].startswith("cuda/")]
     assert [t["kernel"] for t in cuda_rows] == [
