@@ -45,15 +45,17 @@ def _device_name() -> str | None:
 
 
 def _runner(v: catalogue.Variant, x):
-    """(callable that launches the variant, bytes it moves)."""
+    """(callable that launches the variant, untimed setup before each call, bytes it moves).
+
+    For an in-place variant the setup refills its scratch copy, so the copy is never timed."""
     if v.backend == "peer":
         from harness import peers
 
-        return peers.prepare(v, x), peers.bytes_moved(v, x.numel(), x.element_size())
+        return peers.prepare(v, x), None, peers.bytes_moved(v, x.numel(), x.element_size())
     from harness import run as runner
 
     plan = runner.make_plan(v, x)
-    return plan.run, plan.bytes_moved()
+    return (lambda: plan.run(restore=False)), plan.restore, plan.bytes_moved()
 
 
 def _stats(ms: list[float]) -> dict:
@@ -99,34 +101,31 @@ def test_reduce(benchmark, case, bench_cfg):
     if not check.ok:
         pytest.fail(f"{vid} {dtype} n={n}: {check.message}")
 
-    fn, nbytes = _runner(v, x)
+    fn, prepare, nbytes = _runner(v, x)
     rounds = bench_cfg["rounds"]
-    total = rounds + WARMUP_ROUNDS
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(total)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(total)]
     walls: list[float] = []
 
+    # pytest-benchmark's own numbers: the wall time of one synchronized Python call (what a call
+    # costs a user, launch overhead included), with L2 flushed and the device idle before it.
     def setup() -> None:
+        if prepare is not None:
+            prepare()
         timing.flush_l2()
         torch.cuda.synchronize()
 
     def target() -> None:
-        i = len(walls) % total
         t0 = time.perf_counter()
-        starts[i].record()
         fn()
-        ends[i].record()
         torch.cuda.synchronize()
         walls.append((time.perf_counter() - t0) * 1e3)
 
     benchmark.pedantic(
         target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS, iterations=1
     )
-    done = len(walls)
-    used = range(max(0, done - rounds), done) if done > 1 else range(done)
-    device_ms = [starts[i % total].elapsed_time(ends[i % total]) for i in used]
-    call_ms = [walls[i] for i in used]
-    t = _stats(device_ms)
+    call_ms = walls[-rounds:]
+    # Device time: CUDA events around each call, calls queued back to back behind an L2 flush
+    # (harness.timing.time_ms, as the CLI measures), so host launch overhead is not counted.
+    t = timing.time_ms(fn, setup=prepare, reps=rounds).record()
     info.update(
         total=t,
         device_ms=t["median_ms"],

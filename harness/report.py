@@ -195,8 +195,21 @@ def _add_ratios(rows: list[dict]) -> list[dict]:
 
 
 def _stage_key(stage: str) -> tuple:
-    head = stage.split("-")[0]
-    return (0, int(head), stage) if head.isdigit() else (1, 0, stage)
+    # The catalogue's ladder order (000/002 stages 0-8, then 004, 001, fastest, ...).
+    from harness.catalogue import _stage_key as catalogue_stage_key
+
+    return catalogue_stage_key(stage)
+
+
+def _partner(r: dict) -> str | None:
+    """The Triton variant shown beside a CUDA row: its tile twin, or (for variants that are not
+    tile twins, like the fastest pair) the catalogue's counterpart."""
+    from harness.catalogue import BY_ID
+
+    if r.get("twin"):
+        return r["twin"]
+    v = BY_ID.get(r["variant"])
+    return getattr(v, "counterpart", None) if v is not None else None
 
 
 def variant_order(rows: Iterable[dict]) -> list[str]:
@@ -242,7 +255,7 @@ def ladder_table(run: Run, dtype: str, n: int) -> list[dict]:
         r = at[vid]
         if r["backend"] == "triton" and vid in shown:
             continue
-        twin = at.get(r["twin"] or "") if r["backend"] == "cuda" else None
+        twin = at.get(_partner(r) or "") if r["backend"] == "cuda" else None
         if twin:
             shown.add(twin["variant"])
         out.append({"kind": "peer" if r["backend"] == "peer" else "stage", "row": r, "twin": twin})

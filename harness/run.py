@@ -7,6 +7,7 @@ tensors; CUDA kernels see the same memory through zero-copy CuPy views (DLPack).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -134,6 +135,19 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
     return plan
 
 
+@functools.lru_cache(maxsize=64)
+def _cupy_stream(ptr: int):
+    """A CuPy view of a torch stream (made once per stream)."""
+    import warnings
+
+    import cupy
+
+    with warnings.catch_warnings():
+        # CuPy 14 deprecates ExternalStream for Stream.from_external, which CuPy 13 lacks.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return cupy.cuda.ExternalStream(ptr)
+
+
 def _cuda_launch(
     variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
 ) -> Callable[[], None]:
@@ -157,7 +171,7 @@ def _cuda_launch(
         if ptr == 0:  # the legacy default stream, CuPy's default too
             kern(grid, block, args, shared_mem=smem)
         else:  # e.g. inside a CUDA-graph capture: launch on torch's stream
-            with cupy.cuda.ExternalStream(ptr):
+            with _cupy_stream(ptr):
                 kern(grid, block, args, shared_mem=smem)
 
     return go
