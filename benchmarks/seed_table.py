@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("the run document names no GPU: not a GPU run, nothing to file")
         d = a.results / slug(name)
         d.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(a.run_json, d / f"seed{seed}.json")
+        dest = d / f"seed{seed}.json"
+        if Path(a.run_json).resolve() != dest.resolve():  # already filed: nothing to copy
+            shutil.copyfile(a.run_json, dest)
         (d / f"seed{seed}.md").write_text(md)
         print(f"wrote {d / f'seed{seed}.json'} and {d / f'seed{seed}.md'}", file=sys.stderr)
     return 0

@@ -320,7 +320,8 @@ def seed_rows(results: list[dict], n: int, dtype: str, seed: str = "004") -> lis
         if r.get("backend") != "peer":
             continue
         ms = _ms(r) or _ms(r, "first_pass")
-        nbytes = (n + 1) * size
+        written = n if i == "peer/copy" else 1  # the copy writes all n; a sum writes one value
+        nbytes = (n + written) * size
         rows.append(
             {
                 "kernel": i.removeprefix("peer/"),
@@ -331,7 +332,7 @@ def seed_rows(results: list[dict], n: int, dtype: str, seed: str = "004") -> lis
                 "twin_status": None,
                 "twin_ms": None,
                 "read": n,
-                "written": 1,
+                "written": written,
                 "bytes": nbytes,
                 "cuda_gbps": gbps(nbytes, ms),
                 "twin_gbps": None,
