@@ -384,7 +384,8 @@ SEED_NOTE = (
     "One kernel (the first pass) as the seed times it: n elements read, one partial per block "
     "written; effective bandwidth = (bytes read + bytes written) / time. In-place kernels are "
     "timed without the harness's refresh of their scratch copy. Peers: one library call, n read, "
-    "1 written. The seed's column is its own GPU's nsys time, for reference only."
+    "1 written (the copy: n written). The seed's column is its own GPU's nsys time, for "
+    "reference only."
 )
 
 
