@@ -132,3 +132,46 @@ def adversarial_table(adv: dict) -> Table:
             "yes" if r["ok"] else "NO",
         )
     return t
+
+
+HOST_SCHEMA = "reduce-ladder/host/1"
+
+
+def _markdown(table: Table) -> str:
+    """A rich Table as a GitHub Markdown table (title above, caption below)."""
+    heads = [str(c.header) for c in table.columns]
+    cols = [[str(cell) for cell in c.cells] for c in table.columns]
+    lines = []
+    if table.title:
+        lines += [f"**{table.title}**", ""]
+    lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    lines += ["| " + " | ".join(row) + " |" for row in zip(*cols, strict=True)]
+    if table.caption:
+        lines += ["", str(table.caption)]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(doc: dict) -> str:
+    """The whole host study (`reduce-ladder host --json`) as one Markdown document."""
+    if doc.get("schema") != HOST_SCHEMA:
+        raise ValueError(f"not a host-study document (schema {doc.get('schema')!r})")
+    dev = doc.get("device", {})
+    name = dev.get("name")
+    opts = doc.get("options", {})
+    parts = [
+        f"# Seed 001, host-driven reduction from host memory, on {name}\n",
+        f"Run {doc.get('created', '')}; torch {dev.get('torch')}, triton {dev.get('triton')}, "
+        f"cupy {dev.get('cupy')}.\n",
+    ]
+    method = doc.get("method") or {}
+    if isinstance(method, dict):
+        parts.append("\n".join(f"- {k}: {v}" for k, v in method.items()) + "\n")
+    if doc.get("table"):
+        for t in seed_tables(doc["table"], name, opts.get("dtype", "float32")):
+            parts.append(_markdown(t))
+    if doc.get("adversarial"):
+        parts.append(_markdown(adversarial_table(doc["adversarial"])))
+    for entry in (doc.get("sweep") or {}).get("sizes", []):
+        parts.append(_markdown(sweep_table(entry)))
+        parts.append(f"Finding: {entry['finding']}\n")
+    return "\n".join(parts)

@@ -22,6 +22,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             report.check_readme(args.readme)  # before rendering: fail fast on a missing block
         rendered = report.render(args.runs, args.out, ref_n)
         console = _console()
+        if args.host:
+            _host_report(args.host, rendered.out_dir, console)
         main = rendered.runs[0]
         for dtype, n in rendered.ref_n.items():
             console.print(report.rich_ladder(main, dtype, n))
@@ -30,12 +32,39 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
             argv += ["--n", args.n] if args.n else []
+            argv += ["--host", args.host] if args.host else []
             command = shlex.join([*argv, "--readme", args.readme])
             report.update_readme(args.readme, rendered, command)
             console.print(f"  updated the ladder block in {args.readme}", highlight=False)
     except report.ReportError as e:
         raise UsageError(str(e)) from None
     return EXIT_OK
+
+
+def _host_report(path: str, out_dir, console) -> None:
+    """Render seed 001's host study (`reduce-ladder host --json`) to DIR/host.md and link it."""
+    import json
+    from pathlib import Path
+
+    from harness import render_host
+    from harness.cli import UsageError
+
+    try:
+        doc = json.loads(Path(path).read_text())
+        text = render_host.markdown(doc)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, json.JSONDecodeError, ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{path}: not a readable host-study document ({e})") from None
+    (Path(out_dir) / "host.md").write_text(text)
+    report_md = Path(out_dir) / "report.md"
+    report_md.write_text(
+        report_md.read_text()
+        + "\n## Seed 001: host-driven, end to end from host memory\n\n"
+        + "See [host.md](host.md) (rendered from "
+        + f"`{Path(path).name}`).\n"
+    )
+    console.print(f"  wrote {Path(out_dir) / 'host.md'}", highlight=False)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -51,4 +80,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--n", default=None, metavar="N", help="n of the ladder table/plot (default: 2^25 or below)"
     )
     p.add_argument("--readme", metavar="README.md", help="rewrite its ladder:begin/end block")
+    p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
     p.set_defaults(func=cmd_report)

@@ -200,3 +200,24 @@ def test_unwritable_out_and_missing_markers_exit_2(tmp_path, capsys):
     rc = main(["report", str(CLI_JSON), "--out", str(tmp_path / "o"), "--readme", str(readme)])
     assert rc == 2 and "<!-- ladder:begin -->" in capsys.readouterr().err
     assert readme.read_text() == "no markers here\n"
+
+
+def test_host_study_renders_into_the_report(tmp_path):
+    """`report --host` renders seed 001's study (here the committed H200 run) to host.md."""
+    from pathlib import Path
+
+    from harness.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    host = root / "results" / "nvidia-h200" / "host.json"
+    bench = root / "tests" / "data" / "synthetic_bench.json"
+    if not host.exists():
+        pytest.skip("no committed host study")
+    out = tmp_path / "rep"
+    assert main(["report", str(bench), "--out", str(out), "--host", str(host)]) == 0
+    text = (out / "host.md").read_text()
+    assert "end-to-end time, ms" in text and "GB/s of host data reduced" in text
+    assert "Finding:" in text and "adversarial input" in text
+    assert text.count("| 30 |") >= 2  # the seed's largest row, log2 n = 30
+    assert "host.md" in (out / "report.md").read_text()
+    assert main(["report", str(bench), "--out", str(out), "--host", str(bench)]) == 2
