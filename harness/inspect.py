@@ -2,7 +2,10 @@
 
 For each CUDA variant the source is compiled by NVRTC for an explicit architecture (harness.nvrtc);
 for each Triton variant the kernel is compiled by `triton.compile` for an explicit GPUTarget with
-the meta-parameters the harness launches it with (BLOCK, TILES, num_warps). Neither needs a driver.
+the meta-parameters the harness launches it with (BLOCK, TILES, num_warps for the tile twins;
+triton/fastest: the argument types and default configuration harness.single_launch gives,
+`triton_census_spec`). Neither needs a driver. Every dtype a variant lists is censused; peers
+(library calls) have nothing to compile and are listed as such (`not_compiled`).
 The CUBIN is then disassembled with the `cuobjdump` that Triton's wheel ships (or one on PATH /
 in CUDA_HOME), and per kernel the census counts:
 
@@ -43,7 +46,14 @@ from harness.catalogue import Variant
 
 SCHEMA = "reduce-ladder/census/1"
 ROOT = Path(__file__).resolve().parents[1]
-TRITON_DTYPES = {"float32": "fp32", "int32": "i32"}
+# catalogue dtype -> Triton signature type
+TRITON_DTYPES = {
+    "float32": "fp32",
+    "int32": "i32",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float64": "fp64",
+}
 
 
 class ToolMissing(RuntimeError):
@@ -282,6 +292,14 @@ def _arch_number(arch: str) -> int:
 # CUDA
 
 
+def element_bytes(dtype: str) -> int:
+    import torch
+
+    from harness.run import TORCH_DTYPES
+
+    return torch.empty((), dtype=TORCH_DTYPES[dtype]).element_size()
+
+
 @cache
 def _cuda_compiled(source: str, arch: str):
     """(CompileResult, SASS by function, resources by function) for one .cu file."""
@@ -299,7 +317,8 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
     res = r.resources.get(symbol)
     use = usage.get(symbol, {})
     launch = v.launch
-    dyn = launch.threads * (4 if dtype in ("float32", "int32") else 8) if launch.dynamic_smem else 0
+    # harness.run launches with threads * element size bytes of dynamic shared memory
+    dyn = launch.threads * element_bytes(dtype) if launch.dynamic_smem else 0
     return Census(
         variant=v.id,
         backend="cuda",
@@ -325,44 +344,106 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
 
 
 def triton_meta(v: Variant) -> dict:
-    """The constexpr meta-parameters and num_warps the harness launches `v` with (harness.run)."""
+    """The constexpr meta-parameters, num_warps (and num_stages where the launcher sets it) the
+    harness launches `v` with: harness.run for the tile twins, harness.single_launch's census spec
+    (its default configuration) for triton/fastest."""
     launch = v.launch
+    if launch.mapping == "single-launch":
+        return dict(_single_launch_spec(v, v.dtypes[0])["meta"])
     meta = {"BLOCK": launch.threads, "num_warps": launch.num_warps}
     if launch.mapping == "tiles":
         meta["TILES"] = launch.tiles
     return meta
 
 
+def _single_launch_spec(v: Variant, dtype: str) -> dict:
+    from harness import single_launch
+
+    spec = single_launch.triton_census_spec(dtype)
+    if spec["kernel"] != v.kernel:
+        raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
+    return spec
+
+
+_LAUNCH_KEYS = ("num_warps", "num_stages")
+
+
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
-    meta = triton_meta(v)
+    """One compile job (JSON-ready, for the worker): kernel, argument types, meta-parameters.
+
+    args maps each non-constexpr parameter to a Triton type ("*fp32", "i32"); `aligned` names the
+    pointers declared 16-byte aligned (what Triton specializes on at launch). The tile twins take
+    pointers `*_ptr` of the element type (torch allocations: aligned) and i32 sizes; triton/fastest
+    takes what harness.single_launch.triton_census_spec says (pointer types differ per argument).
+    tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
+    if v.launch.mapping == "single-launch":
+        spec = _single_launch_spec(v, dtype)
+        args, aligned = {}, []
+        for name, t in spec["args"].items():
+            if isinstance(t, tuple):
+                args[name] = "*" + TRITON_DTYPES[t[0]]
+                if t[1]:
+                    aligned.append(name)
+            else:
+                args[name] = TRITON_DTYPES[t]
+        meta = spec["meta"]
+        tl_dtypes = ["ACC"]
+    else:
+        args, aligned, meta, tl_dtypes = None, None, triton_meta(v), []
     return {
+        "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
         "dtype": TRITON_DTYPES[dtype],
-        "constexprs": {k: val for k, val in meta.items() if k != "num_warps"},
-        "num_warps": meta["num_warps"],
+        "args": args,
+        "aligned": aligned,
+        "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
+        "tl_dtypes": tl_dtypes,
+        "options": {k: meta[k] for k in _LAUNCH_KEYS if k in meta},
+        "meta": meta,  # all of the above in the launcher's order (the census's `launch` text)
         "capability": _arch_number(arch),
     }
 
 
 def _make_source(fn, job: dict):
-    """A triton.compiler.ASTSource for `fn` (a JITFunction): pointers *dtype, other runtime
-    arguments i32, constexprs from the job. Written for Triton 3.3+ (signature names every
-    argument, constexprs keyed by (index,)); older keyings are tried if that is refused."""
+    """A triton.compiler.ASTSource for `fn` (a JITFunction): argument types from job["args"] (by
+    default pointers `*_ptr` of job["dtype"], declared 16-byte aligned, other arguments i32),
+    constexprs from the job. Written for Triton 3.3+ (signature names every argument, constexprs
+    keyed by (index,)); older keyings are tried if that is refused."""
+    import triton.language as tl
     from triton.compiler import ASTSource
 
+    explicit = job.get("args")
+    aligned = set(job.get("aligned") or ())
+    if explicit is not None:
+        runtime = {p.name for p in fn.params if not p.is_constexpr}
+        if runtime != set(explicit):
+            raise ValueError(
+                f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
+                f"{sorted(runtime)} (update the spec beside its launcher)"
+            )
     sig, by_index, by_name, attrs = {}, {}, {}, {}
     for i, p in enumerate(fn.params):
         if p.is_constexpr:
             if p.name not in job["constexprs"]:
                 raise ValueError(f"{fn.__name__}: no value for constexpr {p.name}")
+            val = job["constexprs"][p.name]
+            if p.name in job.get("tl_dtypes", ()):
+                val = getattr(tl, val)
             sig[p.name] = "constexpr"
-            by_index[(i,)] = job["constexprs"][p.name]
-            by_name[p.name] = job["constexprs"][p.name]
+            by_index[(i,)] = val
+            by_name[p.name] = val
+            continue
+        if explicit is not None:
+            sig[p.name] = explicit[p.name]
+            is_aligned = p.name in aligned
         elif p.name.endswith("_ptr"):
             sig[p.name] = "*" + job["dtype"]
-            attrs[(i,)] = [["tt.divisibility", 16]]  # torch allocations are 16-byte aligned
+            is_aligned = True  # torch allocations are 16-byte aligned
         else:
             sig[p.name] = "i32"
+            is_aligned = False
+        if is_aligned and sig[p.name].startswith("*"):
+            attrs[(i,)] = [["tt.divisibility", 16]]
     attempts = (
         lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index, attrs=attrs),
         lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index),
@@ -379,22 +460,20 @@ def _make_source(fn, job: dict):
 
 def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
     """Compile each job in this process (needs real JITFunctions: no TRITON_INTERPRET)."""
+    import importlib
     import warnings
 
     import triton
     from triton.backends.compiler import GPUTarget
 
-    from triton_kernels import tiles
-
     out = []
     for job in jobs:
-        fn = getattr(tiles, job["kernel"])
+        module = importlib.import_module(f"triton_kernels.{job['module']}")
+        fn = getattr(module, job["kernel"])
         target = GPUTarget("cuda", job["capability"], 32)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            k = triton.compile(
-                _make_source(fn, job), target=target, options={"num_warps": job["num_warps"]}
-            )
+            k = triton.compile(_make_source(fn, job), target=target, options=job["options"])
         md = k.metadata
         shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
         name = md.get("name") if isinstance(md, dict) else getattr(md, "name", job["kernel"])
@@ -414,9 +493,11 @@ def _in_process_ok() -> bool:
         return False
     from triton.runtime.jit import JITFunction
 
-    from triton_kernels import tiles
+    from triton_kernels import fastest, tiles
 
-    return isinstance(tiles.adjacent_tiles_kernel, JITFunction)
+    return all(
+        isinstance(k, JITFunction) for k in (tiles.adjacent_tiles_kernel, fastest.fastest_kernel)
+    )
 
 
 def run_triton_jobs(jobs: list[dict]) -> list[dict]:
@@ -440,14 +521,14 @@ def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     return json.loads(r.stdout)
 
 
-def _triton_census(v: Variant, dtype: str, arch: str, art: dict) -> Census:
+def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
     cubin = base64.b64decode(art["cubin"])
     sass = split_sass(_cuobjdump(cubin, "--dump-sass"))
     usage = parse_resource_usage(_cuobjdump(cubin, "--dump-resource-usage"))
     name = art["name"] if art["name"] in sass else next(iter(sass), art["name"])
     use = usage.get(name, {})
     ptx = split_ptx(art["ptx"])
-    meta = triton_meta(v)
+    meta = job["meta"]
     counts = count_sass(sass.get(name, []))
     return Census(
         variant=v.id,
@@ -479,7 +560,7 @@ def census_pairs(variants: list[Variant], dtype: str | None) -> list[tuple[Varia
     """(variant, dtype) pairs: every dtype a variant supports when dtype is None ("all")."""
     out = []
     for v in variants:
-        if v.launch is None or v.backend not in ("cuda", "triton"):
+        if not compiled(v):
             continue
         for d in v.dtypes if dtype is None else [dtype]:
             if d in v.dtypes:
@@ -496,20 +577,42 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
         if v.backend == "cuda":
             _CACHE[(v.id, d, arch)] = cuda_census(v, d, arch)
     tri = [(v, d) for v, d in todo if v.backend == "triton"]
-    arts = run_triton_jobs([triton_job(v, d, arch) for v, d in tri])
-    for (v, d), art in zip(tri, arts, strict=True):
-        _CACHE[(v.id, d, arch)] = _triton_census(v, d, arch, art)
+    jobs = [triton_job(v, d, arch) for v, d in tri]
+    arts = run_triton_jobs(jobs)
+    for (v, d), job, art in zip(tri, jobs, arts, strict=True):
+        _CACHE[(v.id, d, arch)] = _triton_census(v, d, arch, job, art)
     return [_CACHE[(v.id, d, arch)] for v, d in pairs]
 
 
-def document(rows: list[Census], arch: str) -> dict:
-    """The JSON document `reduce-ladder inspect --json` writes (and docs/census-*.json holds)."""
+NOT_COMPILED = "not compiled here (library call)"
+
+
+def compiled(v: Variant) -> bool:
+    """Whether the census compiles `v`: CUDA and Triton kernels of this repository."""
+    return v.backend in ("cuda", "triton") and v.launch is not None
+
+
+def not_compiled(variants: list[Variant], dtype: str | None = None) -> list[dict]:
+    """The selected records the census has nothing to compile for (the peers: torch.sum, CuPy /
+    CUB, the copy are library calls), each with the reason, so that they are listed rather than
+    silently dropped. dtype: only those that support it (None: all)."""
+    return [
+        {"variant": v.id, "backend": v.backend, "dtypes": list(v.dtypes), "reason": NOT_COMPILED}
+        for v in variants
+        if not compiled(v) and (dtype is None or dtype in v.dtypes)
+    ]
+
+
+def document(rows: list[Census], arch: str, skipped: list[dict] | None = None) -> dict:
+    """The JSON document `reduce-ladder inspect --json` writes (and docs/census-*.json holds).
+    skipped: not_compiled(...) of the selection (listed under "not_compiled")."""
     return {
         "schema": SCHEMA,
         "arch": arch,
         "tools": tool_versions(),
         "note": "static SASS instruction counts per kernel (cuobjdump); int_divrem from the PTX",
         "census": [r.record() for r in rows],
+        "not_compiled": list(skipped or []),
     }
 
 
@@ -522,7 +625,7 @@ def load_document(path: str | Path) -> tuple[dict, list[Census]]:
 
 def default_selection() -> list[Variant]:
     """Every CUDA and Triton variant, the wrong demonstrations included (they compile too)."""
-    return [v for v in catalogue.VARIANTS if v.backend in ("cuda", "triton")]
+    return [v for v in catalogue.VARIANTS if compiled(v)]
 
 
 def _worker() -> int:

@@ -1,6 +1,7 @@
 """`reduce-ladder inspect`: the compiler census, on a machine with or without a GPU.
 
 reduce-ladder inspect                         # every CUDA and Triton variant, float32, sm_90
+                                              # (peers are listed: library calls, not compiled)
 reduce-ladder inspect --arch sm_80 --variants cuda/v3-sequential triton/tile-256
 reduce-ladder inspect --dtype all --format json
 reduce-ladder inspect --dtype all --json docs/census-sm_90.json     # the doc's census input
@@ -72,8 +73,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         census_mod._arch_number(args.arch)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    variants = [catalogue.get(i) for i in ids] if ids else census_mod.default_selection()
-    variants = [v for v in variants if v.backend in ("cuda", "triton") and v.launch is not None]
+    selected = [catalogue.get(i) for i in ids] if ids else list(catalogue.VARIANTS)
+    skipped = census_mod.not_compiled(selected, dtype)
+    variants = [v for v in selected if census_mod.compiled(v)]
     if not variants:
         raise UsageError("no CUDA or Triton variant selected (peers have no kernel to inspect)")
     try:
@@ -82,7 +84,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if not rows:
         raise UsageError(f"none of the selected variants supports dtype {args.dtype}")
-    doc = census_mod.document(rows, args.arch)
+    doc = census_mod.document(rows, args.arch, skipped)
     _write_json(args.json, doc)
     if args.format == "json":
         print(json.dumps(doc, indent=1))
@@ -103,6 +105,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     for r in sorted(rows, key=lambda r: (catalogue._stage_key(r.stage), r.backend)):
         table.add_row(r.variant, r.stage, r.dtype, *row_cells(r))
     _console().print(table)
+    if skipped:
+        _console().print(
+            f"{census_mod.NOT_COMPILED}: " + ", ".join(s["variant"] for s in skipped),
+            highlight=False,
+        )
     spilling = [r.variant for r in rows if r.spills]
     if spilling:
         _console().print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
@@ -121,7 +128,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)"
     )
-    p.add_argument("--dtype", default="float32", help="float32, int32 or all (default float32)")
+    p.add_argument(
+        "--dtype",
+        default="float32",
+        help=f"{', '.join(catalogue.CXX_TYPES)} or all (default float32)",
+    )
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--json", metavar="PATH", help="also write the census document (JSON) here")
     p.add_argument(

@@ -31,7 +31,14 @@ REGEN = (
 # What each optimization becomes in Triton: (family, stage) -> (how, explanation). `how` is one of
 # HOW; prose only (numbers come from the census and the results). A stage missing here is still
 # documented, with its catalogue text and a pointer to this table.
-HOW = ("done by the compiler", "tile shape", "num_warps", "program count", "not expressible")
+HOW = (
+    "done by the compiler",
+    "tile shape",
+    "num_warps",
+    "program count",
+    "host code",
+    "not expressible",
+)
 LESSONS: dict[tuple[str, str], tuple[str, str]] = {
     ("ladder", "0"): (
         "done by the compiler",
@@ -86,6 +93,88 @@ LESSONS: dict[tuple[str, str], tuple[str, str]] = {
         "Triton row). There is no shuffle intrinsic to call in Triton's language, and none is "
         "needed: the twin is the one of stage 7.",
     ),
+    # Seed 004 (int32, 256 threads; twins triton/tile-256 and triton/quad-adjacent-256).
+    ("004", "004-1"): (
+        "done by the compiler",
+        "As ladder stage 0: Triton has no in-place tree in global memory; the twin loads the "
+        "tile and `tl.sum` reduces it in registers, so it never writes its input and needs no "
+        "scratch copy. The tile is the same: BLOCK = 256, one program per block.",
+    ),
+    ("004", "004-2"): (
+        "done by the compiler",
+        "Moving the tree into `__shared__` memory is the compiler's decision in Triton (as ladder "
+        "stage 1): the twin is unchanged, and its only shared memory is the scratch for the "
+        "per-warp partials of `tl.sum`.",
+    ),
+    ("004", "004-3"): (
+        "tile shape",
+        "Four data blocks per block is a tile shape: the twin loads TILES = 4 adjacent tiles and "
+        "adds them lane-wise before `tl.sum`, with a quarter as many programs; the four loads are "
+        "independent of one another, as in the CUDA thread. Folding them into "
+        "tile 0 in place has no Triton counterpart (nor any need for one).",
+    ),
+    ("004", "004-4"): (
+        "tile shape",
+        "The same TILES = 4 twin as the global-memory unroll: the CUDA thread's register sum of "
+        "its four elements is the lane-wise add of the four `tl.load`s; where the tree then runs "
+        "(shared memory here, global memory in 004-3) is the compiler's business in Triton.",
+    ),
+    ("004", "004-5"): (
+        "done by the compiler",
+        "Static versus dynamic shared memory is not a choice in Triton: every Triton kernel's "
+        "scratch is dynamic shared memory, sized by the compiler (the `shared` of the compiled "
+        "kernel, the dyn smem column) and passed at launch by Triton's launcher. The twin is "
+        "004-2's.",
+    ),
+    ("004", "004-6"): (
+        "done by the compiler",
+        "As 004-5, for the four-tile kernel: only the declaration of the shared array changed, "
+        "which Triton does not let you write; the twin is 004-4's (TILES = 4).",
+    ),
+    # Seed 001 (data starts in host memory; harness/host.py runs the same host loop for both
+    # backends; every twin reads the same 2 x 1024 tile with BLOCK = 1024, num_warps = 32).
+    ("001", "V0"): (
+        "done by the compiler",
+        "The interleaved in-place tree in global memory has no Triton form: the twin loads the "
+        "block's 2 x 1024 elements (TILES = 2, BLOCK = 1024, `num_warps` = 32) and `tl.sum` "
+        "reduces them. The host side (copy to the device, the loop of passes over the partials, "
+        "the scalar back) is the same Python for both backends (harness/host.py).",
+    ),
+    ("001", "V1"): (
+        "done by the compiler",
+        "Sequential (coalesced) addressing, and the read/write race it fixes, are about which "
+        "thread touches which word of the tree; Triton's tree belongs to the compiler, so V1 "
+        "has V0's twin.",
+    ),
+    ("001", "V2"): (
+        "host code",
+        "Pinned host memory changes the copy, not the kernel: V2 launches V1's kernel, and its "
+        "twin is the same Triton kernel fed from pinned host memory by the same host code.",
+    ),
+    ("001", "V3"): (
+        "host code",
+        "Several streams overlap copies and passes: host code again. Triton launches on the "
+        "current torch stream, so the twin runs the same chunked multi-stream loop with the "
+        "same kernel.",
+    ),
+    ("001", "V4"): (
+        "done by the compiler",
+        "The tree in shared memory with the first add during load is what every 001 twin "
+        "already does (TILES = 2, then `tl.sum`); V4's twin is V2's (pinned, one stream).",
+    ),
+    # Past the ladder: a counterpart, not a tile twin (its own tiles by design).
+    ("fastest", "fastest"): (
+        "program count",
+        "triton/fastest is cuda/fastest's counterpart, not its twin. The SM-sized persistent "
+        "grid is a program count (programs per SM times SMs, capped) with a grid-stride loop "
+        "inside the program. The 16-byte loads are done by the compiler, which vectorizes a load "
+        "only where it can prove the pointer 16-byte aligned and the load unmasked: the wrapper "
+        "passes an aligned bulk view and loads full tiles without a mask. Loads in flight per "
+        "thread (CUDA's UNROLL) follow from BLOCK / (32 x `num_warps`) and `num_stages`, which "
+        "an autotuner picks per device, dtype and size. The one-launch finish is expressible: "
+        "store the partial, `tl.debug_barrier()`, an `acq_rel` `tl.atomic_add` ticket, and the "
+        "last program sums the partials in program order with volatile loads.",
+    ),
 }
 
 CHECKLIST = """\
@@ -94,7 +183,7 @@ CHECKLIST = """\
    pattern; BLOCK = threads per block, `num_warps` = threads / 32, grid = number of blocks.
 2. **Drop what the compiler owns.** `__shared__` arrays, `__syncthreads()`, the tree loop,
    divergence tricks, bank-conflict-free indexing, last-warp unrolling and warp shuffles all
-   become one `tl.sum` (check the census: SHFL and a single BAR in every Triton kernel).
+   become one `tl.sum` (check the census: SHFL and a single BAR in every Triton twin).
 3. **Keep what changes the work.** Adds during load (`TILES`), the number of programs, and a
    per-lane accumulator loop for many elements per thread are expressed in the kernel and grid.
 4. **Match types and order before comparing.** Accumulate in the same type; give each lane the
@@ -112,6 +201,7 @@ CHECKLIST = """\
 # Sources
 
 _DEF = re.compile(r"__(?:global|device)__\s+(?:__forceinline__\s+)?[\w:<>,\s*]*?\b(\w+)\s*\(")
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 
 
 def cuda_functions(path: Path) -> dict[str, str]:
@@ -121,7 +211,13 @@ def cuda_functions(path: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     i = 0
     while i < len(lines):
-        m = _DEF.search(lines[i]) if lines[i].lstrip().startswith("__") else None
+        m = None
+        if lines[i].lstrip().startswith("__"):
+            # `__global__ void __launch_bounds__(B, k)` may put the name on the next line
+            head = _LAUNCH_BOUNDS.sub("", lines[i])
+            m = _DEF.search(head)
+            if not m and i + 1 < len(lines) and "(" not in head:
+                m = _DEF.search(head + " " + lines[i + 1])
         if not m:
             i += 1
             continue
@@ -218,14 +314,15 @@ def doc_dtype(v: Variant) -> str:
 # Rendering
 
 
-def _census_table(variants: list[Variant], census: dict) -> list[str]:
+def _census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
+    """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
     head = (
         "| variant | dtype | launch | regs | smem | dyn smem | local | BAR | SHFL | REDUX | "
         "LDS | STS | LDG 32/64/128 | ATOM | div/rem | loops | insns |"
     )
     out = [head, "|---|---|---|" + "---:|" * 14]
-    for v in variants:
-        d = doc_dtype(v)
+    pairs = [(v, d) for v in variants for d in (v.dtypes if every_dtype else [doc_dtype(v)])]
+    for v, d in pairs:
         r = census.get((v.id, d))
         if r is None:
             out.append(f"| `{v.id}` | {d} | not in the census: regenerate it (see the top) |")
@@ -280,10 +377,10 @@ def _results_table(variants: list[Variant], results: list[tuple[str, dict]]) -> 
     return out
 
 
-def _side_by_side(cuda_title: str, cuda: str, tri_title: str, tri: str) -> list[str]:
+def _side_by_side(cuda_title: str, cuda: str, word: str, tri_title: str, tri: str) -> list[str]:
     return [
         "<table>",
-        f"<tr><th>CUDA: {cuda_title}</th><th>Triton twin: {tri_title}</th></tr>",
+        f"<tr><th>CUDA: {cuda_title}</th><th>Triton {word}: {tri_title}</th></tr>",
         '<tr><td valign="top">',
         "",
         "```cuda",
@@ -331,6 +428,21 @@ def _stage_facts(cuda: list[Variant], twins: list[Variant], census: dict) -> lis
     return ["In the census (static SASS counts): " + "; ".join(facts) + ".", ""]
 
 
+def triton_partner(v: Variant) -> str | None:
+    """The Triton variant shown beside a CUDA one: its tile twin, else its counterpart (family
+    "fastest": built for the same goal with its own tiles, not a twin)."""
+    return v.twin or v.counterpart
+
+
+def _partner_word(cs: list[Variant]) -> str:
+    return "twin" if all(v.twin for v in cs) else "counterpart"
+
+
+def peers() -> list[Variant]:
+    """Catalogue records that are library calls (no kernel here to compile or port)."""
+    return [v for v in catalogue.VARIANTS if v.backend not in ("cuda", "triton") or not v.launch]
+
+
 def families() -> list[str]:
     return list(dict.fromkeys(v.family for v in catalogue.VARIANTS if v.backend == "cuda"))
 
@@ -350,7 +462,10 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
         "the same tile(s) as the CUDA block), what the optimization becomes in Triton, what the "
         "compilers made of both, and what they measured on a GPU. The kernel sources below are "
         "copied from `cuda_kernels/` and `triton_kernels/` by the generator, the census numbers "
-        "come from `reduce-ladder inspect`, the timings from the committed results.",
+        "come from `reduce-ladder inspect`, the timings from the committed results. After the "
+        "ladder (seeds 000/002) come seed 004's int32 rungs, seed 001's host-driven passes, and "
+        "the `fastest` pair, whose Triton kernel is a counterpart (the same goal, its own "
+        "tiles), not a twin; the peers (library calls) close the document.",
         "",
     ]
     if cdoc:
@@ -385,19 +500,24 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
         out += ["| stage | CUDA variants | Triton twin(s) | in Triton |", "|---|---|---|---|"]
         for st in stages:
             cs = [v for v in cuda_all if v.stage == st]
-            tw = list(dict.fromkeys(v.twin for v in cs if v.twin))
+            tw = list(dict.fromkeys(triton_partner(v) for v in cs if triton_partner(v)))
+            mark = "" if _partner_word(cs) == "twin" else " (counterpart)"
             how = LESSONS.get((fam, st), ("see below", ""))[0]
             out.append(
                 f"| [{st}](#{fam}-stage-{st}) | "
                 + ", ".join(f"`{v.id.split('/', 1)[1]}`" for v in cs)
                 + " | "
-                + ", ".join(f"`{t.split('/', 1)[1]}`" for t in tw)
+                + ", ".join(f"`{t.split('/', 1)[1]}`{mark}" for t in tw)
                 + f" | {how} |"
             )
         out.append("")
         for st in stages:
             cs = [v for v in cuda_all if v.stage == st]
-            twins = [catalogue.get(t) for t in dict.fromkeys(v.twin for v in cs if v.twin)]
+            word = _partner_word(cs)
+            twins = [
+                catalogue.get(t)
+                for t in dict.fromkeys(triton_partner(v) for v in cs if triton_partner(v))
+            ]
             out += [f'<a id="{fam}-stage-{st}"></a>', "", f"### Stage {st}: {cs[0].title}", ""]
             out.append("**The idea.**")
             out.append("")
@@ -418,8 +538,15 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
             )
             out += [f"**In Triton: {how}.** {why}", ""]
             for t in twins:
+                how_launched = (
+                    "launched with "
+                    if t.launch.mapping != "single-launch"
+                    else "compiled for the census with its default configuration "
+                    "(`fastest.DEFAULT`, the autotuner's first candidate) on a grid of more than "
+                    "one program: "
+                )
                 out.append(
-                    f"- twin `{t.id}`: {t.title} ({t.tile_mapping}); {t.change}; launched with "
+                    f"- {word} `{t.id}`: {t.title} ({t.tile_mapping}); {t.change}; {how_launched}"
                     + ", ".join(f"{k} = {val}" for k, val in _meta(t).items())
                     + "."
                 )
@@ -438,13 +565,14 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
                 ]
                 tws = {}
                 for u in same:
-                    if u.twin:
-                        t = catalogue.get(u.twin)
+                    if triton_partner(u):
+                        t = catalogue.get(triton_partner(u))
                         tws.setdefault(f"{t.source}:{t.kernel}", t)
                 out += _side_by_side(
                     f"<code>{kernel_name(v)}</code> ({', '.join(users)}; "
                     f"<code>cuda_kernels/{v.source}</code>)",
                     kernel,
+                    word,
                     ", ".join(
                         f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)"
                         for t in tws.values()
@@ -466,12 +594,37 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
                         "",
                     ]
             out += ["**Census.**", ""]
-            out += _census_table([*cs, *twins], census)
+            # the fastest pair is built for five dtypes: show each (loads differ by width)
+            out += _census_table([*cs, *twins], census, every_dtype=fam == "fastest")
             out += ["", "**Measured.**", ""]
             out += _results_table([*cs, *twins], results)
             out.append("")
+    out += _peers_section(results)
     out += ["## Porting checklist", "", CHECKLIST]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _peers_section(results: list[tuple[str, dict]]) -> list[str]:
+    ps = peers()
+    if not ps:
+        return []
+    out = [
+        '<a id="peers"></a>',
+        "",
+        "## Peers: library calls (not compiled here)",
+        "",
+        "What a user would call instead, timed beside the ladder (harness/peers.py). They are "
+        "library calls, not kernels in this repository, so `reduce-ladder inspect` lists them as "
+        "not compiled and there is nothing to port.",
+        "",
+        "| peer | what it is | dtypes |",
+        "|---|---|---|",
+    ]
+    out += [f"| `{v.id}` | {v.title}: {v.change} | {', '.join(v.dtypes)} |" for v in ps]
+    out += ["", "**Measured.**", ""]
+    out += _results_table(ps, results)
+    out.append("")
+    return out
 
 
 def _meta(v: Variant) -> dict:

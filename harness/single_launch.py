@@ -29,6 +29,8 @@ OUT_DTYPES: dict[str, torch.dtype] = {
     "float64": torch.float64,
 }
 
+COUNTER_DTYPE = torch.int32  # the last-block ticket counter
+
 
 def out_dtype(dtype: str) -> torch.dtype:
     return OUT_DTYPES[dtype]
@@ -65,7 +67,7 @@ def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: l
     try:
         out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
         partials = torch.empty(cap, dtype=out_dtype(dtype), device=x.device)
-        counter = torch.zeros(1, dtype=torch.int32, device=x.device)
+        counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
     except torch.cuda.OutOfMemoryError as e:
         raise DeviceMemoryError(
             f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
@@ -107,7 +109,57 @@ def _cuda_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None
     return go
 
 
-_TL_ACC = {"float32": "float32", "int32": "int32", "float16": "float32", "bfloat16": "float32"}
+def triton_meta(cfg, dtype: str, programs: int) -> dict:
+    """The meta-parameters _triton_launch passes fastest_kernel for configuration `cfg` and a grid
+    of `programs`. ACC (the accumulator, = the output dtype) as its triton.language name; the
+    launcher turns it into the dtype."""
+    from triton_kernels import fastest
+
+    return dict(
+        BLOCK=cfg.block,
+        FBLOCK=fastest.FBLOCK,
+        ACC=dtype_name_of(out_dtype(dtype)),
+        ONE_PROGRAM=programs == 1,
+        num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages,
+    )
+
+
+def triton_census_spec(dtype: str) -> dict:
+    """What `reduce-ladder inspect` compiles for triton/fastest and `dtype`: the arguments of
+    fastest_kernel as _triton_launch passes them, and the meta-parameters of the configuration
+    used without tuning (fastest.DEFAULT, the first autotune candidate) on a grid of more than one
+    program (the general path: partials, ticket, last-program combine).
+
+    args: parameter -> (element dtype, 16-byte aligned) for pointers (the tensors make_plan
+    allocates: x and its aligned bulk view in the input dtype, out and partials in out_dtype, the
+    counter int32), or "int32" for the scalars head and n_bulk (what Triton types a Python int
+    below 2^31 as; an input of 2^31+ elements compiles a variant with 64-bit scalars). x is the
+    input as given, at any alignment, so it is not declared 16-byte aligned; torch allocations
+    and x[head:] are. The census checks that every non-constexpr parameter is named here.
+    """
+    from triton_kernels import fastest
+
+    acc = dtype_name_of(out_dtype(dtype))
+    return {
+        "kernel": "fastest_kernel",
+        "args": {
+            "x_ptr": (dtype, False),
+            "xa_ptr": (dtype, True),
+            "out_ptr": (acc, True),
+            "part_ptr": (acc, True),
+            "count_ptr": (dtype_name_of(COUNTER_DTYPE), True),
+            "head": "int32",
+            "n_bulk": "int32",
+        },
+        "meta": triton_meta(fastest.DEFAULT, dtype, programs=2),
+    }
+
+
+def dtype_name_of(dt: torch.dtype) -> str:
+    from harness.run import dtype_name
+
+    return dtype_name(dt)
 
 
 def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:
@@ -115,7 +167,6 @@ def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], No
 
     from triton_kernels import fastest
 
-    acc = getattr(tl, _TL_ACC.get(dtype, "float64"))
     n = x.numel()
     head = head_elements(x)
     xa = x[head:]
@@ -125,14 +176,8 @@ def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], No
     def launcher(cfg: fastest.Config) -> Callable[[], None]:
         g = cfg.programs(n_bulk, sms)
         grid = (g,)
-        meta = dict(
-            BLOCK=cfg.block,
-            FBLOCK=fastest.FBLOCK,
-            ACC=acc,
-            ONE_PROGRAM=g == 1,
-            num_warps=cfg.num_warps,
-            num_stages=cfg.num_stages,
-        )
+        meta = triton_meta(cfg, dtype, g)
+        meta["ACC"] = getattr(tl, meta["ACC"])
         return lambda: fastest.fastest_kernel[grid](
             x, xa, out, partials, counter, head, n_bulk, **meta
         )

@@ -2,6 +2,8 @@
 
 Facts held here follow from the code, not from a compiler version: they are what each stage's
 change must produce in SASS / PTX with any NVRTC 13.x and Triton 3.6+ (all on the CPU, no GPU).
+Every compiled variant of every family (ladder, 004, 001, fastest) is censused for every dtype it
+lists; the peers are library calls, listed as not compiled.
 """
 
 from __future__ import annotations
@@ -174,11 +176,118 @@ def test_triton_sum_lowers_to_shuffles(rows):
         # float sums shuffle (5 steps per warp); an integer sum may instead use redux.sync
         # (REDUX), one instruction for a whole warp
         assert r.counts.shuffles >= 5 or r.counts.warp_reductions >= 1, (vid, dtype)
-        if dtype == "float32":
-            assert r.counts.shuffles >= 5, vid
-        assert r.static_smem == 0, vid  # Triton's scratch is dynamic shared memory
-        assert r.counts.barriers <= 2, vid  # no barrier per tree step
-        assert r.int_divrem == 0, vid
+        if dtype != "int32":
+            assert r.counts.shuffles >= 5, (vid, dtype)
+        assert r.static_smem == 0, (vid, dtype)  # Triton's scratch is dynamic shared memory
+        if catalogue.get(vid).twin_of:
+            # a tile twin is one tl.sum: no barrier per tree step, no integer division.
+            # (triton/fastest, not a twin, has two tl.sum, a debug_barrier before its ticket and
+            # the tail owner num_full % programs: see test_triton_fastest_*)
+            assert r.counts.barriers <= 2, (vid, dtype)
+            assert r.int_divrem == 0, (vid, dtype)
+
+
+@needs_tools
+def test_size_argument_width_matches_the_launcher(rows):
+    # harness.run passes n as np.uint64 when max_n > 2^31 - 1 (seed 001) and as np.uint32
+    # otherwise, then the per-thread count as np.uint32; harness.single_launch passes np.uint64.
+    # The mangled symbol's last parameters must say the same (Itanium: y = unsigned long long,
+    # j = unsigned int), or the launch would pass the wrong width.
+    for (vid, dtype), r in rows.items():
+        v = catalogue.get(vid)
+        if v.backend != "cuda":
+            continue
+        wide = v.max_n > catalogue.MAX_N_32BIT or v.launch.mapping == "single-launch"
+        want = ("y" if wide else "j") + ("j" if v.launch.takes_per_thread else "")
+        assert r.symbol.endswith(want), (vid, dtype, r.symbol)
+    assert all(catalogue.get(v).max_n > 2**31 for v, _ in rows if v.startswith("cuda/001-"))
+
+
+@needs_tools
+def test_seed_004_memory_and_four_tile_loads(rows):
+    get = lambda vid: _get(rows, f"cuda/004-{vid}", "int32")  # noqa: E731
+    for vid in ("gmem", "gmem-unroll4"):  # in place in global memory: no shared memory at all
+        r = get(vid)
+        assert r.static_smem == 0 and r.dynamic_smem == 0, vid
+        assert r.counts.lds == 0 and r.counts.sts == 0, vid
+        assert r.counts.barriers >= 1, vid
+    for vid in ("smem", "smem-unroll4"):  # __shared__ int smem[256]
+        assert get(vid).static_smem >= 256 * 4 and get(vid).dynamic_smem == 0, vid
+    for vid in ("smem-dyn", "smem-unroll4-dyn"):  # extern __shared__, 256 * sizeof(int) at launch
+        r = get(vid)
+        assert r.static_smem == 0 and r.dynamic_smem == 256 * 4, vid
+        assert r.counts.lds > 0 and r.counts.sts > 0, vid
+    # four data blocks per block: each thread issues four (bounds-checked) loads instead of one
+    ldg = {vid: sum(get(vid).counts.ldg.values()) for vid in ("smem", "smem-unroll4")}
+    assert ldg == {"smem": 1, "smem-unroll4": 4}
+    assert sum(get("smem-unroll4-dyn").counts.ldg.values()) == 4
+    gmem = sum(get("gmem").counts.ldg.values())
+    assert sum(get("gmem-unroll4").counts.ldg.values()) > gmem  # (its tree also reads global)
+    quad = sum(_get(rows, "triton/quad-adjacent-256", "int32").counts.ldg.values())
+    assert quad == 4 * sum(_get(rows, "triton/tile-256", "int32").counts.ldg.values())
+
+
+@needs_tools
+def test_seed_001_shared_memory_only_in_v4(rows):
+    for dtype in ("float32", "int32"):
+        for vid in ("v0-gmem-interleaved", "v1-gmem-sequential", "v2-pinned", "v3-streams"):
+            r = _get(rows, f"cuda/001-{vid}", dtype)  # in place in global memory
+            assert r.static_smem == r.dynamic_smem == 0, (vid, dtype)
+            assert r.counts.lds == r.counts.sts == 0, (vid, dtype)
+        v4 = _get(rows, "cuda/001-v4-smem", dtype)  # __shared__ T smem[1024]
+        assert v4.static_smem >= 1024 * 4 and v4.counts.lds > 0 and v4.counts.sts > 0, dtype
+        # V4 reads the input once (two elements per thread, added during the load); V0/V1 keep
+        # reading global memory inside the tree loop
+        assert sum(v4.counts.ldg.values()) == 2, dtype
+
+
+@needs_tools
+def test_cuda_fastest_vector_loads_last_block_atomic_and_small_shared_array(rows):
+    from harness.catalogue import FASTEST_UNROLL
+
+    for dtype in catalogue.get("cuda/fastest").dtypes:
+        r = _get(rows, "cuda/fastest", dtype)
+        # UNROLL 16-byte loads in the main loop (and UNROLL guarded ones for the partial tile)
+        assert r.counts.ldg["128"] >= FASTEST_UNROLL, dtype
+        assert r.counts.atomics >= 1, dtype  # the last-block ticket (atomicAdd)
+        assert r.counts.shuffles >= 10, dtype  # two rounds of five __shfl_down_sync
+        # no shared-memory tree: only warp_sums[256 / 32] accumulators and the is_last flag
+        acc_bytes = 8 if dtype == "float64" else 4
+        assert r.static_smem <= (256 // 32) * acc_bytes + 16, dtype
+        assert r.dynamic_smem == 0, dtype
+        assert r.counts.lds <= 4 and r.counts.sts <= 4, dtype
+
+
+@needs_tools
+def test_triton_fastest_vector_loads_and_ticket(rows):
+    for dtype in catalogue.get("triton/fastest").dtypes:
+        r = _get(rows, "triton/fastest", dtype)
+        # the unmasked full tiles of the aligned bulk (xa_ptr, declared 16-byte aligned as the
+        # launcher makes it) load 16 bytes at a time
+        assert r.counts.ldg["128"] >= 1, dtype
+        assert r.counts.atomics >= 1, dtype  # the acq_rel ticket (and the counter reset)
+        assert r.counts.back_edges >= 1, dtype  # the grid-stride loop
+
+
+def test_triton_fastest_census_job_follows_the_launcher():
+    """The compile job for triton/fastest takes its argument types and meta-parameters from
+    harness.single_launch (the launcher's own helpers), not from a copy."""
+    from harness import single_launch
+    from triton_kernels import fastest
+
+    v = catalogue.get("triton/fastest")
+    for dtype in v.dtypes:
+        job = census_mod.triton_job(v, dtype, "sm_90")
+        t = census_mod.TRITON_DTYPES
+        acc = t[single_launch.dtype_name_of(single_launch.out_dtype(dtype))]
+        assert job["args"]["x_ptr"] == job["args"]["xa_ptr"] == "*" + t[dtype]
+        assert job["args"]["out_ptr"] == job["args"]["part_ptr"] == "*" + acc
+        assert job["args"]["count_ptr"] == "*i32"
+        assert "x_ptr" not in job["aligned"] and "xa_ptr" in job["aligned"]
+        meta = single_launch.triton_meta(fastest.DEFAULT, dtype, programs=2)
+        assert job["constexprs"] == {k: meta[k] for k in ("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM")}
+        assert job["options"] == {"num_warps": meta["num_warps"], "num_stages": meta["num_stages"]}
+    assert census_mod.triton_job(v, "float16", "sm_90")["args"]["out_ptr"] == "*fp32"
 
 
 @needs_tools
@@ -194,13 +303,27 @@ def test_cli_prints_table_and_json(capsys, tmp_path):
     assert doc["schema"] == census_mod.SCHEMA and len(doc["census"]) == 2
     assert main(["inspect", "--variants", "cuda/v8-shuffle-chunked", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["census"][0]["counts"]["shuffles"] >= 10
+    # peers are listed, not dropped: library calls, nothing compiled
+    assert main(["inspect", "--variants", "cuda/v3-sequential", "peer/torch.sum"]) == 0
+    assert f"{census_mod.NOT_COMPILED}: peer/torch.sum" in capsys.readouterr().out
+    assert (
+        main(["inspect", "--variants", "cuda/v3-sequential", "peer/copy", "--format", "json"]) == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["variant"] for r in doc["census"]] == ["cuda/v3-sequential"]
+    assert [(p["variant"], p["reason"]) for p in doc["not_compiled"]] == [
+        ("peer/copy", census_mod.NOT_COMPILED)
+    ]
 
 
 def test_cli_usage_errors(capsys):
     from harness.cli import main
 
     assert main(["inspect", "--arch", "ampere"]) == 2
-    assert main(["inspect", "--dtype", "float64"]) == 2
+    assert main(["inspect", "--dtype", "float8"]) == 2  # not a catalogue dtype
+    # a dtype none of the selected variants lists (float64: only the fastest pair has it)
+    assert main(["inspect", "--dtype", "float64", "--variants", "cuda/v3-sequential"]) == 2
+    assert main(["inspect", "--variants", "peer/torch.sum"]) == 2  # nothing to compile
     assert main(["inspect", "--variants", "cuda/nope"]) == 2
 
 
@@ -223,6 +346,10 @@ def test_committed_census_covers_the_catalogue():
     want = {(v.id, d) for v, d in census_mod.census_pairs(census_mod.default_selection(), None)}
     assert want <= have, f"not in {porting_doc.CENSUS.name}: {sorted(want - have)}"
     assert doc["tools"]["nvrtc"] and doc["tools"]["triton"]
+    families = {catalogue.get(r.variant).family for r in rs}
+    assert {"ladder", "004", "001", "fastest"} <= families
+    peers = {v.id for v in catalogue.VARIANTS if not census_mod.compiled(v)}
+    assert peers and {p["variant"] for p in doc["not_compiled"]} == peers
 
 
 def test_porting_doc_covers_every_stage_with_real_sources():
@@ -235,5 +362,15 @@ def test_porting_doc_covers_every_stage_with_real_sources():
             assert f"`{v.id}`" in text, v.id
             kernel, _ = porting_doc.cuda_kernel_text(v)
             assert kernel in text, v.id
-            assert porting_doc.triton_kernel_text(catalogue.get(v.twin)) in text, v.twin
+            # its tile twin, or (family "fastest") its counterpart
+            partner = porting_doc.triton_partner(v)
+            assert partner is not None, v.id
+            assert porting_doc.triton_kernel_text(catalogue.get(partner)) in text, partner
+            assert (fam, v.stage) in porting_doc.LESSONS, v.id  # no "not described yet"
+            assert porting_doc.LESSONS[(fam, v.stage)][0] in porting_doc.HOW, v.id
+    assert "not described yet" not in text
+    for fam in ("ladder", "004", "001", "fastest"):
+        assert f"## Family `{fam}`" in text, fam
+    for v in porting_doc.peers():
+        assert f"`{v.id}`" in text, v.id
     assert "## Porting checklist" in text

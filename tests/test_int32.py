@@ -10,7 +10,10 @@ import torch
 from harness import catalogue, verify
 from harness.passes import one_pass
 
-TWINS = [v.id for v in catalogue.select(backend="triton", dtype="int32")]
+# Tile twins only (twin_of: the same tiles as CUDA blocks, so reference_partials applies).
+# triton/fastest is a single-launch counterpart with its own tiles: its int32 checks (every size
+# and offset, wrap) are in tests/test_fastest.py and test_fastest_int32_overflow_exact below.
+TWINS = [v.id for v in catalogue.select(backend="triton", dtype="int32") if v.twin_of]
 # One short of / exactly / one past a tile, one past a four-tile block, several blocks (2 passes);
 # test_three_passes_int32 adds a 3-pass chain.
 INT_SIZES = (1, 255, 256, 257, 1025, 5003)
@@ -76,10 +79,17 @@ def test_seed_004_records():
         assert v.launch.dynamic_smem == label.endswith("Dyn")
     quad = catalogue.get("triton/quad-adjacent-256")
     assert quad.kernel == "adjacent_tiles_kernel" and quad.launch.tiles == 4
-    # The seed-004 rungs print after the main ladder, in the seed's order.
-    ladder = [v for v in catalogue.select(backend="cuda", dtype="int32") if v.family != "001"]
+    # The seed-004 rungs print right after the main ladder (000/002 stages 0-8), in the seed's
+    # order; then seed 001's host passes, then the fastest pair (then the peers).
+    ladder = [
+        v for v in catalogue.select(backend="cuda", dtype="int32") if v.family in ("ladder", "004")
+    ]
     order = [v.id for v in catalogue.ladder_order(ladder)]
     assert order[-6:] == [by_seed[s].id for s in sorted(by_seed, key=lambda s: by_seed[s].stage)]
+    fams = [v.family for v in catalogue.ladder_order(catalogue.VARIANTS)]
+    assert list(dict.fromkeys(fams)) == ["ladder", "004", "001", "fastest", "peer"]
+    runs = [f for i, f in enumerate(fams) if i == 0 or fams[i - 1] != f]
+    assert runs == list(dict.fromkeys(fams)), "each family prints as one contiguous group"
     assert [by_seed[s].stage for s in ("004:reduceGmem", "004:reduceSmemUnrollDyn")] == [
         "004-1",
         "004-6",
@@ -111,6 +121,18 @@ def test_twin_int32_exact(vid, n, dev):
         assert got.dtype == torch.int32
         ref = verify.wrap_int32_tensor(verify.reference_partials(v, x))
         assert torch.equal(got.to(torch.int64), ref), "per-program partials differ"
+
+
+@pytest.mark.parametrize("kind", ("full-range", "alternating"))
+def test_fastest_int32_overflow_exact(kind, dev):
+    """triton/fastest (one launch, last-program combine) on int32 data chosen to overflow: the
+    result equals the wrapped golden exactly (several programs at 70_003 elements)."""
+    v = catalogue.get("triton/fastest")
+    for n in (5003, 70_003):
+        x = verify.overflow_input(n, kind, dev, torch.Generator().manual_seed(n))
+        r = verify.check_variant(v, x)
+        assert r.ok and r.exact_required, r.message
+        assert r.value == verify.wrap_int32(int(x.to(torch.int64).sum()))
 
 
 def test_three_passes_int32(dev):
