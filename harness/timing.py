@@ -2,7 +2,8 @@
 
 Follows the workplace's METHOD.md: events (not host clocks), warm-up so compilation and module
 loading stay out, many repetitions and the median, and the L2 cache flushed before each repetition
-(writing a buffer twice the size of L2) so data that would fit in L2 is not measured from it.
+(reading a buffer twice the size of L2: see flush_l2) so data that would fit in L2 is not measured
+from it.
 For tiny sizes, graph_ms captures many calls in one CUDA graph and times its replay, which
 leaves launch gaps out: the kernel's cost beside the Python call's cost.
 """
@@ -30,14 +31,22 @@ class Timing:
 
 
 @cache
-def _flush_buffer() -> torch.Tensor:
+def _flush_buffer() -> tuple[torch.Tensor, torch.Tensor]:
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     l2 = getattr(props, "L2_cache_size", 0) or 64 * 2**20
-    return torch.empty(max(2 * l2, 128 * 2**20) // 4, dtype=torch.int32, device="cuda")
+    buf = torch.zeros(max(2 * l2, 128 * 2**20) // 4, dtype=torch.int32, device="cuda")
+    return buf, torch.empty((), dtype=torch.int64, device="cuda")
 
 
 def flush_l2() -> None:
-    _flush_buffer().zero_()
+    """Evict the L2 cache by READING a buffer twice its size.
+
+    Reading, not writing (the common `buf.zero_()`): a write-based flush leaves L2 full of dirty
+    lines, which are written back to DRAM during the next timed kernel and charge it for tens of
+    megabytes of traffic it never asked for. After a read the lines are clean and evict for free.
+    """
+    buf, out = _flush_buffer()
+    torch.sum(buf, out=out)
 
 
 def _quantile(xs: list[float], q: float) -> float:
