@@ -68,3 +68,16 @@ def test_reference_partials_sum_to_the_total(vid):
     x = torch.randint(0, 100, (70_003,), dtype=torch.int32)
     ref = verify.reference_partials(catalogue.get(vid), x)
     assert int(ref.sum()) == int(x.to(torch.int64).sum())
+
+
+def test_l2_flush_reads_without_allocating(monkeypatch):
+    """timing.flush_l2's read-based flush runs (on the CPU here: same torch call, other device)."""
+    from harness import timing
+
+    buf = torch.arange(1 << 16, dtype=torch.float32)
+    out = torch.empty((1,), dtype=torch.float32)
+    monkeypatch.setattr(timing, "_flush_buffer", lambda: (buf, out))
+    before = buf.clone()
+    timing.flush_l2()
+    assert float(out[0]) == float(before.double().sum())
+    assert torch.equal(buf, before)  # read only: the buffer is not written
