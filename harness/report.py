@@ -760,17 +760,8 @@ def check_readme(readme: str | Path) -> str:
 def update_readme(readme: str | Path, rendered: Rendered, command: str) -> None:
     """Replace the block between README_BEGIN and README_END in readme."""
     p = Path(readme)
-    check_readme(p)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ReportError(f"cannot read {p}: {e.strerror or e}") from None
+    text = check_readme(p)
     i, j = text.find(README_BEGIN), text.find(README_END)
-    if i < 0 or j < i:
-        raise ReportError(
-            f"{p} has no {README_BEGIN} ... {README_END} block; add those two marker lines "
-            "where the ladder table and plot should go"
-        )
     new = text[:i] + readme_block(rendered, p, command) + text[j + len(README_END) :]
     try:
         p.write_text(new)
