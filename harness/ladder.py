@@ -29,7 +29,8 @@ def new_document(mode: str) -> dict:
     }
 
 
-def _base(v: Variant, dtype: str, n: int) -> dict:
+def row_header(v: Variant, dtype: str, n: int) -> dict:
+    """The identifying fields every result row starts with (the run document's schema)."""
     return {
         "variant": v.id,
         "backend": v.backend,
@@ -56,7 +57,7 @@ def check_and_time(
     from harness import run as runner
     from harness import verify
 
-    row = _base(v, dtype, n)
+    row = row_header(v, dtype, n)
     dev = "cuda" if device.gpu_available() else "cpu"
     try:
         x = verify.seed_like_input(n, dtype, dev)

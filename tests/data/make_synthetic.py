@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness import catalogue, peers
+from harness.ladder import row_header
 from harness.passes import plan_passes
 
 HERE = Path(__file__).resolve().parent
@@ -58,15 +59,7 @@ def row(v: catalogue.Variant, dtype: str, n: int, gpu: dict) -> dict:
         first_bytes = (ps[0].n + ps[0].blocks) * size
     ms = npass * gpu["launch_us"] * 1e-3 + nbytes / (gpu["bw"] * eff) / 1e6
     r = {
-        "variant": v.id,
-        "backend": v.backend,
-        "stage": v.stage,
-        "family": v.family,
-        "seeds": list(v.seeds),
-        "twin": v.twin,
-        "wrong_demo": v.wrong,
-        "dtype": dtype,
-        "n": n,
+        **row_header(v, dtype, n),  # the real schema's fields, so the fixture cannot drift
         "status": "ok",
         "ok": True,
         "total": timing(ms),
