@@ -7,6 +7,7 @@
 #   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, host.txt
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: harness.fastest_bench (~2-3 min)
+#   fastest-dtypes: the same for float16 bfloat16 float64; ablation: harness.fastest_ablation
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -69,6 +70,18 @@ for step in $steps; do
       CUPY_ACCELERATORS=cub python3 -m harness.fastest_bench --json "$F/fastest.json" \
         > "$F/fastest.txt" 2>&1 || status=1
       tail -n 52 "$F/fastest.txt"
+      ;;
+    ablation)
+      note "fastest: what each design choice buys, and the launch probe (float32)"
+      CUPY_ACCELERATORS=cub python3 -m harness.fastest_ablation --json "$F/fastest-ablation.json" \
+        > "$F/fastest-ablation.txt" 2>&1 || status=1
+      tail -n 80 "$F/fastest-ablation.txt"
+      ;;
+    fastest-dtypes)
+      note "fastest vs peers, float16 bfloat16 float64"
+      CUPY_ACCELERATORS=cub python3 -m harness.fastest_bench --dtypes float16 bfloat16 float64 \
+        --json "$F/fastest-more-dtypes.json" > "$F/fastest-more-dtypes.txt" 2>&1 || status=1
+      grep -E "^2\^|summary|dtype|WRONG" "$F/fastest-more-dtypes.txt" | cut -c1-100 | tail -n 70
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and

@@ -5,21 +5,35 @@
 //     issued before the first is used, so each thread keeps UNROLL * 16 bytes in flight;
 //   - grid: sized from the SM count (per_sm * SMs, read off the device at plan time, capped by
 //     the catalogue's max_blocks) instead of a fixed 1024, and never more blocks than tiles;
+//   - work split (FAST_EVEN_SHARE): each block reads one contiguous range of 128-byte lines, the
+//     ranges as even as whole lines allow, so every block ends at the same time; a grid-stride
+//     loop over whole tiles leaves the blocks with one tile more to finish alone (the tail);
 //   - any n and any alignment: a scalar head up to the first 16-byte boundary, then whole 16-byte
 //     vectors, then a scalar tail; 64-bit indices, so n may exceed 2^31;
-//   - finish: no second launch. Each block writes its partial to a workspace, __threadfence(),
-//     then takes a ticket from a counter (atomicAdd); the block that takes the last ticket sums the
-//     partials IN BLOCK ORDER (thread t: partials t, t + BLOCK, ...; then the fixed shuffle tree)
-//     and resets the counter to 0 for the next launch. Which block finishes last varies; what it
-//     adds, and in which order, does not: the result is deterministic for a given device (SM
-//     count), n and alignment. A grid of one block writes its sum straight out.
+//   - finish: no second launch. Each block writes its partial to a workspace and takes a ticket
+//     from a counter: one acq_rel atomic (FAST_ACQ_REL; else __threadfence + atomicAdd); block 0
+//     first prefetches the counter's line into L2 (FAST_PREFETCH_TICKET), so the tickets do not
+//     wait on DRAM when the cache is cold. The block that takes the last ticket sums the partials
+//     IN BLOCK ORDER (thread t: partials t, t + BLOCK, ...; then the fixed shuffle tree) and
+//     resets the counter to 0 for the next launch. Which block finishes last varies; what it adds,
+//     and in which order, does not: the result is deterministic for a given device (SM count), n
+//     and alignment. A grid of one block writes its sum straight out.
 //   - dtypes: float, int, double, and float16 / bfloat16 (raw 16-bit storage types below, so no
 //     CUDA header is needed); the half types accumulate in float and the result is stored as float
 //     (not rounded back to 16 bits), int accumulates in unsigned int (wraps modulo 2^32 as the
 //     golden does, without signed-overflow UB) and is stored as int.
+// FLAGS turns the three design choices on one by one: the catalogue's kernel has FAST_ALL, and
+// benchmarks/fastest_ablation.py times the others (FLAGS = 0 is this kernel as first measured).
 #include "common.cuh"
 
 typedef unsigned long long u64;
+
+enum : u32 {
+    FAST_EVEN_SHARE = 1,       // contiguous, balanced per-block ranges (else grid-stride tiles)
+    FAST_PREFETCH_TICKET = 2,  // block 0 prefetches the counter's line into L2 at the start
+    FAST_ACQ_REL = 4,          // ticket: one acq_rel atomic (else __threadfence + atomicAdd)
+    FAST_ALL = 7,
+};
 
 // 16-bit storage types. float16 / bfloat16 data are read as their bits and converted here; the
 // harness names them through catalogue.CXX_TYPES.
@@ -130,7 +144,7 @@ __device__ __forceinline__ A block_sum_shfl(A v) {
 // fastest - one launch for any n (see the top of this file).
 // in: n elements of T at any element alignment. out: one Out. partials: gridDim.x Acc slots
 // (workspace, never read before written). counter: one u32, 0 at launch, left 0 after it.
-template <typename T, u32 BLOCK, u32 UNROLL>
+template <typename T, u32 BLOCK, u32 UNROLL, u32 FLAGS>
 __global__ void __launch_bounds__(BLOCK, 4)
     reduce_fastest(const T* __restrict__ in, typename Elem<T>::Out* __restrict__ out,
                    typename Elem<T>::Acc* partials, u32* counter, u64 n) {
@@ -139,6 +153,12 @@ __global__ void __launch_bounds__(BLOCK, 4)
     constexpr u32 VEC = E::VEC;
     static_assert(VEC * sizeof(T) == 16, "a vector is 16 bytes");
     const u32 tid = threadIdx.x;
+
+    if constexpr ((FLAGS & FAST_PREFETCH_TICKET) != 0) {
+        if (blockIdx.x == 0 && tid == 0 && gridDim.x > 1) {
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(counter));
+        }
+    }
 
     A a[VEC];
 #pragma unroll
@@ -155,12 +175,33 @@ __global__ void __launch_bounds__(BLOCK, 4)
     if (gtid < head) a[0] += E::one(in[gtid]);
     if (gtid < n - tail_start) a[0] += E::one(in[tail_start + gtid]);
 
-    // Grid-stride over tiles of BLOCK * UNROLL vectors: thread t reads vectors t, t + BLOCK, ...
-    // of the tile (each access coalesced across the warp), all UNROLL loads before any add.
+    // This block's vectors: [i0, end) stepping by `stride`, tiles of BLOCK * UNROLL vectors;
+    // thread t reads vectors t, t + BLOCK, ... of each tile (each access coalesced across a warp).
+    u64 i, end, stride;
+    if constexpr ((FLAGS & FAST_EVEN_SHARE) != 0) {
+        // Lines of 8 vectors (128 bytes); block b gets `per` lines, the first `rem` blocks one
+        // more, the last block also the < 8 vectors after the last whole line. (b * per <= lines:
+        // no overflow, unlike b * lines / G.)
+        const u64 lines = nvec / 8, g = gridDim.x, b = blockIdx.x;
+        u64 per, rem;
+        if (lines >> 32 == 0) {  // 32-bit division: a few instructions, not the 64-bit routine
+            per = static_cast<u32>(lines) / static_cast<u32>(g);
+            rem = static_cast<u32>(lines) % static_cast<u32>(g);
+        } else {
+            per = lines / g;
+            rem = lines % g;
+        }
+        const u64 lo = (b * per + (b < rem ? b : rem)) * 8;
+        end = b + 1 == g ? nvec : ((b + 1) * per + (b + 1 < rem ? b + 1 : rem)) * 8;
+        i = lo + tid;
+        stride = BLOCK * UNROLL;
+    } else {
+        i = static_cast<u64>(blockIdx.x) * (BLOCK * UNROLL) + tid;
+        end = nvec;
+        stride = static_cast<u64>(gridDim.x) * (BLOCK * UNROLL);
+    }
     const uint4* __restrict__ vin = reinterpret_cast<const uint4*>(in + head);
-    u64 i = static_cast<u64>(blockIdx.x) * (BLOCK * UNROLL) + tid;
-    const u64 stride = static_cast<u64>(gridDim.x) * (BLOCK * UNROLL);
-    for (; i + (UNROLL - 1) * BLOCK < nvec; i += stride) {
+    for (; i + (UNROLL - 1) * BLOCK < end; i += stride) {  // whole tiles: all loads, then adds
         uint4 v[UNROLL];
 #pragma unroll
         for (u32 u = 0; u < UNROLL; ++u) v[u] = __ldg(vin + i + u * BLOCK);
@@ -170,7 +211,7 @@ __global__ void __launch_bounds__(BLOCK, 4)
     // The last, partial tile (if this thread has one): its vectors one by one, guarded.
 #pragma unroll
     for (u32 u = 0; u < UNROLL; ++u) {
-        if (i + u * BLOCK < nvec) E::add_vec(a, __ldg(vin + i + u * BLOCK));
+        if (i + u * BLOCK < end) E::add_vec(a, __ldg(vin + i + u * BLOCK));
     }
 
     // Fold the VEC accumulators pairwise, then the block's shuffle tree.
@@ -186,16 +227,30 @@ __global__ void __launch_bounds__(BLOCK, 4)
         return;
     }
 
-    // Last-block-done: publish the partial, fence, take a ticket.
+    // Last-block-done: publish the partial, take a ticket.
     __shared__ bool is_last;
     if (tid == 0) {
         partials[blockIdx.x] = s;
-        __threadfence();
-        is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+        u32 ticket;
+        if constexpr ((FLAGS & FAST_ACQ_REL) != 0) {
+            // Release: this thread's partial is visible before the ticket is; acquire: the last
+            // block sees every partial released before its ticket. (The bar.sync below carries
+            // that to the block's other threads.)
+            asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                         : "=r"(ticket)
+                         : "l"(counter)
+                         : "memory");
+        } else {
+            __threadfence();
+            ticket = atomicAdd(counter, 1u);
+        }
+        is_last = ticket == gridDim.x - 1;
     }
     __syncthreads();
     if (!is_last) return;
-    __threadfence();  // acquire side: every other block's partial is visible from here on
+    if constexpr ((FLAGS & FAST_ACQ_REL) == 0) {
+        __threadfence();  // acquire side: every other block's partial is visible from here on
+    }
 
     // Sum the partials in block order (L2 loads: __ldcg bypasses L1, which is not coherent).
     A t = A(0);
@@ -205,4 +260,12 @@ __global__ void __launch_bounds__(BLOCK, 4)
         out[0] = E::out(t);
         *counter = 0u;  // ready for the next launch (stream order makes it visible to it)
     }
+}
+
+// The launch floor: one block that only writes a zero. Not a sum; benchmarks/FASTEST.md times it
+// beside the fastest sums at small n (harness/fastest_ablation.py), where a launch is most of the
+// cost. A template so that only the ablation instantiates it (launch_floor<0>).
+template <int>
+__global__ void launch_floor(float* out) {
+    if (threadIdx.x == 0) out[0] = 0.0f;
 }

@@ -19,11 +19,13 @@ OPTIONS = ("-std=c++17",)
 
 
 @cache
-def module(source: str) -> cupy.RawModule:
+def module(source: str, extra: tuple[str, ...] = ()) -> cupy.RawModule:
+    """The compiled module of one .cu file: every name expression the catalogue asks of it, plus
+    `extra` ones (benchmarks/fastest_ablation.py instantiates kernels no variant uses)."""
     import cupy
 
     code = cuda_source.expand(source)
-    exprs = catalogue.name_expressions(source)
+    exprs = list(dict.fromkeys([*catalogue.name_expressions(source), *extra]))
     mod = cupy.RawModule(code=code, options=OPTIONS, name_expressions=exprs)
     try:
         mod.compile()
@@ -36,3 +38,8 @@ def kernel(variant: catalogue.Variant, dtype: str) -> cupy.RawKernel:
     if dtype not in variant.dtypes:
         raise ValueError(f"{variant.id} supports {', '.join(variant.dtypes)}, not {dtype}")
     return module(variant.source).get_function(variant.name_expression(dtype))
+
+
+def kernel_by_expression(source: str, expr: str) -> cupy.RawKernel:
+    """Any instantiation of a template in `source`, e.g. "reduce_fastest<float, 256, 4, 0>"."""
+    return module(source, (expr,)).get_function(expr)

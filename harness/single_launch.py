@@ -79,13 +79,15 @@ def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: l
     return plan
 
 
-def _cuda_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:
+def _cuda_launch(variant, dtype, x, out, partials, counter, kern=None) -> Callable[[], None]:
+    """A launch of cuda/fastest's kernel (or `kern`, another instantiation of it: the ablation)
+    over x, on torch's current stream."""
     import cupy
     import numpy as np
 
     from harness import cuda_loader
 
-    kern = cuda_loader.kernel(variant, dtype)
+    kern = kern or cuda_loader.kernel(variant, dtype)
     n = x.numel()
     grid, block = (cuda_grid(variant, dtype, n),), (variant.launch.threads,)
     # 16-bit inputs go to CuPy as raw uint16 (the kernel reads bits); CuPy passes pointers only.
@@ -109,10 +111,16 @@ def _cuda_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None
     return go
 
 
-def triton_meta(cfg, dtype: str, programs: int) -> dict:
+def cuda_launch_with(plan, kern) -> Callable[[], None]:
+    """A launch of `kern` (an instantiation of reduce_fastest) on `plan`'s input and workspace."""
+    partials, counter = plan.workspace
+    return _cuda_launch(plan.variant, plan.dtype, plan.x, plan.outs[0], partials, counter, kern)
+
+
+def triton_meta(cfg, dtype: str, programs: int, even: bool | None = None) -> dict:
     """The meta-parameters _triton_launch passes fastest_kernel for configuration `cfg` and a grid
     of `programs`. ACC (the accumulator, = the output dtype) as its triton.language name; the
-    launcher turns it into the dtype."""
+    launcher turns it into the dtype. even=None: fastest.EVEN_SHARE (the ablation passes False)."""
     from triton_kernels import fastest
 
     return dict(
@@ -120,6 +128,7 @@ def triton_meta(cfg, dtype: str, programs: int) -> dict:
         FBLOCK=fastest.FBLOCK,
         ACC=dtype_name_of(out_dtype(dtype)),
         ONE_PROGRAM=programs == 1,
+        EVEN=fastest.EVEN_SHARE if even is None else even,
         num_warps=cfg.num_warps,
         num_stages=cfg.num_stages,
     )
@@ -162,7 +171,9 @@ def dtype_name_of(dt: torch.dtype) -> str:
     return dtype_name(dt)
 
 
-def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:
+def triton_launcher(dtype, x, out, partials, counter, even: bool | None = None):
+    """launcher(cfg) -> a launch of fastest_kernel over x with configuration cfg (the EVEN split
+    unless even=False: the ablation)."""
     import triton.language as tl
 
     from triton_kernels import fastest
@@ -176,12 +187,26 @@ def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], No
     def launcher(cfg: fastest.Config) -> Callable[[], None]:
         g = cfg.programs(n_bulk, sms)
         grid = (g,)
-        meta = triton_meta(cfg, dtype, g)
+        meta = triton_meta(cfg, dtype, g, even)
         meta["ACC"] = getattr(tl, meta["ACC"])
         return lambda: fastest.fastest_kernel[grid](
             x, xa, out, partials, counter, head, n_bulk, **meta
         )
 
+    return launcher
+
+
+def triton_launcher_for(plan, even: bool | None = None):
+    """triton_launcher on `plan`'s input and workspace."""
+    partials, counter = plan.workspace
+    return triton_launcher(plan.dtype, plan.x, plan.outs[0], partials, counter, even)
+
+
+def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:
+    from triton_kernels import fastest
+
+    launcher = triton_launcher(dtype, x, out, partials, counter)
+    n = x.numel()
     if x.device.type == "cuda":
         from harness import timing
 

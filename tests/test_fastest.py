@@ -124,45 +124,70 @@ def test_cuda_fastest_sass_uses_16_byte_loads(arch, tmp_path):
     assert loop
 
 
-_PTX_SCRIPT = """
-import sys
-import triton
-import triton.language as tl
-from triton.backends.compiler import GPUTarget
-from triton.compiler import ASTSource
-from triton_kernels.fastest import FBLOCK, fastest_kernel
-
-sig = {"x_ptr": "*fp32", "xa_ptr": "*fp32", "out_ptr": "*fp32", "part_ptr": "*fp32"}
-sig |= {"count_ptr": "*i32", "head": "i32", "n_bulk": "i32"}
-sig |= dict.fromkeys(("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM"), "constexpr")
-consts = {"BLOCK": 4096, "FBLOCK": FBLOCK, "ACC": tl.float32, "ONE_PROGRAM": False}
-attrs = {(i,): [["tt.divisibility", 16]] for i in (1, 2, 3, 4)}
-src = ASTSource(fastest_kernel, sig, consts, attrs)
-k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 8})
-open(sys.argv[1], "w").write(k.asm["ptx"])
-"""
-
-
-def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish(tmp_path):
-    """Compile triton/fastest for sm_90 without a GPU (in a child process without the
-    interpreter; ptxas from the wheel) and read the PTX: 16-byte loads in the main loop, the
-    ticket as an acq_rel atomic after a barrier, volatile loads of the partials, no local memory."""
+def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
+    """Compile triton/fastest for sm_90 without a GPU (the census's compile path: a child process
+    without the interpreter, ptxas from the wheel; a compile error fails the test) and read the
+    PTX: 16-byte loads in the main loop, the ticket as an acq_rel atomic after a barrier, volatile
+    loads of the partials, no local memory."""
     import re
-    import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root, env.get("PYTHONPATH", "")])
-    out = tmp_path / "fastest.ptx"
-    r = subprocess.run(
-        [sys.executable, "-c", _PTX_SCRIPT, str(out)], env=env, capture_output=True, text=True
-    )
-    if r.returncode != 0:
-        pytest.skip(f"offline Triton compile unavailable here: {r.stderr.strip()[-300:]}")
-    ptx = out.read_text()
+    from harness import inspect as census_mod
+
+    v = catalogue.get("triton/fastest")
+    job = census_mod.triton_job(v, "float32", "sm_90")
+    assert job["meta"]["EVEN"] is True and job["meta"]["BLOCK"] == 4096
+    ptx = census_mod.run_triton_jobs([job])[0]["ptx"]
     assert len(re.findall(r"ld\.global(?:\.\w+)*\.v4\.b32", ptx)) >= 4  # 4096 / 256 lanes / 4
     assert re.search(
         r"bar\.sync[^\n]*\n(?:[^\n]*\n){0,8}[^\n]*atom\.global\.gpu\.acq_rel\.add", ptx
     )
     assert re.search(r"ld\.volatile\.global", ptx)
     assert ".local" not in ptx
+
+
+# -- the ablation (harness.fastest_ablation): what it compiles, and its table --------------------
+
+
+@pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
+def test_ablation_kernels_compile_without_spills():
+    """Every FLAGS instantiation the ablation times, and the launch floor, compile for sm_90; the
+    catalogue's kernel is the one with every switch on."""
+    from harness import fastest_ablation as ab
+
+    exprs = [ab.cuda_expression(f) for f in ab.CUDA_FLAGS] + [ab.LAUNCH_FLOOR]
+    r = nvrtc.compile_file("fastest.cu", "sm_90", exprs)
+    assert set(r.lowered) == set(exprs)
+    for name, res in r.resources.items():
+        assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
+    assert max(ab.CUDA_FLAGS) == 7  # FAST_ALL
+    cat = catalogue.get("cuda/fastest").name_expression("float32")
+    assert cat == ab.cuda_expression(7).replace(", 7>", ", FAST_ALL>")
+
+
+def test_ablation_table_ratios_come_from_the_row():
+    from harness import fastest_ablation as ab
+
+    def t(ms):
+        return {"median_ms": ms}
+
+    row = {
+        "log2n": 20,
+        "verdicts": {"cuda F0 first measured": "ok", "cuda F7 all (catalogue)": "ok"},
+        "times": {
+            "cuda F0 first measured": {"round1": t(0.010), "round2": t(0.011), "graph": t(0.004)},
+            "cuda F7 all (catalogue)": {"round1": t(0.008), "round2": t(0.0085)},
+        },
+    }
+    text = ab._table(row)
+    assert "n = 2^20" in text
+    f7 = next(line for line in text.splitlines() if "F7" in line)
+    assert "8.00" in f7 and "8.50" in f7 and "x 1.250" in f7 and "ok" in f7
+
+
+def test_ablation_without_a_gpu_says_so(capsys):
+    from harness import device, fastest_ablation
+
+    if device.cupy_gpu()[0]:
+        pytest.skip("exercises the no-GPU path")
+    assert fastest_ablation.main(["--json", "unused.json"]) == 2
+    assert "needs a GPU" in capsys.readouterr().err

@@ -285,7 +285,9 @@ def test_triton_fastest_census_job_follows_the_launcher():
         assert job["args"]["count_ptr"] == "*i32"
         assert "x_ptr" not in job["aligned"] and "xa_ptr" in job["aligned"]
         meta = single_launch.triton_meta(fastest.DEFAULT, dtype, programs=2)
-        assert job["constexprs"] == {k: meta[k] for k in ("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM")}
+        assert job["constexprs"] == {
+            k: meta[k] for k in ("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM", "EVEN")
+        }
         assert job["options"] == {"num_warps": meta["num_warps"], "num_stages": meta["num_stages"]}
     assert census_mod.triton_job(v, "float16", "sm_90")["args"]["out_ptr"] == "*fp32"
 

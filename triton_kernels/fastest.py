@@ -3,6 +3,10 @@
 Beyond the seeds (issue 8); the counterpart of cuda/fastest, not its tile twin. Changed from the
 grid-stride twin (triton/grid-stride-1024):
 - programs: min(cdiv(n, BLOCK), per_sm * SMs, 2048), the SM count read off the device;
+- work split (EVEN, on by default): each program reads one contiguous range, the ranges as even
+  as units of 32 elements allow, whole tiles unmasked and one masked partial tile at its end, so
+  all programs finish together. EVEN=False is the grid-stride split over whole tiles first
+  measured (kept for benchmarks/fastest_ablation.py);
 - BLOCK, num_warps, num_stages and per_sm are autotuned (timed with CUDA events, L2 flushed) over
   CONFIGS, once per (device, dtype, size bucket = n.bit_length()) per process: `choose`;
 - alignment: Triton vectorizes a load to 16 bytes only when it can prove the pointer 16-byte
@@ -10,8 +14,6 @@ grid-stride twin (triton/grid-stride-1024):
   the bulk as a separate, aligned view x[head:] (head < 16 bytes' worth of elements, from
   x.data_ptr()), and program 0 adds the head elements through the original pointer. A view at any
   element offset (x[1:], x[3:]) still gets 16-byte loads for its bulk;
-- full tiles are loaded without a mask; the one partial tile (if any) belongs to program
-  num_full % G and is loaded masked;
 - finish in the same launch: each program stores its partial, then takes a ticket with an
   acq_rel atomic_add on a counter; the program holding the last ticket sums the partials in
   program order (volatile loads, FBLOCK lanes at a time, then tl.sum), stores the result and sets
@@ -34,6 +36,7 @@ import triton.language as tl
 
 MAX_PROGRAMS = 2048  # = the catalogue's max_blocks for triton/fastest
 FBLOCK = 1024  # lanes of the final combine (partials per step)
+EVEN_SHARE = True  # the EVEN split (see above); False only in benchmarks/fastest_ablation.py
 
 
 @dataclass(frozen=True)
@@ -111,23 +114,41 @@ def fastest_kernel(
     FBLOCK: tl.constexpr,
     ACC: tl.constexpr,
     ONE_PROGRAM: tl.constexpr,
+    EVEN: tl.constexpr,  # contiguous, balanced ranges (False: grid-stride over tiles)
 ):
     pid = tl.program_id(0)
     nprog = tl.num_programs(0)
     lanes = tl.arange(0, BLOCK)
     zero64 = pid.to(tl.int64) * 0
     acc = tl.zeros([BLOCK], dtype=ACC)
-    num_full = n_bulk // BLOCK
-    # Whole tiles, grid-stride, no mask: 16-byte loads when xa_ptr is aligned (it is).
-    for t in range(pid, num_full, nprog):
-        offs = (zero64 + t) * BLOCK + lanes
-        acc += tl.load(xa_ptr + offs).to(ACC)
-    # The partial tile (tile num_full, if n_bulk % BLOCK), owned by program num_full % nprog.
-    offs = (zero64 + num_full) * BLOCK + lanes
-    # (Ownership folded into the limit: one comparison per lane; the interpreter mishandles a
-    # lane-wise mask AND-ed with a scalar one.)
-    tail_end = tl.where(pid == num_full % nprog, n_bulk, 0)
-    acc += tl.load(xa_ptr + offs, mask=offs < tail_end, other=0).to(ACC)
+    if EVEN:
+        # One contiguous range per program, in units of 32 elements (a multiple of 16 bytes for
+        # every dtype, so the loads stay 16-byte vectors), as even as whole units allow; the last
+        # program also takes the < 32 elements after the last whole unit. Every program ends at
+        # about the same time (grid-stride over whole tiles leaves some with one tile more).
+        units = n_bulk // 32
+        per = units // nprog
+        rem = units % nprog
+        lo = (zero64 + pid * per + tl.minimum(pid, rem)) * 32
+        hi = (zero64 + (pid + 1) * per + tl.minimum(pid + 1, rem)) * 32
+        hi = tl.where(pid == nprog - 1, n_bulk, hi)
+        n_full = (hi - lo) // BLOCK
+        for k in range(0, n_full):  # whole tiles, no mask
+            acc += tl.load(xa_ptr + (lo + k * BLOCK + lanes)).to(ACC)
+        offs = lo + n_full * BLOCK + lanes
+        acc += tl.load(xa_ptr + offs, mask=offs < hi, other=0).to(ACC)
+    else:
+        num_full = n_bulk // BLOCK
+        # Whole tiles, grid-stride, no mask: 16-byte loads when xa_ptr is aligned (it is).
+        for t in range(pid, num_full, nprog):
+            offs = (zero64 + t) * BLOCK + lanes
+            acc += tl.load(xa_ptr + offs).to(ACC)
+        # The partial tile (tile num_full, if n_bulk % BLOCK), owned by program num_full % nprog.
+        offs = (zero64 + num_full) * BLOCK + lanes
+        # (Ownership folded into the limit: one comparison per lane; the interpreter mishandles
+        # a lane-wise mask AND-ed with a scalar one.)
+        tail_end = tl.where(pid == num_full % nprog, n_bulk, 0)
+        acc += tl.load(xa_ptr + offs, mask=offs < tail_end, other=0).to(ACC)
     # The scalar head before the first 16-byte boundary: program 0.
     acc += tl.load(x_ptr + lanes, mask=lanes < tl.where(pid == 0, head, 0), other=0).to(ACC)
     total = tl.sum(acc, axis=0)

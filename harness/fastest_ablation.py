@@ -1,0 +1,251 @@
+"""What each design choice of the fastest variants buys, and where small-n time goes: one run.
+
+    python3 -m harness.fastest_ablation --json out.json [--log2 12 13 16 20 24 27 28]
+
+For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
+- cuda/fastest's kernel with FLAGS 0 (the kernel as first measured: grid-stride tiles, fence +
+  atomicAdd ticket), each of its switches alone (1 even share, 2 prefetch ticket, 4 acq_rel
+  ticket; cuda_kernels/fastest.cu) and all of them (7, the catalogue's kernel);
+- triton/fastest with EVEN False (grid-stride) and True (the default), each autotuned here over
+  triton_kernels.fastest.CONFIGS;
+- the peers cupy.sum (CUB) and torch.sum.
+Each is checked against the golden (harness.verify.compare, the variant's error bound), then timed
+in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, L2 flushed by a read,
+median), so one version's round-to-round spread is printed beside the gaps between versions; for
+n <= 2^20 also from a CUDA graph (harness.timing.graph_ms).
+
+At the smallest n, the launch probe: the launch floor (cuda_kernels/fastest.cu: one block writing
+a zero) beside the sums, each timed (a) as above, (b) with the device kept busy for 100 us before
+the flush (torch.cuda._sleep), so the host is certainly ahead and the events time the device
+alone, (c) without the flush (warm L2); and the catalogue's kernel with the shared-memory carveout
+preference at 0 and 100 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+
+CUDA_FLAGS = {  # FLAGS of reduce_fastest: label (cuda_kernels/fastest.cu's FAST_* switches)
+    0: "first measured",
+    1: "even share",
+    2: "prefetch ticket",
+    4: "acq_rel ticket",
+    7: "all (catalogue)",
+}
+DEFAULT_LOG2 = (12, 13, 16, 20, 24, 27, 28)
+GRAPH_MAX_N = 2**20
+LEAD_CYCLES = 200_000  # ~100 us of torch.cuda._sleep at ~2 GHz, ahead of each flush
+
+
+def cuda_expression(flags: int, ctype: str = "float") -> str:
+    from harness.catalogue import FASTEST_UNROLL
+
+    return f"reduce_fastest<{ctype}, 256, {FASTEST_UNROLL}, {flags}>"
+
+
+LAUNCH_FLOOR = "launch_floor<0>"
+
+
+def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, object]]:
+    """label -> launch, and label -> the tensor (or callable) that holds the result."""
+    import cupy
+    import torch
+
+    from harness import catalogue, cuda_loader, single_launch, timing
+    from harness import run as runner
+    from triton_kernels import fastest as tfast
+
+    fns: dict[str, Callable[[], object]] = {}
+    outs: dict[str, object] = {}
+    cv = catalogue.get("cuda/fastest")
+    for flags, label in CUDA_FLAGS.items():
+        plan = runner.make_plan(cv, x)
+        kern = cuda_loader.kernel_by_expression(cv.source, cuda_expression(flags))
+        key = f"cuda F{flags} {label}"
+        fns[key] = single_launch.cuda_launch_with(plan, kern)
+        outs[key] = plan.outs[0]
+    tv = catalogue.get("triton/fastest")
+    for even in (False, True):
+        plan = runner.make_plan(tv, x)
+        launcher = single_launch.triton_launcher_for(plan, even)
+        times = {
+            cfg: timing.time_ms(launcher(cfg), reps=5 if n >= 2**27 else 20, warmup=2).median_ms
+            for cfg in tfast.CONFIGS
+        }
+        best = min(times, key=times.get)
+        key = f"triton {'even' if even else 'grid-stride'} {best.label()}"
+        fns[key] = launcher(best)
+        outs[key] = plan.outs[0]
+    fns["torch.sum"] = lambda: torch.sum(x)
+    a = cupy.from_dlpack(x)
+
+    def cub_sum():
+        ptr = torch.cuda.current_stream().cuda_stream
+        if ptr == 0:
+            return a.sum()
+        with cupy.cuda.ExternalStream(ptr):
+            return a.sum()
+
+    fns["cupy.sum (CUB)"] = cub_sum
+    return fns, outs
+
+
+def _check(fns, outs, x) -> dict[str, str]:
+    """Poison, run once, compare with the golden under the variant's bound: label -> verdict."""
+    import torch
+
+    from harness import catalogue, verify
+    from harness import run as runner
+
+    g = verify.golden(x)
+    verdicts = {}
+    for key, out in outs.items():
+        v = catalogue.get("cuda/fastest" if key.startswith("cuda") else "triton/fastest")
+        runner.poison_(out)
+        fns[key]()
+        torch.cuda.synchronize()
+        r = verify.compare(v, "float32", x.numel(), verify.as_number(out[0]), g, True)
+        verdicts[key] = "ok" if r.ok else f"WRONG: {r.message}"
+    return verdicts
+
+
+def _lead_flush_setup():
+    import torch
+
+    return lambda: torch.cuda._sleep(LEAD_CYCLES)
+
+
+def launch_probe(n: int, x, fns, log) -> dict:
+    """Where per-call time goes at small n (see the module docstring)."""
+    import cupy
+    import torch
+
+    from harness import catalogue, cuda_loader, timing
+
+    cv = catalogue.get("cuda/fastest")
+    floor = cuda_loader.kernel_by_expression(cv.source, LAUNCH_FLOOR)
+    sink = cupy.from_dlpack(torch.empty(1, device="cuda"))
+
+    def launch_floor() -> None:  # on torch's stream, as harness.single_launch launches
+        ptr = torch.cuda.current_stream().cuda_stream
+        if ptr == 0:
+            floor((1,), (256,), (sink,))
+        else:
+            with cupy.cuda.ExternalStream(ptr):
+                floor((1,), (256,), (sink,))
+
+    probe = {"launch floor": launch_floor}
+    probe |= {k: v for k, v in fns.items() if k.startswith(("cuda F7", "triton even"))}
+    probe |= {k: fns[k] for k in ("cupy.sum (CUB)", "torch.sum")}
+    out: dict = {}
+    for key, fn in probe.items():
+        out[key] = {
+            "flushed": timing.time_ms(fn, target_ms=100).record(),
+            "busy-ahead": timing.time_ms(fn, target_ms=100, setup=_lead_flush_setup()).record(),
+            "warm": timing.time_ms(fn, target_ms=100, flush=False).record(),
+            "graph": timing.graph_ms(fn).record(),
+        }
+    kern = cuda_loader.kernel_by_expression(cv.source, cuda_expression(7))
+    f7 = next(k for k in fns if k.startswith("cuda F7"))
+    try:
+        before = kern.preferred_shared_memory_carveout
+    except Exception:
+        before = -1  # CU_SHAREDMEM_CARVEOUT_DEFAULT
+    for carve in (0, 100):
+        try:
+            kern.preferred_shared_memory_carveout = carve
+            out[f"{f7}, carveout {carve}%"] = {
+                "flushed": timing.time_ms(fns[f7], target_ms=100).record()
+            }
+        except Exception as e:  # recorded, the run goes on
+            out[f"{f7}, carveout {carve}%"] = {"error": f"{type(e).__name__}: {e}"}
+        finally:
+            kern.preferred_shared_memory_carveout = before
+    log(f"\nlaunch probe, n = 2^{n.bit_length() - 1}: median us")
+    log(f"{'':44} {'flushed':>8} {'busy':>8} {'warm':>8} {'graph':>8}")
+    for key, r in out.items():
+        cells = [r.get(c, {}).get("median_ms") for c in ("flushed", "busy-ahead", "warm", "graph")]
+        log(f"{key:44} " + " ".join(_us(c) for c in cells))
+    return out
+
+
+def _us(v) -> str:
+    return f"{v * 1e3:8.2f}" if isinstance(v, float) else f"{'-':>8}"
+
+
+def ablate(log2s: list[int], log=print) -> dict:
+    import torch
+
+    from harness import device, timing, verify
+
+    doc: dict = {
+        "schema": "reduce-ladder/fastest-ablation/1",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": device.device_info(),
+        "dtype": "float32",
+        "timing": "CUDA events, L2 flushed before each repetition, median (harness.timing."
+        f"time_ms), two interleaved rounds; graph: harness.timing.graph_ms for n <= {GRAPH_MAX_N}",
+        "rows": [],
+    }
+    t0 = time.time()
+    full = verify.seed_like_input(2 ** max(log2s), "float32", "cuda")
+    for k in sorted(log2s):
+        n = 2**k
+        x = full[:n]
+        fns, outs = _candidates(n, x)
+        row: dict = {"n": n, "log2n": k, "verdicts": _check(fns, outs, x), "times": {}}
+        for rnd in (1, 2):
+            for key, fn in fns.items():
+                t = timing.time_ms(fn, reps=5 if n >= 2**28 else None, target_ms=100)
+                row["times"].setdefault(key, {})[f"round{rnd}"] = t.record()
+        if n <= GRAPH_MAX_N:
+            for key, fn in fns.items():
+                row["times"][key]["graph"] = timing.graph_ms(fn).record()
+        if k == min(log2s):
+            row["launch_probe"] = launch_probe(n, x, fns, log)
+        doc["rows"].append(row)
+        log(_table(row))
+        del fns, outs, x
+        torch.cuda.synchronize()
+    doc["wall_s"] = time.time() - t0
+    return doc
+
+
+def _table(row: dict) -> str:
+    lines = [f"\nn = 2^{row['log2n']}: median us, round 1 / round 2 / graph; x F0 = F0 / this"]
+    f0 = next(v for k, v in row["times"].items() if k.startswith("cuda F0"))
+    base = min(f0["round1"]["median_ms"], f0["round2"]["median_ms"])
+    for key, t in row["times"].items():
+        r1, r2 = t["round1"]["median_ms"], t["round2"]["median_ms"]
+        g = t.get("graph", {}).get("median_ms")
+        verdict = row["verdicts"].get(key, "")
+        lines.append(
+            f"  {key:40} {_us(r1)} {_us(r2)} {_us(g)}  x{base / min(r1, r2):6.3f}  {verdict}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m harness.fastest_ablation", description=__doc__)
+    p.add_argument("--json", required=True, help="where to write the results")
+    p.add_argument("--log2", nargs="+", type=int, default=list(DEFAULT_LOG2))
+    a = p.parse_args(argv)
+    from harness import device
+
+    if not device.cupy_gpu()[0]:
+        print(f"fastest_ablation needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
+        return 2
+    doc = ablate(a.log2)
+    with open(a.json, "w") as f:
+        json.dump(doc, f, indent=1)
+    bad = [(r["n"], k) for r in doc["rows"] for k, v in r["verdicts"].items() if v != "ok"]
+    print(f"\nwall {doc['wall_s']:.0f} s; {len(bad)} wrong: {bad}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
