@@ -5,25 +5,28 @@
 //     issued before the first is used, so each thread keeps UNROLL * 16 bytes in flight;
 //   - grid: sized from the SM count (per_sm * SMs, read off the device at plan time, capped by
 //     the catalogue's max_blocks) instead of a fixed 1024, and never more blocks than tiles;
-//   - work split (FAST_EVEN_SHARE): each block reads one contiguous range of 128-byte lines, the
-//     ranges as even as whole lines allow, so every block ends at the same time; a grid-stride
-//     loop over whole tiles leaves the blocks with one tile more to finish alone (the tail);
+//   - work split: grid-stride over tiles of BLOCK * UNROLL vectors, so that at any moment all
+//     blocks read neighbouring lines. (FAST_EVEN_SHARE instead gives each block one contiguous
+//     range, as even as 128-byte lines allow: predicted to remove the last round's tail, it
+//     measured slower at every size, see harness/fastest_ablation.py.)
 //   - any n and any alignment: a scalar head up to the first 16-byte boundary, then whole 16-byte
 //     vectors, then a scalar tail; 64-bit indices, so n may exceed 2^31;
 //   - finish: no second launch. Each block writes its partial to a workspace and takes a ticket
-//     from a counter: one acq_rel atomic (FAST_ACQ_REL; else __threadfence + atomicAdd); block 0
-//     first prefetches the counter's line into L2 (FAST_PREFETCH_TICKET), so the tickets do not
-//     wait on DRAM when the cache is cold. The block that takes the last ticket sums the partials
-//     IN BLOCK ORDER (thread t: partials t, t + BLOCK, ...; then the fixed shuffle tree) and
-//     resets the counter to 0 for the next launch. Which block finishes last varies; what it adds,
-//     and in which order, does not: the result is deterministic for a given device (SM count), n
-//     and alignment. A grid of one block writes its sum straight out.
+//     from a counter with one acq_rel atomic (FAST_ACQ_REL: MEMBAR.ALL.GPU + ATOMG in SASS; the
+//     first measured __threadfence + atomicAdd is MEMBAR.SC.GPU + ATOMG, and the last block
+//     fenced again). The block that takes the last ticket sums the partials IN BLOCK ORDER
+//     (thread t: partials t, t + BLOCK, ...; then the fixed shuffle tree) and resets the counter
+//     to 0 for the next launch. Which block finishes last varies; what it adds, and in which
+//     order, does not: the result is deterministic for a given device (SM count), n and
+//     alignment. A grid of one block writes its sum straight out. (FAST_PREFETCH_TICKET: block 0
+//     prefetches the counter's line into L2 at the start; measured no gain.)
 //   - dtypes: float, int, double, and float16 / bfloat16 (raw 16-bit storage types below, so no
 //     CUDA header is needed); the half types accumulate in float and the result is stored as float
 //     (not rounded back to 16 bits), int accumulates in unsigned int (wraps modulo 2^32 as the
 //     golden does, without signed-overflow UB) and is stored as int.
-// FLAGS turns the three design choices on one by one: the catalogue's kernel has FAST_ALL, and
-// benchmarks/fastest_ablation.py times the others (FLAGS = 0 is this kernel as first measured).
+// FLAGS switches three design choices on one by one (FLAGS = 0 is this kernel as first measured);
+// the catalogue's kernel has FAST_ACQ_REL, the one that measured faster, and
+// harness/fastest_ablation.py times the others.
 #include "common.cuh"
 
 typedef unsigned long long u64;
@@ -32,7 +35,6 @@ enum : u32 {
     FAST_EVEN_SHARE = 1,       // contiguous, balanced per-block ranges (else grid-stride tiles)
     FAST_PREFETCH_TICKET = 2,  // block 0 prefetches the counter's line into L2 at the start
     FAST_ACQ_REL = 4,          // ticket: one acq_rel atomic (else __threadfence + atomicAdd)
-    FAST_ALL = 7,
 };
 
 // 16-bit storage types. float16 / bfloat16 data are read as their bits and converted here; the
@@ -145,7 +147,7 @@ __device__ __forceinline__ A block_sum_shfl(A v) {
 // in: n elements of T at any element alignment. out: one Out. partials: gridDim.x Acc slots
 // (workspace, never read before written). counter: one u32, 0 at launch, left 0 after it.
 template <typename T, u32 BLOCK, u32 UNROLL, u32 FLAGS>
-__global__ void __launch_bounds__(BLOCK, 4)
+__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     reduce_fastest(const T* __restrict__ in, typename Elem<T>::Out* __restrict__ out,
                    typename Elem<T>::Acc* partials, u32* counter, u64 n) {
     typedef Elem<T> E;

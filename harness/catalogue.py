@@ -508,7 +508,7 @@ _FASTEST: list[Variant] = [
         "deterministic last-block-done combine instead of a second pass",
         launch=Launch(256, "single-launch", tiles=8 * FASTEST_UNROLL, max_blocks=2048, per_sm=4),
         source="fastest.cu",
-        kernel=f"reduce_fastest<{{T}}, 256, {FASTEST_UNROLL}, FAST_ALL>",
+        kernel=f"reduce_fastest<{{T}}, 256, {FASTEST_UNROLL}, FAST_ACQ_REL>",
         dtypes=FASTEST_DTYPES,
         family="fastest",
         max_n=2**62,

@@ -3,11 +3,11 @@
     python3 -m harness.fastest_ablation --json out.json [--log2 12 13 16 20 24 27 28]
 
 For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
-- cuda/fastest's kernel with FLAGS 0 (the kernel as first measured: grid-stride tiles, fence +
-  atomicAdd ticket), each of its switches alone (1 even share, 2 prefetch ticket, 4 acq_rel
-  ticket; cuda_kernels/fastest.cu) and all of them (7, the catalogue's kernel);
-- triton/fastest with EVEN False (grid-stride) and True (the default), each autotuned here over
-  triton_kernels.fastest.CONFIGS;
+- cuda/fastest as the catalogue launches it, and its kernel in the shapes of CUDA_SHAPES: FLAGS 0
+  (as first measured: grid-stride tiles, fence + atomicAdd ticket), each FAST_* switch of
+  cuda_kernels/fastest.cu alone, then other UNROLL / threads / blocks per SM / grid policies;
+- triton/fastest with EVEN False (grid-stride) and True, and with the balanced grid, each
+  autotuned here over triton_kernels.fastest.CONFIGS;
 - the peers cupy.sum (CUB) and torch.sum.
 Each is checked against the golden (harness.verify.compare, the variant's error bound), then timed
 in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, L2 flushed by a read,
@@ -17,8 +17,8 @@ n <= 2^20 also from a CUDA graph (harness.timing.graph_ms).
 At the smallest n, the launch probe: the launch floor (cuda_kernels/fastest.cu: one block writing
 a zero) beside the sums, each timed (a) as above, (b) with the device kept busy for 100 us before
 the flush (torch.cuda._sleep), so the host is certainly ahead and the events time the device
-alone, (c) without the flush (warm L2); and the catalogue's kernel with the shared-memory carveout
-preference at 0 and 100 %.
+alone, (c) without the flush (warm L2); and the catalogue's kernel with the shared-memory
+carveout preference at 0 and 100 %.
 """
 
 from __future__ import annotations
@@ -29,22 +29,32 @@ import sys
 import time
 from collections.abc import Callable
 
-CUDA_FLAGS = {  # FLAGS of reduce_fastest: label (cuda_kernels/fastest.cu's FAST_* switches)
-    0: "first measured",
-    1: "even share",
-    2: "prefetch ticket",
-    4: "acq_rel ticket",
-    7: "all (catalogue)",
+# cuda/fastest's kernel in other shapes: label -> (FLAGS, threads, UNROLL, per_sm, grid policy).
+# FLAGS are cuda_kernels/fastest.cu's FAST_* switches (1 even share, 2 prefetched ticket, 4 acq_rel
+# ticket); the grid policies are harness.single_launch.GRID_POLICIES.
+CUDA_SHAPES: dict[str, tuple[int, int, int, int, str]] = {
+    "F0 first measured": (0, 256, 4, 4, "capped"),
+    "F1 even share": (1, 256, 4, 4, "capped"),
+    "F2 prefetched ticket": (2, 256, 4, 4, "capped"),
+    "F4 acq_rel ticket": (4, 256, 4, 4, "capped"),
+    "F4 balanced grid": (4, 256, 4, 4, "balanced"),
+    "F4 unroll 8": (4, 256, 8, 4, "capped"),
+    "F4 unroll 8 balanced": (4, 256, 8, 4, "balanced"),
+    "F4 6 blocks/SM": (4, 256, 4, 6, "capped"),
+    "F4 1024 threads": (4, 1024, 1, 2, "capped"),
 }
 DEFAULT_LOG2 = (12, 13, 16, 20, 24, 27, 28)
 GRAPH_MAX_N = 2**20
 LEAD_CYCLES = 200_000  # ~100 us of torch.cuda._sleep at ~2 GHz, ahead of each flush
 
 
-def cuda_expression(flags: int, ctype: str = "float") -> str:
-    from harness.catalogue import FASTEST_UNROLL
+def cuda_expression(flags: int, threads: int = 256, unroll: int = 4, ctype: str = "float") -> str:
+    return f"reduce_fastest<{ctype}, {threads}, {unroll}, {flags}>"
 
-    return f"reduce_fastest<{ctype}, 256, {FASTEST_UNROLL}, {flags}>"
+
+def catalogue_label() -> str:
+    """The label that stands for the catalogue's kernel: the catalogue's own row."""
+    return "catalogue (cuda/fastest)"
 
 
 LAUNCH_FLOOR = "launch_floor<0>"
@@ -62,22 +72,27 @@ def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, o
     fns: dict[str, Callable[[], object]] = {}
     outs: dict[str, object] = {}
     cv = catalogue.get("cuda/fastest")
-    for flags, label in CUDA_FLAGS.items():
+    plan = runner.make_plan(cv, x)
+    key = f"cuda {catalogue_label()}"
+    fns[key], outs[key] = plan.launches[0], plan.outs[0]
+    for label, (flags, threads, unroll, per_sm, policy) in CUDA_SHAPES.items():
         plan = runner.make_plan(cv, x)
-        kern = cuda_loader.kernel_by_expression(cv.source, cuda_expression(flags))
-        key = f"cuda F{flags} {label}"
-        fns[key] = single_launch.cuda_launch_with(plan, kern)
+        kern = cuda_loader.kernel_by_expression(cv.source, cuda_expression(flags, threads, unroll))
+        key = f"cuda {label}"
+        fns[key] = single_launch.cuda_launch_with(
+            plan, kern, threads=threads, unroll=unroll, per_sm=per_sm, policy=policy
+        )
         outs[key] = plan.outs[0]
     tv = catalogue.get("triton/fastest")
-    for even in (False, True):
+    for even, policy in ((False, "capped"), (True, "capped"), (False, "balanced")):
         plan = runner.make_plan(tv, x)
-        launcher = single_launch.triton_launcher_for(plan, even)
+        launcher = single_launch.triton_launcher_for(plan, even, policy)
         times = {
             cfg: timing.time_ms(launcher(cfg), reps=5 if n >= 2**27 else 20, warmup=2).median_ms
             for cfg in tfast.CONFIGS
         }
         best = min(times, key=times.get)
-        key = f"triton {'even' if even else 'grid-stride'} {best.label()}"
+        key = f"triton {'even' if even else 'grid-stride'} {policy} {best.label()}"
         fns[key] = launcher(best)
         outs[key] = plan.outs[0]
     fns["torch.sum"] = lambda: torch.sum(x)
@@ -139,7 +154,9 @@ def launch_probe(n: int, x, fns, log) -> dict:
                 floor((1,), (256,), (sink,))
 
     probe = {"launch floor": launch_floor}
-    probe |= {k: v for k, v in fns.items() if k.startswith(("cuda F7", "triton even"))}
+    cat = f"cuda {catalogue_label()}"
+    probe |= {k: v for k, v in fns.items() if k in (cat, "cuda F4 1024 threads")}
+    probe |= {k: v for k, v in fns.items() if k.startswith("triton grid-stride capped")}
     probe |= {k: fns[k] for k in ("cupy.sum (CUB)", "torch.sum")}
     out: dict = {}
     for key, fn in probe.items():
@@ -149,8 +166,7 @@ def launch_probe(n: int, x, fns, log) -> dict:
             "warm": timing.time_ms(fn, target_ms=100, flush=False).record(),
             "graph": timing.graph_ms(fn).record(),
         }
-    kern = cuda_loader.kernel_by_expression(cv.source, cuda_expression(7))
-    f7 = next(k for k in fns if k.startswith("cuda F7"))
+    kern = cuda_loader.kernel(cv, "float32")
     try:
         before = kern.preferred_shared_memory_carveout
     except Exception:
@@ -158,11 +174,11 @@ def launch_probe(n: int, x, fns, log) -> dict:
     for carve in (0, 100):
         try:
             kern.preferred_shared_memory_carveout = carve
-            out[f"{f7}, carveout {carve}%"] = {
-                "flushed": timing.time_ms(fns[f7], target_ms=100).record()
+            out[f"{cat}, carveout {carve}%"] = {
+                "flushed": timing.time_ms(fns[cat], target_ms=100).record()
             }
         except Exception as e:  # recorded, the run goes on
-            out[f"{f7}, carveout {carve}%"] = {"error": f"{type(e).__name__}: {e}"}
+            out[f"{cat}, carveout {carve}%"] = {"error": f"{type(e).__name__}: {e}"}
         finally:
             kern.preferred_shared_memory_carveout = before
     log(f"\nlaunch probe, n = 2^{n.bit_length() - 1}: median us")
@@ -217,7 +233,7 @@ def ablate(log2s: list[int], log=print) -> dict:
 
 def _table(row: dict) -> str:
     lines = [f"\nn = 2^{row['log2n']}: median us, round 1 / round 2 / graph; x F0 = F0 / this"]
-    f0 = next(v for k, v in row["times"].items() if k.startswith("cuda F0"))
+    f0 = row["times"]["cuda F0 first measured"]
     base = min(f0["round1"]["median_ms"], f0["round2"]["median_ms"])
     for key, t in row["times"].items():
         r1, r2 = t["round1"]["median_ms"], t["round2"]["median_ms"]

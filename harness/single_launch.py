@@ -43,14 +43,44 @@ def head_elements(x: torch.Tensor) -> int:
     return min(head, x.numel())
 
 
-def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
-    """Blocks cuda/fastest launches: min(vector tiles, per_sm * SMs, max_blocks)."""
+# How many blocks (programs) a persistent grid gets for `tiles` tiles when at most `cap` fit:
+# "capped": min(tiles, cap), so the last grid-stride round may hold only a few blocks, which then
+# read their extra tile alone; "balanced": the same number of rounds, cdiv(tiles, cap), with the
+# fewest blocks that still cover the tiles, so every round but the last is full and the last one
+# nearly so. harness.fastest_ablation measures both.
+GRID_POLICIES = ("capped", "balanced")
+GRID_POLICY = "capped"
+
+
+def grid_size(tiles: int, cap: int, policy: str | None = None) -> int:
+    policy = policy or GRID_POLICY
+    if policy not in GRID_POLICIES:
+        raise ValueError(f"grid policy {policy!r}; known: {', '.join(GRID_POLICIES)}")
+    tiles, cap = max(tiles, 1), max(cap, 1)
+    if policy == "capped" or tiles <= cap:
+        return min(tiles, cap)
+    return _passes.cdiv(tiles, _passes.cdiv(tiles, cap))
+
+
+def cuda_grid(
+    variant: Variant,
+    dtype: str,
+    n: int,
+    *,
+    threads: int | None = None,
+    unroll: int | None = None,
+    per_sm: int | None = None,
+    policy: str | None = None,
+) -> int:
+    """Blocks cuda/fastest launches: grid_size(vector tiles, min(per_sm * SMs, max_blocks)).
+    The keywords override the catalogue's launch (the ablation's other instantiations)."""
     from harness.catalogue import FASTEST_UNROLL
 
     launch = variant.launch
     vec = 16 // torch.empty((), dtype=_dt(dtype)).element_size()
-    tile = launch.threads * FASTEST_UNROLL * vec
-    return max(1, min(_passes.cdiv(n, tile), _passes.single_launch_cap(launch)))
+    tile = (threads or launch.threads) * (unroll or FASTEST_UNROLL) * vec
+    cap = min(launch.max_blocks, (per_sm or launch.per_sm) * _passes.sm_count())
+    return grid_size(_passes.cdiv(n, tile), cap, policy)
 
 
 def _dt(dtype: str) -> torch.dtype:
@@ -79,9 +109,12 @@ def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: l
     return plan
 
 
-def _cuda_launch(variant, dtype, x, out, partials, counter, kern=None) -> Callable[[], None]:
-    """A launch of cuda/fastest's kernel (or `kern`, another instantiation of it: the ablation)
-    over x, on torch's current stream."""
+def _cuda_launch(
+    variant, dtype, x, out, partials, counter, kern=None, **shape
+) -> Callable[[], None]:
+    """A launch of cuda/fastest's kernel over x, on torch's current stream; or of `kern`, another
+    instantiation of it, with `shape` (cuda_grid's keywords) saying its threads / unroll / per_sm /
+    grid policy (the ablation)."""
     import cupy
     import numpy as np
 
@@ -89,7 +122,8 @@ def _cuda_launch(variant, dtype, x, out, partials, counter, kern=None) -> Callab
 
     kern = kern or cuda_loader.kernel(variant, dtype)
     n = x.numel()
-    grid, block = (cuda_grid(variant, dtype, n),), (variant.launch.threads,)
+    grid = (cuda_grid(variant, dtype, n, **shape),)
+    block = (shape.get("threads") or variant.launch.threads,)
     # 16-bit inputs go to CuPy as raw uint16 (the kernel reads bits); CuPy passes pointers only.
     xv = x.view(torch.int16) if x.element_size() == 2 else x
     args = (
@@ -111,10 +145,12 @@ def _cuda_launch(variant, dtype, x, out, partials, counter, kern=None) -> Callab
     return go
 
 
-def cuda_launch_with(plan, kern) -> Callable[[], None]:
-    """A launch of `kern` (an instantiation of reduce_fastest) on `plan`'s input and workspace."""
+def cuda_launch_with(plan, kern, **shape) -> Callable[[], None]:
+    """A launch of `kern` (an instantiation of reduce_fastest with the given threads / unroll,
+    grid from per_sm / policy) on `plan`'s input and workspace."""
     partials, counter = plan.workspace
-    return _cuda_launch(plan.variant, plan.dtype, plan.x, plan.outs[0], partials, counter, kern)
+    x, out = plan.x, plan.outs[0]
+    return _cuda_launch(plan.variant, plan.dtype, x, out, partials, counter, kern, **shape)
 
 
 def triton_meta(cfg, dtype: str, programs: int, even: bool | None = None) -> dict:
@@ -171,9 +207,11 @@ def dtype_name_of(dt: torch.dtype) -> str:
     return dtype_name(dt)
 
 
-def triton_launcher(dtype, x, out, partials, counter, even: bool | None = None):
-    """launcher(cfg) -> a launch of fastest_kernel over x with configuration cfg (the EVEN split
-    unless even=False: the ablation)."""
+def triton_launcher(
+    dtype, x, out, partials, counter, even: bool | None = None, policy: str | None = None
+):
+    """launcher(cfg) -> a launch of fastest_kernel over x with configuration cfg; `even` and the
+    grid `policy` default to the module's choices (the ablation sets them)."""
     import triton.language as tl
 
     from triton_kernels import fastest
@@ -185,7 +223,7 @@ def triton_launcher(dtype, x, out, partials, counter, even: bool | None = None):
     sms = _passes.sm_count()
 
     def launcher(cfg: fastest.Config) -> Callable[[], None]:
-        g = cfg.programs(n_bulk, sms)
+        g = grid_size(cfg.tiles(n_bulk), cfg.cap(sms), policy)
         grid = (g,)
         meta = triton_meta(cfg, dtype, g, even)
         meta["ACC"] = getattr(tl, meta["ACC"])
@@ -196,10 +234,10 @@ def triton_launcher(dtype, x, out, partials, counter, even: bool | None = None):
     return launcher
 
 
-def triton_launcher_for(plan, even: bool | None = None):
+def triton_launcher_for(plan, even: bool | None = None, policy: str | None = None):
     """triton_launcher on `plan`'s input and workspace."""
     partials, counter = plan.workspace
-    return triton_launcher(plan.dtype, plan.x, plan.outs[0], partials, counter, even)
+    return triton_launcher(plan.dtype, plan.x, plan.outs[0], partials, counter, even, policy)
 
 
 def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], None]:

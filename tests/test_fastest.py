@@ -135,7 +135,7 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
 
     v = catalogue.get("triton/fastest")
     job = census_mod.triton_job(v, "float32", "sm_90")
-    assert job["meta"]["EVEN"] is True and job["meta"]["BLOCK"] == 4096
+    assert job["meta"]["EVEN"] is False and job["meta"]["BLOCK"] == 4096
     ptx = census_mod.run_triton_jobs([job])[0]["ptx"]
     assert len(re.findall(r"ld\.global(?:\.\w+)*\.v4\.b32", ptx)) >= 4  # 4096 / 256 lanes / 4
     assert re.search(
@@ -150,18 +150,19 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
 
 @pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
 def test_ablation_kernels_compile_without_spills():
-    """Every FLAGS instantiation the ablation times, and the launch floor, compile for sm_90; the
-    catalogue's kernel is the one with every switch on."""
+    """Every instantiation the ablation times, and the launch floor, compile for sm_90 without
+    local memory; the catalogue's kernel is the acq_rel one in the first-measured shape."""
     from harness import fastest_ablation as ab
 
-    exprs = [ab.cuda_expression(f) for f in ab.CUDA_FLAGS] + [ab.LAUNCH_FLOOR]
+    exprs = [ab.cuda_expression(f, t, u) for f, t, u, _, _ in ab.CUDA_SHAPES.values()]
+    exprs = [*dict.fromkeys(exprs), ab.LAUNCH_FLOOR]
     r = nvrtc.compile_file("fastest.cu", "sm_90", exprs)
     assert set(r.lowered) == set(exprs)
     for name, res in r.resources.items():
         assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
-    assert max(ab.CUDA_FLAGS) == 7  # FAST_ALL
     cat = catalogue.get("cuda/fastest").name_expression("float32")
-    assert cat == ab.cuda_expression(7).replace(", 7>", ", FAST_ALL>")
+    assert cat == ab.cuda_expression(4).replace(", 4>", ", FAST_ACQ_REL>")
+    assert ab.CUDA_SHAPES["F4 acq_rel ticket"] == (4, 256, catalogue.FASTEST_UNROLL, 4, "capped")
 
 
 def test_ablation_table_ratios_come_from_the_row():
@@ -172,16 +173,16 @@ def test_ablation_table_ratios_come_from_the_row():
 
     row = {
         "log2n": 20,
-        "verdicts": {"cuda F0 first measured": "ok", "cuda F7 all (catalogue)": "ok"},
+        "verdicts": {"cuda F0 first measured": "ok", "cuda F4 acq_rel ticket": "ok"},
         "times": {
             "cuda F0 first measured": {"round1": t(0.010), "round2": t(0.011), "graph": t(0.004)},
-            "cuda F7 all (catalogue)": {"round1": t(0.008), "round2": t(0.0085)},
+            "cuda F4 acq_rel ticket": {"round1": t(0.008), "round2": t(0.0085)},
         },
     }
     text = ab._table(row)
     assert "n = 2^20" in text
-    f7 = next(line for line in text.splitlines() if "F7" in line)
-    assert "8.00" in f7 and "8.50" in f7 and "x 1.250" in f7 and "ok" in f7
+    f4 = next(line for line in text.splitlines() if "F4" in line)
+    assert "8.00" in f4 and "8.50" in f4 and "x 1.250" in f4 and "ok" in f4
 
 
 def test_ablation_without_a_gpu_says_so(capsys):
@@ -191,3 +192,42 @@ def test_ablation_without_a_gpu_says_so(capsys):
         pytest.skip("exercises the no-GPU path")
     assert fastest_ablation.main(["--json", "unused.json"]) == 2
     assert "needs a GPU" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "even, policy", [(True, "capped"), (False, "balanced"), (True, "balanced")]
+)
+@pytest.mark.parametrize("n", [17, 5003, 70_003])
+def test_triton_fastest_other_splits_match_golden(even, policy, n, dev):
+    """The ablation's other shapes of triton/fastest (the EVEN split, the balanced grid), every
+    configuration, at two alignments: the same sum within the variant's bound (exact here)."""
+    from harness import single_launch
+    from triton_kernels import fastest
+
+    v = catalogue.get("triton/fastest")
+    base = verify.seed_like_input(n + 1, "float32", dev)
+    for off in (0, 1):
+        x = base[off : off + n]
+        g = verify.golden(x)
+        plan = runner.make_plan(v, x)
+        launcher = single_launch.triton_launcher_for(plan, even, policy)
+        for cfg in fastest.CONFIGS[:3]:
+            plan.poison()
+            launcher(cfg)()
+            value = verify.as_number(plan.outs[0][0])
+            r = verify.compare(v, "float32", n, value, g)
+            assert r.ok and r.exact_required, (off, cfg, r.message)
+            assert int(plan.workspace[1].item()) == 0
+
+
+def test_grid_policies():
+    from harness.single_launch import grid_size
+
+    assert grid_size(10, 528, "capped") == grid_size(10, 528, "balanced") == 10
+    assert grid_size(32768, 528, "capped") == 528
+    # 63 rounds either way; balanced: 521 blocks, the last round 466 of them, not 32 of 528
+    g = grid_size(32768, 528, "balanced")
+    assert g == 521 and passes.cdiv(32768, g) == passes.cdiv(32768, 528) == 63
+    assert 32768 - g * 62 == 466
+    with pytest.raises(ValueError, match="grid policy"):
+        grid_size(5, 5, "even")

@@ -2,11 +2,11 @@
 
 Beyond the seeds (issue 8); the counterpart of cuda/fastest, not its tile twin. Changed from the
 grid-stride twin (triton/grid-stride-1024):
-- programs: min(cdiv(n, BLOCK), per_sm * SMs, 2048), the SM count read off the device;
-- work split (EVEN, on by default): each program reads one contiguous range, the ranges as even
-  as units of 32 elements allow, whole tiles unmasked and one masked partial tile at its end, so
-  all programs finish together. EVEN=False is the grid-stride split over whole tiles first
-  measured (kept for benchmarks/fastest_ablation.py);
+- programs: from cdiv(n, BLOCK) tiles and at most min(per_sm * SMs, 2048), the SM count read off
+  the device (harness.single_launch.grid_size);
+- work split: grid-stride over whole tiles. EVEN=True (kept for harness/fastest_ablation.py) gives
+  each program one contiguous range instead, as even as units of 32 elements allow, so that all
+  programs finish together; it measured slower, so EVEN_SHARE is False;
 - BLOCK, num_warps, num_stages and per_sm are autotuned (timed with CUDA events, L2 flushed) over
   CONFIGS, once per (device, dtype, size bucket = n.bit_length()) per process: `choose`;
 - alignment: Triton vectorizes a load to 16 bytes only when it can prove the pointer 16-byte
@@ -36,7 +36,7 @@ import triton.language as tl
 
 MAX_PROGRAMS = 2048  # = the catalogue's max_blocks for triton/fastest
 FBLOCK = 1024  # lanes of the final combine (partials per step)
-EVEN_SHARE = True  # the EVEN split (see above); False only in benchmarks/fastest_ablation.py
+EVEN_SHARE = False  # the EVEN split (see above): measured slower (harness/fastest_ablation.py)
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,11 @@ class Config:
     num_stages: int
     per_sm: int  # programs per SM (persistent grid)
 
-    def programs(self, n_bulk: int, sms: int) -> int:
-        tiles = -(-max(n_bulk, 1) // self.block)
-        return max(1, min(tiles, self.per_sm * sms, MAX_PROGRAMS))
+    def tiles(self, n_bulk: int) -> int:
+        return -(-max(n_bulk, 1) // self.block)
+
+    def cap(self, sms: int) -> int:
+        return max(1, min(self.per_sm * sms, MAX_PROGRAMS))
 
     def label(self) -> str:
         return f"B{self.block}-w{self.num_warps}-s{self.num_stages}-p{self.per_sm}"
