@@ -10,15 +10,16 @@ For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one pro
   autotuned here over triton_kernels.fastest.CONFIGS;
 - the peers cupy.sum (CUB) and torch.sum.
 Each is checked against the golden (harness.verify.compare, the variant's error bound), then timed
-in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, L2 flushed by a read,
-median), so one version's round-to-round spread is printed beside the gaps between versions; for
-n <= 2^20 also from a CUDA graph (harness.timing.graph_ms).
+in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, device kept busy ahead,
+L2 flushed by a read, median), so one version's round-to-round spread is printed beside the gaps
+between versions; for n <= 2^20 also from a CUDA graph (harness.timing.graph_ms).
 
 At the smallest n, the launch probe: the launch floor (cuda_kernels/fastest.cu: one block writing
-a zero) beside the sums, each timed (a) as above, (b) with the device kept busy for 100 us before
-the flush (torch.cuda._sleep), so the host is certainly ahead and the events time the device
-alone, (c) without the flush (warm L2); and the catalogue's kernel with the shared-memory
-carveout preference at 0 and 100 %.
+a zero) beside the sums, each timed (a) "flushed": L2 flushed but without time_ms's lead, so a
+call whose host side outlasts the flush is timed with the host gap (what time_ms did before the
+lead), (b) "busy": as time_ms times everything, the device kept busy before the flush, (c)
+"warm": with the lead, without the flush, (d) from a CUDA graph; and the catalogue's kernel with
+the shared-memory carveout preference at 0 and 100 %.
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ CUDA_SHAPES: dict[str, tuple[int, int, int, int, str]] = {
 }
 DEFAULT_LOG2 = (12, 13, 16, 20, 24, 27, 28)
 GRAPH_MAX_N = 2**20
-LEAD_CYCLES = 200_000  # ~100 us of torch.cuda._sleep at ~2 GHz, ahead of each flush
 
 
 def cuda_expression(flags: int, threads: int = 256, unroll: int = 4, ctype: str = "float") -> str:
@@ -128,12 +128,6 @@ def _check(fns, outs, x) -> dict[str, str]:
     return verdicts
 
 
-def _lead_flush_setup():
-    import torch
-
-    return lambda: torch.cuda._sleep(LEAD_CYCLES)
-
-
 def launch_probe(n: int, x, fns, log) -> dict:
     """Where per-call time goes at small n (see the module docstring)."""
     import cupy
@@ -161,8 +155,8 @@ def launch_probe(n: int, x, fns, log) -> dict:
     out: dict = {}
     for key, fn in probe.items():
         out[key] = {
-            "flushed": timing.time_ms(fn, target_ms=100).record(),
-            "busy-ahead": timing.time_ms(fn, target_ms=100, setup=_lead_flush_setup()).record(),
+            "flushed": timing.time_ms(fn, target_ms=100, lead=False).record(),
+            "busy-ahead": timing.time_ms(fn, target_ms=100).record(),
             "warm": timing.time_ms(fn, target_ms=100, flush=False).record(),
             "graph": timing.graph_ms(fn).record(),
         }
@@ -175,7 +169,7 @@ def launch_probe(n: int, x, fns, log) -> dict:
         try:
             kern.preferred_shared_memory_carveout = carve
             out[f"{cat}, carveout {carve}%"] = {
-                "flushed": timing.time_ms(fns[cat], target_ms=100).record()
+                "busy-ahead": timing.time_ms(fns[cat], target_ms=100).record()
             }
         except Exception as e:  # recorded, the run goes on
             out[f"{cat}, carveout {carve}%"] = {"error": f"{type(e).__name__}: {e}"}

@@ -151,7 +151,7 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
 @pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
 def test_ablation_kernels_compile_without_spills():
     """Every instantiation the ablation times, and the launch floor, compile for sm_90 without
-    local memory; the catalogue's kernel is the acq_rel one in the first-measured shape."""
+    local memory; the catalogue's kernel is the acq_rel one with UNROLL 8."""
     from harness import fastest_ablation as ab
 
     exprs = [ab.cuda_expression(f, t, u) for f, t, u, _, _ in ab.CUDA_SHAPES.values()]
@@ -161,8 +161,8 @@ def test_ablation_kernels_compile_without_spills():
     for name, res in r.resources.items():
         assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
     cat = catalogue.get("cuda/fastest").name_expression("float32")
-    assert cat == ab.cuda_expression(4).replace(", 4>", ", FAST_ACQ_REL>")
-    assert ab.CUDA_SHAPES["F4 acq_rel ticket"] == (4, 256, catalogue.FASTEST_UNROLL, 4, "capped")
+    assert cat == ab.cuda_expression(4, 256, 8).replace(", 4>", ", FAST_ACQ_REL>")
+    assert ab.CUDA_SHAPES["F4 unroll 8"] == (4, 256, catalogue.FASTEST_UNROLL, 4, "capped")
 
 
 def test_ablation_table_ratios_come_from_the_row():
