@@ -155,7 +155,7 @@ def launch_probe(n: int, x, fns, log) -> dict:
     out: dict = {}
     for key, fn in probe.items():
         out[key] = {
-            "flushed": timing.time_ms(fn, target_ms=100, lead=False).record(),
+            "flushed": timing.time_ms(fn, target_ms=100, lead="none").record(),
             "busy-ahead": timing.time_ms(fn, target_ms=100).record(),
             "warm": timing.time_ms(fn, target_ms=100, flush=False).record(),
             "graph": timing.graph_ms(fn).record(),
@@ -180,6 +180,41 @@ def launch_probe(n: int, x, fns, log) -> dict:
     for key, r in out.items():
         cells = [r.get(c, {}).get("median_ms") for c in ("flushed", "busy-ahead", "warm", "graph")]
         log(f"{key:44} " + " ".join(_us(c) for c in cells))
+    return out
+
+
+def lead_study(log2s: list[int], log=print) -> dict:
+    """Each lead of harness.timing (LEADS) at each n, for the catalogue's cuda/fastest, cupy.sum
+    (CUB), torch.sum and the copy, in interleaved rounds: what the lead changes besides removing
+    host gaps."""
+    import torch
+
+    from harness import timing, verify
+
+    full = verify.seed_like_input(2 ** max(log2s), "float32", "cuda")
+    out: dict = {}
+    for k in sorted(log2s):
+        x = full[: 2**k]
+        fns, _ = _candidates(2**k, x)
+        dst = torch.empty_like(x)
+        pick = {key: fns[key] for key in (f"cuda {catalogue_label()}", "cupy.sum (CUB)")}
+        pick["torch.sum"] = fns["torch.sum"]
+        pick["copy"] = lambda x=x, dst=dst: dst.copy_(x)
+        res: dict = {}
+        for _ in (1, 2):
+            for lead in timing.LEADS:
+                for key, fn in pick.items():
+                    t = timing.time_ms(fn, target_ms=100, reps=5 if k >= 28 else None, lead=lead)
+                    res.setdefault(key, {}).setdefault(lead, []).append(t.median_ms)
+        out[str(2**k)] = res
+        log(f"\nlead study, n = 2^{k}: median us per lead (round 1 / round 2)")
+        log(f"{'':32}" + "".join(f"{lead:>18}" for lead in timing.LEADS))
+        for key, by_lead in res.items():
+            cells = "".join(
+                f"{by_lead[lead][0] * 1e3:9.2f}{by_lead[lead][1] * 1e3:9.2f}"
+                for lead in timing.LEADS
+            )
+            log(f"{key:32}{cells}")
     return out
 
 
@@ -243,12 +278,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m harness.fastest_ablation", description=__doc__)
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--log2", nargs="+", type=int, default=list(DEFAULT_LOG2))
+    p.add_argument(
+        "--lead-study", action="store_true", help="only compare harness.timing's leads at --log2"
+    )
     a = p.parse_args(argv)
     from harness import device
 
     if not device.cupy_gpu()[0]:
         print(f"fastest_ablation needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
+    if a.lead_study:
+        with open(a.json, "w") as f:
+            json.dump({"schema": "reduce-ladder/lead-study/1", "rows": lead_study(a.log2)}, f)
+        return 0
     doc = ablate(a.log2)
     with open(a.json, "w") as f:
         json.dump(doc, f, indent=1)

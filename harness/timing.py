@@ -3,7 +3,7 @@
 Follows the workplace's METHOD.md: events (not host clocks), warm-up so compilation and module
 loading stay out, many repetitions and the median, and the L2 cache flushed before each repetition
 (reading a buffer twice the size of L2: see flush_l2) so data that would fit in L2 is not measured
-from it. Before each flush the device is kept busy for ~100 us (keep_device_busy), so the timed
+from it. Before each flush the device is given more queued work (keep_device_busy), so the timed
 call is queued before the device reaches it and the events measure device time, not host gaps.
 For tiny sizes, graph_ms captures many calls in one CUDA graph and times its replay, which
 leaves launch gaps out: the kernel's cost beside the Python call's cost.
@@ -50,18 +50,29 @@ def flush_l2() -> None:
     torch.sum(buf.view(1, -1), dim=1, out=out)  # a read of every line; no allocation
 
 
-# Busy-wait this many GPU cycles (about 100 us at H100/H200 clocks) before each repetition's flush,
-# so the host has queued the timed call long before the device reaches it. Without it, a call whose
-# host side takes longer than the flush (CuPy's reduction dispatch, Triton's launcher: tens of us on
-# a slow host) is timed from the start event to the late launch, host gap included; the fastest
-# ablation's launch probe measured per-call times of 4 and 24 us for the same cupy.sum at 2^12 in
-# one process. With the lead, the events time the device alone.
+# Before each repetition's flush the device is given this much queued work ("lead"), so that the
+# host has queued the timed call long before the device reaches it. Without it, a call whose host
+# side takes longer than the flush (CuPy's reduction dispatch, Triton's launcher: tens of us on a
+# slow host) is timed from the start event to the late launch, host gap included; the fastest
+# ablation's launch probe measured 4 and 23 us for the same cupy.sum at 2^12 in one process.
+# LEADS: "flush" = LEAD_FLUSHES more full-chip reads of the flush buffer (~30 us each: the device
+# stays busy at full load); "spin" = a single-thread busy-wait of LEAD_CYCLES (~100 us); "none".
+LEADS = ("flush", "spin", "none")
+LEAD = "flush"
+LEAD_FLUSHES = 2
 LEAD_CYCLES = 200_000
 
 
-def keep_device_busy(cycles: int = LEAD_CYCLES) -> None:
-    """Queue a single-thread spin of `cycles` GPU clock cycles on the current stream."""
-    torch.cuda._sleep(cycles)
+def keep_device_busy(lead: str | None = None) -> None:
+    """Queue `lead` work (see LEADS) on the current stream."""
+    lead = lead or LEAD
+    if lead == "flush":
+        for _ in range(LEAD_FLUSHES):
+            flush_l2()
+    elif lead == "spin":
+        torch.cuda._sleep(LEAD_CYCLES)
+    elif lead != "none":
+        raise ValueError(f"lead {lead!r}; known: {', '.join(LEADS)}")
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -77,15 +88,15 @@ def time_ms(
     warmup: int = 3,
     target_ms: float = 300.0,
     flush: bool = True,
-    lead: bool = True,
+    lead: str | None = None,
     max_reps: int = 200,
 ) -> Timing:
     """Median device time of fn() in milliseconds.
 
     reps=None picks the count so the timed part takes about target_ms (at least 10 repetitions).
     setup() runs before each repetition, outside the timed region (e.g. restoring the input an
-    in-place kernel destroys). lead=True keeps the device busy before the flush (keep_device_busy)
-    so the host is ahead; lead=False only for showing what happens without it.
+    in-place kernel destroys). `lead` (default LEAD) is the work queued before the flush so the
+    host is ahead (keep_device_busy); "none" only to show what happens without it.
     """
     for _ in range(warmup):
         fn()
@@ -104,8 +115,7 @@ def time_ms(
     for i in range(reps):
         if setup is not None:
             setup()
-        if lead:
-            keep_device_busy()
+        keep_device_busy(lead)
         if flush:
             flush_l2()
         starts[i].record()
