@@ -10,7 +10,8 @@
 //     range, as even as 128-byte lines allow: predicted to remove the last round's tail, it
 //     measured slower at every size, see harness/fastest_ablation.py.)
 //   - any n and any alignment: a scalar head up to the first 16-byte boundary, then whole 16-byte
-//     vectors, then a scalar tail; 64-bit indices, so n may exceed 2^31;
+//     vectors, then a scalar tail; 64-bit indices, so n may exceed 2^31. Every load of a thread's
+//     last tile, head and tail is issued before the first add that needs one (see below);
 //   - finish: no second launch. Each block writes its partial to a workspace and takes a ticket
 //     from a counter with one acq_rel atomic (FAST_ACQ_REL: MEMBAR.ALL.GPU + ATOMG in SASS; the
 //     first measured __threadfence + atomicAdd is MEMBAR.SC.GPU + ATOMG, and the last block
@@ -174,8 +175,6 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     const u64 nvec = (n - head) / VEC;
     const u64 tail_start = head + nvec * VEC;
     const u64 gtid = static_cast<u64>(blockIdx.x) * BLOCK + tid;
-    if (gtid < head) a[0] += E::one(in[gtid]);
-    if (gtid < n - tail_start) a[0] += E::one(in[tail_start + gtid]);
 
     // This block's vectors: [i0, end) stepping by `stride`, tiles of BLOCK * UNROLL vectors;
     // thread t reads vectors t, t + BLOCK, ... of each tile (each access coalesced across a warp).
@@ -210,10 +209,27 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
 #pragma unroll
         for (u32 u = 0; u < UNROLL; ++u) E::add_vec(a, v[u]);
     }
-    // The last, partial tile (if this thread has one): its vectors one by one, guarded.
+    // The last, partial tile (if this thread has one) and the scalar head and tail: every
+    // guarded load first, then the adds. (Written as one guarded load-and-add per vector, the
+    // compiler waited for the first load before issuing the others, seen in the SASS: two memory
+    // round trips instead of one. Loading head and tail here, not before the loop, keeps their
+    // registers out of the loop, which issues all UNROLL loads before its first add.)
+    {
+        uint4 v[UNROLL];
 #pragma unroll
-    for (u32 u = 0; u < UNROLL; ++u) {
-        if (i + u * BLOCK < end) E::add_vec(a, __ldg(vin + i + u * BLOCK));
+        for (u32 u = 0; u < UNROLL; ++u) {
+            if (i + u * BLOCK < end) v[u] = __ldg(vin + i + u * BLOCK);
+        }
+        const bool has_head = gtid < head, has_tail = gtid < n - tail_start;
+        T head_v, tail_v;
+        if (has_head) head_v = in[gtid];
+        if (has_tail) tail_v = in[tail_start + gtid];
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) {
+            if (i + u * BLOCK < end) E::add_vec(a, v[u]);
+        }
+        if (has_head) a[0] += E::one(head_v);
+        if (has_tail) a[0] += E::one(tail_v);
     }
 
     // Fold the VEC accumulators pairwise, then the block's shuffle tree.

@@ -4,8 +4,9 @@
 
 For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
 - cuda/fastest as the catalogue launches it, and its kernel in the shapes of CUDA_SHAPES: FLAGS 0
-  (as first measured: grid-stride tiles, fence + atomicAdd ticket), each FAST_* switch of
-  cuda_kernels/fastest.cu alone, then other UNROLL / threads / blocks per SM / grid policies;
+  (grid-stride tiles, fence + atomicAdd ticket, UNROLL 4: the first measured design), each FAST_*
+  switch of cuda_kernels/fastest.cu alone, then other UNROLL / threads / blocks per SM / grid
+  policies (all with today's last-tile loads: issued together);
 - triton/fastest with EVEN False (grid-stride) and True, and with the balanced grid, each
   autotuned here over triton_kernels.fastest.CONFIGS;
 - the peers cupy.sum (CUB) and torch.sum.
@@ -34,7 +35,7 @@ from collections.abc import Callable
 # FLAGS are cuda_kernels/fastest.cu's FAST_* switches (1 even share, 2 prefetched ticket, 4 acq_rel
 # ticket); the grid policies are harness.single_launch.GRID_POLICIES.
 CUDA_SHAPES: dict[str, tuple[int, int, int, int, str]] = {
-    "F0 first measured": (0, 256, 4, 4, "capped"),
+    "F0 fence ticket": (0, 256, 4, 4, "capped"),
     "F1 even share": (1, 256, 4, 4, "capped"),
     "F2 prefetched ticket": (2, 256, 4, 4, "capped"),
     "F4 acq_rel ticket": (4, 256, 4, 4, "capped"),
@@ -262,7 +263,7 @@ def ablate(log2s: list[int], log=print) -> dict:
 
 def _table(row: dict) -> str:
     lines = [f"\nn = 2^{row['log2n']}: median us, round 1 / round 2 / graph; x F0 = F0 / this"]
-    f0 = row["times"]["cuda F0 first measured"]
+    f0 = row["times"]["cuda F0 fence ticket"]
     base = min(f0["round1"]["median_ms"], f0["round2"]["median_ms"])
     for key, t in row["times"].items():
         r1, r2 = t["round1"]["median_ms"], t["round2"]["median_ms"]
