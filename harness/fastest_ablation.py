@@ -11,16 +11,15 @@ For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one pro
   autotuned here over triton_kernels.fastest.CONFIGS;
 - the peers cupy.sum (CUB) and torch.sum.
 Each is checked against the golden (harness.verify.compare, the variant's error bound), then timed
-in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, device kept busy ahead,
+in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, queued behind a gate,
 L2 flushed by a read, median), so one version's round-to-round spread is printed beside the gaps
 between versions; for n <= 2^20 also from a CUDA graph (harness.timing.graph_ms).
 
 At the smallest n, the launch probe: the launch floor (cuda_kernels/fastest.cu: one block writing
-a zero) beside the sums, each timed (a) "flushed": L2 flushed but without time_ms's lead, so a
-call whose host side outlasts the flush is timed with the host gap (what time_ms did before the
-lead), (b) "busy": as time_ms times everything, the device kept busy before the flush, (c)
-"warm": with the lead, without the flush, (d) from a CUDA graph; and the catalogue's kernel with
-the shared-memory carveout preference at 0 and 100 %.
+a zero) beside the sums, each timed (a) "ungated": as time_ms but without its gate, so a call
+whose host side outlasts the flush is timed with the host gap (what time_ms did before the gate),
+(b) "gated": as time_ms times everything, (c) "warm": gated, without the L2 flush, (d) from a CUDA
+graph; and the catalogue's kernel with the shared-memory carveout preference at 0 and 100 %.
 """
 
 from __future__ import annotations
@@ -156,8 +155,8 @@ def launch_probe(n: int, x, fns, log) -> dict:
     out: dict = {}
     for key, fn in probe.items():
         out[key] = {
-            "flushed": timing.time_ms(fn, target_ms=100, lead="none").record(),
-            "busy-ahead": timing.time_ms(fn, target_ms=100).record(),
+            "ungated": timing.time_ms(fn, target_ms=100, gate=False).record(),
+            "gated": timing.time_ms(fn, target_ms=100).record(),
             "warm": timing.time_ms(fn, target_ms=100, flush=False).record(),
             "graph": timing.graph_ms(fn).record(),
         }
@@ -170,52 +169,17 @@ def launch_probe(n: int, x, fns, log) -> dict:
         try:
             kern.preferred_shared_memory_carveout = carve
             out[f"{cat}, carveout {carve}%"] = {
-                "busy-ahead": timing.time_ms(fns[cat], target_ms=100).record()
+                "gated": timing.time_ms(fns[cat], target_ms=100).record()
             }
         except Exception as e:  # recorded, the run goes on
             out[f"{cat}, carveout {carve}%"] = {"error": f"{type(e).__name__}: {e}"}
         finally:
             kern.preferred_shared_memory_carveout = before
     log(f"\nlaunch probe, n = 2^{n.bit_length() - 1}: median us")
-    log(f"{'':44} {'flushed':>8} {'busy':>8} {'warm':>8} {'graph':>8}")
+    log(f"{'':44} {'ungated':>8} {'gated':>8} {'warm':>8} {'graph':>8}")
     for key, r in out.items():
-        cells = [r.get(c, {}).get("median_ms") for c in ("flushed", "busy-ahead", "warm", "graph")]
+        cells = [r.get(c, {}).get("median_ms") for c in ("ungated", "gated", "warm", "graph")]
         log(f"{key:44} " + " ".join(_us(c) for c in cells))
-    return out
-
-
-def lead_study(log2s: list[int], log=print) -> dict:
-    """Each lead of harness.timing (LEADS) at each n, for the catalogue's cuda/fastest, cupy.sum
-    (CUB), torch.sum and the copy, in interleaved rounds: what the lead changes besides removing
-    host gaps."""
-    import torch
-
-    from harness import timing, verify
-
-    full = verify.seed_like_input(2 ** max(log2s), "float32", "cuda")
-    out: dict = {}
-    for k in sorted(log2s):
-        x = full[: 2**k]
-        fns, _ = _candidates(2**k, x)
-        dst = torch.empty_like(x)
-        pick = {key: fns[key] for key in (f"cuda {catalogue_label()}", "cupy.sum (CUB)")}
-        pick["torch.sum"] = fns["torch.sum"]
-        pick["copy"] = lambda x=x, dst=dst: dst.copy_(x)
-        res: dict = {}
-        for _ in (1, 2):
-            for lead in timing.LEADS:
-                for key, fn in pick.items():
-                    t = timing.time_ms(fn, target_ms=100, reps=5 if k >= 28 else None, lead=lead)
-                    res.setdefault(key, {}).setdefault(lead, []).append(t.median_ms)
-        out[str(2**k)] = res
-        log(f"\nlead study, n = 2^{k}: median us per lead (round 1 / round 2)")
-        log(f"{'':32}" + "".join(f"{lead:>18}" for lead in timing.LEADS))
-        for key, by_lead in res.items():
-            cells = "".join(
-                f"{by_lead[lead][0] * 1e3:9.2f}{by_lead[lead][1] * 1e3:9.2f}"
-                for lead in timing.LEADS
-            )
-            log(f"{key:32}{cells}")
     return out
 
 
@@ -279,19 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m harness.fastest_ablation", description=__doc__)
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--log2", nargs="+", type=int, default=list(DEFAULT_LOG2))
-    p.add_argument(
-        "--lead-study", action="store_true", help="only compare harness.timing's leads at --log2"
-    )
     a = p.parse_args(argv)
     from harness import device
 
     if not device.cupy_gpu()[0]:
         print(f"fastest_ablation needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
-    if a.lead_study:
-        with open(a.json, "w") as f:
-            json.dump({"schema": "reduce-ladder/lead-study/1", "rows": lead_study(a.log2)}, f)
-        return 0
     doc = ablate(a.log2)
     with open(a.json, "w") as f:
         json.dump(doc, f, indent=1)

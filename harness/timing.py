@@ -3,8 +3,9 @@
 Follows the workplace's METHOD.md: events (not host clocks), warm-up so compilation and module
 loading stay out, many repetitions and the median, and the L2 cache flushed before each repetition
 (reading a buffer twice the size of L2: see flush_l2) so data that would fit in L2 is not measured
-from it. Before each flush the device is given more queued work (keep_device_busy), so the timed
-call is queued before the device reaches it and the events measure device time, not host gaps.
+from it. All repetitions are queued behind a gate (one device-side wait, sized from the host's
+measured cost of queuing them: gate), so that every timed call is queued before the device reaches
+it and the events measure device time, not host gaps.
 For tiny sizes, graph_ms captures many calls in one CUDA graph and times its replay, which
 leaves launch gaps out: the kernel's cost beside the Python call's cost.
 """
@@ -12,6 +13,7 @@ leaves launch gaps out: the kernel's cost beside the Python call's cost.
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -50,29 +52,20 @@ def flush_l2() -> None:
     torch.sum(buf.view(1, -1), dim=1, out=out)  # a read of every line; no allocation
 
 
-# Before each repetition's flush the device is given this much queued work ("lead"), so that the
-# host has queued the timed call long before the device reaches it. Without it, a call whose host
-# side takes longer than the flush (CuPy's reduction dispatch, Triton's launcher: tens of us on a
-# slow host) is timed from the start event to the late launch, host gap included; the fastest
-# ablation's launch probe measured 4 and 23 us for the same cupy.sum at 2^12 in one process.
-# LEADS: "flush" = LEAD_FLUSHES more full-chip reads of the flush buffer (~30 us each: the device
-# stays busy at full load); "spin" = a single-thread busy-wait of LEAD_CYCLES (~100 us); "none".
-LEADS = ("flush", "spin", "none")
-LEAD = "flush"
-LEAD_FLUSHES = 2
-LEAD_CYCLES = 200_000
+# The gate. Without it, a call whose host side takes longer than the device's work before it (the
+# flush: ~30 us; CuPy's reduction dispatch and Triton's launcher take tens of us, more on a busy
+# host) is timed from the start event to its late launch, host gap included: the fastest
+# ablation's launch probe measured 4 and 23 us for the same cupy.sum at 2^12 in one process, and
+# a copy of 2^14 floats at 17 us. With every repetition queued behind one device-side wait that
+# outlasts the host's queuing, the device never waits for the host inside the timed region.
+GATE_MARGIN = 2.0  # the gate lasts this many times the host's measured queuing time
+GATE_MAX_S = 0.5
+_SPIN_HZ = 2.2e9  # cycles per second assumed for the spin: at least the clock, so never too short
 
 
-def keep_device_busy(lead: str | None = None) -> None:
-    """Queue `lead` work (see LEADS) on the current stream."""
-    lead = lead or LEAD
-    if lead == "flush":
-        for _ in range(LEAD_FLUSHES):
-            flush_l2()
-    elif lead == "spin":
-        torch.cuda._sleep(LEAD_CYCLES)
-    elif lead != "none":
-        raise ValueError(f"lead {lead!r}; known: {', '.join(LEADS)}")
+def gate_device(seconds: float) -> None:
+    """Queue a single-thread spin of about `seconds` (at least) on the current stream."""
+    torch.cuda._sleep(max(1, int(min(seconds, GATE_MAX_S) * _SPIN_HZ)))
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -88,15 +81,15 @@ def time_ms(
     warmup: int = 3,
     target_ms: float = 300.0,
     flush: bool = True,
-    lead: str | None = None,
+    gate: bool = True,
     max_reps: int = 200,
 ) -> Timing:
     """Median device time of fn() in milliseconds.
 
     reps=None picks the count so the timed part takes about target_ms (at least 10 repetitions).
     setup() runs before each repetition, outside the timed region (e.g. restoring the input an
-    in-place kernel destroys). `lead` (default LEAD) is the work queued before the flush so the
-    host is ahead (keep_device_busy); "none" only to show what happens without it.
+    in-place kernel destroys). gate=True queues the repetitions behind a device-side wait that
+    outlasts their queuing (see GATE_MARGIN); gate=False only to show what happens without it.
     """
     for _ in range(warmup):
         fn()
@@ -112,15 +105,26 @@ def time_ms(
         reps = int(min(max_reps, max(10, target_ms / est)))
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    for i in range(reps):
+
+    def queue(i: int) -> None:
         if setup is not None:
             setup()
-        keep_device_busy(lead)
         if flush:
             flush_l2()
         starts[i].record()
         fn()
         ends[i].record()
+
+    if gate:  # the host's cost of queuing one repetition, measured (not timed: a dry run)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        queue(0)
+        queue(0)
+        per_rep = (time.perf_counter() - t0) / 2
+        torch.cuda.synchronize()
+        gate_device(GATE_MARGIN * per_rep * reps)
+    for i in range(reps):
+        queue(i)
     torch.cuda.synchronize()
     times = [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
     return Timing(
@@ -179,8 +183,6 @@ def sync_perf_counter() -> float:
 
     For pytest-benchmark: --benchmark-timer harness.timing.sync_perf_counter. Without a GPU it is
     plain perf_counter (pytest-benchmark calibrates the timer even when the suite skips)."""
-    import time
-
     if _cuda_ready():
         torch.cuda.synchronize()
     return time.perf_counter()
@@ -189,8 +191,6 @@ def sync_perf_counter() -> float:
 def call_ms(fn: Callable[[], object], *, reps: int = 50, warmup: int = 3) -> Timing:
     """Host wall time of one synchronized call of fn() in milliseconds: launch overhead, Python
     and the kernel(s), i.e. what one Python call costs end to end (the device is idle before)."""
-    import time
-
     for _ in range(warmup):
         fn()
     times = []
