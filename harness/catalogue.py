@@ -169,7 +169,8 @@ class Variant:
         """The C++ name expression NVRTC instantiates for this CUDA variant and element type."""
         if self.backend != "cuda" or self.kernel is None:
             raise ValueError(f"{self.id} is not a CUDA kernel")
-        return self.kernel.format(T=CXX_TYPES[dtype])
+        # {U}: cuda/fastest's UNROLL for the dtype (FASTEST_UNROLL); other kernels have no {U}
+        return self.kernel.format(T=CXX_TYPES[dtype], U=FASTEST_UNROLL.get(dtype, 0))
 
     def record(self) -> dict:
         """The JSON-ready record (what `reduce-ladder list --format json` prints)."""
@@ -494,21 +495,27 @@ _PEERS: list[Variant] = [
 # Past the ladder (issue 8): one variant per backend, built to be the fastest sum at every size.
 # Not tile twins (different tiles by design): each names the other as its counterpart. Triton's
 # launch record gives the smallest BLOCK / per_sm its autotuner may pick (triton_kernels.fastest),
-# which is what the error bound needs; CUDA's is the one configuration it runs with (tiles = 8 x
-# UNROLL elements per lane per step: 8 = the elements in 16 bytes of the narrowest type).
-FASTEST_UNROLL = 8
+# which is what the error bound needs; CUDA's is the one configuration it runs with per dtype.
+# FASTEST_UNROLL: 16-byte loads in flight per thread, per dtype ({U} in the kernel expression).
+# 8 for 4- and 8-byte types; 4 for the 16-bit types, whose conversions need the registers (UNROLL
+# 8 measured slower for float16 than 4: harness/fastest_ablation.py, results/<device>/).
+# FASTEST_STEP = the most elements a lane adds per grid-stride step over all dtypes (launch.tiles,
+# which the error bound uses): 4 x 8 halves = 8 x 4 floats = 32 (8 x 2 doubles = 16).
 FASTEST_DTYPES = ("float32", "int32", "float16", "bfloat16", "float64")
+FASTEST_UNROLL = {"float32": 8, "int32": 8, "float64": 8, "float16": 4, "bfloat16": 4}
+FASTEST_STEP = 32
 _FASTEST: list[Variant] = [
     Variant(
         id="cuda/fastest",
         backend="cuda",
         stage="fastest",
         title="one launch: 16-byte loads, SM-sized persistent grid, last-block finish",
-        change="past stage 8: LDG.E.128 x4 in flight per thread, grid from the SM count, "
+        change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid "
+        "from the SM count, "
         "deterministic last-block-done combine instead of a second pass",
-        launch=Launch(256, "single-launch", tiles=8 * FASTEST_UNROLL, max_blocks=2048, per_sm=4),
+        launch=Launch(256, "single-launch", tiles=FASTEST_STEP, max_blocks=2048, per_sm=4),
         source="fastest.cu",
-        kernel=f"reduce_fastest<{{T}}, 256, {FASTEST_UNROLL}, FAST_ACQ_REL>",
+        kernel="reduce_fastest<{T}, 256, {U}, FAST_ACQ_REL>",
         dtypes=FASTEST_DTYPES,
         family="fastest",
         max_n=2**62,

@@ -78,7 +78,7 @@ def cuda_grid(
 
     launch = variant.launch
     vec = 16 // torch.empty((), dtype=_dt(dtype)).element_size()
-    tile = (threads or launch.threads) * (unroll or FASTEST_UNROLL) * vec
+    tile = (threads or launch.threads) * (unroll or FASTEST_UNROLL[dtype]) * vec
     cap = min(launch.max_blocks, (per_sm or launch.per_sm) * _passes.sm_count())
     return grid_size(_passes.cdiv(n, tile), cap, policy)
 

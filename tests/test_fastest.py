@@ -113,20 +113,20 @@ def test_cuda_fastest_sass_uses_16_byte_loads(arch, tmp_path):
     for dtype in v.dtypes:
         body = funcs[r.lowered[v.name_expression(dtype)]]
         # the UNROLL loads of the main loop, all issued before the first add, 16 bytes each
-        assert body.count("LDG.E.128") >= 2 * catalogue.FASTEST_UNROLL, dtype
+        assert body.count("LDG.E.128") >= 2 * catalogue.FASTEST_UNROLL[dtype], dtype
         assert "LDL" not in body and "STL" not in body, dtype  # no local memory
         assert "ATOMG" in body or "RED" in body or "ATOM" in body, dtype  # the ticket
     f32 = funcs[r.lowered[v.name_expression("float32")]]
     loop = f32.split("LDG.E.128", 1)[1].split("BRA", 1)[0]
     # within the main loop, the 4 vector loads come before any FADD
-    first_loads = f32.split("LDG.E.128")[1 : catalogue.FASTEST_UNROLL]
+    first_loads = f32.split("LDG.E.128")[1 : catalogue.FASTEST_UNROLL["float32"]]
     assert all("FADD" not in seg for seg in first_loads), "loads interleaved with adds"
     assert loop
     # the guarded last tile: every predicated 16-byte load before the first add (one memory round
     # trip, not one per vector: the compiler serialized them when each load had its own add)
     lines = [ln for ln in f32.splitlines() if "/*0" in ln]
     guarded = [i for i, ln in enumerate(lines) if "LDG.E.128" in ln and "@" in ln]
-    assert len(guarded) >= catalogue.FASTEST_UNROLL
+    assert len(guarded) >= catalogue.FASTEST_UNROLL["float32"]
     assert not any("FADD" in ln for ln in lines[guarded[0] : guarded[-1]])
 
 
@@ -168,7 +168,8 @@ def test_ablation_kernels_compile_without_spills():
         assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
     cat = catalogue.get("cuda/fastest").name_expression("float32")
     assert cat == ab.cuda_expression(4, 256, 8).replace(", 4>", ", FAST_ACQ_REL>")
-    assert ab.CUDA_SHAPES["F4 unroll 8"] == (4, 256, catalogue.FASTEST_UNROLL, 4, "capped")
+    shape = (4, 256, catalogue.FASTEST_UNROLL["float32"], 4, "capped")
+    assert ab.CUDA_SHAPES["F4 unroll 8"] == shape
 
 
 def test_ablation_table_ratios_come_from_the_row():

@@ -248,7 +248,7 @@ def test_cuda_fastest_vector_loads_last_block_atomic_and_small_shared_array(rows
     for dtype in catalogue.get("cuda/fastest").dtypes:
         r = _get(rows, "cuda/fastest", dtype)
         # UNROLL 16-byte loads in the main loop (and UNROLL guarded ones for the partial tile)
-        assert r.counts.ldg["128"] >= FASTEST_UNROLL, dtype
+        assert r.counts.ldg["128"] >= FASTEST_UNROLL[dtype], dtype
         assert r.counts.atomics >= 1, dtype  # the last-block ticket (atomicAdd)
         assert r.counts.shuffles >= 10, dtype  # two rounds of five __shfl_down_sync
         # no shared-memory tree: only warp_sums[256 / 32] accumulators and the is_last flag
