@@ -62,10 +62,7 @@ LAUNCH_FLOOR = "launch_floor<0>"
 
 def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, object]]:
     """label -> launch, and label -> the tensor (or callable) that holds the result."""
-    import cupy
-    import torch
-
-    from harness import catalogue, cuda_loader, single_launch, timing
+    from harness import catalogue, cuda_loader, peers, single_launch, timing
     from harness import run as runner
     from triton_kernels import fastest as tfast
 
@@ -95,17 +92,8 @@ def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, o
         key = f"triton {'even' if even else 'grid-stride'} {policy} {best.label()}"
         fns[key] = launcher(best)
         outs[key] = plan.outs[0]
-    fns["torch.sum"] = lambda: torch.sum(x)
-    a = cupy.from_dlpack(x)
-
-    def cub_sum():
-        ptr = torch.cuda.current_stream().cuda_stream
-        if ptr == 0:
-            return a.sum()
-        with cupy.cuda.ExternalStream(ptr):
-            return a.sum()
-
-    fns["cupy.sum (CUB)"] = cub_sum
+    for pid, key in (("peer/torch.sum", "torch.sum"), ("peer/cupy.sum-cub", "cupy.sum (CUB)")):
+        fns[key] = peers.prepare(catalogue.get(pid), x)
     return fns, outs
 
 

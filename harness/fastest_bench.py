@@ -3,7 +3,8 @@
     python3 -m harness.fastest_bench --json out.json [--dtypes float32 int32] [--min 10 --max 30]
 
 For each dtype and n = 2^min .. 2^max: cuda/fastest, triton/fastest (autotuned here, at plan
-creation), torch.sum, cupy.sum with CUB on, and a device-to-device copy of the same n elements
+creation), the peers peer/torch.sum and peer/cupy.sum-cub as harness.peers runs them (cupy.sum
+with dtype=x.dtype and CUB on), and a device-to-device copy of the same n elements
 (copy bandwidth counts bytes read + written). Each is timed by harness.timing.time_ms: CUDA
 events, warm-up, L2 flushed before every repetition, median. For n <= 2^20 each is also timed
 from a CUDA graph (harness.timing.graph_ms: launch gaps left out). Each fastest result is checked
@@ -51,18 +52,12 @@ def _reps(n: int) -> int | None:
 
 
 def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
-    import cupy
     import torch
 
-    from harness import catalogue, device, timing, verify
+    from harness import catalogue, device, peers, timing, verify
     from harness import run as runner
     from triton_kernels import fastest as tfast
 
-    try:  # CUB on for cupy.sum (the gpu_session step also sets CUPY_ACCELERATORS=cub)
-        cupy._core.set_routine_accelerators(["cub"])
-        cupy._core.set_reduction_accelerators(["cub"])
-    except AttributeError:
-        pass
     name = torch.cuda.get_device_name()
     ds = datasheet_bw(name)
     doc: dict = {
@@ -102,22 +97,17 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
                 except Exception as e:  # reported, the run goes on
                     row[f"{vid}:ok"] = False
                     row[f"{vid}:message"] = f"{type(e).__name__}: {e}"
-            fns["torch.sum"] = lambda x=x: torch.sum(x)
-            try:
-                a = cupy.from_dlpack(x)
-            except Exception as e:  # CuPy has no bfloat16: that peer is absent, and said so
-                a = None
-                row["cupy.sum-cub"] = {"error": f"CuPy cannot take {dtype}: {e}"}
-
-            def cub_sum(a=a):
-                ptr = torch.cuda.current_stream().cuda_stream
-                if ptr == 0:
-                    return a.sum()
-                with cupy.cuda.ExternalStream(ptr):
-                    return a.sum()
-
-            if a is not None:
-                fns["cupy.sum-cub"] = cub_sum
+            # The peers exactly as the catalogue defines them (harness.peers): cupy.sum with
+            # dtype=x.dtype, the call that reaches CUB for int32 too (with the default dtype CuPy
+            # promotes int32 to int64 and runs its own kernel instead).
+            for pid, key in (
+                ("peer/torch.sum", "torch.sum"),
+                ("peer/cupy.sum-cub", "cupy.sum-cub"),
+            ):
+                try:
+                    fns[key] = peers.prepare(catalogue.get(pid), x)
+                except Exception as e:  # CuPy has no bfloat16: that peer is absent, and said so
+                    row[key] = {"error": f"{pid} cannot take {dtype}: {type(e).__name__}: {e}"}
             dst = copy_dst[:n]
             fns["copy"] = lambda x=x, dst=dst: dst.copy_(x)
             for key, fn in fns.items():
@@ -156,7 +146,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
             row["copy_bytes_per_s"] = 2 * nbytes / (cm * 1e-3) if cm else None
             doc["rows"].append(row)
             log(_line(row, lo <= 20))
-            del x, a, fns
+            del x, fns
         del full, copy_dst
         torch.cuda.empty_cache()
     doc["triton_configs"] = tfast.chosen()
