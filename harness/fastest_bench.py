@@ -126,8 +126,8 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
             def med(key: str, row=row) -> float | None:
                 return row.get(key, {}).get("median_ms")
 
-            peers = [med(p) for p in PEERS if med(p)]
-            best = min(peers) if peers else None
+            peer_ms = [med(p) for p in PEERS if med(p)]
+            best = min(peer_ms) if peer_ms else None
             row["best_peer_ms"] = best
             for vid in VARIANTS:
                 m = med(vid)
