@@ -2,7 +2,7 @@
 included) from the catalogue. Not part of the default test run (pyproject's testpaths is tests/).
 
     python3 -m pytest benchmarks/ --benchmark-enable --benchmark-json=bench.json \\
-        --benchmark-timer=harness.timing.sync_perf_counter
+        --benchmark-timer=harness.core.timing.sync_perf_counter
 
 Options (or environment variables, for scripts):
     --bench-sizes    REDUCE_BENCH_SIZES    log2 exponents or sizes: "10-28", "10,12,2^20", "1000"
@@ -22,7 +22,7 @@ import os
 
 import pytest
 
-from harness import catalogue, device
+from harness.core import catalogue, device
 
 DEFAULT_LOG2 = (10, 12, 14, 16, 18, 20, 22, 24, 25, 26, 28)
 SCHEMA = "reduce-ladder/bench/1"
@@ -44,7 +44,7 @@ def _opt(config: pytest.Config, name: str) -> str | None:
 def parse_bench_sizes(text: str | None) -> list[int]:
     """'10-28' (every log2 in the range), '10,12,25' (log2 exponents: numbers below 64),
     '2^20', '1000', '2^20+3' (sizes)."""
-    from harness.cli import parse_size
+    from harness.cli.main import parse_size
 
     if not text:
         return [2**k for k in DEFAULT_LOG2]

@@ -6,7 +6,8 @@
 
 RUN.json is what `reduce-ladder run --seed 004 --dtype int32 --sizes 2^24 --json RUN.json` wrote
 on the GPU (benchmarks/gpu_session.sh, step seed004). The Markdown is rendered from the measured
-rows by harness.render.seed_rows, so it can be regenerated from the committed JSON at any time.
+rows by harness.report.tables.seed_rows, so it can be regenerated from the committed JSON at any
+time.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness import render
+from harness.report import tables as render
 
 
 def slug(name: str) -> str:

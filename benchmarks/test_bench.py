@@ -1,16 +1,16 @@
 """One pytest-benchmark per variant x dtype x n (see conftest.py for the options).
 
 Each benchmark first checks the variant's sum on the input (fresh seed-like data, the golden of
-harness.verify) and fails on a wrong sum; then times it with benchmark.pedantic:
+harness.check.verify) and fails on a wrong sum; then times it with benchmark.pedantic:
 - setup (untimed, every round): flush L2 (write a buffer twice its size) and wait for the device,
   so inputs that would fit in L2 are read from device memory as at large n;
 - target: the variant's launches between two CUDA events, then a device synchronize, so the
   host-side time pytest-benchmark reports is one synchronized Python call (launch overhead
-  included) even with the default timer; --benchmark-timer=harness.timing.sync_perf_counter
+  included) even with the default timer; --benchmark-timer=harness.core.timing.sync_perf_counter
   gives the same and is what benchmarks/gpu_session.sh passes.
 extra_info holds the device time (CUDA events, median over the timed rounds), the bytes moved,
 the effective GB/s, the host wall time per call, for n <= 2^20 the CUDA-graph replay time per
-call, the check, the variant's catalogue record and the device name. harness.report reads it.
+call, the check, the variant's catalogue record and the device name. harness.report.build reads it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from harness import catalogue, device
+from harness.core import catalogue, device
 
 WARMUP_ROUNDS = 2
 _inputs: dict = {}
@@ -29,7 +29,7 @@ _inputs: dict = {}
 
 def _input(dtype: str, n: int):
     """The input (and its golden) for (dtype, n), kept only while consecutive cases share it."""
-    from harness import verify
+    from harness.check import verify
 
     key = (dtype, n)
     if key not in _inputs:
@@ -49,17 +49,17 @@ def _runner(v: catalogue.Variant, x):
 
     For an in-place variant the setup refills its scratch copy, so the copy is never timed."""
     if v.backend == "peer":
-        from harness import peers
+        from harness.launch import peers
 
         return peers.prepare(v, x), None, peers.bytes_moved(v, x.numel(), x.element_size())
-    from harness import run as runner
+    from harness.launch import plan as runner
 
     plan = runner.make_plan(v, x)
     return (lambda: plan.run(restore=False)), plan.restore, plan.bytes_moved()
 
 
 def _stats(ms: list[float]) -> dict:
-    from harness.timing import Timing, _quantile
+    from harness.core.timing import Timing, _quantile
 
     return Timing(
         statistics.median(ms), min(ms), _quantile(ms, 0.1), _quantile(ms, 0.9), len(ms)
@@ -78,7 +78,8 @@ def test_reduce(benchmark, case, bench_cfg):
             pytest.skip(why)
     import torch
 
-    from harness import timing, verify
+    from harness.check import verify
+    from harness.core import timing
 
     x, g = _input(dtype, n)
     check = verify.check_variant(v, x, g)
@@ -124,7 +125,7 @@ def test_reduce(benchmark, case, bench_cfg):
     )
     call_ms = walls[-rounds:]
     # Device time: CUDA events around each call, calls queued back to back behind an L2 flush
-    # (harness.timing.time_ms, as the CLI measures), so host launch overhead is not counted.
+    # (harness.core.timing.time_ms, as the CLI measures), so host launch overhead is not counted.
     t = timing.time_ms(fn, setup=prepare, reps=rounds).record()
     info.update(
         total=t,

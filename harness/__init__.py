@@ -3,9 +3,9 @@
 Python API:
     harness.reduce_sum(x, "cuda/v3-sequential")   # 0-d result on x's device
     harness.partials(x, "triton/tile-256")        # first-pass per-block partial sums
-    harness.catalogue.VARIANTS                    # every variant's record
+    harness.core.catalogue.VARIANTS                    # every variant's record
 """
 
-from harness.api import partials, reduce_sum
+from harness.launch.api import partials, reduce_sum
 
 __all__ = ["partials", "reduce_sum"]

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from harness import device
+from harness.core import device
 
 device.use_interpreter_if_no_gpu()
 # triton/fastest: no autotuning inside tests (its default configuration; test_gpu_fastest runs

@@ -10,9 +10,10 @@ import pytest
 import torch
 
 import harness
-from harness import catalogue, device, ladder
-from harness import run as runner
-from harness.cli import main
+from harness.cli.main import main
+from harness.core import catalogue, device
+from harness.launch import plan as runner
+from harness.studies import session as ladder
 
 TWIN = "triton/tile-256"
 cpu_only = pytest.mark.skipif(device.gpu_available(), reason="CPU-tensor behaviour (no GPU)")
@@ -89,7 +90,7 @@ def test_nan_and_inf_propagate(vid, specials, expected):
         x[137 + 400 * i] = s
     got = float(harness.reduce_sum(x, vid))
     assert (math.isnan(got) and math.isnan(expected)) or got == expected
-    from harness import verify
+    from harness.check import verify
 
     assert verify.check_variant(catalogue.get(vid), x).ok
 

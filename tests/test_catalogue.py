@@ -2,8 +2,8 @@
 
 import json
 
-from harness import catalogue
-from harness.cli import main
+from harness.cli.main import main
+from harness.core import catalogue
 
 
 def test_every_seed_label_is_implemented_exactly_once_or_more():

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from harness import device
-from harness.cli import UsageError, main, parse_size
+from harness.cli.main import UsageError, main, parse_size
+from harness.core import device
 
 
 @pytest.mark.parametrize(

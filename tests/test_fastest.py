@@ -8,9 +8,11 @@ import subprocess
 import pytest
 import torch
 
-from harness import catalogue, nvrtc, passes, verify
-from harness import run as runner
-from harness.single_launch import head_elements, out_dtype
+from harness.check import verify
+from harness.compile import nvrtc
+from harness.core import catalogue, passes
+from harness.launch import plan as runner
+from harness.launch.single_launch import head_elements, out_dtype
 
 DTYPES = catalogue.FASTEST_DTYPES
 SIZES = (1, 2, 3, 15, 16, 17, 1000, 5003, 70_003)
@@ -43,7 +45,7 @@ def test_triton_fastest_int32_wraps_like_the_golden(dev):
 
 
 def test_triton_fastest_is_deterministic_and_reusable(dev):
-    from harness.run import make_plan
+    from harness.launch.plan import make_plan
 
     x = torch.randn(70_003, device=dev)[1:]
     plan = make_plan(catalogue.get("triton/fastest"), x)
@@ -137,7 +139,7 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
     loads of the partials, no local memory."""
     import re
 
-    from harness import inspect as census_mod
+    from harness.compile import census as census_mod
 
     v = catalogue.get("triton/fastest")
     job = census_mod.triton_job(v, "float32", "sm_90")
@@ -151,14 +153,14 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
     assert ".local" not in ptx
 
 
-# -- the ablation (harness.fastest_ablation): what it compiles, and its table --------------------
+# -- the ablation (harness.studies.fastest_ablation): what it compiles, and its table
 
 
 @pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
 def test_ablation_kernels_compile_without_spills():
     """Every instantiation the ablation times, and the launch floor, compile for sm_90 without
     local memory; the catalogue's kernel is the acq_rel one with UNROLL 8."""
-    from harness import fastest_ablation as ab
+    from harness.studies import fastest_ablation as ab
 
     exprs = [ab.cuda_expression(f, t, u) for f, t, u, _, _ in ab.CUDA_SHAPES.values()]
     exprs = [*dict.fromkeys(exprs), ab.LAUNCH_FLOOR]
@@ -173,7 +175,7 @@ def test_ablation_kernels_compile_without_spills():
 
 
 def test_ablation_table_ratios_come_from_the_row():
-    from harness import fastest_ablation as ab
+    from harness.studies import fastest_ablation as ab
 
     def t(ms):
         return {"median_ms": ms}
@@ -193,7 +195,8 @@ def test_ablation_table_ratios_come_from_the_row():
 
 
 def test_ablation_without_a_gpu_says_so(capsys):
-    from harness import device, fastest_ablation
+    from harness.core import device
+    from harness.studies import fastest_ablation
 
     if device.cupy_gpu()[0]:
         pytest.skip("exercises the no-GPU path")
@@ -208,7 +211,7 @@ def test_ablation_without_a_gpu_says_so(capsys):
 def test_triton_fastest_other_splits_match_golden(even, policy, n, dev):
     """The ablation's other shapes of triton/fastest (the EVEN split, the balanced grid), every
     configuration, at two alignments: the same sum within the variant's bound (exact here)."""
-    from harness import single_launch
+    from harness.launch import single_launch
     from triton_kernels import fastest
 
     v = catalogue.get("triton/fastest")
@@ -228,7 +231,7 @@ def test_triton_fastest_other_splits_match_golden(even, policy, n, dev):
 
 
 def test_grid_policies():
-    from harness.single_launch import grid_size
+    from harness.launch.single_launch import grid_size
 
     assert grid_size(10, 528, "capped") == grid_size(10, 528, "balanced") == 10
     assert grid_size(32768, 528, "capped") == 528

@@ -8,9 +8,11 @@ import pytest
 import torch
 
 import harness
-from harness import catalogue, cuda_loader, cuda_source, verify
-from harness import run as runner
-from harness.nvrtc import CudaCompileError
+from harness.check import verify
+from harness.compile import cuda_loader, cuda_source
+from harness.compile.nvrtc import CudaCompileError
+from harness.core import catalogue
+from harness.launch import plan as runner
 
 pytestmark = pytest.mark.gpu
 # Every variant the API runs (peers are library calls, checked in tests/test_peers.py).

@@ -7,8 +7,9 @@ import pytest
 import torch
 
 import harness
-from harness import catalogue, verify
-from harness import run as runner
+from harness.check import verify
+from harness.core import catalogue
+from harness.launch import plan as runner
 
 pytestmark = pytest.mark.gpu
 
@@ -63,7 +64,7 @@ def test_deterministic_and_counter_resets(vid, n, needs_cupy):
 
 @pytest.mark.parametrize("vid", FASTEST)
 def test_cuda_graph_capture(vid, needs_cupy):
-    from harness import timing
+    from harness.core import timing
 
     x = torch.randn(2**20 + 3, device="cuda")
     plan = runner.make_plan(catalogue.get(vid), x)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from harness import catalogue, host
+from harness.core import catalogue
+from harness.studies import host
 
 pytestmark = pytest.mark.gpu
 

@@ -9,7 +9,9 @@ from functools import cache
 import pytest
 import torch
 
-from harness import catalogue, render, verify
+from harness.check import verify
+from harness.core import catalogue
+from harness.report import tables as render
 
 pytestmark = pytest.mark.gpu
 
@@ -67,7 +69,7 @@ def test_int32_sum_past_2_31_by_far(needs_cupy):
 
 
 def test_seed_004_timed_table(needs_cupy):
-    from harness import ladder
+    from harness.studies import session as ladder
 
     vs = ladder.seed_variants(catalogue.select(dtype="int32"), "004")
     rows = ladder.run_selection(vs, "int32", [2**20], reps=10)

@@ -6,7 +6,8 @@ import pytest
 import torch
 
 import harness
-from harness import catalogue, verify
+from harness.check import verify
+from harness.core import catalogue
 from tests.conftest import GPU_SIZES
 
 pytestmark = pytest.mark.gpu
@@ -66,7 +67,7 @@ def test_api_accepts_cupy_and_torch_and_keeps_input(vid, needs_cupy):
 
 
 def test_wrong_demonstrations_are_reported(needs_cupy):
-    from harness import ladder
+    from harness.studies import session as ladder
 
     rows = ladder.run_selection(
         catalogue.select(["cuda/v5-wrong-nosync", "cuda/v5-wrong-novolatile"]),
@@ -81,7 +82,7 @@ def test_wrong_demonstrations_are_reported(needs_cupy):
 
 
 def test_timed_run_reports_first_pass_and_total(needs_cupy):
-    from harness import ladder
+    from harness.studies import session as ladder
 
     rows = ladder.run_selection(
         catalogue.select(["cuda/v3-sequential", "triton/tile-256"]), "float32", [2**22], reps=10

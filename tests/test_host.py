@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from harness import catalogue, device, host, ladder
-from harness.cli import main
+from harness.cli.main import main
+from harness.core import catalogue, device
+from harness.studies import host
+from harness.studies import session as ladder
 
 HOST_IDS = [v.id for v in catalogue.select(family="001")]
 
@@ -245,7 +247,7 @@ def test_sweep_finding_states_a_win_only_above_the_spread():
 def test_tables_render_from_rows():
     from rich.console import Console
 
-    from harness import render_host
+    from harness.report import host_tables as render_host
 
     rows = []
     for vid in [*HOST_IDS, *host.PEERS]:

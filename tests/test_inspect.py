@@ -13,8 +13,10 @@ import math
 
 import pytest
 
-from harness import catalogue, nvrtc, porting_doc
-from harness import inspect as census_mod
+from harness.compile import census as census_mod
+from harness.compile import nvrtc
+from harness.core import catalogue
+from harness.report import porting_doc
 
 # -- parsers (no tools needed) ------------------------------------------------------------------
 
@@ -189,8 +191,9 @@ def test_triton_sum_lowers_to_shuffles(rows):
 
 @needs_tools
 def test_size_argument_width_matches_the_launcher(rows):
-    # harness.run passes n as np.uint64 when max_n > 2^31 - 1 (seed 001) and as np.uint32
-    # otherwise, then the per-thread count as np.uint32; harness.single_launch passes np.uint64.
+    # harness.launch.plan passes n as np.uint64 when max_n > 2^31 - 1 (seed 001) and as np.uint32
+    # otherwise, then the per-thread count as np.uint32; harness.launch.single_launch passes
+    # np.uint64.
     # The mangled symbol's last parameters must say the same (Itanium: y = unsigned long long,
     # j = unsigned int), or the launch would pass the wrong width.
     for (vid, dtype), r in rows.items():
@@ -243,7 +246,7 @@ def test_seed_001_shared_memory_only_in_v4(rows):
 
 @needs_tools
 def test_cuda_fastest_vector_loads_last_block_atomic_and_small_shared_array(rows):
-    from harness.catalogue import FASTEST_UNROLL
+    from harness.core.catalogue import FASTEST_UNROLL
 
     for dtype in catalogue.get("cuda/fastest").dtypes:
         r = _get(rows, "cuda/fastest", dtype)
@@ -271,8 +274,8 @@ def test_triton_fastest_vector_loads_and_ticket(rows):
 
 def test_triton_fastest_census_job_follows_the_launcher():
     """The compile job for triton/fastest takes its argument types and meta-parameters from
-    harness.single_launch (the launcher's own helpers), not from a copy."""
-    from harness import single_launch
+    harness.launch.single_launch (the launcher's own helpers), not from a copy."""
+    from harness.launch import single_launch
     from triton_kernels import fastest
 
     v = catalogue.get("triton/fastest")
@@ -294,7 +297,7 @@ def test_triton_fastest_census_job_follows_the_launcher():
 
 @needs_tools
 def test_cli_prints_table_and_json(capsys, tmp_path):
-    from harness.cli import main
+    from harness.cli.main import main
 
     out = tmp_path / "c.json"
     ids = "cuda/v3-sequential,triton/tile-256"
@@ -319,7 +322,7 @@ def test_cli_prints_table_and_json(capsys, tmp_path):
 
 
 def test_cli_usage_errors(capsys):
-    from harness.cli import main
+    from harness.cli.main import main
 
     assert main(["inspect", "--arch", "ampere"]) == 2
     assert main(["inspect", "--dtype", "float8"]) == 2  # not a catalogue dtype

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from harness import catalogue, verify
-from harness.passes import one_pass
+from harness.check import verify
+from harness.core import catalogue
+from harness.core.passes import one_pass
 
 # Tile twins only (twin_of: the same tiles as CUDA blocks, so reference_partials applies).
 # triton/fastest is a single-launch counterpart with its own tiles: its int32 checks (every size
@@ -183,7 +184,7 @@ def test_gmem_in_place_tree_model_partial_tiles(valid):
 
 
 def test_unroll_blocks_source_names_the_seed_kernels_and_fixes():
-    from harness import cuda_source
+    from harness.compile import cuda_source
 
     text = cuda_source.expand("unroll_blocks.cu")
     for name in (

@@ -2,7 +2,8 @@
 
 import pytest
 
-from harness import catalogue, cuda_source, nvrtc
+from harness.compile import cuda_source, nvrtc
+from harness.core import catalogue
 
 pytestmark = pytest.mark.skipif(
     not nvrtc.available(), reason="libnvrtc not installed (pip install -e '.[cuda13]')"

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from harness import catalogue
-from harness.passes import block_elements, chain_length, one_pass, plan_passes
+from harness.core import catalogue
+from harness.core.passes import block_elements, chain_length, one_pass, plan_passes
 
 LAUNCHES = sorted({v.launch for v in catalogue.VARIANTS if v.launch}, key=repr)
 SIZES = [1, 2, 31, 255, 256, 257, 511, 512, 513, 1000, 4099, 65_537, 262_145, 1_000_003]

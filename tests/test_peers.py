@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness import catalogue, peers, render, verify
+from harness.check import verify
+from harness.core import catalogue
+from harness.launch import peers
+from harness.report import tables as render
 
 ROOT = Path(__file__).resolve().parents[1]
 

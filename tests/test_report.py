@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import report
-from harness.cli import main
+from harness.cli.main import main
+from harness.report import build as report
 
 DATA = Path(__file__).parent / "data"
 CLI_JSON = DATA / "synthetic_run_cli.json"
@@ -206,7 +206,7 @@ def test_host_study_renders_into_the_report(tmp_path):
     """`report --host` renders seed 001's study (here the committed H200 run) to host.md."""
     from pathlib import Path
 
-    from harness.cli import main
+    from harness.cli.main import main
 
     root = Path(__file__).resolve().parents[1]
     host = root / "results" / "nvidia-h200" / "host.json"

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import catalogue, device, ladder, render
-from harness.cli import main
+from harness.cli.main import main
+from harness.core import catalogue, device
+from harness.report import tables as render
+from harness.studies import session as ladder
 
 N = 2**24
 

@@ -1,7 +1,8 @@
-"""harness.timing without a GPU: what it computes on the host (the timing itself runs on the GPU,
+"""harness.core.timing without a GPU: what it computes on the host (the timing itself runs on the "
+"GPU,
 in every benchmark and in tests/test_gpu_*.py)."""
 
-from harness import timing
+from harness.core import timing
 
 
 def test_gate_is_bounded_and_outlasts_the_queuing():

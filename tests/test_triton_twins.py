@@ -4,7 +4,8 @@ mapping defines. Runs interpreted on the CPU (CI) and compiled on the GPU."""
 import pytest
 import torch
 
-from harness import catalogue, verify
+from harness.check import verify
+from harness.core import catalogue
 from tests.conftest import CPU_SIZES
 
 TWINS = [v.id for v in catalogue.select(backend="triton", dtype="float32", family="ladder")]

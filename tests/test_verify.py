@@ -5,7 +5,8 @@ import math
 import pytest
 import torch
 
-from harness import catalogue, verify
+from harness.check import verify
+from harness.core import catalogue
 
 
 def test_int32_golden_wraps_like_the_kernels():
@@ -72,7 +73,7 @@ def test_reference_partials_sum_to_the_total(vid):
 
 def test_l2_flush_reads_without_allocating(monkeypatch):
     """timing.flush_l2's read-based flush runs (on the CPU here: same torch call, other device)."""
-    from harness import timing
+    from harness.core import timing
 
     buf = torch.arange(1 << 16, dtype=torch.float32)
     out = torch.empty((1,), dtype=torch.float32)

@@ -3,7 +3,7 @@
 Beyond the seeds (issue 8); the counterpart of cuda/fastest, not its tile twin. Changed from the
 grid-stride twin (triton/grid-stride-1024):
 - programs: from cdiv(n, BLOCK) tiles and at most min(per_sm * SMs, 2048), the SM count read off
-  the device (harness.single_launch.grid_size);
+  the device (harness.launch.single_launch.grid_size);
 - work split: grid-stride over whole tiles. EVEN=True (kept for harness/fastest_ablation.py) gives
   each program one contiguous range instead, as even as units of 32 elements allow, so that all
   programs finish together; it measured slower, so EVEN_SHARE is False;

@@ -16,9 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from harness import catalogue, peers
-from harness.ladder import row_header
-from harness.passes import plan_passes
+from harness.core import catalogue
+from harness.core.passes import plan_passes
+from harness.launch import peers
+from harness.studies.session import row_header
 
 HERE = Path(__file__).resolve().parent
 SIZES = (2**10, 2**16, 2**20, 2**24)

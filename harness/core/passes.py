@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-from harness.catalogue import Launch
+from harness.core.catalogue import Launch
 
 # "single-launch" grids without a GPU (interpreted Triton): a small SM count, so CPU tests at
 # moderate n take several grid-stride steps and combine several partials.
@@ -43,7 +43,7 @@ def cdiv(a: int, b: int) -> int:
 def sm_count() -> int:
     """SM count of the current GPU (what "single-launch" grids are sized from), or CPU_SM_COUNT
     when kernels run interpreted / there is no GPU."""
-    from harness import device
+    from harness.core import device
 
     if not device.gpu_available():
         return CPU_SM_COUNT
@@ -90,7 +90,7 @@ def chain_length(launch: Launch, n: int) -> int:
 
     Per pass: the thread's serial sum (per_thread additions, counting the add onto the zero start,
     which is exact) plus the block tree (ceil(log2 threads) levels; Triton's tl.sum over BLOCK
-    lanes is a tree of the same depth). Used for the float error bound in harness.verify.
+    lanes is a tree of the same depth). Used for the float error bound in harness.check.verify.
     """
     if launch.mapping == "single-launch":
         # The lane's serial sum, its block's reduction, then the last block's combine of the

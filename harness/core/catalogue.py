@@ -85,7 +85,8 @@ class Launch:
       "single-launch" one launch returns the sum: a persistent grid of min(per_sm * SMs,
                     max_blocks) blocks (fewer when n is small) walks the input grid-stride in
                     tiles of `threads` lanes x `tiles` elements each, and the last block to finish
-                    combines the per-block partials (harness.single_launch). `threads` and `tiles`
+                    combines the per-block partials (harness.launch.single_launch). `threads` and
+                    `tiles`
                     bound the error analysis (passes.chain_length): every lane of every block adds
                     at most `tiles` elements per grid-stride step.
     in_place: the first pass writes into its input (the harness gives it a scratch copy).
@@ -150,7 +151,8 @@ class Variant:
     max_n: int = MAX_N_32BIT
     notes: str = ""
     # Seed 001 (family "001"): where the data starts and how it reaches the device, see
-    # harness.host.STAGINGS ("pageable", "pinned", "streams"); "" for device-resident variants.
+    # harness.studies.host.STAGINGS ("pageable", "pinned", "streams"); "" for device-resident
+    # variants.
     staging: str = ""
     twin_of: tuple[str, ...] = field(default=(), compare=False)
     # The other backend's variant built for the same goal with its own tiles (family "fastest":
@@ -473,7 +475,8 @@ _HOST_TRITON: list[Variant] = [
 ]
 # fmt: on
 
-# Peers: what a user would call instead, timed in the same run (how each runs: harness.peers).
+# Peers: what a user would call instead, timed in the same run (how each runs:
+# harness.launch.peers).
 _PEER_DTYPES = ("float32", "int32")
 # fmt: off
 _PEERS: list[Variant] = [

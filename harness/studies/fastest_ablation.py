@@ -1,6 +1,6 @@
 """What each design choice of the fastest variants buys, and where small-n time goes: one run.
 
-    python3 -m harness.fastest_ablation --json out.json [--log2 12 13 16 20 24 27 28]
+    python3 -m harness.studies.fastest_ablation --json out.json [--log2 12 13 16 20 24 27 28]
 
 For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
 - cuda/fastest as the catalogue launches it, and its kernel in the shapes of CUDA_SHAPES: FLAGS 0
@@ -10,10 +10,11 @@ For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one pro
 - triton/fastest with EVEN False (grid-stride) and True, and with the balanced grid, each
   autotuned here over triton_kernels.fastest.CONFIGS;
 - the peers cupy.sum (CUB) and torch.sum.
-Each is checked against the golden (harness.verify.compare, the variant's error bound), then timed
-in two interleaved rounds (harness.timing.time_ms: CUDA events, warm-up, queued behind a gate,
+Each is checked against the golden (harness.check.verify.compare, the variant's error bound), then
+timed
+in two interleaved rounds (harness.core.timing.time_ms: CUDA events, warm-up, queued behind a gate,
 L2 flushed by a read, median), so one version's round-to-round spread is printed beside the gaps
-between versions; for n <= 2^20 also from a CUDA graph (harness.timing.graph_ms).
+between versions; for n <= 2^20 also from a CUDA graph (harness.core.timing.graph_ms).
 
 At the smallest n, the launch probe: the launch floor (cuda_kernels/fastest.cu: one block writing
 a zero) beside the sums, each timed (a) "ungated": as time_ms but without its gate, so a call
@@ -32,7 +33,7 @@ from collections.abc import Callable
 
 # cuda/fastest's kernel in other shapes: label -> (FLAGS, threads, UNROLL, per_sm, grid policy).
 # FLAGS are cuda_kernels/fastest.cu's FAST_* switches (1 even share, 2 prefetched ticket, 4 acq_rel
-# ticket); the grid policies are harness.single_launch.GRID_POLICIES.
+# ticket); the grid policies are harness.launch.single_launch.GRID_POLICIES.
 CUDA_SHAPES: dict[str, tuple[int, int, int, int, str]] = {
     "F0 fence ticket": (0, 256, 4, 4, "capped"),
     "F1 even share": (1, 256, 4, 4, "capped"),
@@ -62,8 +63,10 @@ LAUNCH_FLOOR = "launch_floor<0>"
 
 def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, object]]:
     """label -> launch, and label -> the tensor (or callable) that holds the result."""
-    from harness import catalogue, cuda_loader, peers, single_launch, timing
-    from harness import run as runner
+    from harness.compile import cuda_loader
+    from harness.core import catalogue, timing
+    from harness.launch import peers, single_launch
+    from harness.launch import plan as runner
     from triton_kernels import fastest as tfast
 
     fns: dict[str, Callable[[], object]] = {}
@@ -101,8 +104,9 @@ def _check(fns, outs, x) -> dict[str, str]:
     """Poison, run once, compare with the golden under the variant's bound: label -> verdict."""
     import torch
 
-    from harness import catalogue, verify
-    from harness import run as runner
+    from harness.check import verify
+    from harness.core import catalogue
+    from harness.launch import plan as runner
 
     g = verify.golden(x)
     verdicts = {}
@@ -121,13 +125,14 @@ def launch_probe(n: int, x, fns, log) -> dict:
     import cupy
     import torch
 
-    from harness import catalogue, cuda_loader, timing
+    from harness.compile import cuda_loader
+    from harness.core import catalogue, timing
 
     cv = catalogue.get("cuda/fastest")
     floor = cuda_loader.kernel_by_expression(cv.source, LAUNCH_FLOOR)
     sink = cupy.from_dlpack(torch.empty(1, device="cuda"))
 
-    def launch_floor() -> None:  # on torch's stream, as harness.single_launch launches
+    def launch_floor() -> None:  # on torch's stream, as harness.launch.single_launch launches
         ptr = torch.cuda.current_stream().cuda_stream
         if ptr == 0:
             floor((1,), (256,), (sink,))
@@ -178,15 +183,17 @@ def _us(v) -> str:
 def ablate(log2s: list[int], log=print) -> dict:
     import torch
 
-    from harness import device, timing, verify
+    from harness.check import verify
+    from harness.core import device, timing
 
     doc: dict = {
         "schema": "reduce-ladder/fastest-ablation/1",
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "device": device.device_info(),
         "dtype": "float32",
-        "timing": "CUDA events, L2 flushed before each repetition, median (harness.timing."
-        f"time_ms), two interleaved rounds; graph: harness.timing.graph_ms for n <= {GRAPH_MAX_N}",
+        "timing": "CUDA events, L2 flushed before each repetition, median (harness.core.timing."
+        f"time_ms), two interleaved rounds; graph: harness.core.timing.graph_ms for n <= "
+        f"{GRAPH_MAX_N}",
         "rows": [],
     }
     t0 = time.time()
@@ -228,11 +235,13 @@ def _table(row: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m harness.fastest_ablation", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python3 -m harness.studies.fastest_ablation", description=__doc__
+    )
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--log2", nargs="+", type=int, default=list(DEFAULT_LOG2))
     a = p.parse_args(argv)
-    from harness import device
+    from harness.core import device
 
     if not device.cupy_gpu()[0]:
         print(f"fastest_ablation needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)

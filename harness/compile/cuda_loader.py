@@ -9,8 +9,9 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from harness import catalogue, cuda_source
-from harness.nvrtc import CudaCompileError
+from harness.compile import cuda_source
+from harness.compile.nvrtc import CudaCompileError
+from harness.core import catalogue
 
 if TYPE_CHECKING:
     import cupy

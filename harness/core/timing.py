@@ -181,7 +181,8 @@ def _cuda_ready() -> bool:
 def sync_perf_counter() -> float:
     """time.perf_counter() read after the device has finished its queued work.
 
-    For pytest-benchmark: --benchmark-timer harness.timing.sync_perf_counter. Without a GPU it is
+    For pytest-benchmark: --benchmark-timer harness.core.timing.sync_perf_counter. Without a GPU it
+    is
     plain perf_counter (pytest-benchmark calibrates the timer even when the suite skips)."""
     if _cuda_ready():
         torch.cuda.synchronize()

@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 import torch
 
-from harness import passes as _passes
-from harness.catalogue import Variant
-from harness.passes import Pass
+from harness.core import passes as _passes
+from harness.core.catalogue import Variant
+from harness.core.passes import Pass
 
 OUT_DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
@@ -47,7 +47,7 @@ def head_elements(x: torch.Tensor) -> int:
 # "capped": min(tiles, cap), so the last grid-stride round may hold only a few blocks, which then
 # read their extra tile alone; "balanced": the same number of rounds, cdiv(tiles, cap), with the
 # fewest blocks that still cover the tiles, so every round but the last is full and the last one
-# nearly so. harness.fastest_ablation measures both.
+# nearly so. harness.studies.fastest_ablation measures both.
 GRID_POLICIES = ("capped", "balanced")
 GRID_POLICY = "capped"
 
@@ -74,7 +74,7 @@ def cuda_grid(
 ) -> int:
     """Blocks cuda/fastest launches: grid_size(vector tiles, min(per_sm * SMs, max_blocks)).
     The keywords override the catalogue's launch (the ablation's other instantiations)."""
-    from harness.catalogue import FASTEST_UNROLL
+    from harness.core.catalogue import FASTEST_UNROLL
 
     launch = variant.launch
     vec = 16 // torch.empty((), dtype=_dt(dtype)).element_size()
@@ -84,13 +84,13 @@ def cuda_grid(
 
 
 def _dt(dtype: str) -> torch.dtype:
-    from harness.run import TORCH_DTYPES
+    from harness.launch.plan import TORCH_DTYPES
 
     return TORCH_DTYPES[dtype]
 
 
 def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: list[Pass]):
-    from harness.run import DeviceMemoryError
+    from harness.launch.plan import DeviceMemoryError
 
     cap = variant.launch.max_blocks  # >= any grid either backend launches (Triton's autotuner
     # may pick more programs per SM than the launch record's per_sm, never more than this)
@@ -118,7 +118,7 @@ def _cuda_launch(
     import cupy
     import numpy as np
 
-    from harness import cuda_loader
+    from harness.compile import cuda_loader
 
     kern = kern or cuda_loader.kernel(variant, dtype)
     n = x.numel()
@@ -202,7 +202,7 @@ def triton_census_spec(dtype: str) -> dict:
 
 
 def dtype_name_of(dt: torch.dtype) -> str:
-    from harness.run import dtype_name
+    from harness.launch.plan import dtype_name
 
     return dtype_name(dt)
 
@@ -246,7 +246,7 @@ def _triton_launch(variant, dtype, x, out, partials, counter) -> Callable[[], No
     launcher = triton_launcher(dtype, x, out, partials, counter)
     n = x.numel()
     if x.device.type == "cuda":
-        from harness import timing
+        from harness.core import timing
 
         def time_config(cfg: fastest.Config) -> float:
             fn = launcher(cfg)

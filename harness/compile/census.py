@@ -1,9 +1,10 @@
 """The compiler census: what NVRTC and Triton made of every variant, on a machine without a GPU.
 
-For each CUDA variant the source is compiled by NVRTC for an explicit architecture (harness.nvrtc);
+For each CUDA variant the source is compiled by NVRTC for an explicit architecture
+(harness.compile.nvrtc);
 for each Triton variant the kernel is compiled by `triton.compile` for an explicit GPUTarget with
 the meta-parameters the harness launches it with (BLOCK, TILES, num_warps for the tile twins;
-triton/fastest: the argument types and default configuration harness.single_launch gives,
+triton/fastest: the argument types and default configuration harness.launch.single_launch gives,
 `triton_census_spec`). Neither needs a driver. Every dtype a variant lists is censused; peers
 (library calls) have nothing to compile and are listed as such (`not_compiled`).
 The CUBIN is then disassembled with the `cuobjdump` that Triton's wheel ships (or one on PATH /
@@ -23,7 +24,7 @@ Counts are static (instructions in the binary), not executed instructions.
 
 Triton's interpreter (TRITON_INTERPRET=1, which the test suite sets on a CPU machine) replaces the
 kernels by interpreted functions at import, and compiling in such a process is unreliable; the
-Triton part then runs in a child process without the variable (`python -m harness.inspect
+Triton part then runs in a child process without the variable (`python -m harness.compile.census
 --triton-worker`, JSON on stdin and stdout).
 """
 
@@ -41,11 +42,11 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness import catalogue
-from harness.catalogue import Variant
+from harness.core import catalogue
+from harness.core.catalogue import Variant
 
 SCHEMA = "reduce-ladder/census/1"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # catalogue dtype -> Triton signature type
 TRITON_DTYPES = {
     "float32": "fp32",
@@ -105,7 +106,7 @@ def _tool_version(name: str) -> str:
 
 
 def tool_versions() -> dict[str, str]:
-    from harness import nvrtc
+    from harness.compile import nvrtc
 
     versions = {"cuobjdump": _tool_version("cuobjdump")}
     try:
@@ -295,7 +296,7 @@ def _arch_number(arch: str) -> int:
 def element_bytes(dtype: str) -> int:
     import torch
 
-    from harness.run import TORCH_DTYPES
+    from harness.launch.plan import TORCH_DTYPES
 
     return torch.empty((), dtype=TORCH_DTYPES[dtype]).element_size()
 
@@ -303,7 +304,7 @@ def element_bytes(dtype: str) -> int:
 @cache
 def _cuda_compiled(source: str, arch: str):
     """(CompileResult, SASS by function, resources by function) for one .cu file."""
-    from harness import nvrtc
+    from harness.compile import nvrtc
 
     r = nvrtc.compile_file(source, arch)
     sass = split_sass(_cuobjdump(r.cubin, "--dump-sass"))
@@ -317,7 +318,7 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
     res = r.resources.get(symbol)
     use = usage.get(symbol, {})
     launch = v.launch
-    # harness.run launches with threads * element size bytes of dynamic shared memory
+    # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
     dyn = launch.threads * element_bytes(dtype) if launch.dynamic_smem else 0
     return Census(
         variant=v.id,
@@ -345,7 +346,8 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
 
 def triton_meta(v: Variant) -> dict:
     """The constexpr meta-parameters, num_warps (and num_stages where the launcher sets it) the
-    harness launches `v` with: harness.run for the tile twins, harness.single_launch's census spec
+    harness launches `v` with: harness.launch.plan for the tile twins,
+    harness.launch.single_launch's census spec
     (its default configuration) for triton/fastest."""
     launch = v.launch
     if launch.mapping == "single-launch":
@@ -357,7 +359,7 @@ def triton_meta(v: Variant) -> dict:
 
 
 def _single_launch_spec(v: Variant, dtype: str) -> dict:
-    from harness import single_launch
+    from harness.launch import single_launch
 
     spec = single_launch.triton_census_spec(dtype)
     if spec["kernel"] != v.kernel:
@@ -374,7 +376,8 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     args maps each non-constexpr parameter to a Triton type ("*fp32", "i32"); `aligned` names the
     pointers declared 16-byte aligned (what Triton specializes on at launch). The tile twins take
     pointers `*_ptr` of the element type (torch allocations: aligned) and i32 sizes; triton/fastest
-    takes what harness.single_launch.triton_census_spec says (pointer types differ per argument).
+    takes what harness.launch.single_launch.triton_census_spec says (pointer types differ per
+    argument).
     tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
     if v.launch.mapping == "single-launch":
         spec = _single_launch_spec(v, dtype)
@@ -509,7 +512,7 @@ def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     r = subprocess.run(
-        [sys.executable, "-m", "harness.inspect", "--triton-worker"],
+        [sys.executable, "-m", "harness.compile.census", "--triton-worker"],
         input=json.dumps(jobs),
         capture_output=True,
         text=True,
@@ -637,4 +640,6 @@ def _worker() -> int:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--triton-worker"]:
         sys.exit(_worker())
-    sys.exit("usage: python -m harness.inspect --triton-worker  (use `reduce-ladder inspect`)")
+    sys.exit(
+        "usage: python -m harness.compile.census --triton-worker  (use `reduce-ladder inspect`)"
+    )

@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from harness import catalogue, device, verify
-from harness import run as runner
-from harness.catalogue import HOST_TILE, Variant
-from harness.passes import Pass, cdiv, plan_passes
+from harness.check import verify
+from harness.core import catalogue, device
+from harness.core.catalogue import HOST_TILE, Variant
+from harness.core.passes import Pass, cdiv, plan_passes
+from harness.launch import plan as runner
 
 SCHEMA = "reduce-ladder/host/1"
 STAGINGS = ("pageable", "pinned", "streams")
@@ -266,7 +267,7 @@ def _launcher(v: Variant, dtype: str) -> Launcher:
     if v.backend == "cuda":
         import cupy
 
-        from harness import cuda_loader
+        from harness.compile import cuda_loader
 
         kern = cuda_loader.kernel(v, dtype)
 

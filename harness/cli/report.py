@@ -13,8 +13,8 @@ import shlex
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness import report
-    from harness.cli import EXIT_OK, UsageError, _console, parse_size
+    from harness.cli.main import EXIT_OK, UsageError, _console, parse_size
+    from harness.report import build as report
 
     try:
         ref_n = parse_size(args.n) if args.n else None
@@ -46,8 +46,8 @@ def _host_report(path: str, out_dir, console) -> None:
     import json
     from pathlib import Path
 
-    from harness import render_host
-    from harness.cli import UsageError
+    from harness.cli.main import UsageError
+    from harness.report import host_tables as render_host
 
     try:
         doc = json.loads(Path(path).read_text())

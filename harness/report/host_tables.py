@@ -6,7 +6,7 @@ import math
 
 from rich.table import Table
 
-from harness import catalogue
+from harness.core import catalogue
 
 _SHORT = {
     "cuda/001-v0-gmem-interleaved": "V0",

@@ -15,7 +15,8 @@ Float tolerance (stated, not guessed)
 Any summation tree in which no input passes through more than L floating-point additions computes
 a sum s' with |s' - s| <= gamma_L * sum|x_i|, gamma_L = L*u / (1 - L*u), u = 2^-24 for float32
 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 4.6). L comes from the
-variant's launch policy (harness.passes.chain_length): per pass, the thread's serial additions plus
+variant's launch policy (harness.core.passes.chain_length): per pass, the thread's serial additions
+plus
 the depth of the block tree. If the data are integers and sum|x| <= 2^24, every partial sum is an
 integer of magnitude <= 2^24 and so exactly representable: the result must then be EXACT.
 """
@@ -27,9 +28,9 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from harness import run as runner
-from harness.catalogue import Variant
-from harness.passes import chain_length
+from harness.core.catalogue import Variant
+from harness.core.passes import chain_length
+from harness.launch import plan as runner
 
 # float16 / bfloat16 inputs are summed in float32 (the fastest variants; they return float32), so
 # their additions round to float32: u = 2^-24. The inputs themselves are exact in float32.
@@ -166,8 +167,8 @@ def compare(
 
 def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
     """Run `variant` on x with poisoned outputs; compare with the golden; check x is unchanged."""
-    if variant.backend == "peer":  # a library call (or the copy): see harness.peers
-        from harness import peers
+    if variant.backend == "peer":  # a library call (or the copy): see harness.launch.peers
+        from harness.launch import peers
 
         return peers.check(variant, x, g)
     dtype = runner.dtype_name(x.dtype)
@@ -233,7 +234,7 @@ def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
     """The exact first-pass partials the variant's tile mapping defines, computed without any
     kernel: each element's block id from the mapping, then an int64 scatter-add. Meaningful for
     integer-valued data (the seeds' CPU check, vectorized); returns int64."""
-    from harness.passes import one_pass
+    from harness.core.passes import one_pass
 
     launch = variant.launch
     n = x.numel()

@@ -11,8 +11,8 @@ import datetime as _dt
 import traceback
 from collections.abc import Callable, Iterable
 
-from harness import catalogue, device
-from harness.catalogue import Variant
+from harness.core import catalogue, device
+from harness.core.catalogue import Variant
 
 SCHEMA = "reduce-ladder/run/1"
 DEFAULT_SIZES = (2**24, 2**25)
@@ -54,8 +54,8 @@ def check_and_time(
     """
     import torch
 
-    from harness import run as runner
-    from harness import verify
+    from harness.check import verify
+    from harness.launch import plan as runner
 
     row = row_header(v, dtype, n)
     dev = "cuda" if device.gpu_available() else "cpu"
@@ -65,10 +65,10 @@ def check_and_time(
         row.update(check.record())
         row["status"] = "ok" if check.ok else "wrong"
         if timed and dev == "cuda":
-            from harness import timing
+            from harness.core import timing
 
             if v.backend == "peer":  # one library call (or the copy): no passes of our own
-                from harness import peers
+                from harness.launch import peers
 
                 fn = peers.prepare(v, x)
                 total = timing.time_ms(fn, reps=reps)
@@ -133,7 +133,7 @@ def run_selection(
 
 def cpu_compile_rows(arch: str = "sm_90") -> list[dict]:
     """The CPU path's CUDA half: every source compiled by NVRTC (no GPU needed), spills checked."""
-    from harness import cuda_source, nvrtc
+    from harness.compile import cuda_source, nvrtc
 
     rows = []
     for src in cuda_source.sources():

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from harness import catalogue
-from harness.cli import EXIT_OK, UsageError, _console, _variant_ids, _write_json
+from harness.cli.main import EXIT_OK, UsageError, _console, _variant_ids, _write_json
+from harness.core import catalogue
 
 COLUMNS = (
     ("regs", "registers per thread"),
@@ -56,11 +56,11 @@ def row_cells(r) -> list[str]:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from harness import inspect as census_mod
-    from harness import nvrtc
+    from harness.compile import census as census_mod
+    from harness.compile import nvrtc
 
     if args.write_doc:
-        from harness import porting_doc
+        from harness.report import porting_doc
 
         path = porting_doc.write(args.write_doc, census_path=args.census)
         print(f"wrote {path}")

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from harness.catalogue import Variant
+from harness.core.catalogue import Variant
 
 PEER_IDS = ("peer/torch.sum", "peer/cupy.sum-cub", "peer/cupy.sum-nocub", "peer/copy")
 COPY_ID = "peer/copy"
@@ -99,8 +99,8 @@ def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
 
 def check(variant: Variant, x: torch.Tensor, g=None):
     """CheckResult for a peer on x (see the module docstring for what each is compared with)."""
-    from harness import verify
-    from harness.run import dtype_name
+    from harness.check import verify
+    from harness.launch.plan import dtype_name
 
     dtype = dtype_name(x.dtype)
     g = g if g is not None else verify.golden(x)

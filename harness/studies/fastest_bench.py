@@ -1,14 +1,18 @@
 """Benchmark of the fastest variants against the peers, every power of two n, in one run.
 
-    python3 -m harness.fastest_bench --json out.json [--dtypes float32 int32] [--min 10 --max 30]
+    python3 -m harness.studies.fastest_bench --json out.json [--dtypes float32 int32] [--min 10
+    --max 30]
 
 For each dtype and n = 2^min .. 2^max: cuda/fastest, triton/fastest (autotuned here, at plan
-creation), the peers peer/torch.sum and peer/cupy.sum-cub as harness.peers runs them (cupy.sum
+creation), the peers peer/torch.sum and peer/cupy.sum-cub as harness.launch.peers runs them
+(cupy.sum
 with dtype=x.dtype and CUB on), and a device-to-device copy of the same n elements
-(copy bandwidth counts bytes read + written). Each is timed by harness.timing.time_ms: CUDA
+(copy bandwidth counts bytes read + written). Each is timed by harness.core.timing.time_ms: CUDA
 events, warm-up, L2 flushed before every repetition, median. For n <= 2^20 each is also timed
-from a CUDA graph (harness.timing.graph_ms: launch gaps left out). Each fastest result is checked
-against the golden first (harness.verify). The input is random integers 0..99 (never zeros), one
+from a CUDA graph (harness.core.timing.graph_ms: launch gaps left out). Each fastest result is
+checked
+against the golden first (harness.check.verify). The input is random integers 0..99 (never zeros),
+one
 buffer of the largest size, sliced (so every n starts 16-byte aligned).
 
 Printed table, per n: device time (us) of each; "x peer" = best peer time / variant time (>= 1.00
@@ -54,8 +58,10 @@ def _reps(n: int) -> int | None:
 def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
     import torch
 
-    from harness import catalogue, device, peers, timing, verify
-    from harness import run as runner
+    from harness.check import verify
+    from harness.core import catalogue, device, timing
+    from harness.launch import peers
+    from harness.launch import plan as runner
     from triton_kernels import fastest as tfast
 
     name = torch.cuda.get_device_name()
@@ -66,7 +72,8 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
         "device": device.device_info(),
         "datasheet_bytes_per_s": ds,
         "timing": "CUDA events, L2 flushed before each repetition, median "
-        f"(harness.timing.time_ms); graph: harness.timing.graph_ms for n <= {GRAPH_MAX_N}",
+        f"(harness.core.timing.time_ms); graph: harness.core.timing.graph_ms for n <= "
+        f"{GRAPH_MAX_N}",
         "rows": [],
     }
     t_start = time.time()
@@ -97,7 +104,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
                 except Exception as e:  # reported, the run goes on
                     row[f"{vid}:ok"] = False
                     row[f"{vid}:message"] = f"{type(e).__name__}: {e}"
-            # The peers exactly as the catalogue defines them (harness.peers): cupy.sum with
+            # The peers exactly as the catalogue defines them (harness.launch.peers): cupy.sum with
             # dtype=x.dtype, the call that reaches CUB for int32 too (with the default dtype CuPy
             # promotes int32 to int64 and runs its own kernel instead).
             for pid, key in (
@@ -193,13 +200,15 @@ def _tb(v):
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m harness.fastest_bench", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python3 -m harness.studies.fastest_bench", description=__doc__
+    )
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--dtypes", nargs="+", default=["float32", "int32"])
     p.add_argument("--min", type=int, default=10, help="smallest log2 n (default 10)")
     p.add_argument("--max", type=int, default=30, help="largest log2 n (default 30)")
     a = p.parse_args(argv)
-    from harness import device
+    from harness.core import device
 
     if not device.cupy_gpu()[0]:
         print(f"fastest_bench needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)

@@ -12,7 +12,8 @@ Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad
   element offset is read correctly.
 - NaN / +-Inf: IEEE propagation, as torch.sum (NaN if any NaN or both infinities, else the inf).
 - n >= 2^31 on a 32-bit-indexed seed kernel: ValueError naming the limit.
-- too little device memory for the partials / scratch copy: harness.run.DeviceMemoryError; the
+- too little device memory for the partials / scratch copy: harness.launch.plan.DeviceMemoryError;
+the
   process keeps working.
 The caller's data is never modified.
 """
@@ -23,8 +24,8 @@ from typing import Any
 
 import torch
 
-from harness import catalogue, device
-from harness import run as runner
+from harness.core import catalogue, device
+from harness.launch import plan as runner
 
 
 def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
@@ -88,7 +89,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     if t.numel() == 0:
         dt = t.dtype
         if v.launch.mapping == "single-launch":
-            from harness.single_launch import out_dtype
+            from harness.launch.single_launch import out_dtype
 
             dt = out_dtype(runner.dtype_name(t.dtype))
         return _back(torch.zeros((), dtype=dt, device=t.device), lib)

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cache
 
-from harness import cuda_source
+from harness.compile import cuda_source
 
 COMPILE_OPTIONS = ("-std=c++17", "-default-device", "-lineinfo")
 
@@ -163,7 +163,7 @@ def compile_file(
     source: str, arch: str = "sm_90", name_expressions: list[str] | None = None
 ) -> CompileResult:
     """Compile cuda_kernels/<source> with every instantiation the catalogue asks of it."""
-    from harness.catalogue import name_expressions as catalogue_exprs
+    from harness.core.catalogue import name_expressions as catalogue_exprs
 
     exprs = catalogue_exprs(source) if name_expressions is None else name_expressions
     return compile_source(cuda_source.expand(source), source, exprs, arch)

@@ -196,7 +196,7 @@ def _add_ratios(rows: list[dict]) -> list[dict]:
 
 def _stage_key(stage: str) -> tuple:
     # The catalogue's ladder order (000/002 stages 0-8, then 004, 001, fastest, ...).
-    from harness.catalogue import _stage_key as catalogue_stage_key
+    from harness.core.catalogue import _stage_key as catalogue_stage_key
 
     return catalogue_stage_key(stage)
 
@@ -204,7 +204,7 @@ def _stage_key(stage: str) -> tuple:
 def _partner(r: dict) -> str | None:
     """The Triton variant shown beside a CUDA row: its tile twin, or (for variants that are not
     tile twins, like the fastest pair) the catalogue's counterpart."""
-    from harness.catalogue import BY_ID
+    from harness.core.catalogue import BY_ID
 
     if r.get("twin"):
         return r["twin"]

@@ -15,8 +15,16 @@ from __future__ import annotations
 import argparse
 import math
 
-from harness import catalogue, device
-from harness.cli import EXIT_FAILED, EXIT_OK, UsageError, _console, _dtype, _write_json, parse_sizes
+from harness.cli.main import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    _console,
+    _dtype,
+    _write_json,
+    parse_sizes,
+)
+from harness.core import catalogue, device
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +77,7 @@ def _streams(values) -> list[int] | None:
 
 
 def _parse(args: argparse.Namespace) -> dict:
-    from harness import host
+    from harness.studies import host
 
     streams = _streams(args.streams) or list(host.DEFAULT_STREAMS)
     ids = [s.strip() for v in (args.variants or []) for s in v.split(",") if s.strip()]
@@ -111,7 +119,8 @@ def cmd_host(args: argparse.Namespace) -> int:
             "check`'s CPU path and the tests); run `reduce-ladder host` on a GPU machine."
         )
         return EXIT_OK
-    from harness import host, render_host
+    from harness.report import host_tables as render_host
+    from harness.studies import host
 
     variants = host.host_variants(opts["ids"])
     cuda_ok, why_cuda = device.cupy_gpu()

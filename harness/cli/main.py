@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import catalogue, device
+from harness.core import catalogue, device
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -63,7 +63,7 @@ def _seed_and_dtype(args: argparse.Namespace) -> tuple[str | None, str]:
     seed = getattr(args, "seed", None)
     if not seed:
         return None, _dtype(args.dtype or "float32")
-    from harness import ladder
+    from harness.studies import session as ladder
 
     seed = seed.strip().rstrip(":")
     known = sorted({s.split(":")[0] for v in catalogue.VARIANTS for s in v.seeds})
@@ -141,7 +141,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _cpu_path(args: argparse.Namespace, ids: list[str] | None, dtype: str, console) -> int:
     """No GPU: Triton twins interpreted on the CPU at small n, CUDA sources compiled by NVRTC."""
-    from harness import ladder, render
+    from harness.report import tables as render
+    from harness.studies import session as ladder
 
     why = device.torch_gpu()[1]
     device.use_interpreter_if_no_gpu()
@@ -192,7 +193,8 @@ def _cpu_path(args: argparse.Namespace, ids: list[str] | None, dtype: str, conso
 
 
 def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
-    from harness import ladder, render
+    from harness.report import tables as render
+    from harness.studies import session as ladder
 
     console = _console()
     ids = _variant_ids(args.variants)
@@ -320,9 +322,9 @@ def _selection_args(p: argparse.ArgumentParser) -> None:
 #     add_parser(sub: argparse._SubParsersAction) -> None
 # which registers its parser and sets `func` (taking the parsed args, returning an exit code).
 PLUGIN_COMMANDS = {
-    "report": "harness.report_cli",
-    "inspect": "harness.inspect_cli",
-    "host": "harness.host_cli",
+    "report": "harness.cli.report",
+    "inspect": "harness.cli.census",
+    "host": "harness.cli.host",
 }
 
 

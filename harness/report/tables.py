@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from harness import catalogue
-from harness.passes import one_pass
+from harness.core import catalogue
+from harness.core.passes import one_pass
 
 
 def _ms(row: dict | None, key: str = "total") -> float | None:

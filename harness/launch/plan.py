@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from harness.catalogue import MAX_N_32BIT, Variant
-from harness.passes import Pass, plan_passes
+from harness.core.catalogue import MAX_N_32BIT, Variant
+from harness.core.passes import Pass, plan_passes
 
 TORCH_DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
@@ -53,7 +53,7 @@ class Plan:
     outs: list[torch.Tensor]
     scratch: torch.Tensor | None
     launches: list[Callable[[], None]] = field(default_factory=list)
-    # "single-launch" variants: partials + counter, zeroed once here (harness.single_launch)
+    # "single-launch" variants: partials + counter, zeroed once here (harness.launch.single_launch)
     workspace: list[torch.Tensor] = field(default_factory=list)
 
     @property
@@ -107,7 +107,7 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
         )
     passes = plan_passes(variant.launch, n)
     if variant.launch.mapping == "single-launch":
-        from harness import single_launch
+        from harness.launch import single_launch
 
         return single_launch.make_plan(Plan, variant, dtype, x, passes)
     try:
@@ -154,7 +154,7 @@ def _cuda_launch(
     import cupy
     import numpy as np
 
-    from harness import cuda_loader
+    from harness.compile import cuda_loader
 
     kern = cuda_loader.kernel(variant, dtype)
     launch = variant.launch

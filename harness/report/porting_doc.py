@@ -5,7 +5,7 @@ compares): the catalogue, the kernel sources (cuda_kernels/*.cu, triton_kernels/
 compiler census (docs/census-sm_90.json, written by `reduce-ladder inspect --dtype all --json`),
 and the measured GPU results (results/*/ladder-*.json). No number in the doc is typed in.
 
-    python -m harness.porting_doc [PATH]          # default docs/porting.md
+    python -m harness.report.porting_doc [PATH]          # default docs/porting.md
     reduce-ladder inspect --write-doc docs/porting.md
 """
 
@@ -17,15 +17,16 @@ import re
 import sys
 from pathlib import Path
 
-from harness import catalogue
-from harness.catalogue import Variant
+from harness.core import catalogue
+from harness.core.catalogue import Variant
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "porting.md"
 CENSUS = ROOT / "docs" / "census-sm_90.json"
 REGEN = (
     "reduce-ladder inspect --dtype all --json docs/census-sm_90.json\n"
-    "reduce-ladder inspect --write-doc docs/porting.md     # or: python -m harness.porting_doc"
+    "reduce-ladder inspect --write-doc docs/porting.md     # or: python -m "
+    "harness.report.porting_doc"
 )
 
 # What each optimization becomes in Triton: (family, stage) -> (how, explanation). `how` is one of
@@ -628,7 +629,7 @@ def _peers_section(results: list[tuple[str, dict]]) -> list[str]:
 
 
 def _meta(v: Variant) -> dict:
-    from harness.inspect import triton_meta
+    from harness.compile.census import triton_meta
 
     return triton_meta(v)
 

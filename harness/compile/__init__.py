@@ -1,0 +1,3 @@
+"""CUDA sources and their compilation (NVRTC, CuPy modules) and the compiler census.
+May import: harness.core.
+"""
