@@ -23,6 +23,7 @@ import os
 import pytest
 
 from harness.core import catalogue, device
+from harness.core.sizes import parse_size, size_label
 
 DEFAULT_LOG2 = (10, 12, 14, 16, 18, 20, 22, 24, 25, 26, 28)
 SCHEMA = "reduce-ladder/bench/1"
@@ -44,7 +45,6 @@ def _opt(config: pytest.Config, name: str) -> str | None:
 def parse_bench_sizes(text: str | None) -> list[int]:
     """'10-28' (every log2 in the range), '10,12,25' (log2 exponents: numbers below 64),
     '2^20', '1000', '2^20+3' (sizes)."""
-    from harness.cli.main import parse_size
 
     if not text:
         return [2**k for k in DEFAULT_LOG2]
@@ -76,8 +76,8 @@ def bench_config(config: pytest.Config) -> dict:
     all_dtypes = [d for d in ("float32", "int32") if any(d in v.dtypes for v in variants)]
     dtypes = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
     for d in dtypes:
-        if d not in catalogue.CXX_TYPES:
-            raise pytest.UsageError(f"unknown dtype {d!r}; valid: {', '.join(catalogue.CXX_TYPES)}")
+        if d not in dtypes.NAMES:
+            raise pytest.UsageError(f"unknown dtype {d!r}; valid: {', '.join(dtypes.NAMES)}")
     rounds = int(_opt(config, "rounds") or 20)
     return {
         "sizes": sizes,
@@ -101,10 +101,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                     cases.append((vid, dtype, n))
                     ids.append(f"{dtype}-{size_label(n)}-{vid}")
     metafunc.parametrize("case", cases, ids=ids)
-
-
-def size_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:

@@ -16,7 +16,7 @@ import cupy
 import torch
 
 import harness
-from harness.cli.main import parse_size
+from harness.core.sizes import parse_size
 
 
 def main(argv: list[str]) -> int:

@@ -10,7 +10,7 @@ import torch
 
 from harness.check import verify
 from harness.compile import nvrtc
-from harness.core import catalogue, passes
+from harness.core import catalogue, dtypes, passes
 from harness.launch import plan as runner
 from harness.launch.single_launch import head_elements, out_dtype
 
@@ -33,7 +33,7 @@ def test_triton_fastest_matches_golden_at_any_offset(dtype, n, dev):
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
 def test_triton_fastest_general_floats_within_bound(dtype, dev):
     v = catalogue.get("triton/fastest")
-    x = (torch.randn(70_005, device=dev) * 100).to(runner.TORCH_DTYPES[dtype])[1:]
+    x = (torch.randn(70_005, device=dev) * 100).to(dtypes.torch_dtype(dtype))[1:]
     r = verify.check_variant(v, x)
     assert r.ok and not r.exact_required and r.tolerance > 0, r
 

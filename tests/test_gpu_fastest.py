@@ -8,7 +8,7 @@ import torch
 
 import harness
 from harness.check import verify
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
 from harness.launch import plan as runner
 
 pytestmark = pytest.mark.gpu
@@ -33,7 +33,7 @@ def test_matches_golden_at_offsets_0_to_3(vid, dtype, n, needs_cupy):
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
 @pytest.mark.parametrize("vid", FASTEST)
 def test_general_floats_within_bound(vid, dtype, needs_cupy):
-    x = (torch.randn(2**22 + 5, device="cuda") * 100).to(runner.TORCH_DTYPES[dtype])
+    x = (torch.randn(2**22 + 5, device="cuda") * 100).to(dtypes.torch_dtype(dtype))
     for off in (0, 1):
         r = verify.check_variant(catalogue.get(vid), x[off:])
         assert r.ok and r.tolerance > 0, r.message

@@ -15,7 +15,7 @@ import pytest
 
 from harness.compile import census as census_mod
 from harness.compile import nvrtc
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
 from harness.report import porting_doc
 
 # -- parsers (no tools needed) ------------------------------------------------------------------
@@ -282,7 +282,7 @@ def test_triton_fastest_census_job_follows_the_launcher():
     for dtype in v.dtypes:
         job = census_mod.triton_job(v, dtype, "sm_90")
         t = census_mod.TRITON_DTYPES
-        acc = t[single_launch.dtype_name_of(single_launch.out_dtype(dtype))]
+        acc = t[dtypes.get(dtype).sum_dtype]
         assert job["args"]["x_ptr"] == job["args"]["xa_ptr"] == "*" + t[dtype]
         assert job["args"]["out_ptr"] == job["args"]["part_ptr"] == "*" + acc
         assert job["args"]["count_ptr"] == "*i32"

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.core.passes import chain_length
 from harness.launch import plan as runner
@@ -171,7 +172,7 @@ def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) ->
         from harness.launch import peers
 
         return peers.check(variant, x, g)
-    dtype = runner.dtype_name(x.dtype)
+    dtype = dtypes.name_of(x.dtype)
     g = g if g is not None else golden(x)
     before = x.clone()
     plan = runner.make_plan(variant, x)
@@ -192,7 +193,7 @@ def first_pass_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
 def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=None) -> torch.Tensor:
     """Fresh random input as the seeds draw it: integers 0..99 (`rand() % 100`)."""
     return torch.randint(0, 100, (n,), dtype=torch.int32, device=device, generator=generator).to(
-        runner.TORCH_DTYPES[dtype]
+        dtypes.torch_dtype(dtype)
     )
 
 

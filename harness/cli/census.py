@@ -14,7 +14,7 @@ import argparse
 import json
 
 from harness.cli.main import EXIT_OK, UsageError, _console, _variant_ids, _write_json
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
 
 COLUMNS = (
     ("regs", "registers per thread"),
@@ -67,8 +67,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return EXIT_OK
     ids = _variant_ids(args.variants)
     dtype = None if args.dtype == "all" else args.dtype
-    if dtype is not None and dtype not in catalogue.CXX_TYPES:
-        raise UsageError(f"unknown dtype {dtype!r}; valid: {', '.join(catalogue.CXX_TYPES)}, all")
+    if dtype is not None and dtype not in dtypes.NAMES:
+        raise UsageError(f"unknown dtype {dtype!r}; valid: {', '.join(dtypes.NAMES)}, all")
     try:
         census_mod._arch_number(args.arch)
     except ValueError as e:
@@ -131,7 +131,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dtype",
         default="float32",
-        help=f"{', '.join(catalogue.CXX_TYPES)} or all (default float32)",
+        help=f"{', '.join(dtypes.NAMES)} or all (default float32)",
     )
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--json", metavar="PATH", help="also write the census document (JSON) here")

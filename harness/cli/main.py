@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes, sizes
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -29,31 +28,24 @@ class UsageError(Exception):
     pass
 
 
-_SIZE = re.compile(r"^\s*(?:(\d+)\s*(?:\^|\*\*)\s*(\d+)|(\d+))\s*(?:([+-])\s*(\d+))?\s*$")
-
-
 def parse_size(text: str) -> int:
-    """'1000', '2^24', '2**25', '2^20+3', '2^31-1' -> int >= 1."""
-    m = _SIZE.match(text)
-    if not m:
-        raise UsageError(f"bad size {text!r}: write an integer such as 1000, 2^24 or 2^20+3")
-    n = int(m.group(1)) ** int(m.group(2)) if m.group(1) else int(m.group(3))
-    if m.group(4):
-        n = n + int(m.group(5)) if m.group(4) == "+" else n - int(m.group(5))
-    if n < 1:
-        raise UsageError(f"bad size {text!r}: sizes must be at least 1 (got {n})")
-    return n
+    """harness.core.sizes.parse_size, with a bad size as a usage error."""
+    try:
+        return sizes.parse_size(text)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
-    if not values:
-        return None
-    return [parse_size(s) for v in values for s in v.split(",") if s.strip()]
+    try:
+        return sizes.parse_sizes(values)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _dtype(text: str) -> str:
-    if text not in catalogue.CXX_TYPES:
-        raise UsageError(f"unknown dtype {text!r}; valid: {', '.join(catalogue.CXX_TYPES)}")
+    if text not in dtypes.NAMES:
+        raise UsageError(f"unknown dtype {text!r}; valid: {', '.join(dtypes.NAMES)}")
     return text
 
 

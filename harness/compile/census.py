@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 
 SCHEMA = "reduce-ladder/census/1"
@@ -294,11 +294,8 @@ def _arch_number(arch: str) -> int:
 
 
 def element_bytes(dtype: str) -> int:
-    import torch
 
-    from harness.launch.plan import TORCH_DTYPES
-
-    return torch.empty((), dtype=TORCH_DTYPES[dtype]).element_size()
+    return dtypes.get(dtype).itemsize
 
 
 @cache

@@ -25,16 +25,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 
-# Element types: catalogue name -> C++ type used in the CUDA name expressions.
-# float16 / bfloat16 are raw 16-bit storage types defined in cuda_kernels/fastest.cu (no CUDA header
-# needed); only the variants that list a dtype instantiate it.
-CXX_TYPES: dict[str, str] = {
-    "float32": "float",
-    "int32": "int",
-    "float16": "rl_half",
-    "bfloat16": "rl_bfloat16",
-    "float64": "double",
-}
+from harness.core import dtypes
 
 # Every seed label the project implements, exactly as the issues spell them.
 SEED_LABELS: tuple[str, ...] = (
@@ -172,7 +163,7 @@ class Variant:
         if self.backend != "cuda" or self.kernel is None:
             raise ValueError(f"{self.id} is not a CUDA kernel")
         # {U}: cuda/fastest's UNROLL for the dtype (FASTEST_UNROLL); other kernels have no {U}
-        return self.kernel.format(T=CXX_TYPES[dtype], U=FASTEST_UNROLL.get(dtype, 0))
+        return self.kernel.format(T=dtypes.get(dtype).cxx, U=FASTEST_UNROLL.get(dtype, 0))
 
     def record(self) -> dict:
         """The JSON-ready record (what `reduce-ladder list --format json` prints)."""
@@ -405,14 +396,14 @@ def _link_twins(cuda: list[Variant], triton: list[Variant]) -> list[Variant]:
     for t in triton:
         cs = [c for c in cuda if c.id in twins_of[t.id]]
         stage = min((c.stage for c in cs), default="", key=_stage_key)
-        dtypes = tuple(d for d in CXX_TYPES if any(d in c.dtypes for c in cs)) or t.dtypes
+        names = tuple(d for d in dtypes.NAMES if any(d in c.dtypes for c in cs)) or t.dtypes
         out.append(
             Variant(
                 **{
                     **asdict(t),
                     "launch": t.launch,
                     "stage": stage,
-                    "dtypes": dtypes,
+                    "dtypes": names,
                     "twin_of": tuple(twins_of[t.id]),
                 }
             )

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes
 from harness.launch import plan as runner
 
 
@@ -46,7 +46,7 @@ def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
             f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it with "
             ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
         )
-    if t.dtype not in [runner.TORCH_DTYPES[d] for d in variant.dtypes]:
+    if t.dtype not in [dtypes.torch_dtype(d) for d in variant.dtypes]:
         raise TypeError(
             f"unsupported dtype {t.dtype}; {variant.id} supports {', '.join(variant.dtypes)}"
         )
@@ -91,7 +91,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
         if v.launch.mapping == "single-launch":
             from harness.launch.single_launch import out_dtype
 
-            dt = out_dtype(runner.dtype_name(t.dtype))
+            dt = out_dtype(dtypes.name_of(t.dtype))
         return _back(torch.zeros((), dtype=dt, device=t.device), lib)
     plan = runner.make_plan(v, t)
     out = plan.run()

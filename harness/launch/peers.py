@@ -14,7 +14,7 @@ Peers are catalogue records of their own (backend "peer", ids peer/...):
                         buffer, timed for the device's copy bandwidth (bytes = read + written =
                         2 n itemsize). Its only check is that the copy equals the input.
 
-Each peer runs on torch's current stream (CuPy through an ExternalStream), so it can be captured
+Each peer runs on torch's current stream (CuPy through harness.launch.stream), so it can be captured
 in a CUDA graph like the ladder kernels. The previous CuPy accelerator setting is restored after
 every call.
 """
@@ -26,7 +26,9 @@ from collections.abc import Callable, Iterator
 
 import torch
 
+from harness.core import dtypes
 from harness.core.catalogue import Variant
+from harness.launch.stream import on_torch_stream
 
 PEER_IDS = ("peer/torch.sum", "peer/cupy.sum-cub", "peer/cupy.sum-nocub", "peer/copy")
 COPY_ID = "peer/copy"
@@ -47,18 +49,6 @@ def cupy_accelerators(names: list[str]) -> Iterator[None]:
         _core.set_reduction_accelerators(reduction)
 
 
-@contextlib.contextmanager
-def _cupy_on_torch_stream() -> Iterator[None]:
-    import cupy
-
-    ptr = torch.cuda.current_stream().cuda_stream
-    if ptr == 0:  # the legacy default stream, CuPy's default too
-        yield
-    else:  # e.g. inside a CUDA-graph capture
-        with cupy.cuda.ExternalStream(ptr):
-            yield
-
-
 def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | object]:
     """A closure that runs the peer on x (buffers and views made once) and returns its result:
     a 0-d tensor / array for the sums, the destination buffer for the copy."""
@@ -75,7 +65,7 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
         accel = ["cub"] if vid.endswith("-cub") else []
 
         def go():
-            with _cupy_on_torch_stream(), cupy_accelerators(accel):
+            with on_torch_stream(), cupy_accelerators(accel):
                 return cupy.sum(a, dtype=a.dtype)
 
         return go
@@ -100,9 +90,8 @@ def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
 def check(variant: Variant, x: torch.Tensor, g=None):
     """CheckResult for a peer on x (see the module docstring for what each is compared with)."""
     from harness.check import verify
-    from harness.launch.plan import dtype_name
 
-    dtype = dtype_name(x.dtype)
+    dtype = dtypes.name_of(x.dtype)
     g = g if g is not None else verify.golden(x)
     before = x.clone()
     out = run(variant, x)

@@ -7,41 +7,19 @@ tensors; CUDA kernels see the same memory through zero-copy CuPy views (DLPack).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 
+from harness.core import dtypes
 from harness.core.catalogue import MAX_N_32BIT, Variant
 from harness.core.passes import Pass, plan_passes
-
-TORCH_DTYPES: dict[str, torch.dtype] = {
-    "float32": torch.float32,
-    "int32": torch.int32,
-    "float16": torch.float16,
-    "bfloat16": torch.bfloat16,
-    "float64": torch.float64,
-}
-
-# What every output buffer holds before a checked run: a partial a kernel forgot to write shows up
-# as NaN (floats) or as this sentinel (ints, 0xDEADBEEF) and fails the comparison.
-INT_POISON = -0x21524111
+from harness.launch.stream import on_torch_stream
 
 
 class DeviceMemoryError(MemoryError):
     """The GPU has too little free memory for a variant's buffers; nothing was launched."""
-
-
-def dtype_name(dt: torch.dtype) -> str:
-    for name, t in TORCH_DTYPES.items():
-        if t == dt:
-            return name
-    raise ValueError(f"unsupported dtype {dt}; supported: {', '.join(TORCH_DTYPES)}")
-
-
-def poison_(t: torch.Tensor) -> torch.Tensor:
-    return t.fill_(float("nan") if t.dtype.is_floating_point else INT_POISON)
 
 
 @dataclass
@@ -79,7 +57,7 @@ class Plan:
 
     def poison(self) -> None:
         for o in self.outs:
-            poison_(o)
+            dtypes.poison_(o)
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
         """Bytes read plus bytes written (each input read once, each partial written once)."""
@@ -91,7 +69,7 @@ class Plan:
 def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
     if variant.launch is None:
         raise ValueError(f"{variant.id} has no launch policy (a peer is not run through a plan)")
-    dtype = dtype_name(x.dtype)
+    dtype = dtypes.name_of(x.dtype)
     if dtype not in variant.dtypes:
         raise ValueError(
             f"{variant.id} supports {', '.join(variant.dtypes)}; got {dtype} "
@@ -135,19 +113,6 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
     return plan
 
 
-@functools.lru_cache(maxsize=64)
-def _cupy_stream(ptr: int):
-    """A CuPy view of a torch stream (made once per stream)."""
-    import warnings
-
-    import cupy
-
-    with warnings.catch_warnings():
-        # CuPy 14 deprecates ExternalStream for Stream.from_external, which CuPy 13 lacks.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return cupy.cuda.ExternalStream(ptr)
-
-
 def _cuda_launch(
     variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
 ) -> Callable[[], None]:
@@ -167,12 +132,8 @@ def _cuda_launch(
     grid, block = (p.blocks,), (launch.threads,)
 
     def go() -> None:
-        ptr = torch.cuda.current_stream().cuda_stream
-        if ptr == 0:  # the legacy default stream, CuPy's default too
+        with on_torch_stream():
             kern(grid, block, args, shared_mem=smem)
-        else:  # e.g. inside a CUDA-graph capture: launch on torch's stream
-            with _cupy_stream(ptr):
-                kern(grid, block, args, shared_mem=smem)
 
     return go
 

@@ -17,23 +17,17 @@ from collections.abc import Callable
 
 import torch
 
+from harness.core import dtypes
 from harness.core import passes as _passes
 from harness.core.catalogue import Variant
 from harness.core.passes import Pass
-
-OUT_DTYPES: dict[str, torch.dtype] = {
-    "float32": torch.float32,
-    "int32": torch.int32,
-    "float16": torch.float32,
-    "bfloat16": torch.float32,
-    "float64": torch.float64,
-}
+from harness.launch.stream import on_torch_stream
 
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter
 
 
 def out_dtype(dtype: str) -> torch.dtype:
-    return OUT_DTYPES[dtype]
+    return dtypes.get(dtype).sum_torch
 
 
 def head_elements(x: torch.Tensor) -> int:
@@ -77,16 +71,10 @@ def cuda_grid(
     from harness.core.catalogue import FASTEST_UNROLL
 
     launch = variant.launch
-    vec = 16 // torch.empty((), dtype=_dt(dtype)).element_size()
+    vec = dtypes.get(dtype).per_16_bytes
     tile = (threads or launch.threads) * (unroll or FASTEST_UNROLL[dtype]) * vec
     cap = min(launch.max_blocks, (per_sm or launch.per_sm) * _passes.sm_count())
     return grid_size(_passes.cdiv(n, tile), cap, policy)
-
-
-def _dt(dtype: str) -> torch.dtype:
-    from harness.launch.plan import TORCH_DTYPES
-
-    return TORCH_DTYPES[dtype]
 
 
 def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: list[Pass]):
@@ -135,12 +123,8 @@ def _cuda_launch(
     )
 
     def go() -> None:
-        ptr = torch.cuda.current_stream().cuda_stream
-        if ptr == 0:
+        with on_torch_stream():
             kern(grid, block, args)
-        else:  # e.g. inside a CUDA-graph capture: launch on torch's stream
-            with cupy.cuda.ExternalStream(ptr):
-                kern(grid, block, args)
 
     return go
 
@@ -162,7 +146,7 @@ def triton_meta(cfg, dtype: str, programs: int, even: bool | None = None) -> dic
     return dict(
         BLOCK=cfg.block,
         FBLOCK=fastest.FBLOCK,
-        ACC=dtype_name_of(out_dtype(dtype)),
+        ACC=dtypes.name_of(out_dtype(dtype)),
         ONE_PROGRAM=programs == 1,
         EVEN=fastest.EVEN_SHARE if even is None else even,
         num_warps=cfg.num_warps,
@@ -185,7 +169,7 @@ def triton_census_spec(dtype: str) -> dict:
     """
     from triton_kernels import fastest
 
-    acc = dtype_name_of(out_dtype(dtype))
+    acc = dtypes.name_of(out_dtype(dtype))
     return {
         "kernel": "fastest_kernel",
         "args": {
@@ -193,18 +177,12 @@ def triton_census_spec(dtype: str) -> dict:
             "xa_ptr": (dtype, True),
             "out_ptr": (acc, True),
             "part_ptr": (acc, True),
-            "count_ptr": (dtype_name_of(COUNTER_DTYPE), True),
+            "count_ptr": (dtypes.name_of(COUNTER_DTYPE), True),
             "head": "int32",
             "n_bulk": "int32",
         },
         "meta": triton_meta(fastest.DEFAULT, dtype, programs=2),
     }
-
-
-def dtype_name_of(dt: torch.dtype) -> str:
-    from harness.launch.plan import dtype_name
-
-    return dtype_name(dt)
 
 
 def triton_launcher(

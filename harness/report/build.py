@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.core.sizes import size_label
+
 CLI_SCHEMA = "reduce-ladder/run/1"
 BENCH_SCHEMA = "reduce-ladder/bench/1"
 CUB_ID, NOCUB_ID, TORCH_ID, COPY_ID = (
@@ -346,10 +348,6 @@ def rich_ladder(run: Run, dtype: str, n: int):
             *ladder_cells(e), style="red" if bad else ("dim" if e["kind"] == "peer" else None)
         )
     return table
-
-
-def size_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
 
 
 def sweep_table(run: Run, dtype: str, key: str = "gbps", fmt: str = ".0f") -> tuple[list, list]:

@@ -31,6 +31,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from harness.core import dtypes
+
 # cuda/fastest's kernel in other shapes: label -> (FLAGS, threads, UNROLL, per_sm, grid policy).
 # FLAGS are cuda_kernels/fastest.cu's FAST_* switches (1 even share, 2 prefetched ticket, 4 acq_rel
 # ticket); the grid policies are harness.launch.single_launch.GRID_POLICIES.
@@ -106,13 +108,12 @@ def _check(fns, outs, x) -> dict[str, str]:
 
     from harness.check import verify
     from harness.core import catalogue
-    from harness.launch import plan as runner
 
     g = verify.golden(x)
     verdicts = {}
     for key, out in outs.items():
         v = catalogue.get("cuda/fastest" if key.startswith("cuda") else "triton/fastest")
-        runner.poison_(out)
+        dtypes.poison_(out)
         fns[key]()
         torch.cuda.synchronize()
         r = verify.compare(v, "float32", x.numel(), verify.as_number(out[0]), g, True)
@@ -127,18 +128,15 @@ def launch_probe(n: int, x, fns, log) -> dict:
 
     from harness.compile import cuda_loader
     from harness.core import catalogue, timing
+    from harness.launch.stream import on_torch_stream
 
     cv = catalogue.get("cuda/fastest")
     floor = cuda_loader.kernel_by_expression(cv.source, LAUNCH_FLOOR)
     sink = cupy.from_dlpack(torch.empty(1, device="cuda"))
 
-    def launch_floor() -> None:  # on torch's stream, as harness.launch.single_launch launches
-        ptr = torch.cuda.current_stream().cuda_stream
-        if ptr == 0:
+    def launch_floor() -> None:  # on torch's stream, as every harness launch
+        with on_torch_stream():
             floor((1,), (256,), (sink,))
-        else:
-            with cupy.cuda.ExternalStream(ptr):
-                floor((1,), (256,), (sink,))
 
     probe = {"launch floor": launch_floor}
     cat = f"cuda {catalogue_label()}"

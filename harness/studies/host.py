@@ -32,17 +32,15 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from harness.check import verify
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import HOST_TILE, Variant
 from harness.core.passes import Pass, cdiv, plan_passes
-from harness.launch import plan as runner
 
 SCHEMA = "reduce-ladder/host/1"
 STAGINGS = ("pageable", "pinned", "streams")
@@ -193,7 +191,7 @@ def seed_like_host(n: int, dtype: str = "float32", seed: int = 0) -> torch.Tenso
     there is one (fast at 2^30+), then copied to the host."""
     dev = "cuda" if device.gpu_available() else "cpu"
     g = torch.Generator(device=dev).manual_seed(seed)
-    out = torch.empty(n, dtype=runner.TORCH_DTYPES[dtype])
+    out = torch.empty(n, dtype=dtypes.torch_dtype(dtype))
     step = 2**28
     for a in range(0, n, step):
         b = min(n, a + step)
@@ -235,7 +233,7 @@ class Staged:
 
     def poison(self) -> None:
         for p in self.parts:
-            runner.poison_(p)
+            dtypes.poison_(p)
 
 
 def stage(x: torch.Tensor | np.ndarray) -> Staged:
@@ -244,7 +242,7 @@ def stage(x: torch.Tensor | np.ndarray) -> Staged:
         x = torch.from_numpy(np.ascontiguousarray(x))
     if x.device.type != "cpu":
         raise ValueError(f"seed 001 reduces HOST data; got a tensor on {x.device}")
-    runner.dtype_name(x.dtype)  # a clear error for unsupported dtypes
+    dtypes.name_of(x.dtype)  # a clear error for unsupported dtypes
     x = x.reshape(-1)
     if not x.is_contiguous():
         x = x.contiguous()  # a private copy: the caller's view is left as it is
@@ -265,17 +263,15 @@ def _launcher(v: Variant, dtype: str) -> Launcher:
     """launch(inp, out, n_in, stream): one pass of v's block kernel, 1024 threads, 2048-element
     tiles, ceil(n_in / 2048) blocks."""
     if v.backend == "cuda":
-        import cupy
-
         from harness.compile import cuda_loader
+        from harness.launch.stream import on_torch_stream
 
         kern = cuda_loader.kernel(v, dtype)
 
         def launch_cuda(inp, out, n_in, stream):
             # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
             args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), np.uint64(n_in))
-            ptr = stream.cuda_stream
-            with cupy.cuda.ExternalStream(ptr) if ptr else nullcontext():
+            with on_torch_stream(stream):
                 kern((cdiv(n_in, TILE),), (THREADS,), args)
 
         return launch_cuda
@@ -317,7 +313,7 @@ class HostRunner:
         v = self.variant
         if v.family != "001":
             raise ValueError(f"{v.id} is not a seed-001 variant (family 001)")
-        self.dtype = runner.dtype_name(self.staged.host.dtype)
+        self.dtype = dtypes.name_of(self.staged.host.dtype)
         if self.dtype not in v.dtypes:
             raise ValueError(f"{v.id} supports {', '.join(v.dtypes)}, not {self.dtype}")
         if self.streams < 1:
@@ -398,7 +394,7 @@ def check_host(
     """One checked trip: poisoned partials, the result against the exact golden and its bound."""
     s.poison()
     value = HostRunner(v, s, streams=streams, chunk=chunk).trip()
-    return verify.compare(v, runner.dtype_name(s.host.dtype), s.n, value, g)
+    return verify.compare(v, dtypes.name_of(s.host.dtype), s.n, value, g)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import datetime as _dt
 import traceback
 from collections.abc import Callable, Iterable
 
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
 
 SCHEMA = "reduce-ladder/run/1"
@@ -181,9 +181,9 @@ def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:
 
 
 def seed_dtypes(seed: str) -> list[str]:
-    """The dtypes one seed's variants support, in CXX_TYPES order (empty: no such seed)."""
+    """The dtypes one seed's variants support, in the dtype table's order (empty: none)."""
     vs = seed_variants(catalogue.VARIANTS, seed)
-    return [d for d in catalogue.CXX_TYPES if any(d in v.dtypes for v in vs if v.seeds)]
+    return [d for d in dtypes.NAMES if any(d in v.dtypes for v in vs if v.seeds)]
 
 
 def ladder_variants(

@@ -1,0 +1,84 @@
+"""The element types the project knows: one table, read by every layer.
+
+Each DType says how the catalogue spells it, its C++ type in the CUDA name expressions, its torch
+dtype, and the dtype a sum of it is returned in by the single-launch (fastest) family, which
+accumulates 16-bit floats in float32 and returns that float32 (not rounded back to 16 bits).
+float16 / bfloat16 are raw 16-bit storage types in CUDA (`rl_half`, `rl_bfloat16`, defined in
+cuda_kernels/fastest.cu): only the variants that list them instantiate them.
+
+torch is imported lazily so that reading the table (the CLI's usage checks) costs no torch import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
+# What every output buffer holds before a checked run: a partial a kernel forgot to write shows up
+# as NaN (floats) or as this sentinel (ints, 0xDEADBEEF as an int32) and fails the comparison.
+INT_POISON = -0x21524111
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str  # the catalogue's spelling, e.g. "float32"
+    cxx: str  # the C++ type in CUDA name expressions
+    itemsize: int  # bytes per element
+    is_float: bool
+    sum_dtype: str  # what the single-launch family returns a sum in (its accumulator)
+
+    @property
+    def torch(self) -> torch.dtype:
+        import torch
+
+        return getattr(torch, self.name)
+
+    @property
+    def sum_torch(self) -> torch.dtype:
+        return DTYPES[self.sum_dtype].torch
+
+    @property
+    def per_16_bytes(self) -> int:
+        """Elements in one 16-byte vector load."""
+        return 16 // self.itemsize
+
+
+DTYPES: dict[str, DType] = {
+    d.name: d
+    for d in (
+        DType("float32", "float", 4, True, "float32"),
+        DType("int32", "int", 4, False, "int32"),
+        DType("float16", "rl_half", 2, True, "float32"),
+        DType("bfloat16", "rl_bfloat16", 2, True, "float32"),
+        DType("float64", "double", 8, True, "float64"),
+    )
+}
+NAMES: tuple[str, ...] = tuple(DTYPES)
+
+
+def get(name: str) -> DType:
+    """The DType called `name`; a ValueError naming the known ones otherwise."""
+    try:
+        return DTYPES[name]
+    except KeyError:
+        raise ValueError(f"unknown dtype {name!r}; valid: {', '.join(DTYPES)}") from None
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    return get(name).torch
+
+
+def name_of(dt: torch.dtype) -> str:
+    """The catalogue name of a torch dtype; a ValueError naming the supported ones otherwise."""
+    for d in DTYPES.values():
+        if d.torch == dt:
+            return d.name
+    raise ValueError(f"unsupported dtype {dt}; supported: {', '.join(DTYPES)}")
+
+
+def poison_(t: torch.Tensor) -> torch.Tensor:
+    """Fill t with the poison value of its dtype (NaN or INT_POISON), in place."""
+    return t.fill_(float("nan") if t.dtype.is_floating_point else INT_POISON)
