@@ -56,7 +56,7 @@ def test_every_cuda_variant_has_a_triton_twin_with_the_same_tiles():
             # only in_place / dynamic_smem may differ: Triton never writes its input and has no
             # dynamic shared memory to size
             twin.launch.threads == v.launch.threads
-            and twin.launch.mapping == v.launch.mapping
+            and twin.launch.mapping is v.launch.mapping
             and twin.launch.tiles == v.launch.tiles
             and twin.launch.max_blocks == v.launch.max_blocks
         ), v.id

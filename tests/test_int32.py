@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from harness.check import verify
-from harness.core import catalogue
+from harness.core import catalogue, mappings
 from harness.core.passes import one_pass
 
 # Tile twins only (twin_of: the same tiles as CUDA blocks, so reference_partials applies).
@@ -72,7 +72,8 @@ def test_seed_004_records():
     }
     for label, v in by_seed.items():
         assert v.backend == "cuda" and v.source == "unroll_blocks.cu" and v.family == "004"
-        assert v.dtypes == ("int32",) and v.launch.threads == 256 and v.launch.mapping == "tiles"
+        assert v.dtypes == ("int32",) and v.launch.threads == 256
+        assert v.launch.mapping is mappings.TILES
         four = "Unroll" in label
         assert v.launch.tiles == (4 if four else 1)
         assert v.twin == ("triton/quad-adjacent-256" if four else "triton/tile-256")

@@ -15,10 +15,10 @@ Float tolerance (stated, not guessed)
 Any summation tree in which no input passes through more than L floating-point additions computes
 a sum s' with |s' - s| <= gamma_L * sum|x_i|, gamma_L = L*u / (1 - L*u), u = 2^-24 for float32
 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 4.6). L comes from the
-variant's launch policy (harness.core.passes.chain_length): per pass, the thread's serial additions
-plus
-the depth of the block tree. If the data are integers and sum|x| <= 2^24, every partial sum is an
-integer of magnitude <= 2^24 and so exactly representable: the result must then be EXACT.
+variant's tile mapping (launch.mapping.chain_length, harness.core.mappings): per pass, the
+thread's serial additions plus the depth of the block tree. If the data are integers and
+sum|x| <= 2^24, every partial sum is an integer of magnitude <= 2^24 and so exactly
+representable: the result must then be EXACT.
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from dataclasses import asdict, dataclass
 import torch
 
 from harness.core import dtypes
-from harness.core.catalogue import Variant
-from harness.core.passes import chain_length
-from harness.launch import plan as runner
+from harness.core.catalogue import COPY_ID, Variant
+from harness.launch import peers, plan
 
 # float16 / bfloat16 inputs are summed in float32 (the fastest variants; they return float32), so
 # their additions round to float32: u = 2^-24. The inputs themselves are exact in float32.
@@ -85,7 +84,7 @@ def tolerance(variant: Variant, dtype: str, n: int, g: Golden) -> float:
         return 0.0
     if g.integer_valued and g.abs_sum <= FLOAT32_EXACT_INTEGERS:
         return 0.0
-    length = chain_length(variant.launch, n) if variant.launch else n
+    length = variant.launch.mapping.chain_length(variant.launch, n) if variant.launch else n
     return gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
 
 
@@ -167,27 +166,50 @@ def compare(
 
 
 def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
-    """Run `variant` on x with poisoned outputs; compare with the golden; check x is unchanged."""
-    if variant.backend == "peer":  # a library call (or the copy): see harness.launch.peers
-        from harness.launch import peers
-
-        return peers.check(variant, x, g)
+    """Run `variant` on x with poisoned outputs; compare with the golden; check x is unchanged.
+    A peer (a library call, or the copy) is checked by check_peer."""
+    if variant.backend == "peer":
+        return check_peer(variant, x, g)
     dtype = dtypes.name_of(x.dtype)
     g = g if g is not None else golden(x)
     before = x.clone()
-    plan = runner.make_plan(variant, x)
-    plan.poison()
-    out = plan.run()
+    bound = plan.make_plan(variant, x)
+    bound.poison()
+    out = bound.run()
     value = as_number(out[0])
     unchanged = same_bits(before, x)
     return compare(variant, dtype, x.numel(), value, g, unchanged)
 
 
+def check_peer(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
+    """A peer on x (harness.launch.peers runs it). torch.sum of int32 returns an int64 and is
+    compared with the EXACT (unwrapped) sum; the CuPy sums accumulate in the input's dtype and
+    are compared with the usual golden; the copy must equal the input (its reported value is the
+    golden sum of the copy)."""
+    dtype = dtypes.name_of(x.dtype)
+    g = g if g is not None else golden(x)
+    before = x.clone()
+    out = peers.run(variant, x)
+    unchanged = bool(torch.equal(before, x))
+    n = x.numel()
+    if variant.id == COPY_ID:
+        equal = bool(torch.equal(out, x))
+        r = compare(variant, dtype, n, golden(out).value, g, unchanged)
+        r.ok = equal and unchanged
+        r.message = "" if r.ok else (r.message or "the copy differs from the input")
+        return r
+    value = as_number(out)
+    if out.dtype == torch.int64 and x.dtype == torch.int32:
+        exact = int(x.to(torch.int64).sum().item())  # unwrapped: torch.sum returns int64
+        g = Golden(exact, g.abs_sum, True, 0.0)
+    return compare(variant, dtype, n, value, g, unchanged)
+
+
 def first_pass_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
     """The first-pass partials (one per block / program), computed into a poisoned buffer."""
-    plan = runner.make_plan(variant, x)
-    plan.poison()
-    return plan.run(first_pass_only=True).clone()
+    bound = plan.make_plan(variant, x)
+    bound.poison()
+    return bound.run(first_pass_only=True).clone()
 
 
 def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=None) -> torch.Tensor:
@@ -233,22 +255,17 @@ def overflow_input(n: int, kind: str, device: str | torch.device, generator=None
 
 def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
     """The exact first-pass partials the variant's tile mapping defines, computed without any
-    kernel: each element's block id from the mapping, then an int64 scatter-add. Meaningful for
-    integer-valued data (the seeds' CPU check, vectorized); returns int64."""
-    from harness.core.passes import one_pass
-
+    kernel: each element's block id from the mapping (launch.mapping.block_of), then an int64
+    scatter-add. Meaningful for integer-valued data (the seeds' CPU check, vectorized); returns
+    int64. A single-launch mapping has no fixed per-block partials: ValueError."""
     launch = variant.launch
     n = x.numel()
-    p = one_pass(launch, n)
-    idx = torch.arange(n, device=x.device, dtype=torch.int64)
-    t = launch.threads
-    if launch.mapping == "tiles":
-        block = idx // (t * launch.tiles)
-    elif launch.mapping in ("split-pair", "grid-stride"):
-        block = (idx // t) % p.blocks
-    elif launch.mapping == "chunked":
-        block = idx // (t * p.per_thread)
-    else:
-        raise ValueError(f"{variant.id}: no per-block reference for mapping {launch.mapping!r}")
+    p = launch.mapping.grid(launch, n)
+    try:
+        block = launch.mapping.block_of(
+            launch, p, torch.arange(n, device=x.device, dtype=torch.int64)
+        )
+    except ValueError as e:
+        raise ValueError(f"{variant.id}: no per-block reference ({e})") from None
     out = torch.zeros(p.blocks, dtype=torch.int64, device=x.device)
     return out.scatter_add_(0, block, x.to(torch.int64))

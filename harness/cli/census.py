@@ -102,7 +102,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     table.add_column("dtype")
     for h, _ in COLUMNS:
         table.add_column(h, justify="right")
-    for r in sorted(rows, key=lambda r: (catalogue._stage_key(r.stage), r.backend)):
+    for r in sorted(rows, key=lambda r: (catalogue.stage_key(r.stage), r.backend)):
         table.add_row(r.variant, r.stage, r.dtype, *row_cells(r))
     _console().print(table)
     if skipped:

@@ -346,13 +346,9 @@ def triton_meta(v: Variant) -> dict:
     harness launches `v` with: harness.launch.plan for the tile twins,
     harness.launch.single_launch's census spec
     (its default configuration) for triton/fastest."""
-    launch = v.launch
-    if launch.mapping == "single-launch":
+    if v.launch.mapping.one_launch:
         return dict(_single_launch_spec(v, v.dtypes[0])["meta"])
-    meta = {"BLOCK": launch.threads, "num_warps": launch.num_warps}
-    if launch.mapping == "tiles":
-        meta["TILES"] = launch.tiles
-    return meta
+    return v.launch.mapping.triton_meta(v.launch)
 
 
 def _single_launch_spec(v: Variant, dtype: str) -> dict:
@@ -376,7 +372,7 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     takes what harness.launch.single_launch.triton_census_spec says (pointer types differ per
     argument).
     tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
-    if v.launch.mapping == "single-launch":
+    if v.launch.mapping.one_launch:
         spec = _single_launch_spec(v, dtype)
         args, aligned = {}, []
         for name, t in spec["args"].items():

@@ -12,9 +12,8 @@ Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad
   element offset is read correctly.
 - NaN / +-Inf: IEEE propagation, as torch.sum (NaN if any NaN or both infinities, else the inf).
 - n >= 2^31 on a 32-bit-indexed seed kernel: ValueError naming the limit.
-- too little device memory for the partials / scratch copy: harness.launch.plan.DeviceMemoryError;
-the
-  process keeps working.
+- too little device memory for the partials / scratch copy: harness.launch.errors.DeviceMemoryError
+  (also importable from harness.launch.plan); the process keeps working.
 The caller's data is never modified.
 """
 
@@ -25,7 +24,8 @@ from typing import Any
 import torch
 
 from harness.core import catalogue, device, dtypes
-from harness.launch import plan as runner
+from harness.launch.errors import DeviceMemoryError
+from harness.launch.plan import make_plan
 
 
 def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
@@ -54,7 +54,7 @@ def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
         try:
             t = t.contiguous()  # a private copy: the caller's view is left as it is
         except torch.cuda.OutOfMemoryError as e:
-            raise runner.DeviceMemoryError(
+            raise DeviceMemoryError(
                 f"no device memory for a contiguous copy of the non-contiguous input "
                 f"({t.numel() * t.element_size():,} bytes): {str(e).splitlines()[0]}"
             ) from None
@@ -87,13 +87,11 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     v = _variant(variant)
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
-        dt = t.dtype
-        if v.launch.mapping == "single-launch":
-            from harness.launch.single_launch import out_dtype
-
-            dt = out_dtype(dtypes.name_of(t.dtype))
+        # The dtype the variant returns its sum in (its tile mapping says: the input's, or the
+        # single-launch family's accumulator).
+        dt = dtypes.DTYPES[v.launch.mapping.sum_dtype(dtypes.name_of(t.dtype))].torch
         return _back(torch.zeros((), dtype=dt, device=t.device), lib)
-    plan = runner.make_plan(v, t)
+    plan = make_plan(v, t)
     out = plan.run()
     return _back(out[0].clone(), lib)
 
@@ -104,6 +102,6 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
         return _back(torch.zeros((0,), dtype=t.dtype, device=t.device), lib)
-    plan = runner.make_plan(v, t)
+    plan = make_plan(v, t)
     plan.poison()
     return _back(plan.run(first_pass_only=True).clone(), lib)

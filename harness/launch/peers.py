@@ -13,6 +13,8 @@ Peers are catalogue records of their own (backend "peer", ids peer/...):
 - peer/copy             not a sum: a device-to-device copy of the input into a preallocated
                         buffer, timed for the device's copy bandwidth (bytes = read + written =
                         2 n itemsize). Its only check is that the copy equals the input.
+The ids are the catalogue's (harness.core.catalogue: TORCH_SUM_ID, CUB_ID, NOCUB_ID, COPY_ID); how
+each is checked against the golden sum is harness.check.verify.check_peer.
 
 Each peer runs on torch's current stream (CuPy through harness.launch.stream), so it can be captured
 in a CUDA graph like the ladder kernels. The previous CuPy accelerator setting is restored after
@@ -26,12 +28,10 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from harness.core import dtypes
-from harness.core.catalogue import Variant
+from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID, PEER_IDS, TORCH_SUM_ID, Variant
 from harness.launch.stream import on_torch_stream
 
-PEER_IDS = ("peer/torch.sum", "peer/cupy.sum-cub", "peer/cupy.sum-nocub", "peer/copy")
-COPY_ID = "peer/copy"
+__all__ = ["COPY_ID", "PEER_IDS", "bytes_moved", "cupy_accelerators", "prepare", "run"]
 
 
 @contextlib.contextmanager
@@ -53,16 +53,16 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
     """A closure that runs the peer on x (buffers and views made once) and returns its result:
     a 0-d tensor / array for the sums, the destination buffer for the copy."""
     vid = variant.id
-    if vid == "peer/torch.sum":
+    if vid == TORCH_SUM_ID:
         return lambda: torch.sum(x)
     if vid == COPY_ID:
         dst = torch.empty_like(x)
         return lambda: dst.copy_(x)
-    if vid in ("peer/cupy.sum-cub", "peer/cupy.sum-nocub"):
+    if vid in (CUB_ID, NOCUB_ID):
         import cupy
 
         a = cupy.from_dlpack(x)
-        accel = ["cub"] if vid.endswith("-cub") else []
+        accel = ["cub"] if vid == CUB_ID else []
 
         def go():
             with on_torch_stream(), cupy_accelerators(accel):
@@ -85,27 +85,3 @@ def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
     if variant.id == COPY_ID:
         return 2 * n * itemsize
     return n * itemsize + 8  # one result (at most 8 bytes)
-
-
-def check(variant: Variant, x: torch.Tensor, g=None):
-    """CheckResult for a peer on x (see the module docstring for what each is compared with)."""
-    from harness.check import verify
-
-    dtype = dtypes.name_of(x.dtype)
-    g = g if g is not None else verify.golden(x)
-    before = x.clone()
-    out = run(variant, x)
-    unchanged = bool(torch.equal(before, x))
-    n = x.numel()
-    if variant.id == COPY_ID:
-        # Not a sum: the copy must equal the input; reported value is the golden sum of the copy.
-        equal = bool(torch.equal(out, x))
-        r = verify.compare(variant, dtype, n, verify.golden(out).value, g, unchanged)
-        r.ok = equal and unchanged
-        r.message = "" if r.ok else (r.message or "the copy differs from the input")
-        return r
-    value = verify.as_number(out)
-    if out.dtype == torch.int64 and x.dtype == torch.int32:
-        exact = int(x.to(torch.int64).sum().item())  # unwrapped: torch.sum returns int64
-        g = verify.Golden(exact, g.abs_sum, True, 0.0)
-    return verify.compare(variant, dtype, n, value, g, unchanged)

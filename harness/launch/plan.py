@@ -1,29 +1,58 @@
-"""Run a variant: build its plan (passes, buffers, launch closures) and execute it.
-
-A Plan binds one variant to one input tensor. Its buffers and launch closures are made once, so
+"""Plans: a variant bound to one input tensor, with its buffers and launch closures made once, so
 timing loops measure launches, not allocation or Python setup. Everything here works on torch
 tensors; CUDA kernels see the same memory through zero-copy CuPy views (DLPack).
+
+make_plan(variant, x) is the one entry point. It checks the input against the record, then asks
+the variant's tile mapping: a multi-pass mapping gets this module's Plan (the same kernel again
+over the partials until one is left); a one-launch mapping gets harness.launch.single_launch's
+plan. Both answer the ReductionPlan protocol below, which is all callers use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import torch
 
+from harness.compile import cuda_loader
 from harness.core import dtypes
 from harness.core.catalogue import MAX_N_32BIT, Variant
 from harness.core.passes import Pass, plan_passes
+from harness.launch import single_launch
+from harness.launch.errors import DeviceMemoryError
 from harness.launch.stream import on_torch_stream
 
+__all__ = ["DeviceMemoryError", "Plan", "ReductionPlan", "make_plan"]
 
-class DeviceMemoryError(MemoryError):
-    """The GPU has too little free memory for a variant's buffers; nothing was launched."""
+
+class ReductionPlan(Protocol):
+    """What every plan offers (the multi-pass Plan here, single_launch's one-launch plan)."""
+
+    variant: Variant
+    dtype: str
+    x: torch.Tensor
+    outs: list[torch.Tensor]  # the output buffers; run() returns one of them
+
+    @property
+    def n(self) -> int: ...
+    @property
+    def launch_count(self) -> int: ...  # kernel launches per run()
+    @property
+    def first_blocks(self) -> int: ...  # blocks (programs) of the first launch
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor: ...
+    def poison(self) -> None: ...
+    def restore(self) -> None: ...
+    def bytes_moved(self, first_pass_only: bool = False) -> int: ...
 
 
 @dataclass
 class Plan:
+    """A multi-pass plan: launch k reads pass k's input (the input, then the partials of launch
+    k - 1) and writes outs[k]; the last pass writes a single value."""
+
     variant: Variant
     dtype: str
     x: torch.Tensor
@@ -31,12 +60,18 @@ class Plan:
     outs: list[torch.Tensor]
     scratch: torch.Tensor | None
     launches: list[Callable[[], None]] = field(default_factory=list)
-    # "single-launch" variants: partials + counter, zeroed once here (harness.launch.single_launch)
-    workspace: list[torch.Tensor] = field(default_factory=list)
 
     @property
     def n(self) -> int:
         return self.x.numel()
+
+    @property
+    def launch_count(self) -> int:
+        return len(self.passes)
+
+    @property
+    def first_blocks(self) -> int:
+        return self.passes[0].blocks
 
     def restore(self) -> None:
         """Refill the scratch copy an in-place first pass destroys (no-op otherwise)."""
@@ -66,7 +101,8 @@ class Plan:
         return sum((p.n + p.blocks) * size for p in ps)
 
 
-def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
+def make_plan(variant: Variant, x: torch.Tensor) -> ReductionPlan:
+    """`variant` bound to the flat tensor x: buffers allocated, launches prepared, nothing run."""
     if variant.launch is None:
         raise ValueError(f"{variant.id} has no launch policy (a peer is not run through a plan)")
     dtype = dtypes.name_of(x.dtype)
@@ -83,25 +119,24 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"{variant.id} indexes with 32-bit integers as its seed does and accepts at most "
             f"n = {variant.max_n:,} elements; got {n:,}"
         )
-    passes = plan_passes(variant.launch, n)
-    if variant.launch.mapping == "single-launch":
-        from harness.launch import single_launch
+    if variant.launch.mapping.one_launch:
+        return single_launch.make_plan(variant, dtype, x)
+    return _multi_pass_plan(variant, dtype, x)
 
-        return single_launch.make_plan(Plan, variant, dtype, x, passes)
+
+def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
+    launch = variant.launch
+    passes = plan_passes(launch, x.numel())
     try:
         outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
-        scratch = torch.empty_like(x) if variant.launch.in_place else None
+        scratch = torch.empty_like(x) if launch.in_place else None
     except torch.cuda.OutOfMemoryError as e:
         need = sum(p.blocks for p in passes) * x.element_size()
-        if variant.launch.in_place:
+        if launch.in_place:
             need += x.numel() * x.element_size()
         raise DeviceMemoryError(
             f"{variant.id} needs {need:,} bytes of device memory for its partial sums"
-            + (
-                " and the scratch copy its in-place first pass works on"
-                if variant.launch.in_place
-                else ""
-            )
+            + (" and the scratch copy its in-place first pass works on" if launch.in_place else "")
             + f"; the allocation failed ({str(e).splitlines()[0]})"
         ) from None
     plan = Plan(variant, dtype, x, passes, outs, scratch)
@@ -119,14 +154,12 @@ def _cuda_launch(
     import cupy
     import numpy as np
 
-    from harness.compile import cuda_loader
-
     kern = cuda_loader.kernel(variant, dtype)
     launch = variant.launch
     # Seed 001's kernels take a 64-bit n (max_n past 2^31); the ladder's seed kernels a 32-bit one.
     size_t = np.uint64 if variant.max_n > MAX_N_32BIT else np.uint32
     args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), size_t(p.n))
-    if launch.takes_per_thread:
+    if launch.mapping.cuda_takes_per_thread:
         args += (np.uint32(p.per_thread),)
     smem = launch.threads * inp.element_size() if launch.dynamic_smem else 0
     grid, block = (p.blocks,), (launch.threads,)
@@ -145,11 +178,7 @@ def _triton_launch(
 
     fn = getattr(tiles, variant.kernel)
     launch = variant.launch
-    grid = (p.blocks,)
-    meta = {"BLOCK": launch.threads, "num_warps": launch.num_warps}
-    if launch.mapping == "tiles":
-        meta["TILES"] = launch.tiles
-    n = p.n
-    if launch.mapping == "chunked":
+    grid, n, meta = (p.blocks,), p.n, launch.mapping.triton_meta(launch)
+    if launch.mapping.triton_takes_per_thread:
         return lambda: fn[grid](inp, out, n, p.per_thread, **meta)
     return lambda: fn[grid](inp, out, n, **meta)

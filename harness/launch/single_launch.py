@@ -14,13 +14,14 @@ The grid comes from passes.single_launch_cap (SM count of the device, read once 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import torch
 
 from harness.core import dtypes
 from harness.core import passes as _passes
 from harness.core.catalogue import Variant
-from harness.core.passes import Pass
+from harness.launch.errors import DeviceMemoryError
 from harness.launch.stream import on_torch_stream
 
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter
@@ -77,9 +78,49 @@ def cuda_grid(
     return grid_size(_passes.cdiv(n, tile), cap, policy)
 
 
-def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: list[Pass]):
-    from harness.launch.plan import DeviceMemoryError
+@dataclass
+class SingleLaunchPlan:
+    """One launch returns the sum (the ReductionPlan protocol of harness.launch.plan). workspace:
+    [partials, counter], zeroed once at make_plan."""
 
+    variant: Variant
+    dtype: str
+    x: torch.Tensor
+    outs: list[torch.Tensor]
+    workspace: list[torch.Tensor]
+    launches: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.x.numel()
+
+    @property
+    def launch_count(self) -> int:
+        return 1
+
+    @property
+    def first_blocks(self) -> int:
+        # The value the launch leaves (what the ladder's "blocks of the first pass" counted for
+        # this family until now); the grid itself is the device's.
+        return 1
+
+    def restore(self) -> None:
+        """Nothing to restore: the input is never written."""
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
+        self.launches[0]()
+        return self.outs[0]
+
+    def poison(self) -> None:
+        for o in self.outs:
+            dtypes.poison_(o)
+
+    def bytes_moved(self, first_pass_only: bool = False) -> int:
+        """The input read once and the one value written."""
+        return (self.n + 1) * self.x.element_size()
+
+
+def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> SingleLaunchPlan:
     cap = variant.launch.max_blocks  # >= any grid either backend launches (Triton's autotuner
     # may pick more programs per SM than the launch record's per_sm, never more than this)
     try:
@@ -90,8 +131,7 @@ def make_plan(plan_cls, variant: Variant, dtype: str, x: torch.Tensor, passes: l
         raise DeviceMemoryError(
             f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
         ) from None
-    plan = plan_cls(variant, dtype, x, passes, [out], None)
-    plan.workspace = [partials, counter]
+    plan = SingleLaunchPlan(variant, dtype, x, [out], [partials, counter])
     make = _cuda_launch if variant.backend == "cuda" else _triton_launch
     plan.launches = [make(variant, dtype, x, out, partials, counter)]
     return plan

@@ -198,7 +198,7 @@ def _add_ratios(rows: list[dict]) -> list[dict]:
 
 def _stage_key(stage: str) -> tuple:
     # The catalogue's ladder order (000/002 stages 0-8, then 004, 001, fastest, ...).
-    from harness.core.catalogue import _stage_key as catalogue_stage_key
+    from harness.core.catalogue import stage_key as catalogue_stage_key
 
     return catalogue_stage_key(stage)
 

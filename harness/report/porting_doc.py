@@ -541,7 +541,7 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
             for t in twins:
                 how_launched = (
                     "launched with "
-                    if t.launch.mapping != "single-launch"
+                    if not t.launch.mapping.one_launch
                     else "compiled for the census with its default configuration "
                     "(`fastest.DEFAULT`, the autotuner's first candidate) on a grid of more than "
                     "one program: "

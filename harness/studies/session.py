@@ -88,8 +88,8 @@ def check_and_time(
                     lambda: plan.run(restore=False), setup=plan.restore, reps=reps
                 )
                 row.update(
-                    passes=len(plan.passes),
-                    blocks_first_pass=plan.passes[0].blocks,
+                    passes=plan.launch_count,
+                    blocks_first_pass=plan.first_blocks,
                     first_pass=first.record(),
                     total=total.record(),
                     bytes_first_pass=plan.bytes_moved(first_pass_only=True),

@@ -1,0 +1,364 @@
+"""Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads.
+
+A Launch (the catalogue's launch record) is a tile mapping plus its sizes (threads, tiles,
+max_blocks, per_sm). Each mapping is ONE object that knows, for a Launch and an input of n
+elements:
+- grid(launch, n): the Pass (blocks = programs = partials out, elements per thread);
+- block_elements(launch, p, b): the input indices block b of pass p reads (a pure-Python statement
+  of the CUDA index arithmetic; the CPU tests check the blocks partition [0, n) exactly once);
+- block_of(launch, p, i): the block that reads element i (ints or integer tensors alike: the
+  reference partials in harness.check.verify);
+- chain_length(launch, n): the most additions any element goes through (the float error bound);
+- triton_meta(launch): BLOCK / TILES / num_warps the tile twins are launched with, and
+  triton_takes_per_thread / cuda_takes_per_thread: whether the kernels take the per-thread count;
+- describe(launch): the one-line description the catalogue, the CLI and the docs print;
+- one_launch / sum_dtype: whether one launch returns the sum (the single-launch family, whose plan
+  is harness.launch.single_launch's) and the dtype the sum is returned in.
+
+Every other module asks the mapping object; none compares a mapping's name. Both backends derive
+their grid from the same Launch, so a CUDA stage and its Triton twin see the same tiles by
+construction.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, ClassVar, Protocol
+
+from harness.core import dtypes
+
+# "single-launch" grids without a GPU (interpreted Triton): a small SM count, so CPU tests at
+# moderate n take several grid-stride steps and combine several partials.
+CPU_SM_COUNT = 2
+# Additions one block / program reduction puts on any value in a "single-launch" kernel: at most
+# 32 serial adds inside a thread (tl.sum over <= 32 elements per thread; CUDA folds <= 8 vector
+# lanes) plus <= 10 tree levels across <= 1024 lanes (shuffles, then across warps).
+BLOCK_REDUCE_BOUND = 42
+
+
+@dataclass(frozen=True)
+class Pass:
+    n: int  # elements in
+    blocks: int  # blocks (CUDA) = programs (Triton) = partials out
+    per_thread: int  # elements each thread sums serially before the block tree (>= 1)
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@cache
+def sm_count() -> int:
+    """SM count of the current GPU (what "single-launch" grids are sized from), or CPU_SM_COUNT
+    when kernels run interpreted / there is no GPU."""
+    from harness.core import device  # lazily: the probe imports torch
+
+    if not device.gpu_available():
+        return CPU_SM_COUNT
+    import torch
+
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
+class TileMapping(Protocol):
+    """What every mapping object answers (see the module docstring)."""
+
+    name: ClassVar[str]
+    one_launch: ClassVar[bool]
+    cuda_takes_per_thread: ClassVar[bool]
+    triton_takes_per_thread: ClassVar[bool]
+
+    def check(self, launch: Launch) -> None: ...
+    def grid(self, launch: Launch, n: int) -> Pass: ...
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]: ...
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any: ...
+    def chain_length(self, launch: Launch, n: int) -> int: ...
+    def triton_meta(self, launch: Launch) -> dict[str, int]: ...
+    def describe(self, launch: Launch) -> str: ...
+    def sum_dtype(self, dtype: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a variant covers the input: shared by a CUDA stage and its Triton twin.
+
+    threads: CUDA threads per block = Triton lanes per program (BLOCK); num_warps = threads // 32.
+    mapping: the tile mapping object (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH).
+    tiles: tiles of `threads` elements per block ("tiles", "split-pair"), or the most elements a
+      lane adds per grid-stride step ("single-launch": the error bound's step).
+    max_blocks: the fixed grid's cap ("grid-stride", "chunked", "single-launch").
+    in_place: the first pass writes into its input (the harness gives it a scratch copy).
+    dynamic_smem: the CUDA kernel's shared memory is sized at launch (threads x itemsize).
+    per_sm: "single-launch": blocks per SM (the grid is read off the device).
+    """
+
+    threads: int
+    mapping: TileMapping
+    tiles: int = 1
+    max_blocks: int | None = None
+    in_place: bool = False
+    dynamic_smem: bool = False
+    per_sm: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mapping not in MAPPINGS.values():
+            raise TypeError(
+                f"mapping must be one of the mapping objects {', '.join(MAPPINGS)} "
+                f"(harness.core.mappings), got {self.mapping!r}"
+            )
+        if self.threads < 32 or self.threads > 1024 or self.threads & (self.threads - 1):
+            raise ValueError(f"threads must be a power of two in 32..1024, got {self.threads}")
+        self.mapping.check(self)
+
+    @property
+    def num_warps(self) -> int:
+        return self.threads // 32
+
+    @property
+    def takes_per_thread(self) -> bool:
+        """Whether the CUDA kernels take the per-thread element count as an extra argument."""
+        return self.mapping.cuda_takes_per_thread
+
+    def describe(self) -> str:
+        return self.mapping.describe(self)
+
+
+def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
+    """Tiles of `width` elements starting at `starts`, clipped to [0, n); empty ones dropped."""
+    out = []
+    for start in starts:
+        lo, hi = max(0, start), min(n, start + width)
+        if lo < hi:
+            out.append(range(lo, hi))
+    return out
+
+
+def _multi_pass_chain(launch: Launch, n: int) -> int:
+    """Per pass of the chain: the thread's serial sum (per_thread additions, counting the add onto
+    the zero start, which is exact) plus the block tree (ceil(log2 threads) levels; Triton's tl.sum
+    over BLOCK lanes is a tree of the same depth)."""
+    depth = math.ceil(math.log2(launch.threads))
+    return sum(p.per_thread + depth for p in plan_passes(launch, n))
+
+
+def _need_max_blocks(launch: Launch) -> None:
+    if not launch.max_blocks:
+        raise ValueError(f"mapping {launch.mapping.name!r} needs max_blocks")
+
+
+@dataclass(frozen=True)
+class _MultiPass:
+    """What the four multi-pass mappings share: the harness runs the same kernel again over the
+    partials until one is left (harness.launch.plan), and the sum keeps the input's dtype."""
+
+    one_launch: ClassVar[bool] = False
+    cuda_takes_per_thread: ClassVar[bool] = False
+    triton_takes_per_thread: ClassVar[bool] = False
+
+    def check(self, launch: Launch) -> None:
+        pass
+
+    def chain_length(self, launch: Launch, n: int) -> int:
+        return _multi_pass_chain(launch, n)
+
+    def triton_meta(self, launch: Launch) -> dict[str, int]:
+        return {"BLOCK": launch.threads, "num_warps": launch.num_warps}
+
+    def sum_dtype(self, dtype: str) -> str:
+        return dtype
+
+
+@dataclass(frozen=True)
+class Tiles(_MultiPass):
+    """Block b reads `tiles` adjacent tiles of `threads` elements: [b*T*k, (b+1)*T*k)."""
+
+    name: ClassVar[str] = "tiles"
+
+    def grid(self, launch: Launch, n: int) -> Pass:
+        _need_n(n)
+        return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
+
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        t, k = launch.threads, launch.tiles
+        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        return index // (launch.threads * launch.tiles)
+
+    def triton_meta(self, launch: Launch) -> dict[str, int]:
+        return {**super().triton_meta(launch), "TILES": launch.tiles}
+
+    def describe(self, launch: Launch) -> str:
+        what = "1 tile" if launch.tiles == 1 else f"{launch.tiles} adjacent tiles"
+        return f"{what} of {launch.threads} per block"
+
+
+@dataclass(frozen=True)
+class SplitPair(_MultiPass):
+    """Block b reads tile b and tile b + gridDim (two halves of the grid's span)."""
+
+    name: ClassVar[str] = "split-pair"
+
+    def grid(self, launch: Launch, n: int) -> Pass:
+        _need_n(n)
+        return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
+
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        t = launch.threads
+        return _tile_ranges([block * t, (block + p.blocks) * t], t, p.n)
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        return (index // launch.threads) % p.blocks
+
+    def describe(self, launch: Launch) -> str:
+        return f"tile b + tile b+grid of {launch.threads} per block"
+
+
+def _fixed_grid(launch: Launch, n: int) -> tuple[int, int]:
+    """(blocks, per_thread) of a grid of at most max_blocks blocks covering n elements."""
+    _need_n(n)
+    blocks = min(launch.max_blocks or 1, cdiv(n, launch.threads))
+    return blocks, cdiv(n, blocks * launch.threads)
+
+
+@dataclass(frozen=True)
+class GridStride(_MultiPass):
+    """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
+
+    name: ClassVar[str] = "grid-stride"
+    cuda_takes_per_thread: ClassVar[bool] = True
+
+    def check(self, launch: Launch) -> None:
+        _need_max_blocks(launch)
+
+    def grid(self, launch: Launch, n: int) -> Pass:
+        return Pass(n, *_fixed_grid(launch, n))
+
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        t = launch.threads
+        return _tile_ranges(range(block * t, p.n, p.blocks * t), t, p.n)
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        return (index // launch.threads) % p.blocks
+
+    def describe(self, launch: Launch) -> str:
+        return f"{launch.max_blocks} blocks x {launch.threads}, grid-stride"
+
+
+@dataclass(frozen=True)
+class Chunked(_MultiPass):
+    """A fixed grid of at most max_blocks; block b owns per_thread consecutive tiles."""
+
+    name: ClassVar[str] = "chunked"
+    cuda_takes_per_thread: ClassVar[bool] = True
+    triton_takes_per_thread: ClassVar[bool] = True
+
+    def check(self, launch: Launch) -> None:
+        _need_max_blocks(launch)
+
+    def grid(self, launch: Launch, n: int) -> Pass:
+        _, per_thread = _fixed_grid(launch, n)
+        # Block b owns per_thread whole tiles; fewer blocks may be needed than the cap.
+        return Pass(n, cdiv(n, launch.threads * per_thread), per_thread)
+
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        t, k = launch.threads, p.per_thread
+        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        return index // (launch.threads * p.per_thread)
+
+    def describe(self, launch: Launch) -> str:
+        return f"{launch.max_blocks} blocks x {launch.threads}, contiguous chunk per block"
+
+
+def single_launch_cap(launch: Launch) -> int:
+    """Most blocks a "single-launch" kernel runs with on this device."""
+    return max(1, min(launch.max_blocks or 1, launch.per_sm * sm_count()))
+
+
+@dataclass(frozen=True)
+class SingleLaunch:
+    """One launch returns the sum: a persistent grid of min(per_sm * SMs, max_blocks) blocks
+    (fewer when n is small) walks the input grid-stride in tiles of `threads` lanes x `tiles`
+    elements each, and the last block to finish combines the per-block partials
+    (harness.launch.single_launch builds its plan and picks its real grid; the Triton kernel's
+    meta-parameters come from its tuner, triton_kernels.fastest). `threads` and `tiles` bound the
+    error analysis: every lane of every block adds at most `tiles` elements per grid-stride step.
+    """
+
+    name: ClassVar[str] = "single-launch"
+    one_launch: ClassVar[bool] = True
+    cuda_takes_per_thread: ClassVar[bool] = False
+    triton_takes_per_thread: ClassVar[bool] = False
+
+    def check(self, launch: Launch) -> None:
+        if not (launch.max_blocks and launch.per_sm):
+            raise ValueError("mapping 'single-launch' needs max_blocks and per_sm")
+
+    def grid(self, launch: Launch, n: int) -> Pass:
+        """One launch, one value out (blocks = 1). per_thread bounds the serial additions of the
+        busiest lane: grid-stride steps over tiles of threads x tiles elements, `tiles` adds each,
+        plus the scalar head and tail element (cuda_kernels/fastest.cu,
+        triton_kernels/fastest.py)."""
+        _need_n(n)
+        steps = cdiv(cdiv(n, launch.threads * launch.tiles), single_launch_cap(launch))
+        return Pass(n, 1, steps * launch.tiles + 2)
+
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        # One launch reads everything; how its blocks share the input is the kernel's business.
+        return [range(0, p.n)]
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        raise ValueError(
+            "a single-launch kernel has no fixed per-block partials (its grid is the device's)"
+        )
+
+    def chain_length(self, launch: Launch, n: int) -> int:
+        # The lane's serial sum, its block's reduction, then the last block's combine of the
+        # partials (at most max_blocks of them spread over >= 32 lanes) and its reduction.
+        serial = self.grid(launch, n).per_thread
+        final = cdiv(launch.max_blocks or 1, 32) + BLOCK_REDUCE_BOUND
+        return serial + BLOCK_REDUCE_BOUND + final
+
+    def triton_meta(self, launch: Launch) -> dict[str, int]:
+        raise ValueError(
+            "a single-launch Triton kernel's meta-parameters come from its tuner "
+            "(harness.launch.single_launch.triton_census_spec, triton_kernels.fastest)"
+        )
+
+    def describe(self, launch: Launch) -> str:
+        return (
+            f"grid >= {launch.per_sm}/SM (<= {launch.max_blocks}) x >= {launch.threads} lanes, "
+            "one launch"
+        )
+
+    def sum_dtype(self, dtype: str) -> str:
+        # Its accumulator: float16 / bfloat16 are summed and returned in float32.
+        return dtypes.get(dtype).sum_dtype
+
+
+def _need_n(n: int) -> None:
+    if n < 1:
+        raise ValueError(f"a pass needs n >= 1, got {n}")
+
+
+TILES = Tiles()
+SPLIT_PAIR = SplitPair()
+GRID_STRIDE = GridStride()
+CHUNKED = Chunked()
+SINGLE_LAUNCH = SingleLaunch()
+MAPPINGS: dict[str, TileMapping] = {
+    m.name: m for m in (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH)
+}
+
+
+def plan_passes(launch: Launch, n: int) -> list[Pass]:
+    """The chain of passes for n elements; the last one has a single block (a one-launch mapping:
+    its single pass)."""
+    passes = [launch.mapping.grid(launch, n)]
+    while passes[-1].blocks > 1:
+        passes.append(launch.mapping.grid(launch, passes[-1].blocks))
+    return passes

@@ -1,0 +1,139 @@
+"""Catalogue records, part 2: past the device-resident ladder. Seed 001's host-driven passes, the
+fastest pair (one launch per sum) and the peers (what a user would call instead). Read through
+harness.core.catalogue.
+"""
+
+from __future__ import annotations
+
+from harness.core.mappings import SINGLE_LAUNCH, TILES, Launch
+from harness.core.variant import MAX_N_64BIT, Variant, cuda_variant, triton_twin
+
+# Seed 001: host-driven multi-pass reduction from HOST memory (harness.studies.host runs them end
+# to end: transfer, the host loop of passes, the scalar back). All use 1024 threads and a tile of
+# 2 x 1024 adjacent elements per block; the kernels take 64-bit sizes (max_n far past 2^31). The
+# Triton twins run the same host loop with triton/pair-adjacent-1024's kernel (one program = the
+# same 2048 elements): one twin per host staging, since V0, V1 and V4 differ only in the block tree
+# Triton's compiler chooses by itself.
+HOST_TILE = Launch(threads=1024, mapping=TILES, tiles=2)
+HOST_TILE_IN_PLACE = Launch(threads=1024, mapping=TILES, tiles=2, in_place=True)
+SEED_001 = {"family": "001", "max_n": MAX_N_64BIT, "dtypes": ("float32", "int32")}
+
+# fmt: off
+HOST_CUDA: list[Variant] = [
+    cuda_variant(
+        "001-v0-gmem-interleaved", stage="V0", **SEED_001, staging="pageable",
+        title="interleaved pairs in global memory, in place",
+        change="host loop of passes from pageable host memory; left = start + id*2*stride",
+        seeds=("001:V0",), twin="001-pageable", launch=HOST_TILE_IN_PLACE,
+        source="host_passes.cu", kernel="reduce_001_v0_gmem_interleaved<{T}>"),
+    cuda_variant(
+        "001-v1-gmem-sequential", stage="V1", **SEED_001, staging="pageable",
+        title="sequential (coalesced) addressing in global memory",
+        change="left = start + tid, right = left + stride, stride halving (seed's race fixed)",
+        seeds=("001:V1",), twin="001-pageable", launch=HOST_TILE_IN_PLACE,
+        source="host_passes.cu", kernel="reduce_001_v1_gmem_sequential<{T}>"),
+    cuda_variant(
+        "001-v2-pinned", stage="V2", **SEED_001, staging="pinned",
+        title="pinned (page-locked) host memory",
+        change="V1's kernel; the host data sits in pinned memory, so the copy is a direct DMA",
+        seeds=("001:V2",), twin="001-pinned", launch=HOST_TILE_IN_PLACE,
+        source="host_passes.cu", kernel="reduce_001_v1_gmem_sequential<{T}>"),
+    cuda_variant(
+        "001-v3-streams", stage="V3", **SEED_001, staging="streams",
+        title="multi-stream pipeline (pinned)",
+        change="V1's kernel; chunks copied async on several streams, reduced as they arrive",
+        seeds=("001:V3",), twin="001-streams", launch=HOST_TILE_IN_PLACE,
+        source="host_passes.cu", kernel="reduce_001_v1_gmem_sequential<{T}>"),
+    cuda_variant(
+        "001-v4-smem", stage="V4", **SEED_001, staging="pinned",
+        title="shared memory (pinned, one stream)",
+        change="V2 with the tree in shared memory; input read once, never written",
+        seeds=("001:V4",), twin="001-pinned", launch=HOST_TILE,
+        source="host_passes.cu", kernel="reduce_001_v4_smem<{T}, {B}>"),
+]
+
+HOST_TRITON: list[Variant] = [
+    triton_twin(
+        f"001-{staging}", cuda=HOST_CUDA, family="001", max_n=MAX_N_64BIT, staging=staging,
+        title=f"Triton twin of the seed-001 host loop, {staging} host memory",
+        launch=HOST_TILE, kernel="adjacent_tiles_kernel",
+        change="same host loop and staging; tl.sum over the same 2 x 1024 tile")
+    for staging in ("pageable", "pinned", "streams")
+]
+# fmt: on
+
+# Past the ladder (issue 8): one variant per backend, built to be the fastest sum at every size.
+# Not tile twins (different tiles by design): each names the other as its counterpart. Triton's
+# launch record gives the smallest BLOCK / per_sm its autotuner may pick (triton_kernels.fastest),
+# which is what the error bound needs; CUDA's is the one configuration it runs with per dtype
+# (its UNROLL per dtype: variant.FASTEST_UNROLL, {U} in the kernel expression).
+# FASTEST_STEP = the most elements a lane adds per grid-stride step over all dtypes (launch.tiles,
+# which the error bound uses): 4 x 8 halves = 8 x 4 floats = 32 (8 x 2 doubles = 16).
+FASTEST_DTYPES = ("float32", "int32", "float16", "bfloat16", "float64")
+FASTEST_STEP = 32
+FASTEST = {"stage": "fastest", "family": "fastest", "dtypes": FASTEST_DTYPES, "max_n": MAX_N_64BIT}
+FASTEST_CUDA = Variant(
+    id="cuda/fastest",
+    backend="cuda",
+    **FASTEST,
+    title="one launch: 16-byte loads, SM-sized persistent grid, last-block finish",
+    change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid "
+    "from the SM count, "
+    "deterministic last-block-done combine instead of a second pass",
+    launch=Launch(
+        threads=256, mapping=SINGLE_LAUNCH, tiles=FASTEST_STEP, max_blocks=2048, per_sm=4
+    ),
+    source="fastest.cu",
+    kernel="reduce_fastest<{T}, {B}, {U}, FAST_ACQ_REL>",
+    counterpart="triton/fastest",
+    notes="Deterministic for a given device (SM count), n and alignment. float16/bfloat16 "
+    "accumulate in float32 and return float32; int32 wraps modulo 2^32.",
+)
+FASTEST_TRITON = Variant(
+    id="triton/fastest",
+    backend="triton",
+    **FASTEST,
+    title="one launch: autotuned persistent grid-stride, last-program finish",
+    change="programs from the SM count, BLOCK / num_warps / num_stages / programs per SM "
+    "autotuned per device, dtype and size bucket; atomic-ticket last-program combine",
+    launch=Launch(threads=1024, mapping=SINGLE_LAUNCH, tiles=1, max_blocks=2048, per_sm=2),
+    source="fastest.py",
+    kernel="fastest_kernel",
+    counterpart="cuda/fastest",
+    notes="Deterministic for a given device, n and chosen configuration (cached per process "
+    "and size bucket). float16/bfloat16 accumulate in float32 and return float32.",
+)
+
+# Peers: what a user would call instead, timed in the same run (how each runs:
+# harness.launch.peers). Their ids are defined here only; every other module reads these names.
+TORCH_SUM_ID = "peer/torch.sum"
+CUB_ID = "peer/cupy.sum-cub"
+NOCUB_ID = "peer/cupy.sum-nocub"
+COPY_ID = "peer/copy"
+PEER = {"backend": "peer", "stage": "peer", "family": "peer", "dtypes": ("float32", "int32")}
+PEERS: list[Variant] = [
+    Variant(
+        id=TORCH_SUM_ID,
+        **PEER,
+        title="torch.sum",
+        change="PyTorch's own reduction (int32 input: accumulates and returns int64)",
+    ),
+    Variant(
+        id=CUB_ID,
+        **PEER,
+        title="cupy.sum, CUB on",
+        change="cupy.sum(x, dtype=x.dtype) through cub::DeviceReduce (routine accelerator)",
+    ),
+    Variant(
+        id=NOCUB_ID,
+        **PEER,
+        title="cupy.sum, CUB off",
+        change="cupy.sum(x, dtype=x.dtype) through CuPy's own reduction kernel",
+    ),
+    Variant(
+        id=COPY_ID,
+        **PEER,
+        title="device-to-device copy",
+        change="not a sum: copy bandwidth, bytes read plus written (2 n itemsize)",
+    ),
+]
