@@ -12,8 +12,8 @@ import torch
 import harness
 from harness.cli.main import main
 from harness.core import catalogue, device
-from harness.launch import plan as runner
-from harness.studies import session as ladder
+from harness.launch import plan
+from harness.studies import session
 
 TWIN = "triton/tile-256"
 cpu_only = pytest.mark.skipif(device.gpu_available(), reason="CPU-tensor behaviour (no GPU)")
@@ -28,6 +28,13 @@ def test_empty_input_sums_to_zero():
     s = harness.reduce_sum(torch.empty(0), TWIN)
     assert s.dim() == 0 and float(s) == 0.0
     assert harness.partials(torch.empty(0), TWIN).numel() == 0
+    # in the dtype a sum of that variant comes back in: the input's, or the single-launch
+    # family's accumulator (float16 -> float32)
+    assert harness.reduce_sum(torch.empty(0, dtype=torch.int32), "triton/tile-256").dtype == (
+        torch.int32
+    )
+    s16 = harness.reduce_sum(torch.empty(0, dtype=torch.float16), "triton/fastest")
+    assert s16.dtype == torch.float32 and float(s16) == 0.0
 
 
 def test_numpy_input_is_refused_with_a_hint():
@@ -101,7 +108,7 @@ def test_nan_and_inf_propagate(vid, specials, expected):
 def test_sizes_past_2_31_are_refused_naming_the_limit(vid):
     x = torch.empty(2**31, dtype=torch.float32, device="meta")  # no memory behind it
     with pytest.raises(ValueError, match="2,147,483,647"):
-        runner.make_plan(catalogue.get(vid), x)
+        plan.make_plan(catalogue.get(vid), x)
 
 
 def test_unwritable_json_path_is_a_usage_error(tmp_path, capsys):
@@ -125,19 +132,19 @@ def test_unwritable_json_path_is_a_usage_error(tmp_path, capsys):
 
 @cpu_only
 def test_a_failing_variant_is_reported_and_the_run_goes_on(monkeypatch, capsys):
-    real = runner.make_plan
+    real = plan.make_plan
 
     def broken(variant, x):
         if variant.id == "triton/pair-split-128":
             raise RuntimeError("simulated launch failure")
         return real(variant, x)
 
-    monkeypatch.setattr(runner, "make_plan", broken)
+    monkeypatch.setattr(plan, "make_plan", broken)
     vs = catalogue.select(["triton/tile-256", "triton/pair-split-128", "triton/chunked-1024"])
-    rows = ladder.run_selection(vs, "float32", [300], timed=False)
+    rows = session.run_selection(vs, "float32", [300], timed=False)
     assert [r["status"] for r in rows] == ["ok", "error", "ok"]
     assert "simulated launch failure" in rows[1]["message"]
-    assert ladder.failed(rows)
+    assert session.failed(rows)
     rc = main(
         [
             "check",

@@ -1,9 +1,14 @@
 """The catalogue is the single source of truth: check its records are complete and consistent."""
 
 import json
+import re
+from pathlib import Path
 
 from harness.cli.main import main
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
+from harness.core.catalogue import FASTEST_UNROLL
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_seed_label_is_implemented_exactly_once_or_more():
@@ -111,3 +116,72 @@ def test_list_json_prints_every_record(capsys):
             "launch_policy",
             "title",
         } <= set(r)
+
+
+def _cu_templates(source: str) -> dict[str, list[str]]:
+    """kernel name -> its template parameter names, read from cuda_kernels/<source>."""
+    text = (ROOT / "cuda_kernels" / source).read_text()
+    pattern = (
+        r"template\s*<([^>]*)>\s*__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\("
+    )
+    return {
+        name: [p.split()[-1] for p in params.split(",")]
+        for params, name in re.findall(pattern, text)
+    }
+
+
+def test_name_expressions_take_the_block_size_from_the_launch():
+    # The block size is written once, in launch.threads: a kernel template's BLOCK parameter gets
+    # it through {B}, never as a typed number that could disagree with the launch.
+    checked = 0
+    for v in catalogue.select(backend="cuda", include_wrong=True):
+        params = _cu_templates(v.source)[v.kernel.split("<")[0]]
+        assert not re.search(r"[<,]\s*\d", v.kernel), f"{v.id}: a number typed in {v.kernel}"
+        assert ("{B}" in v.kernel) == ("BLOCK" in params), v.id
+        for dtype in v.dtypes:
+            args = v.name_expression(dtype).split("<", 1)[1].rstrip(">").split(", ")
+            assert len(args) == len(params), (v.id, args, params)
+            if "BLOCK" in params:
+                assert args[params.index("BLOCK")] == str(v.launch.threads), (v.id, dtype)
+                checked += 1
+    assert checked > 50
+
+
+def test_list_json_kernel_is_the_name_expression_with_the_element_type_open():
+    for v in catalogue.select(backend="cuda", include_wrong=True):
+        kernel = v.record()["kernel"]
+        assert "{B}" not in kernel
+        for dtype in v.dtypes:
+            want = v.name_expression(dtype)
+            assert kernel.format(T=dtypes.get(dtype).cxx, U=FASTEST_UNROLL.get(dtype, 0)) == want
+
+
+def test_triton_twins_take_stage_dtypes_and_twin_of_from_their_cuda_stages():
+    for t in catalogue.select(backend="triton", include_wrong=True):
+        cuda = [v for v in catalogue.VARIANTS if v.twin == t.id]
+        if t.family == "fastest":
+            assert not cuda and not t.twin_of
+            continue
+        assert t.twin_of == tuple(v.id for v in cuda)
+        assert t.stage == catalogue.ladder_order(cuda)[0].stage
+        assert set(t.dtypes) == {d for v in cuda for d in v.dtypes}
+
+
+def test_peer_ids_are_the_catalogue_peer_records():
+    ids = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.NOCUB_ID, catalogue.COPY_ID)
+    assert ids == catalogue.PEER_IDS
+    assert [v.id for v in catalogue.select(backend="peer")] == list(ids)
+
+
+def test_stage_key_orders_the_ladder_then_seed_rungs_then_the_rest():
+    stages = ["peer", "004-2", "8", "V0", "0", "004-1", "fastest", "10"]
+    assert sorted(stages, key=catalogue.stage_key) == [
+        "0",
+        "8",
+        "10",
+        "004-1",
+        "004-2",
+        "V0",
+        "fastest",
+        "peer",
+    ]

@@ -12,7 +12,7 @@ from harness.check import verify
 from harness.compile import cuda_loader, cuda_source
 from harness.compile.nvrtc import CudaCompileError
 from harness.core import catalogue
-from harness.launch import plan as runner
+from harness.launch.errors import DeviceMemoryError
 
 pytestmark = pytest.mark.gpu
 # Every variant the API runs (peers are library calls, checked in tests/test_peers.py).
@@ -83,7 +83,7 @@ def test_out_of_device_memory_is_clear_and_recoverable(needs_cupy):
     x = torch.ones(2**30, dtype=torch.float32, device="cuda")
     free, _ = torch.cuda.mem_get_info()
     filler = torch.empty(max(free - 2**30, 0), dtype=torch.uint8, device="cuda")
-    with pytest.raises(runner.DeviceMemoryError, match="scratch copy"):
+    with pytest.raises(DeviceMemoryError, match="scratch copy"):
         harness.reduce_sum(x, "cuda/v0-gmem-interleaved")
     del filler, x
     torch.cuda.empty_cache()

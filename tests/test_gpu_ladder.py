@@ -67,9 +67,9 @@ def test_api_accepts_cupy_and_torch_and_keeps_input(vid, needs_cupy):
 
 
 def test_wrong_demonstrations_are_reported(needs_cupy):
-    from harness.studies import session as ladder
+    from harness.studies import session
 
-    rows = ladder.run_selection(
+    rows = session.run_selection(
         catalogue.select(["cuda/v5-wrong-nosync", "cuda/v5-wrong-novolatile"]),
         "float32",
         [2**20],
@@ -78,13 +78,13 @@ def test_wrong_demonstrations_are_reported(needs_cupy):
     assert len(rows) == 2
     for r in rows:
         assert r["wrong_demo"] and r["status"] in ("ok", "wrong")
-    assert not ladder.failed(rows)  # a demonstration's wrong sum does not fail the run
+    assert not session.failed(rows)  # a demonstration's wrong sum does not fail the run
 
 
 def test_timed_run_reports_first_pass_and_total(needs_cupy):
-    from harness.studies import session as ladder
+    from harness.studies import session
 
-    rows = ladder.run_selection(
+    rows = session.run_selection(
         catalogue.select(["cuda/v3-sequential", "triton/tile-256"]), "float32", [2**22], reps=10
     )
     for r in rows:

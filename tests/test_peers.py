@@ -13,7 +13,7 @@ import torch
 from harness.check import verify
 from harness.core import catalogue
 from harness.launch import peers
-from harness.report import tables as render
+from harness.report import tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,10 +64,10 @@ def test_peer_footer_ratios():
         row("peer/copy", 1.0, 100.0),
         row("peer/cupy.sum-nocub", 4.0, 22.5),
     ]
-    foot = {p["variant"]: p for p in render.peer_rows(rows, 8)}
+    foot = {p["variant"]: p for p in tables.peer_rows(rows, 8)}
     assert foot["peer/torch.sum"]["x_cub"] == 0.5 and foot["peer/cupy.sum-cub"]["x_torch"] == 2.0
     assert foot["peer/cupy.sum-nocub"]["pct_copy"] == 22.5
-    md = render.markdown_ladder([], render.peer_rows(rows, 8))
+    md = tables.markdown_ladder([], tables.peer_rows(rows, 8))
     assert "| peer | peer/torch.sum | torch.sum: 0.50× CUB, 1.00× torch.sum, 45% of copy |" in md
 
 

@@ -71,6 +71,32 @@ def test_reference_partials_sum_to_the_total(vid):
     assert int(ref.sum()) == int(x.to(torch.int64).sum())
 
 
+@pytest.mark.parametrize("vid", ["cuda/v4-split-128", "cuda/v7-fixed-chunked", "cuda/004-smem"])
+def test_reference_partials_follow_the_mappings_blocks(vid):
+    # each partial is the sum of exactly the elements block_elements gives that block
+    v = catalogue.get(vid)
+    x = torch.randint(-50, 100, (300_007,), dtype=torch.int32)
+    ref = verify.reference_partials(v, x)
+    p = v.launch.mapping.grid(v.launch, x.numel())
+    assert ref.numel() == p.blocks
+    for b in (0, 1, p.blocks // 2, p.blocks - 1):
+        rs = v.launch.mapping.block_elements(v.launch, p, b)
+        assert int(ref[b]) == sum(int(x[r.start : r.stop].to(torch.int64).sum()) for r in rs)
+
+
+def test_single_launch_has_no_reference_partials():
+    with pytest.raises(ValueError, match="cuda/fastest: no per-block reference"):
+        verify.reference_partials(catalogue.get("cuda/fastest"), torch.ones(1000))
+
+
+def test_check_peer_is_what_check_variant_runs_for_a_peer():
+    x = torch.arange(1000, dtype=torch.float32)
+    for vid in ("peer/torch.sum", "peer/copy"):
+        a = verify.check_peer(catalogue.get(vid), x)
+        b = verify.check_variant(catalogue.get(vid), x)
+        assert a.ok and a == b
+
+
 def test_l2_flush_reads_without_allocating(monkeypatch):
     """timing.flush_l2's read-based flush runs (on the CPU here: same torch call, other device)."""
     from harness.core import timing
