@@ -1,3 +1,5 @@
-"""The bottom layer: the catalogue of variants, dtypes, tile mappings, the device probe and
-event timing. Imports nothing else from harness.
+"""The bottom layer: the catalogue of variants (catalogue: lookup; variant: the record types;
+records_ladder / records_beyond: the records), the tile mappings (mappings; passes: the pass-policy
+entry points), dtypes, sizes, the device probe and event timing.
+Imports nothing else from harness.
 """

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, Protocol
 
-from harness.core import dtypes
+from harness.core import device, dtypes
 
 # "single-launch" grids without a GPU (interpreted Triton): a small SM count, so CPU tests at
 # moderate n take several grid-stride steps and combine several partials.
@@ -53,8 +53,6 @@ def cdiv(a: int, b: int) -> int:
 def sm_count() -> int:
     """SM count of the current GPU (what "single-launch" grids are sized from), or CPU_SM_COUNT
     when kernels run interpreted / there is no GPU."""
-    from harness.core import device  # lazily: the probe imports torch
-
     if not device.gpu_available():
         return CPU_SM_COUNT
     import torch

@@ -1,4 +1,5 @@
-"""Plans (a variant bound to one input: buffers, grids, launch closures), launching on torch's
-current stream, the peers' calls and the public API (reduce_sum, partials).
+"""Plans (a variant bound to one input: buffers, grids, launch closures; plan.make_plan picks the
+multi-pass plan or single_launch's by the variant's tile mapping), launching on torch's current
+stream, the peers' calls, the launch errors and the public API (reduce_sum, partials).
 May import: harness.core, harness.compile.
 """
