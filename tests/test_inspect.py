@@ -274,8 +274,7 @@ def test_triton_fastest_vector_loads_and_ticket(rows):
 
 def test_triton_fastest_census_job_follows_the_launcher():
     """The compile job for triton/fastest takes its argument types and meta-parameters from
-    harness.launch.single_launch (the launcher's own helpers), not from a copy."""
-    from harness.launch import single_launch
+    the launcher's own helpers (triton_kernels.fastest), not from a copy."""
     from triton_kernels import fastest
 
     v = catalogue.get("triton/fastest")
@@ -287,7 +286,7 @@ def test_triton_fastest_census_job_follows_the_launcher():
         assert job["args"]["out_ptr"] == job["args"]["part_ptr"] == "*" + acc
         assert job["args"]["count_ptr"] == "*i32"
         assert "x_ptr" not in job["aligned"] and "xa_ptr" in job["aligned"]
-        meta = single_launch.triton_meta(fastest.DEFAULT, dtype, programs=2)
+        meta = fastest.triton_meta(fastest.DEFAULT, dtype, programs=2)
         assert job["constexprs"] == {
             k: meta[k] for k in ("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM", "EVEN")
         }

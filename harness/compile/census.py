@@ -356,9 +356,9 @@ def triton_meta(v: Variant) -> dict:
 
 
 def _single_launch_spec(v: Variant, dtype: str) -> dict:
-    from harness.launch import single_launch
+    from triton_kernels.fastest import triton_census_spec
 
-    spec = single_launch.triton_census_spec(dtype)
+    spec = triton_census_spec(dtype)
     if spec["kernel"] != v.kernel:
         raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
     return spec
