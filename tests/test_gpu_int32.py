@@ -11,7 +11,7 @@ import torch
 
 from harness.check import verify
 from harness.core import catalogue
-from harness.report import tables as render
+from harness.report import tables
 
 pytestmark = pytest.mark.gpu
 
@@ -79,15 +79,15 @@ def test_int32_sum_past_2_31_by_far(needs_cupy):
 
 
 def test_seed_004_timed_table(needs_cupy):
-    from harness.studies import session as ladder
+    from harness.studies import session
 
-    vs = ladder.seed_variants(catalogue.select(dtype="int32"), "004")
-    rows = ladder.run_selection(vs, "int32", [2**20], reps=10)
+    vs = session.seed_variants(catalogue.select(dtype="int32"), "004")
+    rows = session.run_selection(vs, "int32", [2**20], reps=10)
     assert all(r["status"] == "ok" for r in rows), [r.get("message") for r in rows]
     for r in rows:  # in-place kernels: the scratch refill is outside the timed region
         if r["backend"] != "peer":  # a peer is one call: no first pass of its own
             assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5
-    table = render.seed_rows(rows, 2**20, "int32", "004")
+    table = tables.seed_rows(rows, 2**20, "int32", "004")
     cuda_rows = [t for t in table if t["variant"].startswith("cuda/")]
     assert [t["kernel"] for t in cuda_rows] == [
         "reduceGmem",
