@@ -8,7 +8,7 @@
 //   - work split: grid-stride over tiles of BLOCK * UNROLL vectors, so that at any moment all
 //     blocks read neighbouring lines. (FAST_EVEN_SHARE instead gives each block one contiguous
 //     range, as even as 128-byte lines allow: predicted to remove the last round's tail, it
-//     measured slower at every size, see harness/fastest_ablation.py.)
+//     measured slower at every size, see harness/studies/fastest_ablation.py.)
 //   - any n and any alignment: a scalar head up to the first 16-byte boundary, then whole 16-byte
 //     vectors, then a scalar tail; 64-bit indices, so n may exceed 2^31. Every load of a thread's
 //     last tile, head and tail is issued before the first add that needs one (see below);
@@ -27,7 +27,9 @@
 //     golden does, without signed-overflow UB) and is stored as int.
 // FLAGS switches three design choices on one by one (FLAGS = 0 is this kernel as first measured);
 // the catalogue's kernel has FAST_ACQ_REL, the one that measured faster, and
-// harness/fastest_ablation.py times the others.
+// harness/studies/fastest_ablation.py times the others. The alternatives live in three helpers
+// above the kernel (prefetch_ticket_line, block_vectors, last_block_done), each templated on
+// FLAGS; the kernel reads as the production design, with one call per choice.
 #include "common.cuh"
 
 typedef unsigned long long u64;
@@ -144,42 +146,35 @@ __device__ __forceinline__ A block_sum_shfl(A v) {
     return v;
 }
 
-// fastest - one launch for any n (see the top of this file).
-// in: n elements of T at any element alignment. out: one Out. partials: gridDim.x Acc slots
-// (workspace, never read before written). counter: one u32, 0 at launch, left 0 after it.
-template <typename T, u32 BLOCK, u32 UNROLL, u32 FLAGS>
-__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
-    reduce_fastest(const T* __restrict__ in, typename Elem<T>::Out* __restrict__ out,
-                   typename Elem<T>::Acc* partials, u32* counter, u64 n) {
-    typedef Elem<T> E;
-    typedef typename E::Acc A;
-    constexpr u32 VEC = E::VEC;
-    static_assert(VEC * sizeof(T) == 16, "a vector is 16 bytes");
-    const u32 tid = threadIdx.x;
+// -- The design choices the ablation measures, one helper each, templated on FLAGS. Each says
+// what the catalogue's FLAGS (FAST_ACQ_REL) compiles to ("production") and what the other FLAGS
+// that harness/studies/fastest_ablation.py times compile to ("ablation").
 
+// FAST_PREFETCH_TICKET (ablation only): block 0 prefetches the counter's line into L2 at the
+// start, so that the ticket's atomic finds it there; measured no gain. Production: nothing.
+template <u32 FLAGS>
+__device__ __forceinline__ void prefetch_ticket_line(u32* counter) {
     if constexpr ((FLAGS & FAST_PREFETCH_TICKET) != 0) {
-        if (blockIdx.x == 0 && tid == 0 && gridDim.x > 1) {
+        if (blockIdx.x == 0 && threadIdx.x == 0 && gridDim.x > 1) {
             asm volatile("prefetch.global.L2 [%0];" ::"l"(counter));
         }
     }
+}
 
-    A a[VEC];
-#pragma unroll
-    for (u32 k = 0; k < VEC; ++k) a[k] = A(0);
-
-    // Split [0, n) into a scalar head (up to the first 16-byte boundary), nvec whole vectors and
-    // a scalar tail (< VEC elements). The head and tail go to the first threads of block 0.
-    const u64 misalign = reinterpret_cast<u64>(in) & 15u;
-    u64 head = misalign ? (16u - misalign) / sizeof(T) : 0;
-    head = head < n ? head : n;
-    const u64 nvec = (n - head) / VEC;
-    const u64 tail_start = head + nvec * VEC;
-    const u64 gtid = static_cast<u64>(blockIdx.x) * BLOCK + tid;
-
-    // This block's vectors: [i0, end) stepping by `stride`, tiles of BLOCK * UNROLL vectors;
-    // thread t reads vectors t, t + BLOCK, ... of each tile (each access coalesced across a warp).
-    u64 i, end, stride;
-    if constexpr ((FLAGS & FAST_EVEN_SHARE) != 0) {
+// This block's share of the nvec vectors, as the tiles of BLOCK * UNROLL vectors from vector i
+// to `end`, `stride` vectors apart; thread t reads vectors i + t, i + t + BLOCK, ... of a tile
+// (each access coalesced across a warp), so i comes back with this thread's first vector.
+// Production: grid-stride over tiles, so that at any moment all blocks read neighbouring lines.
+// FAST_EVEN_SHARE (ablation): one contiguous range per block, as even as 128-byte lines allow
+// (measured slower at every size).
+template <u32 BLOCK, u32 UNROLL, u32 FLAGS>
+__device__ __forceinline__ void block_vectors(u64 nvec, u64& i, u64& end, u64& stride) {
+    const u32 tid = threadIdx.x;
+    if constexpr ((FLAGS & FAST_EVEN_SHARE) == 0) {
+        i = static_cast<u64>(blockIdx.x) * (BLOCK * UNROLL) + tid;
+        end = nvec;
+        stride = static_cast<u64>(gridDim.x) * (BLOCK * UNROLL);
+    } else {
         // Lines of 8 vectors (128 bytes); block b gets `per` lines, the first `rem` blocks one
         // more, the last block also the < 8 vectors after the last whole line. (b * per <= lines:
         // no overflow, unlike b * lines / G.)
@@ -196,11 +191,74 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         end = b + 1 == g ? nvec : ((b + 1) * per + (b + 1 < rem ? b + 1 : rem)) * 8;
         i = lo + tid;
         stride = BLOCK * UNROLL;
-    } else {
-        i = static_cast<u64>(blockIdx.x) * (BLOCK * UNROLL) + tid;
-        end = nvec;
-        stride = static_cast<u64>(gridDim.x) * (BLOCK * UNROLL);
     }
+}
+
+// Last-block-done: thread 0 publishes the block's partial `s` and takes a ticket from the
+// counter; true in every thread of the block that took the last ticket, which from here on sees
+// every block's partial. Production: one acq_rel atomic (MEMBAR.ALL.GPU + ATOMG in SASS).
+// Without FAST_ACQ_REL (ablation, the first measured design): __threadfence + atomicAdd
+// (MEMBAR.SC.GPU + ATOMG), and the last block fenced again. `is_last`: the kernel's __shared__
+// flag (declared there: a __shared__ variable here would change the kernel's shared-memory
+// layout and its SASS).
+template <typename A, u32 FLAGS>
+__device__ __forceinline__ bool last_block_done(A s, A* partials, u32* counter, bool& is_last) {
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = s;
+        u32 ticket;
+        if constexpr ((FLAGS & FAST_ACQ_REL) != 0) {
+            // Release: this thread's partial is visible before the ticket is; acquire: the last
+            // block sees every partial released before its ticket. (The bar.sync below carries
+            // that to the block's other threads.)
+            asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                         : "=r"(ticket)
+                         : "l"(counter)
+                         : "memory");
+        } else {
+            __threadfence();
+            ticket = atomicAdd(counter, 1u);
+        }
+        is_last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last) return false;
+    if constexpr ((FLAGS & FAST_ACQ_REL) == 0) {
+        __threadfence();  // acquire side: every other block's partial is visible from here on
+    }
+    return true;
+}
+
+// fastest - one launch for any n (see the top of this file).
+// in: n elements of T at any element alignment. out: one Out. partials: gridDim.x Acc slots
+// (workspace, never read before written). counter: one u32, 0 at launch, left 0 after it.
+template <typename T, u32 BLOCK, u32 UNROLL, u32 FLAGS>
+__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
+    reduce_fastest(const T* __restrict__ in, typename Elem<T>::Out* __restrict__ out,
+                   typename Elem<T>::Acc* partials, u32* counter, u64 n) {
+    typedef Elem<T> E;
+    typedef typename E::Acc A;
+    constexpr u32 VEC = E::VEC;
+    static_assert(VEC * sizeof(T) == 16, "a vector is 16 bytes");
+    const u32 tid = threadIdx.x;
+
+    prefetch_ticket_line<FLAGS>(counter);
+
+    A a[VEC];
+#pragma unroll
+    for (u32 k = 0; k < VEC; ++k) a[k] = A(0);
+
+    // Split [0, n) into a scalar head (up to the first 16-byte boundary), nvec whole vectors and
+    // a scalar tail (< VEC elements). The head and tail go to the first threads of block 0.
+    const u64 misalign = reinterpret_cast<u64>(in) & 15u;
+    u64 head = misalign ? (16u - misalign) / sizeof(T) : 0;
+    head = head < n ? head : n;
+    const u64 nvec = (n - head) / VEC;
+    const u64 tail_start = head + nvec * VEC;
+    const u64 gtid = static_cast<u64>(blockIdx.x) * BLOCK + tid;
+
+    // This block's vectors: grid-stride over tiles of BLOCK * UNROLL vectors.
+    u64 i, end, stride;
+    block_vectors<BLOCK, UNROLL, FLAGS>(nvec, i, end, stride);
     const uint4* __restrict__ vin = reinterpret_cast<const uint4*>(in + head);
     for (; i + (UNROLL - 1) * BLOCK < end; i += stride) {  // whole tiles: all loads, then adds
         uint4 v[UNROLL];
@@ -245,30 +303,9 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
         return;
     }
 
-    // Last-block-done: publish the partial, take a ticket.
+    // Last-block-done: publish the partial, take a ticket; only the last block goes on.
     __shared__ bool is_last;
-    if (tid == 0) {
-        partials[blockIdx.x] = s;
-        u32 ticket;
-        if constexpr ((FLAGS & FAST_ACQ_REL) != 0) {
-            // Release: this thread's partial is visible before the ticket is; acquire: the last
-            // block sees every partial released before its ticket. (The bar.sync below carries
-            // that to the block's other threads.)
-            asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                         : "=r"(ticket)
-                         : "l"(counter)
-                         : "memory");
-        } else {
-            __threadfence();
-            ticket = atomicAdd(counter, 1u);
-        }
-        is_last = ticket == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return;
-    if constexpr ((FLAGS & FAST_ACQ_REL) == 0) {
-        __threadfence();  // acquire side: every other block's partial is visible from here on
-    }
+    if (!last_block_done<A, FLAGS>(s, partials, counter, is_last)) return;
 
     // Sum the partials in block order (L2 loads: __ldcg bypasses L1, which is not coherent).
     A t = A(0);
@@ -281,8 +318,8 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
 }
 
 // The launch floor: one block that only writes a zero. Not a sum; benchmarks/FASTEST.md times it
-// beside the fastest sums at small n (harness/fastest_ablation.py), where a launch is most of the
-// cost. A template so that only the ablation instantiates it (launch_floor<0>).
+// beside the fastest sums at small n (harness/studies/fastest_ablation.py), where a launch is
+// most of the cost. A template so that only the ablation instantiates it (launch_floor<0>).
 template <int>
 __global__ void launch_floor(float* out) {
     if (threadIdx.x == 0) out[0] = 0.0f;

@@ -1,6 +1,8 @@
 """The fastest variants without a GPU: triton/fastest interpreted for every dtype, n and alignment
-offset; cuda/fastest compiled by NVRTC with its SASS read (16-byte loads, no local memory); the
-single-launch error bound. (NVRTC compile without spills for sm_80/sm_90: tests/test_nvrtc.py.)"""
+offset; the single-launch plan; cuda/fastest compiled by NVRTC with its SASS read (16-byte loads,
+no local memory); the single-launch error bound; the ablation's other shapes
+(harness.studies.fastest_ablation). (NVRTC compile without spills for sm_80/sm_90:
+tests/test_nvrtc.py.)"""
 
 import os
 import subprocess
@@ -11,8 +13,10 @@ import torch
 from harness.check import verify
 from harness.compile import nvrtc
 from harness.core import catalogue, dtypes, passes
-from harness.launch import plan as runner
-from harness.launch.single_launch import head_elements, out_dtype
+from harness.launch.plan import make_plan
+from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, out_dtype
+from triton_kernels import fastest
+from triton_kernels.fastest import head_elements
 
 DTYPES = catalogue.FASTEST_DTYPES
 SIZES = (1, 2, 3, 15, 16, 17, 1000, 5003, 70_003)
@@ -45,13 +49,50 @@ def test_triton_fastest_int32_wraps_like_the_golden(dev):
 
 
 def test_triton_fastest_is_deterministic_and_reusable(dev):
-    from harness.launch.plan import make_plan
-
     x = torch.randn(70_003, device=dev)[1:]
     plan = make_plan(catalogue.get("triton/fastest"), x)
     outs = [plan.run().clone() for _ in range(3)]
     assert all(verify.same_bits(outs[0], o) for o in outs)
     assert int(plan.workspace[1].item()) == 0  # the counter is back at 0 after each launch
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_single_launch_plan_is_one_launch(dtype, dev):
+    """The single-launch family's own plan: one launch, its output and workspace, the Plan
+    protocol (run with either flag, poison, restore, bytes_moved, n, launch_count, first_blocks)."""
+    n = 70_003
+    x = verify.seed_like_input(n + 1, dtype, dev)[1:]
+    plan = make_plan(catalogue.get("triton/fastest"), x)
+    assert isinstance(plan, FastestPlan)
+    assert plan.variant.id == "triton/fastest" and plan.dtype == dtype and plan.x is x
+    assert plan.n == n and plan.launch_count == 1
+    (out,) = plan.outs
+    partials, counter = plan.workspace
+    assert out.shape == (1,) and out.dtype == out_dtype(dtype) == partials.dtype
+    assert counter.dtype == COUNTER_DTYPE and int(counter.item()) == 0
+    # the grid it launches: the default configuration's, from the bulk after the head
+    cfg = fastest.DEFAULT
+    assert plan.first_blocks == fastest.program_count(cfg, n - head_elements(x), passes.sm_count())
+    assert 1 < plan.first_blocks <= partials.numel()
+    golden = verify.golden(x).value
+    plan.poison()
+    assert verify.as_number(out[0]) != golden
+    plan.restore()  # nothing to restore: the input is only read
+    assert plan.run(first_pass_only=True) is out
+    assert verify.as_number(out[0]) == golden  # integer data: exact
+    assert plan.run(restore=False) is out
+    # n elements read and one written, in the input's itemsize (the multi-pass Plan's count)
+    itemsize = x.element_size()
+    assert plan.bytes_moved() == plan.bytes_moved(first_pass_only=True) == (n + 1) * itemsize
+
+
+def test_triton_census_spec_names_the_plans_workspace():
+    """The census compiles fastest_kernel with the argument dtypes the plan allocates."""
+    for dtype in DTYPES:
+        spec = fastest.triton_census_spec(dtype)
+        assert spec["args"]["count_ptr"] == (dtypes.name_of(COUNTER_DTYPE), True)
+        assert spec["args"]["out_ptr"][0] == dtypes.name_of(out_dtype(dtype))
+        assert spec["meta"]["ONE_PROGRAM"] is False and spec["meta"]["EVEN"] is False
 
 
 def test_half_types_return_float32():
@@ -139,12 +180,12 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
     loads of the partials, no local memory."""
     import re
 
-    from harness.compile import census as census_mod
+    from harness.compile import census
 
     v = catalogue.get("triton/fastest")
-    job = census_mod.triton_job(v, "float32", "sm_90")
+    job = census.triton_job(v, "float32", "sm_90")
     assert job["meta"]["EVEN"] is False and job["meta"]["BLOCK"] == 4096
-    ptx = census_mod.run_triton_jobs([job])[0]["ptx"]
+    ptx = census.run_triton_jobs([job])[0]["ptx"]
     assert len(re.findall(r"ld\.global(?:\.\w+)*\.v4\.b32", ptx)) >= 4  # 4096 / 256 lanes / 4
     assert re.search(
         r"bar\.sync[^\n]*\n(?:[^\n]*\n){0,8}[^\n]*atom\.global\.gpu\.acq_rel\.add", ptx
@@ -211,16 +252,15 @@ def test_ablation_without_a_gpu_says_so(capsys):
 def test_triton_fastest_other_splits_match_golden(even, policy, n, dev):
     """The ablation's other shapes of triton/fastest (the EVEN split, the balanced grid), every
     configuration, at two alignments: the same sum within the variant's bound (exact here)."""
-    from harness.launch import single_launch
-    from triton_kernels import fastest
+    from harness.studies import fastest_ablation
 
     v = catalogue.get("triton/fastest")
     base = verify.seed_like_input(n + 1, "float32", dev)
     for off in (0, 1):
         x = base[off : off + n]
         g = verify.golden(x)
-        plan = runner.make_plan(v, x)
-        launcher = single_launch.triton_launcher_for(plan, even, policy)
+        plan = make_plan(v, x)
+        launcher = fastest_ablation.triton_shape_launcher(plan, even, policy)
         for cfg in fastest.CONFIGS[:3]:
             plan.poison()
             launcher(cfg)()
@@ -230,8 +270,24 @@ def test_triton_fastest_other_splits_match_golden(even, policy, n, dev):
             assert int(plan.workspace[1].item()) == 0
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cuda_grid_is_the_ablations_capped_catalogue_shape(dtype):
+    """cuda/fastest's production grid is the ablation's "capped" policy for the catalogue's own
+    threads / UNROLL / per_sm (so the ablation's catalogue row and its shapes compare alike)."""
+    from harness.launch.single_launch import cuda_grid, vector_tiles
+    from harness.studies.fastest_ablation import grid_size
+
+    v = catalogue.get("cuda/fastest")
+    unroll = catalogue.FASTEST_UNROLL[dtype]
+    cap = min(v.launch.max_blocks, v.launch.per_sm * passes.sm_count())
+    for n in (1, 17, 5003, 2**20 + 7, 2**31 + 5):
+        tiles = vector_tiles(dtype, n, v.launch.threads, unroll)
+        assert cuda_grid(v, dtype, n) == grid_size(tiles, cap, "capped") == min(tiles, cap)
+    assert cuda_grid(v, dtype, 2**31) == cap > 1
+
+
 def test_grid_policies():
-    from harness.launch.single_launch import grid_size
+    from harness.studies.fastest_ablation import grid_size
 
     assert grid_size(10, 528, "capped") == grid_size(10, 528, "balanced") == 10
     assert grid_size(32768, 528, "capped") == 528

@@ -1,7 +1,7 @@
 """The fastest variants on the GPU: every dtype, the issue's sizes, alignment offsets 0..3, exact
 where exactness is owed and within the stated bound otherwise; bit-identical repeated launches;
-the counter left at 0; CUDA-graph capture; every Triton candidate configuration; n > 2^31.
-Skipped (with the reason) without a GPU."""
+the counter left at 0; CUDA-graph capture; every Triton candidate configuration; n > 2^31; the
+ablation's other CUDA shapes. Skipped (with the reason) without a GPU."""
 
 import pytest
 import torch
@@ -9,7 +9,7 @@ import torch
 import harness
 from harness.check import verify
 from harness.core import catalogue, dtypes
-from harness.launch import plan as runner
+from harness.launch.plan import make_plan
 
 pytestmark = pytest.mark.gpu
 
@@ -51,7 +51,7 @@ def test_int32_wraps_exactly(vid, dtype, needs_cupy):
 @pytest.mark.parametrize("vid", FASTEST)
 def test_deterministic_and_counter_resets(vid, n, needs_cupy):
     x = torch.randn(n + 1, device="cuda")[1:]
-    plan = runner.make_plan(catalogue.get(vid), x)
+    plan = make_plan(catalogue.get(vid), x)
     outs = []
     for _ in range(5):
         plan.poison()
@@ -67,12 +67,43 @@ def test_cuda_graph_capture(vid, needs_cupy):
     from harness.core import timing
 
     x = torch.randn(2**20 + 3, device="cuda")
-    plan = runner.make_plan(catalogue.get(vid), x)
+    plan = make_plan(catalogue.get(vid), x)
     ref = plan.run().clone()
     t = timing.graph_ms(plan.run, calls=5, replays=3)
     assert t.median_ms > 0
     assert verify.same_bits(plan.outs[0], ref)
     assert int(plan.workspace[1].item()) == 0
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cuda_plan_launches_its_grid(dtype, needs_cupy):
+    from harness.launch.single_launch import FastestPlan, cuda_grid
+
+    v = catalogue.get("cuda/fastest")
+    x = verify.seed_like_input(2**20 + 7, dtype, "cuda")
+    plan = make_plan(v, x)
+    assert isinstance(plan, FastestPlan) and plan.launch_count == 1
+    assert plan.first_blocks == cuda_grid(v, dtype, x.numel()) > 1
+    assert plan.first_blocks <= plan.workspace[0].numel()
+
+
+@pytest.mark.parametrize("n", [5003, 2**20 + 7])
+def test_ablation_cuda_shapes_match_golden(n, needs_cupy):
+    """Every instantiation and grid the ablation times sums right and leaves the counter at 0."""
+    from harness.studies import fastest_ablation
+
+    v = catalogue.get("cuda/fastest")
+    x = verify.seed_like_input(n + 1, "float32", "cuda")[1:]
+    g = verify.golden(x)
+    for label, shape in fastest_ablation.CUDA_SHAPES.items():
+        plan = make_plan(v, x)
+        launch = fastest_ablation.cuda_shape_launch(plan, *shape)
+        plan.poison()
+        launch()
+        torch.cuda.synchronize()
+        r = verify.compare(v, "float32", n, verify.as_number(plan.outs[0][0]), g)
+        assert r.ok and r.exact_required, (label, r.message)
+        assert int(plan.workspace[1].item()) == 0, label
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])

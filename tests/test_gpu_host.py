@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from harness.core import catalogue
-from harness.studies import host
+from harness.studies import host, host_data, host_plan
 
 pytestmark = pytest.mark.gpu
 
@@ -26,20 +26,20 @@ def _tree(vid: str) -> str:
 @pytest.fixture(scope="module", params=[(n, d) for n in SIZES for d in ("int32", "float32")])
 def staged(request):
     n, dtype = request.param
-    x = host.seed_like_host(n, dtype, seed=n)
-    return x, x.clone(), host.exact_golden(x), host.stage(x)
+    x = host_data.seed_like_host(n, dtype, seed=n)
+    return x, x.clone(), host_data.exact_golden(x), host_plan.stage(x)
 
 
 @pytest.mark.parametrize("vid", HOST)
 def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
     x, before, g, s = staged
     v = catalogue.get(vid)
-    r = host.check_host(v, s, g, streams=3, chunk=2**20 + 5)  # a chunk that does not divide n
+    r = host_plan.check_host(v, s, g, streams=3, chunk=2**20 + 5)  # a chunk that does not divide n
     assert r.ok, r.message
     if x.dtype == torch.int32 or (g.integer_valued and g.abs_sum <= 2**24):
         assert r.exact_required and r.value == g.value
     elif v.backend == "cuda":  # the float32 result is the emulated tree's, bit for bit
-        assert r.value == float(host.emulate(x.numpy(), _tree(vid)))
+        assert r.value == float(host_plan.emulate(x.numpy(), _tree(vid)))
     assert torch.equal(x, before), "the caller's host array was modified"
 
 
@@ -49,29 +49,32 @@ def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
 )
 def test_pipeline_any_streams_and_chunk(vid, streams, chunk, needs_cupy):
     n = 2**22 + 1001
-    x = host.seed_like_host(n, "int32", seed=streams)
-    s = host.stage(x)
-    r = host.check_host(catalogue.get(vid), s, host.exact_golden(x), streams=streams, chunk=chunk)
+    x = host_data.seed_like_host(n, "int32", seed=streams)
+    s = host_plan.stage(x)
+    r = host_plan.check_host(
+        catalogue.get(vid), s, host_data.exact_golden(x), streams=streams, chunk=chunk
+    )
     assert r.ok and r.exact_required, r.message
 
 
 @pytest.mark.parametrize("vid", HOST)
 def test_adversarial_within_bound(vid, needs_cupy):
     n = 2**22
-    x = host.adversarial_input(n)
-    g = host.exact_golden(x)
-    r = host.check_host(catalogue.get(vid), host.stage(x), g)
+    x = host_data.adversarial_input(n)
+    g = host_data.exact_golden(x)
+    r = host_plan.check_host(catalogue.get(vid), host_plan.stage(x), g)
     assert r.ok and r.tolerance > 0, r.message
-    assert r.abs_err < abs(host.naive_running_sum(x) - g.value)  # the tree beats the naive loop
+    naive = host_data.naive_running_sum(x)
+    assert r.abs_err < abs(naive - g.value)  # the tree beats the naive loop
     if vid.startswith("cuda/"):
-        assert r.value == float(host.emulate(x.numpy(), _tree(vid)))
+        assert r.value == float(host_plan.emulate(x.numpy(), _tree(vid)))
 
 
 def test_api_accepts_numpy_and_torch(needs_cupy):
     a = np.arange(10_000, dtype=np.int32)
-    assert host.reduce_host(a, "cuda/001-v4-smem") == int(a.sum())
+    assert host_plan.reduce_host(a, "cuda/001-v4-smem") == int(a.sum())
     t = torch.from_numpy(a.copy()).reshape(100, 100)
-    assert host.reduce_host(t, "triton/001-pinned") == int(a.sum())
+    assert host_plan.reduce_host(t, "triton/001-pinned") == int(a.sum())
     assert np.array_equal(a, np.arange(10_000, dtype=np.int32))
 
 
@@ -79,16 +82,16 @@ def test_api_accepts_numpy_and_torch(needs_cupy):
 def test_past_2_31_elements(needs_cupy):
     """One check per variant at n = 2^31 + 2049 (8 GiB of int32: exact, wrapped), one host array,
     one set of device buffers shared by all; 64-bit sizes and offsets throughout."""
-    x = host.seed_like_host(BIG, "int32", seed=31)
-    g = host.exact_golden(x)
-    s = host.stage(x)
+    x = host_data.seed_like_host(BIG, "int32", seed=31)
+    g = host_data.exact_golden(x)
+    s = host_plan.stage(x)
     failures = []
     for vid in HOST:
-        r = host.check_host(catalogue.get(vid), s, g, streams=4, chunk=2**26)
+        r = host_plan.check_host(catalogue.get(vid), s, g, streams=4, chunk=2**26)
         if not r.ok:
             failures.append(f"{vid}: {r.message}")
     assert not failures
-    assert host.exact_golden(x) == g, "the caller's host array was modified"
+    assert host_data.exact_golden(x) == g, "the caller's host array was modified"
     del s
     torch.cuda.empty_cache()
 

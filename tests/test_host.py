@@ -12,8 +12,7 @@ import torch
 
 from harness.cli.main import main
 from harness.core import catalogue, device
-from harness.studies import host
-from harness.studies import session as ladder
+from harness.studies import host, host_data, host_plan, session
 
 HOST_IDS = [v.id for v in catalogue.select(family="001")]
 
@@ -36,7 +35,7 @@ HOST_IDS = [v.id for v in catalogue.select(family="001")]
 )
 def test_launch_count_is_log_2048_of_n(n, launches):
     # The seed: "2^11, 2^22, 2^33 need 1, 2, 3 launches".
-    ps = host.host_passes(n)
+    ps = host_plan.host_passes(n)
     assert len(ps) == launches
     assert ps[0].blocks == math.ceil(n / 2048) and ps[-1].blocks == 1
     for a, b in itertools.pairwise(ps):
@@ -44,25 +43,25 @@ def test_launch_count_is_log_2048_of_n(n, launches):
 
 
 def test_grid_past_2_31_elements_fits_in_x():
-    p = host.host_passes(2**31 + 3)[0]
+    p = host_plan.host_passes(2**31 + 3)[0]
     assert p.blocks == 2**20 + 1 < 2**31 - 1
 
 
 @pytest.mark.parametrize("n", [1, 2047, 2048, 2049, 10_000, 2**22 + 5])
 @pytest.mark.parametrize("chunk", [1, 2048, 3000, 2**20])
 def test_chunks_partition_and_land_where_one_pass_would(n, chunk):
-    ranges = host.chunk_ranges(n, chunk)
+    ranges = host_plan.chunk_ranges(n, chunk)
     assert ranges[0][0] == 0 and ranges[-1][1] == n
     assert all(b0 == a1 for (_, b0), (a1, _) in itertools.pairwise(ranges))
-    slots = [host.chunk_partials(a, b) for a, b in ranges]
-    assert slots[0][0] == 0 and slots[-1][1] == host.host_passes(n)[0].blocks
+    slots = [host_plan.chunk_partials(a, b) for a, b in ranges]
+    assert slots[0][0] == 0 and slots[-1][1] == host_plan.host_passes(n)[0].blocks
     assert all(e == s for (_, e), (s, _) in itertools.pairwise(slots))
-    assert host.round_chunk(chunk) % host.TILE == 0
+    assert host_plan.round_chunk(chunk) % host_plan.TILE == 0
 
 
 def test_unaligned_chunk_start_is_refused():
     with pytest.raises(ValueError, match="multiple of the tile"):
-        host.chunk_partials(100, 3000)
+        host_plan.chunk_partials(100, 3000)
 
 
 # -- the kernels' index logic, in pure Python ----------------------------------------------------
@@ -108,13 +107,17 @@ def test_the_seeds_first_v1_attempt_had_the_race_it_describes():
 @pytest.mark.parametrize("tree", ["interleaved", "sequential"])
 def test_emulated_host_loop_sums_integers_exactly(n, tree):
     x = np.random.default_rng(n).integers(-50, 100, n).astype(np.int64)
-    assert int(host.emulate(x, tree)) == int(x.sum())
+    assert int(host_plan.emulate(x, tree)) == int(x.sum())
 
 
 def test_emulated_int32_wraps_as_the_golden_does():
     x = np.full(5000, 2**30, dtype=np.int32)
-    g = host.exact_golden(torch.from_numpy(x))
-    assert int(host.emulate(x, "sequential")) == g.value == ((5000 * 2**30 + 2**31) % 2**32) - 2**31
+    g = host_data.exact_golden(torch.from_numpy(x))
+    assert (
+        int(host_plan.emulate(x, "sequential"))
+        == g.value
+        == ((5000 * 2**30 + 2**31) % 2**32) - 2**31
+    )
 
 
 # -- golden and adversarial input ------------------------------------------------------------------
@@ -122,7 +125,7 @@ def test_emulated_int32_wraps_as_the_golden_does():
 
 def test_exact_golden_of_general_floats_is_exact():
     x = torch.randn(10_001, generator=torch.Generator().manual_seed(1)) * 1e3
-    g = host.exact_golden(x)
+    g = host_data.exact_golden(x)
     exact = sum(Fraction(float(v)) for v in x.tolist())
     assert not g.integer_valued and g.own_error == 0
     assert g.value == float(exact)  # fsum is correctly rounded
@@ -130,27 +133,27 @@ def test_exact_golden_of_general_floats_is_exact():
 
 def test_exact_golden_of_integer_valued_floats_is_an_int():
     x = torch.randint(0, 100, (100_003,), dtype=torch.int32).float()
-    g = host.exact_golden(x)
+    g = host_data.exact_golden(x)
     assert g.integer_valued and g.value == int(x.long().sum())
 
 
 def test_exact_golden_refuses_huge_non_integer_floats(monkeypatch):
-    monkeypatch.setattr(host, "FSUM_MAX_N", 100)
+    monkeypatch.setattr(host_data, "FSUM_MAX_N", 100)
     with pytest.raises(ValueError, match="integer-valued"):
-        host.exact_golden(torch.rand(101))
+        host_data.exact_golden(torch.rand(101))
 
 
 @pytest.mark.parametrize("n", [2**12, 2**16 + 3])
 def test_adversarial_input_defeats_the_naive_sum_but_not_the_trees(n):
-    x = host.adversarial_input(n)
-    g = host.exact_golden(x)
+    x = host_data.adversarial_input(n)
+    g = host_data.exact_golden(x)
     assert g.value == 2**24 + n - 1
-    naive = host.naive_running_sum(x)
+    naive = host_data.naive_running_sum(x)
     assert naive == 2.0**24  # every one of the n-1 ones lost
-    bound = host.error_bound(n, g)
+    bound = host_data.error_bound(n, g)
     assert 0 < bound < abs(naive - g.value)  # the naive error is visibly outside the bound
     for tree in ("interleaved", "sequential"):
-        assert abs(float(host.emulate(x.numpy(), tree)) - g.value) <= bound
+        assert abs(float(host_plan.emulate(x.numpy(), tree)) - g.value) <= bound
 
 
 # -- catalogue and commands ------------------------------------------------------------------------
@@ -180,8 +183,8 @@ def test_host_records():
 
 
 def test_ladder_selection_leaves_seed_001_out_unless_named():
-    assert not [v for v in ladder.ladder_variants("float32") if v.family == "001"]
-    named = ladder.ladder_variants("float32", ["cuda/001-v4-smem"])
+    assert not [v for v in session.ladder_variants("float32") if v.family == "001"]
+    named = session.ladder_variants("float32", ["cuda/001-v4-smem"])
     assert [v.id for v in named] == ["cuda/001-v4-smem"]
 
 
@@ -247,7 +250,7 @@ def test_sweep_finding_states_a_win_only_above_the_spread():
 def test_tables_render_from_rows():
     from rich.console import Console
 
-    from harness.report import host_tables as render_host
+    from harness.report import host_tables
 
     rows = []
     for vid in [*HOST_IDS, *host.PEERS]:
@@ -270,10 +273,10 @@ def test_tables_render_from_rows():
         )
     rows[1]["status"] = "wrong"
     console = Console(width=200, record=True)
-    for t in render_host.seed_tables(rows, "GPU", "float32"):
+    for t in host_tables.seed_tables(rows, "GPU", "float32"):
         console.print(t)
     entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
-    console.print(render_host.sweep_table(entry))
+    console.print(host_tables.sweep_table(entry))
     adv = {
         "n": 4,
         "input": "x",
@@ -283,6 +286,6 @@ def test_tables_render_from_rows():
         "torch_sum_abs_err": 0.0,
         "rows": [{"variant": HOST_IDS[0], "abs_err": 0.0, "bound": 1.0, "ok": True}],
     }
-    console.print(render_host.adversarial_table(adv))
+    console.print(host_tables.adversarial_table(adv))
     text = console.export_text()
     assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text

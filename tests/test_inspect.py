@@ -13,8 +13,7 @@ import math
 
 import pytest
 
-from harness.compile import census as census_mod
-from harness.compile import nvrtc
+from harness.compile import census, nvrtc, sass
 from harness.core import catalogue, dtypes
 from harness.report import porting_doc
 
@@ -42,19 +41,19 @@ SASS = """
 
 
 def test_sass_counts():
-    fns = census_mod.split_sass(SASS)
+    fns = sass.split_sass(SASS)
     assert set(fns) == {"_Z3fooPf", "bar"}
-    c = census_mod.count_sass(fns["_Z3fooPf"])
+    c = sass.count_sass(fns["_Z3fooPf"])
     assert c.ldg == {"32": 0, "64": 1, "128": 1}
     assert (c.shuffles, c.barriers, c.sts, c.lds, c.atomics) == (1, 1, 2, 1, 1)
     assert c.sts_addresses == 1
     assert c.back_edges == 1  # the final self-loop is not a loop
     assert c.instructions == 12
-    assert census_mod.count_sass(fns["bar"]).instructions == 1
+    assert sass.count_sass(fns["bar"]).instructions == 1
 
 
 def test_resource_usage_and_ptx_parsers():
-    usage = census_mod.parse_resource_usage(
+    usage = sass.parse_resource_usage(
         "Resource usage:\n Common:\n  GLOBAL:0\n Function k:\n"
         "  REG:25 STACK:0 SHARED:1024 LOCAL:8 CONSTANT[0]:568 TEXTURE:0\n"
     )
@@ -64,11 +63,11 @@ def test_resource_usage_and_ptx_parsers():
         "\tdiv.rn.f32 %f1, %f2, %f3;\n}\n.visible .entry b()\n{\n\tdiv.s64 %rd1, %rd2, %rd3;\n}\n"
         ".extern .shared .align 16 .b8 global_smem[];\n.shared .align 4 .b8 s[128];\n"
     )
-    parts = census_mod.split_ptx(ptx)
+    parts = sass.split_ptx(ptx)
     assert set(parts) == {"a", "b"}
-    assert census_mod.ptx_int_divrem(parts["a"]) == 1  # the float division does not count
-    assert census_mod.ptx_int_divrem(parts["b"]) == 1
-    assert census_mod.ptx_static_shared(ptx) == 128
+    assert sass.ptx_int_divrem(parts["a"]) == 1  # the float division does not count
+    assert sass.ptx_int_divrem(parts["b"]) == 1
+    assert sass.ptx_static_shared(ptx) == 128
 
 
 # -- the live census ----------------------------------------------------------------------------
@@ -78,8 +77,8 @@ def _tools_ok() -> str | None:
     if not nvrtc.available():
         return "libnvrtc not installed (pip install -e '.[cuda13]')"
     try:
-        census_mod.find_tool("cuobjdump")
-    except census_mod.ToolMissing as e:
+        sass.find_tool("cuobjdump")
+    except sass.ToolMissing as e:
         return str(e)
     return None
 
@@ -88,18 +87,18 @@ needs_tools = pytest.mark.skipif(_tools_ok() is not None, reason=str(_tools_ok()
 
 
 @pytest.fixture(scope="module")
-def rows() -> dict[tuple[str, str], census_mod.Census]:
-    rs = census_mod.census(census_mod.default_selection(), None, "sm_90")
+def rows() -> dict[tuple[str, str], census.Census]:
+    rs = census.census(census.default_selection(), None, "sm_90")
     return {(r.variant, r.dtype): r for r in rs}
 
 
-def _get(rows, vid: str, dtype: str = "float32") -> census_mod.Census:
+def _get(rows, vid: str, dtype: str = "float32") -> census.Census:
     return rows[(vid, dtype)]
 
 
 @needs_tools
 def test_census_covers_every_variant_and_dtype(rows):
-    expected = {(v.id, d) for v, d in census_mod.census_pairs(census_mod.default_selection(), None)}
+    expected = {(v.id, d) for v, d in census.census_pairs(census.default_selection(), None)}
     assert set(rows) == expected
     assert any(k[0].startswith("cuda/") for k in rows) and any(
         k[0].startswith("triton/") for k in rows
@@ -274,25 +273,24 @@ def test_triton_fastest_vector_loads_and_ticket(rows):
 
 def test_triton_fastest_census_job_follows_the_launcher():
     """The compile job for triton/fastest takes its argument types and meta-parameters from
-    harness.launch.single_launch (the launcher's own helpers), not from a copy."""
-    from harness.launch import single_launch
+    the launcher's own helpers (triton_kernels.fastest), not from a copy."""
     from triton_kernels import fastest
 
     v = catalogue.get("triton/fastest")
     for dtype in v.dtypes:
-        job = census_mod.triton_job(v, dtype, "sm_90")
-        t = census_mod.TRITON_DTYPES
+        job = census.triton_job(v, dtype, "sm_90")
+        t = census.TRITON_DTYPES
         acc = t[dtypes.get(dtype).sum_dtype]
         assert job["args"]["x_ptr"] == job["args"]["xa_ptr"] == "*" + t[dtype]
         assert job["args"]["out_ptr"] == job["args"]["part_ptr"] == "*" + acc
         assert job["args"]["count_ptr"] == "*i32"
         assert "x_ptr" not in job["aligned"] and "xa_ptr" in job["aligned"]
-        meta = single_launch.triton_meta(fastest.DEFAULT, dtype, programs=2)
+        meta = fastest.triton_meta(fastest.DEFAULT, dtype, programs=2)
         assert job["constexprs"] == {
             k: meta[k] for k in ("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM", "EVEN")
         }
         assert job["options"] == {"num_warps": meta["num_warps"], "num_stages": meta["num_stages"]}
-    assert census_mod.triton_job(v, "float16", "sm_90")["args"]["out_ptr"] == "*fp32"
+    assert census.triton_job(v, "float16", "sm_90")["args"]["out_ptr"] == "*fp32"
 
 
 @needs_tools
@@ -305,19 +303,19 @@ def test_cli_prints_table_and_json(capsys, tmp_path):
     text = capsys.readouterr().out
     assert "cuda/v3-sequential" in text and "triton/tile-256" in text
     doc = json.loads(out.read_text())
-    assert doc["schema"] == census_mod.SCHEMA and len(doc["census"]) == 2
+    assert doc["schema"] == census.SCHEMA and len(doc["census"]) == 2
     assert main(["inspect", "--variants", "cuda/v8-shuffle-chunked", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["census"][0]["counts"]["shuffles"] >= 10
     # peers are listed, not dropped: library calls, nothing compiled
     assert main(["inspect", "--variants", "cuda/v3-sequential", "peer/torch.sum"]) == 0
-    assert f"{census_mod.NOT_COMPILED}: peer/torch.sum" in capsys.readouterr().out
+    assert f"{census.NOT_COMPILED}: peer/torch.sum" in capsys.readouterr().out
     assert (
         main(["inspect", "--variants", "cuda/v3-sequential", "peer/copy", "--format", "json"]) == 0
     )
     doc = json.loads(capsys.readouterr().out)
     assert [r["variant"] for r in doc["census"]] == ["cuda/v3-sequential"]
     assert [(p["variant"], p["reason"]) for p in doc["not_compiled"]] == [
-        ("peer/copy", census_mod.NOT_COMPILED)
+        ("peer/copy", census.NOT_COMPILED)
     ]
 
 
@@ -346,14 +344,14 @@ def test_porting_doc_is_up_to_date():
 
 
 def test_committed_census_covers_the_catalogue():
-    doc, rs = census_mod.load_document(porting_doc.CENSUS)
+    doc, rs = census.load_document(porting_doc.CENSUS)
     have = {(r.variant, r.dtype) for r in rs}
-    want = {(v.id, d) for v, d in census_mod.census_pairs(census_mod.default_selection(), None)}
+    want = {(v.id, d) for v, d in census.census_pairs(census.default_selection(), None)}
     assert want <= have, f"not in {porting_doc.CENSUS.name}: {sorted(want - have)}"
     assert doc["tools"]["nvrtc"] and doc["tools"]["triton"]
     families = {catalogue.get(r.variant).family for r in rs}
     assert {"ladder", "004", "001", "fastest"} <= families
-    peers = {v.id for v in catalogue.VARIANTS if not census_mod.compiled(v)}
+    peers = {v.id for v in catalogue.VARIANTS if not census.compiled(v)}
     assert peers and {p["variant"] for p in doc["not_compiled"]} == peers
 
 

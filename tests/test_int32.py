@@ -113,7 +113,9 @@ def test_twin_int32_exact(vid, n, dev):
     v = catalogue.get(vid)
     gen = torch.Generator().manual_seed(n)
     inputs = [verify.seed_like_input(n, "int32", "cpu", generator=gen)]
-    inputs += [verify.overflow_input(n, k, "cpu", gen) for k in ("full-range", "alternating")]
+    # full-range wraps partial sums both ways; the other overflow kinds add no property to a sum
+    # modulo 2^32 (see KINDS in tests/test_gpu_int32.py)
+    inputs.append(verify.overflow_input(n, "full-range", "cpu", gen))
     for x in inputs:
         x = x.to(dev)
         r = verify.check_variant(v, x)
@@ -125,13 +127,12 @@ def test_twin_int32_exact(vid, n, dev):
         assert torch.equal(got.to(torch.int64), ref), "per-program partials differ"
 
 
-@pytest.mark.parametrize("kind", ("full-range", "alternating"))
-def test_fastest_int32_overflow_exact(kind, dev):
+def test_fastest_int32_overflow_exact(dev):
     """triton/fastest (one launch, last-program combine) on int32 data chosen to overflow: the
     result equals the wrapped golden exactly (several programs at 70_003 elements)."""
     v = catalogue.get("triton/fastest")
     for n in (5003, 70_003):
-        x = verify.overflow_input(n, kind, dev, torch.Generator().manual_seed(n))
+        x = verify.overflow_input(n, "full-range", dev, torch.Generator().manual_seed(n))
         r = verify.check_variant(v, x)
         assert r.ok and r.exact_required, r.message
         assert r.value == verify.wrap_int32(int(x.to(torch.int64).sum()))
@@ -182,19 +183,3 @@ def test_gmem_in_place_tree_model_partial_tiles(valid):
         if valid < 64:  # the bounded path is race-free: any lane order gives the same sum
             assert _gmem_tree_model(tile, 256, lockstep=False) == want
             assert _gmem_tree_model(tile, 256, lockstep=False, reverse=True) == want
-
-
-def test_unroll_blocks_source_names_the_seed_kernels_and_fixes():
-    from harness.compile import cuda_source
-
-    text = cuda_source.expand("unroll_blocks.cu")
-    for name in (
-        "reduceGmem",
-        "reduceSmem",
-        "reduceGmemUnroll",
-        "reduceSmemUnroll",
-        "reduceSmemDyn",
-        "reduceSmemUnrollDyn",
-    ):
-        assert f"{name} (seed 004)" in text, name
-    assert "idx + 3*blockDim <= n" in text and "return` early" in text

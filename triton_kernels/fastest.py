@@ -3,10 +3,11 @@
 Beyond the seeds (issue 8); the counterpart of cuda/fastest, not its tile twin. Changed from the
 grid-stride twin (triton/grid-stride-1024):
 - programs: from cdiv(n, BLOCK) tiles and at most min(per_sm * SMs, 2048), the SM count read off
-  the device (harness.launch.single_launch.grid_size);
-- work split: grid-stride over whole tiles. EVEN=True (kept for harness/fastest_ablation.py) gives
-  each program one contiguous range instead, as even as units of 32 elements allow, so that all
-  programs finish together; it measured slower, so EVEN_SHARE is False;
+  the device (`program_count` below);
+- work split: grid-stride over whole tiles. EVEN=True (kept for
+  harness/studies/fastest_ablation.py) gives each program one contiguous range instead, as even
+  as units of 32 elements allow, so that all programs finish together; it measured slower, so
+  EVEN_SHARE is False;
 - BLOCK, num_warps, num_stages and per_sm are autotuned (timed with CUDA events, L2 flushed) over
   CONFIGS, once per (device, dtype, size bucket = n.bit_length()) per process: `choose`;
 - alignment: Triton vectorizes a load to 16 bytes only when it can prove the pointer 16-byte
@@ -24,19 +25,31 @@ grid-stride twin (triton/grid-stride-1024):
   addition order) for the same n: `choose` caches per process, and `pin` fixes one.
 - dtypes: float32, int32 (wraps modulo 2^32, as the golden), float64; float16 / bfloat16 are
   widened on load and accumulated in float32, and the result is stored as float32.
+
+The wrapper (below the kernel) is what harness.launch.single_launch calls: `tuned_launch` for a
+plan's launch, `triton_census_spec` for `reduce-ladder inspect`, and the pieces the ablation
+(harness.studies.fastest_ablation) assembles its other shapes from (`kernel_args`, `triton_meta`,
+`launch`, `measure_ms`). It may import harness.core only.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import triton
 import triton.language as tl
 
+from harness.core import dtypes, passes
+
+if TYPE_CHECKING:
+    import torch
+
 MAX_PROGRAMS = 2048  # = the catalogue's max_blocks for triton/fastest
 FBLOCK = 1024  # lanes of the final combine (partials per step)
-EVEN_SHARE = False  # the EVEN split (see above): measured slower (harness/fastest_ablation.py)
+EVEN_SHARE = False  # the EVEN split (see above): measured slower (the ablation)
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,18 @@ CONFIGS: tuple[Config, ...] = (
 )
 DEFAULT = CONFIGS[0]
 
+# Why a tuner of its own and not triton.autotune: what this one does.
+# - A candidate is a whole launch, grid included: per_sm is no kernel parameter but sets the grid
+#   (program_count: min(tiles for its BLOCK, per_sm x SMs)), and the constexpr ONE_PROGRAM (no
+#   partials, no ticket) follows from that grid (`launcher` builds each candidate).
+# - One choice per (device, dtype, size bucket = n.bit_length()): autotune keys its cache on the
+#   exact values of the named arguments and would re-time every new n.
+# - Candidates are timed with the timer every result in this project is measured with
+#   (harness.core.timing.time_ms: CUDA events, L2 flushed by a read, queued behind a gate, median:
+#   `measure_ms`), and the choice is made when a plan is built (harness.launch.single_launch),
+#   so no timed call and no CUDA-graph capture ever contains a tuning run.
+# - The choices are reported (`chosen`, into the fastest bench's result file), can be fixed
+#   (`pin`), and are skipped with REDUCE_LADDER_TRITON_TUNE=0 or without a GPU (DEFAULT).
 _chosen: dict[tuple[str, str, int], Config] = {}
 
 
@@ -101,6 +126,14 @@ def choose(device: str, dtype: str, n: int, time_config) -> Config:
 def chosen() -> dict[str, str]:
     """What the autotuner picked in this process (for result files)."""
     return {f"{d}/{t}/2^{b - 1}..": c.label() for (d, t, b), c in _chosen.items()}
+
+
+def measure_ms(fn: Callable[[], object], n: int) -> float:
+    """One candidate's time over n elements: the median of harness.core.timing.time_ms (5
+    repetitions from 2^27 elements on, else 20; two warm-up calls)."""
+    from harness.core import timing  # torch: only when timing on a GPU
+
+    return timing.time_ms(fn, reps=5 if n >= 2**27 else 20, warmup=2).median_ms
 
 
 @triton.jit(do_not_specialize=["head", "n_bulk"])
@@ -167,3 +200,116 @@ def fastest_kernel(
                 facc += tl.load(part_ptr + idx, mask=idx < nprog, other=0, volatile=True)
             tl.store(out_ptr, tl.sum(facc, axis=0))
             tl.atomic_xchg(count_ptr, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The wrapper: fastest_kernel's arguments, grid and meta-parameters, the tuned launch.
+
+COUNTER_DTYPE = "int32"  # the ticket counter harness.launch.single_launch allocates
+
+
+def head_elements(x: torch.Tensor) -> int:
+    """Elements before x's first 16-byte boundary (capped at n): program 0 adds them through x."""
+    mis = x.data_ptr() % 16
+    head = (16 - mis) // x.element_size() if mis else 0
+    return min(head, x.numel())
+
+
+def kernel_args(
+    x: torch.Tensor, out: torch.Tensor, partials: torch.Tensor, counter: torch.Tensor
+) -> tuple:
+    """fastest_kernel's runtime arguments over x: x, its aligned bulk x[head:], the output, the
+    workspace (partials, counter), head and n_bulk (the last one: what the grid is sized from)."""
+    head = head_elements(x)
+    return (x, x[head:], out, partials, counter, head, x.numel() - head)
+
+
+def program_count(cfg: Config, n_bulk: int, sms: int) -> int:
+    """The grid for configuration cfg: one program per tile, at most cfg.cap(sms)."""
+    return min(cfg.tiles(n_bulk), cfg.cap(sms))
+
+
+def triton_meta(cfg: Config, dtype: str, programs: int) -> dict:
+    """The meta-parameters fastest_kernel is launched with for configuration cfg on a grid of
+    `programs`, JSON-ready: ACC (the accumulator, = the output dtype) by its triton.language
+    name (`launch` turns it into the dtype)."""
+    return dict(
+        BLOCK=cfg.block,
+        FBLOCK=FBLOCK,
+        ACC=dtypes.get(dtype).sum_dtype,
+        ONE_PROGRAM=programs == 1,
+        EVEN=EVEN_SHARE,
+        num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages,
+    )
+
+
+def launch(args: tuple, programs: int, meta: dict) -> Callable[[], None]:
+    """A launch of fastest_kernel with kernel_args' `args` on a grid of `programs`, with `meta`
+    in triton_meta's form."""
+    meta = {**meta, "ACC": getattr(tl, meta["ACC"])}
+    grid = (programs,)
+    return lambda: fastest_kernel[grid](*args, **meta)
+
+
+def launcher(
+    dtype: str, args: tuple, sms: int
+) -> Callable[[Config], tuple[Callable[[], None], int]]:
+    """cfg -> (the launch of fastest_kernel over `args` with cfg, its grid)."""
+    n_bulk = args[-1]
+
+    def for_config(cfg: Config) -> tuple[Callable[[], None], int]:
+        g = program_count(cfg, n_bulk, sms)
+        return launch(args, g, triton_meta(cfg, dtype, g)), g
+
+    return for_config
+
+
+def tuned_launch(
+    dtype: str, x: torch.Tensor, out: torch.Tensor, partials: torch.Tensor, counter: torch.Tensor
+) -> tuple[Callable[[], None], int]:
+    """The launch triton/fastest runs over x (and its grid): the configuration `choose` picks for
+    this device, dtype and size bucket, timed here on a GPU; DEFAULT when interpreted."""
+    for_config = launcher(dtype, kernel_args(x, out, partials, counter), passes.sm_count())
+    if x.device.type != "cuda":
+        return for_config(DEFAULT)
+    import torch
+
+    n = x.numel()
+    cfg = choose(
+        torch.cuda.get_device_name(x.device),
+        dtype,
+        n,
+        lambda c: measure_ms(for_config(c)[0], n),
+    )
+    return for_config(cfg)
+
+
+def triton_census_spec(dtype: str) -> dict:
+    """What `reduce-ladder inspect` compiles for triton/fastest and `dtype`: the arguments of
+    fastest_kernel as kernel_args passes them, and the meta-parameters of the configuration
+    used without tuning (DEFAULT, the first autotune candidate) on a grid of more than one
+    program (the general path: partials, ticket, last-program combine).
+
+    args: parameter -> (element dtype, 16-byte aligned) for pointers (the tensors
+    harness.launch.single_launch allocates: x and its aligned bulk view in the input dtype, out
+    and partials in the accumulator dtype, the counter int32), or "int32" for the scalars head and
+    n_bulk (what Triton types a Python int below 2^31 as; an input of 2^31+ elements compiles a
+    variant with 64-bit scalars). x is the input as given, at any alignment, so it is not
+    declared 16-byte aligned; torch allocations and x[head:] are. The census checks that every
+    non-constexpr parameter is named here.
+    """
+    acc = dtypes.get(dtype).sum_dtype
+    return {
+        "kernel": "fastest_kernel",
+        "args": {
+            "x_ptr": (dtype, False),
+            "xa_ptr": (dtype, True),
+            "out_ptr": (acc, True),
+            "part_ptr": (acc, True),
+            "count_ptr": (COUNTER_DTYPE, True),
+            "head": "int32",
+            "n_bulk": "int32",
+        },
+        "meta": triton_meta(DEFAULT, dtype, programs=2),
+    }

@@ -5,48 +5,78 @@ For each CUDA variant the source is compiled by NVRTC for an explicit architectu
 for each Triton variant the kernel is compiled by `triton.compile` for an explicit GPUTarget with
 the meta-parameters the harness launches it with (BLOCK, TILES, num_warps for the tile twins;
 triton/fastest: the argument types and default configuration harness.launch.single_launch gives,
-`triton_census_spec`). Neither needs a driver. Every dtype a variant lists is censused; peers
-(library calls) have nothing to compile and are listed as such (`not_compiled`).
-The CUBIN is then disassembled with the `cuobjdump` that Triton's wheel ships (or one on PATH /
-in CUDA_HOME), and per kernel the census counts:
+`triton_census_spec`), in harness.compile.triton_compile. Neither needs a driver. Every dtype a
+variant lists is censused; peers (library calls) have nothing to compile and are listed as such
+(`not_compiled`). The CUBIN is then disassembled and counted by harness.compile.sass: registers,
+stack, local memory, static and dynamic shared memory (ptxas for CUDA, the PTX's `.shared`
+declarations for Triton, which puts its scratch in dynamic shared memory: the `shared` bytes it
+asks for at launch), the SASS opcodes that tell the ladder's story and the PTX's integer
+divides. Counts are static (instructions in the binary), not executed instructions.
 
-- resources (cuobjdump --dump-resource-usage): registers per thread, stack frame, local memory;
-  static shared memory (ptxas for CUDA, the PTX's `.shared` declarations for Triton, which puts
-  its scratch in dynamic shared memory: the `shared` bytes it asks for at launch);
-- SASS opcodes that tell the ladder's story: barriers (BAR.*), warp shuffles (SHFL.*), warp
-  reductions (REDUX), __syncwarp (WARPSYNC), shared loads/stores (LDS/STS), global loads by width
-  (LDG: 32/64/128-bit), global stores (STG), atomics (ATOM*/RED*), local loads/stores (LDL/STL),
-  backward branches (loops), all instructions;
-- from the PTX: integer divide/modulo instructions (div/rem on integer types; SASS has no divide
-  instruction, so the PTX is where a `%` or `/` by a run-time value is visible).
-
-Counts are static (instructions in the binary), not executed instructions.
-
-Triton's interpreter (TRITON_INTERPRET=1, which the test suite sets on a CPU machine) replaces the
-kernels by interpreted functions at import, and compiling in such a process is unreliable; the
-Triton part then runs in a child process without the variable (`python -m harness.compile.census
---triton-worker`, JSON on stdin and stdout).
+This module holds the census rows (Census), the selection (`census`, `census_pairs`, `compiled`,
+`not_compiled`) and the JSON document `reduce-ladder inspect --json` writes and
+docs/census-sm_90.json holds (`document`, `load_document`).
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from harness.compile.sass import (
+    Counts,
+    ToolMissing,
+    count_sass,
+    cuobjdump,
+    find_tool,
+    parse_resource_usage,
+    ptx_int_divrem,
+    ptx_static_shared,
+    split_ptx,
+    split_sass,
+    tool_version,
+)
+from harness.compile.triton_compile import compile_triton_jobs, run_triton_jobs
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 
+# The census's public names, those that live in harness.compile.sass and
+# harness.compile.triton_compile included: callers import them from here.
+__all__ = [
+    "NOT_COMPILED",
+    "SCHEMA",
+    "TRITON_DTYPES",
+    "Census",
+    "Counts",
+    "ToolMissing",
+    "census",
+    "census_pairs",
+    "compile_triton_jobs",
+    "compiled",
+    "count_sass",
+    "cuda_census",
+    "default_selection",
+    "document",
+    "element_bytes",
+    "find_tool",
+    "load_document",
+    "not_compiled",
+    "parse_resource_usage",
+    "ptx_int_divrem",
+    "ptx_static_shared",
+    "run_triton_jobs",
+    "split_ptx",
+    "split_sass",
+    "tool_versions",
+    "triton_job",
+    "triton_meta",
+]
+
 SCHEMA = "reduce-ladder/census/1"
-ROOT = Path(__file__).resolve().parents[2]
 # catalogue dtype -> Triton signature type
 TRITON_DTYPES = {
     "float32": "fp32",
@@ -57,58 +87,11 @@ TRITON_DTYPES = {
 }
 
 
-class ToolMissing(RuntimeError):
-    """A compiler or disassembler the census needs is not installed."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Tools
-
-
-@cache
-def find_tool(name: str) -> str:
-    """Path of a CUDA binary tool (cuobjdump, nvdisasm, ptxas): Triton's wheel first, then PATH,
-    CUDA_HOME / CUDA_PATH and /usr/local/cuda."""
-    candidates = []
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("triton")
-        if spec and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                candidates.append(Path(loc) / "backends" / "nvidia" / "bin" / name)
-    except (ImportError, ValueError):
-        pass
-    if found := shutil.which(name):
-        candidates.append(Path(found))
-    for env in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(env):
-            candidates.append(Path(os.environ[env]) / "bin" / name)
-    candidates.append(Path("/usr/local/cuda/bin") / name)
-    for c in candidates:
-        if c.is_file() and os.access(c, os.X_OK):
-            return str(c)
-    raise ToolMissing(
-        f"{name} not found: it ships in Triton's wheel (triton/backends/nvidia/bin), or install a "
-        f"CUDA toolkit and set CUDA_HOME. Looked in: {', '.join(map(str, candidates)) or '-'}"
-    )
-
-
-def _tool_version(name: str) -> str:
-    try:
-        out = subprocess.run(
-            [find_tool(name), "--version"], capture_output=True, text=True, timeout=30
-        ).stdout
-    except (ToolMissing, OSError, subprocess.SubprocessError):
-        return "unavailable"
-    m = re.search(r"release [\d.]+, V([\d.]+)", out)
-    return m.group(1) if m else out.strip().splitlines()[-1] if out.strip() else "unknown"
-
-
 def tool_versions() -> dict[str, str]:
+    """The versions of the tools the census ran (recorded in its document)."""
     from harness.compile import nvrtc
 
-    versions = {"cuobjdump": _tool_version("cuobjdump")}
+    versions = {"cuobjdump": tool_version("cuobjdump")}
     try:
         versions["nvrtc"] = nvrtc.version()
     except nvrtc.NvrtcUnavailable:
@@ -122,137 +105,10 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
-def _cuobjdump(cubin: bytes, *flags: str) -> str:
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "k.cubin"
-        path.write_bytes(cubin)
-        r = subprocess.run(
-            [find_tool("cuobjdump"), *flags, str(path)], capture_output=True, text=True
-        )
-    if r.returncode != 0:
-        raise RuntimeError(f"cuobjdump {' '.join(flags)} failed: {r.stderr.strip()}")
-    return r.stdout
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsing SASS, resource usage and PTX
-
-_FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
-_INSN = re.compile(
-    r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)([^;]*);"
-)
-_RESOURCE = re.compile(r"^\s*Function\s+(\S+):\s*$")
-_FIELD = re.compile(r"([A-Z_]+(?:\[\d+\])?):(\d+)")
-
-
-def split_sass(sass: str) -> dict[str, list[tuple[int, str, str]]]:
-    """cuobjdump --dump-sass text -> {function: [(address, opcode, operands), ...]}."""
-    out: dict[str, list[tuple[int, str, str]]] = {}
-    current: list | None = None
-    for line in sass.splitlines():
-        if m := _FUNCTION.match(line):
-            current = out.setdefault(m.group(1), [])
-        elif current is not None and (m := _INSN.match(line)):
-            current.append((int(m.group(1), 16), m.group(2), m.group(3).strip()))
-    return out
-
-
-def parse_resource_usage(text: str) -> dict[str, dict[str, int]]:
-    """cuobjdump --dump-resource-usage -> {function: {"REG": .., "STACK": .., "SHARED": ..}}."""
-    out: dict[str, dict[str, int]] = {}
-    current = None
-    for line in text.splitlines():
-        if m := _RESOURCE.match(line):
-            current = m.group(1)
-        elif current and "REG:" in line:
-            out[current] = {k: int(v) for k, v in _FIELD.findall(line)}
-            current = None
-    return out
-
-
-def split_ptx(ptx: str) -> dict[str, str]:
-    """PTX module -> {entry name: its text} (from one `.entry` to the next)."""
-    parts = re.split(r"(?m)^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+", ptx)
-    out = {}
-    for part in parts[1:]:
-        m = re.match(r"([A-Za-z_$][\w$]*)", part)
-        if m:
-            out[m.group(1)] = part
-    return out
-
-
-_INT_DIVREM = re.compile(r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b", re.M)
-_STATIC_SHARED = re.compile(r"\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]")
-
-
-def ptx_int_divrem(ptx_entry: str) -> int:
-    """Integer divide / remainder instructions (div.u32, rem.s64, ...) in one PTX entry."""
-    return len(_INT_DIVREM.findall(ptx_entry))
-
-
-def ptx_static_shared(ptx: str) -> int:
-    """Bytes of non-extern `.shared` arrays declared in a PTX module (Triton declares none)."""
-    return sum(
-        int(m.group(1))
-        for line in ptx.splitlines()
-        if ".extern" not in line and (m := _STATIC_SHARED.search(line))
-    )
-
-
-@dataclass
-class Counts:
-    barriers: int = 0  # BAR.* (__syncthreads and friends)
-    shuffles: int = 0  # SHFL.*
-    warp_reductions: int = 0  # REDUX (redux.sync: a warp-wide integer reduction in one instruction)
-    warpsyncs: int = 0  # WARPSYNC (__syncwarp, where the compiler keeps one)
-    lds: int = 0
-    sts: int = 0
-    sts_addresses: int = 0  # distinct address operands of the STS (1: every store hits slot tid)
-    ldg: dict[str, int] = field(default_factory=lambda: {"32": 0, "64": 0, "128": 0})
-    stg: int = 0
-    atomics: int = 0  # ATOM, ATOMG, ATOMS, RED, REDG
-    local_ops: int = 0  # LDL / STL (spills, or arrays the compiler put in local memory)
-    back_edges: int = 0  # branches to a lower address (loops), the final self-loop excluded
-    instructions: int = 0
-
-
-def count_sass(insns: list[tuple[int, str, str]]) -> Counts:
-    c = Counts(instructions=len(insns))
-    sts_addresses = set()
-    for addr, op, operands in insns:
-        head, *mods = op.split(".")
-        if head == "BAR":
-            c.barriers += 1
-        elif head == "SHFL":
-            c.shuffles += 1
-        elif head == "REDUX":
-            c.warp_reductions += 1
-        elif head == "WARPSYNC":
-            c.warpsyncs += 1
-        elif head == "LDS":
-            c.lds += 1
-        elif head == "STS":
-            c.sts += 1
-            sts_addresses.add(operands.split(",")[0].strip())
-        elif head == "LDG":
-            width = "128" if "128" in mods else "64" if "64" in mods else "32"
-            c.ldg[width] += 1
-        elif head == "STG":
-            c.stg += 1
-        elif head in ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"):
-            c.atomics += 1
-        elif head in ("LDL", "STL"):
-            c.local_ops += 1
-        elif head in ("BRA", "JMP"):
-            m = re.search(r"0x([0-9a-f]+)", operands)
-            if m and int(m.group(1), 16) < addr:
-                c.back_edges += 1
-    c.sts_addresses = len(sts_addresses)
-    return c
-
-
 @dataclass
 class Census:
+    """One census row: one kernel (variant, dtype) compiled for one architecture."""
+
     variant: str
     backend: str
     stage: str
@@ -304,8 +160,8 @@ def _cuda_compiled(source: str, arch: str):
     from harness.compile import nvrtc
 
     r = nvrtc.compile_file(source, arch)
-    sass = split_sass(_cuobjdump(r.cubin, "--dump-sass"))
-    usage = parse_resource_usage(_cuobjdump(r.cubin, "--dump-resource-usage"))
+    sass = split_sass(cuobjdump(r.cubin, "--dump-sass"))
+    usage = parse_resource_usage(cuobjdump(r.cubin, "--dump-resource-usage"))
     return r, sass, usage, split_ptx(r.ptx)
 
 
@@ -352,9 +208,9 @@ def triton_meta(v: Variant) -> dict:
 
 
 def _single_launch_spec(v: Variant, dtype: str) -> dict:
-    from harness.launch import single_launch
+    from triton_kernels.fastest import triton_census_spec
 
-    spec = single_launch.triton_census_spec(dtype)
+    spec = triton_census_spec(dtype)
     if spec["kernel"] != v.kernel:
         raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
     return spec
@@ -400,127 +256,10 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     }
 
 
-def _make_source(fn, job: dict):
-    """A triton.compiler.ASTSource for `fn` (a JITFunction): argument types from job["args"] (by
-    default pointers `*_ptr` of job["dtype"], declared 16-byte aligned, other arguments i32),
-    constexprs from the job. Written for Triton 3.3+ (signature names every argument, constexprs
-    keyed by (index,)); older keyings are tried if that is refused."""
-    import triton.language as tl
-    from triton.compiler import ASTSource
-
-    explicit = job.get("args")
-    aligned = set(job.get("aligned") or ())
-    if explicit is not None:
-        runtime = {p.name for p in fn.params if not p.is_constexpr}
-        if runtime != set(explicit):
-            raise ValueError(
-                f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
-                f"{sorted(runtime)} (update the spec beside its launcher)"
-            )
-    sig, by_index, by_name, attrs = {}, {}, {}, {}
-    for i, p in enumerate(fn.params):
-        if p.is_constexpr:
-            if p.name not in job["constexprs"]:
-                raise ValueError(f"{fn.__name__}: no value for constexpr {p.name}")
-            val = job["constexprs"][p.name]
-            if p.name in job.get("tl_dtypes", ()):
-                val = getattr(tl, val)
-            sig[p.name] = "constexpr"
-            by_index[(i,)] = val
-            by_name[p.name] = val
-            continue
-        if explicit is not None:
-            sig[p.name] = explicit[p.name]
-            is_aligned = p.name in aligned
-        elif p.name.endswith("_ptr"):
-            sig[p.name] = "*" + job["dtype"]
-            is_aligned = True  # torch allocations are 16-byte aligned
-        else:
-            sig[p.name] = "i32"
-            is_aligned = False
-        if is_aligned and sig[p.name].startswith("*"):
-            attrs[(i,)] = [["tt.divisibility", 16]]
-    attempts = (
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index, attrs=attrs),
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index),
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_name),
-    )
-    err: Exception | None = None
-    for make in attempts:
-        try:
-            return make()
-        except (TypeError, KeyError, AttributeError, ValueError) as e:
-            err = e
-    raise RuntimeError(f"this Triton's ASTSource refused every known signature form: {err}")
-
-
-def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
-    """Compile each job in this process (needs real JITFunctions: no TRITON_INTERPRET)."""
-    import importlib
-    import warnings
-
-    import triton
-    from triton.backends.compiler import GPUTarget
-
-    out = []
-    for job in jobs:
-        module = importlib.import_module(f"triton_kernels.{job['module']}")
-        fn = getattr(module, job["kernel"])
-        target = GPUTarget("cuda", job["capability"], 32)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            k = triton.compile(_make_source(fn, job), target=target, options=job["options"])
-        md = k.metadata
-        shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
-        name = md.get("name") if isinstance(md, dict) else getattr(md, "name", job["kernel"])
-        out.append(
-            {
-                "name": name or job["kernel"],
-                "shared": int(shared or 0),
-                "ptx": k.asm["ptx"],
-                "cubin": base64.b64encode(k.asm["cubin"]).decode(),
-            }
-        )
-    return out
-
-
-def _in_process_ok() -> bool:
-    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
-        return False
-    from triton.runtime.jit import JITFunction
-
-    from triton_kernels import fastest, tiles
-
-    return all(
-        isinstance(k, JITFunction) for k in (tiles.adjacent_tiles_kernel, fastest.fastest_kernel)
-    )
-
-
-def run_triton_jobs(jobs: list[dict]) -> list[dict]:
-    """Compile in this process when Triton is not interpreting, else in a child process."""
-    if not jobs:
-        return []
-    if _in_process_ok():
-        return compile_triton_jobs(jobs)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    r = subprocess.run(
-        [sys.executable, "-m", "harness.compile.census", "--triton-worker"],
-        input=json.dumps(jobs),
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-    )
-    if r.returncode != 0:
-        raise RuntimeError(f"Triton compile worker failed:\n{r.stderr.strip()[-4000:]}")
-    return json.loads(r.stdout)
-
-
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
     cubin = base64.b64decode(art["cubin"])
-    sass = split_sass(_cuobjdump(cubin, "--dump-sass"))
-    usage = parse_resource_usage(_cuobjdump(cubin, "--dump-resource-usage"))
+    sass = split_sass(cuobjdump(cubin, "--dump-sass"))
+    usage = parse_resource_usage(cuobjdump(cubin, "--dump-resource-usage"))
     name = art["name"] if art["name"] in sass else next(iter(sass), art["name"])
     use = usage.get(name, {})
     ptx = split_ptx(art["ptx"])
@@ -622,17 +361,3 @@ def load_document(path: str | Path) -> tuple[dict, list[Census]]:
 def default_selection() -> list[Variant]:
     """Every CUDA and Triton variant, the wrong demonstrations included (they compile too)."""
     return [v for v in catalogue.VARIANTS if compiled(v)]
-
-
-def _worker() -> int:
-    jobs = json.loads(sys.stdin.read())
-    print(json.dumps(compile_triton_jobs(jobs)))
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--triton-worker"]:
-        sys.exit(_worker())
-    sys.exit(
-        "usage: python -m harness.compile.census --triton-worker  (use `reduce-ladder inspect`)"
-    )

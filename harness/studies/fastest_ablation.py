@@ -5,7 +5,8 @@
 For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
 - cuda/fastest as the catalogue launches it, and its kernel in the shapes of CUDA_SHAPES: FLAGS 0
   (grid-stride tiles, fence + atomicAdd ticket, UNROLL 4: the first measured design), each FAST_*
-  switch of cuda_kernels/fastest.cu alone, then other UNROLL / threads / blocks per SM / grid
+  switch of cuda_kernels/fastest.cu alone (the helpers prefetch_ticket_line, block_vectors and
+  last_block_done hold the alternatives), then other UNROLL / threads / blocks per SM / grid
   policies (all with today's last-tile loads: issued together);
 - triton/fastest with EVEN False (grid-stride) and True, and with the balanced grid, each
   autotuned here over triton_kernels.fastest.CONFIGS;
@@ -30,12 +31,34 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from harness.core import dtypes
+from harness.core import dtypes, passes
+
+if TYPE_CHECKING:
+    from harness.launch.single_launch import FastestPlan
+    from triton_kernels.fastest import Config
+
+# How many blocks (programs) a persistent grid gets for `tiles` tiles when at most `cap` fit:
+# "capped" (production: harness.launch.single_launch, triton_kernels.fastest): min(tiles, cap), so
+# the last grid-stride round may hold only a few blocks, which then read their extra tile alone;
+# "balanced": the same number of rounds, cdiv(tiles, cap), with the fewest blocks that still cover
+# the tiles, so every round but the last is full and the last one nearly so. Both are measured here.
+GRID_POLICIES = ("capped", "balanced")
+
+
+def grid_size(tiles: int, cap: int, policy: str) -> int:
+    if policy not in GRID_POLICIES:
+        raise ValueError(f"grid policy {policy!r}; known: {', '.join(GRID_POLICIES)}")
+    tiles, cap = max(tiles, 1), max(cap, 1)
+    if policy == "capped" or tiles <= cap:
+        return min(tiles, cap)
+    return passes.cdiv(tiles, passes.cdiv(tiles, cap))
+
 
 # cuda/fastest's kernel in other shapes: label -> (FLAGS, threads, UNROLL, per_sm, grid policy).
 # FLAGS are cuda_kernels/fastest.cu's FAST_* switches (1 even share, 2 prefetched ticket, 4 acq_rel
-# ticket); the grid policies are harness.launch.single_launch.GRID_POLICIES.
+# ticket); the grid policies are GRID_POLICIES above.
 CUDA_SHAPES: dict[str, tuple[int, int, int, int, str]] = {
     "F0 fence ticket": (0, 256, 4, 4, "capped"),
     "F1 even share": (1, 256, 4, 4, "capped"),
@@ -63,36 +86,69 @@ def catalogue_label() -> str:
 LAUNCH_FLOOR = "launch_floor<0>"
 
 
+def cuda_shape_launch(
+    plan: FastestPlan, flags: int, threads: int, unroll: int, per_sm: int, policy: str
+) -> Callable[[], None]:
+    """cuda/fastest's kernel instantiated with FLAGS / threads / UNROLL, on `plan`'s input and
+    workspace, with a grid of per_sm blocks per SM under `policy`, on torch's current stream."""
+    from harness.compile import cuda_loader
+    from harness.launch import single_launch
+    from harness.launch.stream import on_torch_stream
+
+    v = plan.variant
+    kern = cuda_loader.kernel_by_expression(v.source, cuda_expression(flags, threads, unroll))
+    tiles = single_launch.vector_tiles(plan.dtype, plan.n, threads, unroll)
+    cap = min(v.launch.max_blocks, per_sm * passes.sm_count())
+    grid, block = (grid_size(tiles, cap, policy),), (threads,)
+    args = single_launch.cuda_args(plan.x, plan.outs[0], *plan.workspace)
+
+    def go() -> None:
+        with on_torch_stream():
+            kern(grid, block, args)
+
+    return go
+
+
+def triton_shape_launcher(
+    plan: FastestPlan, even: bool, policy: str
+) -> Callable[[Config], Callable[[], None]]:
+    """cfg -> a launch of triton/fastest's kernel on `plan`'s input and workspace with the EVEN
+    split on or off and a grid under `policy`."""
+    from triton_kernels import fastest
+
+    args = fastest.kernel_args(plan.x, plan.outs[0], *plan.workspace)
+    n_bulk, sms = args[-1], passes.sm_count()
+
+    def launcher(cfg: Config) -> Callable[[], None]:
+        g = grid_size(cfg.tiles(n_bulk), cfg.cap(sms), policy)
+        meta = {**fastest.triton_meta(cfg, plan.dtype, g), "EVEN": even}
+        return fastest.launch(args, g, meta)
+
+    return launcher
+
+
 def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, object]]:
     """label -> launch, and label -> the tensor (or callable) that holds the result."""
-    from harness.compile import cuda_loader
-    from harness.core import catalogue, timing
-    from harness.launch import peers, single_launch
-    from harness.launch import plan as runner
-    from triton_kernels import fastest as tfast
+    from harness.core import catalogue
+    from harness.launch import peers
+    from harness.launch.plan import make_plan
+    from triton_kernels import fastest
 
     fns: dict[str, Callable[[], object]] = {}
     outs: dict[str, object] = {}
     cv = catalogue.get("cuda/fastest")
-    plan = runner.make_plan(cv, x)
+    plan = make_plan(cv, x)
     key = f"cuda {catalogue_label()}"
-    fns[key], outs[key] = plan.launches[0], plan.outs[0]
-    for label, (flags, threads, unroll, per_sm, policy) in CUDA_SHAPES.items():
-        plan = runner.make_plan(cv, x)
-        kern = cuda_loader.kernel_by_expression(cv.source, cuda_expression(flags, threads, unroll))
+    fns[key], outs[key] = plan.launch, plan.outs[0]
+    for label, shape in CUDA_SHAPES.items():
+        plan = make_plan(cv, x)
         key = f"cuda {label}"
-        fns[key] = single_launch.cuda_launch_with(
-            plan, kern, threads=threads, unroll=unroll, per_sm=per_sm, policy=policy
-        )
-        outs[key] = plan.outs[0]
+        fns[key], outs[key] = cuda_shape_launch(plan, *shape), plan.outs[0]
     tv = catalogue.get("triton/fastest")
     for even, policy in ((False, "capped"), (True, "capped"), (False, "balanced")):
-        plan = runner.make_plan(tv, x)
-        launcher = single_launch.triton_launcher_for(plan, even, policy)
-        times = {
-            cfg: timing.time_ms(launcher(cfg), reps=5 if n >= 2**27 else 20, warmup=2).median_ms
-            for cfg in tfast.CONFIGS
-        }
+        plan = make_plan(tv, x)
+        launcher = triton_shape_launcher(plan, even, policy)
+        times = {cfg: fastest.measure_ms(launcher(cfg), n) for cfg in fastest.CONFIGS}
         best = min(times, key=times.get)
         key = f"triton {'even' if even else 'grid-stride'} {policy} {best.label()}"
         fns[key] = launcher(best)

@@ -1,0 +1,210 @@
+"""Reading what the CUDA binary tools say about a CUBIN: SASS opcodes, resources and the PTX.
+
+The compiler census (harness.compile.census) compiles a kernel, disassembles its CUBIN with the
+`cuobjdump` that Triton's wheel ships (or one on PATH / in CUDA_HOME) and counts, per kernel:
+
+- resources (cuobjdump --dump-resource-usage): registers per thread, stack frame, local memory;
+- SASS opcodes that tell the ladder's story: barriers (BAR.*), warp shuffles (SHFL.*), warp
+  reductions (REDUX), __syncwarp (WARPSYNC), shared loads/stores (LDS/STS), global loads by width
+  (LDG: 32/64/128-bit), global stores (STG), atomics (ATOM*/RED*), local loads/stores (LDL/STL),
+  backward branches (loops), all instructions;
+- from the PTX: integer divide/modulo instructions (div/rem on integer types; SASS has no divide
+  instruction, so the PTX is where a `%` or `/` by a run-time value is visible), and the static
+  `.shared` arrays a module declares.
+
+Counts are static (instructions in the binary), not executed instructions. Nothing here needs a
+GPU or knows about the catalogue: text in, numbers out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+
+class ToolMissing(RuntimeError):
+    """A compiler or disassembler the census needs is not installed."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools
+
+
+@cache
+def find_tool(name: str) -> str:
+    """Path of a CUDA binary tool (cuobjdump, nvdisasm, ptxas): Triton's wheel first, then PATH,
+    CUDA_HOME / CUDA_PATH and /usr/local/cuda."""
+    candidates = []
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("triton")
+        if spec and spec.submodule_search_locations:
+            for loc in spec.submodule_search_locations:
+                candidates.append(Path(loc) / "backends" / "nvidia" / "bin" / name)
+    except (ImportError, ValueError):
+        pass
+    if found := shutil.which(name):
+        candidates.append(Path(found))
+    for env in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(env):
+            candidates.append(Path(os.environ[env]) / "bin" / name)
+    candidates.append(Path("/usr/local/cuda/bin") / name)
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    raise ToolMissing(
+        f"{name} not found: it ships in Triton's wheel (triton/backends/nvidia/bin), or install a "
+        f"CUDA toolkit and set CUDA_HOME. Looked in: {', '.join(map(str, candidates)) or '-'}"
+    )
+
+
+def tool_version(name: str) -> str:
+    """The release of a CUDA binary tool ("13.1.80"), or "unavailable" when it is missing."""
+    try:
+        out = subprocess.run(
+            [find_tool(name), "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (ToolMissing, OSError, subprocess.SubprocessError):
+        return "unavailable"
+    m = re.search(r"release [\d.]+, V([\d.]+)", out)
+    return m.group(1) if m else out.strip().splitlines()[-1] if out.strip() else "unknown"
+
+
+def cuobjdump(cubin: bytes, *flags: str) -> str:
+    """cuobjdump's text output for a CUBIN held in memory (written to a temporary file)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "k.cubin"
+        path.write_bytes(cubin)
+        r = subprocess.run(
+            [find_tool("cuobjdump"), *flags, str(path)], capture_output=True, text=True
+        )
+    if r.returncode != 0:
+        raise RuntimeError(f"cuobjdump {' '.join(flags)} failed: {r.stderr.strip()}")
+    return r.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing SASS, resource usage and PTX
+
+_FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
+_INSN = re.compile(
+    r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)([^;]*);"
+)
+_RESOURCE = re.compile(r"^\s*Function\s+(\S+):\s*$")
+_FIELD = re.compile(r"([A-Z_]+(?:\[\d+\])?):(\d+)")
+
+
+def split_sass(sass: str) -> dict[str, list[tuple[int, str, str]]]:
+    """cuobjdump --dump-sass text -> {function: [(address, opcode, operands), ...]}."""
+    out: dict[str, list[tuple[int, str, str]]] = {}
+    current: list | None = None
+    for line in sass.splitlines():
+        if m := _FUNCTION.match(line):
+            current = out.setdefault(m.group(1), [])
+        elif current is not None and (m := _INSN.match(line)):
+            current.append((int(m.group(1), 16), m.group(2), m.group(3).strip()))
+    return out
+
+
+def parse_resource_usage(text: str) -> dict[str, dict[str, int]]:
+    """cuobjdump --dump-resource-usage -> {function: {"REG": .., "STACK": .., "SHARED": ..}}."""
+    out: dict[str, dict[str, int]] = {}
+    current = None
+    for line in text.splitlines():
+        if m := _RESOURCE.match(line):
+            current = m.group(1)
+        elif current and "REG:" in line:
+            out[current] = {k: int(v) for k, v in _FIELD.findall(line)}
+            current = None
+    return out
+
+
+def split_ptx(ptx: str) -> dict[str, str]:
+    """PTX module -> {entry name: its text} (from one `.entry` to the next)."""
+    parts = re.split(r"(?m)^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+", ptx)
+    out = {}
+    for part in parts[1:]:
+        m = re.match(r"([A-Za-z_$][\w$]*)", part)
+        if m:
+            out[m.group(1)] = part
+    return out
+
+
+_INT_DIVREM = re.compile(r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b", re.M)
+_STATIC_SHARED = re.compile(r"\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]")
+
+
+def ptx_int_divrem(ptx_entry: str) -> int:
+    """Integer divide / remainder instructions (div.u32, rem.s64, ...) in one PTX entry."""
+    return len(_INT_DIVREM.findall(ptx_entry))
+
+
+def ptx_static_shared(ptx: str) -> int:
+    """Bytes of non-extern `.shared` arrays declared in a PTX module (Triton declares none)."""
+    return sum(
+        int(m.group(1))
+        for line in ptx.splitlines()
+        if ".extern" not in line and (m := _STATIC_SHARED.search(line))
+    )
+
+
+@dataclass
+class Counts:
+    """Static SASS counts of one kernel (instructions in the binary, not executed ones)."""
+
+    barriers: int = 0  # BAR.* (__syncthreads and friends)
+    shuffles: int = 0  # SHFL.*
+    warp_reductions: int = 0  # REDUX (redux.sync: a warp-wide integer reduction in one instruction)
+    warpsyncs: int = 0  # WARPSYNC (__syncwarp, where the compiler keeps one)
+    lds: int = 0
+    sts: int = 0
+    sts_addresses: int = 0  # distinct address operands of the STS (1: every store hits slot tid)
+    ldg: dict[str, int] = field(default_factory=lambda: {"32": 0, "64": 0, "128": 0})
+    stg: int = 0
+    atomics: int = 0  # ATOM, ATOMG, ATOMS, RED, REDG
+    local_ops: int = 0  # LDL / STL (spills, or arrays the compiler put in local memory)
+    back_edges: int = 0  # branches to a lower address (loops), the final self-loop excluded
+    instructions: int = 0
+
+
+def count_sass(insns: list[tuple[int, str, str]]) -> Counts:
+    """The Counts of one function's instructions, as split_sass gives them."""
+    c = Counts(instructions=len(insns))
+    sts_addresses = set()
+    for addr, op, operands in insns:
+        head, *mods = op.split(".")
+        if head == "BAR":
+            c.barriers += 1
+        elif head == "SHFL":
+            c.shuffles += 1
+        elif head == "REDUX":
+            c.warp_reductions += 1
+        elif head == "WARPSYNC":
+            c.warpsyncs += 1
+        elif head == "LDS":
+            c.lds += 1
+        elif head == "STS":
+            c.sts += 1
+            sts_addresses.add(operands.split(",")[0].strip())
+        elif head == "LDG":
+            width = "128" if "128" in mods else "64" if "64" in mods else "32"
+            c.ldg[width] += 1
+        elif head == "STG":
+            c.stg += 1
+        elif head in ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"):
+            c.atomics += 1
+        elif head in ("LDL", "STL"):
+            c.local_ops += 1
+        elif head in ("BRA", "JMP"):
+            m = re.search(r"0x([0-9a-f]+)", operands)
+            if m and int(m.group(1), 16) < addr:
+                c.back_edges += 1
+    c.sts_addresses = len(sts_addresses)
+    return c

@@ -1,0 +1,155 @@
+"""Compile Triton kernels for an explicit target, without a GPU: the Triton half of the census.
+
+A job (built by harness.compile.census.triton_job, JSON-ready) names a kernel of triton_kernels/,
+its argument types and meta-parameters and the target's compute capability; `triton.compile`
+with a GPUTarget needs no driver. Each compiled job comes back as its kernel name, the dynamic
+shared memory it asks for, its PTX and its CUBIN (base64), which the census disassembles.
+
+Triton's interpreter (TRITON_INTERPRET=1, which the test suite sets on a CPU machine) replaces the
+kernels by interpreted functions at import, and compiling in such a process is unreliable; the
+jobs then run in a child process without the variable (`python -m harness.compile.triton_compile
+--triton-worker`, JSON on stdin and stdout).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _make_source(fn, job: dict):
+    """A triton.compiler.ASTSource for `fn` (a JITFunction): argument types from job["args"] (by
+    default pointers `*_ptr` of job["dtype"], declared 16-byte aligned, other arguments i32),
+    constexprs from the job. Written for Triton 3.3+ (signature names every argument, constexprs
+    keyed by (index,)); older keyings are tried if that is refused."""
+    import triton.language as tl
+    from triton.compiler import ASTSource
+
+    explicit = job.get("args")
+    aligned = set(job.get("aligned") or ())
+    if explicit is not None:
+        runtime = {p.name for p in fn.params if not p.is_constexpr}
+        if runtime != set(explicit):
+            raise ValueError(
+                f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
+                f"{sorted(runtime)} (update the spec beside its launcher)"
+            )
+    sig, by_index, by_name, attrs = {}, {}, {}, {}
+    for i, p in enumerate(fn.params):
+        if p.is_constexpr:
+            if p.name not in job["constexprs"]:
+                raise ValueError(f"{fn.__name__}: no value for constexpr {p.name}")
+            val = job["constexprs"][p.name]
+            if p.name in job.get("tl_dtypes", ()):
+                val = getattr(tl, val)
+            sig[p.name] = "constexpr"
+            by_index[(i,)] = val
+            by_name[p.name] = val
+            continue
+        if explicit is not None:
+            sig[p.name] = explicit[p.name]
+            is_aligned = p.name in aligned
+        elif p.name.endswith("_ptr"):
+            sig[p.name] = "*" + job["dtype"]
+            is_aligned = True  # torch allocations are 16-byte aligned
+        else:
+            sig[p.name] = "i32"
+            is_aligned = False
+        if is_aligned and sig[p.name].startswith("*"):
+            attrs[(i,)] = [["tt.divisibility", 16]]
+    attempts = (
+        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index, attrs=attrs),
+        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index),
+        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_name),
+    )
+    err: Exception | None = None
+    for make in attempts:
+        try:
+            return make()
+        except (TypeError, KeyError, AttributeError, ValueError) as e:
+            err = e
+    raise RuntimeError(f"this Triton's ASTSource refused every known signature form: {err}")
+
+
+def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
+    """Compile each job in this process (needs real JITFunctions: no TRITON_INTERPRET)."""
+    import importlib
+    import warnings
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    out = []
+    for job in jobs:
+        module = importlib.import_module(f"triton_kernels.{job['module']}")
+        fn = getattr(module, job["kernel"])
+        target = GPUTarget("cuda", job["capability"], 32)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            k = triton.compile(_make_source(fn, job), target=target, options=job["options"])
+        md = k.metadata
+        shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
+        name = md.get("name") if isinstance(md, dict) else getattr(md, "name", job["kernel"])
+        out.append(
+            {
+                "name": name or job["kernel"],
+                "shared": int(shared or 0),
+                "ptx": k.asm["ptx"],
+                "cubin": base64.b64encode(k.asm["cubin"]).decode(),
+            }
+        )
+    return out
+
+
+def _in_process_ok() -> bool:
+    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+        return False
+    from triton.runtime.jit import JITFunction
+
+    from triton_kernels import fastest, tiles
+
+    return all(
+        isinstance(k, JITFunction) for k in (tiles.adjacent_tiles_kernel, fastest.fastest_kernel)
+    )
+
+
+def run_triton_jobs(jobs: list[dict]) -> list[dict]:
+    """Compile in this process when Triton is not interpreting, else in a child process."""
+    if not jobs:
+        return []
+    if _in_process_ok():
+        return compile_triton_jobs(jobs)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness.compile.triton_compile", "--triton-worker"],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    if r.returncode != 0:
+        raise RuntimeError(f"Triton compile worker failed:\n{r.stderr.strip()[-4000:]}")
+    return json.loads(r.stdout)
+
+
+def _worker() -> int:
+    jobs = json.loads(sys.stdin.read())
+    print(json.dumps(compile_triton_jobs(jobs)))
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--triton-worker"]:
+        sys.exit(_worker())
+    sys.exit(
+        "usage: python -m harness.compile.triton_compile --triton-worker  "
+        "(use `reduce-ladder inspect`)"
+    )

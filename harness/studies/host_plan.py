@@ -1,0 +1,305 @@
+"""Seed 001's host loop, planned and run: data in HOST memory, the scalar back on the host.
+
+The trip, as the seed builds it: copy the host data to the device; launch the block reduction (one
+partial per 2 x 1024-element tile) again and again over the partials, swapping two partial buffers,
+until one value is left; copy that value back. The variants (catalogue family "001") differ in
+their block kernel (V0, V1, V4; Triton twins: tl.sum over the same tile) and in how the data
+reaches the device (Variant.staging):
+
+  pageable  the data in ordinary (pageable) host memory; one synchronous copy (V0, V1)
+  pinned    the data in page-locked memory, one async copy (V2, V4). The pinned buffer is allocated
+            and filled OUTSIDE the timed region, as the seed's V2 allocates its host input with
+            cudaMallocHost: the timed trip starts from data already in pinned memory.
+  streams   pinned, cut into chunks (a multiple of the tile); chunk i is copied with an async copy
+            on stream i % S and its first pass is launched on the same stream, so copies of later
+            chunks overlap kernels of earlier ones; the partials land where one pass over the
+            whole array would put them, and the remaining passes run after all streams (V3).
+
+Nothing here writes the caller's host array: the in-place kernels (V0..V3) work on the device copy.
+Here: the pure planning (passes, chunks, where a chunk's partials go, a numpy emulation of the
+kernels' arithmetic), the staging (device buffers shared by the variants at one size), the
+launchers and HostRunner (one variant bound to one staged size: its trip).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from harness.check import verify
+from harness.core import catalogue, dtypes
+from harness.core.catalogue import HOST_TILE, Variant
+from harness.core.passes import Pass, cdiv, plan_passes
+
+STAGINGS = ("pageable", "pinned", "streams")
+THREADS = HOST_TILE.threads
+TILE = HOST_TILE.threads * HOST_TILE.tiles  # 2048 elements per block / program
+DEFAULT_PIPELINE = (4, 2**22)  # (streams, chunk elements) of V3 in the table
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure planning (no GPU): passes, chunks, where a chunk's partials go
+
+
+def host_passes(n: int) -> list[Pass]:
+    """The seed's host loop for n elements: ceil(n / 2048) blocks, then again over the partials.
+    log_2048(n) launches: 2^11, 2^22, 2^33 elements take 1, 2, 3 (the seed's own count)."""
+    return plan_passes(HOST_TILE, n)
+
+
+def round_chunk(chunk: int) -> int:
+    """A chunk is a whole number of tiles, so each chunk's blocks are the single pass's blocks."""
+    if chunk < 1:
+        raise ValueError(f"chunk must be >= 1 element, got {chunk}")
+    return cdiv(chunk, TILE) * TILE
+
+
+def chunk_ranges(n: int, chunk: int) -> list[tuple[int, int]]:
+    """[start, stop) of each chunk of the pipeline (the last one may be short)."""
+    c = round_chunk(chunk)
+    return [(a, min(n, a + c)) for a in range(0, n, c)]
+
+
+def chunk_partials(a: int, b: int) -> tuple[int, int]:
+    """Where chunk [a, b)'s first-pass partials go in the partial buffer: [a/2048, that + blocks).
+    Because a is a multiple of the tile, this is exactly the slice one whole pass would write."""
+    if a % TILE:
+        raise ValueError(f"chunk start {a} is not a multiple of the tile {TILE}")
+    return a // TILE, a // TILE + cdiv(b - a, TILE)
+
+
+def emulate(x: np.ndarray, tree: str) -> np.generic:
+    """The CUDA kernels' arithmetic in numpy, pass by pass, in x's dtype (float32 rounds after
+    every add, int32 wraps): tree "interleaved" is V0's order, "sequential" V1's (= V2, V3, V4:
+    V4 adds the same pairs in the same order). Out-of-range elements are padded with 0, which
+    equals the kernels' `right < n` skip since v + 0 = v. The GPU results must match it BIT FOR BIT.
+    """
+    if tree not in ("interleaved", "sequential"):
+        raise ValueError(f"unknown tree {tree!r}")
+    a = np.asarray(x).reshape(-1)
+    while True:
+        blocks = cdiv(a.size, TILE)
+        t = np.zeros((blocks, TILE), dtype=a.dtype)
+        t.reshape(-1)[: a.size] = a
+        with np.errstate(over="ignore"):
+            if tree == "interleaved":
+                stride = 1
+                while stride < TILE:
+                    t[:, 0 :: 2 * stride] += t[:, stride :: 2 * stride]
+                    stride *= 2
+            else:
+                stride = TILE // 2
+                while stride >= 1:
+                    t[:, :stride] += t[:, stride : 2 * stride]
+                    stride //= 2
+        a = t[:, 0].copy()
+        if blocks == 1:
+            return a[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Device side: buffers shared by the variants at one size, and one runner per variant
+
+
+@dataclass
+class Staged:
+    """The host data and the device buffers of one size, shared by every variant (saves time and
+    memory at 2^30+). `host` is the caller's array: read, never written."""
+
+    host: torch.Tensor
+    dev: torch.Tensor
+    parts: tuple[torch.Tensor, torch.Tensor]
+    result: torch.Tensor  # one element of pinned host memory: where the scalar lands
+    _pinned: torch.Tensor | None = None
+
+    @property
+    def n(self) -> int:
+        return self.host.numel()
+
+    @property
+    def pinned(self) -> torch.Tensor:
+        """The data in page-locked memory: allocated and filled once, outside any timed region
+        (the caller's array itself when it is already pinned)."""
+        if self._pinned is None:
+            if self.host.is_pinned():
+                self._pinned = self.host
+            else:
+                self._pinned = torch.empty(self.n, dtype=self.host.dtype, pin_memory=True)
+                self._pinned.copy_(self.host)
+        return self._pinned
+
+    def poison(self) -> None:
+        for p in self.parts:
+            dtypes.poison_(p)
+
+
+def stage(x: torch.Tensor | np.ndarray) -> Staged:
+    """Device buffers for host array x (a CPU tensor or a numpy array, any shape: flattened)."""
+    if isinstance(x, np.ndarray):
+        x = torch.from_numpy(np.ascontiguousarray(x))
+    if x.device.type != "cpu":
+        raise ValueError(f"seed 001 reduces HOST data; got a tensor on {x.device}")
+    dtypes.name_of(x.dtype)  # a clear error for unsupported dtypes
+    x = x.reshape(-1)
+    if not x.is_contiguous():
+        x = x.contiguous()  # a private copy: the caller's view is left as it is
+    n = x.numel()
+    if n < 1:
+        raise ValueError("seed 001 needs n >= 1")
+    ps = host_passes(n)
+    sizes = (ps[0].blocks, ps[1].blocks if len(ps) > 1 else 1)
+    parts = tuple(torch.empty(s, dtype=x.dtype, device="cuda") for s in sizes)
+    result = torch.empty(1, dtype=x.dtype, pin_memory=True)
+    return Staged(x, torch.empty(n, dtype=x.dtype, device="cuda"), parts, result)
+
+
+Launcher = Callable[[torch.Tensor, torch.Tensor, int, torch.cuda.Stream], None]
+
+
+def _launcher(v: Variant, dtype: str) -> Launcher:
+    """launch(inp, out, n_in, stream): one pass of v's block kernel, 1024 threads, 2048-element
+    tiles, ceil(n_in / 2048) blocks."""
+    if v.backend == "cuda":
+        from harness.compile import cuda_loader
+        from harness.launch.stream import on_torch_stream
+
+        kern = cuda_loader.kernel(v, dtype)
+
+        def launch_cuda(inp, out, n_in, stream):
+            # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
+            args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), np.uint64(n_in))
+            with on_torch_stream(stream):
+                kern((cdiv(n_in, TILE),), (THREADS,), args)
+
+        return launch_cuda
+
+    from triton_kernels import tiles
+
+    fn = getattr(tiles, v.kernel)
+
+    def launch_triton(inp, out, n_in, stream):
+        with torch.cuda.stream(stream):
+            fn[(cdiv(n_in, TILE),)](
+                inp, out, n_in, BLOCK=THREADS, TILES=HOST_TILE.tiles, num_warps=THREADS // 32
+            )
+
+    return launch_triton
+
+
+_STREAM_POOL: list[torch.cuda.Stream] = []
+
+
+def _streams(k: int) -> list[torch.cuda.Stream]:
+    while len(_STREAM_POOL) < k:
+        _STREAM_POOL.append(torch.cuda.Stream())
+    return _STREAM_POOL[:k]
+
+
+@dataclass
+class HostRunner:
+    """One variant bound to one Staged size: everything but the trip itself is prepared here."""
+
+    variant: Variant
+    staged: Staged
+    streams: int = DEFAULT_PIPELINE[0]
+    chunk: int = DEFAULT_PIPELINE[1]
+    passes: list[Pass] = field(init=False)
+    dtype: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        v = self.variant
+        if v.family != "001":
+            raise ValueError(f"{v.id} is not a seed-001 variant (family 001)")
+        self.dtype = dtypes.name_of(self.staged.host.dtype)
+        if self.dtype not in v.dtypes:
+            raise ValueError(f"{v.id} supports {', '.join(v.dtypes)}, not {self.dtype}")
+        if self.streams < 1:
+            raise ValueError(f"streams must be >= 1, got {self.streams}")
+        self.passes = host_passes(self.staged.n)
+        self._launch = _launcher(v, self.dtype)
+        s = self.staged
+        self._rest = [
+            (s.parts[(k - 1) % 2], s.parts[k % 2], p.n) for k, p in enumerate(self.passes) if k
+        ]
+        self._final = s.parts[(len(self.passes) - 1) % 2]
+        if v.staging == "streams":
+            src = s.pinned
+            self._chunks = []
+            for a, b in chunk_ranges(s.n, self.chunk):
+                lo, _ = chunk_partials(a, b)
+                self._chunks.append((s.dev[a:b], src[a:b], s.parts[0][lo:], b - a))
+            self._pool = _streams(self.streams)
+        elif v.staging == "pinned":
+            _ = s.pinned  # allocated and filled now, outside every timed region
+
+    def trip(self, events: Sequence[torch.cuda.Event] | None = None) -> float | int:
+        """Host data -> device -> passes -> the scalar on the host. events: 4 CUDA events (start,
+        after H2D, after the kernels, after D2H); the pipeline skips the second."""
+        s = self.staged
+        main = torch.cuda.current_stream()
+        if events:
+            events[0].record(main)
+        if self.variant.staging == "streams":
+            self._pipeline(main)
+        else:
+            if self.variant.staging == "pageable":
+                s.dev.copy_(s.host)  # from pageable memory: the driver stages it, synchronously
+            else:
+                s.dev.copy_(s.pinned, non_blocking=True)
+            if events:
+                events[1].record(main)
+            self._launch(s.dev, s.parts[0], s.n, main)
+        for inp, out, n_in in self._rest:
+            self._launch(inp, out, n_in, main)
+        if events:
+            events[2].record(main)
+        s.result.copy_(self._final[:1], non_blocking=True)
+        if events:
+            events[3].record(main)
+        main.synchronize()
+        return verify.as_number(s.result[0])
+
+    def run_passes(self, stream: torch.cuda.Stream) -> None:
+        """Every pass over the data already on the device (staged.dev): the chain of kernels
+        alone, no transfer (what kernels_alone times)."""
+        s = self.staged
+        self._launch(s.dev, s.parts[0], s.n, stream)
+        for inp, out, n_in in self._rest:
+            self._launch(inp, out, n_in, stream)
+
+    def _pipeline(self, main: torch.cuda.Stream) -> None:
+        pool = self._pool
+        for st in pool:
+            st.wait_stream(main)  # the previous trip's passes read the partial buffer
+        for i, (dev, src, out, n_in) in enumerate(self._chunks):
+            st = pool[i % len(pool)]
+            with torch.cuda.stream(st):
+                dev.copy_(src, non_blocking=True)
+            self._launch(dev, out, n_in, st)
+        for st in pool:
+            main.wait_stream(st)
+
+
+def reduce_host(
+    x: torch.Tensor | np.ndarray | Staged,
+    variant: str | Variant,
+    *,
+    streams: int = DEFAULT_PIPELINE[0],
+    chunk: int = DEFAULT_PIPELINE[1],
+) -> float | int:
+    """Sum of host array x by a seed-001 variant, as a Python number (x is never modified)."""
+    v = catalogue.get(variant) if isinstance(variant, str) else variant
+    s = x if isinstance(x, Staged) else stage(x)
+    return HostRunner(v, s, streams=streams, chunk=chunk).trip()
+
+
+def check_host(
+    v: Variant, s: Staged, g: verify.Golden, *, streams: int = 4, chunk: int = 2**22
+) -> verify.CheckResult:
+    """One checked trip: poisoned partials, the result against the exact golden and its bound."""
+    s.poison()
+    value = HostRunner(v, s, streams=streams, chunk=chunk).trip()
+    return verify.compare(v, dtypes.name_of(s.host.dtype), s.n, value, g)

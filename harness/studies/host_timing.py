@@ -1,0 +1,142 @@
+"""Timing seed 001's trips: end to end on the host clock, split by CUDA events.
+
+Timing (METHOD.md): the end-to-end time is the host clock from a synchronized start to the scalar
+read on the host (that is what a caller waits for, Python launch cost included); CUDA events on the
+stream split it into H2D copy, kernels (all passes) and D2H (the 4-byte result), except for the
+pipeline, whose copies and kernels overlap by design (its device total is reported). Warm-up trips
+first (kernel compilation stays out); median of the repetitions; no L2 flush (the data arrives
+over PCIe, where a user's would). GB/s = bytes of host data reduced / end-to-end time.
+Beside the trips: what a user would write with torch (peer_trip), the H2D copy alone (the
+copy-engine bound) and the kernels alone.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import torch
+
+from harness.core.catalogue import Variant
+from harness.studies.host_plan import HostRunner, Staged
+
+
+def _median(xs: list[float]) -> float | None:
+    return statistics.median(xs) if xs else None
+
+
+def _spread(xs: list[float]) -> float:
+    xs = sorted(xs)
+    if len(xs) < 2:
+        return 0.0
+    return xs[int(0.9 * (len(xs) - 1) + 0.5)] - xs[int(0.1 * (len(xs) - 1) + 0.5)]
+
+
+def time_trips(
+    trip: Callable[[Sequence[torch.cuda.Event] | None], object],
+    *,
+    reps: int | None,
+    split: bool = True,
+    warmup: int = 2,
+    target_ms: float = 150.0,
+    max_reps: int = 50,
+) -> dict:
+    """Median end-to-end milliseconds (host clock) and the event split of a trip (split=False:
+    the trip records no event after its copy, e.g. the pipeline)."""
+    for _ in range(warmup):
+        trip(None)
+    if reps is None:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        trip(None)
+        est = max((time.perf_counter() - t0) * 1e3, 1e-3)
+        reps = int(min(max_reps, max(5, target_ms / est)))
+    wall, h2d, kern, d2h, dev_total = [], [], [], [], []
+    for _ in range(reps):
+        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        trip(ev)
+        wall.append((time.perf_counter() - t0) * 1e3)
+        torch.cuda.synchronize()
+        dev_total.append(ev[0].elapsed_time(ev[3]))
+        d2h.append(ev[2].elapsed_time(ev[3]))
+        if split:
+            h2d.append(ev[0].elapsed_time(ev[1]))
+            kern.append(ev[1].elapsed_time(ev[2]))
+    e2e = statistics.median(wall)
+    out = {
+        "reps": reps,
+        "e2e_ms": e2e,
+        "e2e_min_ms": min(wall),
+        "e2e_spread_ms": _spread(wall),
+        "device_ms": statistics.median(dev_total),
+        "d2h_ms": statistics.median(d2h),
+        "h2d_ms": _median(h2d),
+        "kernels_ms": _median(kern),
+    }
+    if out["h2d_ms"] is not None:
+        out["h2d_share"] = out["h2d_ms"] / e2e
+        out["kernels_share"] = out["kernels_ms"] / e2e
+    return out
+
+
+def peer_trip(kind: str, s: Staged) -> Callable[[Sequence[torch.cuda.Event] | None], float]:
+    """What a user would write: x.cuda().sum().item() (pageable), or from pinned memory."""
+    pinned = kind.endswith("pinned")
+    src = s.pinned if pinned else s.host
+
+    def trip(ev=None):
+        main = torch.cuda.current_stream()
+        if ev:
+            ev[0].record(main)
+        d = src.to("cuda", non_blocking=pinned)
+        if ev:
+            ev[1].record(main)
+        r = d.sum()
+        if ev:
+            ev[2].record(main)
+        value = r.item()
+        if ev:
+            ev[3].record(main)
+        return value
+
+    return trip
+
+
+def h2d_alone(s: Staged, reps: int = 5) -> dict:
+    """The copy-engine bound: the pinned (and pageable) H2D copy of all n elements, nothing else,
+    timed with events; GB/s = bytes / time."""
+    nbytes = s.n * s.host.element_size()
+    out = {"bytes": nbytes}
+    for kind, src, nb in (("pinned", s.pinned, True), ("pageable", s.host, False)):
+        s.dev.copy_(src, non_blocking=nb)
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            s.dev.copy_(src, non_blocking=nb)
+            b.record()
+            torch.cuda.synchronize()
+            ts.append(a.elapsed_time(b))
+        ms = statistics.median(ts)
+        out[f"{kind}_ms"], out[f"{kind}_gbps"] = ms, nbytes / ms / 1e6
+    return out
+
+
+def kernels_alone(v: Variant, s: Staged, reps: int = 5) -> float:
+    """Median ms of v's passes on data already on the device (the chain, no transfer)."""
+    r = HostRunner(v, s)
+    main = torch.cuda.current_stream()
+    ts = []
+    for i in range(reps + 1):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        r.run_passes(main)
+        b.record()
+        torch.cuda.synchronize()
+        if i:  # the first one warms up
+            ts.append(a.elapsed_time(b))
+    return statistics.median(ts)

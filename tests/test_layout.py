@@ -1,0 +1,433 @@
+"""The harness's layout (issue 12), checked on the source tree with `ast`, no import executed.
+
+- harness/ holds only __init__.py and __main__.py at the top; every sub-package is a layer.
+- Each layer's __init__.py opens with a docstring that says what it may import, and names no
+  higher layer there.
+- No module in harness/ or triton_kernels/ is longer than MAX_LINES lines.
+- Every import (module level, inside functions, under `if TYPE_CHECKING:`, and
+  importlib.import_module("...") with a literal name) respects the layer order
+  core < compile < launch < check < report < studies < cli: a module imports its own layer or a
+  lower one. triton_kernels/ imports harness.core only, and core does not import triton_kernels
+  (it sits between core and compile).
+- No import cycle between the modules of harness/ and triton_kernels/, function-level imports
+  counted (a cycle hidden in a function still makes the modules depend on each other). An edge
+  is what the statement names: `from a.b import c` is an edge to a.b.c when that is a module,
+  else to a.b; the parent packages a statement runs implicitly are not edges (every module would
+  otherwise sit in a cycle through harness/__init__.py, which imports the public API).
+- No `mapping == "..."`, `mapping != "..."`, `mapping in ("...", ...)` string switch (nor a
+  `match` on a mapping with string cases) outside harness/core/mappings.py: a tile mapping is an
+  object that knows its grid, its reference partials, its chain length and its Triton
+  meta-parameters.
+
+Every failure names the file and line. The checker's own functions are tested first, on small
+snippets, so that a check that passes is known to be able to fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("harness", "triton_kernels")
+LAYERS = ("core", "compile", "launch", "check", "report", "studies", "cli")
+RANK = {layer: i for i, layer in enumerate(LAYERS)}
+TOP = len(LAYERS)  # harness/__init__.py and __main__.py: above every layer
+TRITON_KERNELS_RANK = 0.5  # imports core only; imported by compile and above
+MAX_LINES = 400
+MAPPINGS_MODULE = "harness.core.mappings"
+TOP_LEVEL_ALLOWED = {"__init__.py", "__main__.py"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The checker (pure functions of module names and source text)
+
+
+@dataclass(frozen=True)
+class Import:
+    target: str  # the module (or package) the statement names, resolved to a known one
+    line: int
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@cache
+def source_files() -> tuple[Path, ...]:
+    return tuple(sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")))
+
+
+@cache
+def known_modules() -> frozenset[str]:
+    return frozenset(module_name(p) for p in source_files())
+
+
+def _absolute(module: str | None, level: int, importer: str, is_package: bool) -> str:
+    if not level:
+        return module or ""
+    base = importer.split(".")
+    base = base if is_package else base[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def imports_of(
+    importer: str, text: str, modules: Iterable[str], is_package: bool = False
+) -> list[Import]:
+    """Every import `importer` makes (anywhere in its tree) of a module in `modules`, resolved."""
+    modules = frozenset(modules)
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module, node.level, importer, is_package)
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names
+            ]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and getattr(node.func, "attr", getattr(node.func, "id", None))
+            in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        for name in names:
+            if (target := resolve(name)) is not None:
+                found.append(Import(target, node.lineno))
+    return found
+
+
+def rank(module: str) -> float:
+    """A module's place in the layer order (TOP for harness/__init__ and __main__)."""
+    parts = module.split(".")
+    if parts[0] == "triton_kernels":
+        return TRITON_KERNELS_RANK
+    if len(parts) == 1 or parts[1] not in RANK:
+        return TOP
+    return RANK[parts[1]]
+
+
+def layer_violations(importer: str, imports: Iterable[Import]) -> list[tuple[int, str]]:
+    """(line, message) for each import that reaches above the importer's layer."""
+    out = []
+    own = rank(importer)
+    for imp in imports:
+        if importer.startswith("triton_kernels"):
+            if imp.target.startswith("harness") and not (
+                imp.target == "harness.core" or imp.target.startswith("harness.core.")
+            ):
+                out.append((imp.line, f"triton_kernels may import harness.core only: {imp.target}"))
+            continue
+        if own == TOP:
+            continue  # harness/__init__.py, harness/__main__.py: the entry points
+        if rank(imp.target) > own:
+            out.append((imp.line, f"{importer} (layer {_layer(importer)}) imports {imp.target}"))
+    return out
+
+
+def _layer(module: str) -> str:
+    r = rank(module)
+    if r == TRITON_KERNELS_RANK:
+        return "triton_kernels"
+    return LAYERS[int(r)] if r < TOP else "top"
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (or a self-import), each as
+    one cycle through it (Tarjan's algorithm, iterative; then a path search inside the SCC)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    sccs: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                scc = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    scc.append(m)
+                    if m == node:
+                        break
+                if len(scc) > 1 or node in graph.get(node, ()):
+                    sccs.append(sorted(scc))
+    return [_cycle_in(graph, set(scc)) for scc in sccs]
+
+
+def _cycle_in(graph: dict[str, set[str]], scc: set[str]) -> list[str]:
+    """One cycle through the first module of a strongly connected component (breadth first)."""
+    start = min(scc)
+    parent: dict[str, str] = {}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(parent[path[-1]])
+                return [*reversed(path), start]
+            if nxt in scc and nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    raise AssertionError(f"no cycle through {start} in {sorted(scc)}")
+
+
+def _is_mapping(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "mapping"
+
+
+def _is_str_or_strs(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return bool(node.elts) and all(_is_str_or_strs(e) for e in node.elts)
+    return False
+
+
+def mapping_switches(text: str) -> list[int]:
+    """Lines that compare an attribute named `mapping` with a string (==, !=, in, not in, either
+    side), or `match` on one with string cases."""
+    lines = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for (a, b), op in zip(itertools.pairwise(operands), node.ops, strict=True):
+                if not isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn):
+                    continue
+                if (_is_mapping(a) and _is_str_or_strs(b)) or (
+                    _is_mapping(b) and _is_str_or_strs(a) and isinstance(op, ast.Eq | ast.NotEq)
+                ):
+                    lines.append(node.lineno)
+                    break
+        elif (
+            isinstance(node, ast.Match)
+            and _is_mapping(node.subject)
+            and any(
+                isinstance(c.pattern, ast.MatchValue) and _is_str_or_strs(c.pattern.value)
+                for c in node.cases
+            )
+        ):
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+# ---------------------------------------------------------------------------------------------
+# The checker, tested on snippets (each check can fail)
+
+
+def test_checker_resolves_every_kind_of_import():
+    mods = {"harness", "harness.core", "harness.core.a", "harness.launch", "harness.launch.p"}
+    text = (
+        "import os\n"
+        "from harness.core import a\n"
+        "def f():\n"
+        "    from harness.launch import p\n"
+        "    import harness.launch.p.sub\n"
+        "if True:\n"
+        "    from . import a as b\n"
+        "import importlib\n"
+        "importlib.import_module('harness.launch')\n"
+    )
+    got = imports_of("harness.core.x", text, mods)
+    assert sorted((i.target, i.line) for i in got) == [
+        ("harness.core.a", 2),
+        ("harness.core.a", 7),
+        ("harness.launch", 9),
+        ("harness.launch.p", 4),
+        ("harness.launch.p", 5),
+    ]
+    bad = layer_violations("harness.core.x", got)
+    assert [line for line, _ in bad] == [4, 5, 9]  # the function-level ones included
+    assert not layer_violations("harness.studies.s", got)
+    tk = [Import("harness.launch.p", 3), Import("harness.core.a", 4)]
+    assert [line for line, _ in layer_violations("triton_kernels.k", tk)] == [3]
+    assert layer_violations("harness.core.x", [Import("triton_kernels.k", 1)])
+    assert not layer_violations("harness.compile.x", [Import("triton_kernels.k", 1)])
+
+
+def test_checker_finds_cycles_and_only_cycles():
+    acyclic = {"a": {"b", "c"}, "b": {"c"}, "c": set()}
+    assert find_cycles(acyclic) == []
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
+    assert sorted(find_cycles(graph)) == [["a", "b", "c", "a"], ["e", "e"]]
+
+
+def test_checker_finds_mapping_switches():
+    text = (
+        "if launch.mapping == 'tiles':\n"  # 1
+        "    pass\n"
+        "x = v.launch.mapping in ('split-pair', 'grid-stride')\n"  # 3
+        "y = 'chunked' != self.mapping\n"  # 4
+        "z = launch.mapping == other.mapping\n"  # not a string switch
+        "w = launch.mapping.grid(n)\n"
+        "match launch.mapping:\n"  # 7
+        "    case 'tiles':\n"
+        "        pass\n"
+        "u = mapping == 'tiles'\n"  # a plain name, not an attribute: not this check's target
+    )
+    assert mapping_switches(text) == [1, 3, 4, 7]
+
+
+# ---------------------------------------------------------------------------------------------
+# The tree
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@cache
+def _parsed() -> dict[str, tuple[Path, str]]:
+    return {module_name(p): (p, p.read_text()) for p in source_files()}
+
+
+@cache
+def _imports() -> dict[str, list[Import]]:
+    mods = known_modules()
+    return {
+        m: imports_of(m, text, mods, is_package=path.name == "__init__.py")
+        for m, (path, text) in _parsed().items()
+    }
+
+
+def test_harness_has_only_init_and_main_at_the_top():
+    extra = sorted(
+        p.name
+        for p in (ROOT / "harness").iterdir()
+        if p.suffix == ".py" and p.name not in TOP_LEVEL_ALLOWED
+    )
+    assert not extra, "top-level modules in harness/ (move them into a layer): " + ", ".join(
+        f"harness/{name}:1" for name in extra
+    )
+
+
+def test_every_sub_package_is_a_layer():
+    problems = []
+    for p in sorted((ROOT / "harness").iterdir()):
+        if not p.is_dir() or p.name == "__pycache__":
+            continue
+        if p.name not in RANK:
+            problems.append(f"harness/{p.name}/: not a layer of {LAYERS}")
+        elif not (p / "__init__.py").is_file():
+            problems.append(f"harness/{p.name}/__init__.py: missing")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_layer_docstring_says_what_it_may_import(layer):
+    path = ROOT / "harness" / layer / "__init__.py"
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    where = f"{_rel(path)}:1"
+    assert doc, f"{where}: no docstring (say what the package owns and what it may import)"
+    low = doc.lower()
+    if layer == "core":
+        ok = "imports nothing else from harness" in low or "may import: nothing" in low
+        assert ok, f"{where}: the docstring must say that core imports nothing else from harness"
+        return
+    assert "may import" in low, f"{where}: the docstring must say what it may import"
+    allowed = low.split("may import", 1)[1].split("\n\n", 1)[0]  # to the paragraph's end
+    named_higher = [
+        other for other in LAYERS[RANK[layer] + 1 :] if re.search(rf"\b{other}\b", allowed)
+    ]
+    assert not named_higher, f"{where}: names a higher layer as importable: {named_higher}"
+
+
+def test_no_module_over_the_line_limit():
+    long = []
+    for path, text in _parsed().values():
+        n = len(text.splitlines())
+        if n > MAX_LINES:
+            long.append(f"{_rel(path)}:{MAX_LINES + 1}: {n} lines (limit {MAX_LINES})")
+    assert not long, "modules over the limit:\n" + "\n".join(long)
+
+
+def test_imports_respect_the_layer_order():
+    bad = []
+    for module, imports in _imports().items():
+        path = _parsed()[module][0]
+        for line, message in layer_violations(module, imports):
+            bad.append(f"{_rel(path)}:{line}: {message}")
+    assert not bad, (
+        f"imports against the layer order {' < '.join(LAYERS)} (triton_kernels: harness.core "
+        "only):\n" + "\n".join(sorted(bad))
+    )
+
+
+def test_no_import_cycles():
+    graph: dict[str, set[str]] = {m: set() for m in _parsed()}
+    where: dict[tuple[str, str], int] = {}
+    for module, imports in _imports().items():
+        for imp in imports:
+            if imp.target != module:  # a package naming itself (from . import x) is no cycle
+                graph[module].add(imp.target)
+                where.setdefault((module, imp.target), imp.line)
+    cycles = find_cycles(graph)
+    lines = []
+    for cycle in cycles:
+        hops = [
+            f"{_rel(_parsed()[a][0])}:{where[(a, b)]}: {a} imports {b}"
+            for a, b in itertools.pairwise(cycle)
+        ]
+        lines.append(" -> ".join(cycle) + "\n    " + "\n    ".join(hops))
+    assert not cycles, "import cycles:\n" + "\n".join(lines)
+
+
+def test_no_mapping_string_switches_outside_the_mappings():
+    found = []
+    for module, (path, text) in _parsed().items():
+        if module == MAPPINGS_MODULE:
+            continue
+        for line in mapping_switches(text):
+            found.append(f"{_rel(path)}:{line}")
+    assert not found, (
+        f"`mapping ==` / `!=` / `in (...)` string switches outside {MAPPINGS_MODULE} (ask the "
+        "mapping object instead):\n" + "\n".join(found)
+    )
