@@ -95,8 +95,10 @@ METRICS: tuple[Metric, ...] = (
            "Achieved occupancy: active warps as a % of the SM's maximum while it is active."),
     Metric("registers", "launch__registers_per_thread", "max",
            "Registers per thread the kernel was compiled to (occupancy's first limit)."),
-    Metric("grid_size", "launch__grid_size", "max", "Blocks launched (the largest pass)."),
-    Metric("block_size", "launch__block_size", "max", "Threads per block."),
+    Metric("grid_size", "launch__grid_size", "max",
+           "Blocks launched (over the passes: the largest grid)."),
+    Metric("block_size", "launch__block_size", "max",
+           "Threads per block (the launch configuration ncu saw)."),
     Metric("warp_cycles_per_issue", "smsp__average_warp_latency_per_inst_issued.ratio", "inst",
            "Average cycles between two instructions issued by one warp: the total the stall "
            "reasons below divide up."),

@@ -265,6 +265,19 @@ def profile(
     return doc
 
 
+def merge(docs: list[dict]) -> dict:
+    """Several profile documents (one per dtype / size run) as one: runs and results in order."""
+    if not docs:
+        raise ValueError("nothing to merge")
+    out = {**docs[0], "runs": [], "results": []}
+    for d in docs:
+        if d.get("schema") != SCHEMA:
+            raise ValueError(f"not a profile document (schema {d.get('schema')!r})")
+        out["runs"] += d["runs"]
+        out["results"] += d["results"]
+    return out
+
+
 def find(doc: dict, variant: str, n: int | None = None, dtype: str | None = None) -> dict | None:
     """The result record of `variant` (at n / dtype if given) in a profile document."""
     for r in doc.get("results", []):
