@@ -269,6 +269,12 @@ def test_verdicts():
     assert "UNEXPECTED" in sanitize.verdict("cuda/v3-sequential", race)
     mem = {**clean, "memcheck": {**clean["memcheck"], "records": 1, "errors": 1}}
     assert sanitize.verdict("cuda/v3-sequential", mem) == "FLAGGED by memcheck"
+    crashed = {**clean, "initcheck": {**clean["initcheck"], "run_failed": "float32 n=1000: x"}}
+    assert sanitize.verdict("cuda/v3-sequential", crashed).startswith("FAILED to run")
+    killed = {**clean, "synccheck": {**clean["synccheck"], "incomplete": True}}
+    assert sanitize.verdict("cuda/v3-sequential", killed) == "did not complete under synccheck"
+    doc = {"variants": [{"variant": "cuda/v3-sequential", "verdict": "FAILED to run under x"}]}
+    assert sanitize.failures(doc | {"kernels": []})
     assert "NOT flagged" in sanitize.verdict("cuda/demo-004-gmem-early-return", clean)
     assert "flagged by memcheck" in sanitize.verdict("cuda/demo-004-gmem-early-return", mem)
 

@@ -304,8 +304,9 @@ def derive(m: dict[str, float | None]) -> dict:
         if m.get(f"stall_{r}") is not None
     }
     d["stall_share"] = {r: s for r, s in shares.items() if s is not None}
-    ranked = sorted(d["stall_share"].items(), key=lambda kv: kv[1], reverse=True)
-    d["top_stalls"] = [[r, s] for r, s in ranked[:3] if r != "selected" or s > 0]
+    # "selected" is the issue cycle itself, part of the total but not a stall
+    stalls = [(r, s) for r, s in d["stall_share"].items() if r != "selected"]
+    d["top_stalls"] = [[r, s] for r, s in sorted(stalls, key=lambda kv: kv[1], reverse=True)[:3]]
     return d
 
 

@@ -129,13 +129,15 @@ def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
     restore()
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push(range_name(v.id))
-    if profiler_api:
-        torch.cuda.profiler.start()
-    run()
-    torch.cuda.synchronize()
-    if profiler_api:
-        torch.cuda.profiler.stop()
-    torch.cuda.nvtx.range_pop()
+    try:
+        if profiler_api:
+            torch.cuda.profiler.start()
+        run()
+        torch.cuda.synchronize()
+        if profiler_api:
+            torch.cuda.profiler.stop()
+    finally:
+        torch.cuda.nvtx.range_pop()
     return launches
 
 
@@ -163,7 +165,6 @@ def run(
             for v in variants:
                 if dtype not in v.dtypes:
                     continue
-                x = verify.seed_like_input(n, dtype, "cuda")
                 entry = {
                     "variant": v.id,
                     "dtype": dtype,
@@ -171,13 +172,19 @@ def run(
                     "range": range_name(v.id),
                     "wrong": v.wrong,
                 }
-                entry.update(_check_demo(v, x) if is_demo(v) else _check(v, x))
-                if mode == "profile":
-                    entry["launches"] = _profiled(v, x, profiler_api)
+                try:
+                    x = verify.seed_like_input(n, dtype, "cuda")
+                    entry.update(_check_demo(v, x) if is_demo(v) else _check(v, x))
+                    if mode == "profile":
+                        entry["launches"] = _profiled(v, x, profiler_api)
+                except Exception as e:  # recorded, and the next variant still runs
+                    # (a CUDA error is sticky: what follows it fails too, and says so)
+                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                    entry.update(ok=False, message=msg, launches=0, error=True)
                 manifest.append(entry)
-                verdict = (
-                    "ok" if entry["ok"] else ("wrong sum (a demonstration)" if v.wrong else "WRONG")
-                )
+                verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
+                if v.wrong and not entry.get("error"):
+                    verdict = "ok" if entry["ok"] else "wrong sum (a demonstration)"
                 print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
     return manifest
 
@@ -208,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     manifest = run(variants, sizes, args.dtypes, args.mode, args.profiler_api)
     if args.manifest:
         Path(args.manifest).write_text(json.dumps(manifest, indent=1, default=str) + "\n")
-    failed = [e for e in manifest if not e["ok"] and not e["wrong"]]
+    failed = [e for e in manifest if not e["ok"] and (e.get("error") or not e["wrong"])]
     return 1 if failed else 0
 
 

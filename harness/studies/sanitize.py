@@ -22,6 +22,8 @@ include_wrong, each expected to be flagged by the tool DEMO_TOOL names.
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +114,7 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]
     return out
 
 
-def command(tool_path: str, tool: str, batch: Batch) -> list[str]:
+def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str]:
     import sys
 
     return [
@@ -134,6 +136,8 @@ def command(tool_path: str, tool: str, batch: Batch) -> list[str]:
         *batch.dtypes,
         "--n",
         *(str(n) for n in batch.sizes),
+        "--manifest",
+        str(manifest),
         "--variant",
         *(v.id for v in batch.variants),
     ]
@@ -186,6 +190,7 @@ def verdict(vid: str, tools: dict[str, dict]) -> str:
         flagged = got["records"] > 0
         return f"seed bug {'flagged' if flagged else 'NOT flagged'} by {tool} (expected)"
     incomplete = [t for t, c in tools.items() if c.get("incomplete")]
+    run_failed = [f"{t} ({c['run_failed']})" for t, c in tools.items() if c.get("run_failed")]
     flagged = [t for t, c in tools.items() if t != "racecheck" and c["records"]]
     race = tools.get("racecheck", {})
     reports, hazards = race.get("records", 0), race.get("hazards", 0)
@@ -196,6 +201,8 @@ def verdict(vid: str, tools: dict[str, dict]) -> str:
         return "did not complete under " + ", ".join(incomplete)
     if flagged:
         return "FLAGGED by " + ", ".join(flagged)
+    if run_failed:
+        return "FAILED to run under " + "; ".join(run_failed)
     if reports:
         why = "volatile warp-synchronous form" if vid in VOLATILE_SHARED else "UNEXPECTED"
         return f"racecheck hazards reported ({why}): {reports} report(s), {hazards} hazards"
@@ -215,6 +222,7 @@ def sanitize(
     if raw_dir:
         raw_dir.mkdir(parents=True, exist_ok=True)
     names = kernel_names(variants)
+    work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))
     doc: dict = {
         "schema": SCHEMA,
         "device": device.device_info(),
@@ -230,7 +238,9 @@ def sanitize(
         for batch in plan_batches(variants, sizes):
             if progress:
                 progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
-            cmd = command(path, tool, batch)
+            manifest = work / f"sanitize-{tool}-{batch.label}.manifest.json"
+            manifest.unlink(missing_ok=True)
+            cmd = command(path, tool, batch, manifest)
             timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
             done = gpu_tools.run(cmd, timeout=timeout, env=ENV)
             log_name = f"sanitize-{tool}-{batch.label}.txt"
@@ -269,10 +279,17 @@ def sanitize(
                         "kinds": f.kinds,
                     }
                 )
+            ran = json.loads(manifest.read_text()) if manifest.is_file() else None
             for v in batch.variants:
                 counts = _variant_counts(log, names, v.id)
-                if not log.complete or done.timed_out:
+                if not log.complete or done.timed_out or ran is None:
                     counts["incomplete"] = True
+                failed = [e for e in ran or [] if e["variant"] == v.id and not e["ok"]]
+                if failed and (not v.wrong or any(e.get("error") for e in failed)):
+                    e = failed[0]
+                    counts["run_failed"] = (
+                        f"{e['dtype']} n={e['n']}: {e.get('message', 'wrong sum')}"
+                    )
                 per_variant[v.id][tool] = counts
     for v in variants:
         doc["variants"].append(
@@ -292,7 +309,7 @@ def sanitize(
 def failures(doc: dict) -> list[str]:
     """Verdicts that fail a sanitize run: a default kernel flagged, a tool that did not finish, a
     seed bug not flagged."""
-    bad = ("FLAGGED", "UNEXPECTED", "NOT flagged", "did not complete")
+    bad = ("FLAGGED", "FAILED", "UNEXPECTED", "NOT flagged", "did not complete")
     out = [
         f"{r['variant']}: {r['verdict']}"
         for r in doc["variants"]
