@@ -344,3 +344,17 @@ def test_driver_refuses_without_a_gpu(monkeypatch, capsys):
     assert profile_driver.main(["--variant", "cuda/v3-sequential", "--n", "1000"]) == 2
     assert profile_driver.main(["--variant", "cuda/nope", "--n", "1000"]) == 2
     assert "unknown variant" in capsys.readouterr().err
+
+
+def test_sanitizer_kernel_names_map_to_the_variants_that_launch_them():
+    from harness.compile import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
+    ids = ["cuda/v3-sequential", "cuda/demo-004-gmem-early-return", "triton/tile-256"]
+    ids += ["triton/pair-adjacent-256"]
+    names = sanitize.kernel_names([profile_driver.lookup(i) for i in ids])
+    assert names["_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"] == {ids[1]}
+    v3 = [k for k, vs in names.items() if vs == {"cuda/v3-sequential"}]
+    assert len(v3) == 2 and all(k.startswith("_Z20reduce_v3_sequential") for k in v3)  # 2 dtypes
+    assert names["adjacent_tiles_kernel"] == {"triton/tile-256", "triton/pair-adjacent-256"}

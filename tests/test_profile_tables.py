@@ -98,3 +98,16 @@ def test_ladder_counters_table_and_plot(tmp_path):
     assert drawn == ["cuda/v0-gmem-interleaved", "cuda/v2-strided-index", "cuda/v4-adjacent-256"]
     assert (tmp_path / "c.png").stat().st_size > 10_000
     assert "cuda/v2-strided-index" in profile_tables.terminal_summary(SYNTHETIC)
+
+
+def test_render_command_writes_the_tables_and_the_plot(tmp_path):
+    import json
+
+    from harness.cli import main as reduce_ladder
+
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(SYNTHETIC))
+    assert reduce_ladder(["profile", "--render", str(path), "--out", str(tmp_path / "r")]) == 0
+    text = (tmp_path / "r" / "profile.md").read_text()
+    assert "## Seed 004: global-memory sectors" in text and "## Seed 000: per stage" in text
+    assert (tmp_path / "r" / f"counters-float32-{N}.png").is_file()

@@ -77,6 +77,12 @@ def volatile_kind(vid: str) -> str:
     return "shared" if vid in VOLATILE_SHARED else "global" if vid in VOLATILE_GLOBAL else ""
 
 
+def nvrtc_available() -> bool:
+    from harness.compile import nvrtc
+
+    return nvrtc.available()
+
+
 def default_variants() -> list[Variant]:
     """Every kernel of a default run: the non-wrong CUDA and Triton variants (peers are
     libraries, not ours)."""
@@ -157,10 +163,11 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
             for d in v.dtypes:
                 exprs.setdefault(v.source, {}).setdefault(v.name_expression(d), []).append(v.id)
     for source, table in exprs.items():
-        try:
+        # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
+        # not match them (their records then count as "unattributed", which fails the run)
+        lowered = {e: e for e in table}
+        if nvrtc.available():
             lowered = nvrtc.compile_file(source, "sm_90", list(table)).lowered
-        except Exception:  # no NVRTC: the unmangled expression is still a useful label
-            lowered = {e: e for e in table}
         for expr, ids in table.items():
             by_name.setdefault(lowered[expr], set()).update(ids)
     return by_name
@@ -229,6 +236,7 @@ def sanitize(
         "compute_sanitizer": gpu_tools.tool_version(path),
         "sizes": list(sizes),
         "env": ENV,
+        "kernel_names": "NVRTC lowered names" if nvrtc_available() else "NVRTC missing",
         "runs": [],
         "kernels": [],
         "variants": [],
