@@ -27,6 +27,15 @@ keep() { local rc=$1; if [ "$rc" -ne 0 ] && [ "$status" -ne 2 ]; then status=$rc
 SEED004_IDS="cuda/004-gmem cuda/004-smem cuda/004-gmem-unroll4 cuda/004-smem-unroll4 \
 cuda/004-smem-dyn cuda/004-smem-unroll4-dyn triton/tile-256 triton/quad-adjacent-256"
 parts=()
+# profile.json: the documents this call measured, merged (runs and results in order)
+merge_profile() {
+  local existing=() p
+  for p in ${parts[@]+"${parts[@]}"}; do [ -f "$p" ] && existing+=("$p"); done
+  [ ${#existing[@]} -gt 0 ] || return 0
+  python3 -c "import json, sys; from harness.studies.profile import merge; \
+json.dump(merge([json.load(open(p)) for p in sys.argv[2:]]), open(sys.argv[1], 'w'), indent=1)" \
+    "$F/profile.json" "${existing[@]}" || keep 1
+}
 for step in $steps; do
   case $step in
     profile)
@@ -59,26 +68,29 @@ for step in $steps; do
       ;;
     tests)
       note "GPU tests on the measured documents"
-      existing=()
-      for p in ${parts[@]+"${parts[@]}"}; do [ -f "$p" ] && existing+=("$p"); done
-      if [ ${#existing[@]} -gt 0 ]; then
-        python3 -c "import json, sys; from harness.studies.profile import merge; \
-json.dump(merge([json.load(open(p)) for p in sys.argv[1:]]), open('$F/profile.json', 'w'), indent=1)" \
-          "${existing[@]}" || status=1
+      merge_profile
+      # only the test files whose document this call measured (they would re-run the tool)
+      files=()
+      if [ -f "$F/profile.json" ]; then
+        export REDUCE_LADDER_PROFILE_JSON="$PWD/$F/profile.json"; files+=(tests/test_gpu_profile.py)
       fi
-      [ -f "$F/profile.json" ] && export REDUCE_LADDER_PROFILE_JSON="$PWD/$F/profile.json"
-      [ -f "$F/sanitize.json" ] && export REDUCE_LADDER_SANITIZE_JSON="$PWD/$F/sanitize.json"
-      python3 -m pytest -q -p no:cacheprovider tests/test_gpu_profile.py tests/test_gpu_sanitize.py \
+      if [ -f "$F/sanitize.json" ]; then
+        export REDUCE_LADDER_SANITIZE_JSON="$PWD/$F/sanitize.json"; files+=(tests/test_gpu_sanitize.py)
+      fi
+      if [ ${#files[@]} -eq 0 ]; then echo "tests: no document measured in this call"; continue; fi
+      python3 -m pytest -q -p no:cacheprovider "${files[@]}" \
         --junitxml="$F/junit-profile.xml" > "$F/pytest-profile.log" 2>&1 || keep 1
       tail -n 15 "$F/pytest-profile.log"
       ;;
     render)
-      [ -f "$F/profile.json" ] || { echo "render: no profile.json (run the tests step)"; continue; }
+      merge_profile
+      [ -f "$F/profile.json" ] || { echo "render: no profile measured in this call"; continue; }
       python3 -m harness profile --render "$F/profile.json" --out "$F/render" || keep 1
       ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done
+merge_profile
 note "summary"
 python3 - "$F" <<'PY'
 import json, sys
