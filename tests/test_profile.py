@@ -358,3 +358,14 @@ def test_sanitizer_kernel_names_map_to_the_variants_that_launch_them():
     v3 = [k for k, vs in names.items() if vs == {"cuda/v3-sequential"}]
     assert len(v3) == 2 and all(k.startswith("_Z20reduce_v3_sequential") for k in v3)  # 2 dtypes
     assert names["adjacent_tiles_kernel"] == {"triton/tile-256", "triton/pair-adjacent-256"}
+
+
+def test_launch_count_reads_either_plan_shape():
+    class MultiPass:
+        launches = [print, print, print]
+
+    class SingleLaunch:
+        launch_count = 1
+
+    assert profile_driver.launch_count(MultiPass()) == 3
+    assert profile_driver.launch_count(SingleLaunch()) == 1

@@ -105,6 +105,13 @@ def _check(v: Variant, x) -> dict:
     return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
 
 
+def launch_count(plan) -> int:
+    """Kernels one plan.run() launches: a multi-pass Plan lists its launches; the single-launch
+    plan (harness.launch.single_launch) may instead say its count (launch_count)."""
+    count = getattr(plan, "launch_count", None)
+    return count if isinstance(count, int) else len(plan.launches)
+
+
 def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
     """Launch the variant's passes once inside its NVTX range; the number of launches (None for a
     library call)."""
@@ -121,7 +128,7 @@ def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
         restore, run, launches = (lambda: None), peers.prepare(v, x), None
     else:
         plan = make_plan(v, x)
-        restore, launches = plan.restore, len(plan.launches)
+        restore, launches = plan.restore, launch_count(plan)
 
         def run() -> None:
             plan.run(restore=False)
