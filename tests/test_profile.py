@@ -362,7 +362,7 @@ def test_sanitizer_kernel_names_map_to_the_variants_that_launch_them():
 
 def test_launch_count_reads_either_plan_shape():
     class MultiPass:
-        launches = [print, print, print]
+        launches = (print, print, print)
 
     class SingleLaunch:
         launch_count = 1
