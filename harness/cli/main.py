@@ -317,6 +317,8 @@ PLUGIN_COMMANDS = {
     "report": "harness.cli.report",
     "inspect": "harness.cli.census",
     "host": "harness.cli.host",
+    "profile": "harness.cli.profile",
+    "sanitize": "harness.cli.sanitize",
 }
 
 

@@ -1,0 +1,61 @@
+"""Catalogue records of the sanitizer demonstrations: the seeds' kernels as written, bugs included.
+
+cuda_kernels/seed_bugs.cu holds the kernels and says, per kernel, the seed, the bug and the tool
+that flags it. The records are wrong=True (never in a default selection, never timed) and of their
+own family, so nothing that lists the ladder picks them up. They are kept here, apart from
+catalogue.py, until the catalogue takes them in (DEMO_VARIANTS is a plain list to append, through
+the catalogue's twin linking: each names triton/tile-256, whose tiles it reads).
+
+Imports harness.core only.
+"""
+
+from __future__ import annotations
+
+from harness.core.catalogue import Launch, Variant
+
+FAMILY = "sanitizer-demo"
+SOURCE = "seed_bugs.cu"
+
+DEMO_VARIANTS: list[Variant] = [
+    Variant(
+        id="cuda/demo-000-v1-sync-in-if",
+        backend="cuda",
+        stage="1",
+        title="DEMO (seed 000 v1 as written): __syncthreads() inside the divergent if",
+        change="seed 000's reduce_v1_shared_mem unchanged: the barrier sits inside "
+        "`if (tid % (i * 2) == 0)`, so only some threads of a warp reach it",
+        twin="triton/tile-256",
+        dtypes=("float32",),
+        launch=Launch(256, "tiles"),
+        source=SOURCE,
+        kernel="seed000_reduce1_sync_in_if<{T}, 256>",
+        wrong=True,
+        family=FAMILY,
+        notes="Flagged by compute-sanitizer synccheck (divergent barrier). Seed "
+        "000_63f2b61950f09972.txt; no bounds check, so it is run on whole tiles, first pass only.",
+    ),
+    Variant(
+        id="cuda/demo-004-gmem-early-return",
+        backend="cuda",
+        stage="004-1",
+        title="DEMO (seed 004 reduceGmem as written): early return before __syncthreads()",
+        change="seed 004's reduceGmem unchanged: `if (idx >= n) return;` before the barriers; in "
+        "a partial last tile the remaining threads read in[tid + 128], ... past n",
+        twin="triton/tile-256",
+        dtypes=("int32",),
+        launch=Launch(256, "tiles", in_place=True),
+        source=SOURCE,
+        kernel="seed004_reduce_gmem_early_return<{T}, 256>",
+        wrong=True,
+        family=FAMILY,
+        notes="Flagged by compute-sanitizer memcheck (global reads past the allocation) on a "
+        "partial last tile. Seed 004_53302091cfe0f7dc.txt; first pass only.",
+    ),
+]
+
+BY_ID: dict[str, Variant] = {v.id: v for v in DEMO_VARIANTS}
+
+
+def name_expressions() -> list[str]:
+    """Every instantiation seed_bugs.cu must provide for these records."""
+    return [v.name_expression(d) for v in DEMO_VARIANTS for d in v.dtypes]

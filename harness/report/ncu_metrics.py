@@ -1,0 +1,335 @@
+"""Nsight Compute: the one table of metrics the harness collects, and the reader of ncu's CSV.
+
+`METRICS` is the single list: each entry is a real Nsight Compute metric name, the key the harness
+stores it under, how it adds up over a variant's passes, and one sentence on what it tells. The
+profile study (harness.studies.profile) passes exactly these names to `ncu --metrics`, and the
+parser below turns `ncu --csv --page raw` output (one row per profiled kernel launch, one column per
+metric, the second row holding the units) into numbers. The parser also reads the long "details"
+form (one row per metric, columns "Metric Name" / "Metric Unit" / "Metric Value"), strips
+thousands separators ("6,553,600") and scales prefixed units (Kbyte, usecond, ...) to bytes and
+nanoseconds, so `--print-units base` is a convenience, not a requirement.
+
+Warp stalls: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio` is the average
+number of cycles a warp spends stalled for <reason> between two issued instructions, and
+`smsp__average_warp_latency_per_inst_issued.ratio` the total of those gaps; a reason's share is the
+first over the second. That is how Nsight Compute's own warp-stall rule words it ("5.6 cycles ...
+34.1% of the total average of 16.5 cycles between issuing two instructions", seed 000, v4).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+# How a metric adds up over the kernels (passes) of one variant:
+#   sum   counts (bytes, sectors, instructions, time): the variant's total
+#   time  rates and percentages: the mean weighted by each kernel's duration
+#   inst  per-issued-instruction ratios (stall cycles): the mean weighted by instructions executed
+#   max   per-launch properties (registers): the largest over the passes
+AGGREGATES = ("sum", "time", "inst", "max")
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str
+    name: str
+    aggregate: str
+    what: str
+
+
+# fmt: off
+METRICS: tuple[Metric, ...] = (
+    Metric("duration_ns", "gpu__time_duration.sum", "sum",
+           "Kernel duration in ns as ncu replays it alone (clocks as the driver sets them: ncu "
+           "runs with --clock-control none), so there are no launch gaps in it."),
+    Metric("dram_read_bytes", "dram__bytes_read.sum", "sum",
+           "Bytes read from device memory (HBM): a sum reads its input once, so this is ~n x "
+           "itemsize unless caches serve part of it."),
+    Metric("dram_write_bytes", "dram__bytes_write.sum", "sum",
+           "Bytes written to device memory: the partial sums, plus an in-place stage's input "
+           "writes as far as they leave L2."),
+    Metric("dram_throughput_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "time",
+           "DRAM throughput as a % of the device's peak over the kernel's elapsed time: seed 000's "
+           "'% of peak' column, and the fastest pair's >= 90% lesson."),
+    Metric("l1_hit_pct", "l1tex__t_sector_hit_rate.pct", "time",
+           "Share of L1TEX sector lookups that hit: why seed 000's in-place v0 beats v1 (its "
+           "repeated global accesses hit L1)."),
+    Metric("l2_hit_pct", "lts__t_sector_hit_rate.pct", "time",
+           "Share of L2 sector lookups that hit (seed 000's v0/v1 explanation, L2 half)."),
+    Metric("gld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sum",
+           "32-byte sectors read by global loads: seed 004's load column (reduceGmem 6,553,600 "
+           "vs reduceSmem 2,097,152 at 16M int)."),
+    Metric("gst_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sum",
+           "32-byte sectors written by global stores: seed 004's store column (one per block for "
+           "reduceSmem, a quarter as many for reduceSmemUnroll)."),
+    Metric("gld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "sum",
+           "Global load requests (one per warp-level load instruction): sectors / requests is 4 "
+           "for 32 coalesced 4-byte loads, more when a warp's addresses scatter."),
+    Metric("gst_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "sum",
+           "Global store requests: sectors per request tells how scattered the stores are."),
+    Metric("shared_ld_inst", "smsp__inst_executed_op_shared_ld.sum", "sum",
+           "Warp-level shared-memory load instructions: the shuffle stage (v8) executes far fewer "
+           "than the shared-memory trees."),
+    Metric("shared_st_inst", "smsp__inst_executed_op_shared_st.sum", "sum",
+           "Warp-level shared-memory store instructions."),
+    Metric("shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "sum",
+           "Shared-load wavefronts (passes through the data pipe): one per instruction when "
+           "conflict-free, more when lanes of a warp hit the same bank (seed 000's table)."),
+    Metric("shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "sum",
+           "Shared-store wavefronts (the same for stores)."),
+    Metric("shared_ld_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+           "sum",
+           "Shared-load bank conflicts: v2's strided index has about 100x those of v3's sequential "
+           "addressing (the counter is not zero even for conflict-free code: compare stages)."),
+    Metric("shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+           "sum", "Shared-store bank conflicts."),
+    Metric("inst_executed", "smsp__inst_executed.sum", "sum",
+           "Warp-level instructions executed (the denominator of threads per instruction)."),
+    Metric("threads_pred_on", "smsp__thread_inst_executed_pred_on.sum", "sum",
+           "Thread-level instructions executed with the predicate on: divided by warp-level "
+           "instructions it gives the threads that do work per warp instruction (seed 000 counts "
+           "27.46 for v2), which shows v1's divergence; the plain active-thread ratio does not."),
+    Metric("occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "time",
+           "Achieved occupancy: active warps as a % of the SM's maximum while it is active."),
+    Metric("registers", "launch__registers_per_thread", "max",
+           "Registers per thread the kernel was compiled to (occupancy's first limit)."),
+    Metric("grid_size", "launch__grid_size", "max",
+           "Blocks launched (over the passes: the largest grid)."),
+    Metric("block_size", "launch__block_size", "max",
+           "Threads per block (the launch configuration ncu saw)."),
+    Metric("warp_cycles_per_issue", "smsp__average_warp_latency_per_inst_issued.ratio", "inst",
+           "Average cycles between two instructions issued by one warp: the total the stall "
+           "reasons below divide up."),
+)
+
+# Stall reasons as Nsight Compute's warp-stall rule names them (the metric is
+# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio), with what each waits for.
+STALL_REASONS: dict[str, str] = {
+    "barrier": "waiting for sibling warps at a block barrier (__syncthreads)",
+    "long_scoreboard": "waiting for an L1TEX (global, local) memory result",
+    "short_scoreboard": "waiting for an MIO result, typically shared memory",
+    "mio_throttle": "the MIO queue (shared memory, special math) is full",
+    "lg_throttle": "the local/global memory instruction queue is full",
+    "membar": "waiting on a memory barrier (fence)",
+    "wait": "a fixed-latency execution dependency",
+    "math_pipe_throttle": "a math pipeline is busy",
+    "not_selected": "eligible but another warp was issued",
+    "selected": "issuing (the issue cycle itself)",
+    "no_instruction": "the next instruction is not fetched yet",
+    "branch_resolving": "a branch target is being computed",
+    "dispatch_stall": "the dispatcher held a ready instruction back",
+    "drain": "after EXIT, waiting for outstanding memory writes",
+    "imc_miss": "an immediate-constant cache miss",
+    "sleeping": "a thread of the warp sleeps (nanosleep)",
+    "tex_throttle": "the L1TEX queue is full",
+    "misc": "a miscellaneous hardware reason",
+}
+# fmt: on
+
+
+def stall_metric(reason: str) -> str:
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+
+
+STALL_METRICS: tuple[Metric, ...] = tuple(
+    Metric(f"stall_{r}", stall_metric(r), "inst", f"Cycles per issued instruction stalled: {w}.")
+    for r, w in STALL_REASONS.items()
+)
+ALL_METRICS: tuple[Metric, ...] = METRICS + STALL_METRICS
+BY_KEY: dict[str, Metric] = {m.key: m for m in ALL_METRICS}
+BY_NAME: dict[str, Metric] = {m.name: m for m in ALL_METRICS}
+
+
+def metric_names() -> list[str]:
+    """What `ncu --metrics` gets (comma-joined by the caller)."""
+    return [m.name for m in ALL_METRICS]
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing ncu's CSV
+
+
+class NcuCsvError(ValueError):
+    """The text is not ncu CSV output (no header row), or a row does not fit its header."""
+
+
+@dataclass
+class KernelRow:
+    """One profiled kernel launch: ncu's ID, the kernel's name and its metrics in base units."""
+
+    id: int
+    name: str
+    values: dict[str, float | None] = field(default_factory=dict)  # by ncu metric name
+    info: dict[str, str] = field(default_factory=dict)  # the non-metric columns (Grid Size, ...)
+
+
+# ncu's identifying columns (everything else in a raw row is a metric).
+INFO_COLUMNS = (
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Kernel Time",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+    "Section Name",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+)
+
+# Unit prefixes ncu prints when it scales values (--print-units auto), to base bytes / ns / Hz.
+_BYTE_SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
+_TIME_SCALE = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9, "ns": 1, "us": 1e3}
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+def parse_number(text: str) -> float | None:
+    """'6,553,600' -> 6553600.0; '304.02' -> 304.02; '', 'n/a' -> None."""
+    s = text.strip()
+    if not s or s.lower() in ("n/a", "nan", "-"):
+        return None
+    if _THOUSANDS.match(s):
+        s = s.replace(",", "")
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def to_base_unit(value: float | None, unit: str) -> float | None:
+    """Scale a value printed in a prefixed unit to bytes (per second), ns or plain."""
+    if value is None:
+        return None
+    u = unit.strip()
+    head, _, per = u.partition("/")
+    if head in _BYTE_SCALE:
+        return value * _BYTE_SCALE[head]
+    if head in _TIME_SCALE and not per:
+        return value * _TIME_SCALE[head]
+    return value
+
+
+def _csv_rows(text: str) -> list[list[str]]:
+    """CSV records of the lines that are CSV (ncu's ==PROF== lines and program output dropped)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    return list(csv.reader(io.StringIO("\n".join(lines))))
+
+
+def parse_csv(text: str) -> list[KernelRow]:
+    """Kernels in ncu's order from `--csv --page raw` (or `--page details`) output."""
+    rows = _csv_rows(text)
+    start = next((i for i, r in enumerate(rows) if r[:1] == ["ID"] and "Kernel Name" in r), None)
+    if start is None:
+        raise NcuCsvError('no ncu CSV header (a row starting with "ID" naming "Kernel Name")')
+    header = rows[start]
+    body = rows[start + 1 :]
+    if "Metric Name" in header and "Metric Value" in header:
+        return _parse_long(header, body)
+    units = [""] * len(header)
+    if body and body[0] and body[0][0] == "":  # the raw page's units row
+        units, body = body[0], body[1:]
+    out: list[KernelRow] = []
+    for r in body:
+        if len(r) != len(header):
+            raise NcuCsvError(f"row of {len(r)} cells under a header of {len(header)}: {r[:3]}")
+        cells = dict(zip(header, r, strict=True))
+        row = KernelRow(int(parse_number(cells["ID"]) or 0), cells["Kernel Name"])
+        for col, unit, cell in zip(header, units, r, strict=True):
+            if col in INFO_COLUMNS:
+                row.info[col] = cell
+            else:
+                row.values[col] = to_base_unit(parse_number(cell), unit)
+        out.append(row)
+    return out
+
+
+def _parse_long(header: list[str], body: list[list[str]]) -> list[KernelRow]:
+    by_id: dict[int, KernelRow] = {}
+    for r in body:
+        cells = dict(zip(header, r, strict=False))
+        kid = int(parse_number(cells["ID"]) or 0)
+        row = by_id.setdefault(kid, KernelRow(kid, cells["Kernel Name"]))
+        for col in ("Block Size", "Grid Size", "Device", "CC", "Stream"):
+            if col in cells:
+                row.info[col] = cells[col]
+        name = cells.get("Metric Name", "")
+        if name:
+            row.values[name] = to_base_unit(
+                parse_number(cells.get("Metric Value", "")), cells.get("Metric Unit", "")
+            )
+    return [by_id[k] for k in sorted(by_id)]
+
+
+# ---------------------------------------------------------------------------------------------
+# From raw metrics to what the reports read
+
+
+def keyed(row: KernelRow) -> dict[str, float | None]:
+    """The row's metrics under the table's keys (None where ncu gave no value)."""
+    return {m.key: row.values.get(m.name) for m in ALL_METRICS}
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def derive(m: dict[str, float | None]) -> dict:
+    """Ratios and shares computed from one kernel's (or one variant's summed) keyed metrics."""
+    d: dict = {}
+    d["gld_sectors_per_request"] = _ratio(m.get("gld_sectors"), m.get("gld_requests"))
+    d["gst_sectors_per_request"] = _ratio(m.get("gst_sectors"), m.get("gst_requests"))
+    # threads that do work per warp instruction: 32 when no lane is ever predicated off
+    d["threads_per_inst"] = _ratio(m.get("threads_pred_on"), m.get("inst_executed"))
+    # global load / store throughput as seed 004 quotes it (l1tex bytes per second): sectors x 32
+    # bytes over the kernel time; bytes / ns = GB/s
+    d["gld_gbs"] = _ratio((m.get("gld_sectors") or 0) * 32, m.get("duration_ns"))
+    d["gst_gbs"] = _ratio((m.get("gst_sectors") or 0) * 32, m.get("duration_ns"))
+    total = m.get("warp_cycles_per_issue")
+    shares = {
+        r: _ratio(m.get(f"stall_{r}"), total)
+        for r in STALL_REASONS
+        if m.get(f"stall_{r}") is not None
+    }
+    d["stall_share"] = {r: s for r, s in shares.items() if s is not None}
+    # "selected" is the issue cycle itself, part of the total but not a stall
+    stalls = [(r, s) for r, s in d["stall_share"].items() if r != "selected"]
+    d["top_stalls"] = [[r, s] for r, s in sorted(stalls, key=lambda kv: kv[1], reverse=True)[:3]]
+    return d
+
+
+def aggregate(kernels: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """A variant's keyed metrics over its kernels (passes), each by its metric's aggregate."""
+    out: dict[str, float | None] = {}
+    for m in ALL_METRICS:
+        vals = [k.get(m.key) for k in kernels]
+        if all(v is None for v in vals):
+            out[m.key] = None
+            continue
+        if m.aggregate == "sum":
+            out[m.key] = sum(v or 0 for v in vals)
+        elif m.aggregate == "max":
+            out[m.key] = max(v for v in vals if v is not None)
+        else:
+            weight = "duration_ns" if m.aggregate == "time" else "inst_executed"
+            pairs = [(v, k.get(weight) or 0) for v, k in zip(vals, kernels, strict=True)]
+            pairs = [(v, w) for v, w in pairs if v is not None]
+            wsum = sum(w for _, w in pairs)
+            out[m.key] = (
+                sum(v * w for v, w in pairs) / wsum
+                if wsum
+                else sum(v for v, _ in pairs) / len(pairs)
+            )
+    return out

@@ -1,0 +1,366 @@
+"""Tables and a plot from a profile document (harness.studies.profile -> profile.json).
+
+- seed004_table: seed 004's global-memory sector table (16M int, 256 threads) regenerated from
+  our kernels, beside the seed's figures and the counts the access pattern implies (the arithmetic
+  is in seed004_expected, so a difference has a reason to point at).
+- seed000_column: seed 000's per-stage figures (throughput, active threads per warp, bank
+  conflicts, barrier stall share) beside ours; throughputs compared as ratios to stage 0, since
+  the GPUs differ.
+- ladder_counters_table: "measured by the hardware", each CUDA stage with its Triton twin.
+- plot_ladder: counters along the ladder (DRAM throughput %, shared-load bank conflicts, global
+  load sectors per request, barrier stall share).
+
+The seeds' numbers are typed in below as quoted, with their files (../shared/seeds/): they are the
+SEEDS' measurements on the seeds' GPUs, never ours. Our numbers come from the document only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SEED000_FILE = "000_63f2b61950f09972.txt"
+SEED004_FILE = "004_53302091cfe0f7dc.txt"
+
+# Seed 000, as quoted per stage: "throughput, % of peak" (the seed's two figures), and the stage of
+# our ladder that implements it.
+SEED000_STAGES: list[tuple[str, str, str, float | None]] = [
+    ("v0", "cuda/v0-gmem-interleaved", "30, 12.61%", 12.61),
+    ("v1", "cuda/v1-smem-interleaved", "14, 65.71%", 65.71),
+    ("v2", "cuda/v2-strided-index", "33, 45.18%", 45.18),
+    ("v3", "cuda/v3-sequential", "33.79, 45.56%", 45.56),
+    ("v4a", "cuda/v4-adjacent-256", "68.11, 44.59%", 44.59),
+    ("v4b", "cuda/v4-adjacent-128", "55.5, 53.85%", 53.85),
+    ("v5", "cuda/v5-volatile", "242.79, 94.93%", 94.93),
+    ("v6", "cuda/v6-unroll-256", "249.34, 97.49%", 97.49),
+    ("v7", "cuda/v7-fixed-chunked", "-", None),
+    ("v8", "cuda/v8-shuffle-chunked", "-", None),
+]
+# Seed 000's other figures, each at the stage it was measured for.
+SEED000_THREADS_PER_WARP = {"v1": "7.8", "v2": "27.46"}
+SEED000_BANK_CONFLICTS = {"v2": "ld 9,175,574 / st 4,587,520"}
+SEED000_BARRIER_SHARE = {"v4a": "34.1% (5.6 of 16.5 cycles)"}
+
+# Seed 004 at 16M int, 256 threads (ncu): global load / store sectors, and global load / store
+# throughput in GB/s (l1tex__t_bytes_pipe_lsu_mem_global_op_{ld,st}.sum.per_second).
+SEED004_ROWS: list[tuple[str, str, int | None, int | None, float, float]] = [
+    ("reduceGmem", "cuda/004-gmem", 6_553_600, 3_211_264, 755.63, 370.26),
+    ("reduceSmem", "cuda/004-smem", 2_097_152, 65_536, 304.02, 9.50),
+    ("reduceGmemUnroll", "cuda/004-gmem-unroll4", None, None, 989.55, 351.55),
+    ("reduceSmemUnroll", "cuda/004-smem-unroll4", 2_097_152, 16_384, 699.52, 5.46),
+]
+SEED004_TWINS = ("triton/tile-256", "triton/quad-adjacent-256")
+
+
+def sectors(first: int, count: int, itemsize: int = 4) -> int:
+    """32-byte sectors covering elements [first, first + count) of an aligned array."""
+    return ((first + count) * itemsize - 1) // 32 - (first * itemsize) // 32 + 1
+
+
+def gmem_tree_sectors(threads: int = 256) -> tuple[int, int]:
+    """(load, store) sectors ONE block of seed 004's in-place global tree touches on a full tile.
+
+    Steps s = threads/2 .. 64: s threads read in[tid] and in[tid + s] and write in[tid]. The
+    volatile last warp, s = 32 .. 1: 32 lanes read in[tid] and in[tid + s] (5 sectors when s is not
+    a multiple of 8 elements: the warp's 32 ints straddle one more sector) and write in[tid].
+    Then thread 0 reads in[0] and writes one partial. At 256 threads: 100 and 49.
+    """
+    loads = stores = 0
+    s = threads // 2
+    while s >= 64:
+        loads += sectors(0, s) + sectors(s, s)
+        stores += sectors(0, s)
+        s //= 2
+    for s in (32, 16, 8, 4, 2, 1):
+        loads += sectors(0, 32) + sectors(s, 32)
+        stores += sectors(0, 32)
+    return loads + 1, stores + 1
+
+
+def seed004_expected(n: int = 2**24, threads: int = 256, itemsize: int = 4) -> dict[str, tuple]:
+    """First-pass global (load, store) sectors each 004 kernel must show on n full tiles."""
+    per_sector = 32 // itemsize
+    one, four = n // threads, n // (4 * threads)  # blocks: one tile / four tiles per block
+    tree_ld, tree_st = gmem_tree_sectors(threads)
+    tile = sectors(0, threads, itemsize)  # one coalesced tile: 32 sectors at 256 ints
+    return {
+        # every element read once, coalesced; one partial stored per block
+        "cuda/004-smem": (n // per_sector, one),
+        "cuda/004-smem-dyn": (n // per_sector, one),
+        "cuda/004-smem-unroll4": (n // per_sector, four),
+        "cuda/004-smem-unroll4-dyn": (n // per_sector, four),
+        "cuda/004-gmem": (one * tree_ld, one * tree_st),
+        # tiles 1..3 read, tile 0 read and written (g_in[idx] += sum), then the tree over tile 0
+        "cuda/004-gmem-unroll4": (four * (4 * tile + tree_ld), four * (tile + tree_st)),
+    }
+
+
+def _first(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
+    """The first kernel (first pass) of `vid` in the document: what the seeds' ncu runs show."""
+    for r in doc.get("results", []):
+        if r["variant"] == vid and n in (None, r["n"]) and dtype in (None, r["dtype"]):
+            return r["kernels"][0] if r["kernels"] else None
+    return None
+
+
+def _total(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
+    for r in doc.get("results", []):
+        if r["variant"] == vid and n in (None, r["n"]) and dtype in (None, r["dtype"]):
+            return r["total"]
+    return None
+
+
+def _fmt(x, digits: int = 0) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and digits:
+        return f"{x:,.{digits}f}"
+    return f"{round(x):,}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
+    """Markdown: seed 004's sector table and throughput pair, the seed's figures beside ours."""
+    expected = seed004_expected(n)
+    rows = []
+    for seed_name, vid, s_ld, s_st, s_ldgb, s_stgb in SEED004_ROWS:
+        k = _first(doc, vid, n, dtype)
+        m, d = (k["metrics"], k["derived"]) if k else ({}, {})
+        e_ld, e_st = expected[vid]
+        rows.append(
+            [
+                f"{seed_name} (`{vid}`)",
+                _fmt(s_ld),
+                _fmt(s_st),
+                _fmt(e_ld),
+                _fmt(e_st),
+                _fmt(m.get("gld_sectors")),
+                _fmt(m.get("gst_sectors")),
+                f"{s_ldgb:.2f} / {s_stgb:.2f}",
+                f"{_fmt(d.get('gld_gbs'), 2)} / {_fmt(d.get('gst_gbs'), 2)}",
+            ]
+        )
+    for vid in SEED004_TWINS:
+        k = _first(doc, vid, n, dtype)
+        if k:
+            m, d = k["metrics"], k["derived"]
+            ours = [_fmt(m.get("gld_sectors")), _fmt(m.get("gst_sectors"))]
+            gbs = f"{_fmt(d.get('gld_gbs'), 2)} / {_fmt(d.get('gst_gbs'), 2)}"
+            rows.append([f"Triton twin `{vid}`", "", "", "", "", *ours, "", gbs])
+    header = [
+        "kernel",
+        "seed ld sectors",
+        "seed st sectors",
+        "expected ld",
+        "expected st",
+        "ours ld",
+        "ours st",
+        "seed ld / st GB/s",
+        "ours ld / st GB/s",
+    ]
+    note = (
+        f"Seed columns: quoted from the seed ({SEED004_FILE}, 16M int, 256 threads, its GPU). "
+        f"Expected: the access pattern's arithmetic (harness.report.profile_tables."
+        f"seed004_expected). Ours: the first pass's kernel at n = {n:,} {dtype}, "
+        "from profile.json; GB/s = sectors x 32 B over the kernel's duration."
+    )
+    return _table(header, rows) + "\n\n" + note + "\n"
+
+
+def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
+    """Markdown: seed 000's figures per stage beside ours (first pass), ratios to stage 0."""
+    base_seed = SEED000_STAGES[0][3]
+    k0 = _first(doc, SEED000_STAGES[0][1], n, dtype)
+    base_ours = k0["metrics"].get("dram_throughput_pct") if k0 else None
+    rows = []
+    for stage, vid, quoted, pct in SEED000_STAGES:
+        k = _first(doc, vid, n, dtype)
+        m, d = (k["metrics"], k["derived"]) if k else ({}, {})
+        ours = m.get("dram_throughput_pct")
+        barrier = d.get("stall_share", {}).get("barrier")
+        rows.append(
+            [
+                f"{stage} (`{vid}`)",
+                quoted,
+                f"{pct / base_seed:.2f}" if pct and base_seed else "-",
+                _fmt(ours, 2),
+                f"{ours / base_ours:.2f}" if ours is not None and base_ours else "-",
+                SEED000_THREADS_PER_WARP.get(stage, ""),
+                _fmt(d.get("threads_per_inst"), 2),
+                SEED000_BANK_CONFLICTS.get(stage, ""),
+                f"ld {_fmt(m.get('shared_ld_bank_conflicts'))} / st "
+                f"{_fmt(m.get('shared_st_bank_conflicts'))}",
+                SEED000_BARRIER_SHARE.get(stage, ""),
+                f"{100 * barrier:.1f}%" if barrier is not None else "-",
+            ]
+        )
+    header = [
+        "stage",
+        "seed: throughput, % peak",
+        "seed % / v0",
+        "ours: DRAM % of peak",
+        "ours / v0",
+        "seed: threads per warp",
+        "ours: threads per warp instr.",
+        "seed: bank conflicts",
+        "ours: bank conflicts",
+        "seed: barrier stall share",
+        "ours: barrier stall share",
+    ]
+    note = (
+        f"Seed columns: quoted from the seed ({SEED000_FILE}; its GPU and n). Ours: the first "
+        f"pass's kernel at n = {n:,} {dtype} from profile.json; threads per warp instruction = "
+        "smsp__thread_inst_executed_pred_on.sum / smsp__inst_executed.sum; barrier share = stall "
+        "cycles at a barrier / cycles between issued instructions. Throughputs compare as ratios "
+        "to stage 0 because the GPUs differ."
+    )
+    return _table(header, rows) + "\n\n" + note + "\n"
+
+
+def _row(vid: str, t: dict | None) -> list[str]:
+    m, d = (t["metrics"], t["derived"]) if t else ({}, {})
+    top = d.get("top_stalls") or []
+    stall = ", ".join(f"{r} {100 * s:.0f}%" for r, s in top[:2]) or "-"
+    dur = m.get("duration_ns")
+    return [
+        f"`{vid}`",
+        _fmt(dur / 1e3, 1) if dur else "-",
+        _fmt(m.get("dram_throughput_pct"), 1),
+        _fmt(m.get("l1_hit_pct"), 1),
+        _fmt(m.get("l2_hit_pct"), 1),
+        _fmt(d.get("gld_sectors_per_request"), 2),
+        _fmt(m.get("gst_sectors")),
+        _fmt(m.get("shared_ld_inst")),
+        _fmt(m.get("shared_ld_bank_conflicts")),
+        _fmt(d.get("threads_per_inst"), 1),
+        _fmt(m.get("occupancy_pct"), 1),
+        _fmt(m.get("registers")),
+        stall,
+    ]
+
+
+LADDER_HEADER = [
+    "variant",
+    "µs",
+    "DRAM %",
+    "L1 hit %",
+    "L2 hit %",
+    "ld sectors/req",
+    "st sectors",
+    "shared ld instr.",
+    "shared ld conflicts",
+    "threads/instr.",
+    "occupancy %",
+    "regs",
+    "top stalls",
+]
+
+
+def ladder_stages(doc: dict, n: int, dtype: str) -> list[dict]:
+    """The CUDA results at (n, dtype) in ladder order (stage, then document order)."""
+    rs = [r for r in doc.get("results", []) if r["n"] == n and r["dtype"] == dtype]
+    cuda = [r for r in rs if r["backend"] == "cuda"]
+
+    def key(r: dict) -> tuple:
+        head = r["stage"].split("-")[0]
+        return (int(head) if head.isdigit() else 10**6, r["stage"])
+
+    return sorted(cuda, key=key)
+
+
+def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
+    """Markdown: every CUDA stage's counters (all passes summed), its Triton twin below it."""
+    rows = []
+    for r in ladder_stages(doc, n, dtype):
+        rows.append(_row(r["variant"], r["total"]))
+        if r.get("twin"):
+            twin = _total(doc, r["twin"], n, dtype)
+            if twin:
+                rows.append(_row(r["twin"], twin))
+                rows[-1][0] = "↳ " + rows[-1][0]
+    peers = [r for r in doc.get("results", []) if r["backend"] == "peer" and r["n"] == n]
+    rows += [_row(r["variant"], r["total"]) for r in peers if r["dtype"] == dtype]
+    return _table(LADDER_HEADER, rows) + "\n"
+
+
+def _dram_pct(t: dict) -> float | None:
+    return t["metrics"].get("dram_throughput_pct")
+
+
+def _ld_conflicts(t: dict) -> float | None:
+    return t["metrics"].get("shared_ld_bank_conflicts")
+
+
+def _ld_sectors_per_request(t: dict) -> float | None:
+    return t["derived"].get("gld_sectors_per_request")
+
+
+def _barrier_pct(t: dict) -> float | None:
+    share = t["derived"].get("stall_share", {}).get("barrier")
+    return None if share is None else 100 * share
+
+
+PLOT_PANELS = (
+    ("DRAM throughput, % of peak", _dram_pct, "linear"),
+    ("shared-load bank conflicts", _ld_conflicts, "symlog"),
+    ("global load sectors / request", _ld_sectors_per_request, "linear"),
+    ("barrier stall share, %", _barrier_pct, "linear"),
+)
+
+
+def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -> list[str]:
+    """Counters along the ladder, CUDA stages and their twins; returns the stage ids drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    stages = ladder_stages(doc, n, dtype)
+    ids = [r["variant"] for r in stages]
+    fig, axes = plt.subplots(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
+    for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
+        cuda = [get(r["total"]) for r in stages]
+        twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
+        twin_values = [get(t) if t else None for t in twins]
+        nan = float("nan")
+        ax.plot(range(len(ids)), [nan if c is None else c for c in cuda], "o-", label="CUDA")
+        twin_line = [nan if c is None else c for c in twin_values]
+        ax.plot(range(len(ids)), twin_line, "s--", label="Triton twin")
+        ax.set_title(title, fontsize=9)
+        ax.set_yscale(scale)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    axes[-1].set_xticks(range(len(ids)))
+    axes[-1].set_xticklabels([i.split("/")[-1] for i in ids], rotation=60, ha="right", fontsize=7)
+    name = doc.get("device", {}).get("name", "?")
+    title = f"{name}: counters along the ladder, n = {n:,} {dtype} (Nsight Compute)"
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return ids
+
+
+def terminal_summary(doc: dict) -> str:
+    """A fixed-width summary of every result (what `reduce-ladder profile` prints last)."""
+    head = f"{'variant':<34} {'dtype':<8} {'n':>11} {'kern':>4} {'µs':>9} {'DRAM%':>6} "
+    head += f"{'ld s/req':>8} {'ld confl':>11} {'thr/ins':>7} {'occ%':>5}  top stall"
+    lines = [head, "-" * len(head)]
+    for r in doc.get("results", []):
+        m, d = r["total"]["metrics"], r["total"]["derived"]
+        top = d.get("top_stalls") or []
+        dur = m.get("duration_ns")
+        lines.append(
+            f"{r['variant']:<34} {r['dtype']:<8} {r['n']:>11,} {len(r['kernels']):>4} "
+            f"{(dur or 0) / 1e3:>9.1f} {_fmt(m.get('dram_throughput_pct'), 1):>6} "
+            f"{_fmt(d.get('gld_sectors_per_request'), 2):>8} "
+            f"{_fmt(m.get('shared_ld_bank_conflicts')):>11} "
+            f"{_fmt(d.get('threads_per_inst'), 1):>7} {_fmt(m.get('occupancy_pct'), 0):>5}  "
+            + (f"{top[0][0]} {100 * top[0][1]:.0f}%" if top else "-")
+        )
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""Read compute-sanitizer's text output: the summary line and each reported problem's kernel.
+
+compute-sanitizer prefixes its own lines with "========= " (program output has no prefix). The
+shapes read here, as the tools print them:
+
+    ========= Invalid __global__ read of size 4 bytes                       (memcheck)
+    =========     at reduce_gmem<int, 256>(...)+0x1a0 in unroll_blocks.cu:90
+    =========     by thread (3,0,0) in block (16,0,0)
+    ========= Barrier error detected. Divergent thread(s) in warp           (synccheck)
+    ========= Uninitialized __global__ memory read of size 4 bytes          (initcheck)
+    ========= Error: Race reported between Write access at k+0x3f0 in f.cu:55   (racecheck)
+    =========     and Read access at k+0x410 in f.cu:55 [248 hazards]
+    ========= ERROR SUMMARY: 3 errors
+    ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+
+A problem ("record") is a header line at the prefix's indentation followed by an indented
+"at <kernel>+0x..." line; the kernel is what lies between "at " and "+0x". With `--demangle no`
+(how harness.studies.sanitize runs it) that is the mangled name NVRTC reports for the
+instantiation, so records map to variants exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+PREFIX = "========="
+_ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*([\d,]+)\s+errors?")
+_RACE_SUMMARY = re.compile(
+    r"RACECHECK SUMMARY:\s*([\d,]+)\s+hazards?\s+displayed\s*"
+    r"\(\s*([\d,]+)\s+errors?,\s*([\d,]+)\s+warnings?\s*\)"
+)
+_AT = re.compile(r"^\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(.+?)(?:\+0x[0-9a-fA-F]+|\s+in\s+\S+:\d+|$)")
+_HAZARDS = re.compile(r"\[([\d,]+)\s+hazards?\]")
+_RACE = re.compile(r"^(Error|Warning|ERROR|WARN(?:ING)?):\s*Race reported", re.IGNORECASE)
+
+
+def _int(s: str) -> int:
+    return int(s.replace(",", ""))
+
+
+@dataclass
+class KernelFindings:
+    kernel: str
+    records: int = 0  # problems reported in this kernel
+    hazards: int = 0  # racecheck: the "[N hazards]" counts added up
+    errors: int = 0  # racecheck: records classed Error (other tools: every record)
+    warnings: int = 0  # racecheck: records classed Warning
+    kinds: dict[str, int] = field(default_factory=dict)  # header text -> count
+
+
+@dataclass
+class SanitizerLog:
+    errors: int | None = None  # ERROR SUMMARY (None: the summary line is missing)
+    hazards_displayed: int | None = None  # RACECHECK SUMMARY
+    hazard_errors: int | None = None
+    hazard_warnings: int | None = None
+    kernels: dict[str, KernelFindings] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """A summary line was printed: the tool ran to the end (not killed, not crashed)."""
+        return self.errors is not None or self.hazards_displayed is not None
+
+    @property
+    def problems(self) -> int:
+        """Errors for memcheck / synccheck / initcheck, hazards displayed for racecheck."""
+        return (self.errors or 0) + (self.hazards_displayed or 0)
+
+
+def _kind(header: str) -> str:
+    """The record's kind without the numbers that vary (sizes, addresses)."""
+    h = _RACE.sub(lambda m: f"{m.group(1).capitalize()}: Race reported", header)
+    h = re.split(r"\s+between\s+|\s+at\s+0x", h)[0]
+    return re.sub(r"\d+", "N", h).strip().rstrip(".")
+
+
+def parse(text: str) -> SanitizerLog:
+    log = SanitizerLog()
+    lines = [ln[len(PREFIX) :] for ln in text.splitlines() if ln.startswith(PREFIX)]
+    header: str | None = None
+    current: KernelFindings | None = None
+    for raw in lines:
+        body = raw[1:] if raw.startswith(" ") else raw  # one space after the prefix
+        if m := _ERROR_SUMMARY.search(body):
+            log.errors = _int(m.group(1))
+            header = current = None
+            continue
+        if m := _RACE_SUMMARY.search(body):
+            log.hazards_displayed, log.hazard_errors, log.hazard_warnings = (
+                _int(g) for g in m.groups()
+            )
+            header = current = None
+            continue
+        if body.strip() and not body.startswith(" "):  # a record's header (or a note)
+            header, current = body.strip(), None
+            at_in_header = re.search(r"\baccess at\s+(.+?)\+0x", header)  # racecheck's first site
+            if at_in_header:
+                current = _record(log, at_in_header.group(1).strip(), header)
+            continue
+        if header is None:
+            continue
+        if current is None and (m := _AT.match(body)):
+            current = _record(log, m.group(1).strip(), header)
+        if current is not None and (h := _HAZARDS.search(body)):
+            current.hazards += _int(h.group(1))
+    return log
+
+
+def _record(log: SanitizerLog, kernel: str, header: str) -> KernelFindings:
+    f = log.kernels.setdefault(kernel, KernelFindings(kernel))
+    f.records += 1
+    kind = _kind(header)
+    f.kinds[kind] = f.kinds.get(kind, 0) + 1
+    race = _RACE.match(header)
+    if race and race.group(1).lower().startswith("warn"):
+        f.warnings += 1
+    else:
+        f.errors += 1
+    return f

@@ -1,0 +1,230 @@
+"""The process Nsight Compute and compute-sanitizer watch: it runs the named variants, no more.
+
+    python -m harness.studies.profile_driver --variant ID [ID ...] --n N [N ...] --dtype D \
+        [--mode profile|sanitize] [--manifest PATH] [--profiler-api]
+
+profile (default): for each n and variant, a warm-up that is also the correctness check (compiles
+the kernel, runs Triton's / CUB's one-time work, compares the sum with the golden), outside any
+NVTX range; then the variant's passes launched exactly ONCE inside an NVTX push/pop range named
+range_name(id) (the id with "/" turned into ".", because "/" separates nested ranges in ncu's
+--nvtx-include syntax: `--nvtx-include "rl.cuda.v3-sequential/"`). Everything else the process
+launches (input generation, the golden, buffer set-up, the scratch copy of an in-place stage) is
+outside the ranges, so `ncu --nvtx --nvtx-include ...` profiles only the variants' own kernels.
+--profiler-api also brackets each range with cudaProfilerStart/Stop (for `ncu
+--profile-from-start off`, the alternative filter).
+
+sanitize: each variant runs once per n and dtype through the normal checked path (poisoned outputs,
+golden comparison), which is what the sanitizer instruments. The sanitizer demonstrations
+(harness.core.demo_records) run their first pass only, through a launcher of their own (their
+seeds launch one kernel over whole tiles).
+
+Either way the manifest (JSON) lists what ran in order: variant, dtype, n, the NVTX range, the
+number of kernel launches inside it (None for a library call, whose count the harness does not
+know), and the check's verdict. Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU
+or bad usage (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.core import catalogue, demo_records, device, dtypes
+from harness.core.catalogue import Variant
+
+RANGE_PREFIX = "rl."
+
+
+def range_name(variant_id: str) -> str:
+    """The NVTX range a variant's profiled launch runs in: no "/" (ncu's range separator)."""
+    return RANGE_PREFIX + variant_id.replace("/", ".")
+
+
+def lookup(variant_id: str) -> Variant:
+    """A catalogue record, or a sanitizer demonstration (kept apart until the catalogue has it)."""
+    if variant_id in catalogue.BY_ID:
+        return catalogue.BY_ID[variant_id]
+    if variant_id in demo_records.BY_ID:
+        return demo_records.BY_ID[variant_id]
+    raise KeyError(f"unknown variant {variant_id!r}")
+
+
+def is_demo(v: Variant) -> bool:
+    return v.family == demo_records.FAMILY
+
+
+def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
+    """(restore, run, out) for a demonstration's first pass: the seed kernel over ceil(n/B)
+    blocks, on a scratch copy when it writes its input."""
+    import cupy
+    import numpy as np
+    import torch
+
+    from harness.compile import cuda_loader
+    from harness.core.passes import plan_passes
+    from harness.launch.stream import on_torch_stream
+
+    dtype = dtypes.name_of(x.dtype)
+    kern = cuda_loader.kernel_by_expression(v.source, v.name_expression(dtype))
+    p = plan_passes(v.launch, x.numel())[0]
+    out = torch.empty(p.blocks, dtype=x.dtype, device=x.device)
+    work = torch.empty_like(x) if v.launch.in_place else x
+    args = (cupy.from_dlpack(work), cupy.from_dlpack(out), np.uint32(x.numel()))
+
+    def restore() -> None:
+        if work is not x:
+            work.copy_(x)
+
+    def run() -> None:
+        with on_torch_stream():
+            kern((p.blocks,), (v.launch.threads,), args)
+
+    return restore, run, out
+
+
+def _check_demo(v: Variant, x) -> dict:
+    """Run a demonstration's first pass; its partials' sum against the exact sum (reported only)."""
+    import torch
+
+    restore, run, out = _demo_first_pass(v, x)
+    restore()
+    run()
+    torch.cuda.synchronize()
+    got = float(out.double().sum().item())
+    want = float(x.double().sum().item())
+    return {"ok": got == want, "value": got, "expected": want, "launches": 1}
+
+
+def _check(v: Variant, x) -> dict:
+    from harness.check import verify
+
+    r = verify.check_variant(v, x)
+    return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
+
+
+def launch_count(plan) -> int:
+    """Kernels one plan.run() launches: a multi-pass Plan lists its launches; the single-launch
+    plan (harness.launch.single_launch) may instead say its count (launch_count)."""
+    count = getattr(plan, "launch_count", None)
+    return count if isinstance(count, int) else len(plan.launches)
+
+
+def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
+    """Launch the variant's passes once inside its NVTX range; the number of launches (None for a
+    library call)."""
+    import torch
+
+    from harness.launch import peers
+    from harness.launch.plan import make_plan
+
+    launches: int | None
+    if is_demo(v):
+        restore, run, _ = _demo_first_pass(v, x)
+        launches = 1
+    elif v.backend == "peer":
+        restore, run, launches = (lambda: None), peers.prepare(v, x), None
+    else:
+        plan = make_plan(v, x)
+        restore, launches = plan.restore, launch_count(plan)
+
+        def run() -> None:
+            plan.run(restore=False)
+
+    restore()
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push(range_name(v.id))
+    try:
+        if profiler_api:
+            torch.cuda.profiler.start()
+        run()
+        torch.cuda.synchronize()
+        if profiler_api:
+            torch.cuda.profiler.stop()
+    finally:
+        torch.cuda.nvtx.range_pop()
+    return launches
+
+
+def run(
+    variants: list[Variant],
+    sizes: list[int],
+    dtype_names: list[str],
+    mode: str,
+    profiler_api: bool = False,
+) -> list[dict]:
+    from harness.check import verify
+
+    if mode == "sanitize":
+        # Memory from cudaMalloc one allocation per tensor, so memcheck knows each buffer's end
+        # (the sanitize study also sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 for torch's allocator).
+        try:
+            import cupy
+
+            cupy.cuda.set_allocator(None)
+        except ImportError:
+            pass
+    manifest = []
+    for dtype in dtype_names:
+        for n in sizes:
+            for v in variants:
+                if dtype not in v.dtypes:
+                    continue
+                entry = {
+                    "variant": v.id,
+                    "dtype": dtype,
+                    "n": n,
+                    "range": range_name(v.id),
+                    "wrong": v.wrong,
+                }
+                try:
+                    x = verify.seed_like_input(n, dtype, "cuda")
+                    entry.update(_check_demo(v, x) if is_demo(v) else _check(v, x))
+                    if mode == "profile":
+                        entry["launches"] = _profiled(v, x, profiler_api)
+                except Exception as e:  # recorded, and the next variant still runs
+                    # (a CUDA error is sticky: what follows it fails too, and says so)
+                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                    entry.update(ok=False, message=msg, launches=0, error=True)
+                manifest.append(entry)
+                verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
+                if v.wrong and not entry.get("error"):
+                    verdict = "ok" if entry["ok"] else "wrong sum (a demonstration)"
+                print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m harness.studies.profile_driver")
+    p.add_argument("--variant", "--variants", dest="variants", nargs="+", required=True)
+    p.add_argument("--n", "--sizes", dest="sizes", nargs="+", required=True)
+    p.add_argument("--dtype", "--dtypes", dest="dtypes", nargs="+", default=["float32"])
+    p.add_argument("--mode", choices=("profile", "sanitize"), default="profile")
+    p.add_argument("--manifest", help="write the manifest (JSON) here")
+    p.add_argument("--profiler-api", action="store_true", help="also cudaProfilerStart/Stop")
+    args = p.parse_args(argv)
+    from harness.core.sizes import parse_size
+
+    try:
+        variants = [lookup(i) for i in args.variants]
+        sizes = [parse_size(s) for s in args.sizes]
+        bad = [d for d in args.dtypes if d not in dtypes.NAMES]
+        if bad:
+            raise ValueError(f"unknown dtype(s) {', '.join(bad)}")
+    except (KeyError, ValueError) as e:
+        print(f"profile_driver: error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 2
+    if not device.gpu_available():
+        print(f"profile_driver: no GPU: {device.torch_gpu()[1]}", file=sys.stderr)
+        return 2
+    manifest = run(variants, sizes, args.dtypes, args.mode, args.profiler_api)
+    if args.manifest:
+        Path(args.manifest).write_text(json.dumps(manifest, indent=1, default=str) + "\n")
+    failed = [e for e in manifest if not e["ok"] and (e.get("error") or not e["wrong"])]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

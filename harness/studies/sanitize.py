@@ -1,0 +1,329 @@
+"""Every default kernel under compute-sanitizer: memcheck, racecheck, synccheck and initcheck.
+
+For each tool the harness starts one process,
+
+    compute-sanitizer --tool T --demangle no --report-api-errors no --print-limit 100000 \
+        python -m harness.studies.profile_driver --mode sanitize --variant ... --n 1000 4099 ...
+
+with PYTORCH_NO_CUDA_MEMORY_CACHING=1 (and CuPy's pool off, in the driver), so every buffer is its
+own allocation and memcheck sees where it ends. The sizes have partial tiles on purpose. The
+driver runs every variant through the checked path (poisoned outputs, golden comparison). Reported
+problems are attributed to kernels by name: with --demangle no a CUDA kernel appears under the
+mangled name NVRTC gives its instantiation (computed here, no GPU needed), a Triton kernel under its
+function's name (the twins that share one kernel share its count). What a process reports outside
+the selected kernels (a library's kernel) stays under "unattributed".
+
+Expected: 0 errors from every tool for every default kernel. Reported, not hidden: racecheck's
+hazards for the `volatile` warp-synchronous forms (VOLATILE_SHARED: the seeds' lockstep last warp,
+which the CUDA memory model does not promise; __syncwarp / shuffles are the sound forms) and for the
+wrong demonstrations; and the seeds' bugs (harness.core.demo_records), run only when named or with
+include_wrong, each expected to be flagged by the tool DEMO_TOOL names.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core import catalogue, demo_records, device, dtypes
+from harness.core.catalogue import Variant
+from harness.report import sanitizer_log
+from harness.studies import gpu_tools
+from harness.studies.profile_driver import lookup
+
+SCHEMA = "reduce-ladder/sanitize/1"
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
+RUN_TIMEOUT_S = 420  # one tool over every default kernel
+DEMO_TIMEOUT_S = 120  # a seed bug alone (a broken barrier may hang: the timeout is a finding)
+ENV = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
+
+# The forms racecheck may report hazards for by design (reported with their counts, not failed):
+# the volatile last warp in SHARED memory (warp_reduce_volatile, block_reduce_unrolled).
+VOLATILE_SHARED = frozenset(
+    {
+        "cuda/v5-volatile",
+        "cuda/v5-volatile-split",
+        *(f"cuda/v6-unroll-{b}" for b in (128, 256, 512, 1024)),
+        "cuda/v6-unroll-split-256",
+        "cuda/v7-fixed-chunked",
+        "cuda/v7-fixed-strided",
+        "cuda/004-smem",
+        "cuda/004-smem-unroll4",
+        "cuda/004-smem-dyn",
+        "cuda/004-smem-unroll4-dyn",
+    }
+)
+# The same lockstep code on GLOBAL memory: racecheck checks shared memory only, so it cannot see
+# these (said in the report so a 0 is not read as "sound").
+VOLATILE_GLOBAL = frozenset({"cuda/004-gmem", "cuda/004-gmem-unroll4"})
+
+# Each seed bug, the tool expected to flag it, and the sizes it runs at.
+DEMO_TOOL = {
+    "cuda/demo-000-v1-sync-in-if": "synccheck",
+    "cuda/demo-004-gmem-early-return": "memcheck",
+}
+DEMO_SIZES = {
+    "cuda/demo-000-v1-sync-in-if": (2**12,),  # whole tiles: the seed has no bounds check
+    "cuda/demo-004-gmem-early-return": (2**12 + 3,),  # the bug needs a partial last tile
+}
+
+
+def volatile_kind(vid: str) -> str:
+    """ "shared" / "global": where the variant's volatile lockstep last warp works; "" if none."""
+    return "shared" if vid in VOLATILE_SHARED else "global" if vid in VOLATILE_GLOBAL else ""
+
+
+def nvrtc_available() -> bool:
+    from harness.compile import nvrtc
+
+    return nvrtc.available()
+
+
+def default_variants() -> list[Variant]:
+    """Every kernel of a default run: the non-wrong CUDA and Triton variants (peers are
+    libraries, not ours)."""
+    return [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
+
+
+def select(ids: Iterable[str] | None, include_wrong: bool = False) -> list[Variant]:
+    """Named variants (demonstrations included), or the defaults (+ every wrong demonstration and
+    seed bug with include_wrong)."""
+    if ids:
+        return [lookup(i) for i in ids]
+    chosen = default_variants()
+    if include_wrong:
+        chosen += [v for v in catalogue.VARIANTS if v.wrong and v.backend == "cuda"]
+        chosen += [v for v in demo_records.DEMO_VARIANTS if v.id not in catalogue.BY_ID]
+    return chosen
+
+
+@dataclass
+class Batch:
+    variants: list[Variant]
+    sizes: tuple[int, ...]
+    dtypes: tuple[str, ...]
+    label: str
+
+
+def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]:
+    """Non-demonstrations together (all their dtypes); each seed bug alone, at its own sizes."""
+    normal = [v for v in variants if v.family != demo_records.FAMILY]
+    demos = [v for v in variants if v.family == demo_records.FAMILY]
+    used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
+    out = [Batch(normal, sizes, used, "default")] if normal else []
+    for v in demos:
+        out.append(Batch([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
+    return out
+
+
+def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str]:
+    import sys
+
+    return [
+        tool_path,
+        "--tool",
+        tool,
+        "--demangle",
+        "no",
+        "--report-api-errors",
+        "no",
+        "--print-limit",
+        "100000",
+        sys.executable,
+        "-m",
+        "harness.studies.profile_driver",
+        "--mode",
+        "sanitize",
+        "--dtype",
+        *batch.dtypes,
+        "--n",
+        *(str(n) for n in batch.sizes),
+        "--manifest",
+        str(manifest),
+        "--variant",
+        *(v.id for v in batch.variants),
+    ]
+
+
+def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
+    """Kernel name as the sanitizer prints it (--demangle no) -> the ids of the variants that
+    launch it. CUDA names come from NVRTC (no GPU needed); Triton's are the function names."""
+    from harness.compile import nvrtc
+
+    by_name: dict[str, set[str]] = {}
+    exprs: dict[str, dict[str, list[str]]] = {}  # source -> expression -> variant ids
+    for v in variants:
+        if v.backend == "triton" and v.kernel:
+            by_name.setdefault(v.kernel, set()).add(v.id)
+        elif v.backend == "cuda" and v.source:
+            for d in v.dtypes:
+                exprs.setdefault(v.source, {}).setdefault(v.name_expression(d), []).append(v.id)
+    for source, table in exprs.items():
+        # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
+        # not match them (their records then count as "unattributed", which fails the run)
+        lowered = {e: e for e in table}
+        if nvrtc.available():
+            lowered = nvrtc.compile_file(source, "sm_90", list(table)).lowered
+        for expr, ids in table.items():
+            by_name.setdefault(lowered[expr], set()).update(ids)
+    return by_name
+
+
+def _variant_counts(log: sanitizer_log.SanitizerLog, names: dict[str, set[str]], vid: str) -> dict:
+    mine = [f for k, f in log.kernels.items() if vid in names.get(k, set())]
+    shared = sorted(
+        {o for k in log.kernels for o in names.get(k, set()) if vid in names[k]} - {vid}
+    )
+    return {
+        "records": sum(f.records for f in mine),
+        "errors": sum(f.errors for f in mine),
+        "warnings": sum(f.warnings for f in mine),
+        "hazards": sum(f.hazards for f in mine),
+        "kernels_shared_with": shared,
+    }
+
+
+def verdict(vid: str, tools: dict[str, dict]) -> str:
+    """One line per variant: what the tools say against what is expected of it."""
+    if vid in DEMO_TOOL:
+        tool = DEMO_TOOL[vid]
+        got = tools.get(tool)
+        if got is None or got.get("incomplete"):
+            return f"seed bug: {tool} did not complete"
+        flagged = got["records"] > 0
+        return f"seed bug {'flagged' if flagged else 'NOT flagged'} by {tool} (expected)"
+    incomplete = [t for t, c in tools.items() if c.get("incomplete")]
+    run_failed = [f"{t} ({c['run_failed']})" for t, c in tools.items() if c.get("run_failed")]
+    flagged = [t for t, c in tools.items() if t != "racecheck" and c["records"]]
+    race = tools.get("racecheck", {})
+    reports, hazards = race.get("records", 0), race.get("hazards", 0)
+    if lookup(vid).wrong:
+        extra = f"; also flagged by {', '.join(flagged)}" if flagged else ""
+        return f"wrong demonstration: racecheck {reports} report(s), {hazards} hazards{extra}"
+    if incomplete:
+        return "did not complete under " + ", ".join(incomplete)
+    if flagged:
+        return "FLAGGED by " + ", ".join(flagged)
+    if run_failed:
+        return "FAILED to run under " + "; ".join(run_failed)
+    if reports:
+        why = "volatile warp-synchronous form" if vid in VOLATILE_SHARED else "UNEXPECTED"
+        return f"racecheck hazards reported ({why}): {reports} report(s), {hazards} hazards"
+    return "clean"
+
+
+def sanitize(
+    variants: list[Variant],
+    sizes: tuple[int, ...] = DEFAULT_SIZES,
+    tools: tuple[str, ...] = TOOLS,
+    raw_dir: Path | None = None,
+    progress=None,
+) -> dict:
+    """The sanitize document: per run, per kernel, per variant (see the module docstring)."""
+    path = gpu_tools.find_tool("compute-sanitizer")
+    gpu_tools.require_gpu()
+    if raw_dir:
+        raw_dir.mkdir(parents=True, exist_ok=True)
+    names = kernel_names(variants)
+    work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))
+    doc: dict = {
+        "schema": SCHEMA,
+        "device": device.device_info(),
+        "compute_sanitizer": gpu_tools.tool_version(path),
+        "sizes": list(sizes),
+        "env": ENV,
+        "kernel_names": "NVRTC lowered names" if nvrtc_available() else "NVRTC missing",
+        "runs": [],
+        "kernels": [],
+        "variants": [],
+    }
+    per_variant: dict[str, dict[str, dict]] = {v.id: {} for v in variants}
+    for tool in tools:
+        for batch in plan_batches(variants, sizes):
+            if progress:
+                progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
+            manifest = work / f"sanitize-{tool}-{batch.label}.manifest.json"
+            manifest.unlink(missing_ok=True)
+            cmd = command(path, tool, batch, manifest)
+            timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
+            done = gpu_tools.run(cmd, timeout=timeout, env=ENV)
+            log_name = f"sanitize-{tool}-{batch.label}.txt"
+            if raw_dir:
+                (raw_dir / log_name).write_text(" ".join(cmd) + "\n\n" + done.text)
+            reason = gpu_tools.counter_failure(done.text)
+            if reason:
+                raise gpu_tools.ToolUnavailable(reason)
+            log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
+            doc["runs"].append(
+                {
+                    "tool": tool,
+                    "batch": batch.label,
+                    "variants": [v.id for v in batch.variants],
+                    "sizes": list(batch.sizes),
+                    "dtypes": list(batch.dtypes),
+                    "rc": done.rc,
+                    "complete": log.complete and not done.timed_out,
+                    "errors": log.errors,
+                    "hazards_displayed": log.hazards_displayed,
+                    "hazard_errors": log.hazard_errors,
+                    "hazard_warnings": log.hazard_warnings,
+                    "log": log_name,
+                }
+            )
+            for k, f in log.kernels.items():
+                doc["kernels"].append(
+                    {
+                        "tool": tool,
+                        "kernel": k,
+                        "variants": sorted(names.get(k, ())) or ["unattributed"],
+                        "records": f.records,
+                        "errors": f.errors,
+                        "warnings": f.warnings,
+                        "hazards": f.hazards,
+                        "kinds": f.kinds,
+                    }
+                )
+            ran = json.loads(manifest.read_text()) if manifest.is_file() else None
+            for v in batch.variants:
+                counts = _variant_counts(log, names, v.id)
+                if not log.complete or done.timed_out or ran is None:
+                    counts["incomplete"] = True
+                failed = [e for e in ran or [] if e["variant"] == v.id and not e["ok"]]
+                if failed and (not v.wrong or any(e.get("error") for e in failed)):
+                    e = failed[0]
+                    counts["run_failed"] = (
+                        f"{e['dtype']} n={e['n']}: {e.get('message', 'wrong sum')}"
+                    )
+                per_variant[v.id][tool] = counts
+    for v in variants:
+        doc["variants"].append(
+            {
+                "variant": v.id,
+                "backend": v.backend,
+                "family": v.family,
+                "wrong": v.wrong,
+                "volatile": volatile_kind(v.id),
+                "tools": per_variant[v.id],
+                "verdict": verdict(v.id, per_variant[v.id]),
+            }
+        )
+    return doc
+
+
+def failures(doc: dict) -> list[str]:
+    """Verdicts that fail a sanitize run: a default kernel flagged, a tool that did not finish, a
+    seed bug not flagged."""
+    bad = ("FLAGGED", "FAILED", "UNEXPECTED", "NOT flagged", "did not complete")
+    out = [
+        f"{r['variant']}: {r['verdict']}"
+        for r in doc["variants"]
+        if any(b in r["verdict"] for b in bad)
+    ]
+    for k in doc["kernels"]:
+        if k["variants"] == ["unattributed"] and k["tool"] != "racecheck":
+            out.append(f"{k['tool']} flagged a kernel no selected variant launches: {k['kernel']}")
+    return out

@@ -1,0 +1,66 @@
+"""compute-sanitizer on every default kernel: 0 errors from memcheck, synccheck and initcheck, no
+racecheck hazard outside the volatile warp-synchronous forms (whose hazards are reported with
+their counts, not failed), and the seeds' two bugs flagged by the tool that should flag them.
+
+Skipped, with the reason, without a GPU or compute-sanitizer. The sanitizer runs once per module
+(one process per tool, the seed bugs alone); with REDUCE_LADDER_SANITIZE_JSON set to a sanitize
+document (benchmarks/gpu_profile.sh writes one), the tests read it instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from harness.studies import gpu_tools, sanitize
+
+pytestmark = pytest.mark.gpu
+
+DEFAULT_IDS = [v.id for v in sanitize.default_variants()]
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict:
+    path = os.environ.get("REDUCE_LADDER_SANITIZE_JSON")
+    if path:
+        return json.loads(Path(path).read_text())
+    try:
+        return sanitize.sanitize(sanitize.select(None, include_wrong=True))
+    except gpu_tools.ToolUnavailable as e:
+        pytest.skip(f"compute-sanitizer cannot run here: {e}")
+
+
+def by_variant(doc: dict) -> dict[str, dict]:
+    return {r["variant"]: r for r in doc["variants"]}
+
+
+def test_every_run_completed(doc):
+    for run in doc["runs"]:
+        assert run["complete"], f"{run['tool']} {run['batch']}: no summary line (see {run['log']})"
+
+
+@pytest.mark.parametrize("tool", ["memcheck", "synccheck", "initcheck"])
+def test_default_kernels_have_no_errors(doc, tool):
+    results = by_variant(doc)
+    assert set(DEFAULT_IDS) <= set(results), "not every default kernel was sanitized"
+    flagged = {
+        v: results[v]["tools"][tool] for v in DEFAULT_IDS if results[v]["tools"][tool]["records"]
+    }
+    assert not flagged, flagged
+    stray = [k for k in doc["kernels"] if k["tool"] == tool and k["variants"] == ["unattributed"]]
+    assert not stray, stray
+
+
+def test_racecheck_hazards_only_in_the_volatile_forms(doc):
+    results = by_variant(doc)
+    racy = {v for v in DEFAULT_IDS if results[v]["tools"]["racecheck"]["records"]}
+    assert racy <= sanitize.VOLATILE_SHARED, sorted(racy - sanitize.VOLATILE_SHARED)
+
+
+@pytest.mark.parametrize("demo,tool", sorted(sanitize.DEMO_TOOL.items()))
+def test_seed_bug_is_flagged(doc, demo, tool):
+    r = by_variant(doc)[demo]["tools"][tool]
+    assert r["records"] > 0, f"{tool} did not flag {demo}"

@@ -1,0 +1,371 @@
+"""CPU tests of the profile / sanitize machinery (issue 17): the metric table, the parsers on small
+hand-made inputs in the tools' documented formats, attribution, the seed tables on a SYNTHETIC
+profile document, and the commands' one-line exit 2 without the tools.
+
+The inputs below are made by hand after the formats Nsight Compute and compute-sanitizer print;
+recorded outputs from the GPU run are to be added as fixtures beside them (tests/data/).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.cli import main as reduce_ladder
+from harness.core import catalogue, demo_records, device
+from harness.report import ncu_metrics, sanitizer_log
+from harness.studies import gpu_tools, profile_driver, sanitize
+from harness.studies import profile as profile_study
+
+# --------------------------------------------------------------------------------------------
+# the metric table
+
+_NAME = re.compile(r"^(gpu|dram|l1tex|lts|smsp|sm|launch)__[a-z0-9_]+(\.[a-z_]+)*$")
+
+
+def test_metric_table_is_well_formed():
+    keys = [m.key for m in ncu_metrics.ALL_METRICS]
+    names = ncu_metrics.metric_names()
+    assert len(set(keys)) == len(keys) and len(set(names)) == len(names)
+    for m in ncu_metrics.ALL_METRICS:
+        assert _NAME.match(m.name), m.name
+        assert m.aggregate in ncu_metrics.AGGREGATES, m.key
+        assert len(m.what) > 20 and m.what.endswith("."), m.key
+    # every counter a lesson of the issue is held to is in the table
+    lessons = {
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "smsp__thread_inst_executed_pred_on.sum",
+        "smsp__inst_executed.sum",
+        "smsp__inst_executed_op_shared_ld.sum",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+        "smsp__average_warp_latency_per_inst_issued.ratio",
+    }
+    assert lessons <= set(names)
+    assert len(ncu_metrics.STALL_METRICS) == len(ncu_metrics.STALL_REASONS)
+
+
+# --------------------------------------------------------------------------------------------
+# ncu CSV
+
+V3 = "void reduce_v3_sequential<float, 256>(const float *, float *, unsigned int)"
+RAW = f"""==PROF== Connected to process 4242 (python)
+driver: cuda/v3-sequential float32 n=16777216: ok
+==PROF== Profiling "reduce_v3_sequential" - 0: 0%....50%....100% - 9 passes
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",\
+"Grid Size","Device","CC","dram__bytes_read.sum","gpu__time_duration.sum",\
+"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",\
+"smsp__inst_executed.sum","smsp__thread_inst_executed_pred_on.sum"
+"","","","","","","","","","","","Kbyte","usecond","sector","request","inst","inst"
+"0","4242","python","h","{V3}",\
+"1","7","(256, 1, 1)","(65536, 1, 1)","0","9.0","65,536.00","52.50","2,097,152","524,288",\
+"10,000","300,000"
+"1","4242","python","h","{V3}",\
+"1","7","(256, 1, 1)","(256, 1, 1)","0","9.0","n/a","3.20","8,192","2,048","100","1,600"
+==PROF== Disconnected from process 4242
+"""
+
+
+def test_parse_raw_page_with_units_row_and_thousands_separators():
+    rows = ncu_metrics.parse_csv(RAW)
+    assert [r.id for r in rows] == [0, 1]
+    a, b = rows
+    assert a.name.startswith("void reduce_v3_sequential<float, 256>")
+    assert a.info["Grid Size"] == "(65536, 1, 1)"
+    assert a.values["dram__bytes_read.sum"] == 65_536_000.0  # Kbyte -> byte
+    assert a.values["gpu__time_duration.sum"] == 52_500.0  # usecond -> ns
+    assert a.values["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 2_097_152
+    assert b.values["dram__bytes_read.sum"] is None  # n/a
+    k = ncu_metrics.keyed(a)
+    d = ncu_metrics.derive(k)
+    assert d["gld_sectors_per_request"] == 4.0
+    assert d["threads_per_inst"] == 30.0
+    assert d["gld_gbs"] == pytest.approx(2_097_152 * 32 / 52_500)
+
+
+def test_parse_long_details_form():
+    text = (
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
+        '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
+        '"Metric Value"\n'
+        '"0","1","p","h","k(int*)","1","7","(256, 1, 1)","(4, 1, 1)","0","9.0","Command line '
+        'profiler metrics","gpu__time_duration.sum","nsecond","1,234"\n'
+        '"0","1","p","h","k(int*)","1","7","(256, 1, 1)","(4, 1, 1)","0","9.0","Command line '
+        'profiler metrics","dram__bytes_write.sum","Mbyte","2.5"\n'
+    )
+    (row,) = ncu_metrics.parse_csv(text)
+    assert row.values == {"gpu__time_duration.sum": 1234.0, "dram__bytes_write.sum": 2.5e6}
+    assert row.info["Grid Size"] == "(4, 1, 1)"
+
+
+def test_parse_rejects_text_without_a_header():
+    with pytest.raises(ncu_metrics.NcuCsvError):
+        ncu_metrics.parse_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
+
+
+def test_numbers_and_units():
+    assert ncu_metrics.parse_number("6,553,600") == 6553600
+    assert ncu_metrics.parse_number("304.02") == 304.02
+    assert ncu_metrics.parse_number("n/a") is None
+    assert ncu_metrics.to_base_unit(1.5, "Gbyte/second") == 1.5e9
+    assert ncu_metrics.to_base_unit(2.0, "msecond") == 2e6
+    assert ncu_metrics.to_base_unit(45.0, "%") == 45.0
+
+
+def test_stall_shares_and_aggregation_over_passes():
+    k1 = {"duration_ns": 300.0, "inst_executed": 900.0, "dram_throughput_pct": 90.0}
+    k1 |= {"warp_cycles_per_issue": 10.0, "stall_barrier": 4.0, "stall_long_scoreboard": 5.0}
+    k1 |= {"registers": 16.0, "gst_sectors": 100.0}
+    k2 = {"duration_ns": 100.0, "inst_executed": 100.0, "dram_throughput_pct": 10.0}
+    k2 |= {"warp_cycles_per_issue": 20.0, "stall_barrier": 2.0, "stall_long_scoreboard": 0.0}
+    k2 |= {"registers": 32.0, "gst_sectors": 1.0}
+    total = ncu_metrics.aggregate([k1, k2])
+    assert total["duration_ns"] == 400.0 and total["gst_sectors"] == 101.0
+    assert total["registers"] == 32.0
+    assert total["dram_throughput_pct"] == pytest.approx((90 * 300 + 10 * 100) / 400)
+    assert total["stall_barrier"] == pytest.approx((4 * 900 + 2 * 100) / 1000)
+    d = ncu_metrics.derive(k1)
+    assert d["stall_share"]["barrier"] == pytest.approx(0.4)
+    assert d["top_stalls"][0] == ["long_scoreboard", pytest.approx(0.5)]
+
+
+# --------------------------------------------------------------------------------------------
+# attribution of ncu's rows to the driver's variants
+
+
+def _rows(k: int) -> list[ncu_metrics.KernelRow]:
+    return [ncu_metrics.KernelRow(i, f"kernel{i}") for i in range(k)]
+
+
+def test_attribution_by_launch_counts_with_a_library_call_last():
+    manifest = [
+        {"variant": "cuda/v3-sequential", "launches": 3, "range": "rl.cuda.v3-sequential"},
+        {"variant": "triton/tile-256", "launches": 3, "range": "rl.triton.tile-256"},
+        {"variant": "peer/torch.sum", "launches": None, "range": "rl.peer.torch.sum"},
+    ]
+    ranges = [
+        m["range"] for m, count in zip(manifest, (3, 3, 2), strict=True) for _ in range(count)
+    ]
+    renamed = [ncu_metrics.KernelRow(i, r) for i, r in enumerate(ranges)]
+    out, check = profile_study.attribute(_rows(8), manifest, renamed)
+    assert [len(a.rows) for a in out] == [3, 3, 2] and check == "agrees"
+    renamed[4].name = "rl.cuda.v3-sequential"
+    assert profile_study.attribute(_rows(8), manifest, renamed)[1].startswith("DIFFERS")
+    assert profile_study.attribute(_rows(8), manifest, None)[1].startswith("unavailable")
+    with pytest.raises(profile_study.ProfileError, match="fewer"):
+        profile_study.attribute(_rows(5), manifest)
+    with pytest.raises(profile_study.ProfileError):
+        profile_study.attribute(_rows(7), manifest[:2])  # a row nobody launched
+
+
+def test_ncu_command_filters_by_one_nvtx_range_per_variant(tmp_path):
+    vs = [catalogue.get("cuda/v3-sequential"), catalogue.get("peer/cupy.sum-cub")]
+    job = profile_study.plan_jobs(vs, [2**24], "float32")[0]
+    cmd = profile_study.ncu_command("ncu", job, tmp_path, tmp_path / "m.json")
+    assert cmd[1:4] == ["--clock-control", "none", "--nvtx"]
+    includes = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--nvtx-include"]
+    assert includes == ["rl.cuda.v3-sequential/", "rl.peer.cupy.sum-cub/"]
+    names = [profile_driver.range_name(v.id) for v in catalogue.VARIANTS]
+    assert len(set(names)) == len(names) and not any("/" in n for n in names)
+
+
+def test_jobs_put_each_library_call_last_in_its_own_process():
+    jobs = profile_study.plan_jobs(profile_study.default_variants(), [2**24], "float32")
+    for job in jobs:
+        peers = [i for i, v in enumerate(job.variants) if v.backend == "peer"]
+        assert peers in ([], [len(job.variants) - 1])
+    assert sum(len(j.variants) for j in jobs) == len(profile_study.default_variants())
+
+
+# --------------------------------------------------------------------------------------------
+# compute-sanitizer logs
+
+MEMCHECK = """========= COMPUTE-SANITIZER
+driver: cuda/demo-004-gmem-early-return int32 n=4099: wrong sum (a demonstration)
+========= Invalid __global__ read of size 4 bytes
+=========     at _Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j+0x1a0 in seed_bugs.cu:70
+=========     by thread (2,0,0) in block (16,0,0)
+=========     Address 0x7f0000104010 is out of bounds
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: [0x2ef045] in libcuda.so.1
+=========
+========= Invalid __global__ read of size 4 bytes
+=========     at _Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j+0x1f0 in seed_bugs.cu:73
+=========     by thread (1,0,0) in block (16,0,0)
+=========
+========= ERROR SUMMARY: 2 errors
+"""
+
+RACECHECK = """========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at _Z1kILi1EEvv+0x3f0 in warp_unroll.cu:55
+=========     and Read access at _Z1kILi1EEvv+0x410 in warp_unroll.cu:55 [248 hazards]
+=========
+========= Warning: Race reported between Read access at adjacent_tiles_kernel+0x80 in tiles.py:9
+=========     and Write access at adjacent_tiles_kernel+0x90 in tiles.py:9 [1,024 hazards]
+=========
+========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)
+"""
+
+
+def test_memcheck_records_per_kernel_and_summary():
+    log = sanitizer_log.parse(MEMCHECK)
+    assert log.complete and log.errors == 2
+    (f,) = log.kernels.values()
+    assert f.kernel == "_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"
+    assert f.records == 2 and f.kinds == {"Invalid __global__ read of size N bytes": 2}
+
+
+def test_racecheck_summary_hazards_and_classes():
+    log = sanitizer_log.parse(RACECHECK)
+    assert (log.hazards_displayed, log.hazard_errors, log.hazard_warnings) == (2, 1, 1)
+    k = log.kernels["_Z1kILi1EEvv"]
+    assert (k.records, k.errors, k.warnings, k.hazards) == (1, 1, 0, 248)
+    t = log.kernels["adjacent_tiles_kernel"]
+    assert (t.records, t.errors, t.warnings, t.hazards) == (1, 0, 1, 1024)
+
+
+def test_synccheck_record_and_a_clean_run_and_a_killed_run():
+    text = (
+        "========= Barrier error detected. Divergent thread(s) in warp\n"
+        "=========     at _Z26seed000_reduce1_sync_in_ifIfLj256EEvPT_S1_j+0xa0 in seed_bugs.cu:41\n"
+        "=========     by thread (1,0,0) in block (0,0,0)\n"
+        "========= ERROR SUMMARY: 1 error\n"
+    )
+    log = sanitizer_log.parse(text)
+    assert log.errors == 1 and log.problems == 1
+    (f,) = log.kernels.values()
+    assert f.kinds == {"Barrier error detected. Divergent thread(s) in warp": 1}
+    clean = sanitizer_log.parse(
+        "========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors"
+    )
+    assert clean.complete and clean.errors == 0 and not clean.kernels
+    assert not sanitizer_log.parse("========= COMPUTE-SANITIZER\n[killed after 600 s]").complete
+
+
+# --------------------------------------------------------------------------------------------
+# the sanitize study's selection and verdicts (no GPU)
+
+
+def test_sanitize_selection_keeps_demonstrations_out_of_the_default():
+    default = sanitize.select(None)
+    assert default and not any(v.wrong for v in default)
+    assert all(v.backend in ("cuda", "triton") for v in default)
+    full = {v.id for v in sanitize.select(None, include_wrong=True)}
+    assert set(sanitize.DEMO_TOOL) <= full and "cuda/v5-wrong-nosync" in full
+    named = sanitize.select(["cuda/demo-000-v1-sync-in-if"])
+    batches = sanitize.plan_batches(named, sanitize.DEFAULT_SIZES)
+    assert [b.sizes for b in batches] == [(2**12,)]  # whole tiles: the seed has no bounds check
+    assert all(v in catalogue.BY_ID for v in sanitize.VOLATILE_SHARED | sanitize.VOLATILE_GLOBAL)
+
+
+def test_verdicts():
+    clean = {t: {"records": 0, "errors": 0, "warnings": 0, "hazards": 0} for t in sanitize.TOOLS}
+    assert sanitize.verdict("cuda/v3-sequential", clean) == "clean"
+    race = {**clean, "racecheck": {**clean["racecheck"], "records": 2, "hazards": 64}}
+    assert "volatile" in sanitize.verdict("cuda/v5-volatile", race)
+    assert "UNEXPECTED" in sanitize.verdict("cuda/v3-sequential", race)
+    mem = {**clean, "memcheck": {**clean["memcheck"], "records": 1, "errors": 1}}
+    assert sanitize.verdict("cuda/v3-sequential", mem) == "FLAGGED by memcheck"
+    crashed = {**clean, "initcheck": {**clean["initcheck"], "run_failed": "float32 n=1000: x"}}
+    assert sanitize.verdict("cuda/v3-sequential", crashed).startswith("FAILED to run")
+    killed = {**clean, "synccheck": {**clean["synccheck"], "incomplete": True}}
+    assert sanitize.verdict("cuda/v3-sequential", killed) == "did not complete under synccheck"
+    doc = {"variants": [{"variant": "cuda/v3-sequential", "verdict": "FAILED to run under x"}]}
+    assert sanitize.failures(doc | {"kernels": []})
+    assert "NOT flagged" in sanitize.verdict("cuda/demo-004-gmem-early-return", clean)
+    assert "flagged by memcheck" in sanitize.verdict("cuda/demo-004-gmem-early-return", mem)
+
+
+# --------------------------------------------------------------------------------------------
+# the seed-bug demonstrations
+
+
+def test_demo_records_are_labelled_and_never_default():
+    for v in demo_records.DEMO_VARIANTS:
+        assert v.wrong and v.family == demo_records.FAMILY and v.source == "seed_bugs.cu"
+        assert v.id not in {w.id for w in catalogue.select()}
+        assert catalogue.get(v.twin).launch.threads == v.launch.threads
+
+
+def test_demo_kernels_compile_with_nvrtc():
+    from harness.compile import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
+    r = nvrtc.compile_file("seed_bugs.cu", "sm_90", demo_records.name_expressions())
+    assert set(r.lowered) == set(demo_records.name_expressions())
+    assert len(r.resources) == 2 and all(k.spill_store_bytes == 0 for k in r.resources.values())
+
+
+# --------------------------------------------------------------------------------------------
+# the commands without their tools: one line, exit 2
+
+
+def _no_tool(monkeypatch):
+    monkeypatch.setattr(gpu_tools.shutil, "which", lambda name: None)
+    monkeypatch.setattr(gpu_tools, "_SEARCH", {})
+    monkeypatch.delenv("NCU", raising=False)
+    monkeypatch.delenv("COMPUTE_SANITIZER", raising=False)
+
+
+@pytest.mark.parametrize("command,tool", [("profile", "ncu"), ("sanitize", "compute-sanitizer")])
+def test_missing_tool_is_one_line_and_exit_2(monkeypatch, capsys, command, tool):
+    _no_tool(monkeypatch)
+    assert reduce_ladder([command]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tool} not found" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", ["profile", "sanitize"])
+def test_no_gpu_is_one_line_and_exit_2(monkeypatch, capsys, command):
+    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)
+    monkeypatch.setattr(device, "torch_gpu", lambda: (False, "no GPU in this test"))
+    assert reduce_ladder([command]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no GPU in this test" in err
+
+
+def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/ncu")
+    monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
+    monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
+    msg = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access counters"
+    monkeypatch.setattr(gpu_tools, "run", lambda cmd, **kw: gpu_tools.Completed(cmd, 1, "", msg))
+    code = reduce_ladder(["profile", "--variants", "cuda/v3-sequential", "--raw", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "ERR_NVGPUCTRPERM" in err
+
+
+def test_driver_refuses_without_a_gpu(monkeypatch, capsys):
+    monkeypatch.setattr(device, "gpu_available", lambda: False)
+    assert profile_driver.main(["--variant", "cuda/v3-sequential", "--n", "1000"]) == 2
+    assert profile_driver.main(["--variant", "cuda/nope", "--n", "1000"]) == 2
+    assert "unknown variant" in capsys.readouterr().err
+
+
+def test_sanitizer_kernel_names_map_to_the_variants_that_launch_them():
+    from harness.compile import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
+    ids = ["cuda/v3-sequential", "cuda/demo-004-gmem-early-return", "triton/tile-256"]
+    ids += ["triton/pair-adjacent-256"]
+    names = sanitize.kernel_names([profile_driver.lookup(i) for i in ids])
+    assert names["_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"] == {ids[1]}
+    v3 = [k for k, vs in names.items() if vs == {"cuda/v3-sequential"}]
+    assert len(v3) == 2 and all(k.startswith("_Z20reduce_v3_sequential") for k in v3)  # 2 dtypes
+    assert names["adjacent_tiles_kernel"] == {"triton/tile-256", "triton/pair-adjacent-256"}
+
+
+def test_launch_count_reads_either_plan_shape():
+    class MultiPass:
+        launches = (print, print, print)
+
+    class SingleLaunch:
+        launch_count = 1
+
+    assert profile_driver.launch_count(MultiPass()) == 3
+    assert profile_driver.launch_count(SingleLaunch()) == 1
