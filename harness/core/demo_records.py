@@ -2,16 +2,18 @@
 
 cuda_kernels/seed_bugs.cu holds the kernels and says, per kernel, the seed, the bug and the tool
 that flags it. The records are wrong=True (never in a default selection, never timed) and of their
-own family, so nothing that lists the ladder picks them up. They are kept here, apart from
-catalogue.py, until the catalogue takes them in (DEMO_VARIANTS is a plain list to append, through
-the catalogue's twin linking: each names triton/tile-256, whose tiles it reads).
+own family, and they are kept OUT of catalogue.VARIANTS on purpose: nothing that lists, checks,
+times, benchmarks or censuses the catalogue can reach them (000's kernel has no bounds check and
+reads past n on a partial tile). Only `reduce-ladder sanitize` runs them, by name or with
+--include-wrong. Each names triton/tile-256 as the Triton program that reads the same tile.
 
 Imports harness.core only.
 """
 
 from __future__ import annotations
 
-from harness.core.catalogue import Launch, Variant
+from harness.core.mappings import TILES, Launch
+from harness.core.variant import Variant
 
 FAMILY = "sanitizer-demo"
 SOURCE = "seed_bugs.cu"
@@ -26,9 +28,9 @@ DEMO_VARIANTS: list[Variant] = [
         "`if (tid % (i * 2) == 0)`, so only some threads of a warp reach it",
         twin="triton/tile-256",
         dtypes=("float32",),
-        launch=Launch(256, "tiles"),
+        launch=Launch(threads=256, mapping=TILES),
         source=SOURCE,
-        kernel="seed000_reduce1_sync_in_if<{T}, 256>",
+        kernel="seed000_reduce1_sync_in_if<{T}, {B}>",
         wrong=True,
         family=FAMILY,
         notes="Flagged by compute-sanitizer synccheck (divergent barrier). Seed "
@@ -43,9 +45,9 @@ DEMO_VARIANTS: list[Variant] = [
         "a partial last tile the remaining threads read in[tid + 128], ... past n",
         twin="triton/tile-256",
         dtypes=("int32",),
-        launch=Launch(256, "tiles", in_place=True),
+        launch=Launch(threads=256, mapping=TILES, in_place=True),
         source=SOURCE,
-        kernel="seed004_reduce_gmem_early_return<{T}, 256>",
+        kernel="seed004_reduce_gmem_early_return<{T}, {B}>",
         wrong=True,
         family=FAMILY,
         notes="Flagged by compute-sanitizer memcheck (global reads past the allocation) on a "
