@@ -19,6 +19,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
 mkdir -p "$F"
+F=$(cd "$F" && pwd)  # absolute: the tests step exports paths to its files
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-profile seed004 fastest28 sanitize tests render}
 status=0
@@ -72,10 +73,10 @@ for step in $steps; do
       # only the test files whose document this call measured (they would re-run the tool)
       files=()
       if [ -f "$F/profile.json" ]; then
-        export REDUCE_LADDER_PROFILE_JSON="$PWD/$F/profile.json"; files+=(tests/test_gpu_profile.py)
+        export REDUCE_LADDER_PROFILE_JSON="$F/profile.json"; files+=(tests/test_gpu_profile.py)
       fi
       if [ -f "$F/sanitize.json" ]; then
-        export REDUCE_LADDER_SANITIZE_JSON="$PWD/$F/sanitize.json"; files+=(tests/test_gpu_sanitize.py)
+        export REDUCE_LADDER_SANITIZE_JSON="$F/sanitize.json"; files+=(tests/test_gpu_sanitize.py)
       fi
       if [ ${#files[@]} -eq 0 ]; then echo "tests: no document measured in this call"; continue; fi
       python3 -m pytest -q -p no:cacheprovider "${files[@]}" \

@@ -8,7 +8,9 @@ recorded outputs from the GPU run are to be added as fixtures beside them (tests
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -369,3 +371,28 @@ def test_launch_count_reads_either_plan_shape():
 
     assert profile_driver.launch_count(MultiPass()) == 3
     assert profile_driver.launch_count(SingleLaunch()) == 1
+
+
+# -- a real recording (H100, ncu 2025.3.1: cupy.sum through CUB at 2^24 float32) ---------------
+
+NCU_DATA = Path(__file__).parent / "data" / "ncu"
+
+
+def test_recorded_ncu_export_parses_and_attributes_cubs_nested_range():
+    """The raw page of a real run: a units row, CUB's two kernels, and CUB's own NVTX range
+    (cub::DeviceReduce::Sum) nested inside ours, which the renamed export shows innermost."""
+    stem = "profile-float32-2_24-1"
+    rows = ncu_metrics.parse_csv((NCU_DATA / f"{stem}.csv").read_text())
+    renamed = ncu_metrics.parse_csv((NCU_DATA / f"{stem}.nvtx.csv").read_text())
+    manifest = json.loads((NCU_DATA / f"{stem}.manifest.json").read_text())
+    assert [("DeviceReduceKernel" in r.name, "SingleTileKernel" in r.name) for r in rows] == [
+        (True, False),
+        (False, True),
+    ]
+    first = ncu_metrics.keyed(rows[0])
+    # the main kernel reads the whole input once: 2^24 floats = 64 MiB from DRAM, within 1%
+    assert abs(first["dram_read_bytes"] - 4 * 2**24) < 0.01 * 4 * 2**24
+    attributed, check = profile_study.attribute(rows, manifest, renamed)
+    assert check == "agrees"
+    assert [len(a.rows) for a in attributed] == [2]
+    assert all("cub::DeviceReduce::Sum" in n for n in attributed[0].nvtx_names)

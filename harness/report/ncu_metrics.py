@@ -248,7 +248,7 @@ def parse_csv(text: str) -> list[KernelRow]:
         cells = dict(zip(header, r, strict=True))
         row = KernelRow(int(parse_number(cells["ID"]) or 0), cells["Kernel Name"])
         for col, unit, cell in zip(header, units, r, strict=True):
-            if col in INFO_COLUMNS:
+            if col in INFO_COLUMNS or "_Range:" in col:  # NVTX range stacks are text, too
                 row.info[col] = cell
             else:
                 row.values[col] = to_base_unit(parse_number(cell), unit)

@@ -148,7 +148,10 @@ def attribute(
         for _ in a.rows:
             name = renamed[j].name
             a.nvtx_names.append(name)
-            if a.entry["range"] not in name:
+            # The renamed kernel carries its innermost range (a library's own, e.g. CUB's
+            # cub::DeviceReduce::Sum, nests inside ours); the push/pop column has the whole stack.
+            stack = " ".join([name, *(v for k, v in renamed[j].info.items() if "_Range:" in k)])
+            if a.entry["range"] not in stack:
                 wrong.append(f"kernel {j} ({a.entry['variant']}) is in range {name!r}")
             j += 1
     return out, ("agrees" if not wrong else "DIFFERS: " + "; ".join(wrong[:5]))
