@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 
 from harness.core import dtypes
+from harness.report import records
 
 # cuda/fastest's kernel in other shapes: label -> (FLAGS, threads, UNROLL, per_sm, grid policy).
 # FLAGS are cuda_kernels/fastest.cu's FAST_* switches (1 even share, 2 prefetched ticket, 4 acq_rel
@@ -185,7 +186,7 @@ def ablate(log2s: list[int], log=print) -> dict:
     from harness.core import device, timing
 
     doc: dict = {
-        "schema": "reduce-ladder/fastest-ablation/1",
+        "schema": records.FASTEST_ABLATION_SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "device": device.device_info(),
         "dtype": "float32",

@@ -41,8 +41,8 @@ from harness.check import verify
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import HOST_TILE, Variant
 from harness.core.passes import Pass, cdiv, plan_passes
+from harness.report import records
 
-SCHEMA = "reduce-ladder/host/1"
 STAGINGS = ("pageable", "pinned", "streams")
 THREADS = HOST_TILE.threads
 TILE = HOST_TILE.threads * HOST_TILE.tiles  # 2048 elements per block / program
@@ -727,8 +727,9 @@ def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None 
 
 
 def new_document() -> dict:
+    """The study's document; its "table" holds result records (study_records.host_record)."""
     return {
-        "schema": SCHEMA,
+        "schema": records.HOST_SCHEMA,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "device": device.device_info(),
         "method": {
