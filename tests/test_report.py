@@ -348,3 +348,28 @@ def test_peer_ratios_and_the_peer_rows():
     failed = [dataclasses.replace(rows[0], status="wrong"), *rows[1:]]
     assert peer_ratios(failed[0], records_at(failed, "float32", 8)).x_torch is None
     assert peer_ratios(rows[1], records_at(failed, "float32", 8)).x_cub is None
+
+
+def test_run_and_check_tables_fit_100_columns_on_the_committed_runs():
+    """The terminal tables of `run` and `check` at 100 columns, on real rows (the longest ids,
+    seed 004's rungs, the wrong demonstrations' verdicts): no line longer than 100."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from harness.report import tables
+    from harness.report.ladder_table import ladder_console_table, ladder_rows, rich_ladder_table
+
+    root = Path(__file__).resolve().parents[1] / "results" / "nvidia-h200"
+    ladder = load_run(root / "ladder-int32.json")
+    demos = load_run(root / "demos.json")
+    checks = tables.rich_checks([*demos.records, *ladder.records], "correctness")
+    compact = rich_ladder_table(ladder_rows(ladder.records, "int32", 2**25), "ladder")
+    wide = Console(width=400)
+    for table in (checks, compact):  # their natural width: rich folds nothing to fit
+        assert Measurement.get(wide, wide.options, table).maximum <= 100
+    console = Console(width=100, record=True)
+    console.print(ladder_console_table(ladder.records, 2**25, "int32"))
+    console.print(checks)
+    text = console.export_text()
+    assert "004-smem-unroll4-dyn" in text and "race showed (wrong)" in text
+    assert max(len(line) for line in text.splitlines()) <= 100

@@ -150,7 +150,7 @@ def _bench(path: str, doc: dict) -> Document:
     return Document(
         path,
         "pytest-benchmark",
-        (mi.get("reduce_ladder") or {}).get("schema") or doc["benchmarks"][0].get("schema", ""),
+        (mi.get("reduce_ladder") or {}).get("schema", ""),
         name or "unknown device",
         doc.get("datetime", ""),
         rows,

@@ -234,11 +234,10 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
             left=1,
             label=label,
         )
-    ax.set_xscale("log")
-    ax.set_xlim(1 / (spread * 1.05), spread * 1.05)  # symmetric about 1 on the log axis
+    _ratio_axis(ax, spread * 1.05)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_yticks(range(len(variants)), variants, fontsize=7)
-    ax.invert_yaxis()
+    ax.set_ylim(len(variants) - 0.5, -0.5)  # the first variant on top, no empty margin
     ax.set_xlabel("time in A / time in the other run (log scale; above 1: the other run faster)")
     title = "\n".join(
         f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
@@ -256,6 +255,22 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
         "variants": variants,
         "title": title,
     }
+
+
+RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
+
+
+def _ratio_axis(ax, limit: float) -> None:
+    """A log x axis from 1 / limit to limit (symmetric about 1), ticks at plain ratios."""
+    from matplotlib.ticker import NullLocator
+
+    ax.set_xscale("log")
+    ax.set_xlim(1 / limit, limit)
+    gap = math.log(limit) / 6  # no two ticks closer than a sixth of the half-range
+    ticks = sorted({1.0, *RATIO_TICKS, *(1 / t for t in RATIO_TICKS)})
+    ticks = [t for t in ticks if 1 / limit <= t <= limit and (t == 1 or abs(math.log(t)) >= gap)]
+    ax.set_xticks(ticks, [f"{t:.2f}" for t in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
 
 
 def _save(fig, path: str | Path) -> None:

@@ -2,7 +2,8 @@
 harness.report.ladder_table.ladder_console_table): the fastest-per-backend line, the correctness
 table, and a seed's own table (seed 004's effective bandwidth, `--seed 004`).
 
-Every function takes result records or their JSON form (the session's rows)."""
+The ladder, best-line, check and seed-row builders take result records or their JSON form (the
+session's rows); the seed table's renderers take seed_rows' rows."""
 
 from __future__ import annotations
 
