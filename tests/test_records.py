@@ -130,3 +130,24 @@ def test_schema_strings_are_spelled_in_one_place():
             if p not in allowed and spelled.search(p.read_text()):
                 found.append(p.relative_to(ROOT).as_posix())
     assert found == [], f"schema strings outside records.py: {found}"
+
+
+def test_host_study_written_as_records_renders_as_the_committed_one():
+    """`reduce-ladder host --json` now writes its table as records (host/2): the same study in
+    either version renders the same host.md."""
+    import json
+
+    from harness.report import host_tables
+    from harness.report.documents import document_from
+
+    path = ROOT / "results" / "nvidia-h200" / "host.json"
+    old = json.loads(path.read_text())
+    new = {
+        **old,
+        "schema": records.HOST_SCHEMA,
+        "table": [study_records.host_record(r).to_json() for r in old["table"]],
+    }
+    new = json.loads(json.dumps(new))  # through JSON, as a file would be
+    assert host_tables.markdown(document_from(new, "host.json")) == host_tables.markdown(
+        load_document(path)
+    )
