@@ -22,11 +22,11 @@ import os
 
 import pytest
 
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes
 from harness.core.sizes import parse_size, size_label
+from harness.report.records import BENCH_SCHEMA
 
 DEFAULT_LOG2 = (10, 12, 14, 16, 18, 20, 22, 24, 25, 26, 28)
-SCHEMA = "reduce-ladder/bench/1"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,14 +74,14 @@ def bench_config(config: pytest.Config) -> dict:
     )
     # Default dtypes: the ladder's (float32, int32); the fastest variants' other dtypes on request.
     all_dtypes = [d for d in ("float32", "int32") if any(d in v.dtypes for v in variants)]
-    dtypes = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
-    for d in dtypes:
+    wanted = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
+    for d in wanted:
         if d not in dtypes.NAMES:
             raise pytest.UsageError(f"unknown dtype {d!r}; valid: {', '.join(dtypes.NAMES)}")
     rounds = int(_opt(config, "rounds") or 20)
     return {
         "sizes": sizes,
-        "dtypes": dtypes or all_dtypes,
+        "dtypes": wanted or all_dtypes,
         "variants": [v.id for v in catalogue.ladder_order(variants)],
         "rounds": rounds,
     }
@@ -105,7 +105,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:
     machine_info["gpu"] = device.device_info()
-    machine_info["reduce_ladder"] = {"schema": SCHEMA, **bench_config(config)}
+    machine_info["reduce_ladder"] = {"schema": BENCH_SCHEMA, **bench_config(config)}
 
 
 @pytest.fixture(scope="session")

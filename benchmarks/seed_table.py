@@ -6,14 +6,13 @@
 
 RUN.json is what `reduce-ladder run --seed 004 --dtype int32 --sizes 2^24 --json RUN.json` wrote
 on the GPU (benchmarks/gpu_session.sh, step seed004). The Markdown is rendered from the measured
-rows by harness.report.tables.seed_rows, so it can be regenerated from the committed JSON at any
-time.
+records (read by harness.report.documents, any run-document version) by
+harness.report.tables.seed_rows, so it can be regenerated from the committed JSON at any time.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import sys
@@ -21,15 +20,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from harness.report import tables as render
+from harness.report import tables
+from harness.report.documents import Document, ReportError, load_document
 
 
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown-device"
 
 
-def markdown(doc: dict) -> tuple[str, str]:
+def markdown(run: Document) -> tuple[str, str]:
     """(seed, Markdown) for every seed table of the run document."""
+    doc = run.raw
     dev = doc.get("device", {})
     seeds = {r["seed"] for r in doc.get("seed_tables", [])}
     if not seeds:
@@ -45,8 +46,8 @@ def markdown(doc: dict) -> tuple[str, str]:
         "",
     ]
     for t in doc["seed_tables"]:
-        rows = render.seed_rows(doc["results"], t["n"], t["dtype"], t["seed"])
-        parts += [f"## {t['dtype']}, n = {t['n']:,}", "", render.markdown_seed(rows)]
+        rows = tables.seed_rows(run.records, t["n"], t["dtype"], t["seed"])
+        parts += [f"## {t['dtype']}, n = {t['n']:,}", "", tables.markdown_seed(rows)]
     return seed, "\n".join(parts)
 
 
@@ -55,11 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("run_json", type=Path)
     p.add_argument("--results", type=Path, help="results root: write <root>/<device>/seedNNN.*")
     a = p.parse_args(argv)
-    doc = json.loads(a.run_json.read_text())
-    seed, md = markdown(doc)
+    try:
+        run = load_document(a.run_json)
+    except ReportError as e:
+        raise SystemExit(str(e)) from None
+    seed, md = markdown(run)
     print(md)
     if a.results:
-        name = doc.get("device", {}).get("name")
+        name = run.raw.get("device", {}).get("name")
         if not name:
             raise SystemExit("the run document names no GPU: not a GPU run, nothing to file")
         d = a.results / slug(name)

@@ -8,13 +8,15 @@ harness.check.verify) and fails on a wrong sum; then times it with benchmark.ped
   host-side time pytest-benchmark reports is one synchronized Python call (launch overhead
   included) even with the default timer; --benchmark-timer=harness.core.timing.sync_perf_counter
   gives the same and is what benchmarks/gpu_session.sh passes.
-extra_info holds the device time (CUDA events, median over the timed rounds), the bytes moved,
-the effective GB/s, the host wall time per call, for n <= 2^20 the CUDA-graph replay time per
-call, the check, the variant's catalogue record and the device name. harness.report.build reads it.
+extra_info is the result record's JSON form (harness.report.records, schema BENCH_SCHEMA): the
+device time ("total": CUDA events, median over the timed rounds), the bytes moved and effective
+GB/s, the host wall time per call ("call"), for n <= 2^20 the CUDA-graph replay time per call
+("graph"), the check and the device name. harness.report.documents reads it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import statistics
 import time
@@ -22,6 +24,8 @@ import time
 import pytest
 
 from harness.core import catalogue, device
+from harness.core.timing import Timing
+from harness.report import records
 
 WARMUP_ROUNDS = 2
 _inputs: dict = {}
@@ -52,18 +56,26 @@ def _runner(v: catalogue.Variant, x):
         from harness.launch import peers
 
         return peers.prepare(v, x), None, peers.bytes_moved(v, x.numel(), x.element_size())
-    from harness.launch import plan as runner
+    from harness.launch.plan import make_plan
 
-    plan = runner.make_plan(v, x)
+    plan = make_plan(v, x)
     return (lambda: plan.run(restore=False)), plan.restore, plan.bytes_moved()
 
 
-def _stats(ms: list[float]) -> dict:
-    from harness.core.timing import Timing, _quantile
+def _stats(ms: list[float]) -> Timing:
+    from harness.core.timing import _quantile
 
     return Timing(
-        statistics.median(ms), min(ms), _quantile(ms, 0.1), _quantile(ms, 0.9), len(ms)
-    ).record()
+        median_ms=statistics.median(ms),
+        min_ms=min(ms),
+        p10_ms=_quantile(ms, 0.1),
+        p90_ms=_quantile(ms, 0.9),
+        reps=len(ms),
+    )
+
+
+def _extra_info(rec: records.ResultRecord) -> dict:
+    return {"schema": records.BENCH_SCHEMA, **rec.to_json()}
 
 
 def test_reduce(benchmark, case, bench_cfg):
@@ -83,22 +95,17 @@ def test_reduce(benchmark, case, bench_cfg):
 
     x, g = _input(dtype, n)
     check = verify.check_variant(v, x, g)
-    info = {
-        "schema": "reduce-ladder/bench/1",
-        "variant": vid,
-        "backend": v.backend,
-        "stage": v.stage,
-        "family": v.family,
-        "twin": v.twin,
-        "dtype": dtype,
-        "n": n,
-        "status": "ok" if check.ok else "wrong",
-        "check": check.record(),
-        "catalogue": v.record(),
-        "device": _device_name(),
-    }
+    rec = records.for_variant(
+        v,
+        dtype,
+        n,
+        status="ok" if check.ok else "wrong",
+        message=check.message,
+        check=records.check_from(check),
+        device=_device_name(),
+    )
     benchmark.group = f"{dtype} n={'2^' + str(n.bit_length() - 1) if n & (n - 1) == 0 else n}"
-    benchmark.extra_info.update(info)
+    benchmark.extra_info.update(_extra_info(rec))
     if not check.ok:
         pytest.fail(f"{vid} {dtype} n={n}: {check.message}")
 
@@ -126,18 +133,12 @@ def test_reduce(benchmark, case, bench_cfg):
     call_ms = walls[-rounds:]
     # Device time: CUDA events around each call, calls queued back to back behind an L2 flush
     # (harness.core.timing.time_ms, as the CLI measures), so host launch overhead is not counted.
-    t = timing.time_ms(fn, setup=prepare, reps=rounds).record()
-    info.update(
-        total=t,
-        device_ms=t["median_ms"],
-        call=_stats(call_ms),
-        bytes_total=nbytes,
-        gbps_total=nbytes / t["median_ms"] / 1e6,
-    )
+    total = timing.time_ms(fn, setup=prepare, reps=rounds)
+    rec = dataclasses.replace(rec, total=total, call=_stats(call_ms), bytes_total=nbytes)
     if n <= timing.GRAPH_MAX_N:
         try:
-            info["graph"] = timing.graph_ms(fn).record()
+            rec = dataclasses.replace(rec, graph=timing.graph_ms(fn))
         except Exception as e:  # reported, not fatal: the per-call numbers stand
             torch.cuda.synchronize()
-            info["graph_error"] = f"{type(e).__name__}: {e}"
-    benchmark.extra_info.update(info)
+            rec = dataclasses.replace(rec, extra={"graph_error": f"{type(e).__name__}: {e}"})
+    benchmark.extra_info.update(_extra_info(rec))

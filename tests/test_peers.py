@@ -13,7 +13,6 @@ import torch
 from harness.check import verify
 from harness.core import catalogue
 from harness.launch import peers
-from harness.report import tables
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,30 +44,6 @@ def test_bytes_moved():
     copy, tsum = catalogue.get("peer/copy"), catalogue.get("peer/torch.sum")
     assert peers.bytes_moved(copy, 1000, 4) == 8000
     assert peers.bytes_moved(tsum, 1000, 4) == 4008
-
-
-def test_peer_footer_ratios():
-    def row(vid, ms, gbps):
-        return {
-            "variant": vid,
-            "n": 8,
-            "dtype": "float32",
-            "status": "ok",
-            "total": {"median_ms": ms},
-            "gbps_total": gbps,
-        }
-
-    rows = [
-        row("peer/cupy.sum-cub", 1.0, 90.0),
-        row("peer/torch.sum", 2.0, 45.0),
-        row("peer/copy", 1.0, 100.0),
-        row("peer/cupy.sum-nocub", 4.0, 22.5),
-    ]
-    foot = {p["variant"]: p for p in tables.peer_rows(rows, 8)}
-    assert foot["peer/torch.sum"]["x_cub"] == 0.5 and foot["peer/cupy.sum-cub"]["x_torch"] == 2.0
-    assert foot["peer/cupy.sum-nocub"]["pct_copy"] == 22.5
-    md = tables.markdown_ladder([], tables.peer_rows(rows, 8))
-    assert "| peer | peer/torch.sum | torch.sum: 0.50× CUB, 1.00× torch.sum, 45% of copy |" in md
 
 
 def test_benchmark_suite_collects_every_variant_and_peer():

@@ -4,13 +4,18 @@ a valid PNG that drew the expected series. Keeps the report from silently rottin
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from harness.cli.main import main
-from harness.report import build as report
+from harness.report import comparison, plots, run_report
+from harness.report.documents import load_run
+from harness.report.ladder_table import markdown_ladder
+from harness.report.ratios import PEER_LABELS, PEER_ORDER
 
 DATA = Path(__file__).parent / "data"
 CLI_JSON = DATA / "synthetic_run_cli.json"
@@ -31,9 +36,9 @@ def _ms(rows: list[dict], vid: str, dtype: str, n: int) -> float:
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> report.Rendered:
+def written(tmp_path_factory) -> run_report.WrittenReport:
     out = tmp_path_factory.mktemp("report")
-    return report.render([CLI_JSON, BENCH_JSON], out)
+    return run_report.write_report([CLI_JSON, BENCH_JSON], out)
 
 
 def _table_row(md: str, first_cells: tuple[str, ...], section: str) -> list[str]:
@@ -46,20 +51,20 @@ def _table_row(md: str, first_cells: tuple[str, ...], section: str) -> list[str]
     raise AssertionError(f"no row {first_cells} after {section!r}")
 
 
-def test_both_formats_load_to_the_same_rows():
-    a, b = report.load_run(CLI_JSON), report.load_run(BENCH_JSON)
+def test_both_formats_load_to_the_same_records():
+    a, b = load_run(CLI_JSON), load_run(BENCH_JSON)
     assert a.kind == "cli" and b.kind == "pytest-benchmark"
-    key = {(r["variant"], r["dtype"], r["n"]) for r in a.rows if not r["wrong_demo"]}
-    assert key == {(r["variant"], r["dtype"], r["n"]) for r in b.rows}
+    key = {(r.variant, r.dtype, r.n) for r in a.records if not r.wrong_demo}
+    assert key == {(r.variant, r.dtype, r.n) for r in b.records}
     assert a.dtypes() == b.dtypes() == ["float32", "int32"]
-    small = [r for r in b.rows if r["n"] <= 2**20]
-    assert small and all(r["graph_ms"] and r["call_ms"] > r["graph_ms"] for r in small)
+    small = [r for r in b.records if r.n <= 2**20]
+    assert small and all(r.graph and r.call.median_ms > r.graph.median_ms for r in small)
 
 
-def test_ladder_table_rows_and_ratios(rendered):
-    md = rendered.markdown.read_text()
+def test_ladder_table_rows_and_ratios(written):
+    md = written.markdown.read_text()
     raw = _raw_rows(CLI_JSON)
-    n = rendered.ref_n["float32"]
+    n = written.ref_n["float32"]
     assert n == 2**24  # the largest size <= 2^25 in the fixture
     section = "## float32"
     ids = {r["variant"] for r in raw if r["dtype"] == "float32" and r["backend"] == "cuda"}
@@ -82,8 +87,10 @@ def test_ladder_table_rows_and_ratios(rendered):
     ]
     assert cells[4] == f"{100 * r['gbps_total'] / c['gbps_total']:.0f}"
     assert cells[7] == "grid-stride-1024"
-    for peer in report.PEER_ORDER:  # the peers are rows of the ladder table too
+    for peer in PEER_ORDER:  # the peers are rows of the ladder table too
         assert _table_row(md, ("peer", peer), section)
+    copy = _table_row(md, ("peer", "peer/copy"), section)
+    assert copy[4] == "100" and copy[5] == copy[6] == "-"  # the yardstick gets no sum ratios
     demo = _table_row(md, ("5", "v5-wrong-nosync"), section)
     assert demo[-1] == "race showed (wrong)"
 
@@ -92,13 +99,13 @@ def raw_stage(raw: list[dict], vid: str) -> str:
     return next(r["stage"] for r in raw if r["variant"] == vid)
 
 
-def test_sweep_covers_every_variant_and_size(rendered):
-    md = rendered.markdown.read_text()
-    run = rendered.runs[0]
+def test_sweep_covers_every_variant_and_size(written):
+    md = written.markdown.read_text()
+    run = written.runs[0]
     for dtype in ("float32", "int32"):
         section = f"## {dtype}"
         body = md.split(section, 1)[1]
-        for vid in {r["variant"] for r in run.rows if r["dtype"] == dtype}:
+        for vid in {r.variant for r in run.records if r.dtype == dtype}:
             cells = _table_row(body, (vid,), "Effective GB/s")
             assert len(cells) == 1 + len(run.sizes(dtype))
         assert "Small sizes: launch overhead" in body
@@ -113,39 +120,65 @@ def _valid_png(path: Path) -> None:
     assert img.ndim == 3 and img.shape[0] > 200 and img.shape[1] > 200
 
 
-def test_plots_are_pngs_with_the_expected_series(rendered):
-    run = rendered.runs[0]
-    peers = [report.PEER_LABELS[p] for p in report.PEER_ORDER]
-    expected = {"report.md"} | set(rendered.plots)
-    assert {p.name for p in rendered.out_dir.iterdir()} == expected
+def test_bandwidth_panels_are_readable(written):
+    """Every variant on exactly one panel, at most 8 lines a panel, the peers on each."""
+    run = written.runs[0]
+    peers = [PEER_LABELS[p] for p in plots.PANEL_PEERS]
     for dtype in ("float32", "int32"):
-        bw = rendered.plots[f"bandwidth_vs_n_{dtype}.png"]
+        bw = written.plots[f"bandwidth_vs_n_{dtype}.png"]
         _valid_png(Path(bw["path"]))
-        for backend in ("cuda", "triton"):
-            ids = {
-                r["variant"].split("/", 1)[1]
-                for r in run.rows
-                if r["backend"] == backend and r["dtype"] == dtype and not r["wrong_demo"]
-            }
-            assert set(bw["lines"][backend]) == ids | set(peers)
-        lad = rendered.plots[f"ladder_{dtype}_log2n24.png"]
+        drawn = [line for p in bw["panels"] for line in p["lines"] if line not in peers]
+        ids = {
+            r.variant
+            for r in run.records
+            if r.backend != "peer" and r.dtype == dtype and not r.wrong_demo
+        }
+        assert sorted(drawn) == sorted(v.split("/", 1)[1] for v in ids)  # each exactly once
+        for p in bw["panels"]:
+            assert len(p["lines"]) <= 8 and p["lines"][-len(peers) :] == peers, p
+            assert p["title"].startswith(("CUDA: ", "Triton: "))
+
+
+def test_bandwidth_ticks_are_whole_log2_n(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    from matplotlib import pyplot as plt
+
+    fig, ax = plt.subplots()
+    plots._integer_ticks(ax, [10.0, 12.0, 24.0, 25.0, 28.0])
+    ticks = list(ax.get_xticks())
+    plt.close(fig)
+    assert ticks == list(range(10, 29, 2))
+
+
+def test_ladder_plot_and_comparison_plot(written):
+    run = written.runs[0]
+    peers = [PEER_LABELS[p] for p in PEER_ORDER]
+    expected = {"report.md"} | set(written.plots)
+    assert {p.name for p in written.out_dir.iterdir()} == expected
+    for dtype in ("float32", "int32"):
+        lad = written.plots[f"ladder_{dtype}_log2n24.png"]
         _valid_png(Path(lad["path"]))
         assert lad["bars"] == ["CUDA", "Triton twin"]
         assert lad["lines"] == peers
         cuda = {
-            r["variant"].split("/", 1)[1]
-            for r in run.rows
-            if r["backend"] == "cuda" and r["dtype"] == dtype and not r["wrong_demo"]
+            r.variant.split("/", 1)[1]
+            for r in run.records
+            if r.backend == "cuda" and r.dtype == dtype and not r.wrong_demo
         }
         assert set(lad["categories"]) == cuda
-    cmp = rendered.plots["compare.png"]
+    cmp = written.plots["compare.png"]
     _valid_png(Path(cmp["path"]))
-    assert cmp["series"] == ["float32", "int32"]
+    assert cmp["series"] == ["float32, n = 2^24: A / B", "int32, n = 2^24: A / B"]
     assert "peer/copy" in cmp["variants"] and "cuda/v0-gmem-interleaved" in cmp["variants"]
+    # titled with both runs' devices and dates
+    for name, date in (("SYNTHETIC-GPU-A", "2000-01-01"), ("SYNTHETIC-GPU-B", "2000-01-02")):
+        assert name in cmp["title"] and date in cmp["title"]
 
 
-def test_comparison_ratios(rendered):
-    md = rendered.markdown.read_text()
+def test_comparison_ratios(written):
+    md = written.markdown.read_text()
     a, b = _raw_rows(CLI_JSON), _raw_rows(BENCH_JSON)
     vid, n = "triton/chunked-1024", 2**24
     ratio = _ms(a, vid, "float32", n) / _ms(b, vid, "float32", n)
@@ -153,16 +186,40 @@ def test_comparison_ratios(rendered):
     assert cells[3] == f"{ratio:.2f}" and ratio > 1  # the synthetic GPU B is faster
 
 
-def test_cli_report_prints_the_table_and_updates_the_readme(tmp_path, capsys):
+def test_three_runs_compare_each_with_the_first(tmp_path):
+    runs = [load_run(CLI_JSON), load_run(BENCH_JSON), load_run(CLI_JSON)]
+    rows = comparison.compare_rows(runs, "float32", 2**24)
+    row = next(r for r in rows if r.variant == "triton/chunked-1024")
+    assert len(row.ms) == 3 and row.ratios[1] == 1.0 and row.ratios[0] > 1
+    sizes = comparison.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
+    md = "\n".join(comparison.markdown_section(runs, sizes))
+    assert "| variant | A µs | B µs | C µs | A / B | A / C |" in md
+    drawn = plots.plot_compare(runs, {"float32": 2**24}, tmp_path / "compare.png")
+    assert drawn["series"] == ["float32, n = 2^24: A / B", "float32, n = 2^24: A / C"]
+
+
+def test_cli_report_prints_fitting_tables_the_comparison_and_updates_the_readme(
+    tmp_path, capsys, monkeypatch
+):
+    """One CLI run covers the terminal (compact table within 100 columns at COLUMNS=100, its
+    legend, the comparison), --readme and --host."""
+    root = Path(__file__).resolve().parents[1]
+    host = root / "results" / "nvidia-h200" / "host.json"
     readme = tmp_path / "README.md"
     readme.write_text("# x\n\nbefore\n<!-- ladder:begin -->\nold\n<!-- ladder:end -->\nafter\n")
     out = tmp_path / "rep"
-    rc = main(
-        ["report", str(BENCH_JSON), "--out", str(out), "--n", "2^20", "--readme", str(readme)]
-    )
+    monkeypatch.setenv("COLUMNS", "100")
+    args = ["report", str(BENCH_JSON), str(CLI_JSON), "--out", str(out), "--n", "2^20"]
+    rc = main([*args, "--readme", str(readme), "--host", str(host)])
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "SYNTHETIC-GPU-B" in text and "v8-shuffle-strided" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "× torch.sum" in text and "Triton µs" in text and "cum. ×" not in text
+    # the legend says what each stage changes, and the compact table's twins
+    assert "v3-sequential: " in text and "[twin tile-256]" in text
+    # the comparison is printed too, not only written to report.md
+    assert "A / B" in text and "SYNTHETIC-GPU-A" in text
     new = readme.read_text()
     assert new.startswith("# x\n\nbefore\n<!-- ladder:begin -->") and new.endswith("after\n")
     assert "old" not in new and "generated by: reduce-ladder report" in new
@@ -170,6 +227,65 @@ def test_cli_report_prints_the_table_and_updates_the_readme(tmp_path, capsys):
     assert (
         "(rep/bandwidth_vs_n_float32.png)" in new and (out / "ladder_float32_log2n20.png").exists()
     )
+    # seed 001's host study (the committed H200 run) rendered to host.md and linked
+    text = (out / "host.md").read_text()
+    assert "end-to-end time, ms" in text and "GB/s of host data reduced" in text
+    assert "Finding:" in text and "adversarial input" in text
+    assert text.count("| 30 |") >= 2  # the seed's largest row, log2 n = 30
+    assert "host.md" in (out / "report.md").read_text()
+    assert main([*args, "--host", str(BENCH_JSON)]) == 2
+    assert "not a host-study document" in capsys.readouterr().err
+
+
+def test_wide_terminal_table_shows_every_column():
+    from rich.console import Console
+
+    from harness.cli.main import build_parser
+    from harness.report.ladder_table import ladder_console_table
+
+    args = build_parser().parse_args(["report", str(CLI_JSON), "--out", "o", "--wide"])
+    assert args.wide
+    console = Console(width=250, record=True)
+    console.print(ladder_console_table(load_run(CLI_JSON).records, 2**24, "float32", wide=True))
+    wide = console.export_text()
+    for header in ("cum. ×", "step ×", "1st pass µs", "% copy", "Triton twin"):
+        assert header in wide
+    assert "v3-sequential: slot tid + s" in wide  # the legend, not a column
+
+
+def test_cpu_mode_run_has_no_timings_and_nothing_is_written(tmp_path, capsys):
+    doc = json.loads(CLI_JSON.read_text())
+    for r in doc["results"]:
+        for key in ("first_pass", "total", "graph", "call", "bytes_total", "bytes_first_pass"):
+            r.pop(key, None)
+    doc["mode"] = "cpu"
+    run = tmp_path / "cpu.json"
+    run.write_text(json.dumps(doc))
+    out = tmp_path / "o"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "No artists with labels" (nothing is drawn at all)
+        assert main(["report", str(run), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no timings to plot" in err and "cpu-mode" in err
+    assert not out.exists()
+
+
+def test_n_not_in_the_run_is_an_error_listing_the_sizes(tmp_path, capsys):
+    out = tmp_path / "o"
+    assert main(["report", str(CLI_JSON), "--out", str(out), "--n", "2^13"]) == 2
+    err = capsys.readouterr().err
+    assert "2^13" in err and "2^10, 2^16, 2^20, 2^24" in err
+    assert not out.exists()
+
+
+def test_triton_alone_stays_in_the_triton_columns(tmp_path):
+    run = load_run(CLI_JSON)
+    run.records = [r for r in run.records if r.backend != "cuda"]
+    md = markdown_ladder(run.records, "float32", 2**24)
+    cells = _table_row(md, ("0", "-"), "| stage")
+    assert cells[2] == "-" and cells[7] == "tile-256" and cells[8] != "-"
+    lad = plots.plot_ladder(run, "float32", 2**24, tmp_path / "ladder.png")
+    assert lad["categories"] and all(c.startswith("triton/") for c in lad["categories"])
 
 
 @pytest.mark.parametrize(
@@ -202,22 +318,58 @@ def test_unwritable_out_and_missing_markers_exit_2(tmp_path, capsys):
     assert readme.read_text() == "no markers here\n"
 
 
-def test_host_study_renders_into_the_report(tmp_path):
-    """`report --host` renders seed 001's study (here the committed H200 run) to host.md."""
-    from pathlib import Path
+def test_peer_ratios_and_the_peer_rows():
+    """The one place ratios are computed: each peer against the others (moved from
+    test_peers.py), shown on the ladder table's peer rows and as text."""
+    from harness.core.timing import Timing
+    from harness.report.ratios import peer_ratios, records_at
+    from harness.report.records import ResultRecord
 
-    from harness.cli.main import main
+    def rec(vid: str, ms: float, gbps: float) -> ResultRecord:
+        t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
+        return ResultRecord(
+            variant=vid, backend="peer", stage="peer", dtype="float32", n=8, total=t,
+            bytes_total=round(gbps * ms * 1e6),
+        )  # fmt: skip
 
-    root = Path(__file__).resolve().parents[1]
-    host = root / "results" / "nvidia-h200" / "host.json"
-    bench = root / "tests" / "data" / "synthetic_bench.json"
-    if not host.exists():
-        pytest.skip("no committed host study")
-    out = tmp_path / "rep"
-    assert main(["report", str(bench), "--out", str(out), "--host", str(host)]) == 0
-    text = (out / "host.md").read_text()
-    assert "end-to-end time, ms" in text and "GB/s of host data reduced" in text
-    assert "Finding:" in text and "adversarial input" in text
-    assert text.count("| 30 |") >= 2  # the seed's largest row, log2 n = 30
-    assert "host.md" in (out / "report.md").read_text()
-    assert main(["report", str(bench), "--out", str(out), "--host", str(bench)]) == 2
+    rows = [
+        rec("peer/cupy.sum-cub", 1.0, 90.0),
+        rec("peer/torch.sum", 2.0, 45.0),
+        rec("peer/copy", 1.0, 100.0),
+        rec("peer/cupy.sum-nocub", 4.0, 22.5),
+    ]
+    at = records_at(rows, "float32", 8)
+    foot = {r.variant: peer_ratios(r, at) for r in rows}
+    assert foot["peer/torch.sum"].x_cub == 0.5 and foot["peer/cupy.sum-cub"].x_torch == 2.0
+    assert foot["peer/cupy.sum-nocub"].pct_copy == 22.5
+    assert foot["peer/torch.sum"].text() == "0.50× CUB, 1.00× torch.sum, 45% of copy"
+    md = markdown_ladder(rows, "float32", 8)
+    assert "| peer | peer/torch.sum | 2000.0 | 45 | 45 | 0.50 | 1.00 | - |" in md
+    failed = [dataclasses.replace(rows[0], status="wrong"), *rows[1:]]
+    assert peer_ratios(failed[0], records_at(failed, "float32", 8)).x_torch is None
+    assert peer_ratios(rows[1], records_at(failed, "float32", 8)).x_cub is None
+
+
+def test_run_and_check_tables_fit_100_columns_on_the_committed_runs():
+    """The terminal tables of `run` and `check` at 100 columns, on real rows (the longest ids,
+    seed 004's rungs, the wrong demonstrations' verdicts): no line longer than 100."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from harness.report import tables
+    from harness.report.ladder_table import ladder_console_table, ladder_rows, rich_ladder_table
+
+    root = Path(__file__).resolve().parents[1] / "results" / "nvidia-h200"
+    ladder = load_run(root / "ladder-int32.json")
+    demos = load_run(root / "demos.json")
+    checks = tables.rich_checks([*demos.records, *ladder.records], "correctness")
+    compact = rich_ladder_table(ladder_rows(ladder.records, "int32", 2**25), "ladder")
+    wide = Console(width=400)
+    for table in (checks, compact):  # their natural width: rich folds nothing to fit
+        assert Measurement.get(wide, wide.options, table).maximum <= 100
+    console = Console(width=100, record=True)
+    console.print(ladder_console_table(ladder.records, 2**25, "int32"))
+    console.print(checks)
+    text = console.export_text()
+    assert "004-smem-unroll4-dyn" in text and "race showed (wrong)" in text
+    assert max(len(line) for line in text.splitlines()) <= 100

@@ -1,6 +1,6 @@
 """`--seed 004`: the selection, the CLI's CPU path, and the seed table's arithmetic.
 
-The rows fed to render.seed_rows below are SYNTHETIC (made-up times, no device): they test the
+The rows fed to tables.seed_rows below are SYNTHETIC (made-up times, no device): they test the
 formulas (elements, bytes, effective bandwidth), not any GPU. Real tables come from the GPU run
 (benchmarks/gpu_session.sh, step seed004) and are filed by benchmarks/seed_table.py.
 """
@@ -13,7 +13,9 @@ import pytest
 
 from harness.cli.main import main
 from harness.core import catalogue, device
-from harness.report import tables as render
+from harness.report import tables
+from harness.report.documents import document_from
+from harness.report.records import RUN_SCHEMA
 from harness.studies import session as ladder
 
 N = 2**24
@@ -69,7 +71,7 @@ def _row(vid: str, ms: float, **extra) -> dict:
 
 def test_seed_rows_arithmetic_on_synthetic_rows():
     results = [
-        _row("cuda/004-gmem", 1.0, first_pass_kernel={"median_ms": 0.5}),
+        _row("cuda/004-gmem", 0.5),
         _row("cuda/004-smem-unroll4", 0.25),
         _row("triton/tile-256", 0.4),
         _row("triton/quad-adjacent-256", 0.2),
@@ -82,12 +84,12 @@ def test_seed_rows_arithmetic_on_synthetic_rows():
             "total": {"median_ms": 0.1},
         },
     ]
-    rows = render.seed_rows(results, N, "int32", "004")
+    rows = tables.seed_rows(results, N, "int32", "004")
     assert [r["kernel"] for r in rows] == ["reduceGmem", "reduceSmemUnroll", "torch.sum"]
     gmem, unroll, peer = rows
     assert (gmem["read"], gmem["written"], gmem["bytes"]) == (N, 65536, 67371008)  # seed's table
     assert (unroll["written"], unroll["bytes"]) == (16384, 67174400)  # seed's table
-    assert gmem["cuda_ms"] == 0.5, "in place: the kernel-only time, without the scratch copy"
+    assert gmem["cuda_ms"] == 0.5, "the first pass alone, not the total (0.55)"
     assert gmem["cuda_gbps"] == pytest.approx(67371008 / 0.5e-3 / 1e9)
     assert gmem["twin_gbps"] == pytest.approx(67371008 / 0.4e-3 / 1e9)
     assert unroll["twin"] == "triton/quad-adjacent-256" and unroll["twin_ms"] == 0.2
@@ -96,10 +98,10 @@ def test_seed_rows_arithmetic_on_synthetic_rows():
     from rich.console import Console
 
     console = Console(record=True, width=250)
-    console.print(render.rich_seed(rows, "synthetic"))
+    console.print(tables.rich_seed(rows, "synthetic"))
     text = console.export_text()
     assert "reduceSmemUnroll" in text and "16384" in text and "torch.sum" in text
-    md = render.markdown_seed(rows)
+    md = tables.markdown_seed(rows)
     assert md.count("\n|") == 2 + len(rows) - 1 and "effective bandwidth" in md
     assert "| reduceGmem (in place) | 500.0 | tile-256 | 400.0 | 16777216 | 65536 |" in md
 
@@ -111,11 +113,12 @@ def test_seed_table_script_renders_and_refuses_cpu_runs(tmp_path):
     spec.loader.exec_module(mod)
     assert mod.slug("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3"
     doc = {
+        "schema": RUN_SCHEMA,
         "device": {"name": "Synthetic GPU"},
         "results": [_row("cuda/004-smem", 0.3), _row("triton/tile-256", 0.3)],
         "seed_tables": [{"seed": "004", "n": N, "dtype": "int32"}],
     }
-    seed, md = mod.markdown(doc)
+    seed, md = mod.markdown(document_from(doc, "run.json"))
     assert seed == "004" and "| reduceSmem | 300.0 |" in md
     run = tmp_path / "run.json"
     run.write_text(json.dumps({**doc, "device": {}}))

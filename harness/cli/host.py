@@ -120,6 +120,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     from harness.report import host_tables as render_host
+    from harness.report import study_records
     from harness.studies import host
 
     variants = host.host_variants(opts["ids"])
@@ -153,7 +154,7 @@ def cmd_host(args: argparse.Namespace) -> int:
             pipeline=opts["pipeline"],
             progress=progress,
         )
-        doc["table"] = rows
+        doc["table"] = [study_records.host_record(r).to_json() for r in rows]
         _write_json(args.json, doc)
         for t in render_host.seed_tables(rows, name, opts["dtype"]):
             console.print(t)

@@ -185,6 +185,7 @@ def _cpu_path(args: argparse.Namespace, ids: list[str] | None, dtype: str, conso
 
 
 def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
+    from harness.report import ladder_table
     from harness.report import tables as render
     from harness.studies import session as ladder
 
@@ -236,13 +237,8 @@ def _gpu_run(args: argparse.Namespace, timed: bool) -> int:
     _write_json(args.json, doc)
     if timed and not seed:
         for n in sizes:
-            console.print(
-                render.rich_ladder(
-                    render.ladder_rows(rows, n, dtype),
-                    f"{doc['device'].get('name')}, {dtype}, n = {n:,}",
-                    peers=render.peer_rows(rows, n, dtype),
-                )
-            )
+            title = f"{doc['device'].get('name')}, {dtype}, n = {n:,}"
+            console.print(ladder_table.ladder_console_table(rows, n, dtype, title=title))
             best = render.best_line(rows, n, dtype)
             if best:
                 console.print(f"  {best}", highlight=False)

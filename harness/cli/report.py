@@ -1,70 +1,90 @@
-"""`reduce-ladder report RUN.json [RUN2.json] --out DIR [--n N] [--readme README.md]`
+"""`reduce-ladder report RUN.json [RUN2.json ...] --out DIR [--n N] [--readme README.md] [--wide]`
 
-Renders on any machine (no GPU): the rich ladder table on the terminal, DIR/report.md, and the
-PNG plots (bandwidth vs n per dtype, the ladder at one n per dtype, and with two runs their
-per-variant ratio). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
+Renders on any machine (no GPU): the ladder table on the terminal (compact, fits 100 columns;
+--wide: every column), DIR/report.md, and the PNG plots (bandwidth vs n per dtype, the ladder at
+one n per dtype, and with several runs each one's per-variant time ratio to the first, also
+printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
 --readme rewrites the block between <!-- ladder:begin --> and <!-- ladder:end --> in that file.
+A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import sys
+from pathlib import Path
+
+from harness.cli.main import EXIT_OK, UsageError, parse_size
+from harness.core.sizes import size_label
+from harness.report import comparison, host_tables, readme_block, run_report
+from harness.report.documents import ReportError, load_document
+from harness.report.ladder_table import ladder_console_table
+
+
+def _console():
+    """The terminal's width, or COLUMNS where set; 200 when piped (logs keep long lines)."""
+    from rich.console import Console
+
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 200)
+    return Console(width=width)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.cli.main import EXIT_OK, UsageError, _console, parse_size
-    from harness.report import build as report
-
     try:
         ref_n = parse_size(args.n) if args.n else None
         if args.readme:
-            report.check_readme(args.readme)  # before rendering: fail fast on a missing block
-        rendered = report.render(args.runs, args.out, ref_n)
+            readme_block.check_readme(args.readme)  # before rendering: fail fast on no block
+        host_doc = _load_host(args.host) if args.host else None
+        written = run_report.write_report(args.runs, args.out, ref_n)
         console = _console()
-        if args.host:
-            _host_report(args.host, rendered.out_dir, console)
-        main = rendered.runs[0]
-        for dtype, n in rendered.ref_n.items():
-            console.print(report.rich_ladder(main, dtype, n))
-        for name in ("report.md", *rendered.plots):
-            console.print(f"  wrote {rendered.out_dir / name}", highlight=False)
+        if host_doc is not None:
+            _host_report(host_doc, written.out_dir, console)
+        main = written.runs[0]
+        for dtype, n in written.ref_n.items():
+            title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
+            console.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
+        for table in comparison.rich_tables(written.runs, written.compared):
+            console.print(table)
+        for name in ("report.md", *written.plots):
+            console.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
             argv += ["--n", args.n] if args.n else []
             argv += ["--host", args.host] if args.host else []
             command = shlex.join([*argv, "--readme", args.readme])
-            report.update_readme(args.readme, rendered, command)
+            readme_block.update_readme(args.readme, written, command)
             console.print(f"  updated the ladder block in {args.readme}", highlight=False)
-    except report.ReportError as e:
+    except ReportError as e:
         raise UsageError(str(e)) from None
     return EXIT_OK
 
 
-def _host_report(path: str, out_dir, console) -> None:
-    """Render seed 001's host study (`reduce-ladder host --json`) to DIR/host.md and link it."""
-    import json
-    from pathlib import Path
-
-    from harness.cli.main import UsageError
-    from harness.report import host_tables as render_host
-
+def _load_host(path: str):
+    """Seed 001's host study (`reduce-ladder host --json`), checked before anything is written."""
+    doc = load_document(path)
+    if doc.kind != "host":
+        raise ReportError(f"{path}: not a host-study document (schema {doc.schema!r})")
     try:
-        doc = json.loads(Path(path).read_text())
-        text = render_host.markdown(doc)
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except (OSError, json.JSONDecodeError, ValueError, KeyError, TypeError) as e:
-        raise UsageError(f"{path}: not a readable host-study document ({e})") from None
-    (Path(out_dir) / "host.md").write_text(text)
-    report_md = Path(out_dir) / "report.md"
+        host_tables.markdown(doc)
+    except (ValueError, KeyError, TypeError) as e:
+        raise ReportError(f"{path}: not a readable host-study document ({e})") from None
+    return doc
+
+
+def _host_report(doc, out_dir: Path, console) -> None:
+    """Render the host study to DIR/host.md and link it from report.md."""
+    (out_dir / "host.md").write_text(host_tables.markdown(doc))
+    report_md = out_dir / "report.md"
     report_md.write_text(
         report_md.read_text()
         + "\n## Seed 001: host-driven, end to end from host memory\n\n"
         + "See [host.md](host.md) (rendered from "
-        + f"`{Path(path).name}`).\n"
+        + f"`{Path(doc.path).name}`).\n"
     )
-    console.print(f"  wrote {Path(out_dir) / 'host.md'}", highlight=False)
+    console.print(f"  wrote {out_dir / 'host.md'}", highlight=False)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -74,11 +94,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("runs", nargs="+", metavar="RUN.json", help="one run, or two to compare")
+    p.add_argument(
+        "runs", nargs="+", metavar="RUN.json", help="one run, or several to compare with the first"
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
     p.add_argument(
         "--n", default=None, metavar="N", help="n of the ladder table/plot (default: 2^25 or below)"
     )
     p.add_argument("--readme", metavar="README.md", help="rewrite its ladder:begin/end block")
     p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
+    p.add_argument("--wide", action="store_true", help="every column in the terminal table")
     p.set_defaults(func=cmd_report)

@@ -1,3 +1,18 @@
 """Result records in and out, tables, plots, the README block and the porting doc.
 May import: harness.core, harness.compile, harness.launch, harness.check.
+
+    records        the result record (one variant x dtype x n) and every schema string
+    documents      read any document, any version, into records (Document)
+    study_records  records from the host study's and the fastest bench's own rows
+    ratios         x CUB, x torch.sum, % copy, step x, cumulative x: computed only here
+    ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings
+    markdown       the one Markdown table writer and the cell number formats
+    sweep_tables   report.md's tables across sizes
+    comparison     runs compared with the first (Markdown and terminal)
+    plots          bandwidth vs n, the ladder at one n, the comparison
+    run_report     DIR/report.md and its plots
+    readme_block   the README's generated ladder block
+    tables         what `run` and `check` print besides the ladder; seed 004's table
+    host_tables    seed 001's host study
+    porting_doc    docs/porting.md (with porting_lessons: its prose; kernel_sources: its code)
 """

@@ -1,12 +1,21 @@
-"""Seed 001's study as tables (rich): the seed's table regenerated, the split, the sweep."""
+"""Seed 001's host study as tables (rich, and Markdown for host.md): the seed's table
+regenerated, where the time goes, the stream sweep, the adversarial input.
+
+The table's rows are result records (harness.report.study_records.host_record: the end-to-end
+timings in `extra`), or the study's own rows as harness.studies.host.table_rows makes them."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from rich.table import Table
 
 from harness.core import catalogue
+from harness.report.documents import Document
+from harness.report.markdown import rich_as_markdown
+from harness.report.records import ResultRecord
+from harness.report.study_records import host_record
 
 _SHORT = {
     "cuda/001-v0-gmem-interleaved": "V0",
@@ -26,23 +35,22 @@ def short(vid: str) -> str:
     return _SHORT.get(vid, vid)
 
 
-def _columns(rows: list[dict]) -> list[str]:
-    return list(dict.fromkeys(r["variant"] for r in rows))
-
-
-def _cell(r: dict | None, key: str, fmt: str) -> str:
+def _cell(r: ResultRecord | None, key: str, fmt: str) -> str:
     if r is None:
         return "-"
-    if r.get("status") != "ok":
-        return r.get("status", "?").upper()
-    v = r.get(key)
+    if not r.ok:
+        return r.status.upper()
+    v = r.extra.get(key)
     return "-" if v is None else format(v, fmt)
 
 
-def seed_tables(rows: list[dict], device_name: str | None, dtype: str) -> list[Table]:
-    cols = _columns(rows)
-    sizes = sorted({r["n"] for r in rows})
-    at = {(r["n"], r["variant"]): r for r in rows}
+def seed_tables(
+    rows: Iterable[ResultRecord | dict], device_name: str | None, dtype: str
+) -> list[Table]:
+    records = [r if isinstance(r, ResultRecord) else host_record(r, dtype) for r in rows]
+    cols = list(dict.fromkeys(r.variant for r in records))
+    sizes = sorted({r.n for r in records})
+    at = {(r.n, r.variant): r for r in records}
     legend = ", ".join(
         f"{short(c)} = {c}" + (f" ({catalogue.BY_ID[c].staging})" if c in catalogue.BY_ID else "")
         for c in cols
@@ -71,13 +79,14 @@ def seed_tables(rows: list[dict], device_name: str | None, dtype: str) -> list[T
         cells = []
         for c in cols:
             r = at.get((n, c))
-            if r is None or r.get("status") != "ok":
+            x = r.extra if r is not None else {}
+            if r is None or not r.ok:
                 cells.append("-")
-            elif r.get("h2d_ms") is None:
-                cells.append(f"dev {r['device_ms']:.3f}")
+            elif x.get("h2d_ms") is None:
+                cells.append(f"dev {x['device_ms']:.3f}")
             else:
                 cells.append(
-                    f"{r['h2d_ms']:.3f} + {r['kernels_ms']:.3f} ({100 * r['h2d_share']:.0f}%)"
+                    f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
                 )
         t.add_row(f"{math.log2(n):g}", *cells)
     out.append(t)
@@ -134,27 +143,12 @@ def adversarial_table(adv: dict) -> Table:
     return t
 
 
-HOST_SCHEMA = "reduce-ladder/host/1"
-
-
-def _markdown(table: Table) -> str:
-    """A rich Table as a GitHub Markdown table (title above, caption below)."""
-    heads = [str(c.header) for c in table.columns]
-    cols = [[str(cell) for cell in c.cells] for c in table.columns]
-    lines = []
-    if table.title:
-        lines += [f"**{table.title}**", ""]
-    lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-    lines += ["| " + " | ".join(row) + " |" for row in zip(*cols, strict=True)]
-    if table.caption:
-        lines += ["", str(table.caption)]
-    return "\n".join(lines) + "\n"
-
-
-def markdown(doc: dict) -> str:
-    """The whole host study (`reduce-ladder host --json`) as one Markdown document."""
-    if doc.get("schema") != HOST_SCHEMA:
-        raise ValueError(f"not a host-study document (schema {doc.get('schema')!r})")
+def markdown(host: Document) -> str:
+    """The whole host study (`reduce-ladder host --json`, loaded by harness.report.documents)
+    as one Markdown document."""
+    if host.kind != "host":
+        raise ValueError(f"not a host-study document (schema {host.schema!r})")
+    doc = host.raw
     dev = doc.get("device", {})
     name = dev.get("name")
     opts = doc.get("options", {})
@@ -166,12 +160,12 @@ def markdown(doc: dict) -> str:
     method = doc.get("method") or {}
     if isinstance(method, dict):
         parts.append("\n".join(f"- {k}: {v}" for k, v in method.items()) + "\n")
-    if doc.get("table"):
-        for t in seed_tables(doc["table"], name, opts.get("dtype", "float32")):
-            parts.append(_markdown(t))
+    if host.records:
+        for t in seed_tables(host.records, name, opts.get("dtype", "float32")):
+            parts.append(rich_as_markdown(t))
     if doc.get("adversarial"):
-        parts.append(_markdown(adversarial_table(doc["adversarial"])))
+        parts.append(rich_as_markdown(adversarial_table(doc["adversarial"])))
     for entry in (doc.get("sweep") or {}).get("sizes", []):
-        parts.append(_markdown(sweep_table(entry)))
+        parts.append(rich_as_markdown(sweep_table(entry)))
         parts.append(f"Finding: {entry['finding']}\n")
     return "\n".join(parts)

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from harness.core import dtypes, passes
+from harness.report import records
 
 if TYPE_CHECKING:
     from harness.launch.single_launch import FastestPlan
@@ -241,7 +242,7 @@ def ablate(log2s: list[int], log=print) -> dict:
     from harness.core import device, timing
 
     doc: dict = {
-        "schema": "reduce-ladder/fastest-ablation/1",
+        "schema": records.FASTEST_ABLATION_SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "device": device.device_info(),
         "dtype": "float32",

@@ -17,7 +17,9 @@ buffer of the largest size, sliced (so every n starts 16-byte aligned).
 
 Printed table, per n: device time (us) of each; "x peer" = best peer time / variant time (>= 1.00
 means at least as fast as the better of CUB and torch.sum); "%DS" = bytes read / time over the
-datasheet bandwidth; copy TB/s. Writes everything to JSON.
+datasheet bandwidth; copy TB/s. Writes a FASTEST_BENCH_SCHEMA document: the run's device, method
+and Triton configurations, and "results", one result record (harness.report.records) per variant,
+peer and copy at each (dtype, n): "total" and (n <= 2^20) "graph" timings, extra.bytes_read.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ import argparse
 import json
 import sys
 import time
+
+from harness.report import records, study_records
+from harness.report.ratios import CUB_ID, TORCH_ID
 
 DATASHEET_BYTES_PER_S = (  # first match on the device name wins
     ("H200", 4.8e12),
@@ -67,14 +72,14 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
     name = torch.cuda.get_device_name()
     ds = datasheet_bw(name)
     doc: dict = {
-        "schema": "reduce-ladder/fastest-bench/1",
+        "schema": records.FASTEST_BENCH_SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "device": device.device_info(),
         "datasheet_bytes_per_s": ds,
         "timing": "CUDA events, L2 flushed before each repetition, median "
         f"(harness.core.timing.time_ms); graph: harness.core.timing.graph_ms for n <= "
         f"{GRAPH_MAX_N}",
-        "rows": [],
+        "results": [],
     }
     t_start = time.time()
     for dtype in dtypes:
@@ -107,10 +112,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
             # The peers exactly as the catalogue defines them (harness.launch.peers): cupy.sum with
             # dtype=x.dtype, the call that reaches CUB for int32 too (with the default dtype CuPy
             # promotes int32 to int64 and runs its own kernel instead).
-            for pid, key in (
-                ("peer/torch.sum", "torch.sum"),
-                ("peer/cupy.sum-cub", "cupy.sum-cub"),
-            ):
+            for pid, key in ((TORCH_ID, "torch.sum"), (CUB_ID, "cupy.sum-cub")):
                 try:
                     fns[key] = peers.prepare(catalogue.get(pid), x)
                 except Exception as e:  # CuPy has no bfloat16: that peer is absent, and said so
@@ -151,7 +153,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
                     row[f"{vid}:graph_x_best_peer"] = min(gp) / gv if (gp and gv) else None
             cm = med("copy")
             row["copy_bytes_per_s"] = 2 * nbytes / (cm * 1e-3) if cm else None
-            doc["rows"].append(row)
+            doc["results"] += [r.to_json() for r in study_records.fastest_bench_records(row, name)]
             log(_line(row, lo <= 20))
             del x, fns
         del full, copy_dst
@@ -216,10 +218,10 @@ def main(argv: list[str] | None = None) -> int:
     doc = bench(a.dtypes, a.min, a.max)
     with open(a.json, "w") as f:
         json.dump(doc, f, indent=1)
-    rows = doc["rows"]
-    bad = [r for r in rows for v in VARIANTS if not r.get(f"{v}:ok")]
+    results = doc["results"]
+    bad = [r for r in results if r["variant"] in VARIANTS and not r["ok"]]
     print(f"\nwall {doc['wall_s']:.0f} s; triton configs: {doc['triton_configs']}")
-    print(f"summary: {len(rows)} rows, {len(bad)} wrong/error")
+    print(f"summary: {len(results)} records, {len(bad)} wrong/error")
     return 1 if bad else 0
 
 

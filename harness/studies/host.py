@@ -19,6 +19,7 @@ import torch
 from harness.check import verify
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
+from harness.report import records
 from harness.studies.host_data import (
     ADVERSARIAL_N,
     FSUM_MAX_N,
@@ -56,7 +57,6 @@ __all__ = [
     "DEFAULT_SWEEP_SIZES",
     "FSUM_MAX_N",
     "PEERS",
-    "SCHEMA",
     "STAGINGS",
     "THREADS",
     "TILE",
@@ -87,7 +87,6 @@ __all__ = [
     "time_trips",
 ]
 
-SCHEMA = "reduce-ladder/host/1"
 DEFAULT_SIZES = (2**11, 2**14, 2**20, 2**25, 2**30)
 DEFAULT_STREAMS = (1, 2, 4, 8)
 DEFAULT_CHUNKS = (2**20, 2**22, 2**24)
@@ -295,8 +294,9 @@ def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None 
 
 
 def new_document() -> dict:
+    """The study's document; its "table" holds result records (study_records.host_record)."""
     return {
-        "schema": SCHEMA,
+        "schema": records.HOST_SCHEMA,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "device": device.device_info(),
         "method": {

@@ -33,11 +33,11 @@ from pathlib import Path
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import ncu_metrics
+from harness.report import ncu_metrics, records
 from harness.studies import gpu_tools
 from harness.studies.profile_driver import lookup, range_name
 
-SCHEMA = "reduce-ladder/profile/1"
+SCHEMA = records.PROFILE_SCHEMA
 DEFAULT_SIZES = (2**24,)
 PEERS = ("peer/torch.sum", "peer/cupy.sum-cub", "peer/cupy.sum-nocub")
 NCU_FLAGS = ("--clock-control", "none", "--nvtx")

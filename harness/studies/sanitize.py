@@ -30,11 +30,11 @@ from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
 from harness.core.catalogue import Variant
-from harness.report import sanitizer_log
+from harness.report import records, sanitizer_log
 from harness.studies import gpu_tools
 from harness.studies.profile_driver import lookup
 
-SCHEMA = "reduce-ladder/sanitize/1"
+SCHEMA = records.SANITIZE_SCHEMA
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
 RUN_TIMEOUT_S = 420  # one tool over every default kernel

@@ -1,27 +1,29 @@
 """The main job: verify and time a selection of variants at some sizes; the CPU fallback.
 
-Results are plain dicts (one per variant x dtype x n), collected in a run document:
-    {"schema": "reduce-ladder/run/1", "created": ..., "device": {...}, "results": [...]}
+Each (variant, dtype, n) gives one result record (harness.report.records.ResultRecord); the rows
+returned here are their JSON form, collected in a run document:
+    {"schema": RUN_SCHEMA, "created": ..., "mode": ..., "device": {...}, "results": [...]}
 The CLI prints them as the ladder table and writes them as JSON; the report reads them back.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import traceback
 from collections.abc import Callable, Iterable
 
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
+from harness.report import records
 
-SCHEMA = "reduce-ladder/run/1"
 DEFAULT_SIZES = (2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
 
 
 def new_document(mode: str) -> dict:
     return {
-        "schema": SCHEMA,
+        "schema": records.RUN_SCHEMA,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "mode": mode,
         "device": device.device_info(),
@@ -29,41 +31,45 @@ def new_document(mode: str) -> dict:
     }
 
 
-def row_header(v: Variant, dtype: str, n: int) -> dict:
-    """The identifying fields every result row starts with (the run document's schema)."""
-    return {
-        "variant": v.id,
-        "backend": v.backend,
-        "stage": v.stage,
-        "family": v.family,
-        "seeds": list(v.seeds),
-        "twin": v.twin,
-        "wrong_demo": v.wrong,
-        "dtype": dtype,
-        "n": n,
-    }
+def _small_sizes(fn: Callable[[], object], n: int) -> dict:
+    """graph / call timings for n <= 2^20 (harness.core.timing.small_size_timings) as record
+    fields; a capture failure goes to extra."""
+    from harness.core import timing
+
+    got = timing.small_size_timings(fn, n)
+    out: dict = {k: records.timing_from(got.get(k)) for k in ("graph", "call")}
+    if "graph_error" in got:
+        out["extra"] = {"graph_error": got["graph_error"]}
+    return out
 
 
 def check_and_time(
     v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None
 ) -> dict:
-    """One result row: correctness on fresh data, then (on a GPU) first-pass and total times.
+    """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
+    and total times.
 
-    Errors are caught and reported in the row (status "error"), so one broken variant does not
-    stop the run; a wrong result is status "wrong" (for a wrong demonstration: the race showed).
+    Errors are caught and reported in the record (status "error"), so one broken variant does
+    not stop the run; a wrong result is status "wrong" (for a wrong demonstration: the race
+    showed).
     """
     import torch
 
     from harness.check import verify
-    from harness.launch import plan as runner
+    from harness.launch.plan import make_plan  # looked up per call: tests replace it
 
-    row = row_header(v, dtype, n)
     dev = "cuda" if device.gpu_available() else "cpu"
+    name = torch.cuda.get_device_name() if dev == "cuda" else None
+    rec = records.for_variant(v, dtype, n, device=name)
     try:
         x = verify.seed_like_input(n, dtype, dev)
         check = verify.check_variant(v, x)
-        row.update(check.record())
-        row["status"] = "ok" if check.ok else "wrong"
+        rec = dataclasses.replace(
+            rec,
+            status="ok" if check.ok else "wrong",
+            message=check.message,
+            check=records.check_from(check),
+        )
         if timed and dev == "cuda":
             from harness.core import timing
 
@@ -72,13 +78,15 @@ def check_and_time(
 
                 fn = peers.prepare(v, x)
                 total = timing.time_ms(fn, reps=reps)
-                nbytes = peers.bytes_moved(v, n, x.element_size())
-                row.update(total=total.record(), bytes_total=nbytes)
-                row.update(gbps_total=nbytes / total.median_ms / 1e6)
-                row.update(timing.small_size_timings(fn, n))
+                rec = dataclasses.replace(
+                    rec,
+                    total=total,
+                    bytes_total=peers.bytes_moved(v, n, x.element_size()),
+                    **_small_sizes(fn, n),
+                )
                 del fn
             else:
-                plan = runner.make_plan(v, x)
+                plan = make_plan(v, x)
                 first = timing.time_ms(
                     lambda: plan.run(first_pass_only=True, restore=False),
                     setup=plan.restore,
@@ -87,27 +95,28 @@ def check_and_time(
                 total = timing.time_ms(
                     lambda: plan.run(restore=False), setup=plan.restore, reps=reps
                 )
-                row.update(
+                rec = dataclasses.replace(
+                    rec,
                     passes=plan.launch_count,
                     blocks_first_pass=plan.first_blocks,
-                    first_pass=first.record(),
-                    total=total.record(),
+                    first_pass=first,
+                    total=total,
                     bytes_first_pass=plan.bytes_moved(first_pass_only=True),
                     bytes_total=plan.bytes_moved(),
-                    gbps_first_pass=plan.bytes_moved(True) / first.median_ms / 1e6,
-                    gbps_total=plan.bytes_moved() / total.median_ms / 1e6,
+                    **_small_sizes(plan.run, n),
                 )
-                row.update(timing.small_size_timings(plan.run, n))
                 del plan
         del x
         if dev == "cuda":
             torch.cuda.synchronize()
-    except Exception as e:  # reported in the row; the run goes on with the other variants
-        row["status"] = "error"
-        row["ok"] = False
-        row["message"] = f"{type(e).__name__}: {e}"
-        row["traceback"] = traceback.format_exc(limit=6)
-    return row
+    except Exception as e:  # reported in the record; the run goes on with the other variants
+        rec = dataclasses.replace(
+            rec,
+            status="error",
+            message=f"{type(e).__name__}: {e}",
+            extra={**rec.extra, "traceback": traceback.format_exc(limit=6)},
+        )
+    return rec.to_json()
 
 
 def run_selection(

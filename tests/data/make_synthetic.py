@@ -1,5 +1,7 @@
-"""Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (the CLI's run schema)
-and tests/data/synthetic_bench.json (pytest-benchmark's JSON with this suite's extra_info).
+"""Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (a run document of
+result records, RUN_SCHEMA) and tests/data/synthetic_bench.json (pytest-benchmark's JSON, each
+extra_info a result record, BENCH_SCHEMA): the records of harness.report.records, so the
+fixtures cannot drift from what the producers write.
 
 SYNTHETIC TEST DATA, NOT A MEASUREMENT: the times come from a made-up model (a launch cost per
 pass plus bytes over a made-up bandwidth times a per-stage efficiency), only so that the report's
@@ -10,6 +12,7 @@ tables, ratios and plots can be tested without a GPU. Never copy these numbers a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -18,8 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness.core import catalogue
 from harness.core.passes import plan_passes
+from harness.core.timing import Timing
 from harness.launch import peers
-from harness.studies.session import row_header
+from harness.report import records
+from harness.report.records import ResultRecord
 
 HERE = Path(__file__).resolve().parent
 SIZES = (2**10, 2**16, 2**20, 2**24)
@@ -38,17 +43,11 @@ def efficiency(v: catalogue.Variant) -> float:
     return min(0.92, base * (0.95 if v.backend == "triton" else 1.0))
 
 
-def timing(ms: float, reps: int = 20) -> dict:
-    return {
-        "median_ms": ms,
-        "min_ms": ms * 0.97,
-        "p10_ms": ms * 0.98,
-        "p90_ms": ms * 1.04,
-        "reps": reps,
-    }
+def timing(ms: float, reps: int = 20) -> Timing:
+    return Timing(median_ms=ms, min_ms=ms * 0.97, p10_ms=ms * 0.98, p90_ms=ms * 1.04, reps=reps)
 
 
-def row(v: catalogue.Variant, dtype: str, n: int, gpu: dict) -> dict:
+def record(v: catalogue.Variant, dtype: str, n: int, gpu: dict, device: str) -> ResultRecord:
     size = 4
     eff = efficiency(v)
     if v.backend == "peer":
@@ -59,25 +58,18 @@ def row(v: catalogue.Variant, dtype: str, n: int, gpu: dict) -> dict:
         npass, nbytes = len(ps), sum((p.n + p.blocks) * size for p in ps)
         first_bytes = (ps[0].n + ps[0].blocks) * size
     ms = npass * gpu["launch_us"] * 1e-3 + nbytes / (gpu["bw"] * eff) / 1e6
-    r = {
-        **row_header(v, dtype, n),  # the real schema's fields, so the fixture cannot drift
-        "status": "ok",
-        "ok": True,
-        "total": timing(ms),
-        "bytes_total": nbytes,
-        "gbps_total": nbytes / ms / 1e6,
-    }
+    r = records.for_variant(v, dtype, n, total=timing(ms), bytes_total=nbytes, device=device)
     if first_bytes is not None:
         fms = gpu["launch_us"] * 1e-3 + first_bytes / (gpu["bw"] * eff) / 1e6
-        r.update(
-            passes=npass,
-            first_pass=timing(fms),
-            bytes_first_pass=first_bytes,
-            gbps_first_pass=first_bytes / fms / 1e6,
+        r = dataclasses.replace(
+            r, passes=npass, first_pass=timing(fms), bytes_first_pass=first_bytes
         )
     if n <= 2**20:
-        r["graph"] = timing(ms - npass * gpu["launch_us"] * 0.7e-3)
-        r["call"] = timing(ms + 0.012 + npass * 0.006)
+        r = dataclasses.replace(
+            r,
+            graph=timing(ms - npass * gpu["launch_us"] * 0.7e-3),
+            call=timing(ms + 0.012 + npass * 0.006),
+        )
     return r
 
 
@@ -86,56 +78,34 @@ def variants() -> list[catalogue.Variant]:
 
 
 def cli_doc() -> dict:
-    gpu = GPUS["A"]
-    rows = [row(v, d, n, gpu) for d in DTYPES for n in SIZES for v in variants()]
-    demo = row(catalogue.get("cuda/v5-wrong-nosync"), "float32", 2**24, gpu)
-    demo.update(status="wrong", ok=False, message="|result - golden| = 3 > tolerance 0")
-    rows.append(demo)
+    gpu, name = GPUS["A"], "SYNTHETIC-GPU-A (test data)"
+    rows = [record(v, d, n, gpu, name) for d in DTYPES for n in SIZES for v in variants()]
+    demo = record(catalogue.get("cuda/v5-wrong-nosync"), "float32", 2**24, gpu, name)
+    rows.append(
+        dataclasses.replace(demo, status="wrong", message="|result - golden| = 3 > tolerance 0")
+    )
     return {
-        "schema": "reduce-ladder/run/1",
+        "schema": records.RUN_SCHEMA,
         "created": "2000-01-01T00:00:00+00:00",
         "mode": "timed",
         "synthetic": True,
         "note": NOTE,
-        "device": {"name": "SYNTHETIC-GPU-A (test data)", "sm_count": 0, "capability": "0.0"},
-        "results": rows,
+        "device": {"name": name, "sm_count": 0, "capability": "0.0"},
+        "results": [r.to_json() for r in rows],
     }
 
 
 def bench_doc() -> dict:
-    gpu = GPUS["B"]
+    gpu, name = GPUS["B"], "SYNTHETIC-GPU-B (test data)"
     benches = []
     for d in DTYPES:
         for n in SIZES:
             label = f"2^{n.bit_length() - 1}"
             for v in variants():
-                r = row(v, d, n, gpu)
-                info = {
-                    "schema": "reduce-ladder/bench/1",
-                    **{
-                        k: r[k]
-                        for k in (
-                            "variant",
-                            "backend",
-                            "stage",
-                            "family",
-                            "twin",
-                            "dtype",
-                            "n",
-                            "status",
-                            "total",
-                            "bytes_total",
-                            "gbps_total",
-                        )
-                    },
-                    "device_ms": r["total"]["median_ms"],
-                    "call": r.get("call"),
-                    "catalogue": v.record(),
-                    "device": "SYNTHETIC-GPU-B (test data)",
-                }
-                if "graph" in r:
-                    info["graph"] = r["graph"]
-                wall = r["total"]["median_ms"] / 1e3 + 2e-5
+                r = record(v, d, n, gpu, name)
+                # the suite writes no first pass: it times the whole reduction
+                r = dataclasses.replace(r, first_pass=None, bytes_first_pass=None, passes=None)
+                wall = r.total.median_ms / 1e3 + 2e-5
                 benches.append(
                     {
                         "group": f"{d} n={label}",
@@ -143,7 +113,7 @@ def bench_doc() -> dict:
                         "fullname": f"benchmarks/test_bench.py::test_reduce[{d}-{label}-{v.id}]",
                         "params": {"case": [v.id, d, n]},
                         "param": f"{d}-{label}-{v.id}",
-                        "extra_info": info,
+                        "extra_info": {"schema": records.BENCH_SCHEMA, **r.to_json()},
                         "options": {"timer": "sync_perf_counter"},
                         "stats": {
                             "min": wall * 0.97,
@@ -172,7 +142,8 @@ def bench_doc() -> dict:
             "python_version": "3.12.0",
             "synthetic": True,
             "note": NOTE,
-            "gpu": {"name": "SYNTHETIC-GPU-B (test data)"},
+            "gpu": {"name": name},
+            "reduce_ladder": {"schema": records.BENCH_SCHEMA},
         },
         "commit_info": {"id": "0" * 40, "dirty": False},
         "benchmarks": benches,

@@ -1,0 +1,195 @@
+"""Read any document the harness writes, in any version it ever wrote, into result records:
+
+    kind               schema (records.py)                   records from
+    "cli"              run/2, run/1                          "results"
+    "pytest-benchmark" (pytest-benchmark's own JSON)          each benchmark's extra_info
+                       extra_info: bench/2, bench/1
+    "fastest-bench"    fastest-bench/2, fastest-bench/1      "results" (/1: "rows", one per n)
+    "host"             host/2, host/1                        "table"
+    "fastest-ablation" fastest-ablation/1                    none: times per design choice
+
+load_document reads any of them; load_run only what the report compares (a ladder run or the
+benchmark suite). Every failure is a ReportError with the file's name and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from harness.report import records, study_records
+from harness.report.records import ResultRecord
+
+
+class ReportError(Exception):
+    """A file that cannot be read or understood; the CLI prints it and exits 2."""
+
+
+@dataclass
+class Document:
+    path: str
+    kind: str
+    schema: str
+    device: str  # the device's name
+    created: str
+    records: list[ResultRecord] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)  # device details, mode, synthetic
+    raw: dict = field(default_factory=dict)  # the document as read (the host study's sweep...)
+
+    @property
+    def label(self) -> str:
+        return f"{self.device} ({Path(self.path).name})"
+
+    @property
+    def timed(self) -> bool:
+        return any(r.timed for r in self.records)
+
+    def dtypes(self) -> list[str]:
+        return sorted({r.dtype for r in self.records}, key=lambda d: (d != "float32", d))
+
+    def sizes(self, dtype: str | None = None) -> list[int]:
+        return sorted({r.n for r in self.records if dtype is None or r.dtype == dtype})
+
+
+def read_json(path: str | Path) -> dict | list:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ReportError(f"{p}: no such file") from None
+    except OSError as e:
+        raise ReportError(f"{p}: cannot read it ({e.strerror or e})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{p}: not valid JSON ({e.msg} at line {e.lineno})") from None
+
+
+def load_document(path: str | Path) -> Document:
+    return document_from(read_json(path), str(path))
+
+
+def load_run(path: str | Path) -> Document:
+    """A run the report can compare: `reduce-ladder run --json` or pytest-benchmark's JSON."""
+    doc = load_document(path)
+    if doc.kind not in ("cli", "pytest-benchmark"):
+        raise ReportError(
+            f"{path}: a {doc.kind} document ({doc.schema!r}), not a ladder run; expected a run "
+            f"document (from `reduce-ladder run --json`) or pytest-benchmark's JSON (from "
+            "`pytest benchmarks/ --benchmark-json=...`)"
+        )
+    return doc
+
+
+def document_from(doc: dict | list, path: str) -> Document:
+    schema = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+    try:
+        if schema in (records.RUN_SCHEMA, records.RUN_SCHEMA_V1):
+            return _run(path, doc)
+        if _is_pytest_benchmark(doc):
+            return _bench(path, doc)
+        if schema in (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1):
+            return _fastest_bench(path, doc)
+        if schema in (records.HOST_SCHEMA, records.HOST_SCHEMA_V1):
+            return _host(path, doc)
+        if schema == records.FASTEST_ABLATION_SCHEMA:
+            return _head(path, "fastest-ablation", doc)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ReportError(f"{path}: a result row lacks a field or has a bad one ({e})") from None
+    raise ReportError(
+        f"{path}: unknown format (schema {schema!r}); expected a run document "
+        f"({records.RUN_SCHEMA!r}, from `reduce-ladder run --json`) or pytest-benchmark's JSON "
+        "(from `pytest benchmarks/ --benchmark-json=...`)"
+    )
+
+
+def _is_pytest_benchmark(doc: dict | list) -> bool:
+    if not isinstance(doc, dict):
+        return False
+    return isinstance(doc.get("benchmarks"), list) and "machine_info" in doc
+
+
+def _head(path: str, kind: str, doc: dict) -> Document:
+    dev = doc.get("device") or {}
+    return Document(
+        path,
+        kind,
+        doc.get("schema", ""),
+        dev.get("name") or "no GPU",
+        doc.get("created", ""),
+        meta={"device": dev, "mode": doc.get("mode"), "synthetic": doc.get("synthetic", False)},
+        raw=doc,
+    )
+
+
+def _run(path: str, doc: dict) -> Document:
+    out = _head(path, "cli", doc)
+    out.records = [ResultRecord.from_json(r) for r in doc.get("results", []) if "variant" in r]
+    return out
+
+
+def _bench(path: str, doc: dict) -> Document:
+    rows = []
+    for b in doc["benchmarks"]:
+        info = b.get("extra_info") or {}
+        if "variant" not in info:
+            continue  # not one of ours
+        try:
+            rows.append(_bench_record(info))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ReportError(f"{path}: benchmark {b.get('name')!r} lacks a field ({e})") from None
+    if not rows:
+        raise ReportError(
+            f"{path}: pytest-benchmark JSON without reduce-ladder benchmarks (was the suite "
+            "skipped, e.g. run without a GPU?)"
+        )
+    mi = doc.get("machine_info") or {}
+    gpu = mi.get("gpu") or {}
+    name = gpu.get("name") or next((r.device for r in rows if r.device), "")
+    return Document(
+        path,
+        "pytest-benchmark",
+        (mi.get("reduce_ladder") or {}).get("schema", ""),
+        name or "unknown device",
+        doc.get("datetime", ""),
+        rows,
+        {"device": gpu, "synthetic": mi.get("synthetic", False)},
+        doc,
+    )
+
+
+def _bench_record(info: dict) -> ResultRecord:
+    r = ResultRecord.from_json(info)
+    if info.get("schema") == records.BENCH_SCHEMA:
+        return r
+    # bench/1: the catalogue record beside the row, the check nested with its message, no
+    # wrong_demo or seeds of the row's own
+    cat = info.get("catalogue") or {}
+    check = info.get("check") or {}
+    return replace(
+        r,
+        wrong_demo=bool(info.get("wrong_demo") or cat.get("wrong")),
+        seeds=tuple(cat.get("seeds") or ()),
+        message=check.get("message") or "",
+    )
+
+
+def _fastest_bench(path: str, doc: dict) -> Document:
+    out = _head(path, "fastest-bench", doc)
+    if doc["schema"] == records.FASTEST_BENCH_SCHEMA:
+        out.records = [ResultRecord.from_json(r) for r in doc["results"]]
+    else:
+        for row in doc["rows"]:
+            out.records += study_records.fastest_bench_records(row, out.device)
+    return out
+
+
+def _host(path: str, doc: dict) -> Document:
+    out = _head(path, "host", doc)
+    dtype = (doc.get("options") or {}).get("dtype")
+    if doc["schema"] == records.HOST_SCHEMA:
+        out.records = [ResultRecord.from_json(r) for r in doc.get("table") or []]
+    else:
+        out.records = [study_records.host_record(r, dtype) for r in doc.get("table") or []]
+    return out

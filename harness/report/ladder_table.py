@@ -1,0 +1,277 @@
+"""The ladder table, built once (ladder_rows) and shown three ways: Markdown (report.md and the
+README block: MARKDOWN_COLUMNS), and on the terminal compact (COMPACT_COLUMNS, fits 100 columns)
+or wide (WIDE_COLUMNS, every column), with what each stage changes in a legend under the table.
+
+One row per CUDA stage at one (dtype, n), ladder order, its Triton twin (or, for variants that
+are not tile twins such as the fastest pair, the catalogue's counterpart) beside it; then any
+Triton variant no CUDA row twins, on its own row in the Triton columns; then the peers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from harness.core import catalogue
+from harness.core.sizes import size_label
+from harness.report.markdown import markdown_table, num, us
+from harness.report.ratios import (
+    COPY_ID,
+    NO_RATIOS,
+    PEER_ORDER,
+    PeerRatios,
+    Steps,
+    ladder_steps,
+    peer_ratios,
+    records_at,
+)
+from harness.report.records import ResultRecord
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    kind: str  # "stage" or "peer"
+    stage: str
+    main: ResultRecord | None  # the CUDA record (a stage row) or the peer; None: Triton alone
+    twin: ResultRecord | None  # the Triton record beside it
+    main_ratios: PeerRatios
+    twin_ratios: PeerRatios
+    steps: Steps
+
+    @property
+    def name(self) -> str:
+        """The row's id as the tables show it: a CUDA id without "cuda/", a peer's in full."""
+        if self.main is None:
+            return "-"
+        vid = self.main.variant
+        return vid if self.main.backend == "peer" else vid.split("/", 1)[-1]
+
+    @property
+    def short_id(self) -> str:
+        """The compact table's id column: the CUDA id without "cuda/", else the full id."""
+        if self.main is None:
+            return self.twin.variant if self.twin else "-"
+        return self.name
+
+    @property
+    def failed(self) -> bool:
+        """A failed check that is not a wrong demonstration's point."""
+        return any(r is not None and not r.ok and not r.wrong_demo for r in (self.main, self.twin))
+
+
+def variant_order(records: Iterable[ResultRecord]) -> list[str]:
+    """CUDA stages by stage, then Triton, then anything else, then the peers (fixed order)."""
+    first: dict[str, ResultRecord] = {}
+    for r in records:
+        first.setdefault(r.variant, r)
+    rank = {"cuda": 0, "triton": 1}
+    others = [v for v in first if first[v].backend != "peer"]
+    others.sort(key=lambda v: (rank.get(first[v].backend, 2), catalogue.stage_key(first[v].stage)))
+    return (
+        others
+        + [p for p in PEER_ORDER if p in first]
+        + [v for v in first if first[v].backend == "peer" and v not in PEER_ORDER]
+    )
+
+
+def partner(r: ResultRecord) -> str | None:
+    """The Triton variant shown beside a CUDA record: its tile twin, or (for variants that are
+    not tile twins, like the fastest pair) the catalogue's counterpart."""
+    if r.twin:
+        return r.twin
+    v = catalogue.BY_ID.get(r.variant)
+    return v.counterpart if v is not None else None
+
+
+def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[LadderRow]:
+    at = records_at(records, dtype, n)
+    pairs: list[tuple[str, ResultRecord | None, ResultRecord | None]] = []
+    shown: set[str] = set()
+    for vid in variant_order(at.values()):  # CUDA first: every twin is placed before its turn
+        r = at[vid]
+        if r.backend == "cuda":
+            twin = at.get(partner(r) or "")
+            if twin is not None:
+                shown.add(twin.variant)
+            pairs.append(("stage", r, twin))
+        elif r.backend == "peer":
+            pairs.append(("peer", r, None))
+        elif vid not in shown:  # a Triton variant no CUDA row twins: the Triton columns only
+            pairs.append(("stage", None, r))
+    steps = ladder_steps(main if kind == "stage" else None for kind, main, _ in pairs)
+    return [
+        LadderRow(
+            kind=kind,
+            stage=(main or twin).stage,
+            main=main,
+            twin=twin,
+            main_ratios=_sum_ratios(main, at),
+            twin_ratios=peer_ratios(twin, at) if twin else NO_RATIOS,
+            steps=step,
+        )
+        for (kind, main, twin), step in zip(pairs, steps, strict=True)
+    ]
+
+
+def _sum_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRatios:
+    ratios = peer_ratios(r, at)
+    if r is not None and r.variant == COPY_ID:  # the copy is the yardstick, not a sum
+        return PeerRatios(pct_copy=ratios.pct_copy)
+    return ratios
+
+
+# ---------------------------------------------------------------------------------------------
+# columns
+
+
+def check_text(r: ResultRecord | None) -> str:
+    if r is None:
+        return "-"
+    if r.wrong_demo:
+        return "race showed (wrong)" if not r.ok else "right this run"
+    return {"ok": "ok", "wrong": "WRONG", "error": "ERROR"}.get(r.status, r.status)
+
+
+def _check(row: LadderRow) -> str:
+    if row.main is None:
+        return check_text(row.twin)
+    twin = row.twin
+    return check_text(row.main) + (f" / twin {check_text(twin)}" if twin and not twin.ok else "")
+
+
+def _gbps(r: ResultRecord | None) -> str:
+    return num(r.gbps_total if r else None, ".0f")
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    cell: Callable[[LadderRow], str]
+    right: bool = True  # numbers right-aligned on the terminal
+
+
+_STAGE = Column("stage", lambda e: e.stage, right=False)
+_VARIANT = Column("variant", lambda e: e.name, right=False)
+_CUDA = [
+    Column("µs", lambda e: us(e.main.ms if e.main else None)),
+    Column("GB/s", lambda e: _gbps(e.main)),
+    Column("% copy", lambda e: num(e.main_ratios.pct_copy, ".0f")),
+    Column("× CUB", lambda e: num(e.main_ratios.x_cub, ".2f")),
+    Column("× torch.sum", lambda e: num(e.main_ratios.x_torch, ".2f")),
+]
+_TWIN_NAME = Column(
+    "Triton twin", lambda e: e.twin.variant.split("/", 1)[-1] if e.twin else "-", right=False
+)
+_TWIN = [
+    Column("µs", lambda e: us(e.twin.ms if e.twin else None)),
+    Column("GB/s", lambda e: _gbps(e.twin)),
+    Column("% copy", lambda e: num(e.twin_ratios.pct_copy, ".0f")),
+    Column("× CUB", lambda e: num(e.twin_ratios.x_cub, ".2f")),
+]
+_CHECK = Column("check", _check, right=False)
+
+# report.md and the README block (Markdown, so width is no concern)
+MARKDOWN_COLUMNS = (_STAGE, _VARIANT, *_CUDA, _TWIN_NAME, *_TWIN, _CHECK)
+# the terminal by default: fits 100 columns; the twins' names are in the legend
+COMPACT_COLUMNS = (
+    Column("id", lambda e: e.short_id, right=False),
+    *[c for c in _CUDA if c.header != "% copy"],
+    Column("Triton µs", _TWIN[0].cell),
+    _CHECK,
+)
+# the terminal with --wide: every column
+WIDE_COLUMNS = (
+    _STAGE,
+    _VARIANT,
+    Column("1st pass µs", lambda e: us(e.main.first_pass.median_ms if _first(e) else None)),
+    *_CUDA,
+    Column("step ×", lambda e: num(e.steps.step_x, ".2f")),
+    Column("cum. ×", lambda e: num(e.steps.cum_x, ".1f")),
+    _TWIN_NAME,
+    *_TWIN,
+    _CHECK,
+)
+
+
+def _first(e: LadderRow) -> bool:
+    return e.main is not None and e.main.first_pass is not None
+
+
+def cells(row: LadderRow, columns: Iterable[Column] = MARKDOWN_COLUMNS) -> list[str]:
+    return [c.cell(row) for c in columns]
+
+
+def markdown_ladder(records: Iterable[ResultRecord], dtype: str, n: int) -> str:
+    """The ladder at (dtype, n) as report.md and the README show it."""
+    rows = ladder_rows(records, dtype, n)
+    return markdown_table([c.header for c in MARKDOWN_COLUMNS], (cells(e) for e in rows))
+
+
+# ---------------------------------------------------------------------------------------------
+# the terminal
+
+COLUMN_KEY = (
+    "µs: device time per call (median, L2 flushed); GB/s: bytes read + written / time; "
+    "× CUB, × torch.sum: t(peer) / t (above 1: faster than the peer); % copy: GB/s as a share "
+    "of the device-to-device copy's"
+)
+
+
+def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
+    """What each row's variant changes (the catalogue's words), and in the compact table its
+    Triton twin's name; then what the columns mean."""
+    lines = []
+    for e in rows:
+        r = e.main or e.twin
+        v = catalogue.BY_ID.get(r.variant) if r else None
+        if v is None or (e.kind == "peer" and not wide):
+            continue
+        twin = (
+            f" [twin {e.twin.variant.split('/', 1)[-1]}]" if e.twin and e.main and not wide else ""
+        )
+        lines.append(f"{e.short_id}: {v.change}{twin}")
+    return [
+        *lines,
+        COLUMN_KEY + ("; step ×, cum. ×: t(previous / first stage) / t" if wide else ""),
+    ]
+
+
+def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
+    """The ladder as a rich Table (compact or wide), the peers in a section of their own."""
+    from rich import box
+    from rich.table import Table
+
+    columns = WIDE_COLUMNS if wide else COMPACT_COLUMNS
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    for c in columns:
+        table.add_column(c.header, justify="right" if c.right else "left", overflow="fold")
+    peers_started = False
+    for e in rows:
+        if e.kind == "peer" and not peers_started:
+            table.add_section()
+            peers_started = True
+        style = "red" if e.failed else ("dim" if e.kind == "peer" else None)
+        table.add_row(*cells(e, columns), style=style)
+    return table
+
+
+def ladder_console_table(
+    rows: Iterable[ResultRecord | dict],
+    n: int,
+    dtype: str,
+    *,
+    wide: bool = False,
+    title: str | None = None,
+):
+    """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend,
+    as one rich renderable. rows: result records, or their JSON form (the session's rows)."""
+    from rich.console import Group
+    from rich.text import Text
+
+    records = [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
+    ladder = ladder_rows(records, dtype, n)
+    if title is None:
+        dev = next((r.device for r in records if r.device), None)
+        title = f"{dev + ', ' if dev else ''}{dtype}, n = {n:,} ({size_label(n)})"
+    notes = [Text(line, style="dim") for line in legend(ladder, wide=wide)]
+    return Group(rich_ladder_table(ladder, title, wide=wide), *notes)

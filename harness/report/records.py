@@ -1,0 +1,235 @@
+"""The result record: one measurement of one variant (or peer) at one dtype and size, as every
+producer writes it (the ladder session, the pytest-benchmark suite, the fastest bench, the host
+study) and every reader reads it (the tables, report.md and the README block, the porting doc,
+the seed table). Also the ONE spelling of every document schema string the harness writes.
+
+JSON form of a record (RECORD_VERSION 2; a field that was not measured is left out, never null):
+
+    {"variant": "cuda/v3-sequential", "backend": "cuda", "stage": "3", "family": "ladder",
+     "seeds": ["000:v3", "002:R3"], "twin": "triton/tile-256", "wrong_demo": false,
+     "dtype": "float32", "n": 16777216,
+     "status": "ok", "ok": true, "message": "",
+     "check": {"value": 830517824.0, "golden": 830517814, "abs_err": 10.0,
+               "tolerance": 1336.6, "exact_required": false, "input_unchanged": true},
+     "first_pass": TIMING, "total": TIMING, "graph": TIMING, "call": TIMING,
+     "passes": 3, "blocks_first_pass": 65536,
+     "bytes_first_pass": 67371008, "bytes_total": 67635204,
+     "gbps_first_pass": 363.5, "gbps_total": 351.6,
+     "device": "NVIDIA H200",
+     "extra": {...}}
+
+    TIMING = {"median_ms", "min_ms", "p10_ms", "p90_ms", "reps"}  (harness.core.timing.Timing)
+
+- status: "ok", "wrong" (the sum failed its check; for a wrong demonstration: the race showed)
+  or "error" (the variant raised; message says what). "ok" is status == "ok", written for
+  readers' convenience and ignored on reading.
+- first_pass: the first kernel alone (multi-pass variants); total: every pass (a peer: its one
+  call); graph: device time per call replayed from a CUDA graph (n <= 2^20); call: host wall time
+  of one synchronized Python call. All medians over repetitions, L2 flushed between them.
+- bytes_*: bytes read plus bytes written (every pass's input and partials; a peer: its input and
+  its one result; the copy: 2 n itemsize); gbps_* = bytes / median time (1 GB = 1e9 B), derived
+  on writing, recomputed on reading.
+- extra: what one producer measures beyond these (the host study's end-to-end split, a capture
+  error, a traceback), documented by that producer.
+
+Old formats (run/1, bench/1, fastest-bench/1, host/1) are read into the record by
+harness.report.documents; new documents are written at the versions below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from harness.compile import census
+from harness.core.catalogue import Variant
+from harness.core.timing import Timing
+
+RECORD_VERSION = 2
+RUN_SCHEMA = "reduce-ladder/run/2"  # `reduce-ladder run/check --json`: {"results": [record]}
+BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
+FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # studies.fastest_bench: {"results"}
+HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
+FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # not records: times per design
+PROFILE_SCHEMA = (
+    "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters per kernel
+)
+SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
+# The versions before the record (committed under results/): read, never written.
+RUN_SCHEMA_V1 = "reduce-ladder/run/1"
+BENCH_SCHEMA_V1 = "reduce-ladder/bench/1"
+FASTEST_BENCH_SCHEMA_V1 = "reduce-ladder/fastest-bench/1"
+HOST_SCHEMA_V1 = "reduce-ladder/host/1"
+# The compiler census is written by the compile layer, which may not import this one: its string
+# is spelled there (harness.compile.census.SCHEMA) and only named here.
+CENSUS_SCHEMA = census.SCHEMA
+
+
+@dataclass(frozen=True)
+class Check:
+    """The sum against its golden (harness.check.verify.CheckResult, without the identity)."""
+
+    value: float | int | None
+    golden: float | int | None
+    abs_err: float | None
+    tolerance: float | None  # the error bound; 0 means the result must be exact
+    exact_required: bool | None = None
+    input_unchanged: bool | None = None
+
+    @classmethod
+    def from_json(cls, d: dict) -> Check:
+        return cls(**{f.name: d.get(f.name) for f in fields(cls)})
+
+
+def _timing(d: Any) -> Timing | None:
+    if not isinstance(d, dict) or d.get("median_ms") is None:
+        return None
+    return Timing(
+        median_ms=d["median_ms"],
+        min_ms=d.get("min_ms"),
+        p10_ms=d.get("p10_ms"),
+        p90_ms=d.get("p90_ms"),
+        reps=d.get("reps"),
+    )
+
+
+TIMING_FIELDS = ("first_pass", "total", "graph", "call")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultRecord:
+    # identity
+    variant: str
+    backend: str
+    stage: str = ""
+    family: str = ""
+    seeds: tuple[str, ...] = ()
+    twin: str | None = None
+    wrong_demo: bool = False
+    dtype: str
+    n: int
+    # outcome
+    status: str = "ok"
+    message: str = ""
+    check: Check | None = None
+    # timings, work, where
+    first_pass: Timing | None = None
+    total: Timing | None = None
+    graph: Timing | None = None
+    call: Timing | None = None
+    passes: int | None = None
+    blocks_first_pass: int | None = None
+    bytes_first_pass: int | None = None
+    bytes_total: int | None = None
+    device: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def ms(self) -> float | None:
+        """Device time of the whole reduction (median), or None where it was not timed."""
+        return self.total.median_ms if self.total else None
+
+    @property
+    def gbps_total(self) -> float | None:
+        return _gbps(self.bytes_total, self.total)
+
+    @property
+    def gbps_first_pass(self) -> float | None:
+        return _gbps(self.bytes_first_pass, self.first_pass)
+
+    @property
+    def timed(self) -> bool:
+        return self.total is not None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v is None or (f.name == "extra" and not v):
+                continue
+            if f.name == "seeds":
+                v = list(v)
+            elif isinstance(v, Timing):
+                v = v.record()
+            elif isinstance(v, Check):
+                v = {k: x for k, x in asdict(v).items() if x is not None}
+            out[f.name] = v
+            if f.name == "status":
+                out["ok"] = self.ok  # beside status, as the run/1 rows had it
+            if f.name == "bytes_total":
+                for name in ("first_pass", "total"):
+                    g = getattr(self, f"gbps_{name}")
+                    if g is not None:
+                        out[f"gbps_{name}"] = g
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> ResultRecord:
+        """A record from its JSON form (version 2, or a run/1 row: the same fields, the check
+        flat). KeyError when the identity is missing."""
+        check = d.get("check")
+        if check is None and "golden" in d:  # run/1: the check's fields sit in the row
+            check = d
+        return cls(
+            variant=d["variant"],
+            backend=d.get("backend") or d["variant"].split("/")[0],
+            dtype=d["dtype"],
+            n=int(d["n"]),
+            stage=str(d.get("stage") or ""),
+            family=d.get("family") or "",
+            seeds=tuple(d.get("seeds") or ()),
+            twin=d.get("twin"),
+            wrong_demo=bool(d.get("wrong_demo")),
+            status=d.get("status", "ok"),
+            message=d.get("message") or "",
+            check=Check.from_json(check) if isinstance(check, dict) else None,
+            **{k: _timing(d.get(k)) for k in TIMING_FIELDS},
+            passes=d.get("passes"),
+            blocks_first_pass=d.get("blocks_first_pass"),
+            bytes_first_pass=d.get("bytes_first_pass"),
+            bytes_total=d.get("bytes_total"),
+            device=d.get("device") if isinstance(d.get("device"), str) else None,
+            extra=dict(d.get("extra") or {}),
+        )
+
+
+def _gbps(nbytes: int | None, t: Timing | None) -> float | None:
+    return nbytes / t.median_ms / 1e6 if nbytes and t and t.median_ms else None
+
+
+def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord:
+    """A record whose identity comes from the catalogue record (so no producer spells it)."""
+    return ResultRecord(
+        variant=v.id,
+        backend=v.backend,
+        dtype=dtype,
+        n=n,
+        stage=v.stage,
+        family=v.family,
+        seeds=tuple(v.seeds),
+        twin=v.twin,
+        wrong_demo=v.wrong,
+        **measured,
+    )
+
+
+def check_from(result: Any) -> Check:
+    """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
+    layer's torch code at load time)."""
+    return Check(
+        value=result.value,
+        golden=result.golden,
+        abs_err=result.abs_err,
+        tolerance=result.tolerance,
+        exact_required=result.exact_required,
+        input_unchanged=result.input_unchanged,
+    )
+
+
+def timing_from(d: dict | None) -> Timing | None:
+    """A Timing from its JSON form (Timing.record()); None when absent."""
+    return _timing(d)

@@ -1,0 +1,164 @@
+"""DIR/report.md and its plots from one run, or from several compared with the first.
+
+Every input is checked before anything is written: the runs load, the first has timings (a
+CPU-mode run checks sums but times nothing: no plot to draw), a requested n is one the run has,
+and DIR is writable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.sizes import size_label
+from harness.report import comparison, plots, sweep_tables
+from harness.report.documents import Document, ReportError, load_run
+from harness.report.ladder_table import markdown_ladder
+
+DEFAULT_REF_N = 2**25
+
+HOW_TO_READ = (
+    "How to read it: *µs* is device time per call (CUDA events, median, L2 flushed between "
+    "repetitions); *GB/s* is effective bandwidth (bytes read + bytes written over that "
+    "time; for a ladder variant every pass's input and partials, for a peer the input and "
+    "its one result, for the copy 2 n itemsize); *% copy* is that as a share of the "
+    "device-to-device copy's GB/s at the same n; *× CUB* and *× torch.sum* are t(peer) / "
+    "t(variant), so above 1 means faster than the peer. *graph µs* (n ≤ 2^20) is device "
+    "time per call replayed from a CUDA graph (the kernels without launch gaps), *call µs* "
+    "the host wall time of one synchronized Python call (what a caller waits)."
+)
+
+
+@dataclass
+class WrittenReport:
+    out_dir: Path
+    markdown: Path
+    plots: dict[str, dict]  # file name -> what the plotting function drew
+    ref_n: dict[str, int]  # dtype -> n of its ladder table
+    runs: list[Document]
+    compared: dict[str, int]  # dtype -> n the runs were compared at (empty: one run)
+
+
+def n_tag(n: int) -> str:
+    return f"log2n{n.bit_length() - 1}" if n & (n - 1) == 0 else f"n{n}"
+
+
+def plot_names(dtype: str, n: int) -> tuple[str, str]:
+    return f"bandwidth_vs_n_{dtype}.png", f"ladder_{dtype}_{n_tag(n)}.png"
+
+
+def reference_sizes(run: Document, want: int | None = None) -> dict[str, int]:
+    """dtype -> n of its ladder table: want (which every dtype must have), else the largest
+    n <= 2^25 (else the smallest)."""
+    out = {}
+    for dtype in run.dtypes():
+        sizes = run.sizes(dtype)
+        if want is not None:
+            if want not in sizes:
+                listed = ", ".join(f"{size_label(s)}" for s in sizes)
+                raise ReportError(
+                    f"{run.path}: no {dtype} rows at n = {size_label(want)} ({want:,}); the run "
+                    f"has n = {listed}"
+                )
+            out[dtype] = want
+            continue
+        below = [n for n in sizes if n <= DEFAULT_REF_N]
+        out[dtype] = max(below) if below else min(sizes)
+    return out
+
+
+def _prepare(paths: list[str | Path], out_dir: str | Path, ref_n: int | None):
+    if not paths:
+        raise ReportError("give one run, or several to compare")
+    runs = [load_run(p) for p in paths]
+    for r in runs:
+        if not r.timed:
+            raise ReportError(
+                f"{r.path}: no timings to plot (a {r.meta.get('mode') or 'CPU'}-mode run checks "
+                "sums but times nothing; run `reduce-ladder run --json ...` on an NVIDIA GPU); "
+                "nothing written"
+            )
+    refs = reference_sizes(runs[0], ref_n)
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise ReportError(f"cannot write into {out}: {e.strerror or e}") from None
+    return runs, refs, out
+
+
+def write_report(
+    paths: list[str | Path], out_dir: str | Path, ref_n: int | None = None
+) -> WrittenReport:
+    """Write out_dir/report.md and the PNG plots; the first run is the one tabled and plotted."""
+    runs, refs, out = _prepare(paths, out_dir, ref_n)
+    main = runs[0]
+    plots_drawn: dict[str, dict] = {}
+    md: list[str] = ["# reduce-ladder report", ""]
+    if any(r.meta.get("synthetic") for r in runs):
+        md += ["> **SYNTHETIC TEST DATA: these numbers were not measured on any GPU.**", ""]
+    for k, r in enumerate(runs):
+        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {comparison.run_letter(k)}"))
+    md += ["", HOW_TO_READ, ""]
+    for dtype, n in refs.items():
+        bw_name, ladder_name = plot_names(dtype, n)
+        plots_drawn[bw_name] = plots.plot_bandwidth_vs_n(main, dtype, out / bw_name)
+        plots_drawn[ladder_name] = plots.plot_ladder(main, dtype, n, out / ladder_name)
+        md += [f"## {dtype}", "", f"### The ladder at n = {size_label(n)} ({n:,})", ""]
+        md += [markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", ""]
+        md += [
+            f"### Effective bandwidth vs n ({dtype})",
+            "",
+            f"![bandwidth {dtype}]({bw_name})",
+            "",
+        ]
+        md += [
+            "Effective GB/s (✗: failed check):",
+            "",
+            sweep_tables.sweep_table(main, dtype, "gbps"),
+        ]
+        md += ["% of copy bandwidth:", "", sweep_tables.sweep_table(main, dtype, "pct_copy")]
+        small = [s for s in main.sizes(dtype) if s <= 2**20]
+        if small:
+            md += sweep_tables.small_sizes_section(main, dtype, small)
+        md += [
+            f"<details><summary>Every {dtype} measurement, with its ratios</summary>",
+            "",
+            sweep_tables.all_measurements_table(main, dtype),
+            "</details>",
+            "",
+        ]
+    bad = [r for r in main.records if not r.ok and not r.wrong_demo]
+    if bad:
+        md += ["## Failed checks", ""]
+        md += [f"- {r.variant} {r.dtype} n={r.n}: {r.status} {r.message}" for r in bad]
+        md.append("")
+    compared: dict[str, int] = {}
+    if len(runs) > 1:
+        compared = comparison.common_sizes(runs, refs)
+        md += comparison.markdown_section(runs, compared)
+        if compared:
+            plots_drawn["compare.png"] = plots.plot_compare(runs, compared, out / "compare.png")
+    report = out / "report.md"
+    try:
+        report.write_text("\n".join(md))
+    except OSError as e:
+        raise ReportError(f"cannot write {report}: {e.strerror or e}") from None
+    return WrittenReport(out, report, plots_drawn, refs, runs, compared)
+
+
+def _run_line(r: Document, name: str) -> str:
+    dev = r.meta.get("device") or {}
+    extra = ", ".join(
+        f"{key} {dev[key]}"
+        for key in ("sm_count", "capability", "torch", "triton", "cupy")
+        if dev.get(key) is not None
+    )
+    return (
+        f"- {name}: **{r.device}** ({extra or 'no device details'}); "
+        f"{r.kind} file `{Path(r.path).name}`, {r.created}; {len(r.records)} rows, "
+        f"dtypes {', '.join(r.dtypes())}, n = {', '.join(size_label(n) for n in r.sizes())}"
+    )

@@ -1,0 +1,153 @@
+"""The result record: its JSON form round-trips, every committed results/ file (every format the
+harness ever wrote) reads through the loader into records, and every schema string is spelled in
+one place."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.core import catalogue
+from harness.core.timing import Timing
+from harness.report import records, study_records
+from harness.report.documents import Document, load_document
+from harness.report.records import Check, ResultRecord
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = sorted((ROOT / "results").rglob("*.json"))
+
+
+def _timing(ms: float) -> Timing:
+    return Timing(median_ms=ms, min_ms=ms * 0.9, p10_ms=ms * 0.95, p90_ms=ms * 1.1, reps=7)
+
+
+def test_json_form_round_trips_and_leaves_out_what_was_not_measured():
+    rec = records.for_variant(
+        catalogue.get("cuda/v3-sequential"),
+        "float32",
+        2**20,
+        status="wrong",
+        message="|result - golden| = 3 > tolerance 0",
+        check=Check(value=4.0, golden=1, abs_err=3.0, tolerance=0.0, exact_required=True),
+        first_pass=_timing(0.01),
+        total=_timing(0.02),
+        passes=3,
+        blocks_first_pass=4096,
+        bytes_first_pass=4 * (2**20 + 4096),
+        bytes_total=4_212_000,
+        device="SYNTHETIC",
+        extra={"graph_error": "x"},
+    )
+    doc = rec.to_json()
+    assert ResultRecord.from_json(doc) == rec
+    assert doc["ok"] is False and doc["seeds"] == list(catalogue.get("cuda/v3-sequential").seeds)
+    assert doc["gbps_total"] == 4_212_000 / 0.02 / 1e6
+    assert doc["check"] == {
+        "value": 4.0,
+        "golden": 1,
+        "abs_err": 3.0,
+        "tolerance": 0.0,
+        "exact_required": True,
+    }
+    assert "graph" not in doc and "call" not in doc and None not in doc.values()
+    # the record's identity and timings keep run/1's names (readers of old rows need no map)
+    assert list(doc)[:9] == [
+        "variant",
+        "backend",
+        "stage",
+        "family",
+        "seeds",
+        "twin",
+        "wrong_demo",
+        "dtype",
+        "n",
+    ]
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_committed_result_file_reads_through_the_loader(path: Path):
+    doc = load_document(path)
+    assert isinstance(doc, Document) and doc.device == "NVIDIA H200"
+    if doc.kind == "fastest-ablation":  # times per design choice, not result records
+        assert not doc.records and doc.raw["rows"]
+        return
+    assert doc.records
+    for r in doc.records:
+        assert r.variant and r.backend in ("cuda", "triton", "peer") and r.n > 0 and r.dtype
+        assert r.status in ("ok", "wrong", "error")
+        assert ResultRecord.from_json(r.to_json()) == r
+    if doc.kind in ("cli", "pytest-benchmark") and doc.meta.get("mode") != "check":
+        timed = [r for r in doc.records if r.ok]
+        assert timed and all(r.total and r.gbps_total > 0 for r in timed)
+    if doc.kind == "host":
+        assert all("e2e_ms" in r.extra and r.check is not None for r in doc.records if r.ok)
+    if doc.kind == "fastest-bench":
+        ids = {r.variant for r in doc.records}
+        assert {"cuda/fastest", "triton/fastest", "peer/copy"} <= ids
+
+
+def test_fastest_bench_rows_become_records():
+    t = {"median_ms": 0.5, "min_ms": 0.4, "p10_ms": 0.45, "p90_ms": 0.55, "reps": 5}
+    row = {
+        "dtype": "bfloat16",
+        "n": 1024,
+        "bytes_read": 2048,
+        "cuda/fastest:ok": True,
+        "cuda/fastest": t,
+        "triton/fastest:ok": False,
+        "triton/fastest:message": "|result - golden| = 1 > tolerance 0",
+        "triton/fastest": t,
+        "torch.sum": t,
+        "cupy.sum-cub": {"error": "peer/cupy.sum-cub cannot take bfloat16: TypeError: no"},
+        "copy": t,
+        "cuda/fastest:graph": {"error": "RuntimeError: capture"},
+    }
+    got = {r.variant: r for r in study_records.fastest_bench_records(row, "GPU")}
+    assert list(got) == [
+        "cuda/fastest",
+        "triton/fastest",
+        "peer/torch.sum",
+        "peer/cupy.sum-cub",
+        "peer/copy",
+    ]
+    assert got["cuda/fastest"].ok and got["cuda/fastest"].extra["graph_error"]
+    assert got["triton/fastest"].status == "wrong"  # checked, wrong, still timed
+    assert got["peer/cupy.sum-cub"].status == "error" and got["peer/cupy.sum-cub"].total is None
+    assert got["peer/copy"].extra["bytes_read"] == 2048 and got["peer/copy"].device == "GPU"
+
+
+def test_schema_strings_are_spelled_in_one_place():
+    spelled = re.compile(r"""["']reduce-ladder/[a-z-]+/\d+["']""")
+    allowed = {
+        ROOT / "harness" / "report" / "records.py",
+        ROOT / "harness" / "compile" / "census.py",  # a lower layer: records.py names it
+    }
+    found = []
+    for folder in ("harness", "benchmarks", "tests"):
+        for p in (ROOT / folder).rglob("*.py"):
+            if p not in allowed and spelled.search(p.read_text()):
+                found.append(p.relative_to(ROOT).as_posix())
+    assert found == [], f"schema strings outside records.py: {found}"
+
+
+def test_host_study_written_as_records_renders_as_the_committed_one():
+    """`reduce-ladder host --json` now writes its table as records (host/2): the same study in
+    either version renders the same host.md."""
+    import json
+
+    from harness.report import host_tables
+    from harness.report.documents import document_from
+
+    path = ROOT / "results" / "nvidia-h200" / "host.json"
+    old = json.loads(path.read_text())
+    new = {
+        **old,
+        "schema": records.HOST_SCHEMA,
+        "table": [study_records.host_record(r).to_json() for r in old["table"]],
+    }
+    new = json.loads(json.dumps(new))  # through JSON, as a file would be
+    assert host_tables.markdown(document_from(new, "host.json")) == host_tables.markdown(
+        load_document(path)
+    )
