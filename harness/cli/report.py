@@ -13,7 +13,8 @@ import shlex
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from harness.cli.main import EXIT_OK, UsageError, _console, parse_size
+    from harness.cli import common
+    from harness.cli.common import EXIT_OK, UsageError, parse_size
     from harness.report import build as report
 
     try:
@@ -21,7 +22,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.readme:
             report.check_readme(args.readme)  # before rendering: fail fast on a missing block
         rendered = report.render(args.runs, args.out, ref_n)
-        console = _console()
+        console = common.console()
         if args.host:
             _host_report(args.host, rendered.out_dir, console)
         main = rendered.runs[0]
@@ -46,7 +47,7 @@ def _host_report(path: str, out_dir, console) -> None:
     import json
     from pathlib import Path
 
-    from harness.cli.main import UsageError
+    from harness.cli.common import UsageError
     from harness.report import host_tables as render_host
 
     try:
