@@ -22,7 +22,7 @@ import os
 
 import pytest
 
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes
 from harness.core.sizes import parse_size, size_label
 
 DEFAULT_LOG2 = (10, 12, 14, 16, 18, 20, 22, 24, 25, 26, 28)
@@ -74,14 +74,14 @@ def bench_config(config: pytest.Config) -> dict:
     )
     # Default dtypes: the ladder's (float32, int32); the fastest variants' other dtypes on request.
     all_dtypes = [d for d in ("float32", "int32") if any(d in v.dtypes for v in variants)]
-    dtypes = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
-    for d in dtypes:
+    chosen = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
+    for d in chosen:
         if d not in dtypes.NAMES:
             raise pytest.UsageError(f"unknown dtype {d!r}; valid: {', '.join(dtypes.NAMES)}")
     rounds = int(_opt(config, "rounds") or 20)
     return {
         "sizes": sizes,
-        "dtypes": dtypes or all_dtypes,
+        "dtypes": chosen or all_dtypes,
         "variants": [v.id for v in catalogue.ladder_order(variants)],
         "rounds": rounds,
     }
@@ -111,3 +111,13 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
 @pytest.fixture(scope="session")
 def bench_cfg(request: pytest.FixtureRequest) -> dict:
     return bench_config(request.config)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Without a GPU every benchmark skips and no timings are written: say so in one line."""
+    ok, why = device.torch_gpu()
+    if not ok:
+        terminalreporter.write_line(
+            f"reduce-ladder: the benchmarks need an NVIDIA GPU; none here ({why}), so every "
+            "benchmark was skipped and no timings were written"
+        )
