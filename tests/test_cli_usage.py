@@ -178,9 +178,14 @@ def test_suggestions_prefer_the_same_name_under_a_backend():
     assert suggestions("fastest", valid)[:2] == ["cuda/fastest", "triton/fastest"]
 
 
-def test_version(capsys):
+def test_version_is_the_projects(capsys):
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    expected = tomllib.loads(pyproject.read_text())["project"]["version"]
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.startswith("reduce-ladder ")
+    assert capsys.readouterr().out.strip() == f"reduce-ladder {expected}"
 
 
 def test_run_is_the_default_command_and_bad_options_exit_2(capsys):

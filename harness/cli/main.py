@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 
 from harness.cli import (
     ablation,
@@ -36,10 +38,15 @@ DEFAULT_COMMAND = "run"
 
 
 def version() -> str:
+    """The version of the code running: the checkout's pyproject.toml when run from a checkout
+    (PYTHONPATH=., as on the GPU machines), else the installed package's metadata."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text())["project"]["version"]
     try:
         return metadata.version("reduce-ladder")
-    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown (not installed)"
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
