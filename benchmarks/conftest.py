@@ -111,3 +111,13 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
 @pytest.fixture(scope="session")
 def bench_cfg(request: pytest.FixtureRequest) -> dict:
     return bench_config(request.config)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Without a GPU every benchmark skips and no timings are written: say so in one line."""
+    ok, why = device.torch_gpu()
+    if not ok:
+        terminalreporter.write_line(
+            f"reduce-ladder: the benchmarks need an NVIDIA GPU; none here ({why}), so every "
+            "benchmark was skipped and no timings were written"
+        )

@@ -6,8 +6,8 @@
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos seed004)
 #   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, host.txt
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
-#   fastest-tests: the fastest variants' tests only; fastest: harness.studies.fastest_bench (~2-3 min)
-#   fastest-dtypes: the same for float16 bfloat16 float64; ablation: harness.studies.fastest_ablation
+#   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
+#   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -55,7 +55,7 @@ for step in $steps; do
       # peers in one run. One file ($OUT/seed004.json); the table is printed (Markdown last).
       # Then, on the dev machine: python3 benchmarks/seed_table.py seed004.json --results results
       note "seed 004 table"
-      python3 -m harness run --seed 004 --dtype int32 --sizes 2^24 --quiet \
+      python3 -m harness run --study 004 --dtype int32 --sizes 2^24 --quiet \
         --json "$F/seed004.json" > "$F/seed004.txt" 2>&1 || status=1
       tail -n 30 "$F/seed004.txt"
       ;;
@@ -67,19 +67,19 @@ for step in $steps; do
       ;;
     fastest)
       note "fastest vs torch.sum / cupy.sum (CUB) / copy, n = 2^10..2^30, float32 int32"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.fastest_bench --json "$F/fastest.json" \
+      CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --json "$F/fastest.json" \
         > "$F/fastest.txt" 2>&1 || status=1
       tail -n 52 "$F/fastest.txt"
       ;;
     ablation)
       note "fastest: what each design choice buys, and the launch probe (float32)"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.fastest_ablation --json "$F/fastest-ablation.json" \
+      CUPY_ACCELERATORS=cub python3 -m harness ablation --json "$F/fastest-ablation.json" \
         > "$F/fastest-ablation.txt" 2>&1 || status=1
       tail -n 80 "$F/fastest-ablation.txt"
       ;;
     fastest-dtypes)
       note "fastest vs peers, float16 bfloat16 float64"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.fastest_bench --dtypes float16 bfloat16 float64 \
+      CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --dtypes float16 bfloat16 float64 \
         --json "$F/fastest-more-dtypes.json" > "$F/fastest-more-dtypes.txt" 2>&1 || status=1
       grep -E "^2\^|summary|dtype|WRONG" "$F/fastest-more-dtypes.txt" | cut -c1-100 | tail -n 70
       ;;

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from harness.cli.main import UsageError, main, parse_size
+from harness.cli.common import UsageError, parse_size
+from harness.cli.main import main
 from harness.core import device
 
 

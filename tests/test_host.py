@@ -197,10 +197,10 @@ def test_host_command_bad_usage_exits_2(capsys):
 
 
 @pytest.mark.skipif(device.gpu_available(), reason="exercises the no-GPU path")
-def test_host_command_without_gpu_says_so_and_exits_0(capsys):
-    assert main(["host", "--sizes", "2^11"]) == 0
-    out = capsys.readouterr().out
-    assert "No GPU" in out and "Traceback" not in out
+def test_host_command_without_gpu_says_so_and_exits_2(capsys):
+    assert main(["host", "--sizes", "2^11"]) == 2
+    err = capsys.readouterr().err
+    assert "needs an NVIDIA GPU" in err and "Traceback" not in err
 
 
 # -- rendering and the sweep's finding, on SYNTHETIC rows (the logic only; no measured numbers) ----

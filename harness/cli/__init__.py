@@ -1,4 +1,18 @@
-"""The command line: one module per sub-command, registered explicitly.
+"""The command line: one module per sub-command, registered explicitly in harness.cli.main.
+
+    main.py           the parser, the default command, --version, exit codes
+    common.py         what every command shares: UsageError and exit codes, the console, sizes,
+                      dtypes, variant ids (with suggestions), --json paths, the GPU policy
+    run.py            `run` (the default) and `check`, on a GPU
+    selection.py      what `run` / `check` select, checked before anything runs
+    cpu_path.py       `run` / `check` without a GPU: Triton twins interpreted, CUDA compiled
+    verdicts.py       how a run ends: failures printed, the exit code
+    list_variants.py  `list`
+    report.py         `report`
+    census.py         `inspect` (the compiler census, the porting doc)
+    host.py           `host` (study 001, from host memory)
+    fastest_bench.py  `fastest-bench`;  ablation.py  `ablation` (their own parsers, in studies/)
+
 May import: every layer.
 """
 

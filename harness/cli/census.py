@@ -12,8 +12,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
-from harness.cli.main import EXIT_OK, UsageError, _console, _variant_ids, _write_json
+from harness.cli.common import (
+    EXIT_OK,
+    UsageError,
+    check_writable,
+    console,
+    require_dtype,
+    variant_ids,
+    write_json,
+)
 from harness.core import catalogue, dtypes
 
 COLUMNS = (
@@ -55,37 +64,64 @@ def row_cells(r) -> list[str]:
     ]
 
 
-def cmd_inspect(args: argparse.Namespace) -> int:
-    from harness.compile import census as census_mod
+def check_arch(arch: str) -> None:
+    """--arch must name an architecture this NVRTC compiles for (an "a" / "f" suffix allowed):
+    a usage error listing the valid ones, before anything is compiled."""
     from harness.compile import nvrtc
+
+    m = re.fullmatch(r"(sm_\d+)[a-z]?", arch)
+    if not m:
+        raise UsageError(f"bad architecture {arch!r}: write e.g. sm_80, sm_90, sm_100")
+    try:
+        valid = nvrtc.supported_archs()
+    except nvrtc.NvrtcUnavailable:
+        return  # the census says NVRTC is missing, as a usage error of its own
+    if m.group(1) not in valid:
+        raise UsageError(
+            f"architecture {arch!r} is not one NVRTC {nvrtc.version()} compiles for; valid: "
+            + ", ".join(valid)
+        )
+
+
+def stage_order() -> dict[str, int]:
+    """Each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)."""
+    rank: dict[str, int] = {}
+    for v in catalogue.ladder_order(catalogue.VARIANTS):
+        rank.setdefault(v.stage, len(rank))
+    return rank
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from harness.compile import census, nvrtc
 
     if args.write_doc:
         from harness.report import porting_doc
 
+        check_writable(args.write_doc, "--write-doc")
         path = porting_doc.write(args.write_doc, census_path=args.census)
         print(f"wrote {path}")
         return EXIT_OK
-    ids = _variant_ids(args.variants)
+    ids = variant_ids(args.variants)
     dtype = None if args.dtype == "all" else args.dtype
     if dtype is not None and dtype not in dtypes.NAMES:
         raise UsageError(f"unknown dtype {dtype!r}; valid: {', '.join(dtypes.NAMES)}, all")
-    try:
-        census_mod._arch_number(args.arch)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    check_arch(args.arch)
+    check_writable(args.json)
     selected = [catalogue.get(i) for i in ids] if ids else list(catalogue.VARIANTS)
-    skipped = census_mod.not_compiled(selected, dtype)
-    variants = [v for v in selected if census_mod.compiled(v)]
+    skipped = census.not_compiled(selected, dtype)
+    variants = [v for v in selected if census.compiled(v)]
     if not variants:
         raise UsageError("no CUDA or Triton variant selected (peers have no kernel to inspect)")
+    if ids and dtype is not None:
+        require_dtype(variants, dtype)
     try:
-        rows = census_mod.census(variants, dtype, args.arch)
-    except (census_mod.ToolMissing, nvrtc.NvrtcUnavailable) as e:
+        rows = census.census(variants, dtype, args.arch)
+    except (census.ToolMissing, nvrtc.NvrtcUnavailable) as e:
         raise UsageError(str(e)) from None
     if not rows:
         raise UsageError(f"none of the selected variants supports dtype {args.dtype}")
-    doc = census_mod.document(rows, args.arch, skipped)
-    _write_json(args.json, doc)
+    doc = census.document(rows, args.arch, skipped)
+    write_json(args.json, doc)
     if args.format == "json":
         print(json.dumps(doc, indent=1))
         return EXIT_OK
@@ -102,17 +138,19 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     table.add_column("dtype")
     for h, _ in COLUMNS:
         table.add_column(h, justify="right")
-    for r in sorted(rows, key=lambda r: (catalogue.stage_key(r.stage), r.backend)):
+    rank = stage_order()
+    for r in sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend)):
         table.add_row(r.variant, r.stage, r.dtype, *row_cells(r))
-    _console().print(table)
+    out = console()
+    out.print(table)
     if skipped:
-        _console().print(
-            f"{census_mod.NOT_COMPILED}: " + ", ".join(s["variant"] for s in skipped),
+        out.print(
+            f"{census.NOT_COMPILED}: " + ", ".join(s["variant"] for s in skipped),
             highlight=False,
         )
     spilling = [r.variant for r in rows if r.spills]
     if spilling:
-        _console().print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
+        out.print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
     return EXIT_OK
 
 

@@ -6,8 +6,8 @@
 Prints the seed's table regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum:
 end-to-end ms and GB/s of host data reduced, then where the time goes: H2D copy vs kernels), the
 stream sweep of V3's pipeline against the copy-engine bound (the pinned H2D copy measured alone),
-and every variant's error on an adversarial input against its bound. Without a GPU it says so and
-exits 0.
+and every variant's error on an adversarial input against its bound. It needs a GPU: without one
+it exits 2 with one line, after the usage checks, before anything is written.
 """
 
 from __future__ import annotations
@@ -15,14 +15,19 @@ from __future__ import annotations
 import argparse
 import math
 
-from harness.cli.main import (
+from harness.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
-    _console,
-    _dtype,
-    _write_json,
+    check_writable,
+    console,
+    parse_dtype,
     parse_sizes,
+    positive_int,
+    require_gpu,
+    split_ids,
+    unknown_ids_message,
+    write_json,
 )
 from harness.core import catalogue, device
 
@@ -55,7 +60,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--variants", nargs="*", metavar="ID", help="seed-001 variant ids")
     p.add_argument("--dtype", default="float32", help="float32 (default) or int32")
-    p.add_argument("--reps", type=int, default=None, help="timed trips (default: auto; 3 >= 2^28)")
+    p.add_argument(
+        "--reps", type=positive_int, default=None, help="timed trips (default: auto; 3 >= 2^28)"
+    )
     p.add_argument("--no-table", action="store_true", help="skip the seed's table")
     p.add_argument("--no-sweep", action="store_true", help="skip the stream sweep")
     p.add_argument("--no-adversarial", action="store_true", help="skip the adversarial input")
@@ -80,13 +87,11 @@ def _parse(args: argparse.Namespace) -> dict:
     from harness.studies import host
 
     streams = _streams(args.streams) or list(host.DEFAULT_STREAMS)
-    ids = [s.strip() for v in (args.variants or []) for s in v.split(",") if s.strip()]
-    bad = [i for i in ids if i not in catalogue.BY_ID or catalogue.BY_ID[i].family != "001"]
+    ids = split_ids(args.variants)
+    valid = [v.id for v in catalogue.select(family="001")]
+    bad = [i for i in ids if i not in valid]
     if bad:
-        valid = [v.id for v in catalogue.select(family="001")]
-        raise UsageError(
-            f"not seed-001 variant id(s): {', '.join(bad)}\nvalid ids:\n  " + "\n  ".join(valid)
-        )
+        raise UsageError(unknown_ids_message(bad, valid, "seed-001 variant id"))
     pipe = [s for s in args.pipeline.split(",") if s.strip()]
     if len(pipe) != 2:
         raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22")
@@ -96,7 +101,7 @@ def _parse(args: argparse.Namespace) -> dict:
         raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK") from None
     if pipeline[0] < 1:
         raise UsageError("--pipeline needs at least 1 stream")
-    dtype = _dtype(args.dtype)
+    dtype = parse_dtype(args.dtype)
     return {
         "sizes": parse_sizes(args.sizes) or list(host.DEFAULT_SIZES),
         "streams": streams,
@@ -110,23 +115,17 @@ def _parse(args: argparse.Namespace) -> dict:
 
 def cmd_host(args: argparse.Namespace) -> int:
     opts = _parse(args)  # usage errors first, GPU or not
-    console = _console()
-    ok, why = device.torch_gpu()
-    if not ok:
-        console.print(
-            f"No GPU: {why}. The seed-001 study measures transfers from host memory to an NVIDIA "
-            "GPU, so there is nothing to run here (its CUDA sources are compiled by `reduce-ladder "
-            "check`'s CPU path and the tests); run `reduce-ladder host` on a GPU machine."
-        )
-        return EXIT_OK
-    from harness.report import host_tables as render_host
-    from harness.report import study_records
+    check_writable(args.json)
+    require_gpu("host", "it measures transfers from host memory to the GPU")
+    from harness.report import host_tables, study_records
     from harness.studies import host
+
+    out = console()
 
     variants = host.host_variants(opts["ids"])
     cuda_ok, why_cuda = device.cupy_gpu()
     if not cuda_ok:
-        console.print(f"[yellow]CUDA variants skipped: {why_cuda}[/]")
+        out.print(f"[yellow]CUDA variants skipped: {why_cuda}[/]")
         variants = [v for v in variants if v.backend != "cuda"]
     doc = host.new_document()
     doc["options"] = {k: v for k, v in opts.items() if k != "ids"} | {
@@ -141,11 +140,11 @@ def cmd_host(args: argparse.Namespace) -> int:
         extra = f"{t:10.3f} ms {row.get('gbps', 0):8.2f} GB/s" if t else row.get("message", "")
         label = row.get("variant") or f"V3 S={row.get('streams')} chunk={row.get('chunk')}"
         status = row.get("status", "ok" if row.get("ok") else "wrong")
-        console.print(f"  n=2^{math.log2(row['n']):<5g} {label:<32} {status:<6} {extra}")
+        out.print(f"  n=2^{math.log2(row['n']):<5g} {label:<32} {status:<6} {extra}")
 
     failed = False
     if not args.no_table:
-        console.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
+        out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
         rows = host.table_rows(
             opts["sizes"],
             opts["dtype"],
@@ -155,18 +154,18 @@ def cmd_host(args: argparse.Namespace) -> int:
             progress=progress,
         )
         doc["table"] = [study_records.host_record(r).to_json() for r in rows]
-        _write_json(args.json, doc)
-        for t in render_host.seed_tables(rows, name, opts["dtype"]):
-            console.print(t)
+        write_json(args.json, doc)
+        for t in host_tables.seed_tables(rows, name, opts["dtype"]):
+            out.print(t)
         bad = [r for r in rows if r.get("status") != "ok"]
         for r in bad:
-            console.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
+            out.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
         failed |= bool(bad)
     if not args.no_adversarial:
         adv = host.adversarial_rows(variants=variants)
         doc["adversarial"] = adv
-        _write_json(args.json, doc)
-        console.print(render_host.adversarial_table(adv))
+        write_json(args.json, doc)
+        out.print(host_tables.adversarial_table(adv))
         failed |= not all(r["ok"] for r in adv["rows"])
     if not args.no_sweep and any(v.id == "cuda/001-v3-streams" for v in variants):
         sweep = host.stream_sweep(
@@ -178,11 +177,11 @@ def cmd_host(args: argparse.Namespace) -> int:
             progress=progress,
         )
         doc["sweep"] = sweep
-        _write_json(args.json, doc)
+        write_json(args.json, doc)
         for entry in sweep["sizes"]:
-            console.print(render_host.sweep_table(entry))
-            console.print(f"finding: {entry['finding']}", highlight=False)
+            out.print(host_tables.sweep_table(entry))
+            out.print(f"finding: {entry['finding']}", highlight=False)
         failed |= not all(c["ok"] for e in sweep["sizes"] for c in e["configs"])
-    _write_json(args.json, doc)
-    console.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
+    write_json(args.json, doc)
+    out.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
     return EXIT_FAILED if failed else EXIT_OK

@@ -11,25 +11,14 @@ A run without timings (the CPU path's) or an --n the run lacks is an error; noth
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
-import sys
 from pathlib import Path
 
-from harness.cli.main import EXIT_OK, UsageError, parse_size
+from harness.cli.common import EXIT_OK, UsageError, console, parse_size
 from harness.core.sizes import size_label
 from harness.report import comparison, host_tables, readme_block, run_report
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
-
-
-def _console():
-    """The terminal's width, or COLUMNS where set; 200 when piped (logs keep long lines)."""
-    from rich.console import Console
-
-    columns = os.environ.get("COLUMNS", "")
-    width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 200)
-    return Console(width=width)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -39,24 +28,24 @@ def cmd_report(args: argparse.Namespace) -> int:
             readme_block.check_readme(args.readme)  # before rendering: fail fast on no block
         host_doc = _load_host(args.host) if args.host else None
         written = run_report.write_report(args.runs, args.out, ref_n)
-        console = _console()
+        out = console()
         if host_doc is not None:
-            _host_report(host_doc, written.out_dir, console)
+            _host_report(host_doc, written.out_dir, out)
         main = written.runs[0]
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
-            console.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
+            out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
         for table in comparison.rich_tables(written.runs, written.compared):
-            console.print(table)
+            out.print(table)
         for name in ("report.md", *written.plots):
-            console.print(f"  wrote {written.out_dir / name}", highlight=False)
+            out.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
             argv += ["--n", args.n] if args.n else []
             argv += ["--host", args.host] if args.host else []
             command = shlex.join([*argv, "--readme", args.readme])
             readme_block.update_readme(args.readme, written, command)
-            console.print(f"  updated the ladder block in {args.readme}", highlight=False)
+            out.print(f"  updated the ladder block in {args.readme}", highlight=False)
     except ReportError as e:
         raise UsageError(str(e)) from None
     return EXIT_OK

@@ -99,6 +99,18 @@ def version() -> str:
     return f"{major.value}.{minor.value}"
 
 
+@cache
+def supported_archs() -> list[str]:
+    """The architectures this NVRTC compiles for ("sm_75", ..., "sm_120"), as it reports them
+    (nvrtcGetSupportedArchs): the CLI checks --arch against this before compiling anything."""
+    lib = _lib()
+    count = ctypes.c_int()
+    _check(lib.nvrtcGetNumSupportedArchs(ctypes.byref(count)), "nvrtcGetNumSupportedArchs")
+    archs = (ctypes.c_int * count.value)()
+    _check(lib.nvrtcGetSupportedArchs(archs), "nvrtcGetSupportedArchs")
+    return [f"sm_{a}" for a in archs]
+
+
 def _check(rc: int, what: str) -> None:
     if rc != 0:
         lib = _lib()

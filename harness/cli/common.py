@@ -1,0 +1,212 @@
+"""What every sub-command shares: exit codes, the usage error, the console, and the checks that
+turn bad input into a clear message before any work starts (sizes, dtypes, variant ids, output
+paths, a GPU for the commands that need one).
+
+Every check raises UsageError; harness.cli.main prints it as one `reduce-ladder: error: ...`
+line (more lines only for a list of valid choices) and exits EXIT_USAGE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.core import catalogue, device, dtypes, sizes
+from harness.core.catalogue import Variant
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input: the message says what is wrong and, where there are any, the valid choices."""
+
+
+def console() -> Console:
+    """Rich console for tables: the terminal's width, or COLUMNS where set; 200 columns when the
+    output is a file or a pipe (logs keep long lines)."""
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 200)
+    return Console(width=width)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 Triton twin', '3 Triton twins'."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+# -- sizes, counts, dtypes ----------------------------------------------------------------------
+
+
+def parse_size(text: str) -> int:
+    """harness.core.sizes.parse_size, with a bad size as a usage error."""
+    try:
+        return sizes.parse_size(text)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
+    """Sizes from several arguments and / or comma-separated; None when none are given."""
+    try:
+        return sizes.parse_sizes(values)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def size_list(ns: Iterable[int]) -> str:
+    """'2^24, 2^25' (the labels tables use)."""
+    return ", ".join(sizes.size_label(n) for n in ns)
+
+
+def positive_int(text: str) -> int:
+    """argparse `type=` for counts such as --reps: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def parse_dtype(text: str) -> str:
+    """A catalogue dtype name; a usage error naming the valid ones otherwise."""
+    if text not in dtypes.NAMES:
+        raise UsageError(f"unknown dtype {text!r}; valid: {', '.join(dtypes.NAMES)}")
+    return text
+
+
+def require_dtype(variants: Iterable[Variant], dtype: str) -> None:
+    """Every variant named on the command line must support dtype: one that does not is a usage
+    error naming the dtypes it does support (never dropped from the run in silence)."""
+    bad = [v for v in variants if dtype not in v.dtypes]
+    if bad:
+        raise UsageError(
+            "; ".join(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}" for v in bad)
+        )
+
+
+# -- variant ids --------------------------------------------------------------------------------
+
+
+def split_ids(values: Sequence[str] | None) -> list[str]:
+    """Ids given as several arguments and / or comma-separated."""
+    return [s.strip() for v in values or () for s in v.split(",") if s.strip()]
+
+
+def suggestions(unknown: str, valid: Sequence[str]) -> list[str]:
+    """The valid ids a mistyped or unprefixed one most likely meant: ids ending in '/<unknown>'
+    first (`v3-sequential` -> `cuda/v3-sequential`), then difflib's close matches."""
+    by_suffix = [i for i in valid if i.split("/", 1)[-1] == unknown]
+    close = difflib.get_close_matches(unknown, valid, n=3, cutoff=0.75)
+    return list(dict.fromkeys([*by_suffix, *close]))[:3]
+
+
+# A list of valid ids short enough to print in full with every error (seed 001's ten ids).
+SHORT_LIST = 12
+
+
+def unknown_ids_message(unknown: Sequence[str], valid: Sequence[str], what: str) -> str:
+    """'unknown variant id 'v3-sequential'; did you mean cuda/v3-sequential?' -- the list of
+    valid ids only when nothing is close, or when it is short."""
+    lines, lost = [], []
+    for i in unknown:
+        close = suggestions(i, valid)
+        if close:
+            lines.append(f"unknown {what} {i!r}; did you mean {' or '.join(close)}?")
+        else:
+            lost.append(i)
+    if lost:
+        lines.append(f"unknown {what}(s): {', '.join(lost)}")
+    if lost or len(valid) <= SHORT_LIST:
+        lines.append("valid ids (reduce-ladder list):\n  " + "\n  ".join(valid))
+    return "\n".join(lines)
+
+
+def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None) -> list[str]:
+    """The ids given (empty: none given), each a known catalogue id (or one of `valid`)."""
+    ids = split_ids(values)
+    valid = list(catalogue.BY_ID) if valid is None else list(valid)
+    unknown = [i for i in ids if i not in valid]
+    if unknown:
+        raise UsageError(unknown_ids_message(unknown, valid, "variant id"))
+    return ids
+
+
+# -- output files -------------------------------------------------------------------------------
+
+
+def check_writable(path: str | None, option: str = "--json") -> None:
+    """Fail before the work, not after it: the file must be creatable (or writable) in a folder
+    that exists. A missing folder is an error, never created."""
+    if not path:
+        return
+    p = Path(path)
+    parent = p.parent
+    where = f"cannot write {path} ({option})"
+    if not parent.exists():
+        raise UsageError(f"{where}: the folder {parent}/ does not exist (create it first)")
+    if not parent.is_dir():
+        raise UsageError(f"{where}: {parent} is a file, not a folder")
+    if p.is_dir():
+        raise UsageError(f"{where}: it is a folder; give a file name")
+    existed = p.exists()
+    try:
+        # The only portable proof that a write will succeed (permissions, read-only file
+        # systems, running as root) is to open the file for appending: this changes nothing in
+        # an existing file, and a file created here is removed at once.
+        with open(p, "a"):
+            pass
+    except OSError as e:
+        raise UsageError(f"{where}: {e.strerror or e}") from None
+    if not existed:
+        os.unlink(p)
+
+
+def write_json(path: str | None, doc: dict) -> None:
+    """Write doc as indented JSON (path checked earlier with check_writable)."""
+    if not path:
+        return
+    try:
+        Path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+# -- commands that need a GPU -------------------------------------------------------------------
+
+
+def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
+    """The one policy for commands that only measure on a GPU (host, fastest-bench, ablation):
+    without one, exit 2 with one line, before anything is run or written."""
+    ok, why = device.cupy_gpu() if cupy else device.torch_gpu()
+    if not ok:
+        raise UsageError(f"`reduce-ladder {command}` needs an NVIDIA GPU ({why_needed}): {why}")
+
+
+# -- studies that keep their own command line ---------------------------------------------------
+
+
+def run_study(
+    command: str, study_main: Callable[[list[str]], int], argv: list[str], why_needed: str
+) -> int:
+    """Run a study module's own main(argv) (it stays runnable as `python -m ...`) as a
+    sub-command: its --json path is checked first, then the GPU policy, then its own parser
+    takes over (its --help works anywhere)."""
+    if not {"-h", "--help"} & set(argv):
+        pre = argparse.ArgumentParser(add_help=False)
+        pre.add_argument("--json")
+        known, _ = pre.parse_known_args(argv)
+        check_writable(known.json)
+        require_gpu(command, why_needed, cupy=True)
+    try:
+        return study_main(argv)
+    except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
+        return EXIT_USAGE if isinstance(e.code, str) else e.code or 0

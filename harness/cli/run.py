@@ -1,0 +1,186 @@
+"""`reduce-ladder run` (the default command) and `reduce-ladder check`: the same selection, timed
+or checked only. On a GPU every variant is verified (and, for `run`, timed); without one the CPU
+path (harness.cli.cpu_path) checks what can be checked there.
+
+    reduce-ladder run --sizes 2^20 --dtype float32 --json out.json
+    reduce-ladder check [--variants ID ...] [--sizes ...] [--dtype ...] [--include-wrong]
+    reduce-ladder run --study 004 --dtype int32 --sizes 2^24    one study note's table
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from harness.cli.common import (
+    UsageError,
+    check_writable,
+    console,
+    plural,
+    positive_int,
+    size_list,
+    write_json,
+)
+from harness.cli.cpu_path import run_cpu_path
+from harness.cli.selection import Selection, resolve
+from harness.cli.verdicts import exit_code, print_failures
+from harness.core import device, dtypes
+from harness.studies import session
+
+# `check` on a GPU: the edges of a tile (255, 256, 257), a non-power of two and a size with many
+# blocks and a ragged tail.
+CHECK_SIZES = (1, 255, 256, 257, 1000, 2**20 + 3)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p_run = sub.add_parser(
+        "run",
+        help="verify and time the ladder (the default command)",
+        description="Verify and time the ladder on a GPU (without one: the CPU path, no times).",
+    )
+    selection_arguments(p_run)
+    p_run.add_argument(
+        "--reps", type=positive_int, default=None, help="timed repetitions (default: auto)"
+    )
+    p_run.set_defaults(func=cmd_run)
+    p_check = sub.add_parser(
+        "check",
+        help="correctness only",
+        description="Verify the selection (no timing); without a GPU: the CPU path.",
+    )
+    selection_arguments(p_check)
+    p_check.set_defaults(func=cmd_check, reps=None)
+
+
+def selection_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--variants",
+        nargs="*",
+        metavar="ID",
+        help="variant ids (comma or space separated); default: every non-wrong one",
+    )
+    p.add_argument("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
+    p.add_argument(
+        "--dtype", default=None, help="element type (default float32; with --study, the study's)"
+    )
+    p.add_argument(
+        "--study",
+        metavar="NOTE",
+        help="only one study note's variants (e.g. 004), their Triton twins and the peers; a "
+        "timed run prints the note's table (004: effective bandwidth, CUDA beside Triton)",
+    )
+    # The old name, kept working: it read like a random seed.
+    p.add_argument("--seed", dest="study", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--include-wrong",
+        action="store_true",
+        help="also run the labelled wrong demonstrations (002 R5-wrong1/2)",
+    )
+    p.add_argument("--json", metavar="PATH", help="write the run document (JSON) here")
+    p.add_argument("--quiet", action="store_true", help="no per-variant progress lines")
+    p.add_argument(
+        "--wide", action="store_true", help="every column (default: a table that fits 100 columns)"
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return run_or_check(args, timed=True)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    return run_or_check(args, timed=False)
+
+
+def run_or_check(args: argparse.Namespace, timed: bool) -> int:
+    sel = resolve(args)  # usage errors first, GPU or not
+    check_writable(args.json)
+    out = console()
+    if not device.gpu_available():
+        return run_cpu_path(args, sel, out)
+    return run_on_gpu(args, sel, timed, out)
+
+
+def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
+    """The sizes to run on this GPU, and why any given were left out (above every selected
+    variant's limit, or an input larger than the GPU's memory)."""
+    import torch
+
+    given = sel.sizes or list(session.DEFAULT_SIZES if timed else CHECK_SIZES)
+    limit = max(v.max_n for v in sel.variants)
+    memory = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+    itemsize = dtypes.get(sel.dtype).itemsize
+    too_big = [n for n in given if n > limit]
+    no_room = [n for n in given if n <= limit and n * itemsize > memory]
+    notes = []
+    if too_big:
+        notes.append(f"above every selected variant's limit of {limit:,}: {size_list(too_big)}")
+    if no_room:
+        notes.append(
+            f"{sel.dtype} inputs larger than the GPU's {memory / 2**30:.0f} GiB: "
+            + size_list(no_room)
+        )
+    kept = [n for n in given if n not in too_big and n not in no_room]
+    if not kept:
+        raise UsageError("nothing to run: every size is skipped (" + "; ".join(notes) + ")")
+    return kept, notes
+
+
+def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Console) -> int:
+    from harness.report import tables
+    from harness.report.ladder_table import ladder_console_table
+
+    sizes, notes = gpu_sizes(sel, timed)
+    for note in notes:
+        out.print(f"[yellow]Sizes skipped, {note}.[/]")
+    variants = sel.variants
+    cuda_ok, why = device.cupy_gpu()
+    if not cuda_ok:
+        out.print(f"[yellow]CUDA variants skipped: {why}[/]")
+        variants = [v for v in variants if v.backend != "cuda" and "cupy" not in v.id]
+        if not variants:
+            raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
+    dtype, study = sel.dtype, sel.study
+    doc = session.new_document("timed" if timed else "check")
+    name = doc["device"].get("name")
+    out.print(
+        f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
+    )
+
+    def progress(row: dict) -> None:
+        if not args.quiet:
+            t = row.get("total", {}).get("median_ms")
+            extra = f" {t * 1e3:9.1f} µs" if t else ""
+            out.print(
+                f"  {row['variant']:<34} n={row['n']:<10} {row['status']}{extra}", highlight=False
+            )
+
+    rows = session.run_selection(
+        variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress
+    )
+    doc["results"] = rows
+    if timed and study:
+        doc["seed_tables"] = []
+        for n in sizes:
+            srows = tables.seed_rows(rows, n, dtype, study)
+            title = f"seed {study}, {name}, {dtype}, n = {n:,}"
+            doc["seed_tables"].append(
+                {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
+            )
+            out.print(tables.rich_seed(srows, title))
+            out.print(
+                f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
+            )
+    write_json(args.json, doc)
+    if timed and not study:
+        for n in sizes:
+            title = f"{name}, {dtype}, n = {n:,}"
+            out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title))
+            best = tables.best_line(rows, n, dtype)
+            if best:
+                out.print(f"  {best}", highlight=False)
+    else:
+        out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
+    out.print(f"summary: {session.summarize(rows)}")
+    print_failures(rows, out)
+    return exit_code(rows)

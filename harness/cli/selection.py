@@ -1,0 +1,93 @@
+"""What `run` and `check` are asked to run, resolved and checked before anything runs.
+
+A Selection is the variants, the dtype, the study note (if any) and the sizes, after every usage
+check: unknown ids, dtypes a named variant does not support, a study with no variant in the
+selection, and (on either path) a selection that leaves nothing to check -- each a UsageError that
+says why.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from harness.cli.common import (
+    UsageError,
+    parse_dtype,
+    parse_sizes,
+    require_dtype,
+    variant_ids,
+)
+from harness.core import catalogue
+from harness.core.catalogue import Variant
+from harness.studies import session
+
+
+@dataclass(frozen=True)
+class Selection:
+    ids: list[str]  # as named on the command line (empty: the default selection)
+    variants: list[Variant]  # in ladder order
+    dtype: str
+    study: str | None  # a study note's number, e.g. "004"
+    sizes: list[int] | None  # as given (None: the path's defaults)
+
+
+def known_studies() -> list[str]:
+    """Study notes some variant carries a label of ("000", "001", "002", "004")."""
+    return sorted({s.split(":")[0] for v in catalogue.VARIANTS for s in v.seeds})
+
+
+def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, str]:
+    """--study and --dtype resolved: an unknown study is a usage error; without --dtype a study
+    runs in its own first dtype (004: int32), otherwise float32."""
+    if not study:
+        return None, parse_dtype(dtype or "float32")
+    study = study.strip().rstrip(":")
+    if study not in known_studies():
+        raise UsageError(
+            f"unknown seed {study!r} (--study); study notes with variants: "
+            + ", ".join(known_studies())
+        )
+    own = session.seed_dtypes(study)
+    dtype = parse_dtype(dtype or own[0])
+    if dtype not in own:
+        raise UsageError(f"study {study}'s variants support {', '.join(own)}, not {dtype}")
+    return study, dtype
+
+
+def carries_study(v: Variant, study: str) -> bool:
+    """v is one of the note's own variants (labelled "<study>:..."), not a twin or a peer."""
+    return any(s.startswith(f"{study}:") for s in v.seeds)
+
+
+def _empty_study_error(study: str, ids: list[str], dtype: str) -> UsageError:
+    own = [v for v in catalogue.VARIANTS if carries_study(v, study)]
+    if not ids and all(v.family == "001" for v in own):
+        return UsageError(
+            f"study {study}'s variants run end to end from host memory, which `run` and `check` "
+            f"do not measure: run `reduce-ladder host` for study {study}"
+        )
+    if ids:
+        return UsageError(f"none of {', '.join(ids)} is study {study}'s: nothing to check")
+    return UsageError(f"no variant of study {study} supports {dtype}: nothing to check")
+
+
+def resolve(args: argparse.Namespace) -> Selection:
+    """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
+    ids = variant_ids(args.variants)
+    study, dtype = study_and_dtype(getattr(args, "study", None), args.dtype)
+    require_dtype((catalogue.get(i) for i in ids), dtype)
+    sizes = parse_sizes(args.sizes)
+    variants = session.ladder_variants(dtype, ids or None, args.include_wrong)
+    if study:
+        variants = session.seed_variants(variants, study)
+        if not any(carries_study(v, study) for v in variants):
+            raise _empty_study_error(study, ids, dtype)
+    if not variants:
+        raise UsageError(f"no variant selected ({dtype}): nothing to check")
+    return Selection(ids, variants, dtype, study, sizes)
+
+
+def split_sizes(ns: list[int], limit: int) -> tuple[list[int], list[int]]:
+    """(sizes up to limit, sizes above it), each in the order given."""
+    return [n for n in ns if n <= limit], [n for n in ns if n > limit]

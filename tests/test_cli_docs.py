@@ -1,0 +1,58 @@
+"""The README's install recipe is what CI runs; the README and pyproject say what the CLI does."""
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def cpu_recipe() -> list[str]:
+    """The command lines of the README's CPU-only recipe (the bash block after its marker)."""
+    after = README.split("<!-- cpu-recipe:", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", after, re.S)
+    assert block, "the CPU recipe's ```bash block is missing"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_ci_installs_exactly_by_the_readme_cpu_recipe():
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    recipe = cpu_recipe()
+    assert len(recipe) >= 3 and any("--index-url" in line and "cpu" in line for line in recipe)
+    # every line, verbatim, consecutive and in order, and no other pip install in CI
+    start = ci.index(recipe[0])
+    assert ci[start : start + len(recipe)] == recipe
+    installs = [line for line in ci if "pip install" in line]
+    assert installs == [line for line in recipe if "pip install" in line]
+
+
+def test_readme_install_says_how_big_each_recipe_is():
+    install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert "2.8 GB" in install and "5.7 GB" in install  # the GPU recipe (torch's CUDA build)
+    assert "2.4 GB" in install  # the CPU recipe's venv
+
+
+def test_readme_shows_the_required_json_of_the_studies_and_that_benchmarks_need_a_gpu():
+    assert "reduce-ladder fastest-bench --json" in README
+    assert "reduce-ladder ablation --json" in README
+    assert "python -m harness.studies.fastest_bench [" not in README
+    assert "the benchmarks need a GPU" in README
+
+
+def test_readme_describes_each_study_note():
+    notes = README.split("## The study notes", 1)[1].split("\n## ", 1)[0]
+    for note, language in (
+        ("000", "Chinese"),
+        ("001", "Chinese"),
+        ("002", "Chinese"),
+        ("004", "Korean"),
+    ):
+        row = next(line for line in notes.splitlines() if line.startswith(f"| **{note}**"))
+        assert language in row
+    assert "../shared/seeds/" in README
+
+
+def test_license_is_an_spdx_string():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["license"] == "MIT"

@@ -1,0 +1,193 @@
+"""Usage errors of the CLI, on any machine: exit 2 with a message that says why, before any work
+(nothing runs, nothing is written)."""
+
+import sys
+
+import pytest
+
+from harness.cli.common import UsageError, check_writable, suggestions
+from harness.cli.main import main
+from harness.compile import nvrtc
+from harness.core import catalogue
+
+
+def _err(capsys) -> str:
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    return captured.err
+
+
+# -- a named variant with a dtype it does not support -------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_named_variant_with_unsupported_dtype_names_its_dtypes(command, capsys):
+    assert main([command, "--variants", "triton/tile-256", "--dtype", "float64"]) == 2
+    err = _err(capsys)
+    assert "triton/tile-256 supports float32, int32, not float64" in err
+
+
+def test_inspect_named_variant_with_unsupported_dtype(capsys):
+    assert main(["inspect", "--variants", "cuda/v3-sequential", "--dtype", "float64"]) == 2
+    assert "float32, int32" in _err(capsys)
+
+
+# -- selections that leave nothing to check -----------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--study", "--seed"])
+def test_study_001_points_to_the_host_command(option, capsys):
+    assert main(["check", option, "001"]) == 2
+    assert "reduce-ladder host" in _err(capsys)
+
+
+def test_study_with_none_of_its_variants_named(capsys):
+    assert main(["check", "--study", "004", "--variants", "cuda/v3-sequential"]) == 2
+    assert "study 004" in _err(capsys)
+
+
+def test_study_is_shown_in_help_and_seed_is_a_hidden_alias(capsys):
+    assert main(["run", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "--study" in text and "--seed" not in text
+
+
+# -- --json paths, checked before running -------------------------------------------------------
+
+
+def test_missing_json_folder_is_an_error_and_is_not_created(tmp_path, capsys):
+    target = tmp_path / "no-such-folder" / "run.json"
+    rc = main(["check", "--variants", "triton/tile-256", "--sizes", "3", "--json", str(target)])
+    assert rc == 2
+    captured = capsys.readouterr()
+    assert "does not exist" in captured.err and "create it first" in captured.err
+    assert not target.parent.exists()
+    assert captured.out == ""  # nothing ran
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["host"],
+        ["inspect", "--variants", "cuda/v3-sequential"],
+        ["fastest-bench"],
+        ["ablation"],
+        ["run", "--sizes", "2^24"],
+    ],
+)
+def test_every_command_checks_its_json_folder_first(argv, tmp_path, capsys):
+    target = tmp_path / "missing" / "out.json"
+    assert main([*argv, "--json", str(target)]) == 2
+    assert "does not exist" in _err(capsys)
+    assert not target.parent.exists()
+
+
+def test_inspect_write_doc_folder_is_checked(tmp_path, capsys):
+    assert main(["inspect", "--write-doc", str(tmp_path / "missing" / "porting.md")]) == 2
+    assert "does not exist" in _err(capsys)
+
+
+def test_json_path_that_is_a_folder(tmp_path, capsys):
+    assert main(["check", "--json", str(tmp_path)]) == 2
+    assert "is a folder" in _err(capsys)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc (Linux)")
+def test_json_path_where_nothing_can_be_created(capsys):
+    # /proc exists and is a folder, but no file can be created in it, not even by root.
+    assert main(["check", "--json", "/proc/reduce-ladder-test.json"]) == 2
+    assert "cannot write" in _err(capsys)
+
+
+def test_check_writable_leaves_no_file_behind_and_existing_files_untouched(tmp_path):
+    fresh = tmp_path / "fresh.json"
+    check_writable(str(fresh))
+    assert not fresh.exists()
+    kept = tmp_path / "kept.json"
+    kept.write_text("old")
+    check_writable(str(kept))
+    assert kept.read_text() == "old"
+    with pytest.raises(UsageError, match="is a file, not a folder"):
+        check_writable(str(kept / "x.json"))
+
+
+# -- numbers and architectures ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reps", ["0", "-5", "two"])
+def test_reps_must_be_a_positive_integer(reps, capsys):
+    assert main(["run", "--reps", reps]) == 2
+    assert "--reps" in _err(capsys)
+
+
+def test_host_reps_must_be_positive(capsys):
+    assert main(["host", "--reps", "0"]) == 2
+    assert "--reps" in _err(capsys)
+
+
+def test_check_has_no_timing_reps(capsys):
+    assert main(["check", "--help"]) == 0
+    assert "--reps" not in capsys.readouterr().out
+    assert main(["check", "--reps", "3"]) == 2
+    assert "unrecognized arguments: --reps 3" in _err(capsys)
+
+
+def test_inspect_unknown_architecture_lists_the_valid_ones(capsys):
+    assert main(["inspect", "--arch", "sm_999"]) == 2
+    err = _err(capsys)
+    assert "sm_999" in err
+    if nvrtc.available():
+        assert "sm_80" in err and "sm_90" in err
+
+
+def test_inspect_accepts_architecture_suffixes():
+    from harness.cli.census import check_arch
+
+    if not nvrtc.available():
+        pytest.skip("needs the NVRTC wheel")
+    check_arch("sm_90")
+    check_arch("sm_90a")
+    with pytest.raises(UsageError, match="valid: sm_"):
+        check_arch("sm_91")
+
+
+# -- ids: suggestions instead of 52 ids ---------------------------------------------------------
+
+
+def test_unknown_variant_suggests_the_close_match(capsys):
+    assert main(["check", "--variants", "v3-sequential"]) == 2
+    err = _err(capsys)
+    assert "did you mean cuda/v3-sequential?" in err
+    assert "peer/copy" not in err  # not the whole list
+
+
+def test_typo_in_a_variant_id_is_suggested(capsys):
+    assert main(["check", "--variants", "triton/tile256"]) == 2
+    assert "did you mean triton/tile-256" in _err(capsys)
+
+
+def test_unknown_variant_with_nothing_close_lists_every_id(capsys):
+    assert main(["check", "--variants", "qqqq"]) == 2
+    err = _err(capsys)
+    assert all(i in err for i in catalogue.BY_ID)
+
+
+def test_suggestions_prefer_the_same_name_under_a_backend():
+    valid = list(catalogue.BY_ID)
+    assert suggestions("tile-256", valid)[0] == "triton/tile-256"
+    assert suggestions("fastest", valid)[:2] == ["cuda/fastest", "triton/fastest"]
+
+
+def test_version_is_the_projects(capsys):
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    expected = tomllib.loads(pyproject.read_text())["project"]["version"]
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"reduce-ladder {expected}"
+
+
+def test_run_is_the_default_command_and_bad_options_exit_2(capsys):
+    assert main(["--no-such-option"]) == 2
+    assert "unrecognized arguments" in _err(capsys)
