@@ -27,6 +27,8 @@ def test_every_command_is_registered_from_an_imported_module():
         "host",
         "fastest-bench",
         "ablation",
+        "profile",
+        "sanitize",
     }
 
 
