@@ -91,12 +91,21 @@ def test_v0_in_place_stores_many_times_the_sectors_of_v1(doc):
     assert v0 >= 10 * v1, (v0, v1)
 
 
-def test_v1_divergence_shows_in_threads_per_warp_instruction(doc):
-    # threads not predicated off per warp instruction: v1's `tid % 2i` leaves lanes idle inside
-    # every warp; v2's contiguous prefix of threads leaves whole warps idle instead.
-    v1 = total(doc, "cuda/v1-smem-interleaved")["threads_per_inst"]
-    v2 = total(doc, "cuda/v2-strided-index")["threads_per_inst"]
-    assert v1 <= 0.95 * v2, (v1, v2)
+def test_v1_divergence_shows_in_warp_instructions_not_in_threads_per_instruction(doc):
+    """Seed 000 reads v2's gain as more working threads per warp (27.46). On Hopper the counters
+    show it differently (first measured on an H200, 2^24 float32): v1's `tid % 2i` keeps every warp
+    issuing the tree's instructions for its few working lanes, so v1 executes about twice v2's warp
+    instructions (134.7M vs 71.6M) and about twice its thread instructions; averaged over the whole
+    kernel (loads, loop and barriers included) threads per instruction is LOWER for v2 (19.8) than
+    for v1 (23.5); why was not profiled further. The lesson is held to the instruction counts; the
+    per-instruction average is stated, not asserted."""
+    v1 = total(doc, "cuda/v1-smem-interleaved")
+    v2 = total(doc, "cuda/v2-strided-index")
+    assert v1["inst_executed"] >= 1.5 * v2["inst_executed"], (
+        v1["inst_executed"],
+        v2["inst_executed"],
+    )
+    assert v1["threads_pred_on"] >= 1.5 * v2["threads_pred_on"]
 
 
 def test_shuffle_stage_executes_far_fewer_shared_instructions_than_complete_unroll(doc):

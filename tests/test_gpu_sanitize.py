@@ -60,7 +60,17 @@ def test_racecheck_hazards_only_in_the_volatile_forms(doc):
     assert racy <= sanitize.VOLATILE_SHARED, sorted(racy - sanitize.VOLATILE_SHARED)
 
 
-@pytest.mark.parametrize("demo,tool", sorted(sanitize.DEMO_TOOL.items()))
-def test_seed_bug_is_flagged(doc, demo, tool):
-    r = by_variant(doc)[demo]["tools"][tool]
-    assert r["records"] > 0, f"{tool} did not flag {demo}"
+def test_seed_004_early_return_is_flagged_by_memcheck(doc):
+    r = by_variant(doc)["cuda/demo-004-gmem-early-return"]["tools"]["memcheck"]
+    assert r["records"] > 0, "memcheck did not flag 004's early return on a partial tile"
+
+
+def test_seed_000_barrier_in_divergent_if_is_not_seen_by_the_tools_on_this_gpu(doc):
+    """What the hardware shows instead of the seed's lesson: on Hopper (first run on an H200,
+    sm_90) none of memcheck, racecheck, synccheck and initcheck reports 000's `__syncthreads()`
+    inside `if (tid % (2*i) == 0)`, and its sum is right. The CUDA programming guide calls a
+    barrier in divergent code undefined; the tools do not catch this instance here, so the fix
+    in cuda_kernels/interleaved.cu (the barrier outside the if) rests on the guide, not on a
+    tool. If a later tool or GPU flags it, this test fails and the note must change."""
+    tools = by_variant(doc)["cuda/demo-000-v1-sync-in-if"]["tools"]
+    assert {t: tools[t]["records"] for t in tools} == {t: 0 for t in tools}

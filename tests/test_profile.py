@@ -396,3 +396,26 @@ def test_recorded_ncu_export_parses_and_attributes_cubs_nested_range():
     assert check == "agrees"
     assert [len(a.rows) for a in attributed] == [2]
     assert all("cub::DeviceReduce::Sum" in n for n in attributed[0].nvtx_names)
+
+
+# -- real compute-sanitizer logs (H200, sm_90), kept as fixtures ---------------------------------
+
+SANITIZER_DATA = Path(__file__).parent / "data" / "sanitizer"
+
+
+def test_recorded_sanitizer_logs_parse():
+    """The logs of the committed run: memcheck flags 004's early return (reads past n on a
+    partial tile) in its kernel; synccheck reports nothing for 000's divergent barrier on sm_90;
+    memcheck over every default kernel is clean and complete."""
+    early = sanitizer_log.parse(
+        (SANITIZER_DATA / "sanitize-memcheck-demo-004-gmem-early-return.txt").read_text()
+    )
+    assert early.complete and early.errors > 0
+    (findings,) = early.kernels.values()
+    assert "seed004_reduce_gmem_early_return" in findings.kernel and findings.records > 0
+    sync = sanitizer_log.parse(
+        (SANITIZER_DATA / "sanitize-synccheck-demo-000-v1-sync-in-if.txt").read_text()
+    )
+    assert sync.complete and sync.errors == 0 and not sync.kernels
+    clean = sanitizer_log.parse((SANITIZER_DATA / "sanitize-memcheck-default.txt").read_text())
+    assert clean.complete and clean.errors == 0 and not clean.kernels
