@@ -102,7 +102,8 @@ def test_ablation_cuda_shapes_match_golden(n, needs_cupy):
         launch()
         torch.cuda.synchronize()
         r = verify.compare(v, "float32", n, verify.as_number(plan.outs[0][0]), g)
-        assert r.ok and r.exact_required, (label, r.message)
+        # compare() demands the exact sum where sum|x| <= 2^24 (n = 5003), the derived bound above
+        assert r.ok, (label, r.message)
         assert int(plan.workspace[1].item()) == 0, label
 
 
