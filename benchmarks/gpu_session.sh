@@ -8,6 +8,8 @@
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
+#   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
+#             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -92,6 +94,12 @@ for step in $steps; do
         > "$F/bench.log" 2>&1 || status=1
       note "pytest-benchmark suite"
       grep -E "passed|failed|error" "$F/bench.log" | tail -n 5
+      ;;
+    inductor)
+      note "Inductor's Triton for the 1-D sum: static, dynamic (recompile path), coop"
+      python3 -m harness.studies.inductor_code --out "$F/inductor" > "$F/inductor.txt" 2>&1 \
+        || status=1
+      tail -n 14 "$F/inductor.txt"
       ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
