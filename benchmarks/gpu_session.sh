@@ -14,7 +14,8 @@ set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
 mkdir -p "$F"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+# A caller's PYTHONPATH is kept after the tree (e.g. /tmp/site with the cuda-cccl wheel).
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-env tests ladder demos seed004}
 status=0
 note() { echo "== $*"; }
@@ -24,6 +25,8 @@ for step in $steps; do
       nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
         | tee "$F/env.txt"
       python3 -c "import torch, triton, cupy; print('torch', torch.__version__, 'triton', triton.__version__, 'cupy', cupy.__version__, torch.cuda.get_device_name())" \
+        | tee -a "$F/env.txt"
+      python3 -c "from harness.launch import peers_compiled as p; print('cuda.compute:', p.cccl_unavailable_reason() or 'importable')" \
         | tee -a "$F/env.txt"
       ;;
     tests)
