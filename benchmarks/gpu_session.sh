@@ -8,10 +8,13 @@
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
+#   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
+#             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
 mkdir -p "$F"
+# A caller's PYTHONPATH is kept after the tree (e.g. /tmp/site with the cuda-cccl wheel).
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-env tests ladder demos seed004}
 status=0
@@ -22,6 +25,8 @@ for step in $steps; do
       nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
         | tee "$F/env.txt"
       python3 -c "import torch, triton, cupy; print('torch', torch.__version__, 'triton', triton.__version__, 'cupy', cupy.__version__, torch.cuda.get_device_name())" \
+        | tee -a "$F/env.txt"
+      python3 -c "from harness.launch import peers_compiled as p; print('cuda.compute:', p.cccl_unavailable_reason() or 'importable')" \
         | tee -a "$F/env.txt"
       ;;
     tests)
@@ -92,6 +97,12 @@ for step in $steps; do
         > "$F/bench.log" 2>&1 || status=1
       note "pytest-benchmark suite"
       grep -E "passed|failed|error" "$F/bench.log" | tail -n 5
+      ;;
+    inductor)
+      note "Inductor's Triton for the 1-D sum: static, dynamic (recompile path), coop"
+      python3 -m harness.studies.inductor_code --out "$F/inductor" > "$F/inductor.txt" 2>&1 \
+        || status=1
+      tail -n 14 "$F/inductor.txt"
       ;;
     *) echo "unknown step $step"; status=2 ;;
   esac

@@ -43,3 +43,14 @@ def needs_cupy() -> None:
     ok, why = device.cupy_gpu()
     if not ok:
         pytest.skip(f"needs CuPy with a working GPU driver: {why}")
+
+
+def skip_if_peer_unavailable(vid: str) -> None:
+    """Skip, with the reason, a peer that cannot run in this environment (cuda.compute not
+    installed, a torch without the cooperative reduction): harness.launch.peers says why."""
+    from harness.core import catalogue
+    from harness.launch import peers
+
+    why = peers.unavailable_reason(catalogue.get(vid))
+    if why:
+        pytest.skip(why)

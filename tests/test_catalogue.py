@@ -168,7 +168,14 @@ def test_triton_twins_take_stage_dtypes_and_twin_of_from_their_cuda_stages():
 
 
 def test_peer_ids_are_the_catalogue_peer_records():
-    ids = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.NOCUB_ID, catalogue.COPY_ID)
+    ids = (
+        catalogue.TORCH_SUM_ID,
+        catalogue.CUB_ID,
+        catalogue.NOCUB_ID,
+        catalogue.COPY_ID,
+        *catalogue.COMPILE_IDS,
+        *catalogue.CCCL_IDS,
+    )
     assert ids == catalogue.PEER_IDS
     assert [v.id for v in catalogue.select(backend="peer")] == list(ids)
 

@@ -7,7 +7,8 @@ template in a cuda_kernels/*.cu file, or a Triton kernel in triton_kernels/). Se
 
 Vocabulary
 - backend: "cuda" (a kernel in cuda_kernels/, launched through CuPy), "triton" (a kernel in
-  triton_kernels/), "peer" (what a user would call instead: torch.sum, cupy.sum).
+  triton_kernels/), "peer" (what a user would call instead: torch.sum, cupy.sum, torch.compile,
+  cuda.compute).
 - stage: the rung of the ladder ("0".."8" for seeds 000/002); the ladder is printed in stage order.
   A seed with a ladder of its own numbers its rungs "<seed>-<k>" ("004-1".."004-6"): they print
   after the main ladder, as their own group (see stage_key).
@@ -31,8 +32,16 @@ from collections.abc import Iterable
 
 from harness.core.mappings import Launch
 from harness.core.records_beyond import (
+    CCCL_ID,
+    CCCL_IDS,
+    CCCL_NONDET_ID,
+    COMPILE_COOP_ID,
+    COMPILE_DYNAMIC_ID,
+    COMPILE_ID,
+    COMPILE_IDS,
     COPY_ID,
     CUB_ID,
+    DYNAMIC_FIRST_N,
     FASTEST_CUDA,
     FASTEST_DTYPES,
     FASTEST_STEP,
@@ -61,8 +70,16 @@ from harness.core.variant import (
 
 __all__ = [
     "BY_ID",
+    "CCCL_ID",
+    "CCCL_IDS",
+    "CCCL_NONDET_ID",
+    "COMPILE_COOP_ID",
+    "COMPILE_DYNAMIC_ID",
+    "COMPILE_ID",
+    "COMPILE_IDS",
     "COPY_ID",
     "CUB_ID",
+    "DYNAMIC_FIRST_N",
     "FASTEST_DTYPES",
     "FASTEST_STEP",
     "FASTEST_UNROLL",

@@ -110,6 +110,19 @@ TORCH_SUM_ID = "peer/torch.sum"
 CUB_ID = "peer/cupy.sum-cub"
 NOCUB_ID = "peer/cupy.sum-nocub"
 COPY_ID = "peer/copy"
+# What PyTorch's compiler writes for the same sum (issue 15): torch.compile of `lambda t: t.sum()`.
+COMPILE_ID = "peer/torch.compile"
+COMPILE_DYNAMIC_ID = "peer/torch.compile-dynamic"
+COMPILE_COOP_ID = "peer/torch.compile-coop"
+# NVIDIA's CUB from Python (package cuda-cccl, optional extra `.[cccl]`): one peer per determinism
+# level cuda-cccl 1.2.1 builds. Its enum also names GPU_TO_GPU, but the 1.2.1 C library refuses it
+# for reduce ("gpu-to-gpu determinism is not supported" in cccl_device_reduce_compile), so that
+# level has no peer.
+CCCL_ID = "peer/cuda.compute"
+CCCL_NONDET_ID = "peer/cuda.compute-nondeterministic"
+# The first size the dynamic peer is called at (the issue's first call): Inductor picks its
+# reduction split from the size seen when compiling, and the dynamic kernel is then reused at n.
+DYNAMIC_FIRST_N = 2**10
 PEER = {"backend": "peer", "stage": "peer", "family": "peer", "dtypes": ("float32", "int32")}
 PEERS: list[Variant] = [
     Variant(
@@ -136,4 +149,46 @@ PEERS: list[Variant] = [
         title="device-to-device copy",
         change="not a sum: copy bandwidth, bytes read plus written (2 n itemsize)",
     ),
+    Variant(
+        id=COMPILE_ID,
+        **PEER,
+        title="torch.compile, static shapes",
+        change="torch.compile(lambda t: t.sum(), dynamic=False): Inductor's Triton, compiled "
+        "and warmed once per size outside the timing (int32 input: returns int64)",
+    ),
+    Variant(
+        id=COMPILE_DYNAMIC_ID,
+        **PEER,
+        title="torch.compile, dynamic shapes",
+        change=f"torch.compile(..., dynamic=True), first called at n = {DYNAMIC_FIRST_N}, then "
+        "reused at n without a recompile: the reduction split is chosen at compile time",
+    ),
+    Variant(
+        id=COMPILE_COOP_ID,
+        **PEER,
+        title="torch.compile, cooperative reduction",
+        change="static torch.compile with torch._inductor.config.triton.cooperative_reductions "
+        "= True for this compile only: one kernel, programs combine through a grid barrier",
+        notes="Skipped with its reason where the installed torch has no such config.",
+    ),
+    Variant(
+        id=CCCL_ID,
+        **PEER,
+        title="cuda.compute reduce_into, run-to-run deterministic",
+        change="cuda.compute.reduce_into(OpKind.PLUS, h_init 0), the default determinism "
+        "(RUN_TO_RUN): cub::DeviceReduce from Python; temp storage queried and made once",
+        notes="Optional extra: pip install -e '.[cccl]'. Skipped with its reason where "
+        "cuda.compute is not importable. int32 accumulates in int32 (wraps modulo 2^32).",
+    ),
+    Variant(
+        id=CCCL_NONDET_ID,
+        **PEER,
+        title="cuda.compute reduce_into, not guaranteed deterministic",
+        change="the same call with determinism=NOT_GUARANTEED: block sums added with atomics "
+        "into the output (CUB zeroes it first), one kernel instead of two",
+        notes="Optional extra: pip install -e '.[cccl]'. float32 sums may differ run to run "
+        "within the error bound; int32 is exact (wraps modulo 2^32).",
+    ),
 ]
+COMPILE_IDS = (COMPILE_ID, COMPILE_DYNAMIC_ID, COMPILE_COOP_ID)
+CCCL_IDS = (CCCL_ID, CCCL_NONDET_ID)

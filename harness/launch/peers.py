@@ -13,8 +13,17 @@ Peers are catalogue records of their own (backend "peer", ids peer/...):
 - peer/copy             not a sum: a device-to-device copy of the input into a preallocated
                         buffer, timed for the device's copy bandwidth (bytes = read + written =
                         2 n itemsize). Its only check is that the copy equals the input.
-The ids are the catalogue's (harness.core.catalogue: TORCH_SUM_ID, CUB_ID, NOCUB_ID, COPY_ID); how
-each is checked against the golden sum is harness.check.verify.check_peer.
+- peer/torch.compile, peer/torch.compile-dynamic, peer/torch.compile-coop
+                        Inductor's Triton for `t.sum()` (static shapes, dynamic shapes, the
+                        cooperative reduction); int32 input returns int64 like torch.sum.
+- peer/cuda.compute, peer/cuda.compute-nondeterministic
+                        cuda.compute.reduce_into with OpKind.PLUS (CUB), run-to-run deterministic
+                        and not guaranteed (atomics); int32 accumulates in int32.
+                        The compiled peers are prepared in harness.launch.peers_compiled; a peer
+                        that cannot run here raises harness.launch.errors.PeerUnavailable.
+The ids are the catalogue's (harness.core.catalogue: TORCH_SUM_ID, CUB_ID, NOCUB_ID, COPY_ID,
+COMPILE_IDS, CCCL_IDS); how each is checked against the golden sum is
+harness.check.verify.check_peer.
 
 Each peer runs on torch's current stream (CuPy through harness.launch.stream), so it can be captured
 in a CUDA graph like the ladder kernels. The previous CuPy accelerator setting is restored after
@@ -28,10 +37,31 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID, PEER_IDS, TORCH_SUM_ID, Variant
+from harness.core.catalogue import (
+    CCCL_IDS,
+    COMPILE_COOP_ID,
+    COMPILE_IDS,
+    COPY_ID,
+    CUB_ID,
+    NOCUB_ID,
+    PEER_IDS,
+    TORCH_SUM_ID,
+    Variant,
+)
+from harness.launch import peers_compiled
+from harness.launch.errors import PeerUnavailable
 from harness.launch.stream import on_torch_stream
 
-__all__ = ["COPY_ID", "PEER_IDS", "bytes_moved", "cupy_accelerators", "prepare", "run"]
+__all__ = [
+    "COPY_ID",
+    "PEER_IDS",
+    "PeerUnavailable",
+    "bytes_moved",
+    "cupy_accelerators",
+    "prepare",
+    "run",
+    "unavailable_reason",
+]
 
 
 @contextlib.contextmanager
@@ -69,7 +99,19 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
                 return cupy.sum(a, dtype=a.dtype)
 
         return go
+    if vid in COMPILE_IDS or vid in CCCL_IDS:
+        return peers_compiled.prepare(variant, x)
     raise ValueError(f"{vid} is not a peer; peers: {', '.join(PEER_IDS)}")
+
+
+def unavailable_reason(variant: Variant) -> str | None:
+    """Why a peer cannot run in this environment before anything is prepared (cuda.compute not
+    installed, a torch without the cooperative reduction), or None."""
+    if variant.id in CCCL_IDS:
+        return peers_compiled.cccl_unavailable_reason()
+    if variant.id == COMPILE_COOP_ID:
+        return peers_compiled.coop_unavailable_reason()
+    return None
 
 
 def run(variant: Variant, x: torch.Tensor) -> torch.Tensor:

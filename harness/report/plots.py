@@ -17,7 +17,7 @@ from harness.core.sizes import size_label
 from harness.report.comparison import compare_rows, run_letter
 from harness.report.documents import Document, ReportError
 from harness.report.ladder_table import ladder_rows, variant_order
-from harness.report.ratios import COPY_ID, CUB_ID, NOCUB_ID, PEER_LABELS, PEER_ORDER, TORCH_ID
+from harness.report.ratios import COPY_ID, CUB_ID, NOCUB_ID, PEER_LABELS, TORCH_ID
 from harness.report.records import ResultRecord
 
 
@@ -186,7 +186,7 @@ def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     lines = []
     for e in rows:
         r = e.main
-        if e.kind == "peer" and r.variant in PEER_ORDER and r.ok and r.gbps_total:
+        if e.kind == "peer" and r.variant in PEER_STYLE and r.ok and r.gbps_total:
             label = f"{PEER_LABELS[r.variant]} {r.gbps_total:.0f} GB/s"
             ax.axhline(r.gbps_total, label=label, **PEER_STYLE[r.variant])
             lines.append(PEER_LABELS[r.variant])

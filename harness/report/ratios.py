@@ -13,15 +13,41 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harness.launch.peers import PEER_IDS
+from harness.core.catalogue import (
+    CCCL_ID,
+    CCCL_NONDET_ID,
+    COMPILE_COOP_ID,
+    COMPILE_DYNAMIC_ID,
+    COMPILE_ID,
+    COPY_ID,
+    CUB_ID,
+    NOCUB_ID,
+)
+from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.report.records import ResultRecord
 
-TORCH_ID, CUB_ID, NOCUB_ID, COPY_ID = PEER_IDS  # the peer ids, as harness.launch.peers runs them
-PEER_ORDER = (CUB_ID, NOCUB_ID, TORCH_ID, COPY_ID)  # the order the tables and plots show them
+# The order the tables and plots show the peers (a run without some of them shows the rest):
+# CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and x torch.sum.
+PEER_ORDER = (
+    CUB_ID,
+    NOCUB_ID,
+    CCCL_ID,
+    CCCL_NONDET_ID,
+    TORCH_ID,
+    COMPILE_ID,
+    COMPILE_DYNAMIC_ID,
+    COMPILE_COOP_ID,
+    COPY_ID,
+)
 PEER_LABELS = {
     CUB_ID: "cupy.sum (CUB)",
     NOCUB_ID: "cupy.sum (no CUB)",
+    CCCL_ID: "cuda.compute (run to run)",
+    CCCL_NONDET_ID: "cuda.compute (not guaranteed)",
     TORCH_ID: "torch.sum",
+    COMPILE_ID: "torch.compile (static)",
+    COMPILE_DYNAMIC_ID: "torch.compile (dynamic)",
+    COMPILE_COOP_ID: "torch.compile (coop)",
     COPY_ID: "copy bandwidth",
 }
 

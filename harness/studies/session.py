@@ -15,10 +15,13 @@ from collections.abc import Callable, Iterable
 
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
+from harness.launch.errors import PeerUnavailable
 from harness.report import records
 
 DEFAULT_SIZES = (2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
+# The extra key that marks a record of a peer that cannot run here (message: "unavailable: why").
+UNAVAILABLE = "unavailable"
 
 
 def new_document(mode: str) -> dict:
@@ -109,6 +112,10 @@ def check_and_time(
         del x
         if dev == "cuda":
             torch.cuda.synchronize()
+    except PeerUnavailable as e:  # e.g. cuda.compute not installed: its reason, not a failure
+        rec = dataclasses.replace(
+            rec, status="error", message=f"unavailable: {e}", extra={**rec.extra, UNAVAILABLE: True}
+        )
     except Exception as e:  # reported in the record; the run goes on with the other variants
         rec = dataclasses.replace(
             rec,
@@ -141,10 +148,13 @@ def run_selection(
 
 
 def summarize(rows: list[dict]) -> dict:
-    """Counts by status; wrong demonstrations are counted apart (their failure is the point)."""
+    """Counts by status; wrong demonstrations are counted apart (their failure is the point), and
+    so are peers that cannot run here ("unavailable", only where there are some)."""
     out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
     for r in rows:
-        if r.get("wrong_demo"):
+        if r.get("extra", {}).get(UNAVAILABLE):
+            out[UNAVAILABLE] = out.get(UNAVAILABLE, 0) + 1
+        elif r.get("wrong_demo"):
             out["demo_wrong" if r["status"] != "ok" else "demo_right"] += 1
         else:
             out[r["status"]] = out.get(r["status"], 0) + 1
@@ -152,8 +162,13 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def failed(rows: list[dict]) -> bool:
-    """A run fails when a non-demonstration variant errors or returns a wrong sum."""
-    return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo"))
+    """A run fails when a non-demonstration variant errors or returns a wrong sum; a peer that
+    cannot run here (its record says why: extra.unavailable) is not a failure."""
+    return any(
+        r["status"] != "ok"
+        for r in rows
+        if not r.get("wrong_demo") and not r.get("extra", {}).get(UNAVAILABLE)
+    )
 
 
 def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:

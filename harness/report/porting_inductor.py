@@ -1,0 +1,100 @@
+"""The porting doc's section on what torch.compile writes for the 1-D sum, from the folder that
+harness.studies.inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
+inductor-{static,dynamic,coop}.py). Returns Markdown, or "" where the folder is absent, so the
+doc regenerates unchanged until a run has been committed. Not wired into porting_doc.py here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness.report.markdown import markdown_lines
+
+INDUCTOR_JSON = "inductor.json"
+MODE_TITLES = {
+    "static": "static shapes (`dynamic=False`, one compile per size)",
+    "dynamic": "default `torch.compile` (automatic dynamic: recompiled once with a symbolic size)",
+    "coop": "cooperative reduction (`triton.cooperative_reductions = True`)",
+}
+
+
+def _size(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
+
+
+def _constants(call: dict) -> str:
+    """'xnumel 1024, r0_numel 262144; ...' per captured compile, '-' where none compiled."""
+    parts = []
+    for facts in call.get("code_facts", []):
+        c = facts.get("constants", {})
+        parts.append(", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in sorted(c.items())))
+    return "; ".join(p for p in parts if p) or "-"
+
+
+def _configs(call: dict) -> str:
+    out = []
+    for cfg in call.get("kept_configs", []):
+        blocks = ", ".join(
+            f"{k}={v}" for k, v in cfg.items() if k not in ("kernel", "num_warps", "num_stages")
+        )
+        out.append(f"`{cfg['kernel']}` {blocks} ({cfg['num_warps']} warps)")
+    return "; ".join(out) or "-"
+
+
+def _mode_table(entry: dict) -> list[str]:
+    if entry.get("unavailable"):
+        return [f"Not run: {entry['unavailable']}", ""]
+    rows = (
+        [
+            _size(c["n"]),
+            "yes" if c["compiled"] else "no",
+            f"{c['median_us']:,.1f}",
+            f"{c['gb_per_s']:,.0f}",
+            "ok" if c["ok"] else f"WRONG: {c['message']}",
+            _constants(c),
+            _configs(c),
+        ]
+        for c in entry["calls"]
+    )
+    header = ("n", "compiled here", "µs / call", "GB/s", "check", "constants in the code", "kept")
+    return [*markdown_lines(header, rows), ""]
+
+
+def inductor_section(folder: str | Path) -> str:
+    """Markdown for the committed capture in `folder`, or "" where it has none."""
+    folder = Path(folder)
+    path = folder / INDUCTOR_JSON
+    if not path.is_file():
+        return ""
+    doc = json.loads(path.read_text())
+    ver = doc["versions"]
+    out = [
+        '<a id="inductor"></a>',
+        "",
+        "## What torch.compile writes for the same sum",
+        "",
+        f"Captured at run time by `python -m harness.studies.inductor_code` on {ver['device']} "
+        f"(torch {ver['torch']}, Triton {ver['triton']}, CUDA {ver['cuda']}): one compiled "
+        f"`lambda t: t.sum()` per mode, {doc['dtype']}, called at "
+        + ", ".join(_size(n) for n in doc["sizes"])
+        + " in that order in one process; device time per call from CUDA events.",
+        "",
+    ]
+    for entry in doc["modes"]:
+        mode = entry["mode"]
+        out += [f"### {MODE_TITLES.get(mode, mode)}", ""]
+        out += _mode_table(entry)
+        code = folder / f"inductor-{mode}.py"
+        if code.is_file() and not entry.get("unavailable"):
+            out += [
+                "<details><summary>generated code (" + code.name + ")</summary>",
+                "",
+                "```python",
+                code.read_text().rstrip(),
+                "```",
+                "",
+                "</details>",
+                "",
+            ]
+    return "\n".join(out).rstrip() + "\n"

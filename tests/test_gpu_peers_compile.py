@@ -1,0 +1,105 @@
+"""The compiled peers on the GPU (issue 15): torch.compile (static, dynamic, cooperative) and
+cuda.compute (each determinism level it builds), each sum against the golden at a few sizes (a
+non-power-of-two among them): float32 within the derived bound, int32 exact (torch.compile
+returns int64 like torch.sum, compared unwrapped; cuda.compute accumulates in int32, compared
+wrapped). cuda.compute skipped with its reason where it is not importable; the inductor study's
+files written. Skipped (with the reason) without a GPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from harness.check import verify
+from harness.core import catalogue
+from harness.launch import peers
+from tests.conftest import skip_if_peer_unavailable
+
+pytestmark = pytest.mark.gpu
+
+COMPILED = [*catalogue.COMPILE_IDS, *catalogue.CCCL_IDS]
+SIZES = (1, 1000, 2**20 + 7, 2**24)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("vid", COMPILED)
+def test_compiled_peer_matches_golden(vid, dtype, n):
+    skip_if_peer_unavailable(vid)
+    x = verify.seed_like_input(n, dtype, "cuda")
+    r = verify.check_variant(catalogue.get(vid), x)
+    assert r.ok and r.input_unchanged, r.message
+    if dtype == "int32":
+        assert r.exact_required
+
+
+@pytest.mark.parametrize("vid", COMPILED)
+def test_int32_overflow_exact(vid):
+    """Sums far past 2^31: torch.compile's int64 result equals the unwrapped sum, cuda.compute's
+    int32 the wrapped one (check_peer picks the golden by the result's dtype)."""
+    skip_if_peer_unavailable(vid)
+    x = verify.overflow_input(2**20 + 3, "full-range", "cuda")
+    r = verify.check_variant(catalogue.get(vid), x)
+    assert r.ok and r.tolerance == 0.0, r.message
+
+
+@pytest.mark.parametrize("vid", COMPILED)
+def test_general_floats_within_bound(vid):
+    skip_if_peer_unavailable(vid)
+    x = torch.randn(2**22 + 5, device="cuda") * 100
+    r = verify.check_variant(catalogue.get(vid), x)
+    assert r.ok and r.tolerance > 0, r.message
+
+
+@pytest.mark.parametrize("vid", COMPILED)
+def test_prepared_closure_repeats_and_times(vid):
+    """The closure prepare() returns is what the session times: called again it gives the same
+    sum (run-to-run deterministic peers: the same bits), and timing it compiles nothing."""
+    from harness.core import timing
+
+    skip_if_peer_unavailable(vid)
+    x = verify.seed_like_input(2**24 + 3, "float32", "cuda")
+    fn = peers.prepare(catalogue.get(vid), x)
+    first = fn().clone()
+    t = timing.time_ms(fn, reps=10)
+    again = fn()
+    assert t.median_ms > 0
+    if vid != catalogue.CCCL_NONDET_ID:  # atomics: order (and float bits) may differ
+        assert torch.equal(first, again)
+
+
+def test_cuda_compute_unavailable_is_a_skip_with_reason():
+    """Where cuda.compute cannot be imported, its peers raise PeerUnavailable with the reason and
+    the session records it as unavailable, not as a failure; where it can, there is no reason."""
+    from harness.studies import session
+
+    why = peers.unavailable_reason(catalogue.get(catalogue.CCCL_ID))
+    if why is None:
+        x = verify.seed_like_input(1000, "int32", "cuda")
+        assert peers.run(catalogue.get(catalogue.CCCL_ID), x).item() == verify.golden(x).value
+        return
+    assert "cuda.compute" in why
+    row = session.check_and_time(catalogue.get(catalogue.CCCL_ID), "float32", 1000)
+    assert row["status"] == "error" and row["message"].startswith("unavailable:")
+    assert not session.failed([row])
+
+
+def test_inductor_study_writes_code_and_json(tmp_path, monkeypatch):
+    """The study at small sizes (the real run uses 2^10, 2^20, 2^28): its files, a kernel found in
+    each captured file, the dynamic path recompiled once after the first size."""
+    from harness.studies import inductor_code
+
+    monkeypatch.setattr(inductor_code, "SIZES", (2**10, 2**14, 2**16))
+    doc = inductor_code.study(tmp_path, log=lambda _: None)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"inductor.json", "inductor-static.py", "inductor-dynamic.py"} <= names
+    assert json.loads((tmp_path / "inductor.json").read_text())["sizes"] == [2**10, 2**14, 2**16]
+    by_mode = {m["mode"]: m for m in doc["modes"]}
+    for mode in ("static", "dynamic"):
+        calls = by_mode[mode]["calls"]
+        assert all(c["ok"] for c in calls), calls
+        assert calls[0]["compiled"] and calls[0]["code_facts"][0]["kernels"]
+    assert [c["compiled"] for c in by_mode["static"]["calls"]] == [True, True, True]
+    assert [c["compiled"] for c in by_mode["dynamic"]["calls"]] == [True, True, False]
