@@ -101,6 +101,15 @@ def _variant(variant: str | catalogue.Variant) -> catalogue.Variant:
     return variant
 
 
+def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.dtype:
+    """The dtype reduce_sum returns for `variant` over `dtype` input (the tile mapping says: the
+    input's, or the single-launch family's accumulator); a TypeError for an unsupported dtype."""
+    v = _variant(variant)
+    if dtype not in _torch_dtypes(v):
+        raise TypeError(f"unsupported dtype {dtype}; {v.id} supports {', '.join(v.dtypes)}")
+    return dtypes.DTYPES[v.launch.mapping.sum_dtype(_dtype_name(dtype))].torch
+
+
 def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device.
 
@@ -113,10 +122,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     one_launch = v.launch.mapping.one_launch
     t, lib = _as_torch(x, v, flat=not one_launch)
     if t.numel() == 0:
-        # The dtype the variant returns its sum in (its tile mapping says: the input's, or the
-        # single-launch family's accumulator).
-        dt = dtypes.DTYPES[v.launch.mapping.sum_dtype(dtypes.name_of(t.dtype))].torch
-        return _back(torch.zeros((), dtype=dt, device=t.device), lib)
+        return _back(torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device), lib)
     if one_launch:
         return _back(_cached_sum(v, t), lib)
     plan = make_plan(v, t)
