@@ -165,6 +165,16 @@ class PlanCache:
         with self._lock:
             return list(self._entries)
 
+    def cached_launches(self) -> list[rebind.BoundLaunch]:
+        """The cached launches, least recently used first."""
+        with self._lock:
+            return list(self._entries.values())
+
+    def pinned_keys(self) -> list[Key]:
+        """Keys of the entries hit inside a CUDA-graph capture (kept alive for the graphs)."""
+        with self._lock:
+            return list(self._pinned)
+
 
 def _capturing() -> bool:
     """Whether torch's current stream is capturing a CUDA graph (one driver query)."""
