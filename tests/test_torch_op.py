@@ -1,7 +1,8 @@
 """torch.ops.reduce_ladder.sum without a GPU: registered by importing harness.launch.torch_op (and
 not by `import harness`), its fake implementation (shape and dtype under FakeTensorMode), opcheck,
 eager results equal to reduce_sum's bits, and torch.compile(fullgraph=True) with no graph break;
-triton/fastest runs interpreted on CPU tensors. The GPU twin: tests/test_gpu_callable.py."""
+triton/fastest runs interpreted on CPU tensors (on the GPU where there is one). The GPU twin:
+tests/test_gpu_callable.py."""
 
 import subprocess
 import sys
@@ -50,21 +51,21 @@ def test_fake_refuses_what_the_variant_does_not_support():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
-def test_opcheck(dtype):
-    x = verify.seed_like_input(1000, dtype, "cpu")
+def test_opcheck(dtype, dev):
+    x = verify.seed_like_input(1000, dtype, dev)
     torch.library.opcheck(torch.ops.reduce_ladder.sum.default, (x,), {"variant": VID})
 
 
 @pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)
-def test_eager_equals_reduce_sum(dtype):
-    x = verify.seed_like_input(3001, dtype, "cpu")[1:]
+def test_eager_equals_reduce_sum(dtype, dev):
+    x = verify.seed_like_input(3001, dtype, dev)[1:]
     got = torch.ops.reduce_ladder.sum(x, VID)
     assert verify.same_bits(got, harness.reduce_sum(x, VID))
     assert got.dtype == dtypes.get(dtype).sum_torch
 
 
-def test_compiled_fullgraph_has_no_graph_break():
-    x = verify.seed_like_input(2000, "float32", "cpu")
+def test_compiled_fullgraph_has_no_graph_break(dev):
+    x = verify.seed_like_input(2000, "float32", dev)
 
     def f(t: torch.Tensor) -> torch.Tensor:
         return torch.ops.reduce_ladder.sum(t * 2, VID) + 1
