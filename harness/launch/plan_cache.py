@@ -99,7 +99,8 @@ class PlanCache:
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
     ) -> rebind.BoundLaunch:
         """The launch for x (flat or not, contiguous) on stream_ptr (default: the current
-        stream), built on a miss."""
+        stream), built on a miss. A miss allocates the workspace on the current stream, so pass
+        another stream_ptr only for that stream's current work (tests use it to name streams)."""
         if stream_ptr is None:
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)

@@ -56,8 +56,9 @@ class BoundLaunch:
     """One variant, dtype, n, alignment class, device and stream: call it with (x, out).
 
     x: a contiguous tensor of n elements at the alignment class it was built for (any shape);
-    out: a tensor of at least one element of out_dtype. The launch is asynchronous on the stream it
-    was built for."""
+    out: a tensor of at least one element of out_dtype, 16-byte aligned (any torch allocation: the
+    Triton kernel was specialized on an aligned output). The launch is asynchronous on the stream
+    it was built for."""
 
     variant: Variant
     dtype: str
