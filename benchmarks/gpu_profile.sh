@@ -20,7 +20,7 @@ OUT=${OUT:-out}
 F="$OUT/files"
 mkdir -p "$F"
 F=$(cd "$F" && pwd)  # absolute: the tests step exports paths to its files
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-profile seed004 fastest28 sanitize tests render}
 status=0
 note() { echo "== $* ($(date +%T))"; }

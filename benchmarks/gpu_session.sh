@@ -15,7 +15,7 @@ set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
 mkdir -p "$F"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-env tests ladder demos seed004}
 status=0
 note() { echo "== $*"; }

@@ -2,7 +2,7 @@
 //
 // The host copies the data to the device, then launches a block reduction again and again over the
 // partials (swapping input and output buffers) until one value is left, and copies that scalar
-// back (harness/host.py is the host side). Every kernel here reduces one tile of 2 * blockDim
+// back (harness/studies/host_plan.py is the host side). Every kernel here reduces one tile of 2 * blockDim
 // elements (1024 threads, 2048 elements) to one partial: block b covers [b*2048, (b+1)*2048),
 // clipped to n by the seed's `right < n` bound, so any n >= 1 works.
 //

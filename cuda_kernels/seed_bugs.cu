@@ -7,16 +7,17 @@
 // 1. seed 000 (000_63f2b61950f09972.txt), reduce_v1_shared_mem: __syncthreads() INSIDE the
 //    divergent `if (tid % (i * 2) == 0)`. Only some threads of a warp reach the barrier, so the
 //    barrier is divergent (undefined behaviour; the ladder's v1 moves it out of the `if`).
-//    Tool: compute-sanitizer --tool synccheck ("Barrier error detected. Divergent thread(s) in
-//    warp / block"); racecheck may also report the shared-memory hazards the broken barrier leaves.
+//    The tool meant for it is compute-sanitizer --tool synccheck; MEASURED on an H200 (sm_90):
+//    none of memcheck, racecheck, synccheck, initcheck reports it and the sum is right, so the
+//    fix rests on the programming guide, not on a tool (tests/test_gpu_sanitize.py holds this).
 //    Run at n = a whole number of 256-element tiles: the seed has no bounds check, and the only
 //    bug shown should be the barrier.
 // 2. seed 004 (004_53302091cfe0f7dc.txt), reduceGmem: `if (idx >= n) return;` BEFORE the block's
 //    __syncthreads(). In a partial last tile the threads past n leave, and the ones that stay still
 //    read `in[tid + 128]`, `in[tid + 64]`, ... past n (the early return guards only the thread's
 //    own element). Tool: compute-sanitizer --tool memcheck ("Invalid __global__ read", with the
-//    harness's allocation exactly n elements: PYTORCH_NO_CUDA_MEMORY_CACHING=1); synccheck may add
-//    the barrier the departed threads skip. Run at n with a partial last tile (e.g. 2^12 + 3).
+//    harness's allocation exactly n elements: PYTORCH_NO_CUDA_MEMORY_CACHING=1); measured on an
+//    H200: memcheck reports it, synccheck does not. Run at n with a partial last tile (2^12 + 3).
 //    The ladder's 004-gmem (unroll_blocks.cu) is the fixed form.
 //
 // Changed from the seeds, only so the harness can launch them like every ladder kernel: the

@@ -4,6 +4,7 @@ reduce-ladder inspect                         # every CUDA and Triton variant, f
                                               # (peers are listed: library calls, not compiled)
 reduce-ladder inspect --arch sm_80 --variants cuda/v3-sequential triton/tile-256
 reduce-ladder inspect --dtype all --format json
+reduce-ladder inspect --wide                  # every count (default: fits 100 columns)
 reduce-ladder inspect --dtype all --json docs/census-sm_90.json     # the doc's census input
 reduce-ladder inspect --write-doc docs/porting.md                   # regenerate the doc
 """
@@ -25,43 +26,67 @@ from harness.cli.common import (
 )
 from harness.core import catalogue, dtypes
 
-COLUMNS = (
-    ("regs", "registers per thread"),
-    ("smem", "static shared memory, bytes"),
-    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)"),
-    ("local", "stack + local memory bytes; spilled bytes"),
-    ("BAR", "barriers"),
-    ("SHFL", "warp shuffles"),
-    ("REDUX", "warp reductions (redux.sync)"),
-    ("LDS", "shared loads"),
-    ("STS", "shared stores"),
-    ("LDG 32/64/128", "global loads by width (bits)"),
-    ("ATOM", "atomics and reductions to memory"),
-    ("div/rem", "integer divide/modulo (PTX)"),
-    ("loops", "backward branches"),
-    ("insns", "SASS instructions"),
+# Every column (--wide): header, what it counts (the legend under the table), the cell.
+WIDE_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
+    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
+    ("local", "stack + local memory bytes; spilled bytes", lambda r: _local_cell(r)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
+    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
+    ("STS", "shared stores", lambda r: str(r.counts.sts)),
+    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
+    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
+    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
+    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
+# (barriers give way to warp shuffles), then the size of the kernel.
+COMPACT_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(_smem(r))),
+    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
+    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
 )
 
 
-def row_cells(r) -> list[str]:
-    c = r.counts
+def _smem(r) -> int:
+    return r.static_smem + r.dynamic_smem
+
+
+def _local_cell(r) -> str:
     local = r.stack_bytes + r.local_bytes
-    return [
-        str(r.registers),
-        str(r.static_smem),
-        str(r.dynamic_smem),
-        f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else ""),
-        str(c.barriers),
-        str(c.shuffles),
-        str(c.warp_reductions),
-        str(c.lds),
-        str(c.sts),
-        f"{c.ldg['32']}/{c.ldg['64']}/{c.ldg['128']}",
-        str(c.atomics),
-        str(r.int_divrem),
-        str(c.back_edges),
-        str(c.instructions),
+    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
+
+
+def _ldg_cell(r) -> str:
+    ldg = r.counts.ldg
+    return f"{ldg['32']}/{ldg['64']}/{ldg['128']}"
+
+
+def census_table(rows, title: str, *, wide: bool = False):
+    """The census in ladder order with what each column counts in a legend under it."""
+    from harness.report.terminal import TermColumn, short_dtype, terminal_table, with_legend
+
+    counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
+    columns = [
+        TermColumn("variant", lambda r: r.variant),
+        TermColumn("stage", lambda r: r.stage),
+        TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
+        *(TermColumn(h, cell, right=True) for h, _, cell in counts),
     ]
+    rank = stage_order()
+    ordered = sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend))
+    table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)
+    legend = "; ".join(f"{h}: {d}" for h, d, _ in counts)
+    more = "" if wide else " (every column: --wide)"
+    return with_legend(table, [legend + more])
 
 
 def check_arch(arch: str) -> None:
@@ -125,24 +150,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(doc, indent=1))
         return EXIT_OK
-    from rich.table import Table
-
     tools = doc["tools"]
-    table = Table(
-        title=f"compiler census, {args.arch} (NVRTC {tools.get('nvrtc')}, Triton "
-        f"{tools.get('triton')}, cuobjdump {tools.get('cuobjdump')}); static SASS counts",
-        caption="; ".join(f"{h}: {d}" for h, d in COLUMNS),
+    title = (
+        f"compiler census, {args.arch} (NVRTC {tools.get('nvrtc')}, Triton "
+        f"{tools.get('triton')}, cuobjdump {tools.get('cuobjdump')}); static SASS counts"
     )
-    table.add_column("variant", overflow="fold")
-    table.add_column("st")
-    table.add_column("dtype")
-    for h, _ in COLUMNS:
-        table.add_column(h, justify="right")
-    rank = stage_order()
-    for r in sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend)):
-        table.add_row(r.variant, r.stage, r.dtype, *row_cells(r))
     out = console()
-    out.print(table)
+    out.print(census_table(rows, title, wide=args.wide))
     if skipped:
         out.print(
             f"{census.NOT_COMPILED}: " + ", ".join(s["variant"] for s in skipped),
@@ -172,6 +186,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help=f"{', '.join(dtypes.NAMES)} or all (default float32)",
     )
     p.add_argument("--format", choices=("table", "json"), default="table")
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="every count (shared loads/stores, global load widths, atomics, ...); "
+        "default: a table that fits 100 columns",
+    )
     p.add_argument("--json", metavar="PATH", help="also write the census document (JSON) here")
     p.add_argument(
         "--write-doc",

@@ -1,6 +1,10 @@
 """`reduce-ladder list`: the catalogue, as a table or as JSON records.
 
-reduce-ladder list [--format json] [--dtype int32] [--backend cuda|triton|peer]
+reduce-ladder list [--format json] [--dtype int32] [--backend cuda|triton|peer] [--wide]
+
+The table fits 100 columns by default (id, stage, dtypes shortened, twin, a key to the tile
+mapping spelled out under the table); --wide shows every column in full (seed labels, the twin
+ids, the tile mapping's words, the wrong flag).
 """
 
 from __future__ import annotations
@@ -9,7 +13,86 @@ import argparse
 import json
 
 from harness.cli.common import EXIT_OK, console, parse_dtype
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
+from harness.core.variant import Variant
+from harness.report.terminal import (
+    KeyedText,
+    TermColumn,
+    dtype_key,
+    short_dtypes,
+    short_id,
+    terminal_table,
+    with_legend,
+)
+
+WRONG = "WRONG demo"
+
+
+def twin_full(v: Variant) -> str:
+    """The wide table's twin cell: a CUDA variant's Triton twin, the CUDA ids a Triton variant
+    twins, or the other backend's counterpart (the fastest pair: same goal, its own tiles)."""
+    if v.twin:
+        return v.twin
+    if v.twin_of:
+        return ", ".join(v.twin_of)
+    return f"{v.counterpart} (counterpart)" if v.counterpart else "-"
+
+
+def twin_short(v: Variant) -> str:
+    """The compact twin cell: the twin's id without prefix, or how many CUDA variants a Triton
+    one twins (their rows name it), or the counterpart's short id in parentheses."""
+    if v.twin:
+        return short_id(v.twin)
+    if v.twin_of:
+        return f"{len(v.twin_of)} CUDA"
+    return f"({short_id(v.counterpart)})" if v.counterpart else "-"
+
+
+def compact_columns(mappings: KeyedText) -> list[TermColumn]:
+    return [
+        TermColumn("id", lambda v: v.id),
+        TermColumn("stage", lambda v: v.stage),
+        TermColumn("dtypes", lambda v: short_dtypes(v.dtypes)),
+        TermColumn("twin", twin_short),
+        TermColumn("map", lambda v: mappings.key(v.tile_mapping)),
+        TermColumn("wrong", lambda v: "WRONG" if v.wrong else ""),
+    ]
+
+
+WIDE_COLUMNS = [
+    TermColumn("id", lambda v: v.id),
+    TermColumn("stage", lambda v: v.stage),
+    TermColumn("seeds", lambda v: " ".join(v.seeds) or "-"),
+    TermColumn("twin", twin_full),
+    TermColumn("dtypes", lambda v: ",".join(v.dtypes)),
+    TermColumn("tile mapping", lambda v: v.tile_mapping),
+    TermColumn("wrong", lambda v: WRONG if v.wrong else ""),
+]
+
+COMPACT_KEY = (
+    "twin: a CUDA variant's Triton twin (same tiles); on a Triton row, how many CUDA variants "
+    "it twins; (id): the other backend's counterpart, not a twin. wrong: a wrong "
+    "demonstration (its race is the point). Seed labels and every column: --wide"
+)
+
+
+def catalogue_table(variants: list[Variant], *, wide: bool = False):
+    """The catalogue in ladder order: compact (tile mappings as keys, spelled out in the legend
+    under the table) or wide (every column in full)."""
+    title = f"reduce-ladder catalogue ({len(variants)} variants)"
+    rows = catalogue.ladder_order(variants)
+    style = lambda v: "red" if v.wrong else None  # noqa: E731
+    if wide:
+        return terminal_table(title, WIDE_COLUMNS, rows, style)
+    mappings = KeyedText()
+    table = terminal_table(title, compact_columns(mappings), rows, style)
+    legend = [
+        "map: the tile mapping (blocks, tiles per block, threads)",
+        *(f"  {line}" for line in mappings.legend()),
+        "dtypes: " + dtype_key(dtypes.NAMES),
+        COMPACT_KEY,
+    ]
+    return with_legend(table, legend)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -17,6 +100,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--dtype", default=None, help="only the variants that support this dtype")
     p.add_argument("--backend", choices=("cuda", "triton", "peer"), default=None)
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="every column: seed labels, twins, tile mappings in full "
+        "(default: a table that fits 100 columns)",
+    )
     p.set_defaults(func=cmd_list)
 
 
@@ -26,20 +115,5 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([v.record() for v in vs], indent=1))
         return EXIT_OK
-    from rich.table import Table
-
-    table = Table(title=f"reduce-ladder catalogue ({len(vs)} variants)")
-    for h in ("id", "stage", "seeds", "twin", "dtypes", "tile mapping", "wrong"):
-        table.add_column(h, overflow="fold")
-    for v in catalogue.ladder_order(vs):
-        table.add_row(
-            v.id,
-            v.stage,
-            " ".join(v.seeds) or "-",
-            v.twin or (", ".join(v.twin_of) if v.twin_of else "-"),
-            ",".join(v.dtypes),
-            v.tile_mapping,
-            "WRONG demo" if v.wrong else "",
-        )
-    console().print(table)
+    console().print(catalogue_table(vs, wide=args.wide))
     return EXIT_OK

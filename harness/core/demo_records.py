@@ -33,7 +33,8 @@ DEMO_VARIANTS: list[Variant] = [
         kernel="seed000_reduce1_sync_in_if<{T}, {B}>",
         wrong=True,
         family=FAMILY,
-        notes="Flagged by compute-sanitizer synccheck (divergent barrier). Seed "
+        notes="Meant for compute-sanitizer synccheck (divergent barrier); on an H200 no tool "
+        "flags it (tests/test_gpu_sanitize.py). Seed "
         "000_63f2b61950f09972.txt; no bounds check, so it is run on whole tiles, first pass only.",
     ),
     Variant(

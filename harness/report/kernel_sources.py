@@ -92,3 +92,26 @@ def triton_kernel_text(v: Variant) -> str:
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             return "\n".join(text.splitlines()[first - 1 : node.end_lineno])
     raise ValueError(f"{v.id}: no function {v.kernel} in {path.relative_to(ROOT)}")
+
+
+def side_by_side(cuda_title: str, cuda: str, word: str, tri_title: str, tri: str) -> list[str]:
+    """The CUDA kernel and its Triton partner in a two-column HTML table (Markdown inside)."""
+    return [
+        "<table>",
+        f"<tr><th>CUDA: {cuda_title}</th><th>Triton {word}: {tri_title}</th></tr>",
+        '<tr><td valign="top">',
+        "",
+        "```cuda",
+        cuda,
+        "```",
+        "",
+        '</td><td valign="top">',
+        "",
+        "```python",
+        tri,
+        "```",
+        "",
+        "</td></tr>",
+        "</table>",
+        "",
+    ]

@@ -3,7 +3,9 @@
 Inputs, all committed, so the output is a pure function of the repository (CI regenerates it and
 compares): the catalogue, the kernel sources (cuda_kernels/*.cu, triton_kernels/*.py), the
 compiler census (docs/census-sm_90.json, written by `reduce-ladder inspect --dtype all --json`),
-and the measured GPU results (results/*/ladder-*.json). No number in the doc is typed in.
+the measured GPU results (results/*/ladder-*.json), and the newest hardware counters and
+sanitizer verdicts (results/*/profile.json, sanitize.json: porting_hardware, porting_sanitizer).
+No number in the doc is typed in.
 
     python -m harness.report.porting_doc [PATH]          # default docs/porting.md
     reduce-ladder inspect --write-doc docs/porting.md
@@ -17,9 +19,14 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.core.catalogue import Variant
-from harness.report import records
+from harness.report import porting_hardware, porting_sanitizer, records
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.kernel_sources import cuda_kernel_text, kernel_name, triton_kernel_text
+from harness.report.kernel_sources import (
+    cuda_kernel_text,
+    kernel_name,
+    side_by_side,
+    triton_kernel_text,
+)
 from harness.report.markdown import RIGHT, markdown_lines
 from harness.report.porting_lessons import CHECKLIST, LESSONS
 
@@ -127,28 +134,6 @@ def _results_table(variants: list[Variant], results: list[tuple[str, Document]])
     return out
 
 
-def _side_by_side(cuda_title: str, cuda: str, word: str, tri_title: str, tri: str) -> list[str]:
-    return [
-        "<table>",
-        f"<tr><th>CUDA: {cuda_title}</th><th>Triton {word}: {tri_title}</th></tr>",
-        '<tr><td valign="top">',
-        "",
-        "```cuda",
-        cuda,
-        "```",
-        "",
-        '</td><td valign="top">',
-        "",
-        "```python",
-        tri,
-        "```",
-        "",
-        "</td></tr>",
-        "</table>",
-        "",
-    ]
-
-
 def _stage_facts(cuda: list[Variant], twins: list[Variant], census: dict) -> list[str]:
     """A sentence of census facts per stage, worded from the numbers (no typed-in figures)."""
     rows_c = [census.get((v.id, doc_dtype(v))) for v in cuda]
@@ -200,6 +185,8 @@ def families() -> list[str]:
 def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
     cdoc, census = load_census(census_path)
     results = load_results(root)
+    profile = porting_hardware.newest(root, porting_hardware.PROFILE_NAME)
+    pdoc = profile[1] if profile else None
     tools = cdoc.get("tools", {})
     out = [
         "# Porting reference: CUDA beside Triton, stage by stage",
@@ -212,7 +199,8 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
         "the same tile(s) as the CUDA block), what the optimization becomes in Triton, what the "
         "compilers made of both, and what they measured on a GPU. The kernel sources below are "
         "copied from `cuda_kernels/` and `triton_kernels/` by the generator, the census numbers "
-        "come from `reduce-ladder inspect`, the timings from the committed results. After the "
+        "come from `reduce-ladder inspect`, the timings and hardware counters from the committed "
+        "results. After the "
         "ladder (seeds 000/002) come seed 004's int32 rungs, seed 001's host-driven passes, and "
         "the `fastest` pair, whose Triton kernel is a counterpart (the same goal, its own "
         "tiles), not a twin; the peers (library calls) close the document.",
@@ -242,6 +230,7 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
         ]
     if not results:
         out += ["No GPU results are committed yet (results/*/ladder-*.json).", ""]
+    out += porting_hardware.intro(profile)
     for fam in families():
         cuda_all = [v for v in catalogue.VARIANTS if v.backend == "cuda" and v.family == fam]
         stages = list(dict.fromkeys(v.stage for v in catalogue.ladder_order(cuda_all)))
@@ -320,7 +309,7 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
                     if triton_partner(u):
                         t = catalogue.get(triton_partner(u))
                         tws.setdefault(f"{t.source}:{t.kernel}", t)
-                out += _side_by_side(
+                out += side_by_side(
                     f"<code>{kernel_name(v)}</code> ({', '.join(users)}; "
                     f"<code>cuda_kernels/{v.source}</code>)",
                     kernel,
@@ -351,12 +340,15 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
             out += ["", "**Measured.**", ""]
             out += _results_table([*cs, *twins], results)
             out.append("")
-    out += _peers_section(results)
+            out += porting_hardware.stage_section(pdoc, fam, st, cs, twins)
+    out += _peers_section(results, pdoc)
+    out += porting_hardware.seed_tables_section(profile, root / "docs", root)
+    out += porting_sanitizer.section(porting_hardware.newest(root, "sanitize.json"))
     out += ["## Porting checklist", "", CHECKLIST]
     return "\n".join(out).rstrip() + "\n"
 
 
-def _peers_section(results: list[tuple[str, Document]]) -> list[str]:
+def _peers_section(results: list[tuple[str, Document]], pdoc: dict | None) -> list[str]:
     ps = peers()
     if not ps:
         return []
@@ -377,7 +369,7 @@ def _peers_section(results: list[tuple[str, Document]]) -> list[str]:
     out += ["", "**Measured.**", ""]
     out += _results_table(ps, results)
     out.append("")
-    return out
+    return out + porting_hardware.stage_section(pdoc, "peer", "peer", ps, [])
 
 
 def _meta(v: Variant) -> dict:

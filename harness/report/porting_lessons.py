@@ -105,14 +105,14 @@ LESSONS: dict[tuple[str, str], tuple[str, str]] = {
         "As 004-5, for the four-tile kernel: only the declaration of the shared array changed, "
         "which Triton does not let you write; the twin is 004-4's (TILES = 4).",
     ),
-    # Seed 001 (data starts in host memory; harness/host.py runs the same host loop for both
-    # backends; every twin reads the same 2 x 1024 tile with BLOCK = 1024, num_warps = 32).
+    # Seed 001 (data starts in host memory; harness/studies/host_plan.py runs the same host loop
+    # for both backends; every twin reads the same 2 x 1024 tile with BLOCK = 1024, num_warps = 32).
     ("001", "V0"): (
         "done by the compiler",
         "The interleaved in-place tree in global memory has no Triton form: the twin loads the "
         "block's 2 x 1024 elements (TILES = 2, BLOCK = 1024, `num_warps` = 32) and `tl.sum` "
         "reduces them. The host side (copy to the device, the loop of passes over the partials, "
-        "the scalar back) is the same Python for both backends (harness/host.py).",
+        "the scalar back) is the same Python for both backends (harness/studies/host_plan.py).",
     ),
     ("001", "V1"): (
         "done by the compiler",

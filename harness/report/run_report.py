@@ -7,11 +7,13 @@ and DIR is writable.
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report import comparison, plots, sweep_tables
+from harness.report import comparison, plots, porting_hardware, porting_sanitizer, sweep_tables
 from harness.report.documents import Document, ReportError, load_run
 from harness.report.ladder_table import markdown_ladder
 
@@ -142,6 +144,7 @@ def write_report(
         md += comparison.markdown_section(runs, compared)
         if compared:
             plots_drawn["compare.png"] = plots.plot_compare(runs, compared, out / "compare.png")
+    md += hardware_section(main, out)
     report = out / "report.md"
     try:
         report.write_text("\n".join(md))
@@ -162,3 +165,31 @@ def _run_line(r: Document, name: str) -> str:
         f"{r.kind} file `{Path(r.path).name}`, {r.created}; {len(r.records)} rows, "
         f"dtypes {', '.join(r.dtypes())}, n = {', '.join(size_label(n) for n in r.sizes())}"
     )
+
+
+def hardware_section(run: Document, out: Path) -> list[str]:
+    """Links to the Nsight Compute rendering and the compute-sanitizer verdicts when their
+    documents (profile.json, sanitize.json) sit beside the run in its results/<device>/ folder."""
+    folder = Path(run.path).parent
+    profile, sanitize = folder / porting_hardware.PROFILE_NAME, folder / "sanitize.json"
+    md: list[str] = []
+    if profile.is_file():
+        rendering = folder / porting_hardware.RENDERING_DIR / "profile.md"
+        if rendering.is_file():
+            link = Path(os.path.relpath(rendering, out)).as_posix()
+            how = f"[{link}]({link}) (rendered from `{profile.name}` beside this run)"
+        else:
+            how = f"`{profile.name}` beside this run, not rendered yet: `reduce-ladder profile "
+            how += f"--render {profile.as_posix()} --out {rendering.parent.as_posix()}`"
+        md.append(
+            "- Hardware counters per stage (Nsight Compute, CUDA beside its Triton twin), seed "
+            f"004's sector table and seed 000's column: {how}."
+        )
+    if sanitize.is_file():
+        try:
+            text = porting_sanitizer.summary(json.loads(sanitize.read_text()))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            text = f"unreadable ({e})"
+        link = Path(os.path.relpath(sanitize, out)).as_posix()
+        md.append(f"- compute-sanitizer ([{sanitize.name}]({link})): {text}")
+    return ["## Measured by the hardware", "", *md, ""] if md else []

@@ -140,29 +140,6 @@ def run_selection(
     return rows
 
 
-def cpu_compile_rows(arch: str = "sm_90") -> list[dict]:
-    """The CPU path's CUDA half: every source compiled by NVRTC (no GPU needed), spills checked."""
-    from harness.compile import cuda_source, nvrtc
-
-    rows = []
-    for src in cuda_source.sources():
-        row = {"source": src, "arch": arch}
-        try:
-            r = nvrtc.compile_file(src, arch)
-            spills = [
-                k
-                for k, res in r.resources.items()
-                if res.spill_store_bytes or res.spill_load_bytes or res.stack_bytes
-            ]
-            row.update(
-                status="ok" if not spills else "spills", kernels=len(r.lowered), spilling=spills
-            )
-        except Exception as e:
-            row.update(status="error", message=f"{type(e).__name__}: {e}")
-        rows.append(row)
-    return rows
-
-
 def summarize(rows: list[dict]) -> dict:
     """Counts by status; wrong demonstrations are counted apart (their failure is the point)."""
     out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}

@@ -1,0 +1,297 @@
+"""docs/porting.md's "measured by the hardware" parts, read from the committed profile.json.
+
+Per stage: a small table of Nsight Compute counters, each CUDA variant with its Triton twin(s),
+at every (n, dtype) the profile holds for the stage's CUDA variants; where seed 000 teaches a
+lesson about the stage, a sentence that says from the data whether this GPU shows it. After the
+families: seed 004's sector table and seed 000's column (profile_tables renders both; reused
+here) and links to the counters plot. Every number comes from the document; the seeds' own
+figures come from profile_tables, which quotes them with their files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from harness.core.catalogue import Variant
+from harness.core.sizes import size_label
+from harness.report import profile_tables
+from harness.report.markdown import RIGHT, markdown_lines
+
+PROFILE_NAME = "profile.json"
+# Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
+RENDERING_DIR = Path("report") / "profile"
+RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out " + (
+    "results/<device>/report/profile"
+)
+
+
+def newest(root: Path, name: str) -> tuple[str, dict] | None:
+    """(path relative to root, document) of the newest readable results/*/<name>, else None.
+
+    Newest = the largest "created" stamp where documents carry one, then the last path in sorted
+    order (the documents written so far carry none, and one device folder holds one profile)."""
+    found = []
+    for p in sorted((root / "results").glob(f"*/{name}")):
+        try:
+            doc = json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if isinstance(doc, dict):
+            found.append((str(doc.get("created", "")), p.relative_to(root).as_posix(), doc))
+    if not found:
+        return None
+    _, rel, doc = max(found, key=lambda t: (t[0], t[1]))
+    return rel, doc
+
+
+def device_name(doc: dict) -> str:
+    return doc.get("device", {}).get("name", "?")
+
+
+def find(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
+    """The variant's result at (n, dtype): its kernels and their sum ("total")."""
+    for r in doc.get("results", []):
+        if r["variant"] == vid and r["n"] == n and r["dtype"] == dtype:
+            return r
+    return None
+
+
+def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
+    """The variant's summed metrics and derived ratios in one dict (None: not profiled)."""
+    r = find(doc, vid, n, dtype)
+    return None if r is None else r["total"]["metrics"] | r["total"]["derived"]
+
+
+def _num(x: float | None, digits: int = 0) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+def _millions(x: float | None) -> str:
+    return "-" if x is None else f"{x / 1e6:,.1f}M"
+
+
+HEADER = (
+    *("variant", "µs", "DRAM %", "ld sectors / req", "st sectors / req"),
+    *("bank conflicts ld / st", "threads / warp instr.", "warp instr."),
+    *("occupancy %", "top stall"),
+)
+
+
+def _row(vid: str, c: dict) -> list[str]:
+    top = c.get("top_stalls") or []
+    dur = c.get("duration_ns")
+    return [
+        f"`{vid}`",
+        _num(None if dur is None else dur / 1e3, 1),
+        _num(c.get("dram_throughput_pct"), 1),
+        _num(c.get("gld_sectors_per_request"), 2),
+        _num(c.get("gst_sectors_per_request"), 2),
+        f"{_num(c.get('shared_ld_bank_conflicts'))} / {_num(c.get('shared_st_bank_conflicts'))}",
+        _num(c.get("threads_per_inst"), 1),
+        _millions(c.get("inst_executed")),
+        _num(c.get("occupancy_pct"), 1),
+        f"{top[0][0]} {100 * top[0][1]:.0f}%" if top else "-",
+    ]
+
+
+def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
+    """The (n, dtype) pairs the profile holds for these variants, in document order."""
+    keys = [(r["n"], r["dtype"]) for r in doc.get("results", []) if r["variant"] in ids]
+    return list(dict.fromkeys(keys))
+
+
+def stage_section(
+    doc: dict | None, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]
+) -> list[str]:
+    """The stage's counters (CUDA rows, then its Triton twins) and the seed lesson's sentence."""
+    if doc is None:
+        return []
+    ids = [v.id for v in cuda if not v.wrong]
+    out: list[str] = []
+    for n, dtype in stage_keys(doc, ids):
+        rows = []
+        for vid in [*ids, *(t.id for t in twins)]:
+            c = counters(doc, vid, n, dtype)
+            if c is not None:
+                rows.append(_row(vid, c))
+        out += [
+            f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**",
+            "",
+        ]
+        out += markdown_lines(HEADER, rows, align="l" + RIGHT * (len(HEADER) - 2) + "l")
+        out.append("")
+    missing = [vid for vid in ids if not stage_keys(doc, [vid])]
+    if out and missing:
+        out += ["Not profiled: " + ", ".join(f"`{m}`" for m in missing) + ".", ""]
+    note = LESSON_NOTES.get((fam, stage))
+    text = note(doc) if note else None
+    if text:
+        out += [text, ""]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The seeds' lessons, worded from the data: whether this GPU shows them, and what it shows instead
+
+N_LADDER, LADDER_DTYPE = 2**24, "float32"
+
+
+def _ladder(doc: dict, *ids: str) -> list[dict] | None:
+    got = [counters(doc, i, N_LADDER, LADDER_DTYPE) for i in ids]
+    return None if any(c is None for c in got) else got
+
+
+def _v0_beats_v1(doc: dict) -> str | None:
+    got = _ladder(doc, "cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved")
+    if got is None:
+        return None
+    v0, v1 = got
+    faster = v0["duration_ns"] < v1["duration_ns"]
+    return (
+        "Seed 000 measured v0 (the tree in global memory) ahead of v1 and explained it by v0's "
+        f"cache hits. Here v0's L1 / L2 hit rates are {_num(v0['l1_hit_pct'], 1)}% / "
+        f"{_num(v0['l2_hit_pct'], 1)}% (v1: {_num(v1['l1_hit_pct'], 1)}% / "
+        f"{_num(v1['l2_hit_pct'], 1)}%) and v0 stores {v0['gst_sectors'] / v1['gst_sectors']:.0f}x "
+        f"v1's global sectors; "
+        + (
+            "v0 is ahead here too"
+            if faster
+            else "the seed's ordering does not show on this GPU: v1 is the faster"
+        )
+        + f" (v0 {_num(v0['duration_ns'] / 1e3, 1)} µs, v1 {_num(v1['duration_ns'] / 1e3, 1)} µs)."
+    )
+
+
+def _divergence(doc: dict) -> str | None:
+    got = _ladder(doc, "cuda/v1-smem-interleaved", "cuda/v2-strided-index")
+    if got is None:
+        return None
+    v1, v2 = got
+    seed = profile_tables.SEED000_THREADS_PER_WARP
+    shows = v2["threads_per_inst"] > v1["threads_per_inst"]
+    tpi = f"{v2['threads_per_inst']:.1f} for v2 against {v1['threads_per_inst']:.1f} for v1"
+    return (
+        f"Seed 000 reads stage 2's gain as more working threads per warp ({seed['v1']} for v1, "
+        f"{seed['v2']} for v2). "
+        + (
+            f"This GPU shows it: threads per warp instruction {tpi}. "
+            if shows
+            else "On this GPU that average does not show it: threads per warp instruction "
+            f"(loads, loop and barriers included) is {tpi}. "
+        )
+        + "The divergence shows in the instruction counts: v1 executes "
+        f"{v1['inst_executed'] / v2['inst_executed']:.1f}x v2's warp instructions "
+        f"({_millions(v1['inst_executed'])} against {_millions(v2['inst_executed'])}), every warp "
+        "issuing the tree's steps for its few working lanes."
+    )
+
+
+def _bank_conflicts(doc: dict) -> str | None:
+    got = _ladder(doc, "cuda/v2-strided-index", "cuda/v3-sequential")
+    if got is None:
+        return None
+    v2, v3 = got
+    ld2, ld3 = v2["shared_ld_bank_conflicts"], v3["shared_ld_bank_conflicts"]
+    return (
+        f"v2's strided index has {ld2 / ld3:.0f}x the shared-load bank conflicts of v3's "
+        f"sequential addressing ({_num(ld2)} against {_num(ld3)}; seed 000 read "
+        f"{profile_tables.SEED000_BANK_CONFLICTS['v2']} for v2). The counter is not zero for "
+        "conflict-free code: compare stages, not against 0."
+    )
+
+
+def _shuffles(doc: dict) -> str | None:
+    got = _ladder(doc, "cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256")
+    if got is None:
+        return None
+
+    def shared(c: dict) -> float:
+        return c["shared_ld_inst"] + c["shared_st_inst"]
+
+    v8, v7, v6 = (shared(c) for c in got)
+    return (
+        f"The shuffle stage executes {_num(v8)} shared-memory instructions (loads and stores), "
+        f"against {_num(v7)} for v7's shared-memory tree on the same grid and {_num(v6)} for "
+        "the complete unroll at 256 threads."
+    )
+
+
+def _fastest(doc: dict) -> str | None:
+    sizes = [n for n, dtype in stage_keys(doc, ["cuda/fastest"]) if dtype == LADDER_DTYPE]
+    if not sizes:
+        return None
+    n = max(sizes)  # the largest n: where the pair's DRAM share settles
+    c = counters(doc, "cuda/fastest", n, LADDER_DTYPE)
+    parts = [f"`cuda/fastest` {_num(c['dram_throughput_pct'], 1)}%"]
+    twin = counters(doc, "triton/fastest", n, LADDER_DTYPE)
+    if twin is not None:
+        parts.append(f"`triton/fastest` {_num(twin['dram_throughput_pct'], 1)}%")
+    return (
+        f"At n = {size_label(n)} the pair runs at " + ", ".join(parts) + " of the device's peak "
+        "DRAM throughput over the kernel's elapsed time."
+    )
+
+
+LESSON_NOTES = {
+    ("ladder", "1"): _v0_beats_v1,
+    ("ladder", "2"): _divergence,
+    ("ladder", "3"): _bank_conflicts,
+    ("ladder", "8"): _shuffles,
+    ("fastest", "fastest"): _fastest,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Intro and the seeds' tables
+
+
+def intro(found: tuple[str, dict] | None) -> list[str]:
+    if found is None:
+        return ["No hardware counters are committed yet (results/*/profile.json).", ""]
+    path, doc = found
+    return [
+        f"Measured by the hardware: Nsight Compute counters from `{path}` ({device_name(doc)}, "
+        f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: µs = kernel time "
+        "as ncu replays it; DRAM % = DRAM throughput as a % of peak; sectors / req = 32-byte "
+        "sectors per global load / store request (4 is a coalesced warp of 4-byte loads); bank "
+        "conflicts = shared-memory load / store bank conflicts; threads / warp instr. = threads "
+        "not predicated off per warp instruction (32: no divergence); warp instr. = warp-level "
+        "instructions executed; occupancy = achieved; top stall = the largest warp-stall "
+        "reason's share of the cycles between issued instructions. What each metric is: "
+        "`harness/report/ncu_metrics.py`.",
+        "",
+    ]
+
+
+def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Path) -> list[str]:
+    """Seed 004's sector table, seed 000's column, and links to the rendering and its plots."""
+    if found is None:
+        return []
+    path, doc = found
+    out = [
+        '<a id="hardware-seeds"></a>',
+        "",
+        f"## The seeds' counters, regenerated ({device_name(doc)})",
+        "",
+    ]
+    results = doc.get("results", [])
+    if any(r["family"] == "004" for r in results):
+        out += ["### Seed 004: global-memory sectors", "", profile_tables.seed004_table(doc)]
+    if any(r["dtype"] == LADDER_DTYPE for r in results):
+        out += ["### Seed 000: per stage", "", profile_tables.seed000_column(doc)]
+    rendering = (root / path).parent / RENDERING_DIR
+    plots = sorted(rendering.glob("counters-*.png"))
+    out += ["### Counters along the ladder", ""]
+    if plots:
+        for p in plots:
+            rel = Path(os.path.relpath(p, doc_dir)).as_posix()
+            out += [f"![{p.stem}]({rel})", ""]
+        rel_md = Path(os.path.relpath(rendering / "profile.md", doc_dir)).as_posix()
+        out += [f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
+    else:
+        out += [f"Not rendered yet: `{RENDER_CMD}`.", ""]
+    return out
