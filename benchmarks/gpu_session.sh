@@ -10,6 +10,9 @@
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
+#   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
+#     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
+#     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -87,6 +90,16 @@ for step in $steps; do
       CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --dtypes float16 bfloat16 float64 \
         --json "$F/fastest-more-dtypes.json" > "$F/fastest-more-dtypes.txt" 2>&1 || status=1
       grep -E "^2\^|summary|dtype|WRONG" "$F/fastest-more-dtypes.txt" | cut -c1-100 | tail -n 70
+      ;;
+    callable)
+      note "plan cache, torch op: GPU tests"
+      python3 -m pytest -q -p no:cacheprovider tests/test_plan_cache.py tests/test_torch_op.py \
+        tests/test_gpu_callable.py > "$F/pytest-callable.log" 2>&1 || status=1
+      tail -n 8 "$F/pytest-callable.log"
+      note "per call from Python vs torch.sum / cupy.sum (CUB) / torch.compile"
+      CUPY_ACCELERATORS=cub python3 -m harness.studies.callable_bench --json "$F/callable.json" \
+        > "$F/callable.txt" 2>&1 || status=1
+      tail -n 40 "$F/callable.txt"
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and

@@ -19,8 +19,9 @@ from harness.report.records import Check, ResultRecord
 ROOT = Path(__file__).resolve().parents[1]
 # Documents of other kinds committed beside the result documents: Nsight Compute counters and
 # compute-sanitizer verdicts (their own schemas, read by harness.report.profile_tables and the
-# GPU tests), and the manifests their drivers write beside the raw tool output.
-NOT_RESULT_SCHEMAS = {records.PROFILE_SCHEMA, records.SANITIZE_SCHEMA}
+# GPU tests), the manifests their drivers write beside the raw tool output, and the per-call
+# benchmark (harness.studies.callable_bench: microseconds per Python call, not result records).
+NOT_RESULT_SCHEMAS = {records.PROFILE_SCHEMA, records.SANITIZE_SCHEMA, records.CALLABLE_SCHEMA}
 
 
 def _result_documents() -> list[Path]:

@@ -271,18 +271,26 @@ def tuned_launch(
     """The launch triton/fastest runs over x (and its grid): the configuration `choose` picks for
     this device, dtype and size bucket, timed here on a GPU; DEFAULT when interpreted."""
     for_config = launcher(dtype, kernel_args(x, out, partials, counter), passes.sm_count())
+    return for_config(tuned_config(dtype, x, for_config))
+
+
+def tuned_config(
+    dtype: str, x: torch.Tensor, for_config: Callable[[Config], tuple[Callable[[], None], int]]
+) -> Config:
+    """The configuration triton/fastest runs over x with: `choose`'s for this device, dtype and
+    size bucket (candidates timed through for_config, a `launcher`); DEFAULT when interpreted.
+    Also what harness.launch.rebind builds its cached launches from, so both paths agree."""
     if x.device.type != "cuda":
-        return for_config(DEFAULT)
+        return DEFAULT
     import torch
 
     n = x.numel()
-    cfg = choose(
+    return choose(
         torch.cuda.get_device_name(x.device),
         dtype,
         n,
         lambda c: measure_ms(for_config(c)[0], n),
     )
-    return for_config(cfg)
 
 
 def triton_census_spec(dtype: str) -> dict:

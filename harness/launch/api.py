@@ -15,21 +15,40 @@ Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad
 - too little device memory for the partials / scratch copy: harness.launch.errors.DeviceMemoryError
   (also importable from harness.launch.plan); the process keeps working.
 The caller's data is never modified.
+
+Speed: the single-launch (fastest) family runs through harness.launch.plan_cache: its launch,
+grid and workspace are built once per (variant, dtype, n, alignment class, device, stream) and a
+call then costs the checks above, one 0-d result tensor and one launch (rebound to the caller's
+tensor by pointer: harness.launch.rebind). Sums are bit-identical to a fresh plan's. The ladder's
+multi-pass variants still build a plan per call (plan_cache says why).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import torch
 
 from harness.core import catalogue, device, dtypes
+from harness.launch import plan_cache
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
 
-def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
-    """A flat torch view of x (zero-copy where possible) and the library x came from."""
+@functools.cache
+def _dtype_name(dt: torch.dtype) -> str:
+    return dtypes.name_of(dt)
+
+
+@functools.cache
+def _torch_dtypes(variant: catalogue.Variant) -> frozenset[torch.dtype]:
+    return frozenset(dtypes.torch_dtype(d) for d in variant.dtypes)
+
+
+def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[torch.Tensor, str]:
+    """A torch view of x (zero-copy where possible; flattened unless flat=False, which leaves a
+    contiguous tensor in its shape) and the library x came from."""
     if isinstance(x, torch.Tensor):
         lib = "torch"
         t = x
@@ -41,12 +60,12 @@ def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
             f"expected a CuPy array or a torch tensor, got {type(x).__name__}; "
             "move host data to the GPU first (cupy.asarray(a) or torch.as_tensor(a).cuda())"
         )
-    if t.device.type != "cuda" and not (variant.backend == "triton" and device.interpreting()):
+    if not t.is_cuda and not (variant.backend == "triton" and device.interpreting()):
         raise ValueError(
             f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it with "
             ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
         )
-    if t.dtype not in [dtypes.torch_dtype(d) for d in variant.dtypes]:
+    if t.dtype not in _torch_dtypes(variant):
         raise TypeError(
             f"unsupported dtype {t.dtype}; {variant.id} supports {', '.join(variant.dtypes)}"
         )
@@ -58,7 +77,7 @@ def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
                 f"no device memory for a contiguous copy of the non-contiguous input "
                 f"({t.numel() * t.element_size():,} bytes): {str(e).splitlines()[0]}"
             ) from None
-    return t.reshape(-1), lib
+    return (t.reshape(-1) if flat else t), lib
 
 
 def _back(t: torch.Tensor, lib: str) -> Any:
@@ -69,11 +88,26 @@ def _back(t: torch.Tensor, lib: str) -> Any:
     return t
 
 
+@functools.cache
+def _variant_by_id(variant_id: str) -> catalogue.Variant:
+    return _variant(catalogue.get(variant_id))
+
+
 def _variant(variant: str | catalogue.Variant) -> catalogue.Variant:
-    v = catalogue.get(variant) if isinstance(variant, str) else variant
-    if v.launch is None:
-        raise ValueError(f"{v.id} is a peer (a library call), not a variant of the ladder")
-    return v
+    if isinstance(variant, str):
+        return _variant_by_id(variant)
+    if variant.launch is None:
+        raise ValueError(f"{variant.id} is a peer (a library call), not a variant of the ladder")
+    return variant
+
+
+def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.dtype:
+    """The dtype reduce_sum returns for `variant` over `dtype` input (the tile mapping says: the
+    input's, or the single-launch family's accumulator); a TypeError for an unsupported dtype."""
+    v = _variant(variant)
+    if dtype not in _torch_dtypes(v):
+        raise TypeError(f"unsupported dtype {dtype}; {v.id} supports {', '.join(v.dtypes)}")
+    return dtypes.DTYPES[v.launch.mapping.sum_dtype(_dtype_name(dtype))].torch
 
 
 def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
@@ -85,15 +119,31 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     in-place kernels work on a scratch copy. An empty x sums to 0 without a launch.
     """
     v = _variant(variant)
-    t, lib = _as_torch(x, v)
+    one_launch = v.launch.mapping.one_launch
+    t, lib = _as_torch(x, v, flat=not one_launch)
     if t.numel() == 0:
-        # The dtype the variant returns its sum in (its tile mapping says: the input's, or the
-        # single-launch family's accumulator).
-        dt = dtypes.DTYPES[v.launch.mapping.sum_dtype(dtypes.name_of(t.dtype))].torch
-        return _back(torch.zeros((), dtype=dt, device=t.device), lib)
+        return _back(torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device), lib)
+    if one_launch:
+        return _back(_cached_sum(v, t), lib)
     plan = make_plan(v, t)
     out = plan.run()
     return _back(out[0].clone(), lib)
+
+
+def _cached_sum(v: catalogue.Variant, t: torch.Tensor) -> torch.Tensor:
+    """The single-launch family's sum through the plan cache: on a hit, one 0-d result tensor
+    (partials.new_empty: the accumulator dtype on t's device) and one launch writing into it."""
+    _check_size(v, t)
+    launch = plan_cache.default().get(v, _dtype_name(t.dtype), t)
+    out = launch.workspace[0].new_empty(())
+    launch(t, out)
+    return out
+
+
+def _check_size(v: catalogue.Variant, t: torch.Tensor) -> None:
+    """make_plan's limit on n, for the cached path (which builds no plan to check it)."""
+    if t.numel() > v.max_n:
+        make_plan(v, t.reshape(-1))  # raises the ValueError naming the limit
 
 
 def partials(x: Any, variant: str | catalogue.Variant) -> Any:
@@ -102,6 +152,13 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
         return _back(torch.zeros((0,), dtype=t.dtype, device=t.device), lib)
+    if v.launch.mapping.one_launch:
+        # One launch: its one "partial" is the sum, written into a poisoned buffer.
+        _check_size(v, t)
+        launch = plan_cache.default().get(v, _dtype_name(t.dtype), t)
+        out = dtypes.poison_(launch.workspace[0].new_empty(1))
+        launch(t, out)
+        return _back(out, lib)
     plan = make_plan(v, t)
     plan.poison()
     return _back(plan.run(first_pass_only=True).clone(), lib)

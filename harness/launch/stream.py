@@ -49,3 +49,27 @@ def on_torch_stream(stream=None) -> Iterator[None]:
         return
     with cupy_stream(ptr, stream.device.index if stream.device.index is not None else 0):
         yield
+
+
+def current_stream_ptr(device: int) -> int:
+    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream).
+
+    torch._C._cuda_getCurrentRawStream is what Inductor's generated code reads the stream with: an
+    int, with no torch.cuda.Stream object made per call (torch.cuda.current_stream() builds one, a
+    microsecond or more). Falls back to the public call where the private one is missing."""
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device)
+    return torch.cuda.current_stream(device).cuda_stream
+
+
+def cupy_stream_or_null(ptr: int, device: int):
+    """cupy_stream(ptr, device), or CuPy's null stream for ptr 0 (the legacy default stream), for
+    calls that take a stream object (cupy.cuda.Function reads only its .ptr)."""
+    if ptr == 0:
+        import cupy
+
+        return cupy.cuda.Stream.null
+    return cupy_stream(ptr, device)

@@ -1,0 +1,198 @@
+"""A bounded, thread-safe cache of the single-launch family's launches, so that reduce_sum does not
+build a plan (workspace allocations, a memset, the grid) on every call.
+
+Key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer).
+- n and dtype fix the grid, the integer widths and Triton's configuration bucket;
+- data_ptr % 16 is the alignment class: it fixes the kernels' head (elements before the first
+  16-byte boundary) and Triton's pointer specialization;
+- the device owns the workspace;
+- the stream: each stream gets its own workspace, so its own ticket counter. The kernel leaves the
+  counter at 0 after every launch, but two launches in flight at once on two streams sharing one
+  counter would take each other's tickets; with the stream in the key they never share one.
+  (A stream destroyed while its last launch is still running and a new stream created at the same
+  address would share one: the same caveat as any per-stream cache keyed by the handle.)
+
+Rebinding: the key holds no data pointer. A cached entry (harness.launch.rebind.BoundLaunch) takes
+the input and output tensors per call and passes their pointers to the kernel, so any tensor of
+the same n, dtype and alignment class hits, whether new or reused, and the cache holds no
+reference to any caller's tensor (it cannot keep a large input alive). The other design, a key
+with the data pointer, would make every freshly allocated input miss (or, with the caching
+allocator handing back a freed block, hit by accident of addresses) and would have to keep each
+input alive to keep its plan valid. A hit allocates nothing but the caller's result tensor
+(harness.launch.api), which is what torch.sum allocates too.
+
+Only the single-launch (fastest) family is cached. The ladder's multi-pass plans are teaching
+kernels, bound to their input through chains of partial buffers (and, in-place, a scratch copy of
+the whole input); reduce_sum still builds one per call for them.
+
+Capture: a miss builds the workspace with a memset and may time Triton's candidates, neither of
+which may happen inside a CUDA-graph capture; a miss while the current stream is capturing raises
+PlanCacheMiss, saying to call once on the capture stream before capturing (the warm-up every
+capture does anyway). Hits are capture-safe: no sync, one launch. A captured graph keeps the
+addresses of the entry's workspace, so an entry hit inside a capture is pinned: eviction and
+clear() drop it from the table, never free it (info().pinned counts them).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import torch
+
+from harness.core.catalogue import Variant
+from harness.launch import rebind
+from harness.launch.stream import current_stream_ptr
+
+DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (<= 16 KiB)
+ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
+
+Key = tuple[str, str, int, int, int, int]
+
+
+class PlanCacheMiss(RuntimeError):
+    """A miss inside a CUDA-graph capture (building a plan would memset and may time kernels)."""
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    hits: int
+    misses: int
+    evictions: int
+    size: int
+    max_entries: int
+    pinned: int  # entries hit inside a CUDA-graph capture, kept alive for the graphs
+
+
+def stream_of(x: torch.Tensor) -> int:
+    """The stream key for x: torch's current stream on x's device (0 for CPU tensors)."""
+    return current_stream_ptr(x.get_device()) if x.is_cuda else 0
+
+
+def key_of(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Key:
+    return (variant.id, dtype, x.numel(), x.data_ptr() % 16, x.get_device(), stream_ptr)
+
+
+class PlanCache:
+    """LRU of BoundLaunch by Key, at most max_entries; one lock for the table and the counters,
+    one for builds (two threads missing the same key build it once; hits never wait on a
+    build). launch_modes: backend -> launch mode (rebind.LAUNCH_MODES), default rebind's."""
+
+    def __init__(
+        self, max_entries: int | None = None, launch_modes: dict[str, str] | None = None
+    ) -> None:
+        if max_entries is None:
+            max_entries = int(os.environ.get(ENV_MAX_ENTRIES, DEFAULT_MAX_ENTRIES))
+        if max_entries < 1:
+            raise ValueError(f"a plan cache needs max_entries >= 1, got {max_entries}")
+        self.max_entries = max_entries
+        self.launch_modes = {**rebind.DEFAULT_MODE, **(launch_modes or {})}
+        self._entries: OrderedDict[Key, rebind.BoundLaunch] = OrderedDict()
+        self._lock = threading.Lock()
+        self._build_lock = threading.Lock()
+        self._hits = self._misses = self._evictions = 0
+        self._pinned: dict[Key, rebind.BoundLaunch] = {}
+
+    def get(
+        self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
+    ) -> rebind.BoundLaunch:
+        """The launch for x (flat or not, contiguous) on stream_ptr (default: the current
+        stream), built on a miss. A miss allocates the workspace on the current stream, so pass
+        another stream_ptr only for that stream's current work (tests use it to name streams)."""
+        if stream_ptr is None:
+            stream_ptr = stream_of(x)
+        key = key_of(variant, dtype, x, stream_ptr)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self._hits += 1
+        if entry is None:
+            return self._build(key, variant, dtype, x, stream_ptr)
+        if stream_ptr and x.is_cuda and _capturing():
+            with self._lock:
+                self._pinned[key] = entry
+        return entry
+
+    def _build(
+        self, key: Key, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int
+    ) -> rebind.BoundLaunch:
+        if x.is_cuda and _capturing():
+            raise PlanCacheMiss(
+                f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
+                f"(alignment class {key[3]}) on stream {stream_ptr:#x}, and this stream is "
+                "capturing a CUDA graph: call it once on the capture stream before capturing"
+            )
+        with self._build_lock:
+            with self._lock:
+                entry = self._entries.get(key)  # another thread built it meanwhile
+                if entry is not None:
+                    self._entries.move_to_end(key)
+                    self._hits += 1
+                    return entry
+            entry = rebind.bind(
+                variant, dtype, x.reshape(-1), stream_ptr, self.launch_modes[variant.backend]
+            )
+            with self._lock:
+                self._misses += 1
+                self._entries[key] = entry
+                while len(self._entries) > self.max_entries:
+                    self._entries.popitem(last=False)
+                    self._evictions += 1
+            return entry
+
+    def clear(self) -> None:
+        """Drop every entry (their workspaces are freed with them, but for the pinned ones) and
+        zero the counters."""
+        with self._lock:
+            self._entries.clear()
+            self._hits = self._misses = self._evictions = 0
+
+    def info(self) -> CacheInfo:
+        with self._lock:
+            return CacheInfo(
+                self._hits,
+                self._misses,
+                self._evictions,
+                len(self._entries),
+                self.max_entries,
+                len(self._pinned),
+            )
+
+    def cached_keys(self) -> list[Key]:
+        """The cached keys, least recently used first."""
+        with self._lock:
+            return list(self._entries)
+
+    def cached_launches(self) -> list[rebind.BoundLaunch]:
+        """The cached launches, least recently used first."""
+        with self._lock:
+            return list(self._entries.values())
+
+    def pinned_keys(self) -> list[Key]:
+        """Keys of the entries hit inside a CUDA-graph capture (kept alive for the graphs)."""
+        with self._lock:
+            return list(self._pinned)
+
+
+def _capturing() -> bool:
+    """Whether torch's current stream is capturing a CUDA graph (one driver query)."""
+    return torch.cuda.is_current_stream_capturing()
+
+
+_default = PlanCache()
+
+
+def default() -> PlanCache:
+    """The process-wide cache reduce_sum and partials use."""
+    return _default
+
+
+def clear() -> None:
+    _default.clear()
+
+
+def info() -> CacheInfo:
+    return _default.info()

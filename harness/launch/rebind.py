@@ -1,0 +1,204 @@
+"""The single-launch (fastest) family's launch with the input and the output as per-call
+arguments: what harness.launch.plan_cache caches.
+
+A FastestPlan (harness.launch.single_launch) is bound to one tensor: its launch closure holds x and
+CuPy views of it. A cached plan must serve every tensor of the same shape class, so here the input
+and output pointers are the only things that change per call; the kernel, grid, configuration,
+workspace (partials and the ticket counter) and stream are fixed when the launch is built. The
+grid and configuration come from the same functions the uncached plan uses
+(single_launch.cuda_grid, triton_kernels.fastest.tuned_config / program_count / triton_meta), so a
+rebound launch adds in the same order and its sum is bit-identical to the uncached path's.
+
+Launch modes (LAUNCH_MODES; the per-call benchmark harness/studies/callable_bench.py compares
+them, DEFAULT_MODE is what the cache uses):
+- cuda "function": cupy.cuda.Function (RawKernel.kernel) called with the argument tuple packed
+  once (CIntptr / CUIntMax objects CuPy passes as they are) plus two fresh CIntptr for x and out,
+  and the CuPy stream object found once. Fast because no DLPack export, no CuPy ndarray, no stream
+  context manager and no numpy scalar conversion happens per call: one small tuple, one
+  cuLaunchKernel.
+- cuda "rawkernel": what single_launch does: CuPy views of x and out through DLPack, the
+  RawKernel called inside on_torch_stream(). Several microseconds of Python per call.
+- triton "bound": the CompiledKernel that fastest_kernel.warmup returns, launched through its
+  `run` (the launcher the JIT itself calls) with the argument list bound once: pointers as plain
+  ints (the launcher takes an int as a device pointer without calling data_ptr or querying the
+  pointer's attributes), the constexprs in their positions, the stream fixed. Fast because it skips
+  what JITFunction.run does per call: binding and specializing every argument, hashing the
+  specialization into the kernel-cache key, the global-value check and the stream lookup. Valid
+  because everything the specialization depends on is in the cache key: n (the integer widths),
+  x's alignment class (x_ptr's divisibility by 16), and the workspace (allocated once, aligned).
+- triton "jit": fastest_kernel[grid](...) with tensors, Triton's own per-call path (and the only
+  one under the interpreter, which has no compiled kernel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from harness.core import dtypes, passes
+from harness.core.catalogue import Variant
+from harness.launch import single_launch
+from harness.launch.errors import DeviceMemoryError
+from harness.launch.stream import cupy_stream_or_null, on_torch_stream
+
+LAUNCH_MODES: dict[str, tuple[str, ...]] = {
+    "cuda": ("function", "rawkernel"),
+    "triton": ("bound", "jit"),
+}
+DEFAULT_MODE: dict[str, str] = {"cuda": "function", "triton": "bound"}
+RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
+
+
+@dataclass
+class BoundLaunch:
+    """One variant, dtype, n, alignment class, device and stream: call it with (x, out).
+
+    x: a contiguous tensor of n elements at the alignment class it was built for (any shape);
+    out: a tensor of at least one element of out_dtype, 16-byte aligned (any torch allocation: the
+    Triton kernel was specialized on an aligned output). The launch is asynchronous on the stream
+    it was built for."""
+
+    variant: Variant
+    dtype: str
+    n: int
+    blocks: int  # the grid it launches
+    mode: str
+    out_dtype: torch.dtype
+    workspace: tuple[torch.Tensor, torch.Tensor]  # partials, counter: owned, made once
+    go: Callable[[torch.Tensor, torch.Tensor], None]
+
+    def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
+        self.go(x, out)
+
+
+def bind(
+    variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
+) -> BoundLaunch:
+    """The launch of `variant` for tensors like the flat, contiguous x (its n, dtype, alignment
+    class and device), on the stream `stream_ptr`. Allocates the workspace; Triton's tuner may
+    time its candidates over x here (once per size bucket and process). Nothing is launched."""
+    mode = mode or DEFAULT_MODE[variant.backend]
+    if mode not in LAUNCH_MODES[variant.backend]:
+        raise ValueError(
+            f"launch mode {mode!r} is not one of {variant.backend}'s: "
+            f"{', '.join(LAUNCH_MODES[variant.backend])}"
+        )
+    out_dtype = dtypes.get(dtype).sum_torch
+    cap = variant.launch.max_blocks
+    try:
+        partials = torch.empty(cap, dtype=out_dtype, device=x.device)
+        counter = torch.zeros(1, dtype=single_launch.COUNTER_DTYPE, device=x.device)
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
+        ) from None
+    ws = (partials, counter)
+    if variant.backend == "cuda":
+        go, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
+    else:
+        go, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
+    return BoundLaunch(variant, dtype, x.numel(), blocks, mode, out_dtype, ws, go)
+
+
+def _cuda(
+    variant: Variant,
+    dtype: str,
+    x: torch.Tensor,
+    ws: tuple[torch.Tensor, torch.Tensor],
+    stream_ptr: int,
+    mode: str,
+) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], int]:
+    from harness.compile import cuda_loader
+
+    partials, counter = ws
+    kern = cuda_loader.kernel(variant, dtype)
+    blocks = single_launch.cuda_grid(variant, dtype, x.numel())
+    grid, block = (blocks,), (variant.launch.threads,)
+    if mode == "rawkernel":
+
+        def go_rawkernel(x: torch.Tensor, out: torch.Tensor) -> None:
+            args = single_launch.cuda_args(x, out, partials, counter)
+            with on_torch_stream():
+                kern(grid, block, args)
+
+        return go_rawkernel, blocks
+    import cupy
+    from cupy.cuda.function import CIntptr, CUIntMax
+
+    dev = x.device.index or 0
+    with cupy.cuda.Device(dev):
+        fn = kern.kernel  # the loaded cupy.cuda.Function for this device
+    stream = cupy_stream_or_null(stream_ptr, dev)
+    # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
+    tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(x.numel()))
+
+    def go_function(x: torch.Tensor, out: torch.Tensor) -> None:
+        fn(grid, block, (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), *tail), 0, stream)
+
+    return go_function, blocks
+
+
+def _triton(
+    dtype: str,
+    x: torch.Tensor,
+    ws: tuple[torch.Tensor, torch.Tensor],
+    stream_ptr: int,
+    mode: str,
+    out_dtype: torch.dtype,
+) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], int]:
+    import triton.language as tl
+
+    from triton_kernels import fastest
+
+    partials, counter = ws
+    probe_out = torch.empty(1, dtype=out_dtype, device=x.device)  # what the tuner launches into
+    for_config = fastest.launcher(
+        dtype, fastest.kernel_args(x, probe_out, partials, counter), passes.sm_count()
+    )
+    cfg = fastest.tuned_config(dtype, x, for_config)
+    head = fastest.head_elements(x)
+    n_bulk = x.numel() - head
+    programs = fastest.program_count(cfg, n_bulk, passes.sm_count())
+    meta = fastest.triton_meta(cfg, dtype, programs)
+    meta = {**meta, "ACC": getattr(tl, meta["ACC"])}
+    grid = (programs,)
+    kernel = fastest.fastest_kernel
+    if mode == "jit" or x.device.type != "cuda":
+
+        def go_jit(x: torch.Tensor, out: torch.Tensor) -> None:
+            flat = x.reshape(-1)
+            kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
+
+        return go_jit, programs
+    return _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr), programs
+
+
+def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
+    """The compiled fastest_kernel for this specialization, launched through CompiledKernel.run
+    with everything but the two pointers bound (see the module docstring)."""
+    from triton import knobs
+
+    partials, counter = ws
+    compiled = kernel.warmup(
+        x, x[head:], probe_out, partials, counter, head, n_bulk, grid=grid, **meta
+    )
+    if hasattr(compiled, "result"):  # an asynchronous compile hands back a future
+        compiled = compiled.result()
+    run, function, packed = compiled.run, compiled.function, compiled.packed_metadata
+    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
+    head_bytes = head * x.element_size()
+    g = grid[0]
+    fixed = (partials.data_ptr(), counter.data_ptr(), head, n_bulk, *constexprs)
+    runtime = knobs.runtime
+
+    def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
+        p = x.data_ptr()
+        args = (p, p + head_bytes, out.data_ptr(), *fixed)
+        enter = runtime.launch_enter_hook
+        # A profiler's hook (e.g. proton) gets the metadata the JIT would give it.
+        md = compiled.launch_metadata(grid, stream_ptr, *args) if enter is not None else None
+        run(g, 1, 1, stream_ptr, function, packed, md, enter, runtime.launch_exit_hook, *args)
+
+    return go_bound

@@ -1,0 +1,41 @@
+"""The per-call benchmark's usage checks and its derived figures, without a GPU (the timed run is
+benchmarks/gpu_session.sh's `callable` step)."""
+
+import pytest
+
+from harness.core import device
+from harness.studies import callable_bench
+
+
+@pytest.mark.parametrize(
+    "argv", [["--json", "x.json", "--dtypes", "float64"], ["--json", "x.json", "--sizes", "2^"]]
+)
+def test_usage_errors_exit_2_before_any_work(argv, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        callable_bench.main(argv)
+    assert e.value.code == 2
+
+
+@pytest.mark.skipif(device.gpu_available(), reason="checks the no-GPU message")
+def test_without_a_gpu_it_says_so(tmp_path, capsys):
+    out = tmp_path / "c.json"
+    assert callable_bench.main(["--json", str(out), "--sizes", "2^10"]) == 1
+    assert "needs a CUDA GPU" in capsys.readouterr().err and not out.exists()
+
+
+def test_overhead_is_api_minus_its_cached_launch():
+    rows = [
+        {"entry": "api cuda/fastest", "dtype": "int32", "n": 1024, "us_per_call": 9.5},
+        {"entry": "launch cuda/fastest function", "dtype": "int32", "n": 1024, "us_per_call": 8.0},
+        {"entry": "api triton/fastest", "dtype": "int32", "n": 1024, "error": "boom"},
+    ]
+    assert callable_bench.overheads({"results": rows}) == ["cuda/fastest int32 2^10: +1.50 us"]
+
+
+def test_table_gives_ratios_to_torch_sum():
+    rows = [
+        {"entry": "torch.sum", "dtype": "float32", "n": 4096, "us_per_call": 10.0},
+        {"entry": "api cuda/fastest", "dtype": "float32", "n": 4096, "us_per_call": 8.0},
+    ]
+    text = callable_bench._table_block(rows, "float32", 4096)
+    assert "1.25x" in text.splitlines()[2] and "1.00x" in text.splitlines()[1]

@@ -1,0 +1,165 @@
+"""The plan cache without a GPU: triton/fastest interpreted over CPU tensors (the GPU twin of
+these tests is tests/test_gpu_callable.py). Keys, LRU eviction, clear, info, threads, and sums
+bit-identical to a fresh plan's."""
+
+import threading
+
+import pytest
+import torch
+
+import harness
+from harness.check import verify
+from harness.core import catalogue
+from harness.launch import plan_cache, rebind
+from harness.launch.plan import make_plan
+
+V = catalogue.get("triton/fastest")
+N = 5003
+
+
+def fresh_sum(x: torch.Tensor) -> torch.Tensor:
+    return make_plan(V, x.reshape(-1)).run().clone()[0]
+
+
+@pytest.fixture
+def cache() -> plan_cache.PlanCache:
+    return plan_cache.PlanCache(max_entries=3)
+
+
+def test_key_names_variant_dtype_n_alignment_device_stream(dev):
+    base = torch.zeros(N + 4, device=dev)
+    for off in range(4):
+        x = base[off : off + N]
+        key = plan_cache.key_of(V, "float32", x, 7)
+        assert key == (V.id, "float32", N, x.data_ptr() % 16, x.get_device(), 7)
+    assert {plan_cache.key_of(V, "float32", base[o : o + N], 0)[3] for o in range(4)} == {
+        0,
+        4,
+        8,
+        12,
+    }
+
+
+def test_hit_for_a_new_tensor_of_the_same_class_and_bits_equal_uncached(cache, dev):
+    xs = [verify.seed_like_input(N, "float32", dev) * (k + 1) for k in range(3)]
+    for x in xs:
+        launch = cache.get(V, "float32", x)
+        out = launch.workspace[0].new_empty(())
+        launch(x, out)
+        assert verify.same_bits(out, fresh_sum(x))
+    info = cache.info()
+    assert (info.misses, info.hits, info.size, info.evictions) == (1, 2, 1, 0)
+
+
+def test_each_alignment_class_and_size_misses(cache, dev):
+    base = torch.randn(N + 8, device=dev)
+    cache.get(V, "float32", base[:N])
+    cache.get(V, "float32", base[1 : N + 1])  # another alignment class
+    cache.get(V, "float32", base[: N - 1])  # another n
+    cache.get(V, "float64", base[:N].double())  # another dtype
+    info = cache.info()
+    assert info.misses == 4 and info.hits == 0
+
+
+def test_distinct_streams_get_distinct_workspaces(cache, dev):
+    x = torch.randn(N, device=dev)
+    a = cache.get(V, "float32", x, stream_ptr=1)
+    b = cache.get(V, "float32", x, stream_ptr=2)
+    assert a is not b
+    assert a.workspace[1].data_ptr() != b.workspace[1].data_ptr()  # two ticket counters
+    assert cache.get(V, "float32", x, stream_ptr=1) is a
+
+
+def test_lru_evicts_the_least_recently_used(cache, dev):
+    xs = [torch.randn(N + k, device=dev) for k in range(4)]
+    first = cache.get(V, "float32", xs[0])
+    cache.get(V, "float32", xs[1])
+    cache.get(V, "float32", xs[2])
+    assert cache.get(V, "float32", xs[0]) is first  # now most recent: xs[1] is the oldest
+    cache.get(V, "float32", xs[3])
+    info = cache.info()
+    assert info.size == 3 and info.evictions == 1
+    assert [k[2] for k in cache.cached_keys()] == [N + 2, N, N + 3]
+    cache.get(V, "float32", xs[1])  # evicted: a miss
+    assert cache.info().misses == 5
+
+
+def test_clear_drops_entries_and_counters(cache, dev):
+    x = torch.randn(N, device=dev)
+    a = cache.get(V, "float32", x)
+    cache.clear()
+    assert cache.info() == plan_cache.CacheInfo(0, 0, 0, 0, 3, 0)
+    assert cache.get(V, "float32", x) is not a
+
+
+def test_threads_share_one_entry_and_sum_right(dev):
+    cache = plan_cache.PlanCache(max_entries=8)
+    x = verify.seed_like_input(N, "int32", dev)
+    want = fresh_sum(x)
+    results, errors = [], []
+    start = threading.Barrier(4)
+    interpreter = threading.Lock()  # Triton's interpreter patches triton.language globally while
+    # it runs a kernel, so interpreted launches cannot overlap; the cache's lookups and its one
+    # build still race (the GPU twin in test_gpu_callable.py launches concurrently too).
+
+    def worker() -> None:
+        try:
+            start.wait()
+            for _ in range(3):
+                launch = cache.get(V, "int32", x)
+                out = launch.workspace[0].new_empty(())
+                with interpreter:
+                    launch(x, out)
+                results.append((launch, out))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len({id(launch) for launch, _ in results}) == 1  # built once
+    assert all(verify.same_bits(out, want) for _, out in results)
+    info = cache.info()
+    assert (info.misses, info.hits) == (1, 11)
+
+
+def test_bad_sizes_and_modes_are_refused(dev):
+    with pytest.raises(ValueError, match="max_entries"):
+        plan_cache.PlanCache(max_entries=0)
+    with pytest.raises(ValueError, match="launch mode"):
+        rebind.bind(V, "float32", torch.ones(4, device=dev), 0, "function")
+
+
+def test_jit_mode_cache_equals_default(dev):
+    x = torch.randn(N, device=dev)
+    slow = plan_cache.PlanCache(launch_modes={"triton": "jit"}).get(V, "float32", x)
+    assert slow.mode == "jit"
+    out = torch.empty((), dtype=torch.float32, device=dev)
+    slow(x, out)
+    assert verify.same_bits(out, fresh_sum(x))
+
+
+@pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)
+def test_reduce_sum_through_the_cache_equals_a_fresh_plan(dtype, dev):
+    plan_cache.clear()
+    base = verify.seed_like_input(N + 3, dtype, dev)
+    for off in range(3):
+        x = base[off : off + N]
+        for _ in range(2):
+            got = harness.reduce_sum(x, V.id)
+            assert got.shape == () and verify.same_bits(got, fresh_sum(x)), (dtype, off)
+        part = harness.partials(x, V.id)
+        assert part.shape == (1,) and verify.same_bits(part[0], got)
+    classes = {base[off:].data_ptr() % 16 for off in range(3)}  # 2 for float64, else 3
+    info = plan_cache.info()
+    assert info.misses == len(classes) and info.hits == 9 - len(classes)  # partials hit too
+
+
+def test_reduce_sum_keeps_shapes_and_noncontiguous_inputs(dev):
+    plan_cache.clear()
+    x = verify.seed_like_input(600, "int32", dev).reshape(20, 30)
+    assert verify.same_bits(harness.reduce_sum(x, V.id), fresh_sum(x))
+    assert verify.same_bits(harness.reduce_sum(x.t(), V.id), fresh_sum(x.t().contiguous()))

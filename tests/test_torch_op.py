@@ -1,0 +1,76 @@
+"""torch.ops.reduce_ladder.sum without a GPU: registered by importing harness.launch.torch_op (and
+not by `import harness`), its fake implementation (shape and dtype under FakeTensorMode), opcheck,
+eager results equal to reduce_sum's bits, and torch.compile(fullgraph=True) with no graph break;
+triton/fastest runs interpreted on CPU tensors (on the GPU where there is one). The GPU twin:
+tests/test_gpu_callable.py."""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+import harness
+from harness.check import verify
+from harness.core import catalogue, dtypes
+from harness.launch import torch_op
+
+VID = "triton/fastest"
+
+
+def test_import_harness_does_not_register_the_op():
+    code = "import sys, harness; print('harness.launch.torch_op' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_registered_under_its_name():
+    assert torch_op.op() is torch.ops.reduce_ladder.sum
+    schema = str(torch.ops.reduce_ladder.sum.default._schema)
+    assert schema.startswith("reduce_ladder::sum(Tensor x, str variant=")
+    assert torch_op.DEFAULT_VARIANT == "cuda/fastest" and "cuda/fastest" in schema
+
+
+@pytest.mark.parametrize("vid", ["cuda/fastest", "triton/fastest", "triton/tile-256"])
+def test_fake_gives_a_0d_tensor_of_the_sum_dtype(vid):
+    v = catalogue.get(vid)
+    for name in v.dtypes:
+        with FakeTensorMode():
+            x = torch.empty(10, 3, dtype=dtypes.torch_dtype(name))
+            out = torch.ops.reduce_ladder.sum(x, vid)
+        want = v.launch.mapping.sum_dtype(name)
+        assert out.shape == () and out.dtype == dtypes.torch_dtype(want), (vid, name)
+        if v.launch.mapping.one_launch:
+            assert want == dtypes.get(name).sum_dtype
+
+
+def test_fake_refuses_what_the_variant_does_not_support():
+    with FakeTensorMode(), pytest.raises(TypeError, match="unsupported dtype"):
+        torch.ops.reduce_ladder.sum(torch.empty(4, dtype=torch.int64), VID)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_opcheck(dtype, dev):
+    x = verify.seed_like_input(1000, dtype, dev)
+    torch.library.opcheck(torch.ops.reduce_ladder.sum.default, (x,), {"variant": VID})
+
+
+@pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)
+def test_eager_equals_reduce_sum(dtype, dev):
+    x = verify.seed_like_input(3001, dtype, dev)[1:]
+    got = torch.ops.reduce_ladder.sum(x, VID)
+    assert verify.same_bits(got, harness.reduce_sum(x, VID))
+    assert got.dtype == dtypes.get(dtype).sum_torch
+
+
+def test_compiled_fullgraph_has_no_graph_break(dev):
+    x = verify.seed_like_input(2000, "float32", dev)
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return torch.ops.reduce_ladder.sum(t * 2, VID) + 1
+
+    explained = torch._dynamo.explain(f)(x)
+    assert explained.graph_break_count == 0 and explained.graph_count == 1
+    compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
+    assert verify.same_bits(compiled(x), f(x))
