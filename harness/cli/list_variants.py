@@ -50,17 +50,17 @@ def twin_short(v: Variant) -> str:
 
 def compact_columns(mappings: KeyedText) -> list[TermColumn]:
     return [
-        TermColumn("id", lambda v: v.id),
+        TermColumn("id", lambda v: v.id, whole=True),
         TermColumn("stage", lambda v: v.stage),
-        TermColumn("dtypes", lambda v: short_dtypes(v.dtypes)),
-        TermColumn("twin", twin_short),
+        TermColumn("dtypes", lambda v: short_dtypes(v.dtypes), whole=True),
+        TermColumn("twin", twin_short, whole=True),
         TermColumn("map", lambda v: mappings.key(v.tile_mapping)),
         TermColumn("wrong", lambda v: "WRONG" if v.wrong else ""),
     ]
 
 
 WIDE_COLUMNS = [
-    TermColumn("id", lambda v: v.id),
+    TermColumn("id", lambda v: v.id, whole=True),
     TermColumn("stage", lambda v: v.stage),
     TermColumn("seeds", lambda v: " ".join(v.seeds) or "-"),
     TermColumn("twin", twin_full),

@@ -40,6 +40,7 @@ class TermColumn:
     header: str
     cell: Callable[[Any], str]
     right: bool = False  # numbers right-aligned
+    whole: bool = False  # never folded (ids): the other columns give way
 
 
 @dataclass
@@ -66,11 +67,15 @@ def terminal_table(
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(
+        title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+    )
     for c in columns:
         # fold, never crop: a compact table is narrow enough not to fold at 100 columns, and
         # on a narrower terminal (or --wide) a folded number is still the number
-        table.add_column(c.header, justify="right" if c.right else "left", overflow="fold")
+        table.add_column(
+            c.header, justify="right" if c.right else "left", overflow="fold", no_wrap=c.whole
+        )
     for r in rows:
         table.add_row(*(c.cell(r) for c in columns), style=row_style(r) if row_style else None)
     return table
