@@ -21,7 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # compute-sanitizer verdicts (their own schemas, read by harness.report.profile_tables and the
 # GPU tests), the manifests their drivers write beside the raw tool output, and the per-call
 # benchmark (harness.studies.callable_bench: microseconds per Python call, not result records).
-NOT_RESULT_SCHEMAS = {records.PROFILE_SCHEMA, records.SANITIZE_SCHEMA, records.CALLABLE_SCHEMA}
+NOT_RESULT_SCHEMAS = {
+    records.PROFILE_SCHEMA,
+    records.SANITIZE_SCHEMA,
+    records.CALLABLE_SCHEMA,
+    records.INDUCTOR_CODE_SCHEMA,
+}
 
 
 def _result_documents() -> list[Path]:

@@ -242,7 +242,7 @@ def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
     from rich.table import Table
 
     columns = WIDE_COLUMNS if wide else COMPACT_COLUMNS
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for c in columns:
         table.add_column(c.header, justify="right" if c.right else "left", overflow="fold")
     peers_started = False

@@ -60,7 +60,7 @@ def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool =
     from rich import box
     from rich.table import Table
 
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for h in CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS:
         table.add_column(h, overflow="fold")
     for r in as_records(rows):
