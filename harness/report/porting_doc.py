@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.core.catalogue import Variant
-from harness.report import porting_hardware, porting_sanitizer, records
+from harness.report import porting_hardware, porting_inductor, porting_sanitizer, records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.kernel_sources import (
     cuda_kernel_text,
@@ -344,6 +344,9 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
     out += _peers_section(results, pdoc)
     out += porting_hardware.seed_tables_section(profile, root / "docs", root)
     out += porting_sanitizer.section(porting_hardware.newest(root, "sanitize.json"))
+    inductor = porting_hardware.newest(root, f"inductor/{porting_inductor.INDUCTOR_JSON}")
+    if inductor:
+        out += [porting_inductor.inductor_section(root / Path(inductor[0]).parent)]
     out += ["## Porting checklist", "", CHECKLIST]
     return "\n".join(out).rstrip() + "\n"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from harness.core.sizes import size_label
 from harness.report.markdown import markdown_lines
 
 INDUCTOR_JSON = "inductor.json"
@@ -17,10 +18,6 @@ MODE_TITLES = {
     "dynamic": "default `torch.compile` (automatic dynamic: recompiled once with a symbolic size)",
     "coop": "cooperative reduction (`triton.cooperative_reductions = True`)",
 }
-
-
-def _size(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else f"{n:,}"
 
 
 def _constants(call: dict) -> str:
@@ -47,7 +44,7 @@ def _mode_table(entry: dict) -> list[str]:
         return [f"Not run: {entry['unavailable']}", ""]
     rows = (
         [
-            _size(c["n"]),
+            size_label(c["n"]),
             "yes" if c["compiled"] else "no",
             f"{c['median_us']:,.1f}",
             f"{c['gb_per_s']:,.0f}",
@@ -77,7 +74,7 @@ def inductor_section(folder: str | Path) -> str:
         f"Captured at run time by `python -m harness.studies.inductor_code` on {ver['device']} "
         f"(torch {ver['torch']}, Triton {ver['triton']}, CUDA {ver['cuda']}): one compiled "
         f"`lambda t: t.sum()` per mode, {doc['dtype']}, called at "
-        + ", ".join(_size(n) for n in doc["sizes"])
+        + ", ".join(size_label(n) for n in doc["sizes"])
         + " in that order in one process; device time per call from CUDA events.",
         "",
     ]
