@@ -67,6 +67,10 @@ DEMO_TOOL = {
     "cuda/demo-000-v1-sync-in-if": "synccheck",
     "cuda/demo-004-gmem-early-return": "memcheck",
 }
+# Measured on an H200 and an H100 (sm_90): none of memcheck, racecheck, synccheck, initcheck
+# reports 000's barrier inside the divergent if, and its sum is right. Not a failure of a run:
+# tests/test_gpu_sanitize.py holds the fact, so a tool or GPU that starts flagging it shows there.
+UNSEEN_ON_HOPPER = frozenset({"cuda/demo-000-v1-sync-in-if"})
 DEMO_SIZES = {
     "cuda/demo-000-v1-sync-in-if": (2**12,),  # whole tiles: the seed has no bounds check
     "cuda/demo-004-gmem-early-return": (2**12 + 3,),  # the bug needs a partial last tile
@@ -196,6 +200,8 @@ def verdict(vid: str, tools: dict[str, dict]) -> str:
         if got is None or got.get("incomplete"):
             return f"seed bug: {tool} did not complete"
         flagged = got["records"] > 0
+        if not flagged and vid in UNSEEN_ON_HOPPER:
+            return f"seed bug not seen by {tool} (as measured on sm_90: no tool sees it)"
         return (
             f"seed bug {'flagged' if flagged else 'NOT flagged'} by {tool} (the tool meant for it)"
         )
