@@ -16,13 +16,13 @@ from harness.core import catalogue, device
 from harness.report import tables
 from harness.report.documents import document_from
 from harness.report.records import RUN_SCHEMA
-from harness.studies import session as ladder
+from harness.studies import session
 
 N = 2**24
 
 
 def test_seed_variants_004():
-    vs = ladder.seed_variants(catalogue.select(dtype="int32"), "004")
+    vs = session.seed_variants(catalogue.select(dtype="int32"), "004")
     ids = {v.id for v in vs if v.backend != "peer"}
     assert ids == {
         "cuda/004-gmem",
@@ -34,8 +34,8 @@ def test_seed_variants_004():
         "triton/tile-256",
         "triton/quad-adjacent-256",
     }
-    assert ladder.seed_dtypes("004") == ["int32"]
-    assert ladder.seed_dtypes("999") == []
+    assert session.seed_dtypes("004") == ["int32"]
+    assert session.seed_dtypes("999") == []
 
 
 def test_unknown_seed_and_wrong_dtype_are_usage_errors(capsys):

@@ -66,7 +66,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
     from harness.check import verify
     from harness.core import catalogue, device, timing
     from harness.launch import peers
-    from harness.launch import plan as runner
+    from harness.launch.plan import make_plan
     from triton_kernels import fastest as tfast
 
     name = torch.cuda.get_device_name()
@@ -104,7 +104,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
                     row[f"{vid}:ok"] = check.ok
                     if not check.ok:
                         row[f"{vid}:message"] = check.message
-                    plan = runner.make_plan(v, x)
+                    plan = make_plan(v, x)
                     fns[vid] = plan.run
                 except Exception as e:  # reported, the run goes on
                     row[f"{vid}:ok"] = False
