@@ -419,3 +419,12 @@ def test_recorded_sanitizer_logs_parse():
     assert sync.complete and sync.errors == 0 and not sync.kernels
     clean = sanitizer_log.parse((SANITIZER_DATA / "sanitize-memcheck-default.txt").read_text())
     assert clean.complete and clean.errors == 0 and not clean.kernels
+
+
+@pytest.mark.parametrize("command", ["profile", "sanitize"])
+def test_json_path_is_checked_before_any_work(tmp_path, capsys, command):
+    """As every command that writes (issue 13): a missing folder is an error, not created."""
+    target = tmp_path / "missing" / "out.json"
+    assert reduce_ladder([command, "--json", str(target)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not target.parent.exists()

@@ -17,16 +17,19 @@ import json
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from harness.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_writable,
+    split_ids,
+    write_json,
+)
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
     print(f"reduce-ladder profile: {message}", file=sys.stderr)
     return code
-
-
-def _ids(values: list[str] | None) -> list[str]:
-    return [s.strip() for v in values or [] for s in v.split(",") if s.strip()]
 
 
 def raw_dir_for(json_path: str | None, raw: str | None) -> Path:
@@ -78,11 +81,12 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from harness.studies import profile as profile_study
     from harness.studies.profile_driver import lookup
 
+    check_writable(args.json)  # before any work: a run is not lost to a bad path
     if args.dtype not in dtypes.NAMES:
         return _fail(f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}")
     try:
         ns = sizes.parse_sizes(args.sizes) or list(profile_study.DEFAULT_SIZES)
-        ids = _ids(args.variants)
+        ids = split_ids(args.variants)
         variants = [lookup(i) for i in ids] or profile_study.default_variants(args.dtype)
     except (ValueError, KeyError) as e:
         return _fail(str(e.args[0] if e.args else e))
@@ -98,9 +102,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
         return _fail(str(e))
     except profile_study.ProfileError as e:
         return _fail(str(e), EXIT_FAILED)
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    write_json(args.json, doc)
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:
         print(f"  {run['raw_csv']}: {run['kernels']} kernels, NVTX check {run['nvtx_check']}")

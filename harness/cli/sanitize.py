@@ -14,11 +14,17 @@ every seed bug flagged; 1 otherwise; 2 bad usage, or compute-sanitizer / a GPU m
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from harness.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    check_writable,
+    split_ids,
+    write_json,
+)
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
@@ -31,8 +37,9 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     from harness.studies import gpu_tools
     from harness.studies import sanitize as sanitize_study
 
+    check_writable(args.json)  # before any work: a run is not lost to a bad path
     try:
-        ids = [s.strip() for v in args.variants or [] for s in v.split(",") if s.strip()]
+        ids = split_ids(args.variants)
         variants = sanitize_study.select(ids, args.include_wrong)
         ns = tuple(sizes.parse_sizes(args.sizes) or sanitize_study.DEFAULT_SIZES)
     except (KeyError, ValueError) as e:
@@ -52,9 +59,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         )
     except gpu_tools.ToolUnavailable as e:
         return _fail(str(e))
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    write_json(args.json, doc)
     for run in doc["runs"]:
         state = "complete" if run["complete"] else "INCOMPLETE"
         summary = f"errors {run['errors']}"
