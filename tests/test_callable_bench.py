@@ -19,7 +19,7 @@ def test_usage_errors_exit_2_before_any_work(argv, tmp_path):
 @pytest.mark.skipif(device.gpu_available(), reason="checks the no-GPU message")
 def test_without_a_gpu_it_says_so(tmp_path, capsys):
     out = tmp_path / "c.json"
-    assert callable_bench.main(["--json", str(out), "--sizes", "2^10"]) == 1
+    assert callable_bench.main(["--json", str(out), "--sizes", "2^10"]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err and not out.exists()
 
 
@@ -39,3 +39,9 @@ def test_table_gives_ratios_to_torch_sum():
     ]
     text = callable_bench._table_block(rows, "float32", 4096)
     assert "1.25x" in text.splitlines()[2] and "1.00x" in text.splitlines()[1]
+
+
+def test_missing_json_folder_is_a_usage_error_before_any_work(tmp_path):
+    with pytest.raises(SystemExit) as e:
+        callable_bench.main(["--json", str(tmp_path / "missing" / "c.json"), "--sizes", "2^10"])
+    assert e.value.code == 2

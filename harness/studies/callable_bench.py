@@ -31,6 +31,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness.core import sizes as sizes_mod
 from harness.report import records
@@ -262,12 +263,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"dtypes {bad}: the per-call bench runs {', '.join(DEFAULT_DTYPES)}")
     if args.loops < 1:
         ap.error("--loops must be >= 1")
+    if not Path(args.json).resolve().parent.is_dir():  # before minutes of timing, not after
+        ap.error(f"--json {args.json}: the folder {Path(args.json).parent} does not exist")
     from harness.core import device
 
     ok, why = device.torch_gpu()
     if not ok:
         print(f"callable_bench needs a CUDA GPU: {why}", file=sys.stderr)
-        return 1
+        return 2  # the project's policy for commands that need a GPU
     doc = bench(sizes, args.dtypes, args.loops)
     with open(args.json, "w") as f:
         json.dump(doc, f, indent=1)
