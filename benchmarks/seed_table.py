@@ -25,7 +25,10 @@ from harness.report.documents import Document, ReportError, load_document
 
 
 def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown-device"
+    """The results/ folder of a device: 'NVIDIA H100 80GB HBM3' -> 'nvidia-h100' (the memory size
+    and type that follow the model are dropped: one folder per GPU model, as results/ holds)."""
+    model = re.sub(r"\s+\d+\s*GB\b.*$", "", name, flags=re.IGNORECASE)
+    return re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-") or "unknown-device"
 
 
 def markdown(run: Document) -> tuple[str, str]:

@@ -111,7 +111,8 @@ def test_seed_table_script_renders_and_refuses_cpu_runs(tmp_path):
     spec = importlib.util.spec_from_file_location("seed_table", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert mod.slug("NVIDIA H100 80GB HBM3") == "nvidia-h100-80gb-hbm3"
+    assert mod.slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
+    assert mod.slug("NVIDIA H200") == "nvidia-h200"
     doc = {
         "schema": RUN_SCHEMA,
         "device": {"name": "Synthetic GPU"},
