@@ -210,3 +210,10 @@ def run_study(
         return study_main(argv)
     except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
         return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
+
+
+def fail(command: str, message: str, code: int = EXIT_USAGE) -> int:
+    """Print `reduce-ladder COMMAND: message` to stderr and return the exit code (for commands
+    whose tool or GPU is missing, or whose run failed, after the usage checks)."""
+    print(f"reduce-ladder {command}: {message}", file=sys.stderr)
+    return code

@@ -14,22 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from harness.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_USAGE,
     check_writable,
+    fail,
     split_ids,
     write_json,
 )
-
-
-def _fail(message: str, code: int = EXIT_USAGE) -> int:
-    print(f"reduce-ladder profile: {message}", file=sys.stderr)
-    return code
 
 
 def raw_dir_for(json_path: str | None, raw: str | None) -> Path:
@@ -48,7 +42,7 @@ def render(doc_path: str, out: str) -> int:
     try:
         doc = json.loads(Path(doc_path).read_text())
     except (OSError, json.JSONDecodeError) as e:
-        return _fail(f"cannot read {doc_path}: {e}")
+        return fail("profile", f"cannot read {doc_path}: {e}")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     dtypes = sorted({r["dtype"] for r in doc.get("results", [])})
@@ -73,7 +67,7 @@ def render(doc_path: str, out: str) -> int:
 def cmd_profile(args: argparse.Namespace) -> int:
     if args.render:
         if not args.out:
-            return _fail("--render needs --out DIR")
+            return fail("profile", "--render needs --out DIR")
         return render(args.render, args.out)
     from harness.core import dtypes, sizes
     from harness.report import profile_tables
@@ -83,25 +77,25 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
     check_writable(args.json)  # before any work: a run is not lost to a bad path
     if args.dtype not in dtypes.NAMES:
-        return _fail(f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}")
+        return fail("profile", f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}")
     try:
         ns = sizes.parse_sizes(args.sizes) or list(profile_study.DEFAULT_SIZES)
         ids = split_ids(args.variants)
         variants = [lookup(i) for i in ids] or profile_study.default_variants(args.dtype)
     except (ValueError, KeyError) as e:
-        return _fail(str(e.args[0] if e.args else e))
+        return fail("profile", str(e.args[0] if e.args else e))
     unsupported = [v.id for v in variants if args.dtype not in v.dtypes]
     if unsupported:
-        return _fail(f"{', '.join(unsupported)} do(es) not support {args.dtype}")
+        return fail("profile", f"{', '.join(unsupported)} do(es) not support {args.dtype}")
     raw = raw_dir_for(args.json, args.raw)
     try:
         doc = profile_study.profile(
             variants, ns, args.dtype, raw, progress=lambda s: print(s, flush=True)
         )
     except gpu_tools.ToolUnavailable as e:
-        return _fail(str(e))
+        return fail("profile", str(e))
     except profile_study.ProfileError as e:
-        return _fail(str(e), EXIT_FAILED)
+        return fail("profile", str(e), EXIT_FAILED)
     write_json(args.json, doc)
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:

@@ -14,22 +14,16 @@ every seed bug flagged; 1 otherwise; 2 bad usage, or compute-sanitizer / a GPU m
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from harness.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_USAGE,
     check_writable,
+    fail,
     split_ids,
     write_json,
 )
-
-
-def _fail(message: str, code: int = EXIT_USAGE) -> int:
-    print(f"reduce-ladder sanitize: {message}", file=sys.stderr)
-    return code
 
 
 def cmd_sanitize(args: argparse.Namespace) -> int:
@@ -43,12 +37,13 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
         variants = sanitize_study.select(ids, args.include_wrong)
         ns = tuple(sizes.parse_sizes(args.sizes) or sanitize_study.DEFAULT_SIZES)
     except (KeyError, ValueError) as e:
-        return _fail(str(e.args[0] if e.args else e))
+        return fail("sanitize", str(e.args[0] if e.args else e))
     tools = tuple(args.tools or sanitize_study.TOOLS)
     unknown = [t for t in tools if t not in sanitize_study.TOOLS]
     if unknown:
-        return _fail(
-            f"unknown tool(s) {', '.join(unknown)}; valid: {', '.join(sanitize_study.TOOLS)}"
+        return fail(
+            "sanitize",
+            f"unknown tool(s) {', '.join(unknown)}; valid: {', '.join(sanitize_study.TOOLS)}",
         )
     raw = Path(args.raw) if args.raw else None
     if raw is None and args.json:
@@ -58,7 +53,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
             variants, ns, tools, raw, progress=lambda s: print(s, flush=True)
         )
     except gpu_tools.ToolUnavailable as e:
-        return _fail(str(e))
+        return fail("sanitize", str(e))
     write_json(args.json, doc)
     for run in doc["runs"]:
         state = "complete" if run["complete"] else "INCOMPLETE"
