@@ -8,6 +8,7 @@
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
+#   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min)
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 #   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
@@ -110,6 +111,14 @@ for step in $steps; do
         > "$F/bench.log" 2>&1 || status=1
       note "pytest-benchmark suite"
       grep -E "passed|failed|error" "$F/bench.log" | tail -n 5
+      ;;
+    hopper)
+      # Hopper's memory paths on cuda/fastest (cache qualifiers, the 1-D bulk copy), float32,
+      # 2^24..2^30 beside CUB and torch.sum (~1 min) -> hopper-loads.json / .txt
+      note "Hopper memory paths (issue 14)"
+      CUPY_ACCELERATORS=cub python3 -m harness.studies.hopper_loads --json "$F/hopper-loads.json" \
+        > "$F/hopper-loads.txt" 2>&1 || status=1
+      tail -n 60 "$F/hopper-loads.txt"
       ;;
     inductor)
       note "Inductor's Triton for the 1-D sum: static, dynamic (recompile path), coop"

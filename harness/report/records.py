@@ -51,6 +51,7 @@ BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a recor
 FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # studies.fastest_bench: {"results"}
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
 FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # not records: times per design
+HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # not records: times per memory path
 PROFILE_SCHEMA = (
     "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters per kernel
 )
