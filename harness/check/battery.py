@@ -69,7 +69,7 @@ def _normal(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
 
 
 def _cancellation(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
-    small = max(1, n // CANCELLATION_SMALL_EVERY)
+    small = min(n, max(1, n // CANCELLATION_SMALL_EVERY))
     pairs = (n - small) // 2
     small = n - 2 * pairs
     big = round_to(rng.standard_normal(pairs, dtype=np.float32) * CANCELLATION_SCALE, dtype)
