@@ -111,13 +111,15 @@ def accuracy(
     families: list[str],
     sizes: list[int],
     log: Callable[[str], None] = print,
+    where: str = "cuda",
 ) -> dict:
-    """The accuracy/1 document: every variant on every family at every n."""
+    """The accuracy/1 document: every variant on every family at every n. where="cpu" only for
+    the tests (Triton's interpreter and torch.sum on the CPU)."""
     import torch
 
     from harness.core import device
 
-    name = torch.cuda.get_device_name()
+    name = torch.cuda.get_device_name() if where == "cuda" else where
     doc: dict = {
         "schema": records.ACCURACY_SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -131,7 +133,7 @@ def accuracy(
         for fam in families:
             x_host = battery.get(fam).generate(n, SEED, DTYPE)
             s, kappa = exact.exact_sum(x_host), battery.kappa(x_host)
-            x = battery.to_tensor(x_host, DTYPE, "cuda")
+            x = battery.to_tensor(x_host, DTYPE, where)
             bad = []
             for v in variants:
                 if n > v.max_n:
@@ -142,7 +144,7 @@ def accuracy(
                     if not rec.extra["faithful"]:
                         bad.append(v.id)
                 except Exception as e:  # reported in the record, the study goes on
-                    torch.cuda.synchronize()
+                    _settle(where)
                     rec = records.for_variant(
                         v, DTYPE, n, status="error", message=f"{type(e).__name__}: {e}",
                         device=name, extra={"data": fam},
@@ -152,8 +154,17 @@ def accuracy(
                 f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {len(bad)} of {len(variants)} not faithful"
             )
             del x
-        torch.cuda.empty_cache()
+        if where == "cuda":
+            torch.cuda.empty_cache()
     return doc
+
+
+def _settle(where: str) -> None:
+    """After a failed launch: let the device finish what was queued before going on."""
+    if where == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
 
 
 def reproducible_inputs() -> list[dict]:
@@ -174,13 +185,17 @@ def reproducible_inputs() -> list[dict]:
     return out
 
 
-def reproducible(variants: list[Variant], log: Callable[[str], None] = print) -> dict:
-    """The reproducible/1 document: every reproducible variant's result bits on every input."""
-    import torch
-
+def reproducible(
+    variants: list[Variant],
+    log: Callable[[str], None] = print,
+    inputs: list[dict] | None = None,
+    where: str = "cuda",
+) -> dict:
+    """The reproducible/1 document: every reproducible variant's result bits on every input
+    (reproducible_inputs(); a shorter list and where="cpu" only for the tests)."""
     from harness.core import device
 
-    inputs = reproducible_inputs()
+    inputs = reproducible_inputs() if inputs is None else inputs
     doc: dict = {
         "schema": records.REPRODUCIBLE_SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -194,7 +209,7 @@ def reproducible(variants: list[Variant], log: Callable[[str], None] = print) ->
         if (fam, dtype, n) not in host:
             host.clear()  # one input at a time in host memory
             host[(fam, dtype, n)] = battery.get(fam).generate(n, SEED, dtype)
-        x = battery.to_tensor(host[(fam, dtype, n)], dtype, "cuda", item["offset"])
+        x = battery.to_tensor(host[(fam, dtype, n)], dtype, where, item["offset"])
         for v in variants:
             if dtype not in v.dtypes:
                 continue
@@ -202,7 +217,7 @@ def reproducible(variants: list[Variant], log: Callable[[str], None] = print) ->
                 out = run_sum(v, x)
                 entry = {"hex": float(out.item()).hex(), "bits": result_bits(out)}
             except Exception as e:
-                torch.cuda.synchronize()
+                _settle(where)
                 entry = {"error": f"{type(e).__name__}: {e}"}
             doc["results"][v.id][item["key"]] = entry
         del x
