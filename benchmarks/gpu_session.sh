@@ -14,6 +14,10 @@
 #   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
 #     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
 #     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log
+#   accuracy: every float32 variant and the peers on the accuracy battery at 2^20 and 2^25, ulps vs
+#     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
+#     estimated: ~1 min of CPU-side data and exact sums, Triton compiles, ~1 min of GPU tests)
+#     -> accuracy.json, reproducible.json, accuracy.txt, pytest-accuracy.log
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -101,6 +105,15 @@ for step in $steps; do
       CUPY_ACCELERATORS=cub python3 -m harness.studies.callable_bench --json "$F/callable.json" \
         > "$F/callable.txt" 2>&1 || status=1
       tail -n 40 "$F/callable.txt"
+      ;;
+    accuracy)
+      note "accuracy: ulps vs the exact sum; the reproducible variants' bits"
+      CUPY_ACCELERATORS=cub python3 -m harness accuracy --json "$F/accuracy.json" \
+        --reproducible-json "$F/reproducible.json" > "$F/accuracy.txt" 2>&1 || status=1
+      grep -E "^n=|FAILED" "$F/accuracy.txt" | tail -n 24
+      python3 -m pytest -q -p no:cacheprovider -rs tests/test_gpu_accuracy.py \
+        > "$F/pytest-accuracy.log" 2>&1 || status=1
+      tail -n 8 "$F/pytest-accuracy.log"
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and

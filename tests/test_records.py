@@ -27,6 +27,7 @@ NOT_RESULT_SCHEMAS = {
     records.CALLABLE_SCHEMA,
     records.INDUCTOR_CODE_SCHEMA,
     records.HOPPER_LOADS_SCHEMA,
+    records.REPRODUCIBLE_SCHEMA,  # result bits per input (harness.studies.accuracy)
 }
 
 

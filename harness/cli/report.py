@@ -5,6 +5,8 @@ Renders on any machine (no GPU): the ladder table on the terminal (compact, fits
 one n per dtype, and with several runs each one's per-variant time ratio to the first, also
 printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
 --readme rewrites the block between <!-- ladder:begin --> and <!-- ladder:end --> in that file.
+--accuracy renders an accuracy study (`reduce-ladder accuracy --json`) into DIR/accuracy.md and
+DIR/accuracy.png and links it from report.md.
 A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
 """
 
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console, parse_size
 from harness.core.sizes import size_label
-from harness.report import comparison, host_tables, readme_block, run_report
+from harness.report import accuracy_tables, comparison, host_tables, readme_block, run_report
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
 
@@ -27,10 +29,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.readme:
             readme_block.check_readme(args.readme)  # before rendering: fail fast on no block
         host_doc = _load_host(args.host) if args.host else None
+        if args.accuracy:
+            accuracy_tables.load(args.accuracy)  # checked before anything is written
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
         if host_doc is not None:
             _host_report(host_doc, written.out_dir, out)
+        if args.accuracy:
+            _accuracy_report(args.accuracy, written.out_dir, out)
         main = written.runs[0]
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
@@ -43,6 +49,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
             argv += ["--n", args.n] if args.n else []
             argv += ["--host", args.host] if args.host else []
+            argv += ["--accuracy", args.accuracy] if args.accuracy else []
             command = shlex.join([*argv, "--readme", args.readme])
             readme_block.update_readme(args.readme, written, command)
             out.print(f"  updated the ladder block in {args.readme}", highlight=False)
@@ -76,6 +83,19 @@ def _host_report(doc, out_dir: Path, console) -> None:
     console.print(f"  wrote {out_dir / 'host.md'}", highlight=False)
 
 
+def _accuracy_report(path: str, out_dir: Path, console) -> None:
+    """accuracy.md and its plot in DIR, linked from report.md."""
+    for written in accuracy_tables.write(path, out_dir):
+        console.print(f"  wrote {written}", highlight=False)
+    report_md = out_dir / "report.md"
+    report_md.write_text(
+        report_md.read_text()
+        + "\n## Accuracy: every variant against the exact sum\n\n"
+        + f"See [{accuracy_tables.MARKDOWN_NAME}]({accuracy_tables.MARKDOWN_NAME}) (rendered from "
+        + f"`{Path(path).name}`).\n"
+    )
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
@@ -92,5 +112,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--readme", metavar="README.md", help="rewrite its ladder:begin/end block")
     p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
+    p.add_argument(
+        "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"
+    )
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
     p.set_defaults(func=cmd_report)

@@ -7,6 +7,7 @@
     "fastest-bench"    fastest-bench/2, fastest-bench/1      "results" (/1: "rows", one per n)
     "host"             host/2, host/1                        "table"
     "fastest-ablation" fastest-ablation/1                    none: times per design choice
+    "accuracy"         accuracy/1                            "results" (ulps in each extra)
 
 load_document reads any of them; load_run only what the report compares (a ladder run or the
 benchmark suite). Every failure is a ReportError with the file's name and what is wrong.
@@ -95,6 +96,8 @@ def document_from(doc: dict | list, path: str) -> Document:
             return _host(path, doc)
         if schema == records.FASTEST_ABLATION_SCHEMA:
             return _head(path, "fastest-ablation", doc)
+        if schema == records.ACCURACY_SCHEMA:
+            return _records(_head(path, "accuracy", doc), doc["results"])
     except (KeyError, TypeError, ValueError) as e:
         raise ReportError(f"{path}: a result row lacks a field or has a bad one ({e})") from None
     raise ReportError(
@@ -121,6 +124,11 @@ def _head(path: str, kind: str, doc: dict) -> Document:
         meta={"device": dev, "mode": doc.get("mode"), "synthetic": doc.get("synthetic", False)},
         raw=doc,
     )
+
+
+def _records(out: Document, rows: list[dict]) -> Document:
+    out.records = [ResultRecord.from_json(r) for r in rows]
+    return out
 
 
 def _run(path: str, doc: dict) -> Document:

@@ -1,0 +1,170 @@
+"""The accuracy battery (issue 18): data families, seeded, generated on the CPU with numpy.
+
+The same (family, n, seed, dtype) gives the same bits on every machine: numpy's PCG64 streams
+are platform-independent, and the values are made on the host, then moved to the device. Each
+generator returns a float32 array whose values are exactly representable in the requested dtype
+(float16 / bfloat16 draws are rounded to that format while generating, before anything is paired
+or negated, so cancellations stay exact); to_tensor moves it to the device in that dtype without
+changing a value.
+
+Families (kappa = sum|x| / |sum x|, the condition number; harness.check.exact.condition_number):
+- uniform        uniform [0, 1): kappa 1.
+- normal         standard normal: kappa about sqrt(n) (about 1e3 at 2^20, 5e3 at 2^25).
+- cancellation   large terms +-v (v ~ 1e8 N(0, 1)) in exactly cancelling pairs, shuffled, plus
+                 one uniform [0, 1) term in 64: the sum is that small part; kappa about 1e10 at
+                 every n of the study -- inside the double-double limit (about 3e20).
+- seed001        2^24 then ones: the sum a float32 running sum gets wrong (seed 001). kappa 1.
+- mixed          1e30, 1, -1e30 repeating: the ones vanish beside 1e30 in float32. At n = 2^20
+                 and 2^25 (n mod 3 != 0) the sum is about 1e30 and kappa about n; at n = 3k the
+                 sum is k and kappa 2e30 (past the limit on paper, exact for double-double).
+- subnormals     the format's own subnormal numbers, random signs: kappa about sqrt(n).
+- constant       0.1 (rounded to the format) everywhere: kappa 1.
+- past-limit     zeros but for 2^120, 2^60, 1, -2^120, -2^60 at stride 1024 (one lane of the
+                 reproducible design, 1024 lanes): the exact sum is 1 and kappa about 2.7e36,
+                 far past the limit; a double-double accumulator keeps 2^120 + 2^60 exactly, adds
+                 1 to the low word 2^60 (lost), and returns 0. THE DOCUMENTED LIMIT: reported,
+                 never promised faithful.
+
+float16 has no range for 2^24, 1e8 or 1e30: those families are float32 / bfloat16 only (DTYPES).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.check import exact
+
+ALL_DTYPES = ("float32", "float16", "bfloat16")
+WIDE_RANGE = ("float32", "bfloat16")  # 2^120, 1e30 and 1e8 fit
+PAST_LIMIT_STRIDE = exact.DD_LANES
+PAST_LIMIT_PATTERN = (2.0**120, 2.0**60, 1.0, -(2.0**120), -(2.0**60))
+CANCELLATION_SCALE = 1e8
+CANCELLATION_SMALL_EVERY = 64
+
+
+def round_to(a: np.ndarray, dtype: str) -> np.ndarray:
+    """float32 values rounded to dtype (nearest even), back as float32 (exact)."""
+    a = np.asarray(a, dtype=np.float32)
+    if dtype == "float32":
+        return a
+    if dtype == "float16":
+        return a.astype(np.float16).astype(np.float32)
+    if dtype == "bfloat16":
+        import torch
+
+        return torch.from_numpy(a.copy()).to(torch.bfloat16).to(torch.float32).numpy()
+    raise ValueError(f"unknown dtype {dtype!r}; the battery has {', '.join(ALL_DTYPES)}")
+
+
+def _uniform(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    return round_to(rng.random(n, dtype=np.float32), dtype)
+
+
+def _normal(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    return round_to(rng.standard_normal(n, dtype=np.float32), dtype)
+
+
+def _cancellation(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    small = min(n, max(1, n // CANCELLATION_SMALL_EVERY))
+    pairs = (n - small) // 2
+    small = n - 2 * pairs
+    big = round_to(rng.standard_normal(pairs, dtype=np.float32) * CANCELLATION_SCALE, dtype)
+    values = np.concatenate([big, -big, round_to(rng.random(small, dtype=np.float32), dtype)])
+    return values[rng.permutation(n)]
+
+
+def _seed001(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    x = np.ones(n, dtype=np.float32)
+    x[:1] = 2.0**24
+    return x
+
+
+def _mixed(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    return round_to(np.resize(np.array([1e30, 1.0, -1e30], dtype=np.float32), n), dtype)
+
+
+def _subnormals(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    f = exact.float_format(dtype)
+    mantissa = rng.integers(1, 2**f.fraction_bits, n).astype(np.float64)
+    sign = rng.integers(0, 2, n) * 2.0 - 1.0
+    return (sign * mantissa * 2.0**f.min_exponent).astype(np.float32)  # exact: m < 2^23
+
+
+def _constant(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    return round_to(np.full(n, 0.1, dtype=np.float32), dtype)
+
+
+def _past_limit(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
+    x = np.zeros(n, dtype=np.float32)
+    stride = PAST_LIMIT_STRIDE if n > 4 * PAST_LIMIT_STRIDE else max(1, n // 5)
+    for k, v in enumerate(PAST_LIMIT_PATTERN):
+        if k * stride < n:
+            x[k * stride] = v
+    return x
+
+
+Generator = Callable[[int, np.random.Generator, str], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    description: str
+    generator: Generator
+    dtypes: tuple[str, ...] = ALL_DTYPES
+    within_limit: bool = True  # False: past the double-double limit, reported, not promised
+
+    def generate(self, n: int, seed: int = 0, dtype: str = "float32") -> np.ndarray:
+        """n float32 values, exactly representable in dtype, the same on every machine."""
+        if n < 0:
+            raise ValueError(f"n must be at least 0, got {n}")
+        if dtype not in self.dtypes:
+            raise ValueError(f"{self.name} is made for {', '.join(self.dtypes)}, not {dtype}")
+        rng = np.random.default_rng([seed, zlib.crc32(self.name.encode())])
+        x = self.generator(n, rng, dtype)
+        assert x.dtype == np.float32 and x.shape == (n,)
+        return x
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("uniform", "uniform [0, 1)", _uniform),
+    Family("normal", "standard normal", _normal),
+    Family("cancellation", "+-1e8 N(0,1) pairs cancelling exactly, 1 in 64 uniform [0,1)",
+           _cancellation, WIDE_RANGE),
+    Family("seed001", "2^24 then ones (seed 001)", _seed001, WIDE_RANGE),
+    Family("mixed", "1e30, 1, -1e30 repeating", _mixed, WIDE_RANGE),
+    Family("subnormals", "the format's subnormals, random signs", _subnormals),
+    Family("constant", "0.1 everywhere", _constant),
+    Family("past-limit", "2^120, 2^60, 1, -2^120, -2^60 at stride 1024, zeros elsewhere",
+           _past_limit, WIDE_RANGE, within_limit=False),
+)  # fmt: skip
+BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
+NAMES: tuple[str, ...] = tuple(BY_NAME)
+
+
+def get(name: str) -> Family:
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"unknown data family {name!r}; valid: {', '.join(NAMES)}") from None
+
+
+def kappa(x: np.ndarray) -> float:
+    """The condition number sum|x| / |sum x|, exactly (float32 values)."""
+    return exact.condition_number(np.asarray(x, dtype=np.float32))
+
+
+def to_tensor(x: np.ndarray, dtype: str, device: str = "cuda", offset: int = 0):
+    """x on the device as a torch tensor of dtype (values unchanged: they are representable).
+    offset > 0: a view starting `offset` elements into a larger buffer (the same values, another
+    alignment); the buffer's head is filled with NaN so a kernel reading before its view shows."""
+    import torch
+
+    t = torch.from_numpy(np.ascontiguousarray(x)).to(getattr(torch, dtype))
+    if offset:
+        t = torch.cat([torch.full((offset,), float("nan"), dtype=t.dtype), t])
+    return t.to(device)[offset:]

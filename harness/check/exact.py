@@ -1,0 +1,341 @@
+"""The exact golden of a float sum, and what "faithful" and "ulps" mean against it.
+
+Every finite binary float is an integer times a power of two: a float32 is m * 2^-149 for an
+integer m (float16: 2^-24, bfloat16: 2^-133, float64: 2^-1074). exact_sum reads the bit fields,
+groups the integer mantissas by (sign, exponent field) and sums each group with numpy, then
+combines the few hundred groups with Python ints: the result is the exact sum, no rounding
+anywhere. The per-group sums use np.bincount over 16-bit slices of the mantissa: bincount adds in
+float64, which is exact for integers while every partial sum stays below 2^53: a slice of w bits
+sums to below n * 2^w, so w = 53 - bit_length(n - 1) (the whole 23-bit fraction of a float32 up
+to n = 2^30; two slices of a float64's 52 bits at n = 2^25; never under 16 bits for n <= 2^36)
+-- so "bincount-style" here is exact integer arithmetic. About 0.5 s at n = 2^25 (float32).
+
+Non-finite input gives the IEEE outcome a plain left-to-right sum gives: NaN if any element is
+NaN or both +inf and -inf occur, else the infinity's sign (the finite part does not matter).
+
+The comparisons (faithful, ulp_error, round_nearest) use Python ints and Fractions only: a
+float result converts to a Fraction exactly, so no comparison rounds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """The binary layout of an IEEE-style format (what harness.core.dtypes does not carry: the
+    bit fields exact arithmetic needs). precision counts the implicit bit."""
+
+    name: str
+    exponent_bits: int
+    fraction_bits: int
+    bits_dtype: type  # the unsigned integer numpy type of the same width
+
+    @property
+    def precision(self) -> int:
+        return self.fraction_bits + 1
+
+    @property
+    def bias(self) -> int:
+        return 2 ** (self.exponent_bits - 1) - 1
+
+    @property
+    def min_exponent(self) -> int:
+        """The exponent of the smallest subnormal: every float of the format is m * 2^this."""
+        return 1 - self.bias - self.fraction_bits
+
+    @property
+    def max_finite(self) -> Fraction:
+        top_exponent = 2**self.exponent_bits - 2 - self.bias  # the field below all ones
+        all_ones = 2**self.precision - 1
+        return Fraction(all_ones) * Fraction(2) ** (top_exponent - self.fraction_bits)
+
+
+FORMATS: dict[str, FloatFormat] = {
+    f.name: f
+    for f in (
+        FloatFormat("float16", 5, 10, np.uint16),
+        FloatFormat("bfloat16", 8, 7, np.uint16),
+        FloatFormat("float32", 8, 23, np.uint32),
+        FloatFormat("float64", 11, 52, np.uint64),
+    )
+}
+# The largest n whose slice sums stay exact (a slice of at least 16 bits: 16 + 36 < 53).
+MAX_N = 2**36
+
+
+def float_format(fmt: str) -> FloatFormat:
+    try:
+        return FORMATS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown float format {fmt!r}; known: {', '.join(FORMATS)}") from None
+
+
+@dataclass(frozen=True)
+class ExactSum:
+    """numerator * 2^scale, exactly; or, for non-finite input, nonfinite = inf, -inf or nan (and
+    numerator 0)."""
+
+    numerator: int
+    scale: int
+    nonfinite: float | None = None
+
+    @property
+    def is_finite(self) -> bool:
+        return self.nonfinite is None
+
+    def fraction(self) -> Fraction:
+        if not self.is_finite:
+            raise ValueError(f"the sum is {self.nonfinite}, not a finite number")
+        return Fraction(self.numerator) * Fraction(2) ** self.scale
+
+    def __float__(self) -> float:
+        """The nearest float64 (for printing; comparisons use fraction())."""
+        return self.nonfinite if not self.is_finite else round_nearest(self, "float64")
+
+
+def bit_pattern(x: Any, fmt: str | None = None) -> tuple[np.ndarray, str]:
+    """The raw bits of x as unsigned ints and the format's name. x: a numpy float array
+    (float16/32/64), a numpy unsigned array with fmt given (e.g. bfloat16 bits), or a torch
+    tensor of any float dtype (bfloat16 included; moved to the CPU)."""
+    if hasattr(x, "detach"):  # a torch tensor: read its bits through an integer view
+        import torch
+
+        name = str(x.dtype).removeprefix("torch.")
+        f = float_format(name)
+        view = {2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+        raw = x.detach().reshape(-1).contiguous().view(view).cpu().numpy()
+        return raw.view(f.bits_dtype), name
+    a = np.asarray(x).reshape(-1)
+    if a.dtype.kind == "u":
+        if fmt is None:
+            raise ValueError("unsigned input is read as raw bits: give fmt (e.g. 'bfloat16')")
+        f = float_format(fmt)
+        if a.dtype != f.bits_dtype:
+            raise ValueError(f"{fmt} bits must be {np.dtype(f.bits_dtype)}, got {a.dtype}")
+        return a, fmt
+    name = a.dtype.name
+    if fmt is not None and fmt != name:
+        raise ValueError(f"array of {name} given with fmt={fmt!r}")
+    f = float_format(name)
+    return a.view(f.bits_dtype), name
+
+
+def exact_sum(x: Any, fmt: str | None = None) -> ExactSum:
+    """The exact sum of x (see the module docstring); n = 0 sums to exactly 0.
+
+    Three passes over the bits: the group (sign and exponent field: the bits above the fraction)
+    of each element, the count per group (the implicit leading bit of the normal numbers) and
+    the weighted count of the fraction bits per group, in as few slices as stay exact."""
+    bits, name = bit_pattern(x, fmt)
+    f = FORMATS[name]
+    n = bits.size
+    if n > MAX_N:
+        raise ValueError(f"exact_sum is exact up to n = 2^36, got {n}")
+    top = 2**f.exponent_bits - 1
+    groups = 2 * (top + 1)
+    group = (bits >> f.bits_dtype(f.fraction_bits)).astype(np.intp)
+    counts = np.bincount(group, minlength=groups)
+    if counts[top] or counts[groups - 1]:  # an exponent field of all ones: inf or NaN
+        special = (group & top) == top
+        fraction = bits[special] & f.bits_dtype(2**f.fraction_bits - 1)
+        return _nonfinite(group[special] > top, fraction)
+    # A slice of `width` bits sums to below 2^(width + log2 n) <= 2^53: exact in float64.
+    width = min(f.fraction_bits, 53 - max(n - 1, 1).bit_length())
+    sums_by_shift = {f.fraction_bits: counts}  # the implicit bit, for exponent fields >= 1
+    for k in range(0, f.fraction_bits, width):
+        piece = (bits >> f.bits_dtype(k)) & f.bits_dtype(2 ** min(width, f.fraction_bits - k) - 1)
+        sums_by_shift[k] = np.bincount(group, weights=piece.astype(np.float64), minlength=groups)
+    total = 0
+    for k, sums in sums_by_shift.items():
+        for g in np.flatnonzero(sums):
+            neg, e = divmod(int(g), top + 1)
+            if k == f.fraction_bits and e == 0:
+                continue  # subnormals and zeros have no implicit bit
+            term = int(sums[g]) << (k + max(e - 1, 0))
+            total += -term if neg else term
+    return ExactSum(total, f.min_exponent)
+
+
+def _nonfinite(negative: np.ndarray, fraction: np.ndarray) -> ExactSum:
+    """The IEEE outcome of a sum with these inf / NaN elements."""
+    if (fraction != 0).any():
+        return ExactSum(0, 0, math.nan)
+    signs = set(negative.tolist())
+    if len(signs) == 2:  # inf + (-inf)
+        return ExactSum(0, 0, math.nan)
+    return ExactSum(0, 0, -math.inf if signs == {1} else math.inf)
+
+
+def exact_abs_sum(x: Any, fmt: str | None = None) -> ExactSum:
+    """sum |x_i| exactly (the sign bits cleared)."""
+    bits, name = bit_pattern(x, fmt)
+    width = np.dtype(FORMATS[name].bits_dtype).itemsize * 8
+    cleared = bits & FORMATS[name].bits_dtype(2 ** (width - 1) - 1)
+    return exact_sum(cleared, name)
+
+
+def condition_number(x: Any, fmt: str | None = None) -> float:
+    """kappa = sum|x_i| / |sum x_i| (inf when the sum is 0 and x is not all zeros; 1 for an
+    all-zero x, nan for non-finite data), computed exactly and rounded once."""
+    s, a = exact_sum(x, fmt), exact_abs_sum(x, fmt)
+    if not s.is_finite:
+        return math.nan
+    if a.numerator == 0:
+        return 1.0
+    if s.numerator == 0:
+        return math.inf
+    return float(a.fraction() / abs(s.fraction()))
+
+
+# -- rounding and the comparisons ---------------------------------------------------------------
+
+
+def _round(value: Fraction, fmt: str, mode: str) -> Fraction | float:
+    """value rounded to fmt: mode "nearest" (ties to even), "down" (toward -inf) or "up"; a
+    Fraction, or +-inf past the largest finite (as IEEE rounding gives it)."""
+    f = float_format(fmt)
+    if value == 0:
+        return Fraction(0)
+    sign = -1 if value < 0 else 1
+    mag = abs(value)
+    # exponent e with 2^e <= mag < 2^(e+1), found exactly
+    e = mag.numerator.bit_length() - mag.denominator.bit_length()
+    if Fraction(2) ** e > mag:
+        e -= 1
+    quantum = max(e - f.precision + 1, f.min_exponent)
+    scaled = mag / Fraction(2) ** quantum  # the mantissa in units of the quantum
+    low = scaled.numerator // scaled.denominator
+    rest = scaled - low
+    if mode == "nearest":
+        up = rest > Fraction(1, 2) or (rest == Fraction(1, 2) and low % 2 == 1)
+    else:  # a directed mode: toward +inf rounds magnitudes up for positive values
+        up = rest > 0 and ((mode == "up") == (sign > 0))
+    m = low + 1 if up else low
+    rounded = Fraction(m) * Fraction(2) ** quantum
+    if rounded > f.max_finite:
+        overflow = mode == "nearest" or (mode == "up") == (sign > 0)
+        return sign * math.inf if overflow else sign * f.max_finite
+    return sign * rounded
+
+
+def _as_float(q: Fraction | float) -> float:
+    """A rounded value as a float: exact, since it is a float of fmt (CPython's int / int
+    division is correctly rounded, so a representable quotient comes out exact)."""
+    return q if isinstance(q, float) else q.numerator / q.denominator
+
+
+def round_nearest(exact: ExactSum, fmt: str = "float32") -> float:
+    """The correctly rounded sum in fmt (round to nearest, ties to even) as a Python float (exact:
+    every float16/bfloat16/float32/float64 value is a float64); non-finite sums as they are."""
+    if not exact.is_finite:
+        return exact.nonfinite
+    return _as_float(_round(exact.fraction(), fmt, "nearest"))
+
+
+def bracket(exact: ExactSum, fmt: str = "float32") -> tuple[float, float]:
+    """The two floats of fmt around the exact sum (equal when it is representable)."""
+    q = exact.fraction()
+    return _as_float(_round(q, fmt, "down")), _as_float(_round(q, fmt, "up"))
+
+
+def faithful(result: float, exact: ExactSum, fmt: str = "float32") -> bool:
+    """result is one of the two floats of fmt bracketing the exact sum (the exact sum itself when
+    it is representable). Non-finite sums: the same IEEE outcome (NaN for NaN)."""
+    result = float(result)
+    if not exact.is_finite:
+        return math.isnan(result) if math.isnan(exact.nonfinite) else result == exact.nonfinite
+    if math.isnan(result):
+        return False
+    down, up = bracket(exact, fmt)
+    return result in (down, up)
+
+
+def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
+    """The unit in the last place AT the exact sum s: the spacing of fmt's floats in the binade
+    [2^e, 2^(e+1)) holding |s|, 2^(e - p + 1) for precision p, and the subnormal spacing
+    2^min_exponent below the normal range and for s = 0 (Goldberg's / Higham's ulp(s)). The same
+    unit on both sides of s: near a power of two a result just below it counts in the upper
+    binade's ulp."""
+    f = float_format(fmt)
+    q = abs(exact.fraction())
+    if q == 0:
+        return Fraction(2) ** f.min_exponent
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1
+    return Fraction(2) ** max(e - f.precision + 1, f.min_exponent)
+
+
+def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:
+    """|result - s| / ulp(s) in fmt (ulp's convention above), computed exactly, rounded once.
+    Non-finite: 0.0 when result is the IEEE outcome of the sum, inf otherwise (also for a
+    non-finite result of a finite sum)."""
+    result = float(result)
+    if not exact.is_finite or not math.isfinite(result):
+        return 0.0 if faithful(result, exact, fmt) else math.inf
+    return float(abs(Fraction(result) - exact.fraction()) / ulp(exact, fmt))
+
+
+# -- the limit of the double-double design (family "reproducible") ------------------------------
+
+# The reproducible pair's fixed decomposition (their design; the kernels' opening comments):
+# LANES lanes per chunk, chunks of C(n) elements, the chunk sums summed by LANES lanes again.
+DD_LANES = 1024
+DD_MIN_CHUNK = 4096
+DD_MAX_CHUNKS = 8192
+DD_TREE_LEVELS = 10  # log2(DD_LANES): the adjacent-pair tree over the lanes
+UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
+
+
+def dd_chunk(n: int) -> int:
+    """C(n) = max(4096, next_pow2(ceil(n / 8192))): at most 8192 chunks."""
+    want = -(-n // DD_MAX_CHUNKS)
+    return max(DD_MIN_CHUNK, 1 << max(want - 1, 0).bit_length())
+
+
+def dd_chain_length(n: int) -> int:
+    """m(n): the most double-double additions one element passes through: C/LANES lane updates,
+    the lane tree, M/LANES updates of the chunk sums (M = ceil(n / C)), their tree."""
+    c = dd_chunk(n)
+    chunks = -(-n // c)
+    return -(-c // DD_LANES) + DD_TREE_LEVELS + -(-chunks // DD_LANES) + DD_TREE_LEVELS
+
+
+def faithful_condition_limit(n: int) -> float:
+    """K(n): the double-double sums are promised faithful (float32) on data whose condition
+    number kappa = sum|x| / |sum x| is at most K(n). Rounded down; conservative by design.
+
+    Derivation. s = sum x (exact), S = sum |x|, u = 2^-53 (float64), m = dd_chain_length(n).
+    1. The double-double value D = hi + lo (exact) of the final accumulator: each lane update and
+       each tree node is an error-free TwoSum of the high words plus the low words added in
+       float64, so the computation is Ogita, Rump & Oishi's Sum2 ("Accurate sum and dot
+       product", SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5) with its chain of n - 1 additions
+       replaced by the longest chain of the tree, as Higham's bound (4.6) allows for any order:
+       |D - s| <= gamma_k^2 S, gamma_k = k u / (1 - k u). CONSERVATIVE: k = 2m, since a
+       double-double add of two accumulators adds two low words (and renormalizes) per node.
+    2. t = fl64(hi + lo): |t - D| <= u |D| <= u (|s| + gamma_k^2 S).
+    3. The float32 rounding of t is faithful to s whenever |t - s| <= 2^-26 |s|: for
+       2^e <= |s| < 2^(e+1) the float32 spacing on either side of s is at least 2^(e-24) (the
+       smaller one below a power of two) > 2^-25 |s|, so t stays inside the two midpoints around
+       the floats bracketing s and rounds to one of them. (Below the normal range the spacing is
+       2^-149 and the same inequality keeps t within half of it.) CONSERVATIVE: it ignores that
+       most of the time the spacing is twice that.
+    So gamma_k^2 S (1 + u) + u |s| <= 2^-26 |s|, i.e. kappa <= (2^-26 - u) / ((1 + u) gamma_k^2).
+    s = 0 (kappa infinite) is not covered unless every element is 0. The bound is a worst case:
+    on random data the error is far smaller, and data past K(n) are not necessarily rounded
+    unfaithfully -- the battery's "past-limit" family is built so that they are.
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    k = 2 * dd_chain_length(n)
+    u = UNIT_ROUNDOFF_64
+    gamma = k * u / (1 - k * u)
+    limit = (Fraction(1, 2**26) - u) / ((1 + u) * gamma**2)
+    return math.nextafter(float(limit), 0.0)  # rounded down: the promise never widens

@@ -1,0 +1,164 @@
+"""The accuracy study's table and plot (an accuracy/1 document, harness.studies.accuracy): per n,
+a row per variant and a column per data family, each cell the float32 result's error in ulps of
+the exact sum and a mark (✓ faithful, ✗ not); the plot shows the same ulps on a log axis, one
+panel per n, the families along x.
+
+Read by `reduce-ladder accuracy` (the terminal) and `reduce-ladder report --accuracy PATH`
+(accuracy.md and accuracy.png beside report.md). No GPU needed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from harness.core.sizes import size_label
+from harness.report.documents import ReportError
+from harness.report.markdown import RIGHT, markdown_table
+from harness.report.records import ACCURACY_SCHEMA, ResultRecord
+
+MARKDOWN_NAME = "accuracy.md"
+PLOT_NAME = "accuracy.png"
+# Where an exact result (0 ulps) sits on the plot's log axis.
+ZERO_ULPS_AT = 1e-4
+
+
+def load(path: str | Path) -> dict:
+    """An accuracy/1 document; ReportError naming the file otherwise."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ReportError(f"cannot read {path}: {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != ACCURACY_SCHEMA:
+        raise ReportError(f"{path}: not an accuracy document (expected {ACCURACY_SCHEMA!r})")
+    return doc
+
+
+def accuracy_records(doc: dict) -> list[ResultRecord]:
+    return [ResultRecord.from_json(r) for r in doc.get("results", [])]
+
+
+def _families(recs: Iterable[ResultRecord]) -> list[str]:
+    return list(dict.fromkeys(r.extra.get("data", "?") for r in recs))
+
+
+def cell(r: ResultRecord | None) -> str:
+    """'0.31 ✓', '1.2e+07 ✗', 'error', '' (not run)."""
+    if r is None:
+        return ""
+    if not r.ok:
+        return "error"
+    ulps = r.extra.get("ulps")
+    text = "inf" if ulps is None else (f"{ulps:.2g}" if ulps < 100 else f"{ulps:.1e}")
+    return f"{text} {'✓' if r.extra.get('faithful') else '✗'}"
+
+
+def markdown(doc: dict) -> str:
+    """One table per n; a family past the stated limit of the reproducible design is marked †."""
+    recs = accuracy_records(doc)
+    limits = doc.get("limits", {})
+    parts = [
+        f"Error of the float32 result in ulps of the exact sum (ulp at the exact sum; ✓ faithful: "
+        f"one of the two float32s around it). Device: "
+        f"{(doc.get('device') or {}).get('name', '?')}; seed {doc.get('seed')}.",
+        "",
+    ]
+    for n in sorted({r.n for r in recs}):
+        at_n = [r for r in recs if r.n == n]
+        families = _families(at_n)
+        kappa = {r.extra.get("data"): r.extra.get("kappa") for r in at_n if "kappa" in r.extra}
+        past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
+        head = ["variant", *(f + (" †" if f in past else "") for f in families)]
+        by = {(r.variant, r.extra.get("data")): r for r in at_n}
+        rows = [[vid, *(cell(by.get((vid, f))) for f in families)] for vid in _variant_order(at_n)]
+        rows.append(["kappa", *(_kappa(kappa.get(f)) for f in families)])
+        limit = limits.get(str(n))
+        parts += [f"### n = {size_label(n)} ({n:,})", ""]
+        parts += [markdown_table(head, rows, ["", *[RIGHT] * len(families)])]
+        if limit is not None:
+            parts += [
+                f"† kappa = sum|x| / |sum x| past K(n) = {limit:.3g}, the condition number up to "
+                "which the reproducible (double-double) design promises a faithful result "
+                "(harness.check.exact.faithful_condition_limit): reported, not promised.",
+                "",
+            ]
+    return "\n".join(parts)
+
+
+def _kappa(k: float | None) -> str:
+    return "" if k is None else f"{k:.2g}"
+
+
+def _variant_order(recs: list[ResultRecord]) -> list[str]:
+    return list(dict.fromkeys(r.variant for r in recs))
+
+
+def failures(doc: dict, promised: set[str]) -> list[str]:
+    """What fails the study: a variant that raised, or a variant in `promised` (the reproducible
+    family) not faithful on data inside its stated limit."""
+    out = []
+    for r in accuracy_records(doc):
+        where = f"{r.variant} {r.extra.get('data')} n={r.n}"
+        if not r.ok:
+            out.append(f"{where}: {r.message}")
+        elif r.variant in promised and r.extra.get("within_limit") and not r.extra["faithful"]:
+            out.append(f"{where}: not faithful ({r.extra.get('ulps')} ulps)")
+    return out
+
+
+def plot(doc: dict, path: str | Path) -> dict:
+    """ulps per family (log axis, one panel per n), one marker per variant; returns what it
+    drew: {n: {variant: [ulps or None per family]}}."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    recs = [r for r in accuracy_records(doc) if r.ok]
+    sizes = sorted({r.n for r in recs})
+    if not sizes:
+        raise ReportError("the accuracy document has no results to plot")
+    families = _families(recs)
+    fig, axes = plt.subplots(1, len(sizes), figsize=(7 * len(sizes), 5), squeeze=False)
+    drawn: dict = {}
+    variants = _variant_order(recs)
+    cmap = plt.get_cmap("tab20")
+    for ax, n in zip(axes[0], sizes, strict=True):
+        by = {(r.variant, r.extra.get("data")): r for r in recs if r.n == n}
+        drawn[n] = {}
+        for k, vid in enumerate(variants):
+            ys = [_plotted(by.get((vid, f))) for f in families]
+            drawn[n][vid] = ys
+            xs = [i + (k - len(variants) / 2) * 0.6 / len(variants) for i in range(len(families))]
+            pts = [(x, y) for x, y in zip(xs, ys, strict=True) if y is not None]
+            if pts:
+                ax.scatter(*zip(*pts, strict=True), s=14, color=cmap(k % 20), label=vid,
+                           marker="os^Dv<>"[k // 20 % 7])  # fmt: skip
+        ax.set_yscale("log")
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        ax.set_xticks(range(len(families)), families, rotation=30, ha="right")
+        ax.set_title(f"n = {size_label(n)}: float32 ulps vs the exact sum (0 drawn at 1e-4)")
+        ax.set_ylabel("ulps (log); dashed: 1 ulp")
+    axes[0][-1].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return drawn
+
+
+def _plotted(r: ResultRecord | None) -> float | None:
+    if r is None or r.extra.get("ulps") is None:
+        return None
+    return max(float(r.extra["ulps"]), ZERO_ULPS_AT)
+
+
+def write(doc_path: str | Path, out_dir: str | Path) -> list[Path]:
+    """accuracy.md (with the plot linked) and accuracy.png in out_dir, from the document."""
+    doc = load(doc_path)
+    out = Path(out_dir)
+    plot(doc, out / PLOT_NAME)
+    text = "# Accuracy: every variant against the exact sum\n\n" + markdown(doc)
+    text += f"\n![ulps per family]({PLOT_NAME})\n\nRendered from `{Path(doc_path).name}`.\n"
+    (out / MARKDOWN_NAME).write_text(text)
+    return [out / MARKDOWN_NAME, out / PLOT_NAME]

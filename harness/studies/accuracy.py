@@ -1,0 +1,225 @@
+"""The accuracy study (issue 18): every float32 variant and the peers on the data battery, each
+result's error in float32 ulps against the EXACT sum, and the reproducible variants' result bits
+over a fixed list of seeded inputs.
+
+Inputs come from harness.check.battery (seeded, made on the CPU: the same bits on every device),
+the golden from harness.check.exact (integer arithmetic, no rounding); a result is faithful when
+it is one of the two float32s around the exact sum, and its ulps are |result - s| / ulp(s)
+(exact.ulp's convention). Variants: every non-wrong catalogue variant that takes float32 (each
+ladder stage and twin, the fastest pair, family "reproducible" once it is in the catalogue),
+except seed 001's host-staged family (it times the trip from host memory; its kernels sum like
+the ladder's), and the peers torch.sum and cupy.sum (CUB).
+
+accuracy/1 document: {"schema", "created", "device", "seed", "limits": {n: K(n)}, "families":
+{name: description}, "results": [record]}; one result record per (variant, family, n): the check
+holds the result (value), the correctly rounded sum (golden) and |result - s| (abs_err);
+extra: "data" (the family), "ulps" (null when the result is not finite while the sum is),
+"faithful", "kappa", "within_limit" (kappa <= K(n)), "result_hex".
+
+reproducible/1 document: {"schema", "created", "device", "inputs": [{"key", "family", "dtype",
+"n", "offset", "seed"}], "results": {variant: {key: {"hex": float.hex, "bits": the result's raw
+bits as hex}}}}. Offsets 1..3 hold the same values as offset 0 in a view that starts 1..3
+elements into a larger buffer: same values, another alignment, so the same bits are owed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from fractions import Fraction
+
+import numpy as np
+
+from harness.check import battery, exact
+from harness.core import catalogue
+from harness.core.catalogue import CUB_ID, TORCH_SUM_ID, Variant
+from harness.report import records
+from harness.report.records import Check
+
+DEFAULT_SIZES = (2**20, 2**25)
+DTYPE = "float32"
+SEED = 0
+PEERS = (TORCH_SUM_ID, CUB_ID)
+REPRODUCIBLE_FAMILY = "reproducible"
+REPRO_SIZES = (1, 1000, 4097, 2**20 + 3, 2**25)
+REPRO_DTYPES = ("float32", "bfloat16")
+MISALIGNED_SIZES = (4097, 2**20 + 3)
+MISALIGNED_OFFSETS = (1, 2, 3)
+
+
+def study_variants() -> list[Variant]:
+    """The variants the study runs, in catalogue order, then the two peers."""
+    ours = [
+        v
+        for v in catalogue.select(dtype=DTYPE)
+        if v.backend != "peer" and not v.staging and v.launch is not None
+    ]
+    return ours + [catalogue.get(p) for p in PEERS]
+
+
+def reproducible_variants() -> list[Variant]:
+    return catalogue.select(family=REPRODUCIBLE_FAMILY)
+
+
+def run_sum(v: Variant, x):
+    """The variant's (or peer's) sum of the device tensor x, as a 0-d tensor."""
+    from harness.launch import peers
+    from harness.launch.api import reduce_sum
+
+    if v.backend == "peer":
+        return peers.run(v, x)
+    return reduce_sum(x, v)
+
+
+def result_bits(out) -> str:
+    """The raw bits of a 0-d result tensor, most significant byte first ("3f800000")."""
+    import torch
+
+    return out.detach().reshape(1).view(torch.uint8).cpu().numpy().tobytes()[::-1].hex()
+
+
+def measure(
+    v: Variant, value: float, s: exact.ExactSum, n: int, family: str, kappa: float, device: str
+) -> records.ResultRecord:
+    """One result record of the accuracy study (see the module docstring)."""
+    ulps = exact.ulp_error(value, s, "float32")
+    finite = s.is_finite and np.isfinite(value)
+    return records.for_variant(
+        v,
+        DTYPE,
+        n,
+        check=Check(
+            value=value,
+            golden=exact.round_nearest(s, "float32"),
+            abs_err=float(abs(Fraction(value) - s.fraction())) if finite else None,
+            tolerance=None,
+        ),
+        device=device,
+        extra={
+            "data": family,
+            "ulps": ulps if np.isfinite(ulps) else None,
+            "faithful": exact.faithful(value, s, "float32"),
+            "kappa": kappa,
+            "within_limit": bool(kappa <= exact.faithful_condition_limit(n)),
+            "result_hex": float(value).hex(),
+        },
+    )
+
+
+def accuracy(
+    variants: list[Variant],
+    families: list[str],
+    sizes: list[int],
+    log: Callable[[str], None] = print,
+    where: str = "cuda",
+) -> dict:
+    """The accuracy/1 document: every variant on every family at every n. where="cpu" only for
+    the tests (Triton's interpreter and torch.sum on the CPU)."""
+    import torch
+
+    from harness.core import device
+
+    name = torch.cuda.get_device_name() if where == "cuda" else where
+    doc: dict = {
+        "schema": records.ACCURACY_SCHEMA,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": device.device_info(),
+        "seed": SEED,
+        "limits": {str(n): exact.faithful_condition_limit(n) for n in sizes},
+        "families": {f: battery.get(f).description for f in families},
+        "results": [],
+    }
+    for n in sizes:
+        for fam in families:
+            x_host = battery.get(fam).generate(n, SEED, DTYPE)
+            s, kappa = exact.exact_sum(x_host), battery.kappa(x_host)
+            x = battery.to_tensor(x_host, DTYPE, where)
+            bad = []
+            for v in variants:
+                if n > v.max_n:
+                    continue
+                try:
+                    out = run_sum(v, x)
+                    rec = measure(v, float(out.item()), s, n, fam, kappa, name)
+                    if not rec.extra["faithful"]:
+                        bad.append(v.id)
+                except Exception as e:  # reported in the record, the study goes on
+                    _settle(where)
+                    rec = records.for_variant(
+                        v, DTYPE, n, status="error", message=f"{type(e).__name__}: {e}",
+                        device=name, extra={"data": fam},
+                    )  # fmt: skip
+                doc["results"].append(rec.to_json())
+            log(
+                f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {len(bad)} of {len(variants)} not faithful"
+            )
+            del x
+        if where == "cuda":
+            torch.cuda.empty_cache()
+    return doc
+
+
+def _settle(where: str) -> None:
+    """After a failed launch: let the device finish what was queued before going on."""
+    if where == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def reproducible_inputs() -> list[dict]:
+    """The fixed list of seeded inputs of reproducible.json, in a fixed order."""
+    out = []
+    for fam in battery.FAMILIES:
+        for dtype in REPRO_DTYPES:
+            if dtype not in fam.dtypes:
+                continue
+            for n in REPRO_SIZES:
+                offsets = (0, *MISALIGNED_OFFSETS) if n in MISALIGNED_SIZES else (0,)
+                for off in offsets:
+                    key = f"{fam.name}/{dtype}/n={n}/offset={off}/seed={SEED}"
+                    out.append(
+                        {"key": key, "family": fam.name, "dtype": dtype, "n": n, "offset": off,
+                         "seed": SEED}
+                    )  # fmt: skip
+    return out
+
+
+def reproducible(
+    variants: list[Variant],
+    log: Callable[[str], None] = print,
+    inputs: list[dict] | None = None,
+    where: str = "cuda",
+) -> dict:
+    """The reproducible/1 document: every reproducible variant's result bits on every input
+    (reproducible_inputs(); a shorter list and where="cpu" only for the tests)."""
+    from harness.core import device
+
+    inputs = reproducible_inputs() if inputs is None else inputs
+    doc: dict = {
+        "schema": records.REPRODUCIBLE_SCHEMA,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "device": device.device_info(),
+        "inputs": inputs,
+        "results": {v.id: {} for v in variants},
+    }
+    host: dict[tuple, np.ndarray] = {}
+    for item in inputs:
+        fam, dtype, n = item["family"], item["dtype"], item["n"]
+        if (fam, dtype, n) not in host:
+            host.clear()  # one input at a time in host memory
+            host[(fam, dtype, n)] = battery.get(fam).generate(n, SEED, dtype)
+        x = battery.to_tensor(host[(fam, dtype, n)], dtype, where, item["offset"])
+        for v in variants:
+            if dtype not in v.dtypes:
+                continue
+            try:
+                out = run_sum(v, x)
+                entry = {"hex": float(out.item()).hex(), "bits": result_bits(out)}
+            except Exception as e:
+                _settle(where)
+                entry = {"error": f"{type(e).__name__}: {e}"}
+            doc["results"][v.id][item["key"]] = entry
+        del x
+    log(f"reproducible.json: {len(inputs)} inputs x {len(variants)} variants")
+    return doc

@@ -1,0 +1,161 @@
+"""The accuracy study on the CPU (Triton's interpreter and torch.sum): its records, its table and
+plot, the reproducible document, `reduce-ladder report --accuracy`, and the accuracy command's
+usage errors (exit 2, before any work)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.check import battery, exact
+from harness.cli.main import main
+from harness.core import catalogue, device
+from harness.report import accuracy_tables, records
+from harness.report.documents import load_document
+from harness.studies import accuracy as study
+
+needs_interpreter = pytest.mark.skipif(
+    device.gpu_available() or not device.interpreting(),
+    reason="runs Triton's interpreter on the CPU (the GPU suite runs the study on the device)",
+)
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = [catalogue.get("triton/tile-256"), catalogue.get(catalogue.TORCH_SUM_ID)]
+FAMILIES = ["seed001", "cancellation", "past-limit"]
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict:
+    if device.gpu_available() or not device.interpreting():
+        pytest.skip("runs Triton's interpreter on the CPU")
+    return study.accuracy(VARIANTS, FAMILIES, [5000], log=lambda s: None, where="cpu")
+
+
+def test_records_hold_the_exact_comparison(doc):
+    assert doc["schema"] == records.ACCURACY_SCHEMA
+    recs = [records.ResultRecord.from_json(r) for r in doc["results"]]
+    assert [(r.variant, r.extra["data"]) for r in recs] == [
+        (v.id, f) for f in FAMILIES for v in VARIANTS
+    ]
+    for r in recs:
+        x = battery.get(r.extra["data"]).generate(5000, study.SEED)
+        s = exact.exact_sum(x)
+        assert r.ok and r.check.golden == exact.round_nearest(s)
+        assert r.extra["faithful"] == exact.faithful(r.check.value, s)
+        assert r.extra["ulps"] == exact.ulp_error(r.check.value, s)
+        assert r.extra["within_limit"] == (r.extra["data"] != "past-limit")
+        assert float.fromhex(r.extra["result_hex"]) == r.check.value
+
+
+def test_document_loads_as_result_records(doc, tmp_path):
+    path = tmp_path / "accuracy.json"
+    path.write_text(json.dumps(doc))
+    loaded = load_document(path)
+    assert loaded.kind == "accuracy" and len(loaded.records) == len(doc["results"])
+
+
+def test_table_marks_and_plot(doc, tmp_path):
+    text = accuracy_tables.markdown(doc)
+    for v in VARIANTS:
+        assert f"| {v.id} |" in text
+    assert "past-limit †" in text and "| kappa |" in text
+    drawn = accuracy_tables.plot(doc, tmp_path / "a.png")
+    assert set(drawn[5000]) == {v.id for v in VARIANTS}
+    assert (tmp_path / "a.png").stat().st_size > 0
+
+
+def test_failures_are_errors_and_promised_variants_unfaithful_inside_the_limit(doc):
+    assert accuracy_tables.failures(doc, set()) == []  # the ladder's misses are findings
+    marked = json.loads(json.dumps(doc))
+    for r in marked["results"]:  # every result unfaithful: only promised, inside-limit ones fail
+        r["extra"]["faithful"] = False
+    found = accuracy_tables.failures(marked, {"triton/tile-256"})
+    assert [line.split(":")[0] for line in found] == [
+        "triton/tile-256 seed001 n=5000",
+        "triton/tile-256 cancellation n=5000",
+    ]
+    marked["results"][0].update(status="error", message="RuntimeError: boom")
+    assert accuracy_tables.failures(marked, set()) == [
+        f"{marked['results'][0]['variant']} seed001 n=5000: RuntimeError: boom"
+    ]
+
+
+@needs_interpreter
+def test_reproducible_document_bits_same_at_every_offset():
+    inputs = [i for i in study.reproducible_inputs() if i["n"] == 4097 and i["family"] == "normal"]
+    assert [i["offset"] for i in inputs] == [0, 1, 2, 3, 0, 1, 2, 3]
+    rdoc = study.reproducible(VARIANTS[:1], log=lambda s: None, inputs=inputs, where="cpu")
+    by_key = rdoc["results"]["triton/tile-256"]
+    float32 = {e["bits"] for k, e in by_key.items() if "/float32/" in k}
+    assert len(float32) == 1
+    (bits,) = float32
+    want = by_key[inputs[0]["key"]]
+    assert np.array([int(bits, 16)], np.uint32).view(np.float32)[0] == float.fromhex(want["hex"])
+    assert not any("/bfloat16/" in k for k in by_key)  # tile-256 takes no bfloat16
+
+
+def test_reproducible_inputs_are_fixed_and_cover_the_brief():
+    inputs = study.reproducible_inputs()
+    assert len({i["key"] for i in inputs}) == len(inputs)
+    assert {i["n"] for i in inputs} == set(study.REPRO_SIZES)
+    assert {i["dtype"] for i in inputs} == set(study.REPRO_DTYPES)
+    assert {i["family"] for i in inputs} == set(battery.NAMES)
+    assert {i["offset"] for i in inputs if i["n"] == 2**20 + 3} == {0, 1, 2, 3}
+
+
+def test_study_variants_skip_host_staged_and_wrong():
+    ids = [v.id for v in study.study_variants()]
+    assert ids[-2:] == list(study.PEERS)
+    assert not any(catalogue.get(i).staging or catalogue.get(i).wrong for i in ids)
+    assert "cuda/fastest" in ids and "triton/tile-256" in ids
+
+
+def test_report_renders_the_accuracy_section(doc, tmp_path):
+    run = tmp_path / "run.json"
+    run.write_text((ROOT / "results" / "nvidia-h200" / "ladder-float32.json").read_text())
+    acc = tmp_path / "accuracy.json"
+    acc.write_text(json.dumps(doc))
+    out = tmp_path / "report"
+    assert main(["report", str(run), "--out", str(out), "--accuracy", str(acc)]) == 0
+    assert "accuracy.md" in (out / "report.md").read_text()
+    assert "| triton/tile-256 |" in (out / "accuracy.md").read_text()
+    assert (out / "accuracy.png").is_file()
+
+
+# -- usage errors -----------------------------------------------------------------------------
+
+
+def _usage(capsys, *argv: str) -> str:
+    assert main(["accuracy", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_unknown_family(capsys):
+    assert "unknown data family gauss; valid: uniform" in _usage(capsys, "--families", "gauss")
+
+
+def test_bad_size(capsys):
+    assert "size" in _usage(capsys, "--sizes", "2^x")
+
+
+def test_unknown_and_excluded_variants(capsys):
+    assert "did you mean cuda/v3-sequential" in _usage(capsys, "--variants", "v3-sequential")
+    assert "not in the accuracy study" in _usage(capsys, "--variants", "cuda/v5-wrong-nosync")
+
+
+def test_unwritable_json_before_any_work(tmp_path, capsys):
+    target = tmp_path / "missing" / "accuracy.json"
+    assert "does not exist" in _usage(capsys, "--json", str(target))
+    err = _usage(capsys, "--reproducible-json", str(target))
+    assert "--reproducible-json" in err and not target.parent.exists()
+
+
+@pytest.mark.skipif(device.gpu_available(), reason="checks the no-GPU policy")
+def test_no_gpu_is_exit_2_before_any_work(tmp_path, capsys):
+    target = tmp_path / "accuracy.json"
+    err = _usage(capsys, "--sizes", "1000", "--json", str(target))
+    assert "needs an NVIDIA GPU" in err and not target.exists()
