@@ -74,3 +74,26 @@ def test_call_profile_usage_errors_exit_2(argv):
     with pytest.raises(SystemExit) as e:
         call_profile.main(argv)
     assert e.value.code == 2
+
+
+@pytest.mark.parametrize(
+    "argv", [["--log2", "40"], ["--dtypes", "int8"], ["--json", "/no/such/folder/s.json"]]
+)
+def test_small_n_sweep_usage_errors_exit_2(argv):
+    from harness.studies import small_n_sweep
+
+    with pytest.raises(SystemExit) as e:
+        small_n_sweep.main(argv)
+    assert e.value.code == 2
+
+
+def test_small_n_sweep_summary_names_the_last_size_where_small_wins():
+    from harness.studies import small_n_sweep
+
+    def row(n, small, multi):
+        return {"dtype": "int32", "n": n, "us": {"small B512": small, "multi-block": multi}}
+
+    rows = [row(1024, 2.0, 2.5), row(4096, 2.4, 2.5), row(16384, 3.0, 2.8), row(65536, 2.0, 4.0)]
+    want = "int32: small B512 >= multi-block up to n = 2^12 (16 KiB)"
+    assert small_n_sweep.summary(rows) == [want]
+    assert "at no n" in small_n_sweep.summary([row(1024, 3.0, 2.0)])[0]

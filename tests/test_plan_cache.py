@@ -209,3 +209,34 @@ def test_lookup_misses_without_building_or_counting(cache, dev):
     entry = cache.get(V, "float32", x)
     assert cache.lookup(key) is entry and cache.lookup(key, capturing=True) is entry
     assert cache.info().hits == 2 and cache.pinned_keys() == [key]
+
+
+@pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)
+def test_small_path_threshold_is_inclusive_in_bytes(dtype):
+    from harness.core import dtypes
+    from harness.launch import single_launch
+
+    t = single_launch.SMALL_MAX_BYTES // dtypes.get(dtype).itemsize
+    assert single_launch.takes_small_path(dtype, t)
+    assert not single_launch.takes_small_path(dtype, t + 1)
+    assert not single_launch.takes_small_path(dtype, 10, max_bytes=0)  # the switch-off
+
+
+def test_small_kernels_compile_without_spills_for_every_dtype_and_block():
+    """NVRTC (no GPU needed) compiles every reduce_fastest_small the plan or the sweep launches;
+    none spills, and each fits its __launch_bounds__ (registers x threads <= 64 Ki)."""
+    from harness.compile import cuda_source, nvrtc
+    from harness.launch import single_launch
+
+    if not nvrtc.available():
+        pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
+    exprs = {
+        single_launch.small_expression(d, b): b
+        for d in catalogue.get("cuda/fastest").dtypes
+        for b in (256, 512, 1024)
+    }
+    r = nvrtc.compile_source(cuda_source.expand("fastest.cu"), "fastest.cu", list(exprs))
+    assert len(r.lowered) == len(exprs)
+    for expr, threads in exprs.items():
+        res = r.resources[r.lowered[expr]]
+        assert res.spill_store_bytes == 0 and res.registers * threads <= 65536, (expr, res)
