@@ -356,7 +356,10 @@ __global__ void __launch_bounds__(BLOCK, 1)
 #pragma unroll
         for (u32 u = 0; u < UNROLL; ++u) E::add_vec(a, v[u]);
     }
-    {  // the last, partial round, head and tail: every guarded load before the first add
+    // The last, partial round, head and tail: every guarded load before the first add. The same
+    // lines as reduce_fastest's last tile, with 32-bit indices: a shared helper for both was tried
+    // and changed reduce_fastest's PTX (its comparisons' form), so the measured kernel stays as is.
+    {
         uint4 v[UNROLL];
 #pragma unroll
         for (u32 u = 0; u < UNROLL; ++u) {
