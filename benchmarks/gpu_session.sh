@@ -13,7 +13,10 @@
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 #   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
 #     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
-#     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log
+#     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log; and (issue
+#     14) the Python call path's profile (~20 s) -> call-profile.txt/.json, the small-n sweep of
+#     cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s) -> small-n.txt/.json.
+#     Whole step ~5 min estimated (the bench ~3, the GPU tests ~1).
 #   accuracy: every float32 variant and the peers on the accuracy battery at 2^20 and 2^25, ulps vs
 #     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
 #     estimated: ~1 min of CPU-side data and exact sums, Triton compiles, ~1 min of GPU tests)
@@ -101,6 +104,14 @@ for step in $steps; do
       python3 -m pytest -q -p no:cacheprovider tests/test_plan_cache.py tests/test_torch_op.py \
         tests/test_gpu_callable.py > "$F/pytest-callable.log" 2>&1 || status=1
       tail -n 8 "$F/pytest-callable.log"
+      note "the Python call path: steps, per call, cProfile (cuda/fastest, float32 2^10)"
+      python3 -m harness.studies.call_profile --json "$F/call-profile.json" \
+        > "$F/call-profile.txt" 2>&1 || status=1
+      head -n 24 "$F/call-profile.txt"
+      note "small n: cuda/fastest's one-block kernel vs its multi-block kernel, CUB, torch.sum"
+      CUPY_ACCELERATORS=cub python3 -m harness.studies.small_n_sweep --dtypes float32 int32 \
+        bfloat16 --json "$F/small-n.json" > "$F/small-n.txt" 2>&1 || status=1
+      cut -c1-200 "$F/small-n.txt" | tail -n 24
       note "per call from Python vs torch.sum / cupy.sum (CUB) / torch.compile"
       CUPY_ACCELERATORS=cub python3 -m harness.studies.callable_bench --json "$F/callable.json" \
         > "$F/callable.txt" 2>&1 || status=1

@@ -317,6 +317,74 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     }
 }
 
+// The small-n path (issue 14): one block, no workspace, no ticket, no counter, 32-bit indices.
+// harness.launch.single_launch launches it instead of reduce_fastest when the input is at most
+// SMALL_MAX_BYTES (a threshold the small-n sweep, harness/studies/small_n_sweep.py, measures);
+// reduce_fastest over one block already skips the ticket, so what this kernel drops is the
+// multi-block code (64-bit tile arithmetic, the ticket branch, the second block reduction) and
+// what it may change is the block shape: BLOCK threads x UNROLL vectors per round (the sweep
+// compares 256 / 512 / 1024). Same signature as reduce_fastest (partials and counter unused), so
+// a launch passes the same arguments; same head / vectors / tail split and the same loads-first
+// order. Valid for n < 2^32 (the harness only sends it n up to the threshold).
+template <typename T, u32 BLOCK, u32 UNROLL>
+__global__ void __launch_bounds__(BLOCK, 1)
+    reduce_fastest_small(const T* __restrict__ in, typename Elem<T>::Out* __restrict__ out,
+                         typename Elem<T>::Acc* /*partials*/, u32* /*counter*/, u64 n64) {
+    typedef Elem<T> E;
+    typedef typename E::Acc A;
+    constexpr u32 VEC = E::VEC;
+    static_assert(VEC * sizeof(T) == 16, "a vector is 16 bytes");
+    const u32 tid = threadIdx.x;
+    const u32 n = static_cast<u32>(n64);
+
+    A a[VEC];
+#pragma unroll
+    for (u32 k = 0; k < VEC; ++k) a[k] = A(0);
+
+    const u32 misalign = static_cast<u32>(reinterpret_cast<u64>(in) & 15u);
+    u32 head = misalign ? (16u - misalign) / static_cast<u32>(sizeof(T)) : 0u;
+    head = head < n ? head : n;
+    const u32 nvec = (n - head) / VEC;
+    const u32 tail_start = head + nvec * VEC;
+    const uint4* __restrict__ vin = reinterpret_cast<const uint4*>(in + head);
+
+    u32 i = tid;
+    for (; i + (UNROLL - 1) * BLOCK < nvec; i += BLOCK * UNROLL) {  // whole rounds
+        uint4 v[UNROLL];
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) v[u] = __ldg(vin + i + u * BLOCK);
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) E::add_vec(a, v[u]);
+    }
+    // The last, partial round, head and tail: every guarded load before the first add. The same
+    // lines as reduce_fastest's last tile, with 32-bit indices: a shared helper for both was tried
+    // and changed reduce_fastest's PTX (its comparisons' form), so the measured kernel stays as is.
+    {
+        uint4 v[UNROLL];
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) {
+            if (i + u * BLOCK < nvec) v[u] = __ldg(vin + i + u * BLOCK);
+        }
+        const bool has_head = tid < head, has_tail = tid < n - tail_start;
+        T head_v, tail_v;
+        if (has_head) head_v = in[tid];
+        if (has_tail) tail_v = in[tail_start + tid];
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) {
+            if (i + u * BLOCK < nvec) E::add_vec(a, v[u]);
+        }
+        if (has_head) a[0] += E::one(head_v);
+        if (has_tail) a[0] += E::one(tail_v);
+    }
+#pragma unroll
+    for (u32 w = VEC / 2; w > 0; w /= 2) {
+#pragma unroll
+        for (u32 k = 0; k < w; ++k) a[k] += a[k + w];
+    }
+    const A s = block_sum_shfl<A, BLOCK>(a[0]);
+    if (tid == 0) out[0] = E::out(s);
+}
+
 // The launch floor: one block that only writes a zero. Not a sum; benchmarks/FASTEST.md times it
 // beside the fastest sums at small n (harness/studies/fastest_ablation.py), where a launch is
 // most of the cost. A template so that only the ablation instantiates it (launch_floor<0>).

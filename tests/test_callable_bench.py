@@ -45,3 +45,102 @@ def test_missing_json_folder_is_a_usage_error_before_any_work(tmp_path):
     with pytest.raises(SystemExit) as e:
         callable_bench.main(["--json", str(tmp_path / "missing" / "c.json"), "--sizes", "2^10"])
     assert e.value.code == 2
+
+
+def test_call_profile_runs_without_a_gpu_up_to_a_mocked_launch(tmp_path, capsys):
+    import json
+
+    from harness.studies import call_profile
+
+    if device.gpu_available():
+        pytest.skip("the GPU run is benchmarks/gpu_session.sh's `callable` step")
+    out = tmp_path / "p.json"
+    assert call_profile.main(["--n", "2^10", "--calls", "20", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "launch MOCKED" in text and "cProfile, op" in text
+    doc = json.loads(out.read_text())
+    assert doc["launch_mocked"] and doc["variant"] == "triton/fastest"
+    assert set(doc["steps_ns"]) >= {"key", "cache lookup", "output allocation", "launch"}
+    assert set(doc["per_call_us"]) >= {"reduce_sum", "op", "noop op (dispatch alone)"}
+    assert "api.py" in doc["profiles"]["reduce_sum"]  # the profile names the hot path
+
+
+@pytest.mark.parametrize(
+    "argv", [["--variant", "cuda/tile-256"], ["--n", "0"], ["--dtype", "int8"], ["--calls", "1"]]
+)
+def test_call_profile_usage_errors_exit_2(argv):
+    from harness.studies import call_profile
+
+    with pytest.raises(SystemExit) as e:
+        call_profile.main(argv)
+    assert e.value.code == 2
+
+
+@pytest.mark.parametrize(
+    "argv", [["--log2", "40"], ["--dtypes", "int8"], ["--json", "/no/such/folder/s.json"]]
+)
+def test_small_n_sweep_usage_errors_exit_2(argv):
+    from harness.studies import small_n_sweep
+
+    with pytest.raises(SystemExit) as e:
+        small_n_sweep.main(argv)
+    assert e.value.code == 2
+
+
+def test_small_n_sweep_summary_names_the_last_size_where_small_wins():
+    from harness.studies import small_n_sweep
+
+    def row(n, small, multi):
+        return {"dtype": "int32", "n": n, "us": {"small B512": small, "multi-block": multi}}
+
+    rows = [row(1024, 2.0, 2.5), row(4096, 2.4, 2.5), row(16384, 3.0, 2.8), row(65536, 2.0, 4.0)]
+    want = "int32: small B512 >= multi-block up to n = 2^12 (16 KiB)"
+    assert small_n_sweep.summary(rows) == [want]
+    assert "at no n" in small_n_sweep.summary([row(1024, 3.0, 2.0)])[0]
+
+
+def _callable_doc(tmp_path):
+    import json
+
+    from harness.report import records
+
+    rows = [
+        {"entry": "torch.sum", "dtype": "float32", "n": 1024, "us_per_call": 10.0},
+        {"entry": "api cuda/fastest", "dtype": "float32", "n": 1024, "us_per_call": 8.0},
+        {"entry": "cupy.sum-cub", "dtype": "float32", "n": 1024, "error": "boom"},
+    ]
+    doc = {"schema": records.CALLABLE_SCHEMA, "device": {"name": "GPU"}, "results": rows}
+    path = tmp_path / "callable.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_callable_tables_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
+    from harness.core.timing import Timing
+    from harness.report import callable_tables
+    from harness.report.records import ResultRecord
+
+    doc = callable_tables.load(_callable_doc(tmp_path))
+    md = callable_tables.markdown(doc)
+    assert "| 2^10 | 10.00 (1.00x) | 8.00 (1.25x) | - (-) |" in md
+
+    def rec(vid, ms):
+        t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
+        return ResultRecord(variant=vid, backend="x", dtype="float32", n=1024, total=t)
+
+    rows = callable_tables.joined_rows(
+        [rec("cuda/fastest", 0.004), rec("peer/torch.sum", 0.005)], doc
+    )
+    assert rows[0] == ["float32", "2^10", "cuda/fastest", "4.0", "1.25x", "8.0", "1.25x"]
+    assert rows[1][2:] == ["torch.sum", "5.0", "1.00x", "10.0", "1.00x"]
+
+
+def test_report_refuses_a_non_callable_document_before_writing(tmp_path):
+    from harness.cli.main import main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "something else"}')
+    out = tmp_path / "rep"
+    code = main(["report", "results/nvidia-h100/ladder-float32.json", "--out", str(out),
+                 "--callable", str(bad)])  # fmt: skip
+    assert code == 2 and not out.exists()

@@ -204,3 +204,50 @@ def test_cupy_input_still_returns_cupy(needs_cupy):
     for vid in FASTEST:
         got = harness.reduce_sum(a, vid)
         assert isinstance(got, cupy.ndarray) and int(got) == int(a.sum())
+
+
+def _threshold(dtype: str) -> int:
+    from harness.core import dtypes
+    from harness.launch import single_launch
+
+    return single_launch.SMALL_MAX_BYTES // dtypes.get(dtype).itemsize
+
+
+@pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)
+def test_small_n_path_at_its_boundary(dtype, needs_cupy):
+    """n = threshold - 1, threshold (the small kernel, one block) and threshold + 1 (the
+    multi-block kernel), offsets 0..3: golden within the bound, the cache equal to the plan."""
+    from harness.launch import single_launch
+
+    v = catalogue.get("cuda/fastest")
+    t = _threshold(dtype)
+    for n in (t - 1, t, t + 1):
+        small = single_launch.takes_small_path(dtype, n)
+        assert small == (n <= t)
+        base = verify.seed_like_input(n + 3, dtype, "cuda")
+        for off in range(4):
+            x = base[off : off + n]
+            r = verify.check_variant(v, x)
+            assert r.ok, (n, off, r.message)
+            plan = make_plan(v, x)
+            assert (plan.first_blocks == 1) or not small
+            assert verify.same_bits(harness.reduce_sum(x, v.id), fresh_sum(v.id, x)), (n, off)
+
+
+@pytest.mark.parametrize("block", [256, 512, 1024])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bfloat16", "float64"])
+def test_small_kernel_every_block_the_sweep_times(block, dtype, needs_cupy):
+    """What harness.studies.small_n_sweep times at each block size sums right (int32 exactly)."""
+    from harness.studies import small_n_sweep
+
+    for n in (1, 5003, 2**16 + 3):
+        x = verify.seed_like_input(n + 1, dtype, "cuda")[1:]
+        fns = small_n_sweep.paths(dtype, x)
+        fn, out = fns[f"small B{block}"]
+        fn()
+        torch.cuda.synchronize()
+        got = verify.compare(
+            catalogue.get("cuda/fastest"), dtype, n, verify.as_number(out[0]), verify.golden(x),
+            True,
+        )  # fmt: skip
+        assert got.ok, (n, got.message)

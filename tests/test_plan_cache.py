@@ -163,3 +163,80 @@ def test_reduce_sum_keeps_shapes_and_noncontiguous_inputs(dev):
     x = verify.seed_like_input(600, "int32", dev).reshape(20, 30)
     assert verify.same_bits(harness.reduce_sum(x, V.id), fresh_sum(x))
     assert verify.same_bits(harness.reduce_sum(x.t(), V.id), fresh_sum(x.t().contiguous()))
+
+
+def _no_checked_path(*args, **kwargs):
+    raise AssertionError("the checked path ran where the hot path should have hit")
+
+
+def test_hot_path_hits_after_the_first_call_and_skips_the_checks(dev, monkeypatch):
+    from harness.launch import api
+
+    plan_cache.clear()
+    x = verify.seed_like_input(N, "float32", dev)
+    want = fresh_sum(x)
+    assert verify.same_bits(harness.reduce_sum(x, V.id), want)  # checked path: builds the entry
+    monkeypatch.setattr(api, "_checked_sum", _no_checked_path)
+    again = harness.reduce_sum(x * 1, V.id)  # a new tensor of the same class: the hot path
+    assert verify.same_bits(again, want) and again.data_ptr() != x.data_ptr()
+    first = harness.reduce_sum(x, V.id)
+    assert first.data_ptr() != again.data_ptr()  # a new result per call, never a shared buffer
+    info = plan_cache.info()
+    assert (info.misses, info.hits) == (1, 2)
+
+
+def test_hot_path_leaves_every_other_input_to_the_checked_path(dev):
+    from harness.launch import api
+
+    plan_cache.clear()
+    x = verify.seed_like_input(N, "float32", dev)
+    harness.reduce_sum(x, V.id)
+    assert api._hit(x, V.id) is not None
+    assert api._hit(x[:-1], V.id) is None  # another n: a miss, nothing built by _hit
+    assert api._hit(x.reshape(1, N).t().contiguous().t(), V.id) is not None  # contiguous 2-d
+    assert api._hit(torch.stack([x, x], 1)[:, 0], V.id) is None  # not contiguous
+    assert api._hit(x, "triton/tile-256") is None  # not a single-launch variant id
+    assert plan_cache.info().size == 1
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        harness.reduce_sum(x.long(), V.id)  # still refused, with the same message, once warm
+    assert harness.reduce_sum(x[:0], V.id).item() == 0
+
+
+def test_lookup_misses_without_building_or_counting(cache, dev):
+    x = torch.randn(N, device=dev)
+    key = plan_cache.key_of(V, "float32", x, 0)
+    assert cache.lookup(key) is None and cache.info() == plan_cache.CacheInfo(0, 0, 0, 0, 3, 0)
+    entry = cache.get(V, "float32", x)
+    assert cache.lookup(key) is entry and cache.lookup(key, capturing=True) is entry
+    assert cache.info().hits == 2 and cache.pinned_keys() == [key]
+
+
+@pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)
+def test_small_path_threshold_is_inclusive_in_bytes(dtype):
+    from harness.core import dtypes
+    from harness.launch import single_launch
+
+    t = single_launch.SMALL_MAX_BYTES // dtypes.get(dtype).itemsize
+    assert single_launch.takes_small_path(dtype, t)
+    assert not single_launch.takes_small_path(dtype, t + 1)
+    assert not single_launch.takes_small_path(dtype, 10, max_bytes=0)  # the switch-off
+
+
+def test_small_kernels_compile_without_spills_for_every_dtype_and_block():
+    """NVRTC (no GPU needed) compiles every reduce_fastest_small the plan or the sweep launches;
+    none spills, and each fits its __launch_bounds__ (registers x threads <= 64 Ki)."""
+    from harness.compile import cuda_source, nvrtc
+    from harness.launch import single_launch
+
+    if not nvrtc.available():
+        pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
+    exprs = {
+        single_launch.small_expression(d, b): b
+        for d in catalogue.get("cuda/fastest").dtypes
+        for b in (256, 512, 1024)
+    }
+    r = nvrtc.compile_source(cuda_source.expand("fastest.cu"), "fastest.cu", list(exprs))
+    assert len(r.lowered) == len(exprs)
+    for expr, threads in exprs.items():
+        res = r.resources[r.lowered[expr]]
+        assert res.spill_store_bytes == 0 and res.registers * threads <= 65536, (expr, res)

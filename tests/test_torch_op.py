@@ -74,3 +74,20 @@ def test_compiled_fullgraph_has_no_graph_break(dev):
     assert explained.graph_break_count == 0 and explained.graph_count == 1
     compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
     assert verify.same_bits(compiled(x), f(x))
+
+
+def test_noop_op_dispatches_and_returns_one_0d_tensor(dev):
+    x = torch.ones(8, device=dev)
+    a, b = torch_op.noop()(x), torch.ops.reduce_ladder.noop(x, VID)
+    assert a.shape == () and a is b  # made once: the body is a dict get
+    with FakeTensorMode():
+        assert torch.ops.reduce_ladder.noop(torch.empty(3)).shape == ()
+
+
+def test_registered_on_the_device_keys_not_through_custom_op():
+    handle = torch._C._dispatch_find_schema_or_throw(torch_op.OP_NAME, "")
+    assert handle is not None
+    for key in torch_op.KEYS:
+        assert torch._C._dispatch_has_kernel_for_dispatch_key(torch_op.OP_NAME, key), key
+    # custom_op would also have registered an Autograd kernel of its own (Python, per call)
+    assert not torch._C._dispatch_has_kernel_for_dispatch_key(torch_op.OP_NAME, "Autograd")

@@ -4,6 +4,8 @@ Renders on any machine (no GPU): the ladder table on the terminal (compact, fits
 --wide: every column), DIR/report.md, and the PNG plots (bandwidth vs n per dtype, the ladder at
 one n per dtype, and with several runs each one's per-variant time ratio to the first, also
 printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
+--callable adds the per-call-from-Python figures (callable.md, plots, and both figures side by
+side for the fastest pair and the peers in report.md: harness.report.callable_tables).
 --readme rewrites the block between <!-- ladder:begin --> and <!-- ladder:end --> in that file.
 --accuracy renders an accuracy study (`reduce-ladder accuracy --json`) into DIR/accuracy.md and
 DIR/accuracy.png and links it from report.md.
@@ -18,7 +20,14 @@ from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console, parse_size
 from harness.core.sizes import size_label
-from harness.report import accuracy_tables, comparison, host_tables, readme_block, run_report
+from harness.report import (
+    accuracy_tables,
+    callable_tables,
+    comparison,
+    host_tables,
+    readme_block,
+    run_report,
+)
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
 
@@ -31,6 +40,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         host_doc = _load_host(args.host) if args.host else None
         if args.accuracy:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
+        callable_doc = _load_callable(args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
         if host_doc is not None:
@@ -38,6 +48,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.accuracy:
             _accuracy_report(args.accuracy, written.out_dir, out)
         main = written.runs[0]
+        if callable_doc is not None:
+            names = callable_tables.write(
+                callable_doc, written.out_dir, main.records, args.callable
+            )
+            for name in names:
+                out.print(f"  wrote {written.out_dir / name}", highlight=False)
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
@@ -56,6 +72,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     except ReportError as e:
         raise UsageError(str(e)) from None
     return EXIT_OK
+
+
+def _load_callable(path: str) -> dict:
+    """The per-call document (studies.callable_bench), checked before anything is written."""
+    try:
+        return callable_tables.load(path)
+    except callable_tables.CallableError as e:
+        raise ReportError(str(e)) from None
 
 
 def _load_host(path: str):
@@ -116,4 +140,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"
     )
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
+    p.add_argument(
+        "--callable", metavar="CALLABLE.json", help="also the per-call-from-Python figures"
+    )
     p.set_defaults(func=cmd_report)

@@ -18,9 +18,25 @@ The caller's data is never modified.
 
 Speed: the single-launch (fastest) family runs through harness.launch.plan_cache: its launch,
 grid and workspace are built once per (variant, dtype, n, alignment class, device, stream) and a
-call then costs the checks above, one 0-d result tensor and one launch (rebound to the caller's
-tensor by pointer: harness.launch.rebind). Sums are bit-identical to a fresh plan's. The ladder's
-multi-pass variants still build a plan per call (plan_cache says why).
+call then costs one 0-d result tensor and one launch (rebound to the caller's tensor by pointer:
+harness.launch.rebind). Sums are bit-identical to a fresh plan's. The ladder's multi-pass
+variants still build a plan per call (plan_cache says why).
+
+The hot path (`_hit`, tried first by reduce_sum): a plain torch.Tensor, contiguous, and a variant
+id string already seen by the checked path. It builds the cache key from cheap attributes and
+makes one cache lookup; every check above runs on the checked path only, which is taken on a
+miss, so a key can only be in the cache if the checked path accepted such an input before (a
+supported dtype on a supported device, 0 < n <= the variant's max_n). Costs measured with timeit
+on the CPU build machine (CPython 3.12, torch 2.11; GPU figures: harness.studies.call_profile):
+- x.get_device() 0.05 us (x.device.index 0.08 us: it builds a torch.device);
+- the dtype's name from a dict keyed by torch.dtype 0.10 us (functools.cache'd name_of 0.16 us);
+- hashing a catalogue.Variant (what functools.cache on a Variant argument does) 0.7 us: the
+  checked path did it twice per call; the hot path keys on the id string;
+- the stream: torch._C._cuda_getCurrentRawStream(dev), an int (harness.launch.stream says why
+  not torch.cuda.current_stream());
+- the result: the workspace's new_empty(()) 2.1 us against torch.empty((), dtype=, device=) 2.5
+  us (CPU allocator; both allocate, neither returns a plan's own buffer, which the next call
+  would overwrite).
 """
 
 from __future__ import annotations
@@ -118,12 +134,53 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant) -> Any:
     variants return float16 / bfloat16 sums as float32 (their accumulator). x is never modified:
     in-place kernels work on a scratch copy. An empty x sums to 0 without a launch.
     """
+    if type(x) is torch.Tensor and type(variant) is str:
+        launch = _hit(x, variant)
+        if launch is not None:
+            out = launch.workspace[0].new_empty(())  # the accumulator dtype on x's device
+            launch(x, out)
+            return out
+    return _checked_sum(x, variant)
+
+
+# Variant ids (as callers spell them) of the single-launch family -> the catalogue id, filled by
+# the checked path on first use; the hot path tries only these.
+_HOT_IDS: dict[str, str] = {}
+_DTYPE_NAMES: dict[torch.dtype, str] = {d.torch: name for name, d in dtypes.DTYPES.items()}
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _hit(x: torch.Tensor, variant: str):
+    """The cached launch for x (a plain tensor) and a variant id, or None: then the caller takes
+    the checked path (which builds on a miss). Only attribute reads, one stream query and one
+    cache lookup: the key is plan_cache.key_of's, built without a Variant object."""
+    vid = _HOT_IDS.get(variant)
+    if vid is None or not x.is_contiguous():
+        return None
+    dev = x.get_device()  # -1: the CPU (Triton's interpreter)
+    if dev >= 0:
+        if _raw_stream is None:
+            return None  # a torch without the raw-stream query: the checked path asks publicly
+        stream = _raw_stream(dev)
+        capturing = plan_cache.capturing()
+    else:
+        stream, capturing = 0, False
+    name = _DTYPE_NAMES.get(x.dtype)
+    key = (vid, name, x.numel(), x.data_ptr() & 15, dev, stream)
+    return plan_cache.default().lookup(key, capturing)
+
+
+def _checked_sum(x: Any, variant: str | catalogue.Variant) -> Any:
+    """reduce_sum with every check of the module docstring (CuPy arrays, views, variants as
+    records, the ladder's multi-pass variants, the first call of each key)."""
     v = _variant(variant)
     one_launch = v.launch.mapping.one_launch
     t, lib = _as_torch(x, v, flat=not one_launch)
     if t.numel() == 0:
         return _back(torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device), lib)
     if one_launch:
+        if isinstance(variant, str):
+            _HOT_IDS[variant] = v.id  # checked once: later calls with this id try the hot path
         return _back(_cached_sum(v, t), lib)
     plan = make_plan(v, t)
     out = plan.run()

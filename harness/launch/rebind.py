@@ -110,12 +110,9 @@ def _cuda(
     stream_ptr: int,
     mode: str,
 ) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], int]:
-    from harness.compile import cuda_loader
-
     partials, counter = ws
-    kern = cuda_loader.kernel(variant, dtype)
-    blocks = single_launch.cuda_grid(variant, dtype, x.numel())
-    grid, block = (blocks,), (variant.launch.threads,)
+    kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
+    grid, block = (blocks,), (threads,)
     if mode == "rawkernel":
 
         def go_rawkernel(x: torch.Tensor, out: torch.Tensor) -> None:

@@ -108,6 +108,47 @@ def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
     return min(tiles, passes.single_launch_cap(launch))
 
 
+# The small-n path (issue 14): up to SMALL_MAX_BYTES of input, cuda/fastest launches
+# reduce_fastest_small (cuda_kernels/fastest.cu: one block of SMALL_BLOCK threads, no workspace,
+# no ticket, 32-bit indices) instead of reduce_fastest. 32 KiB = one round of 512 threads x 4
+# 16-byte vectors: every load of the input in flight at once (2^13 float32 / int32 elements;
+# reduce_fastest covers 8 KiB x 4 = the same 2^13 with one block, so below the threshold both are
+# one block and the choice is the kernel's shape, not the grid). Not yet measured on a GPU when
+# chosen: `python -m harness.studies.small_n_sweep` times both paths (and other thresholds and
+# blocks) beside CUB and torch.sum; set SMALL_MAX_BYTES = 0 to switch the path off.
+SMALL_MAX_BYTES = 32 * 1024
+SMALL_BLOCK = 512
+SMALL_ROUND_BYTES = 32 * 1024  # one round of the small kernel: BLOCK x UNROLL 16-byte vectors
+
+
+def small_expression(dtype: str, block: int = SMALL_BLOCK) -> str:
+    """reduce_fastest_small's name expression for dtype and a block of `block` threads (UNROLL
+    from the round: SMALL_ROUND_BYTES / (16 x block))."""
+    unroll = SMALL_ROUND_BYTES // (16 * block)
+    return f"reduce_fastest_small<{dtypes.get(dtype).cxx}, {block}, {unroll}>"
+
+
+def takes_small_path(dtype: str, n: int, max_bytes: int = SMALL_MAX_BYTES) -> bool:
+    return n * dtypes.get(dtype).itemsize <= max_bytes
+
+
+def cuda_kernel(
+    variant: Variant, dtype: str, n: int, max_bytes: int = SMALL_MAX_BYTES, block: int = SMALL_BLOCK
+):
+    """(the CuPy kernel, blocks, threads) cuda/fastest launches over n elements of dtype: the
+    small-n kernel up to max_bytes, else reduce_fastest on cuda_grid's blocks. Every cuda/fastest
+    launch (the plan, the plan cache, the sweep) picks its kernel here, so they add in one order."""
+    from harness.compile import cuda_loader
+
+    if takes_small_path(dtype, n, max_bytes):
+        exprs = tuple(small_expression(d, block) for d in variant.dtypes)  # one module, all dtypes
+        mod = cuda_loader.module(variant.source, exprs)
+        kern = mod.get_function(small_expression(dtype, block))
+        return kern, 1, block
+    kern = cuda_loader.kernel(variant, dtype)
+    return kern, cuda_grid(variant, dtype, n), variant.launch.threads
+
+
 def cuda_args(
     x: torch.Tensor, out: torch.Tensor, partials: torch.Tensor, counter: torch.Tensor
 ) -> tuple:
@@ -130,11 +171,8 @@ def _cuda_launch(
     counter: torch.Tensor,
 ) -> tuple[Callable[[], None], int]:
     """The launch of cuda/fastest's kernel over x on torch's current stream, and its grid."""
-    from harness.compile import cuda_loader
-
-    kern = cuda_loader.kernel(variant, dtype)
-    blocks = cuda_grid(variant, dtype, x.numel())
-    grid, block = (blocks,), (variant.launch.threads,)
+    kern, blocks, threads = cuda_kernel(variant, dtype, x.numel())
+    grid, block = (blocks,), (threads,)
     args = cuda_args(x, out, partials, counter)
 
     def go() -> None:

@@ -98,6 +98,17 @@ def _op(vid: str):
     return make
 
 
+def _noop_op(dtype, views):
+    """torch.ops.reduce_ladder.noop: what torch.ops dispatch costs alone (harness.launch.torch_op),
+    so the op's figure can be split into dispatch and the API below it."""
+    import torch
+
+    from harness.launch import torch_op  # noqa: F401  (registers the ops)
+
+    noop = torch.ops.reduce_ladder.noop
+    return lambda x: noop(x, "cuda/fastest")
+
+
 def _torch_sum(dtype, views):
     import torch
 
@@ -129,6 +140,7 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("torch.sum", "torch.sum(x)", _torch_sum),
     *(Entry(f"api {v}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v)) for v in FASTEST),
     *(Entry(f"op {v}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v)) for v in FASTEST),
+    Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch, no work", _noop_op),
     *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", _plan(v)) for v in FASTEST),
     Entry("launch cuda/fastest function", "cached launch, CuPy Function, args packed once",
           _launch("cuda/fastest", "function")),
