@@ -26,6 +26,7 @@ NOT_RESULT_SCHEMAS = {
     records.SANITIZE_SCHEMA,
     records.CALLABLE_SCHEMA,
     records.INDUCTOR_CODE_SCHEMA,
+    records.COMPARE_SCHEMA,  # `reduce-ladder compare`: ratios between device folders
 }
 
 

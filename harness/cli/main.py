@@ -2,7 +2,7 @@
 an explicit import (a renamed or broken module fails loudly, it does not vanish from the CLI).
 
     reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
-    reduce-ladder run | check | list | report | inspect | host | fastest-bench | ablation
+    reduce-ladder run | check | list | report | inspect | host | fastest-bench | ablation | compare
     reduce-ladder COMMAND --help       its options
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
@@ -23,6 +23,7 @@ from pathlib import Path
 from harness.cli import (
     ablation,
     census,
+    compare,
     fastest_bench,
     host,
     list_variants,
@@ -45,6 +46,7 @@ COMMAND_MODULES = (
     ablation,
     profile,
     sanitize,
+    compare,
 )
 DEFAULT_COMMAND = "run"
 
