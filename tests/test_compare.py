@@ -188,3 +188,56 @@ def test_bad_input_exits_2_before_any_work(tmp_path, capsys, case, message):
     assert message in capsys.readouterr().err
     if case != "out-is-file":
         assert not out.exists(), "the output folder was made before the input was checked"
+
+
+# -- the porting doc's Inductor comparison (harness.report.porting_inductor_diff) ------------------
+
+
+def _captures() -> list[Path]:
+    return sorted((ROOT / "results").glob("*/inductor/inductor.json"))
+
+
+@pytest.mark.parametrize("path", _captures(), ids=lambda p: p.parent.parent.name)
+def test_parsed_inductor_code_agrees_with_the_studys_own_facts(path):
+    """The doc's parser of the captured code and the study's facts (inductor.json, read by other
+    regular expressions when the code was captured) give the same kernels, rows and launches."""
+    from harness.report.porting_inductor_diff import parse_compiles
+
+    doc = json.loads(path.read_text())
+    for entry in doc["modes"]:
+        code_path = path.parent / f"inductor-{entry['mode']}.py"
+        if entry.get("unavailable") or not code_path.is_file():
+            continue
+        facts = [f for c in entry["calls"] for f in c["code_facts"]]
+        compiles = parse_compiles(code_path.read_text())
+        assert len(compiles) == len(facts), entry["mode"]
+        for c, f in zip(compiles, facts, strict=True):
+            assert [k.name for k in c.kernels] == f["kernels"]
+            assert len(c.launches) == len(f["launches"])
+            fixed = [int(k.xnumel) for k in c.kernels if k.xnumel.isdigit()]
+            assert fixed == f["constants"].get("xnumel", [])
+
+
+def test_porting_doc_states_the_dynamic_pitfall_from_the_files():
+    """The doc's dynamic-pitfall lines carry the ladder files' and the study's times."""
+    text = (ROOT / "docs" / "porting.md").read_text()
+    for folder in COMMITTED:
+        ladder = json.loads((ROOT / folder / "ladder-float32.json").read_text())
+        dyn = [r for r in ladder["results"] if r["variant"] == "peer/torch.compile-dynamic"]
+        for r in dyn:
+            ms = r["total"]["median_ms"]
+            assert f"{Path(folder).name}, ladder run at 2^{r['n'].bit_length() - 1}" in text
+            assert f"{ms:,.1f} ms" in text
+        study = json.loads((ROOT / folder / "inductor" / "inductor.json").read_text())
+        calls = {(e["mode"], c["n"]): c for e in study["modes"] for c in e.get("calls", [])}
+        big = max(study["sizes"])
+        assert f"dynamic {calls[('dynamic', big)]['median_us']:,.1f} µs" in text
+    block = text.split("**The dynamic pitfall, from the code.**")[1].split("```python\n")[1]
+    quoted = block.split("```")[0].strip().splitlines()
+    assert len(quoted) >= 4
+    captured = {
+        ln.strip()
+        for f in COMMITTED
+        for ln in (ROOT / f / "inductor" / "inductor-dynamic.py").read_text().splitlines()
+    }
+    assert set(quoted) <= captured, "the doc quotes lines the captured code does not have"
