@@ -30,6 +30,7 @@ def test_every_command_is_registered_from_an_imported_module():
         "profile",
         "sanitize",
         "accuracy",
+        "compare",
     }
 
 

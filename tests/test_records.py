@@ -28,6 +28,7 @@ NOT_RESULT_SCHEMAS = {
     records.INDUCTOR_CODE_SCHEMA,
     records.HOPPER_LOADS_SCHEMA,
     records.REPRODUCIBLE_SCHEMA,  # result bits per input (harness.studies.accuracy)
+    records.COMPARE_SCHEMA,  # `reduce-ladder compare`: ratios between device folders
 }
 
 

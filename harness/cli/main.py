@@ -3,7 +3,7 @@ an explicit import (a renamed or broken module fails loudly, it does not vanish 
 
     reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
     reduce-ladder run | check | list | report | inspect | host | fastest-bench | ablation
-                                       | profile | sanitize | accuracy
+                                       | profile | sanitize | accuracy | compare
     reduce-ladder COMMAND --help       its options
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
@@ -25,6 +25,7 @@ from harness.cli import (
     ablation,
     accuracy,
     census,
+    compare,
     fastest_bench,
     host,
     list_variants,
@@ -48,6 +49,7 @@ COMMAND_MODULES = (
     profile,
     sanitize,
     accuracy,
+    compare,
 )
 DEFAULT_COMMAND = "run"
 

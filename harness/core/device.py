@@ -105,3 +105,24 @@ def device_info() -> dict:
     except Exception as e:
         info["cupy_error"] = str(e)
     return info
+
+
+# Peak memory bandwidth from NVIDIA's datasheets, bytes/s, matched on the device name as torch and
+# nvidia-smi spell it (first match wins, so the more specific names come first). One table: the
+# fastest bench's %DS column and the cross-device comparison's expected ratio both read it.
+DATASHEET_BYTES_PER_S = (
+    ("H200", 4.8e12),
+    ("H100 PCIe", 2.0e12),
+    ("H100 NVL", 3.9e12),
+    ("H100", 3.35e12),  # SXM5 (80GB HBM3)
+    ("A100-SXM4-80GB", 2.039e12),
+    ("A100", 1.555e12),
+)
+
+
+def datasheet_bw(name: str) -> float | None:
+    """The datasheet's memory bandwidth (bytes/s) of the device called `name`, None if unknown."""
+    for key, bw in DATASHEET_BYTES_PER_S:
+        if key in name:
+            return bw
+    return None

@@ -1,7 +1,8 @@
 """The porting doc's section on what torch.compile writes for the 1-D sum, from the folder that
 harness.studies.inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
 inductor-{static,dynamic,coop}.py). Returns Markdown, or "" where the folder is absent, so the
-doc regenerates unchanged until a run has been committed. Not wired into porting_doc.py here.
+doc regenerates unchanged until a run has been committed. Ends with the comparison with our
+kernels and the dynamic pitfall (harness.report.porting_inductor_diff), over every device folder.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report import porting_inductor_diff
 from harness.report.markdown import markdown_lines
 
 INDUCTOR_JSON = "inductor.json"
@@ -94,4 +96,11 @@ def inductor_section(folder: str | Path) -> str:
                 "</details>",
                 "",
             ]
+    # Beside ours, on every device folder with a capture or a ladder run (results/<device>/).
+    results = folder.parent.parent
+    devices = sorted(
+        {p.parent for p in results.glob("*/ladder-*.json")}
+        | {p.parent.parent for p in results.glob(f"*/inductor/{INDUCTOR_JSON}")}
+    )
+    out += porting_inductor_diff.section(devices)
     return "\n".join(out).rstrip() + "\n"

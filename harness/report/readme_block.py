@@ -28,7 +28,10 @@ def readme_block(written: WrittenReport, readme: Path, command: str) -> str:
         "",
     ]
     for dtype, n in written.ref_n.items():
-        lines += [f"**{dtype}, n = {size_label(n)}**", "", markdown_ladder(run.records, dtype, n)]
+        # The device in each table's caption: the README shows one device's numbers, and the
+        # other devices' are one link away (results/compare/), so each table says whose they are.
+        caption = f"**{dtype}, n = {size_label(n)}, on {run.device}**"
+        lines += [caption, "", markdown_ladder(run.records, dtype, n)]
     main_plot = written.out_dir / plot_names(run.dtypes()[0], 1)[0]
     lines += [
         f"![effective bandwidth vs n]({_rel(main_plot, readme.parent)})",

@@ -29,27 +29,13 @@ import json
 import sys
 import time
 
+from harness.core.device import datasheet_bw
 from harness.report import records, study_records
 from harness.report.ratios import CUB_ID, TORCH_ID
 
-DATASHEET_BYTES_PER_S = (  # first match on the device name wins
-    ("H200", 4.8e12),
-    ("H100 PCIe", 2.0e12),
-    ("H100 NVL", 3.9e12),
-    ("H100", 3.35e12),  # SXM5 (80GB HBM3)
-    ("A100-SXM4-80GB", 2.039e12),
-    ("A100", 1.555e12),
-)
 VARIANTS = ("cuda/fastest", "triton/fastest")
 PEERS = ("torch.sum", "cupy.sum-cub")
 GRAPH_MAX_N = 2**20
-
-
-def datasheet_bw(name: str) -> float | None:
-    for key, bw in DATASHEET_BYTES_PER_S:
-        if key in name:
-            return bw
-    return None
 
 
 def _reps(n: int) -> int | None:

@@ -1,0 +1,79 @@
+"""`reduce-ladder compare DIR DIR [DIR ...] --out DIR`
+
+Renders on any machine (no GPU): N device folders (results/<device>/, one GPU session each; the
+first is the baseline) compared variant by variant. Per result source (ladder-*.json, fastest*.json,
+bench.json, seed004.json, callable.json: those present), dtype and n: each device's time, the
+ratio t(baseline) / t(device) and the ratio the datasheets' memory bandwidth predicts. Writes
+OUT/README.md (devices, versions from env.txt, what stands out, tables), OUT/compare_<source>.png
+(ratio against n per variant family, the datasheet line dashed) and OUT/compare.json (every row).
+The output depends only on the folders: it regenerates byte-identical.
+
+A folder that does not exist or holds no result file, a folder named twice, fewer than two
+folders, or an --out that cannot be written: exit 2 before anything is read or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from harness.cli.common import EXIT_OK, UsageError, console
+from harness.report import devices, devices_markdown, devices_plot
+from harness.report.documents import ReportError
+
+
+def _out_dir(path: str) -> Path:
+    """The output folder, created if missing; exit 2 where it cannot be written."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"cannot write into {out} (--out): {e.strerror or e}") from None
+    return out
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    try:
+        folders = devices.check_folders(args.folders)
+        out = _out_dir(args.out)
+        runs = [devices.load_device(f) for f in folders]
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+    rows = devices.device_rows(runs)
+    if not rows:
+        raise UsageError(
+            "the folders share no timed result (same source, variant, dtype and n) with the "
+            f"baseline {runs[0].label}; nothing to compare"
+        )
+    command = shlex.join(["reduce-ladder", "compare", *args.folders, "--out", args.out])
+    try:
+        plots = devices_plot.plot_all(out, rows, runs)
+        text = devices_markdown.render(runs, out, plots, command)
+        (out / "README.md").write_text(text)
+        devices_markdown.write_json(out / "compare.json", devices_markdown.compare_json(runs, out))
+    except (ReportError, OSError) as e:
+        raise UsageError(str(e)) from None
+    con = console()
+    for line in devices_markdown.stand_out(runs, rows):
+        con.print(line, highlight=False, markup=False)
+    for name in ("README.md", "compare.json", *plots):
+        con.print(f"  wrote {out / name}", highlight=False)
+    return EXIT_OK
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare device folders (results/<device>/): time ratios beside the datasheet's",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "folders", nargs="+", metavar="DIR", help="device folders; the first is the baseline"
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    p.set_defaults(func=cmd_compare)
