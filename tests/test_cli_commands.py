@@ -29,6 +29,7 @@ def test_every_command_is_registered_from_an_imported_module():
         "ablation",
         "profile",
         "sanitize",
+        "distributed",
     }
 
 

@@ -3,6 +3,7 @@ an explicit import (a renamed or broken module fails loudly, it does not vanish 
 
     reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
     reduce-ladder run | check | list | report | inspect | host | fastest-bench | ablation
+    reduce-ladder distributed          one sum across K GPUs on NCCL
     reduce-ladder COMMAND --help       its options
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
@@ -23,6 +24,7 @@ from pathlib import Path
 from harness.cli import (
     ablation,
     census,
+    distributed,
     fastest_bench,
     host,
     list_variants,
@@ -45,6 +47,7 @@ COMMAND_MODULES = (
     ablation,
     profile,
     sanitize,
+    distributed,
 )
 DEFAULT_COMMAND = "run"
 

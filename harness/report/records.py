@@ -57,6 +57,7 @@ PROFILE_SCHEMA = (
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
 INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # studies.inductor_code: code facts, times
 CALLABLE_SCHEMA = "reduce-ladder/callable/1"  # studies.callable_bench: us per call from Python
+DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
 # The versions before the record (committed under results/): read, never written.
 RUN_SCHEMA_V1 = "reduce-ladder/run/1"
 BENCH_SCHEMA_V1 = "reduce-ladder/bench/1"
