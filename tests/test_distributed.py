@@ -166,3 +166,60 @@ def test_render_refuses_another_schema(tmp_path: Path, capsys) -> None:
     other.write_text(json.dumps({"schema": RUN_SCHEMA, "results": []}))
     assert main(["distributed", "--render", str(other), "--out", str(tmp_path)]) == 2
     assert f"not a {DISTRIBUTED_SCHEMA} document" in capsys.readouterr().err
+
+
+def _sum_run(scaling: str, k: int, n_per_rank: int, total_ms: float) -> dict:
+    return {
+        "kind": "sum",
+        "scaling": scaling,
+        "gpus": k,
+        "n_per_rank": n_per_rank,
+        "n_total": k * n_per_rank,
+        "variant": "cuda/fastest",
+        "combine": "all_reduce",
+        "local_ms": 0.9 * total_ms,
+        "combine_ms": 0.1 * total_ms,
+        "total_ms": total_ms,
+        "ok": True,
+    }
+
+
+def test_efficiency_speedup_and_bus_bandwidth_follow_their_definitions() -> None:
+    runs = [
+        _sum_run("weak", 1, 2**30, 1.0),
+        _sum_run("weak", 4, 2**30, 1.25),
+        _sum_run("strong", 1, 2**32, 4.0),
+        _sum_run("strong", 4, 2**30, 1.25),
+        {
+            "kind": "allreduce",
+            "gpus": 4,
+            "n": 2**20,
+            "bytes": 2**22,
+            "us_mean": 100.0,
+            "us_max": 110.0,
+            "ok": True,
+        },
+        {
+            "kind": "combine_loop",
+            "gpus": 4,
+            "combine": "all_reduce",
+            "calls": 100,
+            "us_per_call": 30.0,
+            "us_per_call_by_rank": [30.0] * 4,
+            "ok": True,
+        },
+    ]
+    rows = {(s.run["scaling"], s.run["gpus"]): s for s in distributed_tables.sum_rows(runs)}
+    assert rows["weak", 4].efficiency == 1.0 / 1.25  # t1 / tK
+    assert rows["strong", 4].speedup == 4.0 / 1.25  # t1 / tK
+    assert rows["strong", 4].efficiency == 4.0 / (4 * 1.25)  # t1 / (K tK)
+    assert rows["weak", 4].agg_gbps == 4 * 4 * 2**30 / (1.25 * 1e6)
+    ((_, algbw, busbw),) = distributed_tables.sweep_rows(runs)
+    assert algbw == 2**22 / 100e3 and busbw == algbw * 2 * 3 / 4
+    verdicts = {t[0].split(",")[0]: t[2] for t in distributed_tables.targets(runs)}
+    # 80% < 95%; 3.2x < 3.4x; 30 us > 25 us
+    assert verdicts == {
+        "weak efficiency": "missed",
+        "strong speedup": "missed",
+        "scalar combine": "missed",
+    }

@@ -49,7 +49,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reps", type=positive_int, default=10, help="timed repetitions (10)")
     p.add_argument("--warmup", type=positive_int, default=2)
     p.add_argument("--seed", type=int, default=0, help="rank r's generator: seed + r (0)")
-    p.add_argument("--sweep", action="store_true", help="all_reduce 2^10..2^28 for K > 1")
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help="all_reduce 2^10..2^28 for K > 1 (alone: no sums unless --sizes)",
+    )
     p.add_argument("--sweep-sizes", nargs="+", metavar="N", help="the sweep's sizes instead")
     p.add_argument("--combine-calls", type=int, default=100, help="scalar combine loop (0: off)")
     p.add_argument("--backend", choices=distributed.BACKENDS, help="nccl (GPUs) or gloo (--cpu)")

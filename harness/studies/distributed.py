@@ -129,7 +129,9 @@ def resolve(req: Request) -> Resolved:
             raise DistributedUsageError(
                 f"--gpus {max(req.gpus)} asks for more GPUs than the {present} present"
             )
-    sizes = req.sizes or ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
+    # --sweep alone measures the collectives only; otherwise a sum at the default size.
+    default = () if req.sweep else ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
+    sizes = req.sizes or default
     shard_sizes: dict[int, tuple[int, ...]] = {}
     for k in req.gpus:
         if req.scaling == "strong":
@@ -142,7 +144,9 @@ def resolve(req: Request) -> Resolved:
             shard_sizes[k] = tuple(n // k for n in sizes)
         else:
             shard_sizes[k] = tuple(sizes)
-    variant = _check_variant(req.variant, on_gpu, max(max(s) for s in shard_sizes.values()))
+    variant = _check_variant(
+        req.variant, on_gpu, max(max(s, default=0) for s in shard_sizes.values())
+    )
     if on_gpu:
         _check_memory(req.gpus, shard_sizes)
     return Resolved(req, on_gpu, backend, variant, tuple(sizes), shard_sizes)
@@ -176,10 +180,11 @@ def _check_memory(gpus: tuple[int, ...], shard_sizes: dict[int, tuple[int, ...]]
     for k in gpus:
         for rank in range(k):
             total = torch.cuda.get_device_properties(rank).total_memory
-            need = 4 * max(shard_sizes[k]) + MEMORY_HEADROOM
+            shard = max(shard_sizes[k], default=0)
+            need = 4 * shard + MEMORY_HEADROOM
             if need > total:
                 raise DistributedUsageError(
-                    f"a shard of {size_label(max(shard_sizes[k]))} float32 on GPU {rank} needs "
+                    f"a shard of {size_label(shard)} float32 on GPU {rank} needs "
                     f"{need / 2**30:.0f} GiB with headroom; it has {total / 2**30:.0f} GiB"
                 )
 

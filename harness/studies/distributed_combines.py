@@ -27,6 +27,7 @@ import torch.distributed as dist
 from harness.core.timing import gate_device
 
 GATE_S = 5e-4  # device-side wait before each timed repetition (outlasts queuing two calls)
+GATE_PER_CALL_S = 1e-4  # and per call of a back-to-back loop (a combine queues in < 100 us)
 
 
 class Clock:
@@ -123,7 +124,7 @@ def combine_loop(cfg, dev: torch.device, clock: Clock, name: str) -> dict:
     partial.zero_()  # all_reduce in place: zeros stay zeros over the loop
     align(cfg, dev)
     if cfg.on_gpu:
-        gate_device(GATE_S + 2e-5 * cfg.combine_calls)
+        gate_device(GATE_S + GATE_PER_CALL_S * cfg.combine_calls)
     start = clock.mark()
     for _ in range(cfg.combine_calls):
         combine(partial)
@@ -150,6 +151,8 @@ def sweep_point(cfg, dev: torch.device, clock: Clock, n: int) -> dict:
     for _ in range(cfg.sweep_warmup):
         dist.all_reduce(buf)
     align(cfg, dev)
+    if cfg.on_gpu:
+        gate_device(GATE_S + GATE_PER_CALL_S * cfg.sweep_iters)
     start = clock.mark()
     for _ in range(cfg.sweep_iters):
         dist.all_reduce(buf)

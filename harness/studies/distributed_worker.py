@@ -89,6 +89,7 @@ def _work(rank: int, cfg: RankConfig) -> None:
     warnings.filterwarnings("ignore", message=".*all_gather_into_tensor.*", category=FutureWarning)
     if cfg.on_gpu:
         torch.cuda.set_device(rank)
+        _cupy_device(rank)
         dev = torch.device("cuda", rank)
     else:
         torch.set_num_threads(1)  # K ranks share the host's cores
@@ -115,6 +116,16 @@ def _work(rank: int, cfg: RankConfig) -> None:
         merged = [combines.merge_ranks([g[i] for g in gathered]) for i in range(len(records))]
         Path(cfg.out_dir, RESULT_FILE).write_text(json.dumps(merged))
     dist.barrier()
+
+
+def _cupy_device(rank: int) -> None:
+    """CuPy's current device too: the CUDA variants load and launch on CuPy's current device
+    (harness.launch.stream switches only for non-default streams), so it must be this rank's."""
+    try:
+        import cupy
+    except ImportError:
+        return  # no CuPy: only the Triton variants can run, and they follow torch's device
+    cupy.cuda.Device(rank).use()
 
 
 def env_record(cfg: RankConfig, dev: torch.device) -> dict:
