@@ -31,6 +31,7 @@ def test_every_command_is_registered_from_an_imported_module():
         "sanitize",
         "accuracy",
         "compare",
+        "distributed",
     }
 
 

@@ -4,6 +4,7 @@ an explicit import (a renamed or broken module fails loudly, it does not vanish 
     reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
     reduce-ladder run | check | list | report | inspect | host | fastest-bench | ablation
                                        | profile | sanitize | accuracy | compare
+    reduce-ladder distributed          one sum across K GPUs on NCCL
     reduce-ladder COMMAND --help       its options
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
@@ -26,6 +27,7 @@ from harness.cli import (
     accuracy,
     census,
     compare,
+    distributed,
     fastest_bench,
     host,
     list_variants,
@@ -50,6 +52,7 @@ COMMAND_MODULES = (
     sanitize,
     accuracy,
     compare,
+    distributed,
 )
 DEFAULT_COMMAND = "run"
 

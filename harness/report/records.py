@@ -61,6 +61,7 @@ CALLABLE_SCHEMA = "reduce-ladder/callable/1"  # studies.callable_bench: us per c
 ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device
+DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
 # The versions before the record (committed under results/): read, never written.
 RUN_SCHEMA_V1 = "reduce-ladder/run/1"
 BENCH_SCHEMA_V1 = "reduce-ladder/bench/1"

@@ -1,0 +1,136 @@
+"""`reduce-ladder distributed`: one sum across K GPUs on NCCL (harness.studies.distributed).
+
+    reduce-ladder distributed --gpus 1,2,4 [--sizes 2^30 ...] [--scaling weak|strong]
+        [--variant cuda/fastest] [--combines all_reduce,all_gather] [--reps 10] [--sweep]
+        [--json PATH] [--cpu --backend gloo] [--timeout 60]
+    reduce-ladder distributed --render A.json [B.json ...] --out DIR [--json MERGED.json]
+
+A run prints the tables (Markdown) and writes --json; --render pools documents (one per step)
+into DIR/distributed.md and DIR/distributed.png, and with --json the pooled document.
+Exit codes: 0 every sum exact; 1 a sum wrong or a rank failed (its message printed); 2 bad
+input, found before any process starts (K < 1, K above the GPUs present, a size that does not
+divide by K under strong scaling, NCCL missing, an unknown variant).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from harness.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    check_writable,
+    fail,
+    parse_sizes,
+    positive_int,
+    variant_ids,
+    write_json,
+)
+from harness.report import distributed_tables
+from harness.report.documents import ReportError
+from harness.studies import distributed
+
+COMMAND = "distributed"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        COMMAND,
+        help="one sum across K GPUs (NCCL): local sums, all_reduce / rank-order combines, "
+        "weak or strong scaling, the all_reduce sweep; --render tabulates",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("--gpus", nargs="+", metavar="K", help="process counts, e.g. 1,2,4 or 1 2 4")
+    p.add_argument("--sizes", nargs="+", metavar="N", help="weak: n per GPU; strong: n total")
+    p.add_argument("--scaling", choices=distributed.SCALINGS, default="weak")
+    p.add_argument("--variant", help="catalogue id (default cuda/fastest; CPU: triton/fastest)")
+    p.add_argument("--combines", nargs="+", help="all_reduce, all_gather (default: both)")
+    p.add_argument("--reps", type=positive_int, default=10, help="timed repetitions (10)")
+    p.add_argument("--warmup", type=positive_int, default=2)
+    p.add_argument("--seed", type=int, default=0, help="rank r's generator: seed + r (0)")
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help="all_reduce 2^10..2^28 for K > 1 (alone: no sums unless --sizes)",
+    )
+    p.add_argument("--sweep-sizes", nargs="+", metavar="N", help="the sweep's sizes instead")
+    p.add_argument("--combine-calls", type=int, default=100, help="scalar combine loop (0: off)")
+    p.add_argument("--backend", choices=distributed.BACKENDS, help="nccl (GPUs) or gloo (--cpu)")
+    p.add_argument("--cpu", action="store_true", help="the CPU path: gloo, Triton interpreter")
+    p.add_argument("--timeout", type=float, default=60.0, help="process group timeout, s (60)")
+    p.add_argument("--json", help="write the document (with --render: the pooled one)")
+    p.add_argument("--render", nargs="+", metavar="JSON", help="tabulate documents; needs --out")
+    p.add_argument("--out", help="folder for --render's distributed.md and distributed.png")
+    p.set_defaults(func=cmd_distributed)
+
+
+def parse_gpus(values: list[str] | None) -> tuple[int, ...]:
+    try:
+        return tuple(int(s) for v in values or () for s in v.split(",") if s.strip())
+    except ValueError:
+        raise UsageError(f"--gpus takes integers, e.g. 1,2,4 (got {' '.join(values)})") from None
+
+
+def request_from(args: argparse.Namespace) -> distributed.Request:
+    if not args.gpus:
+        raise UsageError("--gpus K is needed (or --render JSON ... --out DIR)")
+    if args.combine_calls < 0 or args.timeout <= 0:
+        raise UsageError("--combine-calls must be >= 0 and --timeout > 0")
+    if args.variant:
+        variant_ids([args.variant])  # unknown id: the usual message with suggestions
+    sizes = parse_sizes(args.sizes)
+    sweep_sizes = parse_sizes(args.sweep_sizes)
+    combines = [s for v in args.combines or () for s in v.split(",") if s.strip()]
+    return distributed.Request(
+        gpus=parse_gpus(args.gpus),
+        sizes=tuple(sizes) if sizes else None,
+        scaling=args.scaling,
+        variant=args.variant,
+        combines=tuple(combines) if combines else tuple(distributed.COMBINES),
+        reps=args.reps,
+        warmup=args.warmup,
+        seed=args.seed,
+        backend=args.backend,
+        cpu=args.cpu,
+        timeout_s=args.timeout,
+        sweep=args.sweep or bool(sweep_sizes),
+        sweep_sizes=tuple(sweep_sizes) if sweep_sizes else distributed.SWEEP_SIZES,
+        combine_calls=args.combine_calls,
+    )
+
+
+def cmd_distributed(args: argparse.Namespace) -> int:
+    check_writable(args.json)
+    if args.render:
+        return _render(args)
+    if args.out:
+        raise UsageError("--out goes with --render")
+    try:
+        resolved = distributed.resolve(request_from(args))
+    except distributed.DistributedUsageError as e:
+        raise UsageError(str(e)) from None
+    try:
+        doc = distributed.study(resolved)
+    except distributed.RankFailure as e:
+        return fail(COMMAND, str(e), EXIT_FAILED)
+    write_json(args.json, doc)
+    print(distributed_tables.markdown(doc))
+    wrong = [r for r in doc["runs"] if not r.get("ok", True)]
+    for r in wrong:
+        print(f"WRONG: {r['kind']} K={r['gpus']} {r.get('combine', '')} {r}")
+    return EXIT_FAILED if wrong else EXIT_OK
+
+
+def _render(args: argparse.Namespace) -> int:
+    if not args.out:
+        raise UsageError("--render needs --out DIR")
+    try:
+        doc, written = distributed_tables.render(args.render, args.out)
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+    write_json(args.json, doc)
+    print(distributed_tables.markdown(doc))
+    for path in written:
+        print(f"  wrote {path}")
+    return EXIT_OK
