@@ -142,6 +142,8 @@ ENTRIES: tuple[Entry, ...] = (
     *(Entry(f"op {v}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v)) for v in FASTEST),
     Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch, no work", _noop_op),
     *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", _plan(v)) for v in FASTEST),
+    Entry("launch cuda/fastest driver", "cached launch, cuda.bindings cuLaunchKernel, params "
+          "packed once (where cuda-python imports)", _launch("cuda/fastest", "driver")),
     Entry("launch cuda/fastest function", "cached launch, CuPy Function, args packed once",
           _launch("cuda/fastest", "function")),
     Entry("launch cuda/fastest rawkernel", "cached launch, RawKernel + DLPack views per call",
@@ -251,7 +253,9 @@ def overheads(doc: dict) -> list[str]:
     """reduce_sum's cost over the cached launch it runs (api - launch, default modes), per row."""
     by = {(r["entry"], r["dtype"], r["n"]): r.get("us_per_call") for r in doc["results"]}
     lines = []
-    for v, mode in (("cuda/fastest", "function"), ("triton/fastest", "bound")):
+    from harness.launch.rebind import DEFAULT_MODE
+
+    for v, mode in (("cuda/fastest", DEFAULT_MODE["cuda"]), ("triton/fastest", "bound")):
         for (entry, dtype, n), us in by.items():
             launch = by.get((f"launch {v} {mode}", dtype, n))
             if entry == f"api {v}" and us is not None and launch is not None:
