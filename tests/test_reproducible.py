@@ -172,3 +172,31 @@ def test_cuda_instantiations_compile_without_spills_with_vector_loads(tmp_path):
     for body in (f32, bf16, scalar):
         assert "DFMA" not in body and "ATOM" in body  # adds only; the ticket
         assert not re.search(r"\bLDL|\bSTL", body)
+
+
+def test_sweep_and_bench_usage_errors_and_no_gpu(tmp_path, capsys):
+    from harness.core import device
+    from harness.studies import fastest_bench, reproducible_sweep
+
+    for argv in (["--sizes", "5"], ["--dtypes", "int32"]):
+        with pytest.raises(SystemExit) as e:
+            reproducible_sweep.main(argv)
+        assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        fastest_bench.main(["--json", str(tmp_path / "x.json"), "--variants", "peer/copy"])
+    assert e.value.code == 2 and "peer/copy" in capsys.readouterr().err
+    if not device.cupy_gpu()[0]:
+        assert reproducible_sweep.main(["--sizes", "12"]) == 2
+        assert "needs a GPU" in capsys.readouterr().err
+
+
+def test_bench_table_names_each_variant():
+    from harness.studies import fastest_bench
+
+    vs = (CUDA, TRITON)
+    row = {"log2n": 20, "n": 2**20, f"{CUDA}:ok": True, f"{TRITON}:ok": False}
+    row |= {CUDA: {"median_ms": 0.01}, "torch.sum": {"median_ms": 0.011}}
+    row[f"{CUDA}:x_best_peer"] = 1.1
+    head, line = fastest_bench._header(vs, False), fastest_bench._line(row, False, vs)
+    assert "cu-repr" in head and "x tr-repr" in head
+    assert "1.100" in line and f"WRONG/ERROR: {TRITON}" in line
