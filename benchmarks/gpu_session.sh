@@ -21,6 +21,12 @@
 #     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
 #     estimated: ~1 min of CPU-side data and exact sums, Triton compiles, ~1 min of GPU tests)
 #     -> accuracy.json, reproducible.json, accuracy.txt, pytest-accuracy.log
+#   repro: family "reproducible" (issue 18): its GPU tests (bits: CUDA == Triton == the numpy model,
+#     grid sweep, streams, views) then fastest-bench of cuda/ + triton/reproducible beside torch.sum,
+#     CUB and copy, float32 bfloat16, n = 2^10..2^30 (~5 min estimated) -> pytest-repro.log,
+#     repro-bench.json, repro-bench.txt (per n: times and "x" = best of CUB/torch.sum / variant)
+#   repro-sweep: cuda/reproducible's block / UNROLL / per_sm and Triton's warps / stages / per_sm
+#     at 2^24, 2^28, 2^30 float32 (~2 min estimated) -> repro-sweep.json, repro-sweep.txt
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -125,6 +131,23 @@ for step in $steps; do
       python3 -m pytest -q -p no:cacheprovider -rs tests/test_gpu_accuracy.py \
         > "$F/pytest-accuracy.log" 2>&1 || status=1
       tail -n 8 "$F/pytest-accuracy.log"
+      ;;
+    repro)
+      note "reproducible family: GPU tests"
+      python3 -m pytest -q -p no:cacheprovider tests/test_reproducible.py \
+        tests/test_gpu_reproducible.py > "$F/pytest-repro.log" 2>&1 || status=1
+      tail -n 8 "$F/pytest-repro.log"
+      note "reproducible vs torch.sum / cupy.sum (CUB) / copy: x = best peer / variant"
+      CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --dtypes float32 bfloat16 \
+        --variants cuda/reproducible triton/reproducible --json "$F/repro-bench.json" \
+        > "$F/repro-bench.txt" 2>&1 || status=1
+      grep -E "^2\^|^ +n |dtype|summary|WRONG" "$F/repro-bench.txt" | tail -n 50
+      ;;
+    repro-sweep)
+      note "reproducible: shapes at 2^24, 2^28, 2^30 (float32)"
+      CUPY_ACCELERATORS=cub python3 -m harness.studies.reproducible_sweep \
+        --json "$F/repro-sweep.json" > "$F/repro-sweep.txt" 2>&1 || status=1
+      tail -n 50 "$F/repro-sweep.txt"
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and

@@ -118,3 +118,18 @@ __device__ __forceinline__ void block_reduce_unrolled(volatile T* smem, u32 tid)
     }
     if (tid < 32) warp_reduce_volatile<T>(smem, tid);
 }
+
+// Last-block-done ticket (cuda/reproducible; the same atomic as cuda/fastest's FAST_ACQ_REL,
+// which keeps its own copy in fastest.cu): thread 0 of each block calls it once, after its
+// block's last store to the workspace. Release: that thread's earlier stores are visible before
+// the ticket is; acquire: the block that takes the last ticket sees every store released before
+// it (a __syncthreads() after it carries that to the block's other threads). Returns the ticket,
+// 0 .. gridDim.x - 1 (MEMBAR.ALL.GPU + ATOMG in SASS).
+__device__ __forceinline__ u32 ticket_acq_rel(u32* counter) {
+    u32 ticket;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                 : "=r"(ticket)
+                 : "l"(counter)
+                 : "memory");
+    return ticket;
+}

@@ -110,6 +110,8 @@ def test_list_dtype_filter_and_json_unchanged(columns_100, capsys):
     assert list(_rows(_printed(capsys, ["list", "--dtype", "float64"]))) == [
         "cuda/fastest",
         "triton/fastest",
+        "cuda/reproducible",
+        "triton/reproducible",
     ]
     out = _printed(capsys, ["list", "--format", "json"])
     records = json.loads("\n".join(out))

@@ -172,8 +172,8 @@ def test_first_add_during_load_reads_two_elements(rows):
 @needs_tools
 def test_triton_sum_lowers_to_shuffles(rows):
     for (vid, dtype), r in rows.items():
-        if r.backend != "triton":
-            continue
+        if r.backend != "triton" or catalogue.get(vid).family == "reproducible":
+            continue  # (its trees are tl.reshape + tl.split levels, in a fixed order: no tl.sum)
         # float sums shuffle (5 steps per warp); an integer sum may instead use redux.sync
         # (REDUX), one instruction for a whole warp
         assert r.counts.shuffles >= 5 or r.counts.warp_reductions >= 1, (vid, dtype)

@@ -202,15 +202,22 @@ def triton_meta(v: Variant) -> dict:
     harness launches `v` with: harness.launch.plan for the tile twins,
     harness.launch.single_launch's census spec
     (its default configuration) for triton/fastest."""
-    if v.launch.mapping.one_launch:
+    if _own_spec(v):
         return dict(_single_launch_spec(v, v.dtypes[0])["meta"])
     return v.launch.mapping.triton_meta(v.launch)
 
 
-def _single_launch_spec(v: Variant, dtype: str) -> dict:
-    from triton_kernels.fastest import triton_census_spec
+def _own_spec(v: Variant) -> bool:
+    """Triton kernels outside tiles.py (fastest.py, reproducible.py) state their own arguments and
+    meta-parameters: their module's triton_census_spec."""
+    return Path(v.source or "tiles.py").stem != "tiles"
 
-    spec = triton_census_spec(dtype)
+
+def _single_launch_spec(v: Variant, dtype: str) -> dict:
+    import importlib
+
+    module = importlib.import_module(f"triton_kernels.{Path(v.source).stem}")
+    spec = module.triton_census_spec(dtype)
     if spec["kernel"] != v.kernel:
         raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
     return spec
@@ -228,7 +235,7 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     takes what harness.launch.single_launch.triton_census_spec says (pointer types differ per
     argument).
     tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
-    if v.launch.mapping.one_launch:
+    if _own_spec(v):
         spec = _single_launch_spec(v, dtype)
         args, aligned = {}, []
         for name, t in spec["args"].items():

@@ -59,6 +59,7 @@ from harness.core.records_ladder import (
     SEED_004_CUDA,
     SEED_004_TRITON,
 )
+from harness.core.records_reproducible import REPRODUCIBLE
 from harness.core.variant import (
     FASTEST_UNROLL,
     MAX_N_32BIT,
@@ -141,6 +142,7 @@ VARIANTS: tuple[Variant, ...] = (
     *HOST_TRITON,
     FASTEST_CUDA,
     FASTEST_TRITON,
+    *REPRODUCIBLE,
     *PEERS,
 )
 BY_ID: dict[str, Variant] = {v.id: v for v in VARIANTS}

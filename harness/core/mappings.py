@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar, Protocol
 
-from harness.core import device, dtypes
+from harness.core import device, dtypes, repro_geometry
 
 # "single-launch" grids without a GPU (interpreted Triton): a small SM count, so CPU tests at
 # moderate n take several grid-stride steps and combine several partials.
@@ -338,6 +338,40 @@ class SingleLaunch:
         return dtypes.get(dtype).sum_dtype
 
 
+@dataclass(frozen=True)
+class Reproducible:
+    """Family "reproducible" (issue 18): fixed chunks of C(n) elements (core.repro_geometry),
+    1024 double-double lanes each, fixed adjacent-pair trees; the grid is free (per_sm x SMs, at
+    most max_blocks = the most chunks) and never changes the bits. Its own plan
+    (harness.launch.reproducible_plan), so one_launch is False: not the fastest family's plan."""
+
+    name: ClassVar[str] = "reproducible"
+    one_launch: ClassVar[bool] = False
+    cuda_takes_per_thread: ClassVar[bool] = False
+    triton_takes_per_thread: ClassVar[bool] = False
+
+    def check(self, launch: Launch) -> None:
+        SINGLE_LAUNCH.check(launch)
+
+    def grid(self, launch: Launch, n: int) -> Pass:  # per_thread: what a lane adds per chunk
+        _need_n(n)
+        return Pass(n, 1, repro_geometry.lane_steps(n))
+
+    block_elements = SingleLaunch.block_elements
+    block_of = SingleLaunch.block_of
+    triton_meta = SingleLaunch.triton_meta
+    sum_dtype = SingleLaunch.sum_dtype
+
+    def chain_length(self, launch: Launch, n: int) -> int:
+        # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
+        # double-double lanes err far less): lane updates, tree, final updates, tree, hi + lo.
+        finals = cdiv(repro_geometry.chunk_count(n), repro_geometry.LANES)
+        return repro_geometry.lane_steps(n) + finals + 2 * repro_geometry.TREE_LEVELS + 1
+
+    def describe(self, launch: Launch) -> str:
+        return f"any grid x {launch.threads} threads; {repro_geometry.LANES} dd lanes per chunk"
+
+
 def _need_n(n: int) -> None:
     if n < 1:
         raise ValueError(f"a pass needs n >= 1, got {n}")
@@ -348,8 +382,9 @@ SPLIT_PAIR = SplitPair()
 GRID_STRIDE = GridStride()
 CHUNKED = Chunked()
 SINGLE_LAUNCH = SingleLaunch()
+REPRODUCIBLE = Reproducible()
 MAPPINGS: dict[str, TileMapping] = {
-    m.name: m for m in (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH)
+    m.name: m for m in (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH, REPRODUCIBLE)
 }
 
 

@@ -95,11 +95,12 @@ def launch_policy(v: Variant) -> str:
 
 def stage_key(stage: str) -> tuple[int, str]:
     """Sort key of a stage: the main ladder's "0".."8" in order, then a seed's own rungs
-    ("004-1".."004-6") as their own group, then everything else ("V0", "fastest", "peer")."""
+    ("004-1".."004-6") as their own group, then everything else ("V0", "fastest", "repro"), the
+    peers last."""
     head = stage.split("-")[0]
     if "-" in stage and len(head) == 3 and head.isdigit():  # a seed's own rungs, e.g. "004-1"
         return (1000 + int(head), stage)
-    return (int(head), stage) if head.isdigit() else (10**6, stage)
+    return (int(head), stage) if head.isdigit() else (10**6 + (stage == "peer"), stage)
 
 
 def cuda_variant(id: str, *, twin: str | None, seeds: tuple[str, ...] = (), **fields) -> Variant:

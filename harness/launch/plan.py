@@ -19,8 +19,9 @@ import torch
 from harness.compile import cuda_loader
 from harness.core import dtypes
 from harness.core.catalogue import MAX_N_32BIT, Variant
+from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import Pass, plan_passes
-from harness.launch import single_launch
+from harness.launch import reproducible_plan, single_launch
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.stream import on_torch_stream
 
@@ -119,6 +120,8 @@ def make_plan(variant: Variant, x: torch.Tensor) -> ReductionPlan:
             f"{variant.id} indexes with 32-bit integers as its seed does and accepts at most "
             f"n = {variant.max_n:,} elements; got {n:,}"
         )
+    if variant.launch.mapping is REPRODUCIBLE:  # family "reproducible": a plan of its own
+        return reproducible_plan.make_plan(variant, dtype, x)
     if variant.launch.mapping.one_launch:
         return single_launch.make_plan(variant, dtype, x)
     return _multi_pass_plan(variant, dtype, x)

@@ -149,6 +149,16 @@ LESSONS: dict[tuple[str, str], tuple[str, str]] = {
         "store the partial, `tl.debug_barrier()`, an `acq_rel` `tl.atomic_add` ticket, and the "
         "last program sums the partials in program order with volatile loads.",
     ),
+    ("reproducible", "repro"): (
+        "tile shape",
+        "triton/reproducible is cuda/reproducible's counterpart and gives the same bits. What "
+        "fixes the bits is a shape, not a schedule: 1024 lanes per chunk (BLOCK = 1024) and the "
+        "lane tree written out as ten `tl.reshape(v, [K // 2, 2])` + `tl.split` levels, since "
+        "`tl.sum` / `tl.reduce` choose their own combining order. The float64 TwoSum steps are "
+        "plain adds and subtracts, so neither compiler can contract or reorder them. The CUDA "
+        "block's shuffle tree becomes shared-memory layout conversions in Triton; the one-launch "
+        "finish becomes a second launch, which changes no bit.",
+    ),
 }
 
 CHECKLIST = """\

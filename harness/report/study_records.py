@@ -59,6 +59,8 @@ def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
 FASTEST_BENCH_KEYS = {
     "cuda/fastest": "cuda/fastest",
     "triton/fastest": "triton/fastest",
+    "cuda/reproducible": "cuda/reproducible",  # with --variants (issue 18)
+    "triton/reproducible": "triton/reproducible",
     "torch.sum": TORCH_ID,
     "cupy.sum-cub": CUB_ID,
     "copy": COPY_ID,

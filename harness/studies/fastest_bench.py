@@ -1,12 +1,12 @@
 """Benchmark of the fastest variants against the peers, every power of two n, in one run.
 
     python3 -m harness.studies.fastest_bench --json out.json [--dtypes float32 int32] [--min 10
-    --max 30]
+    --max 30] [--variants cuda/fastest triton/fastest cuda/reproducible ...]
 
 For each dtype and n = 2^min .. 2^max: cuda/fastest, triton/fastest (autotuned here, at plan
-creation), the peers peer/torch.sum and peer/cupy.sum-cub as harness.launch.peers runs them
-(cupy.sum
-with dtype=x.dtype and CUB on), and a device-to-device copy of the same n elements
+creation) or the --variants named (any variant with a plan, e.g. family "reproducible"), the
+peers peer/torch.sum and peer/cupy.sum-cub as harness.launch.peers runs them (cupy.sum with
+dtype=x.dtype and CUB on), and a device-to-device copy of the same n elements
 (copy bandwidth counts bytes read + written). Each is timed by harness.core.timing.time_ms: CUDA
 events, warm-up, L2 flushed before every repetition, median. For n <= 2^20 each is also timed
 from a CUDA graph (harness.core.timing.graph_ms: launch gaps left out). Each fastest result is
@@ -46,7 +46,9 @@ def _reps(n: int) -> int | None:
     return None  # time_ms picks about target_ms worth
 
 
-def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
+def bench(
+    dtypes: list[str], lo: int, hi: int, log=print, variants: tuple[str, ...] = VARIANTS
+) -> dict:
     import torch
 
     from harness.check import verify
@@ -72,18 +74,14 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
         full = verify.seed_like_input(2**hi, dtype, "cuda")
         copy_dst = torch.empty_like(full)
         log(f"\n{name}, {dtype}: device time in us (median), x peer = best peer / variant")
-        log(
-            f"{'n':>6} {'cuda':>9} {'triton':>9} {'torch':>9} {'cub':>9} {'copy':>9} "
-            f"{'x cuda':>7} {'x trit':>7} {'%DS cu':>7} {'%DS tr':>7} {'copyTB/s':>8}"
-            + ("  graph: cuda/triton/torch/cub" if lo <= 20 else "")
-        )
+        log(_header(variants, lo <= 20))
         for k in range(lo, hi + 1):
             n = 2**k
             x = full[:n]
             nbytes = n * x.element_size()
             row: dict = {"dtype": dtype, "n": n, "log2n": k, "bytes_read": nbytes}
             fns: dict = {}
-            for vid in VARIANTS:
+            for vid in variants:
                 v = catalogue.get(vid)
                 try:
                     check = verify.check_variant(v, x)
@@ -124,7 +122,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
             peer_ms = [med(p) for p in PEERS if med(p)]
             best = min(peer_ms) if peer_ms else None
             row["best_peer_ms"] = best
-            for vid in VARIANTS:
+            for vid in variants:
                 m = med(vid)
                 row[f"{vid}:x_best_peer"] = best / m if (best and m) else None
                 row[f"{vid}:read_bytes_per_s"] = nbytes / (m * 1e-3) if m else None
@@ -140,7 +138,7 @@ def bench(dtypes: list[str], lo: int, hi: int, log=print) -> dict:
             cm = med("copy")
             row["copy_bytes_per_s"] = 2 * nbytes / (cm * 1e-3) if cm else None
             doc["results"] += [r.to_json() for r in study_records.fastest_bench_records(row, name)]
-            log(_line(row, lo <= 20))
+            log(_line(row, lo <= 20, variants))
             del x, fns
         del full, copy_dst
         torch.cuda.empty_cache()
@@ -157,22 +155,42 @@ def _f(v, fmt: str, w: int) -> str:
     return format(v, fmt).rjust(w) if isinstance(v, float) else "-".rjust(w)
 
 
-def _line(row: dict, graph: bool) -> str:
+def _short(vid: str) -> str:
+    """A column label for a variant id: cuda/fastest -> cu-fast, triton/reproducible -> tr-repr."""
+    backend, name = vid.split("/", 1)
+    return f"{backend[:2]}-{name[:4]}"
+
+
+def _header(variants: tuple[str, ...], graph: bool) -> str:
+    labels = [_short(v) for v in variants]
+    return (
+        f"{'n':>6} "
+        + " ".join(f"{c:>9}" for c in (*labels, "torch", "cub", "copy"))
+        + " "
+        + " ".join(f"{'x ' + c:>9}" for c in labels)
+        + " "
+        + " ".join(f"{'%DS ' + c[:2]:>7}" for c in labels)
+        + f" {'copyTB/s':>8}"
+        + ("  graph: " + "/".join((*labels, "torch", "cub")) if graph else "")
+    )
+
+
+def _line(row: dict, graph: bool, variants: tuple[str, ...] = VARIANTS) -> str:
     def med(key):
         return row.get(key, {}).get("median_ms")
 
-    bad = [vid for vid in VARIANTS if not row.get(f"{vid}:ok")]
+    bad = [vid for vid in variants if not row.get(f"{vid}:ok")]
     s = (
-        f"2^{row['log2n']:<4}{_us(med('cuda/fastest'))} {_us(med('triton/fastest'))} "
-        f"{_us(med('torch.sum'))} {_us(med('cupy.sum-cub'))} {_us(med('copy'))} "
-        f"{_f(row.get('cuda/fastest:x_best_peer'), '.3f', 7)} "
-        f"{_f(row.get('triton/fastest:x_best_peer'), '.3f', 7)} "
-        f"{_f(_pct(row.get('cuda/fastest:frac_datasheet')), '.1f', 7)} "
-        f"{_f(_pct(row.get('triton/fastest:frac_datasheet')), '.1f', 7)} "
-        f"{_f(_tb(row.get('copy_bytes_per_s')), '.3f', 8)}"
+        f"2^{row['log2n']:<4}"
+        + " ".join(_us(med(k)) for k in (*variants, "torch.sum", "cupy.sum-cub", "copy"))
+        + " "
+        + " ".join(_f(row.get(f"{v}:x_best_peer"), ".3f", 9) for v in variants)
+        + " "
+        + " ".join(_f(_pct(row.get(f"{v}:frac_datasheet")), ".1f", 7) for v in variants)
+        + f" {_f(_tb(row.get('copy_bytes_per_s')), '.3f', 8)}"
     )
     if graph and row["n"] <= GRAPH_MAX_N:
-        g = [row.get(f"{k}:graph", {}).get("median_ms") for k in (*VARIANTS, *PEERS)]
+        g = [row.get(f"{k}:graph", {}).get("median_ms") for k in (*variants, *PEERS)]
         s += "  " + "/".join(f"{v * 1e3:.2f}" if isinstance(v, float) else "-" for v in g)
     if bad:
         s += "  WRONG/ERROR: " + ", ".join(f"{b} ({row.get(b + ':message', '')})" for b in bad)
@@ -195,17 +213,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dtypes", nargs="+", default=["float32", "int32"])
     p.add_argument("--min", type=int, default=10, help="smallest log2 n (default 10)")
     p.add_argument("--max", type=int, default=30, help="largest log2 n (default 30)")
+    p.add_argument(
+        "--variants",
+        nargs="+",
+        default=list(VARIANTS),
+        help="variants timed beside the peers (default: the fastest pair)",
+    )
     a = p.parse_args(argv)
-    from harness.core import device
+    from harness.core import catalogue, device
+
+    unknown = [v for v in a.variants if v not in catalogue.BY_ID or not catalogue.get(v).launch]
+    if unknown:
+        p.error(f"not a variant with a kernel: {', '.join(unknown)}")
 
     if not device.cupy_gpu()[0]:
         print(f"fastest_bench needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
-    doc = bench(a.dtypes, a.min, a.max)
+    doc = bench(a.dtypes, a.min, a.max, variants=tuple(a.variants))
     with open(a.json, "w") as f:
         json.dump(doc, f, indent=1)
     results = doc["results"]
-    bad = [r for r in results if r["variant"] in VARIANTS and not r["ok"]]
+    bad = [r for r in results if r["variant"] in a.variants and not r["ok"]]
     print(f"\nwall {doc['wall_s']:.0f} s; triton configs: {doc['triton_configs']}")
     print(f"summary: {len(results)} records, {len(bad)} wrong/error")
     return 1 if bad else 0

@@ -1,0 +1,327 @@
+// cuda/reproducible: a sum whose bits depend only on the input's values and n (issue 18).
+//
+// Design (the same as triton_kernels/reproducible.py and its numpy model reference_sum, bit for
+// bit):
+//   - Fixed chunks: C(n) = max(4096, next_pow2(ceil(n / 8192))), a function of n only; M =
+//     ceil(n / C) <= 8192 chunks; chunk c = elements [c*C, min(c*C + C, n)).
+//   - Fixed lanes: LANES = 1024 double-double accumulators per chunk. Lane l visits c*C + l +
+//     1024*j, j = 0 .. C/1024 - 1, in j order, from (+0.0, +0.0); an element past n is +0.0 and
+//     the update is still done (never skipped), so every backend does the same operations. The
+//     update (Knuth's TwoSum, float64): v = double(x); s = hi + v; bp = s - hi;
+//     e = (hi - (s - bp)) + (v - bp); lo = lo + e; hi = s.
+//   - Fixed trees: the 1024 lanes by adjacent pairs, level by level (node i = dd_add(node 2i,
+//     node 2i+1), 10 levels) -> the chunk's partial (hi, lo) in two float64 arrays. Here thread t
+//     owns lanes P*t .. P*t + P-1 (P = 1024 / BLOCK; 4 in the catalogue's BLOCK = 256): the first
+//     log2(P) levels in registers, the next 5 through __shfl_xor (offsets 1..16, the lower thread
+//     as `a`), the last log2(BLOCK/32) over the warps' values in shared memory.
+//   - Final: the block that takes the last ticket gives lane l the partials l + 1024*j in j order
+//     (acc = dd_add(acc, P), from (0, 0); a missing partial is (0, 0), added all the same), then
+//     the same tree. Result: float32(hi + lo) if hi is finite, else float32(hi) (double input:
+//     double). dd_add(a, b): s = a.hi + b.hi; bp = s - a.hi; e = (a.hi - (s - bp)) + (b.hi - bp);
+//     e = e + (a.lo + b.lo); hi = s + e; lo = e - (hi - s); (s, 0.0) when s is not finite.
+//   - One launch: a persistent grid (any G >= 1: per_sm x SMs by default, at most M); block b
+//     takes chunks b, b + G, b + 2G, ...; each block's thread 0 stores its chunks' partials, then
+//     takes a ticket (common.cuh's ticket_acq_rel); the last block does the final and resets the
+//     counter to 0 for the next launch.
+// Why the bits depend only on the values and n: C, M, the lane of every element and both trees
+// are functions of n; the grid, the SM count, the stream and the run only decide WHICH block sums
+// a chunk (and which block finishes), never the operations or their order. A chunk's partial is
+// the same whichever block computes it.
+// Why this equals Triton bit for bit: both are the same sequence of IEEE binary64 additions and
+// subtractions, round to nearest even (here spelled __dadd_rn / __dsub_rn, which the compiler
+// never contracts or reorders), plus exact widenings and the final __double2float_rn. No
+// multiplication, so no fused multiply-add; no fast-math. The finiteness test reads the exponent
+// bits.
+// NaN / Inf: a lane that meets an infinity or NaN gets a non-finite hi (lo may be NaN: inf - inf)
+// and keeps it; dd_add then carries s = a.hi + b.hi with lo = 0, so the result is what a plain sum
+// gives (NaN if any NaN or both infinities, else the infinity), as in the other variants.
+// Loads: VEC = true reads P consecutive elements per thread and step as one vector (16 bytes for
+// float at P = 4, 8 for the 16-bit types, two 16-byte loads for double): the base pointer must be
+// aligned to min(16, P * sizeof(T)) bytes (harness/launch/reproducible_plan.py checks and picks
+// VEC = false, the same lanes and order with scalar loads, for a misaligned view such as x[1:]).
+// UNROLL steps' loads are issued before the first chained update, so UNROLL * P * sizeof(T)
+// bytes per thread are in flight. Indices are 64-bit (n past 2^31).
+#include "common.cuh"
+
+typedef unsigned long long u64;
+
+constexpr u32 REPRO_LANES = 1024;
+constexpr u64 REPRO_C_MIN = 4096;
+constexpr u64 REPRO_MAX_CHUNKS = 8192;
+
+// 16-bit storage types (the dtype table's C++ names; the same layout as fastest.cu's): read as
+// their bits and widened here, so no CUDA header is needed.
+struct rl_half {
+    unsigned short bits;
+};
+struct rl_bfloat16 {
+    unsigned short bits;
+};
+
+__device__ __forceinline__ double half_bits_to_double(u32 h) {
+    double d;
+    asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(static_cast<unsigned short>(h)));
+    return d;
+}
+__device__ __forceinline__ double bf16_bits_to_double(u32 h) {
+    return static_cast<double>(__uint_as_float(h << 16));
+}
+
+// Per element type: its bits (WORDS 32-bit words per element, or two elements per word for the
+// 16-bit types), how one element's bits widen to double (exact), and the result type.
+template <typename T>
+struct Repro;
+template <>
+struct Repro<float> {
+    typedef float Out;
+    static __device__ __forceinline__ double widen(const u32* w, u32 k) {
+        return static_cast<double>(__uint_as_float(w[k]));
+    }
+    static __device__ __forceinline__ void bits(const float* p, u32* w, u32 k) {
+        w[k] = __float_as_uint(p[0]);
+    }
+    static __device__ __forceinline__ double one(const float* p) { return p[0]; }
+};
+template <>
+struct Repro<double> {
+    typedef double Out;
+    static __device__ __forceinline__ double widen(const u32* w, u32 k) {
+        return __hiloint2double(static_cast<int>(w[2 * k + 1]), static_cast<int>(w[2 * k]));
+    }
+    static __device__ __forceinline__ void bits(const double* p, u32* w, u32 k) {
+        const u64 b = static_cast<u64>(__double_as_longlong(p[0]));
+        w[2 * k] = static_cast<u32>(b);
+        w[2 * k + 1] = static_cast<u32>(b >> 32);
+    }
+    static __device__ __forceinline__ double one(const double* p) { return p[0]; }
+};
+template <typename T, double (*W)(u32)>
+struct ReproHalf {
+    typedef float Out;
+    static __device__ __forceinline__ double widen(const u32* w, u32 k) {
+        return W(k % 2 ? w[k / 2] >> 16 : w[k / 2] & 0xffffu);
+    }
+    static __device__ __forceinline__ void bits(const T* p, u32* w, u32 k) {
+        const u32 b = p[0].bits;
+        w[k / 2] = k % 2 ? (w[k / 2] | (b << 16)) : b;
+    }
+    static __device__ __forceinline__ double one(const T* p) { return W(p[0].bits); }
+};
+template <>
+struct Repro<rl_half> : ReproHalf<rl_half, half_bits_to_double> {};
+template <>
+struct Repro<rl_bfloat16> : ReproHalf<rl_bfloat16, bf16_bits_to_double> {};
+
+// The raw bits of P consecutive elements (one thread's lanes in one step).
+template <typename T, u32 P>
+struct Raw {
+    static constexpr u32 BYTES = P * sizeof(T);
+    static_assert(BYTES % 4 == 0, "a thread's lanes fill whole 32-bit words");
+    u32 w[BYTES / 4];
+};
+
+// Load P elements at p: one vector (VEC; p aligned to min(16, BYTES)) or P scalar loads.
+template <typename T, u32 P, bool VEC>
+__device__ __forceinline__ void load_lanes(const T* __restrict__ p, Raw<T, P>& r) {
+    constexpr u32 BYTES = Raw<T, P>::BYTES;
+    if constexpr (!VEC) {
+#pragma unroll
+        for (u32 k = 0; k < P; ++k) Repro<T>::bits(p + k, r.w, k);
+    } else if constexpr (BYTES >= 16) {
+#pragma unroll
+        for (u32 i = 0; i < BYTES / 16; ++i) {
+            const uint4 q = __ldg(reinterpret_cast<const uint4*>(p) + i);
+            r.w[4 * i] = q.x;
+            r.w[4 * i + 1] = q.y;
+            r.w[4 * i + 2] = q.z;
+            r.w[4 * i + 3] = q.w;
+        }
+    } else if constexpr (BYTES == 8) {
+        const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
+        r.w[0] = q.x;
+        r.w[1] = q.y;
+    } else {
+        r.w[0] = __ldg(reinterpret_cast<const unsigned int*>(p));
+    }
+}
+
+struct DD {
+    double hi, lo;
+};
+
+__device__ __forceinline__ bool finite_bits(double s) {
+    return (static_cast<u64>(__double_as_longlong(s)) & 0x7ff0000000000000ull) !=
+           0x7ff0000000000000ull;
+}
+
+// TwoSum of v into the lane (hi, lo), in the design's order.
+__device__ __forceinline__ void two_sum(DD& a, double v) {
+    const double s = __dadd_rn(a.hi, v);
+    const double bp = __dsub_rn(s, a.hi);
+    const double e = __dadd_rn(__dsub_rn(a.hi, __dsub_rn(s, bp)), __dsub_rn(v, bp));
+    a.lo = __dadd_rn(a.lo, e);
+    a.hi = s;
+}
+
+// a + b in double-double (a the lower index); non-finite s is carried as (s, 0).
+__device__ __forceinline__ DD dd_add(DD a, DD b) {
+    const double s = __dadd_rn(a.hi, b.hi);
+    const double bp = __dsub_rn(s, a.hi);
+    double e = __dadd_rn(__dsub_rn(a.hi, __dsub_rn(s, bp)), __dsub_rn(b.hi, bp));
+    e = __dadd_rn(e, __dadd_rn(a.lo, b.lo));
+    const double hi = __dadd_rn(s, e);
+    const double lo = __dsub_rn(e, __dsub_rn(hi, s));
+    if (!finite_bits(s)) return DD{s, 0.0};
+    return DD{hi, lo};
+}
+
+// The lane tree over the block's 1024 lanes (P per thread): valid in thread 0. `sm`: BLOCK/32
+// slots, not read by thread 0 of an earlier call still in flight (the caller alternates two).
+template <u32 BLOCK, u32 P>
+__device__ __forceinline__ DD lane_tree(DD* q, DD* sm) {
+    constexpr u32 WARPS = BLOCK / 32;
+#pragma unroll
+    for (u32 w = 1; w < P; w *= 2) {
+#pragma unroll
+        for (u32 k = 0; k < P; k += 2 * w) q[k] = dd_add(q[k], q[k + w]);
+    }
+    DD d = q[0];
+    const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (u32 off = 1; off < 32; off *= 2) {
+        const DD o{__shfl_xor_sync(0xffffffffu, d.hi, off), __shfl_xor_sync(0xffffffffu, d.lo, off)};
+        d = (lane & off) ? dd_add(o, d) : dd_add(d, o);
+    }
+    if (lane == 0) sm[warp] = d;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        DD s[WARPS];
+#pragma unroll
+        for (u32 i = 0; i < WARPS; ++i) s[i] = sm[i];
+#pragma unroll
+        for (u32 w = 1; w < WARPS; w *= 2) {
+#pragma unroll
+            for (u32 k = 0; k < WARPS; k += 2 * w) s[k] = dd_add(s[k], s[k + w]);
+        }
+        d = s[0];
+    }
+    return d;
+}
+
+// One whole chunk (every element < n): this thread's P lanes from p = in + chunk start + P*tid,
+// steps of 1024 elements; UNROLL steps' loads first, then their chained updates.
+template <typename T, u32 P, u32 UNROLL, bool VEC>
+__device__ __forceinline__ void chunk_whole(const T* __restrict__ p, u64 steps, DD* q) {
+    u64 j = 0;
+    for (; j + UNROLL <= steps; j += UNROLL) {
+        Raw<T, P> r[UNROLL];
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) load_lanes<T, P, VEC>(p + (j + u) * REPRO_LANES, r[u]);
+#pragma unroll
+        for (u32 u = 0; u < UNROLL; ++u) {
+#pragma unroll
+            for (u32 k = 0; k < P; ++k) two_sum(q[k], Repro<T>::widen(r[u].w, k));
+        }
+    }
+    for (; j < steps; ++j) {  // steps % UNROLL (only when UNROLL > 4: steps is a power of 2 >= 4)
+        Raw<T, P> r;
+        load_lanes<T, P, VEC>(p + j * REPRO_LANES, r);
+#pragma unroll
+        for (u32 k = 0; k < P; ++k) two_sum(q[k], Repro<T>::widen(r.w, k));
+    }
+}
+
+// The last chunk when it runs past n: element by element, +0.0 past n (the update still done).
+template <typename T, u32 P>
+__device__ __forceinline__ void chunk_tail(const T* __restrict__ in, u64 first, u64 steps, u64 n,
+                                           DD* q) {
+    for (u64 j = 0; j < steps; ++j) {
+#pragma unroll
+        for (u32 k = 0; k < P; ++k) {
+            const u64 i = first + j * REPRO_LANES + k;
+            two_sum(q[k], i < n ? Repro<T>::one(in + i) : 0.0);
+        }
+    }
+}
+
+// reproducible - one launch for any n >= 1 (see the top of this file).
+// in: n elements of T (aligned to min(16, P * sizeof(T)) bytes when VEC). out: one Out.
+// phi, plo: >= M(n) doubles each (workspace, never read before written). counter: one u32, 0 at
+// launch and left 0 after it.
+// Launch bounds: 4 blocks of 256 per SM (64 registers) where a thread's loads in flight are at most
+// 16 words (P x UNROLL), else half as many: no instantiation spills (tests/test_nvrtc.py).
+template <u32 BLOCK, u32 UNROLL>
+struct ReproBounds {
+    static constexpr u32 MIN_BLOCKS = (REPRO_LANES / BLOCK * UNROLL <= 16 ? 1024 : 512) / BLOCK;
+};
+
+// The catalogue's UNROLL (its name expression names this constant; the sweep,
+// harness/studies/reproducible_sweep.py, instantiates others).
+constexpr u32 REPRO_UNROLL = 4;
+
+template <typename T, u32 BLOCK, u32 UNROLL, bool VEC>
+__global__ void __launch_bounds__(BLOCK, ReproBounds<BLOCK, UNROLL>::MIN_BLOCKS)
+    reduce_reproducible(const T* __restrict__ in, typename Repro<T>::Out* __restrict__ out,
+                        double* phi, double* plo, u32* counter, u64 n) {
+    static_assert(BLOCK >= 64 && BLOCK <= REPRO_LANES && REPRO_LANES % BLOCK == 0,
+                  "BLOCK: a power of two in 64..1024");
+    constexpr u32 P = REPRO_LANES / BLOCK;  // lanes per thread
+    const u32 tid = threadIdx.x;
+
+    // The geometry, from n only: C = 2^logc, M chunks, the first `whole` of them inside [0, n).
+    const u64 per = (n + REPRO_MAX_CHUNKS - 1) / REPRO_MAX_CHUNKS;
+    u32 logc = 12;
+    while ((1ull << logc) < per) ++logc;
+    static_assert(REPRO_C_MIN == 1ull << 12, "C_MIN is 2^12");
+    const u64 chunk = 1ull << logc, steps = chunk / REPRO_LANES;
+    const u64 chunks = (n + chunk - 1) >> logc, whole = n >> logc;
+
+    __shared__ DD sm[2][BLOCK / 32];
+    __shared__ bool is_last;
+    u32 buf = 0;
+    for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
+        DD q[P];
+#pragma unroll
+        for (u32 k = 0; k < P; ++k) q[k] = DD{0.0, 0.0};
+        const u64 first = c * chunk + P * tid;
+        if (c < whole) {
+            chunk_whole<T, P, UNROLL, VEC>(in + first, steps, q);
+        } else {
+            chunk_tail<T, P>(in, first, steps, n, q);
+        }
+        const DD d = lane_tree<BLOCK, P>(q, sm[buf]);
+        if (tid == 0) {
+            phi[c] = d.hi;
+            plo[c] = d.lo;
+        }
+        buf ^= 1u;
+    }
+
+    // Last-block-done: thread 0 stored every partial of this block; the ticket releases them.
+    if (tid == 0) is_last = ticket_acq_rel(counter) == gridDim.x - 1;
+    __syncthreads();
+    if (!is_last) return;
+
+    // The final over the M partials (L2 loads: __ldcg bypasses L1, which is not coherent).
+    DD acc[P];
+#pragma unroll
+    for (u32 k = 0; k < P; ++k) acc[k] = DD{0.0, 0.0};
+    for (u64 j = 0; j * REPRO_LANES < chunks; ++j) {
+#pragma unroll
+        for (u32 k = 0; k < P; ++k) {
+            const u64 i = j * REPRO_LANES + P * tid + k;
+            const DD b = i < chunks ? DD{__ldcg(phi + i), __ldcg(plo + i)} : DD{0.0, 0.0};
+            acc[k] = dd_add(acc[k], b);
+        }
+    }
+    const DD d = lane_tree<BLOCK, P>(acc, sm[buf]);
+    if (tid == 0) {
+        const double s = finite_bits(d.hi) ? __dadd_rn(d.hi, d.lo) : d.hi;
+        if constexpr (sizeof(typename Repro<T>::Out) == 8) {
+            out[0] = s;
+        } else {
+            out[0] = __double2float_rn(s);
+        }
+        *counter = 0u;  // ready for the next launch (stream order makes it visible to it)
+    }
+}

@@ -1,0 +1,68 @@
+"""Catalogue records, part 3: family "reproducible" (issue 18), a sum whose bits depend only on
+the input's values and n, on every GPU, with any grid. Read through harness.core.catalogue.
+
+The two records are counterparts (each names the other), not tile twins: a twin promises that a
+CUDA block and a Triton program read the same tiles and give the same per-block partials, which
+the harness checks through the mapping's block_of; here the unit of work is a chunk, whichever
+block or program takes it, and the promise is stronger and checked directly: the same result
+bits (tests/test_gpu_reproducible.py), equal to the numpy model
+triton_kernels.reproducible.reference_sum.
+"""
+
+from __future__ import annotations
+
+from harness.core.mappings import REPRODUCIBLE as REPRODUCIBLE_MAPPING
+from harness.core.mappings import Launch
+from harness.core.repro_geometry import LANES, MAX_CHUNKS
+from harness.core.variant import MAX_N_64BIT, Variant
+
+FAMILY = "reproducible"
+# float64 works in both kernels (a float64 result), with its own limit: the double-double lanes
+# then carry about 2 x 53 bits against 53 of the result, not 2 x 53 against 24 (see NOTES).
+REPRODUCIBLE_DTYPES = ("float32", "float16", "bfloat16", "float64")
+# cuda/reproducible's template: <T, BLOCK, UNROLL, VEC>. BLOCK = launch.threads ({B}); UNROLL =
+# steps whose loads are in flight before the first update (REPRO_UNROLL, a constant of the .cu
+# file); VEC: the vector-load instantiation (harness.launch.reproducible_plan picks VEC = false for
+# a misaligned view).
+CUDA_UNROLL = "REPRO_UNROLL"
+CUDA_KERNEL = "reduce_reproducible<{T}, {B}, " + CUDA_UNROLL + ", true>"
+NOTES = (
+    "Bits depend only on the input's values and n: not on the GPU, the grid, the stream or the "
+    "run; cuda/reproducible equals triton/reproducible bit for bit. float16/bfloat16 return "
+    "float32; float64 returns float64 (faithful only further from cancellation: its lanes carry "
+    "twice the result's precision, not four times)."
+)
+COMMON = {
+    "stage": "repro",  # short: the stage column of `reduce-ladder list` does not fold
+    "family": FAMILY,
+    "dtypes": REPRODUCIBLE_DTYPES,
+    "max_n": MAX_N_64BIT,
+    "notes": NOTES,
+}
+
+REPRODUCIBLE_CUDA = Variant(
+    id="cuda/reproducible",
+    backend="cuda",
+    **COMMON,
+    title="reproducible: fixed chunks, double-double lanes, fixed trees, one launch",
+    change=f"{LANES} TwoSum lanes per chunk of C(n) elements (a function of n only), "
+    "adjacent-pair trees in registers, shuffles and shared memory; a free persistent grid and a "
+    "last-block final over the chunk partials",
+    launch=Launch(threads=256, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS, per_sm=4),
+    source="reproducible.cu",
+    kernel=CUDA_KERNEL,
+    counterpart="triton/reproducible",
+)
+REPRODUCIBLE_TRITON = Variant(
+    id="triton/reproducible",
+    backend="triton",
+    **COMMON,
+    title="reproducible: fixed chunks, double-double lanes, fixed trees, two launches",
+    change=f"the same chunks, {LANES} lanes per program, tl.reshape + tl.split pair trees; a "
+    "persistent grid over the chunks, then one program over the partials",
+    launch=Launch(threads=LANES, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS, per_sm=4),
+    source="reproducible.py",
+    kernel="reproducible_chunks_kernel",
+    counterpart="cuda/reproducible",
+)
+REPRODUCIBLE: list[Variant] = [REPRODUCIBLE_CUDA, REPRODUCIBLE_TRITON]

@@ -1,0 +1,155 @@
+"""The plan of family "reproducible" (cuda/reproducible, triton/reproducible; issue 18).
+
+A ReproduciblePlan owns its output and a workspace: the chunk partials (hi, lo: M(n) float64 each,
+harness.core.repro_geometry) and, for CUDA, the last-block ticket counter, zeroed once here; the
+kernel leaves it at 0 after every launch (two launches of one plan must not run at once on two
+streams: they would share the counter; give each stream its own plan). The same protocol as the
+other plans (run, poison, restore, bytes_moved, n, launch_count, first_blocks).
+
+The grid is free: the default is per_sm x SMs (the launch record's per_sm, the device's SM count,
+at most one block per chunk), and `make_plan(..., grid=G)` runs any G >= 1 (the tests sweep it
+as if on GPUs of 16 to 144 SMs): it never changes the bits. The CUDA kernel reads P = 1024 /
+threads consecutive elements per thread and step as one vector, which needs the input aligned to
+min(16, P x itemsize) bytes: a misaligned view (x[1:]) runs the VEC = false instantiation, the same
+lanes in the same order with scalar loads. Output dtype: float32 for float32 / float16 / bfloat16
+input, float64 for float64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from harness.core import dtypes, passes, repro_geometry
+from harness.core.catalogue import Variant
+from harness.core.records_reproducible import CUDA_UNROLL
+from harness.launch.errors import DeviceMemoryError
+from harness.launch.stream import on_torch_stream
+
+COUNTER_DTYPE = torch.int32  # the ticket counter (the CUDA kernel reads it as u32)
+
+
+@dataclass
+class ReproduciblePlan:
+    variant: Variant
+    dtype: str
+    x: torch.Tensor  # flat
+    outs: list[torch.Tensor]  # [out]: one value of the sum dtype
+    workspace: list[torch.Tensor]  # [phi, plo, counter]
+    launch: Callable[[], None]
+    first_blocks: int  # the grid of the (first) launch: blocks / programs over the chunks
+
+    @property
+    def n(self) -> int:
+        return self.x.numel()
+
+    @property
+    def launch_count(self) -> int:
+        return 1 if self.variant.backend == "cuda" else 2
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
+        """Launch (asynchronously); returns the one-element output. Both flags are accepted for
+        the plan protocol and change nothing: there is no partial pass worth timing alone and no
+        scratch copy."""
+        self.launch()
+        return self.outs[0]
+
+    def poison(self) -> None:
+        dtypes.poison_(self.outs[0])
+
+    def restore(self) -> None:
+        """Nothing to restore (the input is only read)."""
+
+    def bytes_moved(self, first_pass_only: bool = False) -> int:
+        """The input read, the partials written and read back (2 x 2 x 8 bytes per chunk), the
+        result written."""
+        m = repro_geometry.chunk_count(self.n)
+        return self.n * self.x.element_size() + 32 * m + self.outs[0].element_size()
+
+
+def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
+    """per_sm (default: the launch record's) x the device's SMs, at most one per chunk."""
+    per_sm = per_sm or variant.launch.per_sm
+    return max(1, min(repro_geometry.chunk_count(n), per_sm * passes.sm_count()))
+
+
+def vector_alignment(dtype: str, threads: int) -> int:
+    """Bytes the CUDA kernel's vector loads need the input aligned to: a thread's P = 1024 /
+    threads consecutive elements, at most 16."""
+    return min(16, (repro_geometry.LANES // threads) * dtypes.get(dtype).itemsize)
+
+
+def cuda_expression(dtype: str, threads: int, unroll: int | str, vec: bool) -> str:
+    """The instantiation of reduce_reproducible for these template arguments (unroll: a number,
+    or the .cu file's constant the catalogue names, REPRO_UNROLL)."""
+    cxx = dtypes.get(dtype).cxx
+    return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}>"
+
+
+def cuda_launch(
+    variant: Variant,
+    dtype: str,
+    x: torch.Tensor,
+    out: torch.Tensor,
+    workspace: list[torch.Tensor],
+    blocks: int,
+    threads: int | None = None,
+    unroll: int | str = CUDA_UNROLL,
+) -> Callable[[], None]:
+    """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks; the
+    vector instantiation when x is aligned for it, else the scalar one. threads / unroll default
+    to the catalogue's (harness.studies.reproducible_sweep times others)."""
+    import cupy
+    import numpy as np
+
+    from harness.compile import cuda_loader
+
+    threads = threads or variant.launch.threads
+    vec = x.data_ptr() % vector_alignment(dtype, threads) == 0
+    expr = cuda_expression(dtype, threads, unroll, vec)
+    if expr == variant.name_expression(dtype):
+        kern = cuda_loader.kernel(variant, dtype)
+    else:
+        kern = cuda_loader.kernel_by_expression(variant.source, expr)
+    xv = x.view(torch.int16) if x.element_size() == 2 else x
+    args = (*(cupy.from_dlpack(t) for t in (xv, out, *workspace)), np.uint64(x.numel()))
+    grid, block = (max(1, blocks),), (threads,)
+
+    def go() -> None:
+        with on_torch_stream():
+            kern(grid, block, args)
+
+    return go
+
+
+def make_plan(
+    variant: Variant, dtype: str, x: torch.Tensor, grid: int | None = None
+) -> ReproduciblePlan:
+    """`variant` over the flat x (n >= 1; harness.launch.plan.make_plan has checked the dtype
+    and n) with `grid` blocks / programs (default: default_grid). Raises DeviceMemoryError when
+    the workspace cannot be allocated."""
+    if grid is not None and grid < 1:
+        raise ValueError(f"a grid needs at least one block, got {grid}")
+    x = x.reshape(-1)
+    n = x.numel()
+    m = repro_geometry.chunk_count(n)
+    blocks = grid if grid is not None else default_grid(variant, n)
+    try:
+        out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
+        phi = torch.empty(m, dtype=torch.float64, device=x.device)
+        plo = torch.empty(m, dtype=torch.float64, device=x.device)
+        counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{variant.id} could not allocate its {m}-chunk workspace ({str(e).splitlines()[0]})"
+        ) from None
+    workspace = [phi, plo, counter]
+    if variant.backend == "cuda":
+        go = cuda_launch(variant, dtype, x, out, workspace, blocks)
+    else:
+        from triton_kernels import reproducible
+
+        go = reproducible.launch(x, out, phi, plo, blocks)
+    return ReproduciblePlan(variant, dtype, x, [out], workspace, go, blocks)

@@ -1,0 +1,144 @@
+"""Sweep of cuda/reproducible's shape (block size, UNROLL, blocks per SM) and triton/reproducible's
+(num_warps, num_stages, programs per SM), timed beside torch.sum and cupy.sum (CUB), in one GPU
+call:
+
+    python -m harness.studies.reproducible_sweep [--sizes 24 28 30] [--dtypes float32]
+        [--json PATH]
+
+Every shape must give the catalogue plan's bits (the design promises it; a shape that does not
+is printed as WRONG and makes the exit status 1), so the sweep also tests reproducibility. Each
+time is harness.core.timing.time_ms (CUDA events, L2 flushed, median). "x best" = the better of
+torch.sum and CUB / this shape's time (>= 1: at least as fast; the issue's target is >= 0.97).
+Pick the winner, then change cuda/reproducible's template arguments (harness/core/
+records_reproducible.py: threads; cuda_kernels/reproducible.cu: REPRO_UNROLL; per_sm) or
+triton_kernels/reproducible.py's NUM_WARPS / NUM_STAGES / PER_SM. Without a GPU: exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+# (threads, UNROLL, blocks per SM): the catalogue's first, then the neighbours worth a look.
+CUDA_SHAPES = (
+    (256, 4, 4),
+    (256, 4, 2),
+    (256, 4, 8),
+    (256, 8, 2),
+    (256, 8, 4),
+    (256, 2, 4),
+    (128, 4, 8),
+    (512, 2, 2),
+)
+# (num_warps, num_stages, programs per SM)
+TRITON_SHAPES = ((4, 3, 4), (4, 1, 4), (8, 3, 2), (8, 2, 4), (4, 4, 8), (2, 3, 8))
+
+
+def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
+    import torch
+
+    from harness.check import verify
+    from harness.core import catalogue, device, passes, repro_geometry, timing
+    from harness.launch import peers, reproducible_plan
+    from triton_kernels import reproducible as trepro
+
+    cuda_v = catalogue.get("cuda/reproducible")
+    sms = passes.sm_count()
+    doc: dict = {"device": device.device_info(), "sms": sms, "rows": []}
+    for dtype in dtypes:
+        for k in sizes:
+            n = 2**k
+            x = verify.seed_like_input(n, dtype, "cuda").mul_(1.0 / 3.0)
+            m = repro_geometry.chunk_count(n)
+            ref = reproducible_plan.make_plan(cuda_v, dtype, x)
+            want = ref.run().clone()
+            base = {}
+            for pid in (catalogue.TORCH_SUM_ID, catalogue.CUB_ID):
+                try:
+                    base[pid] = timing.time_ms(peers.prepare(catalogue.get(pid), x)).median_ms
+                except Exception as e:  # CuPy has no bfloat16: that peer is absent, and said so
+                    log(f"  {pid}: {type(e).__name__}: {e}")
+            best = min(base.values()) if base else None
+            log(
+                f"\n{dtype} n = 2^{k} (M = {m} chunks, {sms} SMs): "
+                + ", ".join(f"{p.split('/')[1]} {t * 1e3:.1f} us" for p, t in base.items())
+            )
+            shapes = [("cuda", s) for s in CUDA_SHAPES] + [("triton", s) for s in TRITON_SHAPES]
+            for backend, shape in shapes:
+                out = torch.empty_like(ref.outs[0])
+                if backend == "cuda":
+                    threads, unroll, per_sm = shape
+                    grid = max(1, min(m, per_sm * sms))
+                    ws = [torch.empty_like(t) for t in ref.workspace[:2]]
+                    ws.append(torch.zeros_like(ref.workspace[2]))
+                    go = reproducible_plan.cuda_launch(
+                        cuda_v, dtype, x, out, ws, grid, threads=threads, unroll=unroll
+                    )
+                    label = f"cuda B{threads} U{unroll} p{per_sm}"
+                else:
+                    warps, stages, per_sm = shape
+                    grid = max(1, min(m, per_sm * sms))
+                    phi, plo = (torch.empty_like(t) for t in ref.workspace[:2])
+                    go = trepro.launch(x, out, phi, plo, grid, num_warps=warps, num_stages=stages)
+                    label = f"triton w{warps} s{stages} p{per_sm}"
+                go()
+                same = verify.same_bits(out, want)
+                ms = timing.time_ms(go).median_ms
+                ratio = best / ms if best else None
+                doc["rows"].append(
+                    {
+                        "dtype": dtype,
+                        "n": n,
+                        "variant": f"{backend}/reproducible",
+                        "shape": label,
+                        "grid": grid,
+                        "median_ms": ms,
+                        "x_best_peer": ratio,
+                        "same_bits": same,
+                        "peers_ms": base,
+                    }
+                )
+                log(
+                    f"  {label:<22} grid {grid:>5} {ms * 1e3:9.1f} us  x best "
+                    + (f"{ratio:.3f}" if ratio else "-")
+                    + ("" if same else "  WRONG BITS")
+                )
+                del go
+            del x, ref
+            torch.cuda.empty_cache()
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m harness.studies.reproducible_sweep",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--sizes", nargs="+", type=int, default=[24, 28, 30], help="log2 n")
+    p.add_argument("--dtypes", nargs="+", default=["float32"])
+    p.add_argument("--json", help="also write the rows here")
+    a = p.parse_args(argv)
+    from harness.core import catalogue, device
+
+    bad = [d for d in a.dtypes if d not in catalogue.get("cuda/reproducible").dtypes]
+    if bad or any(not 10 <= k <= 32 for k in a.sizes):
+        p.error(f"dtypes: {', '.join(catalogue.get('cuda/reproducible').dtypes)}; sizes 10..32")
+    if not device.cupy_gpu()[0]:
+        print(f"reproducible_sweep needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
+        return 2
+    t0 = time.time()
+    doc = sweep(a.dtypes, a.sizes)
+    doc["wall_s"] = time.time() - t0
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(doc, f, indent=1)
+    wrong = [r for r in doc["rows"] if not r["same_bits"]]
+    print(f"\nwall {doc['wall_s']:.0f} s; {len(doc['rows'])} shapes timed, {len(wrong)} wrong bits")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
