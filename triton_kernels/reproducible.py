@@ -61,18 +61,16 @@ PER_SM = 4  # default programs per SM (the grid is free: it never changes the bi
 # The numpy model: the bit oracle on the CPU.
 
 
-def _finite(s: np.ndarray) -> np.ndarray:
-    return np.isfinite(s)
-
-
 def _dd_add(ahi, alo, bhi, blo):
+    """dd_add, vectorized. The same lines as _dd_add_tl below on purpose: this is the model the
+    kernels are checked against, written out, not shared with them."""
     s = ahi + bhi
     bp = s - ahi
     e = (ahi - (s - bp)) + (bhi - bp)
     e = e + (alo + blo)
     hi = s + e
     lo = e - (hi - s)
-    fin = _finite(s)
+    fin = np.isfinite(s)
     return np.where(fin, hi, s), np.where(fin, lo, 0.0)
 
 
