@@ -2,8 +2,8 @@
 //
 // Design (the same as triton_kernels/reproducible.py and its numpy model reference_sum, bit for
 // bit):
-//   - Fixed chunks: C(n) = max(4096, next_pow2(ceil(n / 8192))), a function of n only; M =
-//     ceil(n / C) <= 8192 chunks; chunk c = elements [c*C, min(c*C + C, n)).
+//   - Fixed chunks: C(n) = max(4096, next_pow2(ceil(n / 512))), a function of n only; M =
+//     ceil(n / C) <= 512 chunks; chunk c = elements [c*C, min(c*C + C, n)).
 //   - Fixed lanes: LANES = 1024 double-double accumulators per chunk. Lane l visits c*C + l +
 //     1024*j, j = 0 .. C/1024 - 1, in j order, from (+0.0, +0.0); an element past n is +0.0 and
 //     the update is still done (never skipped), so every backend does the same operations. The
@@ -47,7 +47,7 @@ typedef unsigned long long u64;
 
 constexpr u32 REPRO_LANES = 1024;
 constexpr u64 REPRO_C_MIN = 4096;
-constexpr u64 REPRO_MAX_CHUNKS = 8192;
+constexpr u64 REPRO_MAX_CHUNKS = 512;  // = harness/core/repro_geometry.py MAX_CHUNKS
 
 // 16-bit storage types (the dtype table's C++ names; the same layout as fastest.cu's): read as
 // their bits and widened here, so no CUDA header is needed.

@@ -115,7 +115,10 @@ def test_nan_inf_zero_and_tiny(vid, needs_cupy):
         x[i] = val
         got = float(_run(vid, x).item())
         assert (np.isnan(got) and np.isnan(val)) or got == val, name
-        assert _bits(_run(vid, x)) == _model(x), name
+        if name == "nan":  # NaN's payload is the backend's own (CUDA's canonical 0x7fffffff)
+            assert np.isnan(np.frombuffer(_model(x), dtype=np.float32)[0])
+        else:
+            assert _bits(_run(vid, x)) == _model(x), name
     both = torch.randn(n, device="cuda")
     both[3], both[n - 2] = float("inf"), float("-inf")
     assert np.isnan(float(_run(vid, both).item()))

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from harness.core import repro_geometry
+
 
 @dataclass(frozen=True)
 class FloatFormat:
@@ -287,17 +289,16 @@ def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:
 
 # The reproducible pair's fixed decomposition (their design; the kernels' opening comments):
 # LANES lanes per chunk, chunks of C(n) elements, the chunk sums summed by LANES lanes again.
-DD_LANES = 1024
-DD_MIN_CHUNK = 4096
-DD_MAX_CHUNKS = 8192
-DD_TREE_LEVELS = 10  # log2(DD_LANES): the adjacent-pair tree over the lanes
+DD_LANES = repro_geometry.LANES
+DD_MIN_CHUNK = repro_geometry.C_MIN
+DD_MAX_CHUNKS = repro_geometry.MAX_CHUNKS
+DD_TREE_LEVELS = repro_geometry.TREE_LEVELS  # log2(DD_LANES): the adjacent-pair lane tree
 UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
 
 
 def dd_chunk(n: int) -> int:
-    """C(n) = max(4096, next_pow2(ceil(n / 8192))): at most 8192 chunks."""
-    want = -(-n // DD_MAX_CHUNKS)
-    return max(DD_MIN_CHUNK, 1 << max(want - 1, 0).bit_length())
+    """C(n) (harness.core.repro_geometry.chunk_size, the kernels' one definition)."""
+    return repro_geometry.chunk_size(n)
 
 
 def dd_chain_length(n: int) -> int:

@@ -70,9 +70,15 @@ class ReproduciblePlan:
 
 
 def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
-    """per_sm (default: the launch record's) x the device's SMs, at most one per chunk."""
+    """At most per_sm (default: the launch record's) x the device's SMs blocks, balanced: as few
+    blocks as still take the M chunks in the same number of rounds, so that every block sums
+    the same number of chunks (1 or 2 rounds of whole chunks, not a last round of a few)."""
     per_sm = per_sm or variant.launch.per_sm
-    return max(1, min(repro_geometry.chunk_count(n), per_sm * passes.sm_count()))
+    chunks, cap = repro_geometry.chunk_count(n), per_sm * passes.sm_count()
+    if chunks <= cap:
+        return max(1, chunks)
+    rounds = -(-chunks // cap)
+    return -(-chunks // rounds)
 
 
 def vector_alignment(dtype: str, threads: int) -> int:
