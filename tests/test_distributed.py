@@ -14,10 +14,18 @@ import pytest
 import torch
 
 from harness.cli.main import main
+from harness.core import device
 from harness.report import distributed_tables
 from harness.report.records import DISTRIBUTED_SCHEMA, RUN_SCHEMA
 from harness.studies import distributed, distributed_worker
 
+# The CPU path's local sums run Triton's interpreter; on a GPU machine (its own Triton and numpy)
+# tests/test_gpu_distributed.py covers the launcher on NCCL instead.
+CPU_PATH = pytest.mark.skipif(
+    device.gpu_available(),
+    reason="the gloo CPU path (Triton interpreter): runs where there is no GPU; "
+    "tests/test_gpu_distributed.py covers NCCL on a GPU machine",
+)
 SIZES = (4101, 70_003)  # neither a multiple of a tile; the second spans several programs
 SEED = 7
 
@@ -36,6 +44,7 @@ def _sums(doc: dict) -> list[dict]:
     return [r for r in doc["runs"] if r["kind"] == "sum"]
 
 
+@CPU_PATH
 def test_gloo_run_exact_on_every_rank(gloo_run: tuple[int, dict]) -> None:
     code, doc = gloo_run
     assert code == 0
@@ -59,6 +68,7 @@ def test_gloo_run_exact_on_every_rank(gloo_run: tuple[int, dict]) -> None:
         assert len(r["local_ms_by_rank"]) == 2 and r["total_ms"] > 0
 
 
+@CPU_PATH
 def test_gloo_run_every_rank_saw_multicast_off(gloo_run: tuple[int, dict]) -> None:
     env = next(r for r in gloo_run[1]["runs"] if r["kind"] == "env")
     assert env["device_by_rank"] == ["cpu", "cpu"]
@@ -68,6 +78,7 @@ def test_gloo_run_every_rank_saw_multicast_off(gloo_run: tuple[int, dict]) -> No
         assert seen["TRITON_INTERPRET"] == "1"
 
 
+@CPU_PATH
 def test_gloo_run_combine_loop_and_sweep(gloo_run: tuple[int, dict]) -> None:
     runs = gloo_run[1]["runs"]
     loops = [r for r in runs if r["kind"] == "combine_loop"]
@@ -77,6 +88,7 @@ def test_gloo_run_combine_loop_and_sweep(gloo_run: tuple[int, dict]) -> None:
     assert point["ok"] and point["bytes"] == 4 * 2**10 and point["us_max"] >= point["us_mean"]
 
 
+@CPU_PATH
 def test_render_the_gloo_run(gloo_run: tuple[int, dict], tmp_path: Path) -> None:
     src = tmp_path / "run.json"
     src.write_text(json.dumps(gloo_run[1]))
@@ -223,3 +235,17 @@ def test_efficiency_speedup_and_bus_bandwidth_follow_their_definitions() -> None
         "strong speedup": "missed",
         "scalar combine": "missed",
     }
+
+
+def test_committed_multi_gpu_reports_regenerate(tmp_path: Path) -> None:
+    """Every committed results/*-x*/distributed.json renders to its committed distributed.md."""
+    root = Path(__file__).resolve().parents[1] / "results"
+    docs = sorted(root.glob("*-x*/distributed.json"))
+    if not docs:
+        pytest.skip("no multi-GPU run committed yet (results/<device>-xK/distributed.json)")
+    for doc in docs:
+        out = tmp_path / doc.parent.name
+        out.mkdir()
+        assert main(["distributed", "--render", str(doc), "--out", str(out)]) == 0
+        committed = doc.parent / "report" / "distributed.md"
+        assert (out / "distributed.md").read_text() == committed.read_text(), doc
