@@ -114,13 +114,16 @@ def per_call_us(variant: str, x, entry, calls: int, sync) -> dict[str, float]:
     from harness.launch import api
 
     out = entry.workspace[0].new_empty(())
+    given, given_t = entry.workspace[0].new_empty(()), x.new_empty(())  # out= of each
     op, noop = torch.ops.reduce_ladder.sum, torch.ops.reduce_ladder.noop
     fns: dict[str, Callable[[], object]] = {
         "reduce_sum": lambda: api.reduce_sum(x, variant),
+        "reduce_sum out=": lambda: api.reduce_sum(x, variant, out=given),
         "op": lambda: op(x, variant),
         "noop op (dispatch alone)": lambda: noop(x, variant),
         "cached launch alone": lambda: entry(x, out),
         "torch.sum": lambda: torch.sum(x),
+        "torch.sum out=": lambda: torch.sum(x, dim=0, out=given_t),  # out= needs a dim
     }
     return {k: _loop_ns(fn, calls, sync) / 1000.0 for k, fn in fns.items()}
 
@@ -185,7 +188,8 @@ def render(doc: dict) -> str:
     per = doc["per_call_us"]
     lines += [f"  {k:<28} {v:9.2f}" for k, v in per.items()]
     lines.append(
-        f"  reduce_sum - launch alone: {per['reduce_sum'] - per['cached launch alone']:+.2f} us; "
+        f"  reduce_sum - launch alone: {per['reduce_sum'] - per['cached launch alone']:+.2f} us "
+        f"(out=: {per['reduce_sum out='] - per['cached launch alone']:+.2f} us); "
         f"op - reduce_sum: {per['op'] - per['reduce_sum']:+.2f} us "
         f"(dispatch alone: {per['noop op (dispatch alone)']:.2f} us)"
     )

@@ -56,6 +56,28 @@ def _api(vid: str):
     return lambda dtype, views: lambda x: reduce_sum(x, vid)
 
 
+def _api_out(vid: str):
+    """reduce_sum(x, vid, out=o) with one preallocated o: the call without the result's
+    allocation (beside torch.sum(x, out=o), which saves the same)."""
+
+    def make(dtype, views):
+        import torch
+
+        from harness.launch.api import reduce_sum, result_dtype
+
+        o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
+        return lambda x: reduce_sum(x, vid, out=o)
+
+    return make
+
+
+def _torch_sum_out(dtype, views):
+    import torch
+
+    o = torch.empty((), dtype=views[0].dtype, device=views[0].device)
+    return lambda x: torch.sum(x, dim=0, out=o)  # torch.sum takes out= only with a dim (1-D x)
+
+
 def _launch(vid: str, mode: str):
     """The cached launch alone (no API checks, a preallocated output): what reduce_sum adds to."""
 
@@ -138,7 +160,10 @@ def _cupy_cub(dtype, views):
 
 ENTRIES: tuple[Entry, ...] = (
     Entry("torch.sum", "torch.sum(x)", _torch_sum),
+    Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated", _torch_sum_out),
     *(Entry(f"api {v}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v)) for v in FASTEST),
+    *(Entry(f"api {v} out=", f"harness.reduce_sum(x, {v!r}, out=o), o preallocated",
+            _api_out(v)) for v in FASTEST),
     *(Entry(f"op {v}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v)) for v in FASTEST),
     Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch, no work", _noop_op),
     *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", _plan(v)) for v in FASTEST),
