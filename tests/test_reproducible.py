@@ -108,6 +108,37 @@ def test_triton_interpreted_grid_view_and_dtypes():
     assert torch.equal(base[3:], x)  # the caller's data unchanged
 
 
+@INTERPRETED
+@pytest.mark.parametrize("steps", [4, 16])
+def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
+    """Phase 1 loads UNROLL rows per iteration as one tile and applies them in row order: every
+    UNROLL gives the model's partials bit for bit, on whole chunks and the masked last one, also
+    when steps is not a multiple of UNROLL (8 rows over 4 steps). C(n) is patched to steps x LANES
+    in both the model and the launcher, so long chunks run under the interpreter in seconds."""
+    from triton_kernels import reproducible as trepro
+
+    c = steps * repro_geometry.LANES
+    monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
+    monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
+    n = 2 * c + 777
+    rng = np.random.default_rng(steps)  # magnitudes 2^-120 .. 2^120: the row order shows in lo
+    x = torch.from_numpy(
+        (rng.standard_normal(n) * np.exp2(rng.integers(-120, 120, n))).astype(np.float32)
+    )
+    want_hi, want_lo = trepro.reference_partials(x.numpy())
+    for unroll in (1, 2, 4, 8):
+        out, phi, plo = (
+            torch.empty(1),
+            torch.empty(3, dtype=torch.float64),
+            torch.empty(3, dtype=torch.float64),
+        )
+        trepro.launch(x, out, phi, plo, programs=2, unroll=unroll)()
+        assert phi.numpy().tobytes() == want_hi.tobytes(), unroll
+        assert plo.numpy().tobytes() == want_lo.tobytes(), unroll
+    with pytest.raises(ValueError, match="unroll"):
+        trepro.launch(x, out, phi, plo, programs=2, unroll=3)
+
+
 def test_records_mapping_and_bound():
     c, t = catalogue.get(CUDA), catalogue.get(TRITON)
     assert c.family == t.family == "reproducible" and c.stage == t.stage == "repro"
