@@ -40,7 +40,11 @@
 // aligned to min(16, P * sizeof(T)) bytes (harness/launch/reproducible_plan.py checks and picks
 // VEC = false, the same lanes and order with scalar loads, for a misaligned view such as x[1:]).
 // UNROLL steps' loads are issued before the first chained update, so UNROLL * P * sizeof(T)
-// bytes per thread are in flight. Indices are 64-bit (n past 2^31).
+// bytes per thread are in flight. PREFETCH (template argument; the catalogue's REPRO_PREFETCH is
+// on; sm_90 and up): the next whole chunk's first UNROLL steps are loaded before this chunk's
+// shuffle / shared-memory tree, so memory stays busy while the tree runs (at C = 4096-8192 it is
+// a third to half of a chunk).
+// Neither changes an operation or its order: the bits are the same. Indices are 64-bit.
 #include "common.cuh"
 
 typedef unsigned long long u64;
@@ -175,17 +179,23 @@ __device__ __forceinline__ DD dd_add(DD a, DD b) {
     return DD{hi, lo};
 }
 
-// The lane tree over the block's 1024 lanes (P per thread): valid in thread 0. `sm`: BLOCK/32
-// slots, not read by thread 0 of an earlier call still in flight (the caller alternates two).
-template <u32 BLOCK, u32 P>
-__device__ __forceinline__ DD lane_tree(DD* q, DD* sm) {
-    constexpr u32 WARPS = BLOCK / 32;
+// The lane tree over the block's 1024 lanes (P per thread), in two parts so that the chunk loop
+// can issue its prefetch between them, when q's registers are free: thread_tree, this thread's P
+// lanes in registers; block_tree, the threads' nodes (valid in thread 0). `sm`: BLOCK/32 slots,
+// not read by thread 0 of an earlier call still in flight (the caller alternates two).
+template <u32 P>
+__device__ __forceinline__ DD thread_tree(DD* q) {
 #pragma unroll
     for (u32 w = 1; w < P; w *= 2) {
 #pragma unroll
         for (u32 k = 0; k < P; k += 2 * w) q[k] = dd_add(q[k], q[k + w]);
     }
-    DD d = q[0];
+    return q[0];
+}
+
+template <u32 BLOCK>
+__device__ __forceinline__ DD block_tree(DD d, DD* sm) {
+    constexpr u32 WARPS = BLOCK / 32;
     const u32 lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 #pragma unroll
     for (u32 off = 1; off < 32; off *= 2) {
@@ -208,11 +218,31 @@ __device__ __forceinline__ DD lane_tree(DD* q, DD* sm) {
     return d;
 }
 
-// One whole chunk (every element < n): this thread's P lanes from p = in + chunk start + P*tid,
-// steps of 1024 elements; UNROLL steps' loads first, then their chained updates.
+// The first UNROLL steps of a whole chunk (only those below steps: steps >= 4 is a power of two,
+// so at UNROLL = 8 a 4-step chunk has 4): issued apart from their use, so that the caller can
+// have them in flight during the previous chunk's lane tree (PREFETCH).
 template <typename T, u32 P, u32 UNROLL, bool VEC>
-__device__ __forceinline__ void chunk_whole(const T* __restrict__ p, u64 steps, DD* q) {
-    u64 j = 0;
+__device__ __forceinline__ void load_first(const T* __restrict__ p, u64 steps, Raw<T, P>* r) {
+#pragma unroll
+    for (u32 u = 0; u < UNROLL; ++u) {
+        if (u < 4 || u < steps) load_lanes<T, P, VEC>(p + u * REPRO_LANES, r[u]);
+    }
+}
+
+// One whole chunk (every element < n): this thread's P lanes from p = in + chunk start + P*tid,
+// steps of 1024 elements; `first` holds steps 0 .. min(UNROLL, steps) - 1 (load_first), then
+// UNROLL steps' loads at a time before their chained updates. Always in step order.
+template <typename T, u32 P, u32 UNROLL, bool VEC>
+__device__ __forceinline__ void chunk_whole(const T* __restrict__ p, u64 steps, DD* q,
+                                            const Raw<T, P>* first) {
+#pragma unroll
+    for (u32 u = 0; u < UNROLL; ++u) {
+        if (u < 4 || u < steps) {
+#pragma unroll
+            for (u32 k = 0; k < P; ++k) two_sum(q[k], Repro<T>::widen(first[u].w, k));
+        }
+    }
+    u64 j = steps < UNROLL ? steps : UNROLL;
     for (; j + UNROLL <= steps; j += UNROLL) {
         Raw<T, P> r[UNROLL];
 #pragma unroll
@@ -223,7 +253,7 @@ __device__ __forceinline__ void chunk_whole(const T* __restrict__ p, u64 steps, 
             for (u32 k = 0; k < P; ++k) two_sum(q[k], Repro<T>::widen(r[u].w, k));
         }
     }
-    for (; j < steps; ++j) {  // steps % UNROLL (only when UNROLL > 4: steps is a power of 2 >= 4)
+    for (; j < steps; ++j) {  // never for power-of-two UNROLL (steps is one too); kept general
         Raw<T, P> r;
         load_lanes<T, P, VEC>(p + j * REPRO_LANES, r);
 #pragma unroll
@@ -249,23 +279,40 @@ __device__ __forceinline__ void chunk_tail(const T* __restrict__ in, u64 first, 
 // phi, plo: >= M(n) doubles each (workspace, never read before written). counter: one u32, 0 at
 // launch and left 0 after it.
 // Launch bounds: 4 blocks of 256 per SM (64 registers) where a thread's loads in flight are at most
-// 16 words (P x UNROLL), else half as many: no instantiation spills (tests/test_nvrtc.py).
-template <u32 BLOCK, u32 UNROLL>
+// 16 elements (P x UNROLL) of at most 4 bytes, else half as many: with PREFETCH those loads stay
+// live through the lane tree, and float64's 8-byte elements then spilled at 64 registers. No
+// instantiation spills (tests/test_nvrtc.py, tests/test_reproducible.py).
+template <typename T, u32 BLOCK, u32 UNROLL>
 struct ReproBounds {
-    static constexpr u32 MIN_BLOCKS = (REPRO_LANES / BLOCK * UNROLL <= 16 ? 1024 : 512) / BLOCK;
+    static constexpr bool SMALL = REPRO_LANES / BLOCK * UNROLL <= 16 && sizeof(T) <= 4;
+    static constexpr u32 MIN_BLOCKS = (SMALL ? 1024 : 512) / BLOCK;
 };
 
 // The catalogue's UNROLL (its name expression names this constant; the sweep,
 // harness/studies/reproducible_sweep.py, instantiates others).
 constexpr u32 REPRO_UNROLL = 4;
+// The catalogue's PREFETCH (named the same way): the next chunk's first steps in flight during
+// this chunk's lane tree.
+constexpr bool REPRO_PREFETCH = true;
 
-template <typename T, u32 BLOCK, u32 UNROLL, bool VEC>
-__global__ void __launch_bounds__(BLOCK, ReproBounds<BLOCK, UNROLL>::MIN_BLOCKS)
+// PREFETCH (the next chunk's first steps in flight during this chunk's lane tree) is compiled in
+// for sm_90 and up (H100 / H200, where it is measured); below, NVRTC for sm_80 spilled 32 bytes
+// at the 64-register bound with the prefetched words live through the tree. Read in the body,
+// not in a template argument, so that the instantiation's name is the same for every arch.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr bool REPRO_PREFETCH_ARCH = false;
+#else
+constexpr bool REPRO_PREFETCH_ARCH = true;
+#endif
+
+template <typename T, u32 BLOCK, u32 UNROLL, bool VEC, bool PREFETCH_ASKED>
+__global__ void __launch_bounds__(BLOCK, ReproBounds<T, BLOCK, UNROLL>::MIN_BLOCKS)
     reduce_reproducible(const T* __restrict__ in, typename Repro<T>::Out* __restrict__ out,
                         double* phi, double* plo, u32* counter, u64 n) {
     static_assert(BLOCK >= 64 && BLOCK <= REPRO_LANES && REPRO_LANES % BLOCK == 0,
                   "BLOCK: a power of two in 64..1024");
     constexpr u32 P = REPRO_LANES / BLOCK;  // lanes per thread
+    constexpr bool PREFETCH = PREFETCH_ASKED && REPRO_PREFETCH_ARCH;
     const u32 tid = threadIdx.x;
 
     // The geometry, from n only: C = 2^logc, M chunks, the first `whole` of them inside [0, n).
@@ -279,17 +326,29 @@ __global__ void __launch_bounds__(BLOCK, ReproBounds<BLOCK, UNROLL>::MIN_BLOCKS)
     __shared__ DD sm[2][BLOCK / 32];
     __shared__ bool is_last;
     u32 buf = 0;
+    const T* __restrict__ mine = in + P * tid;  // this thread's lanes in chunk 0
+    Raw<T, P> first[UNROLL];                      // the next whole chunk's first steps
+    if (PREFETCH && blockIdx.x < whole)
+        load_first<T, P, UNROLL, VEC>(mine + (u64{blockIdx.x} << logc), steps, first);
     for (u64 c = blockIdx.x; c < chunks; c += gridDim.x) {
         DD q[P];
 #pragma unroll
         for (u32 k = 0; k < P; ++k) q[k] = DD{0.0, 0.0};
-        const u64 first = c * chunk + P * tid;
         if (c < whole) {
-            chunk_whole<T, P, UNROLL, VEC>(in + first, steps, q);
+            if (!PREFETCH) load_first<T, P, UNROLL, VEC>(mine + (c << logc), steps, first);
+            chunk_whole<T, P, UNROLL, VEC>(mine + (c << logc), steps, q, first);
         } else {
-            chunk_tail<T, P>(in, first, steps, n, q);
+            chunk_tail<T, P>(in, c * chunk + P * tid, steps, n, q);
         }
-        const DD d = lane_tree<BLOCK, P>(q, sm[buf]);
+        const DD mine_node = thread_tree<P>(q);
+        // PREFETCH: the next chunk's first UNROLL steps go out now (q's registers are free), so
+        // that they arrive while the rest of this chunk's lane tree (the shuffles, the barrier,
+        // thread 0's levels) runs: at C = 4096-8192 (n = 2^20-2^23) the tree is a third to half
+        // of a chunk's time.
+        const u64 next = c + gridDim.x;
+        if (PREFETCH && next < whole)
+            load_first<T, P, UNROLL, VEC>(mine + (next << logc), steps, first);
+        const DD d = block_tree<BLOCK>(mine_node, sm[buf]);
         if (tid == 0) {
             phi[c] = d.hi;
             plo[c] = d.lo;
@@ -314,7 +373,7 @@ __global__ void __launch_bounds__(BLOCK, ReproBounds<BLOCK, UNROLL>::MIN_BLOCKS)
             acc[k] = dd_add(acc[k], b);
         }
     }
-    const DD d = lane_tree<BLOCK, P>(acc, sm[buf]);
+    const DD d = block_tree<BLOCK>(thread_tree<P>(acc), sm[buf]);
     if (tid == 0) {
         const double s = finite_bits(d.hi) ? __dadd_rn(d.hi, d.lo) : d.hi;
         if constexpr (sizeof(typename Repro<T>::Out) == 8) {

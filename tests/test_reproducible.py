@@ -108,6 +108,37 @@ def test_triton_interpreted_grid_view_and_dtypes():
     assert torch.equal(base[3:], x)  # the caller's data unchanged
 
 
+@INTERPRETED
+@pytest.mark.parametrize("steps", [4, 16])
+def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
+    """Phase 1 loads UNROLL rows per iteration as one tile and applies them in row order: every
+    UNROLL gives the model's partials bit for bit, on whole chunks and the masked last one, also
+    when steps is not a multiple of UNROLL (8 rows over 4 steps). C(n) is patched to steps x LANES
+    in both the model and the launcher, so long chunks run under the interpreter in seconds."""
+    from triton_kernels import reproducible as trepro
+
+    c = steps * repro_geometry.LANES
+    monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
+    monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
+    n = 2 * c + 777
+    rng = np.random.default_rng(steps)  # magnitudes 2^-120 .. 2^120: the row order shows in lo
+    x = torch.from_numpy(
+        (rng.standard_normal(n) * np.exp2(rng.integers(-120, 120, n))).astype(np.float32)
+    )
+    want_hi, want_lo = trepro.reference_partials(x.numpy())
+    for unroll in (1, 2, 4, 8):
+        out, phi, plo = (
+            torch.empty(1),
+            torch.empty(3, dtype=torch.float64),
+            torch.empty(3, dtype=torch.float64),
+        )
+        trepro.launch(x, out, phi, plo, programs=2, unroll=unroll)()
+        assert phi.numpy().tobytes() == want_hi.tobytes(), unroll
+        assert plo.numpy().tobytes() == want_lo.tobytes(), unroll
+    with pytest.raises(ValueError, match="unroll"):
+        trepro.launch(x, out, phi, plo, programs=2, unroll=3)
+
+
 def test_records_mapping_and_bound():
     c, t = catalogue.get(CUDA), catalogue.get(TRITON)
     assert c.family == t.family == "reproducible" and c.stage == t.stage == "repro"
@@ -119,7 +150,8 @@ def test_records_mapping_and_bound():
     # the bound's chain grows with the lane's work (C / 1024 updates) and the final's
     small, big = m.chain_length(c.launch, 2**20), m.chain_length(c.launch, 2**30)
     assert small == 4 + 1 + 21 and big == 2**21 // 1024 + 1 + 21
-    assert c.name_expression("float16") == "reduce_reproducible<rl_half, 256, REPRO_UNROLL, true>"
+    want = "reduce_reproducible<rl_half, 256, REPRO_UNROLL, true, REPRO_PREFETCH>"
+    assert c.name_expression("float16") == want
 
 
 @INTERPRETED
@@ -144,6 +176,8 @@ def test_cuda_vector_alignment_and_expressions():
     assert reproducible_plan.vector_alignment("float16", 512) == 4
     want = catalogue.get(CUDA).name_expression("float32")
     assert reproducible_plan.cuda_expression("float32", 256, "REPRO_UNROLL", True) == want
+    named = reproducible_plan.cuda_expression("float32", 256, 8, True, prefetch=False)
+    assert named == "reduce_reproducible<float, 256, 8, true, false>"
 
 
 def _cuobjdump() -> str | None:
@@ -160,6 +194,8 @@ def test_cuda_instantiations_compile_without_spills_with_vector_loads(tmp_path):
         reproducible_plan.cuda_expression(d, v.launch.threads, "REPRO_UNROLL", vec)
         for d, vec in (("float32", True), ("bfloat16", True), ("float32", False))
     ]
+    no_prefetch = reproducible_plan.cuda_expression("float32", 256, "REPRO_UNROLL", True, False)
+    exprs += [no_prefetch, reproducible_plan.cuda_expression("float32", 256, 8, True, True)]
     r = nvrtc.compile_file("reproducible.cu", "sm_90", exprs)
     for name, res in r.resources.items():
         assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
@@ -179,6 +215,8 @@ def test_cuda_instantiations_compile_without_spills_with_vector_loads(tmp_path):
         r.lowered[reproducible_plan.cuda_expression("float32", 256, "REPRO_UNROLL", False)]
     ]
     assert f32.count("LDG.E.128") >= 4 and "LDG.E.64" in bf16  # UNROLL vectors per thread
+    # PREFETCH: the next chunk's first UNROLL (4) vectors, a load site of their own
+    assert f32.count("LDG.E.128") >= funcs[r.lowered[no_prefetch]].count("LDG.E.128") + 4
     assert "LDG.E.128" not in scalar
     for body in (f32, bf16, scalar):
         assert "DFMA" not in body and "ATOM" in body  # adds only; the ticket

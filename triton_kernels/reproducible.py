@@ -53,7 +53,11 @@ if TYPE_CHECKING:
     import torch
 
 NUM_WARPS = 4  # phase 1: 1024 lanes over 128 threads (8 lanes each)
-NUM_STAGES = 3  # phase 1: loads of the j loop software-pipelined
+NUM_STAGES = 3  # phase 1 (measured: 1-4 all alike on an H100; the loads wait on the chains)
+# Phase 1: rows per iteration loaded as one tile before their updates. With one row (4 KB) per
+# program and 512 programs only ~2 MB were in flight and the fp64 chains waited on memory
+# (0.63-0.87x the best peer on an H100); UNROLL rows put UNROLL times as much in flight.
+UNROLL = 4
 PER_SM = 4  # default programs per SM (the grid is free: it never changes the bits)
 
 
@@ -186,6 +190,76 @@ def _two_sum_update(hi, lo, v):
     return s, lo + e
 
 
+@triton.jit
+def _update_rows(hi, lo, v, LANES: tl.constexpr, UNROLL: tl.constexpr):
+    """The UNROLL rows of the tile v ([LANES, UNROLL] float64, column u = step j + u) into the
+    lanes, in u = 0 .. UNROLL-1 order: the same chained updates as one row per step. tl.split
+    halves the last axis by parity, so after reshaping u = 2i + k (or 4i + 2k + m) the columns
+    come out by parity and are put back in u order by hand."""
+    if UNROLL == 1:
+        hi, lo = _two_sum_update(hi, lo, tl.reshape(v, [LANES]))
+    elif UNROLL == 2:
+        v0, v1 = tl.split(v)
+        hi, lo = _two_sum_update(hi, lo, v0)
+        hi, lo = _two_sum_update(hi, lo, v1)
+    elif UNROLL == 4:
+        even, odd = tl.split(tl.reshape(v, [LANES, 2, 2]))  # u = 2i + k: k = 0 / k = 1
+        v0, v2 = tl.split(even)
+        v1, v3 = tl.split(odd)
+        hi, lo = _two_sum_update(hi, lo, v0)
+        hi, lo = _two_sum_update(hi, lo, v1)
+        hi, lo = _two_sum_update(hi, lo, v2)
+        hi, lo = _two_sum_update(hi, lo, v3)
+    else:
+        tl.static_assert(UNROLL == 8, "UNROLL: 1, 2, 4 or 8")
+        even, odd = tl.split(tl.reshape(v, [LANES, 2, 2, 2]))  # u = 4i + 2k + m: m = 0 / 1
+        e0, e1 = tl.split(even)  # u = 4i + 0, 4i + 2
+        o0, o1 = tl.split(odd)  # u = 4i + 1, 4i + 3
+        v0, v4 = tl.split(e0)
+        v2, v6 = tl.split(e1)
+        v1, v5 = tl.split(o0)
+        v3, v7 = tl.split(o1)
+        hi, lo = _two_sum_update(hi, lo, v0)
+        hi, lo = _two_sum_update(hi, lo, v1)
+        hi, lo = _two_sum_update(hi, lo, v2)
+        hi, lo = _two_sum_update(hi, lo, v3)
+        hi, lo = _two_sum_update(hi, lo, v4)
+        hi, lo = _two_sum_update(hi, lo, v5)
+        hi, lo = _two_sum_update(hi, lo, v6)
+        hi, lo = _two_sum_update(hi, lo, v7)
+    return hi, lo
+
+
+@triton.jit
+def _load_rows(x_ptr, base, j, n, LANES: tl.constexpr, UNROLL: tl.constexpr, MASKED: tl.constexpr):
+    """Steps j .. j + UNROLL-1 of the lanes at base as one [LANES, UNROLL] tile, float64: element
+    base[l] + (j + u) * LANES, contiguous along l (vector loads); past n reads +0.0 (MASKED)."""
+    offs = base[:, None] + (j + tl.arange(0, UNROLL)[None, :]) * LANES
+    v = tl.load(x_ptr + offs, mask=offs < n, other=0) if MASKED else tl.load(x_ptr + offs)
+    return v.to(tl.float64)
+
+
+@triton.jit
+def _chunk_lanes(
+    x_ptr, base, steps, n, LANES: tl.constexpr, UNROLL: tl.constexpr, MASKED: tl.constexpr
+):
+    """One chunk's lanes (hi, lo) over its `steps` rows in j order. UNROLL rows per iteration, so
+    UNROLL x 4 KB (float32) per program are in flight while the float64 chains wait; the rows
+    past the last multiple of UNROLL (steps is a power of two >= 4: only when UNROLL = 8 and
+    steps = 4) one at a time. The grouping changes which loads are in flight, never the order of
+    the updates: the bits are those of one row per step."""
+    hi = tl.zeros([LANES], dtype=tl.float64)
+    lo = tl.zeros([LANES], dtype=tl.float64)
+    grouped = steps // UNROLL * UNROLL
+    for j in range(0, grouped, UNROLL):
+        v = _load_rows(x_ptr, base, j, n, LANES, UNROLL, MASKED)
+        hi, lo = _update_rows(hi, lo, v, LANES, UNROLL)
+    for j in range(grouped, steps):
+        v = _load_rows(x_ptr, base, j, n, LANES, 1, MASKED)
+        hi, lo = _update_rows(hi, lo, v, LANES, 1)
+    return hi, lo
+
+
 @triton.jit(do_not_specialize=["n", "steps", "full_chunks", "chunks"])
 def reproducible_chunks_kernel(
     x_ptr,  # n elements (any alignment)
@@ -196,6 +270,7 @@ def reproducible_chunks_kernel(
     full_chunks,  # n // C: chunks with no element past n
     chunks,  # M(n)
     LANES: tl.constexpr,
+    UNROLL: tl.constexpr,  # rows (steps) loaded per iteration as one tile: 1, 2, 4 or 8
 ):
     pid = tl.program_id(0)
     nprog = tl.num_programs(0)
@@ -205,11 +280,7 @@ def reproducible_chunks_kernel(
     chunk = steps * LANES
     for c in range(pid, full_chunks, nprog):  # whole chunks: no mask
         base = (zero64 + c) * chunk + lanes
-        hi = tl.zeros([LANES], dtype=tl.float64)
-        lo = tl.zeros([LANES], dtype=tl.float64)
-        for j in range(0, steps):
-            v = tl.load(x_ptr + (base + j * LANES)).to(tl.float64)
-            hi, lo = _two_sum_update(hi, lo, v)
+        hi, lo = _chunk_lanes(x_ptr, base, steps, n, LANES, UNROLL, False)
         hi, lo = _lane_tree(hi, lo)
         tl.store(phi_ptr + c + one, hi)
         tl.store(plo_ptr + c + one, lo)
@@ -217,12 +288,7 @@ def reproducible_chunks_kernel(
     owner = tl.where(chunks > full_chunks, full_chunks % nprog, -1)
     if pid == owner:
         base = (zero64 + full_chunks) * chunk + lanes
-        hi = tl.zeros([LANES], dtype=tl.float64)
-        lo = tl.zeros([LANES], dtype=tl.float64)
-        for j in range(0, steps):
-            offs = base + j * LANES
-            v = tl.load(x_ptr + offs, mask=offs < n, other=0).to(tl.float64)
-            hi, lo = _two_sum_update(hi, lo, v)
+        hi, lo = _chunk_lanes(x_ptr, base, steps, n, LANES, UNROLL, True)
         hi, lo = _lane_tree(hi, lo)
         tl.store(phi_ptr + full_chunks + one, hi)
         tl.store(plo_ptr + full_chunks + one, lo)
@@ -262,9 +328,13 @@ def launch(
     programs: int,
     num_warps: int = NUM_WARPS,
     num_stages: int = NUM_STAGES,
+    unroll: int = UNROLL,
 ) -> Callable[[], None]:
     """Both launches over the flat x (n >= 1) into out (one float32 / float64), with the
-    partials phi / plo (>= M(n) float64 each) and a phase-1 grid of `programs`."""
+    partials phi / plo (>= M(n) float64 each) and a phase-1 grid of `programs`. num_warps,
+    num_stages and unroll (1, 2, 4 or 8 rows per iteration) never change the bits."""
+    if unroll not in (1, 2, 4, 8):
+        raise ValueError(f"unroll: 1, 2, 4 or 8 rows per iteration, got {unroll}")
     n = x.numel()
     c, m = chunk_size(n), chunk_count(n)
     args = (x, phi, plo, n, c // LANES, n // c, m)
@@ -273,7 +343,7 @@ def launch(
 
     def go() -> None:
         reproducible_chunks_kernel[grid](
-            *args, LANES=LANES, num_warps=num_warps, num_stages=num_stages
+            *args, LANES=LANES, UNROLL=unroll, num_warps=num_warps, num_stages=num_stages
         )
         reproducible_final_kernel[(1,)](phi, plo, out, m, LANES=LANES, OUT=out_tl, num_warps=8)
 
@@ -295,5 +365,10 @@ def triton_census_spec(dtype: str) -> dict:
             "full_chunks": "int32",
             "chunks": "int32",
         },
-        "meta": {"LANES": LANES, "num_warps": NUM_WARPS, "num_stages": NUM_STAGES},
+        "meta": {
+            "LANES": LANES,
+            "UNROLL": UNROLL,
+            "num_warps": NUM_WARPS,
+            "num_stages": NUM_STAGES,
+        },
     }

@@ -20,12 +20,14 @@ FAMILY = "reproducible"
 # float64 works in both kernels (a float64 result), with its own limit: the double-double lanes
 # then carry about 2 x 53 bits against 53 of the result, not 2 x 53 against 24 (see NOTES).
 REPRODUCIBLE_DTYPES = ("float32", "float16", "bfloat16", "float64")
-# cuda/reproducible's template: <T, BLOCK, UNROLL, VEC>. BLOCK = launch.threads ({B}); UNROLL =
-# steps whose loads are in flight before the first update (REPRO_UNROLL, a constant of the .cu
-# file); VEC: the vector-load instantiation (harness.launch.reproducible_plan picks VEC = false for
-# a misaligned view).
+# cuda/reproducible's template: <T, BLOCK, UNROLL, VEC, PREFETCH>. BLOCK = launch.threads ({B});
+# UNROLL = steps whose loads are in flight before the first update (REPRO_UNROLL, a constant of
+# the .cu file); VEC: the vector-load instantiation (harness.launch.reproducible_plan picks
+# VEC = false for a misaligned view); PREFETCH: the next chunk's first UNROLL steps loaded during
+# this chunk's lane tree (REPRO_PREFETCH, a constant of the .cu file).
 CUDA_UNROLL = "REPRO_UNROLL"
-CUDA_KERNEL = "reduce_reproducible<{T}, {B}, " + CUDA_UNROLL + ", true>"
+CUDA_PREFETCH = "REPRO_PREFETCH"
+CUDA_KERNEL = "reduce_reproducible<{T}, {B}, " + CUDA_UNROLL + ", true, " + CUDA_PREFETCH + ">"
 NOTES = (
     "Bits depend only on the input's values and n: not on the GPU, the grid, the stream or the "
     "run; cuda/reproducible equals triton/reproducible bit for bit. float16/bfloat16 return "

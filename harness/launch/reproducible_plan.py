@@ -24,7 +24,7 @@ import torch
 
 from harness.core import dtypes, passes, repro_geometry
 from harness.core.catalogue import Variant
-from harness.core.records_reproducible import CUDA_UNROLL
+from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.stream import on_torch_stream
 
@@ -87,11 +87,14 @@ def vector_alignment(dtype: str, threads: int) -> int:
     return min(16, (repro_geometry.LANES // threads) * dtypes.get(dtype).itemsize)
 
 
-def cuda_expression(dtype: str, threads: int, unroll: int | str, vec: bool) -> str:
-    """The instantiation of reduce_reproducible for these template arguments (unroll: a number,
-    or the .cu file's constant the catalogue names, REPRO_UNROLL)."""
+def cuda_expression(
+    dtype: str, threads: int, unroll: int | str, vec: bool, prefetch: bool | str = CUDA_PREFETCH
+) -> str:
+    """The instantiation of reduce_reproducible for these template arguments (unroll / prefetch:
+    a value, or the .cu file's constant the catalogue names, REPRO_UNROLL / REPRO_PREFETCH)."""
     cxx = dtypes.get(dtype).cxx
-    return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}>"
+    pf = prefetch if isinstance(prefetch, str) else ("true" if prefetch else "false")
+    return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}, {pf}>"
 
 
 def cuda_launch(
@@ -103,10 +106,11 @@ def cuda_launch(
     blocks: int,
     threads: int | None = None,
     unroll: int | str = CUDA_UNROLL,
+    prefetch: bool | str = CUDA_PREFETCH,
 ) -> Callable[[], None]:
     """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks; the
-    vector instantiation when x is aligned for it, else the scalar one. threads / unroll default
-    to the catalogue's (harness.studies.reproducible_sweep times others)."""
+    vector instantiation when x is aligned for it, else the scalar one. threads / unroll /
+    prefetch default to the catalogue's (harness.studies.reproducible_sweep times others)."""
     import cupy
     import numpy as np
 
@@ -114,7 +118,7 @@ def cuda_launch(
 
     threads = threads or variant.launch.threads
     vec = x.data_ptr() % vector_alignment(dtype, threads) == 0
-    expr = cuda_expression(dtype, threads, unroll, vec)
+    expr = cuda_expression(dtype, threads, unroll, vec, prefetch)
     if expr == variant.name_expression(dtype):
         kern = cuda_loader.kernel(variant, dtype)
     else:

@@ -1,6 +1,6 @@
-"""Sweep of cuda/reproducible's shape (block size, UNROLL, blocks per SM) and triton/reproducible's
-(num_warps, num_stages, programs per SM), timed beside torch.sum and cupy.sum (CUB), in one GPU
-call:
+"""Sweep of cuda/reproducible's shape (block size, UNROLL, blocks per SM, PREFETCH) and
+triton/reproducible's (num_warps, num_stages, programs per SM, UNROLL), timed beside torch.sum and
+cupy.sum (CUB), in one GPU call:
 
     python -m harness.studies.reproducible_sweep [--sizes 24 28 30] [--dtypes float32]
         [--json PATH]
@@ -10,8 +10,9 @@ is printed as WRONG and makes the exit status 1), so the sweep also tests reprod
 time is harness.core.timing.time_ms (CUDA events, L2 flushed, median). "x best" = the better of
 torch.sum and CUB / this shape's time (>= 1: at least as fast; the issue's target is >= 0.97).
 Pick the winner, then change cuda/reproducible's template arguments (harness/core/
-records_reproducible.py: threads; cuda_kernels/reproducible.cu: REPRO_UNROLL; per_sm) or
-triton_kernels/reproducible.py's NUM_WARPS / NUM_STAGES / PER_SM. Without a GPU: exit 2.
+records_reproducible.py: threads; cuda_kernels/reproducible.cu: REPRO_UNROLL, the PREFETCH
+default; per_sm) or triton_kernels/reproducible.py's NUM_WARPS / NUM_STAGES / PER_SM / UNROLL.
+Without a GPU: exit 2.
 """
 
 from __future__ import annotations
@@ -21,19 +22,31 @@ import json
 import sys
 import time
 
-# (threads, UNROLL, blocks per SM): the catalogue's first, then the neighbours worth a look.
+# (threads, UNROLL, blocks per SM, PREFETCH): the catalogue's first, then the neighbours worth a
+# look. PREFETCH: the next chunk's first UNROLL steps in flight during the lane tree (mid n).
 CUDA_SHAPES = (
-    (256, 4, 4),
-    (256, 4, 2),
-    (256, 4, 8),
-    (256, 8, 2),
-    (256, 8, 4),
-    (256, 2, 4),
-    (128, 4, 8),
-    (512, 2, 2),
+    (256, 4, 4, True),
+    (256, 4, 4, False),
+    (256, 8, 4, True),
+    (256, 8, 4, False),
+    (256, 8, 2, True),
+    (256, 4, 2, True),
+    (256, 2, 4, True),
+    (128, 4, 8, True),
+    (512, 2, 2, True),
 )
-# (num_warps, num_stages, programs per SM)
-TRITON_SHAPES = ((4, 3, 4), (4, 1, 4), (8, 3, 2), (8, 2, 4), (4, 4, 8), (2, 3, 8))
+# (num_warps, num_stages, programs per SM, UNROLL rows per phase-1 iteration)
+TRITON_SHAPES = (
+    (4, 3, 4, 4),
+    (4, 3, 4, 1),
+    (4, 3, 4, 2),
+    (4, 3, 4, 8),
+    (4, 1, 4, 4),
+    (8, 3, 4, 4),
+    (8, 3, 4, 8),
+    (4, 3, 2, 8),
+    (2, 3, 8, 4),
+)
 
 
 def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
@@ -69,20 +82,20 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
             for backend, shape in shapes:
                 out = torch.empty_like(ref.outs[0])
                 if backend == "cuda":
-                    threads, unroll, per_sm = shape
+                    threads, unroll, per_sm, prefetch = shape
                     grid = max(1, min(m, per_sm * sms))
                     ws = [torch.empty_like(t) for t in ref.workspace[:2]]
                     ws.append(torch.zeros_like(ref.workspace[2]))
                     go = reproducible_plan.cuda_launch(
-                        cuda_v, dtype, x, out, ws, grid, threads=threads, unroll=unroll
+                        cuda_v, dtype, x, out, ws, grid, threads, unroll, prefetch
                     )
-                    label = f"cuda B{threads} U{unroll} p{per_sm}"
+                    label = f"cuda B{threads} U{unroll} p{per_sm}" + ("" if prefetch else " nopf")
                 else:
-                    warps, stages, per_sm = shape
+                    warps, stages, per_sm, unroll = shape
                     grid = max(1, min(m, per_sm * sms))
                     phi, plo = (torch.empty_like(t) for t in ref.workspace[:2])
-                    go = trepro.launch(x, out, phi, plo, grid, num_warps=warps, num_stages=stages)
-                    label = f"triton w{warps} s{stages} p{per_sm}"
+                    go = trepro.launch(x, out, phi, plo, grid, warps, stages, unroll)
+                    label = f"triton w{warps} s{stages} p{per_sm} U{unroll}"
                 go()
                 same = verify.same_bits(out, want)
                 ms = timing.time_ms(go).median_ms
