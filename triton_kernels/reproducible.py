@@ -52,7 +52,11 @@ from harness.core.repro_geometry import LANES, chunk_count, chunk_size
 if TYPE_CHECKING:
     import torch
 
-NUM_WARPS = 4  # phase 1: 1024 lanes over 128 threads (8 lanes each)
+# phase 1: 1024 lanes over 64 threads (16 lanes each). Measured on an H100 (reproducible_sweep,
+# results/nvidia-h100/repro-sweep.txt): 2 warps 0.72-0.98x the better of CUB and torch.sum at
+# 2^21..2^30, 4 warps 0.61-0.91x, 8 warps 0.44-0.84x: fewer threads, more lanes each, fewer
+# shared-memory levels in the lane tree.
+NUM_WARPS = 2
 NUM_STAGES = 3  # phase 1 (measured: 1-4 all alike on an H100; the loads wait on the chains)
 # Phase 1: rows per iteration loaded as one tile before their updates. With one row (4 KB) per
 # program and 512 programs only ~2 MB were in flight and the fp64 chains waited on memory
