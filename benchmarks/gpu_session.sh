@@ -8,6 +8,7 @@
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
+#   sanitize-repro: compute-sanitizer on cuda/ and triton/reproducible (~1 min)
 #   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min)
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
@@ -158,6 +159,16 @@ for step in $steps; do
         > "$F/bench.log" 2>&1 || status=1
       note "pytest-benchmark suite"
       grep -E "passed|failed|error" "$F/bench.log" | tail -n 5
+      ;;
+    sanitize-repro)
+      # compute-sanitizer (all four tools) on the reproducible pair, added after the committed
+      # sanitize.json (~1 min estimated) -> sanitize-reproducible.json, its raw logs. The tests
+      # step reads both when REDUCE_LADDER_SANITIZE_JSON names both (joined by ':').
+      note "compute-sanitizer: the reproducible pair"
+      python3 -m harness sanitize --variants cuda/reproducible triton/reproducible \
+        --json "$F/sanitize-reproducible.json" --raw "$F/sanitize-reproducible-raw" \
+        > "$F/sanitize-reproducible.txt" 2>&1 || status=1
+      tail -n 12 "$F/sanitize-reproducible.txt"
       ;;
     hopper)
       # Hopper's memory paths on cuda/fastest (cache qualifiers, the 1-D bulk copy), float32,

@@ -29,7 +29,8 @@
 // the same whichever block computes it.
 // Why this equals Triton bit for bit: both are the same sequence of IEEE binary64 additions and
 // subtractions, round to nearest even (here spelled __dadd_rn / __dsub_rn, which the compiler
-// never contracts or reorders), plus exact widenings and the final __double2float_rn. No
+// never contracts or reorders), plus exact widenings and the final round to nearest (both PTX
+// cvt without .ftz, so subnormals are kept although CuPy compiles with -ftz=true). No
 // multiplication, so no fused multiply-add; no fast-math. The finiteness test reads the exponent
 // bits.
 // NaN / Inf: a lane that meets an infinity or NaN gets a non-finite hi (lo may be NaN: inf - inf)
@@ -67,8 +68,21 @@ __device__ __forceinline__ double half_bits_to_double(u32 h) {
     asm("cvt.f64.f16 %0, %1;" : "=d"(d) : "h"(static_cast<unsigned short>(h)));
     return d;
 }
-__device__ __forceinline__ double bf16_bits_to_double(u32 h) {
-    return static_cast<double>(__uint_as_float(h << 16));
+// float32 bits -> double, exactly, subnormals kept. Written as PTX because CuPy compiles every
+// kernel with -ftz=true (cupy/cuda/compiler.py appends it), under which a C++ float -> double
+// conversion is cvt.ftz.f64.f32 and flushes a subnormal input to zero (measured: the accuracy
+// battery's subnormal family summed to 0 on the GPU before this).
+__device__ __forceinline__ double f32_bits_to_double(u32 b) {
+    double d;
+    asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(__uint_as_float(b)));
+    return d;
+}
+__device__ __forceinline__ double bf16_bits_to_double(u32 h) { return f32_bits_to_double(h << 16); }
+// The result double -> float32, rounded to nearest, a subnormal result kept (no .ftz: see above).
+__device__ __forceinline__ float double_to_f32_rn(double s) {
+    float f;
+    asm("cvt.rn.f32.f64 %0, %1;" : "=f"(f) : "d"(s));
+    return f;
 }
 
 // Per element type: its bits (WORDS 32-bit words per element, or two elements per word for the
@@ -79,12 +93,14 @@ template <>
 struct Repro<float> {
     typedef float Out;
     static __device__ __forceinline__ double widen(const u32* w, u32 k) {
-        return static_cast<double>(__uint_as_float(w[k]));
+        return f32_bits_to_double(w[k]);
     }
     static __device__ __forceinline__ void bits(const float* p, u32* w, u32 k) {
         w[k] = __float_as_uint(p[0]);
     }
-    static __device__ __forceinline__ double one(const float* p) { return p[0]; }
+    static __device__ __forceinline__ double one(const float* p) {
+        return f32_bits_to_double(__float_as_uint(p[0]));
+    }
 };
 template <>
 struct Repro<double> {
@@ -379,7 +395,7 @@ __global__ void __launch_bounds__(BLOCK, ReproBounds<T, BLOCK, UNROLL>::MIN_BLOC
         if constexpr (sizeof(typename Repro<T>::Out) == 8) {
             out[0] = s;
         } else {
-            out[0] = __double2float_rn(s);
+            out[0] = double_to_f32_rn(s);
         }
         *counter = 0u;  // ready for the next launch (stream order makes it visible to it)
     }

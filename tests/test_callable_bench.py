@@ -4,6 +4,7 @@ benchmarks/gpu_session.sh's `callable` step)."""
 import pytest
 
 from harness.core import device
+from harness.launch.rebind import DEFAULT_MODE
 from harness.studies import callable_bench
 
 
@@ -26,7 +27,12 @@ def test_without_a_gpu_it_says_so(tmp_path, capsys):
 def test_overhead_is_api_minus_its_cached_launch():
     rows = [
         {"entry": "api cuda/fastest", "dtype": "int32", "n": 1024, "us_per_call": 9.5},
-        {"entry": "launch cuda/fastest function", "dtype": "int32", "n": 1024, "us_per_call": 8.0},
+        {
+            "entry": f"launch cuda/fastest {DEFAULT_MODE['cuda']}",
+            "dtype": "int32",
+            "n": 1024,
+            "us_per_call": 8.0,
+        },  # the mode the cache launches with (driver where cuda-python is)
         {"entry": "api triton/fastest", "dtype": "int32", "n": 1024, "error": "boom"},
     ]
     assert callable_bench.overheads({"results": rows}) == ["cuda/fastest int32 2^10: +1.50 us"]

@@ -153,3 +153,17 @@ def test_n_past_2_to_31(needs_cupy):
     exact = sum(float(x[i : i + step].double().sum()) for i in range(0, n, step))
     assert abs(float(a.item()) - exact) <= 1e-6 * n
     del x
+
+
+@pytest.mark.parametrize("vid", REPRO)
+def test_subnormals_are_summed_not_flushed(vid, needs_cupy):
+    """CuPy compiles with -ftz=true; the CUDA kernel widens and rounds in PTX without .ftz, so
+    subnormal inputs count and a subnormal sum is kept (the model is IEEE, no flush)."""
+    g = torch.Generator(device="cuda").manual_seed(5)
+    tiny = torch.finfo(torch.float32).tiny  # the smallest normal; below it: subnormals
+    x = (torch.rand(2**20 + 3, device="cuda", generator=g) - 0.5) * tiny
+    assert bool((x.abs() < tiny).all()) and bool((x != 0).any())
+    got = _run(vid, x)
+    assert _bits(got) == _model(x) and float(got.item()) != 0.0
+    few = torch.tensor([tiny / 8, tiny / 16, -tiny / 64], device="cuda")  # a subnormal sum
+    assert _bits(_run(vid, few)) == _model(few) and 0 < float(_run(vid, few).item()) < tiny

@@ -4,7 +4,9 @@ their counts, not failed), and the seeds' two bugs flagged by the tool that shou
 
 Skipped, with the reason, without a GPU or compute-sanitizer. The sanitizer runs once per module
 (one process per tool, the seed bugs alone); with REDUCE_LADDER_SANITIZE_JSON set to a sanitize
-document (benchmarks/gpu_profile.sh writes one), the tests read it instead.
+document (benchmarks/gpu_profile.sh writes one), the tests read it instead: or to several, joined
+by os.pathsep (a later run of only the variants added since, e.g. sanitize-reproducible.json),
+whose variants, runs and kernels are read together.
 """
 
 from __future__ import annotations
@@ -24,9 +26,13 @@ DEFAULT_IDS = [v.id for v in sanitize.default_variants()]
 
 @pytest.fixture(scope="module")
 def doc() -> dict:
-    path = os.environ.get("REDUCE_LADDER_SANITIZE_JSON")
-    if path:
-        return json.loads(Path(path).read_text())
+    paths = os.environ.get("REDUCE_LADDER_SANITIZE_JSON")
+    if paths:
+        docs = [json.loads(Path(p).read_text()) for p in paths.split(os.pathsep)]
+        merged = dict(docs[0])
+        for key in ("variants", "runs", "kernels"):
+            merged[key] = [item for d in docs for item in d[key]]
+        return merged
     try:
         return sanitize.sanitize(sanitize.select(None, include_wrong=True))
     except gpu_tools.ToolUnavailable as e:

@@ -27,6 +27,7 @@ NOT_RESULT_SCHEMAS = {
     records.CALLABLE_SCHEMA,
     records.INDUCTOR_CODE_SCHEMA,
     records.HOPPER_LOADS_SCHEMA,
+    records.REPRO_SWEEP_SCHEMA,
     records.DISTRIBUTED_SCHEMA,  # K ranks per run (harness.report.distributed_tables reads them)
     records.REPRODUCIBLE_SCHEMA,  # result bits per input (harness.studies.accuracy)
     records.COMPARE_SCHEMA,  # `reduce-ladder compare`: ratios between device folders

@@ -52,6 +52,7 @@ FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # studies.fastest_bench:
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
 FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # not records: times per design
 HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # not records: times per memory path
+REPRO_SWEEP_SCHEMA = "reduce-ladder/repro-sweep/1"  # not records: times per kernel shape
 PROFILE_SCHEMA = (
     "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters per kernel
 )

@@ -22,6 +22,8 @@ import json
 import sys
 import time
 
+from harness.report import records
+
 # (threads, UNROLL, blocks per SM, PREFETCH): the catalogue's first, then the neighbours worth a
 # look. PREFETCH: the next chunk's first UNROLL steps in flight during the lane tree (mid n).
 CUDA_SHAPES = (
@@ -143,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reproducible_sweep needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
     t0 = time.time()
-    doc = sweep(a.dtypes, a.sizes)
+    doc = {"schema": records.REPRO_SWEEP_SCHEMA, **sweep(a.dtypes, a.sizes)}
     doc["wall_s"] = time.time() - t0
     if a.json:
         with open(a.json, "w") as f:
