@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core import device, sizes
+from harness.report import records
 
 TOP_FUNCTIONS = 12
 
@@ -227,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--n must be >= 1 and --calls >= 10")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         ap.error(f"--json {args.json}: the folder {Path(args.json).parent} does not exist")
-    doc = run(variant, args.dtype, n, args.calls)
+    doc = {"schema": records.CALL_PROFILE_SCHEMA, **run(variant, args.dtype, n, args.calls)}
     print(render(doc))
     if args.json:
         with open(args.json, "w") as f:

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core import sizes
+from harness.report import records
 
 DEFAULT_LOG2 = tuple(range(10, 17))
 DTYPES = ("float32", "int32", "bfloat16", "float16", "float64")
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     from harness.launch import peers
 
     with peers.cupy_accelerators(["cub"]):
-        doc = sweep(sorted(args.log2), args.dtypes)
+        doc = {"schema": records.SMALL_N_SCHEMA, **sweep(sorted(args.log2), args.dtypes)}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=1)
