@@ -19,21 +19,16 @@ import shlex
 from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console
-from harness.report import devices, devices_markdown, devices_plot
+from harness.report import devices, devices_markdown, devices_plot, run_report
 from harness.report.documents import ReportError
 
 
 def _out_dir(path: str) -> Path:
     """The output folder, created if missing; exit 2 where it cannot be written."""
-    out = Path(path)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise UsageError(f"cannot write into {out} (--out): {e.strerror or e}") from None
-    return out
+        return run_report.writable_dir(path)
+    except ReportError as e:
+        raise UsageError(f"{e} (--out)") from None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

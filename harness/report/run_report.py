@@ -81,7 +81,13 @@ def _prepare(paths: list[str | Path], out_dir: str | Path, ref_n: int | None):
                 "nothing written"
             )
     refs = reference_sizes(runs[0], ref_n)
-    out = Path(out_dir)
+    return runs, refs, writable_dir(out_dir)
+
+
+def writable_dir(path: str | Path) -> Path:
+    """The output folder, created if missing and probed with a file; ReportError where it cannot
+    be written (before anything is rendered)."""
+    out = Path(path)
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".write-test"
@@ -89,7 +95,7 @@ def _prepare(paths: list[str | Path], out_dir: str | Path, ref_n: int | None):
         probe.unlink()
     except OSError as e:
         raise ReportError(f"cannot write into {out}: {e.strerror or e}") from None
-    return runs, refs, out
+    return out
 
 
 def write_report(
