@@ -26,41 +26,18 @@ from harness.core import dtypes, passes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
 from harness.launch.errors import DeviceMemoryError
+from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan
 from harness.launch.stream import on_torch_stream
-
-COUNTER_DTYPE = torch.int32  # the ticket counter (the CUDA kernel reads it as u32)
 
 
 @dataclass
-class ReproduciblePlan:
-    variant: Variant
-    dtype: str
-    x: torch.Tensor  # flat
-    outs: list[torch.Tensor]  # [out]: one value of the sum dtype
-    workspace: list[torch.Tensor]  # [phi, plo, counter]
-    launch: Callable[[], None]
-    first_blocks: int  # the grid of the (first) launch: blocks / programs over the chunks
-
-    @property
-    def n(self) -> int:
-        return self.x.numel()
+class ReproduciblePlan(FastestPlan):
+    """FastestPlan's protocol (one result, nothing to restore, run() launches), with this
+    family's workspace ([phi, plo, counter]) and its own launch count and byte count."""
 
     @property
     def launch_count(self) -> int:
         return 1 if self.variant.backend == "cuda" else 2
-
-    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch (asynchronously); returns the one-element output. Both flags are accepted for
-        the plan protocol and change nothing: there is no partial pass worth timing alone and no
-        scratch copy."""
-        self.launch()
-        return self.outs[0]
-
-    def poison(self) -> None:
-        dtypes.poison_(self.outs[0])
-
-    def restore(self) -> None:
-        """Nothing to restore (the input is only read)."""
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
         """The input read, the partials written and read back (2 x 2 x 8 bytes per chunk), the
