@@ -158,10 +158,13 @@ def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
     """The hot path's check of out= (the checked path's _check_out says why one fails)."""
     if type(out) is not torch.Tensor or out.dtype is not dtype or out.numel() != 1:
         return False
-    if out.get_device() != x.get_device():
-        return False
+    return out.get_device() == x.get_device() and not _overlaps(out, x)
+
+
+def _overlaps(out: torch.Tensor, x: torch.Tensor) -> bool:
+    """out's one element lies inside x's bytes (the sum would overwrite what it reads)."""
     o, lo = out.data_ptr(), x.data_ptr()
-    return not (lo <= o < lo + x.numel() * x.element_size())
+    return lo <= o < lo + x.numel() * x.element_size()
 
 
 def _check_out(out: Any, want: torch.dtype, x: torch.Tensor) -> torch.Tensor:
@@ -179,8 +182,7 @@ def _check_out(out: Any, want: torch.dtype, x: torch.Tensor) -> torch.Tensor:
         raise TypeError(f"out has dtype {t.dtype}; this sum is {want} (harness.result_dtype)")
     if t.device != x.device:
         raise ValueError(f"out is on {t.device}, the input on {x.device}")
-    o, lo = t.data_ptr(), x.data_ptr()
-    if lo <= o < lo + x.numel() * x.element_size():
+    if _overlaps(t, x):
         raise ValueError("out overlaps the input: the sum would overwrite what it reads")
     return t
 
