@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -20,6 +19,7 @@ from rich.console import Console
 
 from harness.core import catalogue, device, dtypes, sizes
 from harness.core.catalogue import Variant
+from harness.report import documents
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -175,7 +175,7 @@ def write_json(path: str | None, doc: dict) -> None:
     if not path:
         return
     try:
-        Path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+        documents.write_document(path, doc)
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
 

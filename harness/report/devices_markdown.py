@@ -5,12 +5,12 @@ source and dtype the table at the largest n every device timed. Rows from harnes
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report import documents
 from harness.report.devices import (
     SOURCES,
     DeviceRow,
@@ -261,4 +261,4 @@ def compare_json(runs: list[DeviceRun], out_dir: Path) -> dict:
 
 
 def write_json(path: Path, doc: dict) -> None:
-    path.write_text(json.dumps(doc, indent=1) + "\n")
+    documents.write_document(path, doc)

@@ -201,3 +201,9 @@ def _host(path: str, doc: dict) -> Document:
     else:
         out.records = [study_records.host_record(r, dtype) for r in doc.get("table") or []]
     return out
+
+
+def write_document(path: str | Path, doc: dict) -> None:
+    """Every JSON document the harness writes, in one form: indented by one, a final newline
+    (values JSON cannot hold, such as paths, as their str). OSError is the caller's to word."""
+    Path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
-import json
 import pstats
 import sys
 import time
@@ -35,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core import device, sizes
-from harness.report import records
+from harness.report import documents, records
 
 TOP_FUNCTIONS = 12
 
@@ -231,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"schema": records.CALL_PROFILE_SCHEMA, **run(variant, args.dtype, n, args.calls)}
     print(render(doc))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=1)
+        documents.write_document(args.json, doc)
     return 0
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import sys
 import time
@@ -34,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import sizes as sizes_mod
-from harness.report import records
+from harness.report import documents, records
 
 DEFAULT_SIZES = tuple(2**k for k in range(10, 31, 2))
 DEFAULT_DTYPES = ("float32", "int32", "bfloat16")
@@ -313,8 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"callable_bench needs a CUDA GPU: {why}", file=sys.stderr)
         return 2  # the project's policy for commands that need a GPU
     doc = bench(sizes, args.dtypes, args.loops)
-    with open(args.json, "w") as f:
-        json.dump(doc, f, indent=1)
+    documents.write_document(args.json, doc)
     print("reduce_sum over its cached launch (api - launch):")
     print("\n".join(overheads(doc)))
     return 0

@@ -27,14 +27,13 @@ graph; and the catalogue's kernel with the shared-memory carveout preference at 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from harness.core import dtypes, passes
-from harness.report import records
+from harness.report import documents, records
 
 if TYPE_CHECKING:
     from harness.launch.single_launch import FastestPlan
@@ -302,8 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fastest_ablation needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
     doc = ablate(a.log2)
-    with open(a.json, "w") as f:
-        json.dump(doc, f, indent=1)
+    documents.write_document(a.json, doc)
     bad = [(r["n"], k) for r in doc["rows"] for k, v in r["verdicts"].items() if v != "ok"]
     print(f"\nwall {doc['wall_s']:.0f} s; {len(bad)} wrong: {bad}")
     return 1 if bad else 0

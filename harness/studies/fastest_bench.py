@@ -25,12 +25,11 @@ peer and copy at each (dtype, n): "total" and (n <= 2^20) "graph" timings, extra
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
 from harness.core.device import datasheet_bw
-from harness.report import records, study_records
+from harness.report import documents, records, study_records
 from harness.report.ratios import CUB_ID, TORCH_ID
 
 VARIANTS = ("cuda/fastest", "triton/fastest")
@@ -230,8 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fastest_bench needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
     doc = bench(a.dtypes, a.min, a.max, variants=tuple(a.variants))
-    with open(a.json, "w") as f:
-        json.dump(doc, f, indent=1)
+    documents.write_document(a.json, doc)
     results = doc["results"]
     bad = [r for r in results if r["variant"] in a.variants and not r["ok"]]
     print(f"\nwall {doc['wall_s']:.0f} s; triton configs: {doc['triton_configs']}")

@@ -17,14 +17,13 @@ catalogue: the catalogue keeps what measured fastest, and this study is the reco
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
 from collections.abc import Callable
 
 from harness.core import passes
-from harness.report import records
+from harness.report import documents, records
 
 SOURCE = "hopper_loads.cu"
 THREADS = 256
@@ -196,8 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hopper_loads needs a GPU with CuPy: {why}", file=sys.stderr)
         return 2
     doc = study(a.log2)
-    with open(a.json, "w") as f:
-        json.dump(doc, f, indent=1)
+    documents.write_document(a.json, doc)
     bad = [(r["n"], k) for r in doc["rows"] for k, v in r["verdicts"].items() if v != "ok"]
     print(f"\nwall {doc['wall_s']:.0f} s; {len(bad)} wrong: {bad}")
     return 1 if bad else 0

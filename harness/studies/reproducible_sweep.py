@@ -18,11 +18,10 @@ Without a GPU: exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
-from harness.report import records
+from harness.report import documents, records
 
 # (threads, UNROLL, blocks per SM, PREFETCH): the catalogue's first, then the neighbours worth a
 # look. PREFETCH: the next chunk's first UNROLL steps in flight during the lane tree (mid n).
@@ -148,8 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"schema": records.REPRO_SWEEP_SCHEMA, **sweep(a.dtypes, a.sizes)}
     doc["wall_s"] = time.time() - t0
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(doc, f, indent=1)
+        documents.write_document(a.json, doc)
     wrong = [r for r in doc["rows"] if not r["same_bits"]]
     print(f"\nwall {doc['wall_s']:.0f} s; {len(doc['rows'])} shapes timed, {len(wrong)} wrong bits")
     return 1 if wrong else 0

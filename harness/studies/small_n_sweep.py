@@ -25,13 +25,12 @@ NVRTC compile per block size).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.core import sizes
-from harness.report import records
+from harness.report import documents, records
 
 DEFAULT_LOG2 = tuple(range(10, 17))
 DTYPES = ("float32", "int32", "bfloat16", "float16", "float64")
@@ -170,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     with peers.cupy_accelerators(["cub"]):
         doc = {"schema": records.SMALL_N_SCHEMA, **sweep(sorted(args.log2), args.dtypes)}
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(doc, f, indent=1)
+        documents.write_document(args.json, doc)
     return 0
 
 
