@@ -49,7 +49,6 @@ import torch
 from harness.core import dtypes, passes
 from harness.core.catalogue import Variant
 from harness.launch import single_launch
-from harness.launch.errors import DeviceMemoryError
 from harness.launch.stream import cupy_stream_or_null, on_torch_stream
 
 
@@ -104,15 +103,7 @@ def bind(
             f"{', '.join(LAUNCH_MODES[variant.backend])}"
         )
     out_dtype = dtypes.get(dtype).sum_torch
-    cap = variant.launch.max_blocks
-    try:
-        partials = torch.empty(cap, dtype=out_dtype, device=x.device)
-        counter = torch.zeros(1, dtype=single_launch.COUNTER_DTYPE, device=x.device)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
-        ) from None
-    ws = (partials, counter)
+    ws = single_launch.workspace(variant, dtype, x.device)
     if variant.backend == "cuda":
         go, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
     else:

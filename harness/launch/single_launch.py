@@ -77,15 +77,12 @@ class FastestPlan:
 def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
     """cuda/fastest or triton/fastest over x (harness.launch.plan.make_plan has checked the
     dtype and n). Raises DeviceMemoryError when the workspace cannot be allocated."""
-    cap = variant.launch.max_blocks  # >= any grid either backend launches (Triton's tuner may
-    # pick more programs per SM than the launch record's per_sm, never more than this)
+    partials, counter = workspace(variant, dtype, x.device)
     try:
         out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
-        partials = torch.empty(cap, dtype=out_dtype(dtype), device=x.device)
-        counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
     except torch.cuda.OutOfMemoryError as e:
         raise DeviceMemoryError(
-            f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
+            f"{variant.id}: no room for its result ({str(e).splitlines()[0]})"
         ) from None
     if variant.backend == "cuda":
         launch, grid = _cuda_launch(variant, dtype, x, out, partials, counter)
@@ -94,6 +91,24 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 
         launch, grid = fastest.tuned_launch(dtype, x, out, partials, counter)
     return FastestPlan(variant, dtype, x, [out], [partials, counter], launch, grid)
+
+
+def workspace(
+    variant: Variant, dtype: str, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The family's workspace, made once per plan (or cached launch): max_blocks partials of the
+    accumulator type (>= any grid either backend launches: Triton's tuner may pick more programs
+    per SM than the launch record's per_sm, never more than this) and the ticket counter at 0.
+    DeviceMemoryError when it does not fit."""
+    cap = variant.launch.max_blocks
+    try:
+        partials = torch.empty(cap, dtype=out_dtype(dtype), device=device)
+        counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
+        ) from None
+    return partials, counter
 
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:

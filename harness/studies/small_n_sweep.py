@@ -62,10 +62,7 @@ def paths(dtype: str, x) -> dict[str, tuple[Callable[[], None], object]]:
     v = catalogue.get("cuda/fastest")
     n = x.numel()
     acc = single_launch.out_dtype(dtype)
-    ws = (
-        torch.empty(v.launch.max_blocks, dtype=acc, device=x.device),
-        torch.zeros(1, dtype=single_launch.COUNTER_DTYPE, device=x.device),
-    )
+    ws = single_launch.workspace(v, dtype, x.device)
     out: dict[str, tuple[Callable[[], None], object]] = {}
 
     def add(label: str, kern, blocks: int, threads: int) -> None:
