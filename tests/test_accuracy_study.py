@@ -17,10 +17,6 @@ from harness.report import accuracy_tables, records
 from harness.report.documents import load_document
 from harness.studies import accuracy as study
 
-needs_interpreter = pytest.mark.skipif(
-    device.gpu_available() or not device.interpreting(),
-    reason="runs Triton's interpreter on the CPU (the GPU suite runs the study on the device)",
-)
 ROOT = Path(__file__).resolve().parents[1]
 VARIANTS = [catalogue.get("triton/tile-256"), catalogue.get(catalogue.TORCH_SUM_ID)]
 FAMILIES = ["seed001", "cancellation", "past-limit"]
@@ -28,11 +24,10 @@ FAMILIES = ["seed001", "cancellation", "past-limit"]
 
 @pytest.fixture(scope="module")
 def doc() -> dict:
-    if device.gpu_available() or not device.interpreting():
-        pytest.skip("runs Triton's interpreter on the CPU")
     return study.accuracy(VARIANTS, FAMILIES, [5000], log=lambda s: None, where="cpu")
 
 
+@pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_records_hold_the_exact_comparison(doc):
     assert doc["schema"] == records.ACCURACY_SCHEMA
     recs = [records.ResultRecord.from_json(r) for r in doc["results"]]
@@ -49,6 +44,7 @@ def test_records_hold_the_exact_comparison(doc):
         assert float.fromhex(r.extra["result_hex"]) == r.check.value
 
 
+@pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_document_loads_as_result_records(doc, tmp_path):
     path = tmp_path / "accuracy.json"
     path.write_text(json.dumps(doc))
@@ -56,6 +52,7 @@ def test_document_loads_as_result_records(doc, tmp_path):
     assert loaded.kind == "accuracy" and len(loaded.records) == len(doc["results"])
 
 
+@pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_table_marks_and_plot(doc, tmp_path):
     text = accuracy_tables.markdown(doc)
     for v in VARIANTS:
@@ -66,6 +63,7 @@ def test_table_marks_and_plot(doc, tmp_path):
     assert (tmp_path / "a.png").stat().st_size > 0
 
 
+@pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_failures_are_errors_and_promised_variants_unfaithful_inside_the_limit(doc):
     assert accuracy_tables.failures(doc, set()) == []  # the ladder's misses are findings
     marked = json.loads(json.dumps(doc))
@@ -82,7 +80,7 @@ def test_failures_are_errors_and_promised_variants_unfaithful_inside_the_limit(d
     ]
 
 
-@needs_interpreter
+@pytest.mark.interpreter  # the GPU suite runs the study on the device
 def test_reproducible_document_bits_same_at_every_offset():
     inputs = [i for i in study.reproducible_inputs() if i["n"] == 4097 and i["family"] == "normal"]
     assert [i["offset"] for i in inputs] == [0, 1, 2, 3, 0, 1, 2, 3]
@@ -112,6 +110,7 @@ def test_study_variants_skip_host_staged_and_wrong():
     assert "cuda/fastest" in ids and "triton/tile-256" in ids
 
 
+@pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_report_renders_the_accuracy_section(doc, tmp_path):
     run = tmp_path / "run.json"
     run.write_text((ROOT / "results" / "nvidia-h200" / "ladder-float32.json").read_text())

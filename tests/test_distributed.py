@@ -14,18 +14,10 @@ import pytest
 import torch
 
 from harness.cli.main import main
-from harness.core import device
 from harness.report import distributed_tables
 from harness.report.records import DISTRIBUTED_SCHEMA, RUN_SCHEMA
 from harness.studies import distributed, distributed_worker
 
-# The CPU path's local sums run Triton's interpreter; on a GPU machine (its own Triton and numpy)
-# tests/test_gpu_distributed.py covers the launcher on NCCL instead.
-CPU_PATH = pytest.mark.skipif(
-    device.gpu_available(),
-    reason="the gloo CPU path (Triton interpreter): runs where there is no GPU; "
-    "tests/test_gpu_distributed.py covers NCCL on a GPU machine",
-)
 SIZES = (4101, 70_003)  # neither a multiple of a tile; the second spans several programs
 SEED = 7
 
@@ -44,7 +36,7 @@ def _sums(doc: dict) -> list[dict]:
     return [r for r in doc["runs"] if r["kind"] == "sum"]
 
 
-@CPU_PATH
+@pytest.mark.interpreter  # the gloo CPU path; NCCL: tests/test_gpu_distributed.py
 def test_gloo_run_exact_on_every_rank(gloo_run: tuple[int, dict]) -> None:
     code, doc = gloo_run
     assert code == 0
@@ -68,7 +60,7 @@ def test_gloo_run_exact_on_every_rank(gloo_run: tuple[int, dict]) -> None:
         assert len(r["local_ms_by_rank"]) == 2 and r["total_ms"] > 0
 
 
-@CPU_PATH
+@pytest.mark.interpreter  # the gloo CPU path; NCCL: tests/test_gpu_distributed.py
 def test_gloo_run_every_rank_saw_multicast_off(gloo_run: tuple[int, dict]) -> None:
     env = next(r for r in gloo_run[1]["runs"] if r["kind"] == "env")
     assert env["device_by_rank"] == ["cpu", "cpu"]
@@ -78,7 +70,7 @@ def test_gloo_run_every_rank_saw_multicast_off(gloo_run: tuple[int, dict]) -> No
         assert seen["TRITON_INTERPRET"] == "1"
 
 
-@CPU_PATH
+@pytest.mark.interpreter  # the gloo CPU path; NCCL: tests/test_gpu_distributed.py
 def test_gloo_run_combine_loop_and_sweep(gloo_run: tuple[int, dict]) -> None:
     runs = gloo_run[1]["runs"]
     loops = [r for r in runs if r["kind"] == "combine_loop"]
@@ -88,7 +80,7 @@ def test_gloo_run_combine_loop_and_sweep(gloo_run: tuple[int, dict]) -> None:
     assert point["ok"] and point["bytes"] == 4 * 2**10 and point["us_max"] >= point["us_mean"]
 
 
-@CPU_PATH
+@pytest.mark.interpreter  # the gloo CPU path; NCCL: tests/test_gpu_distributed.py
 def test_render_the_gloo_run(gloo_run: tuple[int, dict], tmp_path: Path) -> None:
     src = tmp_path / "run.json"
     src.write_text(json.dumps(gloo_run[1]))

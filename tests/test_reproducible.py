@@ -77,21 +77,14 @@ def test_model_nan_inf_zero_and_empty():
     assert reference_sum(np.array([1.5], dtype=np.float32)) == np.float32(1.5)
 
 
-INTERPRETED = pytest.mark.skipif(
-    device.gpu_available() or not device.interpreting(),
-    reason="the Triton interpreter path: runs where there is no GPU, under TRITON_INTERPRET=1 "
-    "(tests/test_gpu_reproducible.py covers the compiled kernel)",
-)
-
-
-@INTERPRETED
+@pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernel
 @pytest.mark.parametrize("n", [1, 1000, 4096, 4097, 3 * 4096 + 5, 70000])
 def test_triton_interpreted_equals_model(n):
     x = torch.from_numpy(np.random.default_rng(n).standard_normal(n).astype(np.float32) * 100)
     assert _triton(x) == _model(x)
 
 
-@INTERPRETED
+@pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernel
 @pytest.mark.filterwarnings("ignore:invalid value encountered")  # inf - inf in the interpreter
 def test_triton_interpreted_grid_view_and_dtypes():
     n = 3 * 4096 + 5
@@ -108,7 +101,7 @@ def test_triton_interpreted_grid_view_and_dtypes():
     assert torch.equal(base[3:], x)  # the caller's data unchanged
 
 
-@INTERPRETED
+@pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernel
 @pytest.mark.parametrize("steps", [4, 16])
 def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
     """Phase 1 loads UNROLL rows per iteration as one tile and applies them in row order: every
@@ -154,7 +147,7 @@ def test_records_mapping_and_bound():
     assert c.name_expression("float16") == want
 
 
-@INTERPRETED
+@pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernel
 def test_plan_and_public_api_on_the_interpreter():
     v = catalogue.get(TRITON)
     x = torch.randn(5000)
@@ -224,7 +217,6 @@ def test_cuda_instantiations_compile_without_spills_with_vector_loads(tmp_path):
 
 
 def test_sweep_and_bench_usage_errors_and_no_gpu(tmp_path, capsys):
-    from harness.core import device
     from harness.studies import fastest_bench, reproducible_sweep
 
     for argv in (["--sizes", "5"], ["--dtypes", "int32"]):
