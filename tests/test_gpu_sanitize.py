@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.report import sanitizer_log
 from harness.studies import gpu_tools, sanitize
 
 pytestmark = pytest.mark.gpu
@@ -29,10 +30,7 @@ def doc() -> dict:
     paths = os.environ.get("REDUCE_LADDER_SANITIZE_JSON")
     if paths:
         docs = [json.loads(Path(p).read_text()) for p in paths.split(os.pathsep)]
-        merged = dict(docs[0])
-        for key in ("variants", "runs", "kernels"):
-            merged[key] = [item for d in docs for item in d[key]]
-        return merged
+        return sanitizer_log.merge_documents(docs)
     try:
         return sanitize.sanitize(sanitize.select(None, include_wrong=True))
     except gpu_tools.ToolUnavailable as e:

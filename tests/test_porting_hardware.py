@@ -19,7 +19,7 @@ from harness.report import porting_doc, porting_hardware, porting_sanitizer, run
 
 ROOT = porting_doc.ROOT
 PROFILE = porting_hardware.newest(ROOT, porting_hardware.PROFILE_NAME)
-SANITIZE = porting_hardware.newest(ROOT, "sanitize.json")
+SANITIZE = porting_sanitizer.committed(ROOT)
 needs_profile = pytest.mark.skipif(PROFILE is None, reason="no results/*/profile.json committed")
 needs_sanitize = pytest.mark.skipif(SANITIZE is None, reason="no results/*/sanitize.json committed")
 

@@ -343,7 +343,7 @@ def render(census_path: Path = CENSUS, root: Path = ROOT) -> str:
             out += porting_hardware.stage_section(pdoc, fam, st, cs, twins)
     out += _peers_section(results, pdoc)
     out += porting_hardware.seed_tables_section(profile, root / "docs", root)
-    out += porting_sanitizer.section(porting_hardware.newest(root, "sanitize.json"))
+    out += porting_sanitizer.section(porting_sanitizer.committed(root))
     inductor = porting_hardware.newest(root, f"inductor/{porting_inductor.INDUCTOR_JSON}")
     if inductor:
         out += [porting_inductor.inductor_section(root / Path(inductor[0]).parent)]

@@ -1,4 +1,5 @@
-"""docs/porting.md's section on what compute-sanitizer found, read from the committed sanitize.json.
+"""docs/porting.md's section on what compute-sanitizer found, read from the committed sanitize.json
+(and the sanitize-*.json beside it: runs over variants added since).
 
 The document (`reduce-ladder sanitize --json`) holds, per variant, each tool's reports ("records")
 and racecheck's hazard counts. Worded from those numbers: how many default kernels every tool
@@ -9,9 +10,14 @@ none did). Nothing here is typed in.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.report.markdown import RIGHT, markdown_lines
+from harness.report.porting_hardware import newest
+from harness.report.sanitizer_log import merge_documents
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
@@ -67,6 +73,19 @@ def summary(doc: dict) -> str:
         + (f"; the seeds' bugs flagged: {'; '.join(flagged)}" if flagged else "")
         + "."
     )
+
+
+def committed(root: Path) -> tuple[str, dict] | None:
+    """The newest device folder's sanitize.json with the sanitize-*.json documents beside it
+    (runs over variants added since), merged (sanitizer_log.merge_documents); the path names
+    every file read."""
+    found = newest(root, "sanitize.json")
+    if found is None:
+        return None
+    rel, doc = found
+    extras = sorted((root / rel).parent.glob("sanitize-*.json"))
+    docs = [doc] + [json.loads(p.read_text()) for p in extras]
+    return " + ".join([rel] + [p.name for p in extras]), merge_documents(docs)
 
 
 def section(found: tuple[str, dict] | None) -> list[str]:

@@ -118,3 +118,13 @@ def _record(log: SanitizerLog, kernel: str, header: str) -> KernelFindings:
     else:
         f.errors += 1
     return f
+
+
+def merge_documents(docs: list[dict]) -> dict:
+    """Sanitize documents of one device read as one (`reduce-ladder sanitize --json` over
+    variants added later writes its own file, e.g. sanitize-reproducible.json, beside
+    sanitize.json): the first document's header, every document's variants, runs and kernels."""
+    merged = dict(docs[0])
+    for key in ("variants", "runs", "kernels"):
+        merged[key] = [item for d in docs for item in d.get(key, [])]
+    return merged
