@@ -119,17 +119,22 @@ __device__ __forceinline__ void block_reduce_unrolled(volatile T* smem, u32 tid)
     if (tid < 32) warp_reduce_volatile<T>(smem, tid);
 }
 
-// Last-block-done ticket (cuda/reproducible; the same atomic as cuda/fastest's FAST_ACQ_REL,
-// which keeps its own copy in fastest.cu): thread 0 of each block calls it once, after its
-// block's last store to the workspace. Release: that thread's earlier stores are visible before
-// the ticket is; acquire: the block that takes the last ticket sees every store released before
-// it (a __syncthreads() after it carries that to the block's other threads). Returns the ticket,
-// 0 .. gridDim.x - 1 (MEMBAR.ALL.GPU + ATOMG in SASS).
+// Last-block-done ticket (cuda/reproducible and cuda/fastest's FAST_ACQ_REL): thread 0 of each
+// block calls it once, after its block's last store to the workspace. Release: that thread's
+// earlier stores are visible before the ticket is; acquire: the block that takes the last ticket
+// sees every store released before it (a __syncthreads() after it carries that to the block's
+// other threads). Returns the ticket, 0 .. gridDim.x - 1 (MEMBAR.ALL.GPU + ATOMG in SASS).
+// Modular: atom.inc wraps at gridDim.x - 1 (old >= G - 1 ? 0 : old + 1), so the block that draws
+// G - 1 leaves the counter at 0 itself and no block ever stores to it. Why not a reset store:
+// should two launches ever share one counter, a plain `*counter = 0` can land between the other
+// launch's increments and leave it at k != 0, after which every launch's "last" block would be an
+// early one, silently, for good. With the wrap, each launch adds exactly G modulo G, so the
+// counter is back at 0 once the launches that shared it are done: an incident cannot outlive them.
 __device__ __forceinline__ u32 ticket_acq_rel(u32* counter) {
     u32 ticket;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
                  : "=r"(ticket)
-                 : "l"(counter)
+                 : "l"(counter), "r"(gridDim.x - 1u)
                  : "memory");
     return ticket;
 }

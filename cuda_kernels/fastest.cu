@@ -16,8 +16,9 @@
 //     from a counter with one acq_rel atomic (FAST_ACQ_REL: MEMBAR.ALL.GPU + ATOMG in SASS; the
 //     first measured __threadfence + atomicAdd is MEMBAR.SC.GPU + ATOMG, and the last block
 //     fenced again). The block that takes the last ticket sums the partials IN BLOCK ORDER
-//     (thread t: partials t, t + BLOCK, ...; then the fixed shuffle tree) and resets the counter
-//     to 0 for the next launch. Which block finishes last varies; what it adds, and in which
+//     (thread t: partials t, t + BLOCK, ...; then the fixed shuffle tree). The ticket is modular
+//     (common.cuh's ticket_acq_rel: atom.inc wrapping at G - 1), so the counter is back at 0 for
+//     the next launch without a reset store, and a counter two launches ever shared heals. Which block finishes last varies; what it adds, and in which
 //     order, does not: the result is deterministic for a given device (SM count), n and
 //     alignment. A grid of one block writes its sum straight out. (FAST_PREFETCH_TICKET: block 0
 //     prefetches the counter's line into L2 at the start; measured no gain.)
@@ -37,7 +38,7 @@ typedef unsigned long long u64;
 enum : u32 {
     FAST_EVEN_SHARE = 1,       // contiguous, balanced per-block ranges (else grid-stride tiles)
     FAST_PREFETCH_TICKET = 2,  // block 0 prefetches the counter's line into L2 at the start
-    FAST_ACQ_REL = 4,          // ticket: one acq_rel atomic (else __threadfence + atomicAdd)
+    FAST_ACQ_REL = 4,          // ticket: one acq_rel atomic (else __threadfence + atomicInc)
 };
 
 // 16-bit storage types. float16 / bfloat16 data are read as their bits and converted here; the
@@ -197,8 +198,9 @@ __device__ __forceinline__ void block_vectors(u64 nvec, u64& i, u64& end, u64& s
 // Last-block-done: thread 0 publishes the block's partial `s` and takes a ticket from the
 // counter; true in every thread of the block that took the last ticket, which from here on sees
 // every block's partial. Production: one acq_rel atomic (MEMBAR.ALL.GPU + ATOMG in SASS).
-// Without FAST_ACQ_REL (ablation, the first measured design): __threadfence + atomicAdd
-// (MEMBAR.SC.GPU + ATOMG), and the last block fenced again. `is_last`: the kernel's __shared__
+// Without FAST_ACQ_REL (ablation, the first measured design's fences): __threadfence + atomicInc
+// (MEMBAR.SC.GPU + ATOMG), and the last block fenced again. Both tickets are modular
+// (common.cuh's ticket_acq_rel says why). `is_last`: the kernel's __shared__
 // flag (declared there: a __shared__ variable here would change the kernel's shared-memory
 // layout and its SASS).
 template <typename A, u32 FLAGS>
@@ -210,13 +212,10 @@ __device__ __forceinline__ bool last_block_done(A s, A* partials, u32* counter, 
             // Release: this thread's partial is visible before the ticket is; acquire: the last
             // block sees every partial released before its ticket. (The bar.sync below carries
             // that to the block's other threads.)
-            asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                         : "=r"(ticket)
-                         : "l"(counter)
-                         : "memory");
+            ticket = ticket_acq_rel(counter);
         } else {
             __threadfence();
-            ticket = atomicAdd(counter, 1u);
+            ticket = atomicInc(counter, gridDim.x - 1u);  // the same modular ticket, unordered
         }
         is_last = ticket == gridDim.x - 1;
     }
@@ -312,8 +311,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
     for (u32 b = tid; b < gridDim.x; b += BLOCK) t += __ldcg(partials + b);
     t = block_sum_shfl<A, BLOCK>(t);
     if (tid == 0) {
-        out[0] = E::out(t);
-        *counter = 0u;  // ready for the next launch (stream order makes it visible to it)
+        out[0] = E::out(t);  // the counter is already 0: the modular ticket wrapped it
     }
 }
 

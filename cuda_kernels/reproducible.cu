@@ -21,8 +21,8 @@
 //     e = e + (a.lo + b.lo); hi = s + e; lo = e - (hi - s); (s, 0.0) when s is not finite.
 //   - One launch: a persistent grid (any G >= 1: per_sm x SMs by default, at most M); block b
 //     takes chunks b, b + G, b + 2G, ...; each block's thread 0 stores its chunks' partials, then
-//     takes a ticket (common.cuh's ticket_acq_rel); the last block does the final and resets the
-//     counter to 0 for the next launch.
+//     takes a ticket (common.cuh's ticket_acq_rel, modular: it wraps the counter back to 0 for the
+//     next launch, no reset store); the last block does the final.
 // Why the bits depend only on the values and n: C, M, the lane of every element and both trees
 // are functions of n; the grid, the SM count, the stream and the run only decide WHICH block sums
 // a chunk (and which block finishes), never the operations or their order. A chunk's partial is
@@ -397,6 +397,6 @@ __global__ void __launch_bounds__(BLOCK, ReproBounds<T, BLOCK, UNROLL>::MIN_BLOC
         } else {
             out[0] = double_to_f32_rn(s);
         }
-        *counter = 0u;  // ready for the next launch (stream order makes it visible to it)
+        // (no reset: the modular ticket left the counter at 0 for the next launch)
     }
 }

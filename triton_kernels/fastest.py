@@ -17,8 +17,9 @@ grid-stride twin (triton/grid-stride-1024):
   element offset (x[1:], x[3:]) still gets 16-byte loads for its bulk;
 - finish in the same launch: each program stores its partial, then takes a ticket with an
   acq_rel atomic_add on a counter; the program holding the last ticket sums the partials in
-  program order (volatile loads, FBLOCK lanes at a time, then tl.sum), stores the result and sets
-  the counter back to 0. A grid of one program (ONE_PROGRAM) stores its sum directly.
+  program order (volatile loads, FBLOCK lanes at a time, then tl.sum), stores the result and takes
+  nprog off the counter (a modular ticket: the kernel says why). A grid of one program
+  (ONE_PROGRAM) stores its sum directly.
 - determinism: the partials are combined in program order, whichever program finishes last, so
   the result is bit-identical across launches for a given device, n, alignment and configuration.
   The configuration is chosen by timing; a different process may pick another one (another
@@ -192,14 +193,18 @@ def fastest_kernel(
     else:
         tl.store(part_ptr + pid, total)
         tl.debug_barrier()  # every thread's part of the store is done before the release
+        # A modular ticket: the program whose ticket is nprog - 1 (mod nprog) is last, and it
+        # subtracts nprog instead of storing 0, so each launch adds 0 in all. A reset store could
+        # land between another launch's increments, should two ever share the counter, and
+        # leave it off 0 for good (every later "last" program an early one); this cannot.
         ticket = tl.atomic_add(count_ptr, 1, sem="acq_rel")
-        if ticket == nprog - 1:
+        if ticket % nprog == nprog - 1:
             facc = tl.zeros([FBLOCK], dtype=ACC)
             for start in range(0, nprog, FBLOCK):
                 idx = start + tl.arange(0, FBLOCK)
                 facc += tl.load(part_ptr + idx, mask=idx < nprog, other=0, volatile=True)
             tl.store(out_ptr, tl.sum(facc, axis=0))
-            tl.atomic_xchg(count_ptr, 0)
+            tl.atomic_add(count_ptr, -nprog)
 
 
 # ---------------------------------------------------------------------------------------------
