@@ -4,8 +4,12 @@ Python API:
     harness.reduce_sum(x, "cuda/v3-sequential")   # 0-d result on x's device
     harness.partials(x, "triton/tile-256")        # first-pass per-block partial sums
     harness.core.catalogue.VARIANTS                    # every variant's record
+    torch.ops.reduce_ladder.sum(x, "cuda/fastest")  # the same sum as a torch operator
+
+Importing harness registers torch.ops.reduce_ladder.sum (harness.launch.torch_op).
 """
 
+import harness.launch.torch_op  # noqa: F401  (registers torch.ops.reduce_ladder.sum)
 from harness.launch.api import partials, reduce_sum
 
 __all__ = ["partials", "reduce_sum"]

@@ -148,10 +148,8 @@ def test_cuda_graph_capture_and_replay(vid, use_op, needs_cupy):
         return torch.ops.reduce_ladder.sum(t, vid) if use_op else harness.reduce_sum(t, vid)
 
     x = verify.seed_like_input(2**20 + 3, "int32", "cuda")
-    graph, outs, stream = _capture(fn, x)
-    (key,) = [k for k in plan_cache.default().cached_keys() if k[5] == stream.cuda_stream]
-    assert key in plan_cache.default().pinned_keys()  # it outlives eviction and clear()
-    plan_cache.clear()
+    graph, outs, _ = _capture(fn, x)
+    plan_cache.clear()  # frees every entry's workspace: the graph owns its own
     x.copy_(verify.seed_like_input(x.numel(), "int32", "cuda"))  # new data, same addresses
     graph.replay()
     torch.cuda.synchronize()

@@ -88,7 +88,7 @@ def test_clear_drops_entries_and_counters(cache, dev):
     x = torch.randn(N, device=dev)
     a = cache.get(V, "float32", x)
     cache.clear()
-    assert cache.info() == plan_cache.CacheInfo(0, 0, 0, 0, 3, 0)
+    assert cache.info() == plan_cache.CacheInfo(0, 0, 0, 0, 3)
     assert cache.get(V, "float32", x) is not a
 
 
@@ -205,10 +205,24 @@ def test_hot_path_leaves_every_other_input_to_the_checked_path(dev):
 def test_lookup_misses_without_building_or_counting(cache, dev):
     x = torch.randn(N, device=dev)
     key = plan_cache.key_of(V, "float32", x, 0)
-    assert cache.lookup(key) is None and cache.info() == plan_cache.CacheInfo(0, 0, 0, 0, 3, 0)
+    assert cache.lookup(key) is None and cache.info() == plan_cache.CacheInfo(0, 0, 0, 0, 3)
     entry = cache.get(V, "float32", x)
-    assert cache.lookup(key) is entry and cache.lookup(key, capturing=True) is entry
-    assert cache.info().hits == 2 and cache.pinned_keys() == [key]
+    assert cache.lookup(key) is entry and cache.lookup(key) is entry
+    assert cache.info().hits == 2
+
+
+def test_a_capture_takes_the_entry_of_any_stream_or_says_to_warm_up(cache, dev):
+    """for_capture: the kernel, grid and configuration do not depend on the stream, so a capture
+    on a stream nothing ran on yet launches another stream's entry (with its own workspace); with
+    no entry of that shape at all it refuses, naming the warm-up, and builds nothing."""
+    x = torch.randn(N, device=dev)
+    with pytest.raises(plan_cache.PlanCacheMiss, match="call it once"):
+        cache.for_capture(V, "float32", x)
+    assert cache.info().size == 0 and cache.info().misses == 0
+    other = cache.get(V, "float32", x, stream_ptr=0x1234)  # built for another stream
+    assert cache.for_capture(V, "float32", x) is other
+    with pytest.raises(plan_cache.PlanCacheMiss):
+        cache.for_capture(V, "float32", x[:-1])  # another n: another kernel grid
 
 
 @pytest.mark.parametrize("dtype", catalogue.FASTEST_DTYPES)

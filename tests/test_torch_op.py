@@ -1,8 +1,8 @@
-"""torch.ops.reduce_ladder.sum without a GPU: registered by importing harness.launch.torch_op (and
-not by `import harness`), its fake implementation (shape and dtype under FakeTensorMode), opcheck,
-eager results equal to reduce_sum's bits, and torch.compile(fullgraph=True) with no graph break;
-triton/fastest runs interpreted on CPU tensors (on the GPU where there is one). The GPU twin:
-tests/test_gpu_callable.py."""
+"""torch.ops.reduce_ladder.sum without a GPU: registered by `import harness` (in a fresh
+interpreter, nothing else imported), its fake implementation (shape and dtype under
+FakeTensorMode), opcheck, eager results equal to reduce_sum's bits, and
+torch.compile(fullgraph=True) with no graph break; triton/fastest runs interpreted on CPU tensors
+(on the GPU where there is one). The GPU twin: tests/test_gpu_callable.py."""
 
 import subprocess
 import sys
@@ -19,10 +19,10 @@ from harness.launch import torch_op
 VID = "triton/fastest"
 
 
-def test_import_harness_does_not_register_the_op():
-    code = "import sys, harness; print('harness.launch.torch_op' in sys.modules)"
+def test_import_harness_registers_the_op():
+    code = "import torch, harness; op = torch.ops.reduce_ladder.sum; print(op.default._schema.name)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "reduce_ladder::sum"
 
 
 def test_registered_under_its_name():

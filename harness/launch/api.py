@@ -16,6 +16,18 @@ Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad
   (also importable from harness.launch.plan); the process keeps working.
 The caller's data is never modified.
 
+Where a call runs (harness.launch.stream.call_on): on x's device, whichever device is current,
+and on ONE stream, the caller's current stream in x's library (torch's for a tensor, CuPy's for a
+CuPy array): every launch, allocation and the result's copy, so the result is ready in that
+stream's order. Inside a CUDA-graph capture the call is captured on the capturing stream; the
+single-launch family's call gets a workspace the graph owns (harness.launch.workspace), so graphs
+replayed at once never share a ticket counter. Supported contexts (tests/test_gpu_contexts.py):
+eager on any torch or CuPy stream (blocking or not), several threads at once, torch.compile
+(fullgraph=True; default, reduce-overhead, max-autotune-no-cudagraphs), CUDA graphs captured on
+torch's default capture stream or a given one and replayed concurrently, out=. A call that cannot
+be captured (a first call of a cached variant inside a capture) raises before anything is
+enqueued, and the caller's capture stays valid.
+
 Speed: the single-launch (fastest) family runs through harness.launch.plan_cache: its launch,
 grid and workspace are built once per (variant, dtype, n, alignment class, device, stream) and a
 call then costs one 0-d result tensor and one launch (rebound to the caller's tensor by pointer:
@@ -47,7 +59,7 @@ from typing import Any
 import torch
 
 from harness.core import catalogue, device, dtypes
-from harness.launch import plan_cache
+from harness.launch import plan_cache, stream
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
@@ -141,7 +153,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
     API overhead). A wrong out is a TypeError / ValueError before any launch.
     """
     if type(x) is torch.Tensor and type(variant) is str:
-        launch = _hit(x, variant)
+        launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
         if launch is not None:
             if out is None:
                 res = launch.workspace[0].new_empty(())  # the accumulator dtype on x's device
@@ -194,43 +206,51 @@ _DTYPE_NAMES: dict[torch.dtype, str] = {d.torch: name for name, d in dtypes.DTYP
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
+_current_device = getattr(torch._C, "_cuda_getDevice", None)
+
+
 def _hit(x: torch.Tensor, variant: str):
     """The cached launch for x (a plain tensor) and a variant id, or None: then the caller takes
-    the checked path (which builds on a miss). Only attribute reads, one stream query and one
-    cache lookup: the key is plan_cache.key_of's, built without a Variant object."""
+    the checked path (which builds on a miss, switches to x's device when another one is
+    current, and captures with a graph-owned workspace). Only attribute reads, a device and a
+    stream query and one cache lookup: the key is plan_cache.key_of's, built without a Variant
+    object."""
     vid = _HOT_IDS.get(variant)
     if vid is None or not x.is_contiguous():
         return None
     dev = x.get_device()  # -1: the CPU (Triton's interpreter)
     if dev >= 0:
-        if _raw_stream is None:
-            return None  # a torch without the raw-stream query: the checked path asks publicly
+        if _raw_stream is None or _current_device is None or _current_device() != dev:
+            return None  # another device is current: the checked path switches to x's
+        if plan_cache.capturing():
+            return None  # a capture: the checked path gives the graph its own workspace
         stream = _raw_stream(dev)
-        capturing = plan_cache.capturing()
     else:
-        stream, capturing = 0, False
+        stream = 0
     name = _DTYPE_NAMES.get(x.dtype)
     key = (vid, name, x.numel(), x.data_ptr() & 15, dev, stream)
-    return plan_cache.default().lookup(key, capturing)
+    return plan_cache.default().lookup(key)
 
 
 def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> Any:
     """reduce_sum with every check of the module docstring (CuPy arrays, views, variants as
-    records, the ladder's multi-pass variants, the first call of each key, out=)."""
+    records, the ladder's multi-pass variants, the first call of each key, out=, another
+    device current, a capture), on x's device and the call's one stream (stream.call_on)."""
     v = _variant(variant)
     one_launch = v.launch.mapping.one_launch
     t, lib = _as_torch(x, v, flat=not one_launch)
     dest = None if out is None else _check_out(out, result_dtype(v, t.dtype), t)
-    if t.numel() == 0:
-        zero = torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device)
-        return _written(zero, dest, out, lib)
-    if one_launch:
-        if isinstance(variant, str):
-            _HOT_IDS[variant] = v.id  # checked once: later calls with this id try the hot path
-        return _written(_cached_sum(v, t, dest), dest, out, lib)
-    plan = make_plan(v, t)
-    res = plan.run()
-    return _written(res[0].clone(), dest, out, lib)
+    with stream.call_on(t, lib) as stream_ptr:
+        if t.numel() == 0:
+            zero = torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device)
+            return _written(zero, dest, out, lib)
+        if one_launch:
+            if isinstance(variant, str):
+                _HOT_IDS[variant] = v.id  # checked once: later calls with this id try the hot path
+            return _written(_cached_sum(v, t, stream_ptr, dest), dest, out, lib)
+        plan = make_plan(v, t)
+        res = plan.run()
+        return _written(res[0].clone(), dest, out, lib)
 
 
 def _written(res: torch.Tensor, dest: torch.Tensor | None, out: Any, lib: str) -> Any:
@@ -242,12 +262,20 @@ def _written(res: torch.Tensor, dest: torch.Tensor | None, out: Any, lib: str) -
     return out
 
 
-def _cached_sum(v: catalogue.Variant, t: torch.Tensor, dest: torch.Tensor | None = None):
-    """The single-launch family's sum through the plan cache: on a hit, one 0-d result tensor
+def _cached_sum(
+    v: catalogue.Variant, t: torch.Tensor, stream_ptr: int, dest: torch.Tensor | None = None
+):
+    """The single-launch family's sum through the plan cache: one 0-d result tensor
     (partials.new_empty: the accumulator dtype on t's device; or the caller's out=) and one
-    launch writing into it."""
+    launch writing into it; inside a capture, the launch with a graph-owned workspace."""
     _check_size(v, t)
-    launch = plan_cache.default().get(v, _dtype_name(t.dtype), t)
+    cache = plan_cache.default()
+    if t.is_cuda and plan_cache.capturing():
+        launch = cache.for_capture(v, _dtype_name(t.dtype), t)
+        res = launch.workspace[0].new_empty(()) if dest is None else dest
+        launch.in_capture(t, res, stream_ptr)
+        return res
+    launch = cache.get(v, _dtype_name(t.dtype), t)
     res = launch.workspace[0].new_empty(()) if dest is None else dest
     launch(t, res)
     return res
@@ -265,13 +293,14 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     t, lib = _as_torch(x, v)
     if t.numel() == 0:
         return _back(torch.zeros((0,), dtype=t.dtype, device=t.device), lib)
-    if v.launch.mapping.one_launch:
-        # One launch: its one "partial" is the sum, written into a poisoned buffer.
-        _check_size(v, t)
-        launch = plan_cache.default().get(v, _dtype_name(t.dtype), t)
-        out = dtypes.poison_(launch.workspace[0].new_empty(1))
-        launch(t, out)
-        return _back(out, lib)
-    plan = make_plan(v, t)
-    plan.poison()
-    return _back(plan.run(first_pass_only=True).clone(), lib)
+    with stream.call_on(t, lib):
+        if v.launch.mapping.one_launch:
+            # One launch: its one "partial" is the sum, written into a poisoned buffer.
+            _check_size(v, t)
+            launch = plan_cache.default().get(v, _dtype_name(t.dtype), t)
+            out = dtypes.poison_(launch.workspace[0].new_empty(1))
+            launch(t, out)
+            return _back(out, lib)
+        plan = make_plan(v, t)
+        plan.poison()
+        return _back(plan.run(first_pass_only=True).clone(), lib)

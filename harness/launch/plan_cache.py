@@ -25,12 +25,16 @@ Only the single-launch (fastest) family is cached. The ladder's multi-pass plans
 kernels, bound to their input through chains of partial buffers (and, in-place, a scratch copy of
 the whole input); reduce_sum still builds one per call for them.
 
-Capture: a miss builds the workspace with a memset and may time Triton's candidates, neither of
-which may happen inside a CUDA-graph capture; a miss while the current stream is capturing raises
-PlanCacheMiss, saying to call once on the capture stream before capturing (the warm-up every
-capture does anyway). Hits are capture-safe: no sync, one launch. A captured graph keeps the
-addresses of the entry's workspace, so an entry hit inside a capture is pinned: eviction and
-clear() drop it from the table, never free it (info().pinned counts them).
+Capture: a captured call does not use the entry's workspace (a graph bakes addresses in, so every
+graph captured from one entry would share its counter: harness.launch.workspace). `for_capture`
+finds the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
+kernel, grid and configuration do not depend on the stream), and the call launches it on the
+capturing stream with a workspace of the graph's own (BoundLaunch.in_capture). Nothing of the
+entry is referenced by the graph but the kernel, which the compile caches keep, so eviction and
+clear() may free every entry. A miss while the current stream is capturing raises PlanCacheMiss
+before anything is enqueued (building would allocate, memset and may time Triton's candidates),
+saying to call once before capturing (the warm-up every capture does anyway); the caller's
+capture stays valid.
 """
 
 from __future__ import annotations
@@ -63,7 +67,6 @@ class CacheInfo:
     evictions: int
     size: int
     max_entries: int
-    pinned: int  # entries hit inside a CUDA-graph capture, kept alive for the graphs
 
 
 def stream_of(x: torch.Tensor) -> int:
@@ -93,38 +96,55 @@ class PlanCache:
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
         self._hits = self._misses = self._evictions = 0
-        self._pinned: dict[Key, rebind.BoundLaunch] = {}
 
     def get(
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
     ) -> rebind.BoundLaunch:
         """The launch for x (flat or not, contiguous) on stream_ptr (default: the current
-        stream), built on a miss. A miss allocates the workspace on the current stream, so pass
-        another stream_ptr only for that stream's current work (tests use it to name streams)."""
+        stream), built on a miss. A miss allocates the workspace ordered after stream_ptr, so
+        pass another stream_ptr only for that stream's work (tests use it to name streams)."""
         if stream_ptr is None:
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)
-        entry = self.lookup(key, bool(stream_ptr) and x.is_cuda and capturing())
+        entry = self.lookup(key)
         if entry is None:
             return self._build(key, variant, dtype, x, stream_ptr)
         return entry
 
-    def lookup(self, key: Key, capturing: bool = False) -> rebind.BoundLaunch | None:
+    def lookup(self, key: Key) -> rebind.BoundLaunch | None:
         """The entry for a key the caller computed (harness.launch.api's hot path), counted as a
         hit and made most recent; None on a miss (nothing is built: the caller takes its checked
-        path, which calls get). capturing: the current stream is capturing a CUDA graph, so the
-        entry is pinned (see the module docstring). The lock, the get and the move_to_end take
-        about 0.24 us together in CPython 3.12, a bare dict get 0.10 us (timeit on the shared
-        CPU build machine): the 0.14 us buys LRU order and exact counters across threads."""
+        path, which calls get). The lock, the get and the move_to_end take about 0.24 us
+        together in CPython 3.12, a bare dict get 0.10 us (timeit on the shared CPU build
+        machine): the 0.14 us buys LRU order and exact counters across threads."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
                 return None
             self._entries.move_to_end(key)
             self._hits += 1
-            if capturing:
-                self._pinned[key] = entry
         return entry
+
+    def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> rebind.BoundLaunch:
+        """The entry a call captured on the current stream launches (module docstring): this
+        stream's if there is one, else the most recent one of another stream; PlanCacheMiss if
+        none was ever built (nothing is enqueued)."""
+        stream_ptr = stream_of(x)
+        key = key_of(variant, dtype, x, stream_ptr)
+        entry = self.lookup(key)
+        if entry is not None:
+            return entry
+        with self._lock:
+            for other in reversed(self._entries):
+                if other[:5] == key[:5]:
+                    self._entries.move_to_end(other)
+                    self._hits += 1
+                    return self._entries[other]
+        raise PlanCacheMiss(
+            f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
+            f"(alignment class {key[3]}) on {x.device}, and the current stream is capturing a "
+            "CUDA graph: call it once with such an input before capturing (any stream)"
+        )
 
     def _build(
         self, key: Key, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int
@@ -133,7 +153,7 @@ class PlanCache:
             raise PlanCacheMiss(
                 f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
                 f"(alignment class {key[3]}) on stream {stream_ptr:#x}, and this stream is "
-                "capturing a CUDA graph: call it once on the capture stream before capturing"
+                "capturing a CUDA graph: call it once before capturing"
             )
         with self._build_lock:
             with self._lock:
@@ -154,8 +174,7 @@ class PlanCache:
             return entry
 
     def clear(self) -> None:
-        """Drop every entry (their workspaces are freed with them, but for the pinned ones) and
-        zero the counters."""
+        """Drop every entry (their workspaces are freed with them) and zero the counters."""
         with self._lock:
             self._entries.clear()
             self._hits = self._misses = self._evictions = 0
@@ -168,7 +187,6 @@ class PlanCache:
                 self._evictions,
                 len(self._entries),
                 self.max_entries,
-                len(self._pinned),
             )
 
     def cached_keys(self) -> list[Key]:
@@ -180,11 +198,6 @@ class PlanCache:
         """The cached launches, least recently used first."""
         with self._lock:
             return list(self._entries.values())
-
-    def pinned_keys(self) -> list[Key]:
-        """Keys of the entries hit inside a CUDA-graph capture (kept alive for the graphs)."""
-        with self._lock:
-            return list(self._pinned)
 
 
 def capturing() -> bool:

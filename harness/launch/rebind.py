@@ -48,7 +48,7 @@ import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import Variant
-from harness.launch import single_launch
+from harness.launch import single_launch, workspace
 from harness.launch.stream import cupy_stream_or_null, on_torch_stream
 
 
@@ -68,6 +68,11 @@ DEFAULT_MODE: dict[str, str] = {"cuda": LAUNCH_MODES["cuda"][0], "triton": "boun
 RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
 
 
+# A launch with every per-call value given: (x, out, stream pointer, partials pointer, counter
+# pointer). What a capture launches with (harness.launch.workspace.in_graph's memory).
+LaunchWith = Callable[[torch.Tensor, torch.Tensor, int, int, int], None]
+
+
 @dataclass
 class BoundLaunch:
     """One variant, dtype, n, alignment class, device and stream: call it with (x, out).
@@ -75,7 +80,8 @@ class BoundLaunch:
     x: a contiguous tensor of n elements at the alignment class it was built for (any shape);
     out: a tensor of at least one element of out_dtype, 16-byte aligned (any torch allocation: the
     Triton kernel was specialized on an aligned output). The launch is asynchronous on the stream
-    it was built for."""
+    it was built for, with the workspace it owns. `in_capture` is the same launch inside a
+    CUDA-graph capture, on the capturing stream, with a workspace of the graph's own."""
 
     variant: Variant
     dtype: str
@@ -85,9 +91,31 @@ class BoundLaunch:
     out_dtype: torch.dtype
     workspace: tuple[torch.Tensor, torch.Tensor]  # partials, counter: owned, made once
     go: Callable[[torch.Tensor, torch.Tensor], None]
+    go_with: LaunchWith | None  # None: this launch mode cannot be captured (bench-only modes)
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
         self.go(x, out)
+
+    def in_capture(self, x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
+        """The launch captured on stream_ptr (capturing now; its device current) with a
+        workspace the graph owns and a zeroed counter, both recorded in the graph
+        (harness.launch.workspace.in_graph). A mode that cannot: CaptureUnsupported, raised
+        before anything is enqueued."""
+        if self.go_with is None:
+            raise CaptureUnsupported(
+                f"{self.variant.id}'s {self.mode!r} launch mode cannot be captured in a CUDA "
+                f"graph; the default modes ({DEFAULT_MODE[self.variant.backend]!r}) can"
+            )
+        why = workspace.capturable()
+        if why is not None:
+            raise CaptureUnsupported(f"{self.variant.id} in a CUDA-graph capture: {why}")
+        nbytes = self.workspace[0].numel() * self.workspace[0].element_size()
+        with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
+            self.go_with(x, out, stream_ptr, partials, counter)
+
+
+class CaptureUnsupported(RuntimeError):
+    """This launch cannot be captured in a CUDA graph (said before anything is enqueued)."""
 
 
 def bind(
@@ -103,12 +131,12 @@ def bind(
             f"{', '.join(LAUNCH_MODES[variant.backend])}"
         )
     out_dtype = dtypes.get(dtype).sum_torch
-    ws = single_launch.workspace(variant, dtype, x.device)
+    ws = single_launch.workspace(variant, dtype, x.device, stream_ptr if x.is_cuda else None)
     if variant.backend == "cuda":
-        go, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
+        go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
     else:
-        go, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
-    return BoundLaunch(variant, dtype, x.numel(), blocks, mode, out_dtype, ws, go)
+        go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
+    return BoundLaunch(variant, dtype, x.numel(), blocks, mode, out_dtype, ws, go, go_with)
 
 
 def _cuda(
@@ -118,7 +146,7 @@ def _cuda(
     ws: tuple[torch.Tensor, torch.Tensor],
     stream_ptr: int,
     mode: str,
-) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], int]:
+) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith | None, int]:
     partials, counter = ws
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
     grid, block = (blocks,), (threads,)
@@ -129,23 +157,29 @@ def _cuda(
             with on_torch_stream():
                 kern(grid, block, args)
 
-        return go_rawkernel, blocks
+        return go_rawkernel, None, blocks
     import cupy
     from cupy.cuda.function import CIntptr, CUIntMax
 
     dev = x.device.index or 0
+    n = x.numel()
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
     if mode == "driver":
-        return _driver(fn.ptr, blocks, threads, stream_ptr, partials, counter, x.numel()), blocks
+        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, partials, counter, n)
+        return go, go_with, blocks
     stream = cupy_stream_or_null(stream_ptr, dev)
     # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
-    tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(x.numel()))
+    tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(n))
 
     def go_function(x: torch.Tensor, out: torch.Tensor) -> None:
         fn(grid, block, (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), *tail), 0, stream)
 
-    return go_function, blocks
+    def with_function(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
+        args = (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), CIntptr(p), CIntptr(c), tail[2])
+        fn(grid, block, args, 0, cupy_stream_or_null(s, dev))
+
+    return go_function, with_function, blocks
 
 
 def _driver(
@@ -156,40 +190,51 @@ def _driver(
     partials: torch.Tensor,
     counter: torch.Tensor,
     n: int,
-) -> Callable[[torch.Tensor, torch.Tensor], None]:
+) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith]:
     """The "driver" mode's launch (module docstring): the kernel's five parameters (in, out,
-    partials, counter, n: reduce_fastest's and reduce_fastest_small's signature) packed once."""
+    partials, counter, n: reduce_fastest's and reduce_fastest_small's signature) packed once;
+    and its capture twin, which packs all five per call (a capture is not a hot path)."""
     import ctypes
     import threading
 
     from cuda.bindings import driver
 
     func = driver.CUfunction(fn_ptr)
-    x_arg, out_arg = ctypes.c_void_p(0), ctypes.c_void_p(0)
-    values = (
-        x_arg,
-        out_arg,
-        ctypes.c_void_p(partials.data_ptr()),
-        ctypes.c_void_p(counter.data_ptr()),
-        ctypes.c_uint64(n),
-    )
-    params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
+    ok = driver.CUresult.CUDA_SUCCESS
+
+    def pack(x: int, out: int, p: int, c: int) -> tuple:
+        values = (
+            ctypes.c_void_p(x),
+            ctypes.c_void_p(out),
+            ctypes.c_void_p(p),
+            ctypes.c_void_p(c),
+            ctypes.c_uint64(n),
+        )
+        params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
+        return values, params
+
+    def launch(params_addr: int, stream: int) -> None:
+        (err,) = driver.cuLaunchKernel(func, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0)
+        if err != ok:
+            raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
+
+    values, params = pack(0, 0, partials.data_ptr(), counter.data_ptr())
+    x_arg, out_arg = values[0], values[1]
     params_addr = ctypes.addressof(params)
     lock = threading.Lock()
-    ok = driver.CUresult.CUDA_SUCCESS
 
     def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
         with lock:
             x_arg.value = x.data_ptr()
             out_arg.value = out.data_ptr()
-            (err,) = driver.cuLaunchKernel(
-                func, blocks, 1, 1, threads, 1, 1, 0, stream_ptr, params_addr, 0
-            )
-        if err != ok:
-            raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
+            launch(params_addr, stream_ptr)
+
+    def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
+        _values, own = pack(x.data_ptr(), out.data_ptr(), p, c)  # alive until the launch returns
+        launch(ctypes.addressof(own), s)
 
     go_driver.keep = (values, params)  # the packed parameters live as long as the launch
-    return go_driver
+    return go_driver, with_driver
 
 
 def _triton(
@@ -199,20 +244,19 @@ def _triton(
     stream_ptr: int,
     mode: str,
     out_dtype: torch.dtype,
-) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], int]:
+) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith | None, int]:
     import triton.language as tl
 
     from triton_kernels import fastest
 
     partials, counter = ws
     probe_out = torch.empty(1, dtype=out_dtype, device=x.device)  # what the tuner launches into
-    for_config = fastest.launcher(
-        dtype, fastest.kernel_args(x, probe_out, partials, counter), passes.sm_count()
-    )
+    sms = passes.sm_count()
+    for_config = fastest.launcher(dtype, fastest.kernel_args(x, probe_out, partials, counter), sms)
     cfg = fastest.tuned_config(dtype, x, for_config)
     head = fastest.head_elements(x)
     n_bulk = x.numel() - head
-    programs = fastest.program_count(cfg, n_bulk, passes.sm_count())
+    programs = fastest.program_count(cfg, n_bulk, sms)
     meta = fastest.triton_meta(cfg, dtype, programs)
     meta = {**meta, "ACC": getattr(tl, meta["ACC"])}
     grid = (programs,)
@@ -223,13 +267,15 @@ def _triton(
             flat = x.reshape(-1)
             kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
 
-        return go_jit, programs
-    return _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr), programs
+        return go_jit, None, programs
+    go, go_with = _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr)
+    return go, go_with, programs
 
 
 def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
     """The compiled fastest_kernel for this specialization, launched through CompiledKernel.run
-    with everything but the two pointers bound (see the module docstring)."""
+    with everything but the two pointers bound (see the module docstring); and its capture twin,
+    which also takes the stream and the workspace's pointers."""
     from triton import knobs
 
     partials, counter = ws
@@ -242,15 +288,22 @@ def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr
     constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
     head_bytes = head * x.element_size()
     g = grid[0]
-    fixed = (partials.data_ptr(), counter.data_ptr(), head, n_bulk, *constexprs)
+    scalars = (head, n_bulk, *constexprs)
+    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
     runtime = knobs.runtime
+
+    def launch(stream: int, args: tuple) -> None:
+        enter = runtime.launch_enter_hook
+        # A profiler's hook (e.g. proton) gets the metadata the JIT would give it.
+        md = compiled.launch_metadata(grid, stream, *args) if enter is not None else None
+        run(g, 1, 1, stream, function, packed, md, enter, runtime.launch_exit_hook, *args)
 
     def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
         p = x.data_ptr()
-        args = (p, p + head_bytes, out.data_ptr(), *fixed)
-        enter = runtime.launch_enter_hook
-        # A profiler's hook (e.g. proton) gets the metadata the JIT would give it.
-        md = compiled.launch_metadata(grid, stream_ptr, *args) if enter is not None else None
-        run(g, 1, 1, stream_ptr, function, packed, md, enter, runtime.launch_exit_hook, *args)
+        launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
 
-    return go_bound
+    def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
+        p = x.data_ptr()
+        launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
+
+    return go_bound, with_bound

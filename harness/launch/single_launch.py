@@ -23,10 +23,10 @@ import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import FASTEST_UNROLL, Variant
+from harness.launch import workspace as workspace_memory
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.stream import on_torch_stream
-
-COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernel reads it as u32)
+from harness.launch.workspace import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
 
 
 def out_dtype(dtype: str) -> torch.dtype:
@@ -94,21 +94,15 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 
 
 def workspace(
-    variant: Variant, dtype: str, device: torch.device
+    variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The family's workspace, made once per plan (or cached launch): max_blocks partials of the
     accumulator type (>= any grid either backend launches: Triton's tuner may pick more programs
-    per SM than the launch record's per_sm, never more than this) and the ticket counter at 0.
-    DeviceMemoryError when it does not fit."""
+    per SM than the launch record's per_sm, never more than this) and the ticket counter at 0,
+    out of the caller thread's memory pools (harness.launch.workspace says why), its reuse
+    ordered after stream_ptr's work. DeviceMemoryError when it does not fit."""
     cap = variant.launch.max_blocks
-    try:
-        partials = torch.empty(cap, dtype=out_dtype(dtype), device=device)
-        counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{variant.id} could not allocate its {cap}-slot workspace ({str(e).splitlines()[0]})"
-        ) from None
-    return partials, counter
+    return workspace_memory.eager(cap, out_dtype(dtype), device, stream_ptr, variant.id)
 
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:

@@ -1,11 +1,22 @@
-"""The one way a CuPy kernel or call runs on torch's current stream.
+"""The device and the stream a call runs on, made current in both libraries.
 
-Everything the harness launches goes to torch's current stream, so a CUDA kernel (through CuPy), a
-Triton kernel and a torch op queue in one order, and a CUDA-graph capture started by torch sees
-them all. CuPy needs a Stream object for that pointer: it is made once per (device, stream) and
-cached, not once per launch. On CuPy 14 it is made with Stream.from_external (ExternalStream is
-deprecated there and warns on every construction); CuPy 13 lacks from_external and gets an
-ExternalStream.
+A call of the API (harness.launch.api) runs on ONE stream: every kernel (a CUDA kernel through
+CuPy, a Triton kernel, a driver launch), every allocation and every copy of the result. That
+stream is the caller's current stream in the input's own library: torch's current stream for a
+torch tensor, CuPy's current stream for a CuPy array. `call_on` makes x's device current and that
+stream current in torch AND in CuPy for the call, so whatever launches inside (CuPy reads its
+current stream, Triton and torch read torch's) queues in one order, a CUDA-graph capture on that
+stream sees all of it, the result is read on the stream the caller reads it on, and a buffer the
+call frees goes back to the caching allocator in that stream's order. Why both: CuPy and torch
+each keep their own "current stream"; a kernel launched on one while the result is copied on the
+other (or a workspace freed on the other) races, and a non-blocking CuPy stream does not even
+order against torch's legacy default stream.
+
+CuPy needs a Stream object for a raw stream pointer: made once per (device, stream) and cached
+(on CuPy 14 with Stream.from_external; ExternalStream is deprecated there and warns on every
+construction; CuPy 13 lacks from_external and gets an ExternalStream). The legacy default stream
+(pointer 0) is CuPy's Stream.null, entered like any other: it is NOT assumed to be current in
+CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)` has another one).
 """
 
 from __future__ import annotations
@@ -13,6 +24,8 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
+
+import torch
 
 
 class _Handle:
@@ -23,6 +36,16 @@ class _Handle:
 
     def __cuda_stream__(self) -> tuple[int, int]:
         return (0, self.ptr)
+
+
+@functools.cache
+def cupy_importable() -> bool:
+    """Whether CuPy imports (the CUDA variants need it; the Triton ones run without it)."""
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=64)
@@ -36,19 +59,22 @@ def cupy_stream(ptr: int, device: int):
         return cupy.cuda.ExternalStream(ptr, device)
 
 
-@contextlib.contextmanager
-def on_torch_stream(stream=None) -> Iterator[None]:
-    """Run CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current
-    stream). The legacy default stream needs no switch: it is CuPy's default too."""
-    import torch
-
-    stream = stream if stream is not None else torch.cuda.current_stream()
-    ptr = stream.cuda_stream
+def cupy_stream_or_null(ptr: int, device: int):
+    """cupy_stream(ptr, device), or CuPy's null stream for ptr 0 (the legacy default stream)."""
     if ptr == 0:
-        yield
-        return
-    with cupy_stream(ptr, stream.device.index if stream.device.index is not None else 0):
-        yield
+        import cupy
+
+        return cupy.cuda.Stream.null
+    return cupy_stream(ptr, device)
+
+
+@functools.lru_cache(maxsize=64)
+def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
+    """torch's view of the CUDA stream `ptr` on `device` (made once per stream): its default
+    stream for 0 (the legacy stream), else an ExternalStream."""
+    if ptr == 0:
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(ptr, device=device)
 
 
 def current_stream_ptr(device: int) -> int:
@@ -57,19 +83,50 @@ def current_stream_ptr(device: int) -> int:
     torch._C._cuda_getCurrentRawStream is what Inductor's generated code reads the stream with: an
     int, with no torch.cuda.Stream object made per call (torch.cuda.current_stream() builds one, a
     microsecond or more). Falls back to the public call where the private one is missing."""
-    import torch
-
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
         return raw(device)
     return torch.cuda.current_stream(device).cuda_stream
 
 
-def cupy_stream_or_null(ptr: int, device: int):
-    """cupy_stream(ptr, device), or CuPy's null stream for ptr 0 (the legacy default stream), for
-    calls that take a stream object (cupy.cuda.Function reads only its .ptr)."""
-    if ptr == 0:
+@contextlib.contextmanager
+def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
+    """Run CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current
+    stream), the legacy default stream included (as CuPy's Stream.null)."""
+    if stream is None:
+        device = torch.cuda.current_device()
+        ptr = current_stream_ptr(device)
+    else:
+        device = stream.device.index if stream.device.index is not None else 0
+        ptr = stream.cuda_stream
+    with cupy_stream_or_null(ptr, device):
+        yield
+
+
+@contextlib.contextmanager
+def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
+    """One API call's device and stream (module docstring): t's device made current, and the
+    caller's current stream in `lib` ("torch" or "cupy") made current in torch and, where CuPy
+    imports, in CuPy. Yields the stream's pointer. A CPU tensor (Triton's interpreter): nothing
+    to switch, yields 0."""
+    if not t.is_cuda:
+        yield 0
+        return
+    dev = t.get_device()
+    with torch.cuda.device(dev):
+        if lib == "cupy":
+            import cupy
+
+            with cupy.cuda.Device(dev):
+                ptr = cupy.cuda.get_current_stream().ptr
+                with torch.cuda.stream(torch_stream(ptr, dev)):
+                    yield ptr
+            return
+        ptr = current_stream_ptr(dev)
+        if not cupy_importable():
+            yield ptr
+            return
         import cupy
 
-        return cupy.cuda.Stream.null
-    return cupy_stream(ptr, device)
+        with cupy.cuda.Device(dev), cupy_stream_or_null(ptr, dev):
+            yield ptr

@@ -1,15 +1,18 @@
 """torch.ops.reduce_ladder.sum(x, variant="cuda/fastest"): the ladder's sum as a torch operator.
 
-Importing this module registers the operator (`import harness.launch.torch_op`); `import harness`
-does not, so that plain use of the harness pays nothing for torch.library. So that:
+`import harness` registers the operator (it imports this module, as torchvision registers its
+ops on import; the registration costs about 1 ms by `python -X importtime`, against about
+1.2 s for torch itself, on the CPU build machine). So that:
 - eager: the call runs harness.launch.api.reduce_sum (on a plan-cache hit its hot path: one
   lookup, one 0-d result tensor, one launch on torch's current stream);
 - torch.compile(fullgraph=True): Dynamo records the call as one opaque node (no graph break), its
   output shape and dtype from the fake implementation below (a 0-d tensor of the sum dtype:
   harness.core.dtypes' sum_dtype for the single-launch family, the input's for the ladder);
-- CUDA-graph capture: a cache hit synchronizes nothing and allocates only the 0-d result (from
-  the graph's pool), so it captures; call it once on the capture stream before capturing, as
-  every capture warms up (a miss inside a capture raises plan_cache.PlanCacheMiss).
+- CUDA-graph capture (torch.cuda.graph, torch.compile's mode="reduce-overhead"): the call is
+  captured on the capturing stream, the single-launch family's with a workspace the graph owns
+  (harness.launch.workspace), so concurrent replays of two graphs never share a counter; call it
+  once with such an input before capturing, as every capture warms up (a first call inside a
+  capture raises plan_cache.PlanCacheMiss before anything is enqueued).
 
 Registered with the low-level torch.library.Library (define, impl per dispatch key, register_fake)
 rather than torch.library.custom_op: custom_op routes every call through Python wrappers of its

@@ -1,0 +1,119 @@
+"""Where a cached launch's workspace lives (partials + the last-block ticket counter), eagerly and
+inside a CUDA-graph capture.
+
+Eager (`eager`): each cached launch (harness.launch.plan_cache) owns one workspace for as long as
+it stays in the cache, so the workspace outlives the call that made it. It is allocated by torch's
+caching allocator on a worker thread, not the caller's. Why: torch routes allocations to a
+private memory pool per THREAD (torch.cuda.use_mem_pool, and torch.compile's CUDA-graph trees,
+which warm a graph up with every allocation of the calling thread routed to the graph's pool);
+memory that outlives a graph in that pool without being one of its outputs makes Inductor stop
+with "Detected N tensor(s) in the cudagraph pool not tracked as outputs". Allocated on another
+thread it lands in the ordinary pool. The counter's zero fill runs on the worker's stream and is
+waited for there, before any launch can read it; `record_stream` on the launch's stream makes the
+allocator wait for that stream's pending kernels before reusing the memory once the launch is
+evicted.
+
+In a capture (`in_graph`): a captured call must not use the eager workspace. A graph bakes the
+addresses in, so every graph captured from one entry would share one counter: two graphs
+replayed at once on two streams take each other's tickets (wrong sums), and torch.cuda.graph()
+without stream= captures every graph on torch's one default capture stream. So each captured
+call gets memory of its own graph: cudaMallocAsync and cudaFreeAsync captured as the graph's
+memory nodes around the launch, and the counter's zeroing captured as a memset node, so every
+replay starts from 0. The driver keeps the memory of graphs that may run at once apart, and none
+of it is torch's (no pool for Inductor to object to, nothing to keep alive, nothing leaked). The
+runtime calls come from CuPy (cupy.cuda.runtime); without CuPy a capture of these launches is
+refused before anything is enqueued.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+from collections.abc import Iterator
+
+import torch
+
+from harness.launch.errors import DeviceMemoryError
+
+COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
+_COUNTER_BYTES = 4
+_ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
+
+_worker = concurrent.futures.ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="reduce-ladder-workspace"
+)
+
+
+def _allocate(
+    slots: int, dtype: torch.dtype, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    partials = torch.empty(slots, dtype=dtype, device=device)
+    counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
+    if device.type == "cuda":
+        torch.cuda.current_stream(device).synchronize()  # the zero fill, before any launch
+    return partials, counter
+
+
+def eager(
+    slots: int,
+    dtype: torch.dtype,
+    device: torch.device,
+    stream_ptr: int | None = None,
+    what: str = "a launch",
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A workspace of `slots` partials of `dtype` and a zeroed counter on `device`, out of every
+    caller-thread memory pool (module docstring), its reuse ordered after `stream_ptr`'s work.
+    DeviceMemoryError when it does not fit (`what` names the launch in the message)."""
+    try:
+        if device.type != "cuda":
+            return _allocate(slots, dtype, device)
+
+        def make() -> tuple[torch.Tensor, torch.Tensor]:
+            with torch.cuda.device(device):
+                return _allocate(slots, dtype, device)
+
+        partials, counter = _worker.submit(make).result()
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{what} could not allocate its {slots}-slot workspace ({str(e).splitlines()[0]})"
+        ) from None
+    if stream_ptr is not None:
+        from harness.launch.stream import torch_stream
+
+        s = torch_stream(stream_ptr, device.index or 0)
+        partials.record_stream(s)
+        counter.record_stream(s)
+    return partials, counter
+
+
+def _round_up(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def capturable() -> str | None:
+    """None where in_graph works, else why not (CuPy's runtime bindings are missing)."""
+    from harness.launch.stream import cupy_importable
+
+    if cupy_importable():
+        return None
+    return (
+        "a capture gives each graph a workspace of its own through cudaMallocAsync, which needs "
+        "CuPy: pip install -e '.[cuda13]' (or '.[cuda12]')"
+    )
+
+
+@contextlib.contextmanager
+def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
+    """(partials pointer, counter pointer) in memory the capture on `stream_ptr` owns: allocated,
+    the counter zeroed, and freed after the block, each step captured into the graph (module
+    docstring). The current device must be the stream's."""
+    from cupy.cuda import runtime
+
+    counter_at = _round_up(max(partials_bytes, 1), _ALIGN)
+    ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
+    counter = ptr + counter_at
+    try:
+        runtime.memsetAsync(counter, 0, _COUNTER_BYTES, stream_ptr)
+        yield ptr, counter
+    finally:
+        runtime.freeAsync(ptr, stream_ptr)

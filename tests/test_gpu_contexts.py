@@ -1,0 +1,321 @@
+"""No wrong sum under any way of calling: every family x every calling context, on the GPU.
+
+Families (one or two variants each, CUDA and Triton): the fastest pair (plan cache, last-block
+ticket), the reproducible pair (ticket, double-double), the 000/002 ladder (multi-pass, one of
+them in place), seed 004's kernels and seed 001's. Contexts: eager on torch's default stream and
+on a side stream; a CuPy array under a blocking and a non-blocking CuPy stream, and a torch tensor
+under a non-blocking CuPy stream; four threads at once; torch.compile(fullgraph=True) in the
+default, reduce-overhead and max-autotune-no-cudagraphs modes; CUDA graphs captured on torch's
+default capture stream and on a given stream, replayed after the input's data changed; two graphs
+replayed at once on two streams behind one gate; out=. Each test checks the exact sum (integer
+data, summed exactly in int64 on the host: int32 wraps as the kernels do, float32 data small
+enough that every partial is an exact integer) over many repetitions with fresh data, and its
+name and assertion messages say what ran. Skipped (with the reason) without a GPU.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+import torch
+
+import harness
+from harness.core import catalogue
+from harness.launch import plan_cache
+from harness.launch.api import result_dtype
+from harness.launch.rebind import BoundLaunch
+
+pytestmark = pytest.mark.gpu
+
+FAMILIES = {
+    "fastest": ["cuda/fastest", "triton/fastest"],
+    "reproducible": ["cuda/reproducible", "triton/reproducible"],
+    "ladder": ["cuda/v8-shuffle-chunked", "cuda/v1-smem-interleaved", "triton/tile-256"],
+    "seed004": ["cuda/004-smem-unroll4-dyn", "triton/quad-adjacent-256"],
+    "seed001": ["cuda/001-v4-smem", "triton/001-pinned"],
+}
+VARIANTS = [v for vs in FAMILIES.values() for v in vs]
+CACHED = FAMILIES["fastest"]
+# Several blocks / programs, a partial last tile, past the fastest pair's one-block path (2^13):
+# the ticket and every multi-pass chain run.
+N = 2**18 + 5
+REPS = 12
+# float32 data in [-8, 8]: |any partial| <= 8 * N < 2^24, so every float32 addition is exact
+# and any order gives the exact integer sum.
+F32_MAX = 8
+
+
+def dtype_of(vid: str) -> torch.dtype:
+    return torch.int32 if "int32" in catalogue.get(vid).dtypes else torch.float32
+
+
+def fresh(vid: str, n: int = N, device: str = "cuda") -> torch.Tensor:
+    """Fresh integer data for vid: int32 over the full range (sums wrap), or small float32."""
+    dt = dtype_of(vid)
+    if dt == torch.int32:
+        return torch.randint(-(2**31), 2**31 - 1, (n,), dtype=torch.int32, device=device)
+    return torch.randint(-F32_MAX, F32_MAX + 1, (n,), device=device).to(torch.float32)
+
+
+def exact(x: torch.Tensor) -> int | float:
+    """The exact sum of x as the kernels must return it (int32: wrapped modulo 2^32)."""
+    s = int(x.detach().to("cpu", torch.int64).sum())
+    if x.dtype == torch.int32:
+        return (s + 2**31) % 2**32 - 2**31
+    return float(s)
+
+
+def value(r) -> int | float:
+    if hasattr(r, "get"):  # a CuPy 0-d array
+        r = r.get()
+    return r.item() if hasattr(r, "item") else r
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    plan_cache.clear()
+    yield
+    plan_cache.clear()
+
+
+def check_all(what: str, got: list, want: list) -> None:
+    wrong = [(i, g, w) for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
+    assert len(got) == len(want) > 0
+    assert not wrong, f"{what}: {len(wrong)} of {len(got)} sums wrong, first {wrong[:3]}"
+
+
+# -- eager -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("side_stream", [False, True], ids=["default-stream", "side-stream"])
+@pytest.mark.parametrize("vid", VARIANTS)
+def test_eager(vid, side_stream, needs_cupy):
+    got, want = [], []
+    s = torch.cuda.Stream() if side_stream else torch.cuda.current_stream()
+    with torch.cuda.stream(s):
+        for _ in range(REPS):
+            x = fresh(vid)
+            out = torch.full((), -7, dtype=result_dtype(vid, x.dtype), device="cuda")
+            r = harness.reduce_sum(x, vid)
+            harness.reduce_sum(x, vid, out=out)
+            got += [value(r), value(out)]
+            want += [exact(x)] * 2
+    check_all(f"{vid} eager on {'a side' if side_stream else 'the default'} stream", got, want)
+
+
+@pytest.mark.parametrize("non_blocking", [False, True], ids=["blocking", "non-blocking"])
+@pytest.mark.parametrize("vid", VARIANTS)
+def test_cupy_stream(vid, non_blocking, needs_cupy):
+    """A CuPy array summed under the caller's CuPy stream: made, summed and read there (the
+    result is CuPy's, read on CuPy's current stream); and a torch tensor under the same CuPy
+    stream (its sum is read on torch's stream). The per-call workspaces are freed at once, so a
+    launch on another stream than the result's copy reads freed memory."""
+    import cupy
+
+    got, want = [], []
+    s = cupy.cuda.Stream(non_blocking=non_blocking)
+    with s:
+        for _ in range(REPS):
+            host = fresh(vid, device="cpu")
+            xc = cupy.asarray(host.numpy())  # made on s
+            r = harness.reduce_sum(xc, vid)
+            assert isinstance(r, cupy.ndarray)
+            got.append(value(r))  # .get() on s
+            xt = host.cuda()
+            got.append(value(harness.reduce_sum(xt, vid)))
+            want += [exact(host)] * 2
+    check_all(f"{vid} under a {'non-' if non_blocking else ''}blocking CuPy stream", got, want)
+
+
+@pytest.mark.parametrize("vid", VARIANTS)
+def test_four_threads_at_once(vid, needs_cupy):
+    results: list[tuple[int | float, int | float]] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(4)
+    harness.reduce_sum(fresh(vid), vid)  # a first call: the checked path, then every thread hits
+
+    def worker() -> None:
+        try:
+            s = torch.cuda.Stream()
+            xs = [fresh(vid) for _ in range(REPS)]
+            torch.cuda.synchronize()
+            start.wait()
+            with torch.cuda.stream(s):
+                outs = [harness.reduce_sum(x, vid) for x in xs]
+            s.synchronize()
+            results.extend((value(o), exact(x)) for o, x in zip(outs, xs, strict=True))
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    check_all(f"{vid} from 4 threads", [g for g, _ in results], [w for _, w in results])
+    assert len(results) == 4 * REPS
+
+
+# -- torch.compile -------------------------------------------------------------------------------
+
+COMPILE_VARIANTS = [
+    "cuda/fastest",
+    "triton/fastest",
+    "cuda/reproducible",
+    "cuda/v8-shuffle-chunked",
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead", "max-autotune-no-cudagraphs"])
+@pytest.mark.parametrize("vid", COMPILE_VARIANTS)
+def test_torch_compile_fullgraph(vid, mode, needs_cupy):
+    torch._dynamo.reset()
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return torch.ops.reduce_ladder.sum(t * 1, vid)  # an op before it: a real graph
+
+    compiled = torch.compile(f, fullgraph=True, mode=mode)
+    x = fresh(vid)
+    got, want = [], []
+    for _ in range(REPS):
+        x.copy_(fresh(vid))  # new data at the same address (reduce-overhead's static input)
+        got.append(value(compiled(x)))  # .item() before the next replay overwrites it
+        want.append(exact(x))
+    check_all(f"{vid} under torch.compile(fullgraph=True, mode={mode!r})", got, want)
+    torch._dynamo.reset()
+
+
+# -- CUDA graphs -----------------------------------------------------------------------------
+
+
+def capture(fn: Callable[[], torch.Tensor], stream: torch.cuda.Stream | None):
+    """fn warmed up once (on the current stream), then captured: on torch's default capture
+    stream (stream=None, what torch.cuda.graph(g) does without stream=) or on `stream`."""
+    fn()
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=stream):
+        out = fn()
+    return g, out
+
+
+@pytest.mark.parametrize("given_stream", [False, True], ids=["default-capture", "given-stream"])
+@pytest.mark.parametrize("vid", VARIANTS)
+def test_graph_replay_after_the_data_changed(vid, given_stream, needs_cupy):
+    x = fresh(vid)
+    o = torch.empty((), dtype=result_dtype(vid, x.dtype), device="cuda")
+    stream = torch.cuda.Stream() if given_stream else None
+    g, r = capture(lambda: harness.reduce_sum(x, vid), stream)
+    g_out, _ = capture(lambda: harness.reduce_sum(x, vid, out=o), stream)
+    plan_cache.clear()  # nothing a graph uses may live in the cache
+    got, want = [], []
+    for _ in range(REPS):
+        x.copy_(fresh(vid))
+        g.replay()
+        g_out.replay()
+        got += [value(r), value(o)]
+        want += [exact(x)] * 2
+    check_all(f"{vid} graph replays ({'given' if given_stream else 'default'} stream)", got, want)
+
+
+@pytest.mark.parametrize("vid", VARIANTS)
+def test_two_graphs_replayed_at_once(vid, needs_cupy):
+    """Two graphs captured on torch's default capture stream (the same stream: they once shared
+    one workspace), replayed on two streams that both wait on a long sleep on a third, so their
+    kernels run at the same time."""
+    xs = [fresh(vid), fresh(vid)]
+    graphs = [capture(lambda x=x: harness.reduce_sum(x, vid), None) for x in xs]
+    gate, s1, s2 = torch.cuda.Stream(), torch.cuda.Stream(), torch.cuda.Stream()
+    got, want = [], []
+    for _ in range(REPS):
+        for x in xs:
+            x.copy_(fresh(vid))
+        torch.cuda.synchronize()
+        with torch.cuda.stream(gate):
+            torch.cuda._sleep(2_000_000)  # ~1 ms: both replays queue behind it
+        for s, (g, _) in zip((s1, s2), graphs, strict=True):
+            s.wait_stream(gate)
+            with torch.cuda.stream(s):
+                g.replay()
+        torch.cuda.synchronize()
+        got += [value(r) for _, r in graphs]
+        want += [exact(x) for x in xs]
+    check_all(f"{vid}: two graphs replayed at once on two streams", got, want)
+
+
+@pytest.mark.filterwarnings("ignore:The CUDA Graph is empty:UserWarning")
+@pytest.mark.parametrize("vid", CACHED)
+def test_a_first_call_inside_a_capture_leaves_the_capture_valid(vid, needs_cupy):
+    """A cached variant never called with such an input cannot build inside a capture: it says
+    so before anything is enqueued, and the caller's capture goes on and replays correctly."""
+    x = fresh(vid)
+    y = torch.arange(1000, device="cuda", dtype=torch.int64)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        with pytest.raises(plan_cache.PlanCacheMiss, match="call it once"):
+            harness.reduce_sum(x, vid)
+        total = y.sum()
+    g.replay()
+    torch.cuda.synchronize()
+    assert total.item() == 999 * 1000 // 2
+
+
+# -- the ticket heals ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("vid", CACHED)
+def test_a_counter_two_launches_shared_is_back_at_zero(vid, needs_cupy):
+    """Force the incident the plan cache exists to prevent: two launches of one cached entry
+    sharing its workspace, run at the same time on two streams. Their sums may be wrong (that
+    is the incident); afterwards the modular ticket must have left the counter at 0, so every
+    later launch is right. A reset store instead could leave it off 0 for good."""
+    x = fresh(vid)
+    entry: BoundLaunch = plan_cache.default().get(catalogue.get(vid), "int32", x)
+    partials, counter = entry.workspace
+    gate, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    outs = [torch.empty((), dtype=torch.int32, device="cuda") for _ in range(2)]
+    for _ in range(50):
+        with torch.cuda.stream(gate):
+            torch.cuda._sleep(200_000)
+        torch.cuda.current_stream().wait_stream(gate)
+        s2.wait_stream(gate)
+        entry(x, outs[0])  # on the entry's stream (the current one)
+        entry.go_with(x, outs[1], s2.cuda_stream, partials.data_ptr(), counter.data_ptr())
+    torch.cuda.synchronize()
+    assert counter.item() == 0, f"{vid}: the shared counter was left at {counter.item()}"
+    got = []
+    for _ in range(REPS):
+        x.copy_(fresh(vid))
+        got.append((value(harness.reduce_sum(x, vid)), exact(x)))
+    check_all(f"{vid} after a shared-counter incident", [g for g, _ in got], [w for _, w in got])
+
+
+# -- the device guard ---------------------------------------------------------------------------
+
+
+def test_another_current_device_takes_the_guarded_path(monkeypatch, needs_cupy):
+    """With one GPU, the guard's logic: when x's device is not the current one, the hot path
+    declines and the checked path makes x's device current for the call (the two-GPU run is
+    its own test where a machine with two GPUs is lent)."""
+    from harness.launch import api, stream
+
+    vid = "cuda/fastest"
+    x = fresh(vid)
+    harness.reduce_sum(x, vid)  # warm: the hot path would hit
+    assert api._hit(x, vid) is not None
+    monkeypatch.setattr(api, "_current_device", lambda: x.get_device() + 1)
+    assert api._hit(x, vid) is None
+    entered: list[int] = []
+    real = torch.cuda.device
+
+    def recording(d: int):
+        entered.append(d)
+        return real(d)
+
+    monkeypatch.setattr(stream.torch.cuda, "device", recording)
+    assert value(harness.reduce_sum(x, vid)) == exact(x)
+    assert entered == [x.get_device()]
