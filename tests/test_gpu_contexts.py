@@ -97,6 +97,7 @@ def test_eager(vid, side_stream, needs_cupy):
     with torch.cuda.stream(s):
         for _ in range(REPS):
             x = fresh(vid)
+            torch.cuda._sleep(1_000_000)  # the stream busy, as a user's is: a race shows
             out = torch.full((), -7, dtype=result_dtype(vid, x.dtype), device="cuda")
             r = harness.reduce_sum(x, vid)
             harness.reduce_sum(x, vid, out=out)
@@ -116,10 +117,13 @@ def test_cupy_stream(vid, non_blocking, needs_cupy):
 
     got, want = [], []
     s = cupy.cuda.Stream(non_blocking=non_blocking)
+    busy = torch.cuda.ExternalStream(s.ptr)
     with s:
         for _ in range(REPS):
             host = fresh(vid, device="cpu")
             xc = cupy.asarray(host.numpy())  # made on s
+            with torch.cuda.stream(busy):
+                torch.cuda._sleep(1_000_000)  # s busy, as a user's stream is: a race shows
             r = harness.reduce_sum(xc, vid)
             assert isinstance(r, cupy.ndarray)
             got.append(value(r))  # .get() on s

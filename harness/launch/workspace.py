@@ -8,10 +8,10 @@ private memory pool per THREAD (torch.cuda.use_mem_pool, and torch.compile's CUD
 which warm a graph up with every allocation of the calling thread routed to the graph's pool);
 memory that outlives a graph in that pool without being one of its outputs makes Inductor stop
 with "Detected N tensor(s) in the cudagraph pool not tracked as outputs". Allocated on another
-thread it lands in the ordinary pool. The counter's zero fill runs on the worker's stream and is
-waited for there, before any launch can read it; `record_stream` on the launch's stream makes the
-allocator wait for that stream's pending kernels before reusing the memory once the launch is
-evicted.
+thread it lands in the ordinary pool. The worker allocates with the launch's own stream current,
+so the counter's zero fill is ordered before the launch's first kernel, and the allocator reuses
+the memory after an eviction only in that stream's order (behind its pending kernels), as for any
+tensor allocated on it.
 
 In a capture (`in_graph`): a captured call must not use the eager workspace. A graph bakes the
 addresses in, so every graph captured from one entry would share one counter: two graphs
@@ -49,8 +49,6 @@ def _allocate(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     partials = torch.empty(slots, dtype=dtype, device=device)
     counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
-    if device.type == "cuda":
-        torch.cuda.current_stream(device).synchronize()  # the zero fill, before any launch
     return partials, counter
 
 
@@ -62,28 +60,26 @@ def eager(
     what: str = "a launch",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """A workspace of `slots` partials of `dtype` and a zeroed counter on `device`, out of every
-    caller-thread memory pool (module docstring), its reuse ordered after `stream_ptr`'s work.
-    DeviceMemoryError when it does not fit (`what` names the launch in the message)."""
-    try:
-        if device.type != "cuda":
+    caller-thread memory pool (module docstring), allocated on the stream `stream_ptr` (default:
+    torch's current stream of the calling thread). DeviceMemoryError when it does not fit
+    (`what` names the launch in the message)."""
+    if device.type != "cuda":
+        return _allocate(slots, dtype, device)
+    from harness.launch.stream import current_stream_ptr, torch_stream
+
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    on = torch_stream(current_stream_ptr(index) if stream_ptr is None else stream_ptr, index)
+
+    def make() -> tuple[torch.Tensor, torch.Tensor]:
+        with torch.cuda.device(index), torch.cuda.stream(on):
             return _allocate(slots, dtype, device)
 
-        def make() -> tuple[torch.Tensor, torch.Tensor]:
-            with torch.cuda.device(device):
-                return _allocate(slots, dtype, device)
-
-        partials, counter = _worker.submit(make).result()
+    try:
+        return _worker.submit(make).result()
     except torch.cuda.OutOfMemoryError as e:
         raise DeviceMemoryError(
             f"{what} could not allocate its {slots}-slot workspace ({str(e).splitlines()[0]})"
         ) from None
-    if stream_ptr is not None:
-        from harness.launch.stream import torch_stream
-
-        s = torch_stream(stream_ptr, device.index or 0)
-        partials.record_stream(s)
-        counter.record_stream(s)
-    return partials, counter
 
 
 def _round_up(n: int, to: int) -> int:
