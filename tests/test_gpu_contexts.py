@@ -128,7 +128,9 @@ def test_cupy_stream(vid, non_blocking, needs_cupy):
             assert isinstance(r, cupy.ndarray)
             got.append(value(r))  # .get() on s
             xt = host.cuda()
-            got.append(value(harness.reduce_sum(xt, vid)))
+            with torch.cuda.stream(busy):
+                torch.cuda._sleep(1_000_000)  # a launch that strays onto s waits behind this
+            got.append(value(harness.reduce_sum(xt, vid)))  # read on torch's stream
             want += [exact(host)] * 2
     check_all(f"{vid} under a {'non-' if non_blocking else ''}blocking CuPy stream", got, want)
 
