@@ -4,6 +4,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
@@ -61,3 +63,29 @@ def test_readme_describes_each_study_note():
 def test_license_is_an_spdx_string():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert meta["project"]["license"] == "MIT"
+
+
+def python_example() -> str:
+    """The README's Python example (the python block under "## From Python")."""
+    after = README.split("## From Python", 1)[1]
+    block = re.search(r"```python\n(.*?)```", after, re.S)
+    assert block, "the README's Python example is missing"
+    return block.group(1)
+
+
+def test_the_python_example_compiles():
+    compile(python_example(), "README.md", "exec")
+
+
+@pytest.mark.gpu
+def test_the_python_example_runs_and_sums_right(needs_cupy):
+    """The README's example as written, on the GPU: the sums it computes are exact."""
+    import torch
+
+    scope: dict = {}
+    exec(compile(python_example(), "README.md", "exec"), scope)
+    x = scope["x"]
+    want = (int(x.to(torch.int64).sum()) + 2**31) % 2**32 - 2**31
+    torch.cuda.synchronize()
+    assert scope["s"].item() == want and scope["out"].item() == want
+    assert scope["r"].item() == want  # the graph's replay

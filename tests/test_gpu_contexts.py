@@ -325,3 +325,29 @@ def test_another_current_device_takes_the_guarded_path(monkeypatch, needs_cupy):
     monkeypatch.setattr(stream.torch.cuda, "device", recording)
     assert value(harness.reduce_sum(x, vid)) == exact(x)
     assert entered == [x.get_device()]
+
+
+# -- every variant captures --------------------------------------------------------------------
+
+EVERY = [v.id for v in catalogue.VARIANTS if v.launch is not None and not v.wrong]
+
+
+@pytest.mark.parametrize("use_op", [False, True], ids=["reduce_sum", "op"])
+@pytest.mark.parametrize("vid", EVERY)
+def test_every_variant_captures_and_replays(vid, use_op, needs_cupy):
+    """Every variant of the catalogue (the wrong demonstrations aside), through reduce_sum and
+    torch.ops.reduce_ladder.sum: warmed up once, captured on torch's default capture stream,
+    replayed after the data changed, exact."""
+    x = fresh(vid, 2**16 + 3)
+
+    def call() -> torch.Tensor:
+        return torch.ops.reduce_ladder.sum(x, vid) if use_op else harness.reduce_sum(x, vid)
+
+    g, r = capture(call, None)
+    got, want = [], []
+    for _ in range(3):
+        x.copy_(fresh(vid, x.numel()))
+        g.replay()
+        got.append(value(r))
+        want.append(exact(x))
+    check_all(f"{vid} captured through {'the op' if use_op else 'reduce_sum'}", got, want)
