@@ -20,6 +20,11 @@ them, DEFAULT_MODE is what the cache uses):
   us for the same call through ctypes' libcuda binding (ctypes converts 11 arguments per call;
   cuda.bindings' wrapper is compiled); torch.sum 11.4 us and torch.empty 4.1-5.7 us on the same
   host (the committed figures: results/<device>/call-profile.txt and callable.txt).
+- cuda "cupy-driver": the same packed parameters launched through CuPy's own Cython binding of
+  cuLaunchKernel (cupy_backends.cuda.api.driver.launchKernel: plain ints in, a CUDADriverError
+  out). No cuda-python: importing cuda.bindings.driver resolves its whole function table through
+  cuGetProcAddress, and compute-sanitizer reports each symbol this driver lacks as an API error
+  in the caller's program (34 on an H200), though no kernel is at fault.
 - cuda "function": cupy.cuda.Function (RawKernel.kernel) called with the argument tuple packed
   once (CIntptr / CUIntMax objects CuPy passes as they are) plus two fresh CIntptr for x and out,
   and the CuPy stream object found once. Fast because no DLPack export, no CuPy ndarray, no stream
@@ -53,15 +58,18 @@ from harness.launch.stream import cupy_stream_or_null, on_torch_stream
 
 
 def _driver_available() -> bool:
+    """Whether cuda-python's cuda.bindings is installed (found, not imported: importing its
+    driver module is what compute-sanitizer reports, see "cupy-driver" above)."""
+    import importlib.util
+
     try:
-        from cuda.bindings import driver  # noqa: F401
-    except ImportError:
+        return importlib.util.find_spec("cuda.bindings") is not None
+    except (ImportError, ValueError):
         return False
-    return True
 
 
 LAUNCH_MODES: dict[str, tuple[str, ...]] = {
-    "cuda": (("driver",) if _driver_available() else ()) + ("function", "rawkernel"),
+    "cuda": ("cupy-driver", *(("driver",) if _driver_available() else ()), "function", "rawkernel"),
     "triton": ("bound", "jit"),
 }
 DEFAULT_MODE: dict[str, str] = {"cuda": LAUNCH_MODES["cuda"][0], "triton": "bound"}
@@ -165,8 +173,8 @@ def _cuda(
     n = x.numel()
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
-    if mode == "driver":
-        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, partials, counter, n)
+    if mode in ("driver", "cupy-driver"):
+        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, partials, counter, n, mode)
         return go, go_with, blocks
     stream = cupy_stream_or_null(stream_ptr, dev)
     # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
@@ -190,17 +198,14 @@ def _driver(
     partials: torch.Tensor,
     counter: torch.Tensor,
     n: int,
+    mode: str = "cupy-driver",
 ) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith]:
-    """The "driver" mode's launch (module docstring): the kernel's five parameters (in, out,
-    partials, counter, n: reduce_fastest's and reduce_fastest_small's signature) packed once;
-    and its capture twin, which packs all five per call (a capture is not a hot path)."""
+    """The "driver" and "cupy-driver" modes' launch (module docstring): the kernel's five
+    parameters (in, out, partials, counter, n: reduce_fastest's and reduce_fastest_small's
+    signature) packed once; and its capture twin, which packs all five per call (a capture is
+    not a hot path)."""
     import ctypes
     import threading
-
-    from cuda.bindings import driver
-
-    func = driver.CUfunction(fn_ptr)
-    ok = driver.CUresult.CUDA_SUCCESS
 
     def pack(x: int, out: int, p: int, c: int) -> tuple:
         values = (
@@ -213,10 +218,24 @@ def _driver(
         params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
         return values, params
 
-    def launch(params_addr: int, stream: int) -> None:
-        (err,) = driver.cuLaunchKernel(func, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0)
-        if err != ok:
-            raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
+    if mode == "cupy-driver":
+        from cupy_backends.cuda.api.driver import launchKernel
+
+        def launch(params_addr: int, stream: int) -> None:
+            launchKernel(fn_ptr, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0)
+
+    else:
+        from cuda.bindings import driver
+
+        func = driver.CUfunction(fn_ptr)
+        ok = driver.CUresult.CUDA_SUCCESS
+
+        def launch(params_addr: int, stream: int) -> None:
+            (err,) = driver.cuLaunchKernel(
+                func, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0
+            )
+            if err != ok:
+                raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
 
     values, params = pack(0, 0, partials.data_ptr(), counter.data_ptr())
     x_arg, out_arg = values[0], values[1]
