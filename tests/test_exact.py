@@ -146,11 +146,10 @@ def test_bad_input_is_a_clear_error():
 
 
 @pytest.mark.parametrize("n", [1, 1000, 4097, 2**20 + 3, 2**25, 2**30])
-def test_chain_length_follows_the_design(n):
+def test_chunks_follow_the_design(n):
+    # the chain lengths themselves are pinned by hand in tests/test_exact_edges.py
     c = exact.dd_chunk(n)
     assert c >= 4096 and c & (c - 1) == 0 and -(-n // c) <= 512
-    chunks = -(-n // c)
-    assert exact.dd_chain_length(n) == -(-c // 1024) + 10 + -(-chunks // 1024) + 10
 
 
 @pytest.mark.parametrize("n", [1, 2**20, 2**25, 2**30])

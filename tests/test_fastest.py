@@ -121,13 +121,17 @@ def test_fastest_records():
         assert set(v.dtypes) <= {"float32", "int32"}, v.id
 
 
-def test_single_launch_bound_grows_with_the_per_lane_work():
+@pytest.mark.parametrize(("sms", "per_thread"), [(2, 16386), (132, 258)])
+def test_single_launch_bound_grows_with_the_per_lane_work(sms, per_thread, monkeypatch):
+    # cuda/fastest at 2^25: 2^25 / (256 threads x 32 tiles) = 4096 tiles over a grid of
+    # min(2048, 4 * SMs) blocks: 2 SMs: 512 steps, 512 * 32 + 2 (head, tail) = 16386;
+    # 132 SMs (an H100): ceil(4096 / 528) = 8 steps, 8 * 32 + 2 = 258.
+    from harness.core import mappings
+
+    monkeypatch.setattr(mappings, "sm_count", lambda: sms)
     launch = catalogue.get("cuda/fastest").launch
-    cap = passes.single_launch_cap(launch)
     (p,) = passes.plan_passes(launch, 2**25)
-    assert p.blocks == 1
-    steps = passes.cdiv(passes.cdiv(2**25, launch.threads * launch.tiles), cap)
-    assert p.per_thread == steps * launch.tiles + 2
+    assert p.blocks == 1 and p.per_thread == per_thread
     assert passes.chain_length(launch, 2**25) > passes.chain_length(launch, 2**10)
 
 

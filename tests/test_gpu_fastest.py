@@ -10,6 +10,7 @@ import harness
 from harness.check import verify
 from harness.core import catalogue, dtypes
 from harness.launch.plan import make_plan
+from tests import exact_data
 
 pytestmark = pytest.mark.gpu
 
@@ -22,11 +23,15 @@ SIZES = (1, 2, 3, 15, 16, 17, 1000, 2**16 + 3, 2**20 + 7, 2**24, 2**27 + 5)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("vid", FASTEST)
 def test_matches_golden_at_offsets_0_to_3(vid, dtype, n, needs_cupy):
+    # exact in every dtype and order (tests/exact_data.py); the poison past base's end catches an
+    # over-read at offset 3, the data past the view's end at offsets 0-2 move the sum as well
     v = catalogue.get(vid)
-    base = verify.seed_like_input(n + 3, dtype, "cuda")
+    base = exact_data.signed_integers(n + 3, dtype, seed=n)
     for off in range(4):
-        r = verify.check_variant(v, base[off : off + n])
+        x = base[off : off + n]
+        r = verify.check_variant(v, x)
         assert r.ok, (off, r.message)
+        assert r.value == exact_data.exact_total(x), (off, r.value)
     del base
 
 
@@ -135,17 +140,33 @@ def test_triton_autotune_picks_and_caches(needs_cupy, monkeypatch):
 
 @pytest.mark.parametrize("vid", FASTEST)
 def test_api_half_returns_float32(vid, needs_cupy):
-    x = torch.ones(4097, dtype=torch.float16, device="cuda") * 3
+    # 1..64 repeating (no constant data: n * x[0] = 4097 is not the sum):
+    # 64 * (1 + ... + 64) + 1 = 64 * 2080 + 1 = 133121, above float16's range (65504)
+    x = (torch.arange(4097, device="cuda") % 64 + 1).to(torch.float16)
     s = harness.reduce_sum(x, vid)
-    assert s.dtype == torch.float32 and float(s) == 3 * 4097
+    assert s.dtype == torch.float32 and float(s) == 133121
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("vid", FASTEST)
 def test_more_than_2_31_elements(vid, needs_cupy):
+    # +-1 with random signs (every partial sum stays far below 2^24: exact, tests/exact_data.py)
+    # and distinct powers of two around and past index 2^31: the result must EQUAL the exact sum,
+    # so a 32-bit index that wraps, or a missed last tile, shows.
     n = 2**31 + 5
-    x = torch.randint(0, 4, (n,), dtype=torch.int8, device="cuda").to(torch.float16)
-    r = verify.check_variant(catalogue.get(vid), x[1:])
-    assert r.ok, r.message
-    del x
+    g = torch.Generator(device="cuda").manual_seed(31)
+    x = (torch.randint(0, 2, (n,), dtype=torch.int8, device="cuda", generator=g) * 2 - 1).half()
+    for i, v in (
+        (1, 64.0),
+        (2**31 - 1, 128.0),
+        (2**31, 256.0),
+        (2**31 + 1, 512.0),
+        (n - 1, 1024.0),
+    ):
+        x[i] = v
+    view = x[1:]
+    want = exact_data.exact_total(view)
+    r = verify.check_variant(catalogue.get(vid), view)
+    assert r.ok and r.value == want, (r.value, want, r.message)
+    del x, view
     torch.cuda.empty_cache()

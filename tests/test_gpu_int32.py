@@ -12,6 +12,7 @@ import torch
 from harness.check import verify
 from harness.core import catalogue
 from harness.report import tables
+from tests import exact_data
 
 pytestmark = pytest.mark.gpu
 
@@ -69,13 +70,32 @@ def test_int32_cuda_partials_equal_twin_partials(vid, n, kind, needs_cupy):
 
 
 def test_int32_sum_past_2_31_by_far(needs_cupy):
-    """16M copies of INT32_MAX: the exact sum is (2^31 - 1) * 2^24, wrapped: -2^24."""
-    x = torch.full((2**24,), 2**31 - 1, dtype=torch.int32, device="cuda")
+    """2^24 values alternating INT32_MAX, INT32_MAX - 1 (not constant: n * x[0] is wrong): the
+    exact sum is (2^31 - 1) * 2^24 - 2^23 = 2^55 - 2^24 - 2^23, wrapped: -2^24 - 2^23."""
+    x = (2**31 - 1 - torch.arange(2**24, device="cuda") % 2).to(torch.int32)
     g = verify.golden(x)
-    assert g.value == -(2**24)
+    assert g.value == -(2**24) - 2**23
     for vid in ("cuda/004-gmem", "cuda/004-smem-unroll4", "cuda/v8-shuffle-chunked"):
         r = verify.check_variant(catalogue.get(vid), x, g)
-        assert r.ok and r.value == -(2**24), (vid, r.message)
+        assert r.ok and r.value == -(2**24) - 2**23, (vid, r.message)
+
+
+# tests/test_int32.py's PARTIAL_TILES: the last tile's valid elements around the in-place tree's
+# bounded (< 64) and lockstep paths, after whole tiles, in a poisoned buffer (an over-read of the
+# partial tile adds 2^30 + 1), against numpy's int64 sum wrapped by hand.
+@pytest.mark.parametrize("valid", (1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255))
+@pytest.mark.parametrize("vid", ["cuda/004-gmem", "cuda/004-gmem-unroll4"])
+def test_seed_004_in_place_partial_tiles(vid, valid, needs_cupy):
+    import numpy as np
+
+    n = 1024 + valid
+    rng = np.random.default_rng(valid)
+    a = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    want = (int(a.astype(np.int64).sum()) + 2**31) % 2**32 - 2**31
+    buf = torch.full((n + 4096,), exact_data.INT_POISON, dtype=torch.int32, device="cuda")
+    buf[:n] = torch.from_numpy(a).cuda()
+    r = verify.check_variant(catalogue.get(vid), buf[:n])
+    assert r.ok and r.value == want, (r.value, want, r.message)
 
 
 def test_seed_004_timed_table(needs_cupy):

@@ -1,7 +1,7 @@
 """int32 as a first-class dtype (issue 4), without a GPU: the wrapped golden, the catalogue's
 int32 coverage and seed-004 records, every Triton twin interpreted on int32 data (random and
-chosen to overflow) equal to the wrapped golden EXACTLY, and a model of the seed-004 in-place
-global-memory tree with its partial-tile fix."""
+chosen to overflow) equal to the wrapped golden EXACTLY, and the partial tiles of the seed-004
+in-place global-memory tree checked against numpy's wrapped int64 sum."""
 
 import numpy as np
 import pytest
@@ -145,41 +145,22 @@ def test_three_passes_int32(dev):
     assert r.ok and r.value == verify.wrap_int32(int(x.to(torch.int64).sum())), r.message
 
 
-# A model of unroll_blocks.cu's gmem_tree_in_place, step for step, over a buffer holding only the
-# tile's `valid` elements: an index past it raises, so the bounds are checked, not assumed.
-# lockstep=True: all reads of a step before its writes (what the seed's volatile last warp
-# assumes); False: lanes one after another, in both orders (no lockstep), which the bounded
-# partial-tile path (valid < 64, lanes tid < s, __syncwarp between steps) must also survive.
-def _gmem_tree_model(tile: np.ndarray, block: int, lockstep: bool, reverse: bool = False) -> int:
-    valid = len(tile)
-    mem = tile.astype(np.int32).copy()
-
-    def step(s: int, lanes: int, bounded: bool) -> None:
-        tids = [t for t in range(lanes) if not bounded or t + s < valid]
-        if lockstep:
-            vals = [mem[t] + mem[t + s] for t in tids]  # reads (IndexError past the buffer)
-            for t, v in zip(tids, vals, strict=True):
-                mem[t] = v
-        else:
-            for t in reversed(tids) if reverse else tids:
-                mem[t] = mem[t] + mem[t + s]
-
-    s = block // 2
-    while s >= 64:
-        step(s, s, True)
-        s //= 2
-    for s in (32, 16, 8, 4, 2, 1):
-        step(s, 32 if valid >= 64 else s, valid < 64)
-    return int(mem[0])
+# The partial tiles of seed 004's in-place global-memory tree (unroll_blocks.cu,
+# gmem_tree_in_place: the bounded path below 64 valid elements, the lockstep last warp above it):
+# a last tile of `valid` elements after whole tiles / blocks. Here the Triton twins run them
+# (interpreted on the CPU, compiled on a GPU), against numpy's int64 sum wrapped modulo 2^32 --
+# an independent reference; tests/test_gpu_int32.py runs the CUDA kernels themselves at the
+# same sizes (test_seed_004_in_place_partial_tiles).
+PARTIAL_TILES = (1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255)
 
 
-@pytest.mark.parametrize("valid", [1, 2, 3, 31, 32, 33, 63, 64, 65, 100, 128, 129, 255, 256])
-def test_gmem_in_place_tree_model_partial_tiles(valid):
-    with np.errstate(over="ignore"):
-        rng = np.random.default_rng(valid)
-        tile = rng.integers(-(2**31), 2**31, valid, dtype=np.int64).astype(np.int32)
-        want = verify.wrap_int32(int(tile.astype(np.int64).sum()))
-        assert _gmem_tree_model(tile, 256, lockstep=True) == want
-        if valid < 64:  # the bounded path is race-free: any lane order gives the same sum
-            assert _gmem_tree_model(tile, 256, lockstep=False) == want
-            assert _gmem_tree_model(tile, 256, lockstep=False, reverse=True) == want
+@pytest.mark.parametrize("valid", PARTIAL_TILES)
+@pytest.mark.parametrize("vid", ["triton/tile-256", "triton/quad-adjacent-256"])
+def test_partial_tiles_equal_numpy_wrapped(vid, valid, dev):
+    n = 1024 + valid  # one whole four-tile block (four one-tile blocks), then the partial tile
+    rng = np.random.default_rng(valid)
+    a = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    want = (int(a.astype(np.int64).sum()) + 2**31) % 2**32 - 2**31  # numpy, wrapped by hand
+    x = torch.from_numpy(a).to(dev)
+    r = verify.check_variant(catalogue.get(vid), x)
+    assert r.ok and r.exact_required and r.value == want, r.message

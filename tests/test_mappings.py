@@ -4,7 +4,6 @@ length, the Triton meta-parameters against the kernels' signatures, and the Laun
 
 import inspect
 import itertools
-import math
 
 import pytest
 
@@ -164,23 +163,42 @@ def test_chain_length_matches_the_pinned_bounds(vid):
     assert got == PINNED_CHAIN_LENGTHS[vid]
 
 
-@pytest.mark.parametrize("launch", MULTI_PASS, ids=_id)
-def test_multi_pass_chain_is_serial_plus_tree_depth_per_pass(launch):
-    depth = math.ceil(math.log2(launch.threads))
-    for n in SIZES:
-        want = sum(p.per_thread + depth for p in plan_passes(launch, n))
-        assert chain_length(launch, n) == want
+@pytest.mark.parametrize("vid", PINNED_CHAIN_LENGTHS)
+def test_triton_twin_has_its_cuda_stages_pinned_chain(vid):
+    # a twin runs the same tiles (the same mapping and sizes): the same pinned numbers
+    twin = catalogue.get(vid).twin
+    if twin is None:
+        pytest.skip(f"{vid} has no Triton twin")
+    launch = catalogue.get(twin).launch
+    got = tuple(chain_length(launch, n) for n in (1, 1000, 65_537, 2**25, 2**31 - 1))
+    assert got == PINNED_CHAIN_LENGTHS[vid]
 
 
-def test_single_launch_chain_is_lane_block_and_combine():
-    # the busiest lane's serial adds (one_pass.per_thread), its block's reduction, and the last
-    # block's combine of at most max_blocks partials over >= 32 lanes plus its reduction
-    for vid in ("cuda/fastest", "triton/fastest"):
-        launch = catalogue.get(vid).launch
-        for n in (1, 1000, 2**25):
-            combine = mappings.cdiv(launch.max_blocks, 32) + mappings.BLOCK_REDUCE_BOUND
-            want = one_pass(launch, n).per_thread + mappings.BLOCK_REDUCE_BOUND + combine
-            assert chain_length(launch, n) == want
+# The single-launch chain, worked out by hand: the busiest lane's serial adds (grid-stride steps
+# over tiles of threads x tiles, `tiles` adds each, plus a head and a tail element), its block's
+# reduction (42: 32 serial + 10 tree levels), then the last block's combine of at most 2048
+# partials over >= 32 lanes (2048 / 32 = 64) and its reduction (42): serial + 42 + 106.
+# cuda/fastest: 256 threads x 32 tiles = 8192 a step, grid min(2048, 4/SM * SMs);
+# triton/fastest: 1024 x 1 a step, grid min(2048, 2/SM * SMs).
+#   2 SMs (the CPU path): cuda grid 8, n <= 8192: 1 step, 32 + 2 = 34 -> 182;
+#     n = 2^25: 4096 tiles / 8 = 512 steps, 512 * 32 + 2 = 16386 -> 16534.
+#     triton grid 4, n <= 1024: 1 + 2 = 3 -> 151; n = 2^25: 32768 / 4 = 8192 steps -> 8342.
+#   132 SMs (an H100): cuda grid 528, n = 2^25: ceil(4096 / 528) = 8 steps, 258 -> 406;
+#     triton grid 264: ceil(32768 / 264) = 125 steps, 127 -> 275.
+PINNED_SINGLE_LAUNCH = {
+    (2, "cuda/fastest"): (182, 182, 16534),
+    (2, "triton/fastest"): (151, 151, 8342),
+    (132, "cuda/fastest"): (182, 182, 406),
+    (132, "triton/fastest"): (151, 151, 275),
+}
+
+
+@pytest.mark.parametrize(("sms", "vid"), PINNED_SINGLE_LAUNCH)
+def test_single_launch_chain_is_pinned(sms, vid, monkeypatch):
+    monkeypatch.setattr(mappings, "sm_count", lambda: sms)
+    launch = catalogue.get(vid).launch
+    got = tuple(chain_length(launch, n) for n in (1, 1000, 2**25))
+    assert got == PINNED_SINGLE_LAUNCH[sms, vid]
 
 
 @pytest.mark.parametrize("launch", LAUNCHES, ids=_id)

@@ -1,0 +1,48 @@
+"""Test data whose sum changes when any element is missed, read twice, or read from past the end.
+
+signed_integers: nonzero integers in [-8, 8] with random signs (seeded, numpy's PCG64, made on the
+CPU), in a view of a larger buffer whose head and tail are poisoned (NaN for floats, a large odd
+value for int32), so an over-read or under-read lands on poison, not on allocator slack.
+
+Why the float sums of these data are EXACT in any order: a kernel's partial sums are sums over
+subsets S of the elements fixed by its mapping, not by the data. With independent random signs and
+|x| <= 8, Hoeffding's inequality gives P(|sum_S x| >= 2^24) <= 2 exp(-2^48 / (2 * 64 |S|)), which
+for |S| <= 2^31 is below 2 exp(-2^10); so every partial sum (with overwhelming probability, and
+for the fixed seeds here, certainly: the sums are deterministic) is an integer of magnitude below
+2^24, exactly representable in float32, and every addition is exact. float16 / bfloat16 inputs
+are summed in float32 by the variants that take them. The result must therefore EQUAL the exact
+integer sum, and one element dropped or duplicated moves it by 1 to 8.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+HEAD = 64  # elements of poison before the view (256 bytes for float32: the alignment is kept)
+TAIL = 2**16  # elements of poison after it: past any tile or unrolled block of the catalogue
+INT_POISON = 2**30 + 1  # int32 poison: one read of it moves the sum by about 2^30
+
+
+def signed_integer_values(n: int, seed: int) -> np.ndarray:
+    """n nonzero int64 values in [-8, 8], random signs, the same on every machine."""
+    rng = np.random.default_rng([seed, 20240611])
+    mag = rng.integers(1, 9, n, dtype=np.int64)
+    return np.where(rng.integers(0, 2, n, dtype=np.int8) == 1, mag, -mag)
+
+
+def signed_integers(n: int, dtype: str, seed: int, device: str = "cuda") -> torch.Tensor:
+    """signed_integer_values(n, seed) as `dtype` on `device`: a contiguous view of n elements
+    with HEAD poisoned elements before it and TAIL after it."""
+    dt = getattr(torch, dtype)
+    poison = float("nan") if dt.is_floating_point else INT_POISON
+    buf = torch.full((HEAD + n + TAIL,), poison, dtype=dt, device=device)
+    buf[HEAD : HEAD + n] = torch.from_numpy(signed_integer_values(n, seed)).to(
+        device=device, dtype=dt
+    )
+    return buf[HEAD : HEAD + n]
+
+
+def exact_total(x: torch.Tensor, step: int = 2**26) -> int:
+    """The exact sum of integer-valued x, in int64 slices (no float64 copy of a large x)."""
+    return sum(int(x[i : i + step].to(torch.int64).sum()) for i in range(0, x.numel(), step))
