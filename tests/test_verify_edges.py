@@ -326,3 +326,9 @@ def test_int32_peer_result_of_int32_is_compared_wrapped(monkeypatch):
     monkeypatch.setattr(verify.peers, "run", lambda v, t: torch.tensor(-2, dtype=torch.int32))
     r = verify.check_peer(v, x)
     assert r.ok and r.value == -2 and r.golden == -2
+
+
+def test_the_golden_of_one_element_is_that_element():
+    """n = 1: no addition at all, so the golden is the element itself (and so is its bound)."""
+    g = verify.golden(torch.tensor([5.0]))
+    assert float(g.value) == 5.0
