@@ -109,29 +109,30 @@ def test_eager(vid, side_stream, needs_cupy):
 @pytest.mark.parametrize("non_blocking", [False, True], ids=["blocking", "non-blocking"])
 @pytest.mark.parametrize("vid", VARIANTS)
 def test_cupy_stream(vid, non_blocking, needs_cupy):
-    """A CuPy array summed under the caller's CuPy stream: made, summed and read there (the
-    result is CuPy's, read on CuPy's current stream); and a torch tensor under the same CuPy
-    stream (its sum is read on torch's stream). The per-call workspaces are freed at once, so a
-    launch on another stream than the result's copy reads freed memory."""
+    """CuPy arrays summed under the caller's CuPy stream, back to back, read at the end (the
+    results are CuPy's, read on CuPy's current stream), then torch tensors under the same CuPy
+    stream (read on torch's). A launch that strays onto another stream than the result's copy,
+    or a per-call workspace freed and reused on another stream while a kernel still runs on
+    this one, gives wrong sums here: the stream is kept busy so such a race shows."""
     import cupy
 
-    got, want = [], []
     s = cupy.cuda.Stream(non_blocking=non_blocking)
     busy = torch.cuda.ExternalStream(s.ptr)
+    hosts = [fresh(vid, device="cpu") for _ in range(REPS)]
     with s:
-        for _ in range(REPS):
-            host = fresh(vid, device="cpu")
-            xc = cupy.asarray(host.numpy())  # made on s
-            with torch.cuda.stream(busy):
-                torch.cuda._sleep(1_000_000)  # s busy, as a user's stream is: a race shows
-            r = harness.reduce_sum(xc, vid)
-            assert isinstance(r, cupy.ndarray)
-            got.append(value(r))  # .get() on s
-            xt = host.cuda()
-            with torch.cuda.stream(busy):
-                torch.cuda._sleep(1_000_000)  # a launch that strays onto s waits behind this
-            got.append(value(harness.reduce_sum(xt, vid)))  # read on torch's stream
-            want += [exact(host)] * 2
+        xcs = [cupy.asarray(h.numpy()) for h in hosts]  # made on s
+        with torch.cuda.stream(busy):
+            torch.cuda._sleep(2_000_000)
+        rs = [harness.reduce_sum(xc, vid) for xc in xcs]
+        assert all(isinstance(r, cupy.ndarray) for r in rs)
+        got = [value(r) for r in rs]  # .get() on s
+        xts = [h.cuda() for h in hosts]
+        torch.cuda.synchronize()
+        with torch.cuda.stream(busy):
+            torch.cuda._sleep(2_000_000)  # a launch that strays onto s waits behind this
+        rts = [harness.reduce_sum(xt, vid) for xt in xts]
+        got += [value(r) for r in rts]  # read on torch's stream
+    want = [exact(h) for h in hosts] * 2
     check_all(f"{vid} under a {'non-' if non_blocking else ''}blocking CuPy stream", got, want)
 
 
