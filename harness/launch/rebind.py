@@ -11,7 +11,7 @@ rebound launch adds in the same order and its sum is bit-identical to the uncach
 
 Launch modes (LAUNCH_MODES; the per-call benchmark harness/studies/callable_bench.py compares
 them, DEFAULT_MODE is what the cache uses):
-- cuda "driver" (the default where cuda-python's `cuda.bindings` imports): cuLaunchKernel from
+- cuda "driver" (where cuda-python's `cuda.bindings` is installed): cuLaunchKernel from
   cuda.bindings.driver with the kernel-parameter array packed ONCE per launch (a ctypes array of
   pointers to five ctypes values); per call only the x and out pointer values are written into it
   (under a lock: two threads sharing one cached launch must not interleave the writes and the
@@ -20,11 +20,11 @@ them, DEFAULT_MODE is what the cache uses):
   us for the same call through ctypes' libcuda binding (ctypes converts 11 arguments per call;
   cuda.bindings' wrapper is compiled); torch.sum 11.4 us and torch.empty 4.1-5.7 us on the same
   host (the committed figures: results/<device>/call-profile.txt and callable.txt).
-- cuda "cupy-driver": the same packed parameters launched through CuPy's own Cython binding of
-  cuLaunchKernel (cupy_backends.cuda.api.driver.launchKernel: plain ints in, a CUDADriverError
-  out). No cuda-python: importing cuda.bindings.driver resolves its whole function table through
-  cuGetProcAddress, and compute-sanitizer reports each symbol this driver lacks as an API error
-  in the caller's program (34 on an H200), though no kernel is at fault.
+- cuda "cupy-driver" (the default): the same packed parameters launched through CuPy's own
+  Cython binding of cuLaunchKernel (cupy_backends.cuda.api.driver.launchKernel: plain ints in, a
+  CUDADriverError out), so no cuda-python is needed. Importing cuda.bindings.driver resolves its
+  function table through cuGetProcAddress, and compute-sanitizer reported each symbol the driver
+  lacks as an API error in a user's program (34 on an H200), though no kernel was at fault.
 - cuda "function": cupy.cuda.Function (RawKernel.kernel) called with the argument tuple packed
   once (CIntptr / CUIntMax objects CuPy passes as they are) plus two fresh CIntptr for x and out,
   and the CuPy stream object found once. Fast because no DLPack export, no CuPy ndarray, no stream
