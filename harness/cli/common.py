@@ -20,6 +20,7 @@ from rich.console import Console
 from harness.core import catalogue, device, dtypes, sizes
 from harness.core.catalogue import Variant
 from harness.report import documents
+from harness.report.documents import ReportError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -144,40 +145,37 @@ def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None
 
 
 def check_writable(path: str | None, option: str = "--json") -> None:
-    """Fail before the work, not after it: the file must be creatable (or writable) in a folder
-    that exists. A missing folder is an error, never created."""
-    if not path:
-        return
-    p = Path(path)
-    parent = p.parent
-    where = f"cannot write {path} ({option})"
-    if not parent.exists():
-        raise UsageError(f"{where}: the folder {parent}/ does not exist (create it first)")
-    if not parent.is_dir():
-        raise UsageError(f"{where}: {parent} is a file, not a folder")
-    if p.is_dir():
-        raise UsageError(f"{where}: it is a folder; give a file name")
-    existed = p.exists()
+    """Fail before the work, not after it: harness.report.documents.check_output (the one rule
+    for every output: missing folders are created when written; a file in the way, a folder
+    given for a file, or a place nothing can be written is a usage error)."""
+    if path:
+        try:
+            documents.check_output(path, option=option)
+        except ReportError as e:
+            raise UsageError(str(e)) from None
+
+
+def check_writable_dir(path: str, option: str = "--out") -> Path:
+    """The output folder of --out, checked the same way; created only when written to."""
     try:
-        # The only portable proof that a write will succeed (permissions, read-only file
-        # systems, running as root) is to open the file for appending: this changes nothing in
-        # an existing file, and a file created here is removed at once.
-        with open(p, "a"):
-            pass
-    except OSError as e:
-        raise UsageError(f"{where}: {e.strerror or e}") from None
-    if not existed:
-        os.unlink(p)
+        return documents.check_output(path, folder=True, option=option)
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+
+
+class WriteFailed(Exception):
+    """The work was done but its result could not be written (a full disk): exit 1, not 2."""
 
 
 def write_json(path: str | None, doc: dict) -> None:
-    """Write doc as indented JSON (path checked earlier with check_writable)."""
+    """Write doc as indented JSON (path checked earlier with check_writable); a failure now is
+    WriteFailed (harness.cli.main: one line, exit 1)."""
     if not path:
         return
     try:
         documents.write_document(path, doc)
     except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        raise WriteFailed(f"cannot write {path}: {e.strerror or e}") from None
 
 
 # -- commands that need a GPU -------------------------------------------------------------------

@@ -8,9 +8,10 @@ an explicit import (a renamed or broken module fails loudly, it does not vanish 
     reduce-ladder COMMAND --help       its options
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
-and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count);
-2 bad usage (unknown variant or dtype, bad size, an output path that cannot be written, a
-selection that leaves nothing to check, a GPU-only command without a GPU).
+and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
+or a result could not be written after the work (a full disk); 2 bad usage (unknown variant or
+dtype, bad size, an output path that cannot be written, a selection that leaves nothing to
+check, a GPU-only command without a GPU). Missing output folders are created.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from harness.cli import (
     run,
     sanitize,
 )
-from harness.cli.common import EXIT_USAGE, UsageError
+from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed
 
 # Every sub-command module, in the order `reduce-ladder --help` lists them. `run` registers `run`
 # and `check`; the others one command each, through add_parser(sub), setting `func`.
@@ -106,6 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"reduce-ladder: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except WriteFailed as e:
+        print(f"reduce-ladder: error: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("reduce-ladder: interrupted", file=sys.stderr)
         return 130
