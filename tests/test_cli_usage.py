@@ -48,10 +48,10 @@ def test_study_with_none_of_its_variants_named(capsys):
     assert "study 004" in _err(capsys)
 
 
-def test_study_is_shown_in_help_and_seed_is_a_hidden_alias(capsys):
+def test_study_is_shown_in_help_and_so_is_its_old_name_seed(capsys):
     assert main(["run", "--help"]) == 0
     text = capsys.readouterr().out
-    assert "--study" in text and "--seed" not in text
+    assert "--study" in text and "--seed NOTE" in text and "old name of --study" in text
 
 
 # -- --json paths, checked before running -------------------------------------------------------

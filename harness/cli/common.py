@@ -9,7 +9,6 @@ line (more lines only for a list of valid choices) and exits EXIT_USAGE.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -46,19 +45,23 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def parse_size(text: str) -> int:
-    """harness.core.sizes.parse_size, with a bad size as a usage error."""
+    """harness.core.sizes.parse_size, with a bad size as a usage error (a negative integer:
+    "at least 1", as for 0, not "write an integer")."""
     try:
         return sizes.parse_size(text)
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise UsageError(str(e)) from None
+        raise UsageError(f"bad size {text!r}: sizes must be at least 1 (got {value})") from None
 
 
 def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
     """Sizes from several arguments and / or comma-separated; None when none are given."""
-    try:
-        return sizes.parse_sizes(values)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    if not values:
+        return None
+    return [parse_size(s) for v in values for s in v.split(",") if s.strip()]
 
 
 def size_list(ns: Iterable[int]) -> str:
@@ -103,11 +106,9 @@ def split_ids(values: Sequence[str] | None) -> list[str]:
 
 
 def suggestions(unknown: str, valid: Sequence[str]) -> list[str]:
-    """The valid ids a mistyped or unprefixed one most likely meant: ids ending in '/<unknown>'
-    first (`v3-sequential` -> `cuda/v3-sequential`), then difflib's close matches."""
-    by_suffix = [i for i in valid if i.split("/", 1)[-1] == unknown]
-    close = difflib.get_close_matches(unknown, valid, n=3, cutoff=0.75)
-    return list(dict.fromkeys([*by_suffix, *close]))[:3]
+    """The valid ids a mistyped or unprefixed one most likely meant (catalogue.close_ids: the
+    same words as the API's KeyError)."""
+    return catalogue.close_ids(unknown, valid)
 
 
 # A list of valid ids short enough to print in full with every error (seed 001's ten ids).
@@ -193,11 +194,11 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
 
 
 def run_study(
-    command: str, study_main: Callable[[list[str]], int], argv: list[str], why_needed: str
+    command: str, study_main: Callable[..., int], argv: list[str], why_needed: str
 ) -> int:
     """Run a study module's own main(argv) (it stays runnable as `python -m ...`) as a
     sub-command: its --json path is checked first, then the GPU policy, then its own parser
-    takes over (its --help works anywhere)."""
+    takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
     if not {"-h", "--help"} & set(argv):
         pre = argparse.ArgumentParser(add_help=False)
         pre.add_argument("--json")
@@ -205,7 +206,7 @@ def run_study(
         check_writable(known.json)
         require_gpu(command, why_needed, cupy=True)
     try:
-        return study_main(argv)
+        return study_main(argv, prog=f"reduce-ladder {command}")
     except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
         return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
 

@@ -17,6 +17,7 @@ check, a GPU-only command without a GPU). Missing output folders are created.
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -85,17 +86,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def command_names(parser: argparse.ArgumentParser) -> set[str]:
+def command_names(parser: argparse.ArgumentParser) -> list[str]:
+    """The commands, in the order `reduce-ladder --help` lists them."""
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return set(sub.choices)
+    return list(sub.choices)
+
+
+def unknown_command(name: str, parser: argparse.ArgumentParser) -> str:
+    """'unknown command 'frobnicate'; commands: run, check, ...' (with the close one first)."""
+    names = command_names(parser)
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown command {name!r}{hint}; commands: {', '.join(names)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    if not argv or argv[0] not in command_names(parser) | {"-h", "--help", "--version"}:
-        argv = [DEFAULT_COMMAND, *argv]
     try:
+        if argv and not argv[0].startswith("-") and argv[0] not in command_names(parser):
+            raise UsageError(unknown_command(argv[0], parser))
+        if not argv or argv[0] not in [*command_names(parser), "-h", "--help", "--version"]:
+            argv = [DEFAULT_COMMAND, *argv]
         args, extra = parser.parse_known_args(argv)
         if getattr(args, "takes_study_argv", False):
             args.study_argv = extra  # a study's own options, for its own parser

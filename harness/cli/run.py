@@ -70,15 +70,17 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
         help="only one study note's variants (e.g. 004), their Triton twins and the peers; a "
         "timed run prints the note's table (004: effective bandwidth, CUDA beside Triton)",
     )
-    # The old name, kept working: it read like a random seed.
-    p.add_argument("--seed", dest="study", help=argparse.SUPPRESS)
+    # The old name, kept working (it read like a random seed): listed, as the README says.
+    p.add_argument("--seed", dest="study", metavar="NOTE", help="the old name of --study")
     p.add_argument(
         "--include-wrong",
         action="store_true",
         help="also run the labelled wrong demonstrations (002 R5-wrong1/2)",
     )
     p.add_argument("--json", metavar="PATH", help="write the run document (JSON) here")
-    p.add_argument("--quiet", action="store_true", help="no per-variant progress lines")
+    p.add_argument(
+        "--quiet", action="store_true", help="only the summary and the verdict (and failures)"
+    )
     p.add_argument(
         "--wide", action="store_true", help="every column (default: a table that fits 100 columns)"
     )
@@ -143,9 +145,10 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     dtype, study = sel.dtype, sel.study
     doc = session.new_document("timed" if timed else "check")
     name = doc["device"].get("name")
-    out.print(
-        f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
-    )
+    if not args.quiet:
+        out.print(
+            f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
+        )
 
     def progress(row: dict) -> None:
         if not args.quiet:
@@ -167,12 +170,15 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
             doc["seed_tables"].append(
                 {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
             )
-            out.print(tables.rich_seed(srows, title))
-            out.print(
-                f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
-            )
+            if not args.quiet:
+                out.print(tables.rich_seed(srows, title))
+                out.print(
+                    f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
+                )
     write_json(args.json, doc)
-    if timed and not study:
+    if args.quiet:
+        pass
+    elif timed and not study:
         for n in sizes:
             title = f"{name}, {dtype}, n = {n:,}"
             out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title))
