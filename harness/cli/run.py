@@ -24,7 +24,7 @@ from harness.cli.common import (
 )
 from harness.cli.cpu_path import run_cpu_path
 from harness.cli.selection import Selection, resolve
-from harness.cli.verdicts import exit_code, print_failures
+from harness.cli.verdicts import exit_code, print_failures, print_skipped
 from harness.core import device, dtypes
 from harness.studies import session
 
@@ -179,9 +179,12 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     if args.quiet:
         pass
     elif timed and not study:
-        for n in sizes:
+        for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"
-            out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title))
+            last = n == sizes[-1]
+            out.print(
+                ladder_console_table(rows, n, dtype, wide=args.wide, title=title, with_legend=last)
+            )
             best = tables.best_line(rows, n, dtype)
             if best:
                 out.print(f"  {best}", highlight=False)
@@ -189,4 +192,5 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
     out.print(f"summary: {session.summarize(rows)}")
     print_failures(rows, out)
+    print_skipped(rows, out)
     return exit_code(rows)
