@@ -24,6 +24,10 @@ GPU_SIZES = (1, 255, 256, 257, 1000, 2**20 + 3, 2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 2049, 70_003)
 
 
+# The reasons of the skip rules in pytest_collection_modifyitems (filled in at collection).
+RULE_REASONS: set[str] = set()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     ok, why = device.torch_gpu()
     if ok or not device.interpreting():
@@ -31,15 +35,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             reason="the CPU path (Triton's interpreter): runs where there is no GPU, under "
             "TRITON_INTERPRET=1; the gpu-marked tests cover the device"
         )
+        RULE_REASONS.add(skip.kwargs["reason"])
         for item in items:
             if "interpreter" in item.keywords:
                 item.add_marker(skip)
     if ok:
         return
     skip = pytest.mark.skip(reason=f"needs an NVIDIA GPU, and this machine has none: {why}")
+    RULE_REASONS.add(skip.kwargs["reason"])
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test skipped by the rules above is reported at the rules (this file, no line), not at the
+    test, so that `-ra` prints one line per reason ("SKIPPED [2201] tests/conftest.py: needs an
+    NVIDIA GPU ...") instead of one per test file and line."""
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+        if reason in RULE_REASONS:
+            report.longrepr = (__file__, None, reason)
+    return report
 
 
 @pytest.fixture(scope="session")

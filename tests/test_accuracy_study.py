@@ -147,10 +147,11 @@ def test_unknown_and_excluded_variants(capsys):
 
 
 def test_unwritable_json_before_any_work(tmp_path, capsys):
-    target = tmp_path / "missing" / "accuracy.json"
-    assert "does not exist" in _usage(capsys, "--json", str(target))
+    (tmp_path / "a-file").write_text("")
+    target = tmp_path / "a-file" / "accuracy.json"
+    assert "is a file, not a folder" in _usage(capsys, "--json", str(target))
     err = _usage(capsys, "--reproducible-json", str(target))
-    assert "--reproducible-json" in err and not target.parent.exists()
+    assert "--reproducible-json" in err
 
 
 @pytest.mark.skipif(device.gpu_available(), reason="checks the no-GPU policy")

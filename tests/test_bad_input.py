@@ -53,8 +53,8 @@ def test_unsupported_dtype_names_the_supported_ones():
         harness.reduce_sum(torch.ones(10, dtype=torch.float64), TWIN)
 
 
-def test_unknown_variant_lists_valid_ids():
-    with pytest.raises(KeyError, match="cuda/v3-sequential"):
+def test_unknown_variant_says_where_the_valid_ids_are():
+    with pytest.raises(KeyError, match=r"59 ids: `reduce-ladder list`, harness.core.catalogue"):
         harness.reduce_sum(torch.ones(10), "cuda/v99")
 
 
@@ -80,6 +80,8 @@ def test_non_contiguous_and_offset_views_sum_right_and_stay_untouched():
 
 
 @cpu_only
+# inf + -inf is NaN on purpose: numpy (under Triton's interpreter) warns as it makes it.
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
 @pytest.mark.parametrize("vid", ["triton/tile-256", "triton/grid-stride-1024"])
 @pytest.mark.parametrize(
     "specials,expected",

@@ -69,6 +69,6 @@ def test_cpu_path_runs_and_says_timings_need_a_gpu(tmp_path, capsys):
 
 @pytest.mark.skipif(device.gpu_available(), reason="exercises the no-GPU path")
 def test_default_command_without_gpu_does_not_crash(capsys):
-    rc = main(["--sizes", "257", "--variants", "triton/tile-256", "--quiet"])
+    rc = main(["--sizes", "257", "--variants", "triton/tile-256"])
     assert rc == 0
     assert "No GPU" in capsys.readouterr().out

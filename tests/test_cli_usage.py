@@ -1,11 +1,13 @@
 """Usage errors of the CLI, on any machine: exit 2 with a message that says why, before any work
 (nothing runs, nothing is written)."""
 
+import json
 import sys
+from pathlib import Path
 
 import pytest
 
-from harness.cli.common import UsageError, check_writable, suggestions
+from harness.cli.common import UsageError, check_writable, check_writable_dir, suggestions
 from harness.cli.main import main
 from harness.compile import nvrtc
 from harness.core import catalogue
@@ -46,23 +48,21 @@ def test_study_with_none_of_its_variants_named(capsys):
     assert "study 004" in _err(capsys)
 
 
-def test_study_is_shown_in_help_and_seed_is_a_hidden_alias(capsys):
+def test_study_is_shown_in_help_and_so_is_its_old_name_seed(capsys):
     assert main(["run", "--help"]) == 0
     text = capsys.readouterr().out
-    assert "--study" in text and "--seed" not in text
+    assert "--study" in text and "--seed NOTE" in text and "old name of --study" in text
 
 
 # -- --json paths, checked before running -------------------------------------------------------
 
 
-def test_missing_json_folder_is_an_error_and_is_not_created(tmp_path, capsys):
-    target = tmp_path / "no-such-folder" / "run.json"
+def test_missing_json_folders_are_created_when_written(tmp_path, capsys):
+    target = tmp_path / "no-such-folder" / "deeper" / "run.json"
     rc = main(["check", "--variants", "triton/tile-256", "--sizes", "3", "--json", str(target)])
-    assert rc == 2
-    captured = capsys.readouterr()
-    assert "does not exist" in captured.err and "create it first" in captured.err
-    assert not target.parent.exists()
-    assert captured.out == ""  # nothing ran
+    assert rc == 0
+    assert json.loads(target.read_text())["mode"] == "cpu"
+    assert "folder" not in capsys.readouterr().out  # nothing said about it
 
 
 @pytest.mark.parametrize(
@@ -75,16 +75,25 @@ def test_missing_json_folder_is_an_error_and_is_not_created(tmp_path, capsys):
         ["run", "--sizes", "2^24"],
     ],
 )
-def test_every_command_checks_its_json_folder_first(argv, tmp_path, capsys):
-    target = tmp_path / "missing" / "out.json"
+def test_every_command_checks_its_json_path_first(argv, tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker / "missing" / "out.json"
     assert main([*argv, "--json", str(target)]) == 2
-    assert "does not exist" in _err(capsys)
-    assert not target.parent.exists()
+    assert f"{blocker} is a file, not a folder" in _err(capsys)
+    assert blocker.read_text() == ""
 
 
-def test_inspect_write_doc_folder_is_checked(tmp_path, capsys):
-    assert main(["inspect", "--write-doc", str(tmp_path / "missing" / "porting.md")]) == 2
-    assert "does not exist" in _err(capsys)
+def test_checking_a_missing_folder_leaves_nothing_behind(tmp_path):
+    check_writable(str(tmp_path / "a" / "b" / "run.json"))
+    check_writable_dir(str(tmp_path / "c" / "d"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_inspect_write_doc_path_is_checked(tmp_path, capsys):
+    (tmp_path / "f").write_text("")
+    assert main(["inspect", "--write-doc", str(tmp_path / "f" / "porting.md")]) == 2
+    assert "is a file, not a folder" in _err(capsys)
 
 
 def test_json_path_that_is_a_folder(tmp_path, capsys):
@@ -191,3 +200,65 @@ def test_version_is_the_projects(capsys):
 def test_run_is_the_default_command_and_bad_options_exit_2(capsys):
     assert main(["--no-such-option"]) == 2
     assert "unrecognized arguments" in _err(capsys)
+
+
+# -- one rule for every output folder ------------------------------------------------------------
+
+
+def test_report_out_that_is_a_file_says_so(tmp_path, capsys):
+    (tmp_path / "README.md").write_text("keep")
+    run = "tests/data/synthetic_bench.json"
+    assert main(["report", run, "--out", str(tmp_path / "README.md")]) == 2
+    err = _err(capsys)
+    assert "README.md is a file, not a folder" in err and "File exists" not in err
+    assert (tmp_path / "README.md").read_text() == "keep"
+
+
+def test_distributed_render_creates_its_missing_out_folder(tmp_path, capsys):
+    doc = tmp_path / "d.json"
+    assert (
+        main(
+            [
+                "distributed",
+                "--cpu",
+                "--gpus",
+                "1",
+                "--sizes",
+                "1000",
+                "--reps",
+                "1",
+                "--warmup",
+                "1",
+                "--combine-calls",
+                "0",
+                "--json",
+                str(doc),
+            ]
+        )
+        == 0
+    )
+    out = tmp_path / "a" / "b"
+    assert main(["distributed", "--render", str(doc), "--out", str(out)]) == 0
+    assert (out / "distributed.md").is_file() and (out / "distributed.png").is_file()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_json_to_a_full_device_is_refused_before_the_work(capsys):
+    rc = main(["check", "--variants", "triton/tile-256", "--sizes", "3", "--json", "/dev/full"])
+    assert rc == 2
+    captured = capsys.readouterr()
+    assert "No space left on device" in captured.err and captured.out == ""
+
+
+def test_a_write_that_fails_after_the_work_is_exit_1(tmp_path, capsys, monkeypatch):
+    from harness.report import documents
+
+    def full(path, doc):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(documents, "write_document", full)
+    target = tmp_path / "run.json"
+    rc = main(["check", "--variants", "triton/tile-256", "--sizes", "3", "--json", str(target)])
+    assert rc == 1
+    err = _err(capsys)
+    assert f"cannot write {target}: No space left on device" in err

@@ -165,7 +165,7 @@ def test_unknown_device_has_no_expected_ratio(tmp_path, capsys):
         ("file", "not a folder"),
         ("twice", "named twice"),
         ("one", "two device folders or more"),
-        ("out-is-file", "cannot write into"),
+        ("out-is-file", "is a file, not a folder"),
     ],
 )
 def test_bad_input_exits_2_before_any_work(tmp_path, capsys, case, message):

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 import torch
 
+from harness.cli import cpu_path
 from harness.cli.main import main
 from harness.report import distributed_tables
 from harness.report.records import DISTRIBUTED_SCHEMA, RUN_SCHEMA
 from harness.studies import distributed, distributed_worker
 
-SIZES = (4101, 70_003)  # neither a multiple of a tile; the second spans several programs
+SIZES = (4101, 65_521)  # neither a multiple of a tile; the second spans several programs
 SEED = 7
 
 
@@ -241,3 +242,31 @@ def test_committed_multi_gpu_reports_regenerate(tmp_path: Path) -> None:
         assert main(["distributed", "--render", str(doc), "--out", str(out)]) == 0
         committed = doc.parent / "report" / "distributed.md"
         assert (out / "distributed.md").read_text() == committed.read_text(), doc
+
+
+# -- the CPU path: sizes it can do, and progress per K ------------------------------------------
+
+
+def test_readme_gpu_example_is_refused_on_the_cpu_before_any_process(no_launch, capsys) -> None:
+    assert main(["distributed", "--cpu", "--gpus", "1,2,4", "--sizes", "2^30"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "2^30 is above the CPU path's limit of 2^16" in err and "--sizes" in err
+    assert distributed.CPU_MAX_N == cpu_path.INTERPRETED_MAX_N
+
+
+def test_strong_scaling_checks_the_shard_not_the_total() -> None:
+    req = distributed.Request(gpus=(4,), sizes=(2**18,), scaling="strong", cpu=True)
+    assert distributed.resolve(req).shard_sizes == {4: (2**16,)}
+
+
+def test_progress_is_printed_per_k_on_stderr(monkeypatch, capsys) -> None:
+    def fake_launch(resolved, k):
+        return [{"kind": "env", "env_by_rank": [{}]}] if k == 1 else []
+
+    monkeypatch.setattr(distributed, "launch", fake_launch)
+    monkeypatch.setattr(distributed_tables, "markdown", lambda doc: "TABLES")
+    assert main(["distributed", "--cpu", "--gpus", "1,2", "--sizes", "1000"]) == 0
+    captured = capsys.readouterr()
+    assert "K = 1: done in" in captured.err and "(2 of 2)" in captured.err
+    assert captured.out.strip() == "TABLES"

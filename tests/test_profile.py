@@ -423,8 +423,8 @@ def test_recorded_sanitizer_logs_parse():
 
 @pytest.mark.parametrize("command", ["profile", "sanitize"])
 def test_json_path_is_checked_before_any_work(tmp_path, capsys, command):
-    """As every command that writes (issue 13): a missing folder is an error, not created."""
-    target = tmp_path / "missing" / "out.json"
+    """As every command that writes: a file where a folder is needed is an error, found first."""
+    (tmp_path / "a-file").write_text("")
+    target = tmp_path / "a-file" / "out.json"
     assert reduce_ladder([command, "--json", str(target)]) == 2
-    assert "does not exist" in capsys.readouterr().err
-    assert not target.parent.exists()
+    assert "is a file, not a folder" in capsys.readouterr().err

@@ -9,7 +9,6 @@ line (more lines only for a list of valid choices) and exits EXIT_USAGE.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -20,6 +19,7 @@ from rich.console import Console
 from harness.core import catalogue, device, dtypes, sizes
 from harness.core.catalogue import Variant
 from harness.report import documents
+from harness.report.documents import ReportError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -45,19 +45,23 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 
 def parse_size(text: str) -> int:
-    """harness.core.sizes.parse_size, with a bad size as a usage error."""
+    """harness.core.sizes.parse_size, with a bad size as a usage error (a negative integer:
+    "at least 1", as for 0, not "write an integer")."""
     try:
         return sizes.parse_size(text)
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise UsageError(str(e)) from None
+        raise UsageError(f"bad size {text!r}: sizes must be at least 1 (got {value})") from None
 
 
 def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
     """Sizes from several arguments and / or comma-separated; None when none are given."""
-    try:
-        return sizes.parse_sizes(values)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    if not values:
+        return None
+    return [parse_size(s) for v in values for s in v.split(",") if s.strip()]
 
 
 def size_list(ns: Iterable[int]) -> str:
@@ -102,11 +106,9 @@ def split_ids(values: Sequence[str] | None) -> list[str]:
 
 
 def suggestions(unknown: str, valid: Sequence[str]) -> list[str]:
-    """The valid ids a mistyped or unprefixed one most likely meant: ids ending in '/<unknown>'
-    first (`v3-sequential` -> `cuda/v3-sequential`), then difflib's close matches."""
-    by_suffix = [i for i in valid if i.split("/", 1)[-1] == unknown]
-    close = difflib.get_close_matches(unknown, valid, n=3, cutoff=0.75)
-    return list(dict.fromkeys([*by_suffix, *close]))[:3]
+    """The valid ids a mistyped or unprefixed one most likely meant (catalogue.close_ids: the
+    same words as the API's KeyError)."""
+    return catalogue.close_ids(unknown, valid)
 
 
 # A list of valid ids short enough to print in full with every error (seed 001's ten ids).
@@ -144,40 +146,37 @@ def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None
 
 
 def check_writable(path: str | None, option: str = "--json") -> None:
-    """Fail before the work, not after it: the file must be creatable (or writable) in a folder
-    that exists. A missing folder is an error, never created."""
-    if not path:
-        return
-    p = Path(path)
-    parent = p.parent
-    where = f"cannot write {path} ({option})"
-    if not parent.exists():
-        raise UsageError(f"{where}: the folder {parent}/ does not exist (create it first)")
-    if not parent.is_dir():
-        raise UsageError(f"{where}: {parent} is a file, not a folder")
-    if p.is_dir():
-        raise UsageError(f"{where}: it is a folder; give a file name")
-    existed = p.exists()
+    """Fail before the work, not after it: harness.report.documents.check_output (the one rule
+    for every output: missing folders are created when written; a file in the way, a folder
+    given for a file, or a place nothing can be written is a usage error)."""
+    if path:
+        try:
+            documents.check_output(path, option=option)
+        except ReportError as e:
+            raise UsageError(str(e)) from None
+
+
+def check_writable_dir(path: str, option: str = "--out") -> Path:
+    """The output folder of --out, checked the same way; created only when written to."""
     try:
-        # The only portable proof that a write will succeed (permissions, read-only file
-        # systems, running as root) is to open the file for appending: this changes nothing in
-        # an existing file, and a file created here is removed at once.
-        with open(p, "a"):
-            pass
-    except OSError as e:
-        raise UsageError(f"{where}: {e.strerror or e}") from None
-    if not existed:
-        os.unlink(p)
+        return documents.check_output(path, folder=True, option=option)
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+
+
+class WriteFailed(Exception):
+    """The work was done but its result could not be written (a full disk): exit 1, not 2."""
 
 
 def write_json(path: str | None, doc: dict) -> None:
-    """Write doc as indented JSON (path checked earlier with check_writable)."""
+    """Write doc as indented JSON (path checked earlier with check_writable); a failure now is
+    WriteFailed (harness.cli.main: one line, exit 1)."""
     if not path:
         return
     try:
         documents.write_document(path, doc)
     except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        raise WriteFailed(f"cannot write {path}: {e.strerror or e}") from None
 
 
 # -- commands that need a GPU -------------------------------------------------------------------
@@ -195,11 +194,11 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
 
 
 def run_study(
-    command: str, study_main: Callable[[list[str]], int], argv: list[str], why_needed: str
+    command: str, study_main: Callable[..., int], argv: list[str], why_needed: str
 ) -> int:
     """Run a study module's own main(argv) (it stays runnable as `python -m ...`) as a
     sub-command: its --json path is checked first, then the GPU policy, then its own parser
-    takes over (its --help works anywhere)."""
+    takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
     if not {"-h", "--help"} & set(argv):
         pre = argparse.ArgumentParser(add_help=False)
         pre.add_argument("--json")
@@ -207,7 +206,7 @@ def run_study(
         check_writable(known.json)
         require_gpu(command, why_needed, cupy=True)
     try:
-        return study_main(argv)
+        return study_main(argv, prog=f"reduce-ladder {command}")
     except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
         return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
 

@@ -24,11 +24,12 @@ from harness.report.documents import ReportError
 
 
 def _out_dir(path: str) -> Path:
-    """The output folder, created if missing; exit 2 where it cannot be written."""
+    """The output folder (run_report.writable_dir: created if missing); exit 2 where it cannot
+    be written."""
     try:
         return run_report.writable_dir(path)
     except ReportError as e:
-        raise UsageError(f"{e} (--out)") from None
+        raise UsageError(str(e)) from None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

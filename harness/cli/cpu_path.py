@@ -56,15 +56,30 @@ def compiled_sources(sel: Selection) -> list[str]:
     return sorted({v.source for v in sel.variants if v.backend == "cuda" and v.source})
 
 
+def study_expressions(source: str) -> list[str]:
+    """The template instantiations of a source whose kernels no catalogue variant launches (the
+    studies' and the sanitizer demonstrations'): compiled with them, not as 0 kernels."""
+    from harness.core import demo_records
+    from harness.studies import hopper_loads
+
+    owners = {
+        demo_records.SOURCE: demo_records.name_expressions,
+        hopper_loads.SOURCE: hopper_loads.name_expressions,
+    }
+    return owners[source]() if source in owners else []
+
+
 def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
-    """Each source compiled by NVRTC (no GPU needed), its kernels' spills checked."""
+    """Each source compiled by NVRTC (no GPU needed) with every instantiation the catalogue and
+    the studies launch, its kernels' spills checked."""
     from harness.compile import nvrtc
 
     rows = []
     for src in sources:
         row: dict = {"source": src, "arch": arch}
         try:
-            r = nvrtc.compile_file(src, arch)
+            exprs = catalogue.name_expressions(src) + study_expressions(src)
+            r = nvrtc.compile_file(src, arch, list(dict.fromkeys(exprs)))
             spills = [
                 k
                 for k, res in r.resources.items()
@@ -129,7 +144,9 @@ def run_cpu_path(args: argparse.Namespace, sel: Selection, console: Console) -> 
         console.print(
             f"[yellow]Sizes above the interpreter's limit of 2^16 skipped: {size_list(too_big)}.[/]"
         )
-    _what_stands_in(sel, console)
+    quiet = getattr(args, "quiet", False)
+    if not quiet:
+        _what_stands_in(sel, console)
     work = []
     if interpreted:
         work.append(
@@ -138,21 +155,26 @@ def run_cpu_path(args: argparse.Namespace, sel: Selection, console: Console) -> 
         )
     if sources:
         work.append(f"{plural(len(sources), 'CUDA source')} compiled by NVRTC ({ARCH})")
-    console.print(
-        f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
-        + ", and ".join(work)
-        + "."
-    )
+    if not quiet:
+        console.print(
+            f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
+            + ", and ".join(work)
+            + "."
+        )
     rows = session.run_selection(interpreted, sel.dtype, sizes, timed=False)
-    if rows:
+    if rows and not quiet:
         console.print(tables.rich_checks(rows, "Triton twins, interpreted on the CPU"))
     print_failures(rows, console)
     compiled = compile_sources(sources)
     for c in compiled:
-        detail = c.get("message") or f"{c.get('kernels', 0)} kernels, no spills"
+        kernels = c.get("kernels", 0)
+        detail = c.get("message") or (
+            f"{kernels} kernels, no spills" if kernels else "parsed; no kernel instantiated"
+        )
         if c["status"] == "spills":
             detail = f"local memory in {', '.join(c['spilling'])}"
-        console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
+        if c["status"] != "ok" or not quiet:
+            console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
     doc = session.new_document("cpu")
     doc["results"], doc["compile"] = rows, compiled
     write_json(args.json, doc)

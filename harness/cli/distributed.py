@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 
+from rich.console import Console
+
 from harness.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -23,10 +25,12 @@ from harness.cli.common import (
     check_writable,
     fail,
     parse_sizes,
+    plural,
     positive_int,
     variant_ids,
     write_json,
 )
+from harness.core.sizes import size_label
 from harness.report import distributed_tables
 from harness.report.documents import ReportError
 from harness.studies import distributed
@@ -39,7 +43,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         COMMAND,
         help="one sum across K GPUs (NCCL): local sums, all_reduce / rank-order combines, "
         "weak or strong scaling, the all_reduce sweep; --render tabulates",
-        description=__doc__.split("\n\n")[0],
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--gpus", nargs="+", metavar="K", help="process counts, e.g. 1,2,4 or 1 2 4")
     p.add_argument("--sizes", nargs="+", metavar="N", help="weak: n per GPU; strong: n total")
@@ -111,7 +116,7 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     except distributed.DistributedUsageError as e:
         raise UsageError(str(e)) from None
     try:
-        doc = distributed.study(resolved)
+        doc = _study_with_progress(resolved)
     except distributed.RankFailure as e:
         return fail(COMMAND, str(e), EXIT_FAILED)
     write_json(args.json, doc)
@@ -120,6 +125,34 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     for r in wrong:
         print(f"WRONG: {r['kind']} K={r['gpus']} {r.get('combine', '')} {r}")
     return EXIT_FAILED if wrong else EXIT_OK
+
+
+def _study_with_progress(resolved: distributed.Resolved) -> dict:
+    """The study, one line per K on stderr as it starts and ends (stdout keeps the tables)."""
+    err = Console(stderr=True, highlight=False)
+    where = "GPU" if resolved.on_gpu else "CPU process"
+    sizes = ", ".join(size_label(n) for n in resolved.sizes) or "the sweep only"
+    gpus = resolved.request.gpus
+    err.print(
+        f"distributed: K = {', '.join(map(str, gpus))}, {resolved.variant} "
+        f"({resolved.backend}), n = {sizes} ({resolved.request.scaling})"
+    )
+    status = err.status(f"K = {gpus[0]}: starting {plural(gpus[0], where)}")
+    status.start()
+
+    done = []
+
+    def progress(k: int, seconds: float) -> None:
+        done.append(k)
+        i = len(done) - 1
+        err.print(f"  K = {k}: done in {seconds:.1f} s ({i + 1} of {len(gpus)})")
+        if i + 1 < len(gpus):
+            status.update(f"K = {gpus[i + 1]}: starting {plural(gpus[i + 1], where)}")
+
+    try:
+        return distributed.study(resolved, progress)
+    finally:
+        status.stop()
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -8,14 +8,16 @@ an explicit import (a renamed or broken module fails loudly, it does not vanish 
     reduce-ladder COMMAND --help       its options
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
-and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count);
-2 bad usage (unknown variant or dtype, bad size, an output path that cannot be written, a
-selection that leaves nothing to check, a GPU-only command without a GPU).
+and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
+or a result could not be written after the work (a full disk); 2 bad usage (unknown variant or
+dtype, bad size, an output path that cannot be written, a selection that leaves nothing to
+check, a GPU-only command without a GPU). Missing output folders are created.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -36,7 +38,7 @@ from harness.cli import (
     run,
     sanitize,
 )
-from harness.cli.common import EXIT_USAGE, UsageError
+from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed
 
 # Every sub-command module, in the order `reduce-ladder --help` lists them. `run` registers `run`
 # and `check`; the others one command each, through add_parser(sub), setting `func`.
@@ -84,17 +86,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def command_names(parser: argparse.ArgumentParser) -> set[str]:
+def command_names(parser: argparse.ArgumentParser) -> list[str]:
+    """The commands, in the order `reduce-ladder --help` lists them."""
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return set(sub.choices)
+    return list(sub.choices)
+
+
+def unknown_command(name: str, parser: argparse.ArgumentParser) -> str:
+    """'unknown command 'frobnicate'; commands: run, check, ...' (with the close one first)."""
+    names = command_names(parser)
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown command {name!r}{hint}; commands: {', '.join(names)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    if not argv or argv[0] not in command_names(parser) | {"-h", "--help", "--version"}:
-        argv = [DEFAULT_COMMAND, *argv]
     try:
+        if argv and not argv[0].startswith("-") and argv[0] not in command_names(parser):
+            raise UsageError(unknown_command(argv[0], parser))
+        if not argv or argv[0] not in [*command_names(parser), "-h", "--help", "--version"]:
+            argv = [DEFAULT_COMMAND, *argv]
         args, extra = parser.parse_known_args(argv)
         if getattr(args, "takes_study_argv", False):
             args.study_argv = extra  # a study's own options, for its own parser
@@ -106,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"reduce-ladder: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except WriteFailed as e:
+        print(f"reduce-ladder: error: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("reduce-ladder: interrupted", file=sys.stderr)
         return 130

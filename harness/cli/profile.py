@@ -20,6 +20,7 @@ from harness.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     check_writable,
+    check_writable_dir,
     fail,
     split_ids,
     write_json,
@@ -37,14 +38,14 @@ def raw_dir_for(json_path: str | None, raw: str | None) -> Path:
 
 def render(doc_path: str, out: str) -> int:
     """profile.md (seed 004's table, seed 000's column, the ladder's counters) and the plot."""
-    from harness.report import profile_tables
+    from harness.report import documents, profile_tables
 
     try:
         doc = json.loads(Path(doc_path).read_text())
     except (OSError, json.JSONDecodeError) as e:
         return fail("profile", f"cannot read {doc_path}: {e}")
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = check_writable_dir(out)
+    documents.output_path(out_dir, folder=True)
     dtypes = sorted({r["dtype"] for r in doc.get("results", [])})
     parts = [f"# Measured by the hardware ({doc.get('device', {}).get('name', '?')})\n"]
     if any(r["family"] == "004" for r in doc.get("results", [])):

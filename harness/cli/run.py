@@ -24,7 +24,7 @@ from harness.cli.common import (
 )
 from harness.cli.cpu_path import run_cpu_path
 from harness.cli.selection import Selection, resolve
-from harness.cli.verdicts import exit_code, print_failures
+from harness.cli.verdicts import exit_code, print_failures, print_skipped
 from harness.core import device, dtypes
 from harness.studies import session
 
@@ -70,15 +70,17 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
         help="only one study note's variants (e.g. 004), their Triton twins and the peers; a "
         "timed run prints the note's table (004: effective bandwidth, CUDA beside Triton)",
     )
-    # The old name, kept working: it read like a random seed.
-    p.add_argument("--seed", dest="study", help=argparse.SUPPRESS)
+    # The old name, kept working (it read like a random seed): listed, as the README says.
+    p.add_argument("--seed", dest="study", metavar="NOTE", help="the old name of --study")
     p.add_argument(
         "--include-wrong",
         action="store_true",
         help="also run the labelled wrong demonstrations (002 R5-wrong1/2)",
     )
     p.add_argument("--json", metavar="PATH", help="write the run document (JSON) here")
-    p.add_argument("--quiet", action="store_true", help="no per-variant progress lines")
+    p.add_argument(
+        "--quiet", action="store_true", help="only the summary and the verdict (and failures)"
+    )
     p.add_argument(
         "--wide", action="store_true", help="every column (default: a table that fits 100 columns)"
     )
@@ -143,9 +145,10 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     dtype, study = sel.dtype, sel.study
     doc = session.new_document("timed" if timed else "check")
     name = doc["device"].get("name")
-    out.print(
-        f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
-    )
+    if not args.quiet:
+        out.print(
+            f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
+        )
 
     def progress(row: dict) -> None:
         if not args.quiet:
@@ -167,15 +170,21 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
             doc["seed_tables"].append(
                 {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
             )
-            out.print(tables.rich_seed(srows, title))
-            out.print(
-                f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
-            )
+            if not args.quiet:
+                out.print(tables.rich_seed(srows, title))
+                out.print(
+                    f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
+                )
     write_json(args.json, doc)
-    if timed and not study:
-        for n in sizes:
+    if args.quiet:
+        pass
+    elif timed and not study:
+        for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"
-            out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title))
+            last = n == sizes[-1]
+            out.print(
+                ladder_console_table(rows, n, dtype, wide=args.wide, title=title, with_legend=last)
+            )
             best = tables.best_line(rows, n, dtype)
             if best:
                 out.print(f"  {best}", highlight=False)
@@ -183,4 +192,5 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
     out.print(f"summary: {session.summarize(rows)}")
     print_failures(rows, out)
+    print_skipped(rows, out)
     return exit_code(rows)

@@ -75,6 +75,8 @@ def _empty_study_error(study: str, ids: list[str], dtype: str) -> UsageError:
 def resolve(args: argparse.Namespace) -> Selection:
     """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
     ids = variant_ids(args.variants)
+    if args.variants is not None and not ids:
+        raise UsageError("--variants needs at least one id (reduce-ladder list); without it: all")
     study, dtype = study_and_dtype(getattr(args, "study", None), args.dtype)
     require_dtype((catalogue.get(i) for i in ids), dtype)
     sizes = parse_sizes(args.sizes)

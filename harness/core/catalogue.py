@@ -28,6 +28,7 @@ this module assembles them into VARIANTS and answers lookups. Every name the oth
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 from harness.core.mappings import Launch
@@ -162,12 +163,34 @@ def _check_catalogue() -> None:
 _check_catalogue()
 
 
+class UnknownVariant(KeyError):
+    """An id the catalogue does not hold (a KeyError, printed without KeyError's quotes)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def close_ids(unknown: str, valid: Iterable[str] | None = None) -> list[str]:
+    """The valid ids a mistyped or unprefixed one most likely meant: ids ending in '/<unknown>'
+    first (`tile-256` -> `triton/tile-256`), then difflib's close matches; at most three."""
+    valid = list(BY_ID if valid is None else valid)
+    by_suffix = [i for i in valid if i.split("/", 1)[-1] == unknown]
+    close = difflib.get_close_matches(unknown, valid, n=3, cutoff=0.75)
+    return list(dict.fromkeys([*by_suffix, *close]))[:3]
+
+
 def get(variant_id: str) -> Variant:
-    """The record for `variant_id`; a clear error listing the valid ids otherwise."""
+    """The record for `variant_id`; otherwise UnknownVariant (a KeyError) with the close ids, as
+    the CLI words it: "unknown variant 'tile-256'; did you mean triton/tile-256?"."""
     try:
         return BY_ID[variant_id]
     except KeyError:
-        raise KeyError(f"unknown variant {variant_id!r}; valid ids: {', '.join(BY_ID)}") from None
+        close = close_ids(str(variant_id))
+        hint = f"did you mean {' or '.join(close)}?" if close else "no id is close"
+        raise UnknownVariant(
+            f"unknown variant {variant_id!r}; {hint} "
+            f"({len(BY_ID)} ids: `reduce-ladder list`, harness.core.catalogue.BY_ID)"
+        ) from None
 
 
 def select(

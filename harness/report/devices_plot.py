@@ -35,7 +35,30 @@ def _dtypes(rows: list[DeviceRow]) -> list[str]:
     return sorted({r.dtype for r in rows}, key=lambda d: (d != "float32", d))
 
 
-def _panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected) -> None:
+OUTLIER = 0.04  # a variant this far (relative) from its family's median at the largest n is named
+CAP = 1.3  # the shared y axis ends here at most; a ratio beyond it is drawn at the edge, named
+
+
+def _name_lines(ax, names: list[tuple[float, float, str]], colour, ylim) -> None:
+    """Each (x, y, text) at the right of its line's end, pushed apart so that none overlap (at
+    least 1/14 of the log axis between neighbours); a ratio beyond the axis with its value."""
+    import math
+
+    lo, hi = ylim
+    step = math.log(hi / lo) / 14
+    placed: list[float] = []
+    for x, y, text in sorted(names, key=lambda t: t[1]):
+        at = math.log(min(max(y, lo), hi))
+        if placed and at - placed[-1] < step:
+            at = placed[-1] + step
+        at = min(at, math.log(hi) - step / 2)  # inside the axis, clear of the title
+        placed.append(at)
+        label = f"{text} ({y:.2f})" if not lo <= y <= hi else text
+        ax.annotate(label, (x, min(max(y, lo), hi)), xytext=(x + 0.08, math.exp(at)),
+                    fontsize=6, color=colour, va="center", annotation_clip=False)  # fmt: skip
+
+
+def _panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected, ylim) -> None:
     ns = sorted({r.n for r in rows})
     for k, dev in enumerate(runs[1:]):
         colour = DEVICE_COLOURS[k % len(DEVICE_COLOURS)]
@@ -43,9 +66,24 @@ def _panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected) -> None:
         for r in rows:
             if r.ratios[k] is not None:
                 by_variant[r.variant].append((r.n.bit_length() - 1, r.ratios[k]))
-        for pts in by_variant.values():
+        last = [pts[-1][1] for pts in map(sorted, by_variant.values())]
+        centre = median(last) if last else 1.0
+        names = []
+        for variant, pts in by_variant.items():
             xs, ys = zip(*sorted(pts), strict=True)
-            ax.plot(xs, ys, color=colour, alpha=0.3, linewidth=0.8, marker=".", markersize=3)
+            ax.plot(
+                xs,
+                [min(max(y, ylim[0]), ylim[1]) for y in ys],
+                color=colour,
+                alpha=0.3,
+                linewidth=0.8,
+                marker=".",
+                markersize=3,
+                label=f"{dev.label}, one variant",
+            )
+            if abs(ys[-1] / centre - 1) > OUTLIER:  # the lines away from the median, named
+                names.append((xs[-1], ys[-1], variant.split("/", 1)[-1]))
+        _name_lines(ax, names, colour, ylim)
         med = []
         for n in ns:
             at = [r.ratios[k] for r in rows if r.n == n and r.ratios[k] is not None]
@@ -63,21 +101,36 @@ def _panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected) -> None:
                 label=f"{dev.label} datasheet",
             )
     ax.axhline(1.0, color="gray", linewidth=0.6)
-    _ratio_axis(ax)
+    _ratio_axis(ax, *ylim)
     lo = [n.bit_length() - 1 for n in ns]
     ax.set_xticks(lo, [str(x) for x in lo])
-    ax.set_xlim(min(lo) - 0.5, max(lo) + 0.5)
+    ax.set_xlim(min(lo) - 0.5, max(lo) + 1.3)  # room on the right for the names
 
 
-def _ratio_axis(ax) -> None:
-    """A log y axis labelled with plain ratios (0.70, 1.00, 4.00), not powers of ten."""
+def y_range(rows: list[DeviceRow], expected) -> tuple[float, float]:
+    """One ratio range for every panel of a figure (panels compare at a glance), 0.65..1.05 at
+    least, with a margin, and no higher than CAP (one far outlier squeezed every other line)."""
+    values = [x for r in rows for x in r.ratios if x is not None]
+    values += [e for e in expected if e is not None]
+    return min([0.65, *values]) * 0.97, min(max([1.05, *values]) * 1.03, CAP)
+
+
+def _ratio_axis(ax, lo: float, hi: float) -> None:
+    """A log y axis labelled with plain ratios (0.70, 1.00, 4.00), not powers of ten, the ticks
+    evenly spread (a tick closer than a tenth of the axis to the last one kept is left out)."""
+    import math
+
     from matplotlib.ticker import NullLocator
 
     ax.set_yscale("log")
-    lo, hi = ax.get_ylim()
-    lo, hi = min(lo, 0.65), max(hi, 1.05)
     ax.set_ylim(lo, hi)
-    ticks = [t for t in RATIO_TICKS if lo <= t <= hi]
+    gap = math.log(hi / lo) / 10
+    ticks: list[float] = []
+    for t in (t for t in RATIO_TICKS if lo <= t <= hi):
+        if t == 1.0 or not ticks or math.log(t / ticks[-1]) >= gap:
+            if ticks and ticks[-1] != 1.0 and math.log(t / ticks[-1]) < gap:
+                ticks.pop()  # 1.00 wins over a neighbour too close to it
+            ticks.append(t)
     ax.set_yticks(ticks, [f"{t:.2f}" for t in ticks])
     ax.yaxis.set_minor_locator(NullLocator())
 
@@ -86,6 +139,7 @@ def plot_source(path: Path, source: str, rows: list[DeviceRow], runs: list[Devic
     plt = _plt()
     fams, dts = _families(rows), _dtypes(rows)
     expected = expected_ratios(runs)
+    ylim = y_range(rows, expected)
     fig, axes = plt.subplots(
         len(dts),
         len(fams),
@@ -97,7 +151,7 @@ def plot_source(path: Path, source: str, rows: list[DeviceRow], runs: list[Devic
             ax = axes[i][j]
             mine = [r for r in rows if r.dtype == d and r.family == f]
             if mine:
-                _panel(ax, mine, runs, expected)
+                _panel(ax, mine, runs, expected, ylim)
             else:
                 ax.set_axis_off()
                 ax.text(0.5, 0.5, "not timed on both", ha="center", va="center", fontsize=8)
@@ -113,6 +167,8 @@ def plot_source(path: Path, source: str, rows: list[DeviceRow], runs: list[Devic
             h, lab = ax.get_legend_handles_labels()
             if len(h) > len(handles):
                 handles, labels = h, lab
+    unique = dict(zip(labels, handles, strict=True))  # one entry per label
+    handles, labels = list(unique.values()), list(unique)
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4) or 1, fontsize=8)
     fig.suptitle(f"{source}: time on {runs[0].label} / time on each device", fontsize=10)
     fig.tight_layout(rect=(0, 0.05, 1, 0.96))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report import documents
 from harness.report.documents import ReportError
 from harness.report.markdown import RIGHT, markdown_table, num
 from harness.report.records import DISTRIBUTED_SCHEMA
@@ -325,12 +326,11 @@ def plot(doc: dict, path: Path) -> dict:
 
 def render(paths: list[str], out_dir: str) -> tuple[dict, list[Path]]:
     """Load, merge, write DIR/distributed.md and DIR/distributed.png; (merged doc, files)."""
-    out = Path(out_dir)
-    if not out.is_dir():
-        raise ReportError(f"--out {out_dir}: not a folder (create it first)")
+    documents.check_output(out_dir, folder=True, option="--out")
     doc = merged_document(load(paths))
     if not doc["runs"]:
         raise ReportError("no runs in the documents: nothing to tabulate")
+    out = documents.output_path(out_dir, folder=True)
     table = out / TABLE_FILE
     table.write_text(markdown(doc))
     picture = out / PLOT_FILE

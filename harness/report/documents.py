@@ -11,11 +11,17 @@
 
 load_document reads any of them; load_run only what the report compares (a ladder run or the
 benchmark suite). Every failure is a ReportError with the file's name and what is wrong.
+
+Every output (a --json file, an --out folder, a generated doc) follows one rule, here:
+check_output before the work (a thing in the way, or a place nothing can be written, is a
+ReportError; the check leaves nothing behind), output_path when writing (missing parent folders
+are created, without a word).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -205,5 +211,59 @@ def _host(path: str, doc: dict) -> Document:
 
 def write_document(path: str | Path, doc: dict) -> None:
     """Every JSON document the harness writes, in one form: indented by one, a final newline
-    (values JSON cannot hold, such as paths, as their str). OSError is the caller's to word."""
-    Path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    (values JSON cannot hold, such as paths, as their str); missing parent folders are created.
+    OSError is the caller's to word."""
+    output_path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+
+
+# -- outputs: one rule for every file and folder the harness writes -----------------------------
+
+
+def output_path(path: str | Path, *, folder: bool = False) -> Path:
+    """path, ready to be written: its missing parent folders (and, for a folder, itself)
+    created."""
+    p = Path(path)
+    (p if folder else p.parent).mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def check_output(path: str | Path, *, folder: bool = False, option: str = "") -> Path:
+    """Before the work: can path (a file, or with folder=True a folder) be written? Missing
+    folders are fine (output_path creates them); a file where a folder is needed, a folder where
+    a file is, or a place where nothing can be written is a ReportError naming what is in the
+    way. The proof is a write: folders made for it, and a file it created, are removed again;
+    an existing file is opened for appending and sent zero bytes, which changes nothing and
+    still fails where writing would (a full device, a read-only file system)."""
+    p = Path(path)
+    where = f"cannot write {path}" + (f" ({option})" if option else "")
+    if folder and p.exists() and not p.is_dir():
+        raise ReportError(f"{where}: {path} is a file, not a folder")
+    if not folder and p.is_dir():
+        raise ReportError(f"{where}: it is a folder; give a file name")
+    folders = p if folder else p.parent
+    missing = []
+    while not folders.exists() and folders != folders.parent:
+        missing.append(folders)
+        folders = folders.parent
+    if not folders.is_dir():
+        raise ReportError(f"{where}: {folders} is a file, not a folder")
+    made: list[Path] = []
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+            made.append(d)
+        target = p / ".reduce-ladder-write-test" if folder else p
+        existed = target.exists()
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            os.write(fd, b"")
+        finally:
+            os.close(fd)
+            if not existed:
+                target.unlink()
+    except OSError as e:
+        raise ReportError(f"{where}: {e.strerror or e}") from None
+    finally:
+        for d in reversed(made):
+            d.rmdir()
+    return p

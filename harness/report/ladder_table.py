@@ -55,8 +55,11 @@ class LadderRow:
 
     @property
     def failed(self) -> bool:
-        """A failed check that is not a wrong demonstration's point."""
-        return any(r is not None and not r.ok and not r.wrong_demo for r in (self.main, self.twin))
+        """A failed check that is not a wrong demonstration's point (a skipped peer is neither)."""
+        return any(
+            r is not None and not r.ok and not r.wrong_demo and r.status != "skipped"
+            for r in (self.main, self.twin)
+        )
 
 
 def variant_order(records: Iterable[ResultRecord]) -> list[str]:
@@ -262,9 +265,11 @@ def ladder_console_table(
     *,
     wide: bool = False,
     title: str | None = None,
+    with_legend: bool = True,
 ):
-    """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend,
-    as one rich renderable. rows: result records, or their JSON form (the session's rows)."""
+    """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend
+    (with_legend=False: the table alone, where the legend is printed once for several sizes), as
+    one rich renderable. rows: result records, or their JSON form (the session's rows)."""
     from rich.console import Group
     from rich.text import Text
 
@@ -273,5 +278,5 @@ def ladder_console_table(
     if title is None:
         dev = next((r.device for r in records if r.device), None)
         title = f"{dev + ', ' if dev else ''}{dtype}, n = {n:,} ({size_label(n)})"
-    notes = [Text(line, style="dim") for line in legend(ladder, wide=wide)]
+    notes = [Text(line, style="dim") for line in legend(ladder, wide=wide)] if with_legend else []
     return Group(rich_ladder_table(ladder, title, wide=wide), *notes)

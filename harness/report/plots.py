@@ -41,6 +41,17 @@ PEER_STYLE = {
 PANEL_PEERS = (CUB_ID, TORCH_ID, COPY_ID)
 PANEL_LINES = 5  # variants per panel; with the three peers, at most 8 lines
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+# Lines of one panel often nearly coincide (stage 4's four pairings): each its own dash as well
+# as its own colour and marker, so that overlapping lines stay apart.
+DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)))
+
+
+def grid_shape(panels: int) -> tuple[int, int]:
+    """(rows, cols) of 3 or 4 columns with the fewest empty cells (one is kept for the peers'
+    legend where there is room; none is left empty beyond it)."""
+    best = min((math.ceil((panels + 1) / c) * c - panels - 1, c) for c in (3, 4))
+    cols = best[1] if panels > 2 else max(1, panels)
+    return math.ceil((panels + (1 if panels > 2 else 0)) / cols), cols
 
 
 def _group(r: ResultRecord) -> str:
@@ -89,10 +100,9 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
     ]
     panels = bandwidth_panels([r for r in rows if r.backend != "peer"])
     peers = [p for p in PANEL_PEERS if any(r.variant == p for r in rows)]
-    cols = min(3, max(1, len(panels)))
-    nrows = math.ceil(len(panels) / cols)
+    nrows, cols = grid_shape(len(panels))
     fig, axes = plt.subplots(
-        nrows, cols, figsize=(6.2 * cols, 4.3 * nrows), sharey=True, squeeze=False
+        nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True, squeeze=False
     )
     palette = plt.get_cmap("tab10").colors
     log2s = sorted({math.log2(r.n) for r in rows})
@@ -108,6 +118,7 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
                 marker=MARKERS[i % len(MARKERS)],
                 markersize=4,
                 linewidth=1.4,
+                linestyle=DASHES[i % len(DASHES)],
                 color=palette[i % len(palette)],
                 label=label,
             )
@@ -123,21 +134,32 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
             labels.append(PEER_LABELS[vid])
         _integer_ticks(ax, log2s)
         ax.set_title(title, fontsize=10)
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_locator(NullLocator())  # decades only: minor log ticks cost seconds
+        # A linear axis: the stages differ at large n (hundreds to thousands of GB/s), which a
+        # log axis from 1 GB/s squeezed into its top decade; small n (launch-bound) sits near 0.
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_minor_locator(NullLocator())
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        handles, names = ax.get_legend_handles_labels()
+        keep = len(ids) if nrows * cols > len(panels) else len(names)  # peers: the spare cell
+        ax.legend(handles[:keep], names[:keep], fontsize=7, loc="upper left")
+        ax.set_xlabel("log2 n")
         drawn.append({"title": title, "lines": labels})
-    for i, ax in enumerate(axes.flat):
-        if i >= len(panels):
-            ax.set_visible(False)
-        elif i + cols >= len(panels):  # the lowest panel of its column
-            ax.set_xlabel("log2 n")
+    spare = list(axes.flat)[len(panels) :]
+    for ax in spare:
+        ax.set_visible(False)
+    if spare and panels:  # the peers' legend, once, in the first spare cell
+        first = axes.flat[0].get_legend_handles_labels()
+        k = len(panels[0][1])
+        spare[0].set_visible(True)
+        spare[0].axis("off")
+        spare[0].legend(
+            first[0][k:], first[1][k:], loc="center", title="on every panel", fontsize=9
+        )
     for ax in axes[:, 0]:
         ax.set_ylabel("effective GB/s (read + written)")
     fig.suptitle(
         f"{run.device}: {dtype} sum, effective bandwidth vs n "
-        "(peers on every panel; cupy.sum without CUB: see the tables)"
+        "(cupy.sum without CUB: see the tables)"
     )
     # Fixed margins (inches): tight_layout would measure every tick label of every panel, slowly.
     height, width = fig.get_figheight(), fig.get_figwidth()

@@ -20,9 +20,10 @@ JSON form of a record (RECORD_VERSION 2; a field that was not measured is left o
 
     TIMING = {"median_ms", "min_ms", "p10_ms", "p90_ms", "reps"}  (harness.core.timing.Timing)
 
-- status: "ok", "wrong" (the sum failed its check; for a wrong demonstration: the race showed)
-  or "error" (the variant raised; message says what). "ok" is status == "ok", written for
-  readers' convenience and ignored on reading.
+- status: "ok", "wrong" (the sum failed its check; for a wrong demonstration: the race showed),
+  "error" (the variant raised; message says what) or "skipped" (a peer whose optional library is
+  not installed here: extra.unavailable, message "unavailable: why"; not a failure). "ok" is
+  status == "ok", written for readers' convenience and ignored on reading.
 - first_pass: the first kernel alone (multi-pass variants); total: every pass (a peer: its one
   call); graph: device time per call replayed from a CUDA graph (n <= 2^20); call: host wall time
   of one synchronized Python call. All medians over repetitions, L2 flushed between them.

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report import comparison, plots, porting_hardware, porting_sanitizer, sweep_tables
+from harness.report import (
+    comparison,
+    documents,
+    plots,
+    porting_hardware,
+    porting_sanitizer,
+    sweep_tables,
+)
 from harness.report.documents import Document, ReportError, load_run
 from harness.report.ladder_table import markdown_ladder
 
@@ -85,17 +92,10 @@ def _prepare(paths: list[str | Path], out_dir: str | Path, ref_n: int | None):
 
 
 def writable_dir(path: str | Path) -> Path:
-    """The output folder, created if missing and probed with a file; ReportError where it cannot
-    be written (before anything is rendered)."""
-    out = Path(path)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-test"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise ReportError(f"cannot write into {out}: {e.strerror or e}") from None
-    return out
+    """The output folder, checked (documents.check_output: ReportError where it cannot be
+    written, before anything is rendered) and created if missing."""
+    documents.check_output(path, folder=True, option="--out")
+    return documents.output_path(path, folder=True)
 
 
 def write_report(

@@ -221,5 +221,7 @@ def rich_seed(rows: Iterable[dict], title: str):
         left = h in ("kernel", "Triton twin", "check")
         table.add_column(h, justify="left" if left else "right", overflow="fold")
     for r in rows:
-        table.add_row(*_seed_cells(r), style="red" if r["status"] != "ok" else None)
+        table.add_row(
+            *_seed_cells(r), style="red" if r["status"] not in ("ok", "skipped") else None
+        )
     return table

@@ -30,7 +30,8 @@ import json
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,9 @@ SCALINGS = ("weak", "strong")
 BACKENDS = ("nccl", "gloo")
 DEFAULT_GPU_SIZE = 2**30
 DEFAULT_CPU_SIZE = 2**12 + 5  # small (the interpreter), and not a multiple of any tile
+# The largest shard the CPU path sums: the interpreter's limit, as for `run` / `check` on the CPU
+# (harness.cli.cpu_path.INTERPRETED_MAX_N); a 2^30 shard would run for hours at gigabytes a rank.
+CPU_MAX_N = 2**16
 DEFAULT_GPU_VARIANT = "cuda/fastest"
 DEFAULT_CPU_VARIANT = "triton/fastest"
 SWEEP_SIZES = tuple(2**k for k in range(10, 29))  # nccl-tests-style sweep, 2^10..2^28 float32
@@ -144,9 +148,14 @@ def resolve(req: Request) -> Resolved:
             shard_sizes[k] = tuple(n // k for n in sizes)
         else:
             shard_sizes[k] = tuple(sizes)
-    variant = _check_variant(
-        req.variant, on_gpu, max(max(s, default=0) for s in shard_sizes.values())
-    )
+    largest = max(max(s, default=0) for s in shard_sizes.values())
+    if not on_gpu and largest > CPU_MAX_N:
+        why = "--cpu was given" if req.cpu else "no CUDA GPU"
+        raise DistributedUsageError(
+            f"a shard of {size_label(largest)} is above the CPU path's limit of 2^16 ({why}: "
+            f"gloo and Triton's interpreter); give --sizes up to 2^16, e.g. --sizes 4096"
+        )
+    variant = _check_variant(req.variant, on_gpu, largest)
     if on_gpu:
         _check_memory(req.gpus, shard_sizes)
     return Resolved(req, on_gpu, backend, variant, tuple(sizes), shard_sizes)
@@ -272,10 +281,15 @@ def failure_message(e: Exception, folder: Path) -> str:
     return f"rank {index} failed: {last}"
 
 
-def study(resolved: Resolved) -> dict:
-    """Every K in turn; the document (DISTRIBUTED_SCHEMA)."""
+def study(resolved: Resolved, progress: Callable[[int, float], None] | None = None) -> dict:
+    """Every K in turn (progress(K, seconds) after each); the document (DISTRIBUTED_SCHEMA)."""
     req = resolved.request
-    runs = [r for k in req.gpus for r in launch(resolved, k)]
+    runs = []
+    for k in req.gpus:
+        start = time.perf_counter()
+        runs += launch(resolved, k)
+        if progress:
+            progress(k, time.perf_counter() - start)
     return {
         "schema": DISTRIBUTED_SCHEMA,
         "device": device_summary(resolved.on_gpu),

@@ -1,6 +1,7 @@
 """What each design choice of the fastest variants buys, and where small-n time goes: one run.
 
-    python3 -m harness.studies.fastest_ablation --json out.json [--log2 12 13 16 20 24 27 28]
+    reduce-ladder ablation --json out.json [--log2 12 13 16 20 24 27 28]
+    (or python -m harness.studies.fastest_ablation with the same options)
 
 For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
 - cuda/fastest as the catalogue launches it, and its kernel in the shapes of CUDA_SHAPES: FLAGS 0
@@ -288,9 +289,11 @@ def _table(row: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, prog: str = "python -m harness.studies.fastest_ablation"
+) -> int:
     p = argparse.ArgumentParser(
-        prog="python3 -m harness.studies.fastest_ablation", description=__doc__
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--log2", nargs="+", type=int, default=list(DEFAULT_LOG2))

@@ -1,7 +1,8 @@
 """Benchmark of the fastest variants against the peers, every power of two n, in one run.
 
-    python3 -m harness.studies.fastest_bench --json out.json [--dtypes float32 int32] [--min 10
-    --max 30] [--variants cuda/fastest triton/fastest cuda/reproducible ...]
+    reduce-ladder fastest-bench --json out.json [--dtypes float32 int32] [--min 10 --max 30]
+        [--variants cuda/fastest triton/fastest cuda/reproducible ...]
+    (or python -m harness.studies.fastest_bench with the same options)
 
 For each dtype and n = 2^min .. 2^max: cuda/fastest, triton/fastest (autotuned here, at plan
 creation) or the --variants named (any variant with a plan, e.g. family "reproducible"), the
@@ -204,9 +205,11 @@ def _tb(v):
     return v / 1e12 if isinstance(v, float) else None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, prog: str = "python -m harness.studies.fastest_bench"
+) -> int:
     p = argparse.ArgumentParser(
-        prog="python3 -m harness.studies.fastest_bench", description=__doc__
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--dtypes", nargs="+", default=["float32", "int32"])

@@ -46,6 +46,22 @@ DEFAULT_LOG2 = (24, 26, 27, 28, 30)
 SCHEMA = records.HOPPER_LOADS_SCHEMA
 
 
+def hinted_expression(load: int) -> str:
+    return f"reduce_hinted<{load}, {THREADS}, {UNROLL}>"
+
+
+def bulk_expression(stages: int, tile_bytes: int) -> str:
+    return f"reduce_bulk<{THREADS}, {stages}, {tile_bytes}>"
+
+
+def name_expressions() -> list[str]:
+    """Every instantiation the study launches (the CPU path compiles these through NVRTC: no
+    catalogue variant instantiates the source's templates)."""
+    return [hinted_expression(load) for load in HINTED.values()] + [
+        bulk_expression(stages, tile_bytes) for stages, tile_bytes, _ in BULK.values()
+    ]
+
+
 def _chain(n: int, threads: int, grid: int) -> int:
     """Longest chain of float additions in these kernels: a thread's accumulator (one of four
     lanes) adds one element of each of its vectors, then the lanes fold (2), the block tree
@@ -83,12 +99,11 @@ def _candidates(x) -> dict[str, tuple[Callable[[], None], object, int]]:
 
     grid = single_launch.cuda_grid(cv, "float32", n)
     for label, load in HINTED.items():
-        out[label] = kernel_launch(f"reduce_hinted<{load}, {THREADS}, {UNROLL}>", grid, THREADS)
+        out[label] = kernel_launch(hinted_expression(load), grid, THREADS)
     for label, (stages, tile_bytes, per_sm) in BULK.items():
         tiles = passes.cdiv(n, tile_bytes // 4)
         g = max(1, min(tiles, per_sm * sms, cv.launch.max_blocks))
-        expr = f"reduce_bulk<{THREADS}, {stages}, {tile_bytes}>"
-        out[label] = kernel_launch(expr, g, THREADS)
+        out[label] = kernel_launch(bulk_expression(stages, tile_bytes), g, THREADS)
     for pid, label in (("peer/torch.sum", "torch.sum"), ("peer/cupy.sum-cub", "cupy.sum (CUB)")):
         out[label] = (peers.prepare(catalogue.get(pid), x), None, 0)
     return out

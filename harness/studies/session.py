@@ -20,8 +20,10 @@ from harness.report import records
 
 DEFAULT_SIZES = (2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
-# The extra key that marks a record of a peer that cannot run here (message: "unavailable: why").
+# The extra key that marks a record of a peer that cannot run here (an optional library not
+# installed): status SKIPPED, message "unavailable: why" -- not an error, not a failure.
 UNAVAILABLE = "unavailable"
+SKIPPED = "skipped"
 
 
 def new_document(mode: str) -> dict:
@@ -112,9 +114,9 @@ def check_and_time(
         del x
         if dev == "cuda":
             torch.cuda.synchronize()
-    except PeerUnavailable as e:  # e.g. cuda.compute not installed: its reason, not a failure
+    except PeerUnavailable as e:  # e.g. cuda.compute not installed: skipped with its reason
         rec = dataclasses.replace(
-            rec, status="error", message=f"unavailable: {e}", extra={**rec.extra, UNAVAILABLE: True}
+            rec, status=SKIPPED, message=f"unavailable: {e}", extra={**rec.extra, UNAVAILABLE: True}
         )
     except Exception as e:  # reported in the record; the run goes on with the other variants
         rec = dataclasses.replace(
@@ -149,11 +151,11 @@ def run_selection(
 
 def summarize(rows: list[dict]) -> dict:
     """Counts by status; wrong demonstrations are counted apart (their failure is the point), and
-    so are peers that cannot run here ("unavailable", only where there are some)."""
+    so are peers that cannot run here ("skipped", only where there are some)."""
     out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
     for r in rows:
         if r.get("extra", {}).get(UNAVAILABLE):
-            out[UNAVAILABLE] = out.get(UNAVAILABLE, 0) + 1
+            out[SKIPPED] = out.get(SKIPPED, 0) + 1
         elif r.get("wrong_demo"):
             out["demo_wrong" if r["status"] != "ok" else "demo_right"] += 1
         else:
