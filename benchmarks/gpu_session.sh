@@ -56,7 +56,7 @@ for step in $steps; do
     ladder)
       for dt in ${LADDER_DTYPES:-float32 int32}; do
         note "ladder $dt"
-        python3 -m harness run --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
+        python3 -m harness run --all --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
           > "$F/ladder-$dt.txt" 2>&1 || status=1
         grep -E "^summary|WRONG|ERROR" "$F/ladder-$dt.txt" | head -20
       done

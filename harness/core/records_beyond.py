@@ -162,6 +162,7 @@ PEERS: list[Variant] = [
         title="torch.compile, dynamic shapes",
         change=f"torch.compile(..., dynamic=True), first called at n = {DYNAMIC_FIRST_N}, then "
         "reused at n without a recompile: the reduction split is chosen at compile time",
+        by_default=False,
     ),
     Variant(
         id=COMPILE_COOP_ID,
@@ -170,6 +171,7 @@ PEERS: list[Variant] = [
         change="static torch.compile with torch._inductor.config.triton.cooperative_reductions "
         "= True for this compile only: one kernel, programs combine through a grid barrier",
         notes="Skipped with its reason where the installed torch has no such config.",
+        by_default=False,
     ),
     Variant(
         id=CCCL_ID,
