@@ -72,7 +72,7 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
         help="only one study note's variants (e.g. 004), their Triton twins and the peers; a "
         "timed run prints the note's table (004: effective bandwidth, CUDA beside Triton)",
     )
-    # The old name, kept working (it read like a random seed): listed, as the README says.
+    # The old name, kept working (it read like a random seed): listed in --help.
     p.add_argument("--seed", dest="study", metavar="NOTE", help="the old name of --study")
     p.add_argument(
         "--include-wrong",
