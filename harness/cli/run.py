@@ -82,8 +82,8 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--all",
         action="store_true",
-        help="also the variants left out by default: torch.compile with dynamic shapes and "
-        "with the cooperative reduction (demonstrations; each first call compiles for seconds)",
+        help="also the variants left out by default: the torch.compile peers (static, dynamic "
+        "shapes, cooperative; each first call compiles for seconds)",
     )
     p.add_argument("--json", metavar="PATH", help="write the run document (JSON) here")
     p.add_argument(

@@ -52,7 +52,7 @@ class Variant:
     # cuda/fastest <-> triton/fastest). Not a twin: `twin` promises the same tiles, this does not.
     counterpart: str | None = None
     # False: the main job (`reduce-ladder run` / `check` without --variants) leaves it out unless
-    # asked for with --all: a demonstration whose first call alone costs seconds of compiling.
+    # asked for with --all: a peer whose first call alone compiles for seconds (torch.compile).
     by_default: bool = True
 
     @property

@@ -207,7 +207,7 @@ def ladder_variants(
 ) -> list[Variant]:
     """The ladder's selection. Seed 001's variants (family "001", end to end from host memory:
     `reduce-ladder host`) are left out unless named in ids; so are the variants not run by
-    default (Variant.by_default: the torch.compile demonstrations) unless named or everything."""
+    default (Variant.by_default: the torch.compile peers) unless named or everything."""
     sel = catalogue.select(ids, dtype=dtype, include_wrong=include_wrong)
     if not ids:
         sel = [v for v in sel if v.family != "001" and (everything or v.by_default)]
