@@ -13,9 +13,11 @@ import math
 
 import pytest
 
-from harness.compile import census, nvrtc, sass
+from harness.compile import nvrtc
 from harness.core import catalogue, dtypes
-from harness.report import porting_doc, porting_lessons
+from porting import census, sass
+from porting import doc as porting_doc
+from porting import lessons as porting_lessons
 
 # -- parsers (no tools needed) ------------------------------------------------------------------
 

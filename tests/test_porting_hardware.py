@@ -15,7 +15,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.report import porting_doc, porting_hardware, porting_sanitizer, run_report
+from harness.report import run_report, sanitizer_log
+from porting import doc as porting_doc
+from porting import hardware as porting_hardware
+from porting import sanitizer as porting_sanitizer
 
 ROOT = porting_doc.ROOT
 PROFILE = porting_hardware.newest(ROOT, porting_hardware.PROFILE_NAME)
@@ -179,6 +182,6 @@ def test_committed_report_links_the_hardware_documents():
     text = report.read_text()
     assert "[profile/profile.md](profile/profile.md)" in text
     assert (
-        porting_sanitizer.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
+        sanitizer_log.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
         in text
     )

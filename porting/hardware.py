@@ -19,9 +19,8 @@ from harness.core.sizes import size_label
 from harness.report import profile_tables
 from harness.report.markdown import RIGHT, markdown_lines
 
-PROFILE_NAME = "profile.json"
-# Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
-RENDERING_DIR = Path("report") / "profile"
+PROFILE_NAME = profile_tables.PROFILE_NAME
+RENDERING_DIR = profile_tables.RENDERING_DIR
 RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out " + (
     "results/<device>/report/profile"
 )

@@ -7,7 +7,7 @@ the measured GPU results (results/*/ladder-*.json), and the newest hardware coun
 sanitizer verdicts (results/*/profile.json, sanitize.json: porting_hardware, porting_sanitizer).
 No number in the doc is typed in.
 
-    python -m harness.report.porting_doc [PATH]          # default docs/porting.md
+    python -m porting.doc [PATH]          # default docs/porting.md
     reduce-ladder inspect --write-doc docs/porting.md
 """
 
@@ -19,24 +19,27 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.core.catalogue import Variant
-from harness.report import porting_hardware, porting_inductor, porting_sanitizer, records
+from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.kernel_sources import (
+from harness.report.markdown import RIGHT, markdown_lines
+from porting import hardware as porting_hardware
+from porting import inductor as porting_inductor
+from porting import sanitizer as porting_sanitizer
+from porting.kernel_sources import (
     cuda_kernel_text,
     kernel_name,
     side_by_side,
     triton_kernel_text,
 )
-from harness.report.markdown import RIGHT, markdown_lines
-from harness.report.porting_lessons import CHECKLIST, LESSONS
+from porting.lessons import CHECKLIST, LESSONS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "porting.md"
 CENSUS = ROOT / "docs" / "census-sm_90.json"
 REGEN = (
     "reduce-ladder inspect --dtype all --json docs/census-sm_90.json\n"
     "reduce-ladder inspect --write-doc docs/porting.md     # or: python -m "
-    "harness.report.porting_doc"
+    "porting.doc"
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -376,18 +379,19 @@ def _peers_section(results: list[tuple[str, Document]], pdoc: dict | None) -> li
 
 
 def _meta(v: Variant) -> dict:
-    from harness.compile.census import triton_meta
+    from porting.census import triton_meta
 
     return triton_meta(v)
 
 
-def write(path: str | Path = DOC, census_path: str | Path | None = None) -> Path:
+def write(path: str | Path = DOC, census_path: str | Path | None = None) -> list[Path]:
     path = Path(path)
     text = render(Path(census_path).resolve() if census_path else CENSUS)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    return path
+    return [path]
 
 
 if __name__ == "__main__":
-    print(f"wrote {write(sys.argv[1] if len(sys.argv) > 1 else DOC)}")
+    for written in write(sys.argv[1] if len(sys.argv) > 1 else DOC):
+        print(f"wrote {written}")

@@ -1,6 +1,6 @@
 """The porting doc's prose: what each CUDA optimization becomes in Triton, per (family, stage),
 and the porting checklist. Words only: every number in docs/porting.md comes from the census and
-the committed results (harness.report.porting_doc)."""
+the committed results (porting.doc)."""
 
 # What each optimization becomes in Triton: (family, stage) -> (how, explanation). `how` is one of
 # HOW; prose only (numbers come from the census and the results). A stage missing here is still
