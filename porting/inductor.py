@@ -104,3 +104,15 @@ def inductor_section(folder: str | Path) -> str:
     )
     out += porting_inductor_diff.section(devices)
     return "\n".join(out).rstrip() + "\n"
+
+
+def page(section: str, guide: str, generated: list[str]) -> str:
+    """docs/porting-inductor.md: the section above as a page of its own, linked from the guide."""
+    head = [
+        "# Porting guide, appendix: what torch.compile writes for the same sum",
+        "",
+        *generated,
+        f"Back to [the porting guide]({guide}).",
+        "",
+    ]
+    return "\n".join(head) + "\n" + section

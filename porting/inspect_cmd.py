@@ -13,6 +13,7 @@ import json
 from harness.cli.common import (
     EXIT_OK,
     UsageError,
+    check_writable,
     console,
     require_dtype,
     variant_ids,
@@ -92,8 +93,13 @@ def stage_order() -> dict[str, int]:
 
 
 def write_doc(args: argparse.Namespace) -> int:
+    """The guide at --write-doc (checked by harness.cli.census) and its appendices beside it."""
+    from pathlib import Path
+
     from porting import doc
 
+    for appendix in doc.appendix_paths(Path(args.write_doc)):
+        check_writable(str(appendix), "--write-doc")
     for path in doc.write(args.write_doc, census_path=args.census):
         print(f"wrote {path}")
     return EXIT_OK

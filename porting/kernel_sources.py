@@ -1,6 +1,8 @@
-"""Kernel text for the porting doc, read from the committed sources: a CUDA kernel and the
+"""Kernel text for the porting guide, read from the committed sources: a CUDA kernel and the
 helpers it calls (cuda_kernels/*.cu and the headers they include), a @triton.jit function
-(triton_kernels/*.py, read with ast: no Triton import, no interpreter mode)."""
+(triton_kernels/*.py, read with ast: no Triton import, no interpreter mode); and each stage's
+sources as the guide prints them, each once (stage_sources, with Shown: where each was printed).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import re
 from pathlib import Path
 
 from harness.core.catalogue import Variant
+from porting import stages
+from porting.stages import Stage, short
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = stages.ROOT
 
 _DEF = re.compile(r"__(?:global|device)__\s+(?:__forceinline__\s+)?[\w:<>,\s*]*?\b(\w+)\s*\(")
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
@@ -94,24 +98,118 @@ def triton_kernel_text(v: Variant) -> str:
     raise ValueError(f"{v.id}: no function {v.kernel} in {path.relative_to(ROOT)}")
 
 
-def side_by_side(cuda_title: str, cuda: str, word: str, tri_title: str, tri: str) -> list[str]:
-    """The CUDA kernel and its Triton partner in a two-column HTML table (Markdown inside)."""
+# ---------------------------------------------------------------------------------------------
+# Kernel sources, each printed once
+
+
+class Shown:
+    """Where each kernel and helper source was printed: (link target, label)."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, tuple[str, str]] = {}
+
+    def link(self, key: str) -> str:
+        href, label = self.at[key]
+        return f"[{label}]({href})"
+
+
+def _code(lang: str, text: str) -> list[str]:
+    return [f"```{lang}", text, "```", ""]
+
+
+def _side_by_side(left: str, cuda: str, right: str, tri: str) -> list[str]:
     return [
-        "<table>",
-        f"<tr><th>CUDA: {cuda_title}</th><th>Triton {word}: {tri_title}</th></tr>",
+        f"<table><tr><th>CUDA: {left}</th><th>Triton: {right}</th></tr>",
         '<tr><td valign="top">',
         "",
-        "```cuda",
-        cuda,
-        "```",
-        "",
+        *_code("cuda", cuda),
         '</td><td valign="top">',
         "",
-        "```python",
-        tri,
-        "```",
-        "",
-        "</td></tr>",
-        "</table>",
+        *_code("python", tri),
+        "</td></tr></table>",
         "",
     ]
+
+
+def _ckey(v) -> str:
+    return f"cuda:{v.source}:{kernel_name(v)}"
+
+
+def _tkey(t) -> str:
+    return f"triton:{t.source}:{t.kernel}"
+
+
+def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> list[str]:
+    """The stage's kernels not printed before (CUDA beside the Triton ones it first meets; a
+    counterpart's CUDA kernel, which matches the Triton one goal for goal, not line for line, is
+    printed in the appendix and linked), the
+    helpers first called here (folded; the ladder's only, stages.GUIDE_HELPERS: later families'
+    are in the appendix), and where the others were printed."""
+    here = (f"#{st.anchor}", f"stage {st.stage}")
+    out: list[str] = []
+    earlier: list[str] = []
+    new_helpers: dict[str, str] = {}
+    for v in st.cuda:
+        if v.wrong:
+            continue  # its source is in the appendix, with the other wrong demonstrations
+        key = _ckey(v)
+        kernel, helpers = cuda_kernel_text(v)
+        for name, text in helpers:
+            hkey = f"helper:{name}"
+            if hkey in shown.at:
+                if shown.at[hkey] != here:
+                    earlier.append(f"`{name}` ({shown.link(hkey)})")
+            elif st.family in stages.GUIDE_HELPERS:
+                new_helpers.setdefault(name, text)
+            else:
+                earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
+        if key in shown.at:
+            if shown.at[key] != here:
+                earlier.append(f"`{kernel_name(v)}` ({shown.link(key)})")
+            continue
+        same = [u for u in st.cuda if _ckey(u) == key and not u.wrong]
+        users = ", ".join(short(u.id) for u in same)
+        if st.word == "counterpart":  # no line-by-line match: the CUDA kernel in the appendix
+            href = f"{appendix_name}#kernel-{kernel_name(v)}"
+            shown.at[key] = (href, "appendix")
+            out += [
+                f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`, "
+                f"{len(kernel.splitlines())} lines): [in the appendix]({href}).",
+                "",
+            ]
+            continue
+        shown.at[key] = here
+        tri = [t for u in same if (t := _partner(u, st)) is not None and _tkey(t) not in shown.at]
+        tri = list({_tkey(t): t for t in tri}.values())
+        if not tri:
+            out += [f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`)", ""]
+            out += _code("cuda", kernel)
+            continue
+        for t in tri:
+            shown.at[_tkey(t)] = here
+        left = f"<code>{kernel_name(v)}</code> ({users}; <code>cuda_kernels/{v.source}</code>)"
+        right = ", ".join(
+            f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)" for t in tri
+        )
+        out += _side_by_side(left, kernel, right, "\n\n\n".join(map(triton_kernel_text, tri)))
+    for t in st.twins:
+        if _tkey(t) not in shown.at:
+            shown.at[_tkey(t)] = here
+            out += [f"Triton: `{t.kernel}` (`triton_kernels/{t.source}`)", ""]
+            out += _code("python", triton_kernel_text(t))
+        elif shown.at[_tkey(t)] != here:
+            earlier.append(f"`{t.kernel}` ({shown.link(_tkey(t))})")
+    if new_helpers:
+        for name in new_helpers:
+            shown.at[f"helper:{name}"] = here
+        names = ", ".join(f"<code>{n}</code>" for n in new_helpers)
+        out += [f"<details><summary>CUDA helpers first called here: {names}</summary>", ""]
+        out += [*_code("cuda", "\n\n".join(new_helpers.values())), "</details>", ""]
+    if earlier:
+        out += ["Also called or launched: " + ", ".join(dict.fromkeys(earlier)) + ".", ""]
+    return out
+
+
+def _partner(v, st: Stage):
+    p = stages.triton_partner(v)
+    return next((t for t in st.twins if t.id == p), None)
