@@ -190,7 +190,7 @@ def test_bad_input_exits_2_before_any_work(tmp_path, capsys, case, message):
         assert not out.exists(), "the output folder was made before the input was checked"
 
 
-# -- the porting doc's Inductor comparison (harness.report.porting_inductor_diff) ------------------
+# -- the porting doc's Inductor comparison (porting.inductor_diff) ------------------
 
 
 def _captures() -> list[Path]:
@@ -201,7 +201,7 @@ def _captures() -> list[Path]:
 def test_parsed_inductor_code_agrees_with_the_studys_own_facts(path):
     """The doc's parser of the captured code and the study's facts (inductor.json, read by other
     regular expressions when the code was captured) give the same kernels, rows and launches."""
-    from harness.report.porting_inductor_diff import parse_compiles
+    from porting.inductor_diff import parse_compiles
 
     doc = json.loads(path.read_text())
     for entry in doc["modes"]:
@@ -220,7 +220,7 @@ def test_parsed_inductor_code_agrees_with_the_studys_own_facts(path):
 
 def test_porting_doc_states_the_dynamic_pitfall_from_the_files():
     """The doc's dynamic-pitfall lines carry the ladder files' and the study's times."""
-    text = (ROOT / "docs" / "porting.md").read_text()
+    text = "\n".join(p.read_text() for p in sorted((ROOT / "docs").glob("porting*.md")))
     for folder in COMMITTED:
         ladder = json.loads((ROOT / folder / "ladder-float32.json").read_text())
         dyn = [r for r in ladder["results"] if r["variant"] == "peer/torch.compile-dynamic"]

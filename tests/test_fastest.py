@@ -184,7 +184,7 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
     loads of the partials, no local memory."""
     import re
 
-    from harness.compile import census
+    from porting import census
 
     v = catalogue.get("triton/fastest")
     job = census.triton_job(v, "float32", "sm_90")

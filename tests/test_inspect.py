@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
-from harness.compile import census, nvrtc, sass
+from harness.compile import nvrtc
 from harness.core import catalogue, dtypes
-from harness.report import porting_doc, porting_lessons
+from porting import census, sass, stages
+from porting import doc as porting_doc
+from porting import lessons as porting_lessons
+from porting.kernel_sources import cuda_kernel_text, triton_kernel_text
 
 # -- parsers (no tools needed) ------------------------------------------------------------------
 
@@ -334,13 +338,17 @@ def test_cli_usage_errors(capsys):
 
 
 def test_porting_doc_is_up_to_date():
-    """docs/porting.md is what the generator makes of the committed inputs. If this fails:
+    """docs/porting.md and its appendices are what the generator makes of the committed inputs,
+    byte for byte, and no other docs/porting*.md is left behind. If this fails:
     reduce-ladder inspect --dtype all --json docs/census-sm_90.json
     reduce-ladder inspect --write-doc docs/porting.md"""
-    committed = porting_doc.DOC.read_text()
-    assert porting_doc.render() == committed, "docs/porting.md is stale: " + " && ".join(
-        porting_doc.REGEN.split("\n")
-    )
+    rendered = porting_doc.render_all()
+    how = " && ".join(porting_doc.REGEN.split("\n"))
+    for path, text in rendered.items():
+        assert path.is_file(), f"{path.name} is missing: {how}"
+        assert path.read_text() == text, f"{path.name} is stale: {how}"
+    committed = set(porting_doc.DOC.parent.glob(f"{porting_doc.DOC.stem}*.md"))
+    assert committed == set(rendered), f"not generated: {sorted(committed - set(rendered))}"
 
 
 def test_committed_census_covers_the_catalogue():
@@ -355,25 +363,58 @@ def test_committed_census_covers_the_catalogue():
     assert peers and {p["variant"] for p in doc["not_compiled"]} == peers
 
 
-def test_porting_doc_covers_every_stage_with_real_sources():
-    text = porting_doc.DOC.read_text()
-    for fam in porting_doc.families():
-        for v in catalogue.VARIANTS:
-            if v.backend != "cuda" or v.family != fam:
-                continue
-            assert f'<a id="{fam}-stage-{v.stage}"></a>' in text, v.id
-            assert f"`{v.id}`" in text, v.id
-            kernel, _ = porting_doc.cuda_kernel_text(v)
-            assert kernel in text, v.id
-            # its tile twin, or (family "fastest") its counterpart
-            partner = porting_doc.triton_partner(v)
-            assert partner is not None, v.id
-            assert porting_doc.triton_kernel_text(catalogue.get(partner)) in text, partner
-            assert (fam, v.stage) in porting_doc.LESSONS, v.id  # no "not described yet"
-            assert porting_doc.LESSONS[(fam, v.stage)][0] in porting_lessons.HOW, v.id
-    assert "not described yet" not in text
-    for fam in ("ladder", "004", "001", "fastest"):
-        assert f"## Family `{fam}`" in text, fam
-    for v in porting_doc.peers():
-        assert f"`{v.id}`" in text, v.id
-    assert "## Porting checklist" in text
+def _guide() -> str:
+    return porting_doc.DOC.read_text()
+
+
+def _appendix() -> str:
+    return porting_doc.appendix_paths(porting_doc.DOC)[0].read_text()
+
+
+def test_porting_guide_reads_checklist_first_and_fits():
+    text = _guide()
+    sections = [ln for ln in text.splitlines() if ln.startswith("## ")]
+    assert sections[0] == "## The porting checklist", sections[:3]
+    assert len(text.splitlines()) <= 1500, len(text.splitlines())
+    app, ind = porting_doc.appendix_paths(porting_doc.DOC)
+    assert f"]({app.name}" in text and f"]({ind.name})" in text  # the appendices are linked
+    assert "<details><summary>generated code" not in text  # Inductor's code: its own appendix
+    assert re.search(r"\bissue\s+\d", text, re.I) is None  # no issue numbers for the reader
+
+
+def test_paths_the_porting_docs_name_exist():
+    root = porting_doc.ROOT
+    for path in porting_doc.render_all():
+        named = re.findall(
+            r"(?:harness|porting|triton_kernels|cuda_kernels)/[\w/]+\.(?:py|cuh?)", path.read_text()
+        )
+        missing = sorted({p for p in named if not (root / p).is_file()})
+        assert not missing, f"{path.name} names paths that do not exist: {missing}"
+
+
+def test_porting_doc_covers_every_stage_with_each_source_once():
+    """Every stage has its screen in the guide and its numbers in the appendix; every kernel
+    (CUDA, its Triton partner) and every CUDA helper is printed exactly once in the two."""
+    guide, appendix = _guide(), _appendix()
+    both = guide + appendix
+    sources: dict[str, str] = {}
+    for fam in stages.families():
+        for st in stages.stages(fam):
+            anchor = f'<a id="{st.anchor}"></a>'
+            assert anchor in guide and anchor in appendix, st.anchor
+            assert (fam, st.stage) in porting_lessons.LESSONS, st.anchor  # no "not described"
+            assert porting_lessons.LESSONS[(fam, st.stage)][0] in porting_lessons.HOW
+            for v in st.cuda:
+                assert f"`{v.id}`" in guide, v.id
+                kernel, helpers = cuda_kernel_text(v)
+                sources[f"{v.source}:{v.kernel}"] = kernel
+                sources.update({f"helper {name}": text for name, text in helpers})
+                partner = stages.triton_partner(v)
+                assert partner is not None, v.id
+                t = catalogue.get(partner)
+                sources[f"{t.source}:{t.kernel}"] = triton_kernel_text(t)
+    for what, text in sources.items():
+        assert both.count(text) == 1, f"{what}: printed {both.count(text)} times"
+    assert "not described yet" not in both
+    for v in stages.peers():
+        assert f"`{v.id}`" in guide and f"`{v.id}`" in appendix, v.id

@@ -3,17 +3,23 @@
 - harness/ holds only __init__.py and __main__.py at the top; every sub-package is a layer.
 - Each layer's __init__.py opens with a docstring that says what it may import, and names no
   higher layer there.
-- No module in harness/ or triton_kernels/ is longer than MAX_LINES lines.
+- No module in harness/, triton_kernels/ or porting/ is longer than MAX_LINES lines.
 - Every import (module level, inside functions, under `if TYPE_CHECKING:`, and
   importlib.import_module("...") with a literal name) respects the layer order
   core < compile < launch < check < report < studies < cli: a module imports its own layer or a
   lower one. triton_kernels/ imports harness.core only, and core does not import triton_kernels
   (it sits between core and compile).
-- No import cycle between the modules of harness/ and triton_kernels/, function-level imports
-  counted (a cycle hidden in a function still makes the modules depend on each other). An edge
-  is what the statement names: `from a.b import c` is an edge to a.b.c when that is a module,
-  else to a.b; the parent packages a statement runs implicitly are not edges (every module would
-  otherwise sit in a cycle through harness/__init__.py, which imports the public API).
+- porting/ (the census, SASS counting, the porting guide's generator) sits apart from the runtime
+  package: it may import harness and triton_kernels; harness and triton_kernels never import
+  porting, except the one documented lazy entry (PORTING_ENTRY: harness.cli.census imports
+  porting.inspect_cmd inside a function, when `inspect` runs).
+  Checked on the source (no `import porting` anywhere else, the entry not at module level) and by
+  importing harness and its CLI in a fresh interpreter (porting stays out of sys.modules).
+- No import cycle between the modules of harness/, triton_kernels/ and porting/, function-level
+  imports counted (a cycle hidden in a function still makes the modules depend on each other). An
+  edge is what the statement names: `from a.b import c` is an edge to a.b.c when that is a
+  module, else to a.b; the parent packages a statement runs implicitly are not edges (every module
+  would otherwise sit in a cycle through harness/__init__.py, which imports the public API).
 - No `mapping == "..."`, `mapping != "..."`, `mapping in ("...", ...)` string switch (nor a
   `match` on a mapping with string cases) outside harness/core/mappings.py: a tile mapping is an
   object that knows its grid, its reference partials, its chain length and its Triton
@@ -28,6 +34,8 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -36,7 +44,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("harness", "triton_kernels")
+PACKAGES = ("harness", "triton_kernels", "porting")
 LAYERS = ("core", "compile", "launch", "check", "report", "studies", "cli")
 RANK = {layer: i for i, layer in enumerate(LAYERS)}
 TOP = len(LAYERS)  # harness/__init__.py and __main__.py: above every layer
@@ -44,6 +52,9 @@ TRITON_KERNELS_RANK = 0.5  # imports core only; imported by compile and above
 MAX_LINES = 400
 MAPPINGS_MODULE = "harness.core.mappings"
 TOP_LEVEL_ALLOWED = {"__init__.py", "__main__.py"}
+PORTING = "porting"
+# The one way harness reaches the porting package: (importer, module it imports, lazily).
+PORTING_ENTRY = ("harness.cli.census", "porting.inspect_cmd")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,10 +94,30 @@ def _absolute(module: str | None, level: int, importer: str, is_package: bool) -
     return ".".join([*base, module] if module else base)
 
 
+def _walk(tree: ast.AST, module_level_only: bool) -> Iterator[ast.AST]:
+    """ast.walk, or (module_level_only) the nodes that run at import time: not inside a function
+    or lambda body (a class body runs at import time and is walked)."""
+    if not module_level_only:
+        yield from ast.walk(tree)
+        return
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            continue  # decorators and defaults run at import time, but import nothing here
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def imports_of(
-    importer: str, text: str, modules: Iterable[str], is_package: bool = False
+    importer: str,
+    text: str,
+    modules: Iterable[str],
+    is_package: bool = False,
+    module_level_only: bool = False,
 ) -> list[Import]:
-    """Every import `importer` makes (anywhere in its tree) of a module in `modules`, resolved."""
+    """Every import `importer` makes (anywhere in its tree, or only at import time:
+    module_level_only) of a module in `modules`, resolved."""
     modules = frozenset(modules)
 
     def resolve(name: str) -> str | None:
@@ -95,7 +126,7 @@ def imports_of(
         return name or None
 
     found = []
-    for node in ast.walk(ast.parse(text)):
+    for node in _walk(ast.parse(text), module_level_only):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -121,8 +152,11 @@ def imports_of(
 
 
 def rank(module: str) -> float:
-    """A module's place in the layer order (TOP for harness/__init__ and __main__)."""
+    """A module's place in the layer order (TOP for harness/__init__ and __main__; porting is
+    above it: it may import all of harness)."""
     parts = module.split(".")
+    if parts[0] == PORTING:
+        return TOP + 1
     if parts[0] == "triton_kernels":
         return TRITON_KERNELS_RANK
     if len(parts) == 1 or parts[1] not in RANK:
@@ -135,6 +169,18 @@ def layer_violations(importer: str, imports: Iterable[Import]) -> list[tuple[int
     out = []
     own = rank(importer)
     for imp in imports:
+        if own > TOP:
+            continue  # porting: may import harness and triton_kernels
+        if imp.target.split(".")[0] == PORTING:
+            if (importer, imp.target) != PORTING_ENTRY:
+                out.append(
+                    (
+                        imp.line,
+                        f"{importer} imports {imp.target}: harness reaches porting only through "
+                        f"{PORTING_ENTRY[0]}'s lazy entry ({PORTING_ENTRY[1]})",
+                    )
+                )
+            continue
         if importer.startswith("triton_kernels"):
             if imp.target.startswith("harness") and not (
                 imp.target == "harness.core" or imp.target.startswith("harness.core.")
@@ -152,6 +198,8 @@ def _layer(module: str) -> str:
     r = rank(module)
     if r == TRITON_KERNELS_RANK:
         return "triton_kernels"
+    if r > TOP:
+        return PORTING
     return LAYERS[int(r)] if r < TOP else "top"
 
 
@@ -293,6 +341,40 @@ def test_checker_resolves_every_kind_of_import():
     assert not layer_violations("harness.compile.x", [Import("triton_kernels.k", 1)])
 
 
+def test_checker_holds_harness_to_the_one_lazy_porting_entry():
+    mods = {
+        "harness",
+        "harness.core",
+        "harness.core.a",
+        "porting",
+        "porting.inspect_cmd",
+        "porting.doc",
+    }
+    entry_text = (
+        "import importlib\n"
+        "def porting_entry():\n"
+        "    return importlib.import_module('porting.inspect_cmd')\n"
+    )
+    entry, target = PORTING_ENTRY
+    got = imports_of(entry, entry_text, mods)
+    assert [(i.target, i.line) for i in got] == [("porting.inspect_cmd", 3)]
+    assert not layer_violations(entry, [Import(target, 3)])
+    assert not imports_of(entry, entry_text, mods, module_level_only=True)
+    eager = "import importlib\nimportlib.import_module('porting.inspect_cmd')\n"
+    assert imports_of(entry, eager, mods, module_level_only=True)  # at import time: caught
+    # any other import of porting from harness or triton_kernels, even inside a function
+    other = "def f():\n    from porting import doc\n"
+    found = imports_of("harness.core.x", other, mods)
+    assert [line for line, _ in layer_violations("harness.core.x", found)] == [2]
+    assert layer_violations(entry, [Import("porting.doc", 1)])  # the entry names one module
+    assert layer_violations("triton_kernels.k", [Import("porting.doc", 1)])
+    # porting may import any layer of harness
+    assert not layer_violations("porting.doc", [Import("harness.cli.common", 1)])
+    # a class body runs at import time: walked
+    in_class = "class C:\n    import porting.doc\n"
+    assert imports_of("harness.core.x", in_class, mods, module_level_only=True)
+
+
 def test_checker_finds_cycles_and_only_cycles():
     acyclic = {"a": {"b", "c"}, "b": {"c"}, "c": set()}
     assert find_cycles(acyclic) == []
@@ -347,6 +429,48 @@ def test_harness_has_only_init_and_main_at_the_top():
     assert not extra, "top-level modules in harness/ (move them into a layer): " + ", ".join(
         f"harness/{name}:1" for name in extra
     )
+
+
+def test_porting_docstring_says_it_may_import_harness_never_the_reverse():
+    path = ROOT / PORTING / "__init__.py"
+    doc = " ".join((ast.get_docstring(ast.parse(path.read_text())) or "").lower().split())
+    where = f"{_rel(path)}:1"
+    assert "may import: harness" in doc, f"{where}: say that porting may import harness"
+    assert "never the reverse" in doc, f"{where}: say that harness never imports porting"
+    assert PORTING_ENTRY[0] in doc, f"{where}: name the one lazy entry ({PORTING_ENTRY[0]})"
+
+
+def test_harness_reaches_porting_only_lazily_through_the_entry():
+    """No import of porting runs when a harness module is imported (module-level statements,
+    class bodies): the entry's import sits inside a function, and it is the only one."""
+    mods = known_modules()
+    eager, entries = [], []
+    for module, (path, text) in _parsed().items():
+        if module.split(".")[0] == PORTING:
+            continue
+        is_pkg = path.name == "__init__.py"
+        for imp in imports_of(module, text, mods, is_pkg, module_level_only=True):
+            if imp.target.split(".")[0] == PORTING:
+                eager.append(f"{_rel(path)}:{imp.line}: imports {imp.target} at import time")
+        entries += [
+            (module, imp.target)
+            for imp in _imports()[module]
+            if imp.target.split(".")[0] == PORTING
+        ]
+    assert not eager, "harness imports porting at import time:\n" + "\n".join(eager)
+    assert entries == [PORTING_ENTRY], f"harness's imports of porting: {entries}"
+
+
+def test_importing_harness_and_its_cli_loads_no_porting_module():
+    code = (
+        "import sys, harness, harness.cli.main\n"
+        "bad = sorted(m for m in sys.modules if m == 'porting' or m.startswith('porting.'))\n"
+        "print(' '.join(bad))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert r.stdout.strip() == "", f"porting modules loaded by `import harness`: {r.stdout}"
 
 
 def test_every_sub_package_is_a_layer():

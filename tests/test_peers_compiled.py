@@ -15,9 +15,10 @@ import torch
 from harness.core import catalogue, device
 from harness.launch import peers, peers_compiled
 from harness.launch.errors import PeerUnavailable
-from harness.report import ladder_table, porting_inductor, records
+from harness.report import ladder_table, records
 from harness.report.ratios import PEER_LABELS, PEER_ORDER
 from harness.studies import inductor_code, session
+from porting import inductor as porting_inductor
 
 NEW = [*catalogue.COMPILE_IDS, *catalogue.CCCL_IDS]
 

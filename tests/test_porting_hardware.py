@@ -1,5 +1,7 @@
-"""docs/porting.md's hardware parts (porting_hardware, porting_sanitizer) and the run report's
-links, checked against the committed results/*/profile.json and sanitize.json (no GPU).
+"""The porting guide's hardware parts (porting.hardware, porting.sanitizer: the counters and notes
+per stage in docs/porting.md, every counter and the sanitizer's findings in
+docs/porting-appendix.md) and the run report's links, checked against the committed
+results/*/profile.json and sanitize.json (no GPU).
 
 The freshness test in test_inspect.py proves the doc is what the generator makes of the committed
 JSON; these prove the generator reads the right fields: each number checked here is read back
@@ -15,7 +17,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.report import porting_doc, porting_hardware, porting_sanitizer, run_report
+from harness.report import run_report, sanitizer_log
+from porting import doc as porting_doc
+from porting import hardware as porting_hardware
+from porting import sanitizer as porting_sanitizer
 
 ROOT = porting_doc.ROOT
 PROFILE = porting_hardware.newest(ROOT, porting_hardware.PROFILE_NAME)
@@ -26,6 +31,12 @@ needs_sanitize = pytest.mark.skipif(SANITIZE is None, reason="no results/*/sanit
 
 @pytest.fixture(scope="module")
 def doc_text() -> str:
+    """The appendix: every counter of every stage, the seeds' tables, the sanitizer section."""
+    return porting_doc.appendix_paths(porting_doc.DOC)[0].read_text()
+
+
+@pytest.fixture(scope="module")
+def guide_text() -> str:
     return porting_doc.DOC.read_text()
 
 
@@ -81,14 +92,14 @@ def test_stage_tables_show_cuda_beside_its_twin_at_the_profiled_size(doc_text):
 
 
 @needs_profile
-def test_divergence_note_says_what_this_gpu_shows(doc_text):
+def test_divergence_note_says_what_this_gpu_shows(guide_text):
     """The stage-2 sentence follows the data: "does not show" exactly when v2's threads per warp
     instruction are not above v1's; the instruction ratio it quotes is the document's."""
     v1, v2 = (
         porting_hardware.counters(PROFILE[1], vid, 2**24, "float32")
         for vid in ("cuda/v1-smem-interleaved", "cuda/v2-strided-index")
     )
-    block = _stage_block(doc_text, "ladder", "2")
+    block = _stage_block(guide_text, "ladder", "2")
     shows = v2["threads_per_inst"] > v1["threads_per_inst"]
     assert ("does not show it" in block) is (not shows)
     ratio = re.search(r"v1 executes ([\d.]+)x v2's warp instructions", block)
@@ -106,6 +117,22 @@ def test_seed_tables_and_plot_links_are_in_the_doc(doc_text):
     assert any(link.endswith(".png") for link in links), links
     for link in links:
         assert (porting_doc.DOC.parent / link).resolve().is_file(), link
+
+
+@needs_profile
+def test_guide_shows_each_stages_counters_beside_its_twin(guide_text):
+    """The guide's compact table of a stage: the same µs as the appendix's full table."""
+    block = _stage_block(guide_text, "ladder", "5")
+    head = block.index("**Hardware counters**")
+    lines = block[head:].splitlines()
+    header = next(ln for ln in lines if ln.startswith("| variant | µs"))
+    names = [c.strip() for c in header.strip("|").split("|")]
+    assert "bank conflicts ld" in names and "occupancy %" not in names  # the compact columns
+    for vid in ("cuda/v5-volatile", "triton/pair-adjacent-256"):
+        row = next(ln for ln in lines if ln.startswith(f"| `{vid}` |"))
+        cells = dict(zip(names, (c.strip() for c in row.strip("|").split("|")), strict=True))
+        duration_us = _kernel_sum(vid, "duration_ns") / 1e3
+        assert float(cells["µs"].replace(",", "")) == pytest.approx(duration_us, abs=0.06), vid
 
 
 @needs_sanitize
@@ -134,6 +161,7 @@ def test_without_documents_nothing_is_added(tmp_path):
     assert porting_hardware.stage_section(None, "ladder", "1", [], []) == []
     assert porting_hardware.seed_tables_section(None, tmp_path, tmp_path) == []
     assert porting_sanitizer.section(None) == []
+    assert porting_hardware.stage_summary(None, "ladder", "1", [], []) == []
     assert porting_hardware.intro(None) == [
         "No hardware counters are committed yet (results/*/profile.json).",
         "",
@@ -179,6 +207,6 @@ def test_committed_report_links_the_hardware_documents():
     text = report.read_text()
     assert "[profile/profile.md](profile/profile.md)" in text
     assert (
-        porting_sanitizer.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
+        sanitizer_log.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
         in text
     )

@@ -9,7 +9,8 @@
     verdicts.py       how a run ends: failures printed, the exit code
     list_variants.py  `list`
     report.py         `report`
-    census.py         `inspect` (the compiler census, the porting doc)
+    census.py         `inspect` (parsed here; the census and the porting guide run in porting/,
+                      reached lazily through census.porting_entry)
     host.py           `host` (study 001, from host memory)
     fastest_bench.py  `fastest-bench`;  ablation.py  `ablation` (their own parsers, in studies/)
 

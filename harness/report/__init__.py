@@ -1,4 +1,4 @@
-"""Result records in and out, tables, plots, the ladder doc blocks and the porting doc.
+"""Result records in and out, tables, plots and the ladder doc blocks.
 May import: harness.core, harness.compile, harness.launch, harness.check.
 
     records        the result record (one variant x dtype x n) and every schema string
@@ -14,5 +14,7 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     readme_block   the generated ladder blocks (docs/ladder.md, README.md)
     tables         what `run` and `check` print besides the ladder; seed 004's table
     host_tables    seed 001's host study
-    porting_doc    docs/porting.md (with porting_lessons: its prose; kernel_sources: its code)
+
+The porting guide (docs/porting.md) and the compiler census are built by the porting package
+(porting/), outside the runtime package: it imports this layer, never the reverse.
 """

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
+# Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
+RENDERING_DIR = Path("report") / "profile"
+
 SEED000_FILE = "000_63f2b61950f09972.txt"
 SEED004_FILE = "004_53302091cfe0f7dc.txt"
 

@@ -17,8 +17,8 @@ from harness.report import (
     comparison,
     documents,
     plots,
-    porting_hardware,
-    porting_sanitizer,
+    profile_tables,
+    sanitizer_log,
     sweep_tables,
 )
 from harness.report.documents import Document, ReportError, load_run
@@ -177,10 +177,10 @@ def hardware_section(run: Document, out: Path) -> list[str]:
     """Links to the Nsight Compute rendering and the compute-sanitizer verdicts when their
     documents (profile.json, sanitize.json) sit beside the run in its results/<device>/ folder."""
     folder = Path(run.path).parent
-    profile, sanitize = folder / porting_hardware.PROFILE_NAME, folder / "sanitize.json"
+    profile, sanitize = folder / profile_tables.PROFILE_NAME, folder / "sanitize.json"
     md: list[str] = []
     if profile.is_file():
-        rendering = folder / porting_hardware.RENDERING_DIR / "profile.md"
+        rendering = folder / profile_tables.RENDERING_DIR / "profile.md"
         if rendering.is_file():
             link = Path(os.path.relpath(rendering, out)).as_posix()
             how = f"[{link}]({link}) (rendered from `{profile.name}` beside this run)"
@@ -193,7 +193,7 @@ def hardware_section(run: Document, out: Path) -> list[str]:
         )
     if sanitize.is_file():
         try:
-            text = porting_sanitizer.summary(json.loads(sanitize.read_text()))
+            text = sanitizer_log.summary(json.loads(sanitize.read_text()))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             text = f"unreadable ({e})"
         link = Path(os.path.relpath(sanitize, out)).as_posix()

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+
 PREFIX = "========="
 _ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*([\d,]+)\s+errors?")
 _RACE_SUMMARY = re.compile(
@@ -128,3 +130,43 @@ def merge_documents(docs: list[dict]) -> dict:
     for key in ("variants", "runs", "kernels"):
         merged[key] = [item for d in docs for item in d.get(key, [])]
     return merged
+
+
+# ---------------------------------------------------------------------------------------------
+# A sanitize document's verdicts in one sentence (the run report; the porting guide words more)
+
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+
+
+def tools_of(v: dict) -> list[str]:
+    return [t for t in TOOLS if t in v.get("tools", {})]
+
+
+def records_of(v: dict, tool: str) -> int:
+    return v["tools"].get(tool, {}).get("records", 0)
+
+
+def flagged_by(v: dict) -> list[str]:
+    return [t for t in tools_of(v) if records_of(v, t)]
+
+
+def clean_count(doc: dict) -> tuple[int, int]:
+    """(default variants clean under every tool, default variants checked)."""
+    default = [v for v in doc.get("variants", []) if not v.get("wrong")]
+    return sum(1 for v in default if not flagged_by(v)), len(default)
+
+
+def summary(doc: dict) -> str:
+    """One sentence: the clean count, the volatile forms racecheck flags, the seed bugs' tools."""
+    clean, checked = clean_count(doc)
+    variants = doc.get("variants", [])
+    volatile = [v for v in variants if not v.get("wrong") and v.get("volatile")]
+    raced = [v for v in volatile if records_of(v, "racecheck")]
+    bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
+    flagged = [f"`{v['variant']}` by {', '.join(flagged_by(v)) or 'no tool'}" for v in bugs]
+    return (
+        f"{clean} of {checked} default variants clean under {', '.join(TOOLS)}; racecheck "
+        f"hazards in {len(raced)} of the {len(volatile)} `volatile` warp-synchronous forms"
+        + (f"; the seeds' bugs flagged: {'; '.join(flagged)}" if flagged else "")
+        + "."
+    )

@@ -1,6 +1,6 @@
 """Reading what the CUDA binary tools say about a CUBIN: SASS opcodes, resources and the PTX.
 
-The compiler census (harness.compile.census) compiles a kernel, disassembles its CUBIN with the
+The compiler census (porting.census) compiles a kernel, disassembles its CUBIN with the
 `cuobjdump` that Triton's wheel ships (or one on PATH / in CUDA_HOME) and counts, per kernel:
 
 - resources (cuobjdump --dump-resource-usage): registers per thread, stack frame, local memory;

@@ -1,13 +1,13 @@
 """Compile Triton kernels for an explicit target, without a GPU: the Triton half of the census.
 
-A job (built by harness.compile.census.triton_job, JSON-ready) names a kernel of triton_kernels/,
+A job (built by porting.census.triton_job, JSON-ready) names a kernel of triton_kernels/,
 its argument types and meta-parameters and the target's compute capability; `triton.compile`
 with a GPUTarget needs no driver. Each compiled job comes back as its kernel name, the dynamic
 shared memory it asks for, its PTX and its CUBIN (base64), which the census disassembles.
 
 Triton's interpreter (TRITON_INTERPRET=1, which the test suite sets on a CPU machine) replaces the
 kernels by interpreted functions at import, and compiling in such a process is unreliable; the
-jobs then run in a child process without the variable (`python -m harness.compile.triton_compile
+jobs then run in a child process without the variable (`python -m porting.triton_compile
 --triton-worker`, JSON on stdin and stdout).
 """
 
@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _make_source(fn, job: dict):
@@ -128,7 +128,7 @@ def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     r = subprocess.run(
-        [sys.executable, "-m", "harness.compile.triton_compile", "--triton-worker"],
+        [sys.executable, "-m", "porting.triton_compile", "--triton-worker"],
         input=json.dumps(jobs),
         capture_output=True,
         text=True,
@@ -150,6 +150,5 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--triton-worker"]:
         sys.exit(_worker())
     sys.exit(
-        "usage: python -m harness.compile.triton_compile --triton-worker  "
-        "(use `reduce-ladder inspect`)"
+        "usage: python -m porting.triton_compile --triton-worker  (use `reduce-ladder inspect`)"
     )

@@ -5,9 +5,9 @@ For each CUDA variant the source is compiled by NVRTC for an explicit architectu
 for each Triton variant the kernel is compiled by `triton.compile` for an explicit GPUTarget with
 the meta-parameters the harness launches it with (BLOCK, TILES, num_warps for the tile twins;
 triton/fastest: the argument types and default configuration harness.launch.single_launch gives,
-`triton_census_spec`), in harness.compile.triton_compile. Neither needs a driver. Every dtype a
+`triton_census_spec`), in porting.triton_compile. Neither needs a driver. Every dtype a
 variant lists is censused; peers (library calls) have nothing to compile and are listed as such
-(`not_compiled`). The CUBIN is then disassembled and counted by harness.compile.sass: registers,
+(`not_compiled`). The CUBIN is then disassembled and counted by porting.sass: registers,
 stack, local memory, static and dynamic shared memory (ptxas for CUDA, the PTX's `.shared`
 declarations for Triton, which puts its scratch in dynamic shared memory: the `shared` bytes it
 asks for at launch), the SASS opcodes that tell the ladder's story and the PTX's integer
@@ -27,7 +27,10 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
-from harness.compile.sass import (
+from harness.core import catalogue, dtypes
+from harness.core.catalogue import Variant
+from harness.report import records
+from porting.sass import (
     Counts,
     ToolMissing,
     count_sass,
@@ -40,12 +43,10 @@ from harness.compile.sass import (
     split_sass,
     tool_version,
 )
-from harness.compile.triton_compile import compile_triton_jobs, run_triton_jobs
-from harness.core import catalogue, dtypes
-from harness.core.catalogue import Variant
+from porting.triton_compile import compile_triton_jobs, run_triton_jobs
 
-# The census's public names, those that live in harness.compile.sass and
-# harness.compile.triton_compile included: callers import them from here.
+# The census's public names, those that live in porting.sass and
+# porting.triton_compile included: callers import them from here.
 __all__ = [
     "NOT_COMPILED",
     "SCHEMA",
@@ -76,7 +77,7 @@ __all__ = [
     "triton_meta",
 ]
 
-SCHEMA = "reduce-ladder/census/1"
+SCHEMA = records.CENSUS_SCHEMA  # spelled with every other schema string
 # catalogue dtype -> Triton signature type
 TRITON_DTYPES = {
     "float32": "fp32",

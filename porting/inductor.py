@@ -2,7 +2,7 @@
 harness.studies.inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
 inductor-{static,dynamic,coop}.py). Returns Markdown, or "" where the folder is absent, so the
 doc regenerates unchanged until a run has been committed. Ends with the comparison with our
-kernels and the dynamic pitfall (harness.report.porting_inductor_diff), over every device folder.
+kernels and the dynamic pitfall (porting.inductor_diff), over every device folder.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report import porting_inductor_diff
 from harness.report.markdown import markdown_lines
+from porting import inductor_diff as porting_inductor_diff
 
 INDUCTOR_JSON = "inductor.json"
 MODE_TITLES = {
@@ -104,3 +104,15 @@ def inductor_section(folder: str | Path) -> str:
     )
     out += porting_inductor_diff.section(devices)
     return "\n".join(out).rstrip() + "\n"
+
+
+def page(section: str, guide: str, generated: list[str]) -> str:
+    """docs/porting-inductor.md: the section above as a page of its own, linked from the guide."""
+    head = [
+        "# Porting guide, appendix: what torch.compile writes for the same sum",
+        "",
+        *generated,
+        f"Back to [the porting guide]({guide}).",
+        "",
+    ]
+    return "\n".join(head) + "\n" + section

@@ -19,9 +19,8 @@ from harness.core.sizes import size_label
 from harness.report import profile_tables
 from harness.report.markdown import RIGHT, markdown_lines
 
-PROFILE_NAME = "profile.json"
-# Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
-RENDERING_DIR = Path("report") / "profile"
+PROFILE_NAME = profile_tables.PROFILE_NAME
+RENDERING_DIR = profile_tables.RENDERING_DIR
 RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out " + (
     "results/<device>/report/profile"
 )
@@ -104,20 +103,21 @@ def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     return list(dict.fromkeys(keys))
 
 
+def _rows(doc: dict, ids: list[str], n: int, dtype: str, row) -> list[list[str]]:
+    return [row(vid, c) for vid in ids if (c := counters(doc, vid, n, dtype)) is not None]
+
+
 def stage_section(
     doc: dict | None, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]
 ) -> list[str]:
-    """The stage's counters (CUDA rows, then its Triton twins) and the seed lesson's sentence."""
+    """Every counter of the stage (CUDA rows, then its Triton twins) at every (n, dtype) the
+    profile holds for it: the appendix's table."""
     if doc is None:
         return []
     ids = [v.id for v in cuda if not v.wrong]
     out: list[str] = []
     for n, dtype in stage_keys(doc, ids):
-        rows = []
-        for vid in [*ids, *(t.id for t in twins)]:
-            c = counters(doc, vid, n, dtype)
-            if c is not None:
-                rows.append(_row(vid, c))
+        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, _row)
         out += [
             f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**",
             "",
@@ -127,11 +127,49 @@ def stage_section(
     missing = [vid for vid in ids if not stage_keys(doc, [vid])]
     if out and missing:
         out += ["Not profiled: " + ", ".join(f"`{m}`" for m in missing) + ".", ""]
+    return out
+
+
+# The guide's table: the counters that tell the ladder's story (every column: the appendix).
+SUMMARY_HEADER = (
+    *("variant", "µs", "DRAM %", "ld sectors / req", "bank conflicts ld"),
+    *("threads / warp instr.", "warp instr.", "top stall"),
+)
+SUMMARY_LEGEND = (
+    "µs = kernel time as Nsight Compute replays it, every pass summed; DRAM % = DRAM throughput "
+    "as a % of peak; ld sectors / req = 32-byte sectors per global load request (4: a coalesced "
+    "warp of 4-byte loads); bank conflicts ld = shared-memory load bank conflicts; threads / warp "
+    "instr. = threads not predicated off per warp instruction (32: no divergence); warp instr. = "
+    "warp instructions executed; top stall = the largest warp-stall reason's share of the cycles "
+    "between issued instructions."
+)
+
+
+def _summary_row(vid: str, c: dict) -> list[str]:
+    full = dict(zip(HEADER, _row(vid, c), strict=True))
+    full["bank conflicts ld"] = _num(c.get("shared_ld_bank_conflicts"))
+    return [full[h] for h in SUMMARY_HEADER]
+
+
+def stage_summary(
+    doc: dict | None, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]
+) -> list[str]:
+    """The guide's counters for a stage: the compact table at the first (n, dtype) the profile
+    holds for it, and the sentence that says whether this GPU shows the seeds' lesson."""
+    if doc is None:
+        return []
+    ids = [v.id for v in cuda if not v.wrong]
+    keys = stage_keys(doc, ids)
+    out: list[str] = []
+    if keys:
+        n, dtype = keys[0]
+        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, _summary_row)
+        out += [f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}):", ""]
+        align = "l" + RIGHT * (len(SUMMARY_HEADER) - 2) + "l"
+        out += [*markdown_lines(SUMMARY_HEADER, rows, align=align), ""]
     note = LESSON_NOTES.get((fam, stage))
     text = note(doc) if note else None
-    if text:
-        out += [text, ""]
-    return out
+    return out + ([text, ""] if text else [])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.compile.census import triton_meta
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import COMPILE_DYNAMIC_ID, COMPILE_ID, DYNAMIC_FIRST_N
 from harness.core.sizes import size_label
-from harness.report.kernel_sources import triton_kernel_text
 from harness.report.markdown import markdown_lines
+from porting.census import triton_meta
+from porting.kernel_sources import triton_kernel_text
 
 OURS = ("triton/fastest", "triton/chunked-1024")
 LADDER_DTYPE = "float32"  # the dtype the inductor study captured

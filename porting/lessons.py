@@ -1,6 +1,6 @@
 """The porting doc's prose: what each CUDA optimization becomes in Triton, per (family, stage),
 and the porting checklist. Words only: every number in docs/porting.md comes from the census and
-the committed results (harness.report.porting_doc)."""
+the committed results (porting.doc)."""
 
 # What each optimization becomes in Triton: (family, stage) -> (how, explanation). `how` is one of
 # HOW; prose only (numbers come from the census and the results). A stage missing here is still
@@ -63,9 +63,9 @@ LESSONS: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("ladder", "8"): (
         "done by the compiler",
-        "Warp shuffles are how `tl.sum` lowers on NVIDIA GPUs (see the SHFL column of every "
-        "Triton row). There is no shuffle intrinsic to call in Triton's language, and none is "
-        "needed: the twin is the one of stage 7.",
+        "Warp shuffles are how `tl.sum` lowers on NVIDIA GPUs (the census counts shuffles in "
+        "every Triton kernel). There is no shuffle intrinsic to call in Triton's language, and "
+        "none is needed: the twin is the one of stage 7.",
     ),
     # Seed 004 (int32, 256 threads; twins triton/tile-256 and triton/quad-adjacent-256).
     ("004", "004-1"): (
@@ -97,8 +97,8 @@ LESSONS: dict[tuple[str, str], tuple[str, str]] = {
         "done by the compiler",
         "Static versus dynamic shared memory is not a choice in Triton: every Triton kernel's "
         "scratch is dynamic shared memory, sized by the compiler (the `shared` of the compiled "
-        "kernel, the dyn smem column) and passed at launch by Triton's launcher. The twin is "
-        "004-2's.",
+        "kernel: the census's dynamic shared memory) and passed at launch by Triton's "
+        "launcher. The twin is 004-2's.",
     ),
     ("004", "004-6"): (
         "done by the compiler",

@@ -16,22 +16,14 @@ from pathlib import Path
 from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.report.markdown import RIGHT, markdown_lines
-from harness.report.porting_hardware import newest
-from harness.report.sanitizer_log import merge_documents
-
-TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-
-
-def _tools(v: dict) -> list[str]:
-    return [t for t in TOOLS if t in v.get("tools", {})]
-
-
-def _records(v: dict, tool: str) -> int:
-    return v["tools"].get(tool, {}).get("records", 0)
-
-
-def _flagged_by(v: dict) -> list[str]:
-    return [t for t in _tools(v) if _records(v, t)]
+from harness.report.sanitizer_log import (
+    TOOLS,
+    flagged_by,
+    merge_documents,
+    records_of,
+    tools_of,
+)
+from porting.hardware import newest
 
 
 def _kinds(doc: dict, vid: str, tool: str) -> str:
@@ -53,28 +45,6 @@ def _hazard_rows(variants: list[dict]) -> list[list[str]]:
     return rows
 
 
-def clean_count(doc: dict) -> tuple[int, int]:
-    """(default variants clean under every tool, default variants checked)."""
-    default = [v for v in doc.get("variants", []) if not v.get("wrong")]
-    return sum(1 for v in default if not _flagged_by(v)), len(default)
-
-
-def summary(doc: dict) -> str:
-    """One sentence: the clean count, the volatile forms racecheck flags, the seed bugs' tools."""
-    clean, checked = clean_count(doc)
-    variants = doc.get("variants", [])
-    volatile = [v for v in variants if not v.get("wrong") and v.get("volatile")]
-    raced = [v for v in volatile if _records(v, "racecheck")]
-    bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
-    flagged = [f"`{v['variant']}` by {', '.join(_flagged_by(v)) or 'no tool'}" for v in bugs]
-    return (
-        f"{clean} of {checked} default variants clean under {', '.join(TOOLS)}; racecheck "
-        f"hazards in {len(raced)} of the {len(volatile)} `volatile` warp-synchronous forms"
-        + (f"; the seeds' bugs flagged: {'; '.join(flagged)}" if flagged else "")
-        + "."
-    )
-
-
 def committed(root: Path) -> tuple[str, dict] | None:
     """The newest device folder's sanitize.json with the sanitize-*.json documents beside it
     (runs over variants added since), merged (sanitizer_log.merge_documents); the path names
@@ -94,7 +64,7 @@ def section(found: tuple[str, dict] | None) -> list[str]:
     path, doc = found
     variants = doc.get("variants", [])
     default = [v for v in variants if not v.get("wrong")]
-    clean = [v for v in default if not _flagged_by(v)]  # clean_count's, listed
+    clean = [v for v in default if not flagged_by(v)]  # clean_count's, listed
     device = doc.get("device", {}).get("name", "?")
     sizes = ", ".join(f"{n:,}" for n in doc.get("sizes", []))
     out = [
@@ -108,15 +78,15 @@ def section(found: tuple[str, dict] | None) -> list[str]:
         + f". {len(clean)} of the {len(default)} default variants are clean under every tool.",
         "",
     ]
-    others = {t: sum(_records(v, t) for v in default) for t in TOOLS if t != "racecheck"}
+    others = {t: sum(records_of(v, t) for v in default) for t in TOOLS if t != "racecheck"}
     out += [
         "Reports from the other tools over the default variants: "
         + ", ".join(f"{t} {count}" for t, count in others.items())
         + ".",
         "",
     ]
-    raced = [v for v in default if _records(v, "racecheck") and v.get("volatile")]
-    unexpected = [v for v in default if _records(v, "racecheck") and not v.get("volatile")]
+    raced = [v for v in default if records_of(v, "racecheck") and v.get("volatile")]
+    unexpected = [v for v in default if records_of(v, "racecheck") and not v.get("volatile")]
     volatile_clean = [v for v in clean if v.get("volatile")]
     if raced:
         out += [
@@ -157,8 +127,8 @@ def section(found: tuple[str, dict] | None) -> list[str]:
     if bugs:
         out += ["The seeds' kernels as written, with their bugs:", ""]
         for v in bugs:
-            flagged = _flagged_by(v)
-            counts = ", ".join(f"{t} {_records(v, t)}" for t in _tools(v))
+            flagged = flagged_by(v)
+            counts = ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v))
             if flagged:
                 what = "; ".join(f"{t}: {_kinds(doc, v['variant'], t)}" for t in flagged)
                 text = f"flagged by {', '.join(flagged)} ({what}). Reports per tool: {counts}."

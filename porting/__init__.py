@@ -1,0 +1,21 @@
+"""The porting tools, apart from the runtime package: the compiler census (what NVRTC and Triton
+make of every variant, counted in the SASS and PTX, no GPU needed) and the porting guide built
+from it and from the committed results (docs/porting.md and its appendices).
+
+May import: harness (any layer), triton_kernels. Never the reverse: no module of harness or
+triton_kernels imports porting, except the one lazy entry of `reduce-ladder inspect`
+(harness.cli.census.porting_entry, which imports porting.inspect_cmd when the command runs);
+tests/test_layout.py holds both rules.
+
+    census         the census rows, the selection, the JSON document (docs/census-sm_90.json)
+    sass           cuobjdump / ptxas output counted: registers, shared memory, opcodes
+    triton_compile Triton kernels compiled for an explicit target, in a worker process if needed
+    inspect_cmd    the work of `reduce-ladder inspect`: the census table, --write-doc
+    doc            the guide, docs/porting.md: the checklist, then one screen per stage
+    kernel_sources the kernels' text, read from cuda_kernels/ and triton_kernels/
+    lessons        the guide's prose: what each optimization becomes in Triton, the checklist
+    hardware       the Nsight Compute counters per stage (results/*/profile.json)
+    sanitizer      what compute-sanitizer found (results/*/sanitize.json)
+    inductor       what torch.compile writes for the same sum (results/*/inductor/)
+    inductor_diff  Inductor's kernels beside ours, and the dynamic pitfall
+"""

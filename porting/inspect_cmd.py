@@ -1,0 +1,150 @@
+"""The work of `reduce-ladder inspect`, reached from harness.cli.census through its one lazy
+entry (`porting_entry()`, which imports this module inside the function, when the command runs):
+the compiler census of the selected variants printed as a table (compact or --wide) or JSON, or
+the porting guide regenerated (--write-doc). harness.cli.census has parsed and checked the
+arguments (usage errors exit 2 before any work); errors found here are usage errors too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from harness.cli.common import (
+    EXIT_OK,
+    UsageError,
+    check_writable,
+    console,
+    require_dtype,
+    variant_ids,
+    write_json,
+)
+from harness.core import catalogue
+
+# Every column (--wide): header, what it counts (the legend under the table), the cell.
+WIDE_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
+    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
+    ("local", "stack + local memory bytes; spilled bytes", lambda r: _local_cell(r)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
+    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
+    ("STS", "shared stores", lambda r: str(r.counts.sts)),
+    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
+    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
+    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
+    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
+# (barriers give way to warp shuffles), then the size of the kernel.
+COMPACT_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(_smem(r))),
+    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
+    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+
+
+def _smem(r) -> int:
+    return r.static_smem + r.dynamic_smem
+
+
+def _local_cell(r) -> str:
+    local = r.stack_bytes + r.local_bytes
+    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
+
+
+def _ldg_cell(r) -> str:
+    ldg = r.counts.ldg
+    return f"{ldg['32']}/{ldg['64']}/{ldg['128']}"
+
+
+def census_table(rows, title: str, *, wide: bool = False):
+    """The census in ladder order with what each column counts in a legend under it."""
+    from harness.report.terminal import TermColumn, short_dtype, terminal_table, with_legend
+
+    counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
+    columns = [
+        TermColumn("variant", lambda r: r.variant),
+        TermColumn("stage", lambda r: r.stage),
+        TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
+        *(TermColumn(h, cell, right=True) for h, _, cell in counts),
+    ]
+    rank = stage_order()
+    ordered = sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend))
+    table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)
+    legend = "; ".join(f"{h}: {d}" for h, d, _ in counts)
+    more = "" if wide else " (every column: --wide)"
+    return with_legend(table, [legend + more])
+
+
+def stage_order() -> dict[str, int]:
+    """Each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)."""
+    rank: dict[str, int] = {}
+    for v in catalogue.ladder_order(catalogue.VARIANTS):
+        rank.setdefault(v.stage, len(rank))
+    return rank
+
+
+def write_doc(args: argparse.Namespace) -> int:
+    """The guide at --write-doc (checked by harness.cli.census) and its appendices beside it."""
+    from pathlib import Path
+
+    from porting import doc
+
+    for appendix in doc.appendix_paths(Path(args.write_doc)):
+        check_writable(str(appendix), "--write-doc")
+    for path in doc.write(args.write_doc, census_path=args.census):
+        print(f"wrote {path}")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    """The census of the selected variants (arguments already checked by harness.cli.census)."""
+    from harness.compile import nvrtc
+    from porting import census
+
+    if args.write_doc:
+        return write_doc(args)
+    ids = variant_ids(args.variants)
+    dtype = None if args.dtype == "all" else args.dtype
+    selected = [catalogue.get(i) for i in ids] if ids else list(catalogue.VARIANTS)
+    skipped = census.not_compiled(selected, dtype)
+    variants = [v for v in selected if census.compiled(v)]
+    if not variants:
+        raise UsageError("no CUDA or Triton variant selected (peers have no kernel to inspect)")
+    if ids and dtype is not None:
+        require_dtype(variants, dtype)
+    try:
+        rows = census.census(variants, dtype, args.arch)
+    except (census.ToolMissing, nvrtc.NvrtcUnavailable) as e:
+        raise UsageError(str(e)) from None
+    if not rows:
+        raise UsageError(f"none of the selected variants supports dtype {args.dtype}")
+    doc = census.document(rows, args.arch, skipped)
+    write_json(args.json, doc)
+    if args.format == "json":
+        print(json.dumps(doc, indent=1))
+        return EXIT_OK
+    tools = doc["tools"]
+    title = (
+        f"compiler census, {args.arch} (NVRTC {tools.get('nvrtc')}, Triton "
+        f"{tools.get('triton')}, cuobjdump {tools.get('cuobjdump')}); static SASS counts"
+    )
+    out = console()
+    out.print(census_table(rows, title, wide=args.wide))
+    if skipped:
+        out.print(
+            f"{census.NOT_COMPILED}: " + ", ".join(s["variant"] for s in skipped),
+            highlight=False,
+        )
+    spilling = [r.variant for r in rows if r.spills]
+    if spilling:
+        out.print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
+    return EXIT_OK

@@ -1,0 +1,215 @@
+"""Kernel text for the porting guide, read from the committed sources: a CUDA kernel and the
+helpers it calls (cuda_kernels/*.cu and the headers they include), a @triton.jit function
+(triton_kernels/*.py, read with ast: no Triton import, no interpreter mode); and each stage's
+sources as the guide prints them, each once (stage_sources, with Shown: where each was printed).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from harness.core.catalogue import Variant
+from porting import stages
+from porting.stages import Stage, short
+
+ROOT = stages.ROOT
+
+_DEF = re.compile(r"__(?:global|device)__\s+(?:__forceinline__\s+)?[\w:<>,\s*]*?\b(\w+)\s*\(")
+_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
+
+
+def cuda_functions(path: Path) -> dict[str, str]:
+    """name -> text (leading comment block, template line, body) of every __global__ and
+    __device__ function defined in a CUDA source file."""
+    lines = path.read_text().splitlines()
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        m = None
+        if lines[i].lstrip().startswith("__"):
+            # `__global__ void __launch_bounds__(B, k)` may put the name on the next line
+            head = _LAUNCH_BOUNDS.sub("", lines[i])
+            m = _DEF.search(head)
+            if not m and i + 1 < len(lines) and "(" not in head:
+                m = _DEF.search(head + " " + lines[i + 1])
+        if not m:
+            i += 1
+            continue
+        start = i
+        if start > 0 and lines[start - 1].lstrip().startswith("template"):
+            start -= 1
+        while start > 0 and lines[start - 1].lstrip().startswith("//"):
+            start -= 1
+        depth, end, seen = 0, i, False
+        for j in range(i, len(lines)):
+            depth += lines[j].count("{") - lines[j].count("}")
+            seen = seen or "{" in lines[j]
+            if seen and depth == 0:
+                end = j
+                break
+        out[m.group(1)] = "\n".join(lines[start : end + 1])
+        i = end + 1
+    return out
+
+
+def _all_cuda_functions(source: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(functions of the source file, functions of the headers it includes) by name."""
+    path = ROOT / "cuda_kernels" / source
+    headers: dict[str, str] = {}
+    for inc in re.findall(r'#include\s+"([^"]+)"', path.read_text()):
+        headers.update(cuda_functions(ROOT / "cuda_kernels" / inc))
+    return cuda_functions(path), headers
+
+
+def kernel_name(v: Variant) -> str:
+    return (v.kernel or "").split("<")[0].strip()
+
+
+def cuda_kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
+    """The kernel's own text and [(name, text)] of the helpers it calls, transitively."""
+    own, headers = _all_cuda_functions(v.source)
+    every = {**headers, **own}
+    name = kernel_name(v)
+    if name not in own:
+        raise ValueError(f"{v.id}: no function {name} in cuda_kernels/{v.source}")
+    helpers: list[tuple[str, str]] = []
+    todo, seen = [own[name]], {name}
+    while todo:
+        body = todo.pop(0)
+        for other, text in every.items():
+            if other not in seen and re.search(rf"\b{re.escape(other)}\b\s*[<(]", body):
+                seen.add(other)
+                helpers.append((other, text))
+                todo.append(text)
+    return own[name], helpers
+
+
+def triton_kernel_text(v: Variant) -> str:
+    """The @triton.jit function's text (decorator to last line), read from the file with ast so
+    that no Triton import (nor its interpreter mode) is involved."""
+    path = ROOT / "triton_kernels" / (v.source or "tiles.py")
+    text = path.read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == v.kernel:
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            return "\n".join(text.splitlines()[first - 1 : node.end_lineno])
+    raise ValueError(f"{v.id}: no function {v.kernel} in {path.relative_to(ROOT)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel sources, each printed once
+
+
+class Shown:
+    """Where each kernel and helper source was printed: (link target, label)."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, tuple[str, str]] = {}
+
+    def link(self, key: str) -> str:
+        href, label = self.at[key]
+        return f"[{label}]({href})"
+
+
+def _code(lang: str, text: str) -> list[str]:
+    return [f"```{lang}", text, "```", ""]
+
+
+def _side_by_side(left: str, cuda: str, right: str, tri: str) -> list[str]:
+    return [
+        f"<table><tr><th>CUDA: {left}</th><th>Triton: {right}</th></tr>",
+        '<tr><td valign="top">',
+        "",
+        *_code("cuda", cuda),
+        '</td><td valign="top">',
+        "",
+        *_code("python", tri),
+        "</td></tr></table>",
+        "",
+    ]
+
+
+def _ckey(v) -> str:
+    return f"cuda:{v.source}:{kernel_name(v)}"
+
+
+def _tkey(t) -> str:
+    return f"triton:{t.source}:{t.kernel}"
+
+
+def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> list[str]:
+    """The stage's kernels not printed before (CUDA beside the Triton ones it first meets; a
+    counterpart's CUDA kernel, which matches the Triton one goal for goal, not line for line, is
+    printed in the appendix and linked), the
+    helpers first called here (folded; the ladder's only, stages.GUIDE_HELPERS: later families'
+    are in the appendix), and where the others were printed."""
+    here = (f"#{st.anchor}", f"stage {st.stage}")
+    out: list[str] = []
+    earlier: list[str] = []
+    new_helpers: dict[str, str] = {}
+    for v in st.cuda:
+        if v.wrong:
+            continue  # its source is in the appendix, with the other wrong demonstrations
+        key = _ckey(v)
+        kernel, helpers = cuda_kernel_text(v)
+        for name, text in helpers:
+            hkey = f"helper:{name}"
+            if hkey in shown.at:
+                if shown.at[hkey] != here:
+                    earlier.append(f"`{name}` ({shown.link(hkey)})")
+            elif st.family in stages.GUIDE_HELPERS:
+                new_helpers.setdefault(name, text)
+            else:
+                earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
+        if key in shown.at:
+            if shown.at[key] != here:
+                earlier.append(f"`{kernel_name(v)}` ({shown.link(key)})")
+            continue
+        same = [u for u in st.cuda if _ckey(u) == key and not u.wrong]
+        users = ", ".join(short(u.id) for u in same)
+        if st.word == "counterpart":  # no line-by-line match: the CUDA kernel in the appendix
+            href = f"{appendix_name}#kernel-{kernel_name(v)}"
+            shown.at[key] = (href, "appendix")
+            out += [
+                f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`, "
+                f"{len(kernel.splitlines())} lines): [in the appendix]({href}).",
+                "",
+            ]
+            continue
+        shown.at[key] = here
+        tri = [t for u in same if (t := _partner(u, st)) is not None and _tkey(t) not in shown.at]
+        tri = list({_tkey(t): t for t in tri}.values())
+        if not tri:
+            out += [f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`)", ""]
+            out += _code("cuda", kernel)
+            continue
+        for t in tri:
+            shown.at[_tkey(t)] = here
+        left = f"<code>{kernel_name(v)}</code> ({users}; <code>cuda_kernels/{v.source}</code>)"
+        right = ", ".join(
+            f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)" for t in tri
+        )
+        out += _side_by_side(left, kernel, right, "\n\n\n".join(map(triton_kernel_text, tri)))
+    for t in st.twins:
+        if _tkey(t) not in shown.at:
+            shown.at[_tkey(t)] = here
+            out += [f"Triton: `{t.kernel}` (`triton_kernels/{t.source}`)", ""]
+            out += _code("python", triton_kernel_text(t))
+        elif shown.at[_tkey(t)] != here:
+            earlier.append(f"`{t.kernel}` ({shown.link(_tkey(t))})")
+    if new_helpers:
+        for name in new_helpers:
+            shown.at[f"helper:{name}"] = here
+        names = ", ".join(f"<code>{n}</code>" for n in new_helpers)
+        out += [f"<details><summary>CUDA helpers first called here: {names}</summary>", ""]
+        out += [*_code("cuda", "\n\n".join(new_helpers.values())), "</details>", ""]
+    if earlier:
+        out += ["Also called or launched: " + ", ".join(dict.fromkeys(earlier)) + ".", ""]
+    return out
+
+
+def _partner(v, st: Stage):
+    p = stages.triton_partner(v)
+    return next((t for t in st.twins if t.id == p), None)

@@ -1,0 +1,299 @@
+"""What the porting guide and its appendix are made of: the stages of every family (each CUDA
+stage with its Triton twin or counterpart), the committed census and timed results, and the
+tables and lines built from them. Every number comes from a committed file; nothing is typed in.
+
+Results read (results/<device>/): the timed ladder runs (ladder-*.json) first, then the documents
+of the families the ladder run does not time: seed 001's host study (host.json, end to end from
+host memory) and the reproducible pair's bench (repro-bench.json).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core import catalogue
+from harness.core.catalogue import Variant
+from harness.core.sizes import size_label
+from harness.report import records
+from harness.report.documents import Document, ReportError, load_document
+from harness.report.markdown import RIGHT, markdown_lines
+
+ROOT = Path(__file__).resolve().parents[1]
+CENSUS = ROOT / "docs" / "census-sm_90.json"
+LADDER_GLOB = "ladder-*.json"
+OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
+REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
+MIN_OTHER_N = 2**20  # the appendix shows the other documents from here up (bandwidth-bound)
+RUN_SCHEMAS = (records.RUN_SCHEMA, records.RUN_SCHEMA_V1)
+# Families whose CUDA helpers the guide prints (the ladder: a stage's idea often lives in its
+# helper); the later families' helpers are printed once in the appendix.
+GUIDE_HELPERS = ("ladder",)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a family: its CUDA variants and the Triton variants shown beside them."""
+
+    family: str
+    stage: str
+    cuda: tuple[Variant, ...]
+    twins: tuple[Variant, ...]
+
+    @property
+    def anchor(self) -> str:
+        return f"{self.family}-stage-{self.stage}"
+
+    @property
+    def title(self) -> str:
+        return self.cuda[0].title
+
+    @property
+    def word(self) -> str:
+        """ "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)."""
+        return "twin" if all(v.twin for v in self.cuda) else "counterpart"
+
+    @property
+    def dtype(self) -> str:
+        return doc_dtype(self.cuda[0])
+
+
+def doc_dtype(v: Variant) -> str:
+    return "float32" if "float32" in v.dtypes else v.dtypes[0]
+
+
+def triton_partner(v: Variant) -> str | None:
+    """The Triton variant shown beside a CUDA one: its tile twin, else its counterpart (families
+    "fastest", "reproducible": built for the same goal with their own tiles)."""
+    return v.twin or v.counterpart
+
+
+def families() -> list[str]:
+    return list(dict.fromkeys(v.family for v in catalogue.VARIANTS if v.backend == "cuda"))
+
+
+def stages(family: str) -> list[Stage]:
+    cuda_all = [v for v in catalogue.VARIANTS if v.backend == "cuda" and v.family == family]
+    out = []
+    for st in dict.fromkeys(v.stage for v in catalogue.ladder_order(cuda_all)):
+        cs = tuple(v for v in cuda_all if v.stage == st)
+        partners = dict.fromkeys(p for v in cs if (p := triton_partner(v)))
+        out.append(Stage(family, st, cs, tuple(catalogue.get(t) for t in partners)))
+    return out
+
+
+def family_seeds(family: str) -> list[str]:
+    cuda = [v for v in catalogue.VARIANTS if v.backend == "cuda" and v.family == family]
+    return sorted({s.split(":")[0] for v in cuda for s in v.seeds})
+
+
+def peers() -> list[Variant]:
+    """Catalogue records that are library calls (no kernel here to compile or port)."""
+    return [v for v in catalogue.VARIANTS if v.backend not in ("cuda", "triton") or not v.launch]
+
+
+def meta(v: Variant) -> dict:
+    from porting.census import triton_meta
+
+    return triton_meta(v)
+
+
+def short(vid: str) -> str:
+    return vid.split("/", 1)[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs: the census and the results
+
+
+def load_census(path: Path) -> tuple[dict, dict[tuple[str, str], dict]]:
+    if not path.is_file():
+        return {}, {}
+    doc = json.loads(path.read_text())
+    return doc, {(r["variant"], r["dtype"]): r for r in doc.get("census", [])}
+
+
+def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
+    """[(path relative to the repo, document)]: the timed ladder runs, then the other documents
+    (OTHER_RESULTS); an unreadable file is left out, as a missing one would be."""
+    out = []
+    paths = sorted((root / "results").glob(f"*/{LADDER_GLOB}"))
+    paths += sorted(p for name in OTHER_RESULTS for p in (root / "results").glob(f"*/{name}"))
+    for p in paths:
+        try:
+            doc = load_document(p)
+        except ReportError:
+            continue
+        is_run = doc.schema in RUN_SCHEMAS
+        if not is_run or doc.meta.get("mode") == "timed":
+            out.append((p.relative_to(root).as_posix(), doc))
+    return out
+
+
+def _is_ladder(path: str) -> bool:
+    return Path(path).match(LADDER_GLOB)
+
+
+def _measured(r: records.ResultRecord) -> bool:
+    return r.ok and (r.timed or "e2e_ms" in r.extra)
+
+
+def _cell(r: records.ResultRecord) -> str:
+    if r.timed:
+        gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
+        return f"{r.ms * 1e3:,.1f} µs{gbps}"
+    kernels = r.extra.get("kernels_ms")  # the streams overlap copies and kernels: not split
+    of_which = f", kernels {kernels * 1e3:,.0f} µs" if kernels is not None else ""
+    return f"{r.extra['e2e_ms']:,.2f} ms end to end{of_which}"
+
+
+def _device(path: str) -> str:
+    return Path(path).parent.name
+
+
+def measured_lines(
+    variants: list[Variant], dtype: str, results: list[tuple[str, Document]]
+) -> list[str]:
+    """One line per device: each variant at REF_N (else the largest n measured) in `dtype`, from
+    the ladder run where it holds the variants, else from the other documents (results_sources
+    names them all)."""
+    ids = [v.id for v in variants if not v.wrong]
+    by_device: dict[str, list[tuple[str, Document]]] = {}
+    for path, doc in results:
+        by_device.setdefault(_device(path), []).append((path, doc))
+    lines = []
+    for docs in by_device.values():
+        found = None
+        for path, doc in sorted(docs, key=lambda d: not _is_ladder(d[0])):
+            recs = [r for r in doc.records if r.variant in ids and r.dtype == dtype]
+            recs = [r for r in recs if _measured(r)]
+            if recs:
+                found = path, doc, recs
+                break
+        if found is None:
+            continue
+        path, doc, recs = found
+        ns = {r.n for r in recs}
+        n = REF_N if REF_N in ns else max(ns)
+        at = {r.variant: r for r in recs if r.n == n}
+        cells = [f"`{vid}` {_cell(at[vid])}" for vid in ids if vid in at]
+        lines.append(f"- {doc.device}, n = {size_label(n)} {dtype}: " + "; ".join(cells) + ".")
+    if not lines:
+        return ["No committed GPU results for these variants yet.", ""]
+    return [*lines, ""]
+
+
+def results_sources(results: list[tuple[str, Document]]) -> str:
+    """The result files read, by name, each with the devices it was found for."""
+    names: dict[str, list[str]] = {}
+    for path, _ in results:
+        names.setdefault(Path(path).name, []).append(_device(path))
+    return ", ".join(f"`{name}` ({', '.join(devs)})" for name, devs in names.items())
+
+
+def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, Document]]):
+    """Every committed measurement of the variants: a row per (device, n, dtype), a column per
+    variant. The ladder runs at every size and dtype; the other documents in `dtype` from
+    MIN_OTHER_N up, for the variants no ladder run holds."""
+    ids = [v.id for v in variants]
+    in_ladder = {
+        r.variant for p, d in results if _is_ladder(p) for r in d.records if r.variant in ids
+    }
+    rows: dict[tuple[str, int, str], dict[str, str]] = {}
+    sources = []
+    for path, doc in results:
+        ladder = _is_ladder(path)
+        for r in doc.records:
+            if r.variant not in ids or not _measured(r):
+                continue
+            if not ladder and (r.variant in in_ladder or r.dtype != dtype or r.n < MIN_OTHER_N):
+                continue
+            rows.setdefault((doc.device, r.n, r.dtype), {})[r.variant] = _cell(r)
+            sources += [path] if path not in sources else []
+    if not rows:
+        return ["No committed GPU results for these variants yet.", ""]
+    shown = [vid for vid in ids if any(vid in cells for cells in rows.values())]
+    body = [
+        [dev, size_label(n), dt, *(cells.get(vid, "-") for vid in shown)]
+        for (dev, n, dt), cells in sorted(rows.items())
+    ]
+    header = ("device", "n", "dtype", *(f"`{vid}`" for vid in shown))
+    out = markdown_lines(header, body, align="lll" + RIGHT * len(shown))
+    return [*out, "", "From " + ", ".join(f"`{p}`" for p in sources) + ".", ""]
+
+
+# ---------------------------------------------------------------------------------------------
+# The census
+
+
+CENSUS_HEADER = (
+    *("variant", "dtype", "launch", "regs", "smem", "dyn smem", "local", "BAR", "SHFL", "REDUX"),
+    *("LDS", "STS", "LDG 32/64/128", "ATOM", "div/rem", "loops", "insns"),
+)
+CENSUS_LEGEND = (
+    "Columns: regs = registers per thread; smem = static shared memory (bytes); dyn smem = "
+    "dynamic shared memory (Triton's scratch); local = stack frame + local memory (spills would "
+    "show here); BAR = barriers; SHFL = warp shuffles; REDUX = warp reductions in one "
+    "instruction; LDS / STS = shared-memory loads / stores; LDG = global loads by width in bits; "
+    "ATOM = atomics; div/rem = integer divide / modulo instructions in the PTX; loops = backward "
+    "branches in the SASS; insns = SASS instructions."
+)
+
+
+def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
+    tools = cdoc.get("tools", {})
+    return (
+        f"Census: `{census_path.relative_to(root).as_posix()}`, architecture "
+        f"{cdoc.get('arch')}, NVRTC {tools.get('nvrtc')}, Triton {tools.get('triton')}, "
+        f"cuobjdump {tools.get('cuobjdump')}. Counts are static: instructions in the binary, not "
+        "instructions executed (a loop body counts once; a Triton kernel is compiled with the "
+        "BLOCK / TILES / num_warps the harness launches)."
+    )
+
+
+def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
+    """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
+    rows = []
+    pairs = [(v, d) for v in variants for d in (v.dtypes if every_dtype else [doc_dtype(v)])]
+    for v, d in pairs:
+        r = census.get((v.id, d))
+        if r is None:
+            rows.append([f"`{v.id}`", d, "not in the census: regenerate it (see the top)"])
+            continue
+        c = r["counts"]
+        local = r["stack_bytes"] + r["local_bytes"]
+        spill = f" (spill {r['spill_bytes']})" if r["spill_bytes"] else ""
+        ldg = c["ldg"]
+        cells = [f"`{v.id}`", d, r["launch"], r["registers"], r["static_smem"]]
+        cells += [r["dynamic_smem"], f"{local}{spill}", c["barriers"], c["shuffles"]]
+        cells += [c["warp_reductions"], c["lds"], c["sts"], f"{ldg['32']}/{ldg['64']}/{ldg['128']}"]
+        cells += [c["atomics"], r["int_divrem"], c["back_edges"], c["instructions"]]
+        rows.append([str(x) for x in cells])
+    return markdown_lines(CENSUS_HEADER, rows, align="lll" + RIGHT * 14)
+
+
+def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
+    """A sentence of census facts per stage, worded from the numbers (no typed-in figures)."""
+    rows_c = [census.get((v.id, doc_dtype(v))) for v in st.cuda]
+    rows_t = [census.get((v.id, doc_dtype(v))) for v in st.twins]
+    if any(r is None for r in rows_c + rows_t) or not rows_c:
+        return []
+
+    def span(rows, f):
+        vals = sorted({f(r) for r in rows})
+        return str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
+
+    def counts(rows, smem_key: str, smem_word: str) -> str:
+        return (
+            f"{span(rows, lambda r: r['counts']['barriers'])} barriers, "
+            f"{span(rows, lambda r: r['counts']['shuffles'])} shuffles, "
+            f"{span(rows, lambda r: r['counts']['lds'])} shared loads, "
+            f"{span(rows, lambda r: r[smem_key])} bytes of {smem_word} shared memory, "
+            f"{span(rows, lambda r: r['registers'])} registers"
+        )
+
+    facts = ["CUDA " + counts(rows_c, "static_smem", "static")]
+    if rows_t:
+        facts.append("Triton " + counts(rows_t, "dynamic_smem", "(dynamic)"))
+    return [f"**Compiled** (static SASS counts, {arch}): " + "; ".join(facts) + ".", ""]
