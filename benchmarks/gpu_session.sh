@@ -173,8 +173,9 @@ for step in $steps; do
     hopper)
       # Hopper's memory paths on cuda/fastest (cache qualifiers, the 1-D bulk copy), float32,
       # 2^24..2^30 beside CUB and torch.sum (~1 min) -> hopper-loads.json / .txt
+      # (experiments/hopper_loads/README.md)
       note "Hopper memory paths (issue 14)"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.hopper_loads --json "$F/hopper-loads.json" \
+      CUPY_ACCELERATORS=cub python3 -m experiments.hopper_loads --json "$F/hopper-loads.json" \
         > "$F/hopper-loads.txt" 2>&1 || status=1
       tail -n 60 "$F/hopper-loads.txt"
       ;;

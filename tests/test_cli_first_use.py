@@ -79,9 +79,8 @@ def test_quiet_prints_only_the_verdict(capsys):
 
 
 @pytest.mark.skipif(not nvrtc.available(), reason="needs NVRTC")
-@pytest.mark.parametrize("source", ["hopper_loads.cu", "seed_bugs.cu"])
-def test_cpu_path_compiles_the_studies_kernels_not_zero(source):
-    (row,) = cpu_path.compile_sources([source])
+def test_cpu_path_compiles_the_demonstrations_kernels_not_zero():
+    (row,) = cpu_path.compile_sources(["seed_bugs.cu"])
     assert row["status"] == "ok" and row["kernels"] > 0, row
 
 
