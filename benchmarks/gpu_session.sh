@@ -112,11 +112,11 @@ for step in $steps; do
         tests/test_gpu_callable.py > "$F/pytest-callable.log" 2>&1 || status=1
       tail -n 8 "$F/pytest-callable.log"
       note "the Python call path: steps, per call, cProfile (cuda/fastest, float32 2^10)"
-      python3 -m harness.studies.call_profile --json "$F/call-profile.json" \
+      python3 -m experiments.call_profile --json "$F/call-profile.json" \
         > "$F/call-profile.txt" 2>&1 || status=1
       head -n 24 "$F/call-profile.txt"
       note "small n: cuda/fastest's one-block kernel vs its multi-block kernel, CUB, torch.sum"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.small_n_sweep --dtypes float32 int32 \
+      CUPY_ACCELERATORS=cub python3 -m experiments.small_n_sweep --dtypes float32 int32 \
         bfloat16 --json "$F/small-n.json" > "$F/small-n.txt" 2>&1 || status=1
       cut -c1-200 "$F/small-n.txt" | tail -n 24
       note "per call from Python vs torch.sum / cupy.sum (CUB) / torch.compile"
@@ -146,7 +146,7 @@ for step in $steps; do
       ;;
     repro-sweep)
       note "reproducible: shapes at 2^24, 2^28, 2^30 (float32)"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.reproducible_sweep \
+      CUPY_ACCELERATORS=cub python3 -m experiments.reproducible_sweep \
         --json "$F/repro-sweep.json" > "$F/repro-sweep.txt" 2>&1 || status=1
       tail -n 50 "$F/repro-sweep.txt"
       ;;

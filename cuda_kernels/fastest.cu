@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
 
 // The small-n path (issue 14): one block, no workspace, no ticket, no counter, 32-bit indices.
 // harness.launch.single_launch launches it instead of reduce_fastest when the input is at most
-// SMALL_MAX_BYTES (a threshold the small-n sweep, harness/studies/small_n_sweep.py, measures);
+// SMALL_MAX_BYTES (a threshold the small-n sweep, experiments/small_n_sweep/, measures);
 // reduce_fastest over one block already skips the ticket, so what this kernel drops is the
 // multi-block code (64-bit tile arithmetic, the ticket branch, the second block reduction) and
 // what it may change is the block shape: BLOCK threads x UNROLL vectors per round (the sweep
