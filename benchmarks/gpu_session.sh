@@ -8,6 +8,7 @@
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
+#     (the alias of python -m experiments.fastest_ablation)
 #   sanitize-repro: compute-sanitizer on cuda/ and triton/reproducible (~1 min)
 #   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min)
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at

@@ -25,7 +25,8 @@ def test_every_help_names_reduce_ladder_command(command, capsys):
 
 @pytest.mark.parametrize("command", ["fastest-bench", "ablation"])
 def test_study_help_keeps_the_docstring_paragraphs(command, capsys):
-    from harness.studies import fastest_ablation, fastest_bench
+    from experiments.fastest_ablation import experiment as fastest_ablation
+    from harness.studies import fastest_bench
 
     module = {"fastest-bench": fastest_bench, "ablation": fastest_ablation}[command]
     assert main([command, "--help"]) == 0

@@ -11,7 +11,9 @@
     report.py         `report`
     census.py         `inspect` (the compiler census, the porting doc)
     host.py           `host` (study 001, from host memory)
-    fastest_bench.py  `fastest-bench`;  ablation.py  `ablation` (their own parsers, in studies/)
+    fastest_bench.py  `fastest-bench` (its own parser, in studies/)
+    ablation.py       `ablation`: the alias of experiments/fastest_ablation (its own parser),
+                      which it imports lazily, when run: the one import of an experiment
 
 May import: every layer.
 """

@@ -11,7 +11,7 @@ returned as float32 (not rounded to 16 bits); float32, int32 and float64 return 
 The grid comes from the SM count of the device (harness.core.passes.sm_count, read once per
 process): cuda/fastest's here (cuda_grid), triton/fastest's from the configuration its wrapper
 (triton_kernels.fastest) picks. This is the production launch only: the ablation's other
-instantiations and grids are built by harness.studies.fastest_ablation.
+instantiations and grids are built by experiments.fastest_ablation.
 """
 
 from __future__ import annotations
