@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything GPU-side in one call on the lent machine (see ../shared/GPU.md):
 #   environment -> the whole test suite -> the timed ladder -> ... (the steps named).
+# The one-off experiments (experiments/README.md) run as python -m experiments.NAME.
 # Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
 # tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos seed004)
@@ -10,14 +11,16 @@
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
 #     (the alias of python -m experiments.fastest_ablation)
 #   sanitize-repro: compute-sanitizer on cuda/ and triton/reproducible (~1 min)
-#   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min)
+#   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min;
+#     python -m experiments.hopper_loads)
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 #   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
 #     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
 #     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log; and (issue
-#     14) the Python call path's profile (~20 s) -> call-profile.txt/.json, the small-n sweep of
-#     cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s) -> small-n.txt/.json.
+#     14) the Python call path's profile (~20 s; experiments.call_profile) -> call-profile.txt/.json,
+#     the small-n sweep of cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s;
+#     experiments.small_n_sweep) -> small-n.txt/.json.
 #     Whole step ~5 min estimated (the bench ~3, the GPU tests ~1).
 #   accuracy: every float32 variant and the peers on the accuracy battery at 2^20 and 2^25, ulps vs
 #     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
@@ -28,7 +31,8 @@
 #     CUB and copy, float32 bfloat16, n = 2^10..2^30 (~5 min estimated) -> pytest-repro.log,
 #     repro-bench.json, repro-bench.txt (per n: times and "x" = best of CUB/torch.sum / variant)
 #   repro-sweep: cuda/reproducible's block / UNROLL / per_sm and Triton's warps / stages / per_sm
-#     at 2^24, 2^28, 2^30 float32 (~2 min estimated) -> repro-sweep.json, repro-sweep.txt
+#     at 2^24, 2^28, 2^30 float32 (~2 min estimated; experiments.reproducible_sweep)
+#     -> repro-sweep.json, repro-sweep.txt
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
