@@ -61,7 +61,7 @@ for step in $steps; do
     ladder)
       for dt in ${LADDER_DTYPES:-float32 int32}; do
         note "ladder $dt"
-        python3 -m harness run --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
+        python3 -m harness run --all --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
           > "$F/ladder-$dt.txt" 2>&1 || status=1
         grep -E "^summary|WRONG|ERROR" "$F/ladder-$dt.txt" | head -20
       done
@@ -83,7 +83,7 @@ for step in $steps; do
       # peers in one run. One file ($OUT/seed004.json); the table is printed (Markdown last).
       # Then, on the dev machine: python3 benchmarks/seed_table.py seed004.json --results results
       note "seed 004 table"
-      python3 -m harness run --study 004 --dtype int32 --sizes 2^24 --quiet \
+      python3 -m harness run --all --study 004 --dtype int32 --sizes 2^24 --quiet \
         --json "$F/seed004.json" > "$F/seed004.txt" 2>&1 || status=1
       tail -n 30 "$F/seed004.txt"
       ;;

@@ -67,3 +67,14 @@ def test_study_004_checks_its_twins_and_compiles_only_its_source(tmp_path, capsy
         "triton/quad-adjacent-256",
     }
     assert [c["source"] for c in doc["compile"]] == ["unroll_blocks.cu"]
+
+
+def test_wide_adds_the_result_and_the_golden_on_the_cpu_too(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    argv = ["check", "--variants", "triton/tile-256", "--sizes", "1000"]
+    assert main(argv) == 0
+    compact = capsys.readouterr().out
+    assert main([*argv, "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "golden" not in compact and "result" not in compact
+    assert "golden" in wide and "result" in wide and "tolerance" in wide

@@ -69,7 +69,7 @@ def test_cooperative_option_where_torch_has_it_and_reason_where_not(monkeypatch)
     assert kw == {
         "dynamic": False,
         "fullgraph": True,
-        "options": {peers_compiled.COOP_OPTION: True},
+        "options": {"compile_threads": 1, peers_compiled.COOP_OPTION: True},
     }
     assert config.triton.cooperative_reductions == before  # only the compile sees the option
     assert peers.unavailable_reason(v) is None
@@ -84,6 +84,8 @@ def test_compile_kwargs_per_peer():
     kw = {vid: peers_compiled.compile_kwargs(catalogue.get(vid)) for vid in catalogue.COMPILE_IDS}
     assert kw[catalogue.COMPILE_ID]["dynamic"] is False
     assert kw[catalogue.COMPILE_DYNAMIC_ID]["dynamic"] is True
+    # each compiles in this process (no pool of compile workers to start and stop)
+    assert all(k["options"]["compile_threads"] == 1 for k in kw.values())
     with pytest.raises(ValueError, match=r"not a torch\.compile peer"):
         peers_compiled.compile_kwargs(catalogue.get(catalogue.TORCH_SUM_ID))
 

@@ -160,7 +160,8 @@ def run_cpu_path(args: argparse.Namespace, sel: Selection, console: Console) -> 
         )
     rows = session.run_selection(interpreted, sel.dtype, sizes, timed=False)
     if rows and not quiet:
-        console.print(tables.rich_checks(rows, "Triton twins, interpreted on the CPU"))
+        wide = getattr(args, "wide", False)  # --wide: the result and the golden too
+        console.print(tables.rich_checks(rows, "Triton twins, interpreted on the CPU", wide=wide))
     print_failures(rows, console)
     compiled = compile_sources(sources)
     for c in compiled:

@@ -1,4 +1,4 @@
-"""`reduce-ladder report RUN.json [RUN2.json ...] --out DIR [--n N] [--readme README.md] [--wide]`
+"""`reduce-ladder report RUN.json [RUN2.json ...] --out DIR [--n N] [--doc FILE.md ...] [--wide]`
 
 Renders on any machine (no GPU): the ladder table on the terminal (compact, fits 100 columns;
 --wide: every column), DIR/report.md, and the PNG plots (bandwidth vs n per dtype, the ladder at
@@ -6,7 +6,10 @@ one n per dtype, and with several runs each one's per-variant time ratio to the 
 printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
 --callable adds the per-call-from-Python figures (callable.md, plots, and both figures side by
 side for the fastest pair and the peers in report.md: harness.report.callable_tables).
---readme rewrites the block between <!-- ladder:begin --> and <!-- ladder:end --> in that file.
+--doc (also spelled --readme; repeat it for several files) rewrites the generated blocks of that
+Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:end -->
+(docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
+<!-- ladder-summary:end --> (README.md); each file needs at least one of them.
 --accuracy renders an accuracy study (`reduce-ladder accuracy --json`) into DIR/accuracy.md and
 DIR/accuracy.png and links it from report.md.
 A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
@@ -35,8 +38,8 @@ from harness.report.ladder_table import ladder_console_table
 def cmd_report(args: argparse.Namespace) -> int:
     try:
         ref_n = parse_size(args.n) if args.n else None
-        if args.readme:
-            readme_block.check_readme(args.readme)  # before rendering: fail fast on no block
+        for doc in args.readme or ():
+            readme_block.check_readme(doc)  # before rendering: fail fast on no block
         host_doc = _load_host(args.host) if args.host else None
         if args.accuracy:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
@@ -66,9 +69,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             argv += ["--n", args.n] if args.n else []
             argv += ["--host", args.host] if args.host else []
             argv += ["--accuracy", args.accuracy] if args.accuracy else []
-            command = shlex.join([*argv, "--readme", args.readme])
-            readme_block.update_readme(args.readme, written, command)
-            out.print(f"  updated the ladder block in {args.readme}", highlight=False)
+            argv += ["--callable", args.callable] if args.callable else []
+            for doc in args.readme:
+                argv += ["--doc", doc]
+            command = shlex.join(argv)
+            for doc in args.readme:
+                readme_block.update_readme(doc, written, command)
+                out.print(f"  updated the generated blocks in {doc}", highlight=False)
     except ReportError as e:
         raise UsageError(str(e)) from None
     return EXIT_OK
@@ -134,7 +141,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--n", default=None, metavar="N", help="n of the ladder table/plot (default: 2^25 or below)"
     )
-    p.add_argument("--readme", metavar="README.md", help="rewrite its ladder:begin/end block")
+    p.add_argument(
+        "--doc",
+        "--readme",
+        dest="readme",
+        action="append",
+        metavar="FILE.md",
+        help="rewrite its generated blocks (ladder:begin/end, ladder-summary:begin/end); "
+        "repeatable",
+    )
     p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
     p.add_argument(
         "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"

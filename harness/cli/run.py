@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.cli.common import (
     UsageError,
@@ -26,6 +27,7 @@ from harness.cli.cpu_path import run_cpu_path
 from harness.cli.selection import Selection, resolve
 from harness.cli.verdicts import exit_code, print_failures, print_skipped
 from harness.core import device, dtypes
+from harness.core.catalogue import Variant
 from harness.studies import session
 
 # `check` on a GPU: the edges of a tile (255, 256, 257), a non-power of two and a size with many
@@ -70,12 +72,18 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
         help="only one study note's variants (e.g. 004), their Triton twins and the peers; a "
         "timed run prints the note's table (004: effective bandwidth, CUDA beside Triton)",
     )
-    # The old name, kept working (it read like a random seed): listed, as the README says.
+    # The old name, kept working (it read like a random seed): listed in --help.
     p.add_argument("--seed", dest="study", metavar="NOTE", help="the old name of --study")
     p.add_argument(
         "--include-wrong",
         action="store_true",
         help="also run the labelled wrong demonstrations (002 R5-wrong1/2)",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="also the variants left out by default: the torch.compile peers (static, dynamic "
+        "shapes, cooperative; each first call compiles for seconds)",
     )
     p.add_argument("--json", metavar="PATH", help="write the run document (JSON) here")
     p.add_argument(
@@ -128,6 +136,19 @@ def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     return kept, notes
 
 
+def progress_bar(out: Console, disable: bool) -> Progress:
+    """What is running, how far along, time so far; on a terminal only, gone when done."""
+    return Progress(
+        TextColumn("{task.description:<44}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=out,
+        transient=True,
+        disable=disable,
+    )
+
+
 def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Console) -> int:
     from harness.report import tables
     from harness.report.ladder_table import ladder_console_table
@@ -150,17 +171,21 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
             f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
         )
 
-    def progress(row: dict) -> None:
-        if not args.quiet:
-            t = row.get("total", {}).get("median_ms")
-            extra = f" {t * 1e3:9.1f} µs" if t else ""
-            out.print(
-                f"  {row['variant']:<34} n={row['n']:<10} {row['status']}{extra}", highlight=False
-            )
+    with progress_bar(out, disable=args.quiet) as bar:
+        task = bar.add_task("", total=sum(dtype in v.dtypes for v in variants) * len(sizes))
 
-    rows = session.run_selection(
-        variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress
-    )
+        def starting(v: Variant, n: int) -> None:
+            bar.update(task, description=f"{v.id} n={n:,}")
+
+        def progress(row: dict) -> None:
+            bar.advance(task)
+            if row["status"] not in ("ok", session.SKIPPED) and not row.get("wrong_demo"):
+                bar.console.print(f"  {row['variant']} n={row['n']:,}: {row['status']}")
+
+        rows = session.run_selection(
+            variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress,
+            starting=starting,
+        )  # fmt: skip
     doc["results"] = rows
     if timed and study:
         doc["seed_tables"] = []

@@ -80,7 +80,9 @@ def resolve(args: argparse.Namespace) -> Selection:
     study, dtype = study_and_dtype(getattr(args, "study", None), args.dtype)
     require_dtype((catalogue.get(i) for i in ids), dtype)
     sizes = parse_sizes(args.sizes)
-    variants = session.ladder_variants(dtype, ids or None, args.include_wrong)
+    variants = session.ladder_variants(
+        dtype, ids or None, args.include_wrong, getattr(args, "all", False)
+    )
     if study:
         variants = session.seed_variants(variants, study)
         if not any(carries_study(v, study) for v in variants):

@@ -2,8 +2,8 @@
 
 The CLI, the tests, the benchmarks, the report and the docs all read VARIANTS. Adding a variant is
 one record (in harness.core.records_ladder or records_beyond, by family) plus one kernel (a
-template in a cuda_kernels/*.cu file, or a Triton kernel in triton_kernels/). See README.md,
-"Adding a variant".
+template in a cuda_kernels/*.cu file, or a Triton kernel in triton_kernels/). See
+docs/development.md, "Adding a variant".
 
 Vocabulary
 - backend: "cuda" (a kernel in cuda_kernels/, launched through CuPy), "triton" (a kernel in

@@ -155,6 +155,7 @@ PEERS: list[Variant] = [
         title="torch.compile, static shapes",
         change="torch.compile(lambda t: t.sum(), dynamic=False): Inductor's Triton, compiled "
         "and warmed once per size outside the timing (int32 input: returns int64)",
+        by_default=False,
     ),
     Variant(
         id=COMPILE_DYNAMIC_ID,
@@ -162,6 +163,7 @@ PEERS: list[Variant] = [
         title="torch.compile, dynamic shapes",
         change=f"torch.compile(..., dynamic=True), first called at n = {DYNAMIC_FIRST_N}, then "
         "reused at n without a recompile: the reduction split is chosen at compile time",
+        by_default=False,
     ),
     Variant(
         id=COMPILE_COOP_ID,
@@ -170,6 +172,7 @@ PEERS: list[Variant] = [
         change="static torch.compile with torch._inductor.config.triton.cooperative_reductions "
         "= True for this compile only: one kernel, programs combine through a grid barrier",
         notes="Skipped with its reason where the installed torch has no such config.",
+        by_default=False,
     ),
     Variant(
         id=CCCL_ID,

@@ -51,6 +51,9 @@ class Variant:
     # The other backend's variant built for the same goal with its own tiles (family "fastest":
     # cuda/fastest <-> triton/fastest). Not a twin: `twin` promises the same tiles, this does not.
     counterpart: str | None = None
+    # False: the main job (`reduce-ladder run` / `check` without --variants) leaves it out unless
+    # asked for with --all: a peer whose first call alone compiles for seconds (torch.compile).
+    by_default: bool = True
 
     @property
     def tile_mapping(self) -> str:

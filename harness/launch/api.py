@@ -146,6 +146,14 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
     variants return float16 / bfloat16 sums as float32 (their accumulator). x is never modified:
     in-place kernels work on a scratch copy. An empty x sums to 0 without a launch.
 
+    Without a GPU: a Triton variant ("triton/...") also takes a CPU torch tensor when
+    TRITON_INTERPRET=1 is set in the environment (read at each call), and returns a 0-d CPU
+    tensor, summed by Triton's interpreter. The interpreter runs every program of the grid in
+    Python, so keep n small: nothing here limits it, but the CLI's CPU path stops at 2^16. A CPU
+    tensor given to a CUDA variant, or to a Triton one without TRITON_INTERPRET=1, is a
+    ValueError saying to move it to the GPU; a peer is not a variant here (ValueError) on any
+    device.
+
     out: where to write the sum instead of a new tensor (as torch.sum's out=): a one-element
     tensor (or CuPy array, with x one) of the result dtype (result_dtype) on x's device, not
     overlapping x; it is returned. It saves the result's allocation, the largest single cost of

@@ -1,4 +1,4 @@
-"""Result records in and out, tables, plots, the README block and the porting doc.
+"""Result records in and out, tables, plots, the ladder doc blocks and the porting doc.
 May import: harness.core, harness.compile, harness.launch, harness.check.
 
     records        the result record (one variant x dtype x n) and every schema string
@@ -11,7 +11,7 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     comparison     runs compared with the first (Markdown and terminal)
     plots          bandwidth vs n, the ladder at one n, the comparison
     run_report     DIR/report.md and its plots
-    readme_block   the README's generated ladder block
+    readme_block   the generated ladder blocks (docs/ladder.md, README.md)
     tables         what `run` and `check` print besides the ladder; seed 004's table
     host_tables    seed 001's host study
     porting_doc    docs/porting.md (with porting_lessons: its prose; kernel_sources: its code)

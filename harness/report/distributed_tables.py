@@ -269,7 +269,7 @@ def markdown(doc: dict) -> str:
     judged = targets(runs)
     if judged:
         parts += [
-            "\n## Issue 16's targets\n",
+            "\n## Targets\n",
             markdown_table(["target", "measured", "verdict"], [list(t) for t in judged]),
         ]
     return "\n".join(parts)

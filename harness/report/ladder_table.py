@@ -1,5 +1,5 @@
 """The ladder table, built once (ladder_rows) and shown three ways: Markdown (report.md and the
-README block: MARKDOWN_COLUMNS), and on the terminal compact (COMPACT_COLUMNS, fits 100 columns)
+docs/ladder.md: MARKDOWN_COLUMNS), and on the terminal compact (COMPACT_COLUMNS, fits 100 columns)
 or wide (WIDE_COLUMNS, every column), with what each stage changes in a legend under the table.
 
 One row per CUDA stage at one (dtype, n), ladder order, its Triton twin (or, for variants that
@@ -173,7 +173,7 @@ _TWIN = [
 ]
 _CHECK = Column("check", _check, right=False)
 
-# report.md and the README block (Markdown, so width is no concern)
+# report.md and docs/ladder.md (Markdown, so width is no concern)
 MARKDOWN_COLUMNS = (_STAGE, _VARIANT, *_CUDA, _TWIN_NAME, *_TWIN, _CHECK)
 # the terminal by default: fits 100 columns; the twins' names are in the legend
 COMPACT_COLUMNS = (
@@ -205,7 +205,7 @@ def cells(row: LadderRow, columns: Iterable[Column] = MARKDOWN_COLUMNS) -> list[
 
 
 def markdown_ladder(records: Iterable[ResultRecord], dtype: str, n: int) -> str:
-    """The ladder at (dtype, n) as report.md and the README show it."""
+    """The ladder at (dtype, n) as report.md and docs/ladder.md show it."""
     rows = ladder_rows(records, dtype, n)
     return markdown_table([c.header for c in MARKDOWN_COLUMNS], (cells(e) for e in rows))
 

@@ -1,4 +1,4 @@
-"""The one Markdown table writer (report.md, the README block, seed and host tables, the porting
+"""The one Markdown table writer (report.md, docs/ladder.md, seed and host tables, the porting
 doc), rich tables as Markdown, and the number formats every table's cells use."""
 
 from __future__ import annotations

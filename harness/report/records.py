@@ -1,6 +1,6 @@
 """The result record: one measurement of one variant (or peer) at one dtype and size, as every
 producer writes it (the ladder session, the pytest-benchmark suite, the fastest bench, the host
-study) and every reader reads it (the tables, report.md and the README block, the porting doc,
+study) and every reader reads it (the tables, report.md and the ladder doc blocks, the porting doc,
 the seed table). Also the ONE spelling of every document schema string the harness writes.
 
 JSON form of a record (RECORD_VERSION 2; a field that was not measured is left out, never null):

@@ -20,6 +20,10 @@ from harness.report import records
 
 DEFAULT_SIZES = (2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
+# Repetitions per timing at most (time_ms's own cap is 200): the main job times each of ~80
+# (variant, size) pairs once or twice, and the median of 100 L2-flushed repetitions halves that
+# share of the job's wall time. --reps overrides it.
+MAX_REPS = 100
 # The extra key that marks a record of a peer that cannot run here (an optional library not
 # installed): status SKIPPED, message "unavailable: why" -- not an error, not a failure.
 UNAVAILABLE = "unavailable"
@@ -82,7 +86,7 @@ def check_and_time(
                 from harness.launch import peers
 
                 fn = peers.prepare(v, x)
-                total = timing.time_ms(fn, reps=reps)
+                total = timing.time_ms(fn, reps=reps, max_reps=MAX_REPS)
                 rec = dataclasses.replace(
                     rec,
                     total=total,
@@ -96,9 +100,13 @@ def check_and_time(
                     lambda: plan.run(first_pass_only=True, restore=False),
                     setup=plan.restore,
                     reps=reps,
+                    max_reps=MAX_REPS,
                 )
                 total = timing.time_ms(
-                    lambda: plan.run(restore=False), setup=plan.restore, reps=reps
+                    lambda: plan.run(restore=False),
+                    setup=plan.restore,
+                    reps=reps,
+                    max_reps=MAX_REPS,
                 )
                 rec = dataclasses.replace(
                     rec,
@@ -136,12 +144,17 @@ def run_selection(
     timed: bool = True,
     reps: int | None = None,
     progress: Callable[[dict], None] | None = None,
+    starting: Callable[[Variant, int], None] | None = None,
 ) -> list[dict]:
+    """One record per (size, variant) that supports dtype; starting(v, n) before each, progress(row)
+    after."""
     rows = []
     for n in sizes:
         for v in variants:
             if dtype not in v.dtypes:
                 continue
+            if starting:
+                starting(v, n)
             row = check_and_time(v, dtype, n, timed=timed, reps=reps)
             rows.append(row)
             if progress:
@@ -190,11 +203,12 @@ def seed_dtypes(seed: str) -> list[str]:
 
 
 def ladder_variants(
-    dtype: str, ids: list[str] | None = None, include_wrong: bool = False
+    dtype: str, ids: list[str] | None = None, include_wrong: bool = False, everything: bool = False
 ) -> list[Variant]:
     """The ladder's selection. Seed 001's variants (family "001", end to end from host memory:
-    `reduce-ladder host`) are left out unless named in ids."""
+    `reduce-ladder host`) are left out unless named in ids; so are the variants not run by
+    default (Variant.by_default: the torch.compile peers) unless named or everything."""
     sel = catalogue.select(ids, dtype=dtype, include_wrong=include_wrong)
     if not ids:
-        sel = [v for v in sel if v.family != "001"]
+        sel = [v for v in sel if v.family != "001" and (everything or v.by_default)]
     return catalogue.ladder_order(sel)
