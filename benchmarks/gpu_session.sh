@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything GPU-side in one call on the lent machine (see ../shared/GPU.md):
 #   environment -> the whole test suite -> the timed ladder -> ... (the steps named).
+# The one-off experiments (experiments/README.md) run as python -m experiments.NAME.
 # Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
 # tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos seed004)
@@ -8,15 +9,18 @@
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
+#     (the alias of python -m experiments.fastest_ablation)
 #   sanitize-repro: compute-sanitizer on cuda/ and triton/reproducible (~1 min)
-#   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min)
+#   hopper: cuda/fastest's loads with Hopper's cache qualifiers and the TMA bulk copy (~1 min;
+#     python -m experiments.hopper_loads)
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 #   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
 #     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
 #     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log; and (issue
-#     14) the Python call path's profile (~20 s) -> call-profile.txt/.json, the small-n sweep of
-#     cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s) -> small-n.txt/.json.
+#     14) the Python call path's profile (~20 s; experiments.call_profile) -> call-profile.txt/.json,
+#     the small-n sweep of cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s;
+#     experiments.small_n_sweep) -> small-n.txt/.json.
 #     Whole step ~5 min estimated (the bench ~3, the GPU tests ~1).
 #   accuracy: every float32 variant and the peers on the accuracy battery at 2^20 and 2^25, ulps vs
 #     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
@@ -27,7 +31,8 @@
 #     CUB and copy, float32 bfloat16, n = 2^10..2^30 (~5 min estimated) -> pytest-repro.log,
 #     repro-bench.json, repro-bench.txt (per n: times and "x" = best of CUB/torch.sum / variant)
 #   repro-sweep: cuda/reproducible's block / UNROLL / per_sm and Triton's warps / stages / per_sm
-#     at 2^24, 2^28, 2^30 float32 (~2 min estimated) -> repro-sweep.json, repro-sweep.txt
+#     at 2^24, 2^28, 2^30 float32 (~2 min estimated; experiments.reproducible_sweep)
+#     -> repro-sweep.json, repro-sweep.txt
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
@@ -112,11 +117,11 @@ for step in $steps; do
         tests/test_gpu_callable.py > "$F/pytest-callable.log" 2>&1 || status=1
       tail -n 8 "$F/pytest-callable.log"
       note "the Python call path: steps, per call, cProfile (cuda/fastest, float32 2^10)"
-      python3 -m harness.studies.call_profile --json "$F/call-profile.json" \
+      python3 -m experiments.call_profile --json "$F/call-profile.json" \
         > "$F/call-profile.txt" 2>&1 || status=1
       head -n 24 "$F/call-profile.txt"
       note "small n: cuda/fastest's one-block kernel vs its multi-block kernel, CUB, torch.sum"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.small_n_sweep --dtypes float32 int32 \
+      CUPY_ACCELERATORS=cub python3 -m experiments.small_n_sweep --dtypes float32 int32 \
         bfloat16 --json "$F/small-n.json" > "$F/small-n.txt" 2>&1 || status=1
       cut -c1-200 "$F/small-n.txt" | tail -n 24
       note "per call from Python vs torch.sum / cupy.sum (CUB) / torch.compile"
@@ -146,7 +151,7 @@ for step in $steps; do
       ;;
     repro-sweep)
       note "reproducible: shapes at 2^24, 2^28, 2^30 (float32)"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.reproducible_sweep \
+      CUPY_ACCELERATORS=cub python3 -m experiments.reproducible_sweep \
         --json "$F/repro-sweep.json" > "$F/repro-sweep.txt" 2>&1 || status=1
       tail -n 50 "$F/repro-sweep.txt"
       ;;
@@ -173,8 +178,9 @@ for step in $steps; do
     hopper)
       # Hopper's memory paths on cuda/fastest (cache qualifiers, the 1-D bulk copy), float32,
       # 2^24..2^30 beside CUB and torch.sum (~1 min) -> hopper-loads.json / .txt
+      # (experiments/hopper_loads/README.md)
       note "Hopper memory paths (issue 14)"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.hopper_loads --json "$F/hopper-loads.json" \
+      CUPY_ACCELERATORS=cub python3 -m experiments.hopper_loads --json "$F/hopper-loads.json" \
         > "$F/hopper-loads.txt" 2>&1 || status=1
       tail -n 60 "$F/hopper-loads.txt"
       ;;

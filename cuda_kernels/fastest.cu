@@ -8,7 +8,7 @@
 //   - work split: grid-stride over tiles of BLOCK * UNROLL vectors, so that at any moment all
 //     blocks read neighbouring lines. (FAST_EVEN_SHARE instead gives each block one contiguous
 //     range, as even as 128-byte lines allow: predicted to remove the last round's tail, it
-//     measured slower at every size, see harness/studies/fastest_ablation.py.)
+//     measured slower at every size, see experiments/fastest_ablation/.)
 //   - any n and any alignment: a scalar head up to the first 16-byte boundary, then whole 16-byte
 //     vectors, then a scalar tail; 64-bit indices, so n may exceed 2^31. Every load of a thread's
 //     last tile, head and tail is issued before the first add that needs one (see below);
@@ -28,7 +28,7 @@
 //     golden does, without signed-overflow UB) and is stored as int.
 // FLAGS switches three design choices on one by one (FLAGS = 0 is this kernel as first measured);
 // the catalogue's kernel has FAST_ACQ_REL, the one that measured faster, and
-// harness/studies/fastest_ablation.py times the others. The alternatives live in three helpers
+// experiments/fastest_ablation/ times the others. The alternatives live in three helpers
 // above the kernel (prefetch_ticket_line, block_vectors, last_block_done), each templated on
 // FLAGS; the kernel reads as the production design, with one call per choice.
 #include "common.cuh"
@@ -149,7 +149,7 @@ __device__ __forceinline__ A block_sum_shfl(A v) {
 
 // -- The design choices the ablation measures, one helper each, templated on FLAGS. Each says
 // what the catalogue's FLAGS (FAST_ACQ_REL) compiles to ("production") and what the other FLAGS
-// that harness/studies/fastest_ablation.py times compile to ("ablation").
+// that experiments/fastest_ablation/ times compile to ("ablation").
 
 // FAST_PREFETCH_TICKET (ablation only): block 0 prefetches the counter's line into L2 at the
 // start, so that the ticket's atomic finds it there; measured no gain. Production: nothing.
@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
 
 // The small-n path (issue 14): one block, no workspace, no ticket, no counter, 32-bit indices.
 // harness.launch.single_launch launches it instead of reduce_fastest when the input is at most
-// SMALL_MAX_BYTES (a threshold the small-n sweep, harness/studies/small_n_sweep.py, measures);
+// SMALL_MAX_BYTES (a threshold the small-n sweep, experiments/small_n_sweep/, measures);
 // reduce_fastest over one block already skips the ticket, so what this kernel drops is the
 // multi-block code (64-bit tile arithmetic, the ticket branch, the second block reduction) and
 // what it may change is the block shape: BLOCK threads x UNROLL vectors per round (the sweep
@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(BLOCK, 1)
 }
 
 // The launch floor: one block that only writes a zero. Not a sum; benchmarks/FASTEST.md times it
-// beside the fastest sums at small n (harness/studies/fastest_ablation.py), where a launch is
+// beside the fastest sums at small n (experiments/fastest_ablation/), where a launch is
 // most of the cost. A template so that only the ablation instantiates it (launch_floor<0>).
 template <int>
 __global__ void launch_floor(float* out) {

@@ -305,7 +305,7 @@ struct ReproBounds {
 };
 
 // The catalogue's UNROLL (its name expression names this constant; the sweep,
-// harness/studies/reproducible_sweep.py, instantiates others).
+// experiments/reproducible_sweep/, instantiates others).
 constexpr u32 REPRO_UNROLL = 4;
 // The catalogue's PREFETCH (named the same way): the next chunk's first steps in flight during
 // this chunk's lane tree.

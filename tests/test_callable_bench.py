@@ -53,58 +53,6 @@ def test_missing_json_folder_is_a_usage_error_before_any_work(tmp_path):
     assert e.value.code == 2
 
 
-def test_call_profile_runs_without_a_gpu_up_to_a_mocked_launch(tmp_path, capsys):
-    import json
-
-    from harness.studies import call_profile
-
-    if device.gpu_available():
-        pytest.skip("the GPU run is benchmarks/gpu_session.sh's `callable` step")
-    out = tmp_path / "p.json"
-    assert call_profile.main(["--n", "2^10", "--calls", "20", "--json", str(out)]) == 0
-    text = capsys.readouterr().out
-    assert "launch MOCKED" in text and "cProfile, op" in text
-    doc = json.loads(out.read_text())
-    assert doc["launch_mocked"] and doc["variant"] == "triton/fastest"
-    assert set(doc["steps_ns"]) >= {"key", "cache lookup", "output allocation", "launch"}
-    assert set(doc["per_call_us"]) >= {"reduce_sum", "op", "noop op (dispatch alone)"}
-    assert "api.py" in doc["profiles"]["reduce_sum"]  # the profile names the hot path
-
-
-@pytest.mark.parametrize(
-    "argv", [["--variant", "cuda/tile-256"], ["--n", "0"], ["--dtype", "int8"], ["--calls", "1"]]
-)
-def test_call_profile_usage_errors_exit_2(argv):
-    from harness.studies import call_profile
-
-    with pytest.raises(SystemExit) as e:
-        call_profile.main(argv)
-    assert e.value.code == 2
-
-
-@pytest.mark.parametrize(
-    "argv", [["--log2", "40"], ["--dtypes", "int8"], ["--json", "/no/such/folder/s.json"]]
-)
-def test_small_n_sweep_usage_errors_exit_2(argv):
-    from harness.studies import small_n_sweep
-
-    with pytest.raises(SystemExit) as e:
-        small_n_sweep.main(argv)
-    assert e.value.code == 2
-
-
-def test_small_n_sweep_summary_names_the_last_size_where_small_wins():
-    from harness.studies import small_n_sweep
-
-    def row(n, small, multi):
-        return {"dtype": "int32", "n": n, "us": {"small B512": small, "multi-block": multi}}
-
-    rows = [row(1024, 2.0, 2.5), row(4096, 2.4, 2.5), row(16384, 3.0, 2.8), row(65536, 2.0, 4.0)]
-    want = "int32: small B512 >= multi-block up to n = 2^12 (16 KiB)"
-    assert small_n_sweep.summary(rows) == [want]
-    assert "at no n" in small_n_sweep.summary([row(1024, 3.0, 2.0)])[0]
-
-
 def _callable_doc(tmp_path):
     import json
 

@@ -1,8 +1,7 @@
 """The fastest variants without a GPU: triton/fastest interpreted for every dtype, n and alignment
 offset; the single-launch plan; cuda/fastest compiled by NVRTC with its SASS read (16-byte loads,
-no local memory); the single-launch error bound; the ablation's other shapes
-(harness.studies.fastest_ablation). (NVRTC compile without spills for sm_80/sm_90:
-tests/test_nvrtc.py.)"""
+no local memory); the single-launch error bound. (NVRTC compile without spills for sm_80/sm_90:
+tests/test_nvrtc.py; the ablation's other shapes: tests/test_experiment_fastest_ablation.py.)"""
 
 import os
 import subprocess
@@ -196,108 +195,3 @@ def test_triton_fastest_ptx_for_sm90_has_16_byte_loads_and_ordered_finish():
     )
     assert re.search(r"ld\.volatile\.global", ptx)
     assert ".local" not in ptx
-
-
-# -- the ablation (harness.studies.fastest_ablation): what it compiles, and its table
-
-
-@pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
-def test_ablation_kernels_compile_without_spills():
-    """Every instantiation the ablation times, and the launch floor, compile for sm_90 without
-    local memory; the catalogue's kernel is the acq_rel one with UNROLL 8."""
-    from harness.studies import fastest_ablation as ab
-
-    exprs = [ab.cuda_expression(f, t, u) for f, t, u, _, _ in ab.CUDA_SHAPES.values()]
-    exprs = [*dict.fromkeys(exprs), ab.LAUNCH_FLOOR]
-    r = nvrtc.compile_file("fastest.cu", "sm_90", exprs)
-    assert set(r.lowered) == set(exprs)
-    for name, res in r.resources.items():
-        assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
-    cat = catalogue.get("cuda/fastest").name_expression("float32")
-    assert cat == ab.cuda_expression(4, 256, 8).replace(", 4>", ", FAST_ACQ_REL>")
-    shape = (4, 256, catalogue.FASTEST_UNROLL["float32"], 4, "capped")
-    assert ab.CUDA_SHAPES["F4 unroll 8"] == shape
-
-
-def test_ablation_table_ratios_come_from_the_row():
-    from harness.studies import fastest_ablation as ab
-
-    def t(ms):
-        return {"median_ms": ms}
-
-    row = {
-        "log2n": 20,
-        "verdicts": {"cuda F0 fence ticket": "ok", "cuda F4 acq_rel ticket": "ok"},
-        "times": {
-            "cuda F0 fence ticket": {"round1": t(0.010), "round2": t(0.011), "graph": t(0.004)},
-            "cuda F4 acq_rel ticket": {"round1": t(0.008), "round2": t(0.0085)},
-        },
-    }
-    text = ab._table(row)
-    assert "n = 2^20" in text
-    f4 = next(line for line in text.splitlines() if "F4" in line)
-    assert "8.00" in f4 and "8.50" in f4 and "x 1.250" in f4 and "ok" in f4
-
-
-def test_ablation_without_a_gpu_says_so(capsys):
-    from harness.core import device
-    from harness.studies import fastest_ablation
-
-    if device.cupy_gpu()[0]:
-        pytest.skip("exercises the no-GPU path")
-    assert fastest_ablation.main(["--json", "unused.json"]) == 2
-    assert "needs a GPU" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    "even, policy", [(True, "capped"), (False, "balanced"), (True, "balanced")]
-)
-@pytest.mark.parametrize("n", [17, 5003, 70_003])
-def test_triton_fastest_other_splits_match_golden(even, policy, n, dev):
-    """The ablation's other shapes of triton/fastest (the EVEN split, the balanced grid), every
-    configuration, at two alignments: the same sum within the variant's bound (exact here)."""
-    from harness.studies import fastest_ablation
-
-    v = catalogue.get("triton/fastest")
-    base = verify.seed_like_input(n + 1, "float32", dev)
-    for off in (0, 1):
-        x = base[off : off + n]
-        g = verify.golden(x)
-        plan = make_plan(v, x)
-        launcher = fastest_ablation.triton_shape_launcher(plan, even, policy)
-        for cfg in fastest.CONFIGS[:3]:
-            plan.poison()
-            launcher(cfg)()
-            value = verify.as_number(plan.outs[0][0])
-            r = verify.compare(v, "float32", n, value, g)
-            assert r.ok and r.exact_required, (off, cfg, r.message)
-            assert int(plan.workspace[1].item()) == 0
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_cuda_grid_is_the_ablations_capped_catalogue_shape(dtype):
-    """cuda/fastest's production grid is the ablation's "capped" policy for the catalogue's own
-    threads / UNROLL / per_sm (so the ablation's catalogue row and its shapes compare alike)."""
-    from harness.launch.single_launch import cuda_grid, vector_tiles
-    from harness.studies.fastest_ablation import grid_size
-
-    v = catalogue.get("cuda/fastest")
-    unroll = catalogue.FASTEST_UNROLL[dtype]
-    cap = min(v.launch.max_blocks, v.launch.per_sm * passes.sm_count())
-    for n in (1, 17, 5003, 2**20 + 7, 2**31 + 5):
-        tiles = vector_tiles(dtype, n, v.launch.threads, unroll)
-        assert cuda_grid(v, dtype, n) == grid_size(tiles, cap, "capped") == min(tiles, cap)
-    assert cuda_grid(v, dtype, 2**31) == cap > 1
-
-
-def test_grid_policies():
-    from harness.studies.fastest_ablation import grid_size
-
-    assert grid_size(10, 528, "capped") == grid_size(10, 528, "balanced") == 10
-    assert grid_size(32768, 528, "capped") == 528
-    # 63 rounds either way; balanced: 521 blocks, the last round 466 of them, not 32 of 528
-    g = grid_size(32768, 528, "balanced")
-    assert g == 521 and passes.cdiv(32768, g) == passes.cdiv(32768, 528) == 63
-    assert 32768 - g * 62 == 466
-    with pytest.raises(ValueError, match="grid policy"):
-        grid_size(5, 5, "even")

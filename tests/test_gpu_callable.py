@@ -230,22 +230,3 @@ def test_small_n_path_at_its_boundary(dtype, needs_cupy):
             plan = make_plan(v, x)
             assert (plan.first_blocks == 1) or not small
             assert verify.same_bits(harness.reduce_sum(x, v.id), fresh_sum(v.id, x)), (n, off)
-
-
-@pytest.mark.parametrize("block", [256, 512, 1024])
-@pytest.mark.parametrize("dtype", ["float32", "int32", "bfloat16", "float64"])
-def test_small_kernel_every_block_the_sweep_times(block, dtype, needs_cupy):
-    """What harness.studies.small_n_sweep times at each block size sums right (int32 exactly)."""
-    from harness.studies import small_n_sweep
-
-    for n in (1, 5003, 2**16 + 3):
-        x = verify.seed_like_input(n + 1, dtype, "cuda")[1:]
-        fns = small_n_sweep.paths(dtype, x)
-        fn, out = fns[f"small B{block}"]
-        fn()
-        torch.cuda.synchronize()
-        got = verify.compare(
-            catalogue.get("cuda/fastest"), dtype, n, verify.as_number(out[0]), verify.golden(x),
-            True,
-        )  # fmt: skip
-        assert got.ok, (n, got.message)

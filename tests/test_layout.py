@@ -25,6 +25,13 @@
   object that knows its grid, its reference partials, its chain length and its Triton
   meta-parameters.
 
+- experiments/ (the one-off experiments, each a folder with its README.md, its code and a
+  __main__.py: `python -m experiments.NAME`) may import harness and triton_kernels, never the
+  reverse: nothing in the product path (harness/, triton_kernels/, benchmarks/) imports an
+  experiment. The one allowed path is a `reduce-ladder` command kept as an alias of a moved
+  experiment (EXPERIMENT_ALIASES): it imports that experiment lazily, inside the function that
+  runs it, never at module level. Experiments' modules keep the line limit too.
+
 Every failure names the file and line. The checker's own functions are tested first, on small
 snippets, so that a check that passes is known to be able to fail.
 """
@@ -44,7 +51,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("harness", "triton_kernels", "porting")
+PACKAGES = ("harness", "triton_kernels", "porting", "experiments")
+EXPERIMENTS = "experiments"
+# The product modules that may reach an experiment: old `reduce-ladder` command names kept as
+# aliases of moved experiments, each importing its experiment inside a function (lazily).
+EXPERIMENT_ALIASES = {"harness.cli.ablation": "experiments.fastest_ablation"}
+# Product code outside the packages above (the pytest-benchmark suite and its scripts).
+PRODUCT_SCRIPTS = ("benchmarks",)
 LAYERS = ("core", "compile", "launch", "check", "report", "studies", "cli")
 RANK = {layer: i for i, layer in enumerate(LAYERS)}
 TOP = len(LAYERS)  # harness/__init__.py and __main__.py: above every layer
@@ -65,6 +78,7 @@ PORTING_ENTRY = ("harness.cli.census", "porting.inspect_cmd")
 class Import:
     target: str  # the module (or package) the statement names, resolved to a known one
     line: int
+    in_function: bool = False  # inside a def (run when the function runs, not at import)
 
 
 def module_name(path: Path) -> str:
@@ -125,8 +139,16 @@ def imports_of(
             name = name.rpartition(".")[0]
         return name or None
 
+    tree = ast.parse(text)
+    in_function = {
+        id(inner)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+        for inner in ast.walk(f)
+        if inner is not f
+    }
     found = []
-    for node in _walk(ast.parse(text), module_level_only):
+    for node in _walk(tree, module_level_only):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -147,7 +169,7 @@ def imports_of(
             names = [node.args[0].value]
         for name in names:
             if (target := resolve(name)) is not None:
-                found.append(Import(target, node.lineno))
+                found.append(Import(target, node.lineno, id(node) in in_function))
     return found
 
 
@@ -164,11 +186,18 @@ def rank(module: str) -> float:
     return RANK[parts[1]]
 
 
+def _is_experiment(module: str) -> bool:
+    return module == EXPERIMENTS or module.startswith(EXPERIMENTS + ".")
+
+
 def layer_violations(importer: str, imports: Iterable[Import]) -> list[tuple[int, str]]:
-    """(line, message) for each import that reaches above the importer's layer."""
+    """(line, message) for each import that reaches above the importer's layer (an import of an
+    experiment is experiment_violations' to judge)."""
     out = []
     own = rank(importer)
     for imp in imports:
+        if _is_experiment(imp.target):
+            continue
         if own > TOP:
             continue  # porting: may import harness and triton_kernels
         if imp.target.split(".")[0] == PORTING:
@@ -191,6 +220,29 @@ def layer_violations(importer: str, imports: Iterable[Import]) -> list[tuple[int
             continue  # harness/__init__.py, harness/__main__.py: the entry points
         if rank(imp.target) > own:
             out.append((imp.line, f"{importer} (layer {_layer(importer)}) imports {imp.target}"))
+    return out
+
+
+def experiment_violations(
+    importer: str, imports: Iterable[Import], aliases: dict[str, str] = EXPERIMENT_ALIASES
+) -> list[tuple[int, str]]:
+    """(line, message) for each import of an experiment from outside experiments/, but for the
+    alias's own experiment imported inside a function of the alias module."""
+    if _is_experiment(importer):
+        return []
+    out = []
+    for imp in imports:
+        if not _is_experiment(imp.target):
+            continue
+        own = aliases.get(importer)
+        if own and imp.in_function and (imp.target == own or imp.target.startswith(own + ".")):
+            continue
+        why = (
+            "at module level (an alias imports its experiment inside the function that runs it)"
+            if own and not imp.in_function
+            else "(the product never imports an experiment; experiments import harness)"
+        )
+        out.append((imp.line, f"{importer} imports {imp.target} {why}"))
     return out
 
 
@@ -375,6 +427,33 @@ def test_checker_holds_harness_to_the_one_lazy_porting_entry():
     assert imports_of("harness.core.x", in_class, mods, module_level_only=True)
 
 
+def test_checker_keeps_experiments_out_of_the_product():
+    mods = {"harness", "harness.cli.alias", "experiments", "experiments.a", "experiments.b"}
+    text = (
+        "from experiments import a\n"  # 1: module level
+        "def run():\n"
+        "    from experiments.a import main\n"  # 3: lazy, the alias's own experiment
+        "    import experiments.b\n"  # 4: lazy, but another experiment
+    )
+    got = imports_of("harness.cli.alias", text, mods)
+    assert [(i.line, i.in_function) for i in sorted(got, key=lambda i: i.line)] == [
+        (1, False),
+        (3, True),
+        (4, True),
+    ]
+    aliases = {"harness.cli.alias": "experiments.a"}
+    bad = experiment_violations("harness.cli.alias", got, aliases)
+    assert sorted(line for line, _ in bad) == [1, 4]
+    assert [line for line, _ in experiment_violations("harness.cli.other", got, aliases)] == [
+        1,
+        3,
+        4,
+    ]
+    assert not experiment_violations("experiments.b", got, aliases)  # experiments: anything
+    assert not layer_violations("harness.cli.alias", got)  # not the layer rule's to judge
+    assert not layer_violations("experiments.b", [Import("harness.cli.alias", 1)])
+
+
 def test_checker_finds_cycles_and_only_cycles():
     acyclic = {"a": {"b", "c"}, "b": {"c"}, "c": set()}
     assert find_cycles(acyclic) == []
@@ -523,6 +602,44 @@ def test_imports_respect_the_layer_order():
         f"imports against the layer order {' < '.join(LAYERS)} (triton_kernels: harness.core "
         "only):\n" + "\n".join(sorted(bad))
     )
+
+
+def test_nothing_in_the_product_imports_an_experiment():
+    bad = []
+    for module, imports in _imports().items():
+        path = _parsed()[module][0]
+        for line, message in experiment_violations(module, imports):
+            bad.append(f"{_rel(path)}:{line}: {message}")
+    experiments = {m for m in known_modules() if _is_experiment(m)}
+    for folder in PRODUCT_SCRIPTS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            importer = module_name(path)
+            found = imports_of(importer, path.read_text(), experiments)
+            for line, message in experiment_violations(importer, found):
+                bad.append(f"{_rel(path)}:{line}: {message}")
+    assert not bad, "imports of experiments from the product:\n" + "\n".join(sorted(bad))
+
+
+def test_every_alias_names_an_experiment_that_exists():
+    for alias, experiment in EXPERIMENT_ALIASES.items():
+        assert alias in known_modules(), f"{alias}: no such module (EXPERIMENT_ALIASES)"
+        assert experiment in known_modules(), f"{experiment}: no such experiment"
+
+
+def test_every_experiment_is_a_folder_with_a_readme_and_an_entry():
+    problems = []
+    for p in sorted((ROOT / EXPERIMENTS).iterdir()):
+        if p.suffix == ".py" and p.name != "__init__.py":
+            problems.append(f"{_rel(p)}:1: a module at the top of experiments/ (make it a folder)")
+        if not p.is_dir() or p.name == "__pycache__":
+            continue
+        for need in ("__init__.py", "__main__.py", "README.md"):
+            if not (p / need).is_file():
+                problems.append(f"{_rel(p)}/{need}: missing")
+        readme = p / "README.md"
+        if readme.is_file() and f"python -m experiments.{p.name}" not in readme.read_text():
+            problems.append(f"{_rel(readme)}:1: does not say how to run it")
+    assert not problems, "\n".join(problems)
 
 
 def test_no_import_cycles():

@@ -5,7 +5,7 @@ grid-stride twin (triton/grid-stride-1024):
 - programs: from cdiv(n, BLOCK) tiles and at most min(per_sm * SMs, 2048), the SM count read off
   the device (`program_count` below);
 - work split: grid-stride over whole tiles. EVEN=True (kept for
-  harness/studies/fastest_ablation.py) gives each program one contiguous range instead, as even
+  experiments/fastest_ablation/) gives each program one contiguous range instead, as even
   as units of 32 elements allow, so that all programs finish together; it measured slower, so
   EVEN_SHARE is False;
 - BLOCK, num_warps, num_stages and per_sm are autotuned (timed with CUDA events, L2 flushed) over
@@ -29,7 +29,7 @@ grid-stride twin (triton/grid-stride-1024):
 
 The wrapper (below the kernel) is what harness.launch.single_launch calls: `tuned_launch` for a
 plan's launch, `triton_census_spec` for `reduce-ladder inspect`, and the pieces the ablation
-(harness.studies.fastest_ablation) assembles its other shapes from (`kernel_args`, `triton_meta`,
+(experiments.fastest_ablation) assembles its other shapes from (`kernel_args`, `triton_meta`,
 `launch`, `measure_ms`). It may import harness.core only.
 """
 

@@ -12,7 +12,9 @@
     census.py         `inspect` (parsed here; the census and the porting guide run in porting/,
                       reached lazily through census.porting_entry)
     host.py           `host` (study 001, from host memory)
-    fastest_bench.py  `fastest-bench`;  ablation.py  `ablation` (their own parsers, in studies/)
+    fastest_bench.py  `fastest-bench` (its own parser, in studies/)
+    ablation.py       `ablation`: the alias of experiments/fastest_ablation (its own parser),
+                      which it imports lazily, when run: the one import of an experiment
 
 May import: every layer.
 """

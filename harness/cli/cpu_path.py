@@ -58,14 +58,11 @@ def compiled_sources(sel: Selection) -> list[str]:
 
 def study_expressions(source: str) -> list[str]:
     """The template instantiations of a source whose kernels no catalogue variant launches (the
-    studies' and the sanitizer demonstrations'): compiled with them, not as 0 kernels."""
+    sanitizer demonstrations'): compiled with them, not as 0 kernels. (The experiments' own
+    sources live in experiments/, and their tests compile them.)"""
     from harness.core import demo_records
-    from harness.studies import hopper_loads
 
-    owners = {
-        demo_records.SOURCE: demo_records.name_expressions,
-        hopper_loads.SOURCE: hopper_loads.name_expressions,
-    }
+    owners = {demo_records.SOURCE: demo_records.name_expressions}
     return owners[source]() if source in owners else []
 
 

@@ -7,6 +7,7 @@ it (all its variants x dtypes); kernels are looked up by their name expression.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.compile import cuda_source
@@ -20,18 +21,21 @@ OPTIONS = ("-std=c++17",)
 
 
 @cache
-def module(source: str, extra: tuple[str, ...] = ()) -> cupy.RawModule:
+def module(source: str | Path, extra: tuple[str, ...] = ()) -> cupy.RawModule:
     """The compiled module of one .cu file: every name expression the catalogue asks of it, plus
-    `extra` ones (benchmarks/fastest_ablation.py instantiates kernels no variant uses)."""
+    `extra` ones (the experiments instantiate kernels no variant uses; a source given as a Path,
+    an experiment's own .cu file, has only those)."""
     import cupy
 
     code = cuda_source.expand(source)
-    exprs = list(dict.fromkeys([*catalogue.name_expressions(source), *extra]))
+    asked = [] if isinstance(source, Path) else catalogue.name_expressions(source)
+    exprs = list(dict.fromkeys([*asked, *extra]))
     mod = cupy.RawModule(code=code, options=OPTIONS, name_expressions=exprs)
     try:
         mod.compile()
     except cupy.cuda.compiler.CompileException as e:
-        raise CudaCompileError(f"NVRTC (through CuPy) could not compile {source}:\n{e}") from None
+        name = cuda_source.display_name(source)
+        raise CudaCompileError(f"NVRTC (through CuPy) could not compile {name}:\n{e}") from None
     return mod
 
 
@@ -41,6 +45,7 @@ def kernel(variant: catalogue.Variant, dtype: str) -> cupy.RawKernel:
     return module(variant.source).get_function(variant.name_expression(dtype))
 
 
-def kernel_by_expression(source: str, expr: str) -> cupy.RawKernel:
-    """Any instantiation of a template in `source`, e.g. "reduce_fastest<float, 256, 4, 0>"."""
+def kernel_by_expression(source: str | Path, expr: str) -> cupy.RawKernel:
+    """Any instantiation of a template in `source` (a cuda_kernels/ name or a Path), e.g.
+    "reduce_fastest<float, 256, 4, 0>"."""
     return module(source, (expr,)).get_function(expr)

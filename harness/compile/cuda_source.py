@@ -4,6 +4,10 @@ The expanded text is what both compile paths see (CuPy on a GPU machine, the NVR
 machine without one). Expanding here, rather than passing -I, matters because CuPy's kernel cache
 keys on the source text: an edit to common.cuh must change the key. `#line` directives keep
 compiler messages pointing at the real file and line.
+
+A source is named by its file name in cuda_kernels/ ("fastest.cu"), or given as a Path to a .cu
+file elsewhere (an experiment's, experiments/<name>/): its local includes are looked up beside
+it first, then in cuda_kernels/ (so an experiment's kernel can `#include "fastest.cu"`).
 """
 
 from __future__ import annotations
@@ -16,10 +20,16 @@ from cuda_kernels import SOURCE_DIR, source_path
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
 
-def expand(name: str, _seen: frozenset[str] = frozenset()) -> str:
-    """The source of cuda_kernels/<name> with local includes inlined (each header once)."""
-    path = source_path(name)
+def expand(name: str | Path, _seen: frozenset[str] = frozenset()) -> str:
+    """The source of cuda_kernels/<name> (or of the file at a Path) with local includes inlined
+    (each header once)."""
+    path = name if isinstance(name, Path) else source_path(name)
     return _expand(path, set(_seen))
+
+
+def display_name(source: str | Path) -> str:
+    """The file name compiler messages and results name a source by."""
+    return source.name if isinstance(source, Path) else source
 
 
 def _expand(path: Path, seen: set[str]) -> str:
@@ -30,7 +40,8 @@ def _expand(path: Path, seen: set[str]) -> str:
             header = m.group(1)
             if header not in seen:
                 seen.add(header)
-                out.append(_expand(SOURCE_DIR / header, seen))
+                beside = path.parent / header
+                out.append(_expand(beside if beside.is_file() else SOURCE_DIR / header, seen))
             out.append(f'#line {lineno + 1} "{path.name}"')
         elif line.strip() == "#pragma once":
             out.append("")

@@ -16,6 +16,7 @@ import site
 import sys
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 from harness.compile import cuda_source
 
@@ -172,13 +173,16 @@ def _get_ptx(lib: ctypes.CDLL, prog: ctypes.c_void_p) -> str:
 
 
 def compile_file(
-    source: str, arch: str = "sm_90", name_expressions: list[str] | None = None
+    source: str | Path, arch: str = "sm_90", name_expressions: list[str] | None = None
 ) -> CompileResult:
-    """Compile cuda_kernels/<source> with every instantiation the catalogue asks of it."""
+    """Compile cuda_kernels/<source> with every instantiation the catalogue asks of it (or a
+    .cu file at a Path, an experiment's, with the instantiations given)."""
     from harness.core.catalogue import name_expressions as catalogue_exprs
 
-    exprs = catalogue_exprs(source) if name_expressions is None else name_expressions
-    return compile_source(cuda_source.expand(source), source, exprs, arch)
+    if name_expressions is None:
+        name_expressions = [] if isinstance(source, Path) else catalogue_exprs(source)
+    name = cuda_source.display_name(source)
+    return compile_source(cuda_source.expand(source), name, name_expressions, arch)
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)'")

@@ -39,7 +39,7 @@ id string already seen by the checked path. It builds the cache key from cheap a
 makes one cache lookup; every check above runs on the checked path only, which is taken on a
 miss, so a key can only be in the cache if the checked path accepted such an input before (a
 supported dtype on a supported device, 0 < n <= the variant's max_n). Costs measured with timeit
-on the CPU build machine (CPython 3.12, torch 2.11; GPU figures: harness.studies.call_profile):
+on the CPU build machine (CPython 3.12, torch 2.11; GPU figures: experiments.call_profile):
 - x.get_device() 0.05 us (x.device.index 0.08 us: it builds a torch.device);
 - the dtype's name from a dict keyed by torch.dtype 0.10 us (functools.cache'd name_of 0.16 us);
 - hashing a catalogue.Variant (what functools.cache on a Variant argument does) 0.7 us: the
@@ -157,7 +157,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
     out: where to write the sum instead of a new tensor (as torch.sum's out=): a one-element
     tensor (or CuPy array, with x one) of the result dtype (result_dtype) on x's device, not
     overlapping x; it is returned. It saves the result's allocation, the largest single cost of
-    a cached call (harness.studies.call_profile: 4-5 us on the H100 host, more than the launch's
+    a cached call (experiments.call_profile: 4-5 us on the H100 host, more than the launch's
     API overhead). A wrong out is a TypeError / ValueError before any launch.
     """
     if type(x) is torch.Tensor and type(variant) is str:

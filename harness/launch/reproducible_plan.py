@@ -87,7 +87,7 @@ def cuda_launch(
 ) -> Callable[[], None]:
     """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks; the
     vector instantiation when x is aligned for it, else the scalar one. threads / unroll /
-    prefetch default to the catalogue's (harness.studies.reproducible_sweep times others)."""
+    prefetch default to the catalogue's (experiments.reproducible_sweep times others)."""
     import cupy
     import numpy as np
 

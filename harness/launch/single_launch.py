@@ -11,7 +11,7 @@ returned as float32 (not rounded to 16 bits); float32, int32 and float64 return 
 The grid comes from the SM count of the device (harness.core.passes.sm_count, read once per
 process): cuda/fastest's here (cuda_grid), triton/fastest's from the configuration its wrapper
 (triton_kernels.fastest) picks. This is the production launch only: the ablation's other
-instantiations and grids are built by harness.studies.fastest_ablation.
+instantiations and grids are built by experiments.fastest_ablation.
 """
 
 from __future__ import annotations
@@ -123,8 +123,8 @@ def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
 # 16-byte vectors: every load of the input in flight at once (2^13 float32 / int32 elements;
 # reduce_fastest covers 8 KiB x 4 = the same 2^13 with one block, so below the threshold both are
 # one block and the choice is the kernel's shape, not the grid). Not yet measured on a GPU when
-# chosen: `python -m harness.studies.small_n_sweep` times both paths (and other thresholds and
-# blocks) beside CUB and torch.sum; set SMALL_MAX_BYTES = 0 to switch the path off.
+# chosen; measured since (`python -m experiments.small_n_sweep`: both paths, other blocks, beside
+# CUB and torch.sum; its README has the finding); set SMALL_MAX_BYTES = 0 to switch the path off.
 SMALL_MAX_BYTES = 32 * 1024
 SMALL_BLOCK = 512
 SMALL_ROUND_BYTES = 32 * 1024  # one round of the small kernel: BLOCK x UNROLL 16-byte vectors

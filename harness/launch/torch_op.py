@@ -23,7 +23,7 @@ the CPU key 1.6 us, Library.impl on CompositeExplicitAutograd 3.0 us (a plain Py
 us). So the implementation is registered on the CUDA and CPU keys (CPU: Triton's interpreter),
 straight to api.reduce_sum. `noop` (reduce_ladder::noop) is the same registration around a
 function that only returns a 0-d tensor made once: its time per call is what torch.ops dispatch
-costs on its own (harness.studies.call_profile and the per-call bench time it on the GPU).
+costs on its own (experiments.call_profile and the per-call bench time it on the GPU).
 
 The operator mutates nothing and has no autograd formula (a sum's gradient is not the point here):
 with an input that requires grad, torch's autograd fallback warns and backward raises.

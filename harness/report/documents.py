@@ -7,6 +7,7 @@
     "fastest-bench"    fastest-bench/2, fastest-bench/1      "results" (/1: "rows", one per n)
     "host"             host/2, host/1                        "table"
     "fastest-ablation" fastest-ablation/1                    none: times per design choice
+                       (experiments/fastest_ablation)
     "accuracy"         accuracy/1                            "results" (ulps in each extra)
 
 load_document reads any of them; load_run only what the report compares (a ladder run or the

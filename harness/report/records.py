@@ -50,11 +50,11 @@ RUN_SCHEMA = "reduce-ladder/run/2"  # `reduce-ladder run/check --json`: {"result
 BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
 FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # studies.fastest_bench: {"results"}
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
-FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # not records: times per design
-HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # not records: times per memory path
-REPRO_SWEEP_SCHEMA = "reduce-ladder/repro-sweep/1"  # not records: times per kernel shape
-CALL_PROFILE_SCHEMA = "reduce-ladder/call-profile/1"  # not records: ns per step of a call
-SMALL_N_SCHEMA = "reduce-ladder/small-n/1"  # not records: times per small-n path
+FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # experiments/fastest_ablation
+HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # experiments/hopper_loads: times per path
+REPRO_SWEEP_SCHEMA = "reduce-ladder/repro-sweep/1"  # experiments/reproducible_sweep: per shape
+CALL_PROFILE_SCHEMA = "reduce-ladder/call-profile/1"  # experiments/call_profile: ns per step
+SMALL_N_SCHEMA = "reduce-ladder/small-n/1"  # experiments/small_n_sweep: times per path
 PROFILE_SCHEMA = (
     "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters per kernel
 )

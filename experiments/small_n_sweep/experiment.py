@@ -1,6 +1,6 @@
 """The small-n sweep: cuda/fastest's two paths at small n beside CUB and torch.sum, one GPU call.
 
-    python -m harness.studies.small_n_sweep [--log2 10 11 ... 16] [--dtypes float32 int32]
+    python -m experiments.small_n_sweep [--log2 10 11 ... 16] [--dtypes float32 int32]
         [--json small-n.json]
 
 For each dtype and n = 2^k, device time per call (harness.core.timing.time_ms: CUDA events, L2
@@ -143,7 +143,7 @@ def summary(rows: list[dict]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m harness.studies.small_n_sweep")
+    ap = argparse.ArgumentParser(prog="python -m experiments.small_n_sweep")
     ap.add_argument("--log2", nargs="*", type=int, default=list(DEFAULT_LOG2))
     ap.add_argument("--dtypes", nargs="*", default=["float32", "int32"])
     ap.add_argument("--json", help="also write the rows here")

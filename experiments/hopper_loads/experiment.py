@@ -1,9 +1,9 @@
 """What Hopper's memory paths buy the fastest sum at large n (issue 14): one run, float32.
 
-    python3 -m harness.studies.hopper_loads --json out.json [--log2 24 26 27 28 30]
+    python -m experiments.hopper_loads --json out.json [--log2 24 26 27 28 30]
 
 cuda/fastest reads its stream with __ldg (ld.global.nc.v4) and is within 1-2 % of CUB at n >=
-2^27; what is left is a few percent of memory bandwidth. cuda_kernels/hopper_loads.cu holds
+2^27; what is left is a few percent of memory bandwidth. hopper_loads.cu (beside this file) holds
 cuda/fastest's kernel with one thing changed each (its opening comment says what and why):
 cache qualifiers on the 16-byte loads (L1 no-allocate, an L2 evict-first policy, the L2 256-byte
 prefetch) and the tensor memory accelerator's 1-D bulk copy into a shared-memory ring. Each is
@@ -11,7 +11,7 @@ checked against the golden under an error bound from its own addition chains, th
 the catalogue's cuda/fastest, CUB and torch.sum in two interleaved rounds
 (harness.core.timing.time_ms: CUDA events, warm-up, L2 flushed by a read, median). The input is
 random integers 0..99 (harness.check.verify.seed_like_input), 16-byte aligned. Not in the
-catalogue: the catalogue keeps what measured fastest, and this study is the record of why.
+catalogue: the catalogue keeps what measured fastest, and this experiment is the record of why.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from harness.core import passes
 from harness.report import documents, records
 
-SOURCE = "hopper_loads.cu"
+SOURCE = Path(__file__).resolve().parent / "hopper_loads.cu"  # includes cuda_kernels/fastest.cu
 THREADS = 256
 UNROLL = 8  # cuda/fastest's float32 UNROLL (harness.core.variant.FASTEST_UNROLL)
 # label -> (name expression, threads per block, vectors a thread adds per tile, per_sm, tile floats)
@@ -55,7 +56,7 @@ def bulk_expression(stages: int, tile_bytes: int) -> str:
 
 
 def name_expressions() -> list[str]:
-    """Every instantiation the study launches (the CPU path compiles these through NVRTC: no
+    """Every instantiation the experiment launches (its test compiles these through NVRTC: no
     catalogue variant instantiates the source's templates)."""
     return [hinted_expression(load) for load in HINTED.values()] + [
         bulk_expression(stages, tile_bytes) for stages, tile_bytes, _ in BULK.values()
@@ -72,7 +73,7 @@ def _chain(n: int, threads: int, grid: int) -> int:
 
 
 def _candidates(x) -> dict[str, tuple[Callable[[], None], object, int]]:
-    """label -> (launch, output tensor, chain length) for the study's kernels and the peers."""
+    """label -> (launch, output tensor, chain length) for the experiment's kernels and the peers."""
     from harness.compile import cuda_loader
     from harness.core import catalogue
     from harness.launch import peers, single_launch
@@ -110,7 +111,7 @@ def _candidates(x) -> dict[str, tuple[Callable[[], None], object, int]]:
 
 
 def _verdicts(cands, x) -> dict[str, str]:
-    """Poison, run once, compare with the golden: the study's kernels under their own chains'
+    """Poison, run once, compare with the golden: the experiment's kernels under their own chains'
     bound (harness.check.verify.gamma), the catalogue's under its own (verify.compare)."""
     import torch
 
@@ -197,7 +198,7 @@ def table(row: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m harness.studies.hopper_loads", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m experiments.hopper_loads", description=__doc__)
     p.add_argument("--json", required=True, help="where to write the results")
     p.add_argument("--log2", nargs="+", type=int, default=list(DEFAULT_LOG2))
     a = p.parse_args(argv)

@@ -1,7 +1,7 @@
 """What each design choice of the fastest variants buys, and where small-n time goes: one run.
 
     reduce-ladder ablation --json out.json [--log2 12 13 16 20 24 27 28]
-    (or python -m harness.studies.fastest_ablation with the same options)
+    (or python -m experiments.fastest_ablation with the same options)
 
 For float32 at each n = 2^k (random integers 0..99, 16-byte aligned), in one process:
 - cuda/fastest as the catalogue launches it, and its kernel in the shapes of CUDA_SHAPES: FLAGS 0
@@ -290,7 +290,7 @@ def _table(row: dict) -> str:
 
 
 def main(
-    argv: list[str] | None = None, prog: str = "python -m harness.studies.fastest_ablation"
+    argv: list[str] | None = None, prog: str = "python -m experiments.fastest_ablation"
 ) -> int:
     p = argparse.ArgumentParser(
         prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

@@ -1,6 +1,6 @@
 """Where a call of reduce_sum (and of torch.ops.reduce_ladder.sum) spends its time, from Python.
 
-    python -m harness.studies.call_profile [--variant cuda/fastest] [--n 2^10] [--dtype float32]
+    python -m experiments.call_profile [--variant cuda/fastest] [--n 2^10] [--dtype float32]
         [--calls 20000] [--json call_profile.json]
 
 Three views of one warm call (the plan cache hit, which is what a user's loop runs):
@@ -201,7 +201,7 @@ def render(doc: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m harness.studies.call_profile")
+    ap = argparse.ArgumentParser(prog="python -m experiments.call_profile")
     ap.add_argument("--variant", help="cuda/fastest (GPU) or triton/fastest; default: cuda/fastest "
                     "on a GPU, triton/fastest interpreted (launch mocked) without one")  # fmt: skip
     ap.add_argument("--n", default="2^10", help="elements (e.g. 2^10, 4096)")

@@ -2,7 +2,7 @@
 triton/reproducible's (num_warps, num_stages, programs per SM, UNROLL), timed beside torch.sum and
 cupy.sum (CUB), in one GPU call:
 
-    python -m harness.studies.reproducible_sweep [--sizes 24 28 30] [--dtypes float32]
+    python -m experiments.reproducible_sweep [--sizes 24 28 30] [--dtypes float32]
         [--json PATH]
 
 Every shape must give the catalogue plan's bits (the design promises it; a shape that does not
@@ -127,7 +127,7 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m harness.studies.reproducible_sweep",
+        prog="python -m experiments.reproducible_sweep",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

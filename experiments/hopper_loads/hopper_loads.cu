@@ -2,9 +2,9 @@
 // percent of memory bandwidth, and Hopper offers three ways to read a stream that stage 8's
 // __ldg does not use. Each kernel below is cuda/fastest (cuda_kernels/fastest.cu: persistent
 // grid from the SM count, grid-stride tiles, acq_rel last-block finish) with ONE thing changed,
-// and harness/studies/hopper_loads.py times them beside cuda/fastest, CUB and torch.sum in one
-// run. Not in the catalogue: the study reports what each buys, measured, and the catalogue
-// keeps what measured fastest. float32 only, and only the study's inputs: 16-byte-aligned, n a
+// and experiment.py beside this file times them beside cuda/fastest, CUB and torch.sum in one
+// run. Not in the catalogue: the experiment reports what each buys, measured, and the catalogue
+// keeps what measured fastest. float32 only, and only the experiment's inputs: 16-byte-aligned, n a
 // multiple of 4 (the host side checks both before a launch), so there is no head or tail code.
 //
 //   reduce_hinted<LOAD>: the same 16-byte loads with a cache qualifier (load16 below):

@@ -1,11 +1,12 @@
-"""harness.studies.hopper_loads off the GPU: its kernels compile for Hopper without spills, its
-error bound's chain counts every addition, and without a GPU it exits 2 before any work."""
+"""experiments/hopper_loads off the GPU: its kernels (its own .cu file, including
+cuda_kernels/fastest.cu) compile for Hopper without spills, its error bound's chain counts every
+addition, and without a GPU it exits 2 before any work."""
 
 import pytest
 
+from experiments.hopper_loads import experiment as hopper_loads
 from harness.compile import nvrtc
 from harness.core import device
-from harness.studies import hopper_loads
 
 EXPRESSIONS = [
     f"reduce_hinted<{load}, {hopper_loads.THREADS}, {hopper_loads.UNROLL}>"
@@ -19,8 +20,9 @@ NO_NVRTC = "libnvrtc not installed (pip install -e '.[cuda13]')"
 @pytest.mark.skipif(not nvrtc.available(), reason=NO_NVRTC)
 def test_study_kernels_compile_for_sm90_without_spills():
     r = nvrtc.compile_file(hopper_loads.SOURCE, "sm_90", EXPRESSIONS)
-    assert set(r.lowered) == set(EXPRESSIONS)
+    assert set(r.lowered) == set(EXPRESSIONS) == set(hopper_loads.name_expressions())
     assert len(r.resources) == len(set(EXPRESSIONS)), r.log
+    assert r.source == "hopper_loads.cu"
     for name, res in r.resources.items():
         assert res.spill_store_bytes == 0 and res.stack_bytes == 0, name
 
@@ -50,3 +52,17 @@ def test_bad_sizes_are_a_usage_error():
     with pytest.raises(SystemExit) as e:
         hopper_loads.main(["--json", "x.json", "--log2", "40"])
     assert e.value.code == 2
+
+
+@pytest.mark.skipif(not nvrtc.available(), reason=NO_NVRTC)
+def test_its_source_is_not_a_product_source():
+    """The experiment's kernels left cuda_kernels/: the CPU path and the census no longer compile
+    them, and a compile error in the file names it (its includes resolve in cuda_kernels/)."""
+    from harness.compile import cuda_source
+
+    assert "hopper_loads.cu" not in cuda_source.sources()
+    text = cuda_source.expand(hopper_loads.SOURCE)
+    assert '#line 1 "hopper_loads.cu"' in text and '#line 1 "fastest.cu"' in text
+    broken = text + "\n__global__ void broken() { int x = ; }\n"
+    with pytest.raises(nvrtc.CudaCompileError, match=r"hopper_loads\.cu"):
+        nvrtc.compile_source(broken, "hopper_loads.cu", [], "sm_90")

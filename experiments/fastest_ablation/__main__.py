@@ -1,0 +1,5 @@
+import sys
+
+from experiments.fastest_ablation.experiment import main
+
+sys.exit(main())

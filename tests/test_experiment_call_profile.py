@@ -1,0 +1,32 @@
+"""experiments/call_profile without a GPU: it runs up to a mocked launch (the Python path's
+figures) and its usage errors exit 2. (The GPU run: benchmarks/gpu_session.sh's `callable` step.)"""
+
+import pytest
+
+from experiments.call_profile import experiment as call_profile
+from harness.core import device
+
+
+def test_call_profile_runs_without_a_gpu_up_to_a_mocked_launch(tmp_path, capsys):
+    import json
+
+    if device.gpu_available():
+        pytest.skip("the GPU run is benchmarks/gpu_session.sh's `callable` step")
+    out = tmp_path / "p.json"
+    assert call_profile.main(["--n", "2^10", "--calls", "20", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "launch MOCKED" in text and "cProfile, op" in text
+    doc = json.loads(out.read_text())
+    assert doc["launch_mocked"] and doc["variant"] == "triton/fastest"
+    assert set(doc["steps_ns"]) >= {"key", "cache lookup", "output allocation", "launch"}
+    assert set(doc["per_call_us"]) >= {"reduce_sum", "op", "noop op (dispatch alone)"}
+    assert "api.py" in doc["profiles"]["reduce_sum"]  # the profile names the hot path
+
+
+@pytest.mark.parametrize(
+    "argv", [["--variant", "cuda/tile-256"], ["--n", "0"], ["--dtype", "int8"], ["--calls", "1"]]
+)
+def test_call_profile_usage_errors_exit_2(argv):
+    with pytest.raises(SystemExit) as e:
+        call_profile.main(argv)
+    assert e.value.code == 2
