@@ -11,14 +11,14 @@
 #   render    profile.md (seed tables, counters per stage) and the counters plot
 # Usage: OUT=dir bash benchmarks/gpu_profile.sh [steps...]   (default: all, in that order)
 # Writes $OUT/files/: profile.json (merged), profile-raw/ (.ncu-rep, CSV exports, ncu logs),
-# sanitize.json, sanitize-raw.txt (every tool's log, concatenated), sanitize-raw/, pytest logs,
+# sanitize.json, archive/sanitize-raw.txt (every tool's log, concatenated), sanitize-raw/, pytest logs,
 # render/; packs them into $OUT/profile.tgz; prints a short summary last.
 # Without ncu / compute-sanitizer / readable counters a step prints one line and the script
 # goes on (status 2 at the end).
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
-mkdir -p "$F"
+mkdir -p "$F" "$F/archive"  # archive/: console captures, kept, never regenerated
 F=$(cd "$F" && pwd)  # absolute: the tests step exports paths to its files
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-profile seed004 fastest28 sanitize tests render}
@@ -61,11 +61,11 @@ for step in $steps; do
     sanitize)
       note "compute-sanitizer: every default kernel, the wrong demonstrations, the seed bugs"
       python3 -m harness sanitize --include-wrong --json "$F/sanitize.json" \
-        --raw "$F/sanitize-raw" > "$F/sanitize.txt" 2>&1
+        --raw "$F/sanitize-raw" > "$F/archive/sanitize.txt" 2>&1
       keep $?
-      tail -n 80 "$F/sanitize.txt"
+      tail -n 80 "$F/archive/sanitize.txt"
       for f in "$F"/sanitize-raw/*.txt; do [ -f "$f" ] && { echo "##### $(basename "$f")"; cat "$f"; }; done \
-        > "$F/sanitize-raw.txt"
+        > "$F/archive/sanitize-raw.txt"
       ;;
     tests)
       note "GPU tests on the measured documents"

@@ -5,7 +5,7 @@
 # Every file is written under $OUT/files and packed into $OUT/session.tgz at the end (the device
 # tool brings back at most 8 files); unpack it into results/<device>/ and commit what was measured.
 # Usage: OUT=dir bash benchmarks/gpu_session.sh [steps...]   (default: env tests ladder demos seed004)
-#   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, host.txt
+#   host: seed 001's study (reduce-ladder host: ~1-2 min on an H100) -> host.json, archive/host.txt
 # LADDER_DTYPES (default "float32 int32"): the dtypes the ladder step runs.
 #   fastest-tests: the fastest variants' tests only; fastest: reduce-ladder fastest-bench (~2-3 min)
 #   fastest-dtypes: the same for float16 bfloat16 float64; ablation: reduce-ladder ablation
@@ -17,26 +17,26 @@
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
 #   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
 #     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
-#     plan-cache / op GPU tests -> callable.json, callable.txt, pytest-callable.log; and (issue
-#     14) the Python call path's profile (~20 s; experiments.call_profile) -> call-profile.txt/.json,
+#     plan-cache / op GPU tests -> callable.json, archive/callable.txt, pytest-callable.log; and (issue
+#     14) the Python call path's profile (~20 s; experiments.call_profile) -> archive/call-profile.txt/.json,
 #     the small-n sweep of cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s;
-#     experiments.small_n_sweep) -> small-n.txt/.json.
+#     experiments.small_n_sweep) -> archive/small-n.txt/.json.
 #     Whole step ~5 min estimated (the bench ~3, the GPU tests ~1).
 #   accuracy: every float32 variant and the peers on the accuracy battery at 2^20 and 2^25, ulps vs
 #     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
 #     estimated: ~1 min of CPU-side data and exact sums, Triton compiles, ~1 min of GPU tests)
-#     -> accuracy.json, reproducible.json, accuracy.txt, pytest-accuracy.log
+#     -> accuracy.json, reproducible.json, archive/accuracy.txt, pytest-accuracy.log
 #   repro: family "reproducible" (issue 18): its GPU tests (bits: CUDA == Triton == the numpy model,
 #     grid sweep, streams, views) then fastest-bench of cuda/ + triton/reproducible beside torch.sum,
 #     CUB and copy, float32 bfloat16, n = 2^10..2^30 (~5 min estimated) -> pytest-repro.log,
-#     repro-bench.json, repro-bench.txt (per n: times and "x" = best of CUB/torch.sum / variant)
+#     repro-bench.json, archive/repro-bench.txt (per n: times and "x" = best of CUB/torch.sum / variant)
 #   repro-sweep: cuda/reproducible's block / UNROLL / per_sm and Triton's warps / stages / per_sm
 #     at 2^24, 2^28, 2^30 float32 (~2 min estimated; experiments.reproducible_sweep)
-#     -> repro-sweep.json, repro-sweep.txt
+#     -> repro-sweep.json, archive/repro-sweep.txt
 set -uo pipefail
 OUT=${OUT:-out}
 F="$OUT/files"
-mkdir -p "$F"
+mkdir -p "$F" "$F/archive"  # archive/: console captures, kept, never regenerated
 # A caller's PYTHONPATH is kept after the tree (e.g. /tmp/site with the cuda-cccl wheel).
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 steps=${*:-env tests ladder demos seed004}
@@ -62,21 +62,21 @@ for step in $steps; do
       for dt in ${LADDER_DTYPES:-float32 int32}; do
         note "ladder $dt"
         python3 -m harness run --all --dtype "$dt" --quiet --json "$F/ladder-$dt.json" \
-          > "$F/ladder-$dt.txt" 2>&1 || status=1
-        grep -E "^summary|WRONG|ERROR" "$F/ladder-$dt.txt" | head -20
+          > "$F/archive/ladder-$dt.txt" 2>&1 || status=1
+        grep -E "^summary|WRONG|ERROR" "$F/archive/ladder-$dt.txt" | head -20
       done
       ;;
     demos)
       note "wrong demonstrations (run on request; their verdict is reported, not asserted)"
       python3 -m harness check --include-wrong --quiet \
         --variants cuda/v5-wrong-nosync cuda/v5-wrong-novolatile cuda/v5-volatile-split \
-        --sizes 2^10 2^20 2^25 --json "$F/demos.json" > "$F/demos.txt" 2>&1 || status=1
-      grep -E "wrong demonstration" "$F/demos.txt"
+        --sizes 2^10 2^20 2^25 --json "$F/demos.json" > "$F/archive/demos.txt" 2>&1 || status=1
+      grep -E "wrong demonstration" "$F/archive/demos.txt"
       ;;
     host)
       note "seed 001: end to end from host memory (table 2^11..2^30, stream sweep, adversarial)"
-      python3 -m harness host --quiet --json "$F/host.json" > "$F/host.txt" 2>&1 || status=1
-      grep -E "^finding|^host study" "$F/host.txt"
+      python3 -m harness host --quiet --json "$F/host.json" > "$F/archive/host.txt" 2>&1 || status=1
+      grep -E "^finding|^host study" "$F/archive/host.txt"
       ;;
     seed004)
       # Seed 004's effective-bandwidth table at 16M ints: its kernels, their Triton twins and the
@@ -84,8 +84,8 @@ for step in $steps; do
       # Then, on the dev machine: python3 benchmarks/seed_table.py seed004.json --results results
       note "seed 004 table"
       python3 -m harness run --all --study 004 --dtype int32 --sizes 2^24 --quiet \
-        --json "$F/seed004.json" > "$F/seed004.txt" 2>&1 || status=1
-      tail -n 30 "$F/seed004.txt"
+        --json "$F/seed004.json" > "$F/archive/seed004.txt" 2>&1 || status=1
+      tail -n 30 "$F/archive/seed004.txt"
       ;;
     fastest-tests)
       note "fastest variants: correctness on the GPU"
@@ -96,20 +96,20 @@ for step in $steps; do
     fastest)
       note "fastest vs torch.sum / cupy.sum (CUB) / copy, n = 2^10..2^30, float32 int32"
       CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --json "$F/fastest.json" \
-        > "$F/fastest.txt" 2>&1 || status=1
-      tail -n 52 "$F/fastest.txt"
+        > "$F/archive/fastest.txt" 2>&1 || status=1
+      tail -n 52 "$F/archive/fastest.txt"
       ;;
     ablation)
       note "fastest: what each design choice buys, and the launch probe (float32)"
       CUPY_ACCELERATORS=cub python3 -m harness ablation --json "$F/fastest-ablation.json" \
-        > "$F/fastest-ablation.txt" 2>&1 || status=1
-      tail -n 80 "$F/fastest-ablation.txt"
+        > "$F/archive/fastest-ablation.txt" 2>&1 || status=1
+      tail -n 80 "$F/archive/fastest-ablation.txt"
       ;;
     fastest-dtypes)
       note "fastest vs peers, float16 bfloat16 float64"
       CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --dtypes float16 bfloat16 float64 \
-        --json "$F/fastest-more-dtypes.json" > "$F/fastest-more-dtypes.txt" 2>&1 || status=1
-      grep -E "^2\^|summary|dtype|WRONG" "$F/fastest-more-dtypes.txt" | cut -c1-100 | tail -n 70
+        --json "$F/fastest-more-dtypes.json" > "$F/archive/fastest-more-dtypes.txt" 2>&1 || status=1
+      grep -E "^2\^|summary|dtype|WRONG" "$F/archive/fastest-more-dtypes.txt" | cut -c1-100 | tail -n 70
       ;;
     callable)
       note "plan cache, torch op: GPU tests"
@@ -118,22 +118,22 @@ for step in $steps; do
       tail -n 8 "$F/pytest-callable.log"
       note "the Python call path: steps, per call, cProfile (cuda/fastest, float32 2^10)"
       python3 -m experiments.call_profile --json "$F/call-profile.json" \
-        > "$F/call-profile.txt" 2>&1 || status=1
-      head -n 24 "$F/call-profile.txt"
+        > "$F/archive/call-profile.txt" 2>&1 || status=1
+      head -n 24 "$F/archive/call-profile.txt"
       note "small n: cuda/fastest's one-block kernel vs its multi-block kernel, CUB, torch.sum"
       CUPY_ACCELERATORS=cub python3 -m experiments.small_n_sweep --dtypes float32 int32 \
-        bfloat16 --json "$F/small-n.json" > "$F/small-n.txt" 2>&1 || status=1
-      cut -c1-200 "$F/small-n.txt" | tail -n 24
+        bfloat16 --json "$F/small-n.json" > "$F/archive/small-n.txt" 2>&1 || status=1
+      cut -c1-200 "$F/archive/small-n.txt" | tail -n 24
       note "per call from Python vs torch.sum / cupy.sum (CUB) / torch.compile"
       CUPY_ACCELERATORS=cub python3 -m harness.studies.callable_bench --json "$F/callable.json" \
-        > "$F/callable.txt" 2>&1 || status=1
-      tail -n 40 "$F/callable.txt"
+        > "$F/archive/callable.txt" 2>&1 || status=1
+      tail -n 40 "$F/archive/callable.txt"
       ;;
     accuracy)
       note "accuracy: ulps vs the exact sum; the reproducible variants' bits"
       CUPY_ACCELERATORS=cub python3 -m harness accuracy --json "$F/accuracy.json" \
-        --reproducible-json "$F/reproducible.json" > "$F/accuracy.txt" 2>&1 || status=1
-      grep -E "^n=|FAILED" "$F/accuracy.txt" | tail -n 24
+        --reproducible-json "$F/reproducible.json" > "$F/archive/accuracy.txt" 2>&1 || status=1
+      grep -E "^n=|FAILED" "$F/archive/accuracy.txt" | tail -n 24
       python3 -m pytest -q -p no:cacheprovider -rs tests/test_gpu_accuracy.py \
         > "$F/pytest-accuracy.log" 2>&1 || status=1
       tail -n 8 "$F/pytest-accuracy.log"
@@ -146,14 +146,14 @@ for step in $steps; do
       note "reproducible vs torch.sum / cupy.sum (CUB) / copy: x = best peer / variant"
       CUPY_ACCELERATORS=cub python3 -m harness fastest-bench --dtypes float32 bfloat16 \
         --variants cuda/reproducible triton/reproducible --json "$F/repro-bench.json" \
-        > "$F/repro-bench.txt" 2>&1 || status=1
-      grep -E "^2\^|^ +n |dtype|summary|WRONG" "$F/repro-bench.txt" | tail -n 50
+        > "$F/archive/repro-bench.txt" 2>&1 || status=1
+      grep -E "^2\^|^ +n |dtype|summary|WRONG" "$F/archive/repro-bench.txt" | tail -n 50
       ;;
     repro-sweep)
       note "reproducible: shapes at 2^24, 2^28, 2^30 (float32)"
       CUPY_ACCELERATORS=cub python3 -m experiments.reproducible_sweep \
-        --json "$F/repro-sweep.json" > "$F/repro-sweep.txt" 2>&1 || status=1
-      tail -n 50 "$F/repro-sweep.txt"
+        --json "$F/repro-sweep.json" > "$F/archive/repro-sweep.txt" 2>&1 || status=1
+      tail -n 50 "$F/archive/repro-sweep.txt"
       ;;
     bench)
       # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and
@@ -172,8 +172,8 @@ for step in $steps; do
       note "compute-sanitizer: the reproducible pair"
       python3 -m harness sanitize --variants cuda/reproducible triton/reproducible \
         --json "$F/sanitize-reproducible.json" --raw "$F/sanitize-reproducible-raw" \
-        > "$F/sanitize-reproducible.txt" 2>&1 || status=1
-      tail -n 12 "$F/sanitize-reproducible.txt"
+        > "$F/archive/sanitize-reproducible.txt" 2>&1 || status=1
+      tail -n 12 "$F/archive/sanitize-reproducible.txt"
       ;;
     hopper)
       # Hopper's memory paths on cuda/fastest (cache qualifiers, the 1-D bulk copy), float32,
@@ -181,14 +181,14 @@ for step in $steps; do
       # (experiments/hopper_loads/README.md)
       note "Hopper memory paths (issue 14)"
       CUPY_ACCELERATORS=cub python3 -m experiments.hopper_loads --json "$F/hopper-loads.json" \
-        > "$F/hopper-loads.txt" 2>&1 || status=1
-      tail -n 60 "$F/hopper-loads.txt"
+        > "$F/archive/hopper-loads.txt" 2>&1 || status=1
+      tail -n 60 "$F/archive/hopper-loads.txt"
       ;;
     inductor)
       note "Inductor's Triton for the 1-D sum: static, dynamic (recompile path), coop"
-      python3 -m harness.studies.inductor_code --out "$F/inductor" > "$F/inductor.txt" 2>&1 \
+      python3 -m harness.studies.inductor_code --out "$F/inductor" > "$F/archive/inductor.txt" 2>&1 \
         || status=1
-      tail -n 14 "$F/inductor.txt"
+      tail -n 14 "$F/archive/inductor.txt"
       ;;
     *) echo "unknown step $step"; status=2 ;;
   esac

@@ -21,7 +21,6 @@ docs/census-sm_90.json holds (`document`, `load_document`).
 from __future__ import annotations
 
 import base64
-import json
 import re
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
-from harness.report import records
+from harness.report import documents, records
 from porting.sass import (
     Counts,
     ToolMissing,
@@ -360,9 +359,10 @@ def document(rows: list[Census], arch: str, skipped: list[dict] | None = None) -
 
 
 def load_document(path: str | Path) -> tuple[dict, list[Census]]:
-    doc = json.loads(Path(path).read_text())
-    if doc.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: schema {doc.get('schema')!r}, expected {SCHEMA!r}")
+    try:
+        doc = documents.load_document(path, "census").raw
+    except documents.ReportError as e:
+        raise ValueError(str(e)) from None
     return doc, [Census.from_record(r) for r in doc["census"]]
 
 

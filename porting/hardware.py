@@ -10,13 +10,13 @@ figures come from profile_tables, which quotes them with their files.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
 from harness.report import profile_tables
+from harness.report.documents import ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
 
 PROFILE_NAME = profile_tables.PROFILE_NAME
@@ -34,10 +34,10 @@ def newest(root: Path, name: str) -> tuple[str, dict] | None:
     found = []
     for p in sorted((root / "results").glob(f"*/{name}")):
         try:
-            doc = json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError):
+            doc = load_document(p).raw
+        except ReportError:
             continue
-        if isinstance(doc, dict):
+        if doc:
             found.append((str(doc.get("created", "")), p.relative_to(root).as_posix(), doc))
     if not found:
         return None

@@ -7,10 +7,10 @@ kernels and the dynamic pitfall (porting.inductor_diff), over every device folde
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report.documents import load_document
 from harness.report.markdown import markdown_lines
 from porting import inductor_diff as porting_inductor_diff
 
@@ -66,7 +66,7 @@ def inductor_section(folder: str | Path) -> str:
     path = folder / INDUCTOR_JSON
     if not path.is_file():
         return ""
-    doc = json.loads(path.read_text())
+    doc = load_document(path, "inductor-code").raw
     ver = doc["versions"]
     out = [
         '<a id="inductor"></a>',

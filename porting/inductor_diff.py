@@ -7,7 +7,6 @@ times in every device's inductor.json and ladder-float32.json. Every number is r
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import COMPILE_DYNAMIC_ID, COMPILE_ID, DYNAMIC_FIRST_N
 from harness.core.sizes import size_label
+from harness.report.documents import load_document
 from harness.report.markdown import markdown_lines
 from porting.census import triton_meta
 from porting.kernel_sources import triton_kernel_text
@@ -184,7 +184,7 @@ def _ladder(folder: Path) -> dict[str, list[dict]]:
     if not path.is_file():
         return {}
     out: dict[str, list[dict]] = {}
-    for r in json.loads(path.read_text()).get("results", []):
+    for r in load_document(path, "cli").raw.get("results", []):
         out.setdefault(r["variant"], []).append(r)
     return out
 
@@ -215,7 +215,7 @@ def cost_table(folders: list[Path]) -> list[str]:
 
 def _study(folder: Path) -> dict | None:
     path = folder / "inductor" / "inductor.json"
-    return json.loads(path.read_text()) if path.is_file() else None
+    return load_document(path, "inductor-code").raw if path.is_file() else None
 
 
 def study_table(folders: list[Path]) -> list[str]:

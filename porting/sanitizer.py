@@ -10,11 +10,11 @@ none did). Nothing here is typed in.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.report.documents import load_document
 from harness.report.markdown import RIGHT, markdown_lines
 from harness.report.sanitizer_log import (
     TOOLS,
@@ -54,7 +54,7 @@ def committed(root: Path) -> tuple[str, dict] | None:
         return None
     rel, doc = found
     extras = sorted((root / rel).parent.glob("sanitize-*.json"))
-    docs = [doc] + [json.loads(p.read_text()) for p in extras]
+    docs = [doc] + [load_document(p, "sanitize").raw for p in extras]
     return " + ".join([rel] + [p.name for p in extras]), merge_documents(docs)
 
 

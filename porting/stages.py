@@ -9,7 +9,6 @@ host memory) and the reproducible pair's bench (repro-bench.json).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,7 +109,7 @@ def short(vid: str) -> str:
 def load_census(path: Path) -> tuple[dict, dict[tuple[str, str], dict]]:
     if not path.is_file():
         return {}, {}
-    doc = json.loads(path.read_text())
+    doc = load_document(path, "census").raw
     return doc, {(r["variant"], r["dtype"]): r for r in doc.get("census", [])}
 
 

@@ -217,6 +217,7 @@ def test_porting_inductor_section(tmp_path):
         "kept_configs": [{"kernel": "triton_red_fused_sum_0", "XBLOCK": 1, "num_warps": 16}],
     }
     doc = {
+        "schema": records.INDUCTOR_CODE_SCHEMA,
         "versions": {"torch": "2.11", "triton": "3.6", "cuda": "13.0", "device": "GPU X"},
         "dtype": "float32",
         "sizes": [2**28],

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.report import run_report, sanitizer_log
+from harness.report import records, run_report, sanitizer_log
 from porting import doc as porting_doc
 from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
@@ -171,7 +171,9 @@ def test_without_documents_nothing_is_added(tmp_path):
 def test_newest_prefers_the_later_created_stamp_then_the_later_path(tmp_path):
     for device, created in (("a-gpu", "2026-02-01"), ("b-gpu", "2026-01-01"), ("c-gpu", None)):
         (tmp_path / "results" / device).mkdir(parents=True)
-        doc = {"device": {"name": device}} | ({"created": created} if created else {})
+        doc = {"schema": records.PROFILE_SCHEMA, "device": {"name": device}} | (
+            {"created": created} if created else {}
+        )
         (tmp_path / "results" / device / "profile.json").write_text(json.dumps(doc))
     (tmp_path / "results" / "d-gpu").mkdir()
     (tmp_path / "results" / "d-gpu" / "profile.json").write_text("{not json")

@@ -7,7 +7,7 @@ the committed results/<device>/profile.json once it exists.
 
 from __future__ import annotations
 
-from harness.report import ncu_metrics, profile_tables
+from harness.report import ncu_metrics, profile_tables, records
 
 
 def _result(vid: str, backend: str, stage: str, dtype: str, n: int, kernels: list[dict],
@@ -35,6 +35,7 @@ def _k(**kw) -> dict:
 
 N = 2**24
 SYNTHETIC = {
+    "schema": records.PROFILE_SCHEMA,
     "device": {"name": "SYNTHETIC GPU"},
     "results": [
         _result("cuda/v0-gmem-interleaved", "cuda", "0", "float32", N,

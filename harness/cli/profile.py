@@ -13,7 +13,6 @@ a GPU / readable performance counters missing (one line).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from harness.cli.common import (
@@ -41,8 +40,8 @@ def render(doc_path: str, out: str) -> int:
     from harness.report import documents, profile_tables
 
     try:
-        doc = json.loads(Path(doc_path).read_text())
-    except (OSError, json.JSONDecodeError) as e:
+        doc = documents.load_document(doc_path, "profile").raw
+    except documents.ReportError as e:
         return fail("profile", f"cannot read {doc_path}: {e}")
     out_dir = check_writable_dir(out)
     documents.output_path(out_dir, folder=True)

@@ -19,7 +19,7 @@ MAX_N_64BIT = 2**62
 # cuda/fastest's UNROLL ({U} in its name expression): 16-byte loads in flight per thread, per
 # dtype. 8 for 4- and 8-byte types; 4 for the 16-bit types, whose conversions need the registers
 # (UNROLL 8 measured slower for float16 than 4: results/nvidia-h200/superseded/
-# fastest-more-dtypes-unroll8.txt against fastest-more-dtypes.txt, benchmarks/FASTEST.md).
+# fastest-more-dtypes-unroll8.txt against archive/fastest-more-dtypes.txt, benchmarks/FASTEST.md).
 FASTEST_UNROLL = {"float32": 8, "int32": 8, "float64": 8, "float16": 4, "bfloat16": 4}
 
 

@@ -19,7 +19,7 @@ them, DEFAULT_MODE is what the cache uses):
   host, float32 2^10, back-to-back calls: 5.8 us per launch against 7.0 us for "function" and 8.1
   us for the same call through ctypes' libcuda binding (ctypes converts 11 arguments per call;
   cuda.bindings' wrapper is compiled); torch.sum 11.4 us and torch.empty 4.1-5.7 us on the same
-  host (the committed figures: results/<device>/call-profile.txt and callable.txt).
+  host (the committed figures: results/<device>/archive/call-profile.txt and callable.txt).
 - cuda "cupy-driver" (the default): the same packed parameters launched through CuPy's own
   Cython binding of cuLaunchKernel (cupy_backends.cuda.api.driver.launchKernel: plain ints in, a
   CUDADriverError out), so no cuda-python is needed. Importing cuda.bindings.driver resolves its

@@ -9,14 +9,13 @@ Read by `reduce-ladder accuracy` (the terminal) and `reduce-ladder report --accu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report.documents import ReportError
+from harness.report.documents import ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_table
-from harness.report.records import ACCURACY_SCHEMA, ResultRecord
+from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "accuracy.md"
 PLOT_NAME = "accuracy.png"
@@ -26,13 +25,7 @@ ZERO_ULPS_AT = 1e-4
 
 def load(path: str | Path) -> dict:
     """An accuracy/1 document; ReportError naming the file otherwise."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise ReportError(f"cannot read {path}: {e}") from None
-    if not isinstance(doc, dict) or doc.get("schema") != ACCURACY_SCHEMA:
-        raise ReportError(f"{path}: not an accuracy document (expected {ACCURACY_SCHEMA!r})")
-    return doc
+    return load_document(path, "accuracy").raw
 
 
 def accuracy_records(doc: dict) -> list[ResultRecord]:

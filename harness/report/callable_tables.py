@@ -10,13 +10,13 @@ device time and the time per call from Python, each with its ratio to torch.sum,
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report.documents import ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_table, num
 from harness.report.ratios import CUB_ID, PEER_LABELS, TORCH_ID
-from harness.report.records import CALLABLE_SCHEMA, ResultRecord
+from harness.report.records import ResultRecord
 
 BASE = "torch.sum"
 # The catalogue's variants and peers -> the per-call entry a user calls them through.
@@ -36,12 +36,9 @@ class CallableError(ValueError):
 
 def load(path: str | Path) -> dict:
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise CallableError(f"{path}: cannot read a JSON document ({e})") from None
-    if not isinstance(doc, dict) or doc.get("schema") != CALLABLE_SCHEMA:
-        raise CallableError(f"{path}: not a per-call document (schema {CALLABLE_SCHEMA!r})")
-    return doc
+        return load_document(path, "callable").raw
+    except ReportError as e:
+        raise CallableError(f"{e} (a per-call document)") from None
 
 
 def per_call(doc: dict) -> dict[tuple[str, str, int], float]:

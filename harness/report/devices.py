@@ -12,7 +12,6 @@ latency-bound code sit near 1 instead, which is what the comparison is there to 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,9 +19,10 @@ from pathlib import Path
 
 from harness.core import dtypes
 from harness.core.device import datasheet_bw
-from harness.report.documents import ReportError, load_document
+from harness.report.documents import Document, ReportError, load_document
 from harness.report.ladder_table import variant_order
 from harness.report.records import ResultRecord
+from harness.report.rows import rows
 
 
 @dataclass(frozen=True)
@@ -122,27 +122,17 @@ def read_env(path: Path) -> tuple[dict[str, str], tuple[str, ...]]:
     return {}, tuple(lines)
 
 
-def _callable_points(path: Path) -> list[Point]:
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ReportError(f"{path}: cannot read it as JSON ({e})") from None
+def _points(source: str, doc: Document) -> list[Point]:
+    """The document's long-format rows (report.rows) as points: a record's whole reduction, a
+    callable entry's time per call; passing results only, no wrong demonstrations."""
+    metric = "call" if doc.kind == "callable" else "total"
+    ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
     out = []
-    for r in doc.get("results") or []:
-        try:
-            us = float(r["us_per_call"])
-            out.append(Point("callable", "callable", r["entry"], r["dtype"], int(r["n"]), us / 1e3))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ReportError(f"{path}: a result lacks a field or has a bad one ({e})") from None
+    for x in rows(doc):
+        family, wrong = ident.get(x.variant, ("callable", False))
+        if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
+            out.append(Point(source, family, x.variant, x.dtype, x.n, x.median_ms))
     return out
-
-
-def _record_points(source: str, records: Iterable[ResultRecord]) -> list[Point]:
-    return [
-        Point(source, r.family or r.backend, r.variant, r.dtype, r.n, r.ms)
-        for r in records
-        if r.ok and r.ms and not r.wrong_demo
-    ]
 
 
 def load_device(folder: Path) -> DeviceRun:
@@ -154,14 +144,10 @@ def load_device(folder: Path) -> DeviceRun:
     for source, paths in result_files(folder).items():
         run.files[source] = [p.name for p in paths]
         for p in paths:
-            if source == "callable":
-                points = _callable_points(p)
-            else:
-                doc = load_document(p)
-                records += doc.records
-                run.device = run.device or doc.device
-                points = _record_points(source, doc.records)
-            for pt in points:
+            doc = load_document(p)
+            records += doc.records
+            run.device = run.device or (doc.device if doc.records else "")
+            for pt in _points(source, doc):
                 run.points.setdefault((pt.source, pt.variant, pt.dtype, pt.n), pt)
     run.order = variant_order(records)
     return run

@@ -15,15 +15,13 @@ are pooled (merged_document), so efficiency can use a K = 1 run from another fil
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report import documents
-from harness.report.documents import ReportError
+from harness.report.documents import ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_table, num
-from harness.report.records import DISTRIBUTED_SCHEMA
 
 TABLE_FILE = "distributed.md"
 PLOT_FILE = "distributed.png"
@@ -34,17 +32,7 @@ STRONG_TARGETS = {2: 1.8, 4: 3.4}  # speedup at 2^32 total
 
 def load(paths: list[str]) -> list[dict]:
     """The documents, each checked for its schema; ReportError naming the file otherwise."""
-    docs = []
-    for path in paths:
-        try:
-            doc = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as e:
-            raise ReportError(f"{path}: cannot read a JSON document ({e})") from None
-        if not isinstance(doc, dict) or doc.get("schema") != DISTRIBUTED_SCHEMA:
-            found = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-            raise ReportError(f"{path}: not a {DISTRIBUTED_SCHEMA} document (found {found!r})")
-        docs.append(doc)
-    return docs
+    return [load_document(path, "distributed").raw for path in paths]
 
 
 def merged_document(docs: list[dict]) -> dict:

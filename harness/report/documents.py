@@ -1,17 +1,34 @@
-"""Read any document the harness writes, in any version it ever wrote, into result records:
+"""The one loader: every committed result file, in any version the harness ever wrote, read by
+schema string (FAMILIES, one entry per family; the old schema names are spelled only here and in
+records.py) into a Document:
 
-    kind               schema (records.py)                   records from
-    "cli"              run/2, run/1                          "results"
-    "pytest-benchmark" (pytest-benchmark's own JSON)          each benchmark's extra_info
+    kind               schema (records.py)                   parsed into
+    "cli"              run/2, run/1                          records, from "results"
+    "pytest-benchmark" (pytest-benchmark's own JSON)          records, from each extra_info
                        extra_info: bench/2, bench/1
-    "fastest-bench"    fastest-bench/2, fastest-bench/1      "results" (/1: "rows", one per n)
-    "host"             host/2, host/1                        "table"
-    "fastest-ablation" fastest-ablation/1                    none: times per design choice
-                       (experiments/fastest_ablation)
-    "accuracy"         accuracy/1                            "results" (ulps in each extra)
+    "fastest-bench"    fastest-bench/2, fastest-bench/1      records ("results"; /1: "rows")
+    "host"             host/2, host/1                        records, from "table"
+    "accuracy"         accuracy/1                            records (ulps in each extra)
+    "fastest-ablation" fastest-ablation/1                    raw: times per design choice
+    "hopper-loads"     hopper-loads/1                        raw: times per memory path
+    "repro-sweep"      repro-sweep/1                         raw: times per launch shape
+    "call-profile"     call-profile/1                        raw: ns per step of one call
+    "small-n"          small-n/1                             raw: us per path
+    "callable"         callable/1                            raw: us per call from Python
+    "inductor-code"    inductor-code/1                       raw: torch.compile's code, times
+    "distributed"      distributed/1                         raw: runs over K ranks
+    "profile"          profile/1                             raw: ncu counters per kernel
+    "sanitize"         sanitize/1                            raw: compute-sanitizer verdicts
+    "reproducible"     reproducible/1                        raw: result bits per input
+    "compare"          compare/1                             raw: rows per device
+    "census"           census/1 (docs/census-sm_90.json)     raw: SASS counts per kernel
+    "manifest"         none: a JSON list (profile-raw/,      raw: the GPU driver's list of
+                       sanitize-raw/: *.manifest.json)       what it launched, in order
 
-load_document reads any of them; load_run only what the report compares (a ladder run or the
-benchmark suite). Every failure is a ReportError with the file's name and what is wrong.
+load_document(path, kind) reads any of them (kind: the family, or families, the caller
+accepts); load_run only what the report compares (a ladder run or the benchmark suite). Every
+failure is a ReportError with the file's name and what is wrong. report/rows.py turns the
+families that hold timings into long-format rows.
 
 Every output (a --json file, an --out folder, a generated doc) follows one rule, here:
 check_output before the work (a thing in the way, or a place nothing can be written, is a
@@ -23,6 +40,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -74,8 +92,15 @@ def read_json(path: str | Path) -> dict | list:
         raise ReportError(f"{p}: not valid JSON ({e.msg} at line {e.lineno})") from None
 
 
-def load_document(path: str | Path) -> Document:
-    return document_from(read_json(path), str(path))
+def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Document:
+    """The file's Document; with kind, a ReportError unless it is of that family (or one of
+    those families)."""
+    doc = document_from(read_json(path), str(path))
+    kinds = (kind,) if isinstance(kind, str) else kind
+    if kinds and doc.kind not in kinds:
+        want = " or ".join(FAMILY[k].schemas[0] if FAMILY[k].schemas else k for k in kinds)
+        raise ReportError(f"{path}: not a {want} document (found {doc.schema or doc.kind!r})")
+    return doc
 
 
 def load_run(path: str | Path) -> Document:
@@ -91,27 +116,24 @@ def load_run(path: str | Path) -> Document:
 
 
 def document_from(doc: dict | list, path: str) -> Document:
-    schema = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+    if _is_pytest_benchmark(doc):
+        family = FAMILY["pytest-benchmark"]
+    elif isinstance(doc, list):
+        family = FAMILY["manifest"]
+    else:
+        family = BY_SCHEMA.get(doc.get("schema")) if isinstance(doc, dict) else None
+    if family is None:
+        schema = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        raise ReportError(
+            f"{path}: unknown format (schema {schema!r}); expected a run document "
+            f"({records.RUN_SCHEMA!r}, from `reduce-ladder run --json`), pytest-benchmark's JSON "
+            "(from `pytest benchmarks/ --benchmark-json=...`) or another result document "
+            f"({', '.join(s for f in FAMILIES for s in f.schemas[:1])})"
+        )
     try:
-        if schema in (records.RUN_SCHEMA, records.RUN_SCHEMA_V1):
-            return _run(path, doc)
-        if _is_pytest_benchmark(doc):
-            return _bench(path, doc)
-        if schema in (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1):
-            return _fastest_bench(path, doc)
-        if schema in (records.HOST_SCHEMA, records.HOST_SCHEMA_V1):
-            return _host(path, doc)
-        if schema == records.FASTEST_ABLATION_SCHEMA:
-            return _head(path, "fastest-ablation", doc)
-        if schema == records.ACCURACY_SCHEMA:
-            return _records(_head(path, "accuracy", doc), doc["results"])
-    except (KeyError, TypeError, ValueError) as e:
+        return family.parse(path, doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ReportError(f"{path}: a result row lacks a field or has a bad one ({e})") from None
-    raise ReportError(
-        f"{path}: unknown format (schema {schema!r}); expected a run document "
-        f"({records.RUN_SCHEMA!r}, from `reduce-ladder run --json`) or pytest-benchmark's JSON "
-        "(from `pytest benchmarks/ --benchmark-json=...`)"
-    )
 
 
 def _is_pytest_benchmark(doc: dict | list) -> bool:
@@ -121,7 +143,10 @@ def _is_pytest_benchmark(doc: dict | list) -> bool:
 
 
 def _head(path: str, kind: str, doc: dict) -> Document:
-    dev = doc.get("device") or {}
+    dev = doc.get("device") if isinstance(doc.get("device"), dict) else {}
+    dev = dev or (doc.get("versions") or {})  # inductor-code/1: the device among the versions
+    if isinstance(dev.get("device"), str) and "name" not in dev:
+        dev = {**dev, "name": dev["device"]}
     return Document(
         path,
         kind,
@@ -208,6 +233,62 @@ def _host(path: str, doc: dict) -> Document:
     else:
         out.records = [study_records.host_record(r, dtype) for r in doc.get("table") or []]
     return out
+
+
+def _accuracy(path: str, doc: dict) -> Document:
+    return _records(_head(path, "accuracy", doc), doc["results"])
+
+
+def _manifest(path: str, doc: list) -> Document:
+    if not all(isinstance(r, dict) and "variant" in r for r in doc):
+        raise ValueError("a manifest is a list of launches, each naming its variant")
+    return Document(path, "manifest", "", "", "", raw={"launches": doc})
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of result documents: its kind, its schema strings (the one written now first,
+    then the old ones still read) and its parser."""
+
+    kind: str
+    schemas: tuple[str, ...]
+    parse: Callable[[str, dict | list], Document]
+
+
+def _raw(kind: str, schema: str) -> Family:
+    """A family read as it is (the Document's raw): its own tables read its own fields."""
+    return Family(kind, (schema,), lambda path, doc: _head(path, kind, doc))
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("cli", (records.RUN_SCHEMA, records.RUN_SCHEMA_V1), _run),
+    Family("pytest-benchmark", (records.BENCH_SCHEMA, records.BENCH_SCHEMA_V1), _bench),
+    Family(
+        "fastest-bench",
+        (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1),
+        _fastest_bench,
+    ),
+    Family("host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1), _host),
+    Family("accuracy", (records.ACCURACY_SCHEMA,), _accuracy),
+    _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA),
+    _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA),
+    _raw("repro-sweep", records.REPRO_SWEEP_SCHEMA),
+    _raw("call-profile", records.CALL_PROFILE_SCHEMA),
+    _raw("small-n", records.SMALL_N_SCHEMA),
+    _raw("callable", records.CALLABLE_SCHEMA),
+    _raw("inductor-code", records.INDUCTOR_CODE_SCHEMA),
+    _raw("distributed", records.DISTRIBUTED_SCHEMA),
+    _raw("profile", records.PROFILE_SCHEMA),
+    _raw("sanitize", records.SANITIZE_SCHEMA),
+    _raw("reproducible", records.REPRODUCIBLE_SCHEMA),
+    _raw("compare", records.COMPARE_SCHEMA),
+    _raw("census", records.CENSUS_SCHEMA),
+    Family("manifest", (), _manifest),
+)
+FAMILY = {f.kind: f for f in FAMILIES}
+# pytest-benchmark's JSON is known by its shape (its schema sits in machine_info), a manifest by
+# being a list
+BY_SCHEMA = {s: f for f in FAMILIES if f.kind != "pytest-benchmark" for s in f.schemas}
 
 
 def write_document(path: str | Path, doc: dict) -> None:

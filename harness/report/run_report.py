@@ -7,7 +7,6 @@ and DIR is writable.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from harness.report import (
     sanitizer_log,
     sweep_tables,
 )
-from harness.report.documents import Document, ReportError, load_run
+from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import markdown_ladder
 
 DEFAULT_REF_N = 2**25
@@ -193,8 +192,8 @@ def hardware_section(run: Document, out: Path) -> list[str]:
         )
     if sanitize.is_file():
         try:
-            text = sanitizer_log.summary(json.loads(sanitize.read_text()))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            text = sanitizer_log.summary(load_document(sanitize, "sanitize").raw)
+        except (ReportError, KeyError, TypeError, AttributeError) as e:
             text = f"unreadable ({e})"
         link = Path(os.path.relpath(sanitize, out)).as_posix()
         md.append(f"- compute-sanitizer ([{sanitize.name}]({link})): {text}")

@@ -25,7 +25,6 @@ so names cannot say which variant or pass a row is; ranges and launch order can.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from pathlib import Path
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import ncu_metrics, records
+from harness.report import documents, ncu_metrics, records
 from harness.studies import gpu_tools
 from harness.studies.profile_driver import lookup, range_name
 
@@ -206,7 +205,7 @@ def run_job(ncu: str, job: Job, raw_dir: Path) -> tuple[list[dict], dict]:
         errors = [ln for ln in done.text.splitlines() if "ERROR" in ln or "error" in ln]
         why = errors[-1] if errors else f"rc={done.rc}"
         raise ProfileError(f"ncu on {job.stem} gave no result ({why}); see {job.stem}.ncu.log")
-    manifest = json.loads(manifest_path.read_text())
+    manifest = documents.load_document(manifest_path, "manifest").raw["launches"]
     report = raw_dir / f"{job.stem}.ncu-rep"
     plain = _export(ncu, report)
     (raw_dir / f"{job.stem}.csv").write_text(plain.stdout)

@@ -22,7 +22,6 @@ include_wrong, each expected to be flagged by the tool DEMO_TOOL names.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
 from harness.core.catalogue import Variant
-from harness.report import records, sanitizer_log
+from harness.report import documents, records, sanitizer_log
 from harness.studies import gpu_tools
 from harness.studies.profile_driver import lookup
 
@@ -123,6 +122,17 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]
     for v in demos:
         out.append(Batch([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
     return out
+
+
+def _launches(manifest: Path) -> list | None:
+    """What the driver launched (its manifest, through the one loader); None where it wrote none
+    or an unreadable one."""
+    if not manifest.is_file():
+        return None
+    try:
+        return documents.load_document(manifest, "manifest").raw["launches"]
+    except documents.ReportError:
+        return None
 
 
 def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str]:
@@ -296,7 +306,7 @@ def sanitize(
                         "kinds": f.kinds,
                     }
                 )
-            ran = json.loads(manifest.read_text()) if manifest.is_file() else None
+            ran = _launches(manifest)
             for v in batch.variants:
                 counts = _variant_counts(log, names, v.id)
                 if not log.complete or done.timed_out or ran is None:

@@ -1,0 +1,140 @@
+"""Every committed result file goes through the one loader (harness.report.documents): each JSON
+file under results/ (and the census, docs/census-sm_90.json) loads as a family the loader knows,
+so a new format cannot sneak in beside it; every file that is not JSON is of a kind this file
+names, with why it is there; the families with times turn into long-format rows
+(harness.report.rows); and the console captures that are kept outside archive/ regenerate byte
+for byte from their JSON."""
+
+from __future__ import annotations
+
+import json
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+from harness.report import distributed_tables, documents, records
+from harness.report.documents import FAMILIES, FAMILY, ReportError, load_document
+from harness.report.rows import ROWS, Row, pivot, rows
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "results"
+CENSUS = ROOT / "docs" / "census-sm_90.json"
+JSON_FILES = [*sorted(RESULTS.rglob("*.json")), CENSUS]
+
+# Every file under results/ that is not JSON, by pattern (relative to results/), and why it is
+# there. A file that matches none fails test_every_other_file_is_known: say here what it is.
+OTHER_FILES = {
+    "*/README.md": "a folder's page (results/compare/'s: written by `reduce-ladder compare`)",
+    "*/archive/README.md": "says the captures beside it are archived evidence, not regenerated",
+    "*/archive/*.txt": "console captures of a GPU session, archived evidence, not regenerated",
+    "*/superseded/README.md": "what the superseded runs were and why they were replaced",
+    "*/superseded/*.txt": "console captures of superseded runs, archived evidence",
+    "*/env.txt": "nvidia-smi and versions at the session: read by `reduce-ladder compare`",
+    "*/distributed*.txt": "the distributed tables of the JSON beside it, regenerated (below)",
+    "*/*.log": "pytest's and the GPU scripts' logs of the session, kept as evidence",
+    "*/junit.xml": "pytest's JUnit report of the GPU session, kept as evidence",
+    "*/seed004.md": "seed 004's table: `python benchmarks/seed_table.py` from seed004.json",
+    "compare/*.png": "`reduce-ladder compare`'s plots (tests/test_compare.py regenerates them)",
+    "*/report/*": "`reduce-ladder report` / `profile --render` / `distributed --render` output",
+    "*/inductor/inductor-*.py": "the code torch.compile wrote (studies.inductor_code's capture)",
+    "*/profile-raw/*": "Nsight Compute's raw output (CSV, logs), parsed into profile.json",
+    "*/sanitize*-raw/*.txt": "compute-sanitizer's logs, parsed into sanitize*.json",
+}
+
+
+def _rel(p: Path) -> str:
+    return p.relative_to(ROOT).as_posix()
+
+
+@pytest.mark.parametrize("path", JSON_FILES, ids=_rel)
+def test_every_committed_json_file_loads(path: Path):
+    doc = load_document(path)
+    assert doc.kind in FAMILY
+    family = FAMILY[doc.kind]
+    if family.schemas and doc.kind != "pytest-benchmark":
+        assert doc.schema in family.schemas
+    for r in rows(doc):
+        assert isinstance(r, Row) and r.suite == doc.kind and r.median_ms >= 0
+        assert r.versions and isinstance(r.n, int)
+
+
+def test_every_family_has_a_committed_file_and_a_schema_of_its_own():
+    kinds = {load_document(p).kind for p in JSON_FILES}
+    assert kinds == set(FAMILY), f"families without a committed file: {set(FAMILY) - kinds}"
+    schemas = [s for f in FAMILIES for s in f.schemas]
+    assert len(schemas) == len(set(schemas))
+
+
+def test_a_format_the_loader_does_not_know_is_refused(tmp_path: Path):
+    unknown = tmp_path / "new.json"
+    unknown.write_text(json.dumps({"schema": records.RUN_SCHEMA + "-new", "rows": []}))
+    with pytest.raises(ReportError, match="unknown format"):
+        load_document(unknown)
+    with pytest.raises(ReportError, match=f"not a {records.ACCURACY_SCHEMA} document"):
+        load_document(RESULTS / "nvidia-h200" / "callable.json", "accuracy")
+
+
+def test_every_other_file_is_known():
+    unknown = [
+        _rel(p)
+        for p in sorted(RESULTS.rglob("*"))
+        if p.is_file()
+        and p.suffix != ".json"
+        and not any(fnmatch(p.relative_to(RESULTS).as_posix(), pat) for pat in OTHER_FILES)
+    ]
+    assert not unknown, (
+        f"files under results/ of no known kind (add them to OTHER_FILES): {unknown}"
+    )
+
+
+def test_no_console_capture_outside_archive_but_the_regenerated_ones():
+    loose = [p for p in RESULTS.glob("*/*.txt") if p.name != "env.txt"]
+    assert sorted(p.name for p in loose if not p.name.startswith("distributed")) == []
+
+
+@pytest.mark.parametrize(
+    "capture", sorted(RESULTS.glob("*/distributed*.txt")), ids=lambda p: p.name
+)
+def test_distributed_captures_regenerate_byte_identical(capture: Path):
+    """What `reduce-ladder distributed` prints (distributed_tables.markdown) of the JSON beside
+    the capture. If this fails, rewrite the capture from its JSON (the tables changed)."""
+    doc = load_document(capture.with_suffix(".json"), "distributed").raw
+    assert capture.read_text() == distributed_tables.markdown(doc) + "\n"
+
+
+def test_rows_cover_every_family_with_times():
+    counts: dict[str, int] = {}
+    for p in JSON_FILES:
+        doc = load_document(p)
+        counts[doc.kind] = counts.get(doc.kind, 0) + len(rows(doc))
+    assert {k for k, n in counts.items() if n} == set(ROWS) - {"accuracy"}  # accuracy: no times
+    assert not any(counts[k] for k in set(FAMILY) - set(ROWS))
+
+
+def test_a_pivot_of_rows_is_the_records_table():
+    doc = load_document(RESULTS / "nvidia-h200" / "ladder-float32.json")
+    table = pivot((r for r in rows(doc) if r.metric == "total"), lambda r: r.variant, lambda r: r.n)
+    for rec in doc.records:
+        if rec.timed:
+            cell = table[rec.variant][rec.n]
+            assert cell.median_ms == rec.ms and cell.check == rec.status
+            assert cell.bytes == rec.bytes_total
+
+
+def test_readers_of_results_go_through_the_loader():
+    """No module of the product, the porting tools or the experiments parses JSON itself but the
+    loader (and the two that read what a child process hands them, not a result file)."""
+    allowed = {
+        "harness/report/documents.py",  # the loader
+        "harness/studies/distributed.py",  # the ranks' records from a temporary folder
+        "porting/triton_compile.py",  # its worker's stdin and stdout
+    }
+    found = []
+    for top in ("harness", "porting", "experiments", "benchmarks"):
+        for p in sorted((ROOT / top).rglob("*.py")):
+            text = p.read_text()
+            if ("json.load(" in text or "json.loads(" in text) and _rel(p) not in allowed:
+                found.append(_rel(p))
+    assert not found, f"read result files through harness.report.documents: {found}"
+    assert documents.load_document is load_document
