@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.report import comparison, plots, run_report
+from harness.report import comparison, plots, records, run_report
 from harness.report.documents import load_run
 from harness.report.ladder_table import markdown_ladder
 from harness.report.ratios import PEER_LABELS, PEER_ORDER
@@ -238,7 +238,7 @@ def test_cli_report_prints_fitting_tables_the_comparison_and_updates_the_readme(
     assert text.count("| 30 |") >= 2  # the seed's largest row, log2 n = 30
     assert "host.md" in (out / "report.md").read_text()
     assert main([*args, "--host", str(BENCH_JSON)]) == 2
-    assert "not a host-study document" in capsys.readouterr().err
+    assert f"not a {records.HOST_SCHEMA} document" in capsys.readouterr().err
 
 
 def test_wide_terminal_table_shows_every_column():

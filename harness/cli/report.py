@@ -43,7 +43,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         host_doc = _load_host(args.host) if args.host else None
         if args.accuracy:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
-        callable_doc = _load_callable(args.callable) if args.callable else None
+        callable_doc = callable_tables.load(args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
         if host_doc is not None:
@@ -81,19 +81,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _load_callable(path: str) -> dict:
-    """The per-call document (studies.callable_bench), checked before anything is written."""
-    try:
-        return callable_tables.load(path)
-    except callable_tables.CallableError as e:
-        raise ReportError(str(e)) from None
-
-
 def _load_host(path: str):
     """Seed 001's host study (`reduce-ladder host --json`), checked before anything is written."""
-    doc = load_document(path)
-    if doc.kind != "host":
-        raise ReportError(f"{path}: not a host-study document (schema {doc.schema!r})")
+    doc = load_document(path, "host")
     try:
         host_tables.markdown(doc)
     except (ValueError, KeyError, TypeError) as e:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report.documents import ReportError, load_document
+from harness.report.documents import load_document
 from harness.report.markdown import RIGHT, markdown_table, num
 from harness.report.ratios import CUB_ID, PEER_LABELS, TORCH_ID
 from harness.report.records import ResultRecord
@@ -30,15 +30,9 @@ PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/faste
            "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function")  # fmt: skip
 
 
-class CallableError(ValueError):
-    """Not a readable callable.json (the report turns it into a usage error)."""
-
-
 def load(path: str | Path) -> dict:
-    try:
-        return load_document(path, "callable").raw
-    except ReportError as e:
-        raise CallableError(f"{e} (a per-call document)") from None
+    """A per-call document (studies.callable_bench); ReportError naming the file otherwise."""
+    return load_document(path, "callable").raw
 
 
 def per_call(doc: dict) -> dict[tuple[str, str, int], float]:
