@@ -13,6 +13,7 @@ from harness.compile import cuda_loader, cuda_source
 from harness.compile.nvrtc import CudaCompileError
 from harness.core import catalogue
 from harness.launch.errors import DeviceMemoryError
+from tests import exact_data
 
 pytestmark = pytest.mark.gpu
 # Every variant the API runs (peers are library calls, checked in tests/test_peers.py).
@@ -70,9 +71,18 @@ def test_2_31_elements_are_refused_with_the_limit(needs_cupy):
     ],
 )
 def test_largest_accepted_size_indexes_correctly(vid, needs_cupy):
-    x = torch.randint(0, 4, (2**31 - 1,), dtype=torch.int32, device="cuda").float()
+    # +-1 data (every partial sum exact in float32, tests/exact_data.py) with distinct powers of
+    # two at the first and the last indices: the result must EQUAL the exact sum, so one element
+    # dropped, repeated or read past the end shows (a tolerance derived for 2^31 elements of
+    # 0..3 would not).
+    n = 2**31 - 1
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = (torch.randint(0, 2, (n,), dtype=torch.int8, device="cuda", generator=g) * 2 - 1).float()
+    for i, v in ((0, 64.0), (n - 3, 128.0), (n - 2, 256.0), (n - 1, 512.0)):
+        x[i] = v
+    want = exact_data.exact_total(x)
     r = verify.check_variant(catalogue.get(vid), x)
-    assert r.ok, r.message
+    assert r.ok and r.value == want, (r.value, want, r.message)
     del x
     torch.cuda.empty_cache()
 

@@ -12,6 +12,7 @@ import harness
 from harness.check import verify
 from harness.core import catalogue, dtypes, repro_geometry
 from harness.launch import reproducible_plan
+from tests import exact_data
 from triton_kernels.reproducible import reference_sum
 
 pytestmark = pytest.mark.gpu
@@ -144,15 +145,27 @@ def test_public_api_and_torch_op(vid, needs_cupy):
 
 
 def test_n_past_2_to_31(needs_cupy):
-    """64-bit indices: both variants agree past 2^31 elements (float16: 4 GiB) and are checked."""
+    """64-bit indices: +-1 data (float16, 4 GiB; every partial sum exact, tests/exact_data.py)
+    with distinct powers of two around and past index 2^31. Both variants must EQUAL the exact
+    sum, so one element dropped, repeated or read from a wrapped 32-bit index shows, and agree
+    bit for bit."""
     n = 2**31 + 4099
-    x = torch.empty(n, dtype=torch.float16, device="cuda").uniform_(-1, 1)
+    g = torch.Generator(device="cuda").manual_seed(31)
+    x = (torch.randint(0, 2, (n,), dtype=torch.int8, device="cuda", generator=g) * 2 - 1).half()
+    for i, v in (
+        (1, 64.0),
+        (2**31 - 1, 128.0),
+        (2**31, 256.0),
+        (2**31 + 1, 512.0),
+        (n - 1, 1024.0),
+    ):
+        x[i] = v
+    want = exact_data.exact_total(x)
     a, b = (_run(vid, x) for vid in REPRO)
     assert _bits(a) == _bits(b)
-    step = 2**28  # the float64 sum slice by slice (a float64 copy of x would take 16 GiB)
-    exact = sum(float(x[i : i + step].double().sum()) for i in range(0, n, step))
-    assert abs(float(a.item()) - exact) <= 1e-6 * n
+    assert float(a.item()) == want, (float(a.item()), want)
     del x
+    torch.cuda.empty_cache()
 
 
 @pytest.mark.parametrize("vid", REPRO)
