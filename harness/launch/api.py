@@ -59,7 +59,7 @@ from typing import Any
 import torch
 
 from harness.core import catalogue, device, dtypes
-from harness.launch import plan_cache, stream
+from harness.launch import axis_plan, plan_cache, stream
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
@@ -138,8 +138,11 @@ def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.
     return dtypes.DTYPES[v.launch.mapping.sum_dtype(_dtype_name(dtype))].torch
 
 
-def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> Any:
-    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device.
+def reduce_sum(
+    x: Any, variant: str | catalogue.Variant, *, dim: int | None = None, out: Any = None
+) -> Any:
+    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device; with
+    dim=, the sum along that dim by an axis variant (_axis_sum says how).
 
     x: a CuPy array or CUDA torch tensor (any shape; it is flattened). The result has x's library
     and dtype (int32 sums wrap modulo 2^32, as the seed kernels do), except that the fastest
@@ -160,7 +163,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
     a cached call (experiments.call_profile: 4-5 us on the H100 host, more than the launch's
     API overhead). A wrong out is a TypeError / ValueError before any launch.
     """
-    if type(x) is torch.Tensor and type(variant) is str:
+    if type(x) is torch.Tensor and type(variant) is str and dim is None:
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
         if launch is not None:
             if out is None:
@@ -171,7 +174,38 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
                 return _checked_sum(x, variant, out)  # says what is wrong with out
             launch(x, res)
             return res
+    if dim is not None or axis_plan.is_axis(variant):
+        return _axis_sum(x, variant, dim, out)
     return _checked_sum(x, variant, out)
+
+
+def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> Any:
+    """reduce_sum(x, variant, dim=d) with an axis variant (harness.core.records_axis): what
+    torch.sum(x, dim=d) returns (keepdim False, negative dims counted from the end), in x's
+    library, on x's device and the caller's current stream (stream.call_on), the bits the same on
+    every run (no atomics). Differences from torch.sum: int32 input returns int32, the sum wrapped
+    modulo 2^32 as the 1-D ladder's (torch.sum returns int64); float32 sums in float32.
+
+    Checked before anything is launched or copied (axis_plan.check): an axis variant without
+    dim, or a 1-D variant with one (ValueError); dim not an int (TypeError) or out of range
+    (IndexError); x not 2-D or 3-D, a row stage asked for a strided dim or a column stage for
+    the innermost one, 2^31 elements or more (ValueError); a dtype the variant lacks
+    (TypeError); out= (not in this slice: ValueError). A non-contiguous x is read from a private
+    contiguous copy (x itself is never written). An empty reduced dim gives zeros of the output
+    shape, and an empty output an empty tensor, with no reduction launched. A plan is built per
+    call (axis_plan says why)."""
+    v = axis_plan.resolve(variant, dim)
+    if out is not None:
+        raise ValueError(f"out= is not supported with dim= ({v.id}); use the returned tensor")
+    if not isinstance(x, torch.Tensor) and not hasattr(x, "__cuda_array_interface__"):
+        _as_torch(x, v)  # raises the TypeError saying how to move x to the GPU
+    p = axis_plan.check(v, tuple(x.shape), dim)
+    t, lib = _as_torch(x, v, flat=False)
+    with stream.call_on(t, lib):
+        if p.outputs == 0 or p.length == 0:
+            return _back(torch.zeros(p.out_shape, dtype=t.dtype, device=t.device), lib)
+        res = axis_plan.make_plan(v, t, p).run()
+        return _back(res, lib)
 
 
 def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
