@@ -25,7 +25,6 @@ CASES = [
     ((37, 1), 1),
     ((37, 70), 0),
     ((37, 70), -1),
-    ((300, 33), 0),
     ((600, 5), 0),
     ((5, 600), 1),
     ((3, 40, 33), 0),
@@ -75,6 +74,24 @@ def test_triton_axis_float32(vid, shape, dim, dev):
     assert got.dtype == torch.float32 and got.shape == torch.sum(x, dim=dim).shape
     again = harness.reduce_sum(x, vid, dim=dim)
     assert torch.equal(got.view(torch.int32), again.view(torch.int32))  # the same bits
+
+
+SIXTEEN = [(vid, s, d) for vid, s, d in _cases(TRITON) if s in ((37, 70), (600, 5), (3, 40, 33))]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("vid", "shape", "dim"), SIXTEEN)
+def test_triton_axis_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, dev):
+    g = torch.Generator().manual_seed(11 * sum(shape) + dim)
+    # integers times 16: sums past 256 (bfloat16's last exact integer), so the one rounding counts
+    ints = (torch.randint(-8, 9, shape, generator=g) * 16).to(dtype).to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), ints, dim)
+    assert r.ok and r.exact_required, r.message
+    x = torch.randn(shape, generator=g).to(dtype).to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), x, dim)
+    assert r.ok and not r.exact_required, r.message
+    got = harness.reduce_sum(x, vid, dim=dim)
+    assert got.dtype == dtype and got.shape == torch.sum(x, dim=dim).shape
 
 
 def test_general_float_error_is_within_the_stated_bound_per_mapping(dev):
@@ -165,7 +182,7 @@ def test_every_cuda_stage_has_a_triton_twin_and_the_fastest_pair_counterparts():
 def test_axis_source_compiles_every_kind_without_spills(arch):
     r = nvrtc.compile_file(records_axis.SOURCE_CUDA, arch)
     assert set(r.lowered) == set(records_axis.name_expressions())
-    assert len(r.resources) == len(records_axis.CUDA_KERNELS) * len(records_axis.AXIS_DTYPES)
+    assert len(r.resources) == len(set(r.lowered.values())) == 24  # 5 kinds x 4 dtypes + c2's 4
     for name, res in r.resources.items():
         assert res.spill_store_bytes == res.spill_load_bytes == res.stack_bytes == 0, name
 

@@ -28,19 +28,22 @@ from harness.core import dtypes
 from harness.core.variant import MAX_N_32BIT, Variant
 
 FAMILY = "axis"
-# float32 sums in float32; int32 sums wrap modulo 2^32 as the 1-D ladder's do (torch.sum returns
-# int64 for int32 input; reduce_sum returns int32). The 16-bit floats are not in this slice.
-AXIS_DTYPES = ("float32", "int32")
+# float32 sums in float32; float16 / bfloat16 are added in float32 and the sum rounded once to the
+# input's dtype (what torch.sum returns); int32 sums wrap modulo 2^32 as the 1-D ladder's do
+# (torch.sum returns int64 for int32 input; reduce_sum returns int32).
+AXIS_DTYPES = ("float32", "int32", "float16", "bfloat16")
 SOURCE_CUDA = "axis.cu"
 SOURCE_TRITON = "axis.py"
 
-# The kernel of each launch kind (AxisPass.kind); {T} the element type, {B} the block size.
+# The kernel of each launch kind (AxisPass.kind); {T} the element type, {B} the block size; the
+# column kernels read {I} and write {O}: both the element type, but in split columns (c2), whose
+# first pass writes partials in the accumulator's type (dtypes: sum_dtype) and second reads them.
 CUDA_KERNELS: dict[str, str] = {
     "r0": "axis_r0_thread_per_row<{T}, {B}>",
     "r1": "axis_r1_block_per_row<{T}, {B}>",
     "r2": "axis_r2_warp_per_row<{T}, {B}>",
-    "c0": "axis_c0_thread_per_column<{T}, {B}>",
-    "tiles": "axis_c1_column_tiles<{T}, {B}>",
+    "c0": "axis_c0_thread_per_column<{I}, {O}, {B}>",
+    "tiles": "axis_c1_column_tiles<{I}, {O}, {B}>",
 }
 TRITON_KERNELS: dict[str, str] = {
     "r0": "rows_thread_kernel",
@@ -66,14 +69,29 @@ class AxisLaunch:
         return self.mapping.describe()
 
 
-def name_expression(kind: str, dtype: str, threads: int = g.AXIS_BLOCK) -> str:
-    """The CUDA instantiation of launch kind `kind` for `dtype`."""
-    return CUDA_KERNELS[kind].format(T=dtypes.get(dtype).cxx, B=threads)
+def name_expression(
+    kind: str, src: str, dst: str | None = None, threads: int = g.AXIS_BLOCK
+) -> str:
+    """The CUDA instantiation of launch kind `kind` reading dtype `src` and writing `dst`
+    (default: src)."""
+    cxx = dtypes.get(src).cxx
+    return CUDA_KERNELS[kind].format(T=cxx, I=cxx, O=dtypes.get(dst or src).cxx, B=threads)
 
 
 def name_expressions() -> list[str]:
-    """Every instantiation axis.cu must provide: each launch kind x dtype."""
-    return [name_expression(k, d) for k in CUDA_KERNELS for d in AXIS_DTYPES]
+    """Every instantiation axis.cu must provide: each launch kind x dtype, and for the 16-bit
+    floats the split stage's two passes through float32 partials."""
+    exprs = []
+    for d in AXIS_DTYPES:
+        acc = dtypes.get(d).sum_dtype
+        exprs += [name_expression(k, d) for k in CUDA_KERNELS]
+        exprs += [name_expression("tiles", d, acc), name_expression("c0", acc, d)]
+    return list(dict.fromkeys(exprs))
+
+
+def display_kernel(kind: str) -> str:
+    """A record's kernel field: the kind's template with {T} for the element type."""
+    return CUDA_KERNELS[kind].replace("{I}", "{T}").replace("{O}", "{T}")
 
 
 def _launch(mapping: g._Mapping) -> AxisLaunch:
@@ -85,7 +103,11 @@ def _pair(stage: str, slug: str, kind: str | None, mapping: g._Mapping, title: s
     """A CUDA stage and its Triton twin (or, kind None, the fastest pair: counterparts)."""
     common = {"stage": stage, "family": FAMILY, "dtypes": AXIS_DTYPES, "max_n": MAX_N_32BIT}
     launch = _launch(mapping)
-    cuda_kernel = CUDA_KERNELS[kind] if kind else "by shape: " + ", ".join(CUDA_KERNELS.values())
+    cuda_kernel = (
+        display_kernel(kind)
+        if kind
+        else "by shape: " + ", ".join(map(display_kernel, CUDA_KERNELS))
+    )
     triton_kernel = TRITON_KERNELS[kind] if kind else "by shape"
     twin = kind is not None
     cuda = Variant(

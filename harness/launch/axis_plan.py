@@ -120,13 +120,21 @@ class AxisPlan:
         return self.out.view(self.problem.out_shape)
 
 
-def _cuda_launch(v: Variant, dtype: str, ps: geom.AxisPass, src, dst) -> Callable[[], None]:
+def _cupy(t: torch.Tensor):
+    """CuPy's view of t; 16-bit floats as their bits (CuPy has no bfloat16; the kernels read
+    rl_half / rl_bfloat16, raw 16-bit storage)."""
     import cupy
+
+    return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
+
+
+def _cuda_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None]:
     import numpy as np
 
     from harness.compile import cuda_loader
 
-    kern = cuda_loader.kernel_by_expression(v.source, name_expression(ps.kind, dtype))
+    expr = name_expression(ps.kind, dtypes.name_of(src.dtype), dtypes.name_of(dst.dtype))
+    kern = cuda_loader.kernel_by_expression(v.source, expr)
     u = np.uint32
     sizes = {
         "r0": (ps.outer, ps.length),
@@ -135,7 +143,7 @@ def _cuda_launch(v: Variant, dtype: str, ps: geom.AxisPass, src, dst) -> Callabl
         "c0": (ps.outer, ps.length, ps.inner),
         "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
     }[ps.kind]
-    args = (cupy.from_dlpack(src), cupy.from_dlpack(dst), *(u(s) for s in sizes))
+    args = (_cupy(src), _cupy(dst), *(u(s) for s in sizes))
     block = (v.launch.threads,)
 
     def go() -> None:
@@ -150,6 +158,7 @@ def _triton_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
     warps = v.launch.num_warps
+    acc = {"ACC": tk.ACC[dtypes.get(dtypes.name_of(src.dtype)).sum_dtype]}
     rows = {"ROWS": v.launch.threads // geom.WARP, "WIDTH": geom.WARP}
     tiles = {"GROUPS": v.launch.threads // geom.STRIP, "WIDTH": geom.STRIP}
     args, meta = {
@@ -161,7 +170,7 @@ def _triton_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None
     }[ps.kind]
 
     def go() -> None:
-        kern[ps.grid](src, dst, *args, **meta, num_warps=warps)
+        kern[ps.grid](src, dst, *args, **meta, **acc, num_warps=warps)
 
     return go
 
@@ -173,8 +182,9 @@ def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
     passes = v.launch.mapping.passes(p)
     try:
         out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)
+        acc = dtypes.get(dtype).sum_torch  # the partials: the accumulator's dtype
         buffers = [
-            torch.empty(ps.outer * ps.grid[1] * ps.inner, dtype=x.dtype, device=x.device)
+            torch.empty(ps.outer * ps.grid[1] * ps.inner, dtype=acc, device=x.device)
             for ps in passes[:-1]
         ]
     except torch.cuda.OutOfMemoryError as e:
@@ -186,7 +196,7 @@ def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
     dsts = [*buffers, out]
     for ps, src, dst in zip(passes, srcs, dsts, strict=True):
         if v.backend == "cuda":
-            plan.launches.append(_cuda_launch(v, dtype, ps, src, dst))
+            plan.launches.append(_cuda_launch(v, ps, src, dst))
         else:
             plan.launches.append(_triton_launch(v, ps, src, dst))
     return plan
