@@ -153,3 +153,36 @@ def test_runs_on_the_callers_stream(needs_cupy):
         want = torch.sum(x, dim=0)
     s.synchronize()
     assert torch.equal(got, want)
+
+
+SIXTEEN = [
+    pytest.param(v.id, s, d, id=f"{v.id}-{'x'.join(map(str, s))}-dim{d}")
+    for s, d in [((4096, 4096), 0), ((4096, 4096), 1), ((3, 1000, 257), 1), *RAGGED[4:]]
+    for v in catalogue.AXIS_VARIANTS
+    if _ok(v, s, d)
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("vid", "shape", "dim"), SIXTEEN)
+def test_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, needs_cupy):
+    v = catalogue.get_axis(vid)
+    # integers in [-8, 8]: |sum| <= 8 x 4096 < 65504 (float16's largest) and sum|x| < 2^24, so
+    # the float32 sum is exact and the output must be it rounded once (to nearest even)
+    ints = _small_ints(shape).to(dtype)
+    r = axis_verify.check_axis(v, ints, dim)
+    assert r.ok and r.exact_required, r.message
+    x = (_float32(shape) / 100).to(dtype)
+    r = axis_verify.check_axis(v, x, dim)
+    assert r.ok and not r.exact_required, r.message
+    first = harness.reduce_sum(x, vid, dim=dim)
+    second = harness.reduce_sum(x, vid, dim=dim)
+    assert torch.equal(first.view(torch.int16), second.view(torch.int16)), "bits changed"
+    want = torch.sum(x, dim=dim)  # torch: float32 accumulation, one rounding, any order
+    assert first.dtype == want.dtype == dtype and first.shape == want.shape
+    g = axis_verify.golden(x, dim % x.dim())
+    u = axis_verify.OUTPUT_ROUNDING["float16" if dtype == torch.float16 else "bfloat16"]
+    length = x.shape[dim]
+    spread = (gamma(r.chain_length, 2.0**-24) + gamma(length, 2.0**-24)) * g.abs_sum
+    tol = spread * (1 + u) + 2 * u * g.value.double().abs() + 2 * u * spread
+    assert bool(((first.double() - want.double()).abs() <= tol).all())

@@ -134,7 +134,8 @@ def _cuda_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None]:
     from harness.compile import cuda_loader
 
     expr = name_expression(ps.kind, dtypes.name_of(src.dtype), dtypes.name_of(dst.dtype))
-    kern = cuda_loader.kernel_by_expression(v.source, expr)
+    # every expression is in the catalogue's list for axis.cu: one module, compiled once
+    kern = cuda_loader.module(v.source).get_function(expr)
     u = np.uint32
     sizes = {
         "r0": (ps.outer, ps.length),
