@@ -6,7 +6,9 @@ Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad
   Triton variants under TRITON_INTERPRET=1).
 - a dtype the variant does not support: TypeError / ValueError naming the supported ones.
 - empty: the sum is 0 (partials: an empty array), with no launch.
-- 0-d or multi-dimensional: flattened (the sum of all elements).
+- 0-d or multi-dimensional: flattened (the sum of all elements); with dim= and an axis variant
+  (harness.core.records_axis), the sum along that dim, as torch.sum(x, dim) (_axis_sum lists its
+  checks; tests in tests/test_axis_bad_input.py).
 - non-contiguous view: summed from a private contiguous copy (the caller's view is untouched).
 - any alignment: the ladder kernels load one element per thread, so a view starting at any
   element offset is read correctly.
@@ -184,7 +186,8 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
     torch.sum(x, dim=d) returns (keepdim False, negative dims counted from the end), in x's
     library, on x's device and the caller's current stream (stream.call_on), the bits the same on
     every run (no atomics). Differences from torch.sum: int32 input returns int32, the sum wrapped
-    modulo 2^32 as the 1-D ladder's (torch.sum returns int64); float32 sums in float32.
+    modulo 2^32 as the 1-D ladder's (torch.sum returns int64); float32 sums in float32;
+    float16 / bfloat16 are added in float32 and rounded once to their dtype, as torch.sum's.
 
     Checked before anything is launched or copied (axis_plan.check): an axis variant without
     dim, or a 1-D variant with one (ValueError); dim not an int (TypeError) or out of range
