@@ -82,6 +82,15 @@ def _small_ints(shape):
     return torch.randint(-8, 9, shape, device="cuda", generator=g).to(torch.float32)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _free_inputs():
+    """The inputs are made once per module (about 1.5 GB for the big shapes) and freed after."""
+    yield
+    for made in (_int32, _float32, _small_ints):
+        made.cache_clear()
+    torch.cuda.empty_cache()
+
+
 @pytest.mark.parametrize(("vid", "shape", "dim"), CASES)
 def test_int32_exact_and_equal_to_torch_sum_wrapped(vid, shape, dim, needs_cupy):
     x = _int32(shape)
