@@ -118,6 +118,28 @@ def test_a_record_works_as_well_as_its_id(dev):
     assert torch.equal(harness.reduce_sum(x, v, dim=-1), torch.sum(x, dim=1))
 
 
+def test_the_cache_reuses_kernels_and_partials_per_shape_dim_and_stream(dev):
+    from harness.launch import axis_cache, axis_plan
+
+    cache = axis_cache.AxisCache(max_entries=2)
+    v = catalogue.get_axis("triton/axis-c2-split-columns")
+    x = torch.randint(-50, 50, (600, 5), dtype=torch.int32).to(dev)
+    p = axis_plan.check(v, tuple(x.shape), 0)
+    a = cache.get(v, x, p, 0, stream=0)
+    assert len(a.partials) == 1 and a.partials[0].numel() == 3 * 5  # 3 splits x 5 columns
+    assert cache.get(v, x.clone(), p, 0, stream=0) is a and (cache.hits, cache.misses) == (1, 1)
+    assert cache.get(v, x, p, 0, stream=1) is not a  # its own partials per stream
+    out = torch.empty(5, dtype=torch.int32, device=dev)
+    a(x, out)
+    assert torch.equal(out.to(torch.int64), torch.sum(x, dim=0))
+    plan = axis_plan.make_plan(v, x, p)
+    plan.poison()
+    assert torch.equal(plan.run(), out)  # the plan's bits
+    y = x[:300]
+    cache.get(v, y, axis_plan.check(v, tuple(y.shape), 0), 0, stream=0)
+    assert len(cache) == 2  # least recently used evicted
+
+
 # The geometry, pure Python.
 
 

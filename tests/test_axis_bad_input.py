@@ -1,5 +1,5 @@
 """reduce_sum(x, variant, dim=d) on odd input, on the CPU: every error is raised before anything
-is launched (axis_plan.make_plan is made to fail if reached), and an empty dimension gives
+is launched (the plan and the cache are made to fail if reached), and an empty dimension gives
 zeros of the output shape without a launch."""
 
 import numpy as np
@@ -8,7 +8,7 @@ import torch
 
 import harness
 from harness.core import catalogue, device
-from harness.launch import axis_plan
+from harness.launch import axis_cache, axis_plan
 
 ROWS = "triton/axis-r1-block-row"
 COLS = "triton/axis-c1-column-tiles"
@@ -22,6 +22,7 @@ def no_launch(monkeypatch):
         raise AssertionError("a plan was built: the error should have come before any launch")
 
     monkeypatch.setattr(axis_plan, "make_plan", refuse)
+    monkeypatch.setattr(axis_cache, "default", refuse)
 
 
 def _x(*shape, dtype=torch.float32):

@@ -7,11 +7,12 @@ Kept OUT of catalogue.VARIANTS on purpose. Every consumer of VARIANTS (`reduce-l
 the report, the tests that run every variant on a flat input, the CUDA-graph and stream
 contexts) sums a 1-D input to a scalar; an axis variant takes a shape and a dim and returns a
 tensor, so each of them would need a filter, and the one that forgot it would break. A separate
-list read only by the axis consumers (harness.launch.axis_plan, reduce_sum's dim=, the axis
-tests) keeps the 1-D ladder's behaviour unchanged by construction, and the census and the
-porting guide out of this first slice (they can list AXIS_VARIANTS later, with their own
-columns). The records use the same Variant type (id, stage, twin, dtypes, source, kernel) with
-family "axis"; their geometry is an AxisLaunch (harness.core.axis_geometry), not a 1-D Launch.
+list read only by the axis consumers (harness.launch.axis_plan and axis_cache, reduce_sum's
+dim=, harness.check.axis_verify, the axis tests) keeps the 1-D ladder's behaviour unchanged by
+construction, and the census and the porting guide out of this first slice (they can list
+AXIS_VARIANTS later, with their own columns). The records use the same Variant type (id, stage,
+twin, dtypes, source, kernel) with family "axis"; their geometry is an AxisLaunch (threads and
+a mapping of harness.core.axis_geometry), not a 1-D Launch.
 
 Each CUDA stage has a Triton twin that reads the same tile per program (num_warps = 8 for the
 256-thread blocks); the fastest pair picks one of the stages' mappings from the shape. Every

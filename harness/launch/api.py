@@ -61,7 +61,7 @@ from typing import Any
 import torch
 
 from harness.core import catalogue, device, dtypes
-from harness.launch import axis_plan, plan_cache, stream
+from harness.launch import axis_cache, axis_plan, plan_cache, stream
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
@@ -195,8 +195,9 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
     the innermost one, 2^31 elements or more (ValueError); a dtype the variant lacks
     (TypeError); out= (not in this slice: ValueError). A non-contiguous x is read from a private
     contiguous copy (x itself is never written). An empty reduced dim gives zeros of the output
-    shape, and an empty output an empty tensor, with no reduction launched. A plan is built per
-    call (axis_plan says why)."""
+    shape, and an empty output an empty tensor, with no reduction launched. Kernels and partials
+    come from harness.launch.axis_cache (per variant, dtype, shape, dim, device and stream);
+    inside a CUDA-graph capture, from a plan of the call's own."""
     v = axis_plan.resolve(variant, dim)
     if out is not None:
         raise ValueError(f"out= is not supported with dim= ({v.id}); use the returned tensor")
@@ -204,10 +205,15 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
         _as_torch(x, v)  # raises the TypeError saying how to move x to the GPU
     p = axis_plan.check(v, tuple(x.shape), dim)
     t, lib = _as_torch(x, v, flat=False)
-    with stream.call_on(t, lib):
+    with stream.call_on(t, lib) as stream_ptr:
         if p.outputs == 0 or p.length == 0:
             return _back(torch.zeros(p.out_shape, dtype=t.dtype, device=t.device), lib)
-        res = axis_plan.make_plan(v, t, p).run()
+        if t.is_cuda and plan_cache.capturing():
+            return _back(axis_plan.make_plan(v, t, p).run(), lib)  # partials the graph owns
+        d = axis_plan.normalize_dim(dim, t.dim())
+        launch = axis_cache.default().get(v, t, p, d, stream_ptr)
+        res = torch.empty(p.out_shape, dtype=t.dtype, device=t.device)
+        launch(t, res)
         return _back(res, lib)
 
 

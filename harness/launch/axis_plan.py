@@ -6,15 +6,16 @@ reduce_sum(x, variant, dim=d) documents (harness.launch.api): an axis variant wi
 variant given one, a dim out of range or not an int, a tensor that is not 2-D or 3-D, a mapping
 that does not take this reduction (a row stage along a strided dim), 2^31 elements or more.
 
-An AxisPlan is built per call (no plan cache in this first slice: a plan is a few small
-objects and, for split columns, one partials buffer; the fastest 1-D pair's cache,
-harness.launch.plan_cache, keys on n and would need the shape and dim). run() queues every pass
-on torch's current stream (reduce_sum enters the caller's stream first, harness.launch.stream)
-and returns the output, shaped as torch.sum(x, dim) returns it.
+An AxisPlan binds every pass to one input (the checks' verify path: it poisons the output and the
+partials first); run() queues every pass on torch's current stream (reduce_sum enters the
+caller's stream first, harness.launch.stream) and returns the output, shaped as torch.sum(x, dim)
+returns it. reduce_sum itself goes through harness.launch.axis_cache: the same kernels and
+partials, looked up per (variant, dtype, shape, dim, device, stream) and given each call's tensors.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -128,14 +129,18 @@ def _cupy(t: torch.Tensor):
     return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
 
 
-def _cuda_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None]:
+Kernel = Callable[[torch.Tensor, torch.Tensor], None]
+
+
+def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
+    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst`, as a function of the
+    two flat tensors, launched on torch's current stream."""
     import numpy as np
 
     from harness.compile import cuda_loader
 
-    expr = name_expression(ps.kind, dtypes.name_of(src.dtype), dtypes.name_of(dst.dtype))
     # every expression is in the catalogue's list for axis.cu: one module, compiled once
-    kern = cuda_loader.module(v.source).get_function(expr)
+    kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
     u = np.uint32
     sizes = {
         "r0": (ps.outer, ps.length),
@@ -144,22 +149,23 @@ def _cuda_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None]:
         "c0": (ps.outer, ps.length, ps.inner),
         "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
     }[ps.kind]
-    args = (_cupy(src), _cupy(dst), *(u(s) for s in sizes))
+    tail = tuple(u(s) for s in sizes)
     block = (v.launch.threads,)
 
-    def go() -> None:
+    def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
-            kern(ps.grid, block, args)
+            kern(ps.grid, block, (_cupy(x), _cupy(out), *tail))
 
     return go
 
 
-def _triton_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None]:
+def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
+    """Pass `ps` of Triton variant v reading dtype `src`, as a function of the two tensors."""
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
     warps = v.launch.num_warps
-    acc = {"ACC": tk.ACC[dtypes.get(dtypes.name_of(src.dtype)).sum_dtype]}
+    acc = {"ACC": tk.ACC[dtypes.get(src).sum_dtype]}
     rows = {"ROWS": v.launch.threads // geom.WARP, "WIDTH": geom.WARP}
     tiles = {"GROUPS": v.launch.threads // geom.STRIP, "WIDTH": geom.STRIP}
     args, meta = {
@@ -170,34 +176,50 @@ def _triton_launch(v: Variant, ps: geom.AxisPass, src, dst) -> Callable[[], None
         "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
     }[ps.kind]
 
-    def go() -> None:
-        kern[ps.grid](src, dst, *args, **meta, **acc, num_warps=warps)
+    def go(x: torch.Tensor, out: torch.Tensor) -> None:
+        kern[ps.grid](x, out, *args, **meta, **acc, num_warps=warps)
 
     return go
+
+
+def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list[int]]:
+    """Every pass of v over problem p for input dtype `dtype`: the kernels (each a function of
+    its source and destination) and the sizes of the partial buffers between them (in the
+    accumulator's dtype, dtypes: sum_dtype)."""
+    passes = v.launch.mapping.passes(p)
+    acc = dtypes.get(dtype).sum_dtype
+    ks: list[Kernel] = []
+    for i, ps in enumerate(passes):
+        src = dtype if i == 0 else acc
+        dst = dtype if i == len(passes) - 1 else acc
+        cuda = v.backend == "cuda"
+        ks.append(cuda_kernel(v, ps, src, dst) if cuda else triton_kernel(v, ps, src))
+    return ks, [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
+
+
+def partial_buffers(v: Variant, dtype: str, sizes: list[int], device) -> list[torch.Tensor]:
+    """The partials between the passes (DeviceMemoryError when they cannot be allocated)."""
+    try:
+        return [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{v.id} could not allocate its partials ({str(e).splitlines()[0]})"
+        ) from None
 
 
 def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
     """`v` over the contiguous x (check(v, x.shape, dim) gave p; at least one output, length >= 1).
     Raises DeviceMemoryError when the output or the partials cannot be allocated."""
     dtype = dtypes.name_of(x.dtype)
-    passes = v.launch.mapping.passes(p)
+    ks, sizes = kernels(v, dtype, p)
+    buffers = partial_buffers(v, dtype, sizes, x.device)
     try:
         out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)
-        acc = dtypes.get(dtype).sum_torch  # the partials: the accumulator's dtype
-        buffers = [
-            torch.empty(ps.outer * ps.grid[1] * ps.inner, dtype=acc, device=x.device)
-            for ps in passes[:-1]
-        ]
     except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{v.id} could not allocate its output / partials ({str(e).splitlines()[0]})"
-        ) from None
+        raise DeviceMemoryError(f"{v.id} could not allocate its output ({e})") from None
     plan = AxisPlan(v, dtype, x, p, out, buffers)
     srcs = [x.reshape(-1), *buffers]
     dsts = [*buffers, out]
-    for ps, src, dst in zip(passes, srcs, dsts, strict=True):
-        if v.backend == "cuda":
-            plan.launches.append(_cuda_launch(v, ps, src, dst))
-        else:
-            plan.launches.append(_triton_launch(v, ps, src, dst))
+    for k, src, dst in zip(ks, srcs, dsts, strict=True):
+        plan.launches.append(functools.partial(k, src, dst))
     return plan
