@@ -195,3 +195,26 @@ def test_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, nee
     spread = (gamma(r.chain_length, 2.0**-24) + gamma(length, 2.0**-24)) * g.abs_sum
     tol = spread * (1 + u) + 2 * u * g.value.double().abs() + 2 * u * spread
     assert bool(((first.double() - want.double()).abs() <= tol).all())
+
+
+@pytest.mark.parametrize("vid", ["cuda/axis-c2-split-columns", "triton/axis-c2-split-columns"])
+def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, needs_cupy):
+    # c2 has partials, the one thing an entry of harness.launch.axis_cache owns: each stream gets
+    # its own, and a captured call builds a plan whose partials the graph owns
+    x = _small_ints((4096, 257))
+    want = torch.sum(x, dim=0)
+    assert torch.equal(harness.reduce_sum(x, vid, dim=0), want)  # warm-up: compiled, cached
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    outs = []
+    for s in streams:
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            outs.append(harness.reduce_sum(x, vid, dim=0))
+    torch.cuda.synchronize()
+    assert all(torch.equal(o, want) for o in outs)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = harness.reduce_sum(x, vid, dim=0)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(captured, want)
