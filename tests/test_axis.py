@@ -11,7 +11,7 @@ import harness
 from harness.check import axis_verify
 from harness.compile import nvrtc
 from harness.core import axis_geometry as geom
-from harness.core import catalogue, records_axis
+from harness.core import catalogue, dtypes, records_axis
 
 TRITON = [v.id for v in catalogue.AXIS_VARIANTS if v.backend == "triton"]
 # Ragged on purpose: M, N not multiples of 8 / 32 / 256; N = 1; M = 1; a reduced dim long enough
@@ -218,3 +218,56 @@ def test_every_axis_kernel_opens_with_its_comment():
             above = text[i - 1]  # the template line
             assert above.startswith("template"), line
             assert text[i - 2].startswith("//"), f"no comment above {line}"
+
+
+def _triton_jobs():
+    """One compile job per Triton launch the plans make: each kind x dtype, and the split
+    stage's two passes through the accumulator's partials (as harness.launch.axis_plan)."""
+    tl_name = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
+    sizes = {
+        "r0": ["rows", "length"],
+        "r1": ["length"],
+        "r2": ["rows", "length"],
+        "c0": ["outer", "length", "inner"],
+        "tiles": ["length", "inner", "chunk"],
+    }
+    meta = {
+        "r0": {"BLOCK": 256},
+        "r1": {"BLOCK": 256},
+        "r2": {"ROWS": 8, "WIDTH": 32},
+        "c0": {"BLOCK": 256},
+        "tiles": {"GROUPS": 8, "WIDTH": 32},
+    }
+    jobs = []
+    for d in records_axis.AXIS_DTYPES:
+        acc = dtypes.get(d).sum_dtype
+        pairs = [(k, d, d) for k in sizes] + [("tiles", d, acc), ("c0", acc, d)]
+        for kind, src, dst in dict.fromkeys(pairs):
+            args = {"x_ptr": "*" + tl_name[src], "out_ptr": "*" + tl_name[dst]}
+            jobs.append(
+                {
+                    "module": "axis",
+                    "kernel": records_axis.TRITON_KERNELS[kind],
+                    "args": {**args, **{s: "i32" for s in sizes[kind]}},
+                    "aligned": ["x_ptr", "out_ptr"],
+                    "constexprs": {**meta[kind], "ACC": dtypes.get(src).sum_dtype},
+                    "tl_dtypes": ["ACC"],
+                    "capability": 90,
+                    "options": {"num_warps": 8},
+                }
+            )
+    return jobs
+
+
+def test_every_triton_axis_kernel_compiles_for_sm_90():
+    """The real backend, not the interpreter (porting.triton_compile: a child process without
+    TRITON_INTERPRET): every launch compiles, and bfloat16 outputs round to nearest even."""
+    from porting.triton_compile import run_triton_jobs
+
+    jobs = _triton_jobs()
+    out = run_triton_jobs(jobs)
+    assert len(out) == len(jobs) == 24
+    for job, k in zip(jobs, out, strict=True):
+        assert k["name"] == job["kernel"] and k["ptx"]
+        if job["args"]["out_ptr"] == "*bf16":
+            assert "cvt.rn.bf16.f32" in k["ptx"], job

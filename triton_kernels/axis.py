@@ -13,9 +13,11 @@ import triton.language as tl
 
 # The accumulator of each dtype's sums (harness.core.dtypes: sum_dtype), as a Triton dtype.
 ACC = {"float32": tl.float32, "int32": tl.int32}
+# The sizes are not specialized on (Triton would compile again for every size that is 1 or a
+# multiple of 16): one compile per kernel, dtype and meta-parameters serves every shape.
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["rows", "length"])
 def rows_thread_kernel(x_ptr, out_ptr, rows, length, BLOCK: tl.constexpr, ACC: tl.constexpr):
     """r0 - a thread per row: program p owns rows p*BLOCK .. p*BLOCK + BLOCK-1, and lane t adds
     its row's elements in order (the CUDA thread's serial loop, one step for all lanes at once).
@@ -30,7 +32,7 @@ def rows_thread_kernel(x_ptr, out_ptr, rows, length, BLOCK: tl.constexpr, ACC: t
     tl.store(out_ptr + row, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["length"])
 def rows_block_kernel(x_ptr, out_ptr, length, BLOCK: tl.constexpr, ACC: tl.constexpr):
     """r1 - a program per row: lane t adds elements t, t + BLOCK, ... into a [BLOCK]
     accumulator, then tl.sum folds it (CUDA: the shared-memory tree). Changed from r0: a row is
@@ -44,7 +46,7 @@ def rows_block_kernel(x_ptr, out_ptr, length, BLOCK: tl.constexpr, ACC: tl.const
     tl.store(out_ptr + row, tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty))
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["rows", "length"])
 def rows_warp_kernel(
     x_ptr, out_ptr, rows, length, ROWS: tl.constexpr, WIDTH: tl.constexpr, ACC: tl.constexpr
 ):
@@ -64,7 +66,7 @@ def rows_warp_kernel(
     tl.store(out_ptr + r, out, mask=r < rows)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["outer", "length", "inner"])
 def columns_thread_kernel(
     x_ptr, out_ptr, outer, length, inner, BLOCK: tl.constexpr, ACC: tl.constexpr
 ):
@@ -83,7 +85,7 @@ def columns_thread_kernel(
     tl.store(out_ptr + j, acc.to(out_ptr.dtype.element_ty), mask=mask)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["length", "inner", "chunk"])
 def column_tiles_kernel(
     x_ptr,
     out_ptr,
