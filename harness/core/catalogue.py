@@ -22,7 +22,9 @@ Vocabulary
   name of the @triton.jit function in triton_kernels.tiles (or fastest).
 
 The record types live in harness.core.variant, the records in records_ladder / records_beyond;
-this module assembles them into VARIANTS and answers lookups. Every name the other layers use
+this module assembles them into VARIANTS and answers lookups. The axis family (sums along one
+dim, harness.core.records_axis) is AXIS_VARIANTS / get_axis, kept out of VARIANTS: every reader of
+VARIANTS sums a 1-D input to a scalar (records_axis says why). Every name the other layers use
 (Variant, Launch, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable from here.
 """
 
@@ -32,6 +34,8 @@ import difflib
 from collections.abc import Iterable
 
 from harness.core.mappings import Launch
+from harness.core.records_axis import AXIS_BY_ID, AXIS_VARIANTS, SOURCE_CUDA
+from harness.core.records_axis import name_expressions as axis_name_expressions
 from harness.core.records_beyond import (
     CCCL_ID,
     CCCL_IDS,
@@ -71,6 +75,8 @@ from harness.core.variant import (
 )
 
 __all__ = [
+    "AXIS_BY_ID",
+    "AXIS_VARIANTS",
     "BY_ID",
     "CCCL_ID",
     "CCCL_IDS",
@@ -97,6 +103,7 @@ __all__ = [
     "Variant",
     "cuda_sources",
     "get",
+    "get_axis",
     "ladder_order",
     "launch_policy",
     "name_expressions",
@@ -159,6 +166,13 @@ def _check_catalogue() -> None:
         if v.twin and (twin is None or twin.backend != "triton" or v.id not in twin.twin_of):
             raise RuntimeError(f"{v.id}: twin {v.twin!r} is not a Triton record twinning it")
 
+    for v in AXIS_VARIANTS:
+        twin = AXIS_BY_ID.get(v.twin) if v.twin else None
+        if v.twin and (twin is None or v.id not in twin.twin_of):
+            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not an axis record twinning it")
+    if set(AXIS_BY_ID) & set(BY_ID) or len(AXIS_BY_ID) != len(AXIS_VARIANTS):
+        raise RuntimeError("axis ids must be unique and apart from the 1-D catalogue's")
+
 
 _check_catalogue()
 
@@ -190,6 +204,19 @@ def get(variant_id: str) -> Variant:
         raise UnknownVariant(
             f"unknown variant {variant_id!r}; {hint} "
             f"({len(BY_ID)} ids: `reduce-ladder list`, harness.core.catalogue.BY_ID)"
+        ) from None
+
+
+def get_axis(variant_id: str) -> Variant:
+    """The axis family's record for `variant_id` (AXIS_VARIANTS: kept out of VARIANTS, see
+    harness.core.records_axis); otherwise UnknownVariant with the close axis ids."""
+    try:
+        return AXIS_BY_ID[variant_id]
+    except KeyError:
+        close = close_ids(str(variant_id), AXIS_BY_ID)
+        hint = f"did you mean {' or '.join(close)}?" if close else "no axis id is close"
+        raise UnknownVariant(
+            f"unknown axis variant {variant_id!r}; {hint} (ids: harness.core.catalogue.AXIS_BY_ID)"
         ) from None
 
 
@@ -230,6 +257,9 @@ def cuda_sources() -> dict[str, list[Variant]]:
 
 def name_expressions(source: str) -> list[str]:
     """Every template instantiation a source file must provide (all its variants x dtypes), each
-    once (seed 001's V1, V2 and V3 launch one kernel)."""
+    once (seed 001's V1, V2 and V3 launch one kernel). The axis family's source (records_axis)
+    lists every launch kind x dtype: its split and fastest variants launch other stages' kernels."""
+    if source == SOURCE_CUDA:
+        return axis_name_expressions()
     exprs = [v.name_expression(d) for v in cuda_sources().get(source, []) for d in v.dtypes]
     return list(dict.fromkeys(exprs))

@@ -6,7 +6,9 @@ Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad
   Triton variants under TRITON_INTERPRET=1).
 - a dtype the variant does not support: TypeError / ValueError naming the supported ones.
 - empty: the sum is 0 (partials: an empty array), with no launch.
-- 0-d or multi-dimensional: flattened (the sum of all elements).
+- 0-d or multi-dimensional: flattened (the sum of all elements); with dim= and an axis variant
+  (harness.core.records_axis), the sum along that dim, as torch.sum(x, dim) (_axis_sum lists its
+  checks; tests in tests/test_axis_bad_input.py).
 - non-contiguous view: summed from a private contiguous copy (the caller's view is untouched).
 - any alignment: the ladder kernels load one element per thread, so a view starting at any
   element offset is read correctly.
@@ -59,7 +61,7 @@ from typing import Any
 import torch
 
 from harness.core import catalogue, device, dtypes
-from harness.launch import plan_cache, stream
+from harness.launch import axis_cache, axis_plan, plan_cache, stream
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
@@ -138,8 +140,11 @@ def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.
     return dtypes.DTYPES[v.launch.mapping.sum_dtype(_dtype_name(dtype))].torch
 
 
-def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> Any:
-    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device.
+def reduce_sum(
+    x: Any, variant: str | catalogue.Variant, *, dim: int | None = None, out: Any = None
+) -> Any:
+    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device; with
+    dim=, the sum along that dim by an axis variant (_axis_sum says how).
 
     x: a CuPy array or CUDA torch tensor (any shape; it is flattened). The result has x's library
     and dtype (int32 sums wrap modulo 2^32, as the seed kernels do), except that the fastest
@@ -160,7 +165,7 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
     a cached call (experiments.call_profile: 4-5 us on the H100 host, more than the launch's
     API overhead). A wrong out is a TypeError / ValueError before any launch.
     """
-    if type(x) is torch.Tensor and type(variant) is str:
+    if type(x) is torch.Tensor and type(variant) is str and dim is None:
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
         if launch is not None:
             if out is None:
@@ -171,7 +176,45 @@ def reduce_sum(x: Any, variant: str | catalogue.Variant, *, out: Any = None) -> 
                 return _checked_sum(x, variant, out)  # says what is wrong with out
             launch(x, res)
             return res
+    if dim is not None or axis_plan.is_axis(variant):
+        return _axis_sum(x, variant, dim, out)
     return _checked_sum(x, variant, out)
+
+
+def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> Any:
+    """reduce_sum(x, variant, dim=d) with an axis variant (harness.core.records_axis): what
+    torch.sum(x, dim=d) returns (keepdim False, negative dims counted from the end), in x's
+    library, on x's device and the caller's current stream (stream.call_on), the bits the same on
+    every run (no atomics). Differences from torch.sum: int32 input returns int32, the sum wrapped
+    modulo 2^32 as the 1-D ladder's (torch.sum returns int64); float32 sums in float32;
+    float16 / bfloat16 are added in float32 and rounded once to their dtype, as torch.sum's.
+
+    Checked before anything is launched or copied (axis_plan.check): an axis variant without
+    dim, or a 1-D variant with one (ValueError); dim not an int (TypeError) or out of range
+    (IndexError); x not 2-D or 3-D, a row stage asked for a strided dim or a column stage for
+    the innermost one, 2^31 elements or more (ValueError); a dtype the variant lacks
+    (TypeError); out= (not in this slice: ValueError). A non-contiguous x is read from a private
+    contiguous copy (x itself is never written). An empty reduced dim gives zeros of the output
+    shape, and an empty output an empty tensor, with no reduction launched. Kernels and partials
+    come from harness.launch.axis_cache (per variant, dtype, shape, dim, device and stream);
+    inside a CUDA-graph capture, from a plan of the call's own."""
+    v = axis_plan.resolve(variant, dim)
+    if out is not None:
+        raise ValueError(f"out= is not supported with dim= ({v.id}); use the returned tensor")
+    if not isinstance(x, torch.Tensor) and not hasattr(x, "__cuda_array_interface__"):
+        _as_torch(x, v)  # raises the TypeError saying how to move x to the GPU
+    p = axis_plan.check(v, tuple(x.shape), dim)
+    t, lib = _as_torch(x, v, flat=False)
+    with stream.call_on(t, lib) as stream_ptr:
+        if p.outputs == 0 or p.length == 0:
+            return _back(torch.zeros(p.out_shape, dtype=t.dtype, device=t.device), lib)
+        if t.is_cuda and plan_cache.capturing():
+            return _back(axis_plan.make_plan(v, t, p).run(), lib)  # partials the graph owns
+        d = axis_plan.normalize_dim(dim, t.dim())
+        launch = axis_cache.default().get(v, t, p, d, stream_ptr)
+        res = torch.empty(p.out_shape, dtype=t.dtype, device=t.device)
+        launch(t, res)
+        return _back(res, lib)
 
 
 def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:

@@ -1,0 +1,135 @@
+"""Verification of the axis family (harness.core.records_axis): every output of a sum along one
+dim against its golden, with the 1-D ladder's rules (harness.check.verify) applied per output.
+
+Golden, per output: the exact sum in int64 (int32 input: wrapped modulo 2^32, what an int32
+accumulator holds; integer-valued floats: exact); other float data: the sum in float64, whose own
+error gamma_64(length) * sum|x| is added to the tolerance.
+Tolerance, per output: 0 for int32, and for integer-valued float data whose sum|x| stays within
+2^24 (every partial sum is then an exact float32 integer); otherwise gamma_L * sum|x| over that
+output's elements, L the mapping's longest addition chain for this shape
+(axis_geometry: mapping.chain_length, e.g. r1's ceil(length / 256) + 8, c2's
+ceil(chunk / 8) + 3 + splits). float16 / bfloat16 are added in float32 (u = 2^-24) and the sum
+rounded once to the input's dtype: exact cases must equal the exact sum rounded to that dtype,
+and the others get that one rounding (OUTPUT_ROUNDING x |sum|) on top of the bound. Outputs and
+partials are poisoned before the run; the caller's tensor must be bit-identical after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from harness.check.verify import FLOAT32_EXACT_INTEGERS, UNIT_ROUNDOFF, gamma, same_bits
+from harness.core import device, dtypes
+from harness.core.catalogue import Variant
+from harness.launch import axis_plan, stream
+
+# The unit roundoff of the one rounding of a float32 sum to a 16-bit output.
+OUTPUT_ROUNDING = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
+
+
+def interpreter_truncates(v: Variant, dtype: str) -> bool:
+    """Triton's interpreter (3.x: runtime/interpreter.py, cast_impl) converts float32 to
+    bfloat16 by truncation, where the compiled kernel rounds to nearest even (as the CUDA stages'
+    cvt.rn): a bfloat16 output of an interpreted Triton kernel may be one ulp toward zero, so its
+    one rounding counts 2^-7, and an exact case may equal the truncated exact sum."""
+    return v.backend == "triton" and dtype == "bfloat16" and device.interpreting()
+
+
+def _truncated_bf16(t: torch.Tensor) -> torch.Tensor:
+    """float64 values -> float32 -> bfloat16 toward zero (the interpreter's), as float64."""
+    bits = t.to(torch.float32).view(torch.int32) & -65536
+    return bits.view(torch.float32).double()
+
+
+@dataclass(frozen=True)
+class AxisGolden:
+    value: torch.Tensor  # int64 (exact, wrapped for int32) or float64, the output's shape
+    abs_sum: torch.Tensor  # float64: sum |x| per output
+    integer_valued: bool
+    own_error: torch.Tensor  # float64: bound on |value - exact| per output (0 when exact)
+
+
+def golden(x: torch.Tensor, dim: int) -> AxisGolden:
+    """The golden sums of x along dim (module docstring), computed by torch in int64 / float64."""
+    if not x.dtype.is_floating_point:
+        wide = x.to(torch.int64)
+        exact = wide.sum(dim=dim)
+        if x.dtype == torch.int32:
+            exact = torch.remainder(exact + 2**31, 2**32) - 2**31
+        abs_sum = wide.abs().sum(dim=dim).to(torch.float64)
+        return AxisGolden(exact, abs_sum, True, torch.zeros_like(abs_sum))
+    wide = x.to(torch.float64)
+    abs_sum = wide.abs().sum(dim=dim)
+    integer = bool(torch.isfinite(x).all()) and bool((x == torch.round(x)).all())
+    if integer and (abs_sum.numel() == 0 or float(abs_sum.max()) < 2**62):
+        return AxisGolden(wide.to(torch.int64).sum(dim=dim), abs_sum, True, abs_sum * 0)
+    own = gamma(x.shape[dim], UNIT_ROUNDOFF["float64"]) * abs_sum
+    return AxisGolden(wide.sum(dim=dim), abs_sum, False, own)
+
+
+@dataclass
+class AxisCheck:
+    variant: str
+    shape: tuple[int, ...]
+    dim: int
+    ok: bool
+    exact_required: bool
+    chain_length: int
+    max_abs_err: float
+    worst_ratio: float  # max |err| / tolerance over the outputs (0 when exact and equal)
+    input_unchanged: bool
+    message: str = ""
+
+
+def check_axis(v: Variant, x: torch.Tensor, dim: int) -> AxisCheck:
+    """Run v along dim on x (contiguous or not: the plan reads a copy) with poisoned outputs,
+    on torch's current stream; compare every output with the golden; x must be unchanged."""
+    p = axis_plan.check(v, tuple(x.shape), dim)
+    dim = axis_plan.normalize_dim(dim, x.dim())
+    before = x.clone()
+    t = x.contiguous()
+    with stream.call_on(t, "torch"):
+        plan = axis_plan.make_plan(v, t, p)
+        plan.poison()
+        out = plan.run().clone()
+    unchanged = same_bits(before, x)
+    g = golden(x, dim)
+    length = v.launch.mapping.chain_length(p)
+    dtype = dtypes.name_of(x.dtype)
+    shape = tuple(x.shape)
+    if out.shape != g.value.shape or out.dtype != x.dtype:
+        return AxisCheck(v.id, shape, dim, False, True, length, float("inf"), float("inf"),
+                         unchanged, f"got {out.dtype} {tuple(out.shape)}, "
+                         f"expected {x.dtype} {tuple(g.value.shape)}")  # fmt: skip
+    exact = not x.dtype.is_floating_point or (
+        g.integer_valued and float(g.abs_sum.max()) <= FLOAT32_EXACT_INTEGERS
+    )
+    if exact:
+        got = out.to(torch.int64) if not x.dtype.is_floating_point else out.to(torch.float64)
+        # floats: the exact sum rounded once to the output's dtype (a no-op for float32 here)
+        want = g.value if not x.dtype.is_floating_point else g.value.to(x.dtype).double()
+        wrong = (got != want) | (got != got)  # NaN: an output never written (poison)
+        if interpreter_truncates(v, dtype):
+            wrong &= got != _truncated_bf16(g.value.double())
+        err = (got - want).abs().to(torch.float64)
+        bad = int(wrong.sum())
+        max_err = float(err.max()) if err.numel() else 0.0
+        ok = bad == 0 and unchanged
+        msg = "" if bad == 0 else f"{bad} of {out.numel()} outputs differ from the exact sums"
+        return AxisCheck(v.id, shape, dim, ok and unchanged, True, length,
+                         max_err if bad else 0.0, 0.0 if bad == 0 else float("inf"), unchanged,
+                         msg if unchanged else "the caller's input was modified")  # fmt: skip
+    tol = gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
+    if dtype in OUTPUT_ROUNDING:
+        u = OUTPUT_ROUNDING[dtype] * (2 if interpreter_truncates(v, dtype) else 1)
+        tol = tol * (1 + u) + u * g.value.to(torch.float64).abs()
+    err = (out.to(torch.float64) - g.value.to(torch.float64)).abs()
+    err = torch.where(torch.isnan(err), torch.full_like(err, float("inf")), err)
+    ratio = err / tol.clamp_min(1e-300)
+    worst = float(ratio.max())
+    ok = bool((err <= tol).all()) and unchanged
+    msg = "" if worst <= 1 else f"|result - golden| up to {worst:.3g} x the tolerance"
+    return AxisCheck(v.id, shape, dim, ok, False, length, float(err.max()), worst, unchanged,
+                     msg if unchanged else "the caller's input was modified")  # fmt: skip

@@ -1,0 +1,295 @@
+"""The axis family's geometry: a reduction along one dim as (outer, length, inner), and the tile
+mappings of its stages as objects (which elements a block / program reads, the passes, the
+longest addition chain). The 1-D ladder's mappings live in harness.core.mappings; these are kept
+apart because their input is a shape and a dim, not n (the 1-D consumers never see them).
+
+Any contiguous tensor reduced along dim d is a 3-D array (outer, length, inner):
+outer = prod(shape[:d]), length = shape[d] (the reduced dim), inner = prod(shape[d+1:]); element
+(o, r, i) sits at o*length*inner + r*inner + i, and output (o, i) at o*inner + i.
+- inner == 1: ROWS. `outer` rows of `length` contiguous elements (torch.sum(x, dim=-1)).
+- inner > 1: COLUMNS. `outer` independent batches of `inner` columns, each `length` long, read
+  with stride `inner` (torch.sum(x, dim=0) of a 2-D tensor: outer = 1; of a 3-D (B, M, N) tensor
+  along dim 1: B batches of N columns of length M).
+
+Every mapping reads the same elements in the same order on every run and adds no float atomics:
+its bits depend only on the values and the shape. Each CUDA block of 256 threads and its Triton
+twin's program read the same tile (the catalogue's AXIS_BLOCK).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+# Threads per CUDA block (num_warps x 32 for the Triton twins) in every axis stage.
+AXIS_BLOCK = 256
+WARP = 32
+# Column stages: a block covers a strip of STRIP adjacent columns (one warp reads 32 consecutive
+# elements of a row: 128 coalesced bytes for 4-byte types), and AXIS_BLOCK / STRIP row groups.
+STRIP = 32
+# Split-columns (c2): how many blocks the first pass aims at (a function of the shape only, never
+# of the device, so the bits are the same on every GPU); a split reads at least MIN_SPLIT_ROWS rows.
+SPLIT_TARGET_BLOCKS = 1024
+MIN_SPLIT_ROWS = 256
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A reduction along one dim of a contiguous tensor (module docstring)."""
+
+    outer: int
+    length: int
+    inner: int
+    out_shape: tuple[int, ...]
+
+    @property
+    def rows(self) -> bool:
+        return self.inner == 1
+
+    @property
+    def outputs(self) -> int:
+        return self.outer * self.inner
+
+    @property
+    def numel(self) -> int:
+        return self.outer * self.length * self.inner
+
+
+def problem(shape: tuple[int, ...], dim: int) -> Problem:
+    """The (outer, length, inner) view of reducing `shape` along `dim` (already normalized)."""
+    outer = math.prod(shape[:dim])
+    inner = math.prod(shape[dim + 1 :])
+    out_shape = tuple(shape[:dim]) + tuple(shape[dim + 1 :])
+    return Problem(outer, shape[dim], inner, out_shape)
+
+
+@dataclass(frozen=True)
+class AxisPass:
+    """One launch: `kind` names the stage kernel ("r0", "r1", "r2", "c0", "tiles"), `grid` its
+    blocks / programs (x, y), `outer` / `length` / `inner` the 3-D problem this launch reads
+    (the second pass of split columns reads the partials as (outer, splits, inner)) and `chunk`
+    the rows one split of the tiles kernel reads (= length when there is no split)."""
+
+    kind: str
+    grid: tuple[int, int]
+    outer: int
+    length: int
+    inner: int
+    chunk: int = 0
+
+
+@dataclass(frozen=True)
+class _Mapping:
+    """What every axis mapping answers; `along` is "rows" or "columns", "any" for the
+    shape-picking fastest mapping. A row mapping takes only rows (inner == 1); a column mapping
+    takes any problem (inner == 1 is one column per batch read with stride 1: correct, if not
+    what a row stage would do), so dim 0 of an (M, 1) tensor is a column sum like any dim 0."""
+
+    name: ClassVar[str]
+    along: ClassVar[str]
+
+    def takes(self, p: Problem) -> bool:
+        return p.rows or self.along != "rows"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        raise NotImplementedError
+
+    def chain_length(self, p: Problem) -> int:
+        """The most floating-point additions any element passes through (the error bound's L),
+        counting the add onto the zero start (exact) as the 1-D ladder does."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+def _tree(width: int) -> int:
+    return math.ceil(math.log2(width)) if width > 1 else 0
+
+
+@dataclass(frozen=True)
+class ThreadPerRow(_Mapping):
+    """r0: thread t of block b owns row b*256 + t and adds its `length` elements in order.
+    Chain: length (serial)."""
+
+    name: ClassVar[str] = "thread-per-row"
+    along: ClassVar[str] = "rows"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        return [AxisPass("r0", (cdiv(p.outer, AXIS_BLOCK), 1), p.outer, p.length, 1)]
+
+    def chain_length(self, p: Problem) -> int:
+        return p.length
+
+    def describe(self) -> str:
+        return "a thread per row, 256 rows per block; each thread adds its row in order"
+
+
+@dataclass(frozen=True)
+class BlockPerRow(_Mapping):
+    """r1: block b owns row b; thread t adds elements t, t+256, ... then a 256-slot tree.
+    Chain: ceil(length / 256) serial + 8 tree levels."""
+
+    name: ClassVar[str] = "block-per-row"
+    along: ClassVar[str] = "rows"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        return [AxisPass("r1", (p.outer, 1), p.outer, p.length, 1)]
+
+    def chain_length(self, p: Problem) -> int:
+        return cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK)
+
+    def describe(self) -> str:
+        return "a block per row; thread t adds t, t+256, ..., then a shared-memory tree"
+
+
+@dataclass(frozen=True)
+class WarpPerRow(_Mapping):
+    """r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ... then 5 shuffle levels.
+    Chain: ceil(length / 32) serial + 5."""
+
+    name: ClassVar[str] = "warp-per-row"
+    along: ClassVar[str] = "rows"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        rows_per_block = AXIS_BLOCK // WARP
+        return [AxisPass("r2", (cdiv(p.outer, rows_per_block), 1), p.outer, p.length, 1)]
+
+    def chain_length(self, p: Problem) -> int:
+        return cdiv(p.length, WARP) + _tree(WARP)
+
+    def describe(self) -> str:
+        return "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles"
+
+
+@dataclass(frozen=True)
+class ThreadPerColumn(_Mapping):
+    """c0: thread j (over outer x inner outputs) owns column j and adds its `length` elements in
+    row order; a warp reads 32 adjacent columns of one row at a time (coalesced).
+    Chain: length (serial)."""
+
+    name: ClassVar[str] = "thread-per-column"
+    along: ClassVar[str] = "columns"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        return [AxisPass("c0", (cdiv(p.outputs, AXIS_BLOCK), 1), p.outer, p.length, p.inner)]
+
+    def chain_length(self, p: Problem) -> int:
+        return p.length
+
+    def describe(self) -> str:
+        return "a thread per column, 256 columns per block; each adds its column in row order"
+
+
+def _tile_chain(rows: int) -> int:
+    """A column tile over `rows` rows: each of the 8 row groups adds ceil(rows / 8) elements, then
+    a 3-level tree over the row groups (shared memory in CUDA, tl.sum in Triton)."""
+    groups = AXIS_BLOCK // STRIP
+    return cdiv(rows, groups) + _tree(groups)
+
+
+@dataclass(frozen=True)
+class ColumnTiles(_Mapping):
+    """c1: block (o, s) owns the 32-column strip s of batch o; thread (g, l) (row group g < 8,
+    lane l < 32) adds rows g, g+8, ... of column 32s + l; the 8 row groups are folded in shared
+    memory. Chain: ceil(length / 8) + 3."""
+
+    name: ClassVar[str] = "column-tiles"
+    along: ClassVar[str] = "columns"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        strips = cdiv(p.inner, STRIP)
+        return [AxisPass("tiles", (p.outer * strips, 1), p.outer, p.length, p.inner, p.length)]
+
+    def chain_length(self, p: Problem) -> int:
+        return _tile_chain(p.length)
+
+    def describe(self) -> str:
+        return "a block per 32-column strip, 8 row groups folded in shared memory"
+
+
+def splits(p: Problem) -> tuple[int, int]:
+    """Split columns: (splits, rows per split), a function of the shape only. Enough splits that
+    the first pass has about SPLIT_TARGET_BLOCKS blocks, each split at least MIN_SPLIT_ROWS rows
+    (a multiple of the 8 row groups)."""
+    blocks = p.outer * cdiv(p.inner, STRIP)
+    want = max(1, min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS)))
+    groups = AXIS_BLOCK // STRIP
+    chunk = cdiv(cdiv(p.length, want), groups) * groups
+    return cdiv(p.length, chunk), chunk
+
+
+@dataclass(frozen=True)
+class SplitColumns(_Mapping):
+    """c2: ColumnTiles with the reduced dim cut into S splits of `chunk` rows (splits()): block
+    (o, s, k) writes the partial of split k for its strip into an (outer, S, inner) buffer; a
+    second pass, c0's kernel over that buffer, adds the S partials of each column in split order.
+    No atomics: the same partials in the same order on every run.
+    Chain: ceil(chunk / 8) + 3 + S."""
+
+    name: ClassVar[str] = "split-columns"
+    along: ClassVar[str] = "columns"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        s, chunk = splits(p)
+        strips = cdiv(p.inner, STRIP)
+        first = AxisPass("tiles", (p.outer * strips, s), p.outer, p.length, p.inner, chunk)
+        if s == 1:
+            return [first]
+        second = AxisPass("c0", (cdiv(p.outputs, AXIS_BLOCK), 1), p.outer, s, p.inner)
+        return [first, second]
+
+    def chain_length(self, p: Problem) -> int:
+        s, chunk = splits(p)
+        return _tile_chain(chunk) + (s if s > 1 else 0)
+
+    def describe(self) -> str:
+        return "column tiles over row splits, then a second pass adding each column's splits"
+
+
+# The stages' mappings, one object each.
+THREAD_PER_ROW = ThreadPerRow()
+BLOCK_PER_ROW = BlockPerRow()
+WARP_PER_ROW = WarpPerRow()
+THREAD_PER_COLUMN = ThreadPerColumn()
+COLUMN_TILES = ColumnTiles()
+SPLIT_COLUMNS = SplitColumns()
+
+# The fastest pair's choice (ByShape.pick): rows of at least LONG_ROW elements, or too few rows to
+# fill the GPU with warps, get a block each; other rows a warp each. Columns: fewer than
+# TALL_BLOCKS column tiles over at least TALL_ROWS rows are split; otherwise one tile per strip.
+LONG_ROW = 4096
+FEW_ROWS = 1024
+TALL_BLOCKS = 256
+TALL_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class ByShape(_Mapping):
+    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick)."""
+
+    name: ClassVar[str] = "by-shape"
+    along: ClassVar[str] = "any"
+
+    def pick(self, p: Problem) -> _Mapping:
+        if p.rows:
+            return BLOCK_PER_ROW if p.length >= LONG_ROW or p.outer < FEW_ROWS else WARP_PER_ROW
+        tiles = p.outer * cdiv(p.inner, STRIP)
+        return SPLIT_COLUMNS if tiles < TALL_BLOCKS and p.length >= TALL_ROWS else COLUMN_TILES
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        return self.pick(p).passes(p)
+
+    def chain_length(self, p: Problem) -> int:
+        return self.pick(p).chain_length(p)
+
+    def describe(self) -> str:
+        return "by shape: r1 or r2 for rows, c1 or c2 (tall, few strips) for columns"
+
+
+BY_SHAPE = ByShape()

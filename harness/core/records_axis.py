@@ -1,0 +1,166 @@
+"""Catalogue records, part 4: family "axis", sums along one dim of a 2-D / 3-D tensor (rows in
+norms and softmax, columns in split-K finalizers). Read through harness.core.catalogue
+(AXIS_VARIANTS, get_axis).
+
+Kept OUT of catalogue.VARIANTS on purpose. Every consumer of VARIANTS (`reduce-ladder run` /
+`check` and their default selection, `list`, the census and the porting guide, the benchmarks,
+the report, the tests that run every variant on a flat input, the CUDA-graph and stream
+contexts) sums a 1-D input to a scalar; an axis variant takes a shape and a dim and returns a
+tensor, so each of them would need a filter, and the one that forgot it would break. A separate
+list read only by the axis consumers (harness.launch.axis_plan and axis_cache, reduce_sum's
+dim=, harness.check.axis_verify, the axis tests) keeps the 1-D ladder's behaviour unchanged by
+construction, and the census and the porting guide out of this first slice (they can list
+AXIS_VARIANTS later, with their own columns). The records use the same Variant type (id, stage,
+twin, dtypes, source, kernel) with family "axis"; their geometry is an AxisLaunch (threads and
+a mapping of harness.core.axis_geometry), not a 1-D Launch.
+
+Each CUDA stage has a Triton twin that reads the same tile per program (num_warps = 8 for the
+256-thread blocks); the fastest pair picks one of the stages' mappings from the shape. Every
+launch kind's kernel is named once below (CUDA_KERNELS, TRITON_KERNELS): the split stage and the
+fastest pair launch the other stages' kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.core import axis_geometry as g
+from harness.core import dtypes
+from harness.core.variant import MAX_N_32BIT, Variant
+
+FAMILY = "axis"
+# float32 sums in float32; float16 / bfloat16 are added in float32 and the sum rounded once to the
+# input's dtype (what torch.sum returns); int32 sums wrap modulo 2^32 as the 1-D ladder's do
+# (torch.sum returns int64 for int32 input; reduce_sum returns int32).
+AXIS_DTYPES = ("float32", "int32", "float16", "bfloat16")
+SOURCE_CUDA = "axis.cu"
+SOURCE_TRITON = "axis.py"
+
+# The kernel of each launch kind (AxisPass.kind); {T} the element type, {B} the block size; the
+# column kernels read {I} and write {O}: both the element type, but in split columns (c2), whose
+# first pass writes partials in the accumulator's type (dtypes: sum_dtype) and second reads them.
+CUDA_KERNELS: dict[str, str] = {
+    "r0": "axis_r0_thread_per_row<{T}, {B}>",
+    "r1": "axis_r1_block_per_row<{T}, {B}>",
+    "r2": "axis_r2_warp_per_row<{T}, {B}>",
+    "c0": "axis_c0_thread_per_column<{I}, {O}, {B}>",
+    "tiles": "axis_c1_column_tiles<{I}, {O}, {B}>",
+}
+TRITON_KERNELS: dict[str, str] = {
+    "r0": "rows_thread_kernel",
+    "r1": "rows_block_kernel",
+    "r2": "rows_warp_kernel",
+    "c0": "columns_thread_kernel",
+    "tiles": "column_tiles_kernel",
+}
+
+
+@dataclass(frozen=True)
+class AxisLaunch:
+    """An axis variant's geometry: block size and mapping (harness.core.axis_geometry)."""
+
+    threads: int
+    mapping: g._Mapping
+
+    @property
+    def num_warps(self) -> int:
+        return self.threads // 32
+
+    def describe(self) -> str:
+        return self.mapping.describe()
+
+
+def name_expression(
+    kind: str, src: str, dst: str | None = None, threads: int = g.AXIS_BLOCK
+) -> str:
+    """The CUDA instantiation of launch kind `kind` reading dtype `src` and writing `dst`
+    (default: src)."""
+    cxx = dtypes.get(src).cxx
+    return CUDA_KERNELS[kind].format(T=cxx, I=cxx, O=dtypes.get(dst or src).cxx, B=threads)
+
+
+def name_expressions() -> list[str]:
+    """Every instantiation axis.cu must provide: each launch kind x dtype, and for the 16-bit
+    floats the split stage's two passes through float32 partials."""
+    exprs = []
+    for d in AXIS_DTYPES:
+        acc = dtypes.get(d).sum_dtype
+        exprs += [name_expression(k, d) for k in CUDA_KERNELS]
+        exprs += [name_expression("tiles", d, acc), name_expression("c0", acc, d)]
+    return list(dict.fromkeys(exprs))
+
+
+def display_kernel(kind: str) -> str:
+    """A record's kernel field: the kind's template with {T} for the element type."""
+    return CUDA_KERNELS[kind].replace("{I}", "{T}").replace("{O}", "{T}")
+
+
+def _launch(mapping: g._Mapping) -> AxisLaunch:
+    return AxisLaunch(threads=g.AXIS_BLOCK, mapping=mapping)
+
+
+def _pair(stage: str, slug: str, kind: str | None, mapping: g._Mapping, title: str,
+          change: str, triton_change: str) -> list[Variant]:  # fmt: skip
+    """A CUDA stage and its Triton twin (or, kind None, the fastest pair: counterparts)."""
+    common = {"stage": stage, "family": FAMILY, "dtypes": AXIS_DTYPES, "max_n": MAX_N_32BIT}
+    launch = _launch(mapping)
+    cuda_kernel = (
+        display_kernel(kind)
+        if kind
+        else "by shape: " + ", ".join(map(display_kernel, CUDA_KERNELS))
+    )
+    triton_kernel = TRITON_KERNELS[kind] if kind else "by shape"
+    twin = kind is not None
+    cuda = Variant(
+        id=f"cuda/axis-{slug}", backend="cuda", title=title, change=change, launch=launch,
+        source=SOURCE_CUDA, kernel=cuda_kernel, twin=f"triton/axis-{slug}" if twin else None,
+        counterpart=None if twin else f"triton/axis-{slug}", **common)  # fmt: skip
+    triton = Variant(
+        id=f"triton/axis-{slug}", backend="triton", title=title, change=triton_change,
+        launch=launch, source=SOURCE_TRITON, kernel=triton_kernel,
+        twin_of=(cuda.id,) if twin else (), counterpart=None if twin else cuda.id,
+        **common)  # fmt: skip
+    return [cuda, triton]
+
+
+_TL_SUM = "tl.sum over the same tile; the compiler chooses the tree"
+# fmt: off
+AXIS_VARIANTS: tuple[Variant, ...] = (
+    *_pair("r0", "r0-thread-row", "r0", g.THREAD_PER_ROW,
+           "rows: a thread per row (the naive port)",
+           "the 1-D loop moved inside a thread: each thread adds its row serially; a warp's loads "
+           "are `length` elements apart (uncoalesced)",
+           "a program per 256 rows, a [256] accumulator stepping along the rows"),
+    *_pair("r1", "r1-block-row", "r1", g.BLOCK_PER_ROW,
+           "rows: a block per row, shared-memory tree",
+           "the 1-D ladder's stage 3 per row: 256 threads read the row coalesced, then the "
+           "sequential-addressing tree in shared memory",
+           "a program per row, [256] accumulator, " + _TL_SUM),
+    *_pair("r2", "r2-warp-row", "r2", g.WARP_PER_ROW,
+           "rows: a warp per row, shuffles (8 rows per block)",
+           "a warp per row: no shared memory, no barrier, 5 shuffles; 8 rows per block, so short "
+           "rows no longer leave 7/8 of a block idle",
+           "a program per 8 rows, an [8, 32] accumulator, " + _TL_SUM),
+    *_pair("c0", "c0-thread-column", "c0", g.THREAD_PER_COLUMN,
+           "columns: a thread per column (coalesced across columns)",
+           "a thread per output column adds down its column; a warp reads 32 adjacent columns "
+           "of one row: coalesced with no tree at all",
+           "a program per 256 columns, a [256] accumulator stepping down the rows"),
+    *_pair("c1", "c1-column-tiles", "tiles", g.COLUMN_TILES,
+           "columns: 2-D tiles, row groups folded in shared memory",
+           "a block per 32-column strip: 8 row groups walk the rows in parallel, their partials "
+           "folded in shared memory; 8x the threads of c0 per column",
+           "a program per strip, an [8, 32] accumulator, tl.sum over the row groups"),
+    *_pair("c2", "c2-split-columns", "tiles", g.SPLIT_COLUMNS,
+           "columns: the reduced dim split across blocks, deterministic second pass",
+           "tall-skinny inputs: c1's tiles over row splits write partials (no atomics), and c0's "
+           "kernel adds each column's partials in split order",
+           "the same splits and partials, then the same second pass"),
+    *_pair("fastest", "fastest", None, g.BY_SHAPE,
+           "axis fastest: a stage picked from the shape",
+           "rows: r1 for long rows or few rows, else r2; columns: c2 for tall inputs with few "
+           "strips, else c1",
+           "the same choice among the Triton twins"),
+)
+# fmt: on
+AXIS_BY_ID: dict[str, Variant] = {v.id: v for v in AXIS_VARIANTS}

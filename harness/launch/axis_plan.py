@@ -1,0 +1,225 @@
+"""The axis family's checks and plan: a sum along one dim (harness.core.records_axis) bound to one
+contiguous input, on the caller's stream.
+
+`resolve` and `check` run before anything is launched or copied and raise the errors
+reduce_sum(x, variant, dim=d) documents (harness.launch.api): an axis variant without dim, a 1-D
+variant given one, a dim out of range or not an int, a tensor that is not 2-D or 3-D, a mapping
+that does not take this reduction (a row stage along a strided dim), 2^31 elements or more.
+
+An AxisPlan binds every pass to one input (the checks' verify path: it poisons the output and the
+partials first); run() queues every pass on torch's current stream (reduce_sum enters the
+caller's stream first, harness.launch.stream) and returns the output, shaped as torch.sum(x, dim)
+returns it. reduce_sum itself goes through harness.launch.axis_cache: the same kernels and
+partials, looked up per (variant, dtype, shape, dim, device, stream) and given each call's tensors.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+
+from harness.core import axis_geometry as geom
+from harness.core import catalogue, dtypes
+from harness.core.catalogue import Variant
+from harness.core.records_axis import TRITON_KERNELS, name_expression
+from harness.launch.errors import DeviceMemoryError
+from harness.launch.stream import on_torch_stream
+
+NDIMS = (2, 3)
+
+
+def is_axis(variant: object) -> bool:
+    """Whether `variant` (an id or a record) is one of the axis family's."""
+    if isinstance(variant, str):
+        return variant in catalogue.AXIS_BY_ID
+    return isinstance(variant, Variant) and variant.id in catalogue.AXIS_BY_ID
+
+
+def resolve(variant: str | Variant, dim: object) -> Variant:
+    """The axis record for `variant`, or the error saying why a sum along `dim` cannot use it."""
+    if not is_axis(variant):
+        vid = variant if isinstance(variant, str) else getattr(variant, "id", variant)
+        if dim is None:
+            return catalogue.get_axis(str(vid))  # raises: unknown
+        if isinstance(vid, str) and vid in catalogue.BY_ID:
+            raise ValueError(
+                f"{vid} sums every element (a 1-D variant) and takes no dim; sums along a dim "
+                f"use the axis family: {', '.join(catalogue.AXIS_BY_ID)}"
+            )
+        return catalogue.get_axis(str(vid))  # raises: unknown, with the close axis ids
+    v = catalogue.AXIS_BY_ID[variant if isinstance(variant, str) else variant.id]
+    if dim is None:
+        raise ValueError(
+            f"{v.id} sums along one dim: pass dim= (e.g. reduce_sum(x, {v.id!r}, dim=-1)); "
+            "the sum of every element is the 1-D ladder's (reduce_sum(x, 'cuda/fastest'))"
+        )
+    return v
+
+
+def normalize_dim(dim: object, ndim: int) -> int:
+    """dim as an index in [0, ndim) (negative dims count from the end, as torch's)."""
+    try:
+        d = operator.index(dim)
+    except TypeError:
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}") from None
+    if not -ndim <= d < ndim:
+        raise IndexError(
+            f"dim {d} is out of range for a {ndim}-D tensor (expected {-ndim} .. {ndim - 1})"
+        )
+    return d % ndim
+
+
+def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
+    """The problem x.shape reduced along dim is, or a clear error (module docstring)."""
+    if len(shape) not in NDIMS:
+        raise ValueError(
+            f"{v.id} takes a 2-D or 3-D tensor, got {len(shape)}-D {tuple(shape)}; the sum of a "
+            "1-D tensor is the 1-D ladder's (reduce_sum without dim), and a tensor of more dims "
+            "can be viewed as 3-D around its reduced dim first"
+        )
+    p = geom.problem(tuple(int(s) for s in shape), normalize_dim(dim, len(shape)))
+    mapping = v.launch.mapping
+    if not mapping.takes(p):
+        kind = "rows (the reduced dim innermost)" if p.rows else "columns (a strided dim)"
+        takers = [a.id for a in catalogue.AXIS_VARIANTS if a.launch.mapping.takes(p)]
+        raise ValueError(
+            f"{v.id} reduces {mapping.along}; dim {dim} of shape {tuple(shape)} reduces {kind}: "
+            f"use one of {', '.join(takers)}"
+        )
+    if p.numel > v.max_n:
+        raise ValueError(
+            f"{v.id} indexes with 32 bits: at most {v.max_n:,} elements, this tensor has "
+            f"{p.numel:,}"
+        )
+    return p
+
+
+@dataclass
+class AxisPlan:
+    """Every pass of one axis sum: launch closures made once, the output and the buffers."""
+
+    variant: Variant
+    dtype: str
+    x: torch.Tensor
+    problem: geom.Problem
+    out: torch.Tensor  # (outer * inner,), the input's dtype
+    buffers: list[torch.Tensor] = field(default_factory=list)  # split partials
+    launches: list[Callable[[], None]] = field(default_factory=list)
+
+    def poison(self) -> None:
+        """NaN / the int sentinel into the output and every buffer (an unwritten value fails)."""
+        for t in (self.out, *self.buffers):
+            dtypes.poison_(t)
+
+    def run(self) -> torch.Tensor:
+        for go in self.launches:
+            go()
+        return self.out.view(self.problem.out_shape)
+
+
+def _cupy(t: torch.Tensor):
+    """CuPy's view of t; 16-bit floats as their bits (CuPy has no bfloat16; the kernels read
+    rl_half / rl_bfloat16, raw 16-bit storage)."""
+    import cupy
+
+    return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
+
+
+Kernel = Callable[[torch.Tensor, torch.Tensor], None]
+
+
+def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
+    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst`, as a function of the
+    two flat tensors, launched on torch's current stream."""
+    import numpy as np
+
+    from harness.compile import cuda_loader
+
+    # every expression is in the catalogue's list for axis.cu: one module, compiled once
+    kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
+    u = np.uint32
+    sizes = {
+        "r0": (ps.outer, ps.length),
+        "r1": (ps.outer, ps.length),
+        "r2": (ps.outer, ps.length),
+        "c0": (ps.outer, ps.length, ps.inner),
+        "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
+    }[ps.kind]
+    tail = tuple(u(s) for s in sizes)
+    block = (v.launch.threads,)
+
+    def go(x: torch.Tensor, out: torch.Tensor) -> None:
+        with on_torch_stream():
+            kern(ps.grid, block, (_cupy(x), _cupy(out), *tail))
+
+    return go
+
+
+def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
+    """Pass `ps` of Triton variant v reading dtype `src`, as a function of the two tensors."""
+    from triton_kernels import axis as tk
+
+    kern = getattr(tk, TRITON_KERNELS[ps.kind])
+    warps = v.launch.num_warps
+    acc = {"ACC": tk.ACC[dtypes.get(src).sum_dtype]}
+    rows = {"ROWS": v.launch.threads // geom.WARP, "WIDTH": geom.WARP}
+    tiles = {"GROUPS": v.launch.threads // geom.STRIP, "WIDTH": geom.STRIP}
+    args, meta = {
+        "r0": ((ps.outer, ps.length), {"BLOCK": v.launch.threads}),
+        "r1": ((ps.length,), {"BLOCK": v.launch.threads}),
+        "r2": ((ps.outer, ps.length), rows),
+        "c0": ((ps.outer, ps.length, ps.inner), {"BLOCK": v.launch.threads}),
+        "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
+    }[ps.kind]
+
+    def go(x: torch.Tensor, out: torch.Tensor) -> None:
+        kern[ps.grid](x, out, *args, **meta, **acc, num_warps=warps)
+
+    return go
+
+
+def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list[int]]:
+    """Every pass of v over problem p for input dtype `dtype`: the kernels (each a function of
+    its source and destination) and the sizes of the partial buffers between them (in the
+    accumulator's dtype, dtypes: sum_dtype)."""
+    passes = v.launch.mapping.passes(p)
+    acc = dtypes.get(dtype).sum_dtype
+    ks: list[Kernel] = []
+    for i, ps in enumerate(passes):
+        src = dtype if i == 0 else acc
+        dst = dtype if i == len(passes) - 1 else acc
+        cuda = v.backend == "cuda"
+        ks.append(cuda_kernel(v, ps, src, dst) if cuda else triton_kernel(v, ps, src))
+    return ks, [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
+
+
+def partial_buffers(v: Variant, dtype: str, sizes: list[int], device) -> list[torch.Tensor]:
+    """The partials between the passes (DeviceMemoryError when they cannot be allocated)."""
+    try:
+        return [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{v.id} could not allocate its partials ({str(e).splitlines()[0]})"
+        ) from None
+
+
+def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
+    """`v` over the contiguous x (check(v, x.shape, dim) gave p; at least one output, length >= 1).
+    Raises DeviceMemoryError when the output or the partials cannot be allocated."""
+    dtype = dtypes.name_of(x.dtype)
+    ks, sizes = kernels(v, dtype, p)
+    buffers = partial_buffers(v, dtype, sizes, x.device)
+    try:
+        out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(f"{v.id} could not allocate its output ({e})") from None
+    plan = AxisPlan(v, dtype, x, p, out, buffers)
+    srcs = [x.reshape(-1), *buffers]
+    dsts = [*buffers, out]
+    for k, src, dst in zip(ks, srcs, dsts, strict=True):
+        plan.launches.append(functools.partial(k, src, dst))
+    return plan

@@ -1,0 +1,273 @@
+"""The axis family on the CPU: every Triton axis kernel interpreted against the exact golden at
+small, ragged shapes (and compiled on the GPU, where the `dev` fixture gives CUDA tensors), the
+geometry, and the family kept out of the 1-D catalogue. Bad input: tests/test_axis_bad_input.py;
+the CUDA kernels on a GPU: tests/test_gpu_axis.py; their NVRTC compile: tests/test_nvrtc.py and
+below."""
+
+import pytest
+import torch
+
+import harness
+from harness.check import axis_verify
+from harness.compile import nvrtc
+from harness.core import axis_geometry as geom
+from harness.core import catalogue, dtypes, records_axis
+
+TRITON = [v.id for v in catalogue.AXIS_VARIANTS if v.backend == "triton"]
+# Ragged on purpose: M, N not multiples of 8 / 32 / 256; N = 1; M = 1; a reduced dim long enough
+# for c2 to split (600 rows: 3 splits of 200); 3-D along every dim.
+CASES = [
+    ((1, 1), 0),
+    ((1, 1), 1),
+    ((1, 37), 0),
+    ((1, 37), 1),
+    ((37, 1), 0),
+    ((37, 1), 1),
+    ((37, 70), 0),
+    ((37, 70), -1),
+    ((600, 5), 0),
+    ((5, 600), 1),
+    ((3, 40, 33), 0),
+    ((3, 40, 33), 1),
+    ((3, 40, 33), 2),
+    ((2, 600, 5), -2),
+]
+
+
+def _takes(vid, shape, dim):
+    """Whether the variant takes the case; a column stage takes rows too (one column per row,
+    read with stride 1), checked here only on tiny rows problems to keep the interpreter fast."""
+    mapping = catalogue.get_axis(vid).launch.mapping
+    p = geom.problem(shape, dim % len(shape))
+    if mapping.along == "columns" and p.rows and p.numel > 64:
+        return False
+    return mapping.takes(p)
+
+
+def _cases(vids):
+    return [(vid, s, d) for vid in vids for s, d in CASES if _takes(vid, s, d)]
+
+
+@pytest.mark.parametrize(("vid", "shape", "dim"), _cases(TRITON))
+def test_triton_axis_int32_exact_and_equal_to_torch_sum(vid, shape, dim, dev):
+    g = torch.Generator().manual_seed(sum(shape) + dim)
+    x = torch.randint(-(2**31), 2**31, shape, dtype=torch.int64, generator=g).to(torch.int32)
+    x = x.to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), x, dim)
+    assert r.ok and r.exact_required, r.message
+    got = harness.reduce_sum(x, vid, dim=dim)
+    want = torch.sum(x, dim=dim)  # int64 in torch: the int32 sum wrapped modulo 2^32 is ours
+    assert got.dtype == torch.int32 and got.shape == want.shape
+    assert torch.equal(got.to(torch.int64), torch.remainder(want + 2**31, 2**32) - 2**31)
+
+
+@pytest.mark.parametrize(("vid", "shape", "dim"), _cases(TRITON))
+def test_triton_axis_float32(vid, shape, dim, dev):
+    g = torch.Generator().manual_seed(7 * sum(shape) + dim)
+    ints = torch.randint(-8, 9, shape, generator=g).to(torch.float32).to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), ints, dim)
+    assert r.ok and r.exact_required, r.message  # integer data: every partial exact
+    x = (torch.randn(shape, generator=g) * 1e3).to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), x, dim)
+    assert r.ok and not r.exact_required, r.message
+    got = harness.reduce_sum(x, vid, dim=dim)
+    assert got.dtype == torch.float32 and got.shape == torch.sum(x, dim=dim).shape
+    again = harness.reduce_sum(x, vid, dim=dim)
+    assert torch.equal(got.view(torch.int32), again.view(torch.int32))  # the same bits
+
+
+SIXTEEN = [(vid, s, d) for vid, s, d in _cases(TRITON) if s in ((37, 70), (600, 5), (3, 40, 33))]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("vid", "shape", "dim"), SIXTEEN)
+def test_triton_axis_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, dev):
+    g = torch.Generator().manual_seed(11 * sum(shape) + dim)
+    # integers times 16: sums past 256 (bfloat16's last exact integer), so the one rounding counts
+    ints = (torch.randint(-8, 9, shape, generator=g) * 16).to(dtype).to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), ints, dim)
+    assert r.ok and r.exact_required, r.message
+    x = torch.randn(shape, generator=g).to(dtype).to(dev)
+    r = axis_verify.check_axis(catalogue.get_axis(vid), x, dim)
+    assert r.ok and not r.exact_required, r.message
+    got = harness.reduce_sum(x, vid, dim=dim)
+    assert got.dtype == dtype and got.shape == torch.sum(x, dim=dim).shape
+
+
+def test_general_float_error_is_within_the_stated_bound_per_mapping(dev):
+    x = (torch.randn(700, 40, generator=torch.Generator().manual_seed(1)) * 1e4).to(dev)
+    for vid in ("triton/axis-c0-thread-column", "triton/axis-c2-split-columns"):
+        r = axis_verify.check_axis(catalogue.get_axis(vid), x, 0)
+        assert r.ok and 0 < r.worst_ratio <= 1, r
+
+
+def test_non_contiguous_input_is_read_from_a_copy_and_left_alone(dev):
+    base = torch.randint(-50, 50, (40, 33), dtype=torch.int32).to(dev)
+    keep = base.clone()
+    x = base.t()  # (33, 40), not contiguous
+    for vid, dim in (("triton/axis-r1-block-row", 1), ("triton/axis-c1-column-tiles", 0)):
+        got = harness.reduce_sum(x, vid, dim=dim)
+        assert torch.equal(got.to(torch.int64), torch.sum(x, dim=dim))
+    assert torch.equal(base, keep)
+
+
+def test_a_record_works_as_well_as_its_id(dev):
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4).to(dev)
+    v = catalogue.get_axis("triton/axis-fastest")
+    assert torch.equal(harness.reduce_sum(x, v, dim=0), torch.sum(x, dim=0))
+    assert torch.equal(harness.reduce_sum(x, v, dim=-1), torch.sum(x, dim=1))
+
+
+def test_the_cache_reuses_kernels_and_partials_per_shape_dim_and_stream(dev):
+    from harness.launch import axis_cache, axis_plan
+
+    cache = axis_cache.AxisCache(max_entries=2)
+    v = catalogue.get_axis("triton/axis-c2-split-columns")
+    x = torch.randint(-50, 50, (600, 5), dtype=torch.int32).to(dev)
+    p = axis_plan.check(v, tuple(x.shape), 0)
+    a = cache.get(v, x, p, 0, stream=0)
+    assert len(a.partials) == 1 and a.partials[0].numel() == 3 * 5  # 3 splits x 5 columns
+    assert cache.get(v, x.clone(), p, 0, stream=0) is a and (cache.hits, cache.misses) == (1, 1)
+    assert cache.get(v, x, p, 0, stream=1) is not a  # its own partials per stream
+    out = torch.empty(5, dtype=torch.int32, device=dev)
+    a(x, out)
+    assert torch.equal(out.to(torch.int64), torch.sum(x, dim=0))
+    plan = axis_plan.make_plan(v, x, p)
+    plan.poison()
+    assert torch.equal(plan.run(), out)  # the plan's bits
+    y = x[:300]
+    cache.get(v, y, axis_plan.check(v, tuple(y.shape), 0), 0, stream=0)
+    assert len(cache) == 2  # least recently used evicted
+
+
+# The geometry, pure Python.
+
+
+@pytest.mark.parametrize("length", [1, 7, 255, 256, 257, 600, 10_000, 262_144])
+@pytest.mark.parametrize("inner", [1, 5, 32, 33, 128])
+def test_splits_cover_the_reduced_dim_once(length, inner):
+    p = geom.Problem(1, length, inner, (inner,))
+    s, chunk = geom.splits(p)
+    assert chunk % 8 == 0 and (s - 1) * chunk < length <= s * chunk
+    passes = geom.SPLIT_COLUMNS.passes(p)
+    assert len(passes) == (1 if s == 1 else 2)
+    assert passes[0].grid == (geom.cdiv(inner, 32), s) and passes[0].chunk == chunk
+
+
+def test_chain_lengths_stated_per_mapping():
+    rows = geom.Problem(4096, 4096, 1, (4096,))
+    cols = geom.Problem(1, 262_144, 128, (128,))
+    assert geom.THREAD_PER_ROW.chain_length(rows) == 4096
+    assert geom.BLOCK_PER_ROW.chain_length(rows) == 16 + 8
+    assert geom.WARP_PER_ROW.chain_length(rows) == 128 + 5
+    assert geom.THREAD_PER_COLUMN.chain_length(cols) == 262_144
+    assert geom.COLUMN_TILES.chain_length(cols) == 262_144 // 8 + 3
+    s, chunk = geom.splits(cols)
+    assert (s, chunk) == (256, 1024)
+    assert geom.SPLIT_COLUMNS.chain_length(cols) == 1024 // 8 + 3 + 256
+
+
+def test_fastest_picks_by_shape():
+    pick = geom.BY_SHAPE.pick
+    assert pick(geom.problem((4096, 4096), 1)) is geom.BLOCK_PER_ROW
+    assert pick(geom.problem((2**20, 64), 1)) is geom.WARP_PER_ROW
+    assert pick(geom.problem((8, 2**20), 1)) is geom.BLOCK_PER_ROW
+    assert pick(geom.problem((4096, 4096), 0)) is geom.SPLIT_COLUMNS  # 128 strips: too few
+    assert pick(geom.problem((4096, 65536), 0)) is geom.COLUMN_TILES
+    assert pick(geom.problem((262_144, 128), 0)) is geom.SPLIT_COLUMNS
+    assert pick(geom.problem((3, 1000, 257), 1)) is geom.COLUMN_TILES
+
+
+# The family apart from the 1-D catalogue, and its sources.
+
+
+def test_axis_variants_stay_out_of_the_1d_catalogue():
+    axis_ids = set(catalogue.AXIS_BY_ID)
+    assert not axis_ids & set(catalogue.BY_ID)
+    assert not any(v.family == "axis" for v in catalogue.VARIANTS)
+    assert not any(v.family == "axis" for v in catalogue.select(include_wrong=True))
+    assert "axis.cu" not in catalogue.cuda_sources()  # the census and the CPU path's 1-D lists
+    with pytest.raises(KeyError):
+        catalogue.get("cuda/axis-r1-block-row")
+
+
+def test_every_cuda_stage_has_a_triton_twin_and_the_fastest_pair_counterparts():
+    for v in catalogue.AXIS_VARIANTS:
+        assert v.family == "axis" and v.dtypes == records_axis.AXIS_DTYPES
+        other = v.twin or v.counterpart or (v.twin_of[0] if v.twin_of else None)
+        assert other in catalogue.AXIS_BY_ID, v.id
+        assert catalogue.AXIS_BY_ID[other].launch == v.launch, v.id  # the same tiles
+
+
+@pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_axis_source_compiles_every_kind_without_spills(arch):
+    r = nvrtc.compile_file(records_axis.SOURCE_CUDA, arch)
+    assert set(r.lowered) == set(records_axis.name_expressions())
+    assert len(r.resources) == len(set(r.lowered.values())) == 24  # 5 kinds x 4 dtypes + c2's 4
+    for name, res in r.resources.items():
+        assert res.spill_store_bytes == res.spill_load_bytes == res.stack_bytes == 0, name
+
+
+def test_every_axis_kernel_opens_with_its_comment():
+    from cuda_kernels import source_path
+
+    text = source_path(records_axis.SOURCE_CUDA).read_text().splitlines()
+    for i, line in enumerate(text):
+        if line.startswith("__global__"):
+            above = text[i - 1]  # the template line
+            assert above.startswith("template"), line
+            assert text[i - 2].startswith("//"), f"no comment above {line}"
+
+
+def _triton_jobs():
+    """One compile job per Triton launch the plans make: each kind x dtype, and the split
+    stage's two passes through the accumulator's partials (as harness.launch.axis_plan)."""
+    tl_name = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
+    sizes = {
+        "r0": ["rows", "length"],
+        "r1": ["length"],
+        "r2": ["rows", "length"],
+        "c0": ["outer", "length", "inner"],
+        "tiles": ["length", "inner", "chunk"],
+    }
+    meta = {
+        "r0": {"BLOCK": 256},
+        "r1": {"BLOCK": 256},
+        "r2": {"ROWS": 8, "WIDTH": 32},
+        "c0": {"BLOCK": 256},
+        "tiles": {"GROUPS": 8, "WIDTH": 32},
+    }
+    jobs = []
+    for d in records_axis.AXIS_DTYPES:
+        acc = dtypes.get(d).sum_dtype
+        pairs = [(k, d, d) for k in sizes] + [("tiles", d, acc), ("c0", acc, d)]
+        for kind, src, dst in dict.fromkeys(pairs):
+            args = {"x_ptr": "*" + tl_name[src], "out_ptr": "*" + tl_name[dst]}
+            jobs.append(
+                {
+                    "module": "axis",
+                    "kernel": records_axis.TRITON_KERNELS[kind],
+                    "args": {**args, **{s: "i32" for s in sizes[kind]}},
+                    "aligned": ["x_ptr", "out_ptr"],
+                    "constexprs": {**meta[kind], "ACC": dtypes.get(src).sum_dtype},
+                    "tl_dtypes": ["ACC"],
+                    "capability": 90,
+                    "options": {"num_warps": 8},
+                }
+            )
+    return jobs
+
+
+def test_every_triton_axis_kernel_compiles_for_sm_90():
+    """The real backend, not the interpreter (porting.triton_compile: a child process without
+    TRITON_INTERPRET): every launch compiles, and bfloat16 outputs round to nearest even."""
+    from porting.triton_compile import run_triton_jobs
+
+    jobs = _triton_jobs()
+    out = run_triton_jobs(jobs)
+    assert len(out) == len(jobs) == 24
+    for job, k in zip(jobs, out, strict=True):
+        assert k["name"] == job["kernel"] and k["ptx"]
+        if job["args"]["out_ptr"] == "*bf16":
+            assert "cvt.rn.bf16.f32" in k["ptx"], job

@@ -1,0 +1,120 @@
+"""Triton twins of the axis family (cuda_kernels/axis.cu): one program per CUDA block, the same
+tile, the same order inside a lane; `tl.sum` is the block tree or the shuffles.
+
+The input is the contiguous (outer, length, inner) view of harness.core.axis_geometry; every
+kernel takes it as its three sizes. Offsets are int64 (the CUDA kernels' 32-bit indices are
+enough below 2^31 elements; Triton's cost nothing here). ACC is the accumulator's dtype (ACC
+below: float32 for float32 and the 16-bit floats, int32 for int32): every element is converted to
+it on load, and the sum to the output's dtype once, on the store (round to nearest even).
+"""
+
+import triton
+import triton.language as tl
+
+# The accumulator of each dtype's sums (harness.core.dtypes: sum_dtype), as a Triton dtype.
+ACC = {"float32": tl.float32, "int32": tl.int32}
+# The sizes are not specialized on (Triton would compile again for every size that is 1 or a
+# multiple of 16): one compile per kernel, dtype and meta-parameters serves every shape.
+
+
+@triton.jit(do_not_specialize=["rows", "length"])
+def rows_thread_kernel(x_ptr, out_ptr, rows, length, BLOCK: tl.constexpr, ACC: tl.constexpr):
+    """r0 - a thread per row: program p owns rows p*BLOCK .. p*BLOCK + BLOCK-1, and lane t adds
+    its row's elements in order (the CUDA thread's serial loop, one step for all lanes at once).
+    Changed from the 1-D ladder: no tl.sum at all, every lane is one output."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = row < rows
+    base = row * length
+    acc = tl.zeros([BLOCK], dtype=ACC)
+    for k in range(0, length):
+        acc += tl.load(x_ptr + base + k, mask=mask, other=0).to(ACC)
+    tl.store(out_ptr + row, acc.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit(do_not_specialize=["length"])
+def rows_block_kernel(x_ptr, out_ptr, length, BLOCK: tl.constexpr, ACC: tl.constexpr):
+    """r1 - a program per row: lane t adds elements t, t + BLOCK, ... into a [BLOCK]
+    accumulator, then tl.sum folds it (CUDA: the shared-memory tree). Changed from r0: a row is
+    read BLOCK consecutive elements at a time (coalesced)."""
+    row = tl.program_id(0).to(tl.int64)
+    lanes = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=ACC)
+    for start in range(0, length, BLOCK):
+        offs = start + lanes
+        acc += tl.load(x_ptr + row * length + offs, mask=offs < length, other=0).to(ACC)
+    tl.store(out_ptr + row, tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty))
+
+
+@triton.jit(do_not_specialize=["rows", "length"])
+def rows_warp_kernel(
+    x_ptr, out_ptr, rows, length, ROWS: tl.constexpr, WIDTH: tl.constexpr, ACC: tl.constexpr
+):
+    """r2 - a program per ROWS rows (CUDA: a warp per row, ROWS warps per block): an
+    [ROWS, WIDTH] accumulator, lane l of row w adding elements l, l + WIDTH, ...; tl.sum along
+    the row (CUDA: five shuffles). Changed from r1: ROWS rows per program, WIDTH = 32 lanes each."""
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid * ROWS + tl.arange(0, ROWS)[:, None]
+    lanes = tl.arange(0, WIDTH)[None, :]
+    acc = tl.zeros([ROWS, WIDTH], dtype=ACC)
+    for start in range(0, length, WIDTH):
+        offs = start + lanes
+        mask = (row < rows) & (offs < length)
+        acc += tl.load(x_ptr + row * length + offs, mask=mask, other=0).to(ACC)
+    r = pid * ROWS + tl.arange(0, ROWS)
+    out = tl.sum(acc, axis=1).to(out_ptr.dtype.element_ty)
+    tl.store(out_ptr + r, out, mask=r < rows)
+
+
+@triton.jit(do_not_specialize=["outer", "length", "inner"])
+def columns_thread_kernel(
+    x_ptr, out_ptr, outer, length, inner, BLOCK: tl.constexpr, ACC: tl.constexpr
+):
+    """c0 - a program per BLOCK outputs j = (o, i): lane j adds element (o, r, i) for
+    r = 0, 1, ... in order (the CUDA thread's loop down its column); the lanes read BLOCK
+    adjacent columns of one row at a time. Also c2's second pass, over the split partials."""
+    pid = tl.program_id(0).to(tl.int64)
+    j = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = j < outer * inner
+    o = j // inner
+    i = j - o * inner
+    base = o * length * inner + i
+    acc = tl.zeros([BLOCK], dtype=ACC)
+    for r in range(0, length):
+        acc += tl.load(x_ptr + base + r * inner, mask=mask, other=0).to(ACC)
+    tl.store(out_ptr + j, acc.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit(do_not_specialize=["length", "inner", "chunk"])
+def column_tiles_kernel(
+    x_ptr,
+    out_ptr,
+    length,
+    inner,
+    chunk,
+    GROUPS: tl.constexpr,
+    WIDTH: tl.constexpr,
+    ACC: tl.constexpr,
+):
+    """c1 / c2's first pass - program (b, k) covers the WIDTH-column strip b % strips of batch
+    b // strips over rows [k*chunk, min(length, (k+1)*chunk)): a [GROUPS, WIDTH] accumulator,
+    row group g adding rows g, g + GROUPS, ...; tl.sum over the groups (CUDA: the fold in shared
+    memory). Writes (o, k, i) of an (outer, num_programs(1), inner) output: with one split,
+    (o, i)."""
+    pid = tl.program_id(0).to(tl.int64)
+    k = tl.program_id(1).to(tl.int64)
+    splits = tl.num_programs(1).to(tl.int64)
+    strips = tl.cdiv(inner, WIDTH)
+    o = pid // strips
+    i = (pid - o * strips) * WIDTH + tl.arange(0, WIDTH)
+    groups = tl.arange(0, GROUPS)[:, None]
+    begin = k * chunk
+    end = tl.minimum(length, begin + chunk)
+    acc = tl.zeros([GROUPS, WIDTH], dtype=ACC)
+    for start in range(begin, end, GROUPS):
+        r = start + groups
+        mask = (r < end) & (i[None, :] < inner)
+        offs = o * length * inner + r * inner + i[None, :]
+        acc += tl.load(x_ptr + offs, mask=mask, other=0).to(ACC)
+    out = tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty)
+    tl.store(out_ptr + (o * splits + k) * inner + i, out, mask=i < inner)
