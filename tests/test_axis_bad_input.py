@@ -74,7 +74,8 @@ def test_a_row_stage_along_a_strided_dim(no_launch):
 
 
 def test_more_than_2_to_the_31_elements_on_a_32_bit_kernel(no_launch):
-    big = torch.zeros(1, device=DEVICE).expand(2**16, 2**15 + 1)  # 2^31 + 2^16 elements, no memory behind them
+    # 2^31 + 2^16 elements, no memory behind them
+    big = torch.zeros(1, device=DEVICE).expand(2**16, 2**15 + 1)
     with pytest.raises(ValueError, match="32 bits: at most 2,147,483,647 elements"):
         harness.reduce_sum(big, FASTEST, dim=1)
 
