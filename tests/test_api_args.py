@@ -5,6 +5,10 @@ variants interpreted on the CPU (the `dev` fixture)."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+import types
+
 import pytest
 import torch
 
@@ -202,3 +206,133 @@ def test_a_wrong_out_is_refused_before_any_launch(dev, no_launch):
     ):
         with pytest.raises(error):
             harness.reduce_sum(x, TWIN, out=out)
+
+
+def test_a_fitting_out_takes_the_hot_path_and_a_wrong_one_the_checked_path(dev, monkeypatch):
+    """Once the key is cached, a fitting out= is written by the hot path alone (what out= is
+    for: no result allocation, no checks); anything else is left to the checked path, which says
+    what is wrong."""
+    plan_cache.clear()
+    x = torch.arange(1000, dtype=torch.float32, device=dev)  # sum 499,500: exact in float32
+    harness.reduce_sum(x, FASTEST)  # the checked path builds the entry
+
+    def no_checked_path(*args, **kwargs):
+        raise AssertionError("the checked path ran")
+
+    monkeypatch.setattr(api, "_checked_sum", no_checked_path)
+    for out in (torch.zeros((), device=dev), torch.zeros(1, device=dev)):
+        assert harness.reduce_sum(x, FASTEST, out=out) is out and float(out) == 499_500.0
+    for wrong in (
+        torch.zeros(2, device=dev),  # two elements
+        torch.zeros((), dtype=torch.float64, device=dev),  # another dtype
+        x[10:11],  # inside x
+        torch.zeros((), device=dev, requires_grad=True),
+        torch.zeros(1, device=dev).to_sparse(),
+        torch.zeros((), device="meta"),
+    ):
+        with pytest.raises(AssertionError, match="the checked path ran"):
+            harness.reduce_sum(x, FASTEST, out=wrong)
+
+
+# -- partials --------------------------------------------------------------------------------------
+
+
+def test_partials_of_a_multi_pass_variant_are_its_per_block_sums(dev):
+    """Integer data: each tile of 256 sums exactly; 1000 elements -> 4 partials, any shape."""
+    x = torch.arange(1000, dtype=torch.int32, device=dev)
+    # tiles 0..255, 256..511, 512..767, 768..999: n (first + last) / 2 each
+    want = [255 * 256 // 2, 256 * (256 + 511) // 2, 256 * (512 + 767) // 2, 232 * (768 + 999) // 2]
+    assert harness.partials(x, TWIN).tolist() == want
+    assert harness.partials(x.reshape(8, 125), TWIN).tolist() == want  # flattened
+    assert harness.partials(x.float(), catalogue.get(TWIN)).tolist() == want
+
+
+def test_partials_of_a_single_launch_variant_is_its_one_sum(dev):
+    x = torch.arange(1000, dtype=torch.float32, device=dev).reshape(10, 100)
+    got = harness.partials(x, FASTEST)
+    assert got.shape == (1,) and float(got[0]) == 499_500.0
+
+
+def test_multi_pass_partials_come_from_a_poisoned_buffer(dev, monkeypatch):
+    """A first pass that writes only its first partial: the rest read back as NaN (the poison),
+    not as the stale values earlier runs left in the memory."""
+    real = api.make_plan
+
+    def stale_plan(variant, x):
+        bound = real(variant, x)
+        for out in bound.outs:
+            out.fill_(7.0)
+
+        def first_block_only():
+            bound.outs[0][0] = 1.0
+
+        bound.launches[0] = first_block_only
+        return bound
+
+    monkeypatch.setattr(api, "make_plan", stale_plan)
+    got = harness.partials(torch.ones(1000, device=dev), TWIN).tolist()
+    assert got[0] == 1.0 and len(got) == 4 and all(v != v for v in got[1:])  # NaN
+
+
+def test_single_launch_partials_come_from_a_poisoned_buffer(dev, monkeypatch):
+    """A launch that writes nothing: its one partial reads back as NaN, not as stale memory."""
+
+    class Stale:
+        workspace = (torch.full((4,), 7.0, device=dev),)
+
+        def __call__(self, t, out):
+            pass  # writes nothing
+
+    class Cache:
+        def get(self, *args):
+            return Stale()
+
+    monkeypatch.setattr(plan_cache, "default", Cache)
+    got = harness.partials(torch.ones(100, device=dev), FASTEST)
+    assert got.shape == (1,) and got[0] != got[0]  # NaN
+
+
+def test_a_variants_size_limit_holds_on_the_cached_path(dev):
+    """The single-launch family builds no plan per call; its n limit is checked all the same:
+    a record of triton/fastest with max_n = 100 takes 100 elements and refuses 101, naming 100."""
+    small = dataclasses.replace(catalogue.get(FASTEST), max_n=100)
+    assert float(harness.reduce_sum(torch.ones(100, device=dev), small)) == 100.0
+    for call in (harness.reduce_sum, harness.partials):
+        with pytest.raises(ValueError, match=r"at most n = 100 elements; got 101"):
+            call(torch.ones(101, device=dev), small)
+
+
+# -- CuPy arrays (a stand-in where CuPy is not installed) -----------------------------------------
+
+
+class _CupyLike:
+    """What _as_torch reads of a CuPy array: its module, __cuda_array_interface__ and DLPack."""
+
+    __module__ = "cupy"
+
+    def __init__(self, t: torch.Tensor):
+        self.t = t
+        self.__cuda_array_interface__ = {"shape": tuple(t.shape), "version": 3}
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+def test_a_cupy_array_sums_and_comes_back_as_one(dev, monkeypatch):
+    """A CuPy array is read through DLPack without a copy and the result goes back to CuPy."""
+    if dev == "cuda":
+        pytest.skip("the real CuPy is tested on the GPU (tests/test_gpu_bad_input.py)")
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(from_dlpack=_CupyLike))
+    x = _CupyLike(torch.arange(300, dtype=torch.float32))
+    s = harness.reduce_sum(x, TWIN)
+    assert isinstance(s, _CupyLike) and float(s.t) == 300 * 299 / 2
+    p = harness.partials(x, TWIN)
+    # tiles 0..255 and 256..299
+    assert isinstance(p, _CupyLike) and p.t.tolist() == [255 * 256 / 2, 44 * (256 + 299) / 2]
+    out = _CupyLike(torch.zeros(()))
+    assert harness.reduce_sum(x, TWIN, out=out) is out and float(out.t) == 300 * 299 / 2
+    with pytest.raises(ValueError, match="overlaps the input"):
+        harness.reduce_sum(x, TWIN, out=_CupyLike(x.t[3:4]))

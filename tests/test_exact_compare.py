@@ -149,3 +149,40 @@ def test_abs_sum_clears_only_the_sign_bit():
 )
 def test_condition_number_is_positive_for_negative_sums(data, kappa):
     assert exact.condition_number(np.array(data, dtype=np.float32)) == kappa
+
+
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("value", [-1.0, 1.0, -2.0, 0.5, -0.0])
+def test_small_integers_and_powers_of_two_round_to_themselves(fmt, value):
+    """-1, 1, -2, 0.5 and 0 are floats of every format: rounded, bracketed and judged as
+    themselves."""
+    s = exact.exact_sum(np.array([value], dtype=np.float32))
+    assert exact.round_nearest(s, fmt) == value
+    assert exact.bracket(s, fmt) == (value, value)
+    assert exact.faithful(value, s, fmt) and exact.ulp_error(value, s, fmt) == 0.0
+    assert not exact.faithful(-value - 1, s, fmt)
+
+
+@pytest.mark.parametrize("n", [3, 5, 9, 1025, 2**17 + 1])
+def test_float64_all_ones_fractions_of_one_sign_just_past_a_power_of_two(n):
+    """n = 2^k + 1 elements of 2 - 2^-52 (a 52-bit fraction of all ones), all in one group: a
+    slice of w bits sums to n (2^w - 1), which stays below 2^53 (exact in float64) only for
+    w <= 53 - bit_length(n - 1) = 52 - k; one bit wider, n (2^(53-k) - 1) > 2^53 is rounded."""
+    x = np.full(n, np.nextafter(2.0, 0.0))
+    assert exact.exact_sum(x).fraction() == n * (2 - Fraction(1, 2**52))
+    assert exact.exact_sum(-x).fraction() == -n * (2 - Fraction(1, 2**52))
+
+
+@pytest.mark.parametrize(
+    "bits, fmt",
+    [
+        (np.array([0x7F800001], dtype=np.uint32), "float32"),  # payload 1: the last fraction bit
+        (np.array([0xFF800001, 0x3F800000], dtype=np.uint32), "float32"),
+        (np.array([0x7C01], dtype=np.uint16), "float16"),
+        (np.array([0x7F81], dtype=np.uint16), "bfloat16"),
+        (np.array([0x7FF0000000000001], dtype=np.uint64), "float64"),
+    ],
+)
+def test_a_nan_with_only_the_last_fraction_bit_set_is_nan_not_inf(bits, fmt):
+    s = exact.exact_sum(bits, fmt)
+    assert not s.is_finite and math.isnan(s.nonfinite)
