@@ -7,7 +7,7 @@
 #   fastest28 the fastest pair at n = 2^28 (the >= 90% of DRAM peak lesson)
 #   sanitize  every default kernel under memcheck / racecheck / synccheck / initcheck, plus the
 #             wrong demonstrations and the seeds' bugs (--include-wrong)
-#   tests     tests/test_gpu_profile.py and tests/test_gpu_sanitize.py on the documents above
+#   tests     tests/test_stored_profile.py and tests/test_stored_sanitize.py on the documents above
 #   render    profile.md (seed tables, counters per stage) and the counters plot
 # Usage: OUT=dir bash benchmarks/gpu_profile.sh [steps...]   (default: all, in that order)
 # Writes $OUT/files/: profile.json (merged), profile-raw/ (.ncu-rep, CSV exports, ncu logs),
@@ -68,15 +68,15 @@ for step in $steps; do
         > "$F/archive/sanitize-raw.txt"
       ;;
     tests)
-      note "GPU tests on the measured documents"
+      note "the stored-document tests on the measured documents"
       merge_profile
-      # only the test files whose document this call measured (they would re-run the tool)
+      # only the test files whose document this call measured (they read it beside the committed ones)
       files=()
       if [ -f "$F/profile.json" ]; then
-        export REDUCE_LADDER_PROFILE_JSON="$F/profile.json"; files+=(tests/test_gpu_profile.py)
+        export REDUCE_LADDER_PROFILE_JSON="$F/profile.json"; files+=(tests/test_stored_profile.py)
       fi
       if [ -f "$F/sanitize.json" ]; then
-        export REDUCE_LADDER_SANITIZE_JSON="$F/sanitize.json"; files+=(tests/test_gpu_sanitize.py)
+        export REDUCE_LADDER_SANITIZE_JSON="$F/sanitize.json"; files+=(tests/test_stored_sanitize.py)
       fi
       if [ ${#files[@]} -eq 0 ]; then echo "tests: no document measured in this call"; continue; fi
       python3 -m pytest -q -p no:cacheprovider "${files[@]}" \

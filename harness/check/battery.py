@@ -8,7 +8,7 @@ or negated, so cancellations stay exact); to_tensor moves it to the device in th
 changing a value.
 
 Families (kappa = sum|x| / |sum x|, the condition number; harness.check.exact.condition_number):
-- uniform        uniform [0, 1): kappa 1.
+- uniform        uniform [0, 1) (rounded to float16 / bfloat16, the top becomes 1.0): kappa 1.
 - normal         standard normal: kappa about sqrt(n) (about 1e3 at 2^20, 5e3 at 2^25).
 - cancellation   large terms +-v (v ~ 1e8 N(0, 1)) in exactly cancelling pairs, shuffled, plus
                  one uniform [0, 1) term in 64: the sum is that small part; kappa about 1e10 at
@@ -20,10 +20,11 @@ Families (kappa = sum|x| / |sum x|, the condition number; harness.check.exact.co
 - subnormals     the format's own subnormal numbers, random signs: kappa about sqrt(n).
 - constant       0.1 (rounded to the format) everywhere: kappa 1.
 - past-limit     zeros but for 2^120, 2^60, 1, -2^120, -2^60 at stride 1024 (one lane of the
-                 reproducible design, 1024 lanes): the exact sum is 1 and kappa about 2.7e36,
-                 far past the limit; a double-double accumulator keeps 2^120 + 2^60 exactly, adds
-                 1 to the low word 2^60 (lost), and returns 0. THE DOCUMENTED LIMIT: reported,
-                 never promised faithful.
+                 reproducible design, 1024 lanes; at n <= 4096, stride n // 5; at n < 5, the
+                 pattern's first n values only): for n >= 5 the exact sum is 1 and kappa about
+                 2.7e36, far past the limit; a double-double accumulator keeps 2^120 + 2^60
+                 exactly, adds 1 to the low word 2^60 (lost), and returns 0. THE DOCUMENTED
+                 LIMIT: reported, never promised faithful.
 
 float16 has no range for 2^24, 1e8 or 1e30: those families are float32 / bfloat16 only (DTYPES).
 """

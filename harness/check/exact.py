@@ -82,7 +82,7 @@ def float_format(fmt: str) -> FloatFormat:
 @dataclass(frozen=True)
 class ExactSum:
     """numerator * 2^scale, exactly; or, for non-finite input, nonfinite = inf, -inf or nan (and
-    numerator 0)."""
+    numerator = scale = 0: one value per IEEE outcome, whatever the finite part)."""
 
     numerator: int
     scale: int

@@ -1,9 +1,12 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
 Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad_input.py):
-- not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU.
+- not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU;
+  a sparse tensor: TypeError (.to_dense() first).
 - on the CPU while the variant runs on the GPU: ValueError (CPU tensors are accepted only by
-  Triton variants under TRITON_INTERPRET=1).
+  Triton variants under TRITON_INTERPRET=1; no other device, e.g. meta, ever).
+- a variant that is neither an id string nor a catalogue.Variant: TypeError; an unknown id:
+  catalogue.UnknownVariant (a KeyError); a peer: ValueError.
 - a dtype the variant does not support: TypeError / ValueError naming the supported ones.
 - empty: the sum is 0 (partials: an empty array), with no launch.
 - 0-d or multi-dimensional: flattened (the sum of all elements); with dim= and an axis variant
@@ -90,7 +93,12 @@ def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[to
             f"expected a CuPy array or a torch tensor, got {type(x).__name__}; "
             "move host data to the GPU first (cupy.asarray(a) or torch.as_tensor(a).cuda())"
         )
-    if not t.is_cuda and not (variant.backend == "triton" and device.interpreting()):
+    if t.layout != torch.strided:
+        raise TypeError(
+            f"expected a dense (strided) tensor, got layout {t.layout}; use .to_dense()"
+        )
+    interpreted = t.device.type == "cpu" and variant.backend == "triton" and device.interpreting()
+    if not t.is_cuda and not interpreted:
         raise ValueError(
             f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it with "
             ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
@@ -126,6 +134,11 @@ def _variant_by_id(variant_id: str) -> catalogue.Variant:
 def _variant(variant: str | catalogue.Variant) -> catalogue.Variant:
     if isinstance(variant, str):
         return _variant_by_id(variant)
+    if not isinstance(variant, catalogue.Variant):
+        raise TypeError(
+            "variant must be a variant id (a str) or a catalogue.Variant, "
+            f"got {type(variant).__name__}"
+        )
     if variant.launch is None:
         raise ValueError(f"{variant.id} is a peer (a library call), not a variant of the ladder")
     return variant
@@ -160,8 +173,9 @@ def reduce_sum(
     device.
 
     out: where to write the sum instead of a new tensor (as torch.sum's out=): a one-element
-    tensor (or CuPy array, with x one) of the result dtype (result_dtype) on x's device, not
-    overlapping x; it is returned. It saves the result's allocation, the largest single cost of
+    dense tensor (or CuPy array, with x one) of the result dtype (result_dtype) on x's device,
+    not overlapping any byte of x (of a strided view: its span), not requiring grad; it is
+    returned. It saves the result's allocation, the largest single cost of
     a cached call (experiments.call_profile: 4-5 us on the H100 host, more than the launch's
     API overhead). A wrong out is a TypeError / ValueError before any launch.
     """
@@ -221,33 +235,55 @@ def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
     """The hot path's check of out= (the checked path's _check_out says why one fails)."""
     if type(out) is not torch.Tensor or out.dtype is not dtype or out.numel() != 1:
         return False
+    if out.layout is not torch.strided or out.requires_grad or out.is_meta:
+        return False
     return out.get_device() == x.get_device() and not _overlaps(out, x)
 
 
 def _overlaps(out: torch.Tensor, x: torch.Tensor) -> bool:
-    """out's one element lies inside x's bytes (the sum would overwrite what it reads)."""
+    """out's one element shares a byte with contiguous x (the sum would overwrite what it
+    reads); out may be wider than x's elements (a float32 sum of float16 input)."""
     o, lo = out.data_ptr(), x.data_ptr()
-    return lo <= o < lo + x.numel() * x.element_size()
+    return o < lo + x.numel() * x.element_size() and lo < o + out.element_size()
 
 
-def _check_out(out: Any, want: torch.dtype, x: torch.Tensor) -> torch.Tensor:
+def _check_out(out: Any, want: torch.dtype, x: Any) -> torch.Tensor:
     """out= as a torch tensor that the sum may be written into, or a clear error (before any
-    launch): its library, size, dtype, device, and that it does not overlap x."""
+    launch): its library, layout, size, dtype, device, and that it does not overlap the caller's
+    x (any view of it: a non-contiguous one is summed from a copy, but an out inside it would
+    still change the caller's data)."""
     if isinstance(out, torch.Tensor):
         t = out
     elif hasattr(out, "__cuda_array_interface__") and type(out).__module__.startswith("cupy"):
         t = torch.from_dlpack(out)
     else:
         raise TypeError(f"out must be a torch tensor or a CuPy array, got {type(out).__name__}")
+    if t.layout != torch.strided:
+        raise TypeError(f"out must be a dense (strided) tensor, got layout {t.layout}")
+    if t.requires_grad:
+        raise ValueError("out requires grad: out= does not support autograd (as torch.sum's)")
     if t.numel() != 1:
         raise ValueError(f"out must hold one element (the sum), it has {t.numel()}")
     if t.dtype != want:
         raise TypeError(f"out has dtype {t.dtype}; this sum is {want} (harness.result_dtype)")
-    if t.device != x.device:
-        raise ValueError(f"out is on {t.device}, the input on {x.device}")
-    if _overlaps(t, x):
+    view = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if t.device != view.device:
+        raise ValueError(f"out is on {t.device}, the input on {view.device}")
+    if view.numel() and _meets(_span(t), _span(view)):
         raise ValueError("out overlaps the input: the sum would overwrite what it reads")
     return t
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """The first byte of non-empty t's elements and one past its last byte (torch strides are
+    never negative, so the first element is at data_ptr)."""
+    reach = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride(), strict=True))
+    return t.data_ptr(), t.data_ptr() + (reach + 1) * t.element_size()
+
+
+def _meets(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """The byte ranges [a0, a1) and [b0, b1) share a byte."""
+    return a[0] < b[1] and b[0] < a[1]
 
 
 # Variant ids (as callers spell them) of the single-launch family -> the catalogue id, filled by
@@ -290,7 +326,7 @@ def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> A
     v = _variant(variant)
     one_launch = v.launch.mapping.one_launch
     t, lib = _as_torch(x, v, flat=not one_launch)
-    dest = None if out is None else _check_out(out, result_dtype(v, t.dtype), t)
+    dest = None if out is None else _check_out(out, result_dtype(v, t.dtype), x)
     with stream.call_on(t, lib) as stream_ptr:
         if t.numel() == 0:
             zero = torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device)
