@@ -17,6 +17,15 @@ V = catalogue.get("triton/fastest")
 N = 5003
 
 
+def other_streams(dev: str, k: int) -> list:
+    """k streams other than the current one, as the cache sees them (a pointer each): real CUDA
+    streams on a GPU (a launch may run on them; the caller keeps the list alive), stand-in
+    numbers on the CPU, where nothing is launched on a stream."""
+    if dev == "cuda":
+        return [torch.cuda.Stream() for _ in range(k)]
+    return [type("Stream", (), {"cuda_stream": 1 + i})() for i in range(k)]
+
+
 def fresh_sum(x: torch.Tensor) -> torch.Tensor:
     return make_plan(V, x.reshape(-1)).run().clone()[0]
 
@@ -63,11 +72,12 @@ def test_each_alignment_class_and_size_misses(cache, dev):
 
 def test_distinct_streams_get_distinct_workspaces(cache, dev):
     x = torch.randn(N, device=dev)
-    a = cache.get(V, "float32", x, stream_ptr=1)
-    b = cache.get(V, "float32", x, stream_ptr=2)
+    s1, s2 = other_streams(dev, 2)
+    a = cache.get(V, "float32", x, stream_ptr=s1.cuda_stream)
+    b = cache.get(V, "float32", x, stream_ptr=s2.cuda_stream)
     assert a is not b
     assert a.workspace[1].data_ptr() != b.workspace[1].data_ptr()  # two ticket counters
-    assert cache.get(V, "float32", x, stream_ptr=1) is a
+    assert cache.get(V, "float32", x, stream_ptr=s1.cuda_stream) is a
 
 
 def test_lru_evicts_the_least_recently_used(cache, dev):
@@ -219,7 +229,8 @@ def test_a_capture_takes_the_entry_of_any_stream_or_says_to_warm_up(cache, dev):
     with pytest.raises(plan_cache.PlanCacheMiss, match="call it once"):
         cache.for_capture(V, "float32", x)
     assert cache.info().size == 0 and cache.info().misses == 0
-    other = cache.get(V, "float32", x, stream_ptr=0x1234)  # built for another stream
+    (side,) = other_streams(dev, 1)
+    other = cache.get(V, "float32", x, stream_ptr=side.cuda_stream)  # built for another stream
     assert cache.for_capture(V, "float32", x) is other
     with pytest.raises(plan_cache.PlanCacheMiss):
         cache.for_capture(V, "float32", x[:-1])  # another n: another kernel grid
