@@ -31,6 +31,8 @@ OTHER_FILES = {
     "*/superseded/README.md": "what the superseded runs were and why they were replaced",
     "*/superseded/*.txt": "console captures of superseded runs, archived evidence",
     "*/env.txt": "nvidia-smi and versions at the session: read by `reduce-ladder compare`",
+    "*/newcomer.txt": "a new user's transcript on a bare GPU machine: the README's install line "
+    "and its two commands, with wall times and exit codes (evidence, not regenerated)",
     "*/distributed*.txt": "the distributed tables of the JSON beside it, regenerated (below)",
     "*/*.log": "pytest's and the GPU scripts' logs of the session, kept as evidence",
     "*/junit.xml": "pytest's JUnit report of the GPU session, kept as evidence",
@@ -89,7 +91,7 @@ def test_every_other_file_is_known():
 
 
 def test_no_console_capture_outside_archive_but_the_regenerated_ones():
-    loose = [p for p in RESULTS.glob("*/*.txt") if p.name != "env.txt"]
+    loose = [p for p in RESULTS.glob("*/*.txt") if p.name not in ("env.txt", "newcomer.txt")]
     assert sorted(p.name for p in loose if not p.name.startswith("distributed")) == []
 
 
