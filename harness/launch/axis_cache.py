@@ -18,9 +18,6 @@ least recently used past max_entries (REDUCE_LADDER_PLAN_CACHE_SIZE, as the 1-D 
 
 from __future__ import annotations
 
-import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import torch
@@ -29,7 +26,7 @@ from harness.core import axis_geometry as geom
 from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.launch import axis_plan
-from harness.launch.plan_cache import DEFAULT_MAX_ENTRIES, ENV_MAX_ENTRIES
+from harness.launch.plan_cache import LRU
 
 Key = tuple[str, str, tuple[int, ...], int, int, int]
 
@@ -50,16 +47,22 @@ class AxisLaunch:
 
 
 class AxisCache:
+    """The axis family's launches in the plan cache's LRU table (harness.launch.plan_cache.LRU)."""
+
     def __init__(self, max_entries: int | None = None) -> None:
-        size = max_entries or int(os.environ.get(ENV_MAX_ENTRIES, DEFAULT_MAX_ENTRIES))
-        self.max_entries = max(1, size)
-        self._entries: OrderedDict[Key, AxisLaunch] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+        self._table: LRU[Key, AxisLaunch] = LRU(max_entries)
+        self.max_entries = self._table.max_entries
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._table)
+
+    @property
+    def hits(self) -> int:
+        return self._table.hits
+
+    @property
+    def misses(self) -> int:
+        return self._table.misses
 
     def get(
         self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
@@ -68,26 +71,15 @@ class AxisCache:
         miss (DeviceMemoryError when its partials cannot be allocated)."""
         dtype = dtypes.name_of(x.dtype)
         key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return entry
-        kernels, sizes = axis_plan.kernels(v, dtype, p)
-        entry = AxisLaunch(kernels, axis_plan.partial_buffers(v, dtype, sizes, x.device))
-        with self._lock:
-            self.misses += 1
-            entry = self._entries.setdefault(key, entry)  # another thread's, if it won
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+        entry = self._table.lookup(key)
+        if entry is None:
+            kernels, sizes = axis_plan.kernels(v, dtype, p)
+            entry = AxisLaunch(kernels, axis_plan.partial_buffers(v, dtype, sizes, x.device))
+            entry = self._table.add(key, entry)  # another thread's, if it won
         return entry
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.hits = self.misses = 0
+        self._table.clear()
 
 
 _default = AxisCache()
