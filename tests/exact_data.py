@@ -46,3 +46,24 @@ def signed_integers(n: int, dtype: str, seed: int, device: str = "cuda") -> torc
 def exact_total(x: torch.Tensor, step: int = 2**26) -> int:
     """The exact sum of integer-valued x, in int64 slices (no float64 copy of a large x)."""
     return sum(int(x[i : i + step].to(torch.int64).sum()) for i in range(0, x.numel(), step))
+
+
+# Distinct powers of two around and past index 2^31 (the last at n - 1): one read from a 32-bit
+# index that wrapped, or a missed last tile, moves the sum by a value no +-1 can cancel.
+PAST_2_31_MARKS = ((1, 64.0), (2**31 - 1, 128.0), (2**31, 256.0), (2**31 + 1, 512.0), (-1, 1024.0))
+
+
+def signs_with_marks(
+    n: int,
+    marks=PAST_2_31_MARKS,
+    dtype: torch.dtype = torch.float16,
+    device: str = "cuda",
+    seed: int = 31,
+) -> torch.Tensor:
+    """+-1 with random signs (seeded; every partial sum exact, as the module docstring says) and
+    `marks` ((index, value); a negative index counts from the end) written over them."""
+    g = torch.Generator(device=device).manual_seed(seed)
+    x = (torch.randint(0, 2, (n,), dtype=torch.int8, device=device, generator=g) * 2 - 1).to(dtype)
+    for i, v in marks:
+        x[i] = v
+    return x

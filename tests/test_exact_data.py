@@ -43,3 +43,13 @@ def test_a_kernel_that_misses_or_over_reads_is_caught(n):
     short = x[: n - 1]  # one element dropped: the sum moves by 1 to 8
     assert verify.check_variant(v, short).value != want
     assert want != n * float(x[0])  # no constant data: n * x[0] is not the sum
+
+
+def test_signs_with_marks_places_each_mark_on_signs():
+    marks = ((1, 64.0), (5, 128.0), (-1, 1024.0))
+    x = exact_data.signs_with_marks(10, marks, torch.float32, "cpu", seed=3)
+    assert x.dtype == torch.float32 and x.numel() == 10
+    assert [float(x[i]) for i, _ in marks] == [64.0, 128.0, 1024.0]
+    rest = [float(v) for i, v in enumerate(x.tolist()) if i not in (1, 5, 9)]
+    assert set(rest) <= {-1.0, 1.0} and len(rest) == 7
+    assert torch.equal(x, exact_data.signs_with_marks(10, marks, torch.float32, "cpu", seed=3))

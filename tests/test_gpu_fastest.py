@@ -134,17 +134,7 @@ def test_more_than_2_31_elements(vid, needs_cupy):
     # +-1 with random signs (every partial sum stays far below 2^24: exact, tests/exact_data.py)
     # and distinct powers of two around and past index 2^31: the result must EQUAL the exact sum,
     # so a 32-bit index that wraps, or a missed last tile, shows.
-    n = 2**31 + 5
-    g = torch.Generator(device="cuda").manual_seed(31)
-    x = (torch.randint(0, 2, (n,), dtype=torch.int8, device="cuda", generator=g) * 2 - 1).half()
-    for i, v in (
-        (1, 64.0),
-        (2**31 - 1, 128.0),
-        (2**31, 256.0),
-        (2**31 + 1, 512.0),
-        (n - 1, 1024.0),
-    ):
-        x[i] = v
+    x = exact_data.signs_with_marks(2**31 + 5)
     view = x[1:]
     want = exact_data.exact_total(view)
     r = verify.check_variant(catalogue.get(vid), view)
