@@ -9,12 +9,14 @@ import dataclasses
 import sys
 import types
 
+import numpy as np
 import pytest
 import torch
 
 import harness
 from harness.core import catalogue
 from harness.launch import api, plan_cache
+from harness.launch.errors import DeviceMemoryError
 
 TWIN = "triton/tile-256"  # a multi-pass variant: float32 and int32
 FASTEST = "triton/fastest"  # the single-launch family: float16 sums come back as float32
@@ -218,6 +220,10 @@ def test_a_fitting_out_takes_the_hot_path_and_a_wrong_one_the_checked_path(dev, 
     plan_cache.clear()
     x = torch.arange(1000, dtype=torch.float32, device=dev)  # sum 499,500: exact in float32
     harness.reduce_sum(x, FASTEST)  # the checked path builds the entry
+    buf = torch.zeros(1002, device=dev)
+    y = buf[1:1001]  # x's values at another alignment (another entry), with room either side
+    y.copy_(x)
+    harness.reduce_sum(y, FASTEST)
 
     def no_checked_path(*args, **kwargs):
         raise AssertionError("the checked path ran")
@@ -225,6 +231,9 @@ def test_a_fitting_out_takes_the_hot_path_and_a_wrong_one_the_checked_path(dev, 
     monkeypatch.setattr(api, "_checked_sum", no_checked_path)
     for out in (torch.zeros((), device=dev), torch.zeros(1, device=dev)):
         assert harness.reduce_sum(x, FASTEST, out=out) is out and float(out) == 499_500.0
+    # the bytes right before and right after y: touching, not overlapping
+    for out in (buf[:1], buf[1001:]):
+        assert harness.reduce_sum(y, FASTEST, out=out) is out and float(out) == 499_500.0
     for wrong in (
         torch.zeros(2, device=dev),  # two elements
         torch.zeros((), dtype=torch.float64, device=dev),  # another dtype
@@ -339,3 +348,91 @@ def test_a_cupy_array_sums_and_comes_back_as_one(dev, monkeypatch):
     assert harness.reduce_sum(x, TWIN, out=out) is out and float(out.t) == 300 * 299 / 2
     with pytest.raises(ValueError, match="overlaps the input"):
         harness.reduce_sum(x, TWIN, out=_CupyLike(x.t[3:4]))
+
+
+def test_only_cupy_arrays_are_read_through_the_cuda_array_interface(dev, no_launch):
+    """A foreign object with __cuda_array_interface__ (e.g. a Numba array) and a CuPy object that
+    is not an array are refused like any other non-tensor."""
+
+    class NumbaLike(_CupyLike):
+        __module__ = "numba.cuda"
+
+    class CupyNotAnArray:
+        __module__ = "cupy.cuda"
+
+    t = torch.ones(8, device=dev)
+    for x in (NumbaLike(t), CupyNotAnArray()):
+        for call in (harness.reduce_sum, harness.partials):
+            with pytest.raises(TypeError, match="expected a CuPy array or a torch tensor"):
+                call(x, TWIN)
+        with pytest.raises(TypeError, match="out must be a torch tensor or a CuPy array"):
+            harness.reduce_sum(t, TWIN, out=x)
+
+
+def test_cpu_tensors_need_the_interpreter(monkeypatch):
+    """Without TRITON_INTERPRET=1 a Triton variant runs on the GPU only: a CPU tensor is refused
+    (with the plan cache empty, as in a process that never interpreted)."""
+    plan_cache.clear()
+    monkeypatch.setattr(api.device, "interpreting", lambda: False)
+    for vid in (TWIN, FASTEST):
+        for call in (harness.reduce_sum, harness.partials):
+            with pytest.raises(ValueError, match=r"runs on a CUDA GPU .* lives on cpu"):
+                call(torch.ones(8), vid)
+
+
+def test_non_tensors_are_refused_also_once_the_variant_is_cached(dev):
+    plan_cache.clear()
+    x = torch.ones(300, device=dev)
+    harness.reduce_sum(x, FASTEST)  # FASTEST's id is now tried on the hot path first
+    with pytest.raises(TypeError, match="move host data to the GPU"):
+        harness.reduce_sum(np.ones(300, dtype=np.float32), FASTEST)
+    for out in ([0.0], np.zeros(1, dtype=np.float32), 0.0):
+        with pytest.raises(TypeError, match="out must be a torch tensor or a CuPy array"):
+            harness.reduce_sum(x, FASTEST, out=out)
+
+
+def test_an_input_that_requires_grad_may_take_an_out(dev):
+    """x requiring grad is read, never written: its sum may go to an out= (which may not)."""
+    x = torch.arange(300, dtype=torch.float32, device=dev).requires_grad_()
+    for vid in (TWIN, FASTEST):
+        out = torch.zeros((), device=dev)
+        assert harness.reduce_sum(x, vid, out=out) is out and float(out) == 300 * 299 / 2
+
+
+def test_an_empty_input_overlaps_no_out(dev):
+    """An empty view has no bytes, whatever its strides: an out at its address is fine."""
+    buf = torch.full((8,), 5.0, device=dev)
+    empty = torch.as_strided(buf, (3, 0), (1, 1))  # 3 x 0: no element, starts at buf[0]
+    for vid in (TWIN, FASTEST):
+        out = buf[:1]
+        assert harness.reduce_sum(empty, vid, out=out) is out and float(buf[0]) == 0.0
+        buf[0] = 5.0
+
+
+def test_no_memory_for_the_copy_of_a_strided_input_is_a_device_memory_error(dev, monkeypatch):
+    """The private contiguous copy of a strided view can fail for memory: a DeviceMemoryError
+    naming the bytes it needed (the process keeps working), not torch's error."""
+
+    def no_memory(self, *args, **kwargs):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 KiB\nmore")
+
+    x = torch.ones(1000, device=dev)[::2]  # 500 float32: 2,000 bytes
+    monkeypatch.setattr(torch.Tensor, "contiguous", no_memory)
+    with pytest.raises(DeviceMemoryError, match=r"\(2,000 bytes\): CUDA out of memory"):
+        harness.reduce_sum(x, TWIN)
+    monkeypatch.undo()
+    assert float(harness.reduce_sum(x, TWIN)) == 500.0
+
+
+def test_an_empty_input_gives_an_empty_answer_on_its_device_in_its_dtype(dev):
+    for dtype in (torch.int32, torch.float32):
+        x = torch.empty(0, dtype=dtype, device=dev)
+        s = harness.reduce_sum(x, TWIN)
+        assert (s.dim(), s.dtype, s.device, s.item()) == (0, dtype, x.device, 0)
+        p = harness.partials(x, TWIN)
+        assert (p.shape, p.dtype, p.device) == ((0,), dtype, x.device)
+    x16 = torch.empty(0, dtype=torch.float16, device=dev)
+    s16 = harness.reduce_sum(x16, FASTEST)  # the single-launch family sums in float32
+    assert (s16.dtype, s16.device, s16.item()) == (torch.float32, x16.device, 0.0)
+    p16 = harness.partials(x16, FASTEST)
+    assert (p16.shape, p16.dtype, p16.device) == ((0,), torch.float16, x16.device)

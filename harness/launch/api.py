@@ -1,6 +1,7 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
-Behaviour on odd input (tested in tests/test_bad_input.py and tests/test_gpu_bad_input.py):
+Behaviour on odd input (tested in tests/test_bad_input.py, tests/test_api_args.py and
+tests/test_gpu_bad_input.py):
 - not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU;
   a sparse tensor: TypeError (.to_dense() first).
 - on the CPU while the variant runs on the GPU: ValueError (CPU tensors are accepted only by
