@@ -1,0 +1,165 @@
+"""The axis suite's report, a pivot of its rows (harness.studies.axis_bench): per (dtype, shape,
+dim) the best CUDA and Triton stage, the fastest pair, each peer, and the pair's % of the read
+limit; then the issue's targets, each with its misses and by how much; and a plot of % of the
+read limit by shape.
+
+The read limit: the time to read x once at the copy's bandwidth (a copy reads and writes x, so
+half the copy's time). The ratios are peer time / our time (>= 1.00: at least as fast).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.report.rows import Row
+
+FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
+PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
+# The targets' thresholds (the issue's): every shape, short rows and narrow column sums, the
+# large-input geomean, and the Triton fastest against the CUDA one.
+EVERY_SHAPE = 1.00
+SHORT_ROWS_MAX, NARROW_COLUMNS_MAX, NARROW_TARGET = 128, 1024, 1.5
+LARGE_BYTES, LARGE_GEOMEAN = 32 * 2**20, 0.85
+TRITON_OVER_CUDA = 0.9
+
+
+@dataclass(frozen=True)
+class Line:
+    dtype: str
+    shape: tuple[int, ...]
+    dim: int
+    ms: dict[str, float]  # subject -> median device time (ms), timed subjects only
+    read_bytes: int
+
+    def best(self, prefix: str) -> tuple[str, float]:
+        got = [(v, t) for v, t in self.ms.items() if v.startswith(prefix)]
+        return min(got, key=lambda p: p[1]) if got else ("", math.nan)
+
+    @property
+    def pair_ms(self) -> float:
+        return min((self.ms[v] for v in FASTEST if v in self.ms), default=math.nan)
+
+    def ratio(self, peer: str) -> float:
+        return self.ms.get(peer, math.nan) / self.pair_ms
+
+    @property
+    def read_limit(self) -> float:
+        """The pair's time as a fraction of the read limit (1.0 = at the copy's bandwidth)."""
+        return self.ms.get("copy", math.nan) / 2 / self.pair_ms
+
+    @property
+    def triton_over_cuda(self) -> float:
+        return self.ms.get(FASTEST[0], math.nan) / self.ms.get(FASTEST[1], math.nan)
+
+    @property
+    def label(self) -> str:
+        return f"{self.dtype} {'x'.join(map(str, self.shape))} dim {self.dim}"
+
+
+def lines(rows: Iterable[Row]) -> list[Line]:
+    """One line per (dtype, shape, dim), in the rows' order."""
+    cells: dict[tuple, dict[str, float]] = {}
+    nbytes: dict[tuple, int] = {}
+    for r in rows:
+        if r.suite != "axis" or r.metric != "total" or math.isnan(r.median_ms):
+            continue
+        key = (r.dtype, tuple(r.shape), int(r.config.removeprefix("dim=")))
+        cells.setdefault(key, {})[r.variant] = r.median_ms
+        if r.variant == "copy" and r.bytes:
+            nbytes[key] = r.bytes // 2
+    return [Line(*k, ms, nbytes.get(k, 0)) for k, ms in cells.items()]
+
+
+def _us(ms: float) -> str:
+    return "-" if math.isnan(ms) else f"{ms * 1e3:,.1f}"
+
+
+def _x(r: float) -> str:
+    return "-" if math.isnan(r) else f"{r:.2f}x"
+
+
+def table(ls: list[Line]) -> list[str]:
+    head = ("dtype, shape, dim", "best CUDA stage (us)", "best Triton stage (us)", "pair (us)",
+            "x torch.sum", "x compile", "x cupy", "% read limit", "Triton/CUDA")  # fmt: skip
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for ln in ls:
+        cuda, ct = ln.best("cuda/axis-")
+        tri, tt = ln.best("triton/axis-")
+        cells = (ln.label, f"{cuda.removeprefix('cuda/axis-')} {_us(ct)}",
+                 f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
+                 *(_x(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
+                 _x(ln.triton_over_cuda))  # fmt: skip
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def _verdict(name: str, misses: list[str], total: int) -> str:
+    if total == 0:
+        return f"- {name}: no shape measured"
+    if not misses:
+        return f"- {name}: met on all {total}"
+    return f"- {name}: missed on {len(misses)} of {total}: " + "; ".join(misses)
+
+
+def _short_or_narrow(ln: Line) -> bool:
+    if ln.dim == len(ln.shape) - 1:
+        return ln.shape[-1] <= SHORT_ROWS_MAX
+    return len(ln.shape) == 2 and ln.dim == 0 and ln.shape[1] <= NARROW_COLUMNS_MAX
+
+
+def targets(ls: list[Line]) -> list[str]:
+    torch_misses = [f"{ln.label} {_x(ln.ratio(PEERS[0]))}" for ln in ls
+                    if not ln.ratio(PEERS[0]) >= EVERY_SHAPE]  # fmt: skip
+    narrow = [ln for ln in ls if _short_or_narrow(ln)]
+    narrow_misses = [f"{ln.label} {_x(ln.ratio(PEERS[0]))}" for ln in narrow
+                     if not ln.ratio(PEERS[0]) >= NARROW_TARGET]  # fmt: skip
+    twin_misses = [f"{ln.label} {_x(ln.triton_over_cuda)}" for ln in ls
+                   if not ln.triton_over_cuda >= TRITON_OVER_CUDA]  # fmt: skip
+    large = [ln.read_limit for ln in ls if ln.read_bytes >= LARGE_BYTES and ln.read_limit > 0]
+    geo = math.exp(sum(map(math.log, large)) / len(large)) if large else math.nan
+    geo_line = f"- geomean % of the read limit over inputs >= 32 MB (target >= {LARGE_GEOMEAN:.0%})"
+    geo_line += f": {geo:.1%} over {len(large)} cases" + (
+        "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
+    )
+    return [
+        _verdict(f"the pair >= {EVERY_SHAPE:.2f}x torch.sum", torch_misses, len(ls)),
+        _verdict(f"the pair >= {NARROW_TARGET}x torch.sum on rows of <= {SHORT_ROWS_MAX} and "
+                 f"dim-0 sums of <= {NARROW_COLUMNS_MAX} columns", narrow_misses, len(narrow)),
+        geo_line,
+        _verdict(f"Triton fastest >= {TRITON_OVER_CUDA}x the CUDA fastest", twin_misses, len(ls)),
+    ]  # fmt: skip
+
+
+def markdown(rows: Iterable[Row], device: str) -> str:
+    ls = lines(rows)
+    out = [f"# The axis suite on {device}", "", "Device time per call (CUDA events, L2 flushed "
+           "by reading, median); ratios are peer time / the better of the fastest pair.", "",
+           "## Targets", "", *targets(ls), "", "## Per shape", "", *table(ls), ""]  # fmt: skip
+    return "\n".join(out)
+
+
+def plot(rows: Iterable[Row], path: Path, device: str) -> None:
+    """% of the read limit by shape: the pair and each peer."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ls = lines(rows)
+    fig, ax = plt.subplots(figsize=(max(8, len(ls) * 0.25), 4.5))
+    xs = range(len(ls))
+    for name in ("pair", *PEERS):
+        ys = [
+            100 * (ln.read_limit if name == "pair" else ln.read_limit * ln.ratio(name)) for ln in ls
+        ]
+        ax.plot(xs, ys, marker="o", ms=3, lw=1, label=name.removeprefix("peer/"))
+    ax.set_xticks(list(xs), [ln.label for ln in ls], rotation=90, fontsize=6)
+    ax.set_ylabel("% of the read limit")
+    ax.set_title(f"Sums along an axis, {device}")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,100 @@
+"""The axis suite's case list and its report (harness.studies.axis_bench and
+harness.report.axis_tables), on made-up rows: the pivot, the ratios, and each target's verdict,
+met and missed; and one small case measured on the GPU."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from harness.report import axis_tables
+from harness.report.rows import Row
+from harness.studies import axis_bench
+
+
+def _row(variant: str, ms: float, shape=(1024, 64), dim=1, dtype="float32", nbytes=None) -> Row:
+    read = math.prod(shape) * 4
+    return Row(device="GPU", suite="axis", variant=variant, config=f"dim={dim}", dtype=dtype,
+               shape=shape, metric="total", median_ms=ms, bytes=nbytes or read)  # fmt: skip
+
+
+def _case(shape, dim, pair_ms, torch_ms, copy_ms, triton_ms=None) -> list[Row]:
+    read = math.prod(shape) * 4
+    return [
+        _row("cuda/axis-r2-warp-row", pair_ms * 1.5, shape, dim),
+        _row("triton/axis-r2-warp-row", pair_ms * 2, shape, dim),
+        _row("cuda/axis-fastest", pair_ms, shape, dim),
+        _row("triton/axis-fastest", triton_ms or pair_ms, shape, dim),
+        _row("peer/torch.sum", torch_ms, shape, dim),
+        _row("peer/cupy.sum", torch_ms * 2, shape, dim),
+        _row("copy", copy_ms, shape, dim, nbytes=2 * read),
+    ]
+
+
+def test_lines_pivot_the_rows_per_shape() -> None:
+    rows = [*_case((1024, 64), 1, 0.01, 0.02, 0.016), _row("x", 1.0, (4, 4), 0, dtype="int32")]
+    rows.append(Row("GPU", "fastest-bench", "cuda/fastest", "", "float32", 10, "total", 1.0))
+    ls = axis_tables.lines(rows)
+    assert [(ln.dtype, ln.shape, ln.dim) for ln in ls] == [
+        ("float32", (1024, 64), 1), ("int32", (4, 4), 0)]  # fmt: skip
+    ln = ls[0]
+    assert ln.best("cuda/axis-") == ("cuda/axis-fastest", 0.01)
+    assert ln.best("triton/axis-") == ("triton/axis-fastest", 0.01)
+    assert ln.ratio("peer/torch.sum") == pytest.approx(2.0)
+    assert ln.read_limit == pytest.approx(0.8)  # half the copy's 16 us over the pair's 10 us
+    assert ln.read_bytes == 1024 * 64 * 4
+    assert math.isnan(ls[1].pair_ms)  # nothing of ours timed there
+
+
+def test_targets_met_and_missed_with_their_size() -> None:
+    big = (2**20, 64)  # 256 MiB: counts in the geomean
+    met = axis_tables.targets(axis_tables.lines(_case(big, 1, 1.0, 2.0, 2.0)))
+    assert all("met on all 1" in t for t in (met[0], met[1], met[3])), met
+    assert "100.0% over 1 cases" in met[2]
+    missed = axis_tables.lines(_case(big, 1, 1.0, 1.2, 1.0, triton_ms=1.25))
+    verdicts = axis_tables.targets(missed)
+    assert "missed on 1 of 1" in verdicts[1] and "1.20x" in verdicts[1]  # short rows: 1.5x
+    assert "short by 35.0% points" in verdicts[2]  # 50% of the limit against 85%
+    assert "missed on 1 of 1" in verdicts[3] and "0.80x" in verdicts[3]
+    assert "met on all 1" in verdicts[0]  # 1.2x >= 1.00x
+    # a wide row is not held to the 1.5x target
+    wide = axis_tables.targets(axis_tables.lines(_case((64, 4096), 1, 1.0, 1.2, 2.0)))
+    assert "no shape measured" in wide[1]
+
+
+def test_markdown_and_plot(tmp_path) -> None:
+    rows = _case((1024, 64), 1, 0.01, 0.02, 0.016) + _case((4096, 4096), 0, 0.1, 0.12, 0.2)
+    text = axis_tables.markdown(rows, "GPU")
+    assert (
+        "| float32 1024x64 dim 1 | fastest 10.0 | fastest 10.0 | 10.0 | 2.00x | - | 4.00x |" in text
+    )
+    assert "| float32 4096x4096 dim 0 |" in text
+    axis_tables.plot(rows, tmp_path / "axis.png", "GPU")
+    assert (tmp_path / "axis.png").stat().st_size > 1000
+
+
+def test_cases_and_bad_dtype() -> None:
+    got = axis_bench.cases([((8, 16), 0), ((2, 3, 4), 1)], ["float32", "int32"])
+    assert [(c.shape, c.dim, c.dtype, c.config) for c in got] == [
+        ((8, 16), 0, "float32", "dim=0"), ((8, 16), 0, "int32", "dim=0"),
+        ((2, 3, 4), 1, "float32", "dim=1"), ((2, 3, 4), 1, "int32", "dim=1")]  # fmt: skip
+    with pytest.raises(ValueError, match="unknown dtype 'float8'"):
+        axis_bench.cases([((8, 16), 0)], ["float8"])
+
+
+def test_measure_on_the_gpu() -> None:
+    from harness.core import device
+
+    ok, why = device.torch_gpu()
+    if not ok:
+        pytest.skip(f"needs an NVIDIA GPU: {why}")
+    case = axis_bench.Case((512, 64), 1, "float32")
+    rows = axis_bench.measure(case, variants=axis_tables.FASTEST, log=lambda *a: None)
+    by = {r.variant: r for r in rows}
+    assert {by[v].check for v in axis_tables.FASTEST} == {"ok"}
+    assert {"peer/torch.sum", "peer/torch.compile", "copy"} <= set(by)
+    assert all(r.median_ms > 0 and r.reps >= 1 for r in rows)
+    assert by["copy"].bytes == 2 * 512 * 64 * 4
+    (ln,) = axis_tables.lines(rows)
+    assert ln.read_limit > 0 and ln.ratio("peer/torch.sum") > 0
