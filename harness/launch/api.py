@@ -231,6 +231,16 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
         return _back(res, lib)
 
 
+def axis_result_shape(x: torch.Tensor, variant: str | catalogue.Variant, dim: Any) -> tuple:
+    """The shape reduce_sum(x, variant, dim=dim) returns (in x's dtype), from x's shape and dtype
+    alone (the operator's fake implementation), or the error _axis_sum raises for them."""
+    v = axis_plan.resolve(variant, dim)
+    p = axis_plan.check(v, tuple(x.shape), dim)
+    if x.dtype not in _torch_dtypes(v):
+        raise TypeError(f"unsupported dtype {x.dtype}; {v.id} supports {', '.join(v.dtypes)}")
+    return p.out_shape
+
+
 def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
     """The hot path's check of out= (the checked path's _check_out says why one fails)."""
     if type(out) is not torch.Tensor or out.dtype is not dtype or out.numel() != 1:
@@ -352,15 +362,14 @@ def _cached_sum(
     sum's dtype on t's device; or the caller's out=) and the entry's launches writing into it;
     inside a capture, the launches with a graph-owned workspace."""
     _check_size(v, t)
-    cache = plan_cache.default()
-    if t.is_cuda and plan_cache.capturing():
-        launch = cache.for_capture(v, _dtype_name(t.dtype), t)
-        res = launch.proto.new_empty(()) if dest is None else dest
-        launch.in_capture(t, res, stream_ptr)
-        return res
-    launch = cache.get(v, _dtype_name(t.dtype), t)
+    cache, name = plan_cache.default(), _dtype_name(t.dtype)
+    captured = t.is_cuda and plan_cache.capturing()
+    launch = cache.for_capture(v, name, t) if captured else cache.get(v, name, t)
     res = launch.proto.new_empty(()) if dest is None else dest
-    launch(t, res)
+    if captured:
+        launch.in_capture(t, res, stream_ptr)
+    else:
+        launch(t, res)
     return res
 
 
