@@ -375,6 +375,16 @@ def test_reduce_sum_of_each_family_hits_and_equals_the_uncached_path(vid, dtype,
 
 
 @pytest.mark.parametrize("vid", FAMILY_IDS)
+def test_family_sums_keep_shapes_and_noncontiguous_inputs(vid, dev):
+    plan_cache.clear()
+    x = family_data(vid, 600, 0, dev).reshape(20, 30)
+    for _ in range(2):  # the checked path, then the hot path (a 2-D contiguous tensor)
+        assert verify.same_bits(harness.reduce_sum(x, vid), fresh_plan_sum(vid, x))
+    xt = x.t()
+    assert verify.same_bits(harness.reduce_sum(xt, vid), fresh_plan_sum(vid, xt.contiguous()))
+
+
+@pytest.mark.parametrize("vid", FAMILY_IDS)
 def test_family_eviction_frees_entries_and_rebuilds_the_same_sum(vid, dev):
     cache = plan_cache.PlanCache(max_entries=2)
     v = catalogue.get(vid)

@@ -140,9 +140,12 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Pass
     else:
         blocks, make, run = _multi_pass(variant, dtype, x)
     make = _allocating(variant, make)
-    own = workspace.off_thread(make, x.device, stream_ptr if x.is_cuda else None)
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
-    proto = torch.empty(0, dtype=out_dtype, device=x.device)
+    own, proto = workspace.off_thread(
+        lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)),
+        x.device,
+        stream_ptr if x.is_cuda else None,
+    )
     return PassesLaunch(
         variant, dtype, x.numel(), blocks, out_dtype, proto, own, make, run, stream_ptr
     )
