@@ -80,6 +80,17 @@ def test_a_meta_tensor_is_refused_for_every_variant(no_launch):
                 call(x, vid)
 
 
+@pytest.mark.parametrize("vid", [TWIN, FASTEST, "triton/reproducible"])
+def test_a_meta_tensor_is_refused_once_its_size_is_cached(dev, vid):
+    """A warm id and a cached entry of the same n (on the CPU: device index -1, like meta's):
+    the hot path declines a meta tensor, and the checked path refuses it."""
+    plan_cache.clear()
+    harness.reduce_sum(torch.ones(16, device=dev), vid)
+    assert api._hit(torch.ones(16, device=dev), vid) is not None
+    with pytest.raises(ValueError, match="lives on meta"):
+        harness.reduce_sum(torch.ones(16, device="meta"), vid)
+
+
 def test_a_sparse_tensor_is_refused_with_a_hint(dev, no_launch):
     x = torch.ones(16, device=dev).to_sparse()
     for call in (harness.reduce_sum, harness.partials):

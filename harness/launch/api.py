@@ -322,17 +322,18 @@ def _hit(x: torch.Tensor, variant: str):
         if plan_cache.capturing():
             return None  # a capture: the checked path gives the graph its own workspace
         stream = _raw_stream(dev)
-    else:
+    elif x.is_cpu:
         stream = 0
+    else:
+        return None  # meta (or another device): the checked path refuses it
     name = _DTYPE_NAMES.get(x.dtype)
     key = (vid, name, x.numel(), x.data_ptr() & 15, dev, stream)
     return plan_cache.default().lookup(key)
 
 
 def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> Any:
-    """reduce_sum with every check of the module docstring (CuPy arrays, views, variants as
-    records, the ladder's multi-pass variants, the first call of each key, out=, another
-    device current, a capture), on x's device and the call's one stream (stream.call_on)."""
+    """reduce_sum with every check of the module docstring (CuPy arrays, views, records, a first
+    call, out=, another device current, a capture) on x's device and stream (stream.call_on)."""
     v = _variant(variant)
     t, lib = _as_torch(x, v, flat=False)
     dest = None if out is None else _check_out(out, result_dtype(v, t.dtype), x)
