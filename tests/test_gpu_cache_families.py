@@ -86,7 +86,7 @@ def test_hits_and_equals_the_uncached_path_bit_for_bit(vid, kind, needs_cupy):
             x = base[off : off + n]
             want = uncached(vid, x)
             out = torch.full((), 7, dtype=api.result_dtype(vid, x.dtype), device="cuda")
-            got = [harness.reduce_sum(x, vid), harness.reduce_sum(x.clone()[:n], vid)]
+            got = [harness.reduce_sum(x, vid), harness.reduce_sum(x.clone(), vid)]
             assert api._hit(x, vid) is not None, (vid, n, off)  # warm: the hot path
             got += [harness.reduce_sum(x, vid), harness.reduce_sum(x, vid, out=out), out]
             assert all(verify.same_bits(g, want) for g in got), (vid, kind, n, off)
