@@ -51,9 +51,9 @@ on the CPU build machine (CPython 3.12, torch 2.11; GPU figures: experiments.cal
   checked path did it twice per call; the hot path keys on the id string;
 - the stream: torch._C._cuda_getCurrentRawStream(dev), an int (harness.launch.stream says why
   not torch.cuda.current_stream());
-- the result: the workspace's new_empty(()) 2.1 us against torch.empty((), dtype=, device=) 2.5
-  us (CPU allocator; both allocate, neither returns a plan's own buffer, which the next call
-  would overwrite).
+- the result: a tensor's new_empty(()) (the entry's proto) 2.1 us against torch.empty((),
+  dtype=, device=) 2.5 us (CPU allocator; both allocate, neither returns a plan's own buffer,
+  which the next call would overwrite).
 """
 
 from __future__ import annotations
