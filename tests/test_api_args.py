@@ -447,3 +447,30 @@ def test_an_empty_input_gives_an_empty_answer_on_its_device_in_its_dtype(dev):
     assert (s16.dtype, s16.device, s16.item()) == (torch.float32, x16.device, 0.0)
     p16 = harness.partials(x16, FASTEST)
     assert (p16.shape, p16.dtype, p16.device) == ((0,), torch.float16, x16.device)
+
+
+@pytest.mark.parametrize(
+    ("vid", "wording"),
+    [
+        (TWIN, r"needs [\d,]+ bytes of device memory for its partial sums;"),
+        ("triton/reproducible", "-chunk workspace"),
+    ],
+)
+def test_no_memory_for_a_cached_workspace_is_a_device_memory_error(vid, wording, dev, monkeypatch):
+    """A cache entry's workspace (made on the workspace thread) that does not fit: the
+    DeviceMemoryError the uncached plan raised, nothing cached, and the next call builds."""
+    real = torch.empty
+
+    def no_memory(*args, **kwargs):
+        if kwargs.get("dtype") in (torch.float64, torch.float32):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 8 KiB\nmore")
+        return real(*args, **kwargs)
+
+    plan_cache.clear()
+    x = torch.ones(5000, device=dev)
+    monkeypatch.setattr(torch, "empty", no_memory)
+    with pytest.raises(DeviceMemoryError, match=wording + r".*CUDA out of memory\. Tried"):
+        harness.reduce_sum(x, vid)
+    monkeypatch.undo()
+    assert plan_cache.info().size == 0
+    assert float(harness.reduce_sum(x, vid)) == 5000.0

@@ -117,15 +117,16 @@ class PassesLaunch:
             self.run(x, out, own, stream_ptr)
 
 
-def _allocating(variant: Variant, make: Callable[[], list[torch.Tensor]]):
-    """make, with an allocation failure said as DeviceMemoryError naming the variant."""
+def _allocating(variant: Variant, make: Callable[[], list[torch.Tensor]], what: str):
+    """make, with an allocation failure said as DeviceMemoryError naming the variant and `what`
+    it needs (the uncached plan's wording)."""
 
     def guarded() -> list[torch.Tensor]:
         try:
             return make()
         except torch.cuda.OutOfMemoryError as e:
             raise DeviceMemoryError(
-                f"{variant.id} could not allocate its workspace ({str(e).splitlines()[0]})"
+                f"{variant.id} needs {what}; the allocation failed ({str(e).splitlines()[0]})"
             ) from None
 
     return guarded
@@ -136,10 +137,10 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Pass
     class and device) on the stream `stream_ptr`: its workspace allocated, its kernels loaded,
     nothing launched."""
     if variant.launch.mapping is REPRODUCIBLE:
-        blocks, make, run = _reproducible(variant, dtype, x)
+        blocks, make, run, what = _reproducible(variant, dtype, x)
     else:
-        blocks, make, run = _multi_pass(variant, dtype, x)
-    make = _allocating(variant, make)
+        blocks, make, run, what = _multi_pass(variant, dtype, x)
+    make = _allocating(variant, make, what)
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
     own, proto = workspace.off_thread(
         lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)),
@@ -184,7 +185,11 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for step, i, o in zip(steps, ins, outs, strict=True):
             step((i, o), stream)
 
-    return passes[0].blocks, make, run
+    need = (sum(p.blocks for p in passes[:-1]) + (n if in_place else 0)) * x.element_size()
+    what = f"{need:,} bytes of device memory for its partial sums" + (
+        " and the scratch copy its in-place first pass works on" if in_place else ""
+    )
+    return passes[0].blocks, make, run, what
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
@@ -211,7 +216,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        return blocks, make, run
+        return blocks, make, run, f"its {m}-chunk workspace"
 
     from triton_kernels import reproducible
 
@@ -219,4 +224,4 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         phi, plo = ws
         reproducible.launch(x, out, phi, plo, blocks)()
 
-    return blocks, make, run_triton
+    return blocks, make, run_triton, f"its {m}-chunk workspace"
