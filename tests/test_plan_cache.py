@@ -423,6 +423,20 @@ def test_family_capture_launch_uses_a_workspace_of_its_own(vid, cache, dev):
     assert all(torch.equal(a, b) for a, b in zip(entry.workspace, before, strict=True))
 
 
+@pytest.mark.parametrize("vid", [V.id, *FAMILY_IDS])
+def test_an_entry_keeps_no_reference_to_the_tensor_it_was_built_for(vid, cache, dev):
+    import gc
+
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    x = family_data(vid, N, 0, dev)
+    ref = StorageWeakRef(x.untyped_storage())
+    entry = cache.get(catalogue.get(vid), dtypes_name(x), x)
+    del x
+    gc.collect()
+    assert ref.expired() and cache.cached_launches() == [entry]
+
+
 def test_family_threads_share_one_entry_and_sum_right(dev):
     vid = "triton/tile-256"
     cache = plan_cache.PlanCache(max_entries=8)

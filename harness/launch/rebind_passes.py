@@ -157,11 +157,11 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
     copy) then pass k - 1's partials; the last pass writes the caller's out."""
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
-    device, n = x.device, x.numel()
+    device, n, dt = x.device, x.numel(), x.dtype  # never x itself: the entry outlives it
 
     def make() -> list[torch.Tensor]:
-        scratch = [torch.empty(n, dtype=x.dtype, device=device)] if launch.in_place else []
-        return scratch + [torch.empty(p.blocks, dtype=x.dtype, device=device) for p in passes[:-1]]
+        scratch = [torch.empty(n, dtype=dt, device=device)] if launch.in_place else []
+        return scratch + [torch.empty(p.blocks, dtype=dt, device=device) for p in passes[:-1]]
 
     if variant.backend == "cuda":
         dev = x.get_device()
