@@ -80,6 +80,17 @@ def test_a_meta_tensor_is_refused_for_every_variant(no_launch):
                 call(x, vid)
 
 
+@pytest.mark.parametrize("vid", [TWIN, FASTEST, "triton/reproducible"])
+def test_a_meta_tensor_is_refused_once_its_size_is_cached(dev, vid):
+    """A warm id and a cached entry of the same n (on the CPU: device index -1, like meta's):
+    the hot path declines a meta tensor, and the checked path refuses it."""
+    plan_cache.clear()
+    harness.reduce_sum(torch.ones(16, device=dev), vid)
+    assert api._hit(torch.ones(16, device=dev), vid) is not None
+    with pytest.raises(ValueError, match="lives on meta"):
+        harness.reduce_sum(torch.ones(16, device="meta"), vid)
+
+
 def test_a_sparse_tensor_is_refused_with_a_hint(dev, no_launch):
     x = torch.ones(16, device=dev).to_sparse()
     for call in (harness.reduce_sum, harness.partials):
@@ -436,3 +447,30 @@ def test_an_empty_input_gives_an_empty_answer_on_its_device_in_its_dtype(dev):
     assert (s16.dtype, s16.device, s16.item()) == (torch.float32, x16.device, 0.0)
     p16 = harness.partials(x16, FASTEST)
     assert (p16.shape, p16.dtype, p16.device) == ((0,), torch.float16, x16.device)
+
+
+@pytest.mark.parametrize(
+    ("vid", "wording"),
+    [
+        (TWIN, r"needs [\d,]+ bytes of device memory for its partial sums;"),
+        ("triton/reproducible", "-chunk workspace"),
+    ],
+)
+def test_no_memory_for_a_cached_workspace_is_a_device_memory_error(vid, wording, dev, monkeypatch):
+    """A cache entry's workspace (made on the workspace thread) that does not fit: the
+    DeviceMemoryError the uncached plan raised, nothing cached, and the next call builds."""
+    real = torch.empty
+
+    def no_memory(*args, **kwargs):
+        if kwargs.get("dtype") in (torch.float64, torch.float32):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 8 KiB\nmore")
+        return real(*args, **kwargs)
+
+    plan_cache.clear()
+    x = torch.ones(5000, device=dev)
+    monkeypatch.setattr(torch, "empty", no_memory)
+    with pytest.raises(DeviceMemoryError, match=wording + r".*CUDA out of memory\. Tried"):
+        harness.reduce_sum(x, vid)
+    monkeypatch.undo()
+    assert plan_cache.info().size == 0
+    assert float(harness.reduce_sum(x, vid)) == 5000.0

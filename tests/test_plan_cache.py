@@ -1,6 +1,7 @@
-"""The plan cache without a GPU: triton/fastest interpreted over CPU tensors (the GPU twin of
-these tests is tests/test_gpu_callable.py). Keys, LRU eviction, clear, info, threads, and sums
-bit-identical to a fresh plan's."""
+"""The plan cache without a GPU: triton/fastest and every other 1-D family's Triton twin (the
+multi-pass ladder, seeds 004 and 001, the reproducible pair) interpreted over CPU tensors (the GPU
+twins: tests/test_gpu_callable.py, tests/test_gpu_cache_families.py). Keys, LRU eviction, clear,
+info, threads, a capture's own workspace, and sums bit-identical to a fresh plan's."""
 
 import threading
 
@@ -265,3 +266,220 @@ def test_small_kernels_compile_without_spills_for_every_dtype_and_block():
     for expr, threads in exprs.items():
         res = r.resources[r.lowered[expr]]
         assert res.spill_store_bytes == 0 and res.registers * threads <= 65536, (expr, res)
+
+
+# -- every other 1-D family: the multi-pass ladder, seed 004's and 001's, the reproducible pair --
+# (their interpreted Triton twins; the CUDA kernels and captures: tests/test_gpu_cache_families.py)
+
+FAMILIES = {
+    "ladder": "triton/tile-256",
+    "ladder-split": "triton/pair-split-128",
+    "grid-stride": "triton/grid-stride-1024",
+    "seed004": "triton/quad-adjacent-256",
+    "seed001": "triton/001-pinned",
+    "reproducible": "triton/reproducible",
+}
+FAMILY_IDS = list(FAMILIES.values())
+
+
+def fresh_plan_sum(vid: str, x: torch.Tensor) -> torch.Tensor:
+    """The uncached path's sum (a plan built for x, as reduce_sum did before the cache)."""
+    return make_plan(catalogue.get(vid), x.reshape(-1)).run().clone()[0]
+
+
+def dtypes_name(x: torch.Tensor) -> str:
+    from harness.core import dtypes
+
+    return dtypes.name_of(x.dtype)
+
+
+def family_data(vid: str, n: int, k: int, dev: str) -> torch.Tensor:
+    """Seed-like data of vid's first dtype (int32 where it has it, else float32), varied by k."""
+    dtype = "int32" if "int32" in catalogue.get(vid).dtypes else "float32"
+    return verify.seed_like_input(n, dtype, dev) * (k + 1)
+
+
+@pytest.mark.parametrize("vid", FAMILY_IDS)
+def test_family_entries_hit_for_new_tensors_and_sum_as_a_fresh_plan(vid, cache, dev):
+    from harness.launch import rebind_passes
+
+    v = catalogue.get(vid)
+    xs = [family_data(vid, N, k, dev) for k in range(3)]
+    name = dtypes_name(xs[0])
+    for x in xs:
+        launch = cache.get(v, name, x)
+        assert isinstance(launch, rebind_passes.PassesLaunch) and launch.n == N
+        out = launch.proto.new_empty(())
+        launch(x, out)
+        assert out.dtype == launch.out_dtype and verify.same_bits(out, fresh_plan_sum(vid, x))
+    info = cache.info()
+    assert (info.misses, info.hits, info.size, info.evictions) == (1, 2, 1, 0)
+    assert cache.cached_keys() == [plan_cache.key_of(v, name, xs[0], plan_cache.stream_of(xs[0]))]
+
+
+@pytest.mark.parametrize("vid", FAMILY_IDS)
+def test_family_keys_name_n_dtype_alignment_and_stream(vid, cache, dev):
+    v = catalogue.get(vid)
+    base = family_data(vid, N + 8, 0, dev)
+    name = dtypes_name(base)
+    a = cache.get(v, name, base[:N])
+    assert cache.get(v, name, base[1 : N + 1]) is not a  # another alignment class
+    assert cache.get(v, name, base[: N - 1]) is not a  # another n: other passes / chunks
+    s1, s2 = other_streams(dev, 2)
+    b = cache.get(v, name, base[:N], stream_ptr=s1.cuda_stream)
+    c = cache.get(v, name, base[:N], stream_ptr=s2.cuda_stream)
+    assert len({id(a), id(b), id(c)}) == 3
+    if b.workspace:  # a one-pass chain has no partials between passes
+        assert b.workspace[0].data_ptr() != c.workspace[0].data_ptr()  # never shared by streams
+    info = cache.info()
+    assert (info.misses, info.hits, info.size, info.evictions) == (5, 0, 3, 2)
+
+
+def test_every_family_shares_one_table_its_lru_and_counters(dev):
+    """The single-launch entries and the other families' live in one LRU: one bound, one order,
+    one set of counters."""
+    cache = plan_cache.PlanCache(max_entries=2)
+    x = verify.seed_like_input(N, "float32", dev)
+    fast = cache.get(V, "float32", x)
+    tile = cache.get(catalogue.get("triton/tile-256"), "float32", x)
+    assert type(fast) is rebind.BoundLaunch and type(tile) is not rebind.BoundLaunch
+    assert cache.get(V, "float32", x) is fast  # most recent now: the tile entry is the oldest
+    cache.get(catalogue.get("triton/reproducible"), "float32", x)
+    assert [k[0] for k in cache.cached_keys()] == [V.id, "triton/reproducible"]
+    info = cache.info()
+    assert (info.misses, info.hits, info.size, info.evictions) == (3, 1, 2, 1)
+
+
+@pytest.mark.parametrize(
+    ("vid", "dtype"),
+    [(v, d) for v in FAMILY_IDS for d in ("int32", "float32") if d in catalogue.get(v).dtypes],
+)
+def test_reduce_sum_of_each_family_hits_and_equals_the_uncached_path(vid, dtype, dev):
+    """Through reduce_sum (the checked path's first call, then the hot path; out= too) on
+    integer and float data, several alignment classes: bit for bit the fresh plan's sum."""
+    from harness.launch import api
+
+    plan_cache.clear()
+    base = verify.seed_like_input(N + 3, dtype, dev)
+    for off in range(3):
+        x = base[off : off + N]
+        want = fresh_plan_sum(vid, x)
+        got = [harness.reduce_sum(x, vid), harness.reduce_sum(x.clone(), vid)]
+        out = torch.full((), 7, dtype=api.result_dtype(vid, x.dtype), device=dev)
+        assert harness.reduce_sum(x, vid, out=out) is out
+        assert api._hit(x, vid) is not None  # the hot path serves this key now
+        assert all(verify.same_bits(g, want) for g in [*got, out]), (vid, dtype, off)
+    classes = {base[off:].data_ptr() % 16 for off in range(3)} | {0}  # clone(): aligned
+    info = plan_cache.info()  # 3 calls and one _hit lookup per offset, one miss per class
+    assert info.misses == len(classes) and info.hits == 12 - len(classes)
+
+
+@pytest.mark.parametrize("vid", FAMILY_IDS)
+def test_family_sums_keep_shapes_and_noncontiguous_inputs(vid, dev):
+    plan_cache.clear()
+    x = family_data(vid, 600, 0, dev).reshape(20, 30)
+    for _ in range(2):  # the checked path, then the hot path (a 2-D contiguous tensor)
+        assert verify.same_bits(harness.reduce_sum(x, vid), fresh_plan_sum(vid, x))
+    xt = x.t()
+    assert verify.same_bits(harness.reduce_sum(xt, vid), fresh_plan_sum(vid, xt.contiguous()))
+
+
+@pytest.mark.parametrize("vid", FAMILY_IDS)
+def test_family_eviction_frees_entries_and_rebuilds_the_same_sum(vid, dev):
+    cache = plan_cache.PlanCache(max_entries=2)
+    v = catalogue.get(vid)
+    xs = [family_data(vid, N + k, k, dev) for k in range(3)]
+    name = dtypes_name(xs[0])
+    first = cache.get(v, name, xs[0])
+    cache.get(v, name, xs[1])
+    cache.get(v, name, xs[2])  # evicts xs[0]'s entry
+    assert cache.info().evictions == 1 and [k[2] for k in cache.cached_keys()] == [N + 1, N + 2]
+    again = cache.get(v, name, xs[0])
+    assert again is not first and cache.info().misses == 4
+    out = again.proto.new_empty(())
+    again(xs[0], out)
+    assert verify.same_bits(out, fresh_plan_sum(vid, xs[0]))
+
+
+@pytest.mark.parametrize("vid", FAMILY_IDS)
+def test_family_capture_launch_uses_a_workspace_of_its_own(vid, cache, dev):
+    """in_capture's launches (what a CUDA-graph capture records) with the workspace it makes
+    itself, not the entry's: the entry's partials are left as they were, the sum is the same.
+    for_capture takes another stream's entry and refuses a shape nothing was built for."""
+    v = catalogue.get(vid)
+    x = family_data(vid, N, 0, dev)
+    name = dtypes_name(x)
+    with pytest.raises(plan_cache.PlanCacheMiss, match="call it once"):
+        cache.for_capture(v, name, x)
+    (side,) = other_streams(dev, 1)
+    entry = cache.get(v, name, x, stream_ptr=side.cuda_stream)
+    assert cache.for_capture(v, name, x) is entry
+    for t in entry.workspace:
+        t.fill_(3)
+    before = [t.clone() for t in entry.workspace]
+    out = entry.proto.new_empty(())
+    entry.in_capture(x, out, 0)
+    assert verify.same_bits(out, fresh_plan_sum(vid, x))
+    assert all(torch.equal(a, b) for a, b in zip(entry.workspace, before, strict=True))
+
+
+@pytest.mark.parametrize("vid", [V.id, *FAMILY_IDS])
+def test_an_entry_keeps_no_reference_to_the_tensor_it_was_built_for(vid, cache, dev):
+    import gc
+
+    from torch.multiprocessing.reductions import StorageWeakRef
+
+    x = family_data(vid, N, 0, dev)
+    ref = StorageWeakRef(x.untyped_storage())
+    entry = cache.get(catalogue.get(vid), dtypes_name(x), x)
+    del x
+    gc.collect()
+    assert ref.expired() and cache.cached_launches() == [entry]
+
+
+def test_family_threads_share_one_entry_and_sum_right(dev):
+    vid = "triton/tile-256"
+    cache = plan_cache.PlanCache(max_entries=8)
+    v = catalogue.get(vid)
+    x = verify.seed_like_input(N, "int32", dev)
+    want = fresh_plan_sum(vid, x)
+    results, errors = [], []
+    start = threading.Barrier(4)
+
+    def worker() -> None:
+        try:
+            start.wait()
+            for _ in range(2):
+                launch = cache.get(v, "int32", x)
+                out = launch.proto.new_empty(())
+                launch(x, out)  # the entry's lock serializes the interpreted launches
+                results.append((launch, out))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert len({id(launch) for launch, _ in results}) == 1
+    assert all(verify.same_bits(out, want) for _, out in results)
+    assert (cache.info().misses, cache.info().hits) == (1, 7)
+
+
+def test_builds_dispatch_by_family(monkeypatch, dev):
+    """The single-launch family binds through rebind, every other 1-D family (CUDA's in-place
+    and dynamic-shared-memory kernels too, keyed here without a GPU) through rebind_passes."""
+    from harness.launch import rebind_passes
+
+    built: list[tuple[str, str]] = []
+    monkeypatch.setattr(rebind, "bind", lambda v, *a: built.append(("rebind", v.id)) or v)
+    monkeypatch.setattr(rebind_passes, "bind", lambda v, *a: built.append(("passes", v.id)) or v)
+    cache = plan_cache.PlanCache()
+    x = torch.empty(N, dtype=torch.int32, device="meta")
+    ids = ["cuda/fastest", "cuda/v0-gmem-interleaved", "cuda/004-smem-dyn", "cuda/reproducible"]
+    for vid in ids:
+        cache.get(catalogue.get(vid), "int32", x, stream_ptr=5)
+    assert built == [("rebind", ids[0])] + [("passes", i) for i in ids[1:]]
+    assert [k[0] for k in cache.cached_keys()] == ids

@@ -25,20 +25,19 @@ The caller's data is never modified.
 Where a call runs (harness.launch.stream.call_on): on x's device, whichever device is current,
 and on ONE stream, the caller's current stream in x's library (torch's for a tensor, CuPy's for a
 CuPy array): every launch, allocation and the result's copy, so the result is ready in that
-stream's order. Inside a CUDA-graph capture the call is captured on the capturing stream; the
-single-launch family's call gets a workspace the graph owns (harness.launch.workspace), so graphs
-replayed at once never share a ticket counter. Supported contexts (tests/test_gpu_contexts.py):
+stream's order. Inside a CUDA-graph capture the call is captured on the capturing stream with a
+workspace the graph owns (harness.launch.workspace, rebind_passes), so graphs replayed at once
+never share a ticket counter or partials. Supported contexts (tests/test_gpu_contexts.py):
 eager on any torch or CuPy stream (blocking or not), several threads at once, torch.compile
 (fullgraph=True; default, reduce-overhead, max-autotune-no-cudagraphs), CUDA graphs captured on
 torch's default capture stream or a given one and replayed concurrently, out=. A call that cannot
-be captured (a first call of a cached variant inside a capture) raises before anything is
-enqueued, and the caller's capture stays valid.
+be captured (a variant's first call with such an input inside a capture) raises PlanCacheMiss
+before anything is enqueued, and the caller's capture stays valid.
 
-Speed: the single-launch (fastest) family runs through harness.launch.plan_cache: its launch,
-grid and workspace are built once per (variant, dtype, n, alignment class, device, stream) and a
-call then costs one 0-d result tensor and one launch (rebound to the caller's tensor by pointer:
-harness.launch.rebind). Sums are bit-identical to a fresh plan's. The ladder's multi-pass
-variants still build a plan per call (plan_cache says why).
+Speed: every 1-D family runs through harness.launch.plan_cache: its launches, grids and
+workspace are built once per (variant, dtype, n, alignment class, device, stream) and a call then
+costs one 0-d result tensor and the variant's launches (rebound to the caller's tensors by
+pointer: harness.launch.rebind, rebind_passes). Sums are bit-identical to a fresh plan's.
 
 The hot path (`_hit`, tried first by reduce_sum): a plain torch.Tensor, contiguous, and a variant
 id string already seen by the checked path. It builds the cache key from cheap attributes and
@@ -52,9 +51,9 @@ on the CPU build machine (CPython 3.12, torch 2.11; GPU figures: experiments.cal
   checked path did it twice per call; the hot path keys on the id string;
 - the stream: torch._C._cuda_getCurrentRawStream(dev), an int (harness.launch.stream says why
   not torch.cuda.current_stream());
-- the result: the workspace's new_empty(()) 2.1 us against torch.empty((), dtype=, device=) 2.5
-  us (CPU allocator; both allocate, neither returns a plan's own buffer, which the next call
-  would overwrite).
+- the result: a tensor's new_empty(()) (the entry's proto) 2.1 us against torch.empty((),
+  dtype=, device=) 2.5 us (CPU allocator; both allocate, neither returns a plan's own buffer,
+  which the next call would overwrite).
 """
 
 from __future__ import annotations
@@ -184,7 +183,7 @@ def reduce_sum(
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
         if launch is not None:
             if out is None:
-                res = launch.workspace[0].new_empty(())  # the accumulator dtype on x's device
+                res = launch.proto.new_empty(())  # the sum's dtype on x's device
             elif _out_fits(out, launch.out_dtype, x):
                 res = out
             else:
@@ -230,6 +229,16 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
         res = torch.empty(p.out_shape, dtype=t.dtype, device=t.device)
         launch(t, res)
         return _back(res, lib)
+
+
+def axis_result_shape(x: torch.Tensor, variant: str | catalogue.Variant, dim: Any) -> tuple:
+    """The shape reduce_sum(x, variant, dim=dim) returns (in x's dtype), from x's shape and dtype
+    alone (the operator's fake implementation), or the error _axis_sum raises for them."""
+    v = axis_plan.resolve(variant, dim)
+    p = axis_plan.check(v, tuple(x.shape), dim)
+    if x.dtype not in _torch_dtypes(v):
+        raise TypeError(f"unsupported dtype {x.dtype}; {v.id} supports {', '.join(v.dtypes)}")
+    return p.out_shape
 
 
 def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
@@ -287,8 +296,8 @@ def _meets(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-# Variant ids (as callers spell them) of the single-launch family -> the catalogue id, filled by
-# the checked path on first use; the hot path tries only these.
+# Variant ids (as callers spell them) -> the catalogue id, filled by the checked path on first
+# use; the hot path tries only these.
 _HOT_IDS: dict[str, str] = {}
 _DTYPE_NAMES: dict[torch.dtype, str] = {d.torch: name for name, d in dtypes.DTYPES.items()}
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
@@ -313,32 +322,29 @@ def _hit(x: torch.Tensor, variant: str):
         if plan_cache.capturing():
             return None  # a capture: the checked path gives the graph its own workspace
         stream = _raw_stream(dev)
-    else:
+    elif x.is_cpu:
         stream = 0
+    else:
+        return None  # meta (or another device): the checked path refuses it
     name = _DTYPE_NAMES.get(x.dtype)
     key = (vid, name, x.numel(), x.data_ptr() & 15, dev, stream)
     return plan_cache.default().lookup(key)
 
 
 def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> Any:
-    """reduce_sum with every check of the module docstring (CuPy arrays, views, variants as
-    records, the ladder's multi-pass variants, the first call of each key, out=, another
-    device current, a capture), on x's device and the call's one stream (stream.call_on)."""
+    """reduce_sum with every check of the module docstring (CuPy arrays, views, records, a first
+    call, out=, another device current, a capture) on x's device and stream (stream.call_on)."""
     v = _variant(variant)
-    one_launch = v.launch.mapping.one_launch
-    t, lib = _as_torch(x, v, flat=not one_launch)
+    t, lib = _as_torch(x, v, flat=False)
     dest = None if out is None else _check_out(out, result_dtype(v, t.dtype), x)
     with stream.call_on(t, lib) as stream_ptr:
         if t.numel() == 0:
             zero = torch.zeros((), dtype=result_dtype(v, t.dtype), device=t.device)
             return _written(zero, dest, out, lib)
-        if one_launch:
-            if isinstance(variant, str):
-                _HOT_IDS[variant] = v.id  # checked once: later calls with this id try the hot path
-            return _written(_cached_sum(v, t, stream_ptr, dest), dest, out, lib)
-        plan = make_plan(v, t)
-        res = plan.run()
-        return _written(res[0].clone(), dest, out, lib)
+        res = _cached_sum(v, t, stream_ptr, dest)
+        if isinstance(variant, str):
+            _HOT_IDS[variant] = v.id  # checked once: later calls with this id try the hot path
+        return _written(res, dest, out, lib)
 
 
 def _written(res: torch.Tensor, dest: torch.Tensor | None, out: Any, lib: str) -> Any:
@@ -353,19 +359,18 @@ def _written(res: torch.Tensor, dest: torch.Tensor | None, out: Any, lib: str) -
 def _cached_sum(
     v: catalogue.Variant, t: torch.Tensor, stream_ptr: int, dest: torch.Tensor | None = None
 ):
-    """The single-launch family's sum through the plan cache: one 0-d result tensor
-    (partials.new_empty: the accumulator dtype on t's device; or the caller's out=) and one
-    launch writing into it; inside a capture, the launch with a graph-owned workspace."""
+    """The sum through the plan cache: one 0-d result tensor (the entry's proto.new_empty: the
+    sum's dtype on t's device; or the caller's out=) and the entry's launches writing into it;
+    inside a capture, the launches with a graph-owned workspace."""
     _check_size(v, t)
-    cache = plan_cache.default()
-    if t.is_cuda and plan_cache.capturing():
-        launch = cache.for_capture(v, _dtype_name(t.dtype), t)
-        res = launch.workspace[0].new_empty(()) if dest is None else dest
+    cache, name = plan_cache.default(), _dtype_name(t.dtype)
+    captured = t.is_cuda and plan_cache.capturing()
+    launch = cache.for_capture(v, name, t) if captured else cache.get(v, name, t)
+    res = launch.proto.new_empty(()) if dest is None else dest
+    if captured:
         launch.in_capture(t, res, stream_ptr)
-        return res
-    launch = cache.get(v, _dtype_name(t.dtype), t)
-    res = launch.workspace[0].new_empty(()) if dest is None else dest
-    launch(t, res)
+    else:
+        launch(t, res)
     return res
 
 

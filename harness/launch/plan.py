@@ -151,25 +151,46 @@ def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
     return plan
 
 
+def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
+    """Pass p of a multi-pass CUDA variant: (the CuPy kernel, blocks, threads, dynamic shared
+    memory bytes, its scalar arguments after the two pointers as numpy values). The uncached
+    plan and the plan cache (harness.launch.rebind_passes) both launch from here."""
+    import numpy as np
+
+    launch = variant.launch
+    # Seed 001's kernels take a 64-bit n (max_n past 2^31); the ladder's seed kernels a 32-bit one.
+    size_t = np.uint64 if variant.max_n > MAX_N_32BIT else np.uint32
+    scalars: tuple = (size_t(p.n),)
+    if launch.mapping.cuda_takes_per_thread:
+        scalars += (np.uint32(p.per_thread),)
+    smem = launch.threads * itemsize if launch.dynamic_smem else 0
+    return cuda_loader.kernel(variant, dtype), p.blocks, launch.threads, smem, scalars
+
+
+def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tensor], None]:
+    """Pass p of a multi-pass Triton variant as a function of its input and output tensors,
+    launched on torch's current stream (Triton's own per-call path)."""
+    from triton_kernels import tiles
+
+    fn = getattr(tiles, variant.kernel)
+    launch = variant.launch
+    grid, n, meta = (p.blocks,), p.n, launch.mapping.triton_meta(launch)
+    if launch.mapping.triton_takes_per_thread:
+        return lambda inp, out: fn[grid](inp, out, n, p.per_thread, **meta)
+    return lambda inp, out: fn[grid](inp, out, n, **meta)
+
+
 def _cuda_launch(
     variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
 ) -> Callable[[], None]:
     import cupy
-    import numpy as np
 
-    kern = cuda_loader.kernel(variant, dtype)
-    launch = variant.launch
-    # Seed 001's kernels take a 64-bit n (max_n past 2^31); the ladder's seed kernels a 32-bit one.
-    size_t = np.uint64 if variant.max_n > MAX_N_32BIT else np.uint32
-    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), size_t(p.n))
-    if launch.mapping.cuda_takes_per_thread:
-        args += (np.uint32(p.per_thread),)
-    smem = launch.threads * inp.element_size() if launch.dynamic_smem else 0
-    grid, block = (p.blocks,), (launch.threads,)
+    kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, inp.element_size())
+    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
 
     def go() -> None:
         with on_torch_stream():
-            kern(grid, block, args, shared_mem=smem)
+            kern((blocks,), (threads,), args, shared_mem=smem)
 
     return go
 
@@ -177,11 +198,5 @@ def _cuda_launch(
 def _triton_launch(
     variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
 ) -> Callable[[], None]:
-    from triton_kernels import tiles
-
-    fn = getattr(tiles, variant.kernel)
-    launch = variant.launch
-    grid, n, meta = (p.blocks,), p.n, launch.mapping.triton_meta(launch)
-    if launch.mapping.triton_takes_per_thread:
-        return lambda: fn[grid](inp, out, n, p.per_thread, **meta)
-    return lambda: fn[grid](inp, out, n, **meta)
+    go = triton_pass(variant, p)
+    return lambda: go(inp, out)

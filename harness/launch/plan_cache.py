@@ -1,5 +1,7 @@
-"""A bounded, thread-safe cache of the single-launch family's launches, so that reduce_sum does not
-build a plan (workspace allocations, a memset, the grid) on every call.
+"""A bounded, thread-safe cache of every 1-D family's launches, so that reduce_sum does not build a
+plan (workspace allocations, a memset, the grid, kernel lookups) on every call: the single-launch
+family's (harness.launch.rebind.BoundLaunch) and the multi-pass ladder's and the reproducible
+pair's (harness.launch.rebind_passes.PassesLaunch), one table, one lock, one set of counters.
 
 Key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer).
 - n and dtype fix the grid, the integer widths and Triton's configuration bucket;
@@ -8,12 +10,13 @@ Key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer).
 - the device owns the workspace;
 - the stream: each stream gets its own workspace, so its own ticket counter. The kernel leaves the
   counter at 0 after every launch, but two launches in flight at once on two streams sharing one
-  counter would take each other's tickets; with the stream in the key they never share one.
+  counter would take each other's tickets (two multi-pass chains would write one set of
+  partials); with the stream in the key they never share one.
   (A stream destroyed while its last launch is still running and a new stream created at the same
   address would share one: the same caveat as any per-stream cache keyed by the handle.)
 
-Rebinding: the key holds no data pointer. A cached entry (harness.launch.rebind.BoundLaunch) takes
-the input and output tensors per call and passes their pointers to the kernel, so any tensor of
+Rebinding: the key holds no data pointer. A cached entry takes the input and output tensors per
+call and passes their pointers to the kernel, so any tensor of
 the same n, dtype and alignment class hits, whether new or reused, and the cache holds no
 reference to any caller's tensor (it cannot keep a large input alive). The other design, a key
 with the data pointer, would make every freshly allocated input miss (or, with the caching
@@ -21,15 +24,15 @@ allocator handing back a freed block, hit by accident of addresses) and would ha
 input alive to keep its plan valid. A hit allocates nothing but the caller's result tensor
 (harness.launch.api), which is what torch.sum allocates too.
 
-Only the single-launch (fastest) family is cached. The ladder's multi-pass plans are teaching
-kernels, bound to their input through chains of partial buffers (and, in-place, a scratch copy of
-the whole input); reduce_sum still builds one per call for them.
+The other families' entries (rebind_passes) keep the same key and interface: the multi-pass chain's
+partials (and an in-place first pass's scratch copy of the input) and the reproducible pair's chunk
+partials and counter are their workspace, made once; their kernels take x and out per call.
 
 Capture: a captured call does not use the entry's workspace (a graph bakes addresses in, so every
 graph captured from one entry would share its counter: harness.launch.workspace). `for_capture`
 finds the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
 kernel, grid and configuration do not depend on the stream), and the call launches it on the
-capturing stream with a workspace of the graph's own (BoundLaunch.in_capture). Nothing of the
+capturing stream with a workspace of the graph's own (the entries' in_capture). Nothing of the
 entry is referenced by the graph but the kernel, which the compile caches keep, so eviction and
 clear() may free every entry. A miss while the current stream is capturing raises PlanCacheMiss
 before anything is enqueued (building would allocate, memset and may time Triton's candidates),
@@ -49,13 +52,14 @@ from typing import Generic, TypeVar
 import torch
 
 from harness.core.catalogue import Variant
-from harness.launch import rebind
+from harness.launch import rebind, rebind_passes
 from harness.launch.stream import current_stream_ptr
 
 DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (<= 16 KiB)
 ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
 
 Key = tuple[str, str, int, int, int, int]
+Entry = rebind.BoundLaunch | rebind_passes.PassesLaunch
 
 
 class PlanCacheMiss(RuntimeError):
@@ -154,21 +158,22 @@ class LRU(Generic[K, E]):
 
 
 class PlanCache:
-    """An LRU of BoundLaunch by Key, at most max_entries; one lock for builds besides the
+    """An LRU of Entry by Key, at most max_entries; one lock for builds besides the
     table's (two threads missing the same key build it once; hits never wait on a build).
-    launch_modes: backend -> launch mode (rebind.LAUNCH_MODES), default rebind's."""
+    launch_modes: backend -> the single-launch family's launch mode (rebind.LAUNCH_MODES), default
+    rebind's."""
 
     def __init__(
         self, max_entries: int | None = None, launch_modes: dict[str, str] | None = None
     ) -> None:
-        self._table: LRU[Key, rebind.BoundLaunch] = LRU(max_entries)
+        self._table: LRU[Key, Entry] = LRU(max_entries)
         self.max_entries = self._table.max_entries
         self.launch_modes = {**rebind.DEFAULT_MODE, **(launch_modes or {})}
         self._build_lock = threading.Lock()
 
     def get(
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
-    ) -> rebind.BoundLaunch:
+    ) -> Entry:
         """The launch for x (flat or not, contiguous) on stream_ptr (default: the current
         stream), built on a miss. A miss allocates the workspace ordered after stream_ptr, so
         pass another stream_ptr only for that stream's work (tests use it to name streams)."""
@@ -180,7 +185,7 @@ class PlanCache:
             return self._build(key, variant, dtype, x, stream_ptr)
         return entry
 
-    def lookup(self, key: Key) -> rebind.BoundLaunch | None:
+    def lookup(self, key: Key) -> Entry | None:
         """The entry for a key the caller computed (harness.launch.api's hot path), counted as a
         hit and made most recent; None on a miss (nothing is built: the caller takes its checked
         path, which calls get). The lock, the get and the move_to_end take about 0.24 us
@@ -188,7 +193,7 @@ class PlanCache:
         machine): the 0.14 us buys LRU order and exact counters across threads."""
         return self._table.lookup(key)
 
-    def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> rebind.BoundLaunch:
+    def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
         """The entry a call captured on the current stream launches (module docstring): this
         stream's if there is one, else the most recent one of another stream; PlanCacheMiss if
         none was ever built (nothing is enqueued)."""
@@ -208,7 +213,7 @@ class PlanCache:
 
     def _build(
         self, key: Key, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int
-    ) -> rebind.BoundLaunch:
+    ) -> Entry:
         if x.is_cuda and capturing():
             raise PlanCacheMiss(
                 f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
@@ -219,9 +224,12 @@ class PlanCache:
             entry = self._table.lookup(key)  # another thread built it meanwhile
             if entry is not None:
                 return entry
-            entry = rebind.bind(
-                variant, dtype, x.reshape(-1), stream_ptr, self.launch_modes[variant.backend]
-            )
+            flat = x.reshape(-1)
+            if variant.launch.mapping.one_launch:
+                mode = self.launch_modes[variant.backend]
+                entry = rebind.bind(variant, dtype, flat, stream_ptr, mode)
+            else:
+                entry = rebind_passes.bind(variant, dtype, flat, stream_ptr)
             return self._table.add(key, entry)
 
     def clear(self) -> None:
@@ -235,7 +243,7 @@ class PlanCache:
         """The cached keys, least recently used first."""
         return self._table.keys()
 
-    def cached_launches(self) -> list[rebind.BoundLaunch]:
+    def cached_launches(self) -> list[Entry]:
         """The cached launches, least recently used first."""
         return self._table.values()
 

@@ -47,7 +47,7 @@ them, DEFAULT_MODE is what the cache uses):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -100,6 +100,10 @@ class BoundLaunch:
     workspace: tuple[torch.Tensor, torch.Tensor]  # partials, counter: owned, made once
     go: Callable[[torch.Tensor, torch.Tensor], None]
     go_with: LaunchWith | None  # None: this launch mode cannot be captured (bench-only modes)
+    proto: torch.Tensor = field(init=False, repr=False)  # results are its new_empty (api)
+
+    def __post_init__(self) -> None:
+        self.proto = self.workspace[0]  # the partials: out_dtype on the device
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
         self.go(x, out)

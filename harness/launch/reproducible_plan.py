@@ -74,6 +74,27 @@ def cuda_expression(
     return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}, {pf}>"
 
 
+def cuda_kernel(
+    variant: Variant,
+    dtype: str,
+    x_ptr: int,
+    threads: int | None = None,
+    unroll: int | str = CUDA_UNROLL,
+    prefetch: bool | str = CUDA_PREFETCH,
+):
+    """The CuPy kernel cuda_launch launches for an input at address x_ptr: the vector
+    instantiation when x_ptr is aligned for it, else the scalar one (the plan cache launches the
+    same one: harness.launch.rebind_passes)."""
+    from harness.compile import cuda_loader
+
+    threads = threads or variant.launch.threads
+    vec = x_ptr % vector_alignment(dtype, threads) == 0
+    expr = cuda_expression(dtype, threads, unroll, vec, prefetch)
+    if expr == variant.name_expression(dtype):
+        return cuda_loader.kernel(variant, dtype)
+    return cuda_loader.kernel_by_expression(variant.source, expr)
+
+
 def cuda_launch(
     variant: Variant,
     dtype: str,
@@ -91,15 +112,8 @@ def cuda_launch(
     import cupy
     import numpy as np
 
-    from harness.compile import cuda_loader
-
     threads = threads or variant.launch.threads
-    vec = x.data_ptr() % vector_alignment(dtype, threads) == 0
-    expr = cuda_expression(dtype, threads, unroll, vec, prefetch)
-    if expr == variant.name_expression(dtype):
-        kern = cuda_loader.kernel(variant, dtype)
-    else:
-        kern = cuda_loader.kernel_by_expression(variant.source, expr)
+    kern = cuda_kernel(variant, dtype, x.data_ptr(), threads, unroll, prefetch)
     xv = x.view(torch.int16) if x.element_size() == 2 else x
     args = (*(cupy.from_dlpack(t) for t in (xv, out, *workspace)), np.uint64(x.numel()))
     grid, block = (max(1, blocks),), (threads,)

@@ -1,4 +1,5 @@
-"""torch.ops.reduce_ladder.sum(x, variant="cuda/fastest"): the ladder's sum as a torch operator.
+"""torch.ops.reduce_ladder.sum(x, variant="cuda/fastest", dim=None): the ladder's sum as a torch
+operator; with dim (an axis variant), the sum along that dim (reduce_sum(x, variant, dim=dim)).
 
 `import harness` registers the operator (it imports this module, as torchvision registers its
 ops on import; the registration costs about 1 ms by `python -X importtime`, against about
@@ -7,10 +8,12 @@ ops on import; the registration costs about 1 ms by `python -X importtime`, agai
   lookup, one 0-d result tensor, one launch on torch's current stream);
 - torch.compile(fullgraph=True): Dynamo records the call as one opaque node (no graph break), its
   output shape and dtype from the fake implementation below (a 0-d tensor of the sum dtype:
-  harness.core.dtypes' sum_dtype for the single-launch family, the input's for the ladder);
+  harness.core.dtypes' sum_dtype for the single-launch family, the input's for the ladder; with
+  dim, torch.sum(x, dim)'s shape in x's dtype), which raises reduce_sum's errors for a bad
+  variant, dim, shape or dtype while Dynamo traces;
 - CUDA-graph capture (torch.cuda.graph, torch.compile's mode="reduce-overhead"): the call is
-  captured on the capturing stream, the single-launch family's with a workspace the graph owns
-  (harness.launch.workspace), so concurrent replays of two graphs never share a counter; call it
+  captured on the capturing stream with a workspace the graph owns (harness.launch.workspace),
+  so concurrent replays of two graphs never share a counter or partials; call it
   once with such an input before capturing, as every capture warms up (a first call inside a
   capture raises plan_cache.PlanCacheMiss before anything is enqueued).
 
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import torch
 
-from harness.launch import api
+from harness.launch import api, axis_plan
 
 NAMESPACE = "reduce_ladder"
 OP_NAME = f"{NAMESPACE}::sum"
@@ -42,13 +45,18 @@ DEFAULT_VARIANT = "cuda/fastest"
 KEYS = ("CUDA", "CPU")  # CPU: Triton variants under TRITON_INTERPRET=1 (api refuses the rest)
 
 _lib = torch.library.Library(NAMESPACE, "DEF")
-_lib.define(f"sum(Tensor x, str variant='{DEFAULT_VARIANT}') -> Tensor")
+_lib.define(f"sum(Tensor x, str variant='{DEFAULT_VARIANT}', int? dim=None) -> Tensor")
 _lib.define(f"noop(Tensor x, str variant='{DEFAULT_VARIANT}') -> Tensor")
 
 
-def reduce_ladder_sum(x: torch.Tensor, variant: str = DEFAULT_VARIANT) -> torch.Tensor:
-    """The sum of all elements of x by `variant` (harness.reduce_sum), a new 0-d tensor."""
-    return api.reduce_sum(x, variant)
+def reduce_ladder_sum(
+    x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
+) -> torch.Tensor:
+    """The sum of all elements of x by `variant` (harness.reduce_sum), a new 0-d tensor; with
+    dim, the sum along dim by an axis variant, as torch.sum(x, dim)."""
+    if dim is None:
+        return api.reduce_sum(x, variant)
+    return api.reduce_sum(x, variant, dim=dim)
 
 
 _noop_results: dict[torch.device, torch.Tensor] = {}
@@ -69,9 +77,14 @@ for _key in KEYS:
 
 
 @torch.library.register_fake(OP_NAME, lib=_lib)
-def _fake_sum(x: torch.Tensor, variant: str = DEFAULT_VARIANT) -> torch.Tensor:
-    """Shape and dtype only: a 0-d tensor of the variant's sum dtype on x's device."""
-    return x.new_empty((), dtype=api.result_dtype(variant, x.dtype))
+def _fake_sum(
+    x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
+) -> torch.Tensor:
+    """Shape and dtype only: a 0-d tensor of the variant's sum dtype on x's device; with dim
+    (or an axis variant), torch.sum(x, dim)'s shape in x's dtype (api.axis_result_shape)."""
+    if dim is None and not axis_plan.is_axis(variant):
+        return x.new_empty((), dtype=api.result_dtype(variant, x.dtype))
+    return x.new_empty(api.axis_result_shape(x, variant, dim))
 
 
 @torch.library.register_fake(NOOP_NAME, lib=_lib)

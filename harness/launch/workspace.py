@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import torch
 
@@ -38,6 +39,8 @@ from harness.launch.errors import DeviceMemoryError
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
 _COUNTER_BYTES = 4
 _ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
+
+T = TypeVar("T")
 
 _worker = concurrent.futures.ThreadPoolExecutor(
     max_workers=1, thread_name_prefix="reduce-ladder-workspace"
@@ -63,23 +66,31 @@ def eager(
     caller-thread memory pool (module docstring), allocated on the stream `stream_ptr` (default:
     torch's current stream of the calling thread). DeviceMemoryError when it does not fit
     (`what` names the launch in the message)."""
+    try:
+        return off_thread(lambda: _allocate(slots, dtype, device), device, stream_ptr)
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(
+            f"{what} could not allocate its {slots}-slot workspace ({str(e).splitlines()[0]})"
+        ) from None
+
+
+def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
+    """make() run on the workspace thread with `device` and the stream `stream_ptr` (default:
+    torch's current stream of the calling thread) current, so that what it allocates outlives
+    the call outside every caller-thread memory pool (module docstring); a CPU device: make()
+    here. The cached launches of every family allocate their workspaces through it."""
     if device.type != "cuda":
-        return _allocate(slots, dtype, device)
+        return make()
     from harness.launch.stream import current_stream_ptr, torch_stream
 
     index = device.index if device.index is not None else torch.cuda.current_device()
     on = torch_stream(current_stream_ptr(index) if stream_ptr is None else stream_ptr, index)
 
-    def make() -> tuple[torch.Tensor, torch.Tensor]:
+    def run() -> T:
         with torch.cuda.device(index), torch.cuda.stream(on):
-            return _allocate(slots, dtype, device)
+            return make()
 
-    try:
-        return _worker.submit(make).result()
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{what} could not allocate its {slots}-slot workspace ({str(e).splitlines()[0]})"
-        ) from None
+    return _worker.submit(run).result()
 
 
 def _round_up(n: int, to: int) -> int:
