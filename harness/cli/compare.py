@@ -19,8 +19,8 @@ import shlex
 from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console
-from harness.report import devices, devices_markdown, devices_plot, run_report
-from harness.report.documents import ReportError
+from harness.report import devices, plots, run_report
+from harness.report.documents import ReportError, write_document
 
 
 def _out_dir(path: str) -> Path:
@@ -47,16 +47,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     command = shlex.join(["reduce-ladder", "compare", *args.folders, "--out", args.out])
     try:
-        plots = devices_plot.plot_all(out, rows, runs)
-        text = devices_markdown.render(runs, out, plots, command)
-        (out / "README.md").write_text(text)
-        devices_markdown.write_json(out / "compare.json", devices_markdown.compare_json(runs, out))
+        drawn = plots.plot_devices(out, rows, runs)
+        (out / "README.md").write_text(devices.render(runs, out, drawn, command))
+        write_document(out / "compare.json", devices.compare_json(runs, out))
     except (ReportError, OSError) as e:
         raise UsageError(str(e)) from None
     con = console()
-    for line in devices_markdown.stand_out(runs, rows):
+    for line in devices.stand_out(runs, rows):
         con.print(line, highlight=False, markup=False)
-    for name in ("README.md", "compare.json", *plots):
+    for name in ("README.md", "compare.json", *drawn):
         con.print(f"  wrote {out / name}", highlight=False)
     return EXIT_OK
 
