@@ -16,26 +16,16 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console
 from harness.report import devices, plots, run_report
 from harness.report.documents import ReportError, write_document
 
 
-def _out_dir(path: str) -> Path:
-    """The output folder (run_report.writable_dir: created if missing); exit 2 where it cannot
-    be written."""
-    try:
-        return run_report.writable_dir(path)
-    except ReportError as e:
-        raise UsageError(str(e)) from None
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
     try:
         folders = devices.check_folders(args.folders)
-        out = _out_dir(args.out)
+        out = run_report.writable_dir(args.out)  # created if missing
         runs = [devices.load_device(f) for f in folders]
     except ReportError as e:
         raise UsageError(str(e)) from None
