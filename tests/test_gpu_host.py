@@ -10,6 +10,7 @@ import torch
 
 from harness.core import catalogue
 from harness.studies import host, host_plan
+from tests.test_host import emulate
 
 pytestmark = pytest.mark.gpu
 
@@ -39,7 +40,7 @@ def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
     if x.dtype == torch.int32 or (g.integer_valued and g.abs_sum <= 2**24):
         assert r.exact_required and r.value == g.value
     elif v.backend == "cuda":  # the float32 result is the emulated tree's, bit for bit
-        assert r.value == float(host_plan.emulate(x.numpy(), _tree(vid)))
+        assert r.value == float(emulate(x.numpy(), _tree(vid)))
     assert torch.equal(x, before), "the caller's host array was modified"
 
 
@@ -67,7 +68,7 @@ def test_adversarial_within_bound(vid, needs_cupy):
     naive = host.naive_running_sum(x)
     assert r.abs_err < abs(naive - g.value)  # the tree beats the naive loop
     if vid.startswith("cuda/"):
-        assert r.value == float(host_plan.emulate(x.numpy(), _tree(vid)))
+        assert r.value == float(emulate(x.numpy(), _tree(vid)))
 
 
 def test_api_accepts_numpy_and_torch(needs_cupy):
