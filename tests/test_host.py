@@ -4,6 +4,7 @@ adversarial input, the catalogue records and the `host` command's no-GPU path.""
 
 import itertools
 import math
+import types
 from fractions import Fraction
 
 import numpy as np
@@ -317,3 +318,41 @@ def test_tables_render_from_rows():
     console.print(host_tables.adversarial_table(adv))
     text = console.export_text()
     assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text
+
+
+def test_study_driver_on_the_cpu_with_the_device_parts_replaced(monkeypatch):
+    """table_rows and stream_sweep (GPU-only) with staging, trips and timing replaced by CPU
+    stand-ins: a row per size and variant or peer, a wrong sum marked wrong, GB/s from the time,
+    the pipeline's sweep over every streams x chunk, the buffers freed per size."""
+    freed = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: freed.append(1))
+
+    def check(v, s, g, **_):  # V0 off by one: a wrong sum
+        value = int(s.host.sum()) + (v.id == HOST_IDS[0])
+        return verify.compare(v, "float32", s.host.numel(), value, g)
+
+    def timed(trip, *, reps, split=True):
+        return {"e2e_ms": 2.0, "e2e_spread_ms": 0.1, "h2d_ms": 0.5 if split else None}
+
+    fakes = {"stage": lambda x: types.SimpleNamespace(host=x), "check_host": check,
+             "HostRunner": lambda *a, **k: types.SimpleNamespace(trip=None), "time_trips": timed,
+             "peer_trip": lambda kind, s: lambda ev=None: float(s.host.sum()),
+             "h2d_alone": lambda s: {"bytes": 4 * s.host.numel(), "pinned_ms": 1.0},
+             "kernels_alone": lambda v, s: 0.2}  # fmt: skip
+    for name, fake in fakes.items():
+        monkeypatch.setattr(host, name, fake)
+    monkeypatch.setattr(host, "sweep_finding", lambda entry: "finding")
+    rows = host.table_rows([2**11, 2**12], reps=3)
+    assert [(r["n"], r["variant"]) for r in rows] == [
+        (n, v) for n in (2**11, 2**12) for v in [*(v.id for v in host.host_variants()), *host.PEERS]
+    ]
+    assert {r["variant"] for r in rows if r["status"] != "ok"} == {HOST_IDS[0]}
+    assert all(r["gbps"] == pytest.approx(r["n"] * 4 / 2.0 / 1e6) for r in rows)
+    sweep = host.stream_sweep([2**22], [1, 2], [2**20, 2**21])
+    (entry,) = sweep["sizes"]
+    assert [(c["streams"], c["chunk"]) for c in entry["configs"]] == [
+        (k, c) for c in (2**20, 2**21) for k in (1, 2)
+    ]
+    assert entry["ideal_overlap_ms"] == 1.0 and entry["finding"] == "finding"
+    assert len(freed) == 3
