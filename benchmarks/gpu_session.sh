@@ -186,7 +186,7 @@ for step in $steps; do
       ;;
     inductor)
       note "Inductor's Triton for the 1-D sum: static, dynamic (recompile path), coop"
-      python3 -m harness.studies.inductor_code --out "$F/inductor" > "$F/archive/inductor.txt" 2>&1 \
+      python3 -m experiments.inductor_code --out "$F/inductor" > "$F/archive/inductor.txt" 2>&1 \
         || status=1
       tail -n 14 "$F/archive/inductor.txt"
       ;;

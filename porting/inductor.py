@@ -1,5 +1,5 @@
 """The porting doc's section on what torch.compile writes for the 1-D sum, from the folder that
-harness.studies.inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
+experiments/inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
 inductor-{static,dynamic,coop}.py). Returns Markdown, or "" where the folder is absent, so the
 doc regenerates unchanged until a run has been committed. Ends with the comparison with our
 kernels and the dynamic pitfall (porting.inductor_diff), over every device folder.
@@ -41,6 +41,13 @@ def _configs(call: dict) -> str:
     return "; ".join(out) or "-"
 
 
+def _body(code: str) -> str:
+    """The captured code without the capture's own header (versions and the tool that wrote it:
+    the section's first lines say both), from the first compile's marker on."""
+    start = code.find("# ====")
+    return code[max(start, 0) :].rstrip()
+
+
 def _mode_table(entry: dict) -> list[str]:
     if entry.get("unavailable"):
         return [f"Not run: {entry['unavailable']}", ""]
@@ -73,7 +80,7 @@ def inductor_section(folder: str | Path) -> str:
         "",
         "## What torch.compile writes for the same sum",
         "",
-        f"Captured at run time by `python -m harness.studies.inductor_code` on {ver['device']} "
+        f"Captured at run time by `python -m experiments.inductor_code` on {ver['device']} "
         f"(torch {ver['torch']}, Triton {ver['triton']}, CUDA {ver['cuda']}): one compiled "
         f"`lambda t: t.sum()` per mode, {doc['dtype']}, called at "
         + ", ".join(size_label(n) for n in doc["sizes"])
@@ -90,7 +97,7 @@ def inductor_section(folder: str | Path) -> str:
                 "<details><summary>generated code (" + code.name + ")</summary>",
                 "",
                 "```python",
-                code.read_text().rstrip(),
+                _body(code.read_text()),
                 "```",
                 "",
                 "</details>",

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from harness.core import catalogue
-from harness.studies import host, host_data, host_plan
+from harness.studies import host, host_plan
+from tests.test_host import emulate
 
 pytestmark = pytest.mark.gpu
 
@@ -26,8 +27,8 @@ def _tree(vid: str) -> str:
 @pytest.fixture(scope="module", params=[(n, d) for n in SIZES for d in ("int32", "float32")])
 def staged(request):
     n, dtype = request.param
-    x = host_data.seed_like_host(n, dtype, seed=n)
-    return x, x.clone(), host_data.exact_golden(x), host_plan.stage(x)
+    x = host.seed_like_host(n, dtype, seed=n)
+    return x, x.clone(), host.exact_golden(x), host_plan.stage(x)
 
 
 @pytest.mark.parametrize("vid", HOST)
@@ -39,7 +40,7 @@ def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
     if x.dtype == torch.int32 or (g.integer_valued and g.abs_sum <= 2**24):
         assert r.exact_required and r.value == g.value
     elif v.backend == "cuda":  # the float32 result is the emulated tree's, bit for bit
-        assert r.value == float(host_plan.emulate(x.numpy(), _tree(vid)))
+        assert r.value == float(emulate(x.numpy(), _tree(vid)))
     assert torch.equal(x, before), "the caller's host array was modified"
 
 
@@ -49,10 +50,10 @@ def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
 )
 def test_pipeline_any_streams_and_chunk(vid, streams, chunk, needs_cupy):
     n = 2**22 + 1001
-    x = host_data.seed_like_host(n, "int32", seed=streams)
+    x = host.seed_like_host(n, "int32", seed=streams)
     s = host_plan.stage(x)
     r = host_plan.check_host(
-        catalogue.get(vid), s, host_data.exact_golden(x), streams=streams, chunk=chunk
+        catalogue.get(vid), s, host.exact_golden(x), streams=streams, chunk=chunk
     )
     assert r.ok and r.exact_required, r.message
 
@@ -60,14 +61,14 @@ def test_pipeline_any_streams_and_chunk(vid, streams, chunk, needs_cupy):
 @pytest.mark.parametrize("vid", HOST)
 def test_adversarial_within_bound(vid, needs_cupy):
     n = 2**22
-    x = host_data.adversarial_input(n)
-    g = host_data.exact_golden(x)
+    x = host.adversarial_input(n)
+    g = host.exact_golden(x)
     r = host_plan.check_host(catalogue.get(vid), host_plan.stage(x), g)
     assert r.ok and r.tolerance > 0, r.message
-    naive = host_data.naive_running_sum(x)
+    naive = host.naive_running_sum(x)
     assert r.abs_err < abs(naive - g.value)  # the tree beats the naive loop
     if vid.startswith("cuda/"):
-        assert r.value == float(host_plan.emulate(x.numpy(), _tree(vid)))
+        assert r.value == float(emulate(x.numpy(), _tree(vid)))
 
 
 def test_api_accepts_numpy_and_torch(needs_cupy):
@@ -82,8 +83,8 @@ def test_api_accepts_numpy_and_torch(needs_cupy):
 def test_past_2_31_elements(needs_cupy):
     """One check per variant at n = 2^31 + 2049 (8 GiB of int32: exact, wrapped), one host array,
     one set of device buffers shared by all; 64-bit sizes and offsets throughout."""
-    x = host_data.seed_like_host(BIG, "int32", seed=31)
-    g = host_data.exact_golden(x)
+    x = host.seed_like_host(BIG, "int32", seed=31)
+    g = host.exact_golden(x)
     s = host_plan.stage(x)
     failures = []
     for vid in HOST:
@@ -91,7 +92,7 @@ def test_past_2_31_elements(needs_cupy):
         if not r.ok:
             failures.append(f"{vid}: {r.message}")
     assert not failures
-    assert host_data.exact_golden(x) == g, "the caller's host array was modified"
+    assert host.exact_golden(x) == g, "the caller's host array was modified"
     del s
     torch.cuda.empty_cache()
 

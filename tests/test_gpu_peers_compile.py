@@ -2,12 +2,10 @@
 cuda.compute (each determinism level it builds), each sum against the golden at a few sizes (a
 non-power-of-two among them): float32 within the derived bound, int32 exact (torch.compile
 returns int64 like torch.sum, compared unwrapped; cuda.compute accumulates in int32, compared
-wrapped). cuda.compute skipped with its reason where it is not importable; the inductor study's
-files written. Skipped (with the reason) without a GPU."""
+wrapped). cuda.compute skipped with its reason where it is not importable. Skipped (with the
+reason) without a GPU."""
 
 from __future__ import annotations
-
-import json
 
 import pytest
 import torch
@@ -84,22 +82,3 @@ def test_cuda_compute_unavailable_is_a_skip_with_reason():
     row = session.check_and_time(catalogue.get(catalogue.CCCL_ID), "float32", 1000)
     assert row["status"] == "skipped" and row["message"].startswith("unavailable:")
     assert not session.failed([row])
-
-
-def test_inductor_study_writes_code_and_json(tmp_path, monkeypatch):
-    """The study at small sizes (the real run uses 2^10, 2^20, 2^28): its files, a kernel found in
-    each captured file, the dynamic path recompiled once after the first size."""
-    from harness.studies import inductor_code
-
-    monkeypatch.setattr(inductor_code, "SIZES", (2**10, 2**14, 2**16))
-    doc = inductor_code.study(tmp_path, log=lambda _: None)
-    names = {p.name for p in tmp_path.iterdir()}
-    assert {"inductor.json", "inductor-static.py", "inductor-dynamic.py"} <= names
-    assert json.loads((tmp_path / "inductor.json").read_text())["sizes"] == [2**10, 2**14, 2**16]
-    by_mode = {m["mode"]: m for m in doc["modes"]}
-    for mode in ("static", "dynamic"):
-        calls = by_mode[mode]["calls"]
-        assert all(c["ok"] for c in calls), calls
-        assert calls[0]["compiled"] and calls[0]["code_facts"][0]["kernels"]
-    assert [c["compiled"] for c in by_mode["static"]["calls"]] == [True, True, True]
-    assert [c["compiled"] for c in by_mode["dynamic"]["calls"]] == [True, True, False]

@@ -4,17 +4,50 @@ adversarial input, the catalogue records and the `host` command's no-GPU path.""
 
 import itertools
 import math
+import types
 from fractions import Fraction
 
 import numpy as np
 import pytest
 import torch
 
+from harness.check import verify
 from harness.cli.main import main
 from harness.core import catalogue, device
-from harness.studies import host, host_data, host_plan, session
+from harness.core.passes import cdiv
+from harness.studies import host, host_plan, session
+from harness.studies.host_plan import TILE
 
 HOST_IDS = [v.id for v in catalogue.select(family="001")]
+
+
+def emulate(x: np.ndarray, tree: str) -> np.generic:
+    """The CUDA kernels' arithmetic in numpy, pass by pass, in x's dtype (float32 rounds after
+    every add, int32 wraps): tree "interleaved" is V0's order, "sequential" V1's (= V2, V3, V4:
+    V4 adds the same pairs in the same order). Out-of-range elements are padded with 0, which
+    equals the kernels' `right < n` skip since v + 0 = v. The GPU results must match it BIT FOR BIT.
+    """
+    if tree not in ("interleaved", "sequential"):
+        raise ValueError(f"unknown tree {tree!r}")
+    a = np.asarray(x).reshape(-1)
+    while True:
+        blocks = cdiv(a.size, TILE)
+        t = np.zeros((blocks, TILE), dtype=a.dtype)
+        t.reshape(-1)[: a.size] = a
+        with np.errstate(over="ignore"):
+            if tree == "interleaved":
+                stride = 1
+                while stride < TILE:
+                    t[:, 0 :: 2 * stride] += t[:, stride :: 2 * stride]
+                    stride *= 2
+            else:
+                stride = TILE // 2
+                while stride >= 1:
+                    t[:, :stride] += t[:, stride : 2 * stride]
+                    stride //= 2
+        a = t[:, 0].copy()
+        if blocks == 1:
+            return a[0]
 
 
 # -- planning ------------------------------------------------------------------------------------
@@ -107,17 +140,13 @@ def test_the_seeds_first_v1_attempt_had_the_race_it_describes():
 @pytest.mark.parametrize("tree", ["interleaved", "sequential"])
 def test_emulated_host_loop_sums_integers_exactly(n, tree):
     x = np.random.default_rng(n).integers(-50, 100, n).astype(np.int64)
-    assert int(host_plan.emulate(x, tree)) == int(x.sum())
+    assert int(emulate(x, tree)) == int(x.sum())
 
 
 def test_emulated_int32_wraps_as_the_golden_does():
     x = np.full(5000, 2**30, dtype=np.int32)
-    g = host_data.exact_golden(torch.from_numpy(x))
-    assert (
-        int(host_plan.emulate(x, "sequential"))
-        == g.value
-        == ((5000 * 2**30 + 2**31) % 2**32) - 2**31
-    )
+    g = host.exact_golden(torch.from_numpy(x))
+    assert int(emulate(x, "sequential")) == g.value == ((5000 * 2**30 + 2**31) % 2**32) - 2**31
 
 
 # -- golden and adversarial input ------------------------------------------------------------------
@@ -125,7 +154,7 @@ def test_emulated_int32_wraps_as_the_golden_does():
 
 def test_exact_golden_of_general_floats_is_exact():
     x = torch.randn(10_001, generator=torch.Generator().manual_seed(1)) * 1e3
-    g = host_data.exact_golden(x)
+    g = host.exact_golden(x)
     exact = sum(Fraction(float(v)) for v in x.tolist())
     assert not g.integer_valued and g.own_error == 0
     assert g.value == float(exact)  # fsum is correctly rounded
@@ -133,27 +162,27 @@ def test_exact_golden_of_general_floats_is_exact():
 
 def test_exact_golden_of_integer_valued_floats_is_an_int():
     x = torch.randint(0, 100, (100_003,), dtype=torch.int32).float()
-    g = host_data.exact_golden(x)
+    g = host.exact_golden(x)
     assert g.integer_valued and g.value == int(x.long().sum())
 
 
 def test_exact_golden_refuses_huge_non_integer_floats(monkeypatch):
-    monkeypatch.setattr(host_data, "FSUM_MAX_N", 100)
+    monkeypatch.setattr(host, "FSUM_MAX_N", 100)
     with pytest.raises(ValueError, match="integer-valued"):
-        host_data.exact_golden(torch.rand(101))
+        host.exact_golden(torch.rand(101))
 
 
 @pytest.mark.parametrize("n", [2**12, 2**16 + 3])
 def test_adversarial_input_defeats_the_naive_sum_but_not_the_trees(n):
-    x = host_data.adversarial_input(n)
-    g = host_data.exact_golden(x)
+    x = host.adversarial_input(n)
+    g = host.exact_golden(x)
     assert g.value == 2**24 + n - 1
-    naive = host_data.naive_running_sum(x)
+    naive = host.naive_running_sum(x)
     assert naive == 2.0**24  # every one of the n-1 ones lost
-    bound = host_data.error_bound(n, g)
+    bound = verify.tolerance(catalogue.get("cuda/001-v1-gmem-sequential"), "float32", n, g)
     assert 0 < bound < abs(naive - g.value)  # the naive error is visibly outside the bound
     for tree in ("interleaved", "sequential"):
-        assert abs(float(host_plan.emulate(x.numpy(), tree)) - g.value) <= bound
+        assert abs(float(emulate(x.numpy(), tree)) - g.value) <= bound
 
 
 # -- catalogue and commands ------------------------------------------------------------------------
@@ -289,3 +318,41 @@ def test_tables_render_from_rows():
     console.print(host_tables.adversarial_table(adv))
     text = console.export_text()
     assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text
+
+
+def test_study_driver_on_the_cpu_with_the_device_parts_replaced(monkeypatch):
+    """table_rows and stream_sweep (GPU-only) with staging, trips and timing replaced by CPU
+    stand-ins: a row per size and variant or peer, a wrong sum marked wrong, GB/s from the time,
+    the pipeline's sweep over every streams x chunk, the buffers freed per size."""
+    freed = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: freed.append(1))
+
+    def check(v, s, g, **_):  # V0 off by one: a wrong sum
+        value = int(s.host.sum()) + (v.id == HOST_IDS[0])
+        return verify.compare(v, "float32", s.host.numel(), value, g)
+
+    def timed(trip, *, reps, split=True):
+        return {"e2e_ms": 2.0, "e2e_spread_ms": 0.1, "h2d_ms": 0.5 if split else None}
+
+    fakes = {"stage": lambda x: types.SimpleNamespace(host=x), "check_host": check,
+             "HostRunner": lambda *a, **k: types.SimpleNamespace(trip=None), "time_trips": timed,
+             "peer_trip": lambda kind, s: lambda ev=None: float(s.host.sum()),
+             "h2d_alone": lambda s: {"bytes": 4 * s.host.numel(), "pinned_ms": 1.0},
+             "kernels_alone": lambda v, s: 0.2}  # fmt: skip
+    for name, fake in fakes.items():
+        monkeypatch.setattr(host, name, fake)
+    monkeypatch.setattr(host, "sweep_finding", lambda entry: "finding")
+    rows = host.table_rows([2**11, 2**12], reps=3)
+    assert [(r["n"], r["variant"]) for r in rows] == [
+        (n, v) for n in (2**11, 2**12) for v in [*(v.id for v in host.host_variants()), *host.PEERS]
+    ]
+    assert {r["variant"] for r in rows if r["status"] != "ok"} == {HOST_IDS[0]}
+    assert all(r["gbps"] == pytest.approx(r["n"] * 4 / 2.0 / 1e6) for r in rows)
+    sweep = host.stream_sweep([2**22], [1, 2], [2**20, 2**21])
+    (entry,) = sweep["sizes"]
+    assert [(c["streams"], c["chunk"]) for c in entry["configs"]] == [
+        (k, c) for c in (2**20, 2**21) for k in (1, 2)
+    ]
+    assert entry["ideal_overlap_ms"] == 1.0 and entry["finding"] == "finding"
+    assert len(freed) == 3

@@ -1,24 +1,22 @@
 """The compiled peers without a GPU (issue 15): their catalogue records, the report's rows for them,
 cuda.compute's skip reason where it is not installed, the cooperative reduction's config handling,
 prepare()'s compile policy (with torch.compile replaced by a recorder: a real CPU compile takes
-~7-25 s here), the inductor study's code reader and CLI, and the porting section's generator."""
+~7-25 s here),."""
 
 from __future__ import annotations
 
-import json
 import sys
 import types
 
 import pytest
 import torch
 
-from harness.core import catalogue, device
+from harness.core import catalogue
 from harness.launch import peers, peers_compiled
 from harness.launch.errors import PeerUnavailable
 from harness.report import ladder_table, records
 from harness.report.ratios import PEER_LABELS, PEER_ORDER
-from harness.studies import inductor_code, session
-from porting import inductor as porting_inductor
+from harness.studies import session
 
 NEW = [*catalogue.COMPILE_IDS, *catalogue.CCCL_IDS]
 
@@ -144,94 +142,3 @@ def test_new_peers_are_rows_in_peer_order_with_ratios_to_cub_and_torch():
     assert compiled.main_ratios.x_torch == pytest.approx(0.5)
     old = ladder_table.markdown_ladder(rs[:2], "float32", 2**24)  # a run without the new peers
     assert not any(vid in old for vid in NEW)
-
-
-SAMPLE_WRAPPER = """
-async_compile.triton('triton_red_fused_sum_0', '''
-@triton_heuristics.reduction(
-    size_hints={'x': 1024, 'r0_': 262144},
-    reduction_hint=ReductionHint.INNER,
-)
-@triton.jit
-def triton_red_fused_sum_0(in_ptr0, out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):
-    xnumel = 1024
-    r0_numel = 262144
-    R0_BLOCK: tl.constexpr = 2048
-''')
-def call(args):
-    triton_red_fused_sum_0.run(arg0_1, buf0, 1024, 262144, stream=stream0)
-"""
-
-
-def test_code_facts_reads_the_split_from_the_generated_code():
-    facts = inductor_code.code_facts(SAMPLE_WRAPPER)
-    assert facts["kernels"] == ["triton_red_fused_sum_0"]
-    assert facts["heuristics"] == [
-        {"kind": "reduction", "size_hints": "{'x': 1024, 'r0_': 262144}"}
-    ]
-    assert facts["reduction_hints"] == ["INNER"]
-    assert facts["constants"] == {"xnumel": [1024], "r0_numel": [262144], "R0_BLOCK": [2048]}
-    assert facts["launches"] == [
-        {"kernel": "triton_red_fused_sum_0", "args": "arg0_1, buf0, 1024, 262144, stream=stream0"}
-    ]
-
-
-def test_kept_configs_reads_the_autotuners_choice():
-    cfg = types.SimpleNamespace(kwargs={"XBLOCK": 1, "R0_BLOCK": 2048}, num_warps=16, num_stages=1)
-    tuner = types.SimpleNamespace(launchers=[types.SimpleNamespace(config=cfg)])
-    module = types.SimpleNamespace(triton_red_fused_sum_0=tuner, other=object())
-    assert inductor_code.kept_configs([module]) == [
-        {
-            "kernel": "triton_red_fused_sum_0",
-            "XBLOCK": 1,
-            "R0_BLOCK": 2048,
-            "num_warps": 16,
-            "num_stages": 1,
-        }
-    ]
-
-
-def test_inductor_study_cli_needs_an_out_folder():
-    with pytest.raises(SystemExit) as e:
-        inductor_code.main([])
-    assert e.value.code == 2
-
-
-def test_inductor_study_cli_needs_a_gpu(tmp_path, capsys):
-    if device.gpu_available():
-        pytest.skip("exercises the no-GPU path")
-    assert inductor_code.main(["--out", str(tmp_path)]) == 2
-    assert "needs an NVIDIA GPU" in capsys.readouterr().err
-
-
-def test_porting_inductor_section(tmp_path):
-    assert porting_inductor.inductor_section(tmp_path / "absent") == ""
-    call = {
-        "n": 2**28,
-        "compiled": False,
-        "median_us": 42478.0,
-        "gb_per_s": 25.3,
-        "ok": True,
-        "message": "",
-        "code_facts": [inductor_code.code_facts(SAMPLE_WRAPPER)],
-        "kept_configs": [{"kernel": "triton_red_fused_sum_0", "XBLOCK": 1, "num_warps": 16}],
-    }
-    doc = {
-        "schema": records.INDUCTOR_CODE_SCHEMA,
-        "versions": {"torch": "2.11", "triton": "3.6", "cuda": "13.0", "device": "GPU X"},
-        "dtype": "float32",
-        "sizes": [2**28],
-        "modes": [
-            {"mode": "dynamic", "calls": [call]},
-            {"mode": "coop", "unavailable": "no such config", "calls": []},
-        ],
-    }
-    (tmp_path / "inductor.json").write_text(json.dumps(doc))
-    (tmp_path / "inductor-dynamic.py").write_text("# the code\n")
-    md = porting_inductor.inductor_section(tmp_path)
-    assert "torch 2.11, Triton 3.6" in md and "# the code" in md
-    row = next(line for line in md.splitlines() if line.startswith("| 2^28 |"))
-    assert (
-        "42,478.0" in row and "R0_BLOCK 2048" in row and "`triton_red_fused_sum_0` XBLOCK=1" in row
-    )
-    assert "Not run: no such config" in md

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.report import devices, devices_plot, plots
+from harness.report import devices, plots
 from harness.report.documents import load_run
 
 DATA = Path(__file__).parent / "data" / "synthetic_run_cli.json"
@@ -39,5 +39,5 @@ def test_compare_y_range_is_shared_and_capped():
     rows = [devices.DeviceRow.__new__(devices.DeviceRow) for _ in range(2)]
     for r, ratio in zip(rows, (0.8, 4.0), strict=True):
         object.__setattr__(r, "ratios", [ratio])
-    lo, hi = devices_plot.y_range(rows, [0.7])
-    assert lo < 0.65 and hi == devices_plot.CAP
+    lo, hi = plots.y_range(rows, [0.7])
+    assert lo < 0.65 and hi == plots.CAP

@@ -16,26 +16,16 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console
-from harness.report import devices, devices_markdown, devices_plot, run_report
-from harness.report.documents import ReportError
-
-
-def _out_dir(path: str) -> Path:
-    """The output folder (run_report.writable_dir: created if missing); exit 2 where it cannot
-    be written."""
-    try:
-        return run_report.writable_dir(path)
-    except ReportError as e:
-        raise UsageError(str(e)) from None
+from harness.report import devices, plots, run_report
+from harness.report.documents import ReportError, write_document
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     try:
         folders = devices.check_folders(args.folders)
-        out = _out_dir(args.out)
+        out = run_report.writable_dir(args.out)  # created if missing
         runs = [devices.load_device(f) for f in folders]
     except ReportError as e:
         raise UsageError(str(e)) from None
@@ -47,16 +37,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     command = shlex.join(["reduce-ladder", "compare", *args.folders, "--out", args.out])
     try:
-        plots = devices_plot.plot_all(out, rows, runs)
-        text = devices_markdown.render(runs, out, plots, command)
-        (out / "README.md").write_text(text)
-        devices_markdown.write_json(out / "compare.json", devices_markdown.compare_json(runs, out))
+        drawn = plots.plot_devices(out, rows, runs)
+        (out / "README.md").write_text(devices.render(runs, out, drawn, command))
+        write_document(out / "compare.json", devices.compare_json(runs, out))
     except (ReportError, OSError) as e:
         raise UsageError(str(e)) from None
     con = console()
-    for line in devices_markdown.stand_out(runs, rows):
+    for line in devices.stand_out(runs, rows):
         con.print(line, highlight=False, markup=False)
-    for name in ("README.md", "compare.json", *plots):
+    for name in ("README.md", "compare.json", *drawn):
         con.print(f"  wrote {out / name}", highlight=False)
     return EXIT_OK
 

@@ -93,12 +93,13 @@ def _parse(args: argparse.Namespace) -> dict:
     if bad:
         raise UsageError(unknown_ids_message(bad, valid, "seed-001 variant id"))
     pipe = [s for s in args.pipeline.split(",") if s.strip()]
-    if len(pipe) != 2:
-        raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22")
     try:
+        if len(pipe) != 2:
+            raise ValueError
         pipeline = (int(pipe[0]), parse_sizes([pipe[1]])[0])
     except ValueError:
-        raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK") from None
+        why = f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22"
+        raise UsageError(why) from None
     if pipeline[0] < 1:
         raise UsageError("--pipeline needs at least 1 stream")
     dtype = parse_dtype(args.dtype)
@@ -121,38 +122,29 @@ def cmd_host(args: argparse.Namespace) -> int:
     from harness.studies import host
 
     out = console()
-
     variants = host.host_variants(opts["ids"])
     cuda_ok, why_cuda = device.cupy_gpu()
     if not cuda_ok:
         out.print(f"[yellow]CUDA variants skipped: {why_cuda}[/]")
         variants = [v for v in variants if v.backend != "cuda"]
     doc = host.new_document()
-    doc["options"] = {k: v for k, v in opts.items() if k != "ids"} | {
-        "variants": [v.id for v in variants]
-    }
+    doc["options"] = {k: v for k, v in opts.items() if k != "ids"}
+    doc["options"]["variants"] = [v.id for v in variants]
     name = doc["device"].get("name")
 
-    def progress(row: dict) -> None:
-        if args.quiet:
-            return
+    def show(row: dict) -> None:
         t = row.get("e2e_ms")
         extra = f"{t:10.3f} ms {row.get('gbps', 0):8.2f} GB/s" if t else row.get("message", "")
         label = row.get("variant") or f"V3 S={row.get('streams')} chunk={row.get('chunk')}"
         status = row.get("status", "ok" if row.get("ok") else "wrong")
         out.print(f"  n=2^{math.log2(row['n']):<5g} {label:<32} {status:<6} {extra}")
 
+    progress = None if args.quiet else show
     failed = False
     if not args.no_table:
         out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
-        rows = host.table_rows(
-            opts["sizes"],
-            opts["dtype"],
-            variants=variants,
-            reps=args.reps,
-            pipeline=opts["pipeline"],
-            progress=progress,
-        )
+        rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
+                               pipeline=opts["pipeline"], progress=progress)  # fmt: skip
         doc["table"] = [study_records.host_record(r).to_json() for r in rows]
         write_json(args.json, doc)
         for t in host_tables.seed_tables(rows, name, opts["dtype"]):
@@ -168,14 +160,8 @@ def cmd_host(args: argparse.Namespace) -> int:
         out.print(host_tables.adversarial_table(adv))
         failed |= not all(r["ok"] for r in adv["rows"])
     if not args.no_sweep and any(v.id == "cuda/001-v3-streams" for v in variants):
-        sweep = host.stream_sweep(
-            opts["sweep_sizes"],
-            opts["streams"],
-            opts["chunks"],
-            opts["dtype"],
-            reps=args.reps,
-            progress=progress,
-        )
+        sweep = host.stream_sweep(opts["sweep_sizes"], opts["streams"], opts["chunks"],
+                                  opts["dtype"], reps=args.reps, progress=progress)  # fmt: skip
         doc["sweep"] = sweep
         write_json(args.json, doc)
         for entry in sweep["sizes"]:

@@ -47,9 +47,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
         if host_doc is not None:
-            _host_report(host_doc, written.out_dir, out)
+            (written.out_dir / "host.md").write_text(host_tables.markdown(host_doc))
+            out.print(f"  wrote {written.out_dir / 'host.md'}", highlight=False)
+            title = "Seed 001: host-driven, end to end from host memory"
+            _link(written.out_dir, title, "host.md", args.host)
         if args.accuracy:
-            _accuracy_report(args.accuracy, written.out_dir, out)
+            for name in accuracy_tables.write(args.accuracy, written.out_dir):
+                out.print(f"  wrote {name}", highlight=False)
+            title = "Accuracy: every variant against the exact sum"
+            _link(written.out_dir, title, accuracy_tables.MARKDOWN_NAME, args.accuracy)
         main = written.runs[0]
         if callable_doc is not None:
             names = callable_tables.write(
@@ -66,13 +72,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            argv += ["--n", args.n] if args.n else []
-            argv += ["--host", args.host] if args.host else []
-            argv += ["--accuracy", args.accuracy] if args.accuracy else []
-            argv += ["--callable", args.callable] if args.callable else []
-            for doc in args.readme:
-                argv += ["--doc", doc]
-            command = shlex.join(argv)
+            for flag in ("n", "host", "accuracy", "callable"):
+                argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
+            command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
                 readme_block.update_readme(doc, written, command)
                 out.print(f"  updated the generated blocks in {doc}", highlight=False)
@@ -91,30 +93,11 @@ def _load_host(path: str):
     return doc
 
 
-def _host_report(doc, out_dir: Path, console) -> None:
-    """Render the host study to DIR/host.md and link it from report.md."""
-    (out_dir / "host.md").write_text(host_tables.markdown(doc))
+def _link(out_dir: Path, title: str, page: str, source: str) -> None:
+    """A section of report.md that links a page rendered beside it from `source`."""
     report_md = out_dir / "report.md"
-    report_md.write_text(
-        report_md.read_text()
-        + "\n## Seed 001: host-driven, end to end from host memory\n\n"
-        + "See [host.md](host.md) (rendered from "
-        + f"`{Path(doc.path).name}`).\n"
-    )
-    console.print(f"  wrote {out_dir / 'host.md'}", highlight=False)
-
-
-def _accuracy_report(path: str, out_dir: Path, console) -> None:
-    """accuracy.md and its plot in DIR, linked from report.md."""
-    for written in accuracy_tables.write(path, out_dir):
-        console.print(f"  wrote {written}", highlight=False)
-    report_md = out_dir / "report.md"
-    report_md.write_text(
-        report_md.read_text()
-        + "\n## Accuracy: every variant against the exact sum\n\n"
-        + f"See [{accuracy_tables.MARKDOWN_NAME}]({accuracy_tables.MARKDOWN_NAME}) (rendered from "
-        + f"`{Path(path).name}`).\n"
-    )
+    link = f"\n## {title}\n\nSee [{page}]({page}) (rendered from `{Path(source).name}`).\n"
+    report_md.write_text(report_md.read_text() + link)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

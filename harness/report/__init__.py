@@ -9,7 +9,8 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     markdown       the one Markdown table writer and the cell number formats
     sweep_tables   report.md's tables across sizes
     comparison     runs compared with the first (Markdown and terminal)
-    plots          bandwidth vs n, the ladder at one n, the comparison
+    plots          every plot: bandwidth vs n, the ladder at one n, runs and devices compared
+    devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON
     run_report     DIR/report.md and its plots
     readme_block   the generated ladder blocks (docs/ladder.md, README.md)
     tables         what `run` and `check` print besides the ladder; seed 004's table

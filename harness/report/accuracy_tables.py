@@ -36,6 +36,10 @@ def _families(recs: Iterable[ResultRecord]) -> list[str]:
     return list(dict.fromkeys(r.extra.get("data", "?") for r in recs))
 
 
+def _variants(recs: Iterable[ResultRecord]) -> list[str]:
+    return list(dict.fromkeys(r.variant for r in recs))
+
+
 def cell(r: ResultRecord | None) -> str:
     """'0.31 ✓', '1.2e+07 ✗', 'error', '' (not run)."""
     if r is None:
@@ -64,8 +68,10 @@ def markdown(doc: dict) -> str:
         past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
         head = ["variant", *(f + (" †" if f in past else "") for f in families)]
         by = {(r.variant, r.extra.get("data")): r for r in at_n}
-        rows = [[vid, *(cell(by.get((vid, f))) for f in families)] for vid in _variant_order(at_n)]
-        rows.append(["kappa", *(_kappa(kappa.get(f)) for f in families)])
+        rows = [[vid, *(cell(by.get((vid, f))) for f in families)] for vid in _variants(at_n)]
+        rows.append(
+            ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
+        )
         limit = limits.get(str(n))
         parts += [f"### n = {size_label(n)} ({n:,})", ""]
         parts += [markdown_table(head, rows, ["", *[RIGHT] * len(families)])]
@@ -77,14 +83,6 @@ def markdown(doc: dict) -> str:
                 "",
             ]
     return "\n".join(parts)
-
-
-def _kappa(k: float | None) -> str:
-    return "" if k is None else f"{k:.2g}"
-
-
-def _variant_order(recs: list[ResultRecord]) -> list[str]:
-    return list(dict.fromkeys(r.variant for r in recs))
 
 
 def failures(doc: dict, promised: set[str]) -> list[str]:
@@ -103,11 +101,9 @@ def failures(doc: dict, promised: set[str]) -> list[str]:
 def plot(doc: dict, path: str | Path) -> dict:
     """ulps per family (log axis, one panel per n), one marker per variant; returns what it
     drew: {n: {variant: [ulps or None per family]}}."""
-    import matplotlib
+    from harness.report.plots import _plt, _save
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
+    plt = _plt()
     recs = [r for r in accuracy_records(doc) if r.ok]
     sizes = sorted({r.n for r in recs})
     if not sizes:
@@ -115,7 +111,7 @@ def plot(doc: dict, path: str | Path) -> dict:
     families = _families(recs)
     fig, axes = plt.subplots(1, len(sizes), figsize=(7 * len(sizes), 5), squeeze=False)
     drawn: dict = {}
-    variants = _variant_order(recs)
+    variants = _variants(recs)
     cmap = plt.get_cmap("tab20")
     for ax, n in zip(axes[0], sizes, strict=True):
         by = {(r.variant, r.extra.get("data")): r for r in recs if r.n == n}
@@ -135,15 +131,13 @@ def plot(doc: dict, path: str | Path) -> dict:
         ax.set_ylabel("ulps (log); dashed: 1 ulp")
     axes[0][-1].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
     return drawn
 
 
 def _plotted(r: ResultRecord | None) -> float | None:
-    if r is None or r.extra.get("ulps") is None:
-        return None
-    return max(float(r.extra["ulps"]), ZERO_ULPS_AT)
+    ulps = None if r is None else r.extra.get("ulps")
+    return None if ulps is None else max(float(ulps), ZERO_ULPS_AT)
 
 
 def write(doc_path: str | Path, out_dir: str | Path) -> list[Path]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from harness.core.sizes import size_label
 from harness.report.documents import Document
 from harness.report.ladder_table import variant_order
-from harness.report.markdown import markdown_table, us
+from harness.report.markdown import markdown_table, num, us
 from harness.report.ratios import records_at
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -49,21 +49,15 @@ def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, i
     return out
 
 
-def header(count: int) -> list[str]:
-    others = [run_letter(k) for k in range(1, count)]
-    return [
-        "variant",
-        *[f"{run_letter(k)} µs" for k in range(count)],
-        *[f"A / {o}" for o in others],
-    ]
-
-
-def _cells(row: CompareRow) -> list[str]:
-    return [
-        row.variant,
-        *[us(m) for m in row.ms],
-        *["-" if x is None else f"{x:.2f}" for x in row.ratios],
-    ]
+def _tables(runs: list[Document], sizes: dict[str, int]):
+    """Per dtype: its n, the header and the cells of its table."""
+    others = [run_letter(k) for k in range(1, len(runs))]
+    header = ["variant", *[f"{run_letter(k)} µs" for k in range(len(runs))],
+              *[f"A / {o}" for o in others]]  # fmt: skip
+    for d, n in sizes.items():
+        cells = [[r.variant, *map(us, r.ms), *[num(x, ".2f") for x in r.ratios]]
+                 for r in compare_rows(runs, d, n)]  # fmt: skip
+        yield d, n, header, cells
 
 
 def runs_line(runs: list[Document]) -> str:
@@ -76,12 +70,9 @@ def markdown_section(runs: list[Document], sizes: dict[str, int]) -> list[str]:
     if not sizes:
         return [*md, "The runs share no dtype and size; nothing to compare.", ""]
     others = " / ".join(run_letter(k) for k in range(1, len(runs)))
-    for d, n in sizes.items():
-        md += [
-            f"{d}, n = {size_label(n)}: time in A / time in {others} (above 1: {others} faster)",
-            "",
-            markdown_table(header(len(runs)), (_cells(r) for r in compare_rows(runs, d, n))),
-        ]
+    for d, n, header, cells in _tables(runs, sizes):
+        what = f"time in A / time in {others} (above 1: {others} faster)"
+        md += [f"{d}, n = {size_label(n)}: {what}", "", markdown_table(header, cells)]
     return [*md, "![comparison](compare.png)", ""]
 
 
@@ -90,15 +81,15 @@ def rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
     from rich.table import Table
 
     out = []
-    for d, n in sizes.items():
+    for d, n, header, cells in _tables(runs, sizes):
         t = Table(
             title=f"{d}, n = {size_label(n)}: time in A / time in the other run (above 1: "
             "the other run is faster)",
             caption=runs_line(runs),
         )
-        for i, h in enumerate(header(len(runs))):
+        for i, h in enumerate(header):
             t.add_column(h, justify="left" if i == 0 else "right")
-        for r in compare_rows(runs, d, n):
-            t.add_row(*_cells(r))
+        for c in cells:
+            t.add_row(*c)
         out.append(t)
     return out

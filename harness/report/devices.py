@@ -1,8 +1,9 @@
-"""Devices compared: N result folders (results/<device>/, one GPU session each), the same variant
-timed on each. Per result source (a kind of file the session writes), variant, dtype and n: each
-device's time, the ratio to the first folder (the baseline) and the ratio the datasheets' memory
-bandwidth predicts. `reduce-ladder compare` renders it (harness.report.devices_markdown, the plots
-in harness.report.devices_plot).
+"""Devices compared (`reduce-ladder compare`): N result folders (results/<device>/, one GPU
+session each), the same variant timed on each. Per result source (a kind of file the session
+writes), variant, dtype and n: each device's time, the ratio to the first folder (the baseline)
+and the ratio the datasheets' memory bandwidth predicts. Renders OUT/README.md (the devices, what
+stands out, computed from the rows: nothing typed in, and per source and dtype the table at the
+largest n every device timed) and compare.json; the plots are harness.report.plots.plot_devices.
 
 Ratio convention (as in harness.report.comparison): t(baseline) / t(device), above 1 the device
 is faster. The datasheet's expectation for a kernel bound by memory bandwidth is
@@ -13,49 +14,36 @@ latency-bound code sit near 1 instead, which is what the comparison is there to 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import median
 
 from harness.core import dtypes
 from harness.core.device import datasheet_bw
-from harness.report.documents import Document, ReportError, load_document
+from harness.core.sizes import size_label
+from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import variant_order
-from harness.report.records import ResultRecord
-from harness.report.rows import rows
+from harness.report.markdown import RIGHT, markdown_lines, num, us
+from harness.report.records import COMPARE_SCHEMA
+from harness.report.rows import rows as doc_rows
 
-
-@dataclass(frozen=True)
-class Source:
-    """One kind of result file in a device folder."""
-
-    name: str
-    patterns: tuple[str, ...]  # globs inside the folder, read in this order
-    measure: str  # what its time is
-
-
-SOURCES = (
-    Source("ladder", ("ladder-*.json",), "device time of the whole reduction (CUDA events)"),
-    Source("fastest", ("fastest.json",), "device time, the fastest pair and the peers"),
-    Source("fastest-more-dtypes", ("fastest-more-dtypes.json",), "device time, every dtype"),
-    Source("bench", ("bench.json",), "device time (pytest-benchmark sweep, every n)"),
-    Source("seed004", ("seed004.json",), "device time, seed 004's stages"),
-    Source("callable", ("callable.json",), "time per call from Python, back to back"),
-)
+# source -> (globs inside the folder, read in this order; what its time is)
+SOURCES = {
+    "ladder": (("ladder-*.json",), "device time of the whole reduction (CUDA events)"),
+    "fastest": (("fastest.json",), "device time, the fastest pair and the peers"),
+    "fastest-more-dtypes": (("fastest-more-dtypes.json",), "device time, every dtype"),
+    "bench": (("bench.json",), "device time (pytest-benchmark sweep, every n)"),
+    "seed004": (("seed004.json",), "device time, seed 004's stages"),
+    "callable": (("callable.json",), "time per call from Python, back to back"),
+}
 ENV_FILE = "env.txt"
-
-
-@dataclass(frozen=True)
-class Point:
-    """One timed result: a variant (or peer, or callable entry) at one dtype and n."""
-
-    source: str
-    family: str
-    variant: str
-    dtype: str
-    n: int
-    ms: float
-
+BANDWIDTH_BOUND_N = 2**24  # from here the ladder's good stages move data at near the datasheet
+LAUNCH_BOUND_N = 2**16  # up to here a call is launch latency, not bandwidth
+NEAR = 0.10  # "near the datasheet": within 10 % of its ratio
+BOUND_FRACTION = 0.5  # the baseline reads at half its datasheet bandwidth or more
+OUTLIERS = 6
 
 Key = tuple[str, str, str, int]  # source, variant, dtype, n
 
@@ -70,87 +58,12 @@ class DeviceRun:
     env: dict[str, str] = field(default_factory=dict)  # env.txt's columns
     env_notes: tuple[str, ...] = ()  # env.txt's other lines (versions)
     files: dict[str, list[str]] = field(default_factory=dict)  # source -> file names
-    points: dict[Key, Point] = field(default_factory=dict)
+    points: dict[Key, tuple[str, float]] = field(default_factory=dict)  # -> (family, ms)
     order: list[str] = field(default_factory=list)  # variants, ladder order
 
     @property
     def bandwidth(self) -> float | None:
         return datasheet_bw(self.device)
-
-
-def result_files(folder: Path) -> dict[str, list[Path]]:
-    """source -> the files of that source in folder (sorted), only sources that have some."""
-    out = {}
-    for s in SOURCES:
-        found = sorted({p for pat in s.patterns for p in folder.glob(pat) if p.is_file()})
-        if found:
-            out[s.name] = found
-    return out
-
-
-def check_folders(folders: Iterable[str | Path]) -> list[Path]:
-    """The folders as paths; a ReportError (exit 2) for one that does not exist, is not a folder
-    or holds no result file, for a folder named twice, or for fewer than two."""
-    paths = [Path(f) for f in folders]
-    for p in paths:
-        if not p.exists():
-            raise ReportError(f"{p}: no such folder")
-        if not p.is_dir():
-            raise ReportError(
-                f"{p}: not a folder (expected a device folder like results/nvidia-h200)"
-            )
-        if not result_files(p):
-            globs = ", ".join(pat for s in SOURCES for pat in s.patterns)
-            raise ReportError(f"{p}: holds no result file ({globs})")
-    resolved = [p.resolve() for p in paths]
-    if len(set(resolved)) != len(resolved):
-        raise ReportError("a folder is named twice; name each device folder once")
-    if len(paths) < 2:
-        raise ReportError("give two device folders or more: the first is the baseline")
-    return paths
-
-
-def read_env(path: Path) -> tuple[dict[str, str], tuple[str, ...]]:
-    """env.txt as the GPU session writes it: nvidia-smi's CSV header and row, then free lines."""
-    if not path.is_file():
-        return {}, ()
-    lines = [ln.strip() for ln in path.read_text().splitlines() if ln.strip()]
-    if len(lines) >= 2 and "," in lines[0]:
-        heads = [h.strip() for h in lines[0].split(",")]
-        vals = [v.strip() for v in lines[1].split(",")]
-        return dict(zip(heads, vals, strict=False)), tuple(lines[2:])
-    return {}, tuple(lines)
-
-
-def _points(source: str, doc: Document) -> list[Point]:
-    """The document's long-format rows (report.rows) as points: a record's whole reduction, a
-    callable entry's time per call; passing results only, no wrong demonstrations."""
-    metric = "call" if doc.kind == "callable" else "total"
-    ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
-    out = []
-    for x in rows(doc):
-        family, wrong = ident.get(x.variant, ("callable", False))
-        if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
-            out.append(Point(source, family, x.variant, x.dtype, x.n, x.median_ms))
-    return out
-
-
-def load_device(folder: Path) -> DeviceRun:
-    """Every timed point of every result file in folder (the first file of a source wins a key
-    it shares with a later one)."""
-    env, notes = read_env(folder / ENV_FILE)
-    run = DeviceRun(folder, folder.name, env.get("name", ""), env, notes)
-    records: list[ResultRecord] = []
-    for source, paths in result_files(folder).items():
-        run.files[source] = [p.name for p in paths]
-        for p in paths:
-            doc = load_document(p)
-            records += doc.records
-            run.device = run.device or (doc.device if doc.records else "")
-            for pt in _points(source, doc):
-                run.points.setdefault((pt.source, pt.variant, pt.dtype, pt.n), pt)
-    run.order = variant_order(records)
-    return run
 
 
 @dataclass(frozen=True)
@@ -165,18 +78,63 @@ class DeviceRow:
     ms: tuple[float | None, ...]  # per device, baseline first
     ratios: tuple[float | None, ...]  # t(baseline) / t(device), one per device after the first
 
-    def to_json(self, runs: list[DeviceRun]) -> dict:
-        return {
-            "source": self.source,
-            "family": self.family,
-            "variant": self.variant,
-            "dtype": self.dtype,
-            "n": self.n,
-            "ms": {r.label: m for r, m in zip(runs, self.ms, strict=True) if m is not None},
-            "ratio_to_baseline": {
-                r.label: x for r, x in zip(runs[1:], self.ratios, strict=True) if x is not None
-            },
-        }
+
+def result_files(folder: Path) -> dict[str, list[Path]]:
+    """source -> the files of that source in folder (sorted), only sources that have some."""
+    found = {s: sorted({p for g in globs for p in folder.glob(g) if p.is_file()})
+             for s, (globs, _) in SOURCES.items()}  # fmt: skip
+    return {s: ps for s, ps in found.items() if ps}
+
+
+def check_folders(folders: Iterable[str | Path]) -> list[Path]:
+    """The folders as paths; a ReportError (exit 2) for one that does not exist, is not a folder
+    or holds no result file, for a folder named twice, or for fewer than two."""
+    paths = [Path(f) for f in folders]
+    for p in paths:
+        if not p.exists():
+            raise ReportError(f"{p}: no such folder")
+        if not p.is_dir():
+            raise ReportError(
+                f"{p}: not a folder (expected a device folder like results/nvidia-h200)"
+            )
+        if not result_files(p):
+            globs = ", ".join(g for gs, _ in SOURCES.values() for g in gs)
+            raise ReportError(f"{p}: holds no result file ({globs})")
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise ReportError("a folder is named twice; name each device folder once")
+    if len(paths) < 2:
+        raise ReportError("give two device folders or more: the first is the baseline")
+    return paths
+
+
+def load_device(folder: Path) -> DeviceRun:
+    """Every passing timed point of every result file in folder (a record's whole reduction, a
+    callable entry's time per call; no wrong demonstrations; the first file of a source wins a
+    key it shares with a later one), with env.txt as the GPU session writes it: nvidia-smi's CSV
+    header and row, then free lines."""
+    env: dict[str, str] = {}
+    lines = []
+    if (folder / ENV_FILE).is_file():
+        lines = [ln.strip() for ln in (folder / ENV_FILE).read_text().splitlines() if ln.strip()]
+    if len(lines) >= 2 and "," in lines[0]:
+        heads, vals = ([c.strip() for c in ln.split(",")] for ln in lines[:2])
+        env, lines = dict(zip(heads, vals, strict=False)), lines[2:]
+    run = DeviceRun(folder, folder.name, env.get("name", ""), env, tuple(lines))
+    records = []
+    for source, paths in result_files(folder).items():
+        run.files[source] = [p.name for p in paths]
+        for p in paths:
+            doc = load_document(p)
+            records += doc.records
+            run.device = run.device or (doc.device if doc.records else "")
+            metric = "call" if doc.kind == "callable" else "total"
+            ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
+            for x in doc_rows(doc):
+                family, wrong = ident.get(x.variant, ("callable", False))
+                if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
+                    run.points.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
+    run.order = variant_order(records)
+    return run
 
 
 def expected_ratios(runs: list[DeviceRun]) -> tuple[float | None, ...]:
@@ -186,57 +144,231 @@ def expected_ratios(runs: list[DeviceRun]) -> tuple[float | None, ...]:
     return tuple(r.bandwidth / base if base and r.bandwidth else None for r in runs[1:])
 
 
-def _rank(runs: list[DeviceRun]) -> dict[str, int]:
-    order: list[str] = []
-    for r in runs:
-        order += [v for v in r.order if v not in order]
-    return {v: i for i, v in enumerate(order)}
-
-
 def device_rows(runs: list[DeviceRun]) -> list[DeviceRow]:
     """Every key the baseline timed and another device timed too, by source (SOURCES order),
     dtype, variant (ladder order; callable entries by name) and n."""
-    rank = _rank(runs)
-    src_rank = {s.name: i for i, s in enumerate(SOURCES)}
-    base = runs[0]
+    order = list(dict.fromkeys(v for r in runs for v in r.order))
+    rank = {v: i for i, v in enumerate(order)}
+    src_rank = {s: i for i, s in enumerate(SOURCES)}
     out = []
-    for key, pt in base.points.items():
-        ms = tuple(r.points[key].ms if key in r.points else None for r in runs)
+    for key, (family, _) in runs[0].points.items():
+        ms = tuple(r.points[key][1] if key in r.points else None for r in runs)
         ratios = tuple(ms[0] / m if m else None for m in ms[1:])
         if any(x is not None for x in ratios):
-            out.append(DeviceRow(pt.source, pt.family, pt.variant, pt.dtype, pt.n, ms, ratios))
-    out.sort(
-        key=lambda r: (
-            src_rank[r.source],
-            r.dtype != "float32",
-            r.dtype,
-            rank.get(r.variant, len(rank)),
-            r.variant,
-            r.n,
-        )
-    )
+            out.append(DeviceRow(key[0], family, key[1], key[2], key[3], ms, ratios))
+    out.sort(key=lambda r: (src_rank[r.source], r.dtype != "float32", r.dtype,
+                            rank.get(r.variant, len(rank)), r.variant, r.n))  # fmt: skip
     return out
 
 
-def shared_sources(runs: list[DeviceRun]) -> list[str]:
-    """Sources every folder has, in SOURCES order."""
-    return [s.name for s in SOURCES if all(s.name in r.files for r in runs)]
-
-
-def read_fraction(row: DeviceRow, bandwidth: float | None) -> float | None:
-    """The baseline's input bytes / its time as a fraction of its datasheet bandwidth: near 1 the
-    sum is bound by memory bandwidth there, and the datasheet ratio is the one to expect."""
+def _read_fraction(row: DeviceRow, bandwidth: float | None) -> float:
+    """The baseline's input bytes / its time as a fraction of its datasheet bandwidth (0 where
+    unknown): near 1 the sum is bound by memory bandwidth there, and the datasheet ratio is the
+    one to expect."""
     if not bandwidth or not row.ms[0] or row.dtype not in dtypes.NAMES:
-        return None
+        return 0.0
     return row.n * dtypes.get(row.dtype).itemsize / (row.ms[0] * 1e-3) / bandwidth
 
 
-def log_distance(ratio: float, expected: float) -> float:
-    """How far a measured ratio is from the expected one, symmetric: |ln(ratio / expected)|."""
-    return abs(math.log(ratio / expected))
+# ---------------------------------------------------------------------------------------------
+# README.md and compare.json
 
 
-def median(values: list[float]) -> float:
-    s = sorted(values)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+def rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
+
+
+def _devices_table(runs: list[DeviceRun], out_dir: Path) -> list[str]:
+    exp = (None, *expected_ratios(runs))
+    header = ("folder", "device", "driver", "memory", "datasheet bandwidth", "expected ratio",
+              "versions (env.txt)", "result files read")  # fmt: skip
+    cells = [
+        [
+            f"[{r.label}]({rel(r.folder, out_dir)})" + (" (baseline)" if k == 0 else ""),
+            r.device or "?",
+            r.env.get("driver_version", "?"),
+            r.env.get("memory.total [MiB]", "?"),
+            "unknown" if r.bandwidth is None else f"{r.bandwidth / 1e12:.2f} TB/s",
+            "1" if k == 0 else num(exp[k], ".2f"),
+            "<br>".join(r.env_notes) or "-",
+            "; ".join(f"{s}: {', '.join(fs)}" for s, fs in r.files.items()),
+        ]
+        for k, r in enumerate(runs)
+    ]
+    return markdown_lines(header, cells)
+
+
+def _group_line(what: str, ratios: list[float], exp: float | None) -> str:
+    x = median(ratios)
+    line = f"{what}: median over {len(ratios)} results = {x:.2f}"
+    if exp is not None:
+        near = sum(1 for r in ratios if abs(r / exp - 1) <= NEAR)
+        line += f" (datasheet {exp:.2f}, measured / datasheet {x / exp:.2f})"
+        line += f"; {near} of {len(ratios)} within {NEAR:.0%} of the datasheet ratio"
+    return line + "."
+
+
+def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
+    """Bullets computed from the rows, per other device and shared source: the median ratio where
+    the baseline reads at BOUND_FRACTION of its datasheet bandwidth or more (bandwidth-bound:
+    the datasheet ratio applies), at large n below that (other limits), at launch-bound n; the
+    rows furthest from the datasheet; and the files only some folders have."""
+    out = []
+    base = runs[0]
+    shared = [s for s in SOURCES if all(s in r.files for r in runs)]
+    for k, (dev, exp) in enumerate(zip(runs[1:], expected_ratios(runs), strict=True)):
+        out.append(
+            f"- **{dev.label}** against **{base.label}** (t({base.label}) / t({dev.label})):"
+        )
+        for source in shared:
+            mine = [r for r in rows if r.source == source and r.ratios[k] is not None]
+            bound = [
+                r.ratios[k] for r in mine if _read_fraction(r, base.bandwidth) >= BOUND_FRACTION
+            ]
+            big = [r.ratios[k] for r in mine if r.n >= BANDWIDTH_BOUND_N
+                   and _read_fraction(r, base.bandwidth) < BOUND_FRACTION]  # fmt: skip
+            small = [r.ratios[k] for r in mine if r.n <= LAUNCH_BOUND_N]
+            for values, what, e in (
+                (bound, f"{source}, where {base.label} reads at >= {BOUND_FRACTION:.0%} of its "
+                 "datasheet bandwidth", exp),
+                (big, f"{source}, n >= {size_label(BANDWIDTH_BOUND_N)} below that", exp),
+                (small, f"{source}, n <= {size_label(LAUNCH_BOUND_N)} (launch-bound)", None),
+            ):  # fmt: skip
+                if values:
+                    out.append("  - " + _group_line(what, values, e))
+        far = [r for r in rows if r.n >= BANDWIDTH_BOUND_N and r.ratios[k] is not None]
+        if exp is not None and far:
+            far.sort(key=lambda r: (-abs(math.log(r.ratios[k] / exp)), r.source, r.variant,
+                                    r.dtype, r.n))  # fmt: skip
+            big_n = size_label(BANDWIDTH_BOUND_N)
+            out.append(f"  - furthest from the datasheet ratio {exp:.2f}, n >= {big_n}:")
+            out += [
+                f"    - `{r.variant}` ({r.source}, {r.dtype}, n = {size_label(r.n)}): "
+                f"{us(r.ms[0])} µs on {base.label}, {us(r.ms[k + 1])} µs on {dev.label}: "
+                f"ratio {r.ratios[k]:.2f}, {r.ratios[k] / exp:.2f} x the datasheet's."
+                for r in far[:OUTLIERS]
+            ]
+    for s, (globs, _) in SOURCES.items():
+        have = [r.label for r in runs if s in r.files]
+        if have and len(have) < len(runs):
+            compared = base.label in have and len(have) > 1
+            out.append(
+                f"- {s} ({', '.join(globs)}) is only in {', '.join(have)}: "
+                + ("compared where the folders have it." if compared else "not compared.")
+            )
+    return out
+
+
+def _source_tables(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
+    exp = expected_ratios(runs)
+    others = runs[1:]
+    header = [
+        "variant",
+        *[f"{r.label} µs" for r in runs],
+        *[f"{runs[0].label} / {o.label}" for o in others],
+        *[f"/ datasheet ({o.label})" for o in others],
+    ]
+    out = []
+    for s, (globs, measure) in SOURCES.items():
+        mine = [r for r in rows if r.source == s]
+        if not mine:
+            continue
+        out += [f"### {s}", "", f"{measure}; from {', '.join(globs)}.", ""]
+        for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
+            n = max(r.n for r in mine if r.dtype == dtype)
+            cells = (
+                [
+                    f"`{r.variant}`",
+                    *[us(m) for m in r.ms],
+                    *[num(x, ".2f") for x in r.ratios],
+                    *[
+                        num(x / e if x and e else None, ".2f")
+                        for x, e in zip(r.ratios, exp, strict=True)
+                    ],
+                ]
+                for r in mine
+                if r.dtype == dtype and r.n == n
+            )
+            out += [f"**{dtype}, n = {size_label(n)}**", ""]
+            out += markdown_lines(header, cells, ("l", *[RIGHT] * (len(header) - 1)))
+            out.append("")
+    return out
+
+
+def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str) -> str:
+    """README.md."""
+    rows = device_rows(runs)
+    base, others = runs[0], runs[1:]
+    lines = [
+        "# Devices compared",
+        "",
+        f"<!-- generated by: {command} -- do not edit by hand -->",
+        "",
+        f"Baseline: **{base.label}** ({base.device}). Ratio = t({base.label}) / t(device): above "
+        "1 the device is faster. Expected ratio = the device's datasheet memory bandwidth over "
+        f"the baseline's (harness.core.device.DATASHEET_BYTES_PER_S): what a sum bound by memory "
+        "bandwidth should show; a launch-bound or latency-bound one sits elsewhere.",
+        "",
+        "## Devices",
+        "",
+        *_devices_table(runs, out_dir),
+        "",
+        "## What stands out",
+        "",
+        *stand_out(runs, rows),
+        "",
+        "## Ratio against n",
+        "",
+        "Per variant family (columns) and dtype (rows): each variant a thin line, the family's "
+        "median a thick one, the datasheet's expected ratio dashed; one colour per device "
+        f"compared with {base.label}.",
+        "",
+        *[f"![{p}]({p})" for p in plots],
+        "",
+        "## Tables",
+        "",
+        "Per result source and dtype, at the largest n timed on the baseline and another device "
+        f"(every n: compare.json). Compared with {base.label}: "
+        + ", ".join(o.label for o in others)
+        + ".",
+        "",
+        *_source_tables(runs, rows),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def compare_json(runs: list[DeviceRun], out_dir: Path) -> dict:
+    exp = (None, *expected_ratios(runs))
+    labels = [r.label for r in runs]
+    return {
+        "schema": COMPARE_SCHEMA,
+        "baseline": runs[0].label,
+        "ratio": "t(baseline) / t(device); expected: bandwidth(device) / bandwidth(baseline)",
+        "devices": [
+            {
+                "label": r.label,
+                "folder": rel(r.folder, out_dir),
+                "device": r.device,
+                "env": r.env,
+                "env_notes": list(r.env_notes),
+                "datasheet_bytes_per_s": r.bandwidth,
+                "expected_ratio": exp[k],
+                "files": r.files,
+            }
+            for k, r in enumerate(runs)
+        ],
+        "rows": [
+            {
+                "source": row.source,
+                "family": row.family,
+                "variant": row.variant,
+                "dtype": row.dtype,
+                "n": row.n,
+                "ms": {k: m for k, m in zip(labels, row.ms, strict=True) if m is not None},
+                "ratio_to_baseline": {
+                    k: x for k, x in zip(labels[1:], row.ratios, strict=True) if x is not None
+                },
+            }
+            for row in device_rows(runs)
+        ],
+    }

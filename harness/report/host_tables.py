@@ -7,7 +7,7 @@ timings in `extra`), or the study's own rows as harness.studies.host.table_rows 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.table import Table
 
@@ -35,13 +35,21 @@ def short(vid: str) -> str:
     return _SHORT.get(vid, vid)
 
 
-def _cell(r: ResultRecord | None, key: str, fmt: str) -> str:
-    if r is None:
-        return "-"
-    if not r.ok:
-        return r.status.upper()
-    v = r.extra.get(key)
-    return "-" if v is None else format(v, fmt)
+def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]):
+    """A rich table, every column right-aligned."""
+    t = Table(title=title, caption=caption)
+    for h in header:
+        t.add_column(h, justify="right")
+    for cells in rows:
+        t.add_row(*cells)
+    return t
+
+
+def _split(x: dict) -> str:
+    """H2D ms + kernels ms (H2D share); the pipeline's device total where it has no split."""
+    if x.get("h2d_ms") is None:
+        return f"dev {x['device_ms']:.3f}"
+    return f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
 
 
 def seed_tables(
@@ -49,98 +57,76 @@ def seed_tables(
 ) -> list[Table]:
     records = [r if isinstance(r, ResultRecord) else host_record(r, dtype) for r in rows]
     cols = list(dict.fromkeys(r.variant for r in records))
-    sizes = sorted({r.n for r in records})
     at = {(r.n, r.variant): r for r in records}
     legend = ", ".join(
         f"{short(c)} = {c}" + (f" ({catalogue.BY_ID[c].staging})" if c in catalogue.BY_ID else "")
         for c in cols
     )
-    out = []
-    for key, fmt, title in (
-        ("e2e_ms", ".3f", "end-to-end time, ms (host memory -> scalar on the host; median)"),
-        ("gbps", ".2f", "GB/s of host data reduced (n x element size / end-to-end time)"),
-    ):
-        t = Table(title=f"seed 001, {device_name}, {dtype}: {title}", caption=legend)
-        t.add_column("log2 n", justify="right")
-        for c in cols:
-            t.add_column(short(c), justify="right")
-        for n in sizes:
-            t.add_row(f"{math.log2(n):g}", *(_cell(at.get((n, c)), key, fmt) for c in cols))
-        out.append(t)
-    t = Table(
-        title=f"where the time goes ({dtype}): H2D copy ms + kernels ms (H2D share of end to end)",
-        caption="CUDA events on the stream; the pipeline overlaps copies and kernels by design: "
-        "its device total only",
-    )
-    t.add_column("log2 n", justify="right")
-    for c in cols:
-        t.add_column(short(c), justify="right")
-    for n in sizes:
-        cells = []
-        for c in cols:
-            r = at.get((n, c))
-            x = r.extra if r is not None else {}
+
+    def timed(key: str, fmt: str) -> Callable[[ResultRecord | None], str]:
+        def cell(r: ResultRecord | None) -> str:
             if r is None or not r.ok:
-                cells.append("-")
-            elif x.get("h2d_ms") is None:
-                cells.append(f"dev {x['device_ms']:.3f}")
-            else:
-                cells.append(
-                    f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
-                )
-        t.add_row(f"{math.log2(n):g}", *cells)
-    out.append(t)
-    return out
+                return "-" if r is None else r.status.upper()
+            return "-" if r.extra.get(key) is None else format(r.extra[key], fmt)
+
+        return cell
+
+    seed = f"seed 001, {device_name}, {dtype}: "
+    specs = (
+        (seed + "end-to-end time, ms (host memory -> scalar on the host; median)", legend,
+         timed("e2e_ms", ".3f")),
+        (seed + "GB/s of host data reduced (n x element size / end-to-end time)", legend,
+         timed("gbps", ".2f")),
+        (f"where the time goes ({dtype}): H2D copy ms + kernels ms (H2D share of end to end)",
+         "CUDA events on the stream; the pipeline overlaps copies and kernels by design: its "
+         "device total only", lambda r: "-" if r is None or not r.ok else _split(r.extra)),
+    )  # fmt: skip
+    header = ["log2 n", *map(short, cols)]
+    sizes = sorted({r.n for r in records})
+    return [
+        _table(title, caption, header,
+               ([f"{math.log2(n):g}", *(cell(at.get((n, c))) for c in cols)] for n in sizes))
+        for title, caption, cell in specs
+    ]  # fmt: skip
 
 
 def sweep_table(entry: dict) -> Table:
-    n = entry["n"]
-    cfgs = entry["configs"]
+    cfgs, b = entry["configs"], entry["h2d_alone"]
     streams = sorted({c["streams"] for c in cfgs})
-    chunks = sorted({c["chunk"] for c in cfgs})
     at = {(c["chunk"], c["streams"]): c for c in cfgs}
-    b = entry["h2d_alone"]
-    t = Table(
-        title=f"V3 pipeline, n = 2^{math.log2(n):g}: end-to-end ms (GB/s) by chunk x streams",
-        caption=f"copy-engine bound: pinned H2D alone {b['pinned_ms']:.3f} ms = "
-        f"{b['pinned_gbps']:.1f} GB/s; kernels alone {entry['kernels_alone_ms']:.3f} ms; "
-        f"V2 one copy {entry['v2_one_copy']['e2e_ms']:.3f} ms",
-    )
-    t.add_column("chunk (elements)", justify="right")
-    for k in streams:
-        t.add_column(f"{k} stream" + ("s" if k > 1 else ""), justify="right")
-    for ch in chunks:
-        cells = []
-        for k in streams:
-            c = at.get((ch, k))
-            if c is None:
-                cells.append("-")
-            else:
-                flag = "" if c["ok"] else " WRONG"
-                cells.append(f"{c['e2e_ms']:.3f} ({c['gbps']:.1f}){flag}")
-        t.add_row(
-            f"{ch:,} x{at[(ch, streams[0])]['chunks'] if (ch, streams[0]) in at else ''}", *cells
-        )
-    return t
+
+    def cell(c: dict | None) -> str:
+        if c is None:
+            return "-"
+        return f"{c['e2e_ms']:.3f} ({c['gbps']:.1f})" + ("" if c["ok"] else " WRONG")
+
+    return _table(
+        f"V3 pipeline, n = 2^{math.log2(entry['n']):g}: end-to-end ms (GB/s) by chunk x streams",
+        f"copy-engine bound: pinned H2D alone {b['pinned_ms']:.3f} ms = {b['pinned_gbps']:.1f} "
+        f"GB/s; kernels alone {entry['kernels_alone_ms']:.3f} ms; V2 one copy "
+        f"{entry['v2_one_copy']['e2e_ms']:.3f} ms",
+        ["chunk (elements)", *(f"{k} stream" + ("s" if k > 1 else "") for k in streams)],
+        (
+            [f"{ch:,} x{at[(ch, streams[0])]['chunks'] if (ch, streams[0]) in at else ''}",
+             *(cell(at.get((ch, k))) for k in streams)]
+            for ch in sorted({c["chunk"] for c in cfgs})
+        ),
+    )  # fmt: skip
 
 
 def adversarial_table(adv: dict) -> Table:
-    t = Table(
-        title=f"adversarial input, n = {adv['n']:,}: {adv['input']}",
-        caption=f"exact sum {adv['exact']}; a naive float32 running sum gives "
+    return _table(
+        f"adversarial input, n = {adv['n']:,}: {adv['input']}",
+        f"exact sum {adv['exact']}; a naive float32 running sum gives "
         f"{adv['naive_float32_running_sum']:.0f} (error {adv['naive_abs_err']:.0f}); "
         f"x.cuda().sum() error {adv['torch_sum_abs_err']:g}",
-    )
-    for h in ("variant", "|error|", "bound gamma_L*sum|x|", "within"):
-        t.add_column(h, justify="right")
-    for r in adv["rows"]:
-        t.add_row(
-            short(r["variant"]),
-            f"{r['abs_err']:g}",
-            f"{r['bound']:.4g}",
-            "yes" if r["ok"] else "NO",
-        )
-    return t
+        ("variant", "|error|", "bound gamma_L*sum|x|", "within"),
+        (
+            [short(r["variant"]), f"{r['abs_err']:g}", f"{r['bound']:.4g}",
+             "yes" if r["ok"] else "NO"]
+            for r in adv["rows"]
+        ),
+    )  # fmt: skip
 
 
 def markdown(host: Document) -> str:
@@ -151,7 +137,6 @@ def markdown(host: Document) -> str:
     doc = host.raw
     dev = doc.get("device", {})
     name = dev.get("name")
-    opts = doc.get("options", {})
     parts = [
         f"# Seed 001, host-driven reduction from host memory, on {name}\n",
         f"Run {doc.get('created', '')}; torch {dev.get('torch')}, triton {dev.get('triton')}, "
@@ -160,12 +145,11 @@ def markdown(host: Document) -> str:
     method = doc.get("method") or {}
     if isinstance(method, dict):
         parts.append("\n".join(f"- {k}: {v}" for k, v in method.items()) + "\n")
-    if host.records:
-        for t in seed_tables(host.records, name, opts.get("dtype", "float32")):
-            parts.append(rich_as_markdown(t))
+    dtype = doc.get("options", {}).get("dtype", "float32")
+    tables = seed_tables(host.records, name, dtype) if host.records else []
     if doc.get("adversarial"):
-        parts.append(rich_as_markdown(adversarial_table(doc["adversarial"])))
+        tables.append(adversarial_table(doc["adversarial"]))
+    parts += map(rich_as_markdown, tables)
     for entry in (doc.get("sweep") or {}).get("sizes", []):
-        parts.append(rich_as_markdown(sweep_table(entry)))
-        parts.append(f"Finding: {entry['finding']}\n")
+        parts += [rich_as_markdown(sweep_table(entry)), f"Finding: {entry['finding']}\n"]
     return "\n".join(parts)

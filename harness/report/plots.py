@@ -1,20 +1,23 @@
-"""The report's plots (matplotlib, Agg; no GPU needed). Each returns what it drew, for the tests:
-
+"""Every plot (matplotlib, Agg; no GPU needed); each returns what it drew, for the tests:
 - bandwidth_vs_n_<dtype>.png: effective GB/s against log2 n, one panel per group of stages (at
-  most PANEL_LINES variants, so no panel has more than about 8 lines with the peers, which are
-  on every panel), integer log2 n ticks, a distinct colour and marker per line;
+  most PANEL_LINES variants, so about 8 lines with the peers, which are on every panel);
 - ladder_<dtype>_<n>.png: the ladder at one n, a CUDA bar and its Triton twin's bar per row;
-- compare.png: per variant, t(run A) / t(other run) on a log axis centred on 1.
-"""
+- compare.png: per variant, t(run A) / t(other run) on a log axis centred on 1;
+- compare_<source>.png (`reduce-ladder compare`): a panel per dtype (rows) and variant family
+  (columns), t(baseline) / t(device) against log2 n: a thin line per variant, a thick one for
+  the family's median, the datasheet's ratio dashed, one colour per device."""
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from pathlib import Path
+from statistics import median
 
 from harness.core import catalogue
 from harness.core.sizes import size_label
 from harness.report.comparison import compare_rows, run_letter
+from harness.report.devices import SOURCES, DeviceRow, DeviceRun, expected_ratios
 from harness.report.documents import Document, ReportError
 from harness.report.ladder_table import ladder_rows, variant_order
 from harness.report.ratios import COPY_ID, CUB_ID, NOCUB_ID, PEER_LABELS, TORCH_ID
@@ -95,43 +98,24 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
     plt = _plt()
     from matplotlib.ticker import NullLocator
 
-    rows = [
-        r for r in run.records if r.dtype == dtype and r.ok and r.gbps_total and not r.wrong_demo
-    ]
+    rows = [r for r in run.records
+            if r.dtype == dtype and r.ok and r.gbps_total and not r.wrong_demo]  # fmt: skip
     panels = bandwidth_panels([r for r in rows if r.backend != "peer"])
     peers = [p for p in PANEL_PEERS if any(r.variant == p for r in rows)]
     nrows, cols = grid_shape(len(panels))
-    fig, axes = plt.subplots(
-        nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True, squeeze=False
-    )
+    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True,
+                             squeeze=False)  # fmt: skip
     palette = plt.get_cmap("tab10").colors
     log2s = sorted({math.log2(r.n) for r in rows})
     drawn = []
     for ax, (title, ids) in zip(axes.flat, panels, strict=False):
-        labels = []
-        for i, vid in enumerate(ids):
+        lines = [(vid, vid.split("/", 1)[1], {"marker": MARKERS[i % len(MARKERS)], "markersize": 4,
+                  "linewidth": 1.4, "linestyle": DASHES[i % len(DASHES)],
+                  "color": palette[i % len(palette)]}) for i, vid in enumerate(ids)]  # fmt: skip
+        for vid, label, style in lines + [(v, PEER_LABELS[v], PEER_STYLE[v]) for v in peers]:
             pts = sorted((r.n, r.gbps_total) for r in rows if r.variant == vid)
-            label = vid.split("/", 1)[1]
-            ax.plot(
-                [math.log2(n) for n, _ in pts],
-                [g for _, g in pts],
-                marker=MARKERS[i % len(MARKERS)],
-                markersize=4,
-                linewidth=1.4,
-                linestyle=DASHES[i % len(DASHES)],
-                color=palette[i % len(palette)],
-                label=label,
-            )
-            labels.append(label)
-        for vid in peers:
-            pts = sorted((r.n, r.gbps_total) for r in rows if r.variant == vid)
-            ax.plot(
-                [math.log2(n) for n, _ in pts],
-                [g for _, g in pts],
-                label=PEER_LABELS[vid],
-                **PEER_STYLE[vid],
-            )
-            labels.append(PEER_LABELS[vid])
+            ax.plot([math.log2(n) for n, _ in pts], [g for _, g in pts], label=label, **style)
+        labels = [label for _, label, _ in lines] + [PEER_LABELS[v] for v in peers]
         _integer_ticks(ax, log2s)
         ax.set_title(title, fontsize=10)
         # A linear axis: the stages differ at large n (hundreds to thousands of GB/s), which a
@@ -145,32 +129,22 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
         ax.set_xlabel("log2 n")
         drawn.append({"title": title, "lines": labels})
     spare = list(axes.flat)[len(panels) :]
-    for ax in spare:
+    for ax in spare[1:] if panels else spare:
         ax.set_visible(False)
     if spare and panels:  # the peers' legend, once, in the first spare cell
         first = axes.flat[0].get_legend_handles_labels()
         k = len(panels[0][1])
-        spare[0].set_visible(True)
         spare[0].axis("off")
-        spare[0].legend(
-            first[0][k:], first[1][k:], loc="center", title="on every panel", fontsize=9
-        )
+        spare[0].legend(first[0][k:], first[1][k:], loc="center", title="on every panel",
+                        fontsize=9)  # fmt: skip
     for ax in axes[:, 0]:
         ax.set_ylabel("effective GB/s (read + written)")
-    fig.suptitle(
-        f"{run.device}: {dtype} sum, effective bandwidth vs n "
-        "(cupy.sum without CUB: see the tables)"
-    )
+    fig.suptitle(f"{run.device}: {dtype} sum, effective bandwidth vs n "
+                 "(cupy.sum without CUB: see the tables)")  # fmt: skip
     # Fixed margins (inches): tight_layout would measure every tick label of every panel, slowly.
-    height, width = fig.get_figheight(), fig.get_figwidth()
-    fig.subplots_adjust(
-        left=0.8 / width,
-        right=1 - 0.15 / width,
-        bottom=0.55 / height,
-        top=1 - 0.7 / height,
-        wspace=0.06,
-        hspace=0.45 * 4.3 / (4.3 - 0.4),
-    )
+    h, w = fig.get_figheight(), fig.get_figwidth()
+    fig.subplots_adjust(left=0.8 / w, right=1 - 0.15 / w, bottom=0.55 / h, top=1 - 0.7 / h,
+                        wspace=0.06, hspace=0.45 * 4.3 / (4.3 - 0.4))  # fmt: skip
     _save(fig, path)
     return {"path": str(path), "panels": drawn}
 
@@ -190,21 +164,17 @@ def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     no CUDA row twins has only its Triton bar; the peers and the copy as horizontal lines."""
     plt = _plt()
     rows = ladder_rows(run.records, dtype, n)
-    entries = [
-        e for e in rows if e.kind == "stage" and not (e.main is not None and e.main.wrong_demo)
-    ]
+    entries = [e for e in rows if e.kind == "stage" and not (e.main and e.main.wrong_demo)]
     fig, ax = plt.subplots(figsize=(max(10, 0.55 * len(entries) + 4), 6))
 
     def gb(r: ResultRecord | None) -> float:
         return r.gbps_total if r and r.ok and r.gbps_total else 0.0
 
     xs = list(range(len(entries)))
-    w = 0.4
-    bar_labels = []
-    if entries:
-        ax.bar([x - w / 2 for x in xs], [gb(e.main) for e in entries], w, label="CUDA")
-        ax.bar([x + w / 2 for x in xs], [gb(e.twin) for e in entries], w, label="Triton twin")
-        bar_labels = ["CUDA", "Triton twin"]
+    bar_labels = ["CUDA", "Triton twin"] if entries else []
+    for dx, label in zip((-0.2, 0.2), bar_labels, strict=False):
+        bars = [gb(e.main if dx < 0 else e.twin) for e in entries]
+        ax.bar([x + dx for x in xs], bars, 0.4, label=label)
     lines = []
     for e in rows:
         r = e.main
@@ -239,9 +209,7 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
             if pts:
                 label = f"{d}, n = {size_label(n)}: A / {run_letter(k)}"
                 series.append((label, pts, k - 1))
-    variants: list[str] = []
-    for _, pts, _ in series:
-        variants += [r.variant for r in pts if r.variant not in variants]
+    variants = list(dict.fromkeys(r.variant for _, pts, _ in series for r in pts))
     fig, ax = plt.subplots(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
     h = 0.8 / max(1, len(series))
     ys = {v: i for i, v in enumerate(variants)}
@@ -249,13 +217,8 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
     for k, (label, pts, i) in enumerate(series):
         ratios = [r.ratios[i] for r in pts]
         spread = max(spread, *[max(x, 1 / x) for x in ratios])
-        ax.barh(
-            [ys[r.variant] + (k - (len(series) - 1) / 2) * h for r in pts],
-            [x - 1 for x in ratios],  # bars grow from 1 either way
-            h,
-            left=1,
-            label=label,
-        )
+        at = [ys[r.variant] + (k - (len(series) - 1) / 2) * h for r in pts]
+        ax.barh(at, [x - 1 for x in ratios], h, left=1, label=label)  # bars grow from 1
     _ratio_axis(ax, spread * 1.05)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_yticks(range(len(variants)), variants, fontsize=7)
@@ -271,12 +234,8 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
     ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     _save(fig, path)
-    return {
-        "path": str(path),
-        "series": [label for label, _, _ in series],
-        "variants": variants,
-        "title": title,
-    }
+    labels = [label for label, _, _ in series]
+    return {"path": str(path), "series": labels, "variants": variants, "title": title}
 
 
 RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
@@ -295,11 +254,147 @@ def _ratio_axis(ax, limit: float) -> None:
     ax.xaxis.set_minor_locator(NullLocator())
 
 
-def _save(fig, path: str | Path) -> None:
+def _save(fig, path: str | Path, dpi: int = 110) -> None:
     plt = _plt()
     try:
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=dpi)
     except OSError as e:
         raise ReportError(f"cannot write {path}: {e.strerror or e}") from None
     finally:
         plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# Devices compared: compare_<source>.png
+
+DEVICE_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
+DEVICE_TICKS = (0.1, 0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
+FAMILY_ORDER = ("ladder", "004", "001", "fastest", "peer", "callable")
+OUTLIER = 0.04  # a variant this far (relative) from its family's median at the largest n is named
+CAP = 1.3  # the shared y axis ends here at most; a ratio beyond it is drawn at the edge, named
+
+
+def _name_lines(ax, names: list[tuple[float, float, str]], colour, ylim) -> None:
+    """Each (x, y, text) at the right of its line's end, pushed apart so that none overlap (at
+    least 1/14 of the log axis between neighbours); a ratio beyond the axis with its value."""
+    lo, hi = ylim
+    step = math.log(hi / lo) / 14
+    placed: list[float] = []
+    for x, y, text in sorted(names, key=lambda t: t[1]):
+        at = math.log(min(max(y, lo), hi))
+        if placed and at - placed[-1] < step:
+            at = placed[-1] + step
+        at = min(at, math.log(hi) - step / 2)  # inside the axis, clear of the title
+        placed.append(at)
+        label = f"{text} ({y:.2f})" if not lo <= y <= hi else text
+        ax.annotate(label, (x, min(max(y, lo), hi)), xytext=(x + 0.08, math.exp(at)),
+                    fontsize=6, color=colour, va="center", annotation_clip=False)  # fmt: skip
+
+
+def _device_panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected, ylim) -> None:
+    ns = sorted({r.n for r in rows})
+    for k, dev in enumerate(runs[1:]):
+        colour = DEVICE_COLOURS[k % len(DEVICE_COLOURS)]
+        by_variant: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for r in rows:
+            if r.ratios[k] is not None:
+                by_variant[r.variant].append((r.n.bit_length() - 1, r.ratios[k]))
+        last = [pts[-1][1] for pts in map(sorted, by_variant.values())]
+        centre = median(last) if last else 1.0
+        names = []
+        for variant, pts in by_variant.items():
+            xs, ys = zip(*sorted(pts), strict=True)
+            ax.plot(xs, [min(max(y, ylim[0]), ylim[1]) for y in ys], color=colour, alpha=0.3,
+                    linewidth=0.8, marker=".", markersize=3,
+                    label=f"{dev.label}, one variant")  # fmt: skip
+            if abs(ys[-1] / centre - 1) > OUTLIER:  # the lines away from the median, named
+                names.append((xs[-1], ys[-1], variant.split("/", 1)[-1]))
+        _name_lines(ax, names, colour, ylim)
+        med = [
+            (n.bit_length() - 1, median(at))
+            for n in ns
+            if (at := [r.ratios[k] for r in rows if r.n == n and r.ratios[k] is not None])
+        ]
+        if med:
+            xs, ys = zip(*med, strict=True)
+            ax.plot(xs, ys, color=colour, linewidth=2.4, marker="o", label=f"{dev.label} median")
+        if expected[k] is not None:
+            ax.axhline(expected[k], color=colour, linestyle="--", linewidth=1.2,
+                       label=f"{dev.label} datasheet")  # fmt: skip
+    ax.axhline(1.0, color="gray", linewidth=0.6)
+    _device_axis(ax, *ylim)
+    lo = [n.bit_length() - 1 for n in ns]
+    ax.set_xticks(lo, [str(x) for x in lo])
+    ax.set_xlim(min(lo) - 0.5, max(lo) + 1.3)  # room on the right for the names
+
+
+def y_range(rows: list[DeviceRow], expected) -> tuple[float, float]:
+    """One ratio range for every panel of a figure (panels compare at a glance), 0.65..1.05 at
+    least, with a margin, and no higher than CAP (one far outlier squeezed every other line)."""
+    values = [x for r in rows for x in r.ratios if x is not None]
+    values += [e for e in expected if e is not None]
+    return min([0.65, *values]) * 0.97, min(max([1.05, *values]) * 1.03, CAP)
+
+
+def _device_axis(ax, lo: float, hi: float) -> None:
+    """A log y axis labelled with plain ratios (0.70, 1.00, 4.00), not powers of ten, the ticks
+    evenly spread (a tick closer than a tenth of the axis to the last one kept is left out)."""
+    from matplotlib.ticker import NullLocator
+
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
+    gap = math.log(hi / lo) / 10
+    ticks: list[float] = []
+    for t in (t for t in DEVICE_TICKS if lo <= t <= hi):
+        if t == 1.0 or not ticks or math.log(t / ticks[-1]) >= gap:
+            if ticks and ticks[-1] != 1.0 and math.log(t / ticks[-1]) < gap:
+                ticks.pop()  # 1.00 wins over a neighbour too close to it
+            ticks.append(t)
+    ax.set_yticks(ticks, [f"{t:.2f}" for t in ticks])
+    ax.yaxis.set_minor_locator(NullLocator())
+
+
+def plot_device_source(path: Path, source: str, rows: list[DeviceRow], runs: list[DeviceRun]):
+    """One source's figure: a panel per dtype (rows) and family (columns)."""
+    plt = _plt()
+    rank = {f: i for i, f in enumerate(FAMILY_ORDER)}
+    fams = sorted({r.family for r in rows}, key=lambda f: (rank.get(f, len(rank)), f))
+    dts = sorted({r.dtype for r in rows}, key=lambda d: (d != "float32", d))
+    expected = expected_ratios(runs)
+    ylim = y_range(rows, expected)
+    size = (max(3.6 * len(fams), 6.0) + 0.6, 2.9 * len(dts) + 1.2)
+    fig, axes = plt.subplots(len(dts), len(fams), figsize=size, squeeze=False)
+    for i, d in enumerate(dts):
+        for j, f in enumerate(fams):
+            ax = axes[i][j]
+            mine = [r for r in rows if r.dtype == d and r.family == f]
+            if mine:
+                _device_panel(ax, mine, runs, expected, ylim)
+            else:
+                ax.set_axis_off()
+                ax.text(0.5, 0.5, "not timed on both", ha="center", va="center", fontsize=8)
+            ax.set_title(f"{f}, {d}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel(f"t({runs[0].label}) / t(device)", fontsize=8)
+            if i == len(dts) - 1:
+                ax.set_xlabel("log2 n", fontsize=8)
+            ax.tick_params(labelsize=7)
+    handles, labels = max((ax.get_legend_handles_labels() for ax in axes.flat),
+                          key=lambda hl: len(hl[0]))  # fmt: skip
+    unique = dict(zip(labels, handles, strict=True))  # one entry per label
+    fig.legend(list(unique.values()), list(unique), loc="lower center",
+               ncol=min(len(unique), 4) or 1, fontsize=8)  # fmt: skip
+    fig.suptitle(f"{source}: time on {runs[0].label} / time on each device", fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    _save(fig, path, dpi=100)
+
+
+def plot_devices(out_dir: Path, rows: list[DeviceRow], runs: list[DeviceRun]) -> list[str]:
+    """compare_<source>.png per source with rows, in SOURCES order; the names written."""
+    names = []
+    for s in SOURCES:
+        mine = [r for r in rows if r.source == s]
+        if mine:
+            names.append(f"compare_{s}.png")
+            plot_device_source(out_dir / names[-1], s, mine, runs)
+    return names

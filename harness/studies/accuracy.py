@@ -84,26 +84,21 @@ def measure(
     """One result record of the accuracy study (see the module docstring)."""
     ulps = exact.ulp_error(value, s, "float32")
     finite = s.is_finite and np.isfinite(value)
-    return records.for_variant(
-        v,
-        DTYPE,
-        n,
-        check=Check(
-            value=value,
-            golden=exact.round_nearest(s, "float32"),
-            abs_err=float(abs(Fraction(value) - s.fraction())) if finite else None,
-            tolerance=None,
-        ),
-        device=device,
-        extra={
-            "data": family,
-            "ulps": ulps if np.isfinite(ulps) else None,
-            "faithful": exact.faithful(value, s, "float32"),
-            "kappa": kappa,
-            "within_limit": bool(kappa <= exact.faithful_condition_limit(n)),
-            "result_hex": float(value).hex(),
-        },
-    )
+    err = float(abs(Fraction(value) - s.fraction())) if finite else None
+    golden = exact.round_nearest(s, "float32")
+    check = Check(value=value, golden=golden, abs_err=err, tolerance=None)
+    extra = {"data": family, "ulps": ulps if np.isfinite(ulps) else None,
+             "faithful": exact.faithful(value, s, "float32"), "kappa": kappa,
+             "within_limit": bool(kappa <= exact.faithful_condition_limit(n)),
+             "result_hex": float(value).hex()}  # fmt: skip
+    return records.for_variant(v, DTYPE, n, check=check, device=device, extra=extra)
+
+
+def _head(schema: str) -> dict:
+    from harness.core import device
+
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return {"schema": schema, "created": created, "device": device.device_info()}
 
 
 def accuracy(
@@ -117,13 +112,9 @@ def accuracy(
     the tests (Triton's interpreter and torch.sum on the CPU)."""
     import torch
 
-    from harness.core import device
-
     name = torch.cuda.get_device_name() if where == "cuda" else where
     doc: dict = {
-        "schema": records.ACCURACY_SCHEMA,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "device": device.device_info(),
+        **_head(records.ACCURACY_SCHEMA),
         "seed": SEED,
         "limits": {str(n): exact.faithful_condition_limit(n) for n in sizes},
         "families": {f: battery.get(f).description for f in families},
@@ -193,13 +184,9 @@ def reproducible(
 ) -> dict:
     """The reproducible/1 document: every reproducible variant's result bits on every input
     (reproducible_inputs(); a shorter list and where="cpu" only for the tests)."""
-    from harness.core import device
-
     inputs = reproducible_inputs() if inputs is None else inputs
     doc: dict = {
-        "schema": records.REPRODUCIBLE_SCHEMA,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "device": device.device_info(),
+        **_head(records.REPRODUCIBLE_SCHEMA),
         "inputs": inputs,
         "results": {v.id: {} for v in variants},
     }

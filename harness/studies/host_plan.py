@@ -16,9 +16,10 @@ reaches the device (Variant.staging):
             whole array would put them, and the remaining passes run after all streams (V3).
 
 Nothing here writes the caller's host array: the in-place kernels (V0..V3) work on the device copy.
-Here: the pure planning (passes, chunks, where a chunk's partials go, a numpy emulation of the
-kernels' arithmetic), the staging (device buffers shared by the variants at one size), the
-launchers and HostRunner (one variant bound to one staged size: its trip).
+Here: the pure planning (passes, chunks, where a chunk's partials go), the staging (device
+buffers shared by the variants at one size), the launchers and HostRunner (one variant bound to
+one staged size: its trip). The tests hold a numpy emulation of the kernels' arithmetic that the
+GPU results must match bit for bit (tests/test_host.py: emulate).
 """
 
 from __future__ import annotations
@@ -69,35 +70,6 @@ def chunk_partials(a: int, b: int) -> tuple[int, int]:
     if a % TILE:
         raise ValueError(f"chunk start {a} is not a multiple of the tile {TILE}")
     return a // TILE, a // TILE + cdiv(b - a, TILE)
-
-
-def emulate(x: np.ndarray, tree: str) -> np.generic:
-    """The CUDA kernels' arithmetic in numpy, pass by pass, in x's dtype (float32 rounds after
-    every add, int32 wraps): tree "interleaved" is V0's order, "sequential" V1's (= V2, V3, V4:
-    V4 adds the same pairs in the same order). Out-of-range elements are padded with 0, which
-    equals the kernels' `right < n` skip since v + 0 = v. The GPU results must match it BIT FOR BIT.
-    """
-    if tree not in ("interleaved", "sequential"):
-        raise ValueError(f"unknown tree {tree!r}")
-    a = np.asarray(x).reshape(-1)
-    while True:
-        blocks = cdiv(a.size, TILE)
-        t = np.zeros((blocks, TILE), dtype=a.dtype)
-        t.reshape(-1)[: a.size] = a
-        with np.errstate(over="ignore"):
-            if tree == "interleaved":
-                stride = 1
-                while stride < TILE:
-                    t[:, 0 :: 2 * stride] += t[:, stride :: 2 * stride]
-                    stride *= 2
-            else:
-                stride = TILE // 2
-                while stride >= 1:
-                    t[:, :stride] += t[:, stride : 2 * stride]
-                    stride //= 2
-        a = t[:, 0].copy()
-        if blocks == 1:
-            return a[0]
 
 
 # ---------------------------------------------------------------------------------------------
