@@ -88,21 +88,6 @@ def test_parse_raw_page_with_units_row_and_thousands_separators():
     assert d["gld_gbs"] == pytest.approx(2_097_152 * 32 / 52_500)
 
 
-def test_parse_long_details_form():
-    text = (
-        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
-        '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
-        '"Metric Value"\n'
-        '"0","1","p","h","k(int*)","1","7","(256, 1, 1)","(4, 1, 1)","0","9.0","Command line '
-        'profiler metrics","gpu__time_duration.sum","nsecond","1,234"\n'
-        '"0","1","p","h","k(int*)","1","7","(256, 1, 1)","(4, 1, 1)","0","9.0","Command line '
-        'profiler metrics","dram__bytes_write.sum","Mbyte","2.5"\n'
-    )
-    (row,) = ncu_metrics.parse_csv(text)
-    assert row.values == {"gpu__time_duration.sum": 1234.0, "dram__bytes_write.sum": 2.5e6}
-    assert row.info["Grid Size"] == "(4, 1, 1)"
-
-
 def test_parse_rejects_text_without_a_header():
     with pytest.raises(ncu_metrics.NcuCsvError):
         ncu_metrics.parse_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
