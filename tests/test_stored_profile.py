@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from harness.report import profile_tables
-from harness.studies import profile as profile_study
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 2**24
@@ -62,13 +61,13 @@ def doc(request) -> dict:
 
 
 def total(doc: dict, vid: str, n: int = N, dtype: str = "float32") -> dict:
-    r = profile_study.find(doc, vid, n, dtype)
+    r = profile_tables.find(doc, vid, n, dtype)
     assert r is not None, f"{vid} at n = {n} {dtype} is not in the profile"
     return r["total"]["metrics"] | r["total"]["derived"]
 
 
 def first_kernel(doc: dict, vid: str, n: int = N, dtype: str = "int32") -> dict:
-    r = profile_study.find(doc, vid, n, dtype)
+    r = profile_tables.find(doc, vid, n, dtype)
     assert r is not None and r["kernels"], f"{vid} at n = {n} {dtype} is not in the profile"
     return r["kernels"][0]["metrics"]
 

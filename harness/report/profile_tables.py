@@ -101,7 +101,7 @@ def seed004_expected(n: int = 2**24, threads: int = 256, itemsize: int = 4) -> d
     }
 
 
-def _result(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
+def find(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
     """The result record of `vid` (at n / dtype if given) in a profile document."""
     for r in doc.get("results", []):
         if r["variant"] == vid and n in (None, r["n"]) and dtype in (None, r["dtype"]):
@@ -111,12 +111,12 @@ def _result(doc: dict, vid: str, n: int | None = None, dtype: str | None = None)
 
 def _first(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict:
     """The first kernel (first pass) of `vid`: what the seeds' ncu runs show; {} if none."""
-    r = _result(doc, vid, n, dtype)
+    r = find(doc, vid, n, dtype)
     return r["kernels"][0] if r and r["kernels"] else {}
 
 
 def _total(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
-    r = _result(doc, vid, n, dtype)
+    r = find(doc, vid, n, dtype)
     return r["total"] if r else None
 
 

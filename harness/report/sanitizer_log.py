@@ -22,7 +22,7 @@ instantiation, so records map to variants exactly.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 
@@ -50,6 +50,9 @@ class KernelFindings:
     warnings: int = 0  # racecheck: records classed Warning
     kinds: dict[str, int] = field(default_factory=dict)  # header text -> count
 
+    def counts(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "kernel"}
+
 
 @dataclass
 class SanitizerLog:
@@ -63,6 +66,10 @@ class SanitizerLog:
     def complete(self) -> bool:
         """A summary line was printed: the tool ran to the end (not killed, not crashed)."""
         return self.errors is not None or self.hazards_displayed is not None
+
+    def summary(self) -> dict:
+        """The summary lines' counts (None where a line is missing)."""
+        return {k: v for k, v in asdict(self).items() if k != "kernels"}
 
     @property
     def problems(self) -> int:
