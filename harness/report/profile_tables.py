@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.report import documents
 from harness.report.markdown import markdown_table
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
@@ -325,6 +326,29 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return ids
+
+
+def render(doc: dict, out_dir: Path) -> Path:
+    """out_dir/profile.md (seed 004's table, seed 000's column, the ladder's counters per dtype and
+    n) and the counters' plots beside it; the page's path."""
+    documents.output_path(out_dir, folder=True)
+    results = doc.get("results", [])
+    dtypes = sorted({r["dtype"] for r in results})
+    parts = [f"# Measured by the hardware ({doc.get('device', {}).get('name', '?')})\n"]
+    if any(r["family"] == "004" for r in results):
+        parts += ["## Seed 004: global-memory sectors\n", seed004_table(doc)]
+    if "float32" in dtypes:
+        parts += ["## Seed 000: per stage\n", seed000_column(doc)]
+    for dtype, n in sorted({(r["dtype"], r["n"]) for r in results}):
+        parts += [
+            f"## Counters per stage, {dtype}, n = {n:,}\n",
+            ladder_counters_table(doc, n, dtype),
+        ]
+        if ladder_stages(doc, n, dtype):
+            plot_ladder(doc, out_dir / f"counters-{dtype}-{n}.png", n, dtype)
+            parts += [f"![counters along the ladder](counters-{dtype}-{n}.png)\n"]
+    (out_dir / "profile.md").write_text("\n".join(parts))
+    return out_dir / "profile.md"
 
 
 def terminal_summary(doc: dict) -> str:
