@@ -1,4 +1,4 @@
-"""`reduce-ladder distributed`: one sum across K GPUs on NCCL (harness.studies.distributed).
+"""`reduce-ladder distributed`: one sum across K GPUs on NCCL (docs/several-gpus.md).
 
     reduce-ladder distributed --gpus 1,2,4 [--sizes 2^30 ...] [--scaling weak|strong]
         [--variant cuda/fastest] [--combines all_reduce,all_gather] [--reps 10] [--sweep]

@@ -1,16 +1,9 @@
-"""The tables and the plot of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents).
-
-Everything derived is derived here, from the measured times in the documents:
-- aggregate bandwidth: the K shards' bytes over the slowest rank's local + combine time;
-- weak scaling (n per GPU fixed): efficiency = t1 / tK; strong scaling (total n fixed):
-  speedup = t1 / tK, efficiency = t1 / (K tK); t1 is the K = 1 run of the same scaling, size,
-  combine and variant (no K = 1 run in the documents: no efficiency, shown as "-");
-- the all_reduce sweep as nccl-tests defines it: algbw = bytes / t, busbw = algbw * 2(K-1)/K,
-  t the mean over ranks of the time per call;
-- the issue's targets, each with the measured figure it is judged on.
-
-Several documents (one per step: weak, strong, sweep, the large sum) render as one: their runs
-are pooled (merged_document), so efficiency can use a K = 1 run from another file.
+"""The tables and the plot of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents), every
+derived figure from the measured times: aggregate bandwidth (the K shards' bytes over the slowest
+rank's local + combine time); weak efficiency t1 / tK, strong speedup t1 / tK and efficiency
+t1 / (K tK), t1 the K = 1 run of the same scaling, size, combine and variant ("-" without one);
+nccl-tests' algbw = bytes / t and busbw = algbw * 2(K-1)/K; the targets, each with its figure.
+Several documents (one per step) render as one: their runs are pooled (merged_document).
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
-"""Tables and a plot from a profile document (harness.studies.profile -> profile.json).
-
-- seed004_table: seed 004's global-memory sector table (16M int, 256 threads) regenerated from
-  our kernels, beside the seed's figures and the counts the access pattern implies (the arithmetic
-  is in seed004_expected, so a difference has a reason to point at).
-- seed000_column: seed 000's per-stage figures (throughput, active threads per warp, bank
-  conflicts, barrier stall share) beside ours; throughputs compared as ratios to stage 0, since
-  the GPUs differ.
-- ladder_counters_table: "measured by the hardware", each CUDA stage with its Triton twin.
-- plot_ladder: counters along the ladder (DRAM throughput %, shared-load bank conflicts, global
-  load sectors per request, barrier stall share).
-
-The seeds' numbers are typed in below as quoted, with their files (../shared/seeds/): they are the
-SEEDS' measurements on the seeds' GPUs, never ours. Our numbers come from the document only.
+"""Tables and plots from a profile document (`reduce-ladder profile --render`, the porting guide):
+seed 004's global-memory sector table beside the counts its access pattern implies
+(seed004_expected), seed 000's per-stage figures beside ours (ratios to stage 0, the GPUs differ),
+the ladder's counters (each CUDA stage, its Triton twin below it) and their plot. The seeds'
+numbers are typed in below as quoted, with their files: the seeds' measurements, never ours.
 """
 
 from __future__ import annotations

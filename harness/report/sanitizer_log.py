@@ -1,22 +1,10 @@
-"""Read compute-sanitizer's text output: the summary line and each reported problem's kernel.
+"""Read compute-sanitizer's text output: the summary lines and each reported problem's kernel.
 
-compute-sanitizer prefixes its own lines with "========= " (program output has no prefix). The
-shapes read here, as the tools print them:
-
-    ========= Invalid __global__ read of size 4 bytes                       (memcheck)
-    =========     at reduce_gmem<int, 256>(...)+0x1a0 in unroll_blocks.cu:90
-    =========     by thread (3,0,0) in block (16,0,0)
-    ========= Barrier error detected. Divergent thread(s) in warp           (synccheck)
-    ========= Uninitialized __global__ memory read of size 4 bytes          (initcheck)
-    ========= Error: Race reported between Write access at k+0x3f0 in f.cu:55   (racecheck)
-    =========     and Read access at k+0x410 in f.cu:55 [248 hazards]
-    ========= ERROR SUMMARY: 3 errors
-    ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
-
-A problem ("record") is a header line at the prefix's indentation followed by an indented
-"at <kernel>+0x..." line; the kernel is what lies between "at " and "+0x". With `--demangle no`
-(how harness.studies.sanitize runs it) that is the mangled name NVRTC reports for the
-instantiation, so records map to variants exactly.
+The tool prefixes its lines with "=========". A problem ("record") is a header line at the
+prefix's indentation ("Invalid __global__ read of size 4 bytes", "Error: Race reported between
+Write access at k+0x3f0 ...") followed by an indented "at <kernel>+0x..." line (racecheck: the
+kernel in the header); summaries: "ERROR SUMMARY: 3 errors", "RACECHECK SUMMARY: 1 hazard
+displayed (1 error, 0 warnings)". With --demangle no the kernel is the NVRTC-lowered name.
 """
 
 from __future__ import annotations

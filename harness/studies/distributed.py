@@ -1,21 +1,10 @@
-"""One sum across K GPUs on NCCL: the ladder's rung after the grid.
+"""One sum across K GPUs on NCCL (docs/several-gpus.md): the parent side.
 
-For each K asked for, K processes are spawned (torch.multiprocessing, one per GPU, rendezvous on a
-free localhost port); each runs harness.studies.distributed_combines.run_rank: its seeded shard,
-the local sum with a catalogue variant, the K partials combined both ways.
-- weak scaling: each size is the shard of one rank (n per GPU fixed as K grows);
-- strong scaling: each size is the total, split evenly (it must divide by every K).
-
-Every check happens in resolve(), before any process starts (bad K, a size that does not divide,
-K above the GPUs present, NCCL missing, a variant that cannot run there, a shard beyond memory):
-DistributedUsageError, exit 2. A rank that raises ends every rank (the process group's timeout
-ends one stuck in a collective): RankFailure names the rank and its message, exit 1.
-
-NVLink multicast stays off: the children start with NCCL_NVLS_ENABLE=0,
-TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1 where the caller left them unset
-(the caller's environment is restored once they have started). Without CUDA (or with --cpu) the
-same launcher runs on the CPU with gloo and the Triton variants under TRITON_INTERPRET=1, at small
-n: the orchestration, the combines, the golden and the failure path run for real in CI.
+resolve() makes every check before any process starts (DistributedUsageError, exit 2); launch()
+spawns K ranks (harness.studies.distributed_combines.run_rank) on a free localhost port with NVLink
+multicast off in their environment, and turns a failing rank into RankFailure naming it (exit 1);
+study() runs every K and returns the document. Without CUDA (or with --cpu) the same launcher runs
+on the CPU with gloo and the Triton variants under TRITON_INTERPRET=1, at small n.
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
-"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): the
-shard, the local sum, the two combines, their timing, and the merge of every rank's records.
-
-Each rank joins the process group, makes its shard on its own device from the generator seeded
-seed + rank, sums it with a catalogue variant (harness.launch.plan.make_plan), combines the K
-partials and times both parts. Rank 0 writes every rank's records to RESULT_FILE; a rank that
-raises writes its message to ERROR_FILE first, so the parent can name it in one line.
-
-The data: integers in {-1, 0, 1} as float32, made in place chunk by chunk (2^34 elements fit one
-GPU). Every partial sum stays far below 2^24, so every float32 addition is exact and the result
-must equal the float64 golden bit for bit; where a sum reaches 2^24 the record says exactness
-cannot hold (`float32_exact_possible`) and the check fails loudly.
-
-Combines (COMBINES), each given the rank's partial (a 1-element tensor), returning the sum:
-- all_reduce: the library's all_reduce(SUM) in place; its order of additions is the library's.
-- all_gather: all_gather of the K partials, added in rank order in float64 on every rank, so all
-  ranks hold the same bits whatever the library's algorithm; one rounding at the cast back.
-
-Timing (Clock): CUDA events on the GPU, perf_counter on the CPU path. Before each repetition the
-ranks align: a barrier, the device drained, then (on the GPU) a short device-side gate so the
-local sum and the combine are queued before the device reaches them.
+"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): its
+seeded shard of integers in {-1, 0, 1} as float32 (every partial sum exact below 2^24), the local
+sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather added in rank
+order in float64), their timing (Clock), and the merge of every rank's records; docs/several-gpus.md
+says what is measured and why. Rank 0 writes the merged records to RESULT_FILE; a rank that raises
+writes its message to ERROR_FILE first, so the parent can name it in one line.
 """
 
 from __future__ import annotations
@@ -176,40 +161,24 @@ def align(cfg: RankConfig, dev: torch.device, gate_s: float = 0.0) -> None:
         dist.barrier()
 
 
-class AllReduce:
+def all_reduce(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
     """all_reduce(SUM) of the partial in place (the plan's output, poisoned with it)."""
-
-    def __init__(self, dev: torch.device, world_size: int) -> None:
-        pass
-
-    def poison(self) -> None:
-        pass
-
-    def __call__(self, partial: torch.Tensor) -> torch.Tensor:
-        value = partial.reshape(-1)[:1]
-        dist.all_reduce(value, op=dist.ReduceOp.SUM)
-        return value[0]
+    value = partial.reshape(-1)[:1]
+    dist.all_reduce(value, op=dist.ReduceOp.SUM)
+    return value[0]
 
 
-class AllGatherRankOrder:
-    """all_gather of the K partials into a poisoned buffer, added in rank order in float64."""
-
-    def __init__(self, dev: torch.device, world_size: int) -> None:
-        self.gathered = torch.empty(world_size, dtype=torch.float32, device=dev)
-
-    def poison(self) -> None:
-        self.gathered.fill_(float("nan"))
-
-    def __call__(self, partial: torch.Tensor) -> torch.Tensor:
-        dist.all_gather_into_tensor(self.gathered, partial.reshape(-1)[:1])
-        as64 = self.gathered.to(torch.float64)
-        total = as64[0]
-        for k in range(1, as64.numel()):
-            total = total + as64[k]  # rank order, one addition at a time
-        return total.to(torch.float32)
+def all_gather(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
+    """all_gather of the K partials into `gathered` (poisoned), added in rank order in float64."""
+    dist.all_gather_into_tensor(gathered, partial.reshape(-1)[:1])
+    as64 = gathered.to(torch.float64)
+    total = as64[0]
+    for k in range(1, as64.numel()):
+        total = total + as64[k]  # rank order, one addition at a time
+    return total.to(torch.float32)
 
 
-COMBINES = {"all_reduce": AllReduce, "all_gather": AllGatherRankOrder}
+COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
 def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: int) -> list[dict]:
@@ -225,28 +194,29 @@ def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: in
         golden += g
     exact_possible = max(map(abs, [*goldens, golden])) < FLOAT32_EXACT
     plan = make_plan(catalogue.get(cfg.variant), shard)
+    gathered = torch.empty(cfg.world_size, dtype=torch.float32, device=dev)
     out = []
     for name in req.combines:
-        combine = COMBINES[name](dev, cfg.world_size)
+        combine = COMBINES[name]
         # Untimed check first: poisoned outputs, the partial against this shard's golden.
         plan.restore()
         plan.poison()
-        combine.poison()
+        gathered.fill_(float("nan"))
         partial_t = plan.run(restore=False)
         partial = float(partial_t.reshape(-1)[0])
-        results = [float(combine(partial_t))]
+        results = [float(combine(partial_t, gathered))]
         for _ in range(req.warmup):
-            combine(plan.run())
+            combine(plan.run(), gathered)
         local_ms, combine_ms = [], []
         for _ in range(req.reps):
             plan.restore()
             plan.poison()
-            combine.poison()
+            gathered.fill_(float("nan"))
             align(cfg, dev, GATE_S)  # every launch queued before the device reaches the gate
             t0 = clock.mark()
             partial_t = plan.run(restore=False)
             t1 = clock.mark()
-            result_t = combine(partial_t)
+            result_t = combine(partial_t, gathered)
             t2 = clock.mark()
             local_ms.append(clock.ms(t0, t1))
             combine_ms.append(clock.ms(t1, t2))
@@ -293,15 +263,14 @@ def combine_loop(cfg: RankConfig, dev: torch.device, clock: Clock, name: str) ->
     """`combine_calls` combines of a 1-element partial back to back: one call's cost without a
     local sum in front."""
     calls, k = cfg.req.combine_calls, cfg.world_size
-    combine = COMBINES[name](dev, k)
+    combine, gathered = COMBINES[name], torch.full((k,), float("nan"), device=dev)
     partial = torch.full((1,), dist.get_rank() + 1.0, dtype=torch.float32, device=dev)
-    combine.poison()
-    ok = float(combine(partial)) == k * (k + 1) / 2
+    ok = float(combine(partial, gathered)) == k * (k + 1) / 2
     for _ in range(cfg.req.sweep_warmup):
         partial.zero_()
-        combine(partial)
+        combine(partial, gathered)
     partial.zero_()  # all_reduce in place: zeros stay zeros over the loop
-    us = _timed_loop(cfg, dev, clock, calls, lambda: combine(partial))
+    us = _timed_loop(cfg, dev, clock, calls, lambda: combine(partial, gathered))
     rec = {"us_per_call": us, "correct": ok}
     return {"kind": "combine_loop", "gpus": k, "combine": name, "calls": calls, "rank": rec}
 

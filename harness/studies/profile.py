@@ -1,17 +1,11 @@
-"""Each variant's hardware counters, read by Nsight Compute: the profile study.
+"""Each variant's hardware counters under Nsight Compute (docs/correctness.md): the profile study.
 
-For each (dtype, n) ncu runs harness.studies.profile_driver as a subprocess, filtered to one NVTX
-range per variant (`--nvtx --nvtx-include "rl.cuda.v3-sequential/" ...`) and with exactly the
-metrics of harness.report.ncu_metrics; the driver launches each variant's passes once inside its
-range. The report is exported twice as CSV (`--page raw --print-units base`, and again with
-`--print-nvtx-rename kernel`, naming each kernel by its range) and kept, with the .ncu-rep and
-ncu's log, in the raw directory beside profile.json.
-
-Kernels are attributed to variants by order: the driver's manifest says, in launch order, how many
-kernels each variant launched. A library call (torch.sum, cupy.sum) does not say, so each runs last
-in its own ncu process and takes the rest of the rows. The NVTX-renamed export is the cross-check
-(`nvtx_check`). Why ranges rather than `--kernel-name` filters: several variants launch the same
-kernel (the Triton twins share adjacent_tiles_kernel, a pass and its later passes share a name).
+Per (dtype, n), ncu runs harness.studies.profile_driver with one NVTX range per variant
+(`--nvtx-include "rl.cuda.v3-sequential/"`; several variants launch the same kernel, so names
+cannot say whose a kernel is) and the metrics of harness.report.ncu_metrics; the report, its two
+CSV exports (plain, and NVTX-renamed: the cross-check) and ncu's log stay in the raw folder.
+Kernels go to variants in launch order by the driver's manifest; a library call cannot count its
+launches, so each runs last in its own ncu process and takes the remaining rows.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""Every default kernel under compute-sanitizer: memcheck, racecheck, synccheck and initcheck.
-
-For each tool one process: `compute-sanitizer --tool T --demangle no ... python -m
-harness.studies.profile_driver --mode sanitize ...`, with PYTORCH_NO_CUDA_MEMORY_CACHING=1 (and
-CuPy's pool off, in the driver) so memcheck sees where every buffer ends; the sizes have partial
-tiles on purpose. Problems are attributed to kernels by name: a CUDA kernel under the mangled name
-NVRTC gives its instantiation (computed here, no GPU needed), a Triton kernel under its function's
-name (twins sharing a kernel share its count); anything else stays "unattributed".
-
-Expected: 0 errors from every tool for every default kernel. Reported, not failed: racecheck's
-hazards for the `volatile` warp-synchronous forms (VOLATILE_SHARED) and the wrong demonstrations;
-the seeds' bugs (harness.core.demo_records), run when named or with include_wrong, are each
-expected to be flagged by the tool DEMO_TOOL names.
+"""Every default kernel under compute-sanitizer's memcheck, racecheck, synccheck and initcheck
+(docs/correctness.md): one process per tool over harness.studies.profile_driver, every buffer its
+own allocation, sizes with partial tiles. Reports are attributed to kernels by name (--demangle
+no: a CUDA kernel's NVRTC-lowered name, a Triton kernel's function name; "unattributed" else).
+Expected: no report for a default kernel; reported, not failed: racecheck's hazards in the
+`volatile` warp-synchronous forms and the wrong demonstrations; each seed bug flagged by its tool.
 """
 
 from __future__ import annotations
