@@ -15,8 +15,8 @@ divide by K under strong scaling, NCCL missing, an unknown variant).
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
+import itertools
+import sys
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
@@ -122,28 +122,17 @@ def cmd_distributed(args: argparse.Namespace) -> int:
 
 
 def _study_with_progress(resolved: distributed.Resolved) -> dict:
-    """The study, one line per K on stderr as it starts and ends (stdout keeps the tables)."""
-    err = Console(stderr=True, highlight=False)
-    where = "GPU" if resolved.on_gpu else "CPU process"
+    """The study, a line on stderr as it starts and as each K ends (stdout keeps the tables)."""
+    gpus, where = resolved.request.gpus, "GPUs" if resolved.on_gpu else "CPU processes"
     sizes = ", ".join(size_label(n) for n in resolved.sizes) or "the sweep only"
-    gpus = resolved.request.gpus
-    err.print(
-        f"distributed: K = {', '.join(map(str, gpus))}, {resolved.variant} "
-        f"({resolved.backend}), n = {sizes} ({resolved.request.scaling})"
+    print(
+        f"distributed: K = {', '.join(map(str, gpus))} {where}, "
+        f"{resolved.variant} ({resolved.backend}), n = {sizes} ({resolved.request.scaling})",
+        file=sys.stderr,
     )
-    status = err.status(f"K = {gpus[0]}: starting {common.plural(gpus[0], where)}")
-    status.start()
-
-    done = []
+    done = itertools.count(1)
 
     def progress(k: int, seconds: float) -> None:
-        done.append(k)
-        i = len(done) - 1
-        err.print(f"  K = {k}: done in {seconds:.1f} s ({i + 1} of {len(gpus)})")
-        if i + 1 < len(gpus):
-            status.update(f"K = {gpus[i + 1]}: starting {common.plural(gpus[i + 1], where)}")
+        print(f"  K = {k}: done in {seconds:.1f} s ({next(done)} of {len(gpus)})", file=sys.stderr)
 
-    try:
-        return distributed.study(resolved, progress)
-    finally:
-        status.stop()
+    return distributed.study(resolved, progress)
