@@ -48,6 +48,7 @@ SEED004_ROWS: list[tuple[str, str, int | None, int | None, float, float]] = [
     ("reduceSmemUnroll", "cuda/004-smem-unroll4", 2_097_152, 16_384, 699.52, 5.46),
 ]
 SEED004_TWINS = ("triton/tile-256", "triton/quad-adjacent-256")
+NAN = float("nan")
 
 
 def sectors(first: int, count: int, itemsize: int = 4) -> int:
@@ -244,19 +245,18 @@ LADDER_COLUMNS = [
 ]
 
 
+def _select(doc: dict, **want) -> list[dict]:
+    return [r for r in doc.get("results", []) if all(r[k] == v for k, v in want.items())]
+
+
 def ladder_stages(doc: dict, n: int, dtype: str) -> list[dict]:
     """The CUDA results at (n, dtype) in ladder order (stage, then document order)."""
-    rs = [
-        r
-        for r in doc.get("results", [])
-        if (r["n"], r["dtype"], r["backend"]) == (n, dtype, "cuda")
-    ]
 
     def key(r: dict) -> tuple:
         head = r["stage"].split("-")[0]
         return (int(head) if head.isdigit() else 10**6, r["stage"])
 
-    return sorted(rs, key=key)
+    return sorted(_select(doc, n=n, dtype=dtype, backend="cuda"), key=key)
 
 
 def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
@@ -264,14 +264,9 @@ def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> 
     items = []
     for r in ladder_stages(doc, n, dtype):
         twin = _total(doc, r["twin"], n, dtype) if r.get("twin") else None
-        items += [(f"`{r['variant']}`", r["total"])] + (
-            [(f"↳ `{r['twin']}`", twin)] if twin else []
-        )
-    peers = [
-        r
-        for r in doc.get("results", [])
-        if (r["backend"], r["n"], r["dtype"]) == ("peer", n, dtype)
-    ]
+        items += [(f"`{r['variant']}`", r["total"])]
+        items += [(f"↳ `{r['twin']}`", twin)] if twin else []
+    peers = _select(doc, backend="peer", n=n, dtype=dtype)
     return _table(LADDER_COLUMNS, items + [(f"`{r['variant']}`", r["total"]) for r in peers])
 
 
@@ -293,16 +288,14 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     stages = ladder_stages(doc, n, dtype)
     ids = [r["variant"] for r in stages]
     fig, axes = plt.subplots(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
+    twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
     for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
-        twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
-        for line, style, label in ((stages, "o-", "CUDA"), (twins, "s--", "Triton twin")):
-            values = [get(r["total"] if line is stages else r) if r else None for r in line]
-            ax.plot(
-                range(len(ids)),
-                [float("nan") if v is None else v for v in values],
-                style,
-                label=label,
-            )
+        for line, style, label in (
+            ([r["total"] for r in stages], "o-", "CUDA"),
+            (twins, "s--", "Triton twin"),
+        ):
+            ys = [get(t) if t else None for t in line]
+            ax.plot(range(len(ids)), [NAN if y is None else y for y in ys], style, label=label)
         ax.set_title(title, fontsize=9)
         ax.set_yscale(scale)
         ax.grid(alpha=0.3)
@@ -331,10 +324,8 @@ def render(doc: dict, out_dir: Path) -> Path:
     if "float32" in dtypes:
         parts += ["## Seed 000: per stage\n", seed000_column(doc)]
     for dtype, n in sorted({(r["dtype"], r["n"]) for r in results}):
-        parts += [
-            f"## Counters per stage, {dtype}, n = {n:,}\n",
-            ladder_counters_table(doc, n, dtype),
-        ]
+        parts += [f"## Counters per stage, {dtype}, n = {n:,}\n"]
+        parts += [ladder_counters_table(doc, n, dtype)]
         if ladder_stages(doc, n, dtype):
             plot_ladder(doc, out_dir / f"counters-{dtype}-{n}.png", n, dtype)
             parts += [f"![counters along the ladder](counters-{dtype}-{n}.png)\n"]
@@ -343,20 +334,6 @@ def render(doc: dict, out_dir: Path) -> Path:
 
 
 def terminal_summary(doc: dict) -> str:
-    """A fixed-width summary of every result (what `reduce-ladder profile` prints last)."""
-    head = f"{'variant':<34} {'dtype':<8} {'n':>11} {'kern':>4} {'µs':>9} {'DRAM%':>6} "
-    head += f"{'ld s/req':>8} {'ld confl':>11} {'thr/ins':>7} {'occ%':>5}  top stall"
-    lines = [head, "-" * len(head)]
-    for r in doc.get("results", []):
-        m, d = r["total"]["metrics"], r["total"]["derived"]
-        top = d.get("top_stalls") or []
-        dur = m.get("duration_ns")
-        lines.append(
-            f"{r['variant']:<34} {r['dtype']:<8} {r['n']:>11,} {len(r['kernels']):>4} "
-            f"{(dur or 0) / 1e3:>9.1f} {_fmt(m.get('dram_throughput_pct'), 1):>6} "
-            f"{_fmt(d.get('gld_sectors_per_request'), 2):>8} "
-            f"{_fmt(m.get('shared_ld_bank_conflicts')):>11} "
-            f"{_fmt(d.get('threads_per_inst'), 1):>7} {_fmt(m.get('occupancy_pct'), 0):>5}  "
-            + (f"{top[0][0]} {100 * top[0][1]:.0f}%" if top else "-")
-        )
-    return "\n".join(lines)
+    """Every result's counters (what `reduce-ladder profile` prints last)."""
+    items = [(f"`{r['variant']}` {r['dtype']} {r['n']:,}", r["total"]) for r in doc["results"]]
+    return _table(LADDER_COLUMNS, items)
