@@ -59,11 +59,6 @@ class SanitizerLog:
         """The summary lines' counts (None where a line is missing)."""
         return {k: v for k, v in asdict(self).items() if k != "kernels"}
 
-    @property
-    def problems(self) -> int:
-        """Errors for memcheck / synccheck / initcheck, hazards displayed for racecheck."""
-        return (self.errors or 0) + (self.hazards_displayed or 0)
-
 
 def _kind(header: str) -> str:
     """The record's kind without the numbers that vary (sizes, addresses)."""
@@ -80,37 +75,28 @@ def parse(text: str) -> SanitizerLog:
     for raw in lines:
         body = raw[1:] if raw.startswith(" ") else raw  # one space after the prefix
         if m := _ERROR_SUMMARY.search(body):
-            log.errors = _int(m.group(1))
+            log.errors, header, current = _int(m.group(1)), None, None
+        elif m := _RACE_SUMMARY.search(body):
+            log.hazards_displayed, log.hazard_errors, log.hazard_warnings = map(_int, m.groups())
             header = current = None
-            continue
-        if m := _RACE_SUMMARY.search(body):
-            log.hazards_displayed, log.hazard_errors, log.hazard_warnings = (
-                _int(g) for g in m.groups()
-            )
-            header = current = None
-            continue
-        if body.strip() and not body.startswith(" "):  # a record's header (or a note)
+        elif body.strip() and not body.startswith(" "):  # a record's header (or a note)
             header, current = body.strip(), None
             at_in_header = re.search(r"\baccess at\s+(.+?)\+0x", header)  # racecheck's first site
             if at_in_header:
                 current = _record(log, at_in_header.group(1).strip(), header)
-            continue
-        if header is None:
-            continue
-        if current is None and (m := _AT.match(body)):
-            current = _record(log, m.group(1).strip(), header)
-        if current is not None and (h := _HAZARDS.search(body)):
-            current.hazards += _int(h.group(1))
+        elif header is not None:
+            if current is None and (m := _AT.match(body)):
+                current = _record(log, m.group(1).strip(), header)
+            if current is not None and (h := _HAZARDS.search(body)):
+                current.hazards += _int(h.group(1))
     return log
 
 
 def _record(log: SanitizerLog, kernel: str, header: str) -> KernelFindings:
     f = log.kernels.setdefault(kernel, KernelFindings(kernel))
     f.records += 1
-    kind = _kind(header)
-    f.kinds[kind] = f.kinds.get(kind, 0) + 1
-    race = _RACE.match(header)
-    if race and race.group(1).lower().startswith("warn"):
+    f.kinds[_kind(header)] = f.kinds.get(_kind(header), 0) + 1
+    if (race := _RACE.match(header)) and race.group(1).lower().startswith("warn"):
         f.warnings += 1
     else:
         f.errors += 1
@@ -145,17 +131,12 @@ def flagged_by(v: dict) -> list[str]:
     return [t for t in tools_of(v) if records_of(v, t)]
 
 
-def clean_count(doc: dict) -> tuple[int, int]:
-    """(default variants clean under every tool, default variants checked)."""
-    default = [v for v in doc.get("variants", []) if not v.get("wrong")]
-    return sum(1 for v in default if not flagged_by(v)), len(default)
-
-
 def summary(doc: dict) -> str:
     """One sentence: the clean count, the volatile forms racecheck flags, the seed bugs' tools."""
-    clean, checked = clean_count(doc)
     variants = doc.get("variants", [])
-    volatile = [v for v in variants if not v.get("wrong") and v.get("volatile")]
+    default = [v for v in variants if not v.get("wrong")]
+    clean, checked = sum(1 for v in default if not flagged_by(v)), len(default)
+    volatile = [v for v in default if v.get("volatile")]
     raced = [v for v in volatile if records_of(v, "racecheck")]
     bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
     flagged = [f"`{v['variant']}` by {', '.join(flagged_by(v)) or 'no tool'}" for v in bugs]
