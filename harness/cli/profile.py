@@ -1,10 +1,5 @@
-"""`reduce-ladder profile` and `reduce-ladder sanitize`: NVIDIA's tools over the variants.
-
-Both run the variants in a driver process under the tool (harness.studies.profile_driver) and keep
-the tool's raw output in --raw (default: beside --json, "<stem>-raw/"). Exit codes: 0 ok; 1
-profiling failed or a wrong sum / a sanitizer failure; 2 bad usage, or the tool / a GPU /
-readable performance counters missing (one line).
-"""
+"""`reduce-ladder profile` and `reduce-ladder sanitize`: NVIDIA's tools over the variants, each
+run in a driver process under the tool (docs/correctness.md); usage and exit codes below."""
 
 from __future__ import annotations
 
