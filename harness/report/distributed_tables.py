@@ -130,24 +130,15 @@ SWEEP_COLUMNS = (
     ("check", "", lambda p: _ok(p[0])),
 )
 
+TARGET_COLUMNS = tuple(
+    (h, "", lambda t, i=i: t[i]) for i, h in enumerate(("target", "measured", "verdict"))
+)
+
 
 def table(columns: tuple, items: list) -> str:
     """A Markdown table of `items`, one row each, through `columns`."""
     rows = [[cell(x) for _, _, cell in columns] for x in items]
     return markdown_table([c[0] for c in columns], rows, [c[1] for c in columns])
-
-
-def sums_table(rows: list[SumRow]) -> str:
-    return table(SUM_COLUMNS, rows)
-
-
-def combine_table(runs: list[dict]) -> str:
-    loops = [r for r in runs if r["kind"] == "combine_loop"]
-    return table(COMBINE_COLUMNS, sorted(loops, key=lambda r: (r["gpus"], r["combine"])))
-
-
-def sweep_table(runs: list[dict]) -> str:
-    return table(SWEEP_COLUMNS, sweep_rows(runs))
 
 
 def targets(runs: list[dict]) -> list[tuple[str, str, str]]:
@@ -186,18 +177,18 @@ def markdown(doc: dict) -> str:
         f"What rank 0 saw: {', '.join(f'{k}={v}' for k, v in doc['child_env'].items())}.\n",
         f"Method: {doc['method']}\n",
     ]
-    if any(r["kind"] == "sum" for r in runs):
-        parts += ["## Sums: time split and scaling\n", sums_table(sum_rows(runs))]
-    if any(r["kind"] == "combine_loop" for r in runs):
-        parts += ["\n## One scalar combine per call\n", combine_table(runs)]
-    if any(r["kind"] == "allreduce" for r in runs):
-        parts += ["\n## all_reduce sweep (nccl-tests definitions)\n", sweep_table(runs)]
-    judged = targets(runs)
-    if judged:
-        parts += [
-            "\n## Targets\n",
-            markdown_table(["target", "measured", "verdict"], [list(t) for t in judged]),
-        ]
+    loops = sorted(
+        (r for r in runs if r["kind"] == "combine_loop"), key=lambda r: (r["gpus"], r["combine"])
+    )
+    sections = (
+        ("## Sums: time split and scaling\n", SUM_COLUMNS, sum_rows(runs)),
+        ("\n## One scalar combine per call\n", COMBINE_COLUMNS, loops),
+        ("\n## all_reduce sweep (nccl-tests definitions)\n", SWEEP_COLUMNS, sweep_rows(runs)),
+        ("\n## Targets\n", TARGET_COLUMNS, targets(runs)),
+    )
+    parts += [
+        part for title, cols, items in sections if items for part in (title, table(cols, items))
+    ]
     return "\n".join(parts)
 
 
