@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -158,27 +159,18 @@ _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 def parse_number(text: str) -> float | None:
     """'6,553,600' -> 6553600.0; '304.02' -> 304.02; '', 'n/a' -> None."""
     s = text.strip()
-    if not s or s.lower() in ("n/a", "nan", "-"):
-        return None
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
     try:
-        return float(s)
+        x = float(s.replace(",", "") if _THOUSANDS.match(s) else s)
     except ValueError:
         return None
+    return None if math.isnan(x) else x
 
 
 def to_base_unit(value: float | None, unit: str) -> float | None:
     """Scale a value printed in a prefixed unit to bytes (per second), ns or plain."""
-    if value is None:
-        return None
-    u = unit.strip()
-    head, _, per = u.partition("/")
-    if head in _BYTE_SCALE:
-        return value * _BYTE_SCALE[head]
-    if head in _TIME_SCALE and not per:
-        return value * _TIME_SCALE[head]
-    return value
+    head, _, per = unit.strip().partition("/")
+    scale = _BYTE_SCALE.get(head) or (None if per else _TIME_SCALE.get(head)) or 1
+    return None if value is None else value * scale
 
 
 def parse_csv(text: str) -> list[KernelRow]:
