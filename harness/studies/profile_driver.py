@@ -18,6 +18,7 @@ variant gave a wrong sum; 2 no GPU or bad usage (one line).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Callable
@@ -161,27 +162,24 @@ def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode:
         except ImportError:
             pass
     manifest = []
-    for dtype in dtype_names:
-        for n in sizes:
-            for v in variants:
-                if dtype not in v.dtypes:
-                    continue
-                entry = {"variant": v.id, "dtype": dtype, "n": n, "range": range_name(v.id)}
-                entry["wrong"] = v.wrong
-                try:
-                    x = verify.seed_like_input(n, dtype, "cuda")
-                    entry.update(_check(v, x))
-                    if mode == "profile":
-                        entry["launches"] = _profiled(v, x)
-                except Exception as e:  # recorded, and the next variant still runs
-                    # (a CUDA error is sticky: what follows it fails too, and says so)
-                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                    entry.update(ok=False, message=msg, launches=0, error=True)
-                manifest.append(entry)
-                verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
-                if v.wrong and not entry.get("error"):
-                    verdict = "ok" if entry["ok"] else "wrong sum (a demonstration)"
-                print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
+    for dtype, n, v in itertools.product(dtype_names, sizes, variants):
+        if dtype not in v.dtypes:
+            continue
+        entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
+        try:
+            x = verify.seed_like_input(n, dtype, "cuda")
+            entry.update(_check(v, x))
+            if mode == "profile":
+                entry["launches"] = _profiled(v, x)
+        except Exception as e:  # recorded, and the next variant still runs
+            # (a CUDA error is sticky: what follows it fails too, and says so)
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            entry.update(ok=False, message=msg, launches=0, error=True)
+        manifest.append(entry)
+        verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
+        if v.wrong and not entry["ok"] and not entry.get("error"):
+            verdict = "wrong sum (a demonstration)"
+        print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
     return manifest
 
 
