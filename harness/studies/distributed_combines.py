@@ -182,7 +182,7 @@ COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
 def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: int) -> list[dict]:
-    req = cfg.req
+    req, k = cfg.req, cfg.world_size
     shard = make_shard(n, req.seed, rank, dev)
     before = checksum(shard)
     # The golden: every rank's exact shard sum, gathered, added in rank order (exact in float64).
@@ -221,29 +221,15 @@ def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: in
             local_ms.append(clock.ms(t0, t1))
             combine_ms.append(clock.ms(t1, t2))
             results.append(float(result_t))
-        mine = {
-            "partial": partial,
-            "shard_golden": before[0],
-            "partial_exact": partial == before[0],
-        }
+        mine = dict(partial=partial, shard_golden=before[0], partial_exact=partial == before[0])
         mine.update(results=results, local_ms=local_ms, combine_ms=combine_ms)
-        out.append(
-            {
-                "kind": "sum",
-                "gpus": cfg.world_size,
-                "n_per_rank": n,
-                "n_total": n * cfg.world_size,
-                "variant": cfg.variant,
-                "combine": name,
-                "reps": req.reps,
-                "golden": golden,
-                "float32_exact_possible": exact_possible,
-                "rank": mine,
-            }
-        )
+        case = dict(kind="sum", gpus=k, n_per_rank=n, n_total=n * k, variant=cfg.variant)
+        case.update(combine=name, reps=req.reps, golden=golden)
+        out.append({**case, "float32_exact_possible": exact_possible, "rank": mine})
     del plan
+    unchanged = checksum(shard) == before
     for r in out:
-        r["rank"]["shard_unchanged"] = checksum(shard) == before
+        r["rank"]["shard_unchanged"] = unchanged
     del shard
     if cfg.on_gpu:
         torch.cuda.empty_cache()
