@@ -33,9 +33,9 @@ def _int(s: str) -> int:
 class KernelFindings:
     kernel: str
     records: int = 0  # problems reported in this kernel
-    hazards: int = 0  # racecheck: the "[N hazards]" counts added up
     errors: int = 0  # racecheck: records classed Error (other tools: every record)
     warnings: int = 0  # racecheck: records classed Warning
+    hazards: int = 0  # racecheck: the "[N hazards]" counts added up
     kinds: dict[str, int] = field(default_factory=dict)  # header text -> count
 
     def counts(self) -> dict:
