@@ -253,19 +253,9 @@ def study(resolved: Resolved, progress: Callable[[int, float], None] | None = No
         info["gpu_names"] = [torch.cuda.get_device_name(i) for i in range(info["gpus_present"])]
         with contextlib.suppress(Exception):
             info["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
-    return {
-        "schema": DISTRIBUTED_SCHEMA,
-        "device": info,
-        "backend": resolved.backend,
-        "on_gpu": resolved.on_gpu,
-        "variant": resolved.variant,
-        "scaling": req.scaling,
-        "gpus": list(req.gpus),
-        "sizes": list(resolved.sizes),
-        "seed": req.seed,
-        "reps": req.reps,
-        "child_env": next(r["env_by_rank"][0] for r in runs if r["kind"] == "env"),
-        "method": METHOD,
-        "config": {k: getattr(req, k) for k in KEPT},
-        "runs": runs,
-    }
+    env = next(r["env_by_rank"][0] for r in runs if r["kind"] == "env")
+    doc = dict(schema=DISTRIBUTED_SCHEMA, device=info, backend=resolved.backend)
+    doc |= dict(on_gpu=resolved.on_gpu, variant=resolved.variant, scaling=req.scaling)
+    doc |= dict(gpus=list(req.gpus), sizes=list(resolved.sizes), seed=req.seed, reps=req.reps)
+    config = {k: getattr(req, k) for k in KEPT}
+    return doc | dict(child_env=env, method=METHOD, config=config, runs=runs)

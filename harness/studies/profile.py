@@ -132,20 +132,11 @@ def variant_record(a: Attributed) -> dict:
     v = lookup(a.entry["variant"])
     kernels = [kernel_record(r) for r in a.rows]
     total = ncu_metrics.aggregate([k["metrics"] for k in kernels])
-    return {
-        "variant": v.id,
-        "backend": v.backend,
-        "stage": v.stage,
-        "family": v.family,
-        "twin": v.twin,
-        "twin_of": list(v.twin_of),
-        "dtype": a.entry["dtype"],
-        "n": a.entry["n"],
-        "check": {k: a.entry.get(k) for k in ("ok", "value", "expected", "message")},
-        "kernels": kernels,
-        "nvtx_ranges": a.nvtx_names,
-        "total": {"metrics": total, "derived": ncu_metrics.derive(total)},
-    }
+    rec = dict(variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin)
+    rec |= dict(twin_of=list(v.twin_of), dtype=a.entry["dtype"], n=a.entry["n"])
+    rec["check"] = {k: a.entry.get(k) for k in ("ok", "value", "expected", "message")}
+    total = {"metrics": total, "derived": ncu_metrics.derive(total)}
+    return rec | dict(kernels=kernels, nvtx_ranges=a.nvtx_names, total=total)
 
 
 def _export(ncu: str, job: Job, raw_dir: Path, suffix: str, *extra: str) -> list | None:
@@ -192,15 +183,10 @@ def profile(
     ncu = gpu_tools.find_tool("ncu")
     gpu_tools.require_gpu()
     raw_dir.mkdir(parents=True, exist_ok=True)
-    doc = {
-        "schema": SCHEMA,
-        "device": device.device_info(),
-        "ncu": gpu_tools.tool_version(ncu),
-        "ncu_flags": [*NCU_FLAGS, "--nvtx-include", "<range>/", "--metrics", "..."],
-        "metrics": [asdict(m) for m in ncu_metrics.ALL_METRICS],
-        "runs": [],
-        "results": [],
-    }
+    flags = [*NCU_FLAGS, "--nvtx-include", "<range>/", "--metrics", "..."]
+    doc = dict(schema=SCHEMA, device=device.device_info(), ncu=gpu_tools.tool_version(ncu))
+    doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
+    doc |= dict(runs=[], results=[])
     for job in plan_jobs(variants, sizes, dtype):
         if progress:
             progress(f"ncu: {len(job.variants)} variant(s), {dtype}, n = {size_label(job.n)}")

@@ -186,17 +186,11 @@ def sanitize(
     work.mkdir(parents=True, exist_ok=True)
     from harness.compile import nvrtc
 
-    doc: dict = {
-        "schema": SCHEMA,
-        "device": device.device_info(),
-        "compute_sanitizer": gpu_tools.tool_version(path),
-        "sizes": list(sizes),
-        "env": ENV,
-        "kernel_names": "NVRTC lowered names" if nvrtc.available() else "NVRTC missing",
-        "runs": [],
-        "kernels": [],
-        "variants": [],
-    }
+    lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
+    doc = dict(
+        schema=SCHEMA, device=device.device_info(), compute_sanitizer=gpu_tools.tool_version(path)
+    )
+    doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[], variants=[])
     per_variant: dict[str, dict[str, dict]] = {v.id: {} for v in variants}
     for tool, batch in ((t, b) for t in tools for b in plan_batches(variants, sizes)):
         if progress:
