@@ -121,13 +121,13 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     return EXIT_FAILED if wrong else EXIT_OK
 
 
-def _study_with_progress(resolved: distributed.Resolved) -> dict:
+def _study_with_progress(resolved: distributed.Request) -> dict:
     """The study, a line on stderr as it starts and as each K ends (stdout keeps the tables)."""
-    gpus, where = resolved.request.gpus, "GPUs" if resolved.on_gpu else "CPU processes"
+    gpus, where = resolved.gpus, "GPUs" if resolved.on_gpu else "CPU processes"
     sizes = ", ".join(size_label(n) for n in resolved.sizes) or "the sweep only"
     print(
         f"distributed: K = {', '.join(map(str, gpus))} {where}, "
-        f"{resolved.variant} ({resolved.backend}), n = {sizes} ({resolved.request.scaling})",
+        f"{resolved.variant} ({resolved.backend}), n = {sizes} ({resolved.scaling})",
         file=sys.stderr,
     )
     done = itertools.count(1)

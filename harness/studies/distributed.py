@@ -16,7 +16,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.core import catalogue, device
@@ -60,7 +60,8 @@ class RankFailure(RuntimeError):
 
 @dataclass(frozen=True)
 class Request:
-    """What the command line asks for; resolve() checks it and fills the defaults in."""
+    """What the command line asks for; resolve() checks it and fills in the defaults, where it
+    runs (on_gpu, backend) and each K's shard sizes."""
 
     gpus: tuple[int, ...]
     sizes: tuple[int, ...] | None = None
@@ -78,17 +79,7 @@ class Request:
     sweep_iters: int = 20
     sweep_warmup: int = 5
     combine_calls: int = 100
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A checked request: where it runs and each K's shard sizes."""
-
-    request: Request
-    on_gpu: bool
-    backend: str
-    variant: str
-    sizes: tuple[int, ...]
+    on_gpu: bool = False
     shard_sizes: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
@@ -97,7 +88,7 @@ def _refuse(cond: object, message: str) -> None:
         raise DistributedUsageError(message)
 
 
-def resolve(req: Request) -> Resolved:
+def resolve(req: Request) -> Request:
     """Every check, before any process starts; DistributedUsageError with one line otherwise."""
     import torch
     import torch.distributed as dist
@@ -158,7 +149,10 @@ def resolve(req: Request) -> Resolved:
             f"a shard of {size_label(shard)} float32 on GPU {rank} needs {need / 2**30:.0f} GiB "
             f"with headroom; it has {total / 2**30:.0f} GiB",
         )
-    return Resolved(req, on_gpu, backend, variant, tuple(sizes), shard_sizes)
+    sizes = tuple(sizes)
+    return replace(
+        req, on_gpu=on_gpu, backend=backend, variant=variant, sizes=sizes, shard_sizes=shard_sizes
+    )
 
 
 def _check_variant(vid: str | None, on_gpu: bool, largest_shard: int) -> str:
@@ -193,20 +187,15 @@ def child_env(on_gpu: bool) -> dict[str, str]:
     return {k: v for k, v in wanted.items() if k not in os.environ}
 
 
-def launch(resolved: Resolved, k: int) -> list[dict]:
+def launch(req: Request, k: int) -> list[dict]:
     """K ranks, every case; the merged records (rank 0's file). RankFailure if a rank fails."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
-    req = resolved.request
     with tempfile.TemporaryDirectory(prefix="reduce-ladder-dist-") as tmp:
-        sweep = req.sweep_sizes if req.sweep and k > 1 else ()
-        cfg = rank_side.RankConfig(
-            k, resolved.backend, resolved.on_gpu, free_port(), resolved.variant,
-            resolved.shard_sizes[k], sweep, tmp, req,
-        )  # fmt: skip
+        cfg = rank_side.RankConfig(k, free_port(), tmp, req)
         # os.environ while the children start (spawn copies it), then as it was
-        updates = child_env(resolved.on_gpu)
+        updates = child_env(req.on_gpu)
         os.environ.update(updates)
         try:
             ctx = mp.start_processes(
@@ -236,17 +225,16 @@ def failure_message(e: Exception, folder: Path) -> str:
     return f"rank {getattr(e, 'error_index', '?')} failed: {last}"
 
 
-def study(resolved: Resolved, progress: Callable[[int, float], None] | None = None) -> dict:
-    """Every K in turn (progress(K, seconds) after each); the document (DISTRIBUTED_SCHEMA)."""
-    req = resolved.request
+def study(req: Request, progress: Callable[[int, float], None] | None = None) -> dict:
+    """Every K of a resolved request in turn (progress(K, seconds) after each); the document."""
     runs = []
     for k in req.gpus:
         start = time.perf_counter()
-        runs += launch(resolved, k)
+        runs += launch(req, k)
         if progress:
             progress(k, time.perf_counter() - start)
     info = device.device_info()
-    if resolved.on_gpu:
+    if req.on_gpu:
         import torch
 
         info["gpus_present"] = torch.cuda.device_count()
@@ -254,8 +242,8 @@ def study(resolved: Resolved, progress: Callable[[int, float], None] | None = No
         with contextlib.suppress(Exception):
             info["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
     env = next(r["env_by_rank"][0] for r in runs if r["kind"] == "env")
-    doc = dict(schema=DISTRIBUTED_SCHEMA, device=info, backend=resolved.backend)
-    doc |= dict(on_gpu=resolved.on_gpu, variant=resolved.variant, scaling=req.scaling)
-    doc |= dict(gpus=list(req.gpus), sizes=list(resolved.sizes), seed=req.seed, reps=req.reps)
+    doc = dict(schema=DISTRIBUTED_SCHEMA, device=info, backend=req.backend)
+    doc |= dict(on_gpu=req.on_gpu, variant=req.variant, scaling=req.scaling)
+    doc |= dict(gpus=list(req.gpus), sizes=list(req.sizes), seed=req.seed, reps=req.reps)
     config = {k: getattr(req, k) for k in KEPT}
     return doc | dict(child_env=env, method=METHOD, config=config, runs=runs)

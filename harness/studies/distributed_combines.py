@@ -57,18 +57,17 @@ class Clock:
 
 @dataclass(frozen=True)
 class RankConfig:
-    """What every rank runs (pickled to each spawned process); `req` is the parent's Request
-    (combines, reps, warmup, seed, timeout_s, combine_calls, sweep_iters, sweep_warmup)."""
+    """What every rank runs (pickled to each spawned process): K, the rendezvous port, the run's
+    folder and the resolved Request of harness.studies.distributed."""
 
     world_size: int
-    backend: str  # "nccl" or "gloo"
-    on_gpu: bool  # device cuda:rank, else the CPU
     port: int
-    variant: str
-    shard_sizes: tuple[int, ...]  # elements per rank, one case each
-    sweep_sizes: tuple[int, ...]  # all_reduce sweep (nccl-tests style); empty: none
     out_dir: str
     req: object
+
+    @property
+    def on_gpu(self) -> bool:  # device cuda:rank, else the CPU
+        return self.req.on_gpu
 
 
 def run_rank(rank: int, cfg: RankConfig) -> None:
@@ -101,7 +100,7 @@ def _work(rank: int, cfg: RankConfig) -> None:
         torch.set_num_threads(1)  # K ranks share the host's cores
         dev = torch.device("cpu")
     dist.init_process_group(
-        cfg.backend,
+        cfg.req.backend,
         init_method=f"tcp://127.0.0.1:{cfg.port}",
         rank=rank,
         world_size=cfg.world_size,
@@ -114,10 +113,12 @@ def _work(rank: int, cfg: RankConfig) -> None:
     names = (*WATCHED_ENV, "TRITON_INTERPRET")
     env = {"device": str(dev), "env": {k: os.environ.get(k) for k in names}}
     records = [{"kind": "env", "gpus": cfg.world_size, "rank": env}]
-    records += [r for n in cfg.shard_sizes for r in _sum_case(rank, cfg, dev, clock, n)]
+    shards = cfg.req.shard_sizes[cfg.world_size]
+    records += [r for n in shards for r in _sum_case(rank, cfg, dev, clock, n)]
     if cfg.req.combine_calls:
         records += [combine_loop(cfg, dev, clock, c) for c in cfg.req.combines]
-    records += [sweep_point(cfg, dev, clock, n) for n in cfg.sweep_sizes]
+    if cfg.req.sweep and cfg.world_size > 1:  # the all_reduce sweep (nccl-tests style)
+        records += [sweep_point(cfg, dev, clock, n) for n in cfg.req.sweep_sizes]
     gathered: list = [None] * cfg.world_size
     dist.all_gather_object(gathered, records)
     if rank == 0:
@@ -193,7 +194,7 @@ def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: in
     for g in goldens:
         golden += g
     exact_possible = max(map(abs, [*goldens, golden])) < FLOAT32_EXACT
-    plan = make_plan(catalogue.get(cfg.variant), shard)
+    plan = make_plan(catalogue.get(req.variant), shard)
     gathered = torch.empty(cfg.world_size, dtype=torch.float32, device=dev)
     out = []
     for name in req.combines:
@@ -223,7 +224,7 @@ def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: in
             results.append(float(result_t))
         mine = dict(partial=partial, shard_golden=before[0], partial_exact=partial == before[0])
         mine.update(results=results, local_ms=local_ms, combine_ms=combine_ms)
-        case = dict(kind="sum", gpus=k, n_per_rank=n, n_total=n * k, variant=cfg.variant)
+        case = dict(kind="sum", gpus=k, n_per_rank=n, n_total=n * k, variant=req.variant)
         case.update(combine=name, reps=req.reps, golden=golden)
         out.append({**case, "float32_exact_possible": exact_possible, "rank": mine})
     del plan
