@@ -17,7 +17,7 @@ from harness.cli import cpu_path
 from harness.cli.main import main
 from harness.report import distributed_tables
 from harness.report.records import DISTRIBUTED_SCHEMA, RUN_SCHEMA
-from harness.studies import distributed, distributed_worker
+from harness.studies import distributed, distributed_combines
 
 SIZES = (4101, 65_521)  # neither a multiple of a tile; the second spans several programs
 SEED = 7
@@ -49,7 +49,7 @@ def test_gloo_run_exact_on_every_rank(gloo_run: tuple[int, dict]) -> None:
     for r in sums:
         # The golden again, here: both ranks' shards rebuilt from their seeds, summed in float64.
         shards = [
-            distributed_worker.make_shard(r["n_per_rank"], SEED, k, torch.device("cpu"))
+            distributed_combines.make_shard(r["n_per_rank"], SEED, k, torch.device("cpu"))
             for k in range(2)
         ]
         assert not torch.equal(shards[0], shards[1])  # seed + rank: different data per rank
@@ -92,7 +92,7 @@ def test_render_the_gloo_run(gloo_run: tuple[int, dict], tmp_path: Path) -> None
 
 
 def test_a_failing_rank_ends_all_ranks(monkeypatch, capsys, tmp_path: Path) -> None:
-    monkeypatch.setenv(distributed_worker.FAIL_RANK_ENV, "1")
+    monkeypatch.setenv(distributed_combines.FAIL_RANK_ENV, "1")
     start = time.monotonic()
     out = tmp_path / "never.json"
     code = main(

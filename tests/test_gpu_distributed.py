@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from harness.cli.main import main
-from harness.studies import distributed, distributed_worker
+from harness.studies import distributed, distributed_combines
 
 pytestmark = pytest.mark.gpu
 
@@ -33,7 +33,7 @@ def _golden(n: int, k: int) -> float:
     """Every rank's shard rebuilt here, on its own GPU, from seed + rank; summed in float64."""
     total = 0.0
     for rank in range(k):
-        shard = distributed_worker.make_shard(n, SEED, rank, torch.device("cuda", rank))
+        shard = distributed_combines.make_shard(n, SEED, rank, torch.device("cuda", rank))
         total += float(shard.sum(dtype=torch.float64))
         del shard
     return total
@@ -105,7 +105,7 @@ def test_a_ladder_stage_as_the_local_sum(gpus: int, tmp_path: Path) -> None:
 
 
 def test_a_failing_rank_ends_every_rank(gpus: int, tmp_path: Path, monkeypatch, capsys) -> None:
-    monkeypatch.setenv(distributed_worker.FAIL_RANK_ENV, "1")
+    monkeypatch.setenv(distributed_combines.FAIL_RANK_ENV, "1")
     start = time.monotonic()
     code, doc = _run(tmp_path, ["--gpus", "2", "--sizes", "2^20", "--timeout", "30"])
     assert code == 1 and doc == {}

@@ -88,21 +88,6 @@ def test_parse_raw_page_with_units_row_and_thousands_separators():
     assert d["gld_gbs"] == pytest.approx(2_097_152 * 32 / 52_500)
 
 
-def test_parse_long_details_form():
-    text = (
-        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
-        '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
-        '"Metric Value"\n'
-        '"0","1","p","h","k(int*)","1","7","(256, 1, 1)","(4, 1, 1)","0","9.0","Command line '
-        'profiler metrics","gpu__time_duration.sum","nsecond","1,234"\n'
-        '"0","1","p","h","k(int*)","1","7","(256, 1, 1)","(4, 1, 1)","0","9.0","Command line '
-        'profiler metrics","dram__bytes_write.sum","Mbyte","2.5"\n'
-    )
-    (row,) = ncu_metrics.parse_csv(text)
-    assert row.values == {"gpu__time_duration.sum": 1234.0, "dram__bytes_write.sum": 2.5e6}
-    assert row.info["Grid Size"] == "(4, 1, 1)"
-
-
 def test_parse_rejects_text_without_a_header():
     with pytest.raises(ncu_metrics.NcuCsvError):
         ncu_metrics.parse_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
@@ -237,7 +222,7 @@ def test_synccheck_record_and_a_clean_run_and_a_killed_run():
         "========= ERROR SUMMARY: 1 error\n"
     )
     log = sanitizer_log.parse(text)
-    assert log.errors == 1 and log.problems == 1
+    assert log.errors == 1 and log.complete
     (f,) = log.kernels.values()
     assert f.kinds == {"Barrier error detected. Divergent thread(s) in warp": 1}
     clean = sanitizer_log.parse(
@@ -428,3 +413,50 @@ def test_json_path_is_checked_before_any_work(tmp_path, capsys, command):
     target = tmp_path / "a-file" / "out.json"
     assert reduce_ladder([command, "--json", str(target)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+# -- the studies end to end with the tools' recorded output standing in for the tools ------------
+
+
+def _replay(monkeypatch, manifest: list[dict], output) -> None:
+    """gpu_tools.run as the tool would: the driver's manifest written where the command names it,
+    output(cmd) the tool's recorded output."""
+
+    def run(cmd, timeout, env=None):
+        if "--manifest" in cmd:
+            Path(cmd[cmd.index("--manifest") + 1]).write_text(json.dumps(manifest))
+        return gpu_tools.Completed(cmd, 0, output(cmd), "")
+
+    monkeypatch.setattr(gpu_tools, "run", run)
+    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)
+    monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
+    monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
+
+
+def test_profile_study_runs_ncu_exports_and_attributes(monkeypatch, tmp_path):
+    stem = "profile-float32-2_24-1"
+    manifest = json.loads((NCU_DATA / f"{stem}.manifest.json").read_text())
+    plain, nvtx = ((NCU_DATA / f"{stem}{s}").read_text() for s in (".csv", ".nvtx.csv"))
+    _replay(monkeypatch, manifest, lambda cmd: (
+        nvtx if "--print-nvtx-rename" in cmd else plain if "--import" in cmd else ""))  # fmt: skip
+    doc = profile_study.profile([catalogue.get("peer/cupy.sum-cub")], [2**24], "float32", tmp_path)
+    (result,) = doc["results"]
+    assert result["variant"] == "peer/cupy.sum-cub" and len(result["kernels"]) == 2
+    assert doc["runs"][0]["nvtx_check"] == "agrees" and doc["runs"][0]["kernels"] == 2
+    assert result["total"]["metrics"]["duration_ns"] > 0
+    assert {p.name for p in tmp_path.iterdir()} >= {f"{stem[:-1]}0.csv", f"{stem[:-1]}0.ncu.log"}
+
+
+def test_sanitize_study_reads_the_tools_logs_into_verdicts(monkeypatch, tmp_path):
+    vid = "cuda/demo-004-gmem-early-return"
+    manifest = [{"variant": vid, "dtype": "int32", "n": 4099, "ok": False, "wrong": True}]
+    log = (SANITIZER_DATA / "sanitize-memcheck-demo-004-gmem-early-return.txt").read_text()
+    _replay(monkeypatch, manifest, lambda cmd: log)
+    monkeypatch.setattr(sanitize, "kernel_names", lambda vs: {
+        "_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j": {vid}})  # fmt: skip
+    doc = sanitize.sanitize([profile_driver.lookup(vid)], tools=("memcheck",), raw_dir=tmp_path)
+    assert doc["runs"][0]["complete"] and doc["runs"][0]["errors"] > 0
+    (v,) = doc["variants"]
+    assert v["verdict"] == "seed bug flagged by memcheck (the tool meant for it)"
+    assert v["tools"]["memcheck"]["records"] > 0 and not sanitize.failures(doc)
+    assert (tmp_path / "sanitize-memcheck-demo-004-gmem-early-return.txt").is_file()

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from harness.report import profile_tables
-from harness.studies import profile as profile_study
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 2**24
@@ -62,13 +61,13 @@ def doc(request) -> dict:
 
 
 def total(doc: dict, vid: str, n: int = N, dtype: str = "float32") -> dict:
-    r = profile_study.find(doc, vid, n, dtype)
+    r = profile_tables.find(doc, vid, n, dtype)
     assert r is not None, f"{vid} at n = {n} {dtype} is not in the profile"
     return r["total"]["metrics"] | r["total"]["derived"]
 
 
 def first_kernel(doc: dict, vid: str, n: int = N, dtype: str = "int32") -> dict:
-    r = profile_study.find(doc, vid, n, dtype)
+    r = profile_tables.find(doc, vid, n, dtype)
     assert r is not None and r["kernels"], f"{vid} at n = {n} {dtype} is not in the profile"
     return r["kernels"][0]["metrics"]
 
@@ -152,3 +151,32 @@ FACTS: dict[str, Callable[[dict], None]] = {
     for name, f in list(globals().items())
     if name.startswith("test_stored_profile_") and not name.endswith("_documents_are_committed")
 }
+
+
+def test_stored_profile_results_rebuild_from_the_committed_raw_exports():
+    """Every committed profile.json's results come back from its raw folder (the driver's
+    manifest, ncu's plain and NVTX-renamed CSV exports) through the study's own attribution."""
+    from harness.report import ncu_metrics
+    from harness.studies import profile as profile_study
+
+    for path in stored_documents():
+        doc, raw = json.loads(path.read_text()), path.with_name("profile-raw")
+        rebuilt = []
+        for run in doc["runs"]:
+            stem = run["raw_csv"].removesuffix(".csv")
+            rows, renamed = (ncu_metrics.parse_csv((raw / f"{stem}{s}").read_text())
+                             for s in (".csv", ".nvtx.csv"))  # fmt: skip
+            manifest = json.loads((raw / f"{stem}.manifest.json").read_text())
+            attributed, check = profile_study.attribute(rows, manifest, renamed)
+            assert check == run["nvtx_check"] == "agrees", stem
+            rebuilt += [profile_study.variant_record(a) for a in attributed]
+        # the same to 12 digits (the weighted means' last bit follows the order of additions)
+        assert _rounded(json.loads(json.dumps(rebuilt))) == _rounded(doc["results"]), path
+
+
+def _rounded(x):
+    if isinstance(x, float):
+        return float(f"{x:.12g}")
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    return [_rounded(v) for v in x] if isinstance(x, list) else x

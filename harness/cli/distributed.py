@@ -1,4 +1,4 @@
-"""`reduce-ladder distributed`: one sum across K GPUs on NCCL (harness.studies.distributed).
+"""`reduce-ladder distributed`: one sum across K GPUs on NCCL (docs/several-gpus.md).
 
     reduce-ladder distributed --gpus 1,2,4 [--sizes 2^30 ...] [--scaling weak|strong]
         [--variant cuda/fastest] [--combines all_reduce,all_gather] [--reps 10] [--sweep]
@@ -15,21 +15,11 @@ divide by K under strong scaling, NCCL missing, an unknown variant).
 from __future__ import annotations
 
 import argparse
+import itertools
+import sys
 
-from rich.console import Console
-
-from harness.cli.common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    UsageError,
-    check_writable,
-    fail,
-    parse_sizes,
-    plural,
-    positive_int,
-    variant_ids,
-    write_json,
-)
+from harness.cli import common
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from harness.core.sizes import size_label
 from harness.report import distributed_tables
 from harness.report.documents import ReportError
@@ -51,8 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scaling", choices=distributed.SCALINGS, default="weak")
     p.add_argument("--variant", help="catalogue id (default cuda/fastest; CPU: triton/fastest)")
     p.add_argument("--combines", nargs="+", help="all_reduce, all_gather (default: both)")
-    p.add_argument("--reps", type=positive_int, default=10, help="timed repetitions (10)")
-    p.add_argument("--warmup", type=positive_int, default=2)
+    p.add_argument("--reps", type=common.positive_int, default=10, help="timed repetitions (10)")
+    p.add_argument("--warmup", type=common.positive_int, default=2)
     p.add_argument("--seed", type=int, default=0, help="rank r's generator: seed + r (0)")
     p.add_argument(
         "--sweep",
@@ -70,11 +60,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_distributed)
 
 
-def parse_gpus(values: list[str] | None) -> tuple[int, ...]:
-    try:
-        return tuple(int(s) for v in values or () for s in v.split(",") if s.strip())
-    except ValueError:
-        raise UsageError(f"--gpus takes integers, e.g. 1,2,4 (got {' '.join(values)})") from None
+def _split(values: list[str] | None) -> list[str]:
+    """ "1,2,4" or "1 2 4" as one list."""
+    return [s for v in values or () for s in v.split(",") if s.strip()]
 
 
 def request_from(args: argparse.Namespace) -> distributed.Request:
@@ -83,32 +71,38 @@ def request_from(args: argparse.Namespace) -> distributed.Request:
     if args.combine_calls < 0 or args.timeout <= 0:
         raise UsageError("--combine-calls must be >= 0 and --timeout > 0")
     if args.variant:
-        variant_ids([args.variant])  # unknown id: the usual message with suggestions
-    sizes = parse_sizes(args.sizes)
-    sweep_sizes = parse_sizes(args.sweep_sizes)
-    combines = [s for v in args.combines or () for s in v.split(",") if s.strip()]
+        common.variant_ids([args.variant])  # unknown id: the usual message with suggestions
+    try:
+        gpus = tuple(int(s) for s in _split(args.gpus))
+    except ValueError:
+        raise UsageError(f"--gpus takes integers, e.g. 1,2,4 (got {' '.join(args.gpus)})") from None
+    sizes, sweep_sizes = common.parse_sizes(args.sizes), common.parse_sizes(args.sweep_sizes)
+    same = ("scaling", "variant", "reps", "warmup", "seed", "backend", "cpu", "combine_calls")
     return distributed.Request(
-        gpus=parse_gpus(args.gpus),
+        gpus=gpus,
         sizes=tuple(sizes) if sizes else None,
-        scaling=args.scaling,
-        variant=args.variant,
-        combines=tuple(combines) if combines else tuple(distributed.COMBINES),
-        reps=args.reps,
-        warmup=args.warmup,
-        seed=args.seed,
-        backend=args.backend,
-        cpu=args.cpu,
+        combines=tuple(_split(args.combines)) or tuple(distributed.COMBINES),
         timeout_s=args.timeout,
         sweep=args.sweep or bool(sweep_sizes),
         sweep_sizes=tuple(sweep_sizes) if sweep_sizes else distributed.SWEEP_SIZES,
-        combine_calls=args.combine_calls,
+        **{k: getattr(args, k) for k in same},
     )
 
 
 def cmd_distributed(args: argparse.Namespace) -> int:
-    check_writable(args.json)
+    common.check_writable(args.json)
     if args.render:
-        return _render(args)
+        if not args.out:
+            raise UsageError("--render needs --out DIR")
+        try:
+            doc, written = distributed_tables.render(args.render, args.out)
+        except ReportError as e:
+            raise UsageError(str(e)) from None
+        common.write_json(args.json, doc)
+        print(distributed_tables.markdown(doc))
+        for path in written:
+            print(f"  wrote {path}")
+        return EXIT_OK
     if args.out:
         raise UsageError("--out goes with --render")
     try:
@@ -118,8 +112,8 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     try:
         doc = _study_with_progress(resolved)
     except distributed.RankFailure as e:
-        return fail(COMMAND, str(e), EXIT_FAILED)
-    write_json(args.json, doc)
+        return common.fail(COMMAND, str(e), EXIT_FAILED)
+    common.write_json(args.json, doc)
     print(distributed_tables.markdown(doc))
     wrong = [r for r in doc["runs"] if not r.get("ok", True)]
     for r in wrong:
@@ -127,43 +121,18 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     return EXIT_FAILED if wrong else EXIT_OK
 
 
-def _study_with_progress(resolved: distributed.Resolved) -> dict:
-    """The study, one line per K on stderr as it starts and ends (stdout keeps the tables)."""
-    err = Console(stderr=True, highlight=False)
-    where = "GPU" if resolved.on_gpu else "CPU process"
+def _study_with_progress(resolved: distributed.Request) -> dict:
+    """The study, a line on stderr as it starts and as each K ends (stdout keeps the tables)."""
+    gpus, where = resolved.gpus, "GPUs" if resolved.on_gpu else "CPU processes"
     sizes = ", ".join(size_label(n) for n in resolved.sizes) or "the sweep only"
-    gpus = resolved.request.gpus
-    err.print(
-        f"distributed: K = {', '.join(map(str, gpus))}, {resolved.variant} "
-        f"({resolved.backend}), n = {sizes} ({resolved.request.scaling})"
+    print(
+        f"distributed: K = {', '.join(map(str, gpus))} {where}, "
+        f"{resolved.variant} ({resolved.backend}), n = {sizes} ({resolved.scaling})",
+        file=sys.stderr,
     )
-    status = err.status(f"K = {gpus[0]}: starting {plural(gpus[0], where)}")
-    status.start()
-
-    done = []
+    done = itertools.count(1)
 
     def progress(k: int, seconds: float) -> None:
-        done.append(k)
-        i = len(done) - 1
-        err.print(f"  K = {k}: done in {seconds:.1f} s ({i + 1} of {len(gpus)})")
-        if i + 1 < len(gpus):
-            status.update(f"K = {gpus[i + 1]}: starting {plural(gpus[i + 1], where)}")
+        print(f"  K = {k}: done in {seconds:.1f} s ({next(done)} of {len(gpus)})", file=sys.stderr)
 
-    try:
-        return distributed.study(resolved, progress)
-    finally:
-        status.stop()
-
-
-def _render(args: argparse.Namespace) -> int:
-    if not args.out:
-        raise UsageError("--render needs --out DIR")
-    try:
-        doc, written = distributed_tables.render(args.render, args.out)
-    except ReportError as e:
-        raise UsageError(str(e)) from None
-    write_json(args.json, doc)
-    print(distributed_tables.markdown(doc))
-    for path in written:
-        print(f"  wrote {path}")
-    return EXIT_OK
+    return distributed.study(resolved, progress)

@@ -36,7 +36,6 @@ from harness.cli import (
     profile,
     report,
     run,
-    sanitize,
 )
 from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed
 
@@ -50,8 +49,7 @@ COMMAND_MODULES = (
     host,
     fastest_bench,
     ablation,
-    profile,
-    sanitize,
+    profile,  # and sanitize
     accuracy,
     compare,
     distributed,

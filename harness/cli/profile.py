@@ -1,4 +1,15 @@
-"""`reduce-ladder profile`: each variant's hardware counters under Nsight Compute (ncu).
+"""`reduce-ladder profile` and `reduce-ladder sanitize`: NVIDIA's tools over the variants, each
+run in a driver process under the tool (docs/correctness.md); usage and exit codes below."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli import common
+from harness.cli.common import EXIT_FAILED, EXIT_OK, fail
+
+PROFILE = """`reduce-ladder profile`: each variant's hardware counters under Nsight Compute (ncu).
 
     reduce-ladder profile [--variants ID ...] [--sizes N ...] [--dtype D] [--json PATH] [--raw DIR]
     reduce-ladder profile --render profile.json --out DIR      (tables + plot, no GPU needed)
@@ -9,94 +20,69 @@ harness.studies.profile_driver; its raw output (.ncu-rep, CSV exports, log) goes
 (default: beside --json, "<stem>-raw/"). Exit: 0 ok; 1 profiling failed; 2 bad usage, or ncu /
 a GPU / readable performance counters missing (one line).
 """
+SANITIZE = """`reduce-ladder sanitize`: every default kernel under compute-sanitizer's four tools.
 
-from __future__ import annotations
+    reduce-ladder sanitize [--variants ID ...] [--include-wrong] [--sizes N ...]
+                           [--tools memcheck racecheck ...] [--json PATH] [--raw DIR]
 
-import argparse
-from pathlib import Path
-
-from harness.cli.common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    check_writable,
-    check_writable_dir,
-    fail,
-    split_ids,
-    write_json,
-)
-
-
-def raw_dir_for(json_path: str | None, raw: str | None) -> Path:
-    if raw:
-        return Path(raw)
-    if json_path:
-        p = Path(json_path)
-        return p.with_name(p.stem + "-raw")
-    return Path("profile-raw")
+Default: every non-wrong CUDA and Triton variant, in every dtype it supports, at n = 1000 and
+2^12 + 3 (partial tiles), under memcheck, racecheck, synccheck and initcheck. --include-wrong
+adds the wrong demonstrations and the seeds' bugs (cuda/demo-*: seed 000's barrier inside a
+divergent if, seed 004's early return), which also run when named. Exit: 0 every default kernel
+clean (racecheck hazards of the volatile warp-synchronous forms are reported, not failed) and
+every seed bug flagged; 1 otherwise; 2 bad usage, or compute-sanitizer / a GPU missing (one line).
+"""
+PROFILE_HELP = "hardware counters per variant under Nsight Compute (ncu)"
+SANITIZE_HELP = "every default kernel under compute-sanitizer (memcheck, racecheck, ...)"
 
 
-def render(doc_path: str, out: str) -> int:
-    """profile.md (seed 004's table, seed 000's column, the ladder's counters) and the plot."""
-    from harness.report import documents, profile_tables
+def raw_dir_for(json_path: str | None, raw: str | None, default: str | None = None) -> Path | None:
+    if raw or not json_path:
+        return Path(raw or default) if raw or default else None
+    return Path(json_path).with_name(Path(json_path).stem + "-raw")
 
-    try:
-        doc = documents.load_document(doc_path, "profile").raw
-    except documents.ReportError as e:
-        return fail("profile", f"cannot read {doc_path}: {e}")
-    out_dir = check_writable_dir(out)
-    documents.output_path(out_dir, folder=True)
-    dtypes = sorted({r["dtype"] for r in doc.get("results", [])})
-    parts = [f"# Measured by the hardware ({doc.get('device', {}).get('name', '?')})\n"]
-    if any(r["family"] == "004" for r in doc.get("results", [])):
-        parts += ["## Seed 004: global-memory sectors\n", profile_tables.seed004_table(doc)]
-    if "float32" in dtypes:
-        parts += ["## Seed 000: per stage\n", profile_tables.seed000_column(doc)]
-    for dtype in dtypes:
-        for n in sorted({r["n"] for r in doc["results"] if r["dtype"] == dtype}):
-            parts += [f"## Counters per stage, {dtype}, n = {n:,}\n"]
-            parts += [profile_tables.ladder_counters_table(doc, n, dtype)]
-            if profile_tables.ladder_stages(doc, n, dtype):
-                png = f"counters-{dtype}-{n}.png"
-                profile_tables.plot_ladder(doc, out_dir / png, n, dtype)
-                parts += [f"![counters along the ladder]({png})\n"]
-    (out_dir / "profile.md").write_text("\n".join(parts))
-    print(f"wrote {out_dir / 'profile.md'}")
-    return EXIT_OK
+
+def _usage(command: str, e: Exception) -> int:
+    return fail(command, str(e.args[0] if e.args else e))
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
+    from harness.core import dtypes, sizes
+    from harness.report import documents, profile_tables
+    from harness.studies import gpu_tools
+    from harness.studies import profile as study
+    from harness.studies.profile_driver import lookup
+
     if args.render:
         if not args.out:
             return fail("profile", "--render needs --out DIR")
-        return render(args.render, args.out)
-    from harness.core import dtypes, sizes
-    from harness.report import profile_tables
-    from harness.studies import gpu_tools
-    from harness.studies import profile as profile_study
-    from harness.studies.profile_driver import lookup
-
-    check_writable(args.json)  # before any work: a run is not lost to a bad path
+        try:
+            doc = documents.load_document(args.render, "profile").raw
+        except documents.ReportError as e:
+            return fail("profile", f"cannot read {args.render}: {e}")
+        path = profile_tables.render(doc, common.check_writable_dir(args.out))
+        print(f"wrote {path}")
+        return EXIT_OK
+    common.check_writable(args.json)  # before any work: a run is not lost to a bad path
     if args.dtype not in dtypes.NAMES:
         return fail("profile", f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}")
     try:
-        ns = sizes.parse_sizes(args.sizes) or list(profile_study.DEFAULT_SIZES)
-        ids = split_ids(args.variants)
-        variants = [lookup(i) for i in ids] or profile_study.default_variants(args.dtype)
+        ns = sizes.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
+        variants = [lookup(i) for i in common.split_ids(args.variants)]
     except (ValueError, KeyError) as e:
-        return fail("profile", str(e.args[0] if e.args else e))
+        return _usage("profile", e)
+    variants = variants or study.default_variants(args.dtype)
     unsupported = [v.id for v in variants if args.dtype not in v.dtypes]
     if unsupported:
         return fail("profile", f"{', '.join(unsupported)} do(es) not support {args.dtype}")
-    raw = raw_dir_for(args.json, args.raw)
+    raw = raw_dir_for(args.json, args.raw, "profile-raw")
     try:
-        doc = profile_study.profile(
-            variants, ns, args.dtype, raw, progress=lambda s: print(s, flush=True)
-        )
+        doc = study.profile(variants, ns, args.dtype, raw, progress=lambda s: print(s, flush=True))
     except gpu_tools.ToolUnavailable as e:
         return fail("profile", str(e))
-    except profile_study.ProfileError as e:
+    except study.ProfileError as e:
         return fail("profile", str(e), EXIT_FAILED)
-    write_json(args.json, doc)
+    common.write_json(args.json, doc)
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:
         print(f"  {run['raw_csv']}: {run['kernels']} kernels, NVTX check {run['nvtx_check']}")
@@ -107,13 +93,47 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
+def cmd_sanitize(args: argparse.Namespace) -> int:
+    from harness.core import sizes
+    from harness.studies import gpu_tools
+    from harness.studies import sanitize as study
+
+    common.check_writable(args.json)  # before any work: a run is not lost to a bad path
+    try:
+        variants = study.select(common.split_ids(args.variants), args.include_wrong)
+        ns = tuple(sizes.parse_sizes(args.sizes) or study.DEFAULT_SIZES)
+    except (KeyError, ValueError) as e:
+        return _usage("sanitize", e)
+    tools = tuple(args.tools or study.TOOLS)
+    unknown = [t for t in tools if t not in study.TOOLS]
+    if unknown:
+        valid = ", ".join(study.TOOLS)
+        return fail("sanitize", f"unknown tool(s) {', '.join(unknown)}; valid: {valid}")
+    raw = raw_dir_for(args.json, args.raw)
+    try:
+        doc = study.sanitize(variants, ns, tools, raw, progress=lambda s: print(s, flush=True))
+    except gpu_tools.ToolUnavailable as e:
+        return fail("sanitize", str(e))
+    common.write_json(args.json, doc)
+    for run in doc["runs"]:
+        state = "complete" if run["complete"] else "INCOMPLETE"
+        summary = f"errors {run['errors']}"
+        if run["tool"] == "racecheck":
+            summary = f"hazards {run['hazards_displayed']} ({run['hazard_errors']} errors, "
+            summary += f"{run['hazard_warnings']} warnings)"
+        print(f"  {run['tool']:<10} {run['batch']:<28} {state}: {summary}")
+    for r in doc["variants"]:
+        print(f"  {r['variant']:<36} {r['verdict']}")
+    bad = study.failures(doc)
+    for line in bad:
+        print(f"FAIL {line}")
+    print(f"{len(doc['variants'])} variants, {len(bad)} failure(s)")
+    return EXIT_FAILED if bad else EXIT_OK
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "profile",
-        help="hardware counters per variant under Nsight Compute (ncu)",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    raw = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("profile", help=PROFILE_HELP, description=PROFILE, formatter_class=raw)
     p.add_argument("--variants", nargs="*", metavar="ID", help="default: ladder, twins, peers")
     p.add_argument("--sizes", nargs="*", metavar="N", help="default 2^24")
     p.add_argument("--dtype", default="float32")
@@ -122,3 +142,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--render", metavar="PROFILE.json", help="render a document; no profiling")
     p.add_argument("--out", metavar="DIR", help="with --render: where profile.md and plots go")
     p.set_defaults(func=cmd_profile)
+    s = sub.add_parser("sanitize", help=SANITIZE_HELP, description=SANITIZE, formatter_class=raw)
+    s.add_argument("--variants", nargs="*", metavar="ID", help="default: every default kernel")
+    s.add_argument("--include-wrong", action="store_true", help="add the wrong demos, seed bugs")
+    s.add_argument("--sizes", nargs="*", metavar="N", help="default 1000 and 2^12+3")
+    s.add_argument("--tools", nargs="*", metavar="TOOL", help="default: all four")
+    s.add_argument("--json", metavar="PATH", help="write the sanitize document here")
+    s.add_argument("--raw", metavar="DIR", help="the tools' logs (default: beside --json)")
+    s.set_defaults(func=cmd_sanitize)

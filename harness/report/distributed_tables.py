@@ -1,16 +1,9 @@
-"""The tables and the plot of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents).
-
-Everything derived is derived here, from the measured times in the documents:
-- aggregate bandwidth: the K shards' bytes over the slowest rank's local + combine time;
-- weak scaling (n per GPU fixed): efficiency = t1 / tK; strong scaling (total n fixed):
-  speedup = t1 / tK, efficiency = t1 / (K tK); t1 is the K = 1 run of the same scaling, size,
-  combine and variant (no K = 1 run in the documents: no efficiency, shown as "-");
-- the all_reduce sweep as nccl-tests defines it: algbw = bytes / t, busbw = algbw * 2(K-1)/K,
-  t the mean over ranks of the time per call;
-- the issue's targets, each with the measured figure it is judged on.
-
-Several documents (one per step: weak, strong, sweep, the large sum) render as one: their runs
-are pooled (merged_document), so efficiency can use a K = 1 run from another file.
+"""The tables and the plot of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents), every
+derived figure from the measured times: aggregate bandwidth (the K shards' bytes over the slowest
+rank's local + combine time); weak efficiency t1 / tK, strong speedup t1 / tK and efficiency
+t1 / (K tK), t1 the K = 1 run of the same scaling, size, combine and variant ("-" without one);
+nccl-tests' algbw = bytes / t and busbw = algbw * 2(K-1)/K; the targets, each with its figure.
+Several documents (one per step) render as one: their runs are pooled (merged_document).
 """
 
 from __future__ import annotations
@@ -28,11 +21,6 @@ PLOT_FILE = "distributed.png"
 WEAK_TARGET = 0.95  # issue 16: weak-scaling efficiency at 2^30 per GPU, K = 2 and 4
 COMBINE_TARGET_US = 25.0  # one scalar combine on 4 GPUs
 STRONG_TARGETS = {2: 1.8, 4: 3.4}  # speedup at 2^32 total
-
-
-def load(paths: list[str]) -> list[dict]:
-    """The documents, each checked for its schema; ReportError naming the file otherwise."""
-    return [load_document(path, "distributed").raw for path in paths]
 
 
 def merged_document(docs: list[dict]) -> dict:
@@ -71,11 +59,8 @@ def sum_rows(runs: list[dict]) -> list[SumRow]:
     for r in sorted(sums, key=lambda r: (*_key(r), r["gpus"])):
         t1 = base.get(_key(r))
         speedup = t1 / r["total_ms"] if t1 else None
-        if speedup is None:
-            eff = None
-        else:
-            eff = speedup if r["scaling"] == "weak" else speedup / r["gpus"]
-        rows.append(SumRow(r, speedup, eff))
+        weak = r["scaling"] == "weak"
+        rows.append(SumRow(r, speedup, speedup and (speedup if weak else speedup / r["gpus"])))
     return rows
 
 
@@ -86,13 +71,11 @@ def busbw_factor(k: int) -> float:
 
 def sweep_rows(runs: list[dict]) -> list[tuple[dict, float, float]]:
     """(run, algbw GB/s, busbw GB/s) per sweep point, by K then n."""
-    out = []
-    for r in sorted(
+    points = sorted(
         (r for r in runs if r["kind"] == "allreduce"), key=lambda r: (r["gpus"], r["n"])
-    ):
-        algbw = r["bytes"] / (r["us_mean"] * 1e3)  # bytes / ns = GB/s
-        out.append((r, algbw, algbw * busbw_factor(r["gpus"])))
-    return out
+    )
+    algbw = [r["bytes"] / (r["us_mean"] * 1e3) for r in points]  # bytes / ns = GB/s
+    return [(r, a, a * busbw_factor(r["gpus"])) for r, a in zip(points, algbw, strict=True)]
 
 
 def _pct(x: float | None) -> str:
@@ -102,137 +85,83 @@ def _pct(x: float | None) -> str:
 def _verdict(r: dict) -> str:
     if r["ok"]:
         return "exact"
-    why = [
-        w
-        for w, bad in (
-            ("wrong sum", not r["exact"]),
-            ("ranks differ", not r["ranks_agree"]),
-            ("partial wrong", not r["partials_exact"]),
-            ("shard changed", not r["shards_unchanged"]),
-        )
-        if bad
-    ]
+    bad = {"wrong sum": "exact", "ranks differ": "ranks_agree", "partial wrong": "partials_exact"}
+    why = [w for w, k in {**bad, "shard changed": "shards_unchanged"}.items() if not r[k]]
     return "WRONG: " + ", ".join(why)
 
 
-def sums_table(rows: list[SumRow]) -> str:
-    header = [
-        "scaling",
-        "K",
-        "n per GPU",
-        "n total",
-        "combine",
-        "local ms",
-        "combine us",
-        "total ms",
-        "agg GB/s",
-        "local GB/s per GPU",
-        "speedup",
-        "efficiency",
-        "check",
-    ]
-    body = [
-        [
-            s.run["scaling"],
-            str(s.run["gpus"]),
-            size_label(s.run["n_per_rank"]),
-            size_label(s.run["n_total"]),
-            s.run["combine"],
-            num(s.run["local_ms"], ".3f"),
-            num(s.run["combine_ms"] * 1e3, ".1f"),
-            num(s.run["total_ms"], ".3f"),
-            num(s.agg_gbps, ".1f"),
-            num(s.local_gbps_per_gpu, ".1f"),
-            num(s.speedup, ".2f"),
-            _pct(s.efficiency),
-            _verdict(s.run),
-        ]
-        for s in rows
-    ]
-    return markdown_table(header, body, ["", RIGHT, RIGHT, RIGHT, "", *[RIGHT] * 7])
+def _ok(r: dict) -> str:
+    return "ok" if r["ok"] else "WRONG"
 
 
-def combine_table(runs: list[dict]) -> str:
-    loops = sorted(
-        (r for r in runs if r["kind"] == "combine_loop"), key=lambda r: (r["gpus"], r["combine"])
-    )
-    body = [
-        [
-            str(r["gpus"]),
-            r["combine"],
-            str(r["calls"]),
-            num(r["us_per_call"], ".1f"),
-            ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"]),
-            "ok" if r["ok"] else "WRONG",
-        ]
-        for r in loops
-    ]
-    header = ["K", "combine", "calls", "us per call (slowest rank)", "per rank", "check"]
-    return markdown_table(header, body, [RIGHT, "", RIGHT, RIGHT])
+R = RIGHT
+# Each table as columns: (header, alignment, the cell from a row).
+SUM_COLUMNS = (
+    ("scaling", "", lambda s: s.run["scaling"]),
+    ("K", R, lambda s: str(s.run["gpus"])),
+    ("n per GPU", R, lambda s: size_label(s.run["n_per_rank"])),
+    ("n total", R, lambda s: size_label(s.run["n_total"])),
+    ("combine", "", lambda s: s.run["combine"]),
+    ("local ms", R, lambda s: num(s.run["local_ms"], ".3f")),
+    ("combine us", R, lambda s: num(s.run["combine_ms"] * 1e3, ".1f")),
+    ("total ms", R, lambda s: num(s.run["total_ms"], ".3f")),
+    ("agg GB/s", R, lambda s: num(s.agg_gbps, ".1f")),
+    ("local GB/s per GPU", R, lambda s: num(s.local_gbps_per_gpu, ".1f")),
+    ("speedup", R, lambda s: num(s.speedup, ".2f")),
+    ("efficiency", R, lambda s: _pct(s.efficiency)),
+    ("check", "", lambda s: _verdict(s.run)),
+)
+COMBINE_COLUMNS = (
+    ("K", R, lambda r: str(r["gpus"])),
+    ("combine", "", lambda r: r["combine"]),
+    ("calls", R, lambda r: str(r["calls"])),
+    ("us per call (slowest rank)", R, lambda r: num(r["us_per_call"], ".1f")),
+    ("per rank", "", lambda r: ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"])),
+    ("check", "", _ok),
+)
+SWEEP_COLUMNS = (
+    ("K", R, lambda p: str(p[0]["gpus"])),
+    ("n (float32)", R, lambda p: size_label(p[0]["n"])),
+    ("bytes", R, lambda p: f"{p[0]['bytes']:,}"),
+    ("time us (mean)", R, lambda p: num(p[0]["us_mean"], ".1f")),
+    ("time us (max)", R, lambda p: num(p[0]["us_max"], ".1f")),
+    ("algbw GB/s", R, lambda p: num(p[1], ".2f")),
+    ("busbw GB/s", R, lambda p: num(p[2], ".2f")),
+    ("check", "", lambda p: _ok(p[0])),
+)
+
+TARGET_COLUMNS = tuple(
+    (h, "", lambda t, i=i: t[i]) for i, h in enumerate(("target", "measured", "verdict"))
+)
 
 
-def sweep_table(runs: list[dict]) -> str:
-    body = [
-        [
-            str(r["gpus"]),
-            size_label(r["n"]),
-            f"{r['bytes']:,}",
-            num(r["us_mean"], ".1f"),
-            num(r["us_max"], ".1f"),
-            num(alg, ".2f"),
-            num(bus, ".2f"),
-            "ok" if r["ok"] else "WRONG",
-        ]
-        for r, alg, bus in sweep_rows(runs)
-    ]
-    header = [
-        "K",
-        "n (float32)",
-        "bytes",
-        "time us (mean)",
-        "time us (max)",
-        "algbw GB/s",
-        "busbw GB/s",
-        "check",
-    ]
-    return markdown_table(header, body, [RIGHT] * 7)
+def table(columns: tuple, items: list) -> str:
+    """A Markdown table of `items`, one row each, through `columns`."""
+    rows = [[cell(x) for _, _, cell in columns] for x in items]
+    return markdown_table([c[0] for c in columns], rows, [c[1] for c in columns])
 
 
 def targets(runs: list[dict]) -> list[tuple[str, str, str]]:
     """(target, measured, met / missed) for each issue target the runs can judge."""
-    rows = sum_rows(runs)
     out = []
-    for s in rows:
-        r = s.run
-        if r["combine"] != "all_reduce" or s.efficiency is None or r["gpus"] == 1:
+    for s in sum_rows(runs):
+        r, k = s.run, s.run["gpus"]
+        if r["combine"] != "all_reduce" or s.efficiency is None or k == 1:
             continue
-        if r["scaling"] == "weak" and r["n_per_rank"] == 2**30 and r["gpus"] in (2, 4):
-            out.append(
-                (
-                    f"weak efficiency, K={r['gpus']}, 2^30 per GPU >= {WEAK_TARGET:.0%}",
-                    _pct(s.efficiency),
-                    "met" if s.efficiency >= WEAK_TARGET else "missed",
-                )
-            )
-        goal = STRONG_TARGETS.get(r["gpus"])
+        if r["scaling"] == "weak" and r["n_per_rank"] == 2**30 and k in (2, 4):
+            met = s.efficiency >= WEAK_TARGET
+            what = f"weak efficiency, K={k}, 2^30 per GPU >= {WEAK_TARGET:.0%}"
+            out.append((what, _pct(s.efficiency), "met" if met else "missed"))
+        goal = STRONG_TARGETS.get(k)
         if r["scaling"] == "strong" and r["n_total"] == 2**32 and goal:
-            out.append(
-                (
-                    f"strong speedup, K={r['gpus']}, 2^32 total >= {goal}x",
-                    f"{s.speedup:.2f}x",
-                    "met" if s.speedup >= goal else "missed",
-                )
-            )
+            met = s.speedup >= goal
+            what = f"strong speedup, K={k}, 2^32 total >= {goal}x"
+            out.append((what, f"{s.speedup:.2f}x", "met" if met else "missed"))
     for r in runs:
         if r["kind"] == "combine_loop" and r["gpus"] == 4 and r["combine"] == "all_reduce":
-            us = r["us_per_call"]
-            out.append(
-                (
-                    f"scalar combine, K=4 <= {COMBINE_TARGET_US:.0f} us",
-                    f"{us:.1f} us",
-                    "met" if us <= COMBINE_TARGET_US else "missed",
-                )
-            )
+            us, met = r["us_per_call"], r["us_per_call"] <= COMBINE_TARGET_US
+            what = f"scalar combine, K=4 <= {COMBINE_TARGET_US:.0f} us"
+            out.append((what, f"{us:.1f} us", "met" if met else "missed"))
     return out
 
 
@@ -248,18 +177,18 @@ def markdown(doc: dict) -> str:
         f"What rank 0 saw: {', '.join(f'{k}={v}' for k, v in doc['child_env'].items())}.\n",
         f"Method: {doc['method']}\n",
     ]
-    if any(r["kind"] == "sum" for r in runs):
-        parts += ["## Sums: time split and scaling\n", sums_table(sum_rows(runs))]
-    if any(r["kind"] == "combine_loop" for r in runs):
-        parts += ["\n## One scalar combine per call\n", combine_table(runs)]
-    if any(r["kind"] == "allreduce" for r in runs):
-        parts += ["\n## all_reduce sweep (nccl-tests definitions)\n", sweep_table(runs)]
-    judged = targets(runs)
-    if judged:
-        parts += [
-            "\n## Targets\n",
-            markdown_table(["target", "measured", "verdict"], [list(t) for t in judged]),
-        ]
+    loops = sorted(
+        (r for r in runs if r["kind"] == "combine_loop"), key=lambda r: (r["gpus"], r["combine"])
+    )
+    sections = (
+        ("## Sums: time split and scaling\n", SUM_COLUMNS, sum_rows(runs)),
+        ("\n## One scalar combine per call\n", COMBINE_COLUMNS, loops),
+        ("\n## all_reduce sweep (nccl-tests definitions)\n", SWEEP_COLUMNS, sweep_rows(runs)),
+        ("\n## Targets\n", TARGET_COLUMNS, targets(runs)),
+    )
+    parts += [
+        part for title, cols, items in sections if items for part in (title, table(cols, items))
+    ]
     return "\n".join(parts)
 
 
@@ -276,35 +205,24 @@ def plot(doc: dict, path: Path) -> dict:
     bars, lines = [], {}
     for scaling in ("weak", "strong"):
         mine = [s for s in rows if s.run["scaling"] == scaling and s.run["combine"] == "all_reduce"]
-        if mine:
-            top = max(_key(s.run)[3] for s in mine)
-            for s in mine:
-                if _key(s.run)[3] == top:
-                    bars.append(
-                        (f"{scaling}\nK={s.run['gpus']}", s.run["local_ms"], s.run["combine_ms"])
-                    )
-    for s in rows:
-        if s.efficiency is not None:
-            label = f"{s.run['scaling']}, {size_label(_key(s.run)[3])}, {s.run['combine']}"
-            lines.setdefault(label, []).append((s.run["gpus"], s.efficiency))
-    xs = range(len(bars))
-    left.bar(xs, [b[1] for b in bars], label="local sum (slowest rank)", color="tab:blue")
-    left.bar(
-        xs, [b[2] for b in bars], bottom=[b[1] for b in bars], label="combine", color="tab:orange"
-    )
-    left.set_xticks(list(xs), [b[0] for b in bars])
-    left.set_ylabel("ms per call (median)")
+        top = max((_key(s.run)[3] for s in mine), default=None)
+        bars += [(f"{scaling}\nK={s.run['gpus']}", s.run) for s in mine if _key(s.run)[3] == top]
+    for s in (s for s in rows if s.efficiency is not None):
+        label = f"{s.run['scaling']}, {size_label(_key(s.run)[3])}, {s.run['combine']}"
+        lines.setdefault(label, []).append((s.run["gpus"], s.efficiency))
+    xs, local = range(len(bars)), [b[1]["local_ms"] for b in bars]
+    left.bar(xs, local, label="local sum (slowest rank)", color="tab:blue")
+    combine = [b[1]["combine_ms"] for b in bars]
+    left.bar(xs, combine, bottom=local, label="combine", color="tab:orange")
+    left.set(xticks=list(xs), xticklabels=[b[0] for b in bars], ylabel="ms per call (median)")
     left.set_title("time split, all_reduce combine")
     left.legend()
     for label, pts in sorted(lines.items()):
         pts.sort()
         right.plot([p[0] for p in pts], [100 * p[1] for p in pts], marker="o", label=label)
     right.axhline(100 * WEAK_TARGET, color="gray", linestyle=":", label="95%")
-    right.set_xlabel("K (GPUs)")
-    right.set_ylabel("efficiency vs K = 1 (%)")
-    right.set_title("scaling efficiency")
-    ks = sorted({s.run["gpus"] for s in rows}) or [1]
-    right.set_xticks(ks)
+    right.set(xlabel="K (GPUs)", ylabel="efficiency vs K = 1 (%)", title="scaling efficiency")
+    right.set_xticks(sorted({s.run["gpus"] for s in rows}) or [1])
     right.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -315,7 +233,7 @@ def plot(doc: dict, path: Path) -> dict:
 def render(paths: list[str], out_dir: str) -> tuple[dict, list[Path]]:
     """Load, merge, write DIR/distributed.md and DIR/distributed.png; (merged doc, files)."""
     documents.check_output(out_dir, folder=True, option="--out")
-    doc = merged_document(load(paths))
+    doc = merged_document([load_document(p, "distributed").raw for p in paths])
     if not doc["runs"]:
         raise ReportError("no runs in the documents: nothing to tabulate")
     out = documents.output_path(out_dir, folder=True)

@@ -1,25 +1,23 @@
 """Nsight Compute: the one table of metrics the harness collects, and the reader of ncu's CSV.
 
 `METRICS` is the single list: each entry is a real Nsight Compute metric name, the key the harness
-stores it under, how it adds up over a variant's passes, and one sentence on what it tells. The
-profile study (harness.studies.profile) passes exactly these names to `ncu --metrics`, and the
-parser below turns `ncu --csv --page raw` output (one row per profiled kernel launch, one column per
-metric, the second row holding the units) into numbers. The parser also reads the long "details"
-form (one row per metric, columns "Metric Name" / "Metric Unit" / "Metric Value"), strips
-thousands separators ("6,553,600") and scales prefixed units (Kbyte, usecond, ...) to bytes and
-nanoseconds, so `--print-units base` is a convenience, not a requirement.
+stores it under, how it adds up over a variant's passes (AGGREGATES) and what it tells. The profile
+study passes exactly these names to `ncu --metrics` and parses `ncu --csv --page raw` (one row per
+kernel launch, one column per metric, the second row the units; thousands separators stripped,
+prefixed units scaled to bytes and ns).
 
-Warp stalls: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio` is the average
-number of cycles a warp spends stalled for <reason> between two issued instructions, and
+Warp stalls: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio` is the cycles a
+warp spends stalled for <reason> between two issued instructions, and
 `smsp__average_warp_latency_per_inst_issued.ratio` the total of those gaps; a reason's share is the
-first over the second. That is how Nsight Compute's own warp-stall rule words it ("5.6 cycles ...
-34.1% of the total average of 16.5 cycles between issuing two instructions", seed 000, v4).
+first over the second, as Nsight Compute's warp-stall rule words it ("5.6 cycles ... 34.1% of the
+total average of 16.5 cycles between issuing two instructions", seed 000, v4).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -40,69 +38,52 @@ class Metric:
 
 
 # fmt: off
-METRICS: tuple[Metric, ...] = (
-    Metric("duration_ns", "gpu__time_duration.sum", "sum",
-           "Kernel duration in ns as ncu replays it alone (clocks as the driver sets them: ncu "
-           "runs with --clock-control none), so there are no launch gaps in it."),
-    Metric("dram_read_bytes", "dram__bytes_read.sum", "sum",
-           "Bytes read from device memory (HBM): a sum reads its input once, so this is ~n x "
-           "itemsize unless caches serve part of it."),
-    Metric("dram_write_bytes", "dram__bytes_write.sum", "sum",
-           "Bytes written to device memory: the partial sums, plus an in-place stage's input "
-           "writes as far as they leave L2."),
-    Metric("dram_throughput_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "time",
-           "DRAM throughput as a % of the device's peak over the kernel's elapsed time: seed 000's "
-           "'% of peak' column, and the fastest pair's >= 90% lesson."),
-    Metric("l1_hit_pct", "l1tex__t_sector_hit_rate.pct", "time",
-           "Share of L1TEX sector lookups that hit: why seed 000's in-place v0 beats v1 (its "
-           "repeated global accesses hit L1)."),
-    Metric("l2_hit_pct", "lts__t_sector_hit_rate.pct", "time",
-           "Share of L2 sector lookups that hit (seed 000's v0/v1 explanation, L2 half)."),
-    Metric("gld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sum",
-           "32-byte sectors read by global loads: seed 004's load column (reduceGmem 6,553,600 "
-           "vs reduceSmem 2,097,152 at 16M int)."),
-    Metric("gst_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sum",
-           "32-byte sectors written by global stores: seed 004's store column (one per block for "
-           "reduceSmem, a quarter as many for reduceSmemUnroll)."),
-    Metric("gld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "sum",
-           "Global load requests (one per warp-level load instruction): sectors / requests is 4 "
-           "for 32 coalesced 4-byte loads, more when a warp's addresses scatter."),
-    Metric("gst_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "sum",
-           "Global store requests: sectors per request tells how scattered the stores are."),
-    Metric("shared_ld_inst", "smsp__inst_executed_op_shared_ld.sum", "sum",
-           "Warp-level shared-memory load instructions: the shuffle stage (v8) executes far fewer "
-           "than the shared-memory trees."),
-    Metric("shared_st_inst", "smsp__inst_executed_op_shared_st.sum", "sum",
-           "Warp-level shared-memory store instructions."),
-    Metric("shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "sum",
-           "Shared-load wavefronts (passes through the data pipe): one per instruction when "
-           "conflict-free, more when lanes of a warp hit the same bank (seed 000's table)."),
-    Metric("shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "sum",
-           "Shared-store wavefronts (the same for stores)."),
-    Metric("shared_ld_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-           "sum",
-           "Shared-load bank conflicts: v2's strided index has about 100x those of v3's sequential "
-           "addressing (the counter is not zero even for conflict-free code: compare stages)."),
-    Metric("shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-           "sum", "Shared-store bank conflicts."),
-    Metric("inst_executed", "smsp__inst_executed.sum", "sum",
-           "Warp-level instructions executed (the denominator of threads per instruction)."),
-    Metric("threads_pred_on", "smsp__thread_inst_executed_pred_on.sum", "sum",
-           "Thread-level instructions executed with the predicate on: divided by warp-level "
-           "instructions it gives the threads that do work per warp instruction (seed 000 counts "
-           "27.46 for v2), which shows v1's divergence; the plain active-thread ratio does not."),
-    Metric("occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "time",
-           "Achieved occupancy: active warps as a % of the SM's maximum while it is active."),
-    Metric("registers", "launch__registers_per_thread", "max",
-           "Registers per thread the kernel was compiled to (occupancy's first limit)."),
-    Metric("grid_size", "launch__grid_size", "max",
-           "Blocks launched (over the passes: the largest grid)."),
-    Metric("block_size", "launch__block_size", "max",
-           "Threads per block (the launch configuration ncu saw)."),
-    Metric("warp_cycles_per_issue", "smsp__average_warp_latency_per_inst_issued.ratio", "inst",
-           "Average cycles between two instructions issued by one warp: the total the stall "
-           "reasons below divide up."),
-)
+METRICS: tuple[Metric, ...] = tuple(Metric(*m) for m in (
+    ("duration_ns", "gpu__time_duration.sum", "sum",
+     "Kernel duration in ns as ncu replays it alone (--clock-control none): no launch gaps."),
+    ("dram_read_bytes", "dram__bytes_read.sum", "sum",
+     "Bytes read from device memory (HBM): ~n x itemsize unless caches serve part of it."),
+    ("dram_write_bytes", "dram__bytes_write.sum", "sum",
+     "Bytes written to device memory: the partials, plus an in-place stage's writes leaving L2."),
+    ("dram_throughput_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "time",
+     "DRAM throughput as a % of peak over the kernel: seed 000's '% of peak', the >= 90% lesson."),
+    ("l1_hit_pct", "l1tex__t_sector_hit_rate.pct", "time",
+     "Share of L1TEX sector lookups that hit: why seed 000's in-place v0 beats v1."),
+    ("l2_hit_pct", "lts__t_sector_hit_rate.pct", "time",
+     "Share of L2 sector lookups that hit (seed 000's v0/v1 explanation, L2 half)."),
+    ("gld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sum",
+     "32-byte sectors read by global loads: seed 004's load column (6,553,600 for reduceGmem)."),
+    ("gst_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sum",
+     "32-byte sectors written by global stores: seed 004's store column (one per block)."),
+    ("gld_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "sum",
+     "Global load requests (one per warp load): sectors / requests is 4 when coalesced."),
+    ("gst_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "sum",
+     "Global store requests: sectors per request tells how scattered the stores are."),
+    ("shared_ld_inst", "smsp__inst_executed_op_shared_ld.sum", "sum",
+     "Warp-level shared-memory loads: the shuffle stage (v8) executes far fewer than the trees."),
+    ("shared_st_inst", "smsp__inst_executed_op_shared_st.sum", "sum",
+     "Warp-level shared-memory store instructions."),
+    ("shared_ld_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "sum",
+     "Shared-load wavefronts: one per instruction when conflict-free, more on bank conflicts."),
+    ("shared_st_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "sum",
+     "Shared-store wavefronts (the same for stores)."),
+    ("shared_ld_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "sum",
+     "Shared-load bank conflicts: v2's strided index has ~100x v3's (never zero: compare stages)."),
+    ("shared_st_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "sum",
+     "Shared-store bank conflicts."),
+    ("inst_executed", "smsp__inst_executed.sum", "sum",
+     "Warp-level instructions executed (the denominator of threads per instruction)."),
+    ("threads_pred_on", "smsp__thread_inst_executed_pred_on.sum", "sum",
+     "Thread instructions with the predicate on: over warp instructions, v1's divergence shows."),
+    ("occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "time",
+     "Achieved occupancy: active warps as a % of the SM's maximum while it is active."),
+    ("registers", "launch__registers_per_thread", "max",
+     "Registers per thread the kernel was compiled to (occupancy's first limit)."),
+    ("grid_size", "launch__grid_size", "max", "Blocks launched (over the passes: the largest)."),
+    ("block_size", "launch__block_size", "max", "Threads per block (the launch ncu saw)."),
+    ("warp_cycles_per_issue", "smsp__average_warp_latency_per_inst_issued.ratio", "inst",
+     "Average cycles between two instructions a warp issues: what the stall reasons divide."),
+))
 
 # Stall reasons as Nsight Compute's warp-stall rule names them (the metric is
 # smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio), with what each waits for.
@@ -165,30 +146,9 @@ class KernelRow:
     info: dict[str, str] = field(default_factory=dict)  # the non-metric columns (Grid Size, ...)
 
 
-# ncu's identifying columns (everything else in a raw row is a metric).
-INFO_COLUMNS = (
-    "ID",
-    "Process ID",
-    "Process Name",
-    "Host Name",
-    "Kernel Name",
-    "Kernel Time",
-    "Context",
-    "Stream",
-    "Block Size",
-    "Grid Size",
-    "Device",
-    "CC",
-    "Section Name",
-    "Metric Name",
-    "Metric Unit",
-    "Metric Value",
-    "Rule Name",
-    "Rule Type",
-    "Rule Description",
-    "Estimated Speedup Type",
-    "Estimated Speedup",
-)
+# ncu's identifying columns (everything else in a raw row is a metric, or an NVTX range stack).
+_INFO = "ID,Process ID,Process Name,Host Name,Kernel Name,Kernel Time,Context,Stream,Block Size"
+INFO_COLUMNS = frozenset((*_INFO.split(","), "Grid Size", "Device", "CC"))
 
 # Unit prefixes ncu prints when it scales values (--print-units auto), to base bytes / ns / Hz.
 _BYTE_SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
@@ -199,45 +159,27 @@ _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 def parse_number(text: str) -> float | None:
     """'6,553,600' -> 6553600.0; '304.02' -> 304.02; '', 'n/a' -> None."""
     s = text.strip()
-    if not s or s.lower() in ("n/a", "nan", "-"):
-        return None
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
     try:
-        return float(s)
+        x = float(s.replace(",", "") if _THOUSANDS.match(s) else s)
     except ValueError:
         return None
+    return None if math.isnan(x) else x
 
 
 def to_base_unit(value: float | None, unit: str) -> float | None:
     """Scale a value printed in a prefixed unit to bytes (per second), ns or plain."""
-    if value is None:
-        return None
-    u = unit.strip()
-    head, _, per = u.partition("/")
-    if head in _BYTE_SCALE:
-        return value * _BYTE_SCALE[head]
-    if head in _TIME_SCALE and not per:
-        return value * _TIME_SCALE[head]
-    return value
-
-
-def _csv_rows(text: str) -> list[list[str]]:
-    """CSV records of the lines that are CSV (ncu's ==PROF== lines and program output dropped)."""
-    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
-    return list(csv.reader(io.StringIO("\n".join(lines))))
+    head, _, per = unit.strip().partition("/")
+    scale = _BYTE_SCALE.get(head) or (None if per else _TIME_SCALE.get(head)) or 1
+    return None if value is None else value * scale
 
 
 def parse_csv(text: str) -> list[KernelRow]:
-    """Kernels in ncu's order from `--csv --page raw` (or `--page details`) output."""
-    rows = _csv_rows(text)
+    """Kernels in ncu's order from `--csv --page raw` output (ncu's own lines dropped)."""
+    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in text.splitlines() if ln[:1] == '"'))))
     start = next((i for i, r in enumerate(rows) if r[:1] == ["ID"] and "Kernel Name" in r), None)
     if start is None:
         raise NcuCsvError('no ncu CSV header (a row starting with "ID" naming "Kernel Name")')
-    header = rows[start]
-    body = rows[start + 1 :]
-    if "Metric Name" in header and "Metric Value" in header:
-        return _parse_long(header, body)
+    header, body = rows[start], rows[start + 1 :]
     units = [""] * len(header)
     if body and body[0] and body[0][0] == "":  # the raw page's units row
         units, body = body[0], body[1:]
@@ -248,29 +190,12 @@ def parse_csv(text: str) -> list[KernelRow]:
         cells = dict(zip(header, r, strict=True))
         row = KernelRow(int(parse_number(cells["ID"]) or 0), cells["Kernel Name"])
         for col, unit, cell in zip(header, units, r, strict=True):
-            if col in INFO_COLUMNS or "_Range:" in col:  # NVTX range stacks are text, too
+            if col in INFO_COLUMNS or "_Range:" in col:
                 row.info[col] = cell
             else:
                 row.values[col] = to_base_unit(parse_number(cell), unit)
         out.append(row)
     return out
-
-
-def _parse_long(header: list[str], body: list[list[str]]) -> list[KernelRow]:
-    by_id: dict[int, KernelRow] = {}
-    for r in body:
-        cells = dict(zip(header, r, strict=False))
-        kid = int(parse_number(cells["ID"]) or 0)
-        row = by_id.setdefault(kid, KernelRow(kid, cells["Kernel Name"]))
-        for col in ("Block Size", "Grid Size", "Device", "CC", "Stream"):
-            if col in cells:
-                row.info[col] = cells[col]
-        name = cells.get("Metric Name", "")
-        if name:
-            row.values[name] = to_base_unit(
-                parse_number(cells.get("Metric Value", "")), cells.get("Metric Unit", "")
-            )
-    return [by_id[k] for k in sorted(by_id)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -297,12 +222,7 @@ def derive(m: dict[str, float | None]) -> dict:
     # bytes over the kernel time; bytes / ns = GB/s
     d["gld_gbs"] = _ratio((m.get("gld_sectors") or 0) * 32, m.get("duration_ns"))
     d["gst_gbs"] = _ratio((m.get("gst_sectors") or 0) * 32, m.get("duration_ns"))
-    total = m.get("warp_cycles_per_issue")
-    shares = {
-        r: _ratio(m.get(f"stall_{r}"), total)
-        for r in STALL_REASONS
-        if m.get(f"stall_{r}") is not None
-    }
+    shares = {r: _ratio(m.get(f"stall_{r}"), m.get("warp_cycles_per_issue")) for r in STALL_REASONS}
     d["stall_share"] = {r: s for r, s in shares.items() if s is not None}
     # "selected" is the issue cycle itself, part of the total but not a stall
     stalls = [(r, s) for r, s in d["stall_share"].items() if r != "selected"]

@@ -1,22 +1,17 @@
-"""Tables and a plot from a profile document (harness.studies.profile -> profile.json).
-
-- seed004_table: seed 004's global-memory sector table (16M int, 256 threads) regenerated from
-  our kernels, beside the seed's figures and the counts the access pattern implies (the arithmetic
-  is in seed004_expected, so a difference has a reason to point at).
-- seed000_column: seed 000's per-stage figures (throughput, active threads per warp, bank
-  conflicts, barrier stall share) beside ours; throughputs compared as ratios to stage 0, since
-  the GPUs differ.
-- ladder_counters_table: "measured by the hardware", each CUDA stage with its Triton twin.
-- plot_ladder: counters along the ladder (DRAM throughput %, shared-load bank conflicts, global
-  load sectors per request, barrier stall share).
-
-The seeds' numbers are typed in below as quoted, with their files (../shared/seeds/): they are the
-SEEDS' measurements on the seeds' GPUs, never ours. Our numbers come from the document only.
+"""Tables and plots from a profile document (`reduce-ladder profile --render`, the porting guide):
+seed 004's global-memory sector table beside the counts its access pattern implies
+(seed004_expected), seed 000's per-stage figures beside ours (ratios to stage 0, the GPUs differ),
+the ladder's counters (each CUDA stage, its Triton twin below it) and their plot. The seeds'
+numbers are typed in below as quoted, with their files: the seeds' measurements, never ours.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+
+from harness.report import documents
+from harness.report.markdown import markdown_table
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
 # Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
@@ -53,6 +48,7 @@ SEED004_ROWS: list[tuple[str, str, int | None, int | None, float, float]] = [
     ("reduceSmemUnroll", "cuda/004-smem-unroll4", 2_097_152, 16_384, 699.52, 5.46),
 ]
 SEED004_TWINS = ("triton/tile-256", "triton/quad-adjacent-256")
+NAN = float("nan")
 
 
 def sectors(first: int, count: int, itemsize: int = 4) -> int:
@@ -98,19 +94,23 @@ def seed004_expected(n: int = 2**24, threads: int = 256, itemsize: int = 4) -> d
     }
 
 
-def _first(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
-    """The first kernel (first pass) of `vid` in the document: what the seeds' ncu runs show."""
+def find(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
+    """The result record of `vid` (at n / dtype if given) in a profile document."""
     for r in doc.get("results", []):
         if r["variant"] == vid and n in (None, r["n"]) and dtype in (None, r["dtype"]):
-            return r["kernels"][0] if r["kernels"] else None
+            return r
     return None
+
+
+def _first(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict:
+    """The first kernel (first pass) of `vid`: what the seeds' ncu runs show; {} if none."""
+    r = find(doc, vid, n, dtype)
+    return r["kernels"][0] if r and r["kernels"] else {}
 
 
 def _total(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
-    for r in doc.get("results", []):
-        if r["variant"] == vid and n in (None, r["n"]) and dtype in (None, r["dtype"]):
-            return r["total"]
-    return None
+    r = find(doc, vid, n, dtype)
+    return r["total"] if r else None
 
 
 def _fmt(x, digits: int = 0) -> str:
@@ -121,100 +121,92 @@ def _fmt(x, digits: int = 0) -> str:
     return f"{round(x):,}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
+def _table(columns: list[tuple[str, Callable]], items: list, note: str = "") -> str:
+    """A Markdown table of `items` through `columns` (header, cell), then the note."""
+    rows = [[cell(x) for _, cell in columns] for x in items]
+    return markdown_table([h for h, _ in columns], rows) + (f"\n{note}\n" if note else "")
+
+
+def _m(k: dict | None) -> dict:
+    return (k or {}).get("metrics", {})
+
+
+def _d(k: dict | None) -> dict:
+    return (k or {}).get("derived", {})
+
+
+def _gbs(k: dict) -> str:
+    return f"{_fmt(_d(k).get('gld_gbs'), 2)} / {_fmt(_d(k).get('gst_gbs'), 2)}"
+
+
+# seed 004's table: one row per seed kernel (name, id, seed figures, expected, our first kernel)
+# and per Triton twin (id, kernel; no seed or expected figures).
+SEED004_COLUMNS = [
+    ("kernel", lambda r: f"{r[0]} (`{r[1]}`)" if r[0] else f"Triton twin `{r[1]}`"),
+    ("seed ld sectors", lambda r: _fmt(r[2]) if r[0] else ""),
+    ("seed st sectors", lambda r: _fmt(r[3]) if r[0] else ""),
+    ("expected ld", lambda r: _fmt(r[6][0]) if r[0] else ""),
+    ("expected st", lambda r: _fmt(r[6][1]) if r[0] else ""),
+    ("ours ld", lambda r: _fmt(_m(r[7]).get("gld_sectors"))),
+    ("ours st", lambda r: _fmt(_m(r[7]).get("gst_sectors"))),
+    ("seed ld / st GB/s", lambda r: f"{r[4]:.2f} / {r[5]:.2f}" if r[0] else ""),
+    ("ours ld / st GB/s", lambda r: _gbs(r[7])),
+]
 
 
 def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
     """Markdown: seed 004's sector table and throughput pair, the seed's figures beside ours."""
     expected = seed004_expected(n)
-    rows = []
-    for seed_name, vid, s_ld, s_st, s_ldgb, s_stgb in SEED004_ROWS:
-        k = _first(doc, vid, n, dtype)
-        m, d = (k["metrics"], k["derived"]) if k else ({}, {})
-        e_ld, e_st = expected[vid]
-        rows.append(
-            [
-                f"{seed_name} (`{vid}`)",
-                _fmt(s_ld),
-                _fmt(s_st),
-                _fmt(e_ld),
-                _fmt(e_st),
-                _fmt(m.get("gld_sectors")),
-                _fmt(m.get("gst_sectors")),
-                f"{s_ldgb:.2f} / {s_stgb:.2f}",
-                f"{_fmt(d.get('gld_gbs'), 2)} / {_fmt(d.get('gst_gbs'), 2)}",
-            ]
-        )
-    for vid in SEED004_TWINS:
-        k = _first(doc, vid, n, dtype)
-        if k:
-            m, d = k["metrics"], k["derived"]
-            ours = [_fmt(m.get("gld_sectors")), _fmt(m.get("gst_sectors"))]
-            gbs = f"{_fmt(d.get('gld_gbs'), 2)} / {_fmt(d.get('gst_gbs'), 2)}"
-            rows.append([f"Triton twin `{vid}`", "", "", "", "", *ours, "", gbs])
-    header = [
-        "kernel",
-        "seed ld sectors",
-        "seed st sectors",
-        "expected ld",
-        "expected st",
-        "ours ld",
-        "ours st",
-        "seed ld / st GB/s",
-        "ours ld / st GB/s",
-    ]
+    items = [(*row, expected[row[1]], _first(doc, row[1], n, dtype)) for row in SEED004_ROWS]
+    twins = [(vid, _first(doc, vid, n, dtype)) for vid in SEED004_TWINS]
+    items += [("", vid, None, None, 0, 0, (), k) for vid, k in twins if k]
     note = (
         f"Seed columns: quoted from the seed ({SEED004_FILE}, 16M int, 256 threads, its GPU). "
         f"Expected: the access pattern's arithmetic (harness.report.profile_tables."
         f"seed004_expected). Ours: the first pass's kernel at n = {n:,} {dtype}, "
         "from profile.json; GB/s = sectors x 32 B over the kernel's duration."
     )
-    return _table(header, rows) + "\n\n" + note + "\n"
+    return _table(SEED004_COLUMNS, items, note)
+
+
+def _ratio(x: float | None, base: float | None) -> str:
+    return f"{x / base:.2f}" if x is not None and base else "-"
+
+
+def _share(t: dict | None, reason: str = "barrier") -> float | None:
+    share = _d(t).get("stall_share", {}).get(reason)
+    return None if share is None else 100 * share
+
+
+# seed 000's column: one row per (stage, id, quoted, % of peak, our first kernel, our v0's DRAM %)
+SEED000_COLUMNS = [
+    ("stage", lambda r: f"{r[0]} (`{r[1]}`)"),
+    ("seed: throughput, % peak", lambda r: r[2]),
+    ("seed % / v0", lambda r: _ratio(r[3], SEED000_STAGES[0][3]) if r[3] else "-"),
+    ("ours: DRAM % of peak", lambda r: _fmt(_m(r[4]).get("dram_throughput_pct"), 2)),
+    ("ours / v0", lambda r: _ratio(_m(r[4]).get("dram_throughput_pct"), r[5])),
+    ("seed: threads per warp", lambda r: SEED000_THREADS_PER_WARP.get(r[0], "")),
+    ("ours: threads per warp instr.", lambda r: _fmt(_d(r[4]).get("threads_per_inst"), 2)),
+    ("seed: bank conflicts", lambda r: SEED000_BANK_CONFLICTS.get(r[0], "")),
+    (
+        "ours: bank conflicts",
+        lambda r: (
+            f"ld {_fmt(_m(r[4]).get('shared_ld_bank_conflicts'))} / st "
+            f"{_fmt(_m(r[4]).get('shared_st_bank_conflicts'))}"
+        ),
+    ),
+    ("seed: barrier stall share", lambda r: SEED000_BARRIER_SHARE.get(r[0], "")),
+    (
+        "ours: barrier stall share",
+        lambda r: "-" if _share(r[4]) is None else f"{_share(r[4]):.1f}%",
+    ),
+]
 
 
 def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     """Markdown: seed 000's figures per stage beside ours (first pass), ratios to stage 0."""
-    base_seed = SEED000_STAGES[0][3]
-    k0 = _first(doc, SEED000_STAGES[0][1], n, dtype)
-    base_ours = k0["metrics"].get("dram_throughput_pct") if k0 else None
-    rows = []
-    for stage, vid, quoted, pct in SEED000_STAGES:
-        k = _first(doc, vid, n, dtype)
-        m, d = (k["metrics"], k["derived"]) if k else ({}, {})
-        ours = m.get("dram_throughput_pct")
-        barrier = d.get("stall_share", {}).get("barrier")
-        rows.append(
-            [
-                f"{stage} (`{vid}`)",
-                quoted,
-                f"{pct / base_seed:.2f}" if pct and base_seed else "-",
-                _fmt(ours, 2),
-                f"{ours / base_ours:.2f}" if ours is not None and base_ours else "-",
-                SEED000_THREADS_PER_WARP.get(stage, ""),
-                _fmt(d.get("threads_per_inst"), 2),
-                SEED000_BANK_CONFLICTS.get(stage, ""),
-                f"ld {_fmt(m.get('shared_ld_bank_conflicts'))} / st "
-                f"{_fmt(m.get('shared_st_bank_conflicts'))}",
-                SEED000_BARRIER_SHARE.get(stage, ""),
-                f"{100 * barrier:.1f}%" if barrier is not None else "-",
-            ]
-        )
-    header = [
-        "stage",
-        "seed: throughput, % peak",
-        "seed % / v0",
-        "ours: DRAM % of peak",
-        "ours / v0",
-        "seed: threads per warp",
-        "ours: threads per warp instr.",
-        "seed: bank conflicts",
-        "ours: bank conflicts",
-        "seed: barrier stall share",
-        "ours: barrier stall share",
-    ]
+    base = _m(_first(doc, SEED000_STAGES[0][1], n, dtype)).get("dram_throughput_pct")
+    items = [(*s, _first(doc, s[1], n, dtype), base) for s in SEED000_STAGES]
     note = (
         f"Seed columns: quoted from the seed ({SEED000_FILE}; its GPU and n). Ours: the first "
         f"pass's kernel at n = {n:,} {dtype} from profile.json; threads per warp instruction = "
@@ -222,97 +214,67 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
         "cycles at a barrier / cycles between issued instructions. Throughputs compare as ratios "
         "to stage 0 because the GPUs differ."
     )
-    return _table(header, rows) + "\n\n" + note + "\n"
+    return _table(SEED000_COLUMNS, items, note)
 
 
-def _row(vid: str, t: dict | None) -> list[str]:
-    m, d = (t["metrics"], t["derived"]) if t else ({}, {})
+def _top(d: dict, count: int = 2) -> str:
     top = d.get("top_stalls") or []
-    stall = ", ".join(f"{r} {100 * s:.0f}%" for r, s in top[:2]) or "-"
-    dur = m.get("duration_ns")
-    return [
-        f"`{vid}`",
-        _fmt(dur / 1e3, 1) if dur else "-",
-        _fmt(m.get("dram_throughput_pct"), 1),
-        _fmt(m.get("l1_hit_pct"), 1),
-        _fmt(m.get("l2_hit_pct"), 1),
-        _fmt(d.get("gld_sectors_per_request"), 2),
-        _fmt(m.get("gst_sectors")),
-        _fmt(m.get("shared_ld_inst")),
-        _fmt(m.get("shared_ld_bank_conflicts")),
-        _fmt(d.get("threads_per_inst"), 1),
-        _fmt(m.get("occupancy_pct"), 1),
-        _fmt(m.get("registers")),
-        stall,
-    ]
+    return ", ".join(f"{r} {100 * s:.0f}%" for r, s in top[:count]) or "-"
 
 
-LADDER_HEADER = [
-    "variant",
-    "µs",
-    "DRAM %",
-    "L1 hit %",
-    "L2 hit %",
-    "ld sectors/req",
-    "st sectors",
-    "shared ld instr.",
-    "shared ld conflicts",
-    "threads/instr.",
-    "occupancy %",
-    "regs",
-    "top stalls",
+# The ladder's counters: one row per (variant id, its totals), metric by metric.
+LADDER_COLUMNS = [
+    ("variant", lambda r: r[0]),
+    (
+        "µs",
+        lambda r: (
+            _fmt(_m(r[1]).get("duration_ns") / 1e3, 1) if _m(r[1]).get("duration_ns") else "-"
+        ),
+    ),
+    ("DRAM %", lambda r: _fmt(_m(r[1]).get("dram_throughput_pct"), 1)),
+    ("L1 hit %", lambda r: _fmt(_m(r[1]).get("l1_hit_pct"), 1)),
+    ("L2 hit %", lambda r: _fmt(_m(r[1]).get("l2_hit_pct"), 1)),
+    ("ld sectors/req", lambda r: _fmt(_d(r[1]).get("gld_sectors_per_request"), 2)),
+    ("st sectors", lambda r: _fmt(_m(r[1]).get("gst_sectors"))),
+    ("shared ld instr.", lambda r: _fmt(_m(r[1]).get("shared_ld_inst"))),
+    ("shared ld conflicts", lambda r: _fmt(_m(r[1]).get("shared_ld_bank_conflicts"))),
+    ("threads/instr.", lambda r: _fmt(_d(r[1]).get("threads_per_inst"), 1)),
+    ("occupancy %", lambda r: _fmt(_m(r[1]).get("occupancy_pct"), 1)),
+    ("regs", lambda r: _fmt(_m(r[1]).get("registers"))),
+    ("top stalls", lambda r: _top(_d(r[1]))),
 ]
+
+
+def _select(doc: dict, **want) -> list[dict]:
+    return [r for r in doc.get("results", []) if all(r[k] == v for k, v in want.items())]
 
 
 def ladder_stages(doc: dict, n: int, dtype: str) -> list[dict]:
     """The CUDA results at (n, dtype) in ladder order (stage, then document order)."""
-    rs = [r for r in doc.get("results", []) if r["n"] == n and r["dtype"] == dtype]
-    cuda = [r for r in rs if r["backend"] == "cuda"]
 
     def key(r: dict) -> tuple:
         head = r["stage"].split("-")[0]
         return (int(head) if head.isdigit() else 10**6, r["stage"])
 
-    return sorted(cuda, key=key)
+    return sorted(_select(doc, n=n, dtype=dtype, backend="cuda"), key=key)
 
 
 def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     """Markdown: every CUDA stage's counters (all passes summed), its Triton twin below it."""
-    rows = []
+    items = []
     for r in ladder_stages(doc, n, dtype):
-        rows.append(_row(r["variant"], r["total"]))
-        if r.get("twin"):
-            twin = _total(doc, r["twin"], n, dtype)
-            if twin:
-                rows.append(_row(r["twin"], twin))
-                rows[-1][0] = "↳ " + rows[-1][0]
-    peers = [r for r in doc.get("results", []) if r["backend"] == "peer" and r["n"] == n]
-    rows += [_row(r["variant"], r["total"]) for r in peers if r["dtype"] == dtype]
-    return _table(LADDER_HEADER, rows) + "\n"
-
-
-def _dram_pct(t: dict) -> float | None:
-    return t["metrics"].get("dram_throughput_pct")
-
-
-def _ld_conflicts(t: dict) -> float | None:
-    return t["metrics"].get("shared_ld_bank_conflicts")
-
-
-def _ld_sectors_per_request(t: dict) -> float | None:
-    return t["derived"].get("gld_sectors_per_request")
-
-
-def _barrier_pct(t: dict) -> float | None:
-    share = t["derived"].get("stall_share", {}).get("barrier")
-    return None if share is None else 100 * share
+        twin = _total(doc, r["twin"], n, dtype) if r.get("twin") else None
+        items += [(f"`{r['variant']}`", r["total"])]
+        items += [(f"↳ `{r['twin']}`", twin)] if twin else []
+    peers = _select(doc, backend="peer", n=n, dtype=dtype)
+    return _table(LADDER_COLUMNS, items + [(f"`{r['variant']}`", r["total"]) for r in peers])
 
 
 PLOT_PANELS = (
-    ("DRAM throughput, % of peak", _dram_pct, "linear"),
-    ("shared-load bank conflicts", _ld_conflicts, "symlog"),
-    ("global load sectors / request", _ld_sectors_per_request, "linear"),
-    ("barrier stall share, %", _barrier_pct, "linear"),
+    ("DRAM throughput, % of peak", lambda t: _m(t).get("dram_throughput_pct"), "linear"),
+    ("shared-load bank conflicts", lambda t: _m(t).get("shared_ld_bank_conflicts"), "symlog"),
+    ("global load sectors / request", lambda t: _d(t).get("gld_sectors_per_request"), "linear"),
+    ("barrier stall share, %", _share, "linear"),
 )
 
 
@@ -326,14 +288,14 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     stages = ladder_stages(doc, n, dtype)
     ids = [r["variant"] for r in stages]
     fig, axes = plt.subplots(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
+    twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
     for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
-        cuda = [get(r["total"]) for r in stages]
-        twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
-        twin_values = [get(t) if t else None for t in twins]
-        nan = float("nan")
-        ax.plot(range(len(ids)), [nan if c is None else c for c in cuda], "o-", label="CUDA")
-        twin_line = [nan if c is None else c for c in twin_values]
-        ax.plot(range(len(ids)), twin_line, "s--", label="Triton twin")
+        for line, style, label in (
+            ([r["total"] for r in stages], "o-", "CUDA"),
+            (twins, "s--", "Triton twin"),
+        ):
+            ys = [get(t) if t else None for t in line]
+            ax.plot(range(len(ids)), [NAN if y is None else y for y in ys], style, label=label)
         ax.set_title(title, fontsize=9)
         ax.set_yscale(scale)
         ax.grid(alpha=0.3)
@@ -350,21 +312,28 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     return ids
 
 
+def render(doc: dict, out_dir: Path) -> Path:
+    """out_dir/profile.md (seed 004's table, seed 000's column, the ladder's counters per dtype and
+    n) and the counters' plots beside it; the page's path."""
+    documents.output_path(out_dir, folder=True)
+    results = doc.get("results", [])
+    dtypes = sorted({r["dtype"] for r in results})
+    parts = [f"# Measured by the hardware ({doc.get('device', {}).get('name', '?')})\n"]
+    if any(r["family"] == "004" for r in results):
+        parts += ["## Seed 004: global-memory sectors\n", seed004_table(doc)]
+    if "float32" in dtypes:
+        parts += ["## Seed 000: per stage\n", seed000_column(doc)]
+    for dtype, n in sorted({(r["dtype"], r["n"]) for r in results}):
+        parts += [f"## Counters per stage, {dtype}, n = {n:,}\n"]
+        parts += [ladder_counters_table(doc, n, dtype)]
+        if ladder_stages(doc, n, dtype):
+            plot_ladder(doc, out_dir / f"counters-{dtype}-{n}.png", n, dtype)
+            parts += [f"![counters along the ladder](counters-{dtype}-{n}.png)\n"]
+    (out_dir / "profile.md").write_text("\n".join(parts))
+    return out_dir / "profile.md"
+
+
 def terminal_summary(doc: dict) -> str:
-    """A fixed-width summary of every result (what `reduce-ladder profile` prints last)."""
-    head = f"{'variant':<34} {'dtype':<8} {'n':>11} {'kern':>4} {'µs':>9} {'DRAM%':>6} "
-    head += f"{'ld s/req':>8} {'ld confl':>11} {'thr/ins':>7} {'occ%':>5}  top stall"
-    lines = [head, "-" * len(head)]
-    for r in doc.get("results", []):
-        m, d = r["total"]["metrics"], r["total"]["derived"]
-        top = d.get("top_stalls") or []
-        dur = m.get("duration_ns")
-        lines.append(
-            f"{r['variant']:<34} {r['dtype']:<8} {r['n']:>11,} {len(r['kernels']):>4} "
-            f"{(dur or 0) / 1e3:>9.1f} {_fmt(m.get('dram_throughput_pct'), 1):>6} "
-            f"{_fmt(d.get('gld_sectors_per_request'), 2):>8} "
-            f"{_fmt(m.get('shared_ld_bank_conflicts')):>11} "
-            f"{_fmt(d.get('threads_per_inst'), 1):>7} {_fmt(m.get('occupancy_pct'), 0):>5}  "
-            + (f"{top[0][0]} {100 * top[0][1]:.0f}%" if top else "-")
-        )
-    return "\n".join(lines)
+    """Every result's counters (what `reduce-ladder profile` prints last)."""
+    items = [(f"`{r['variant']}` {r['dtype']} {r['n']:,}", r["total"]) for r in doc["results"]]
+    return _table(LADDER_COLUMNS, items)

@@ -1,28 +1,16 @@
-"""Read compute-sanitizer's text output: the summary line and each reported problem's kernel.
+"""Read compute-sanitizer's text output: the summary lines and each reported problem's kernel.
 
-compute-sanitizer prefixes its own lines with "========= " (program output has no prefix). The
-shapes read here, as the tools print them:
-
-    ========= Invalid __global__ read of size 4 bytes                       (memcheck)
-    =========     at reduce_gmem<int, 256>(...)+0x1a0 in unroll_blocks.cu:90
-    =========     by thread (3,0,0) in block (16,0,0)
-    ========= Barrier error detected. Divergent thread(s) in warp           (synccheck)
-    ========= Uninitialized __global__ memory read of size 4 bytes          (initcheck)
-    ========= Error: Race reported between Write access at k+0x3f0 in f.cu:55   (racecheck)
-    =========     and Read access at k+0x410 in f.cu:55 [248 hazards]
-    ========= ERROR SUMMARY: 3 errors
-    ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
-
-A problem ("record") is a header line at the prefix's indentation followed by an indented
-"at <kernel>+0x..." line; the kernel is what lies between "at " and "+0x". With `--demangle no`
-(how harness.studies.sanitize runs it) that is the mangled name NVRTC reports for the
-instantiation, so records map to variants exactly.
+The tool prefixes its lines with "=========". A problem ("record") is a header line at the
+prefix's indentation ("Invalid __global__ read of size 4 bytes", "Error: Race reported between
+Write access at k+0x3f0 ...") followed by an indented "at <kernel>+0x..." line (racecheck: the
+kernel in the header); summaries: "ERROR SUMMARY: 3 errors", "RACECHECK SUMMARY: 1 hazard
+displayed (1 error, 0 warnings)". With --demangle no the kernel is the NVRTC-lowered name.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 
@@ -45,10 +33,13 @@ def _int(s: str) -> int:
 class KernelFindings:
     kernel: str
     records: int = 0  # problems reported in this kernel
-    hazards: int = 0  # racecheck: the "[N hazards]" counts added up
     errors: int = 0  # racecheck: records classed Error (other tools: every record)
     warnings: int = 0  # racecheck: records classed Warning
+    hazards: int = 0  # racecheck: the "[N hazards]" counts added up
     kinds: dict[str, int] = field(default_factory=dict)  # header text -> count
+
+    def counts(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "kernel"}
 
 
 @dataclass
@@ -64,10 +55,9 @@ class SanitizerLog:
         """A summary line was printed: the tool ran to the end (not killed, not crashed)."""
         return self.errors is not None or self.hazards_displayed is not None
 
-    @property
-    def problems(self) -> int:
-        """Errors for memcheck / synccheck / initcheck, hazards displayed for racecheck."""
-        return (self.errors or 0) + (self.hazards_displayed or 0)
+    def summary(self) -> dict:
+        """The summary lines' counts (None where a line is missing)."""
+        return {k: v for k, v in asdict(self).items() if k != "kernels"}
 
 
 def _kind(header: str) -> str:
@@ -85,37 +75,28 @@ def parse(text: str) -> SanitizerLog:
     for raw in lines:
         body = raw[1:] if raw.startswith(" ") else raw  # one space after the prefix
         if m := _ERROR_SUMMARY.search(body):
-            log.errors = _int(m.group(1))
+            log.errors, header, current = _int(m.group(1)), None, None
+        elif m := _RACE_SUMMARY.search(body):
+            log.hazards_displayed, log.hazard_errors, log.hazard_warnings = map(_int, m.groups())
             header = current = None
-            continue
-        if m := _RACE_SUMMARY.search(body):
-            log.hazards_displayed, log.hazard_errors, log.hazard_warnings = (
-                _int(g) for g in m.groups()
-            )
-            header = current = None
-            continue
-        if body.strip() and not body.startswith(" "):  # a record's header (or a note)
+        elif body.strip() and not body.startswith(" "):  # a record's header (or a note)
             header, current = body.strip(), None
             at_in_header = re.search(r"\baccess at\s+(.+?)\+0x", header)  # racecheck's first site
             if at_in_header:
                 current = _record(log, at_in_header.group(1).strip(), header)
-            continue
-        if header is None:
-            continue
-        if current is None and (m := _AT.match(body)):
-            current = _record(log, m.group(1).strip(), header)
-        if current is not None and (h := _HAZARDS.search(body)):
-            current.hazards += _int(h.group(1))
+        elif header is not None:
+            if current is None and (m := _AT.match(body)):
+                current = _record(log, m.group(1).strip(), header)
+            if current is not None and (h := _HAZARDS.search(body)):
+                current.hazards += _int(h.group(1))
     return log
 
 
 def _record(log: SanitizerLog, kernel: str, header: str) -> KernelFindings:
     f = log.kernels.setdefault(kernel, KernelFindings(kernel))
     f.records += 1
-    kind = _kind(header)
-    f.kinds[kind] = f.kinds.get(kind, 0) + 1
-    race = _RACE.match(header)
-    if race and race.group(1).lower().startswith("warn"):
+    f.kinds[_kind(header)] = f.kinds.get(_kind(header), 0) + 1
+    if (race := _RACE.match(header)) and race.group(1).lower().startswith("warn"):
         f.warnings += 1
     else:
         f.errors += 1
@@ -150,17 +131,12 @@ def flagged_by(v: dict) -> list[str]:
     return [t for t in tools_of(v) if records_of(v, t)]
 
 
-def clean_count(doc: dict) -> tuple[int, int]:
-    """(default variants clean under every tool, default variants checked)."""
-    default = [v for v in doc.get("variants", []) if not v.get("wrong")]
-    return sum(1 for v in default if not flagged_by(v)), len(default)
-
-
 def summary(doc: dict) -> str:
     """One sentence: the clean count, the volatile forms racecheck flags, the seed bugs' tools."""
-    clean, checked = clean_count(doc)
     variants = doc.get("variants", [])
-    volatile = [v for v in variants if not v.get("wrong") and v.get("volatile")]
+    default = [v for v in variants if not v.get("wrong")]
+    clean, checked = sum(1 for v in default if not flagged_by(v)), len(default)
+    volatile = [v for v in default if v.get("volatile")]
     raced = [v for v in volatile if records_of(v, "racecheck")]
     bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
     flagged = [f"`{v['variant']}` by {', '.join(flagged_by(v)) or 'no tool'}" for v in bugs]

@@ -1,26 +1,10 @@
-"""One sum across K GPUs on NCCL: the ladder's rung after the grid (issue 16).
+"""One sum across K GPUs on NCCL (docs/several-gpus.md): the parent side.
 
-For each K asked for, K processes are spawned (torch.multiprocessing, one per GPU, rendezvous on
-a free localhost port); each rank makes its shard on its own device from the generator seeded
-seed + rank, sums it with a catalogue variant and combines the K partials both ways
-(harness.studies.distributed_combines). The per-rank code is harness.studies.distributed_worker.
-
-- weak scaling: each size is the shard of one rank (n per GPU fixed as K grows);
-- strong scaling: each size is the total, split evenly (it must divide by every K).
-
-Every check happens here, before any process starts (resolve: bad K, a size that does not divide,
-K above the GPUs present, NCCL missing, a variant that cannot run there, a shard beyond the
-device's memory): DistributedUsageError, exit 2 at the CLI. A rank that raises ends every rank
-(torch.multiprocessing terminates the others; the process group's timeout ends a rank stuck in
-a collective): RankFailure names the rank and its message, exit 1.
-
-NVLink multicast stays off: the children start with NCCL_NVLS_ENABLE=0,
-TORCH_SYMM_MEM_DISABLE_MULTICAST=1 and NVSHMEM_DISABLE_NVLS=1 where the caller left them unset
-(set for the children only: the caller's environment is restored once they have started).
-
-Without CUDA (or with --cpu) the same launcher runs on the CPU with the gloo backend and the
-Triton variants under TRITON_INTERPRET=1, at small n: the orchestration, the combines, the golden
-and the failure path run for real in CI.
+resolve() makes every check before any process starts (DistributedUsageError, exit 2); launch()
+spawns K ranks (harness.studies.distributed_combines.run_rank) on a free localhost port with NVLink
+multicast off in their environment, and turns a failing rank into RankFailure naming it (exit 1);
+study() runs every K and returns the document. Without CUDA (or with --cpu) the same launcher runs
+on the CPU with gloo and the Triton variants under TRITON_INTERPRET=1, at small n.
 """
 
 from __future__ import annotations
@@ -31,14 +15,14 @@ import os
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.report.records import DISTRIBUTED_SCHEMA
-from harness.studies import distributed_worker as worker
+from harness.studies import distributed_combines as rank_side
 from harness.studies.distributed_combines import COMBINES
 
 SCALINGS = ("weak", "strong")
@@ -51,8 +35,19 @@ CPU_MAX_N = 2**16
 DEFAULT_GPU_VARIANT = "cuda/fastest"
 DEFAULT_CPU_VARIANT = "triton/fastest"
 SWEEP_SIZES = tuple(2**k for k in range(10, 29))  # nccl-tests-style sweep, 2^10..2^28 float32
-NVLS_OFF = dict(zip(worker.WATCHED_ENV, ("0", "1", "1"), strict=True))
+NVLS_OFF = dict(zip(rank_side.WATCHED_ENV, ("0", "1", "1"), strict=True))
 MEMORY_HEADROOM = 4 * 2**30  # checksum chunks, the plan's buffers, NCCL's own, the context
+KEPT = ("combine_calls", "sweep_iters", "sweep_warmup", "timeout_s", "warmup")
+METHOD = (
+    "Per repetition: barrier, device drained, a short device-side gate, then CUDA events (the "
+    "CPU path: perf_counter) around the local sum and around the combine on every rank. Per "
+    "repetition the slowest rank is the one whose local sum took longest; its local and combine "
+    "times are kept (the others wait for it, so its combine is the collective alone), and the "
+    "medians over repetitions are reported. combine_loop: combines of a 1-element partial back to "
+    "back between two events, per call, the slowest rank. allreduce: nccl-tests' method (warm-up, "
+    "then iterations back to back between two events, per call; us_mean is the mean over ranks, "
+    "as nccl-tests reports)."
+)
 
 
 class DistributedUsageError(ValueError):
@@ -65,7 +60,8 @@ class RankFailure(RuntimeError):
 
 @dataclass(frozen=True)
 class Request:
-    """What the command line asks for; resolve() checks it and fills the defaults in."""
+    """What the command line asks for; resolve() checks it and fills in the defaults, where it
+    runs (on_gpu, backend) and each K's shard sizes."""
 
     gpus: tuple[int, ...]
     sizes: tuple[int, ...] | None = None
@@ -83,122 +79,99 @@ class Request:
     sweep_iters: int = 20
     sweep_warmup: int = 5
     combine_calls: int = 100
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A checked request: where it runs and each K's shard sizes."""
-
-    request: Request
-    on_gpu: bool
-    backend: str
-    variant: str
-    sizes: tuple[int, ...]
+    on_gpu: bool = False
     shard_sizes: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
 
-def resolve(req: Request) -> Resolved:
+def _refuse(cond: object, message: str) -> None:
+    if cond:
+        raise DistributedUsageError(message)
+
+
+def resolve(req: Request) -> Request:
     """Every check, before any process starts; DistributedUsageError with one line otherwise."""
+    import torch
     import torch.distributed as dist
 
     bad = sorted({k for k in req.gpus if k < 1})
-    if not req.gpus or bad:
-        raise DistributedUsageError(f"--gpus must be at least 1 (got {bad or 'none'})")
-    if req.scaling not in SCALINGS:
-        raise DistributedUsageError(f"unknown --scaling {req.scaling!r}; valid: weak, strong")
+    _refuse(not req.gpus or bad, f"--gpus must be at least 1 (got {bad or 'none'})")
+    _refuse(req.scaling not in SCALINGS, f"unknown --scaling {req.scaling!r}; valid: weak, strong")
     unknown = [c for c in req.combines if c not in COMBINES]
-    if unknown or not req.combines:
-        raise DistributedUsageError(f"unknown combine {unknown}; valid: {', '.join(COMBINES)}")
-    if req.backend is not None and req.backend not in BACKENDS:
-        raise DistributedUsageError(f"unknown --backend {req.backend!r}; valid: nccl, gloo")
-    if not dist.is_available():
-        raise DistributedUsageError("this PyTorch build has no torch.distributed")
-    on_gpu = not req.cpu and req.backend != "gloo" and device.torch_gpu()[0]
-    if req.backend == "gloo" and not req.cpu:
-        raise DistributedUsageError("--backend gloo is the CPU path: add --cpu")
-    if req.backend == "nccl" and not on_gpu:
-        why = "--cpu was given" if req.cpu else device.torch_gpu()[1]
-        raise DistributedUsageError(f"--backend nccl needs CUDA GPUs ({why})")
+    _refuse(unknown or not req.combines, f"unknown combine {unknown}; valid: {', '.join(COMBINES)}")
+    _refuse(
+        req.backend not in (None, *BACKENDS),
+        f"unknown --backend {req.backend!r}; valid: nccl, gloo",
+    )
+    _refuse(not dist.is_available(), "this PyTorch build has no torch.distributed")
+    gpu, why = device.torch_gpu()
+    on_gpu = not req.cpu and req.backend != "gloo" and gpu
+    why = "--cpu was given" if req.cpu else why
+    _refuse(req.backend == "gloo" and not req.cpu, "--backend gloo is the CPU path: add --cpu")
+    _refuse(req.backend == "nccl" and not on_gpu, f"--backend nccl needs CUDA GPUs ({why})")
     backend = "nccl" if on_gpu else "gloo"
-    if backend == "nccl" and not dist.is_nccl_available():
-        raise DistributedUsageError(
-            "NCCL missing: this PyTorch build has no NCCL backend "
-            "(torch.distributed.is_nccl_available() is False)"
-        )
-    if on_gpu:
-        import torch
-
-        present = torch.cuda.device_count()
-        if max(req.gpus) > present:
-            raise DistributedUsageError(
-                f"--gpus {max(req.gpus)} asks for more GPUs than the {present} present"
-            )
+    _refuse(
+        backend == "nccl" and not dist.is_nccl_available(),
+        "NCCL missing: this PyTorch build has no NCCL backend "
+        "(torch.distributed.is_nccl_available() is False)",
+    )
+    present = torch.cuda.device_count() if on_gpu else 0
+    _refuse(
+        on_gpu and max(req.gpus) > present,
+        f"--gpus {max(req.gpus)} asks for more GPUs than the {present} present",
+    )
     # --sweep alone measures the collectives only; otherwise a sum at the default size.
-    default = () if req.sweep else ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
-    sizes = req.sizes or default
+    sizes = req.sizes or (
+        () if req.sweep else ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
+    )
     shard_sizes: dict[int, tuple[int, ...]] = {}
     for k in req.gpus:
-        if req.scaling == "strong":
-            odd = [n for n in sizes if n % k]
-            if odd:
-                raise DistributedUsageError(
-                    f"strong scaling splits each size evenly over K ranks: "
-                    f"{', '.join(size_label(n) for n in odd)} does not divide by K={k}"
-                )
-            shard_sizes[k] = tuple(n // k for n in sizes)
-        else:
-            shard_sizes[k] = tuple(sizes)
-    largest = max(max(s, default=0) for s in shard_sizes.values())
-    if not on_gpu and largest > CPU_MAX_N:
-        why = "--cpu was given" if req.cpu else "no CUDA GPU"
-        raise DistributedUsageError(
-            f"a shard of {size_label(largest)} is above the CPU path's limit of 2^16 ({why}: "
-            f"gloo and Triton's interpreter); give --sizes up to 2^16, e.g. --sizes 4096"
+        odd = [size_label(n) for n in sizes if n % k] if req.scaling == "strong" else []
+        _refuse(
+            odd,
+            f"strong scaling splits each size evenly over K ranks: {', '.join(odd)} does not "
+            f"divide by K={k}",
         )
+        shard_sizes[k] = tuple(n // k for n in sizes) if req.scaling == "strong" else tuple(sizes)
+    largest = max(max(s, default=0) for s in shard_sizes.values())
+    _refuse(
+        not on_gpu and largest > CPU_MAX_N,
+        f"a shard of {size_label(largest)} is above the CPU path's limit of 2^16 "
+        f"({'--cpu was given' if req.cpu else 'no CUDA GPU'}: gloo and Triton's interpreter); "
+        "give --sizes up to 2^16, e.g. --sizes 4096",
+    )
     variant = _check_variant(req.variant, on_gpu, largest)
-    if on_gpu:
-        _check_memory(req.gpus, shard_sizes)
-    return Resolved(req, on_gpu, backend, variant, tuple(sizes), shard_sizes)
+    for rank in range(max(req.gpus) if on_gpu else 0):
+        total = torch.cuda.get_device_properties(rank).total_memory
+        shard = max((max(shard_sizes[k], default=0) for k in req.gpus if k > rank), default=0)
+        need = 4 * shard + MEMORY_HEADROOM
+        _refuse(
+            need > total,
+            f"a shard of {size_label(shard)} float32 on GPU {rank} needs {need / 2**30:.0f} GiB "
+            f"with headroom; it has {total / 2**30:.0f} GiB",
+        )
+    sizes = tuple(sizes)
+    return replace(
+        req, on_gpu=on_gpu, backend=backend, variant=variant, sizes=sizes, shard_sizes=shard_sizes
+    )
 
 
 def _check_variant(vid: str | None, on_gpu: bool, largest_shard: int) -> str:
     vid = vid or (DEFAULT_GPU_VARIANT if on_gpu else DEFAULT_CPU_VARIANT)
     v = catalogue.BY_ID.get(vid)
-    if v is None:
-        raise DistributedUsageError(f"unknown variant {vid!r} (reduce-ladder list)")
-    if v.launch is None:
-        raise DistributedUsageError(f"{vid} is a peer (a library call), not a catalogue variant")
-    if "float32" not in v.dtypes:
-        raise DistributedUsageError(f"{vid} does not sum float32 (it supports {v.dtypes})")
-    if not on_gpu and v.backend != "triton":
-        raise DistributedUsageError(
-            f"{vid} needs a GPU; the CPU path runs Triton variants under its interpreter "
-            f"(e.g. {DEFAULT_CPU_VARIANT})"
-        )
-    if largest_shard > v.max_n:
-        raise DistributedUsageError(
-            f"{vid} sums at most {v.max_n:,} elements per call; a shard of "
-            f"{size_label(largest_shard)} needs a 64-bit variant such as {DEFAULT_GPU_VARIANT}"
-        )
+    _refuse(v is None, f"unknown variant {vid!r} (reduce-ladder list)")
+    _refuse(v.launch is None, f"{vid} is a peer (a library call), not a catalogue variant")
+    _refuse("float32" not in v.dtypes, f"{vid} does not sum float32 (it supports {v.dtypes})")
+    _refuse(
+        not on_gpu and v.backend != "triton",
+        f"{vid} needs a GPU; the CPU path runs Triton variants under its interpreter "
+        f"(e.g. {DEFAULT_CPU_VARIANT})",
+    )
+    _refuse(
+        largest_shard > v.max_n,
+        f"{vid} sums at most {v.max_n:,} elements per call; a shard of "
+        f"{size_label(largest_shard)} needs a 64-bit variant such as {DEFAULT_GPU_VARIANT}",
+    )
     return vid
-
-
-def _check_memory(gpus: tuple[int, ...], shard_sizes: dict[int, tuple[int, ...]]) -> None:
-    import torch
-
-    for k in gpus:
-        for rank in range(k):
-            total = torch.cuda.get_device_properties(rank).total_memory
-            shard = max(shard_sizes[k], default=0)
-            need = 4 * shard + MEMORY_HEADROOM
-            if need > total:
-                raise DistributedUsageError(
-                    f"a shard of {size_label(shard)} float32 on GPU {rank} needs "
-                    f"{need / 2**30:.0f} GiB with headroom; it has {total / 2**30:.0f} GiB"
-                )
-
-
-# -- launching ----------------------------------------------------------------------------------
 
 
 def free_port() -> int:
@@ -210,61 +183,34 @@ def free_port() -> int:
 
 def child_env(on_gpu: bool) -> dict[str, str]:
     """What the children's environment gains, for the variables the caller left unset."""
-    wanted = dict(NVLS_OFF)
-    if not on_gpu:
-        wanted["TRITON_INTERPRET"] = "1"  # Triton on CPU tensors: the interpreter
+    wanted = {**NVLS_OFF, **({} if on_gpu else {"TRITON_INTERPRET": "1"})}
     return {k: v for k, v in wanted.items() if k not in os.environ}
 
 
-@contextlib.contextmanager
-def environment(updates: dict[str, str]) -> Iterator[None]:
-    """os.environ with `updates` while the children start (spawn copies it), then as it was."""
-    os.environ.update(updates)
-    try:
-        yield
-    finally:
-        for k in updates:
-            os.environ.pop(k, None)
-
-
-def launch(resolved: Resolved, k: int) -> list[dict]:
+def launch(req: Request, k: int) -> list[dict]:
     """K ranks, every case; the merged records (rank 0's file). RankFailure if a rank fails."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
-    req = resolved.request
     with tempfile.TemporaryDirectory(prefix="reduce-ladder-dist-") as tmp:
-        cfg = worker.RankConfig(
-            world_size=k,
-            backend=resolved.backend,
-            on_gpu=resolved.on_gpu,
-            port=free_port(),
-            timeout_s=req.timeout_s,
-            variant=resolved.variant,
-            shard_sizes=resolved.shard_sizes[k],
-            combines=req.combines,
-            reps=req.reps,
-            warmup=req.warmup,
-            seed=req.seed,
-            combine_calls=req.combine_calls,
-            sweep_sizes=req.sweep_sizes if req.sweep and k > 1 else (),
-            sweep_iters=req.sweep_iters,
-            sweep_warmup=req.sweep_warmup,
-            out_dir=tmp,
-        )
-        with environment(child_env(resolved.on_gpu)):
+        cfg = rank_side.RankConfig(k, free_port(), tmp, req)
+        # os.environ while the children start (spawn copies it), then as it was
+        updates = child_env(req.on_gpu)
+        os.environ.update(updates)
+        try:
             ctx = mp.start_processes(
-                worker.run_rank, args=(cfg,), nprocs=k, join=False, start_method="spawn"
+                rank_side.run_rank, args=(cfg,), nprocs=k, join=False, start_method="spawn"
             )
+        finally:
+            for name in updates:
+                os.environ.pop(name, None)
         try:
             while not ctx.join():
                 pass
         except ProcessException as e:
             raise RankFailure(failure_message(e, Path(tmp))) from None
-        records = json.loads(Path(tmp, worker.RESULT_FILE).read_text())
-    for r in records:
-        r["scaling"] = req.scaling
-    return records
+        records = json.loads(Path(tmp, rank_side.RESULT_FILE).read_text())
+    return [{**r, "scaling": req.scaling} for r in records]
 
 
 def failure_message(e: Exception, folder: Path) -> str:
@@ -273,63 +219,31 @@ def failure_message(e: Exception, folder: Path) -> str:
     files = sorted(folder.glob("error-rank*.txt"), key=lambda p: p.stat().st_mtime_ns)
     if files:
         rank = files[0].stem.removeprefix("error-rank")
-        text = files[0].read_text().strip()
         more = f" ({len(files) - 1} other rank(s) failed after it)" if len(files) > 1 else ""
-        return f"rank {rank} failed: {text}{more}"
-    index = getattr(e, "error_index", "?")
+        return f"rank {rank} failed: {files[0].read_text().strip()}{more}"
     last = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-    return f"rank {index} failed: {last}"
+    return f"rank {getattr(e, 'error_index', '?')} failed: {last}"
 
 
-def study(resolved: Resolved, progress: Callable[[int, float], None] | None = None) -> dict:
-    """Every K in turn (progress(K, seconds) after each); the document (DISTRIBUTED_SCHEMA)."""
-    req = resolved.request
+def study(req: Request, progress: Callable[[int, float], None] | None = None) -> dict:
+    """Every K of a resolved request in turn (progress(K, seconds) after each); the document."""
     runs = []
     for k in req.gpus:
         start = time.perf_counter()
-        runs += launch(resolved, k)
+        runs += launch(req, k)
         if progress:
             progress(k, time.perf_counter() - start)
-    return {
-        "schema": DISTRIBUTED_SCHEMA,
-        "device": device_summary(resolved.on_gpu),
-        "backend": resolved.backend,
-        "on_gpu": resolved.on_gpu,
-        "variant": resolved.variant,
-        "scaling": req.scaling,
-        "gpus": list(req.gpus),
-        "sizes": list(resolved.sizes),
-        "seed": req.seed,
-        "reps": req.reps,
-        "child_env": next(r["env_by_rank"][0] for r in runs if r["kind"] == "env"),
-        "method": METHOD,
-        "config": {k: getattr(req, k) for k in _KEPT},
-        "runs": runs,
-    }
-
-
-_KEPT = ("combine_calls", "sweep_iters", "sweep_warmup", "timeout_s", "warmup")
-
-
-METHOD = (
-    "Per repetition: barrier, device drained, a short device-side gate, then CUDA events (the "
-    "CPU path: perf_counter) around "
-    "the local sum and around the combine on every rank. Per repetition the slowest rank is the "
-    "one whose local sum took longest; its local and combine times are kept (the others wait "
-    "for it, so its combine is the collective alone), and the medians over repetitions are "
-    "reported. combine_loop: combines of a 1-element partial back to back between two events, "
-    "per call, the slowest rank. allreduce: nccl-tests' method (warm-up, then iterations back to "
-    "back between two events, per call; us_mean is the mean over ranks, as nccl-tests reports)."
-)
-
-
-def device_summary(on_gpu: bool) -> dict:
     info = device.device_info()
-    if on_gpu:
+    if req.on_gpu:
         import torch
 
         info["gpus_present"] = torch.cuda.device_count()
         info["gpu_names"] = [torch.cuda.get_device_name(i) for i in range(info["gpus_present"])]
         with contextlib.suppress(Exception):
             info["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
-    return info
+    env = next(r["env_by_rank"][0] for r in runs if r["kind"] == "env")
+    doc = dict(schema=DISTRIBUTED_SCHEMA, device=info, backend=req.backend)
+    doc |= dict(on_gpu=req.on_gpu, variant=req.variant, scaling=req.scaling)
+    doc |= dict(gpus=list(req.gpus), sizes=list(req.sizes), seed=req.seed, reps=req.reps)
+    config = {k: getattr(req, k) for k in KEPT}
+    return doc | dict(child_env=env, method=METHOD, config=config, runs=runs)

@@ -1,175 +1,280 @@
-"""The cross-rank parts of `reduce-ladder distributed`: the two combines, the clock, the scalar
-combine loop, the all_reduce sweep, and the merge of every rank's record into one.
-
-Combines (COMBINES), each given the rank's partial (a 1-element tensor) and returning the sum:
-- all_reduce: NCCL's (or gloo's) all_reduce(SUM) of the partial, in place. The order in which
-  the K partials are added is the library's (ring, tree, ...), so for general data the last bits
-  may depend on it; for this study's integer data every order gives the same exact sum.
-- all_gather: all_gather of the K partials, then added in rank order on every rank, in float64:
-  every rank adds the same K values in the same order, so all hold the same bits whatever
-  algorithm the library picks, and float64 (53 bits) holds the sum of K float32 partials with
-  at most one rounding, at the final cast back to float32, for any spread of exponents up to 29
-  bits; for the integer data here it is exact.
-
-Timing (Clock): CUDA events on the GPU, perf_counter on the CPU path. Before each repetition the
-ranks align: a barrier, then the device drained, then (on the GPU) a short device-side gate so
-the local sum and the combine are queued before the device reaches them.
+"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): its
+seeded shard of integers in {-1, 0, 1} as float32 (every partial sum exact below 2^24), the local
+sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather added in rank
+order in float64), their timing (Clock), and the merge of every rank's records; docs/several-gpus.md
+says what is measured and why. Rank 0 writes the merged records to RESULT_FILE; a rank that raises
+writes its message to ERROR_FILE first, so the parent can name it in one line.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
+import os
 import statistics
 import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
 
+from harness.core import catalogue
 from harness.core.timing import gate_device
+from harness.launch.plan import make_plan
 
+FAIL_RANK_ENV = "REDUCE_LADDER_DIST_FAIL_RANK"  # test hook: this rank raises after joining
+RESULT_FILE = "result.json"
+ERROR_FILE = "error-rank{rank}.txt"
+CHUNK = 2**28  # elements per generation / checksum chunk (1 GiB of float32)
+WEIGHT_PERIOD = 251  # checksum weights 1..251 by position: a moved element changes the sum
+WATCHED_ENV = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
+FLOAT32_EXACT = 2**24  # integers below this are exact in float32, and so are sums staying below
 GATE_S = 5e-4  # device-side wait before each timed repetition (outlasts queuing two calls)
 GATE_PER_CALL_S = 1e-4  # and per call of a back-to-back loop (a combine queues in < 100 us)
 
 
 class Clock:
-    """CUDA events around device work on the GPU; the host's perf_counter on the CPU path (gloo
-    collectives and interpreted kernels there finish before the call returns)."""
+    """CUDA events on the GPU; perf_counter on the CPU path (gloo and the interpreter finish
+    before the call returns). ms() waits for the device first."""
 
     def __init__(self, on_gpu: bool, dev: torch.device) -> None:
-        self.on_gpu = on_gpu
-        self.dev = dev
+        self.on_gpu, self.dev = on_gpu, dev
 
-    def mark(self) -> object:
+    def mark(self):
         if not self.on_gpu:
             return time.perf_counter()
-        event = torch.cuda.Event(enable_timing=True)
-        event.record()
+        (event := torch.cuda.Event(enable_timing=True)).record()
         return event
 
-    def sync(self) -> None:
-        if self.on_gpu:
-            torch.cuda.synchronize(self.dev)
-
-    def ms(self, start: object, end: object) -> float:
-        if self.on_gpu:
-            return start.elapsed_time(end)  # type: ignore[attr-defined]
-        return (end - start) * 1e3  # type: ignore[operator]
+    def ms(self, start, end) -> float:
+        if not self.on_gpu:
+            return (end - start) * 1e3
+        torch.cuda.synchronize(self.dev)
+        return start.elapsed_time(end)
 
 
-def align(cfg, dev: torch.device) -> None:
-    """Every rank here, and its device idle, before a timed repetition starts."""
+@dataclass(frozen=True)
+class RankConfig:
+    """What every rank runs (pickled to each spawned process): K, the rendezvous port, the run's
+    folder and the resolved Request of harness.studies.distributed."""
+
+    world_size: int
+    port: int
+    out_dir: str
+    req: object
+
+    @property
+    def on_gpu(self) -> bool:  # device cuda:rank, else the CPU
+        return self.req.on_gpu
+
+
+def run_rank(rank: int, cfg: RankConfig) -> None:
+    """torch.multiprocessing's entry point. A failure's one line is written BEFORE the process
+    group goes (tearing it down fails the other ranks, whose errors must come after: the parent
+    names the oldest file); the group is torn down on every path."""
+    try:
+        _work(rank, cfg)
+    except BaseException as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        Path(cfg.out_dir, ERROR_FILE.format(rank=rank)).write_text(f"{type(e).__name__}: {first}")
+        raise
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
+def _work(rank: int, cfg: RankConfig) -> None:
+    warnings.filterwarnings("ignore", message=".*all_gather_into_tensor.*", category=FutureWarning)
+    if cfg.on_gpu:
+        torch.cuda.set_device(rank)
+        try:  # CUDA variants launch on CuPy's current device: it must be this rank's
+            import cupy
+
+            cupy.cuda.Device(rank).use()
+        except ImportError:
+            pass  # no CuPy: only Triton variants run, and they follow torch's device
+        dev = torch.device("cuda", rank)
+    else:
+        torch.set_num_threads(1)  # K ranks share the host's cores
+        dev = torch.device("cpu")
+    dist.init_process_group(
+        cfg.req.backend,
+        init_method=f"tcp://127.0.0.1:{cfg.port}",
+        rank=rank,
+        world_size=cfg.world_size,
+        timeout=datetime.timedelta(seconds=cfg.req.timeout_s),
+        **({"device_id": dev} if cfg.on_gpu else {}),
+    )
+    if os.environ.get(FAIL_RANK_ENV) == str(rank):
+        raise RuntimeError(f"injected failure on rank {rank} ({FAIL_RANK_ENV}={rank})")
+    clock = Clock(cfg.on_gpu, dev)
+    names = (*WATCHED_ENV, "TRITON_INTERPRET")
+    env = {"device": str(dev), "env": {k: os.environ.get(k) for k in names}}
+    records = [{"kind": "env", "gpus": cfg.world_size, "rank": env}]
+    shards = cfg.req.shard_sizes[cfg.world_size]
+    records += [r for n in shards for r in _sum_case(rank, cfg, dev, clock, n)]
+    if cfg.req.combine_calls:
+        records += [combine_loop(cfg, dev, clock, c) for c in cfg.req.combines]
+    if cfg.req.sweep and cfg.world_size > 1:  # the all_reduce sweep (nccl-tests style)
+        records += [sweep_point(cfg, dev, clock, n) for n in cfg.req.sweep_sizes]
+    gathered: list = [None] * cfg.world_size
+    dist.all_gather_object(gathered, records)
+    if rank == 0:
+        merged = [merge_ranks([g[i] for g in gathered]) for i in range(len(records))]
+        Path(cfg.out_dir, RESULT_FILE).write_text(json.dumps(merged))
+    dist.barrier()
+
+
+def make_shard(n: int, seed: int, rank: int, dev: torch.device) -> torch.Tensor:
+    """n integers in {-1, 0, 1} as float32 on dev, from the generator seeded seed + rank, made in
+    place chunk by chunk (no host copy, no temporary)."""
+    gen = torch.Generator(device=dev).manual_seed(seed + rank)
+    shard = torch.empty(n, dtype=torch.float32, device=dev)
+    for start in range(0, n, CHUNK):
+        shard[start : start + CHUNK].random_(-1, 2, generator=gen)
+    return shard
+
+
+def checksum(shard: torch.Tensor) -> tuple[float, float]:
+    """(sum, position-weighted sum), exact in float64 for this data: the sum is the golden, and
+    the pair taken before and after the runs shows the shard unchanged."""
+    weights = (torch.arange(min(CHUNK, shard.numel()), device=shard.device) % WEIGHT_PERIOD + 1).to(
+        torch.float32
+    )
+    total = weighted = 0.0
+    for start in range(0, shard.numel(), CHUNK):
+        chunk = shard[start : start + CHUNK]
+        total += float(chunk.sum(dtype=torch.float64))
+        weighted += float((chunk * weights[: chunk.numel()]).sum(dtype=torch.float64))
+    return total, weighted
+
+
+def align(cfg: RankConfig, dev: torch.device, gate_s: float = 0.0) -> None:
+    """Every rank here and its device idle; then, on the GPU, the device-side gate."""
     if cfg.on_gpu:
         dist.barrier(device_ids=[dev.index])
         torch.cuda.synchronize(dev)
+        if gate_s:
+            gate_device(gate_s)
     else:
         dist.barrier()
 
 
-class AllReduce:
-    """all_reduce(SUM) of the partial, in place: its buffer (the plan's output, poisoned by the
-    plan before each local sum) holds the sum after."""
-
-    def __init__(self, dev: torch.device, world_size: int) -> None:
-        pass
-
-    def poison(self) -> None:
-        """Nothing of its own: the result lands in the plan's output, poisoned with it."""
-
-    def __call__(self, partial: torch.Tensor) -> torch.Tensor:
-        value = partial.reshape(-1)[:1]
-        dist.all_reduce(value, op=dist.ReduceOp.SUM)
-        return value[0]
+def all_reduce(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
+    """all_reduce(SUM) of the partial in place (the plan's output, poisoned with it)."""
+    value = partial.reshape(-1)[:1]
+    dist.all_reduce(value, op=dist.ReduceOp.SUM)
+    return value[0]
 
 
-class AllGatherRankOrder:
-    """all_gather of the K partials into a poisoned buffer, added in rank order in float64."""
-
-    def __init__(self, dev: torch.device, world_size: int) -> None:
-        self.gathered = torch.empty(world_size, dtype=torch.float32, device=dev)
-
-    def poison(self) -> None:
-        self.gathered.fill_(float("nan"))
-
-    def __call__(self, partial: torch.Tensor) -> torch.Tensor:
-        dist.all_gather_into_tensor(self.gathered, partial.reshape(-1)[:1])
-        as64 = self.gathered.to(torch.float64)
-        total = as64[0]
-        for k in range(1, as64.numel()):
-            total = total + as64[k]  # rank order, one addition at a time
-        return total.to(torch.float32)
+def all_gather(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
+    """all_gather of the K partials into `gathered` (poisoned), added in rank order in float64."""
+    dist.all_gather_into_tensor(gathered, partial.reshape(-1)[:1])
+    as64 = gathered.to(torch.float64)
+    total = as64[0]
+    for k in range(1, as64.numel()):
+        total = total + as64[k]  # rank order, one addition at a time
+    return total.to(torch.float32)
 
 
-COMBINES = {"all_reduce": AllReduce, "all_gather": AllGatherRankOrder}
+COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
-def all_gather_floats(value: float, dev: torch.device, world_size: int) -> list[float]:
-    """One float64 from every rank, in rank order."""
-    mine = torch.tensor([value], dtype=torch.float64, device=dev)
-    every = torch.empty(world_size, dtype=torch.float64, device=dev)
-    dist.all_gather_into_tensor(every, mine)
-    return every.tolist()
+def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: int) -> list[dict]:
+    req, k = cfg.req, cfg.world_size
+    shard = make_shard(n, req.seed, rank, dev)
+    before = checksum(shard)
+    # The golden: every rank's exact shard sum, gathered, added in rank order (exact in float64).
+    every = torch.empty(cfg.world_size, dtype=torch.float64, device=dev)
+    dist.all_gather_into_tensor(every, torch.tensor([before[0]], dtype=torch.float64, device=dev))
+    goldens = every.tolist()
+    golden = 0.0
+    for g in goldens:
+        golden += g
+    exact_possible = max(map(abs, [*goldens, golden])) < FLOAT32_EXACT
+    plan = make_plan(catalogue.get(req.variant), shard)
+    gathered = torch.empty(cfg.world_size, dtype=torch.float32, device=dev)
+    out = []
+    for name in req.combines:
+        combine = COMBINES[name]
+        # Untimed check first: poisoned outputs, the partial against this shard's golden.
+        plan.restore()
+        plan.poison()
+        gathered.fill_(float("nan"))
+        partial_t = plan.run(restore=False)
+        partial = float(partial_t.reshape(-1)[0])
+        results = [float(combine(partial_t, gathered))]
+        for _ in range(req.warmup):
+            combine(plan.run(), gathered)
+        local_ms, combine_ms = [], []
+        for _ in range(req.reps):
+            plan.restore()
+            plan.poison()
+            gathered.fill_(float("nan"))
+            align(cfg, dev, GATE_S)  # every launch queued before the device reaches the gate
+            t0 = clock.mark()
+            partial_t = plan.run(restore=False)
+            t1 = clock.mark()
+            result_t = combine(partial_t, gathered)
+            t2 = clock.mark()
+            local_ms.append(clock.ms(t0, t1))
+            combine_ms.append(clock.ms(t1, t2))
+            results.append(float(result_t))
+        mine = dict(partial=partial, shard_golden=before[0], partial_exact=partial == before[0])
+        mine.update(results=results, local_ms=local_ms, combine_ms=combine_ms)
+        case = dict(kind="sum", gpus=k, n_per_rank=n, n_total=n * k, variant=req.variant)
+        case.update(combine=name, reps=req.reps, golden=golden)
+        out.append({**case, "float32_exact_possible": exact_possible, "rank": mine})
+    del plan
+    unchanged = checksum(shard) == before
+    for r in out:
+        r["rank"]["shard_unchanged"] = unchanged
+    del shard
+    if cfg.on_gpu:
+        torch.cuda.empty_cache()
+    return out
 
 
-def combine_loop(cfg, dev: torch.device, clock: Clock, name: str) -> dict:
-    """`cfg.combine_calls` combines of a 1-element partial back to back between two events: the
-    cost of one call without a local sum in front (nccl-tests' way: a loop over the call)."""
-    rank = dist.get_rank()
-    combine = COMBINES[name](dev, cfg.world_size)
-    partial = torch.zeros(1, dtype=torch.float32, device=dev)
-    combine.poison()
-    partial.fill_(rank + 1.0)
-    ok = float(combine(partial)) == cfg.world_size * (cfg.world_size + 1) / 2
-    for _ in range(cfg.sweep_warmup):
+def _timed_loop(cfg: RankConfig, dev: torch.device, clock: Clock, calls: int, call) -> float:
+    """us per call of `calls` calls back to back between two marks (nccl-tests' way)."""
+    align(cfg, dev, GATE_S + GATE_PER_CALL_S * calls)
+    start = clock.mark()
+    for _ in range(calls):
+        call()
+    return clock.ms(start, clock.mark()) * 1e3 / calls
+
+
+def combine_loop(cfg: RankConfig, dev: torch.device, clock: Clock, name: str) -> dict:
+    """`combine_calls` combines of a 1-element partial back to back: one call's cost without a
+    local sum in front."""
+    calls, k = cfg.req.combine_calls, cfg.world_size
+    combine, gathered = COMBINES[name], torch.full((k,), float("nan"), device=dev)
+    partial = torch.full((1,), dist.get_rank() + 1.0, dtype=torch.float32, device=dev)
+    ok = float(combine(partial, gathered)) == k * (k + 1) / 2
+    for _ in range(cfg.req.sweep_warmup):
         partial.zero_()
-        combine(partial)
+        combine(partial, gathered)
     partial.zero_()  # all_reduce in place: zeros stay zeros over the loop
-    align(cfg, dev)
-    if cfg.on_gpu:
-        gate_device(GATE_S + GATE_PER_CALL_S * cfg.combine_calls)
-    start = clock.mark()
-    for _ in range(cfg.combine_calls):
-        combine(partial)
-    end = clock.mark()
-    clock.sync()
-    return {
-        "kind": "combine_loop",
-        "gpus": cfg.world_size,
-        "combine": name,
-        "calls": cfg.combine_calls,
-        "rank": {"us_per_call": clock.ms(start, end) * 1e3 / cfg.combine_calls, "correct": ok},
-    }
+    us = _timed_loop(cfg, dev, clock, calls, lambda: combine(partial, gathered))
+    rec = {"us_per_call": us, "correct": ok}
+    return {"kind": "combine_loop", "gpus": k, "combine": name, "calls": calls, "rank": rec}
 
 
-def sweep_point(cfg, dev: torch.device, clock: Clock, n: int) -> dict:
-    """all_reduce(SUM) of n float32 in place, `sweep_iters` calls back to back between events
-    after `sweep_warmup` (nccl-tests' method); first checked once on rank-valued data."""
-    rank, k = dist.get_rank(), cfg.world_size
-    buf = torch.full((n,), rank + 1.0, dtype=torch.float32, device=dev)
+def sweep_point(cfg: RankConfig, dev: torch.device, clock: Clock, n: int) -> dict:
+    """all_reduce(SUM) of n float32 in place, `sweep_iters` calls back to back after
+    `sweep_warmup` (nccl-tests' method); first checked once on rank-valued data."""
+    k, iters = cfg.world_size, cfg.req.sweep_iters
+    buf = torch.full((n,), dist.get_rank() + 1.0, dtype=torch.float32, device=dev)
     dist.all_reduce(buf)
-    expected = k * (k + 1) / 2
-    ok = float(buf.min()) == expected and float(buf.max()) == expected
+    ok = float(buf.min()) == k * (k + 1) / 2 == float(buf.max())
     buf.zero_()
-    for _ in range(cfg.sweep_warmup):
+    for _ in range(cfg.req.sweep_warmup):
         dist.all_reduce(buf)
-    align(cfg, dev)
-    if cfg.on_gpu:
-        gate_device(GATE_S + GATE_PER_CALL_S * cfg.sweep_iters)
-    start = clock.mark()
-    for _ in range(cfg.sweep_iters):
-        dist.all_reduce(buf)
-    end = clock.mark()
-    clock.sync()
-    del buf
-    return {
-        "kind": "allreduce",
-        "gpus": k,
-        "n": n,
-        "bytes": 4 * n,
-        "iters": cfg.sweep_iters,
-        "rank": {"us": clock.ms(start, end) * 1e3 / cfg.sweep_iters, "correct": ok},
-    }
-
-
-# -- every rank's record into one ---------------------------------------------------------------
+    us = _timed_loop(cfg, dev, clock, iters, lambda: dist.all_reduce(buf))
+    rec = {"us": us, "correct": ok}
+    return {"kind": "allreduce", "gpus": k, "n": n, "bytes": 4 * n, "iters": iters, "rank": rec}
 
 
 def merge_ranks(per_rank: list[dict]) -> dict:
@@ -186,33 +291,24 @@ def merge_ranks(per_rank: list[dict]) -> dict:
     elif kind == "combine_loop":
         us = [r["us_per_call"] for r in ranks]
         merged.update(us_per_call=max(us), us_per_call_by_rank=us)
-        merged["ok"] = all(r["correct"] for r in ranks)
     else:  # allreduce sweep point
         us = [r["us"] for r in ranks]
         merged.update(us_mean=statistics.fmean(us), us_max=max(us), us_by_rank=us)
+    if kind in ("combine_loop", "allreduce"):
         merged["ok"] = all(r["correct"] for r in ranks)
     return merged
 
 
 def _merge_sum(merged: dict, ranks: list[dict]) -> dict:
     """Per repetition, the slowest rank is the one whose local sum took longest: its local time
-    is the critical path, and since the others are waiting for it, its combine is the collective
-    alone. The medians over repetitions of that rank's local, combine and total are reported."""
-    reps = len(ranks[0]["local_ms"])
-    local, comb = [], []
-    for i in range(reps):
-        slowest = max(range(len(ranks)), key=lambda r: ranks[r]["local_ms"][i])
-        local.append(ranks[slowest]["local_ms"][i])
-        comb.append(ranks[slowest]["combine_ms"][i])
+    is the critical path, and since the others wait for it, its combine is the collective alone.
+    The medians over repetitions of that rank's local, combine and total are reported."""
+    slowest = [max(ranks, key=lambda r: r["local_ms"][i]) for i in range(len(ranks[0]["local_ms"]))]
+    local = [r["local_ms"][i] for i, r in enumerate(slowest)]
+    comb = [r["combine_ms"][i] for i, r in enumerate(slowest)]
     total = [a + b for a, b in zip(local, comb, strict=True)]
     results = [r["results"] for r in ranks]
-    agree = all(res == results[0] for res in results)
-    exact = merged["float32_exact_possible"] and all(
-        x == merged["golden"] for res in results for x in res
-    )
-    partials_exact = all(r["partial_exact"] for r in ranks)
-    unchanged = all(r["shard_unchanged"] for r in ranks)
-    return {
+    out = {
         "local_ms": statistics.median(local),
         "combine_ms": statistics.median(comb),
         "total_ms": statistics.median(total),
@@ -220,9 +316,11 @@ def _merge_sum(merged: dict, ranks: list[dict]) -> dict:
         "local_ms_by_rank": [statistics.median(r["local_ms"]) for r in ranks],
         "combine_ms_by_rank": [statistics.median(r["combine_ms"]) for r in ranks],
         "result": results[0][0],
-        "ranks_agree": agree,
-        "exact": exact,
-        "partials_exact": partials_exact,
-        "shards_unchanged": unchanged,
-        "ok": agree and exact and partials_exact and unchanged,
+        "ranks_agree": all(res == results[0] for res in results),
+        "exact": merged["float32_exact_possible"]
+        and all(x == merged["golden"] for res in results for x in res),
+        "partials_exact": all(r["partial_exact"] for r in ranks),
+        "shards_unchanged": all(r["shard_unchanged"] for r in ranks),
     }
+    out["ok"] = all(out[k] for k in ("ranks_agree", "exact", "partials_exact", "shards_unchanged"))
+    return out

@@ -1,4 +1,4 @@
-"""Finding and running NVIDIA's command-line tools (ncu, compute-sanitizer) as subprocesses.
+"""Finding and running NVIDIA's command-line tools (ncu, compute-sanitizer) over the driver process.
 
 Whatever keeps a tool from giving an answer - not installed, no GPU, counters not readable - is a
 ToolUnavailable with one line saying what and how to fix it; the CLI prints that line and exits 2.
@@ -11,15 +11,21 @@ import os
 import shutil
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness.core import device
+from harness.report import documents
 
 
 class ToolUnavailable(RuntimeError):
     """The tool cannot produce results on this machine (one line; exit 2)."""
 
 
-# Where the CUDA toolkit and Nsight Compute put their binaries when they are not on PATH.
+# Per tool: its environment variable, what ships it, where it lies when it is not on PATH.
+_TOOLS = {
+    "ncu": ("NCU", "Nsight Compute (also in the CUDA toolkit)"),
+    "compute-sanitizer": ("COMPUTE_SANITIZER", "the CUDA toolkit"),
+}
 _SEARCH = {
     "ncu": [
         "/usr/local/cuda/bin/ncu",
@@ -32,12 +38,6 @@ _SEARCH = {
         "/usr/local/cuda-*/bin/compute-sanitizer",
     ],
 }
-ENV_VARS = {"ncu": "NCU", "compute-sanitizer": "COMPUTE_SANITIZER"}
-SHIPPED_WITH = {
-    "ncu": "Nsight Compute (also in the CUDA toolkit)",
-    "compute-sanitizer": "the CUDA toolkit",
-}
-
 # Output that means the tool ran but could not measure anything: (marker, what to tell the user).
 FAILURE_MARKERS: tuple[tuple[str, str], ...] = (
     (
@@ -50,10 +50,7 @@ FAILURE_MARKERS: tuple[tuple[str, str], ...] = (
         "the profiler's injection library did not load (LibraryNotLoaded): the tool does not "
         "match the driver, or the process could not be instrumented",
     ),
-    (
-        "Failed to initialize profiler",
-        "the profiler could not initialize on this GPU / driver (see the raw log)",
-    ),
+    ("Failed to initialize profiler", "the profiler could not initialize on this GPU / driver"),
     ("Device not supported", "the tool does not support this GPU"),
     ("no CUDA-capable device", "no CUDA device is visible to the process"),
 )
@@ -61,31 +58,23 @@ FAILURE_MARKERS: tuple[tuple[str, str], ...] = (
 
 def counter_failure(text: str) -> str | None:
     """The one-line reason when the tool's output says it could not measure, else None."""
-    for marker, reason in FAILURE_MARKERS:
-        if marker in text:
-            return reason
-    return None
+    return next((reason for marker, reason in FAILURE_MARKERS if marker in text), None)
 
 
 def find_tool(name: str) -> str:
     """Path of `name`: $NCU / $COMPUTE_SANITIZER, then PATH, then the toolkit's usual places."""
-    env = ENV_VARS.get(name)
-    if env and os.environ.get(env):
-        path = os.environ[env]
+    env, shipped = _TOOLS[name]
+    if path := os.environ.get(env):
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
         raise ToolUnavailable(f"{env}={path} is not an executable file")
-    found = shutil.which(name)
-    if found:
+    found = shutil.which(name) or next(
+        (p for pat in _SEARCH.get(name, []) for p in sorted(glob.glob(pat), reverse=True)), None
+    )
+    if found and os.access(found, os.X_OK):
         return found
-    for pattern in _SEARCH.get(name, []):
-        for path in sorted(glob.glob(pattern), reverse=True):
-            if os.access(path, os.X_OK):
-                return path
-    hint = f"; or set {env} to its path" if env else ""
     raise ToolUnavailable(
-        f"{name} not found: it comes with {SHIPPED_WITH.get(name, 'the CUDA toolkit')}; "
-        f"put it on PATH{hint}"
+        f"{name} not found: it comes with {shipped}; put it on PATH; or set {env} to its path"
     )
 
 
@@ -127,6 +116,26 @@ def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Co
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
         return Completed(cmd, p.returncode, p.stdout, p.stderr)
     except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout or ""
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or ""
+        out, err = (
+            x.decode(errors="replace") if isinstance(x, bytes) else x or ""
+            for x in (e.stdout, e.stderr)
+        )
         return Completed(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
+
+
+def run_logged(
+    cmd: list[str], timeout: float, log: Path | None, manifest: Path, env: dict | None = None
+) -> tuple[Completed, list | None]:
+    """Run the tool over the driver: its log (the command, then its output) to `log`; the
+    ToolUnavailable its output names; (the run, the driver's manifest: what it launched, None
+    where it wrote none or an unreadable one)."""
+    manifest.unlink(missing_ok=True)
+    done = run(cmd, timeout=timeout, env=env)
+    if log:
+        log.write_text(" ".join(cmd) + "\n\n" + done.text)
+    if reason := counter_failure(done.text):
+        raise ToolUnavailable(reason)
+    try:
+        return done, documents.load_document(manifest, "manifest").raw["launches"]
+    except documents.ReportError:
+        return done, None

@@ -1,32 +1,24 @@
 """The process Nsight Compute and compute-sanitizer watch: it runs the named variants, no more.
 
     python -m harness.studies.profile_driver --variant ID [ID ...] --n N [N ...] --dtype D \
-        [--mode profile|sanitize] [--manifest PATH] [--profiler-api]
+        [--mode profile|sanitize] [--manifest PATH]
 
-profile (default): for each n and variant, a warm-up that is also the correctness check (compiles
-the kernel, runs Triton's / CUB's one-time work, compares the sum with the golden), outside any
-NVTX range; then the variant's passes launched exactly ONCE inside an NVTX push/pop range named
-range_name(id) (the id with "/" turned into ".", because "/" separates nested ranges in ncu's
---nvtx-include syntax: `--nvtx-include "rl.cuda.v3-sequential/"`). Everything else the process
-launches (input generation, the golden, buffer set-up, the scratch copy of an in-place stage) is
-outside the ranges, so `ncu --nvtx --nvtx-include ...` profiles only the variants' own kernels.
---profiler-api also brackets each range with cudaProfilerStart/Stop (for `ncu
---profile-from-start off`, the alternative filter).
+profile (default): per n and variant, a warm-up that is also the correctness check (outside any
+NVTX range), then the variant's passes launched exactly ONCE inside an NVTX push/pop range named
+range_name(id) ("/" turned into ".": "/" separates nested ranges in ncu's --nvtx-include), so
+`ncu --nvtx --nvtx-include ...` profiles only the variants' own kernels. sanitize: each variant
+once per n and dtype through the checked path (poisoned outputs, golden), which the sanitizer
+instruments. The sanitizer demonstrations (harness.core.demo_records) run their first pass only.
 
-sanitize: each variant runs once per n and dtype through the normal checked path (poisoned outputs,
-golden comparison), which is what the sanitizer instruments. The sanitizer demonstrations
-(harness.core.demo_records) run their first pass only, through a launcher of their own (their
-seeds launch one kernel over whole tiles).
-
-Either way the manifest (JSON) lists what ran in order: variant, dtype, n, the NVTX range, the
-number of kernel launches inside it (None for a library call, whose count the harness does not
-know), and the check's verdict. Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU
-or bad usage (one line).
+The manifest (JSON) lists what ran in order: variant, dtype, n, the NVTX range, the kernel launches
+inside it (None for a library call) and the check's verdict. Exit: 0; 1 a non-demonstration
+variant gave a wrong sum; 2 no GPU or bad usage (one line).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Callable
@@ -54,6 +46,22 @@ def lookup(variant_id: str) -> Variant:
 
 def is_demo(v: Variant) -> bool:
     return v.family == demo_records.FAMILY
+
+
+def driver_command(mode: str, variants: list[Variant], sizes, dtypes, manifest: Path) -> list[str]:
+    """This module as a process: what the tools run."""
+    ids = [v.id for v in variants]
+    args = [
+        "--mode",
+        mode,
+        "--dtype",
+        *dtypes,
+        "--n",
+        *map(str, sizes),
+        "--manifest",
+        str(manifest),
+    ]
+    return [sys.executable, "-m", "harness.studies.profile_driver", *args, "--variant", *ids]
 
 
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
@@ -85,24 +93,22 @@ def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], No
     return restore, run, out
 
 
-def _check_demo(v: Variant, x) -> dict:
-    """Run a demonstration's first pass; its partials' sum against the exact sum (reported only)."""
+def _check(v: Variant, x) -> dict:
+    """The checked run; a demonstration's first pass, its partials' sum against the exact sum
+    (reported only)."""
     import torch
 
+    from harness.check import verify
+
+    if not is_demo(v):
+        r = verify.check_variant(v, x)
+        return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
     restore, run, out = _demo_first_pass(v, x)
     restore()
     run()
     torch.cuda.synchronize()
-    got = float(out.double().sum().item())
-    want = float(x.double().sum().item())
+    got, want = float(out.double().sum().item()), float(x.double().sum().item())
     return {"ok": got == want, "value": got, "expected": want, "launches": 1}
-
-
-def _check(v: Variant, x) -> dict:
-    from harness.check import verify
-
-    r = verify.check_variant(v, x)
-    return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
 
 
 def launch_count(plan) -> int:
@@ -112,7 +118,7 @@ def launch_count(plan) -> int:
     return count if isinstance(count, int) else len(plan.launches)
 
 
-def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
+def _profiled(v: Variant, x) -> int | None:
     """Launch the variant's passes once inside its NVTX range; the number of launches (None for a
     library call)."""
     import torch
@@ -120,10 +126,9 @@ def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
     from harness.launch import peers
     from harness.launch.plan import make_plan
 
-    launches: int | None
+    launches: int | None = 1
     if is_demo(v):
         restore, run, _ = _demo_first_pass(v, x)
-        launches = 1
     elif v.backend == "peer":
         restore, run, launches = (lambda: None), peers.prepare(v, x), None
     else:
@@ -137,24 +142,14 @@ def _profiled(v: Variant, x, profiler_api: bool) -> int | None:
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push(range_name(v.id))
     try:
-        if profiler_api:
-            torch.cuda.profiler.start()
         run()
         torch.cuda.synchronize()
-        if profiler_api:
-            torch.cuda.profiler.stop()
     finally:
         torch.cuda.nvtx.range_pop()
     return launches
 
 
-def run(
-    variants: list[Variant],
-    sizes: list[int],
-    dtype_names: list[str],
-    mode: str,
-    profiler_api: bool = False,
-) -> list[dict]:
+def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode: str) -> list[dict]:
     from harness.check import verify
 
     if mode == "sanitize":
@@ -167,32 +162,24 @@ def run(
         except ImportError:
             pass
     manifest = []
-    for dtype in dtype_names:
-        for n in sizes:
-            for v in variants:
-                if dtype not in v.dtypes:
-                    continue
-                entry = {
-                    "variant": v.id,
-                    "dtype": dtype,
-                    "n": n,
-                    "range": range_name(v.id),
-                    "wrong": v.wrong,
-                }
-                try:
-                    x = verify.seed_like_input(n, dtype, "cuda")
-                    entry.update(_check_demo(v, x) if is_demo(v) else _check(v, x))
-                    if mode == "profile":
-                        entry["launches"] = _profiled(v, x, profiler_api)
-                except Exception as e:  # recorded, and the next variant still runs
-                    # (a CUDA error is sticky: what follows it fails too, and says so)
-                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-                    entry.update(ok=False, message=msg, launches=0, error=True)
-                manifest.append(entry)
-                verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
-                if v.wrong and not entry.get("error"):
-                    verdict = "ok" if entry["ok"] else "wrong sum (a demonstration)"
-                print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
+    for dtype, n, v in itertools.product(dtype_names, sizes, variants):
+        if dtype not in v.dtypes:
+            continue
+        entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
+        try:
+            x = verify.seed_like_input(n, dtype, "cuda")
+            entry.update(_check(v, x))
+            if mode == "profile":
+                entry["launches"] = _profiled(v, x)
+        except Exception as e:  # recorded, and the next variant still runs
+            # (a CUDA error is sticky: what follows it fails too, and says so)
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            entry.update(ok=False, message=msg, launches=0, error=True)
+        manifest.append(entry)
+        verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
+        if v.wrong and not entry["ok"] and not entry.get("error"):
+            verdict = "wrong sum (a demonstration)"
+        print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
     return manifest
 
 
@@ -203,7 +190,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dtype", "--dtypes", dest="dtypes", nargs="+", default=["float32"])
     p.add_argument("--mode", choices=("profile", "sanitize"), default="profile")
     p.add_argument("--manifest", help="write the manifest (JSON) here")
-    p.add_argument("--profiler-api", action="store_true", help="also cudaProfilerStart/Stop")
     args = p.parse_args(argv)
     from harness.core.sizes import parse_size
 
@@ -219,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     if not device.gpu_available():
         print(f"profile_driver: no GPU: {device.torch_gpu()[1]}", file=sys.stderr)
         return 2
-    manifest = run(variants, sizes, args.dtypes, args.mode, args.profiler_api)
+    manifest = run(variants, sizes, args.dtypes, args.mode)
     if args.manifest:
         Path(args.manifest).write_text(json.dumps(manifest, indent=1, default=str) + "\n")
     failed = [e for e in manifest if not e["ok"] and (e.get("error") or not e["wrong"])]

@@ -1,23 +1,9 @@
-"""Every default kernel under compute-sanitizer: memcheck, racecheck, synccheck and initcheck.
-
-For each tool the harness starts one process,
-
-    compute-sanitizer --tool T --demangle no --report-api-errors no --print-limit 100000 \
-        python -m harness.studies.profile_driver --mode sanitize --variant ... --n 1000 4099 ...
-
-with PYTORCH_NO_CUDA_MEMORY_CACHING=1 (and CuPy's pool off, in the driver), so every buffer is its
-own allocation and memcheck sees where it ends. The sizes have partial tiles on purpose. The
-driver runs every variant through the checked path (poisoned outputs, golden comparison). Reported
-problems are attributed to kernels by name: with --demangle no a CUDA kernel appears under the
-mangled name NVRTC gives its instantiation (computed here, no GPU needed), a Triton kernel under its
-function's name (the twins that share one kernel share its count). What a process reports outside
-the selected kernels (a library's kernel) stays under "unattributed".
-
-Expected: 0 errors from every tool for every default kernel. Reported, not hidden: racecheck's
-hazards for the `volatile` warp-synchronous forms (VOLATILE_SHARED: the seeds' lockstep last warp,
-which the CUDA memory model does not promise; __syncwarp / shuffles are the sound forms) and for the
-wrong demonstrations; and the seeds' bugs (harness.core.demo_records), run only when named or with
-include_wrong, each expected to be flagged by the tool DEMO_TOOL names.
+"""Every default kernel under compute-sanitizer's memcheck, racecheck, synccheck and initcheck
+(docs/correctness.md): one process per tool over harness.studies.profile_driver, every buffer its
+own allocation, sizes with partial tiles. Reports are attributed to kernels by name (--demangle
+no: a CUDA kernel's NVRTC-lowered name, a Triton kernel's function name; "unattributed" else).
+Expected: no report for a default kernel; reported, not failed: racecheck's hazards in the
+`volatile` warp-synchronous forms and the wrong demonstrations; each seed bug flagged by its tool.
 """
 
 from __future__ import annotations
@@ -29,12 +15,12 @@ from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
 from harness.core.catalogue import Variant
-from harness.report import documents, records, sanitizer_log
+from harness.report import records, sanitizer_log
 from harness.studies import gpu_tools
-from harness.studies.profile_driver import lookup
+from harness.studies.profile_driver import driver_command, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA
-TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+TOOLS = sanitizer_log.TOOLS
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
 RUN_TIMEOUT_S = 420  # one tool over every default kernel
 DEMO_TIMEOUT_S = 120  # a seed bug alone (a broken barrier may hang: the timeout is a finding)
@@ -43,18 +29,10 @@ ENV = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
 # The forms racecheck may report hazards for by design (reported with their counts, not failed):
 # the volatile last warp in SHARED memory (warp_reduce_volatile, block_reduce_unrolled).
 VOLATILE_SHARED = frozenset(
-    {
-        "cuda/v5-volatile",
-        "cuda/v5-volatile-split",
-        *(f"cuda/v6-unroll-{b}" for b in (128, 256, 512, 1024)),
-        "cuda/v6-unroll-split-256",
-        "cuda/v7-fixed-chunked",
-        "cuda/v7-fixed-strided",
-        "cuda/004-smem",
-        "cuda/004-smem-unroll4",
-        "cuda/004-smem-dyn",
-        "cuda/004-smem-unroll4-dyn",
-    }
+    ["cuda/v5-volatile", "cuda/v5-volatile-split", "cuda/v6-unroll-split-256"]
+    + [f"cuda/v6-unroll-{b}" for b in (128, 256, 512, 1024)]
+    + ["cuda/v7-fixed-chunked", "cuda/v7-fixed-strided"]
+    + [f"cuda/004-smem{s}" for s in ("", "-unroll4", "-dyn", "-unroll4-dyn")]
 )
 # The same lockstep code on GLOBAL memory: racecheck checks shared memory only, so it cannot see
 # these (said in the report so a 0 is not read as "sound").
@@ -79,12 +57,6 @@ DEMO_SIZES = {
 def volatile_kind(vid: str) -> str:
     """ "shared" / "global": where the variant's volatile lockstep last warp works; "" if none."""
     return "shared" if vid in VOLATILE_SHARED else "global" if vid in VOLATILE_GLOBAL else ""
-
-
-def nvrtc_available() -> bool:
-    from harness.compile import nvrtc
-
-    return nvrtc.available()
 
 
 def default_variants() -> list[Variant]:
@@ -124,43 +96,12 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]
     return out
 
 
-def _launches(manifest: Path) -> list | None:
-    """What the driver launched (its manifest, through the one loader); None where it wrote none
-    or an unreadable one."""
-    if not manifest.is_file():
-        return None
-    try:
-        return documents.load_document(manifest, "manifest").raw["launches"]
-    except documents.ReportError:
-        return None
-
-
 def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str]:
-    import sys
-
+    flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
     return [
         tool_path,
-        "--tool",
-        tool,
-        "--demangle",
-        "no",
-        "--report-api-errors",
-        "no",
-        "--print-limit",
-        "100000",
-        sys.executable,
-        "-m",
-        "harness.studies.profile_driver",
-        "--mode",
-        "sanitize",
-        "--dtype",
-        *batch.dtypes,
-        "--n",
-        *(str(n) for n in batch.sizes),
-        "--manifest",
-        str(manifest),
-        "--variant",
-        *(v.id for v in batch.variants),
+        *flags,
+        *driver_command("sanitize", batch.variants, batch.sizes, batch.dtypes, manifest),
     ]
 
 
@@ -190,16 +131,11 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
 
 def _variant_counts(log: sanitizer_log.SanitizerLog, names: dict[str, set[str]], vid: str) -> dict:
     mine = [f for k, f in log.kernels.items() if vid in names.get(k, set())]
-    shared = sorted(
-        {o for k in log.kernels for o in names.get(k, set()) if vid in names[k]} - {vid}
-    )
-    return {
-        "records": sum(f.records for f in mine),
-        "errors": sum(f.errors for f in mine),
-        "warnings": sum(f.warnings for f in mine),
-        "hazards": sum(f.hazards for f in mine),
-        "kernels_shared_with": shared,
+    counts = {
+        c: sum(getattr(f, c) for f in mine) for c in ("records", "errors", "warnings", "hazards")
     }
+    shared = {o for k in log.kernels for o in names.get(k, set()) if vid in names[k]} - {vid}
+    return counts | {"kernels_shared_with": sorted(shared)}
 
 
 def verdict(vid: str, tools: dict[str, dict]) -> str:
@@ -245,89 +181,57 @@ def sanitize(
     """The sanitize document: per run, per kernel, per variant (see the module docstring)."""
     path = gpu_tools.find_tool("compute-sanitizer")
     gpu_tools.require_gpu()
-    if raw_dir:
-        raw_dir.mkdir(parents=True, exist_ok=True)
     names = kernel_names(variants)
     work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))
-    doc: dict = {
-        "schema": SCHEMA,
-        "device": device.device_info(),
-        "compute_sanitizer": gpu_tools.tool_version(path),
-        "sizes": list(sizes),
-        "env": ENV,
-        "kernel_names": "NVRTC lowered names" if nvrtc_available() else "NVRTC missing",
-        "runs": [],
-        "kernels": [],
-        "variants": [],
-    }
+    work.mkdir(parents=True, exist_ok=True)
+    from harness.compile import nvrtc
+
+    lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
+    doc = dict(
+        schema=SCHEMA, device=device.device_info(), compute_sanitizer=gpu_tools.tool_version(path)
+    )
+    doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[], variants=[])
     per_variant: dict[str, dict[str, dict]] = {v.id: {} for v in variants}
-    for tool in tools:
-        for batch in plan_batches(variants, sizes):
-            if progress:
-                progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
-            manifest = work / f"sanitize-{tool}-{batch.label}.manifest.json"
-            manifest.unlink(missing_ok=True)
-            cmd = command(path, tool, batch, manifest)
-            timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
-            done = gpu_tools.run(cmd, timeout=timeout, env=ENV)
-            log_name = f"sanitize-{tool}-{batch.label}.txt"
-            if raw_dir:
-                (raw_dir / log_name).write_text(" ".join(cmd) + "\n\n" + done.text)
-            reason = gpu_tools.counter_failure(done.text)
-            if reason:
-                raise gpu_tools.ToolUnavailable(reason)
-            log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
-            doc["runs"].append(
-                {
-                    "tool": tool,
-                    "batch": batch.label,
-                    "variants": [v.id for v in batch.variants],
-                    "sizes": list(batch.sizes),
-                    "dtypes": list(batch.dtypes),
-                    "rc": done.rc,
-                    "complete": log.complete and not done.timed_out,
-                    "errors": log.errors,
-                    "hazards_displayed": log.hazards_displayed,
-                    "hazard_errors": log.hazard_errors,
-                    "hazard_warnings": log.hazard_warnings,
-                    "log": log_name,
-                }
-            )
-            for k, f in log.kernels.items():
-                doc["kernels"].append(
-                    {
-                        "tool": tool,
-                        "kernel": k,
-                        "variants": sorted(names.get(k, ())) or ["unattributed"],
-                        "records": f.records,
-                        "errors": f.errors,
-                        "warnings": f.warnings,
-                        "hazards": f.hazards,
-                        "kinds": f.kinds,
-                    }
-                )
-            ran = _launches(manifest)
-            for v in batch.variants:
-                counts = _variant_counts(log, names, v.id)
-                if not log.complete or done.timed_out or ran is None:
-                    counts["incomplete"] = True
-                failed = [e for e in ran or [] if e["variant"] == v.id and not e["ok"]]
-                if failed and (not v.wrong or any(e.get("error") for e in failed)):
-                    e = failed[0]
-                    counts["run_failed"] = (
-                        f"{e['dtype']} n={e['n']}: {e.get('message', 'wrong sum')}"
-                    )
-                per_variant[v.id][tool] = counts
+    for tool, batch in ((t, b) for t in tools for b in plan_batches(variants, sizes)):
+        if progress:
+            progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
+        stem = f"sanitize-{tool}-{batch.label}"
+        timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
+        manifest = work / f"{stem}.manifest.json"
+        done, ran = gpu_tools.run_logged(
+            command(path, tool, batch, manifest),
+            timeout,
+            raw_dir and raw_dir / f"{stem}.txt",
+            manifest,
+            ENV,
+        )
+        log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
+        complete = log.complete and not done.timed_out
+        doc["runs"].append(
+            {"tool": tool, "batch": batch.label, "variants": [v.id for v in batch.variants]}
+            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.rc}
+            | {"complete": complete, **log.summary(), "log": f"{stem}.txt"}
+        )
+        for k, f in log.kernels.items():
+            attributed = {"variants": sorted(names.get(k, ())) or ["unattributed"]}
+            doc["kernels"].append({"tool": tool, "kernel": k, **attributed, **f.counts()})
+        for v in batch.variants:
+            counts = _variant_counts(log, names, v.id)
+            if not complete or ran is None:
+                counts["incomplete"] = True
+            failed = [e for e in ran or [] if e["variant"] == v.id and not e["ok"]]
+            if failed and (not v.wrong or any(e.get("error") for e in failed)):
+                e = failed[0]
+                counts["run_failed"] = f"{e['dtype']} n={e['n']}: {e.get('message', 'wrong sum')}"
+            per_variant[v.id][tool] = counts
     for v in variants:
+        tools_of = per_variant[v.id]
         doc["variants"].append(
-            {
-                "variant": v.id,
-                "backend": v.backend,
-                "family": v.family,
-                "wrong": v.wrong,
+            {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong}
+            | {
                 "volatile": volatile_kind(v.id),
-                "tools": per_variant[v.id],
-                "verdict": verdict(v.id, per_variant[v.id]),
+                "tools": tools_of,
+                "verdict": verdict(v.id, tools_of),
             }
         )
     return doc
