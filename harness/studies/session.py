@@ -53,10 +53,17 @@ def _small_sizes(fn: Callable[[], object], n: int) -> dict:
 
 
 def check_and_time(
-    v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None
+    v: Variant,
+    dtype: str,
+    n: int,
+    *,
+    timed: bool = True,
+    reps: int | None = None,
+    first_pass: bool = True,
+    max_reps: int = MAX_REPS,
 ) -> dict:
     """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
-    and total times.
+    (first_pass=False: not timed apart) and total times (at most max_reps repetitions).
 
     Errors are caught and reported in the record (status "error"), so one broken variant does
     not stop the run; a wrong result is status "wrong" (for a wrong demonstration: the race
@@ -86,7 +93,7 @@ def check_and_time(
                 from harness.launch import peers
 
                 fn = peers.prepare(v, x)
-                total = timing.time_ms(fn, reps=reps, max_reps=MAX_REPS)
+                total = timing.time_ms(fn, reps=reps, max_reps=max_reps)
                 rec = dataclasses.replace(
                     rec,
                     total=total,
@@ -96,17 +103,19 @@ def check_and_time(
                 del fn
             else:
                 plan = make_plan(v, x)
-                first = timing.time_ms(
-                    lambda: plan.run(first_pass_only=True, restore=False),
-                    setup=plan.restore,
-                    reps=reps,
-                    max_reps=MAX_REPS,
-                )
+                first = None
+                if first_pass:
+                    first = timing.time_ms(
+                        lambda: plan.run(first_pass_only=True, restore=False),
+                        setup=plan.restore,
+                        reps=reps,
+                        max_reps=max_reps,
+                    )
                 total = timing.time_ms(
                     lambda: plan.run(restore=False),
                     setup=plan.restore,
                     reps=reps,
-                    max_reps=MAX_REPS,
+                    max_reps=max_reps,
                 )
                 rec = dataclasses.replace(
                     rec,
@@ -114,7 +123,7 @@ def check_and_time(
                     blocks_first_pass=plan.first_blocks,
                     first_pass=first,
                     total=total,
-                    bytes_first_pass=plan.bytes_moved(first_pass_only=True),
+                    bytes_first_pass=plan.bytes_moved(first_pass_only=True) if first else None,
                     bytes_total=plan.bytes_moved(),
                     **_small_sizes(plan.run, n),
                 )
