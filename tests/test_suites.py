@@ -158,3 +158,25 @@ def test_pytest_benchmark_collects_one_suite_with_k():
 
 def test_entries_are_what_the_callable_suite_lists():
     assert suites.get("callable").known() == [e.id for e in call_entries.entries()]
+
+
+def test_run_writes_a_rows_document_the_seed_table_and_the_report_read(tmp_path):
+    """`run --json` (session.run_document): rows, mode and seed_tables in one ROWS document;
+    benchmarks/seed_table.py and the report read its records back."""
+    import importlib.util
+
+    recs = [
+        _record("cuda/004-smem" if "cuda/004-smem" in catalogue.BY_ID else "cuda/v3-sequential")
+    ]
+    tables_head = [{"seed": "004", "n": 2**20, "dtype": "float32"}]
+    doc = session.run_document("timed", [r.to_json() for r in recs], seed_tables=tables_head)
+    assert doc["schema"] == records.ROWS_SCHEMA and doc["mode"] == "timed"
+    path = tmp_path / "run.json"
+    documents.write_document(path, doc)
+    run = documents.load_run(path)
+    assert [r.variant for r in run.records] == [recs[0].variant] and run.timed
+    spec = importlib.util.spec_from_file_location("seed_table", ROOT / "benchmarks/seed_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    seed, md = mod.markdown(run)
+    assert seed == "004" and "## float32, n = 1,048,576" in md

@@ -65,6 +65,7 @@ ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [r
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device
 DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
+NO_GPU = "no GPU"  # a row's device where there was none (the CPU path)
 ROWS_SCHEMA = "reduce-ladder/rows/1"  # every suite (harness.studies.suites): {"rows": [Row]}
 # The versions before the record (committed under results/): read, never written.
 RUN_SCHEMA_V1 = "reduce-ladder/run/1"
@@ -362,7 +363,7 @@ def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
             "blocks_first_pass": info.get("blocks_first_pass"),
             "bytes_first_pass": timed["first_pass"].bytes if "first_pass" in timed else None,
             "bytes_total": next((r.bytes for m, r in timed.items() if m != "first_pass"), None),
-            "device": rs[0].device,
+            "device": rs[0].device if rs[0].device != NO_GPU else None,
             "extra": dict(info.get("extra") or {}),
         }
         v = catalogue.BY_ID.get(vid)

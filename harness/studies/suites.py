@@ -76,22 +76,16 @@ def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
 @cache
 def common(suite: str) -> dict:
     """device, suite, versions of the rows measured here (the device looked up once)."""
-    from harness.core import device
-
-    info = device.device_info()
-    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
-    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
-    return {"device": info.get("name") or "no GPU", "suite": suite, "versions": vs}
+    return session.row_common(suite)
 
 
-def _record_measure(*, first_pass: bool = True, reps_for: Callable[[int], int | None] | None = None,
-                    max_reps: int = session.MAX_REPS) -> Callable:  # fmt: skip
+def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
+    """A record suite's measure: session.check_and_time (how: its first_pass, max_reps,
+    target_ms), the repetitions given, else reps_for(n)."""
+
     def measure(case: Case, reps: int | None) -> list[Row]:
         v = catalogue.get(case.variant)
-        rec = session.check_and_time(
-            v, case.dtype, case.n, reps=reps or (reps_for(case.n) if reps_for else None),
-            first_pass=first_pass, max_reps=max_reps,
-        )  # fmt: skip
+        rec = session.check_and_time(v, case.dtype, case.n, reps=reps or reps_for(case.n), **how)
         return record_rows(ResultRecord.from_json(rec), **common(case.suite))
 
     return measure
@@ -160,21 +154,29 @@ def callable_call(case: Case):
 
 
 def _callable_measure(case: Case, reps: int | None, loops: int = 5) -> list[Row]:
+    """One "call" row; an entry that raises gives a row with check "error" and its message."""
     from harness.core import timing
     from harness.launch import peers
 
-    fn, views = callable_call(case)
-    if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
-        return []
-    nbytes = views[0].numel() * views[0].element_size()
-    calls = call_entries.calls_per_loop(nbytes, len(views))
-    with peers.cupy_accelerators(["cub"]):
-        t = timing.loop_ms(fn, views, calls=calls, loops=reps or loops)
-    kind = case.variant.split(" ")[0]
+    ident = {**common(case.suite), "variant": case.variant, "config": case.variant.split(" ")[0],
+             "dtype": case.dtype, "shape": case.n, "metric": "call"}  # fmt: skip
+    try:
+        fn, views = callable_call(case)
+        if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
+            return []
+        nbytes = views[0].numel() * views[0].element_size()
+        calls = call_entries.calls_per_loop(nbytes, len(views))
+        with peers.cupy_accelerators(["cub"]):
+            t = timing.loop_ms(fn, views, calls=calls, loops=reps or loops)
+    except Exception as e:  # recorded, the run goes on (a launch mode not available here...)
+        import torch
+
+        torch.cuda.synchronize()
+        return [Row(**ident, median_ms=None, check="error",
+                    info={"message": f"{type(e).__name__}: {e}"[:300]})]  # fmt: skip
     info = {"calls_per_loop": calls, "views": len(views)}
-    return [Row(**common(case.suite), variant=case.variant, config=kind, dtype=case.dtype,
-                shape=case.n, metric="call", **t.record(), bytes=min(calls, len(views)) * nbytes,
-                info=info)]  # fmt: skip
+    touched = min(calls, len(views)) * nbytes
+    return [Row(**ident, **t.record(), bytes=touched, check="ok", info=info)]
 
 
 def _callable_supports(entry_id: str, dtype: str, n: int) -> bool:
@@ -206,7 +208,7 @@ SUITES: dict[str, Suite] = {
         Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
               lambda d: [*FASTEST_DEFAULT, *FASTEST_PEERS], ("float32", "int32"),
               tuple(2**k for k in range(10, 31)),
-              _record_measure(first_pass=False, reps_for=_fastest_reps, max_reps=200),
+              _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
               lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
