@@ -330,7 +330,8 @@ def record_rows(r: ResultRecord, **common) -> list[Row]:
         if t is None:
             continue
         nbytes = r.bytes_first_pass if name == "first_pass" else r.bytes_total
-        out.append(Row(**common, **ident, metric=name, **asdict(t), bytes=nbytes, info=info))
+        first = {"info": info} if not out else {}  # said once, on the record's first row
+        out.append(Row(**common, **ident, metric=name, **asdict(t), bytes=nbytes, **first))
     return out or [Row(**common, **ident, metric="check", median_ms=None, info=info)]
 
 
