@@ -1,19 +1,20 @@
-"""The pytest-benchmark suite: one benchmark per variant x dtype x n, every variant (peers
-included) from the catalogue. Not part of the default test run (pyproject's testpaths is tests/).
+"""The pytest-benchmark front end of the named suites (harness.studies.suites): one benchmark per
+case of every suite, its id starting with the suite's name, so `-k SUITE` selects a suite. Not
+part of the default test run (pyproject's testpaths is tests/).
 
-    python3 -m pytest benchmarks/ --benchmark-enable --benchmark-json=bench.json \\
+    python3 -m pytest benchmarks/ -k sweep --benchmark-enable --benchmark-json=bench.json \\
         --benchmark-timer=harness.core.timing.sync_perf_counter
+    python3 -m pytest benchmarks/ -k fastest --benchmark-enable --bench-sizes 12,20
 
-Options (or environment variables, for scripts):
+Options (or environment variables, for scripts), replacing every suite's defaults:
     --bench-sizes    REDUCE_BENCH_SIZES    log2 exponents or sizes: "10-28", "10,12,2^20", "1000"
-                                           (default: even log2 n from 10 to 28, plus 25)
-    --bench-dtypes   REDUCE_BENCH_DTYPES   default: every dtype some non-wrong variant supports
-    --bench-variants REDUCE_BENCH_VARIANTS default: every non-wrong variant and the peers
+    --bench-dtypes   REDUCE_BENCH_DTYPES   comma-separated dtypes
+    --bench-variants REDUCE_BENCH_VARIANTS comma-separated variant ids (per-call suite: a variant
+                                           id means its api, api out= and op entries)
     --bench-rounds   REDUCE_BENCH_ROUNDS   timed rounds per benchmark (default 20, 2 warm-up)
 
-Benchmarks are grouped by "dtype n=2^k", so pytest-benchmark's table compares the variants at one
-size (--benchmark-group-by=group, the default). Without a GPU every benchmark is skipped with the
-reason.
+Benchmarks are grouped by "suite dtype n=2^k", so pytest-benchmark's table compares the variants at
+one size. Without a GPU every benchmark is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -23,10 +24,9 @@ import os
 import pytest
 
 from harness.core import catalogue, device, dtypes
-from harness.core.sizes import parse_size, size_label
+from harness.core.sizes import parse_size
 from harness.report.records import BENCH_SCHEMA
-
-DEFAULT_LOG2 = (10, 12, 14, 16, 18, 20, 22, 24, 25, 26, 28)
+from harness.studies import suites
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,12 +42,11 @@ def _opt(config: pytest.Config, name: str) -> str | None:
     return v if v is not None else os.environ.get(f"REDUCE_BENCH_{name.upper()}")
 
 
-def parse_bench_sizes(text: str | None) -> list[int]:
+def parse_bench_sizes(text: str | None) -> list[int] | None:
     """'10-28' (every log2 in the range), '10,12,25' (log2 exponents: numbers below 64),
-    '2^20', '1000', '2^20+3' (sizes)."""
-
+    '2^20', '1000', '2^20+3' (sizes); None (each suite's defaults) when not given."""
     if not text:
-        return [2**k for k in DEFAULT_LOG2]
+        return None
     out: list[int] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -62,28 +61,22 @@ def parse_bench_sizes(text: str | None) -> list[int]:
     return sorted(set(out))
 
 
+def _list(config: pytest.Config, name: str) -> list[str] | None:
+    return [s.strip() for s in (_opt(config, name) or "").split(",") if s.strip()] or None
+
+
 def bench_config(config: pytest.Config) -> dict:
-    sizes = parse_bench_sizes(_opt(config, "sizes"))
-    ids = [s.strip() for s in (_opt(config, "variants") or "").split(",") if s.strip()]
-    for i in ids:
-        catalogue.get(i)  # a clear error for an unknown id
-    # Default: every non-wrong variant and peer on device data, except seed 001's, whose subject
-    # is the trip from host memory (measured end to end by `reduce-ladder host`).
-    variants = (
-        catalogue.select(ids) if ids else [v for v in catalogue.select() if v.family != "001"]
-    )
-    # Default dtypes: the ladder's (float32, int32); the fastest variants' other dtypes on request.
-    all_dtypes = [d for d in ("float32", "int32") if any(d in v.dtypes for v in variants)]
-    wanted = [s.strip() for s in (_opt(config, "dtypes") or "").split(",") if s.strip()]
-    for d in wanted:
+    ids, wanted = _list(config, "variants"), _list(config, "dtypes")
+    for i in ids or ():
+        catalogue.get(i) if "/" in i and " " not in i else None  # a clear error for a bad id
+    for d in wanted or ():
         if d not in dtypes.NAMES:
             raise pytest.UsageError(f"unknown dtype {d!r}; valid: {', '.join(dtypes.NAMES)}")
-    rounds = int(_opt(config, "rounds") or 20)
     return {
-        "sizes": sizes,
-        "dtypes": wanted or all_dtypes,
-        "variants": [v.id for v in catalogue.ladder_order(variants)],
-        "rounds": rounds,
+        "sizes": parse_bench_sizes(_opt(config, "sizes")),
+        "dtypes": wanted,
+        "variants": ids,
+        "rounds": int(_opt(config, "rounds") or 20),
     }
 
 
@@ -91,16 +84,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "case" not in metafunc.fixturenames:
         return
     cfg = bench_config(metafunc.config)
-    cases, ids = [], []
-    # dtype, then n, then variant: one input per (dtype, n) is shared by consecutive benchmarks.
-    for dtype in cfg["dtypes"]:
-        for n in cfg["sizes"]:
-            for vid in cfg["variants"]:
-                v = catalogue.get(vid)
-                if dtype in v.dtypes and n <= v.max_n:
-                    cases.append((vid, dtype, n))
-                    ids.append(f"{dtype}-{size_label(n)}-{vid}")
-    metafunc.parametrize("case", cases, ids=ids)
+    found = [
+        c
+        for name in suites.SUITES
+        for c in suites.cases(name, variants=cfg["variants"], dtypes=cfg["dtypes"],
+                              sizes=cfg["sizes"])
+    ]  # fmt: skip
+    metafunc.parametrize("case", found, ids=[c.id for c in found])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    """`-k SUITE` with a suite's bare name selects that suite's cases only: a variant id may hold
+    a suite's name too (cuda/fastest in every suite; -k's own substring match keeps those)."""
+    name = config.getoption("keyword")
+    if name not in suites.SUITES:
+        return
+    keep = [i for i in items if getattr(i, "callspec", None) is None
+            or i.callspec.params["case"].suite == name]  # fmt: skip
+    dropped = [i for i in items if i not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
 
 
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:

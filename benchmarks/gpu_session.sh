@@ -15,8 +15,9 @@
 #     python -m experiments.hopper_loads)
 #   inductor: what torch.compile writes for the sum (static / dynamic / coop) and its time at
 #             2^10, 2^20, 2^28 -> inductor/ (inductor.json, inductor-*.py), into results/<device>/
-#   callable: per call from Python (reduce_sum, the torch op, plans, launch modes, torch.sum, CUB,
-#     torch.compile), float32 int32 bfloat16, n = 2^10..2^30 even (~3 min estimated) plus the
+#   callable: per call from Python (the suite "callable": reduce_sum, out= and the torch op for every
+#     variant, plans, launch modes, torch.sum, CUB, torch.compile), float32 int32 bfloat16,
+#     n = 2^10..2^30 even (CALLABLE_OPTS narrows it: the whole default is long) plus the
 #     plan-cache / op GPU tests -> callable.json, archive/callable.txt, pytest-callable.log; and (issue
 #     14) the Python call path's profile (~20 s; experiments.call_profile) -> archive/call-profile.txt/.json,
 #     the small-n sweep of cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s;
@@ -124,9 +125,11 @@ for step in $steps; do
       CUPY_ACCELERATORS=cub python3 -m experiments.small_n_sweep --dtypes float32 int32 \
         bfloat16 --json "$F/small-n.json" > "$F/archive/small-n.txt" 2>&1 || status=1
       cut -c1-200 "$F/archive/small-n.txt" | tail -n 24
-      note "per call from Python vs torch.sum / cupy.sum (CUB) / torch.compile"
-      CUPY_ACCELERATORS=cub python3 -m harness.studies.callable_bench --json "$F/callable.json" \
-        > "$F/archive/callable.txt" 2>&1 || status=1
+      note "per call from Python: every variant reduce_sum takes, out=, the op, vs the peers"
+      # CALLABLE_OPTS narrows the suite (e.g. "--variants cuda/fastest triton/fastest
+      # cuda/reproducible"): its default, every family's variants, is a long run.
+      CUPY_ACCELERATORS=cub python3 -m harness bench callable ${CALLABLE_OPTS:-} \
+        --json "$F/callable.json" > "$F/archive/callable.txt" 2>&1 || status=1
       tail -n 40 "$F/archive/callable.txt"
       ;;
     accuracy)
@@ -156,9 +159,10 @@ for step in $steps; do
       tail -n 50 "$F/archive/repro-sweep.txt"
       ;;
     bench)
-      # Every non-wrong variant and the peers, every catalogue dtype, log2 n = 10..28 (even, and
-      # 25). Narrow with REDUCE_BENCH_SIZES / _DTYPES / _VARIANTS / _ROUNDS (benchmarks/conftest.py).
-      python3 -m pytest benchmarks/ -q -p no:cacheprovider --benchmark-enable \
+      # The suite "sweep": every non-wrong variant and the peers, float32 and int32, log2 n =
+      # 10..28 (even, and 25); BENCH_SUITE picks another suite (harness.studies.suites). Narrow
+      # with REDUCE_BENCH_SIZES / _DTYPES / _VARIANTS / _ROUNDS (benchmarks/conftest.py).
+      python3 -m pytest benchmarks/ -k "${BENCH_SUITE:-sweep}" -q -p no:cacheprovider --benchmark-enable \
         --benchmark-timer=harness.core.timing.sync_perf_counter --benchmark-sort=name \
         --benchmark-columns=median,iqr,rounds --benchmark-json="$F/bench.json" \
         > "$F/bench.log" 2>&1 || status=1

@@ -1,148 +1,100 @@
-"""One pytest-benchmark per variant x dtype x n (see conftest.py for the options).
+"""One pytest-benchmark per case of every named suite (harness.studies.suites; options in
+conftest.py). The measurement is the suite's own (the same code `reduce-ladder bench SUITE`
+runs); pytest-benchmark adds its selection (-k SUITE), its table, its JSON and `compare`.
 
-Each benchmark first checks the variant's sum on the input (fresh seed-like data, the golden of
-harness.check.verify) and fails on a wrong sum; then times it with benchmark.pedantic:
-- setup (untimed, every round): flush L2 (write a buffer twice its size) and wait for the device,
-  so inputs that would fit in L2 are read from device memory as at large n;
-- target: the variant's launches between two CUDA events, then a device synchronize, so the
-  host-side time pytest-benchmark reports is one synchronized Python call (launch overhead
-  included) even with the default timer; --benchmark-timer=harness.core.timing.sync_perf_counter
-  gives the same and is what benchmarks/gpu_session.sh passes.
-extra_info is the result record's JSON form (harness.report.records, schema BENCH_SCHEMA): the
-device time ("total": CUDA events, median over the timed rounds), the bytes moved and effective
-GB/s, the host wall time per call ("call"), for n <= 2^20 the CUDA-graph replay time per call
-("graph"), the check and the device name. harness.report.documents reads it.
+What pytest-benchmark's own statistics hold: the wall time of ONE SYNCHRONIZED PYTHON CALL of the
+case (the device idle before it, L2 flushed before it for the device-time suites; the call, then
+torch.cuda.synchronize), i.e. what one call costs a user, launch overhead included. The
+--benchmark-timer=harness.core.timing.sync_perf_counter timer gives the same.
+The device time is NOT in those statistics: it is in extra_info, as the suite measured it:
+    extra_info["rows"]: the case's rows (harness.report.records.Row JSON: metric "total" = device
+        time by harness.core.timing.time_ms, "first_pass", "graph" for n <= 2^20, "call"; the
+        per-call suite's "call" = back-to-back calls from Python);
+    for a record suite also the result record itself (records.ResultRecord JSON, schema
+        BENCH_SCHEMA), its "call" replaced by pytest-benchmark's own rounds, which the report
+        (harness.report.documents) reads.
+A wrong sum fails the benchmark after its rows are recorded.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import statistics
-import time
 
 import pytest
 
 from harness.core import catalogue, device
-from harness.core.timing import Timing
-from harness.report import records
+from harness.report.records import BENCH_SCHEMA, records_from_rows
+from harness.studies import suites
 
 WARMUP_ROUNDS = 2
-_inputs: dict = {}
 
 
-def _input(dtype: str, n: int):
-    """The input (and its golden) for (dtype, n), kept only while consecutive cases share it."""
+def _one_call(case: suites.Case):
+    """(the call pytest-benchmark times, its untimed setup before each round)."""
+    import torch
+
+    from harness.core import timing
+
+    if case.suite == "callable":
+        fn, views = suites.callable_call(case)
+        return (lambda: fn(views[0])), None
     from harness.check import verify
 
-    key = (dtype, n)
-    if key not in _inputs:
-        _inputs.clear()
-        x = verify.seed_like_input(n, dtype, "cuda")
-        _inputs[key] = (x, verify.golden(x))
-    return _inputs[key]
-
-
-@functools.cache
-def _device_name() -> str | None:
-    return device.device_info().get("name")
-
-
-def _runner(v: catalogue.Variant, x):
-    """(callable that launches the variant, untimed setup before each call, bytes it moves).
-
-    For an in-place variant the setup refills its scratch copy, so the copy is never timed."""
+    v = catalogue.get(case.variant)
+    x = verify.seed_like_input(case.n, case.dtype, "cuda")
     if v.backend == "peer":
         from harness.launch import peers
 
-        return peers.prepare(v, x), None, peers.bytes_moved(v, x.numel(), x.element_size())
-    from harness.launch.plan import make_plan
+        fn, restore = peers.prepare(v, x), None
+    else:
+        from harness.launch.plan import make_plan
 
-    plan = make_plan(v, x)
-    return (lambda: plan.run(restore=False)), plan.restore, plan.bytes_moved()
+        plan = make_plan(v, x)
+        fn, restore = (lambda: plan.run(restore=False)), plan.restore
 
+    def setup() -> None:
+        if restore is not None:
+            restore()
+        timing.flush_l2()
+        torch.cuda.synchronize()
 
-def _stats(ms: list[float]) -> Timing:
-    from harness.core.timing import _quantile
-
-    return Timing(
-        median_ms=statistics.median(ms),
-        min_ms=min(ms),
-        p10_ms=_quantile(ms, 0.1),
-        p90_ms=_quantile(ms, 0.9),
-        reps=len(ms),
-    )
+    return fn, setup
 
 
-def _extra_info(rec: records.ResultRecord) -> dict:
-    return {"schema": records.BENCH_SCHEMA, **rec.to_json()}
-
-
-def test_reduce(benchmark, case, bench_cfg):
-    vid, dtype, n = case
+def test_reduce(benchmark, case: suites.Case, bench_cfg):
     ok, why = device.torch_gpu()
     if not ok:
         pytest.skip(f"needs an NVIDIA GPU: {why}")
-    v = catalogue.get(vid)
-    if v.backend == "cuda" or "cupy" in vid:
+    v = catalogue.BY_ID.get(case.variant)
+    if (v and (v.backend == "cuda" or "cupy" in v.id)) or "cupy" in case.variant:
         ok, why = device.cupy_gpu()
         if not ok:
             pytest.skip(why)
     import torch
 
-    from harness.check import verify
-    from harness.core import timing
-    from harness.launch.errors import PeerUnavailable
+    from harness.core.timing import Timing
 
-    x, g = _input(dtype, n)
-    try:
-        check = verify.check_variant(v, x, g)
-    except PeerUnavailable as e:  # e.g. cuda.compute not installed: skipped with the reason
-        pytest.skip(str(e))
-    rec = records.for_variant(
-        v,
-        dtype,
-        n,
-        status="ok" if check.ok else "wrong",
-        message=check.message,
-        check=records.check_from(check),
-        device=_device_name(),
-    )
-    benchmark.group = f"{dtype} n={'2^' + str(n.bit_length() - 1) if n & (n - 1) == 0 else n}"
-    benchmark.extra_info.update(_extra_info(rec))
-    if not check.ok:
-        pytest.fail(f"{vid} {dtype} n={n}: {check.message}")
-
-    fn, prepare, nbytes = _runner(v, x)
-    rounds = bench_cfg["rounds"]
-    walls: list[float] = []
-
-    # pytest-benchmark's own numbers: the wall time of one synchronized Python call (what a call
-    # costs a user, launch overhead included), with L2 flushed and the device idle before it.
-    def setup() -> None:
-        if prepare is not None:
-            prepare()
-        timing.flush_l2()
-        torch.cuda.synchronize()
+    rows = suites.measure(case)
+    if not rows:
+        pytest.skip(f"{case.variant} does not take {case.dtype}")
+    if any(r.check == "skipped" for r in rows):
+        pytest.skip(rows[0].info.get("message", "unavailable here"))
+    benchmark.group = f"{case.suite} {case.dtype} n={case.n}"
+    benchmark.extra_info["rows"] = [r.to_json() for r in rows]
+    bad = suites.failed(rows)
+    if bad:
+        pytest.fail(f"{case.id}: {bad[0].check}: {bad[0].info.get('message', '')}")
+    fn, setup = _one_call(case)
 
     def target() -> None:
-        t0 = time.perf_counter()
         fn()
         torch.cuda.synchronize()
-        walls.append((time.perf_counter() - t0) * 1e3)
 
-    benchmark.pedantic(
-        target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS, iterations=1
-    )
-    call_ms = walls[-rounds:]
-    # Device time: CUDA events around each call, calls queued back to back behind an L2 flush
-    # (harness.core.timing.time_ms, as the CLI measures), so host launch overhead is not counted.
-    total = timing.time_ms(fn, setup=prepare, reps=rounds)
-    rec = dataclasses.replace(rec, total=total, call=_stats(call_ms), bytes_total=nbytes)
-    if n <= timing.GRAPH_MAX_N:
-        try:
-            rec = dataclasses.replace(rec, graph=timing.graph_ms(fn))
-        except Exception as e:  # reported, not fatal: the per-call numbers stand
-            torch.cuda.synchronize()
-            rec = dataclasses.replace(rec, extra={"graph_error": f"{type(e).__name__}: {e}"})
-    benchmark.extra_info.update(_extra_info(rec))
+    rounds = bench_cfg["rounds"]
+    benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS)
+    if v is not None:  # a record suite: the record, its call time pytest-benchmark's rounds
+        (rec,) = records_from_rows(rows)
+        stats = getattr(benchmark, "stats", None)  # None under --benchmark-disable: one call
+        if stats is not None:
+            rec = dataclasses.replace(rec, call=Timing.of([t * 1e3 for t in stats.stats.data]))
+        benchmark.extra_info.update({"schema": BENCH_SCHEMA, **rec.to_json()})

@@ -5,11 +5,18 @@ import pytest
 
 from harness.core import device
 from harness.launch.rebind import DEFAULT_MODE
+from harness.report.records import Row
 from harness.studies import callable_bench
 
 
 @pytest.mark.parametrize(
-    "argv", [["--json", "x.json", "--dtypes", "float64"], ["--json", "x.json", "--sizes", "2^"]]
+    "argv",
+    [
+        ["--json", "x.json", "--dtypes", "float8"],
+        ["--json", "x.json", "--sizes", "2^"],
+        ["--json", "x.json", "--variants", "api cuda/nope"],
+        ["--json", "x.json", "--reps", "0"],
+    ],
 )
 def test_usage_errors_exit_2_before_any_work(argv, tmp_path):
     with pytest.raises(SystemExit) as e:
@@ -21,35 +28,44 @@ def test_usage_errors_exit_2_before_any_work(argv, tmp_path):
 def test_without_a_gpu_it_says_so(tmp_path, capsys):
     out = tmp_path / "c.json"
     assert callable_bench.main(["--json", str(out), "--sizes", "2^10"]) == 2
-    assert "needs a CUDA GPU" in capsys.readouterr().err and not out.exists()
+    assert "needs an NVIDIA GPU" in capsys.readouterr().err and not out.exists()
+
+
+def _row(entry, us, dtype="int32", n=1024):
+    return Row("GPU", "callable", entry, "", dtype, n, "call", None if us is None else us / 1e3)
 
 
 def test_overhead_is_api_minus_its_cached_launch():
     rows = [
-        {"entry": "api cuda/fastest", "dtype": "int32", "n": 1024, "us_per_call": 9.5},
-        {
-            "entry": f"launch cuda/fastest {DEFAULT_MODE['cuda']}",
-            "dtype": "int32",
-            "n": 1024,
-            "us_per_call": 8.0,
-        },  # the mode the cache launches with (driver where cuda-python is)
-        {"entry": "api triton/fastest", "dtype": "int32", "n": 1024, "error": "boom"},
+        _row("api cuda/fastest", 9.5),
+        _row(f"launch cuda/fastest {DEFAULT_MODE['cuda']}", 8.0),  # the mode the cache uses
+        _row("api triton/fastest", None),  # not measured: no line
     ]
-    assert callable_bench.overheads({"results": rows}) == ["cuda/fastest int32 2^10: +1.50 us"]
+    assert callable_bench.overheads(rows) == ["cuda/fastest int32 2^10: +1.50 us"]
 
 
 def test_table_gives_ratios_to_torch_sum():
+    from harness.report import tables
+
     rows = [
-        {"entry": "torch.sum", "dtype": "float32", "n": 4096, "us_per_call": 10.0},
-        {"entry": "api cuda/fastest", "dtype": "float32", "n": 4096, "us_per_call": 8.0},
+        _row("torch.sum", 10.0, "float32", 4096),
+        _row("api cuda/fastest", 8.0, "float32", 4096),
     ]
-    text = callable_bench._table_block(rows, "float32", 4096)
-    assert "1.25x" in text.splitlines()[2] and "1.00x" in text.splitlines()[1]
+    text = tables.suite_table(rows, "float32")
+    assert "| 2^12 | 10.00 (1.00x) | 8.00 (1.25x) |" in text
 
 
-def test_missing_json_folder_is_a_usage_error_before_any_work(tmp_path):
+def test_every_variant_reduce_sum_takes_is_an_entry_three_ways():
+    ids = {e.id for e in callable_bench.entries()}
+    assert "cuda/reproducible" in callable_bench.api_variants()
+    for v in callable_bench.api_variants():
+        assert {f"api {v}", f"api {v} out=", f"op {v}"} <= ids
+    assert {"torch.sum", "torch.sum out=", "cupy.sum-cub", "torch.compile sum"} <= ids
+
+
+def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path):
     with pytest.raises(SystemExit) as e:
-        callable_bench.main(["--json", str(tmp_path / "missing" / "c.json"), "--sizes", "2^10"])
+        callable_bench.main(["--json", str(tmp_path), "--sizes", "2^10"])
     assert e.value.code == 2
 
 
@@ -76,7 +92,7 @@ def test_callable_tables_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
 
     doc = callable_tables.load(_callable_doc(tmp_path))
     md = callable_tables.markdown(doc)
-    assert "| 2^10 | 10.00 (1.00x) | 8.00 (1.25x) | - (-) |" in md
+    assert "| 2^10 | 10.00 (1.00x) | 8.00 (1.25x) |\n" in md  # cupy.sum-cub: no time, no column
 
     def rec(vid, ms):
         t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)

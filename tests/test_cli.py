@@ -7,6 +7,7 @@ import pytest
 from harness.cli.common import UsageError, parse_size
 from harness.cli.main import main
 from harness.core import device
+from harness.report.documents import load_document
 
 
 @pytest.mark.parametrize(
@@ -63,8 +64,9 @@ def test_cpu_path_runs_and_says_timings_need_a_gpu(tmp_path, capsys):
     assert rc == 0, text
     assert "Timings need an NVIDIA GPU" in text
     doc = json.loads(out.read_text())
-    assert doc["mode"] == "cpu" and len(doc["results"]) == 4
-    assert all(r["status"] == "ok" for r in doc["results"])
+    results = [r.to_json() for r in load_document(out).records]  # rows -> records
+    assert doc["mode"] == "cpu" and len(results) == 4
+    assert all(r["status"] == "ok" for r in results)
 
 
 @pytest.mark.skipif(device.gpu_available(), reason="exercises the no-GPU path")

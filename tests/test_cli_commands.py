@@ -26,6 +26,7 @@ def test_every_command_is_registered_from_an_imported_module():
         "inspect",
         "host",
         "fastest-bench",
+        "bench",
         "ablation",
         "profile",
         "sanitize",

@@ -224,13 +224,9 @@ def test_bench_usage_errors(tmp_path, capsys):
     assert e.value.code == 2 and "peer/copy" in capsys.readouterr().err
 
 
-def test_bench_table_names_each_variant():
-    from harness.studies import fastest_bench
+def test_bench_takes_the_reproducible_pair_beside_the_peers():
+    from harness.studies import suites
 
-    vs = (CUDA, TRITON)
-    row = {"log2n": 20, "n": 2**20, f"{CUDA}:ok": True, f"{TRITON}:ok": False}
-    row |= {CUDA: {"median_ms": 0.01}, "torch.sum": {"median_ms": 0.011}}
-    row[f"{CUDA}:x_best_peer"] = 1.1
-    head, line = fastest_bench._header(vs, False), fastest_bench._line(row, False, vs)
-    assert "cu-repr" in head and "x tr-repr" in head
-    assert "1.100" in line and f"WRONG/ERROR: {TRITON}" in line
+    found = suites.cases("fastest", variants=[CUDA, TRITON, *suites.FASTEST_PEERS],
+                         dtypes=["bfloat16"], sizes=[2**20])  # fmt: skip
+    assert [c.variant for c in found] == [CUDA, TRITON, "peer/torch.sum", "peer/copy"]

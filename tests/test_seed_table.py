@@ -14,7 +14,7 @@ import pytest
 from harness.cli.main import main
 from harness.core import catalogue, device
 from harness.report import tables
-from harness.report.documents import document_from
+from harness.report.documents import document_from, load_document
 from harness.report.records import RUN_SCHEMA
 from harness.studies import session
 
@@ -50,9 +50,10 @@ def test_seed_004_cpu_path_defaults_to_int32(tmp_path, capsys):
     out = tmp_path / "s.json"
     rc = main(["run", "--seed", "004", "--sizes", "257,1025", "--quiet", "--json", str(out)])
     assert rc == 0, capsys.readouterr().out
-    doc = json.loads(out.read_text())
-    assert {r["variant"] for r in doc["results"]} == {"triton/tile-256", "triton/quad-adjacent-256"}
-    assert all(r["dtype"] == "int32" and r["status"] == "ok" for r in doc["results"])
+    assert json.loads(out.read_text())["mode"] == "cpu"
+    results = [r.to_json() for r in load_document(out).records]  # rows -> records
+    assert {r["variant"] for r in results} == {"triton/tile-256", "triton/quad-adjacent-256"}
+    assert all(r["dtype"] == "int32" and r["status"] == "ok" for r in results)
 
 
 def _row(vid: str, ms: float, **extra) -> dict:

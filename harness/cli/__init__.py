@@ -13,6 +13,7 @@
                       reached lazily through census.porting_entry)
     host.py           `host` (study 001, from host memory)
     fastest_bench.py  `fastest-bench` (its own parser, in studies/)
+    bench.py          `bench SUITE` (its own parser, harness/studies/bench.py)
     ablation.py       `ablation`: the alias of experiments/fastest_ablation (its own parser),
                       which it imports lazily, when run: the one import of an experiment
 

@@ -2,7 +2,7 @@
 an explicit import (a renamed or broken module fails loudly, it does not vanish from the CLI).
 
     reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
-    reduce-ladder run | check | list | report | inspect | host | fastest-bench | ablation
+    reduce-ladder run | check | list | report | inspect | host | fastest-bench | bench | ablation
                                        | profile | sanitize | accuracy | compare
     reduce-ladder distributed          one sum across K GPUs on NCCL
     reduce-ladder COMMAND --help       its options
@@ -27,6 +27,7 @@ from pathlib import Path
 from harness.cli import (
     ablation,
     accuracy,
+    bench,
     census,
     compare,
     distributed,
@@ -48,6 +49,7 @@ COMMAND_MODULES = (
     census,
     host,
     fastest_bench,
+    bench,
     ablation,
     profile,  # and sanitize
     accuracy,

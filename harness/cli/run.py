@@ -164,8 +164,8 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         if not variants:
             raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
     dtype, study = sel.dtype, sel.study
-    doc = session.new_document("timed" if timed else "check")
-    name = doc["device"].get("name")
+    name = session.device_name()
+    head: dict = {}
     if not args.quiet:
         out.print(
             f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
@@ -186,13 +186,12 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
             variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress,
             starting=starting,
         )  # fmt: skip
-    doc["results"] = rows
     if timed and study:
-        doc["seed_tables"] = []
+        head["seed_tables"] = []
         for n in sizes:
             srows = tables.seed_rows(rows, n, dtype, study)
             title = f"seed {study}, {name}, {dtype}, n = {n:,}"
-            doc["seed_tables"].append(
+            head["seed_tables"].append(
                 {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
             )
             if not args.quiet:
@@ -200,7 +199,8 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
                 out.print(
                     f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
                 )
-    write_json(args.json, doc)
+    if args.json:
+        write_json(args.json, session.run_document("timed" if timed else "check", rows, **head))
     if args.quiet:
         pass
     elif timed and not study:

@@ -8,13 +8,20 @@ measured cost of queuing them: gate), so that every timed call is queued before 
 it and the events measure device time, not host gaps.
 For tiny sizes, graph_ms captures many calls in one CUDA graph and times its replay, which
 leaves launch gaps out: the kernel's cost beside the Python call's cost.
+
+This is the one module that holds a timing loop (tests/test_layout.py checks that no other product
+module makes a timing event or reads perf_counter): time_ms (device time, gated and flushed),
+graph_ms (CUDA-graph replay), call_ms (one synchronized Python call's wall time), loop_ms
+(back-to-back calls from Python, events around the loop: the per-call suite), serial_ms (events
+around each call, synchronized after it: copies and host-driven chains) and trips (a host trip's
+wall time and the events it records: seed 001's study).
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 
@@ -31,6 +38,12 @@ class Timing:
 
     def record(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def of(cls, times_ms: Sequence[float]) -> Timing:
+        """The statistics of measured times (ms): median, min, p10, p90, how many."""
+        xs = list(times_ms)
+        return cls(statistics.median(xs), min(xs), _quantile(xs, 0.1), _quantile(xs, 0.9), len(xs))
 
 
 @cache
@@ -95,7 +108,7 @@ def time_ms(
         fn()
     torch.cuda.synchronize()
     if reps is None:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start, end = _events(2)
         start.record()
         for _ in range(3):
             fn()
@@ -103,8 +116,7 @@ def time_ms(
         torch.cuda.synchronize()
         est = max(start.elapsed_time(end) / 3, 1e-3)
         reps = int(min(max_reps, max(10, target_ms / est)))
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    starts, ends = _events(reps), _events(reps)
 
     def queue(i: int) -> None:
         if setup is not None:
@@ -126,10 +138,7 @@ def time_ms(
     for i in range(reps):
         queue(i)
     torch.cuda.synchronize()
-    times = [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
-    return Timing(
-        statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), reps
-    )
+    return Timing.of([s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)])
 
 
 def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) -> Timing:
@@ -152,17 +161,7 @@ def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) ->
     torch.cuda.current_stream().wait_stream(stream)
     graph.replay()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(replays):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        graph.replay()
-        e.record()
-        torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) / calls)
-    return Timing(
-        statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), replays
-    )
+    return Timing.of([ms / calls for ms in serial_ms(graph.replay, reps=replays, warmup=0)])
 
 
 # Sizes at or below this also get CUDA-graph replay time and host wall time per call: there the
@@ -201,9 +200,92 @@ def call_ms(fn: Callable[[], object], *, reps: int = 50, warmup: int = 3) -> Tim
         fn()
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
-    return Timing(
-        statistics.median(times), min(times), _quantile(times, 0.1), _quantile(times, 0.9), reps
-    )
+    return Timing.of(times)
+
+
+def _events(count: int) -> list:
+    return [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+
+
+def serial_ms(fn: Callable[[], object], *, reps: int = 5, warmup: int = 1) -> list[float]:
+    """Device time (ms) of each of `reps` calls of fn(), events around each and the device
+    synchronized after it (no flush, no gate): for work whose own host side is the point (a
+    host-to-device copy, a host-driven chain of launches) and for CUDA-graph replays."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(reps):
+        start, end = _events(2)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        out.append(start.elapsed_time(end))
+    return out
+
+
+def loop_ms(
+    fn: Callable[[object], object], args: Sequence[object], *, calls: int, loops: int
+) -> Timing:
+    """Time per call of fn(arg) called back to back from Python, `calls` calls per loop rotating
+    over args, CUDA events around the whole loop: what a caller's loop pays per call (Python,
+    launch and kernel, whichever is the bottleneck). Statistics over `loops` loops; two warm
+    calls first."""
+    for x in args[:2]:
+        fn(x)
+    torch.cuda.synchronize()
+    k, times = len(args), []
+    for _ in range(loops):
+        start, end = _events(2)
+        start.record()
+        for i in range(calls):
+            fn(args[i % k])
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return Timing.of(times)
+
+
+def trips(
+    trip: Callable[[Sequence | None], object],
+    *,
+    events: int,
+    reps: int | None,
+    warmup: int = 2,
+    target_ms: float = 150.0,
+    max_reps: int = 50,
+) -> tuple[list[float], list[list[float]]]:
+    """A host trip timed end to end: (wall ms per repetition on the host clock, from a
+    synchronized start to trip's return; per repetition the ms from the first of the `events`
+    events trip(ev) records to each of the others, None for one it did not record).
+    trip(None) is the untimed form (warm-up, sizing). reps=None picks about target_ms worth
+    (5..max_reps)."""
+    for _ in range(warmup):
+        trip(None)
+    if reps is None:
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        trip(None)
+        est = max((time.perf_counter() - t0) * 1e3, 1e-3)
+        reps = int(min(max_reps, max(5, target_ms / est)))
+    walls, splits = [], []
+    for _ in range(reps):
+        ev = _events(events)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        trip(ev)
+        walls.append((time.perf_counter() - t0) * 1e3)
+        torch.cuda.synchronize()
+        splits.append([_elapsed(ev[0], e) for e in ev[1:]])
+    return walls, splits
+
+
+def _elapsed(start, end) -> float | None:
+    try:
+        return start.elapsed_time(end)
+    except RuntimeError:  # an event the trip did not record
+        return None
 
 
 def small_size_timings(fn: Callable[[], object], n: int) -> dict:

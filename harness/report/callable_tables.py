@@ -1,4 +1,6 @@
-"""The per-call-from-Python figures (callable.json, harness.studies.callable_bench) in the report.
+"""The per-call-from-Python figures in the report: the callable suite's rows (a ROWS document from
+`reduce-ladder bench callable`, or an older callable/1 file, read into rows by
+harness.report.rows), metric "call".
 
 `reduce-ladder report RUN.json --out DIR --callable callable.json` writes DIR/callable.md (one
 table per dtype: microseconds per call of every entry and its ratio to torch.sum, >= 1.00x at
@@ -13,12 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report.documents import load_document
+from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_table, num
 from harness.report.ratios import CUB_ID, PEER_LABELS, TORCH_ID
 from harness.report.records import ResultRecord
+from harness.report.rows import rows as rows_of
 
 BASE = "torch.sum"
+METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
+          "views rotated to cover 2x L2 (harness.core.timing.loop_ms)")  # fmt: skip
 # The catalogue's variants and peers -> the per-call entry a user calls them through.
 PUBLIC_ENTRY = {
     "cuda/fastest": "api cuda/fastest",
@@ -30,42 +35,49 @@ PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/faste
            "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function")  # fmt: skip
 
 
-def load(path: str | Path) -> dict:
-    """A per-call document (studies.callable_bench); ReportError naming the file otherwise."""
-    return load_document(path, "callable").raw
+def load(path: str | Path) -> Document:
+    """A per-call document; ReportError naming the file otherwise."""
+    doc = load_document(path, ("callable", "rows"))
+    if not _calls(doc):
+        raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
+    return doc
 
 
-def per_call(doc: dict) -> dict[tuple[str, str, int], float]:
+def _calls(doc: Document) -> list:
+    return [r for r in rows_of(doc) if r.metric == "call"]
+
+
+def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     """(entry, dtype, n) -> microseconds per call, for the rows that were measured."""
-    return {
-        (r["entry"], r["dtype"], r["n"]): r["us_per_call"]
-        for r in doc["results"]
-        if r.get("us_per_call") is not None
-    }
+    return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
-def _entries(doc: dict) -> list[str]:
-    return list(dict.fromkeys(r["entry"] for r in doc["results"]))
+def _entries(doc: Document) -> list[str]:
+    return list(dict.fromkeys(r.variant for r in _calls(doc)))
+
+
+def _dtypes(doc: Document) -> list[str]:
+    return list(dict.fromkeys(r.dtype for r in _calls(doc)))
 
 
 def _ratio(base: float | None, t: float | None) -> str:
     return f"{base / t:.2f}x" if base and t else "-"
 
 
-def markdown(doc: dict) -> str:
+def markdown(doc: Document) -> str:
     """callable.md: per dtype, n down, entries across: 'us (ratio to torch.sum)'."""
     by = per_call(doc)
     entries = _entries(doc)
     out = [
-        f"# Per call from Python: {doc.get('device', {}).get('name', '?')}",
+        f"# Per call from Python: {doc.device}",
         "",
-        doc.get("method", ""),
+        doc.raw.get("method", METHOD),
         "",
         "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
         "fast as torch.sum).",
         "",
     ]
-    for dtype in dict.fromkeys(r["dtype"] for r in doc["results"]):
+    for dtype in _dtypes(doc):
         sizes = sorted({n for (_, d, n) in by if d == dtype})
         rows = []
         for n in sizes:
@@ -81,7 +93,7 @@ def markdown(doc: dict) -> str:
     return "\n".join(out)
 
 
-def plot(doc: dict, dtype: str, path: str | Path) -> list[str]:
+def plot(doc: Document, dtype: str, path: str | Path) -> list[str]:
     """Per call (us) vs n for the PLOTTED entries; returns the entries drawn."""
     from harness.report.plots import _plt
 
@@ -98,7 +110,7 @@ def plot(doc: dict, dtype: str, path: str | Path) -> list[str]:
     ax.set_yscale("log")
     ax.set_xlabel("n (elements)")
     ax.set_ylabel("us per call (back to back, from Python)")
-    ax.set_title(f"Per call from Python, {dtype}: {doc.get('device', {}).get('name', '')}")
+    ax.set_title(f"Per call from Python, {dtype}: {doc.device}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -106,7 +118,7 @@ def plot(doc: dict, dtype: str, path: str | Path) -> list[str]:
     return drawn
 
 
-def joined_rows(records: list[ResultRecord], doc: dict) -> list[list[str]]:
+def joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
     """Both figures for the fastest variants and the peers, joined on (variant, dtype, n): device
     time (us) and its ratio to torch.sum's device time, per call (us) and its ratio to torch.sum
     per call. Only rows present in both files."""
@@ -130,13 +142,15 @@ def joined_rows(records: list[ResultRecord], doc: dict) -> list[list[str]]:
 JOINED_HEADER = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
 
 
-def write(doc: dict, out_dir: str | Path, records: list[ResultRecord], source: str) -> list[str]:
+def write(
+    doc: Document, out_dir: str | Path, records: list[ResultRecord], source: str
+) -> list[str]:
     """callable.md, one plot per dtype, and the joined section appended to report.md; returns the
     file names written."""
     out = Path(out_dir)
     (out / "callable.md").write_text(markdown(doc))
     written = ["callable.md"]
-    for dtype in dict.fromkeys(r["dtype"] for r in doc["results"]):
+    for dtype in _dtypes(doc):
         name = f"callable-{dtype}.png"
         plot(doc, dtype, out / name)
         written.append(name)

@@ -22,6 +22,8 @@ records.py) into a Document:
     "reproducible"     reproducible/1                        raw: result bits per input
     "compare"          compare/1                             raw: rows per device
     "census"           census/1 (docs/census-sm_90.json)     raw: SASS counts per kernel
+    "rows"             rows/1 (every suite writes it now)    rows (records.Row), and the
+                                                             records rebuilt from them
     "manifest"         none: a JSON list (profile-raw/,      raw: the GPU driver's list of
                        sanitize-raw/: *.manifest.json)       what it launched, in order
 
@@ -62,6 +64,7 @@ class Document:
     records: list[ResultRecord] = field(default_factory=list)
     meta: dict = field(default_factory=dict)  # device details, mode, synthetic
     raw: dict = field(default_factory=dict)  # the document as read (the host study's sweep...)
+    rows: list[records.Row] = field(default_factory=list)  # a ROWS document's rows
 
     @property
     def label(self) -> str:
@@ -104,9 +107,10 @@ def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Documen
 
 
 def load_run(path: str | Path) -> Document:
-    """A run the report can compare: `reduce-ladder run --json` or pytest-benchmark's JSON."""
+    """A run the report can compare: `reduce-ladder run --json`, pytest-benchmark's JSON, or a
+    suite's ROWS document with result records in it (`reduce-ladder bench ladder --json`)."""
     doc = load_document(path)
-    if doc.kind not in ("cli", "pytest-benchmark"):
+    if doc.kind not in ("cli", "pytest-benchmark") and not (doc.kind == "rows" and doc.records):
         raise ReportError(
             f"{path}: a {doc.kind} document ({doc.schema!r}), not a ladder run; expected a run "
             f"document (from `reduce-ladder run --json`) or pytest-benchmark's JSON (from "
@@ -239,6 +243,15 @@ def _accuracy(path: str, doc: dict) -> Document:
     return _records(_head(path, "accuracy", doc), doc["results"])
 
 
+def _rows(path: str, doc: dict) -> Document:
+    out = _head(path, "rows", doc)
+    vs = {**(doc.get("versions") or {}), "schema": doc["schema"]}
+    versions = tuple(sorted((k, str(v)) for k, v in vs.items()))
+    out.rows = [records.row_from_json(r, out.device, versions) for r in doc["rows"]]
+    out.records = records.records_from_rows(out.rows)
+    return out
+
+
 def _manifest(path: str, doc: list) -> Document:
     if not all(isinstance(r, dict) and "variant" in r for r in doc):
         raise ValueError("a manifest is a list of launches, each naming its variant")
@@ -270,6 +283,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family("host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1), _host),
     Family("accuracy", (records.ACCURACY_SCHEMA,), _accuracy),
+    Family("rows", (records.ROWS_SCHEMA,), _rows),
     _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA),
     _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA),
     _raw("repro-sweep", records.REPRO_SWEEP_SCHEMA),

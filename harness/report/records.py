@@ -65,6 +65,8 @@ ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [r
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device
 DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
+NO_GPU = "no GPU"  # a row's device where there was none (the CPU path)
+ROWS_SCHEMA = "reduce-ladder/rows/1"  # every suite (harness.studies.suites): {"rows": [Row]}
 # The versions before the record (committed under results/): read, never written.
 RUN_SCHEMA_V1 = "reduce-ladder/run/1"
 BENCH_SCHEMA_V1 = "reduce-ladder/bench/1"
@@ -241,3 +243,134 @@ def check_from(result: Any) -> Check:
 def timing_from(d: dict | None) -> Timing | None:
     """A Timing from its JSON form (Timing.record()); None when absent."""
     return _timing(d)
+
+
+# ---------------------------------------------------------------------------------------------
+# The long-format row (harness.report.rows says what each field holds) and the ROWS document,
+# the one form every suite writes:
+#     {"schema": ROWS_SCHEMA, "created": ..., "suite": ..., "device": {...}, "versions": {...},
+#      "options": {...}, "rows": [row JSON: a Row's fields, device and versions said once above]}
+
+
+@dataclass(frozen=True)
+class Row:
+    device: str
+    suite: str
+    variant: str
+    config: str
+    dtype: str
+    shape: int | tuple[int, ...]
+    metric: str
+    median_ms: float | None  # None: a row that records a check and no time
+    min_ms: float | None = None
+    p10_ms: float | None = None
+    p90_ms: float | None = None
+    reps: int | None = None
+    bytes: int | None = None
+    check: str = ""
+    versions: tuple[tuple[str, str], ...] = ()
+    # what else the producer knew (a check's values, a message, passes): not part of a row's
+    # identity, kept so that a record can be rebuilt from its rows (records_from_rows)
+    info: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def n(self) -> int:
+        """The elements reduced: shape, or its first number."""
+        return self.shape if isinstance(self.shape, int) else self.shape[0]
+
+    def to_json(self) -> dict:
+        out = {k: v for k, v in asdict(self).items() if k not in ("device", "versions")}
+        return {k: v for k, v in out.items() if v not in (None, "", {})}
+
+
+def row_from_json(d: dict, device: str, versions: tuple[tuple[str, str], ...]) -> Row:
+    """A Row from its JSON form in a ROWS document (device and versions from the document)."""
+    shape = d["shape"]
+    optional = ("min_ms", "p10_ms", "p90_ms", "reps", "bytes")
+    return Row(
+        device=device,
+        suite=d.get("suite", ""),
+        variant=d["variant"],
+        config=d.get("config", ""),
+        dtype=d.get("dtype", ""),
+        shape=tuple(shape) if isinstance(shape, list) else int(shape),
+        metric=d["metric"],
+        median_ms=d.get("median_ms"),
+        **{k: d.get(k) for k in optional},
+        check=d.get("check", ""),
+        versions=versions,
+        info=dict(d.get("info") or {}),
+    )
+
+
+def rows_document(rows: list[Row], *, suite: str, device: dict, **head) -> dict:
+    """The ROWS document of a suite's rows (harness.report.documents.write_document writes it)."""
+    import datetime
+
+    vs = dict(rows[0].versions) if rows else {}
+    return {
+        "schema": ROWS_SCHEMA,
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "suite": suite,
+        "device": device,
+        "versions": {k: v for k, v in vs.items() if k != "schema"},
+        **head,
+        "rows": [r.to_json() for r in rows],
+    }
+
+
+def record_rows(r: ResultRecord, **common) -> list[Row]:
+    """A record as rows: one per timing it has (first_pass, total, graph, call), or one "check"
+    row (median None) when it has none; common: device, suite, versions."""
+    ident = {"variant": r.variant, "config": "", "dtype": r.dtype, "shape": r.n, "check": r.status}
+    info = {k: v for k, v in r.to_json().items() if k in _RECORD_INFO}
+    out = []
+    for name in TIMING_FIELDS:
+        t = getattr(r, name)
+        if t is None:
+            continue
+        nbytes = r.bytes_first_pass if name == "first_pass" else r.bytes_total
+        first = {"info": info} if not out else {}  # said once, on the record's first row
+        out.append(Row(**common, **ident, metric=name, **asdict(t), bytes=nbytes, **first))
+    return out or [Row(**common, **ident, metric="check", median_ms=None, info=info)]
+
+
+_RECORD_INFO = ("message", "check", "passes", "blocks_first_pass", "extra")
+
+
+def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
+    """The records of the rows whose metrics are a record's (record_rows' inverse): one per
+    (variant, dtype, n), in the order first seen; its identity from the catalogue where the
+    variant is there."""
+    from harness.core import catalogue
+
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        if r.metric in (*TIMING_FIELDS, "check") and r.config == "":
+            groups.setdefault((r.variant, r.dtype, r.n), []).append(r)
+    out = []
+    for (vid, dtype, n), rs in groups.items():
+        info = rs[0].info
+        timed = {r.metric: r for r in rs if r.metric in TIMING_FIELDS}
+        measured = {
+            **{
+                m: Timing(r.median_ms, r.min_ms, r.p10_ms, r.p90_ms, r.reps)
+                for m, r in timed.items()
+            },
+            "status": rs[0].check or "ok",
+            "message": info.get("message") or "",
+            "check": Check.from_json(info["check"]) if "check" in info else None,
+            "passes": info.get("passes"),
+            "blocks_first_pass": info.get("blocks_first_pass"),
+            "bytes_first_pass": timed["first_pass"].bytes if "first_pass" in timed else None,
+            "bytes_total": next((r.bytes for m, r in timed.items() if m != "first_pass"), None),
+            "device": rs[0].device if rs[0].device != NO_GPU else None,
+            "extra": dict(info.get("extra") or {}),
+        }
+        v = catalogue.BY_ID.get(vid)
+        if v is not None:
+            out.append(for_variant(v, dtype, n, **measured))
+        else:
+            out.append(ResultRecord(variant=vid, backend=vid.split("/")[0], dtype=dtype, n=n,
+                                    **measured))  # fmt: skip
+    return out

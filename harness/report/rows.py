@@ -1,6 +1,7 @@
-"""The long-format row: one timed measurement, whatever document it came from. Every family of
-result documents that holds timings turns into these rows (`rows(doc)`, one function per family
-in ROWS); a table is a pivot of rows (`pivot`), as the comparison of runs is
+"""The long-format row (records.Row): one timed measurement, whatever document it came from.
+Every suite writes them (a ROWS document: records.rows_document); every older family of result
+documents that holds timings is read into them here (`rows(doc)`, one function per family in
+ROWS); a table is a pivot of rows (`pivot`), as the comparison of runs is
 (harness.report.comparison).
 
     Row(device="NVIDIA H200", suite="cli", variant="cuda/v3-sequential", config="",
@@ -9,7 +10,8 @@ in ROWS); a table is a pivot of rows (`pivot`), as the comparison of runs is
         bytes=67635204, check="ok",
         versions=(("cuda_runtime", "13.0"), ("schema", records.RUN_SCHEMA), ...))
 
-- suite: the document's family (documents.FAMILIES' kind: "cli", "fastest-bench", "callable"...).
+- suite: the suite's name (harness.studies.suites) in a ROWS document; for an older document its
+  family (documents.FAMILIES' kind: "cli", "fastest-bench", "callable"...).
 - variant: a catalogue id (a variant or a peer), or what the study names its subject by (a
   callable entry, an ablation's design, a memory path); config: what else tells two rows of one
   variant apart ("" for most: a host row's staging, a sweep's launch shape, a combine).
@@ -32,38 +34,13 @@ rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from harness.core.timing import Timing
 from harness.report.documents import Document
-from harness.report.records import TIMING_FIELDS, ResultRecord, timing_from
+from harness.report.records import ResultRecord, Row, record_rows, timing_from
 
 VERSION_KEYS = ("python", "torch", "triton", "cuda_runtime", "cuda", "driver")
-
-
-@dataclass(frozen=True)
-class Row:
-    device: str
-    suite: str
-    variant: str
-    config: str
-    dtype: str
-    shape: int | tuple[int, ...]
-    metric: str
-    median_ms: float
-    min_ms: float | None = None
-    p10_ms: float | None = None
-    p90_ms: float | None = None
-    reps: int | None = None
-    bytes: int | None = None
-    check: str = ""
-    versions: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def n(self) -> int:
-        """The elements reduced: shape, or its first number."""
-        return self.shape if isinstance(self.shape, int) else self.shape[0]
 
 
 def versions(doc: Document) -> tuple[tuple[str, str], ...]:
@@ -97,11 +74,9 @@ def _record_rows(doc: Document) -> list[Row]:
     m = _Maker(doc)
     out = []
     for r in doc.records:
-        ident = {"variant": r.variant, "dtype": r.dtype, "shape": r.n, "check": r.status}
-        for name in TIMING_FIELDS:
-            nbytes = r.bytes_first_pass if name == "first_pass" else r.bytes_total
-            out += m.timed(getattr(r, name), **ident, config="", metric=name, bytes=nbytes)
+        out += [row for row in record_rows(r, **m.common) if row.median_ms is not None]
         if "e2e_ms" in r.extra:  # the host study: from host memory, per staging
+            ident = {"variant": r.variant, "dtype": r.dtype, "shape": r.n, "check": r.status}
             out += _e2e(m, r, ident)
     return out
 
@@ -222,6 +197,7 @@ ROWS: dict[str, Callable[[Document], list[Row]]] = {
     "call-profile": _call_profile_rows,
     "inductor-code": _inductor_rows,
     "distributed": _distributed_rows,
+    "rows": lambda doc: [r for r in doc.rows if r.median_ms is not None],  # as written
 }
 
 

@@ -1,6 +1,7 @@
 """The tables `reduce-ladder run` and `check` print beside the ladder (which is
 harness.report.ladder_table.ladder_console_table): the fastest-per-backend line, the correctness
-table, and a seed's own table (seed 004's effective bandwidth, `--seed 004`).
+table, a seed's own table (seed 004's effective bandwidth, `--seed 004`), and any suite's rows
+(suite_table: `reduce-ladder bench`, `fastest-bench`).
 
 The ladder, best-line, check and seed-row builders take result records or their JSON form (the
 session's rows); the seed table's renderers take seed_rows' rows."""
@@ -11,10 +12,12 @@ from collections.abc import Iterable
 
 from harness.core import catalogue
 from harness.core.passes import one_pass
+from harness.core.sizes import size_label
 from harness.report.ladder_table import check_text
-from harness.report.markdown import markdown_table, num, us
+from harness.report.markdown import RIGHT, markdown_table, num, us
 from harness.report.ratios import COPY_ID, peer_ratios, records_at
-from harness.report.records import ResultRecord
+from harness.report.records import ResultRecord, Row
+from harness.report.rows import pivot
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
@@ -225,3 +228,35 @@ def rich_seed(rows: Iterable[dict], title: str):
             *_seed_cells(r), style="red" if r["status"] not in ("ok", "skipped") else None
         )
     return table
+
+
+# ---------------------------------------------------------------------------------------------
+# Any suite's rows (harness.studies.suites) as one table per dtype: n down, variants across.
+
+# The metric a suite's table shows: device time where the suite measured it, else per call.
+TABLE_METRICS = ("total", "call")
+BASELINES = ("peer/torch.sum", "torch.sum")
+
+
+def suite_table(rows: Iterable[Row], dtype: str) -> str:
+    """Markdown: per n, each variant's microseconds (device time, or per call for the per-call
+    suite) and its ratio to torch.sum (t(torch.sum) / t: >= 1.00x at least as fast); a failed
+    check shows its status instead."""
+    mine = [r for r in rows if r.dtype == dtype]
+    metric = next((m for m in TABLE_METRICS if any(r.metric == m for r in mine)), "check")
+    cells = pivot((r for r in mine if r.metric in (metric, "check")), lambda r: r.n,
+                  lambda r: r.variant)  # fmt: skip
+    variants = list(dict.fromkeys(r.variant for r in mine))
+    body = []
+    for n, by in sorted(cells.items()):
+        base = next((by[b].median_ms for b in BASELINES if b in by and by[b].median_ms), None)
+        line = [size_label(n)]
+        for v in variants:
+            r = by.get(v)
+            if r is None or r.check in ("wrong", "error") or r.median_ms is None:
+                line.append("-" if r is None else r.check or "-")
+            else:
+                ratio = f" ({base / r.median_ms:.2f}x)" if base else ""
+                line.append(f"{r.median_ms * 1e3:.2f}{ratio}")
+        body.append(line)
+    return markdown_table(["n", *variants], body, RIGHT * (len(variants) + 1))

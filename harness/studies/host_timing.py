@@ -13,17 +13,13 @@ copy-engine bound) and the kernels alone.
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable, Sequence
 
 import torch
 
+from harness.core import timing
 from harness.core.catalogue import Variant
 from harness.studies.host_plan import HostRunner, Staged
-
-
-def _median(xs: list[float]) -> float | None:
-    return statistics.median(xs) if xs else None
 
 
 def _spread(xs: list[float]) -> float:
@@ -43,38 +39,22 @@ def time_trips(
     max_reps: int = 50,
 ) -> dict:
     """Median end-to-end milliseconds (host clock) and the event split of a trip (split=False:
-    the trip records no event after its copy, e.g. the pipeline)."""
-    for _ in range(warmup):
-        trip(None)
-    if reps is None:
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        trip(None)
-        est = max((time.perf_counter() - t0) * 1e3, 1e-3)
-        reps = int(min(max_reps, max(5, target_ms / est)))
-    wall, h2d, kern, d2h, dev_total = [], [], [], [], []
-    for _ in range(reps):
-        ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        trip(ev)
-        wall.append((time.perf_counter() - t0) * 1e3)
-        torch.cuda.synchronize()
-        dev_total.append(ev[0].elapsed_time(ev[3]))
-        d2h.append(ev[2].elapsed_time(ev[3]))
-        if split:
-            h2d.append(ev[0].elapsed_time(ev[1]))
-            kern.append(ev[1].elapsed_time(ev[2]))
+    the trip records no event after its copy, e.g. the pipeline). The loop is
+    harness.core.timing.trips."""
+    wall, splits = timing.trips(
+        trip, events=4, reps=reps, warmup=warmup, target_ms=target_ms, max_reps=max_reps
+    )
     e2e = statistics.median(wall)
     out = {
-        "reps": reps,
+        "reps": len(wall),
         "e2e_ms": e2e,
         "e2e_min_ms": min(wall),
         "e2e_spread_ms": _spread(wall),
-        "device_ms": statistics.median(dev_total),
-        "d2h_ms": statistics.median(d2h),
-        "h2d_ms": _median(h2d),
-        "kernels_ms": _median(kern),
+        # offsets from the start event: after the copy, after the kernels, after the D2H
+        "device_ms": statistics.median(s[2] for s in splits),
+        "d2h_ms": statistics.median(s[2] - s[1] for s in splits),
+        "h2d_ms": statistics.median(s[0] for s in splits) if split else None,
+        "kernels_ms": statistics.median(s[1] - s[0] for s in splits) if split else None,
     }
     if out["h2d_ms"] is not None:
         out["h2d_share"] = out["h2d_ms"] / e2e
@@ -111,16 +91,7 @@ def h2d_alone(s: Staged, reps: int = 5) -> dict:
     nbytes = s.n * s.host.element_size()
     out = {"bytes": nbytes}
     for kind, src, nb in (("pinned", s.pinned, True), ("pageable", s.host, False)):
-        s.dev.copy_(src, non_blocking=nb)
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(reps):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            s.dev.copy_(src, non_blocking=nb)
-            b.record()
-            torch.cuda.synchronize()
-            ts.append(a.elapsed_time(b))
+        ts = timing.serial_ms(lambda src=src, nb=nb: s.dev.copy_(src, non_blocking=nb), reps=reps)
         ms = statistics.median(ts)
         out[f"{kind}_ms"], out[f"{kind}_gbps"] = ms, nbytes / ms / 1e6
     return out
@@ -130,13 +101,4 @@ def kernels_alone(v: Variant, s: Staged, reps: int = 5) -> float:
     """Median ms of v's passes on data already on the device (the chain, no transfer)."""
     r = HostRunner(v, s)
     main = torch.cuda.current_stream()
-    ts = []
-    for i in range(reps + 1):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        r.run_passes(main)
-        b.record()
-        torch.cuda.synchronize()
-        if i:  # the first one warms up
-            ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
+    return statistics.median(timing.serial_ms(lambda: r.run_passes(main), reps=reps))

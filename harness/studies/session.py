@@ -1,15 +1,15 @@
-"""The main job: verify and time a selection of variants at some sizes; the CPU fallback.
+"""The main job (the suite "ladder", harness.studies.suites): verify and time a selection of
+variants at some sizes; the CPU fallback.
 
 Each (variant, dtype, n) gives one result record (harness.report.records.ResultRecord); the rows
-returned here are their JSON form, collected in a run document:
-    {"schema": RUN_SCHEMA, "created": ..., "mode": ..., "device": {...}, "results": [...]}
-The CLI prints them as the ladder table and writes them as JSON; the report reads them back.
+returned here are their JSON form. The CLI prints them as the ladder table and writes them as a
+ROWS document (run_document: records.rows_document, with "mode" and, for a study, its
+"seed_tables"); the loader rebuilds the records from its rows for the report.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import traceback
 from collections.abc import Callable, Iterable
 
@@ -30,14 +30,27 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def new_document(mode: str) -> dict:
-    return {
-        "schema": records.RUN_SCHEMA,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "mode": mode,
-        "device": device.device_info(),
-        "results": [],
-    }
+def device_name() -> str | None:
+    """The GPU's name (None without one), as the records and the tables give it."""
+    return device.device_info().get("name")
+
+
+def row_common(suite: str, info: dict | None = None) -> dict:
+    """device, suite, versions: what every row measured here shares."""
+    info = device.device_info() if info is None else info
+    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
+    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
+    return {"device": info.get("name") or records.NO_GPU, "suite": suite, "versions": vs}
+
+
+def run_document(mode: str, results: list[dict], suite: str = "ladder", **head) -> dict:
+    """What `run` / `check --json` write: the ROWS document of the results (record JSON), mode
+    ("timed", "check", "cpu") and head (seed_tables, compile) beside the rows."""
+    info = device.device_info()
+    common = row_common(suite, info)
+    rows = [row for r in results for row in records.record_rows(
+        records.ResultRecord.from_json(r), **common)]  # fmt: skip
+    return records.rows_document(rows, suite=suite, device=info, mode=mode, **head)
 
 
 def _small_sizes(fn: Callable[[], object], n: int) -> dict:
@@ -53,10 +66,19 @@ def _small_sizes(fn: Callable[[], object], n: int) -> dict:
 
 
 def check_and_time(
-    v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None
+    v: Variant,
+    dtype: str,
+    n: int,
+    *,
+    timed: bool = True,
+    reps: int | None = None,
+    first_pass: bool = True,
+    max_reps: int = MAX_REPS,
+    target_ms: float = 300.0,
 ) -> dict:
     """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
-    and total times.
+    (first_pass=False: not timed apart) and total times (at most max_reps repetitions, about
+    target_ms worth where reps is None).
 
     Errors are caught and reported in the record (status "error"), so one broken variant does
     not stop the run; a wrong result is status "wrong" (for a wrong demonstration: the race
@@ -86,7 +108,7 @@ def check_and_time(
                 from harness.launch import peers
 
                 fn = peers.prepare(v, x)
-                total = timing.time_ms(fn, reps=reps, max_reps=MAX_REPS)
+                total = timing.time_ms(fn, reps=reps, max_reps=max_reps, target_ms=target_ms)
                 rec = dataclasses.replace(
                     rec,
                     total=total,
@@ -96,17 +118,21 @@ def check_and_time(
                 del fn
             else:
                 plan = make_plan(v, x)
-                first = timing.time_ms(
-                    lambda: plan.run(first_pass_only=True, restore=False),
-                    setup=plan.restore,
-                    reps=reps,
-                    max_reps=MAX_REPS,
-                )
+                first = None
+                if first_pass:
+                    first = timing.time_ms(
+                        lambda: plan.run(first_pass_only=True, restore=False),
+                        setup=plan.restore,
+                        reps=reps,
+                        max_reps=max_reps,
+                        target_ms=target_ms,
+                    )
                 total = timing.time_ms(
                     lambda: plan.run(restore=False),
                     setup=plan.restore,
                     reps=reps,
-                    max_reps=MAX_REPS,
+                    max_reps=max_reps,
+                    target_ms=target_ms,
                 )
                 rec = dataclasses.replace(
                     rec,
@@ -114,7 +140,7 @@ def check_and_time(
                     blocks_first_pass=plan.first_blocks,
                     first_pass=first,
                     total=total,
-                    bytes_first_pass=plan.bytes_moved(first_pass_only=True),
+                    bytes_first_pass=plan.bytes_moved(first_pass_only=True) if first else None,
                     bytes_total=plan.bytes_moved(),
                     **_small_sizes(plan.run, n),
                 )

@@ -1,0 +1,107 @@
+"""Run a named suite (harness.studies.suites) from the command line: its cases, selected, measured
+and written as one ROWS document, a table per dtype printed.
+
+    reduce-ladder bench SUITE [--json PATH] [--variants ID ...] [--dtypes D ...] [--sizes N ...]
+        [--reps N] [--list]
+
+Suites: ladder, sweep, seed004, fastest, callable (`reduce-ladder bench --help` lists them with
+what each measures). --variants, --dtypes and --sizes replace the suite's defaults; --list
+prints the cases and runs nothing (no GPU needed). Every check is made before any work: an
+unknown suite, variant or dtype, a bad size, an output that cannot be written (exit 2), then a
+GPU (exit 2 without one). Exit 1 when a variant's sum was wrong or it failed (wrong
+demonstrations excepted), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from harness.core import catalogue, device, dtypes, sizes
+from harness.report import documents, records, tables
+from harness.report.documents import ReportError
+from harness.studies import suites
+
+
+def parser(prog: str) -> argparse.ArgumentParser:
+    listing = "\n".join(f"  {s.name:<9} {s.description}" for s in suites.SUITES.values())
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__.split("\n\n")[0] + "\n\nsuites:\n" + listing,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("suite", help="one of: " + ", ".join(suites.SUITES))
+    p.add_argument("--json", metavar="PATH", help="write the ROWS document here")
+    p.add_argument("--variants", nargs="+", metavar="ID", help="variant (or per-call entry) ids")
+    p.add_argument("--dtypes", nargs="+", metavar="D", help="element types")
+    p.add_argument("--sizes", nargs="+", metavar="N", help="e.g. 2^10 2^20,2^24")
+    p.add_argument("--reps", type=int, help="repetitions (per-call suite: loops) per case")
+    p.add_argument("--list", action="store_true", help="print the cases; run nothing")
+    return p
+
+
+def select(p: argparse.ArgumentParser, a: argparse.Namespace) -> list[suites.Case]:
+    """The cases asked for; p.error (exit 2) for anything that cannot run."""
+    if a.suite not in suites.SUITES:
+        p.error(f"unknown suite {a.suite!r}; suites: {', '.join(suites.SUITES)}")
+    suite = suites.get(a.suite)
+    ids = [i.strip() for v in a.variants or () for i in v.split(",") if i.strip()] or None
+    valid = suite.known() + (list(catalogue.BY_ID) if a.suite == "callable" else [])
+    unknown = [i for i in ids or () if i not in valid]
+    if unknown:
+        close = {i: catalogue.close_ids(i, valid) for i in unknown}
+        p.error("; ".join(f"not in suite {a.suite}: {i!r}" + (f" (did you mean "
+                f"{' or '.join(c)}?)" if c else "") for i, c in close.items()))  # fmt: skip
+    bad = [d for d in a.dtypes or () if d not in dtypes.NAMES]
+    if bad:
+        p.error(f"unknown dtype(s) {', '.join(bad)}; valid: {', '.join(dtypes.NAMES)}")
+    if a.reps is not None and a.reps < 1:
+        p.error("--reps must be at least 1")
+    try:
+        ns = sizes.parse_sizes(a.sizes)
+    except ValueError as e:
+        p.error(str(e))
+    found = suites.cases(a.suite, variants=ids, dtypes=a.dtypes, sizes=ns)
+    if not found:
+        p.error(f"nothing to run: no {a.suite} case takes that selection")
+    return found
+
+
+def main(argv: list[str] | None = None, prog: str = "reduce-ladder bench") -> int:
+    p = parser(prog)
+    a = p.parse_args(argv)
+    found = select(p, a)
+    if a.list:
+        print("\n".join(c.id for c in found))
+        return 0
+    if a.json:
+        try:
+            documents.check_output(a.json, option="--json")
+        except ReportError as e:
+            p.error(str(e))
+    ok, why = device.torch_gpu()
+    if not ok:
+        print(f"{prog} {a.suite}: needs an NVIDIA GPU: {why}", file=sys.stderr)
+        return 2
+    t0 = time.time()
+    rows = suites.run(found, a.reps, progress=lambda c, rs: _progress(c, rs))
+    options = {k: getattr(a, k) for k in ("variants", "dtypes", "sizes", "reps") if getattr(a, k)}
+    doc = records.rows_document(rows, suite=a.suite, device=device.device_info(),
+                                options=options, wall_s=time.time() - t0)  # fmt: skip
+    if a.json:
+        documents.write_document(a.json, doc)
+    for dtype in dict.fromkeys(r.dtype for r in rows):
+        print(f"\n{a.suite}, {dtype}: microseconds (x torch.sum = its time / this time)")
+        print(tables.suite_table(rows, dtype))
+    bad = suites.failed(rows)
+    for r in bad:
+        print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
+    print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
+    return 1 if bad else 0
+
+
+def _progress(case: suites.Case, rows: list) -> None:
+    bad = [r for r in rows if r.check in ("wrong", "error")]
+    if bad:
+        print(f"  {case.id}: {bad[0].check} {bad[0].info.get('message', '')}", file=sys.stderr)

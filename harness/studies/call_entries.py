@@ -1,0 +1,223 @@
+"""The per-call suite's entries: what a user calls to sum, each made ready for one (dtype, n).
+
+    reduce-ladder bench callable [--json C.json] [--sizes 2^10 2^20 ...] [--dtypes ...]
+        [--variants cuda/fastest ...]   (or python -m harness.studies.callable_bench, the same)
+
+For each dtype and n, every entry is called back to back in a Python loop, CUDA events recorded
+around the whole loop (harness.core.timing.loop_ms): the time per call is the loop's event time
+over its calls, the figure the median over `loops` loops. Where one input fits in L2 twice over,
+the loop rotates over views of one buffer, as many as cover twice the L2 size (at most MAX_VIEWS:
+below about 2^14 elements the views touch less than L2, recorded per row as bytes); those sizes
+are launch bound. Each entry is warmed first (plan-cache misses, Triton's tuner,
+torch.compile's compile) so the loops time hits.
+
+The entries (entries(variants)): for every variant reduce_sum takes (every family's, by
+default), `api V` (reduce_sum(x, V)), `api V out=` (a preallocated result) and `op V`
+(torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum (CUB; no
+bfloat16), a torch.compile'd sum, the op's dispatch alone, and for the fastest pair the plan
+reused and each cached launch mode (what reduce_sum adds to: overheads()).
+Default sizes: n = 2^10, 2^12, ..., 2^30; dtypes float32, int32, bfloat16. The suite is
+harness.studies.suites' "callable"; its rows are metric "call", config the entry's kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from harness.core import sizes as sizes_mod
+from harness.report.records import Row
+
+DEFAULT_SIZES = tuple(2**k for k in range(10, 31, 2))
+DEFAULT_DTYPES = ("float32", "int32", "bfloat16")
+MAX_VIEWS = 256
+FASTEST = ("cuda/fastest", "triton/fastest")
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    description: str
+    # (dtype, views) -> the call timed (one input per call), or None where unsupported
+    make: Callable[[str, list], Callable[[object], object] | None]
+    variant: str | None = None  # the catalogue variant it calls, if any (its dtypes apply)
+
+
+def _api(vid: str):
+    from harness.launch.api import reduce_sum  # what `harness.reduce_sum` is
+
+    return lambda dtype, views: lambda x: reduce_sum(x, vid)
+
+
+def _api_out(vid: str):
+    """reduce_sum(x, vid, out=o) with one preallocated o: the call without the result's
+    allocation (beside torch.sum(x, out=o), which saves the same)."""
+
+    def make(dtype, views):
+        import torch
+
+        from harness.launch.api import reduce_sum, result_dtype
+
+        o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
+        return lambda x: reduce_sum(x, vid, out=o)
+
+    return make
+
+
+def _torch_sum_out(dtype, views):
+    import torch
+
+    o = torch.empty((), dtype=views[0].dtype, device=views[0].device)
+    return lambda x: torch.sum(x, dim=0, out=o)  # torch.sum takes out= only with a dim (1-D x)
+
+
+def _launch(vid: str, mode: str):
+    """The cached launch alone (no API checks, a preallocated output): what reduce_sum adds to."""
+
+    def make(dtype, views):
+        import torch
+
+        from harness.core import catalogue
+        from harness.launch import plan_cache
+
+        v = catalogue.get(vid)
+        launch = plan_cache.PlanCache(launch_modes={v.backend: mode}).get(v, dtype, views[0])
+        out = torch.empty((), dtype=launch.out_dtype, device=views[0].device)
+        return lambda x: launch(x, out)
+
+    return make
+
+
+def _plan(vid: str):
+    """A reused plan per view (harness.launch.plan.make_plan, made once): plan.run()."""
+
+    def make(dtype, views):
+        from harness.core import catalogue
+        from harness.launch.plan import make_plan
+
+        plans = {id(x): make_plan(catalogue.get(vid), x) for x in views}
+        return lambda x: plans[id(x)].run()
+
+    return make
+
+
+def _op(vid: str):
+    def make(dtype, views):
+        import torch
+
+        from harness.launch import torch_op  # noqa: F401  (registers the op)
+
+        op = torch.ops.reduce_ladder.sum
+        return lambda x: op(x, vid)
+
+    return make
+
+
+def _noop_op(dtype, views):
+    """torch.ops.reduce_ladder.noop: what torch.ops dispatch costs alone (harness.launch.torch_op),
+    so the op's figure can be split into dispatch and the API below it."""
+    import torch
+
+    from harness.launch import torch_op  # noqa: F401  (registers the ops)
+
+    noop = torch.ops.reduce_ladder.noop
+    return lambda x: noop(x, "cuda/fastest")
+
+
+def _torch_sum(dtype, views):
+    import torch
+
+    return torch.sum
+
+
+def _torch_compile(dtype, views):
+    import torch
+
+    # A fresh function per (dtype, n): its own Dynamo cache, so no recompile limit is reached.
+    return torch.compile(lambda t: torch.sum(t), dynamic=False)
+
+
+def _cupy_cub(dtype, views):
+    if dtype == "bfloat16":
+        return None  # CuPy has no bfloat16
+    import cupy
+
+    arrays = {id(x): cupy.from_dlpack(x) for x in views}
+
+    def go(x):
+        a = arrays[id(x)]
+        return cupy.sum(a, dtype=a.dtype)  # CUB (accelerators set around the loops)
+
+    return go
+
+
+def api_variants() -> list[str]:
+    """Every variant reduce_sum takes (every family's, peers, wrong demonstrations and seed 001's
+    host-driven variants left out), in ladder order."""
+    from harness.core import catalogue
+
+    return [v.id for v in catalogue.select() if v.backend != "peer" and v.family != "001"]
+
+
+def entries(variants: Iterable[str] | None = None) -> list[Entry]:
+    """The per-call entries: the API three ways per variant (api_variants() by default), then
+    the peers, the op's dispatch, and the fastest pair's plan and launch modes."""
+    out = [
+        Entry("torch.sum", "torch.sum(x)", _torch_sum),
+        Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated", _torch_sum_out),
+    ]
+    for v in api_variants() if variants is None else variants:
+        out += [
+            Entry(f"api {v}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v), v),
+            Entry(f"api {v} out=", f"harness.reduce_sum(x, {v!r}, out=o)", _api_out(v), v),
+            Entry(f"op {v}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v), v),
+        ]
+    out += [
+        Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only", _noop_op),
+        *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", _plan(v), v)
+          for v in FASTEST),
+        *(Entry(f"launch {v} {mode}", f"cached launch, {mode} mode, output preallocated",
+                _launch(v, mode), v) for v, mode in LAUNCHES),
+        Entry("cupy.sum-cub", "cupy.sum(a, dtype=a.dtype), CUB accelerators on", _cupy_cub),
+        Entry("torch.compile sum", "torch.compile(lambda t: torch.sum(t))", _torch_compile),
+    ]  # fmt: skip
+    return out
+
+
+LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
+            ("cuda/fastest", "rawkernel"), ("triton/fastest", "bound"),
+            ("triton/fastest", "jit"))  # fmt: skip
+
+
+def views_for(n: int, dtype: str, l2_bytes: int):
+    """Views of one buffer that the loop rotates over (see the module docstring)."""
+    import torch
+
+    from harness.check import verify
+
+    nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
+    count = 1 if nbytes >= 2 * l2_bytes else min(MAX_VIEWS, -(-2 * l2_bytes // nbytes))
+    buf = verify.seed_like_input(n * count, dtype, "cuda")
+    return [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
+
+
+def calls_per_loop(nbytes: int, views: int) -> int:
+    """Calls per loop: every view once where several; else about 30 ms of an HBM-bound sum."""
+    if views > 1:
+        return views
+    return max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
+
+
+def overheads(rows: Iterable[Row]) -> list[str]:
+    """reduce_sum's cost over the cached launch it runs (api - launch, default modes), per
+    (dtype, n) measured."""
+    from harness.launch.rebind import DEFAULT_MODE
+
+    us = {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in rows if r.median_ms is not None}
+    lines = []
+    for v, mode in (("cuda/fastest", DEFAULT_MODE["cuda"]), ("triton/fastest", "bound")):
+        for (entry, dtype, n), t in us.items():
+            launch = us.get((f"launch {v} {mode}", dtype, n))
+            if entry == f"api {v}" and launch is not None:
+                lines.append(f"{v} {dtype} {sizes_mod.size_label(n)}: +{t - launch:.2f} us")
+    return lines

@@ -1,0 +1,281 @@
+"""The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
+rows (harness.report.records.Row). One registry (SUITES), one runner for both front ends:
+
+    reduce-ladder bench SUITE [--json F] [--variants ...] [--dtypes ...] [--sizes ...]
+    pytest benchmarks/ -k SUITE --benchmark-enable     (benchmarks/test_bench.py)
+
+and the older commands call the same code: `reduce-ladder run` (suite "ladder", with the
+ladder's own table), `run --study 004` ("seed004"), `fastest-bench` ("fastest") and
+`python -m harness.studies.callable_bench` ("callable").
+
+    ladder    every variant run by default and the peers; float32; 2^24, 2^25 (`run`'s defaults)
+    sweep     every non-wrong variant and peer (seed 001's host-driven ones apart); float32 and
+              int32; log2 n 10..28 even and 25 (the pytest-benchmark sweep the report reads)
+    seed004   seed 004's kernels, their Triton twins and the peers; int32; 2^24
+    fastest   the fastest pair beside torch.sum, cupy.sum (CUB) and the copy; float32, int32;
+              2^10..2^30 (--variants: e.g. the reproducible pair instead)
+    callable  per call from Python: every variant reduce_sum takes, with out= and as the op,
+              beside torch.sum, CUB and torch.compile; float32, int32, bfloat16; 2^10..2^30
+
+A record suite's case is measured by harness.studies.session.check_and_time (the sum checked
+against its golden, then device time by harness.core.timing.time_ms, and for n <= 2^20 the
+CUDA-graph replay and one synchronized call); its rows are the record's timings (metric
+first_pass / total / graph / call; a case that was not timed gives one "check" row). A
+callable case is measured by harness.core.timing.loop_ms (metric "call"). Seed 001's variants
+are measured end to end from host memory by `reduce-ladder host` (their own study, not a suite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from harness.core import catalogue
+from harness.core.sizes import size_label
+from harness.report.records import ResultRecord, Row, record_rows
+from harness.studies import call_entries, session
+
+
+@dataclass(frozen=True)
+class Case:
+    suite: str
+    variant: str  # a catalogue id, or a callable entry's id
+    dtype: str
+    n: int
+    config: str = ""
+
+    @property
+    def id(self) -> str:
+        """The pytest id: the suite first, so `-k SUITE` selects a suite."""
+        parts = (self.suite, self.dtype, size_label(self.n), self.variant, self.config)
+        return "-".join(p.replace(" ", "_") for p in parts if p)
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    variants: Callable[[str], list[str]]  # dtype -> the default variant (or entry) ids
+    dtypes: tuple[str, ...]
+    sizes: tuple[int, ...]
+    measure: Callable[[Case, int | None], list[Row]]  # (case, reps) -> rows
+    supports: Callable[[str, str, int], bool]  # (variant, dtype, n) -> can it run
+    known: Callable[[], list[str]]  # every id --variants may name
+
+
+def _supports(vid: str, dtype: str, n: int) -> bool:
+    v = catalogue.get(vid)
+    return dtype in v.dtypes and n <= v.max_n
+
+
+def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
+    return [v.id for v in vs]
+
+
+@cache
+def common(suite: str) -> dict:
+    """device, suite, versions of the rows measured here (the device looked up once)."""
+    return session.row_common(suite)
+
+
+def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
+    """A record suite's measure: session.check_and_time (how: its first_pass, max_reps,
+    target_ms), the repetitions given, else reps_for(n)."""
+
+    def measure(case: Case, reps: int | None) -> list[Row]:
+        v = catalogue.get(case.variant)
+        rec = session.check_and_time(v, case.dtype, case.n, reps=reps or reps_for(case.n), **how)
+        return record_rows(ResultRecord.from_json(rec), **common(case.suite))
+
+    return measure
+
+
+def _fastest_reps(n: int) -> int | None:
+    """The fastest bench's repetitions: fewer at the largest n (None: about 100 ms worth)."""
+    return 5 if n >= 2**28 else 15 if n >= 2**25 else None
+
+
+def _fastest_supports(vid: str, dtype: str, n: int) -> bool:
+    """The fastest bench times the peers at every dtype its variants take (torch.sum, the copy;
+    CuPy has no bfloat16), beyond the float32 / int32 the ladder runs them at."""
+    if catalogue.get(vid).backend == "peer":
+        return not ("cupy" in vid and dtype == "bfloat16")
+    return _supports(vid, dtype, n)
+
+
+FASTEST_DEFAULT = ("cuda/fastest", "triton/fastest")
+FASTEST_PEERS = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.COPY_ID)
+
+
+# -- the per-call suite -------------------------------------------------------------------------
+
+_views: dict = {}
+
+
+def _callable_views(dtype: str, n: int):
+    """The views of one buffer a (dtype, n)'s entries rotate over, kept while cases share them."""
+    if (dtype, n) not in _views:
+        import torch
+
+        _views.clear()
+        torch.cuda.empty_cache()
+        l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+        _views[(dtype, n)] = call_entries.views_for(n, dtype, l2)
+    return _views[(dtype, n)]
+
+
+@cache
+def _entries() -> dict[str, call_entries.Entry]:
+    return {e.id: e for e in call_entries.entries()}
+
+
+def entry(entry_id: str) -> call_entries.Entry:
+    """A per-call entry by id: the default ones, or `api|op V[ out=]` of any variant."""
+    if entry_id in _entries():
+        return _entries()[entry_id]
+    vid = entry_id.split(" ")[1] if " " in entry_id else ""
+    if vid in catalogue.BY_ID:
+        found = {e.id: e for e in call_entries.entries([vid])}
+        if entry_id in found:
+            return found[entry_id]
+    raise KeyError(entry_id)
+
+
+def callable_call(case: Case):
+    """(one call of the entry on the case's first view, the views): what pytest-benchmark
+    times, and what the loop rotates over."""
+    from harness.launch import peers
+
+    views, _ = _callable_views(case.dtype, case.n)
+    with peers.cupy_accelerators(["cub"]):
+        fn = entry(case.variant).make(case.dtype, views)
+    return fn, views
+
+
+def _callable_measure(case: Case, reps: int | None, loops: int = 5) -> list[Row]:
+    """One "call" row; an entry that raises gives a row with check "error" and its message."""
+    from harness.core import timing
+    from harness.launch import peers
+
+    ident = {**common(case.suite), "variant": case.variant, "config": case.variant.split(" ")[0],
+             "dtype": case.dtype, "shape": case.n, "metric": "call"}  # fmt: skip
+    try:
+        fn, views = callable_call(case)
+        if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
+            return []
+        nbytes = views[0].numel() * views[0].element_size()
+        calls = call_entries.calls_per_loop(nbytes, len(views))
+        with peers.cupy_accelerators(["cub"]):
+            t = timing.loop_ms(fn, views, calls=calls, loops=reps or loops)
+    except Exception as e:  # recorded, the run goes on (a launch mode not available here...)
+        import torch
+
+        torch.cuda.synchronize()
+        return [Row(**ident, median_ms=None, check="error",
+                    info={"message": f"{type(e).__name__}: {e}"[:300]})]  # fmt: skip
+    info = {"calls_per_loop": calls, "views": len(views)}
+    touched = min(calls, len(views)) * nbytes
+    return [Row(**ident, **t.record(), bytes=touched, check="ok", info=info)]
+
+
+def _callable_supports(entry_id: str, dtype: str, n: int) -> bool:
+    e = entry(entry_id)
+    if e.variant is not None and not _supports(e.variant, dtype, n):
+        return False
+    return not (entry_id == "cupy.sum-cub" and dtype == "bfloat16")
+
+
+def _callable_known() -> list[str]:
+    return [e.id for e in call_entries.entries()]
+
+
+SUITES: dict[str, Suite] = {
+    s.name: s
+    for s in (
+        Suite("ladder", "the ladder, verified and timed (`reduce-ladder run`'s defaults)",
+              lambda d: _ids(session.ladder_variants(d)), ("float32",), session.DEFAULT_SIZES,
+              _record_measure(), _supports, lambda: list(catalogue.BY_ID)),
+        Suite("sweep", "every non-wrong variant and peer across n (the pytest-benchmark sweep)",
+              lambda d: _ids(v for v in catalogue.ladder_order(catalogue.select())
+                             if v.family != "001"),
+              ("float32", "int32"), tuple(2**k for k in (10, 12, 14, 16, 18, 20, 22, 24, 25, 26,
+                                                         28)),
+              _record_measure(), _supports, lambda: list(catalogue.BY_ID)),
+        Suite("seed004", "seed 004's table: its kernels, their Triton twins and the peers",
+              lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
+              ("int32",), (2**24,), _record_measure(), _supports, lambda: list(catalogue.BY_ID)),
+        Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
+              lambda d: [*FASTEST_DEFAULT, *FASTEST_PEERS], ("float32", "int32"),
+              tuple(2**k for k in range(10, 31)),
+              _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
+              _fastest_supports,
+              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
+        Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
+              lambda d: _callable_known(), call_entries.DEFAULT_DTYPES,
+              call_entries.DEFAULT_SIZES, _callable_measure, _callable_supports,
+              _callable_known),
+    )
+}  # fmt: skip
+
+
+def get(name: str) -> Suite:
+    """The suite; KeyError naming the suites otherwise."""
+    if name not in SUITES:
+        raise KeyError(f"unknown suite {name!r}; suites: {', '.join(SUITES)}")
+    return SUITES[name]
+
+
+def cases(
+    name: str,
+    *,
+    variants: Iterable[str] | None = None,
+    dtypes: Iterable[str] | None = None,
+    sizes: Iterable[int] | None = None,
+) -> list[Case]:
+    """The suite's cases, dtype then n then variant (consecutive cases share an input), each
+    variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults.
+    A variant named explicitly in the callable suite may be a plain variant id: its api, api
+    out= and op entries are meant."""
+    s = get(name)
+    named = list(variants) if variants is not None else None
+    if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
+        api = ("api {}", "api {} out=", "op {}")
+        named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
+    out = []
+    for dtype in dtypes or s.dtypes:
+        for n in sizes or s.sizes:
+            for vid in named if named is not None else s.variants(dtype):
+                if s.supports(vid, dtype, n):
+                    out.append(Case(name, vid, dtype, n))
+    return out
+
+
+def measure(case: Case, reps: int | None = None) -> list[Row]:
+    """The case's rows (a failure inside is a row's check: "error" / "wrong", never raised)."""
+    return get(case.suite).measure(case, reps)
+
+
+def run(
+    found: list[Case],
+    reps: int | None = None,
+    progress: Callable[[Case, list[Row]], None] | None = None,
+) -> list[Row]:
+    """Every case measured in order; progress(case, its rows) after each."""
+    out: list[Row] = []
+    for c in found:
+        rs = measure(c, reps)
+        out += rs
+        if progress:
+            progress(c, rs)
+    return out
+
+
+def failed(rows: Iterable[Row]) -> list[Row]:
+    """Rows whose check failed, a wrong demonstration's excepted (its failure is the point)."""
+    bad = []
+    for r in rows:
+        v = catalogue.BY_ID.get(r.variant)
+        if r.check in ("wrong", "error") and not (v and v.wrong):
+            bad.append(r)
+    return bad
