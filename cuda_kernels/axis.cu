@@ -224,7 +224,8 @@ __device__ __forceinline__ QuadBits<T> load_quad(const T* p) {
     return q;
 }
 template <typename T>
-__device__ __forceinline__ void add_quad(typename AxisAcc<T>::type (&a)[QUAD], const QuadBits<T>& q) {
+__device__ __forceinline__ void add_quad(typename AxisAcc<T>::type (&a)[QUAD],
+                                         const QuadBits<T>& q) {
 #pragma unroll
     for (u32 e = 0; e < QUAD; ++e) a[e] += AxisAcc<T>::in(q.e[e]);
 }
@@ -391,7 +392,9 @@ __global__ void axis_c3_vector_columns(const TIN* in, TOUT* out, u32 outer, u32 
         for (u32 s = groups / 2; s > 0; s >>= 1) {
             if (group < s) {
 #pragma unroll
-                for (u32 e = 0; e < QUAD; ++e) smem[e][threadIdx.x] += smem[e][threadIdx.x + s * lanes];
+                for (u32 e = 0; e < QUAD; ++e) {
+                    smem[e][threadIdx.x] += smem[e][threadIdx.x + s * lanes];
+                }
             }
             __syncthreads();
         }
