@@ -193,3 +193,218 @@ __global__ void axis_c1_column_tiles(const TIN* in, TOUT* out, u32 outer, u32 le
         out[(o * gridDim.y + blockIdx.y) * inner + i] = AxisAcc<TOUT>::out(smem[0][lane]);
     }
 }
+
+// ---- The vectorized stages (r3, r4, c3): four adjacent elements per load. ----
+// A QUAD is four adjacent elements read as one access: 16 bytes for float32 / int32 (LDG.128),
+// 8 for the 16-bit floats. A quad is read as one vector only when every quad the kernel touches
+// is aligned (the input's address a multiple of the quad's bytes and the contiguous dim a
+// multiple of 4: `quads_aligned`); otherwise the same four elements are read one by one. Both
+// paths add element e of a quad into accumulator a[e], in the same order, so the bits do not
+// depend on the alignment, only on the values and the shape.
+constexpr u32 QUAD = 4;
+template <u32 BYTES>
+struct QuadWord;
+template <>
+struct QuadWord<16> {
+    typedef uint4 type;
+};
+template <>
+struct QuadWord<8> {
+    typedef uint2 type;
+};
+template <typename T>
+union QuadBits {
+    typename QuadWord<QUAD * sizeof(T)>::type w;
+    T e[QUAD];
+};
+template <typename T>
+__device__ __forceinline__ QuadBits<T> load_quad(const T* p) {
+    QuadBits<T> q;
+    q.w = *reinterpret_cast<const typename QuadWord<QUAD * sizeof(T)>::type*>(p);
+    return q;
+}
+template <typename T>
+__device__ __forceinline__ void add_quad(typename AxisAcc<T>::type (&a)[QUAD],
+                                         const QuadBits<T>& q) {
+#pragma unroll
+    for (u32 e = 0; e < QUAD; ++e) a[e] += AxisAcc<T>::in(q.e[e]);
+}
+// Element by element, the same quad (only its elements below `limit`, the dim's end).
+template <typename T>
+__device__ __forceinline__ void add_quad_scalar(typename AxisAcc<T>::type (&a)[QUAD], const T* p,
+                                                u32 first, u32 limit) {
+#pragma unroll
+    for (u32 e = 0; e < QUAD; ++e)
+        if (first + e < limit) a[e] += AxisAcc<T>::in(p[e]);
+}
+template <typename T>
+__device__ __forceinline__ bool quads_aligned(const T* in, u32 contiguous) {
+    return reinterpret_cast<unsigned long long>(in) % (QUAD * sizeof(T)) == 0 &&
+           contiguous % QUAD == 0;
+}
+// A thread's four accumulators in one fixed order: ((a0 + a1) + a2) + a3.
+template <typename A>
+__device__ __forceinline__ A fold_quad(const A (&a)[QUAD]) {
+    return ((a[0] + a[1]) + a[2]) + a[3];
+}
+
+// r3 - rows: sub-warp groups, `lanes` lanes per row (1, 2, 4, 8, 16 or 32), a quad per lane.
+// The idea: r2's warp per row, with the warp cut into groups of `lanes` lanes sized to the row
+// (lanes * 4 >= length where possible: axis_geometry picks it), BLOCK / lanes rows per block;
+// lane l reads the quads l, l + lanes, ... of its row as 16-byte loads, then the group folds its
+// four accumulators and `lanes` partials with __shfl_down_sync(width = lanes). What changed from
+// r2: a row of 4 elements is one lane's one load (r2 kept 28 of 32 lanes idle and read it with 4
+// loads), a row of 64 is 16 lanes, and every load is a whole quad. Why: short rows (norms over a
+// few features, (2^20, 4)) made r2 issue mostly empty loads; here every lane's load is 16 useful
+// bytes and a warp reads 512 consecutive bytes.
+// Also the second pass of r4 (T: the accumulator's type, over the (outer, splits) partials).
+template <typename T, typename TOUT, u32 BLOCK>
+__global__ void axis_r3_subwarp_rows(const T* in, TOUT* out, u32 rows, u32 length, u32 lanes) {
+    typedef AxisAcc<T> E;
+    typedef typename E::type A;
+    const u32 lane = threadIdx.x % lanes;
+    const u32 row = blockIdx.x * (BLOCK / lanes) + threadIdx.x / lanes;
+    A a[QUAD] = {0, 0, 0, 0};
+    if (row < rows) {  // no early return: every lane of the warp takes part in the shuffles
+        const T* p = in + row * length;
+        const u32 step = lanes * QUAD;
+        if (quads_aligned(in, length)) {
+#pragma unroll 4
+            for (u32 k = lane * QUAD; k < length; k += step) add_quad(a, load_quad(p + k));
+        } else {
+            for (u32 k = lane * QUAD; k < length; k += step) add_quad_scalar(a, p + k, k, length);
+        }
+    }
+    A acc = fold_quad(a);
+    for (u32 s = lanes / 2; s > 0; s >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, s, lanes);
+    if (row < rows && lane == 0) out[row] = AxisAcc<TOUT>::out(acc);
+}
+
+// The BLOCK threads' values folded into thread 0's: five shuffles per warp, then warp 0 folds the
+// BLOCK / 32 warp sums with log2(BLOCK / 32) more (a fixed tree: the same order every run).
+template <typename A, u32 BLOCK>
+__device__ __forceinline__ A block_fold(A acc) {
+    __shared__ A warps[BLOCK / 32];
+    acc = warp_reduce_shfl(acc);
+    if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        acc = threadIdx.x < BLOCK / 32 ? warps[threadIdx.x] : A(0);
+#pragma unroll
+        for (u32 s = BLOCK / 64; s > 0; s >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, s);
+    }
+    return acc;
+}
+
+// r4 - rows: each row split over gridDim.y blocks, partials combined in a second pass.
+// The idea: block (o, k) reads elements [k*chunk, min(length, (k+1)*chunk)) of row o (chunk a
+// multiple of BLOCK * 4), thread t the quads t, t + BLOCK, ... of it, UNROLL quads loaded before
+// any is added; the block folds (block_fold) and writes partial (o, k) of an (outer, gridDim.y)
+// buffer; r3's kernel then adds each row's gridDim.y partials in split order (no atomics). With
+// gridDim.y == 1 it writes the output directly: r1 with 16-byte loads. What changed from r1: a row
+// is no longer one block's (r1 gave (8, 2^24) eight blocks on a GPU of 132 SMs), and every thread
+// has UNROLL 16-byte loads in flight instead of one 4-byte load. Why: few long rows are limited
+// by how many bytes are in flight, and only more blocks and wider loads put more there.
+// TOUT: the input's type (one split), or its accumulator's (the partials).
+template <typename TIN, typename TOUT, u32 BLOCK>
+__global__ void axis_r4_split_rows(const TIN* in, TOUT* out, u32 length, u32 chunk) {
+    typedef AxisAcc<TIN> E;
+    typedef typename E::type A;
+    constexpr u32 UNROLL = 4;
+    const u32 begin = blockIdx.y * chunk;
+    const u32 end = min(length, begin + chunk);
+    const TIN* p = in + blockIdx.x * length;
+    A a[QUAD] = {0, 0, 0, 0};
+    if (quads_aligned(in, length)) {
+        const u32 nq = end > begin ? (end - begin) / QUAD : 0;  // whole quads: begin, end % 4 == 0
+        const TIN* b = p + begin;
+        u32 q = threadIdx.x;
+        for (; q + (UNROLL - 1) * BLOCK < nq; q += UNROLL * BLOCK) {
+            QuadBits<TIN> v[UNROLL];
+#pragma unroll
+            for (u32 u = 0; u < UNROLL; ++u) v[u] = load_quad(b + QUAD * (q + u * BLOCK));
+#pragma unroll
+            for (u32 u = 0; u < UNROLL; ++u) add_quad(a, v[u]);
+        }
+        for (; q < nq; q += BLOCK) add_quad(a, load_quad(b + QUAD * q));
+    } else {
+        for (u32 k = begin + QUAD * threadIdx.x; k < end; k += QUAD * BLOCK)
+            add_quad_scalar(a, p + k, k, end);
+    }
+    const A acc = block_fold<A, BLOCK>(fold_quad(a));
+    if (threadIdx.x == 0) {
+        out[blockIdx.x * gridDim.y + blockIdx.y] = AxisAcc<TOUT>::out(acc);
+    }
+}
+
+// c3 - columns: vectorized along the output, a strip of lanes * 4 columns per block.
+// The idea: c1's 2-D tile with each thread owning a quad of 4 adjacent columns instead of one:
+// block (b, k) covers the strip of `lanes` * 4 columns b % strips of batch b / strips, with
+// BLOCK / lanes row groups; thread (g, l) adds rows g, g + G, ... of its quad's columns (UNROLL
+// rows loaded before any is added), as 16-byte loads; the G row groups are folded in shared
+// memory (4 arrays of BLOCK, one per quad element: conflict-free). The reduced dim may be split
+// across gridDim.y as in c2 (partials, then this kernel again, over the (outer, gridDim.y, inner)
+// partials with one split, adds each column's partials in split order). `lanes` is
+// chosen from the shape (axis_geometry): 256 lanes and one row group for wide outputs over few
+// rows (each thread walks its quad down all rows, no fold), 32 lanes and 8 row groups (a warp
+// reads 512 consecutive bytes of a row) otherwise, fewer lanes for narrow batches (inner = 8:
+// two lanes per row, a warp reads 16 whole rows). What changed from c1 / c2: 16 useful bytes per
+// load instead of 4, and a tile shaped to the output's width. Why: a very wide output over few
+// rows ((8, 2^24) along dim 0) gave c1 one 4-byte load per thread per row and a fold per 1 KB.
+// TOUT: the input's type (one split), or its accumulator's (the partials).
+template <typename TIN, typename TOUT, u32 BLOCK>
+__global__ void axis_c3_vector_columns(const TIN* in, TOUT* out, u32 outer, u32 length,
+                                       u32 inner, u32 chunk, u32 lanes) {
+    typedef AxisAcc<TIN> E;
+    typedef typename E::type A;
+    constexpr u32 UNROLL = 8;
+    __shared__ A smem[QUAD][BLOCK];
+    const u32 groups = BLOCK / lanes;
+    const u32 lane = threadIdx.x % lanes;
+    const u32 group = threadIdx.x / lanes;
+    const u32 width = lanes * QUAD;
+    const u32 strips = (inner + width - 1) / width;
+    const u32 o = blockIdx.x / strips;
+    const u32 i = (blockIdx.x - o * strips) * width + lane * QUAD;
+    const u32 begin = blockIdx.y * chunk;
+    const u32 end = min(length, begin + chunk);
+    A a[QUAD] = {0, 0, 0, 0};
+    if (i < inner) {
+        const TIN* p = in + o * length * inner + i;
+        u32 r = begin + group;
+        if (quads_aligned(in, inner)) {
+            for (; r + (UNROLL - 1) * groups < end; r += UNROLL * groups) {
+                QuadBits<TIN> v[UNROLL];
+#pragma unroll
+                for (u32 u = 0; u < UNROLL; ++u) v[u] = load_quad(p + (r + u * groups) * inner);
+#pragma unroll
+                for (u32 u = 0; u < UNROLL; ++u) add_quad(a, v[u]);
+            }
+            for (; r < end; r += groups) add_quad(a, load_quad(p + r * inner));
+        } else {
+            for (; r < end; r += groups) add_quad_scalar(a, p + r * inner, i, inner);
+        }
+    }
+    if (groups > 1) {  // the same for the whole block: the barriers below are reached by all
+#pragma unroll
+        for (u32 e = 0; e < QUAD; ++e) smem[e][threadIdx.x] = a[e];
+        __syncthreads();
+        for (u32 s = groups / 2; s > 0; s >>= 1) {
+            if (group < s) {
+#pragma unroll
+                for (u32 e = 0; e < QUAD; ++e) {
+                    smem[e][threadIdx.x] += smem[e][threadIdx.x + s * lanes];
+                }
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (u32 e = 0; e < QUAD; ++e) a[e] = smem[e][threadIdx.x];
+    }
+    if (group == 0 && i < inner) {
+        TOUT* q = out + (o * gridDim.y + blockIdx.y) * inner + i;
+#pragma unroll
+        for (u32 e = 0; e < QUAD; ++e)
+            if (i + e < inner) q[e] = AxisAcc<TOUT>::out(a[e]);
+    }
+}

@@ -4,6 +4,8 @@ geometry, and the family kept out of the 1-D catalogue. Bad input: tests/test_ax
 the CUDA kernels on a GPU: tests/test_gpu_axis.py; their NVRTC compile: tests/test_nvrtc.py and
 below."""
 
+import re
+
 import pytest
 import torch
 
@@ -11,11 +13,13 @@ import harness
 from harness.check import axis_verify
 from harness.compile import nvrtc
 from harness.core import axis_geometry as geom
+from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes, records_axis
 
 TRITON = [v.id for v in catalogue.AXIS_VARIANTS if v.backend == "triton"]
 # Ragged on purpose: M, N not multiples of 8 / 32 / 256; N = 1; M = 1; a reduced dim long enough
-# for c2 to split (600 rows: 3 splits of 200); 3-D along every dim.
+# for c2 and c3 to split (600 rows: 3 splits); rows of 4 and 5 (r3's one and two lanes); two rows
+# long enough for r4 to split (70001: 2 splits, a length no multiple of 4); 3-D along every dim.
 CASES = [
     ((1, 1), 0),
     ((1, 1), 1),
@@ -27,11 +31,17 @@ CASES = [
     ((37, 70), -1),
     ((600, 5), 0),
     ((5, 600), 1),
+    ((9, 4), 1),
+    ((9, 5), 1),
+    ((2, 70001), 1),
     ((3, 40, 33), 0),
     ((3, 40, 33), 1),
     ((3, 40, 33), 2),
     ((2, 600, 5), -2),
 ]
+
+
+INTERPRETED_CHAIN = 2048
 
 
 def _takes(vid, shape, dim):
@@ -41,7 +51,9 @@ def _takes(vid, shape, dim):
     p = geom.problem(shape, dim % len(shape))
     if mapping.along == "columns" and p.rows and p.numel > 64:
         return False
-    return mapping.takes(p)
+    # the long rows are there for r4's splits: a stage that would add thousands of elements in
+    # one lane (r0, r2) takes a minute in the interpreter there, and is checked on shorter rows
+    return mapping.takes(p) and mapping.chain_length(p) <= INTERPRETED_CHAIN
 
 
 def _cases(vids):
@@ -168,14 +180,14 @@ def test_chain_lengths_stated_per_mapping():
 
 
 def test_fastest_picks_by_shape():
-    pick = geom.BY_SHAPE.pick
-    assert pick(geom.problem((4096, 4096), 1)) is geom.BLOCK_PER_ROW
-    assert pick(geom.problem((2**20, 64), 1)) is geom.WARP_PER_ROW
-    assert pick(geom.problem((8, 2**20), 1)) is geom.BLOCK_PER_ROW
-    assert pick(geom.problem((4096, 4096), 0)) is geom.SPLIT_COLUMNS  # 128 strips: too few
-    assert pick(geom.problem((4096, 65536), 0)) is geom.COLUMN_TILES
-    assert pick(geom.problem((262_144, 128), 0)) is geom.SPLIT_COLUMNS
-    assert pick(geom.problem((3, 1000, 257), 1)) is geom.COLUMN_TILES
+    pick = vec.BY_SHAPE.pick
+    assert pick(geom.problem((2**20, 4), 1)) is vec.SUBWARP_ROWS
+    assert pick(geom.problem((2**20, 64), 1)) is vec.SUBWARP_ROWS
+    assert pick(geom.problem((512, 512), 1)) is vec.SPLIT_ROWS  # too few rows for r3
+    assert pick(geom.problem((4096, 4096), 1)) is vec.SPLIT_ROWS
+    assert pick(geom.problem((8, 2**24), 1)) is vec.SPLIT_ROWS
+    for shape, dim in [((4096, 4096), 0), ((8, 2**24), 0), ((3, 1000, 257), 1)]:
+        assert pick(geom.problem(shape, dim)) is vec.VECTOR_COLUMNS
 
 
 # The family apart from the 1-D catalogue, and its sources.
@@ -204,7 +216,9 @@ def test_every_cuda_stage_has_a_triton_twin_and_the_fastest_pair_counterparts():
 def test_axis_source_compiles_every_kind_without_spills(arch):
     r = nvrtc.compile_file(records_axis.SOURCE_CUDA, arch)
     assert set(r.lowered) == set(records_axis.name_expressions())
-    assert len(r.resources) == len(set(r.lowered.values())) == 24  # 5 kinds x 4 dtypes + c2's 4
+    # 8 kinds x 4 dtypes, and for the 2 16-bit floats the split stages' partials: 3 first
+    # passes writing float32, 3 second passes (c0, r3, c3) reading them
+    assert len(r.resources) == len(set(r.lowered.values())) == 8 * 4 + 2 * 6
     for name, res in r.resources.items():
         assert res.spill_store_bytes == res.spill_load_bytes == res.stack_bytes == 0, name
 
@@ -230,6 +244,9 @@ def _triton_jobs():
         "r2": ["rows", "length"],
         "c0": ["outer", "length", "inner"],
         "tiles": ["length", "inner", "chunk"],
+        "r3": ["rows", "length"],
+        "r4": ["length", "chunk"],
+        "c3": ["length", "inner", "chunk"],
     }
     meta = {
         "r0": {"BLOCK": 256},
@@ -237,11 +254,16 @@ def _triton_jobs():
         "r2": {"ROWS": 8, "WIDTH": 32},
         "c0": {"BLOCK": 256},
         "tiles": {"GROUPS": 8, "WIDTH": 32},
+        "r3": {"ROWS": 8, "WIDTH": 128, "EVEN": True},
+        "r4": {"TILE": vec.ROW_TILE, "EVEN": True},
+        "c3": {"GROUPS": 8, "UNROLL": vec.COLUMN_UNROLL, "WIDTH": 128, "EVEN": True},
     }
     jobs = []
     for d in records_axis.AXIS_DTYPES:
         acc = dtypes.get(d).sum_dtype
-        pairs = [(k, d, d) for k in sizes] + [("tiles", d, acc), ("c0", acc, d)]
+        pairs = [(k, d, d) for k in sizes]
+        pairs += [(k, d, acc) for k in records_axis.SPLIT_KINDS]
+        pairs += [(k, acc, d) for k in ("c0", "r3", "c3")]
         for kind, src, dst in dict.fromkeys(pairs):
             args = {"x_ptr": "*" + tl_name[src], "out_ptr": "*" + tl_name[dst]}
             jobs.append(
@@ -266,8 +288,62 @@ def test_every_triton_axis_kernel_compiles_for_sm_90():
 
     jobs = _triton_jobs()
     out = run_triton_jobs(jobs)
-    assert len(out) == len(jobs) == 24
+    assert len(out) == len(jobs) == 8 * 4 + 2 * 6
     for job, k in zip(jobs, out, strict=True):
         assert k["name"] == job["kernel"] and k["ptx"]
         if job["args"]["out_ptr"] == "*bf16":
             assert "cvt.rn.bf16.f32" in k["ptx"], job
+        # the vectorized stages' quads are single loads: 16 bytes for the 4-byte types (told
+        # by EVEN that the contiguous dim is a multiple of 4), 8 for the 16-bit floats
+        if job["kernel"] in ("rows_subwarp_kernel", "rows_split_kernel", "columns_vector_kernel"):
+            wide = ".v4." if job["args"]["x_ptr"] in ("*fp32", "*i32") else ".v2."
+            assert re.search(r"ld\.global[.\w]*" + re.escape(wide), k["ptx"]), job
+
+
+@pytest.mark.parametrize("length", [1, 4, 5, 64, 65_536, 70_001, 2**24])
+@pytest.mark.parametrize("outer", [1, 8, 1024, 5000])
+def test_row_splits_cover_each_row_once_in_whole_tiles(length, outer):
+    p = geom.Problem(outer, length, 1, (outer,))
+    s, chunk = vec.row_splits(p)
+    assert chunk % vec.ROW_TILE == 0 and (s - 1) * chunk < length <= s * chunk
+    passes = vec.SPLIT_ROWS.passes(p)
+    assert passes[0].grid == (outer, s) and passes[0].chunk == chunk
+    if s > 1:  # r3 adds each row's s partials
+        assert [(q.kind, q.outer, q.length) for q in passes[1:]] == [("r3", outer, s)]
+    else:
+        assert len(passes) == 1
+
+
+@pytest.mark.parametrize("length", [1, 7, 100, 600, 262_144])
+@pytest.mark.parametrize("inner", [1, 5, 8, 80, 128, 4096])
+def test_column_splits_cover_the_reduced_dim_once(length, inner):
+    p = geom.Problem(2, length, inner, (2, inner))
+    s, chunk = vec.column_splits(p)
+    lanes = vec.column_lanes(p)
+    assert lanes & (lanes - 1) == 0 and 4 * lanes >= min(inner, 4 * lanes)
+    assert chunk % (256 // lanes) == 0 and (s - 1) * chunk < length <= s * chunk
+    assert s <= vec.MAX_SPLITS
+    passes = vec.VECTOR_COLUMNS.passes(p)
+    assert passes[0].grid[1] == s and passes[0].lanes == lanes
+    assert len(passes) == (1 if s == 1 else 2)
+    if s > 1:  # the same kernel over the (outer, s, inner) partials, one split
+        assert (passes[1].kind, passes[1].length, passes[1].grid[1]) == ("c3", s, 1)
+
+
+def test_sub_warp_lanes_follow_the_row_length():
+    lanes = [vec.SUBWARP_ROWS.lanes(geom.Problem(9, n, 1, (9,))) for n in (1, 4, 5, 64, 80, 128)]
+    assert lanes == [1, 1, 2, 16, 32, 32]
+    assert vec.SUBWARP_ROWS.passes(geom.Problem(1000, 4, 1, (1000,)))[0].grid == (4, 1)
+
+
+def test_chain_lengths_of_the_vectorized_stages():
+    short = geom.Problem(2**20, 4, 1, (2**20,))
+    assert vec.SUBWARP_ROWS.chain_length(short) == 1 + vec.QUAD_FOLD + 0
+    long_rows = geom.problem((8, 2**24), 1)
+    s, chunk = vec.row_splits(long_rows)
+    assert (s, chunk) == (256, 65_536)
+    second = 256 // 128 + vec.QUAD_FOLD + 5  # r3 over 256 partials: 32 lanes of 2 quads
+    assert vec.SPLIT_ROWS.chain_length(long_rows) == 64 + 16 + 8 + second
+    wide = geom.problem((8, 2**24), 0)  # 8 rows: one row group of 256 lanes, no split
+    assert vec.column_lanes(wide) == 256 and vec.column_splits(wide) == (1, 8)
+    assert vec.VECTOR_COLUMNS.chain_length(wide) == 8 + 0 + vec.COLUMN_UNROLL

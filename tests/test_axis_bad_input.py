@@ -69,8 +69,9 @@ def test_wrong_ndim(shape, no_launch):
 def test_a_row_stage_along_a_strided_dim(no_launch):
     with pytest.raises(ValueError, match=r"reduces rows; dim 0 .* use one of cuda/axis-c0"):
         harness.reduce_sum(_x(3, 4), ROWS, dim=0)
-    with pytest.raises(ValueError, match="reduces rows"):
-        harness.reduce_sum(_x(2, 3, 4), "cuda/axis-r2-warp-row", dim=1)
+    for vid in ("cuda/axis-r2-warp-row", "triton/axis-r3-subwarp-rows", "cuda/axis-r4-split-rows"):
+        with pytest.raises(ValueError, match="reduces rows"):
+            harness.reduce_sum(_x(2, 3, 4), vid, dim=1)
 
 
 def test_more_than_2_to_the_31_elements_on_a_32_bit_kernel(no_launch):

@@ -118,3 +118,106 @@ def column_tiles_kernel(
         acc += tl.load(x_ptr + offs, mask=mask, other=0).to(ACC)
     out = tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty)
     tl.store(out_ptr + (o * splits + k) * inner + i, out, mask=i < inner)
+
+
+# The vectorized stages (r3, r4, c3): a thread's four adjacent elements (a QUAD) are one access.
+# Triton emits the 16-byte load itself when it can prove the quad contiguous and aligned: the
+# pointer is specialized on 16-byte alignment at launch, and EVEN (the contiguous dim a multiple
+# of 4, known to the host) is told to it as `n // 4 * 4` (the same value, a visible multiple of 4).
+
+
+@triton.jit(do_not_specialize=["rows", "length"])
+def rows_subwarp_kernel(
+    x_ptr,
+    out_ptr,
+    rows,
+    length,
+    ROWS: tl.constexpr,
+    WIDTH: tl.constexpr,
+    EVEN: tl.constexpr,
+    ACC: tl.constexpr,
+):
+    """r3 - a program per ROWS rows, WIDTH = 4 x lanes columns of each (CUDA: BLOCK / lanes
+    groups of `lanes` lanes, a quad per lane): an [ROWS, WIDTH] accumulator, tl.sum along the row
+    (CUDA: the quad's fold, then shuffles of width `lanes`). Changed from r2: the tile's width is
+    sized to the row (4 for rows of 4) and each lane's 4 adjacent elements are one load."""
+    if EVEN:
+        length = length // 4 * 4
+    pid = tl.program_id(0).to(tl.int64)
+    row = pid * ROWS + tl.arange(0, ROWS)[:, None]
+    cols = tl.arange(0, WIDTH)[None, :]
+    acc = tl.zeros([ROWS, WIDTH], dtype=ACC)
+    for start in range(0, length, WIDTH):
+        offs = start + cols
+        mask = (row < rows) & (offs < length)
+        acc += tl.load(x_ptr + row * length + offs, mask=mask, other=0).to(ACC)
+    r = pid * ROWS + tl.arange(0, ROWS)
+    out = tl.sum(acc, axis=1).to(out_ptr.dtype.element_ty)
+    tl.store(out_ptr + r, out, mask=r < rows)
+
+
+@triton.jit(do_not_specialize=["length", "chunk"])
+def rows_split_kernel(
+    x_ptr, out_ptr, length, chunk, TILE: tl.constexpr, EVEN: tl.constexpr, ACC: tl.constexpr
+):
+    """r4 - program (o, k) reads elements [k*chunk, min(length, (k+1)*chunk)) of row o in
+    tiles of TILE = 256 threads x 4 quads x 4 (CUDA: thread t's quads t, t+256, t+512, t+768 of
+    each step, loaded before they are added); tl.sum folds the tile (CUDA: block_fold) into
+    (o, k) of an (outer, num_programs(1)) output: with one split, the output itself. Changed
+    from r1: a row over several programs, and TILE elements in flight per step."""
+    if EVEN:
+        length = length // 4 * 4
+    o = tl.program_id(0).to(tl.int64)
+    k = tl.program_id(1).to(tl.int64)
+    splits = tl.num_programs(1).to(tl.int64)
+    chunk = chunk // TILE * TILE  # a multiple of TILE (axis_geometry): now a visible one
+    begin = k * chunk
+    end = tl.minimum(length, begin + chunk)
+    lanes = tl.arange(0, TILE)
+    acc = tl.zeros([TILE], dtype=ACC)
+    for start in range(begin, end, TILE):
+        offs = start + lanes
+        acc += tl.load(x_ptr + o * length + offs, mask=offs < end, other=0).to(ACC)
+    tl.store(out_ptr + o * splits + k, tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty))
+
+
+@triton.jit(do_not_specialize=["length", "inner", "chunk"])
+def columns_vector_kernel(
+    x_ptr,
+    out_ptr,
+    length,
+    inner,
+    chunk,
+    GROUPS: tl.constexpr,
+    UNROLL: tl.constexpr,
+    WIDTH: tl.constexpr,
+    EVEN: tl.constexpr,
+    ACC: tl.constexpr,
+):
+    """c3 - program (b, k) covers the WIDTH-column strip b % strips of batch b // strips (WIDTH =
+    4 x lanes: a quad per lane) over rows [k*chunk, min(length, (k+1)*chunk)): an
+    [UNROLL x GROUPS, WIDTH] accumulator (CUDA: GROUPS row groups, each with UNROLL rows loaded
+    before they are added), tl.sum over the rows (CUDA: the fold in shared memory). Writes (o, k, i)
+    of an (outer, num_programs(1), inner) output. Changed from c1: a lane's 4 adjacent columns are
+    one load, and the tile's width and height follow the shape."""
+    if EVEN:
+        inner = inner // 4 * 4
+    # 32-bit offsets here (every index is below the 2^31 elements the plan allows): the int64
+    # ones of the other kernels cost this tile's 32 elements a thread registers and instructions
+    pid = tl.program_id(0)
+    k = tl.program_id(1)
+    splits = tl.num_programs(1)
+    strips = tl.cdiv(inner, WIDTH)
+    o = pid // strips
+    i = (pid - o * strips) * WIDTH + tl.arange(0, WIDTH)
+    groups = tl.arange(0, UNROLL * GROUPS)[:, None]
+    begin = k * chunk
+    end = tl.minimum(length, begin + chunk)
+    acc = tl.zeros([UNROLL * GROUPS, WIDTH], dtype=ACC)
+    for start in range(begin, end, UNROLL * GROUPS):
+        r = start + groups
+        mask = (r < end) & (i[None, :] < inner)
+        offs = o * length * inner + r * inner + i[None, :]
+        acc += tl.load(x_ptr + offs, mask=mask, other=0).to(ACC)
+    out = tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty)
+    tl.store(out_ptr + (o * splits + k) * inner + i, out, mask=i < inner)

@@ -7,7 +7,7 @@ error gamma_64(length) * sum|x| is added to the tolerance.
 Tolerance, per output: 0 for int32, and for integer-valued float data whose sum|x| stays within
 2^24 (every partial sum is then an exact float32 integer); otherwise gamma_L * sum|x| over that
 output's elements, L the mapping's longest addition chain for this shape
-(axis_geometry: mapping.chain_length, e.g. r1's ceil(length / 256) + 8, c2's
+(axis_geometry, axis_vector: mapping.chain_length, e.g. r1's ceil(length / 256) + 8, c2's
 ceil(chunk / 8) + 3 + splits). float16 / bfloat16 are added in float32 (u = 2^-24) and the sum
 rounded once to the input's dtype: exact cases must equal the exact sum rounded to that dtype,
 and the others get that one rounding (OUTPUT_ROUNDING x |sum|) on top of the bound. Outputs and

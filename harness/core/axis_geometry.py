@@ -70,7 +70,7 @@ def problem(shape: tuple[int, ...], dim: int) -> Problem:
 
 @dataclass(frozen=True)
 class AxisPass:
-    """One launch: `kind` names the stage kernel ("r0", "r1", "r2", "c0", "tiles"), `grid` its
+    """One launch: `kind` names the stage kernel ("r0" .. "r4", "c0", "tiles", "c3"), `grid` its
     blocks / programs (x, y), `outer` / `length` / `inner` the 3-D problem this launch reads
     (the second pass of split columns reads the partials as (outer, splits, inner)) and `chunk`
     the rows one split of the tiles kernel reads (= length when there is no split)."""
@@ -81,6 +81,7 @@ class AxisPass:
     length: int
     inner: int
     chunk: int = 0
+    lanes: int = 0  # r3: lanes per row; c3: lanes per row of a strip (harness.core.axis_vector)
 
 
 @dataclass(frozen=True)
@@ -259,37 +260,3 @@ WARP_PER_ROW = WarpPerRow()
 THREAD_PER_COLUMN = ThreadPerColumn()
 COLUMN_TILES = ColumnTiles()
 SPLIT_COLUMNS = SplitColumns()
-
-# The fastest pair's choice (ByShape.pick): rows of at least LONG_ROW elements, or too few rows to
-# fill the GPU with warps, get a block each; other rows a warp each. Columns: fewer than
-# TALL_BLOCKS column tiles over at least TALL_ROWS rows are split; otherwise one tile per strip.
-LONG_ROW = 4096
-FEW_ROWS = 1024
-TALL_BLOCKS = 256
-TALL_ROWS = 2048
-
-
-@dataclass(frozen=True)
-class ByShape(_Mapping):
-    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick)."""
-
-    name: ClassVar[str] = "by-shape"
-    along: ClassVar[str] = "any"
-
-    def pick(self, p: Problem) -> _Mapping:
-        if p.rows:
-            return BLOCK_PER_ROW if p.length >= LONG_ROW or p.outer < FEW_ROWS else WARP_PER_ROW
-        tiles = p.outer * cdiv(p.inner, STRIP)
-        return SPLIT_COLUMNS if tiles < TALL_BLOCKS and p.length >= TALL_ROWS else COLUMN_TILES
-
-    def passes(self, p: Problem) -> list[AxisPass]:
-        return self.pick(p).passes(p)
-
-    def chain_length(self, p: Problem) -> int:
-        return self.pick(p).chain_length(p)
-
-    def describe(self) -> str:
-        return "by shape: r1 or r2 for rows, c1 or c2 (tall, few strips) for columns"
-
-
-BY_SHAPE = ByShape()

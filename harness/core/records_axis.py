@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.core import axis_geometry as g
+from harness.core import axis_vector as vec
 from harness.core import dtypes
 from harness.core.variant import MAX_N_32BIT, Variant
 
@@ -45,6 +46,9 @@ CUDA_KERNELS: dict[str, str] = {
     "r2": "axis_r2_warp_per_row<{T}, {B}>",
     "c0": "axis_c0_thread_per_column<{I}, {O}, {B}>",
     "tiles": "axis_c1_column_tiles<{I}, {O}, {B}>",
+    "r3": "axis_r3_subwarp_rows<{I}, {O}, {B}>",
+    "r4": "axis_r4_split_rows<{I}, {O}, {B}>",
+    "c3": "axis_c3_vector_columns<{I}, {O}, {B}>",
 }
 TRITON_KERNELS: dict[str, str] = {
     "r0": "rows_thread_kernel",
@@ -52,7 +56,13 @@ TRITON_KERNELS: dict[str, str] = {
     "r2": "rows_warp_kernel",
     "c0": "columns_thread_kernel",
     "tiles": "column_tiles_kernel",
+    "r3": "rows_subwarp_kernel",
+    "r4": "rows_split_kernel",
+    "c3": "columns_vector_kernel",
 }
+# The kinds whose first pass may write partials in the accumulator's type (a split stage); the
+# second passes read them: c0 (c2's), r3 (r4's), c3 (c3's).
+SPLIT_KINDS = ("tiles", "r4", "c3")
 
 
 @dataclass(frozen=True)
@@ -81,12 +91,13 @@ def name_expression(
 
 def name_expressions() -> list[str]:
     """Every instantiation axis.cu must provide: each launch kind x dtype, and for the 16-bit
-    floats the split stage's two passes through float32 partials."""
+    floats the split stages' two passes through float32 partials."""
     exprs = []
     for d in AXIS_DTYPES:
         acc = dtypes.get(d).sum_dtype
         exprs += [name_expression(k, d) for k in CUDA_KERNELS]
-        exprs += [name_expression("tiles", d, acc), name_expression("c0", acc, d)]
+        exprs += [name_expression(k, d, acc) for k in SPLIT_KINDS]
+        exprs += [name_expression(k, acc, d) for k in ("c0", "r3", "c3")]
     return list(dict.fromkeys(exprs))
 
 
@@ -156,10 +167,26 @@ AXIS_VARIANTS: tuple[Variant, ...] = (
            "tall-skinny inputs: c1's tiles over row splits write partials (no atomics), and c0's "
            "kernel adds each column's partials in split order",
            "the same splits and partials, then the same second pass"),
-    *_pair("fastest", "fastest", None, g.BY_SHAPE,
+    *_pair("r3", "r3-subwarp-rows", "r3", vec.SUBWARP_ROWS,
+           "rows: sub-warp groups sized to the row, 16-byte loads",
+           "1 to 32 lanes per row chosen from its length (256 / lanes rows per block), each lane "
+           "reading 4 adjacent elements as one load, then shuffles of that width",
+           "a program per 256 / lanes rows, a [rows, 4 x lanes] accumulator, " + _TL_SUM),
+    *_pair("r4", "r4-split-rows", "r4", vec.SPLIT_ROWS,
+           "rows: each row split across blocks, deterministic second pass",
+           "few long rows: a row's splits go to several blocks, each with 16-byte loads and 4 "
+           "in flight per thread, writing partials (no atomics); r3's kernel adds each row's "
+           "partials in split order",
+           "a program per split, a [4096] tile a step, tl.sum; the same second pass (r3)"),
+    *_pair("c3", "c3-vector-columns", "c3", vec.VECTOR_COLUMNS,
+           "columns: vectorized along the output, the tile shaped to its width",
+           "each thread 4 adjacent columns as one load; 256 lanes for wide outputs over few rows, "
+           "32 lanes x 8 row groups otherwise (fewer lanes for narrow batches); the rows split "
+           "across blocks when the tiles are too few, the same kernel adding the partials",
+           "a program per strip, a [4 x groups, 4 x lanes] tile, tl.sum over the rows"),
+    *_pair("fastest", "fastest", None, vec.BY_SHAPE,
            "axis fastest: a stage picked from the shape",
-           "rows: r1 for long rows or few rows, else r2; columns: c2 for tall inputs with few "
-           "strips, else c1",
+           "rows: r3 for many rows of at most 1024 elements, else r4; columns: c3",
            "the same choice among the Triton twins"),
 )
 # fmt: on

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import torch
 
 from harness.core import axis_geometry as geom
+from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
@@ -148,6 +149,9 @@ def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
         "r2": (ps.outer, ps.length),
         "c0": (ps.outer, ps.length, ps.inner),
         "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
+        "r3": (ps.outer, ps.length, ps.lanes),
+        "r4": (ps.length, ps.chunk),
+        "c3": (ps.outer, ps.length, ps.inner, ps.chunk, ps.lanes),
     }[ps.kind]
     tail = tuple(u(s) for s in sizes)
     block = (v.launch.threads,)
@@ -168,12 +172,21 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
     acc = {"ACC": tk.ACC[dtypes.get(src).sum_dtype]}
     rows = {"ROWS": v.launch.threads // geom.WARP, "WIDTH": geom.WARP}
     tiles = {"GROUPS": v.launch.threads // geom.STRIP, "WIDTH": geom.STRIP}
+    lanes = max(ps.lanes, 1)
+    # the contiguous dim a multiple of a quad: the row (r3, r4), the columns (c3)
+    even = {"EVEN": (ps.inner if ps.kind == "c3" else ps.length) % vec.QUAD == 0}
+    subwarp = {"ROWS": v.launch.threads // lanes, "WIDTH": vec.QUAD * lanes, **even}
+    groups = v.launch.threads // lanes
+    quads = {"GROUPS": groups, "UNROLL": vec.COLUMN_UNROLL, "WIDTH": vec.QUAD * lanes}
     args, meta = {
         "r0": ((ps.outer, ps.length), {"BLOCK": v.launch.threads}),
         "r1": ((ps.length,), {"BLOCK": v.launch.threads}),
         "r2": ((ps.outer, ps.length), rows),
         "c0": ((ps.outer, ps.length, ps.inner), {"BLOCK": v.launch.threads}),
         "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
+        "r3": ((ps.outer, ps.length), subwarp),
+        "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even}),
+        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even}),
     }[ps.kind]
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:

@@ -1,0 +1,215 @@
+"""The axis family's vectorized stages (r3 sub-warp rows, r4 split rows, c3 vectorized columns)
+and the fastest pair's choice among every stage (ByShape), as mappings in the sense of
+harness.core.axis_geometry (which owns the problem view and the first stages r0..r2, c0..c2).
+
+Every mapping here reads a QUAD, four adjacent elements, as one access (16 bytes for the 4-byte
+types, 8 for the 16-bit floats) when the contiguous dim is a multiple of 4 and the input aligned,
+and the same four elements one by one otherwise, in the same order: the bits depend only on the
+values and the shape. Every choice below (lanes, splits) is a function of the shape only, never of
+the GPU. The chain lengths are upper bounds for both twins: the CUDA kernel keeps one accumulator
+per quad element and folds the four at the end; the Triton tile's tl.sum folds what one thread
+holds serially (up to QUAD_FOLD elements for a row tile: 8 for the 16-bit floats) before its
+cross-lane tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from harness.core.axis_geometry import (
+    AXIS_BLOCK,
+    WARP,
+    AxisPass,
+    Problem,
+    _Mapping,
+    _tree,
+    cdiv,
+)
+
+QUAD = 4
+# What one thread folds serially at most in a row tile's tl.sum (a [., 4 x lanes] tile: 4
+# elements a thread, 8 when Triton gives a 16-bit thread 16 bytes) and in CUDA's quad fold (3).
+QUAD_FOLD = 8
+# Loads a thread has in flight before it adds: r4's quads of its row, c3's rows of its quad.
+ROW_UNROLL = 4
+COLUMN_UNROLL = 8
+# r4: a block reads ROW_TILE elements a step (256 threads x ROW_UNROLL quads); a split is a
+# multiple of it, at least MIN_SPLIT elements, and the splits aim at about ROW_TARGET_BLOCKS
+# blocks (several per SM slot: smaller blocks leave a shorter tail at the end of the pass).
+ROW_TILE = AXIS_BLOCK * ROW_UNROLL * QUAD
+MIN_SPLIT = 16 * ROW_TILE
+ROW_TARGET_BLOCKS = 4096
+# c3: about COLUMN_TARGET_BLOCKS blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS
+# rows; reductions of fewer than SHORT_COLUMNS rows get one row group of 256 lanes (each thread
+# walks its quad down every row, no fold).
+COLUMN_TARGET_BLOCKS = 1024
+MAX_SPLITS = 512
+MIN_SPLIT_ROWS = 256
+SHORT_COLUMNS = 256  # measured on the H100: 256 beat 64 and 128 on (120 or 224, 2^20) along dim 0
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+@dataclass(frozen=True)
+class SubwarpRows(_Mapping):
+    """r3: groups of `lanes` lanes per row (lanes(p)), 256 / lanes rows per block; lane l adds
+    quads l, l + lanes, ... of its row into 4 accumulators, folds them, then log2(lanes) shuffles.
+    Chain: ceil(length / (4 lanes)) + QUAD_FOLD + log2(lanes)."""
+
+    name: ClassVar[str] = "sub-warp-rows"
+    along: ClassVar[str] = "rows"
+
+    @staticmethod
+    def lanes(p: Problem) -> int:
+        """The fewest lanes (a power of two, at most a warp) whose quads cover the row."""
+        return min(WARP, _pow2_at_least(cdiv(p.length, QUAD)))
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        lanes = self.lanes(p)
+        grid = (cdiv(p.outer, AXIS_BLOCK // lanes), 1)
+        return [AxisPass("r3", grid, p.outer, p.length, 1, lanes=lanes)]
+
+    def chain_length(self, p: Problem) -> int:
+        lanes = self.lanes(p)
+        return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + _tree(lanes)
+
+    def describe(self) -> str:
+        return "1 to 32 lanes per row (from its length), a 16-byte quad per lane, then shuffles"
+
+
+def row_splits(p: Problem) -> tuple[int, int]:
+    """r4: (splits, elements per split), a function of the shape only: about
+    ROW_TARGET_BLOCKS blocks over all rows, each split a multiple of ROW_TILE and at least
+    MIN_SPLIT elements (one split when there are rows enough)."""
+    want = max(1, min(cdiv(ROW_TARGET_BLOCKS, p.outer), cdiv(p.length, MIN_SPLIT)))
+    chunk = cdiv(cdiv(p.length, want), ROW_TILE) * ROW_TILE
+    return cdiv(p.length, chunk), chunk
+
+
+@dataclass(frozen=True)
+class SplitRows(_Mapping):
+    """r4: block (o, k) adds split k of row o (row_splits), thread t its quads t, t + 256, ...
+    into 4 accumulators, folded and then a block fold (5 shuffles + 3); with S > 1 splits a second
+    pass, r3 over the (outer, S) partials, adds each row's S partials in split order.
+    Chain: ceil(split / 1024) + 2 x QUAD_FOLD + log2(256) (the Triton tile gives a thread 16
+    elements to fold), plus r3's over S elements."""
+
+    name: ClassVar[str] = "split-rows"
+    along: ClassVar[str] = "rows"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        s, chunk = row_splits(p)
+        first = AxisPass("r4", (p.outer, s), p.outer, p.length, 1, chunk)
+        return [first] if s == 1 else [first, *SUBWARP_ROWS.passes(_partials(p, s))]
+
+    def chain_length(self, p: Problem) -> int:
+        s, chunk = row_splits(p)
+        per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
+        return per + (SUBWARP_ROWS.chain_length(_partials(p, s)) if s > 1 else 0)
+
+    def describe(self) -> str:
+        return "rows split over blocks (16-byte loads), then a second pass adding the splits"
+
+
+def column_lanes(p: Problem) -> int:
+    """c3: lanes per strip row (a power of two): enough quads to cover the batch's columns, at
+    most a warp (8 row groups), or 256 (one row group) over fewer than SHORT_COLUMNS rows."""
+    most = AXIS_BLOCK if p.length < SHORT_COLUMNS else WARP
+    return min(most, _pow2_at_least(cdiv(p.inner, QUAD)))
+
+
+def column_splits(p: Problem) -> tuple[int, int]:
+    """c3: (splits, rows per split), a function of the shape only: about COLUMN_TARGET_BLOCKS
+    blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row
+    groups."""
+    lanes = column_lanes(p)
+    groups = AXIS_BLOCK // lanes
+    blocks = p.outer * cdiv(p.inner, QUAD * lanes)
+    want = min(cdiv(COLUMN_TARGET_BLOCKS, blocks), MAX_SPLITS, cdiv(p.length, MIN_SPLIT_ROWS))
+    chunk = cdiv(cdiv(p.length, max(1, want)), groups) * groups
+    return cdiv(p.length, chunk), chunk
+
+
+def _partials(p: Problem, s: int) -> Problem:
+    """The (outer, s, inner) partials of s splits, as the second pass's problem."""
+    return Problem(p.outer, s, p.inner, p.out_shape)
+
+
+def _column_pass(p: Problem, s: int, chunk: int) -> AxisPass:
+    lanes = column_lanes(p)
+    grid = (p.outer * cdiv(p.inner, QUAD * lanes), s)
+    return AxisPass("c3", grid, p.outer, p.length, p.inner, chunk, lanes)
+
+
+def _column_chain(p: Problem, chunk: int) -> int:
+    groups = AXIS_BLOCK // column_lanes(p)
+    return cdiv(min(chunk, p.length), groups) + _tree(groups) + COLUMN_UNROLL
+
+
+@dataclass(frozen=True)
+class VectorColumns(_Mapping):
+    """c3: block (b, k) owns a strip of 4 x lanes columns (column_lanes) of batch b over split k
+    of the rows (column_splits); thread (g, l) adds rows g, g + G, ... (G = 256 / lanes row
+    groups) of its quad's 4 columns; the G groups are folded in shared memory; with S > 1 splits
+    a second pass, the same kernel over the (outer, S, inner) partials with one split, adds each
+    column's S partials in split order. Chain per pass: ceil(rows / G) + log2(G) + COLUMN_UNROLL
+    (the Triton tile gives a thread COLUMN_UNROLL rows to fold), the two passes' added."""
+
+    name: ClassVar[str] = "vector-columns"
+    along: ClassVar[str] = "columns"
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        s, chunk = column_splits(p)
+        first = _column_pass(p, s, chunk)
+        if s == 1:
+            return [first]
+        q = _partials(p, s)
+        return [first, _column_pass(q, 1, s)]
+
+    def chain_length(self, p: Problem) -> int:
+        s, chunk = column_splits(p)
+        first = _column_chain(p, chunk)
+        return first + (_column_chain(_partials(p, s), s) if s > 1 else 0)
+
+    def describe(self) -> str:
+        return "a 16-byte quad of columns per thread, the tile shaped to the output's width"
+
+
+SUBWARP_ROWS = SubwarpRows()
+SPLIT_ROWS = SplitRows()
+VECTOR_COLUMNS = VectorColumns()
+
+# The fastest pair's choice (ByShape.pick): rows of at most SHORT_ROW elements, when there are at
+# least MANY_ROWS of them, get a few lanes each (r3); other rows are split over blocks (r4: one
+# split, a block per row, when there are rows enough). Columns: c3.
+SHORT_ROW = 1024
+MANY_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class ByShape(_Mapping):
+    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick)."""
+
+    name: ClassVar[str] = "by-shape"
+    along: ClassVar[str] = "any"
+
+    def pick(self, p: Problem) -> _Mapping:
+        if p.rows:
+            short = p.length <= SHORT_ROW and p.outer >= MANY_ROWS
+            return SUBWARP_ROWS if short else SPLIT_ROWS
+        return VECTOR_COLUMNS
+
+    def passes(self, p: Problem) -> list[AxisPass]:
+        return self.pick(p).passes(p)
+
+    def chain_length(self, p: Problem) -> int:
+        return self.pick(p).chain_length(p)
+
+    def describe(self) -> str:
+        return "by shape: r3 for many short rows, r4 for other rows, c3 for columns"
+
+
+BY_SHAPE = ByShape()
