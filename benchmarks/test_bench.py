@@ -24,7 +24,7 @@ import pytest
 
 from harness.core import catalogue, device
 from harness.report.records import BENCH_SCHEMA, records_from_rows
-from harness.studies import suites
+from harness.studies import axis_bench, suites
 
 WARMUP_ROUNDS = 2
 
@@ -40,16 +40,18 @@ def _one_call(case: suites.Case):
         return (lambda: fn(views[0])), None
     from harness.check import verify
 
-    v = catalogue.get(case.variant)
-    x = verify.seed_like_input(case.n, case.dtype, "cuda")
-    if v.backend == "peer":
+    restore = None
+    if case.suite == "axis":
+        shape, dim = axis_bench.parse_config(case.config)
+        fn = axis_bench.call(case.variant, axis_bench.input_for(shape, case.dtype), dim)
+    elif (v := catalogue.get(case.variant)).backend == "peer":
         from harness.launch import peers
 
-        fn, restore = peers.prepare(v, x), None
+        fn = peers.prepare(v, verify.seed_like_input(case.n, case.dtype, "cuda"))
     else:
         from harness.launch.plan import make_plan
 
-        plan = make_plan(v, x)
+        plan = make_plan(v, verify.seed_like_input(case.n, case.dtype, "cuda"))
         fn, restore = (lambda: plan.run(restore=False)), plan.restore
 
     def setup() -> None:

@@ -9,14 +9,15 @@ import math
 import pytest
 
 from harness.report import axis_tables
-from harness.report.rows import Row
+from harness.report.records import Row
 from harness.studies import axis_bench
 
 
 def _row(variant: str, ms: float, shape=(1024, 64), dim=1, dtype="float32", nbytes=None) -> Row:
     read = math.prod(shape) * 4
-    return Row(device="GPU", suite="axis", variant=variant, config=f"dim={dim}", dtype=dtype,
-               shape=shape, metric="total", median_ms=ms, bytes=nbytes or read)  # fmt: skip
+    cfg = f"{'x'.join(map(str, shape))} dim={dim}"
+    return Row(device="GPU", suite="axis", variant=variant, config=cfg, dtype=dtype, shape=shape,
+               metric="total", median_ms=ms, bytes=nbytes or read)  # fmt: skip
 
 
 def _case(shape, dim, pair_ms, torch_ms, copy_ms, triton_ms=None) -> list[Row]:
@@ -74,27 +75,39 @@ def test_markdown_and_plot(tmp_path) -> None:
     assert (tmp_path / "axis.png").stat().st_size > 1000
 
 
-def test_cases_and_bad_dtype() -> None:
-    got = axis_bench.cases([((8, 16), 0), ((2, 3, 4), 1)], ["float32", "int32"])
-    assert [(c.shape, c.dim, c.dtype, c.config) for c in got] == [
-        ((8, 16), 0, "float32", "dim=0"), ((8, 16), 0, "int32", "dim=0"),
-        ((2, 3, 4), 1, "float32", "dim=1"), ((2, 3, 4), 1, "int32", "dim=1")]  # fmt: skip
-    with pytest.raises(ValueError, match="unknown dtype 'float8'"):
-        axis_bench.cases([((8, 16), 0)], ["float8"])
+def test_the_axis_suite_cases_and_configs() -> None:
+    from harness.studies import suites
+
+    got = suites.cases("axis", variants=["cuda/axis-fastest", "peer/cupy.sum"],
+                       dtypes=["float32", "bfloat16"])  # fmt: skip
+    issue = axis_bench.shapes("issue")
+    assert len(got) == len(issue) * 3  # cupy.sum has no bfloat16
+    first = got[0]
+    assert (first.variant, first.dtype, first.config) == ("cuda/axis-fastest", "float32",
+                                                          "1048576x64 dim=1")  # fmt: skip
+    assert first.n == 2**26 and first.id.startswith("axis-float32-")
+    assert axis_bench.parse_config("8x16x4 dim=1") == ((8, 16, 4), 1)
+    assert axis_bench.config((8, 16, 4), 1) == "8x16x4 dim=1"
+    with pytest.raises(ValueError, match="unknown shape set 'x'"):
+        axis_bench.shapes("x")
+    assert set(axis_bench.subjects()) >= {"cuda/axis-r0-thread-row", "peer/torch.sum", "copy"}
 
 
 def test_measure_on_the_gpu() -> None:
     from harness.core import device
+    from harness.studies import suites
 
     ok, why = device.torch_gpu()
     if not ok:
         pytest.skip(f"needs an NVIDIA GPU: {why}")
-    case = axis_bench.Case((512, 64), 1, "float32")
-    rows = axis_bench.measure(case, variants=axis_tables.FASTEST, log=lambda *a: None)
+    cfg = axis_bench.config((512, 64), 1)
+    rows = [r for v in (*axis_tables.FASTEST, "peer/torch.sum", "peer/torch.compile", "copy",
+                        "cuda/axis-c0-thread-column")
+            for r in axis_bench.measure(v, "float32", cfg, suites.common("axis"))]  # fmt: skip
     by = {r.variant: r for r in rows}
     assert {by[v].check for v in axis_tables.FASTEST} == {"ok"}
-    assert {"peer/torch.sum", "peer/torch.compile", "copy"} <= set(by)
-    assert all(r.median_ms > 0 and r.reps >= 1 for r in rows)
+    assert all(by[v].median_ms > 0 and by[v].reps >= 1 for v in by if by[v].check != "skipped")
     assert by["copy"].bytes == 2 * 512 * 64 * 4
+    assert by["cuda/axis-fastest"].bytes == 512 * 64 * 4 + 512 * 4
     (ln,) = axis_tables.lines(rows)
     assert ln.read_limit > 0 and ln.ratio("peer/torch.sum") > 0

@@ -11,7 +11,8 @@ Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:e
 (docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
 <!-- ladder-summary:end --> (README.md); each file needs at least one of them.
 --accuracy renders an accuracy study (`reduce-ladder accuracy --json`) into DIR/accuracy.md and
-DIR/accuracy.png and links it from report.md.
+DIR/accuracy.png and links it from report.md; --axis a `reduce-ladder bench axis --json` run
+into DIR/axis.md and DIR/axis.png (harness.report.axis_tables), linked the same way.
 A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
 """
 
@@ -25,6 +26,7 @@ from harness.cli.common import EXIT_OK, UsageError, console, parse_size
 from harness.core.sizes import size_label
 from harness.report import (
     accuracy_tables,
+    axis_tables,
     callable_tables,
     comparison,
     host_tables,
@@ -43,6 +45,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         host_doc = _load_host(args.host) if args.host else None
         if args.accuracy:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
+        if args.axis:
+            axis_tables.load(args.axis)
         callable_doc = callable_tables.load(args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
@@ -56,6 +60,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                 out.print(f"  wrote {name}", highlight=False)
             title = "Accuracy: every variant against the exact sum"
             _link(written.out_dir, title, accuracy_tables.MARKDOWN_NAME, args.accuracy)
+        if args.axis:
+            for name in axis_tables.write(args.axis, written.out_dir):
+                out.print(f"  wrote {name}", highlight=False)
+            title = "Sums along an axis: the axis family against the peers"
+            _link(written.out_dir, title, axis_tables.MARKDOWN_NAME, args.axis)
         main = written.runs[0]
         if callable_doc is not None:
             names = callable_tables.write(
@@ -72,7 +81,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            for flag in ("n", "host", "accuracy", "callable"):
+            for flag in ("n", "host", "accuracy", "callable", "axis"):
                 argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
@@ -127,6 +136,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"
     )
+    p.add_argument("--axis", metavar="AXIS.json", help="also render a `bench axis` run")
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
     p.add_argument(
         "--callable", metavar="CALLABLE.json", help="also the per-call-from-Python figures"

@@ -1,7 +1,7 @@
-"""The axis suite's report, a pivot of its rows (harness.studies.axis_bench): per (dtype, shape,
-dim) the best CUDA and Triton stage, the fastest pair, each peer, and the pair's % of the read
-limit; then the issue's targets, each with its misses and by how much; and a plot of % of the
-read limit by shape.
+"""The axis suite's report, a pivot of its rows (harness.studies.axis_bench; config "MxN dim=D"):
+per (dtype, shape, dim) the best CUDA and Triton stage, the fastest pair, each peer, and the
+pair's % of the read limit; then the issue's targets, each with its misses and by how much;
+and a plot of % of the read limit by shape.
 
 The read limit: the time to read x once at the copy's bandwidth (a copy reads and writes x, so
 half the copy's time). The ratios are peer time / our time (>= 1.00: at least as fast).
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.report.rows import Row
+from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
 PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
@@ -64,9 +64,9 @@ def lines(rows: Iterable[Row]) -> list[Line]:
     cells: dict[tuple, dict[str, float]] = {}
     nbytes: dict[tuple, int] = {}
     for r in rows:
-        if r.suite != "axis" or r.metric != "total" or math.isnan(r.median_ms):
+        if r.suite != "axis" or r.metric != "total" or r.median_ms is None:
             continue
-        key = (r.dtype, tuple(r.shape), int(r.config.removeprefix("dim=")))
+        key = (r.dtype, tuple(r.shape), int(r.config.split("dim=")[1]))
         cells.setdefault(key, {})[r.variant] = r.median_ms
         if r.variant == "copy" and r.bytes:
             nbytes[key] = r.bytes // 2
@@ -121,9 +121,12 @@ def targets(ls: list[Line]) -> list[str]:
     large = [ln.read_limit for ln in ls if ln.read_bytes >= LARGE_BYTES and ln.read_limit > 0]
     geo = math.exp(sum(map(math.log, large)) / len(large)) if large else math.nan
     geo_line = f"- geomean % of the read limit over inputs >= 32 MB (target >= {LARGE_GEOMEAN:.0%})"
-    geo_line += f": {geo:.1%} over {len(large)} cases" + (
-        "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
-    )
+    if not large:
+        geo_line += ": no input of 32 MB or more measured"
+    else:
+        geo_line += f": {geo:.1%} over {len(large)} cases" + (
+            "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
+        )
     return [
         _verdict(f"the pair >= {EVERY_SHAPE:.2f}x torch.sum", torch_misses, len(ls)),
         _verdict(f"the pair >= {NARROW_TARGET}x torch.sum on rows of <= {SHORT_ROWS_MAX} and "
@@ -163,3 +166,32 @@ def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+MARKDOWN_NAME = "axis.md"
+PLOT_NAME = "axis.png"
+
+
+def load(path: str | Path) -> list[Row]:
+    """The axis rows of a ROWS document (`reduce-ladder bench axis --json`); ReportError naming
+    the file when it holds none."""
+    from harness.report.documents import ReportError, load_document
+    from harness.report.rows import rows
+
+    found = [r for r in rows(load_document(path)) if r.suite == "axis"]
+    if not lines(found):
+        raise ReportError(f"{path}: no timed axis rows (write one with `reduce-ladder bench axis`)")
+    return found
+
+
+def write(doc_path: str | Path, out_dir: str | Path) -> list[Path]:
+    """axis.md (the plot linked) and axis.png in out_dir, from the document."""
+    found = load(doc_path)
+    device = found[0].device
+    out = Path(out_dir)
+    plot(found, out / PLOT_NAME, device)
+    text = markdown(found, device)
+    text += f"\n![% of the read limit by shape]({PLOT_NAME})\n\nRendered from "
+    text += f"`{Path(doc_path).name}`.\n"
+    (out / MARKDOWN_NAME).write_text(text)
+    return [out / MARKDOWN_NAME, out / PLOT_NAME]

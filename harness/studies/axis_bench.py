@@ -1,158 +1,162 @@
-"""The axis family's benchmark suite: sums along one dim, every stage beside the peers.
+"""The axis suite's cases and measurement (registered as suite "axis" in harness.studies.suites):
+sums along one dim, every stage beside the peers.
 
-Per (shape, dim, dtype) of the case list (harness.core.axis_shapes.BENCH_SHAPES by default):
-every axis variant that takes the shape (the stages and the fastest pair, CUDA and Triton), the
-peers torch.sum(x, dim), torch.compile of it (static shapes, compiled once per case before
-timing) and cupy.sum(x, axis) (no bfloat16 in CuPy: left out there), and a device copy of x
-(the read limit: a copy reads and writes x's bytes, so x is read once in half the copy's time).
-Each axis variant is first checked (harness.check.axis_verify: exact on the integer-valued data
-used here while the sums stay exact, else within the bound of its longest addition chain;
-poisoned outputs; x unchanged), then every subject is timed by harness.core.timing.time_ms
-(CUDA events, the gate, the read-based L2 flush, median). A stage that takes more than
-SLOW_MS per call (a thread per row on a few long rows takes seconds) is timed over SLOW_REPS
-repetitions, said by the row's reps.
+A case is one subject at one (shape, dim, dtype): an axis variant (the stages and the fastest
+pair, CUDA and Triton), a peer -- torch.sum(x, dim), torch.compile of it (static shapes,
+compiled before timing), cupy.sum(x, axis) (no bfloat16 in CuPy: left out there) -- or "copy",
+a device copy of x (the read limit: a copy reads and writes x's bytes, so x is read once in half
+the copy's time). Consecutive cases of one (shape, dim, dtype) share one input: integer-valued
+0..99, exact in every dtype here. An axis variant is first checked
+(harness.check.axis_verify: exact while the sums stay exact, else within the bound of its
+longest addition chain; poisoned outputs; x unchanged); then every subject is timed by
+harness.core.timing.time_ms (CUDA events, the gate, the read-based L2 flush, median). A subject
+slower than SLOW_MS per call (a thread per row on a few long rows takes seconds) is timed over
+SLOW_REPS repetitions, said by the row's reps.
 
-Output: long-format rows (harness.report.rows.Row), suite "axis", shape the tensor's shape,
-config "dim=D", metric "total", bytes = x's bytes read plus the output's written; the copy's row
-is variant "copy" with bytes read plus written. harness.report.axis_tables pivots them.
+Shapes (SHAPE_SETS, harness.core.axis_shapes): "issue" (the default: the issue's table and
+named shapes), "tritonbench" (its 2-D and 3-D sum shapes), "all". A row: suite "axis", variant
+the subject, config "MxN dim=D", shape the tensor's shape, metric "total", bytes = x's bytes
+read plus the output's written (the copy: read plus written). harness.report.axis_tables
+pivots the rows.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable
 
-from harness.core import device, dtypes
+from harness.core import axis_shapes, catalogue, dtypes
 from harness.core.timing import Timing
-from harness.report.rows import Row
+from harness.report.records import Row
 
 SUITE = "axis"
 DTYPES = ("float32", "bfloat16", "int32")
 PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
 COPY = "copy"
+SHAPE_SETS = {
+    "issue": axis_shapes.ISSUE,
+    "tritonbench": axis_shapes.TRITONBENCH_2D + axis_shapes.TRITONBENCH_3D,
+    "all": axis_shapes.BENCH_SHAPES,
+}
 SLOW_MS = 5.0
 SLOW_REPS = 3
 MAX_REPS = 50
 
 
-@dataclasses.dataclass(frozen=True)
-class Case:
-    shape: tuple[int, ...]
-    dim: int
-    dtype: str
-
-    @property
-    def config(self) -> str:
-        return f"dim={self.dim}"
+def subjects() -> list[str]:
+    """Every subject a case may name: the axis variants, the peers, the copy."""
+    return [v.id for v in catalogue.AXIS_VARIANTS] + [*PEERS, COPY]
 
 
-def cases(
-    shapes: Sequence[tuple[tuple[int, ...], int]] | None = None,
-    dtype_names: Iterable[str] = DTYPES,
-) -> list[Case]:
-    """Every (shape, dim) x dtype, shapes first (one input per case)."""
-    if shapes is None:
-        from harness.core.axis_shapes import BENCH_SHAPES
-
-        shapes = BENCH_SHAPES
-    names = list(dtype_names)
-    for d in names:
-        if d not in dtypes.NAMES:
-            raise ValueError(f"unknown dtype {d!r}; valid: {', '.join(dtypes.NAMES)}")
-    return [Case(tuple(s), d, t) for s, d in shapes for t in names]
+def config(shape: tuple[int, ...], dim: int) -> str:
+    return f"{'x'.join(map(str, shape))} dim={dim}"
 
 
-def _input(case: Case):
-    """Integer-valued data 0..99 (exact in every dtype here), never all zeros."""
+def parse_config(text: str) -> tuple[tuple[int, ...], int]:
+    """ "8x16777216 dim=1" -> ((8, 16777216), 1)."""
+    shape, dim = text.split(" dim=")
+    return tuple(int(s) for s in shape.split("x")), int(dim)
+
+
+def shapes(name: str) -> tuple[tuple[tuple[int, ...], int], ...]:
+    if name not in SHAPE_SETS:
+        raise ValueError(f"unknown shape set {name!r}; sets: {', '.join(SHAPE_SETS)}")
+    return SHAPE_SETS[name]
+
+
+def supports(subject: str, dtype: str) -> bool:
+    if subject in PEERS or subject == COPY:
+        return not (subject == "peer/cupy.sum" and dtype == "bfloat16")
+    return dtype in catalogue.get_axis(subject).dtypes
+
+
+_inputs: dict = {}
+
+
+def input_for(shape: tuple[int, ...], dtype: str):
+    """The case's input, kept while consecutive cases share it."""
+    key = (shape, dtype)
+    if key not in _inputs:
+        import torch
+
+        _inputs.clear()
+        torch.cuda.empty_cache()
+        x = torch.randint(0, 100, shape, device="cuda", dtype=torch.int32)
+        _inputs[key] = x.to(dtypes.torch_dtype(dtype))
+    return _inputs[key]
+
+
+def call(subject: str, x, dim: int) -> Callable[[], object]:
+    """The subject's call on x, warmed (torch.compile compiled here)."""
     import torch
 
-    x = torch.randint(0, 100, case.shape, device="cuda", dtype=torch.int32)
-    return x.to(dtypes.torch_dtype(case.dtype))
+    if subject in catalogue.AXIS_BY_ID:
+        from harness.launch.api import reduce_sum
+
+        return lambda: reduce_sum(x, subject, dim=dim)
+    if subject == "peer/torch.sum":
+        return lambda: torch.sum(x, dim=dim)
+    if subject == "peer/torch.compile":
+        f = torch.compile(lambda t: torch.sum(t, dim=dim), dynamic=False, fullgraph=True)
+        f(x)
+        return lambda: f(x)
+    if subject == "peer/cupy.sum":
+        import cupy
+
+        cx = cupy.asarray(x)
+        return lambda: cupy.sum(cx, axis=dim)
+    if subject == COPY:
+        y = torch.empty_like(x)
+        return lambda: y.copy_(x)
+    raise ValueError(f"unknown subject {subject!r}")
 
 
 def _time(fn: Callable[[], object]) -> Timing:
     """time_ms, with few repetitions for a subject slower than SLOW_MS per call."""
     from harness.core import timing
 
-    if timing.time_ms(fn, reps=1, warmup=0).median_ms > SLOW_MS:  # one probe call
-        return timing.time_ms(fn, reps=SLOW_REPS, warmup=1)
+    if timing.time_ms(fn, reps=1, warmup=1).median_ms > SLOW_MS:  # one probe call
+        return timing.time_ms(fn, reps=SLOW_REPS, warmup=0)
     return timing.time_ms(fn, max_reps=MAX_REPS)
 
 
-def _peer(name: str, x, dim: int) -> Callable[[], object] | None:
-    """The peer's call on x (warmed), or None where it does not apply to x's dtype."""
-    import torch
+def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None = None) -> list[Row]:
+    """One row: the subject checked (an axis variant) then timed; a refused shape is "skipped",
+    a wrong sum "wrong", an exception "error" (with its message), never raised."""
+    shape, dim = parse_config(cfg)
+    ident = {**common, "variant": subject, "config": cfg, "dtype": dtype, "shape": shape}
+    ident["metric"] = "total"
+    try:
+        x = input_for(shape, dtype)
+        nbytes = x.numel() * x.element_size()
+        nbytes += nbytes if subject == COPY else nbytes // max(1, shape[dim])
+        if subject in catalogue.AXIS_BY_ID:
+            from harness.check import axis_verify
 
-    if name == "peer/torch.sum":
-        return lambda: torch.sum(x, dim=dim)
-    if name == "peer/torch.compile":
-        f = torch.compile(lambda t: torch.sum(t, dim=dim), dynamic=False, fullgraph=True)
-        f(x)
-        return lambda: f(x)
-    if name == "peer/cupy.sum":
-        if x.dtype == torch.bfloat16 or not device.cupy_gpu()[0]:
-            return None
-        import cupy
+            try:
+                got = axis_verify.check_axis(catalogue.get_axis(subject), x, dim)
+            except (ValueError, TypeError) as e:  # the stage does not take this shape
+                return [Row(**ident, median_ms=None, check="skipped", info={"message": str(e)})]
+            if not got.ok:
+                return [Row(**ident, median_ms=None, check="wrong", info={"message": got.message})]
+        fn = call(subject, x, dim)
+        t = _time(fn) if reps is None else _timed(fn, reps)
+    except Exception as e:  # recorded; the run goes on
+        import torch
 
-        cx = cupy.asarray(x)
-        return lambda: cupy.sum(cx, axis=dim)
-    raise ValueError(f"unknown peer {name!r}")
-
-
-def measure(case: Case, variants: Sequence[str] | None = None, log=print) -> list[Row]:
-    """Rows for one case: each axis variant checked then timed, the peers and the copy timed."""
-    import torch
-
-    from harness.check import axis_verify
-    from harness.core import catalogue
-    from harness.launch.api import reduce_sum
-
-    info = device.device_info()
-    common = {"device": info.get("name", ""), "suite": SUITE, "config": case.config}
-    common |= {"dtype": case.dtype, "shape": case.shape, "metric": "total"}
-    common["versions"] = tuple(
-        sorted((k, str(info[k])) for k in ("torch", "triton", "cupy", "cuda_runtime") if k in info)
-    )
-    x = _input(case)
-    out_bytes = x.numel() // x.shape[case.dim] * x.element_size()
-    read = x.numel() * x.element_size()
-    rows: list[Row] = []
-
-    def row(variant: str, t: Timing | None, check: str, nbytes: int) -> None:
-        if t is None:
-            rows.append(Row(**common, variant=variant, median_ms=float("nan"), check=check))
-            return
-        stats = dataclasses.asdict(t)
-        rows.append(Row(**common, variant=variant, **stats, bytes=nbytes, check=check))
-
-    ids = variants or [v.id for v in catalogue.AXIS_VARIANTS]
-    for vid in ids:
-        v = catalogue.get_axis(vid)
-        try:
-            got = axis_verify.check_axis(v, x, case.dim)
-        except (ValueError, TypeError) as e:  # the stage does not take this shape / dtype
-            row(vid, None, "skipped", 0)
-            log(f"  {vid}: skipped ({e})")
-            continue
-        if not got.ok:
-            row(vid, None, "wrong", 0)
-            log(f"  {vid}: WRONG ({got.message})")
-            continue
-        t = _time(lambda vid=vid: reduce_sum(x, vid, dim=case.dim))
-        row(vid, t, "ok", read + out_bytes)
-    for name in PEERS:
-        fn = _peer(name, x, case.dim)
-        if fn is not None:
-            row(name, _time(fn), "", read + out_bytes)
-    y = torch.empty_like(x)
-    row(COPY, _time(lambda: y.copy_(x)), "", 2 * read)
-    return rows
+        torch.cuda.synchronize()
+        msg = f"{type(e).__name__}: {e}"[:300]
+        return [Row(**ident, median_ms=None, check="error", info={"message": msg})]
+    check = "ok" if subject in catalogue.AXIS_BY_ID else ""
+    return [Row(**ident, **dataclasses.asdict(t), bytes=nbytes, check=check)]
 
 
-def run(selected: Iterable[Case], variants: Sequence[str] | None = None, log=print) -> list[Row]:
-    """Every case's rows, in order; needs a GPU (the caller checks)."""
-    out: list[Row] = []
-    for case in selected:
-        log(f"{case.dtype} {case.shape} {case.config}")
-        out += measure(case, variants, log)
-    return out
+def _timed(fn: Callable[[], object], reps: int) -> Timing:
+    from harness.core import timing
+
+    return timing.time_ms(fn, reps=reps)
+
+
+def numel(cfg: str) -> int:
+    return math.prod(parse_config(cfg)[0])

@@ -19,9 +19,9 @@ import sys
 import time
 
 from harness.core import catalogue, device, dtypes, sizes
-from harness.report import documents, records, tables
+from harness.report import axis_tables, documents, records, tables
 from harness.report.documents import ReportError
-from harness.studies import suites
+from harness.studies import axis_bench, suites
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
@@ -37,6 +37,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--dtypes", nargs="+", metavar="D", help="element types")
     p.add_argument("--sizes", nargs="+", metavar="N", help="e.g. 2^10 2^20,2^24")
     p.add_argument("--reps", type=int, help="repetitions (per-call suite: loops) per case")
+    p.add_argument(
+        "--shapes",
+        default="issue",
+        metavar="SET",
+        help="the axis suite's shapes: issue (default), tritonbench, all",
+    )
     p.add_argument("--list", action="store_true", help="print the cases; run nothing")
     return p
 
@@ -62,7 +68,11 @@ def select(p: argparse.ArgumentParser, a: argparse.Namespace) -> list[suites.Cas
         ns = sizes.parse_sizes(a.sizes)
     except ValueError as e:
         p.error(str(e))
-    found = suites.cases(a.suite, variants=ids, dtypes=a.dtypes, sizes=ns)
+    if a.suite == "axis" and a.shapes not in axis_bench.SHAPE_SETS:
+        p.error(f"unknown shape set {a.shapes!r}; sets: {', '.join(axis_bench.SHAPE_SETS)}")
+    if a.suite == "axis" and ns:
+        p.error("the axis suite takes --shapes, not --sizes")
+    found = suites.cases(a.suite, variants=ids, dtypes=a.dtypes, sizes=ns, shape_set=a.shapes)
     if not found:
         p.error(f"nothing to run: no {a.suite} case takes that selection")
     return found
@@ -91,7 +101,9 @@ def main(argv: list[str] | None = None, prog: str = "reduce-ladder bench") -> in
                                 options=options, wall_s=time.time() - t0)  # fmt: skip
     if a.json:
         documents.write_document(a.json, doc)
-    for dtype in dict.fromkeys(r.dtype for r in rows):
+    if a.suite == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
+        print(axis_tables.markdown(rows, doc["device"].get("name", "")))
+    for dtype in dict.fromkeys(r.dtype for r in rows) if a.suite != "axis" else ():
         print(f"\n{a.suite}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
     bad = suites.failed(rows)

@@ -16,13 +16,18 @@ ladder's own table), `run --study 004` ("seed004"), `fastest-bench` ("fastest") 
               2^10..2^30 (--variants: e.g. the reproducible pair instead)
     callable  per call from Python: every variant reduce_sum takes, with out= and as the op,
               beside torch.sum, CUB and torch.compile; float32, int32, bfloat16; 2^10..2^30
+    axis      sums along one dim: every axis stage and the fastest pair beside torch.sum(dim),
+              torch.compile, cupy.sum(axis) and the copy; float32, bfloat16, int32; the shape
+              set "issue" (--shapes tritonbench / all: harness.studies.axis_bench)
 
 A record suite's case is measured by harness.studies.session.check_and_time (the sum checked
 against its golden, then device time by harness.core.timing.time_ms, and for n <= 2^20 the
 CUDA-graph replay and one synchronized call); its rows are the record's timings (metric
 first_pass / total / graph / call; a case that was not timed gives one "check" row). A
-callable case is measured by harness.core.timing.loop_ms (metric "call"). Seed 001's variants
-are measured end to end from host memory by `reduce-ladder host` (their own study, not a suite).
+callable case is measured by harness.core.timing.loop_ms (metric "call"); an axis case by
+harness.studies.axis_bench (its case's config is the shape and dim: "8x16777216 dim=1").
+Seed 001's variants are measured end to end from host memory by `reduce-ladder host` (their own
+study, not a suite).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from functools import cache
 from harness.core import catalogue
 from harness.core.sizes import size_label
 from harness.report.records import ResultRecord, Row, record_rows
-from harness.studies import call_entries, session
+from harness.studies import axis_bench, call_entries, session
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,10 @@ def _callable_known() -> list[str]:
     return [e.id for e in call_entries.entries()]
 
 
+def _axis_measure(case: Case, reps: int | None) -> list[Row]:
+    return axis_bench.measure(case.variant, case.dtype, case.config, common(case.suite), reps)
+
+
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
@@ -215,6 +224,9 @@ SUITES: dict[str, Suite] = {
               lambda d: _callable_known(), call_entries.DEFAULT_DTYPES,
               call_entries.DEFAULT_SIZES, _callable_measure, _callable_supports,
               _callable_known),
+        Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
+              lambda d: axis_bench.subjects(), axis_bench.DTYPES, (), _axis_measure,
+              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
     )
 }  # fmt: skip
 
@@ -232,17 +244,27 @@ def cases(
     variants: Iterable[str] | None = None,
     dtypes: Iterable[str] | None = None,
     sizes: Iterable[int] | None = None,
+    shape_set: str = "issue",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
     variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults.
     A variant named explicitly in the callable suite may be a plain variant id: its api, api
-    out= and op entries are meant."""
+    out= and op entries are meant. The axis suite takes shapes (shape_set: a set of
+    axis_bench.SHAPE_SETS) instead of sizes."""
     s = get(name)
     named = list(variants) if variants is not None else None
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
     out = []
+    if name == "axis":  # shape, dim pairs instead of sizes; dtype inside, one input per pair
+        cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.shapes(shape_set)]
+        for cfg in cfgs:
+            for dtype in dtypes or s.dtypes:
+                for vid in named if named is not None else s.variants(dtype):
+                    if s.supports(vid, dtype, 0):
+                        out.append(Case(name, vid, dtype, axis_bench.numel(cfg), cfg))
+        return out
     for dtype in dtypes or s.dtypes:
         for n in sizes or s.sizes:
             for vid in named if named is not None else s.variants(dtype):
