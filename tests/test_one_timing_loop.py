@@ -16,9 +16,6 @@ SCANNED = ("harness", "benchmarks", "triton_kernels", "porting", "experiments")
 TIMING = "harness/core/timing.py"
 # The modules still allowed a timing loop of their own, each with why (the list only shrinks):
 ALLOWED = {
-    # the multi-GPU sum's Clock (events on the GPU, perf_counter on the gloo CPU path, one per
-    # rank); its owner keeps it until it is folded into harness.core.timing
-    "harness/studies/distributed_combines.py",
     # the same study's progress line: seconds since the start, printed, not a measurement
     "harness/studies/distributed.py",
 }

@@ -300,3 +300,24 @@ def small_size_timings(fn: Callable[[], object], n: int) -> dict:
         torch.cuda.synchronize()
         out["graph_error"] = f"{type(e).__name__}: {e}"
     return out
+
+
+class Clock:
+    """Marks around a region run once per rank by the several-GPU sum (harness.studies
+    .distributed_combines): CUDA events on the GPU; perf_counter on its CPU path (gloo and the
+    interpreter finish before the call returns). ms() waits for the device first."""
+
+    def __init__(self, on_gpu: bool, dev: torch.device) -> None:
+        self.on_gpu, self.dev = on_gpu, dev
+
+    def mark(self):
+        if not self.on_gpu:
+            return time.perf_counter()
+        (event := torch.cuda.Event(enable_timing=True)).record()
+        return event
+
+    def ms(self, start, end) -> float:
+        if not self.on_gpu:
+            return (end - start) * 1e3
+        torch.cuda.synchronize(self.dev)
+        return start.elapsed_time(end)

@@ -1,9 +1,10 @@
 """One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): its
 seeded shard of integers in {-1, 0, 1} as float32 (every partial sum exact below 2^24), the local
 sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather added in rank
-order in float64), their timing (Clock), and the merge of every rank's records; docs/several-gpus.md
-says what is measured and why. Rank 0 writes the merged records to RESULT_FILE; a rank that raises
-writes its message to ERROR_FILE first, so the parent can name it in one line.
+order in float64), their timing (timing.Clock), and the merge of every rank's records;
+docs/several-gpus.md says what is measured and why. Rank 0 writes the merged records to
+RESULT_FILE; a rank that raises writes its message to ERROR_FILE first, so the parent can name
+it in one line.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import datetime
 import json
 import os
 import statistics
-import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-from harness.core import catalogue
+from harness.core import catalogue, timing
 from harness.core.timing import gate_device
 from harness.launch.plan import make_plan
 
@@ -33,26 +33,6 @@ WATCHED_ENV = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_
 FLOAT32_EXACT = 2**24  # integers below this are exact in float32, and so are sums staying below
 GATE_S = 5e-4  # device-side wait before each timed repetition (outlasts queuing two calls)
 GATE_PER_CALL_S = 1e-4  # and per call of a back-to-back loop (a combine queues in < 100 us)
-
-
-class Clock:
-    """CUDA events on the GPU; perf_counter on the CPU path (gloo and the interpreter finish
-    before the call returns). ms() waits for the device first."""
-
-    def __init__(self, on_gpu: bool, dev: torch.device) -> None:
-        self.on_gpu, self.dev = on_gpu, dev
-
-    def mark(self):
-        if not self.on_gpu:
-            return time.perf_counter()
-        (event := torch.cuda.Event(enable_timing=True)).record()
-        return event
-
-    def ms(self, start, end) -> float:
-        if not self.on_gpu:
-            return (end - start) * 1e3
-        torch.cuda.synchronize(self.dev)
-        return start.elapsed_time(end)
 
 
 @dataclass(frozen=True)
@@ -109,7 +89,7 @@ def _work(rank: int, cfg: RankConfig) -> None:
     )
     if os.environ.get(FAIL_RANK_ENV) == str(rank):
         raise RuntimeError(f"injected failure on rank {rank} ({FAIL_RANK_ENV}={rank})")
-    clock = Clock(cfg.on_gpu, dev)
+    clock = timing.Clock(cfg.on_gpu, dev)
     names = (*WATCHED_ENV, "TRITON_INTERPRET")
     env = {"device": str(dev), "env": {k: os.environ.get(k) for k in names}}
     records = [{"kind": "env", "gpus": cfg.world_size, "rank": env}]
@@ -182,7 +162,9 @@ def all_gather(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
 COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
-def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: int) -> list[dict]:
+def _sum_case(
+    rank: int, cfg: RankConfig, dev: torch.device, clock: timing.Clock, n: int
+) -> list[dict]:
     req, k = cfg.req, cfg.world_size
     shard = make_shard(n, req.seed, rank, dev)
     before = checksum(shard)
@@ -237,7 +219,7 @@ def _sum_case(rank: int, cfg: RankConfig, dev: torch.device, clock: Clock, n: in
     return out
 
 
-def _timed_loop(cfg: RankConfig, dev: torch.device, clock: Clock, calls: int, call) -> float:
+def _timed_loop(cfg: RankConfig, dev: torch.device, clock: timing.Clock, calls: int, call) -> float:
     """us per call of `calls` calls back to back between two marks (nccl-tests' way)."""
     align(cfg, dev, GATE_S + GATE_PER_CALL_S * calls)
     start = clock.mark()
@@ -246,7 +228,7 @@ def _timed_loop(cfg: RankConfig, dev: torch.device, clock: Clock, calls: int, ca
     return clock.ms(start, clock.mark()) * 1e3 / calls
 
 
-def combine_loop(cfg: RankConfig, dev: torch.device, clock: Clock, name: str) -> dict:
+def combine_loop(cfg: RankConfig, dev: torch.device, clock: timing.Clock, name: str) -> dict:
     """`combine_calls` combines of a 1-element partial back to back: one call's cost without a
     local sum in front."""
     calls, k = cfg.req.combine_calls, cfg.world_size
@@ -262,7 +244,7 @@ def combine_loop(cfg: RankConfig, dev: torch.device, clock: Clock, name: str) ->
     return {"kind": "combine_loop", "gpus": k, "combine": name, "calls": calls, "rank": rec}
 
 
-def sweep_point(cfg: RankConfig, dev: torch.device, clock: Clock, n: int) -> dict:
+def sweep_point(cfg: RankConfig, dev: torch.device, clock: timing.Clock, n: int) -> dict:
     """all_reduce(SUM) of n float32 in place, `sweep_iters` calls back to back after
     `sweep_warmup` (nccl-tests' method); first checked once on rank-valued data."""
     k, iters = cfg.world_size, cfg.req.sweep_iters
