@@ -39,7 +39,7 @@ OTHER_FILES = {
     "*/seed004.md": "seed 004's table: `python benchmarks/seed_table.py` from seed004.json",
     "compare/*.png": "`reduce-ladder compare`'s plots (tests/test_compare.py regenerates them)",
     "*/report/*": "`reduce-ladder report` / `profile --render` / `distributed --render` output",
-    "*/inductor/inductor-*.py": "the code torch.compile wrote (experiments.inductor_code's capture)",
+    "*/inductor/inductor-*.py": "the code torch.compile wrote (experiments.inductor_code)",
     "*/profile-raw/*": "Nsight Compute's raw output (CSV, logs), parsed into profile.json",
     "*/sanitize*-raw/*.txt": "compute-sanitizer's logs, parsed into sanitize*.json",
 }

@@ -59,7 +59,7 @@ PROFILE_SCHEMA = (
     "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters per kernel
 )
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
-INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # experiments.inductor_code: code facts, times
+INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # experiments.inductor_code: facts, times
 CALLABLE_SCHEMA = "reduce-ladder/callable/1"  # studies.callable_bench: us per call from Python
 ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
