@@ -47,6 +47,10 @@ COLUMN_TARGET_BLOCKS = 1024
 MAX_SPLITS = 512
 MIN_SPLIT_ROWS = 256
 SHORT_COLUMNS = 256  # measured on the H100: 256 beat 64 and 128 on (120 or 224, 2^20) along dim 0
+# c3's second pass (the partials, few rows): fewer lanes a strip until it has at least
+# COMBINE_TARGET_BLOCKS blocks (one block of 256 lanes walking 128 partial rows of 1024 columns
+# was a tenth of (65536, 1024)'s time).
+COMBINE_TARGET_BLOCKS = 128
 
 
 def _pow2_at_least(n: int) -> int:
@@ -121,6 +125,15 @@ def column_lanes(p: Problem) -> int:
     return min(most, _pow2_at_least(cdiv(p.inner, QUAD)))
 
 
+def combine_lanes(q: Problem) -> int:
+    """c3's second pass over the partials q: column_lanes(q), halved while the pass has fewer than
+    COMBINE_TARGET_BLOCKS blocks (at least one lane: a quad of columns a strip)."""
+    lanes = column_lanes(q)
+    while lanes > 1 and q.outer * cdiv(q.inner, QUAD * lanes) < COMBINE_TARGET_BLOCKS:
+        lanes //= 2
+    return lanes
+
+
 def column_splits(p: Problem) -> tuple[int, int]:
     """c3: (splits, rows per split), a function of the shape only: about COLUMN_TARGET_BLOCKS
     blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row
@@ -138,14 +151,13 @@ def _partials(p: Problem, s: int) -> Problem:
     return Problem(p.outer, s, p.inner, p.out_shape)
 
 
-def _column_pass(p: Problem, s: int, chunk: int) -> AxisPass:
-    lanes = column_lanes(p)
+def _column_pass(p: Problem, s: int, chunk: int, lanes: int) -> AxisPass:
     grid = (p.outer * cdiv(p.inner, QUAD * lanes), s)
     return AxisPass("c3", grid, p.outer, p.length, p.inner, chunk, lanes)
 
 
-def _column_chain(p: Problem, chunk: int) -> int:
-    groups = AXIS_BLOCK // column_lanes(p)
+def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
+    groups = AXIS_BLOCK // lanes
     return cdiv(min(chunk, p.length), groups) + _tree(groups) + COLUMN_UNROLL
 
 
@@ -163,16 +175,19 @@ class VectorColumns(_Mapping):
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = column_splits(p)
-        first = _column_pass(p, s, chunk)
+        first = _column_pass(p, s, chunk, column_lanes(p))
         if s == 1:
             return [first]
         q = _partials(p, s)
-        return [first, _column_pass(q, 1, s)]
+        return [first, _column_pass(q, 1, s, combine_lanes(q))]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = column_splits(p)
-        first = _column_chain(p, chunk)
-        return first + (_column_chain(_partials(p, s), s) if s > 1 else 0)
+        first = _column_chain(p, chunk, column_lanes(p))
+        if s == 1:
+            return first
+        q = _partials(p, s)
+        return first + _column_chain(q, s, combine_lanes(q))
 
     def describe(self) -> str:
         return "a 16-byte quad of columns per thread, the tile shaped to the output's width"
