@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from harness.core.axis_geometry import (
     AXIS_BLOCK,
+    SPLIT_COLUMNS,
     WARP,
     AxisPass,
     Problem,
@@ -167,8 +168,9 @@ class VectorColumns(_Mapping):
     of the rows (column_splits); thread (g, l) adds rows g, g + G, ... (G = 256 / lanes row
     groups) of its quad's 4 columns; the G groups are folded in shared memory; with S > 1 splits
     a second pass, the same kernel over the (outer, S, inner) partials with one split, adds each
-    column's S partials in split order. Chain per pass: ceil(rows / G) + log2(G) + COLUMN_UNROLL
-    (the Triton tile gives a thread COLUMN_UNROLL rows to fold), the two passes' added."""
+    column's S partials in split order, with fewer lanes a strip (combine_lanes) so that it has
+    blocks enough. Chain per pass: ceil(rows / G) + log2(G) + COLUMN_UNROLL (slack for the rows of
+    the group dim Triton's layout may give one thread to fold), the two passes' added."""
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
@@ -199,22 +201,31 @@ VECTOR_COLUMNS = VectorColumns()
 
 # The fastest pair's choice (ByShape.pick): rows of at most SHORT_ROW elements, when there are at
 # least MANY_ROWS of them, get a few lanes each (r3); other rows are split over blocks (r4: one
-# split, a block per row, when there are rows enough). Columns: c3.
+# split, a block per row, when there are rows enough). Columns: c3, except for the Triton twin on
+# inputs of at least TILE_ROWS rows of TILE_COLUMNS columns (c2: Triton's compiled c2 loop keeps
+# more loads in flight than its c3 there; the CUDA c2 loop, one load at a time, never wins).
 SHORT_ROW = 1024
 MANY_ROWS = 2048
+TILE_ROWS = 512
+TILE_COLUMNS = (512, 8192)
 
 
 @dataclass(frozen=True)
 class ByShape(_Mapping):
-    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick)."""
+    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick);
+    `tiles` (the Triton twin's) sends moderately wide column sums of many rows to c2."""
 
     name: ClassVar[str] = "by-shape"
     along: ClassVar[str] = "any"
+    tiles: bool = False
 
     def pick(self, p: Problem) -> _Mapping:
         if p.rows:
             short = p.length <= SHORT_ROW and p.outer >= MANY_ROWS
             return SUBWARP_ROWS if short else SPLIT_ROWS
+        lo, hi = TILE_COLUMNS
+        if self.tiles and p.length >= TILE_ROWS and lo <= p.inner <= hi:
+            return SPLIT_COLUMNS
         return VECTOR_COLUMNS
 
     def passes(self, p: Problem) -> list[AxisPass]:
@@ -224,7 +235,11 @@ class ByShape(_Mapping):
         return self.pick(p).chain_length(p)
 
     def describe(self) -> str:
-        return "by shape: r3 for many short rows, r4 for other rows, c3 for columns"
+        tiles = f", c2 for {TILE_ROWS}+ rows of {TILE_COLUMNS[0]}-{TILE_COLUMNS[1]} columns"
+        return "by shape: r3 for many short rows, r4 for other rows, c3 for columns" + (
+            tiles if self.tiles else ""
+        )
 
 
 BY_SHAPE = ByShape()
+BY_SHAPE_TRITON = ByShape(tiles=True)

@@ -132,21 +132,6 @@ def _cupy(t: torch.Tensor):
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], None]
 
-# Triton gives a thread of c3's tile 16 bytes along the columns when it can: 8 elements of a 16-bit
-# float, twice CUDA's quad, so 8 warps over an [8, 128] tile hold every element twice (each loaded
-# by two threads). c3's twin then runs the warps that hold the tile once (c3_warps).
-C3_FIT_WARPS = True
-
-
-def c3_warps(warps: int, src: str, groups: int, width: int, even: bool) -> int:
-    """num_warps for c3's Triton twin over a [groups, width] tile of `src`: `warps`, or for a
-    16-bit input read as vectors the fewest that hold the tile once at 16 bytes a thread."""
-    size = dtypes.get(src).itemsize
-    if not (C3_FIT_WARPS and even and size == 2):
-        return warps
-    per_thread = min(16 // size, width)
-    return max(1, min(warps, groups * width // (per_thread * geom.WARP)))
-
 
 def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
     """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst`, as a function of the
@@ -203,9 +188,6 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
         "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even}),
         "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even}),
     }[ps.kind]
-
-    if ps.kind == "c3":
-        warps = c3_warps(warps, src, groups, vec.QUAD * lanes, even["EVEN"])
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         kern[ps.grid](x, out, *args, **meta, **acc, num_warps=warps)
