@@ -190,6 +190,33 @@ def test_fastest_picks_by_shape():
         assert pick(geom.problem(shape, dim)) is vec.VECTOR_COLUMNS
 
 
+def test_triton_fastest_takes_split_columns_for_moderate_widths():
+    """The Triton twin's own choice: c2 on many rows of 512..8192 columns, else the CUDA's."""
+    pick = vec.BY_SHAPE_TRITON.pick
+    for shape in [(4096, 4096), (65536, 1024), (512, 512), (8192, 8192)]:
+        assert pick(geom.problem(shape, 0)) is geom.SPLIT_COLUMNS, shape
+    for shape in [(262144, 128), (2**20, 64), (1024, 2**18), (256, 4096), (8, 2**24)]:
+        assert pick(geom.problem(shape, 0)) is vec.VECTOR_COLUMNS, shape
+    for shape, dim in [((2**20, 64), 1), ((8, 2**24), 1), ((4096, 4096), 1)]:
+        p = geom.problem(shape, dim)
+        assert pick(p) is vec.BY_SHAPE.pick(p)
+    assert catalogue.get_axis("triton/axis-fastest").launch.mapping is vec.BY_SHAPE_TRITON
+    assert catalogue.get_axis("cuda/axis-fastest").launch.mapping is vec.BY_SHAPE
+
+
+def test_column_second_pass_has_blocks_enough():
+    """c3's pass over the partials narrows its strips until it has COMBINE_TARGET_BLOCKS blocks
+    (one 256-lane block over (128, 1024) partials was a tenth of (65536, 1024)'s time)."""
+    p = geom.problem((65536, 1024), 0)
+    s, _ = vec.column_splits(p)
+    _, second = vec.VECTOR_COLUMNS.passes(p)
+    assert second.length == s and second.inner == 1024 and second.grid[1] == 1
+    assert second.grid[0] >= vec.COMBINE_TARGET_BLOCKS and second.lanes == 2
+    assert vec.column_lanes(geom.Problem(1, s, 1024, (1024,))) == 256  # before: one block
+    few = geom.Problem(1, 300, 16, (16,))  # 4 quads: one lane is as narrow as a strip gets
+    assert vec.combine_lanes(few) == 1
+
+
 # The family apart from the 1-D catalogue, and its sources.
 
 
@@ -208,7 +235,11 @@ def test_every_cuda_stage_has_a_triton_twin_and_the_fastest_pair_counterparts():
         assert v.family == "axis" and v.dtypes == records_axis.AXIS_DTYPES
         other = v.twin or v.counterpart or (v.twin_of[0] if v.twin_of else None)
         assert other in catalogue.AXIS_BY_ID, v.id
-        assert catalogue.AXIS_BY_ID[other].launch == v.launch, v.id  # the same tiles
+        theirs = catalogue.AXIS_BY_ID[other].launch
+        if v.twin or v.twin_of:
+            assert theirs == v.launch, v.id  # the same tiles
+        else:  # the fastest pair: the same block, each its own choice of stage
+            assert theirs.threads == v.launch.threads, v.id
 
 
 @pytest.mark.skipif(not nvrtc.available(), reason="libnvrtc not installed")

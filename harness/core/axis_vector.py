@@ -19,6 +19,7 @@ from typing import ClassVar
 
 from harness.core.axis_geometry import (
     AXIS_BLOCK,
+    SPLIT_COLUMNS,
     WARP,
     AxisPass,
     Problem,
@@ -47,6 +48,10 @@ COLUMN_TARGET_BLOCKS = 1024
 MAX_SPLITS = 512
 MIN_SPLIT_ROWS = 256
 SHORT_COLUMNS = 256  # measured on the H100: 256 beat 64 and 128 on (120 or 224, 2^20) along dim 0
+# c3's second pass (the partials, few rows): fewer lanes a strip until it has at least
+# COMBINE_TARGET_BLOCKS blocks (one block of 256 lanes walking 128 partial rows of 1024 columns
+# was a tenth of (65536, 1024)'s time).
+COMBINE_TARGET_BLOCKS = 128
 
 
 def _pow2_at_least(n: int) -> int:
@@ -121,6 +126,15 @@ def column_lanes(p: Problem) -> int:
     return min(most, _pow2_at_least(cdiv(p.inner, QUAD)))
 
 
+def combine_lanes(q: Problem) -> int:
+    """c3's second pass over the partials q: column_lanes(q), halved while the pass has fewer than
+    COMBINE_TARGET_BLOCKS blocks (at least one lane: a quad of columns a strip)."""
+    lanes = column_lanes(q)
+    while lanes > 1 and q.outer * cdiv(q.inner, QUAD * lanes) < COMBINE_TARGET_BLOCKS:
+        lanes //= 2
+    return lanes
+
+
 def column_splits(p: Problem) -> tuple[int, int]:
     """c3: (splits, rows per split), a function of the shape only: about COLUMN_TARGET_BLOCKS
     blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row
@@ -138,14 +152,13 @@ def _partials(p: Problem, s: int) -> Problem:
     return Problem(p.outer, s, p.inner, p.out_shape)
 
 
-def _column_pass(p: Problem, s: int, chunk: int) -> AxisPass:
-    lanes = column_lanes(p)
+def _column_pass(p: Problem, s: int, chunk: int, lanes: int) -> AxisPass:
     grid = (p.outer * cdiv(p.inner, QUAD * lanes), s)
     return AxisPass("c3", grid, p.outer, p.length, p.inner, chunk, lanes)
 
 
-def _column_chain(p: Problem, chunk: int) -> int:
-    groups = AXIS_BLOCK // column_lanes(p)
+def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
+    groups = AXIS_BLOCK // lanes
     return cdiv(min(chunk, p.length), groups) + _tree(groups) + COLUMN_UNROLL
 
 
@@ -155,24 +168,28 @@ class VectorColumns(_Mapping):
     of the rows (column_splits); thread (g, l) adds rows g, g + G, ... (G = 256 / lanes row
     groups) of its quad's 4 columns; the G groups are folded in shared memory; with S > 1 splits
     a second pass, the same kernel over the (outer, S, inner) partials with one split, adds each
-    column's S partials in split order. Chain per pass: ceil(rows / G) + log2(G) + COLUMN_UNROLL
-    (the Triton tile gives a thread COLUMN_UNROLL rows to fold), the two passes' added."""
+    column's S partials in split order, with fewer lanes a strip (combine_lanes) so that it has
+    blocks enough. Chain per pass: ceil(rows / G) + log2(G) + COLUMN_UNROLL (slack for the rows of
+    the group dim Triton's layout may give one thread to fold), the two passes' added."""
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = column_splits(p)
-        first = _column_pass(p, s, chunk)
+        first = _column_pass(p, s, chunk, column_lanes(p))
         if s == 1:
             return [first]
         q = _partials(p, s)
-        return [first, _column_pass(q, 1, s)]
+        return [first, _column_pass(q, 1, s, combine_lanes(q))]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = column_splits(p)
-        first = _column_chain(p, chunk)
-        return first + (_column_chain(_partials(p, s), s) if s > 1 else 0)
+        first = _column_chain(p, chunk, column_lanes(p))
+        if s == 1:
+            return first
+        q = _partials(p, s)
+        return first + _column_chain(q, s, combine_lanes(q))
 
     def describe(self) -> str:
         return "a 16-byte quad of columns per thread, the tile shaped to the output's width"
@@ -184,22 +201,31 @@ VECTOR_COLUMNS = VectorColumns()
 
 # The fastest pair's choice (ByShape.pick): rows of at most SHORT_ROW elements, when there are at
 # least MANY_ROWS of them, get a few lanes each (r3); other rows are split over blocks (r4: one
-# split, a block per row, when there are rows enough). Columns: c3.
+# split, a block per row, when there are rows enough). Columns: c3, except for the Triton twin on
+# inputs of at least TILE_ROWS rows of TILE_COLUMNS columns (c2: Triton's compiled c2 loop keeps
+# more loads in flight than its c3 there; the CUDA c2 loop, one load at a time, never wins).
 SHORT_ROW = 1024
 MANY_ROWS = 2048
+TILE_ROWS = 512
+TILE_COLUMNS = (512, 8192)
 
 
 @dataclass(frozen=True)
 class ByShape(_Mapping):
-    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick)."""
+    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick);
+    `tiles` (the Triton twin's) sends moderately wide column sums of many rows to c2."""
 
     name: ClassVar[str] = "by-shape"
     along: ClassVar[str] = "any"
+    tiles: bool = False
 
     def pick(self, p: Problem) -> _Mapping:
         if p.rows:
             short = p.length <= SHORT_ROW and p.outer >= MANY_ROWS
             return SUBWARP_ROWS if short else SPLIT_ROWS
+        lo, hi = TILE_COLUMNS
+        if self.tiles and p.length >= TILE_ROWS and lo <= p.inner <= hi:
+            return SPLIT_COLUMNS
         return VECTOR_COLUMNS
 
     def passes(self, p: Problem) -> list[AxisPass]:
@@ -209,7 +235,11 @@ class ByShape(_Mapping):
         return self.pick(p).chain_length(p)
 
     def describe(self) -> str:
-        return "by shape: r3 for many short rows, r4 for other rows, c3 for columns"
+        tiles = f", c2 for {TILE_ROWS}+ rows of {TILE_COLUMNS[0]}-{TILE_COLUMNS[1]} columns"
+        return "by shape: r3 for many short rows, r4 for other rows, c3 for columns" + (
+            tiles if self.tiles else ""
+        )
 
 
 BY_SHAPE = ByShape()
+BY_SHAPE_TRITON = ByShape(tiles=True)

@@ -111,8 +111,10 @@ def _launch(mapping: g._Mapping) -> AxisLaunch:
 
 
 def _pair(stage: str, slug: str, kind: str | None, mapping: g._Mapping, title: str,
-          change: str, triton_change: str) -> list[Variant]:  # fmt: skip
-    """A CUDA stage and its Triton twin (or, kind None, the fastest pair: counterparts)."""
+          change: str, triton_change: str,
+          triton_mapping: g._Mapping | None = None) -> list[Variant]:  # fmt: skip
+    """A CUDA stage and its Triton twin (or, kind None, the fastest pair: counterparts, each with
+    its own choice when triton_mapping is given)."""
     common = {"stage": stage, "family": FAMILY, "dtypes": AXIS_DTYPES, "max_n": MAX_N_32BIT}
     launch = _launch(mapping)
     cuda_kernel = (
@@ -128,7 +130,8 @@ def _pair(stage: str, slug: str, kind: str | None, mapping: g._Mapping, title: s
         counterpart=None if twin else f"triton/axis-{slug}", **common)  # fmt: skip
     triton = Variant(
         id=f"triton/axis-{slug}", backend="triton", title=title, change=triton_change,
-        launch=launch, source=SOURCE_TRITON, kernel=triton_kernel,
+        launch=_launch(triton_mapping) if triton_mapping else launch,
+        source=SOURCE_TRITON, kernel=triton_kernel,
         twin_of=(cuda.id,) if twin else (), counterpart=None if twin else cuda.id,
         **common)  # fmt: skip
     return [cuda, triton]
@@ -187,7 +190,9 @@ AXIS_VARIANTS: tuple[Variant, ...] = (
     *_pair("fastest", "fastest", None, vec.BY_SHAPE,
            "axis fastest: a stage picked from the shape",
            "rows: r3 for many rows of at most 1024 elements, else r4; columns: c3",
-           "the same choice among the Triton twins"),
+           "the same choice among the Triton twins, except c2 for column sums of 512 rows or "
+           "more of 512 to 8192 columns (measured faster than Triton's c3 there)",
+           vec.BY_SHAPE_TRITON),
 )
 # fmt: on
 AXIS_BY_ID: dict[str, Variant] = {v.id: v for v in AXIS_VARIANTS}
