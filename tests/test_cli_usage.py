@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.common import UsageError, check_writable, check_writable_dir, suggestions
+from harness.cli.common import UsageError, check_writable, check_writable_dir
 from harness.cli.main import main
 from harness.compile import nvrtc
 from harness.core import catalogue, device
@@ -184,8 +184,8 @@ def test_unknown_variant_with_nothing_close_lists_every_id(capsys):
 
 def test_suggestions_prefer_the_same_name_under_a_backend():
     valid = list(catalogue.BY_ID)
-    assert suggestions("tile-256", valid)[0] == "triton/tile-256"
-    assert suggestions("fastest", valid)[:2] == ["cuda/fastest", "triton/fastest"]
+    assert catalogue.close_ids("tile-256", valid)[0] == "triton/tile-256"
+    assert catalogue.close_ids("fastest", valid)[:2] == ["cuda/fastest", "triton/fastest"]
 
 
 def test_version_is_the_projects(capsys):

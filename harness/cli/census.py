@@ -1,18 +1,9 @@
 """`reduce-ladder inspect`: the compiler census, on a machine with or without a GPU.
 
-reduce-ladder inspect                         # every CUDA and Triton variant, float32, sm_90
-                                              # (peers are listed: library calls, not compiled)
-reduce-ladder inspect --arch sm_80 --variants cuda/v3-sequential triton/tile-256
-reduce-ladder inspect --dtype all --format json
-reduce-ladder inspect --wide                  # every count (default: fits 100 columns)
-reduce-ladder inspect --dtype all --json docs/census-sm_90.json     # the doc's census input
-reduce-ladder inspect --write-doc docs/porting.md                   # regenerate the doc
-
-The census and the guide are porting tools, not part of the runtime package: they live in the
-top-level package `porting/`, which may import harness and is never imported by it, except here,
-through the one lazy entry `porting_entry()`, which imports porting.inspect_cmd inside the
-function, when the command runs, never at import time. This module parses and checks the arguments
-(usage errors exit 2 before any work); porting.inspect_cmd does the work.
+The census and the porting guide are porting tools, not part of the runtime package: they live in
+`porting/`, which harness never imports except here, through the one lazy entry `porting_entry()`
+(inside the function, when the command runs). This module parses and checks the arguments (usage
+errors exit 2 before any work); porting.inspect_cmd does the work.
 """
 
 from __future__ import annotations
@@ -21,7 +12,7 @@ import argparse
 import re
 from types import ModuleType
 
-from harness.cli.common import UsageError, check_writable, variant_ids
+from harness.cli.common import UsageError, check_writable, command, variant_ids
 from harness.core import dtypes
 
 
@@ -66,13 +57,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "inspect",
-        help="compiler census (registers, shared memory, spills, SASS instruction counts) of "
-        "every CUDA and Triton variant; no GPU needed",
-        description="Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, "
-        "explicit target) without a GPU and count what the compilers produced.",
-    )
+    help = "compiler census (registers, shared memory, spills, SASS instruction counts) of "
+    help += "every CUDA and Triton variant; no GPU needed"
+    doc = "Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, explicit target) "
+    doc += "without a GPU and count what the compilers produced."
+    p = command(sub, "inspect", cmd_inspect, help, doc)
     p.add_argument("--arch", default="sm_90", help="target architecture (default sm_90)")
     p.add_argument(
         "--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)"
@@ -102,4 +91,3 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="census JSON the doc is generated from (default docs/census-sm_90.json)",
     )
-    p.set_defaults(func=cmd_inspect)

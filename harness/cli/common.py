@@ -41,6 +41,15 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
+def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: str, doc=None):
+    """A sub-command's parser, run by func; a description that has line breaks keeps them."""
+    raw = doc and "\n" in doc
+    fmt = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
+    p = sub.add_parser(name, help=help, description=doc, formatter_class=fmt)
+    p.set_defaults(func=func)
+    return p
+
+
 # -- sizes, counts, dtypes ----------------------------------------------------------------------
 
 
@@ -105,12 +114,6 @@ def split_ids(values: Sequence[str] | None) -> list[str]:
     return [s.strip() for v in values or () for s in v.split(",") if s.strip()]
 
 
-def suggestions(unknown: str, valid: Sequence[str]) -> list[str]:
-    """The valid ids a mistyped or unprefixed one most likely meant (catalogue.close_ids: the
-    same words as the API's KeyError)."""
-    return catalogue.close_ids(unknown, valid)
-
-
 # A list of valid ids short enough to print in full with every error (seed 001's ten ids).
 SHORT_LIST = 12
 
@@ -120,7 +123,7 @@ def unknown_ids_message(unknown: Sequence[str], valid: Sequence[str], what: str)
     valid ids only when nothing is close, or when it is short."""
     lines, lost = [], []
     for i in unknown:
-        close = suggestions(i, valid)
+        close = catalogue.close_ids(i, valid)  # the same words as the API's KeyError
         if close:
             lines.append(f"unknown {what} {i!r}; did you mean {' or '.join(close)}?")
         else:
@@ -193,22 +196,24 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
 # -- studies that keep their own command line ---------------------------------------------------
 
 
-def run_study(
-    command: str, study_main: Callable[..., int], argv: list[str], why_needed: str
-) -> int:
-    """Run a study module's own main(argv) (it stays runnable as `python -m ...`) as a
-    sub-command: its --json path is checked first, then the GPU policy, then its own parser
-    takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
-    if not {"-h", "--help"} & set(argv):
-        pre = argparse.ArgumentParser(add_help=False)
-        pre.add_argument("--json")
-        known, _ = pre.parse_known_args(argv)
-        check_writable(known.json)
-        require_gpu(command, why_needed, cupy=True)
-    try:
-        return study_main(argv, prog=f"reduce-ladder {command}")
-    except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
-        return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
+def run_study(command: str, study_main: Callable[..., int], why_needed: str | None) -> Callable:
+    """The sub-command running a study's own main(argv) (it stays runnable as `python -m ...`):
+    its --json path is checked first, then (where why_needed says why) the GPU policy, then its
+    own parser takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
+
+    def cmd(args: argparse.Namespace) -> int:
+        argv = args.study_argv
+        if why_needed and not {"-h", "--help"} & set(argv):
+            pre = argparse.ArgumentParser(add_help=False)
+            pre.add_argument("--json")
+            check_writable(pre.parse_known_args(argv)[0].json)
+            require_gpu(command, why_needed, cupy=True)
+        try:
+            return study_main(argv, prog=f"reduce-ladder {command}")
+        except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
+            return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
+
+    return cmd
 
 
 def fail(command: str, message: str, code: int = EXIT_USAGE) -> int:

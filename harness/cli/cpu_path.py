@@ -21,8 +21,7 @@ from harness.cli.common import (
     size_list,
     write_json,
 )
-from harness.cli.selection import Selection, split_sizes
-from harness.cli.verdicts import print_failures
+from harness.cli.selection import Selection, print_failures, split_sizes
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.studies import session

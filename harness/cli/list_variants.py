@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from harness.cli.common import EXIT_OK, console, parse_dtype
+from harness.cli.common import EXIT_OK, command, console, parse_dtype
 from harness.core import catalogue, dtypes
 from harness.core.variant import Variant
 from harness.report.terminal import (
@@ -96,7 +96,7 @@ def catalogue_table(variants: list[Variant], *, wide: bool = False):
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("list", help="print the catalogue")
+    p = command(sub, "list", cmd_list, "print the catalogue")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.add_argument("--dtype", default=None, help="only the variants that support this dtype")
     p.add_argument("--backend", choices=("cuda", "triton", "peer"), default=None)
@@ -106,7 +106,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="every column: seed labels, twins, tile mappings in full "
         "(default: a table that fits 100 columns)",
     )
-    p.set_defaults(func=cmd_list)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -114,6 +113,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     vs = catalogue.select(None, dtype=dtype, backend=args.backend, include_wrong=True)
     if args.format == "json":
         print(json.dumps([v.record() for v in vs], indent=1))
-        return EXIT_OK
-    console().print(catalogue_table(vs, wide=args.wide))
+    else:
+        console().print(catalogue_table(vs, wide=args.wide))
     return EXIT_OK

@@ -1,11 +1,6 @@
-"""reduce-ladder: the command line. Each sub-command lives in its own module, registered below by
-an explicit import (a renamed or broken module fails loudly, it does not vanish from the CLI).
-
-    reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
-    reduce-ladder run | check | list | report | inspect | host | fastest-bench | bench | ablation
-                                       | profile | sanitize | accuracy | compare
-    reduce-ladder distributed          one sum across K GPUs on NCCL
-    reduce-ladder COMMAND --help       its options
+"""reduce-ladder: the command line. Every sub-command is registered below from an explicit import
+(a renamed or broken module fails loudly, it does not vanish from the CLI): a module's
+add_parser(sub), or a study that keeps its own parser (STUDIES).
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
 and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
@@ -27,31 +22,50 @@ from pathlib import Path
 from harness.cli import (
     ablation,
     accuracy,
-    bench,
     census,
     compare,
     distributed,
-    fastest_bench,
     host,
     list_variants,
     profile,
     report,
     run,
 )
-from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed
+from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
+from harness.studies import bench, fastest_bench
 
-# Every sub-command module, in the order `reduce-ladder --help` lists them. `run` registers `run`
-# and `check`; the others one command each, through add_parser(sub), setting `func`.
-COMMAND_MODULES = (
+# Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`):
+# name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
+STUDIES = {
+    "fastest-bench": (
+        fastest_bench.main,
+        "it times kernels against CuPy's and torch's",
+        "the fastest pair against torch.sum, cupy.sum (CUB) and copy, n = 2^10..2^30; "
+        "needs --json PATH and a GPU (options: reduce-ladder fastest-bench --help)",
+    ),
+    "bench": (
+        bench.main,
+        None,
+        "run a named suite (ladder, sweep, seed004, fastest, callable) and write its rows; "
+        "options: reduce-ladder bench --help",
+    ),
+    "ablation": (
+        ablation.experiment_main,
+        "it times kernel variants on the GPU",
+        "the fastest pair's design choices, one by one, and the launch probe; needs "
+        "--json PATH and a GPU (options: reduce-ladder ablation --help)",
+    ),
+}
+# In the order `reduce-ladder --help` lists them: `run` registers run and check, `profile`
+# profile and sanitize.
+COMMANDS = (
     run,
     list_variants,
     report,
     census,
     host,
-    fastest_bench,
-    bench,
-    ablation,
-    profile,  # and sanitize
+    *STUDIES,
+    profile,
     accuracy,
     compare,
     distributed,
@@ -80,9 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"reduce-ladder {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    run.add_parsers(sub)
-    for module in COMMAND_MODULES[1:]:
-        module.add_parser(sub)
+    for entry in COMMANDS:
+        if entry in STUDIES:
+            study_main, why, help = STUDIES[entry]
+            p = sub.add_parser(entry, add_help=False, help=help)  # its own parser: --help
+            p.set_defaults(func=run_study(entry, study_main, why), takes_study_argv=True)
+        else:
+            entry.add_parser(sub)
     return parser
 
 

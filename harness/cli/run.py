@@ -10,6 +10,7 @@ path (harness.cli.cpu_path) checks what can be checked there.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -17,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.cli.common import (
     UsageError,
     check_writable,
+    command,
     console,
     plural,
     positive_int,
@@ -24,8 +26,7 @@ from harness.cli.common import (
     write_json,
 )
 from harness.cli.cpu_path import run_cpu_path
-from harness.cli.selection import Selection, resolve
-from harness.cli.verdicts import exit_code, print_failures, print_skipped
+from harness.cli.selection import Selection, exit_code, print_failures, print_skipped, resolve
 from harness.core import device, dtypes
 from harness.core.catalogue import Variant
 from harness.studies import session
@@ -35,24 +36,17 @@ from harness.studies import session
 CHECK_SIZES = (1, 255, 256, 257, 1000, 2**20 + 3)
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p_run = sub.add_parser(
-        "run",
-        help="verify and time the ladder (the default command)",
-        description="Verify and time the ladder on a GPU (without one: the CPU path, no times).",
-    )
-    selection_arguments(p_run)
-    p_run.add_argument(
-        "--reps", type=positive_int, default=None, help="timed repetitions (default: auto)"
-    )
-    p_run.set_defaults(func=cmd_run)
-    p_check = sub.add_parser(
-        "check",
-        help="correctness only",
-        description="Verify the selection (no timing); without a GPU: the CPU path.",
-    )
-    selection_arguments(p_check)
-    p_check.set_defaults(func=cmd_check, reps=None)
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`run` and `check`."""
+    help, run = "verify and time the ladder (the default command)", "Verify and time the ladder "
+    run += "on a GPU (without one: the CPU path, no times)."
+    p = command(sub, "run", partial(run_or_check, timed=True), help, run)
+    selection_arguments(p)
+    p.add_argument("--reps", type=positive_int, help="timed repetitions (default: auto)")
+    check = "Verify the selection (no timing); without a GPU: the CPU path."
+    p = command(sub, "check", partial(run_or_check, timed=False), "correctness only", check)
+    selection_arguments(p)
+    p.set_defaults(reps=None)
 
 
 def selection_arguments(p: argparse.ArgumentParser) -> None:
@@ -92,14 +86,6 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wide", action="store_true", help="every column (default: a table that fits 100 columns)"
     )
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    return run_or_check(args, timed=True)
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    return run_or_check(args, timed=False)
 
 
 def run_or_check(args: argparse.Namespace, timed: bool) -> int:

@@ -1,4 +1,5 @@
-"""What `run` and `check` are asked to run, resolved and checked before anything runs.
+"""What `run` and `check` are asked to run, resolved and checked before anything runs, and how
+they end (failures printed, the exit code).
 
 A Selection is the variants, the dtype, the study note (if any) and the sizes, after every usage
 check: unknown ids, dtypes a named variant does not support, a study with no variant in the
@@ -11,7 +12,12 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from rich.console import Console
+from rich.markup import escape
+
 from harness.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
     UsageError,
     parse_dtype,
     parse_sizes,
@@ -95,3 +101,41 @@ def resolve(args: argparse.Namespace) -> Selection:
 def split_sizes(ns: list[int], limit: int) -> tuple[list[int], list[int]]:
     """(sizes up to limit, sizes above it), each in the order given."""
     return [n for n in ns if n <= limit], [n for n in ns if n > limit]
+
+
+def print_failures(rows: list[dict], console: Console) -> None:
+    """Wrong demonstrations with their verdict (a racy kernel can happen to be right); every
+    other row that is not ok, with its message."""
+    for r in rows:
+        if r.get("wrong_demo"):
+            verdict = (
+                "WRONG in this run (the race showed)"
+                if r["status"] != "ok"
+                else "right in this run (the race did not show; the code is still racy)"
+            )
+            console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
+        elif r["status"] != "ok" and not r.get("extra", {}).get(session.UNAVAILABLE):
+            console.print(
+                f"  [red]{r['variant']} n={r['n']}: {r['status']}: "
+                f"{escape(r.get('message', ''))}[/]"
+            )
+
+
+def print_skipped(rows: list[dict], console: Console) -> None:
+    """Peers that cannot run here (an optional library not installed): one line per reason, with
+    the peers it skips and how to add them -- not an error, and not one line per row."""
+    by_reason: dict[str, list[str]] = {}
+    for r in rows:
+        if r.get("extra", {}).get(session.UNAVAILABLE):
+            why = r.get("message", "").removeprefix("unavailable: ")
+            why = why.removeprefix(f"{r['variant']}: ")
+            ids = by_reason.setdefault(why, [])
+            if r["variant"] not in ids:
+                ids.append(r["variant"])
+    for why, ids in by_reason.items():
+        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)
+
+
+def exit_code(rows: list[dict]) -> int:
+    """1 when a variant (not a wrong demonstration) erred or summed wrong, else 0."""
+    return EXIT_FAILED if session.failed(rows) else EXIT_OK
