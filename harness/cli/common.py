@@ -36,9 +36,9 @@ def console() -> Console:
     return Console(width=width)
 
 
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
+def plural(count: int, noun: str) -> str:
     """'1 Triton twin', '3 Triton twins'."""
-    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: str, doc=None):
@@ -48,9 +48,6 @@ def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: st
     p = sub.add_parser(name, help=help, description=doc, formatter_class=fmt)
     p.set_defaults(func=func)
     return p
-
-
-# -- sizes, counts, dtypes ----------------------------------------------------------------------
 
 
 def parse_size(text: str) -> int:
@@ -68,9 +65,7 @@ def parse_size(text: str) -> int:
 
 def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
     """Sizes from several arguments and / or comma-separated; None when none are given."""
-    if not values:
-        return None
-    return [parse_size(s) for v in values for s in v.split(",") if s.strip()]
+    return [parse_size(s) for s in split_ids(values)] if values else None
 
 
 def size_list(ns: Iterable[int]) -> str:
@@ -99,23 +94,15 @@ def parse_dtype(text: str) -> str:
 def require_dtype(variants: Iterable[Variant], dtype: str) -> None:
     """Every variant named on the command line must support dtype: one that does not is a usage
     error naming the dtypes it does support (never dropped from the run in silence)."""
-    bad = [v for v in variants if dtype not in v.dtypes]
-    if bad:
+    if bad := [v for v in variants if dtype not in v.dtypes]:
         raise UsageError(
             "; ".join(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}" for v in bad)
         )
 
 
-# -- variant ids --------------------------------------------------------------------------------
-
-
 def split_ids(values: Sequence[str] | None) -> list[str]:
     """Ids given as several arguments and / or comma-separated."""
     return [s.strip() for v in values or () for s in v.split(",") if s.strip()]
-
-
-# A list of valid ids short enough to print in full with every error (seed 001's ten ids).
-SHORT_LIST = 12
 
 
 def unknown_ids_message(unknown: Sequence[str], valid: Sequence[str], what: str) -> str:
@@ -130,22 +117,17 @@ def unknown_ids_message(unknown: Sequence[str], valid: Sequence[str], what: str)
             lost.append(i)
     if lost:
         lines.append(f"unknown {what}(s): {', '.join(lost)}")
-    if lost or len(valid) <= SHORT_LIST:
+    if lost or len(valid) <= 12:  # short enough to print with every error (seed 001's ten ids)
         lines.append("valid ids (reduce-ladder list):\n  " + "\n  ".join(valid))
     return "\n".join(lines)
 
 
 def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None) -> list[str]:
     """The ids given (empty: none given), each a known catalogue id (or one of `valid`)."""
-    ids = split_ids(values)
-    valid = list(catalogue.BY_ID) if valid is None else list(valid)
-    unknown = [i for i in ids if i not in valid]
-    if unknown:
+    ids, valid = split_ids(values), list(catalogue.BY_ID if valid is None else valid)
+    if unknown := [i for i in ids if i not in valid]:
         raise UsageError(unknown_ids_message(unknown, valid, "variant id"))
     return ids
-
-
-# -- output files -------------------------------------------------------------------------------
 
 
 def check_writable(path: str | None, option: str = "--json") -> None:
@@ -174,15 +156,11 @@ class WriteFailed(Exception):
 def write_json(path: str | None, doc: dict) -> None:
     """Write doc as indented JSON (path checked earlier with check_writable); a failure now is
     WriteFailed (harness.cli.main: one line, exit 1)."""
-    if not path:
-        return
     try:
-        documents.write_document(path, doc)
+        if path:
+            documents.write_document(path, doc)
     except OSError as e:
         raise WriteFailed(f"cannot write {path}: {e.strerror or e}") from None
-
-
-# -- commands that need a GPU -------------------------------------------------------------------
 
 
 def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
@@ -191,9 +169,6 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
     ok, why = device.cupy_gpu() if cupy else device.torch_gpu()
     if not ok:
         raise UsageError(f"`reduce-ladder {command}` needs an NVIDIA GPU ({why_needed}): {why}")
-
-
-# -- studies that keep their own command line ---------------------------------------------------
 
 
 def run_study(command: str, study_main: Callable[..., int], why_needed: str | None) -> Callable:
