@@ -15,16 +15,8 @@ from functools import partial
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from harness.cli.common import (
-    UsageError,
-    check_writable,
-    command,
-    console,
-    plural,
-    positive_int,
-    size_list,
-    write_json,
-)
+from harness.cli import common
+from harness.cli.common import UsageError
 from harness.cli.cpu_path import run_cpu_path
 from harness.cli.selection import Selection, exit_code, print_failures, print_skipped, resolve
 from harness.core import device, dtypes
@@ -40,11 +32,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """`run` and `check`."""
     help, run = "verify and time the ladder (the default command)", "Verify and time the ladder "
     run += "on a GPU (without one: the CPU path, no times)."
-    p = command(sub, "run", partial(run_or_check, timed=True), help, run)
+    p = common.command(sub, "run", partial(run_or_check, timed=True), help, run)
     selection_arguments(p)
-    p.add_argument("--reps", type=positive_int, help="timed repetitions (default: auto)")
+    p.add_argument("--reps", type=common.positive_int, help="timed repetitions (default: auto)")
     check = "Verify the selection (no timing); without a GPU: the CPU path."
-    p = command(sub, "check", partial(run_or_check, timed=False), "correctness only", check)
+    p = common.command(sub, "check", partial(run_or_check, timed=False), "correctness only", check)
     selection_arguments(p)
     p.set_defaults(reps=None)
 
@@ -73,10 +65,10 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_or_check(args: argparse.Namespace, timed: bool) -> int:
     sel = resolve(args)  # usage errors first, GPU or not
-    check_writable(args.json)
+    common.check_writable(args.json)
     if not device.gpu_available():
-        return run_cpu_path(args, sel, console())
-    return run_on_gpu(args, sel, timed, console())
+        return run_cpu_path(args, sel, common.console())
+    return run_on_gpu(args, sel, timed, common.console())
 
 
 def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
@@ -92,10 +84,12 @@ def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     no_room = [n for n in given if n <= limit and n * itemsize > memory]
     notes = []
     if too_big:
-        notes.append(f"above every selected variant's limit of {limit:,}: {size_list(too_big)}")
+        notes.append(
+            f"above every selected variant's limit of {limit:,}: {common.size_list(too_big)}"
+        )
     if no_room:
         gib = f"{memory / 2**30:.0f} GiB"
-        notes.append(f"{sel.dtype} inputs larger than the GPU's {gib}: {size_list(no_room)}")
+        notes.append(f"{sel.dtype} inputs larger than the GPU's {gib}: {common.size_list(no_room)}")
     if not (kept := [n for n in given if n not in too_big and n not in no_room]):
         raise UsageError("nothing to run: every size is skipped (" + "; ".join(notes) + ")")
     return kept, notes
@@ -116,7 +110,7 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         if not variants:
             raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
     dtype, study, name, head = sel.dtype, sel.study, session.device_name(), {}
-    counts = f"{plural(len(variants), 'variant')} x {plural(len(sizes), 'size')}"
+    counts = f"{common.plural(len(variants), 'variant')} x {common.plural(len(sizes), 'size')}"
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")
 
@@ -151,7 +145,9 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
                 markdown = f"### {title}\n\n" + tables.markdown_seed(srows)
                 out.print(markdown, highlight=False, markup=False)
     if args.json:
-        write_json(args.json, session.run_document("timed" if timed else "check", rows, **head))
+        common.write_json(
+            args.json, session.run_document("timed" if timed else "check", rows, **head)
+        )
     if args.quiet:
         pass
     elif timed and not study:

@@ -15,15 +15,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.markup import escape
 
-from harness.cli.common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    UsageError,
-    parse_dtype,
-    parse_sizes,
-    require_dtype,
-    variant_ids,
-)
+from harness.cli import common
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.studies import session
@@ -47,7 +40,7 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
     """--study and --dtype resolved: an unknown study is a usage error; without --dtype a study
     runs in its own first dtype (004: int32), otherwise float32."""
     if not study:
-        return None, parse_dtype(dtype or "float32")
+        return None, common.parse_dtype(dtype or "float32")
     study = study.strip().rstrip(":")
     if study not in known_studies():
         raise UsageError(
@@ -55,7 +48,7 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
             + ", ".join(known_studies())
         )
     own = session.seed_dtypes(study)
-    dtype = parse_dtype(dtype or own[0])
+    dtype = common.parse_dtype(dtype or own[0])
     if dtype not in own:
         raise UsageError(f"study {study}'s variants support {', '.join(own)}, not {dtype}")
     return study, dtype
@@ -80,12 +73,12 @@ def _empty_study_error(study: str, ids: list[str], dtype: str) -> UsageError:
 
 def resolve(args: argparse.Namespace) -> Selection:
     """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
-    ids = variant_ids(args.variants)
+    ids = common.variant_ids(args.variants)
     if args.variants is not None and not ids:
         raise UsageError("--variants needs at least one id (reduce-ladder list); without it: all")
     study, dtype = study_and_dtype(getattr(args, "study", None), args.dtype)
-    require_dtype((catalogue.get(i) for i in ids), dtype)
-    sizes = parse_sizes(args.sizes)
+    common.require_dtype((catalogue.get(i) for i in ids), dtype)
+    sizes = common.parse_sizes(args.sizes)
     variants = session.ladder_variants(
         dtype, ids or None, args.include_wrong, getattr(args, "all", False)
     )
@@ -96,11 +89,6 @@ def resolve(args: argparse.Namespace) -> Selection:
     if not variants:
         raise UsageError(f"no variant selected ({dtype}): nothing to check")
     return Selection(ids, variants, dtype, study, sizes)
-
-
-def split_sizes(ns: list[int], limit: int) -> tuple[list[int], list[int]]:
-    """(sizes up to limit, sizes above it), each in the order given."""
-    return [n for n in ns if n <= limit], [n for n in ns if n > limit]
 
 
 def print_failures(rows: list[dict], console: Console) -> None:
