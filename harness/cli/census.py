@@ -62,32 +62,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     doc = "Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, explicit target) "
     doc += "without a GPU and count what the compilers produced."
     p = command(sub, "inspect", cmd_inspect, help, doc)
-    p.add_argument("--arch", default="sm_90", help="target architecture (default sm_90)")
-    p.add_argument(
-        "--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)"
-    )
-    p.add_argument(
-        "--dtype",
-        default="float32",
-        help=f"{', '.join(dtypes.NAMES)} or all (default float32)",
-    )
-    p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument(
-        "--wide",
-        action="store_true",
-        help="every count (shared loads/stores, global load widths, atomics, ...); "
-        "default: a table that fits 100 columns",
-    )
-    p.add_argument("--json", metavar="PATH", help="also write the census document (JSON) here")
-    p.add_argument(
-        "--write-doc",
-        metavar="PATH",
-        help="regenerate the porting reference (docs/porting.md) from the committed census "
-        "JSON, the sources and the committed results, then exit",
-    )
-    p.add_argument(
-        "--census",
-        metavar="PATH",
-        default=None,
-        help="census JSON the doc is generated from (default docs/census-sm_90.json)",
-    )
+    add = p.add_argument
+    add("--arch", default="sm_90", help="target architecture (default sm_90)")
+    add("--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)")
+    add("--dtype", default="float32", help=f"{', '.join(dtypes.NAMES)} or all (default float32)")
+    add("--format", choices=("table", "json"), default="table")
+    wide = "every count (shared loads/stores, global load widths, atomics, ...); default: a table "
+    add("--wide", action="store_true", help=wide + "that fits 100 columns")
+    add("--json", metavar="PATH", help="also write the census document (JSON) here")
+    doc = "regenerate the porting reference (docs/porting.md) from the committed census JSON, the "
+    add("--write-doc", metavar="PATH", help=doc + "sources and the committed results, then exit")
+    census = "census JSON the doc is generated from (default docs/census-sm_90.json)"
+    add("--census", metavar="PATH", help=census)

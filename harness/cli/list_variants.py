@@ -98,14 +98,10 @@ def catalogue_table(variants: list[Variant], *, wide: bool = False):
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "list", cmd_list, "print the catalogue")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--dtype", default=None, help="only the variants that support this dtype")
-    p.add_argument("--backend", choices=("cuda", "triton", "peer"), default=None)
-    p.add_argument(
-        "--wide",
-        action="store_true",
-        help="every column: seed labels, twins, tile mappings in full "
-        "(default: a table that fits 100 columns)",
-    )
+    p.add_argument("--dtype", help="only the variants that support this dtype")
+    p.add_argument("--backend", choices=("cuda", "triton", "peer"))
+    wide = "every column: seed labels, twins, tile mappings in full (default: a table that fits "
+    p.add_argument("--wide", action="store_true", help=wide + "100 columns)")
 
 
 def cmd_list(args: argparse.Namespace) -> int:

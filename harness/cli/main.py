@@ -110,21 +110,16 @@ def command_names(parser: argparse.ArgumentParser) -> list[str]:
     return list(sub.choices)
 
 
-def unknown_command(name: str, parser: argparse.ArgumentParser) -> str:
-    """'unknown command 'frobnicate'; commands: run, check, ...' (with the close one first)."""
-    names = command_names(parser)
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"unknown command {name!r}{hint}; commands: {', '.join(names)}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    names = command_names(parser)
     try:
-        if argv and not argv[0].startswith("-") and argv[0] not in command_names(parser):
-            raise UsageError(unknown_command(argv[0], parser))
-        if not argv or argv[0] not in [*command_names(parser), "-h", "--help", "--version"]:
+        if argv and not argv[0].startswith("-") and argv[0] not in names:
+            close = difflib.get_close_matches(argv[0], names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(f"unknown command {argv[0]!r}{hint}; commands: {', '.join(names)}")
+        if not argv or argv[0] not in [*names, "-h", "--help", "--version"]:
             argv = [DEFAULT_COMMAND, *argv]
         args, extra = parser.parse_known_args(argv)
         if getattr(args, "takes_study_argv", False):
@@ -134,12 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except SystemExit as e:  # argparse: --help / --version (0) or a usage error (2)
         return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
-    except UsageError as e:
+    except (UsageError, WriteFailed) as e:  # WriteFailed: the work was done, its result lost
         print(f"reduce-ladder: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except WriteFailed as e:
-        print(f"reduce-ladder: error: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE if isinstance(e, UsageError) else EXIT_FAILED
     except KeyboardInterrupt:
         print("reduce-ladder: interrupted", file=sys.stderr)
         return 130

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from harness.cli import common
-from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from harness.cli.common import UsageError
 from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.studies import session
@@ -43,10 +43,8 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
         return None, common.parse_dtype(dtype or "float32")
     study = study.strip().rstrip(":")
     if study not in known_studies():
-        raise UsageError(
-            f"unknown seed {study!r} (--study); study notes with variants: "
-            + ", ".join(known_studies())
-        )
+        notes = ", ".join(known_studies())
+        raise UsageError(f"unknown seed {study!r} (--study); study notes with variants: {notes}")
     own = session.seed_dtypes(study)
     dtype = common.parse_dtype(dtype or own[0])
     if dtype not in own:
@@ -76,12 +74,10 @@ def resolve(args: argparse.Namespace) -> Selection:
     ids = common.variant_ids(args.variants)
     if args.variants is not None and not ids:
         raise UsageError("--variants needs at least one id (reduce-ladder list); without it: all")
-    study, dtype = study_and_dtype(getattr(args, "study", None), args.dtype)
+    study, dtype = study_and_dtype(args.study, args.dtype)
     common.require_dtype((catalogue.get(i) for i in ids), dtype)
     sizes = common.parse_sizes(args.sizes)
-    variants = session.ladder_variants(
-        dtype, ids or None, args.include_wrong, getattr(args, "all", False)
-    )
+    variants = session.ladder_variants(dtype, ids or None, args.include_wrong, args.all)
     if study:
         variants = session.seed_variants(variants, study)
         if not any(carries_study(v, study) for v in variants):
@@ -112,18 +108,10 @@ def print_failures(rows: list[dict], console: Console) -> None:
 def print_skipped(rows: list[dict], console: Console) -> None:
     """Peers that cannot run here (an optional library not installed): one line per reason, with
     the peers it skips and how to add them -- not an error, and not one line per row."""
-    by_reason: dict[str, list[str]] = {}
+    by_reason: dict[str, dict[str, None]] = {}  # the ids in order, each once
     for r in rows:
         if r.get("extra", {}).get(session.UNAVAILABLE):
             why = r.get("message", "").removeprefix("unavailable: ")
-            why = why.removeprefix(f"{r['variant']}: ")
-            ids = by_reason.setdefault(why, [])
-            if r["variant"] not in ids:
-                ids.append(r["variant"])
+            by_reason.setdefault(why.removeprefix(f"{r['variant']}: "), {})[r["variant"]] = None
     for why, ids in by_reason.items():
         console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)
-
-
-def exit_code(rows: list[dict]) -> int:
-    """1 when a variant (not a wrong demonstration) erred or summed wrong, else 0."""
-    return EXIT_FAILED if session.failed(rows) else EXIT_OK
