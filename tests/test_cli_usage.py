@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.common import UsageError, check_writable, check_writable_dir
+from harness.cli.common import UsageError, check_writable
 from harness.cli.main import main
 from harness.compile import nvrtc
 from harness.core import catalogue, device
@@ -87,7 +87,7 @@ def test_every_command_checks_its_json_path_first(argv, tmp_path, capsys):
 
 def test_checking_a_missing_folder_leaves_nothing_behind(tmp_path):
     check_writable(str(tmp_path / "a" / "b" / "run.json"))
-    check_writable_dir(str(tmp_path / "c" / "d"))
+    check_writable(str(tmp_path / "c" / "d"), "--out", folder=True)
     assert list(tmp_path.iterdir()) == []
 
 

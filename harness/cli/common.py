@@ -130,21 +130,12 @@ def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None
     return ids
 
 
-def check_writable(path: str | None, option: str = "--json") -> None:
+def check_writable(path: str | None, option: str = "--json", folder: bool = False) -> Path | None:
     """Fail before the work, not after it: harness.report.documents.check_output (the one rule
-    for every output: missing folders are created when written; a file in the way, a folder
-    given for a file, or a place nothing can be written is a usage error)."""
-    if path:
-        try:
-            documents.check_output(path, option=option)
-        except ReportError as e:
-            raise UsageError(str(e)) from None
-
-
-def check_writable_dir(path: str, option: str = "--out") -> Path:
-    """The output folder of --out, checked the same way; created only when written to."""
+    for every output, a file or a folder: missing folders are created when written; a file in
+    the way, a folder given for a file, or a place nothing can be written is a usage error)."""
     try:
-        return documents.check_output(path, folder=True, option=option)
+        return documents.check_output(path, folder=folder, option=option) if path else None
     except ReportError as e:
         raise UsageError(str(e)) from None
 

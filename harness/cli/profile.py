@@ -61,7 +61,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
             doc = documents.load_document(args.render, "profile").raw
         except documents.ReportError as e:
             return fail("profile", f"cannot read {args.render}: {e}")
-        path = profile_tables.render(doc, common.check_writable_dir(args.out))
+        path = profile_tables.render(doc, common.check_writable(args.out, "--out", folder=True))
         print(f"wrote {path}")
         return EXIT_OK
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path

@@ -1,11 +1,6 @@
 """`reduce-ladder run` (the default command) and `reduce-ladder check`: the same selection, timed
 or checked only. On a GPU every variant is verified (and, for `run`, timed); without one the CPU
-path (harness.cli.cpu_path) checks what can be checked there.
-
-    reduce-ladder run --sizes 2^20 --dtype float32 --json out.json
-    reduce-ladder check [--variants ID ...] [--sizes ...] [--dtype ...] [--include-wrong]
-    reduce-ladder run --study 004 --dtype int32 --sizes 2^24    one study note's table
-"""
+path (harness.cli.cpu_path) checks what can be checked there. The selection: selection.py."""
 
 from __future__ import annotations
 
