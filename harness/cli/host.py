@@ -1,14 +1,9 @@
-"""`reduce-ladder host`: seed 001's study, end to end from host memory.
-
-    reduce-ladder host [--sizes 2^11,2^14,2^20,2^25,2^30] [--streams 1,2,4,8]
-                       [--chunk 2^20,2^22,2^24] [--sweep-sizes 2^25,2^30] [--json PATH]
-
-Prints the seed's table regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum:
-end-to-end ms and GB/s of host data reduced, then where the time goes: H2D copy vs kernels), the
-stream sweep of V3's pipeline against the copy-engine bound (the pinned H2D copy measured alone),
-and every variant's error on an adversarial input against its bound. It needs a GPU: without one
-it exits 2 with one line, after the usage checks, before anything is written.
-"""
+"""`reduce-ladder host`: seed 001's study, end to end from host memory. Prints the seed's table
+regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum: end-to-end ms and GB/s
+of host data reduced, then where the time goes: H2D copy vs kernels), the stream sweep of V3's
+pipeline against the copy-engine bound (the pinned H2D copy measured alone), and every variant's
+error on an adversarial input against its bound. It needs a GPU: without one it exits 2 with one
+line, after the usage checks, before anything is written."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""What `run` and `check` are asked to run, resolved and checked before anything runs, and how
-they end (failures printed, the exit code).
-
-A Selection is the variants, the dtype, the study note (if any) and the sizes, after every usage
-check: unknown ids, dtypes a named variant does not support, a study with no variant in the
-selection, and (on either path) a selection that leaves nothing to check -- each a UsageError that
-says why.
-"""
+"""What `run` and `check` are asked to run (a Selection: variants, dtype, study note, sizes),
+resolved before anything runs -- unknown ids, a dtype a named variant does not support, a study
+with no variant in the selection, a selection that leaves nothing to check: each a UsageError that
+says why -- and how they end (failures and skipped peers printed)."""
 
 from __future__ import annotations
 
