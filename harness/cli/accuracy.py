@@ -16,6 +16,7 @@ written all the same); 2 bad usage or no GPU (before any work).
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from harness.check import battery
 from harness.cli import common
@@ -58,7 +59,8 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
     common.require_gpu("accuracy", "it runs every variant on the battery", cupy=True)
     from harness.report import accuracy_tables
 
-    doc = study.accuracy(variants, families, sizes, log=lambda s: print(s, flush=True))
+    log = partial(print, flush=True)
+    doc = study.accuracy(variants, families, sizes, log=log)
     common.write_json(args.json, doc)
     print(accuracy_tables.markdown(doc))
     failed = accuracy_tables.failures(doc, {v.id for v in repro})
@@ -68,14 +70,10 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
             f"catalogue; {args.reproducible_json} not written"
         )
     elif args.reproducible_json:
-        rdoc = study.reproducible(repro, log=lambda s: print(s, flush=True))
+        rdoc = study.reproducible(repro, log=log)
         common.write_json(args.reproducible_json, rdoc)
-        failed += [
-            f"{vid} {key}: {entry['error']}"
-            for vid, by_key in rdoc["results"].items()
-            for key, entry in by_key.items()
-            if "error" in entry
-        ]
+        for vid, by_key in rdoc["results"].items():
+            failed += [f"{vid} {key}: {e['error']}" for key, e in by_key.items() if "error" in e]
     for line in failed:
         print(f"FAILED: {line}")
     return EXIT_FAILED if failed else EXIT_OK

@@ -58,18 +58,8 @@ STUDIES = {
 }
 # In the order `reduce-ladder --help` lists them: `run` registers run and check, `profile`
 # profile and sanitize.
-COMMANDS = (
-    run,
-    list_variants,
-    report,
-    census,
-    host,
-    *STUDIES,
-    profile,
-    accuracy,
-    compare,
-    distributed,
-)
+COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, compare)
+COMMANDS += (distributed,)
 DEFAULT_COMMAND = "run"
 
 
