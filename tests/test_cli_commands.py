@@ -9,15 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import COMMAND_MODULES, build_parser, command_names, main
+from harness.cli.main import COMMANDS, STUDIES, build_parser, command_names, main
 from harness.core import device
 
 ROOT = Path(__file__).resolve().parents[1]
 no_gpu = pytest.mark.skipif(device.gpu_available(), reason="exercises the no-GPU path")
 
 
-def test_every_command_is_registered_from_an_imported_module():
-    assert all(isinstance(m, types.ModuleType) for m in COMMAND_MODULES)
+def test_every_command_is_registered_from_an_imported_module_or_a_study():
+    assert all(isinstance(m, types.ModuleType) or m in STUDIES for m in COMMANDS)
+    assert all(callable(study_main) for study_main, _, _ in STUDIES.values())
     assert set(command_names(build_parser())) == {
         "run",
         "check",

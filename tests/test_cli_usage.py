@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.common import UsageError, check_writable, check_writable_dir, suggestions
+from harness.cli.common import UsageError, check_writable
 from harness.cli.main import main
 from harness.compile import nvrtc
 from harness.core import catalogue, device
@@ -87,7 +87,7 @@ def test_every_command_checks_its_json_path_first(argv, tmp_path, capsys):
 
 def test_checking_a_missing_folder_leaves_nothing_behind(tmp_path):
     check_writable(str(tmp_path / "a" / "b" / "run.json"))
-    check_writable_dir(str(tmp_path / "c" / "d"))
+    check_writable(str(tmp_path / "c" / "d"), "--out", folder=True)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -184,8 +184,8 @@ def test_unknown_variant_with_nothing_close_lists_every_id(capsys):
 
 def test_suggestions_prefer_the_same_name_under_a_backend():
     valid = list(catalogue.BY_ID)
-    assert suggestions("tile-256", valid)[0] == "triton/tile-256"
-    assert suggestions("fastest", valid)[:2] == ["cuda/fastest", "triton/fastest"]
+    assert catalogue.close_ids("tile-256", valid)[0] == "triton/tile-256"
+    assert catalogue.close_ids("fastest", valid)[:2] == ["cuda/fastest", "triton/fastest"]
 
 
 def test_version_is_the_projects(capsys):

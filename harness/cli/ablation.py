@@ -1,36 +1,21 @@
-"""`reduce-ladder ablation --json PATH [--log2 ...]`: what each design choice of the fastest pair
-bought, one at a time, and the launch probe. Needs a GPU with CuPy.
+"""`reduce-ladder ablation`: the alias of the one-off experiment experiments/fastest_ablation/
+(`python -m experiments.fastest_ablation`; its own parser), registered in harness.cli.main.
 
-The ablation is a one-off experiment (experiments/fastest_ablation/, `python -m
-experiments.fastest_ablation`); this command is kept as its alias, so that the command and its
-exit codes still work. It is the one place the product reaches an experiment: lazily, inside
-the function that runs it, after the output and GPU checks (tests/test_layout.py,
-EXPERIMENT_ALIASES). The experiment is not installed with the package: from a checkout (an
-editable install, or PYTHONPATH=.) it is found beside harness/; elsewhere the command says where
-it lives and exits 2.
+The one place the product reaches an experiment: lazily, inside the function that runs it, after
+the output and GPU checks (tests/test_layout.py, EXPERIMENT_ALIASES). The experiment is not
+installed with the package: from a checkout (an editable install, or PYTHONPATH=.) it is found
+beside harness/; elsewhere the command says where it lives and exits 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from harness.cli.common import UsageError, run_study
+from harness.cli.common import UsageError
 
-COMMAND = "ablation"
 EXPERIMENT = "experiments/fastest_ablation"
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        COMMAND,
-        add_help=False,  # the experiment's own parser answers --help
-        help="the fastest pair's design choices, one by one, and the launch probe; needs "
-        "--json PATH and a GPU (options: reduce-ladder ablation --help)",
-    )
-    p.set_defaults(func=cmd_ablation, takes_study_argv=True)
 
 
 def experiment_main(argv: list[str], prog: str) -> int:
@@ -43,14 +28,8 @@ def experiment_main(argv: list[str], prog: str) -> int:
         if not (e.name or "").startswith("experiments"):
             raise
         raise UsageError(
-            f"`reduce-ladder {COMMAND}` runs the experiment in {EXPERIMENT}/ of the source "
-            "checkout, which is not installed with the package: run it from a checkout "
+            "`reduce-ladder ablation` runs the experiment in experiments/fastest_ablation/ of the "
+            "source checkout, which is not installed with the package: run it from a checkout "
             "(python -m experiments.fastest_ablation)"
         ) from None
     return experiment.main(argv, prog=prog)
-
-
-def cmd_ablation(args: argparse.Namespace) -> int:
-    return run_study(
-        COMMAND, experiment_main, args.study_argv, "it times kernel variants on the GPU"
-    )

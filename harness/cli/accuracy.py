@@ -16,29 +16,18 @@ written all the same); 2 bad usage or no GPU (before any work).
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from harness.check import battery
-from harness.cli.common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    UsageError,
-    check_writable,
-    parse_sizes,
-    require_gpu,
-    split_ids,
-    unknown_ids_message,
-    write_json,
-)
+from harness.cli import common
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from harness.core import catalogue
 from harness.studies import accuracy as study
 
-COMMAND = "accuracy"
-
 
 def selected_families(values: list[str] | None) -> list[str]:
-    names = split_ids(values)
-    unknown = [f for f in names if f not in battery.NAMES]
-    if unknown:
+    names = common.split_ids(values)
+    if unknown := [f for f in names if f not in battery.NAMES]:
         raise UsageError(
             f"unknown data famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
             f"valid: {', '.join(battery.NAMES)}"
@@ -47,36 +36,32 @@ def selected_families(values: list[str] | None) -> list[str]:
 
 
 def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:
-    valid = [v.id for v in study.study_variants()]
-    ids = split_ids(values)
-    unknown = [i for i in ids if i not in valid]
-    if unknown:
-        known = [i for i in unknown if i in catalogue.BY_ID]
-        if known:
-            raise UsageError(
-                f"{', '.join(known)}: not in the accuracy study (it takes the float32 variants "
-                "that are not wrong demonstrations nor seed 001's host-staged ones, and the "
-                f"peers {', '.join(study.PEERS)})"
-            )
-        raise UsageError(unknown_ids_message(unknown, valid, "variant id"))
-    chosen = set(ids)
-    return [v for v in study.study_variants() if v.id in chosen] if ids else study.study_variants()
+    variants = study.study_variants()
+    ids, valid = common.split_ids(values), [v.id for v in variants]
+    if known := [i for i in ids if i not in valid and i in catalogue.BY_ID]:
+        raise UsageError(
+            f"{', '.join(known)}: not in the accuracy study (it takes the float32 variants "
+            "that are not wrong demonstrations nor seed 001's host-staged ones, and the "
+            f"peers {', '.join(study.PEERS)})"
+        )
+    if unknown := [i for i in ids if i not in valid]:
+        raise UsageError(common.unknown_ids_message(unknown, valid, "variant id"))
+    return [v for v in variants if v.id in ids] if ids else variants
 
 
 def cmd_accuracy(args: argparse.Namespace) -> int:
-    sizes = parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
-    if min(sizes) < 1:
-        raise UsageError("sizes must be at least 1")
+    sizes = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
     families = selected_families(args.families)
     variants = selected_variants(args.variants)
-    check_writable(args.json)
-    check_writable(args.reproducible_json, "--reproducible-json")
+    common.check_writable(args.json)
+    common.check_writable(args.reproducible_json, "--reproducible-json")
     repro = study.reproducible_variants()
-    require_gpu(COMMAND, "it runs every variant on the battery", cupy=True)
+    common.require_gpu("accuracy", "it runs every variant on the battery", cupy=True)
     from harness.report import accuracy_tables
 
-    doc = study.accuracy(variants, families, sizes, log=lambda s: print(s, flush=True))
-    write_json(args.json, doc)
+    log = partial(print, flush=True)
+    doc = study.accuracy(variants, families, sizes, log=log)
+    common.write_json(args.json, doc)
     print(accuracy_tables.markdown(doc))
     failed = accuracy_tables.failures(doc, {v.id for v in repro})
     if args.reproducible_json and not repro:
@@ -85,31 +70,21 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
             f"catalogue; {args.reproducible_json} not written"
         )
     elif args.reproducible_json:
-        rdoc = study.reproducible(repro, log=lambda s: print(s, flush=True))
-        write_json(args.reproducible_json, rdoc)
-        failed += [
-            f"{vid} {key}: {entry['error']}"
-            for vid, by_key in rdoc["results"].items()
-            for key, entry in by_key.items()
-            if "error" in entry
-        ]
+        rdoc = study.reproducible(repro, log=log)
+        common.write_json(args.reproducible_json, rdoc)
+        for vid, by_key in rdoc["results"].items():
+            failed += [f"{vid} {key}: {e['error']}" for key, e in by_key.items() if "error" in e]
     for line in failed:
         print(f"FAILED: {line}")
     return EXIT_FAILED if failed else EXIT_OK
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        COMMAND,
-        help="every float32 variant and the peers on the accuracy battery: ulps vs the exact sum",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    help = "every float32 variant and the peers on the accuracy battery: ulps vs the exact sum"
+    p = common.command(sub, "accuracy", cmd_accuracy, help, __doc__)
     p.add_argument("--sizes", nargs="*", metavar="N", help="default 2^20 2^25")
     p.add_argument("--families", nargs="*", metavar="F", help=f"of {', '.join(battery.NAMES)}")
     p.add_argument("--variants", nargs="*", metavar="ID", help="default: every one (see above)")
     p.add_argument("--json", metavar="PATH", help="write the accuracy/1 document here")
-    p.add_argument(
-        "--reproducible-json", metavar="PATH", help="write the reproducible variants' result bits"
-    )
-    p.set_defaults(func=cmd_accuracy)
+    repro = "write the reproducible variants' result bits"
+    p.add_argument("--reproducible-json", metavar="PATH", help=repro)

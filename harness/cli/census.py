@@ -1,18 +1,9 @@
 """`reduce-ladder inspect`: the compiler census, on a machine with or without a GPU.
 
-reduce-ladder inspect                         # every CUDA and Triton variant, float32, sm_90
-                                              # (peers are listed: library calls, not compiled)
-reduce-ladder inspect --arch sm_80 --variants cuda/v3-sequential triton/tile-256
-reduce-ladder inspect --dtype all --format json
-reduce-ladder inspect --wide                  # every count (default: fits 100 columns)
-reduce-ladder inspect --dtype all --json docs/census-sm_90.json     # the doc's census input
-reduce-ladder inspect --write-doc docs/porting.md                   # regenerate the doc
-
-The census and the guide are porting tools, not part of the runtime package: they live in the
-top-level package `porting/`, which may import harness and is never imported by it, except here,
-through the one lazy entry `porting_entry()`, which imports porting.inspect_cmd inside the
-function, when the command runs, never at import time. This module parses and checks the arguments
-(usage errors exit 2 before any work); porting.inspect_cmd does the work.
+The census and the porting guide are porting tools, not part of the runtime package: they live in
+`porting/`, which harness never imports except here, through the one lazy entry `porting_entry()`
+(inside the function, when the command runs). This module parses and checks the arguments (usage
+errors exit 2 before any work); porting.inspect_cmd does the work.
 """
 
 from __future__ import annotations
@@ -21,7 +12,7 @@ import argparse
 import re
 from types import ModuleType
 
-from harness.cli.common import UsageError, check_writable, variant_ids
+from harness.cli.common import UsageError, check_writable, command, variant_ids
 from harness.core import dtypes
 
 
@@ -66,40 +57,20 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "inspect",
-        help="compiler census (registers, shared memory, spills, SASS instruction counts) of "
-        "every CUDA and Triton variant; no GPU needed",
-        description="Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, "
-        "explicit target) without a GPU and count what the compilers produced.",
-    )
-    p.add_argument("--arch", default="sm_90", help="target architecture (default sm_90)")
-    p.add_argument(
-        "--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)"
-    )
-    p.add_argument(
-        "--dtype",
-        default="float32",
-        help=f"{', '.join(dtypes.NAMES)} or all (default float32)",
-    )
-    p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument(
-        "--wide",
-        action="store_true",
-        help="every count (shared loads/stores, global load widths, atomics, ...); "
-        "default: a table that fits 100 columns",
-    )
-    p.add_argument("--json", metavar="PATH", help="also write the census document (JSON) here")
-    p.add_argument(
-        "--write-doc",
-        metavar="PATH",
-        help="regenerate the porting reference (docs/porting.md) from the committed census "
-        "JSON, the sources and the committed results, then exit",
-    )
-    p.add_argument(
-        "--census",
-        metavar="PATH",
-        default=None,
-        help="census JSON the doc is generated from (default docs/census-sm_90.json)",
-    )
-    p.set_defaults(func=cmd_inspect)
+    help = "compiler census (registers, shared memory, spills, SASS instruction counts) of "
+    help += "every CUDA and Triton variant; no GPU needed"
+    doc = "Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, explicit target) "
+    doc += "without a GPU and count what the compilers produced."
+    p = command(sub, "inspect", cmd_inspect, help, doc)
+    add = p.add_argument
+    add("--arch", default="sm_90", help="target architecture (default sm_90)")
+    add("--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)")
+    add("--dtype", default="float32", help=f"{', '.join(dtypes.NAMES)} or all (default float32)")
+    add("--format", choices=("table", "json"), default="table")
+    wide = "every count (shared loads/stores, global load widths, atomics, ...); default: a table "
+    add("--wide", action="store_true", help=wide + "that fits 100 columns")
+    add("--json", metavar="PATH", help="also write the census document (JSON) here")
+    doc = "regenerate the porting reference (docs/porting.md) from the committed census JSON, the "
+    add("--write-doc", metavar="PATH", help=doc + "sources and the committed results, then exit")
+    census = "census JSON the doc is generated from (default docs/census-sm_90.json)"
+    add("--census", metavar="PATH", help=census)

@@ -36,12 +36,18 @@ def console() -> Console:
     return Console(width=width)
 
 
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
+def plural(count: int, noun: str) -> str:
     """'1 Triton twin', '3 Triton twins'."""
-    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-# -- sizes, counts, dtypes ----------------------------------------------------------------------
+def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: str, doc=None):
+    """A sub-command's parser, run by func; a description that has line breaks keeps them."""
+    raw = doc and "\n" in doc
+    fmt = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
+    p = sub.add_parser(name, help=help, description=doc, formatter_class=fmt)
+    p.set_defaults(func=func)
+    return p
 
 
 def parse_size(text: str) -> int:
@@ -59,9 +65,7 @@ def parse_size(text: str) -> int:
 
 def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
     """Sizes from several arguments and / or comma-separated; None when none are given."""
-    if not values:
-        return None
-    return [parse_size(s) for v in values for s in v.split(",") if s.strip()]
+    return [parse_size(s) for s in split_ids(values)] if values else None
 
 
 def size_list(ns: Iterable[int]) -> str:
@@ -90,14 +94,10 @@ def parse_dtype(text: str) -> str:
 def require_dtype(variants: Iterable[Variant], dtype: str) -> None:
     """Every variant named on the command line must support dtype: one that does not is a usage
     error naming the dtypes it does support (never dropped from the run in silence)."""
-    bad = [v for v in variants if dtype not in v.dtypes]
-    if bad:
+    if bad := [v for v in variants if dtype not in v.dtypes]:
         raise UsageError(
             "; ".join(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}" for v in bad)
         )
-
-
-# -- variant ids --------------------------------------------------------------------------------
 
 
 def split_ids(values: Sequence[str] | None) -> list[str]:
@@ -105,61 +105,37 @@ def split_ids(values: Sequence[str] | None) -> list[str]:
     return [s.strip() for v in values or () for s in v.split(",") if s.strip()]
 
 
-def suggestions(unknown: str, valid: Sequence[str]) -> list[str]:
-    """The valid ids a mistyped or unprefixed one most likely meant (catalogue.close_ids: the
-    same words as the API's KeyError)."""
-    return catalogue.close_ids(unknown, valid)
-
-
-# A list of valid ids short enough to print in full with every error (seed 001's ten ids).
-SHORT_LIST = 12
-
-
 def unknown_ids_message(unknown: Sequence[str], valid: Sequence[str], what: str) -> str:
     """'unknown variant id 'v3-sequential'; did you mean cuda/v3-sequential?' -- the list of
     valid ids only when nothing is close, or when it is short."""
     lines, lost = [], []
     for i in unknown:
-        close = suggestions(i, valid)
+        close = catalogue.close_ids(i, valid)  # the same words as the API's KeyError
         if close:
             lines.append(f"unknown {what} {i!r}; did you mean {' or '.join(close)}?")
         else:
             lost.append(i)
     if lost:
         lines.append(f"unknown {what}(s): {', '.join(lost)}")
-    if lost or len(valid) <= SHORT_LIST:
+    if lost or len(valid) <= 12:  # short enough to print with every error (seed 001's ten ids)
         lines.append("valid ids (reduce-ladder list):\n  " + "\n  ".join(valid))
     return "\n".join(lines)
 
 
 def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None) -> list[str]:
     """The ids given (empty: none given), each a known catalogue id (or one of `valid`)."""
-    ids = split_ids(values)
-    valid = list(catalogue.BY_ID) if valid is None else list(valid)
-    unknown = [i for i in ids if i not in valid]
-    if unknown:
+    ids, valid = split_ids(values), list(catalogue.BY_ID if valid is None else valid)
+    if unknown := [i for i in ids if i not in valid]:
         raise UsageError(unknown_ids_message(unknown, valid, "variant id"))
     return ids
 
 
-# -- output files -------------------------------------------------------------------------------
-
-
-def check_writable(path: str | None, option: str = "--json") -> None:
+def check_writable(path: str | None, option: str = "--json", folder: bool = False) -> Path | None:
     """Fail before the work, not after it: harness.report.documents.check_output (the one rule
-    for every output: missing folders are created when written; a file in the way, a folder
-    given for a file, or a place nothing can be written is a usage error)."""
-    if path:
-        try:
-            documents.check_output(path, option=option)
-        except ReportError as e:
-            raise UsageError(str(e)) from None
-
-
-def check_writable_dir(path: str, option: str = "--out") -> Path:
-    """The output folder of --out, checked the same way; created only when written to."""
+    for every output, a file or a folder: missing folders are created when written; a file in
+    the way, a folder given for a file, or a place nothing can be written is a usage error)."""
     try:
-        return documents.check_output(path, folder=True, option=option)
+        return documents.check_output(path, folder=folder, option=option) if path else None
     except ReportError as e:
         raise UsageError(str(e)) from None
 
@@ -171,15 +147,11 @@ class WriteFailed(Exception):
 def write_json(path: str | None, doc: dict) -> None:
     """Write doc as indented JSON (path checked earlier with check_writable); a failure now is
     WriteFailed (harness.cli.main: one line, exit 1)."""
-    if not path:
-        return
     try:
-        documents.write_document(path, doc)
+        if path:
+            documents.write_document(path, doc)
     except OSError as e:
         raise WriteFailed(f"cannot write {path}: {e.strerror or e}") from None
-
-
-# -- commands that need a GPU -------------------------------------------------------------------
 
 
 def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
@@ -190,25 +162,24 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
         raise UsageError(f"`reduce-ladder {command}` needs an NVIDIA GPU ({why_needed}): {why}")
 
 
-# -- studies that keep their own command line ---------------------------------------------------
+def run_study(command: str, study_main: Callable[..., int], why_needed: str | None) -> Callable:
+    """The sub-command running a study's own main(argv) (it stays runnable as `python -m ...`):
+    its --json path is checked first, then (where why_needed says why) the GPU policy, then its
+    own parser takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
 
+    def cmd(args: argparse.Namespace) -> int:
+        argv = args.study_argv
+        if why_needed and not {"-h", "--help"} & set(argv):
+            pre = argparse.ArgumentParser(add_help=False)
+            pre.add_argument("--json")
+            check_writable(pre.parse_known_args(argv)[0].json)
+            require_gpu(command, why_needed, cupy=True)
+        try:
+            return study_main(argv, prog=f"reduce-ladder {command}")
+        except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
+            return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
 
-def run_study(
-    command: str, study_main: Callable[..., int], argv: list[str], why_needed: str
-) -> int:
-    """Run a study module's own main(argv) (it stays runnable as `python -m ...`) as a
-    sub-command: its --json path is checked first, then the GPU policy, then its own parser
-    takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
-    if not {"-h", "--help"} & set(argv):
-        pre = argparse.ArgumentParser(add_help=False)
-        pre.add_argument("--json")
-        known, _ = pre.parse_known_args(argv)
-        check_writable(known.json)
-        require_gpu(command, why_needed, cupy=True)
-    try:
-        return study_main(argv, prog=f"reduce-ladder {command}")
-    except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
-        return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
+    return cmd
 
 
 def fail(command: str, message: str, code: int = EXIT_USAGE) -> int:

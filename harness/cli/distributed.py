@@ -29,40 +29,28 @@ COMMAND = "distributed"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        COMMAND,
-        help="one sum across K GPUs (NCCL): local sums, all_reduce / rank-order combines, "
-        "weak or strong scaling, the all_reduce sweep; --render tabulates",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("--gpus", nargs="+", metavar="K", help="process counts, e.g. 1,2,4 or 1 2 4")
-    p.add_argument("--sizes", nargs="+", metavar="N", help="weak: n per GPU; strong: n total")
-    p.add_argument("--scaling", choices=distributed.SCALINGS, default="weak")
-    p.add_argument("--variant", help="catalogue id (default cuda/fastest; CPU: triton/fastest)")
-    p.add_argument("--combines", nargs="+", help="all_reduce, all_gather (default: both)")
-    p.add_argument("--reps", type=common.positive_int, default=10, help="timed repetitions (10)")
-    p.add_argument("--warmup", type=common.positive_int, default=2)
-    p.add_argument("--seed", type=int, default=0, help="rank r's generator: seed + r (0)")
-    p.add_argument(
-        "--sweep",
-        action="store_true",
-        help="all_reduce 2^10..2^28 for K > 1 (alone: no sums unless --sizes)",
-    )
-    p.add_argument("--sweep-sizes", nargs="+", metavar="N", help="the sweep's sizes instead")
-    p.add_argument("--combine-calls", type=int, default=100, help="scalar combine loop (0: off)")
-    p.add_argument("--backend", choices=distributed.BACKENDS, help="nccl (GPUs) or gloo (--cpu)")
-    p.add_argument("--cpu", action="store_true", help="the CPU path: gloo, Triton interpreter")
-    p.add_argument("--timeout", type=float, default=60.0, help="process group timeout, s (60)")
-    p.add_argument("--json", help="write the document (with --render: the pooled one)")
-    p.add_argument("--render", nargs="+", metavar="JSON", help="tabulate documents; needs --out")
-    p.add_argument("--out", help="folder for --render's distributed.md and distributed.png")
-    p.set_defaults(func=cmd_distributed)
-
-
-def _split(values: list[str] | None) -> list[str]:
-    """ "1,2,4" or "1 2 4" as one list."""
-    return [s for v in values or () for s in v.split(",") if s.strip()]
+    help = "one sum across K GPUs (NCCL): local sums, all_reduce / rank-order combines, weak or "
+    help += "strong scaling, the all_reduce sweep; --render tabulates"
+    p = common.command(sub, COMMAND, cmd_distributed, help, __doc__)
+    add = p.add_argument
+    add("--gpus", nargs="+", metavar="K", help="process counts, e.g. 1,2,4 or 1 2 4")
+    add("--sizes", nargs="+", metavar="N", help="weak: n per GPU; strong: n total")
+    add("--scaling", choices=distributed.SCALINGS, default="weak")
+    add("--variant", help="catalogue id (default cuda/fastest; CPU: triton/fastest)")
+    add("--combines", nargs="+", help="all_reduce, all_gather (default: both)")
+    add("--reps", type=common.positive_int, default=10, help="timed repetitions (10)")
+    add("--warmup", type=common.positive_int, default=2)
+    add("--seed", type=int, default=0, help="rank r's generator: seed + r (0)")
+    sweep = "all_reduce 2^10..2^28 for K > 1 (alone: no sums unless --sizes)"
+    add("--sweep", action="store_true", help=sweep)
+    add("--sweep-sizes", nargs="+", metavar="N", help="the sweep's sizes instead")
+    add("--combine-calls", type=int, default=100, help="scalar combine loop (0: off)")
+    add("--backend", choices=distributed.BACKENDS, help="nccl (GPUs) or gloo (--cpu)")
+    add("--cpu", action="store_true", help="the CPU path: gloo, Triton interpreter")
+    add("--timeout", type=float, default=60.0, help="process group timeout, s (60)")
+    add("--json", help="write the document (with --render: the pooled one)")
+    add("--render", nargs="+", metavar="JSON", help="tabulate documents; needs --out")
+    add("--out", help="folder for --render's distributed.md and distributed.png")
 
 
 def request_from(args: argparse.Namespace) -> distributed.Request:
@@ -73,7 +61,7 @@ def request_from(args: argparse.Namespace) -> distributed.Request:
     if args.variant:
         common.variant_ids([args.variant])  # unknown id: the usual message with suggestions
     try:
-        gpus = tuple(int(s) for s in _split(args.gpus))
+        gpus = tuple(int(s) for s in common.split_ids(args.gpus))
     except ValueError:
         raise UsageError(f"--gpus takes integers, e.g. 1,2,4 (got {' '.join(args.gpus)})") from None
     sizes, sweep_sizes = common.parse_sizes(args.sizes), common.parse_sizes(args.sweep_sizes)
@@ -81,7 +69,7 @@ def request_from(args: argparse.Namespace) -> distributed.Request:
     return distributed.Request(
         gpus=gpus,
         sizes=tuple(sizes) if sizes else None,
-        combines=tuple(_split(args.combines)) or tuple(distributed.COMBINES),
+        combines=tuple(common.split_ids(args.combines)) or tuple(distributed.COMBINES),
         timeout_s=args.timeout,
         sweep=args.sweep or bool(sweep_sizes),
         sweep_sizes=tuple(sweep_sizes) if sweep_sizes else distributed.SWEEP_SIZES,

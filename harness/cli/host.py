@@ -1,127 +1,85 @@
-"""`reduce-ladder host`: seed 001's study, end to end from host memory.
-
-    reduce-ladder host [--sizes 2^11,2^14,2^20,2^25,2^30] [--streams 1,2,4,8]
-                       [--chunk 2^20,2^22,2^24] [--sweep-sizes 2^25,2^30] [--json PATH]
-
-Prints the seed's table regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum:
-end-to-end ms and GB/s of host data reduced, then where the time goes: H2D copy vs kernels), the
-stream sweep of V3's pipeline against the copy-engine bound (the pinned H2D copy measured alone),
-and every variant's error on an adversarial input against its bound. It needs a GPU: without one
-it exits 2 with one line, after the usage checks, before anything is written.
-"""
+"""`reduce-ladder host`: seed 001's study, end to end from host memory. Prints the seed's table
+regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum: end-to-end ms and GB/s
+of host data reduced, then where the time goes: H2D copy vs kernels), the stream sweep of V3's
+pipeline against the copy-engine bound (the pinned H2D copy measured alone), and every variant's
+error on an adversarial input against its bound. It needs a GPU: without one it exits 2 with one
+line, after the usage checks, before anything is written."""
 
 from __future__ import annotations
 
 import argparse
 import math
 
-from harness.cli.common import (
-    EXIT_FAILED,
-    EXIT_OK,
-    UsageError,
-    check_writable,
-    console,
-    parse_dtype,
-    parse_sizes,
-    positive_int,
-    require_gpu,
-    split_ids,
-    unknown_ids_message,
-    write_json,
-)
+from harness.cli import common
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from harness.core import catalogue, device
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "host",
-        help="seed 001: host-driven multi-pass sums from host memory, end to end "
-        "(pageable vs pinned vs streams), with the stream sweep",
-    )
+    help = "seed 001: host-driven multi-pass sums from host memory, end to end (pageable vs "
+    p = common.command(sub, "host", cmd_host, help + "pinned vs streams), with the stream sweep")
     p.add_argument("--sizes", nargs="*", metavar="N", help="table sizes (default 2^11,...,2^30)")
     p.add_argument(
         "--streams", nargs="*", metavar="S", help="sweep stream counts (default 1,2,4,8)"
     )
-    p.add_argument(
-        "--chunk",
-        "--chunks",
-        nargs="*",
-        metavar="N",
-        dest="chunk",
-        help="sweep chunk sizes in elements, rounded up to the 2048-element tile "
-        "(default 2^20,2^22,2^24)",
-    )
+    chunk = "sweep chunk sizes in elements, rounded up to the 2048-element tile (default "
+    p.add_argument("--chunk", "--chunks", nargs="*", metavar="N", help=chunk + "2^20,2^22,2^24)")
     p.add_argument("--sweep-sizes", nargs="*", metavar="N", help="default 2^25,2^30")
-    p.add_argument(
-        "--pipeline",
-        default="4,2^22",
-        metavar="S,CHUNK",
-        help="streams and chunk of V3 / triton/001-streams in the table (default 4,2^22)",
-    )
+    pipeline = "streams and chunk of V3 / triton/001-streams in the table (default 4,2^22)"
+    p.add_argument("--pipeline", default="4,2^22", metavar="S,CHUNK", help=pipeline)
     p.add_argument("--variants", nargs="*", metavar="ID", help="seed-001 variant ids")
     p.add_argument("--dtype", default="float32", help="float32 (default) or int32")
-    p.add_argument(
-        "--reps", type=positive_int, default=None, help="timed trips (default: auto; 3 >= 2^28)"
-    )
+    reps = "timed trips (default: auto; 3 >= 2^28)"
+    p.add_argument("--reps", type=common.positive_int, default=None, help=reps)
     p.add_argument("--no-table", action="store_true", help="skip the seed's table")
     p.add_argument("--no-sweep", action="store_true", help="skip the stream sweep")
     p.add_argument("--no-adversarial", action="store_true", help="skip the adversarial input")
     p.add_argument("--json", metavar="PATH", help="write the study (JSON) here")
     p.add_argument("--quiet", action="store_true", help="no per-row progress lines")
-    p.set_defaults(func=cmd_host)
-
-
-def _streams(values) -> list[int] | None:
-    if not values:
-        return None
-    try:
-        out = [int(s) for v in values for s in v.split(",") if s.strip()]
-    except ValueError:
-        raise UsageError(f"bad --streams {values}: write integers such as 1,2,4,8") from None
-    if any(k < 1 or k > 64 for k in out):
-        raise UsageError(f"stream counts must be in 1..64, got {out}")
-    return out
 
 
 def _parse(args: argparse.Namespace) -> dict:
     from harness.studies import host
 
-    streams = _streams(args.streams) or list(host.DEFAULT_STREAMS)
-    ids = split_ids(args.variants)
-    valid = [v.id for v in catalogue.select(family="001")]
-    bad = [i for i in ids if i not in valid]
-    if bad:
-        raise UsageError(unknown_ids_message(bad, valid, "seed-001 variant id"))
-    pipe = [s for s in args.pipeline.split(",") if s.strip()]
     try:
+        streams = [int(s) for s in common.split_ids(args.streams)]
+    except ValueError:
+        raise UsageError(f"bad --streams {args.streams}: write integers such as 1,2,4,8") from None
+    if any(k < 1 or k > 64 for k in streams):
+        raise UsageError(f"stream counts must be in 1..64, got {streams}")
+    ids = common.split_ids(args.variants)
+    valid = [v.id for v in catalogue.select(family="001")]
+    if bad := [i for i in ids if i not in valid]:
+        raise UsageError(common.unknown_ids_message(bad, valid, "seed-001 variant id"))
+    pipe = common.split_ids([args.pipeline])
+    try:
+        pipeline = (int(pipe[0]), common.parse_sizes([pipe[1]])[0])
         if len(pipe) != 2:
             raise ValueError
-        pipeline = (int(pipe[0]), parse_sizes([pipe[1]])[0])
-    except ValueError:
+    except (ValueError, IndexError):
         why = f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22"
         raise UsageError(why) from None
     if pipeline[0] < 1:
         raise UsageError("--pipeline needs at least 1 stream")
-    dtype = parse_dtype(args.dtype)
     return {
-        "sizes": parse_sizes(args.sizes) or list(host.DEFAULT_SIZES),
-        "streams": streams,
-        "chunks": parse_sizes(args.chunk) or list(host.DEFAULT_CHUNKS),
-        "sweep_sizes": parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES),
+        "sizes": common.parse_sizes(args.sizes) or list(host.DEFAULT_SIZES),
+        "streams": streams or list(host.DEFAULT_STREAMS),
+        "chunks": common.parse_sizes(args.chunk) or list(host.DEFAULT_CHUNKS),
+        "sweep_sizes": common.parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES),
         "pipeline": pipeline,
         "ids": ids or None,
-        "dtype": dtype,
+        "dtype": common.parse_dtype(args.dtype),
     }
 
 
 def cmd_host(args: argparse.Namespace) -> int:
     opts = _parse(args)  # usage errors first, GPU or not
-    check_writable(args.json)
-    require_gpu("host", "it measures transfers from host memory to the GPU")
+    common.check_writable(args.json)
+    common.require_gpu("host", "it measures transfers from host memory to the GPU")
     from harness.report import host_tables, study_records
     from harness.studies import host
 
-    out = console()
+    out = common.console()
     variants = host.host_variants(opts["ids"])
     cuda_ok, why_cuda = device.cupy_gpu()
     if not cuda_ok:
@@ -146,7 +104,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
                                pipeline=opts["pipeline"], progress=progress)  # fmt: skip
         doc["table"] = [study_records.host_record(r).to_json() for r in rows]
-        write_json(args.json, doc)
+        common.write_json(args.json, doc)
         for t in host_tables.seed_tables(rows, name, opts["dtype"]):
             out.print(t)
         bad = [r for r in rows if r.get("status") != "ok"]
@@ -156,18 +114,18 @@ def cmd_host(args: argparse.Namespace) -> int:
     if not args.no_adversarial:
         adv = host.adversarial_rows(variants=variants)
         doc["adversarial"] = adv
-        write_json(args.json, doc)
+        common.write_json(args.json, doc)
         out.print(host_tables.adversarial_table(adv))
         failed |= not all(r["ok"] for r in adv["rows"])
     if not args.no_sweep and any(v.id == "cuda/001-v3-streams" for v in variants):
         sweep = host.stream_sweep(opts["sweep_sizes"], opts["streams"], opts["chunks"],
                                   opts["dtype"], reps=args.reps, progress=progress)  # fmt: skip
         doc["sweep"] = sweep
-        write_json(args.json, doc)
+        common.write_json(args.json, doc)
         for entry in sweep["sizes"]:
             out.print(host_tables.sweep_table(entry))
             out.print(f"finding: {entry['finding']}", highlight=False)
         failed |= not all(c["ok"] for e in sweep["sizes"] for c in e["configs"])
-    write_json(args.json, doc)
+    common.write_json(args.json, doc)
     out.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
     return EXIT_FAILED if failed else EXIT_OK

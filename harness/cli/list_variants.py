@@ -1,31 +1,18 @@
-"""`reduce-ladder list`: the catalogue, as a table or as JSON records.
-
-reduce-ladder list [--format json] [--dtype int32] [--backend cuda|triton|peer] [--wide]
-
-The table fits 100 columns by default (id, stage, dtypes shortened, twin, a key to the tile
-mapping spelled out under the table); --wide shows every column in full (seed labels, the twin
-ids, the tile mapping's words, the wrong flag).
-"""
+"""`reduce-ladder list`: the catalogue, as a table or as JSON records. The table fits 100
+columns by default (id, stage, dtypes shortened, twin, a key to the tile mapping spelled out under
+the table); --wide shows every column in full (seed labels, the twin ids, the tile mapping's
+words, the wrong flag)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from harness.cli.common import EXIT_OK, console, parse_dtype
+from harness.cli.common import EXIT_OK, command, console, parse_dtype
 from harness.core import catalogue, dtypes
 from harness.core.variant import Variant
-from harness.report.terminal import (
-    KeyedText,
-    TermColumn,
-    dtype_key,
-    short_dtypes,
-    short_id,
-    terminal_table,
-    with_legend,
-)
-
-WRONG = "WRONG demo"
+from harness.report import terminal
+from harness.report.terminal import KeyedText, TermColumn, short_id
 
 
 def twin_full(v: Variant) -> str:
@@ -48,25 +35,14 @@ def twin_short(v: Variant) -> str:
     return f"({short_id(v.counterpart)})" if v.counterpart else "-"
 
 
-def compact_columns(mappings: KeyedText) -> list[TermColumn]:
-    return [
-        TermColumn("id", lambda v: v.id, whole=True),
-        TermColumn("stage", lambda v: v.stage),
-        TermColumn("dtypes", lambda v: short_dtypes(v.dtypes), whole=True),
-        TermColumn("twin", twin_short, whole=True),
-        TermColumn("map", lambda v: mappings.key(v.tile_mapping)),
-        TermColumn("wrong", lambda v: "WRONG" if v.wrong else ""),
-    ]
-
-
+ID, STAGE = TermColumn("id", lambda v: v.id, whole=True), TermColumn("stage", lambda v: v.stage)
 WIDE_COLUMNS = [
-    TermColumn("id", lambda v: v.id, whole=True),
-    TermColumn("stage", lambda v: v.stage),
+    *(ID, STAGE),
     TermColumn("seeds", lambda v: " ".join(v.seeds) or "-"),
     TermColumn("twin", twin_full),
     TermColumn("dtypes", lambda v: ",".join(v.dtypes)),
     TermColumn("tile mapping", lambda v: v.tile_mapping),
-    TermColumn("wrong", lambda v: WRONG if v.wrong else ""),
+    TermColumn("wrong", lambda v: "WRONG demo" if v.wrong else ""),
 ]
 
 COMPACT_KEY = (
@@ -83,30 +59,29 @@ def catalogue_table(variants: list[Variant], *, wide: bool = False):
     rows = catalogue.ladder_order(variants)
     style = lambda v: "red" if v.wrong else None  # noqa: E731
     if wide:
-        return terminal_table(title, WIDE_COLUMNS, rows, style)
+        return terminal.terminal_table(title, WIDE_COLUMNS, rows, style)
     mappings = KeyedText()
-    table = terminal_table(title, compact_columns(mappings), rows, style)
-    legend = [
-        "map: the tile mapping (blocks, tiles per block, threads)",
-        *(f"  {line}" for line in mappings.legend()),
-        "dtypes: " + dtype_key(dtypes.NAMES),
-        COMPACT_KEY,
+    columns = [
+        *(ID, STAGE),
+        TermColumn("dtypes", lambda v: terminal.short_dtypes(v.dtypes), whole=True),
+        TermColumn("twin", twin_short, whole=True),
+        TermColumn("map", lambda v: mappings.key(v.tile_mapping)),
+        TermColumn("wrong", lambda v: "WRONG" if v.wrong else ""),
     ]
-    return with_legend(table, legend)
+    table = terminal.terminal_table(title, columns, rows, style)
+    legend = ["map: the tile mapping (blocks, tiles per block, threads)"]
+    legend += [f"  {line}" for line in mappings.legend()]
+    legend += ["dtypes: " + terminal.dtype_key(dtypes.NAMES), COMPACT_KEY]
+    return terminal.with_legend(table, legend)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("list", help="print the catalogue")
+    p = command(sub, "list", cmd_list, "print the catalogue")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--dtype", default=None, help="only the variants that support this dtype")
-    p.add_argument("--backend", choices=("cuda", "triton", "peer"), default=None)
-    p.add_argument(
-        "--wide",
-        action="store_true",
-        help="every column: seed labels, twins, tile mappings in full "
-        "(default: a table that fits 100 columns)",
-    )
-    p.set_defaults(func=cmd_list)
+    p.add_argument("--dtype", help="only the variants that support this dtype")
+    p.add_argument("--backend", choices=("cuda", "triton", "peer"))
+    wide = "every column: seed labels, twins, tile mappings in full (default: a table that fits "
+    p.add_argument("--wide", action="store_true", help=wide + "100 columns)")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -114,6 +89,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     vs = catalogue.select(None, dtype=dtype, backend=args.backend, include_wrong=True)
     if args.format == "json":
         print(json.dumps([v.record() for v in vs], indent=1))
-        return EXIT_OK
-    console().print(catalogue_table(vs, wide=args.wide))
+    else:
+        console().print(catalogue_table(vs, wide=args.wide))
     return EXIT_OK

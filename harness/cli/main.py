@@ -1,11 +1,6 @@
-"""reduce-ladder: the command line. Each sub-command lives in its own module, registered below by
-an explicit import (a renamed or broken module fails loudly, it does not vanish from the CLI).
-
-    reduce-ladder                      verify and time the ladder (default sizes 2^24, 2^25)
-    reduce-ladder run | check | list | report | inspect | host | fastest-bench | bench | ablation
-                                       | profile | sanitize | accuracy | compare
-    reduce-ladder distributed          one sum across K GPUs on NCCL
-    reduce-ladder COMMAND --help       its options
+"""reduce-ladder: the command line. Every sub-command is registered below from an explicit import
+(a renamed or broken module fails loudly, it does not vanish from the CLI): a module's
+add_parser(sub), or a study that keeps its own parser (STUDIES).
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
 and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
@@ -27,35 +22,44 @@ from pathlib import Path
 from harness.cli import (
     ablation,
     accuracy,
-    bench,
     census,
     compare,
     distributed,
-    fastest_bench,
     host,
     list_variants,
     profile,
     report,
     run,
 )
-from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed
+from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
+from harness.studies import bench, fastest_bench
 
-# Every sub-command module, in the order `reduce-ladder --help` lists them. `run` registers `run`
-# and `check`; the others one command each, through add_parser(sub), setting `func`.
-COMMAND_MODULES = (
-    run,
-    list_variants,
-    report,
-    census,
-    host,
-    fastest_bench,
-    bench,
-    ablation,
-    profile,  # and sanitize
-    accuracy,
-    compare,
-    distributed,
-)
+# Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`):
+# name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
+STUDIES = {
+    "fastest-bench": (
+        fastest_bench.main,
+        "it times kernels against CuPy's and torch's",
+        "the fastest pair against torch.sum, cupy.sum (CUB) and copy, n = 2^10..2^30; "
+        "needs --json PATH and a GPU (options: reduce-ladder fastest-bench --help)",
+    ),
+    "bench": (
+        bench.main,
+        None,
+        "run a named suite (ladder, sweep, seed004, fastest, callable) and write its rows; "
+        "options: reduce-ladder bench --help",
+    ),
+    "ablation": (
+        ablation.experiment_main,
+        "it times kernel variants on the GPU",
+        "the fastest pair's design choices, one by one, and the launch probe; needs "
+        "--json PATH and a GPU (options: reduce-ladder ablation --help)",
+    ),
+}
+# In the order `reduce-ladder --help` lists them: `run` registers run and check, `profile`
+# profile and sanitize.
+COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, compare)
+COMMANDS += (distributed,)
 DEFAULT_COMMAND = "run"
 
 
@@ -80,9 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"reduce-ladder {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    run.add_parsers(sub)
-    for module in COMMAND_MODULES[1:]:
-        module.add_parser(sub)
+    for entry in COMMANDS:
+        if entry in STUDIES:
+            study_main, why, help = STUDIES[entry]
+            p = sub.add_parser(entry, add_help=False, help=help)  # its own parser: --help
+            p.set_defaults(func=run_study(entry, study_main, why), takes_study_argv=True)
+        else:
+            entry.add_parser(sub)
     return parser
 
 
@@ -92,21 +100,16 @@ def command_names(parser: argparse.ArgumentParser) -> list[str]:
     return list(sub.choices)
 
 
-def unknown_command(name: str, parser: argparse.ArgumentParser) -> str:
-    """'unknown command 'frobnicate'; commands: run, check, ...' (with the close one first)."""
-    names = command_names(parser)
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"unknown command {name!r}{hint}; commands: {', '.join(names)}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    names = command_names(parser)
     try:
-        if argv and not argv[0].startswith("-") and argv[0] not in command_names(parser):
-            raise UsageError(unknown_command(argv[0], parser))
-        if not argv or argv[0] not in [*command_names(parser), "-h", "--help", "--version"]:
+        if argv and not argv[0].startswith("-") and argv[0] not in names:
+            close = difflib.get_close_matches(argv[0], names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(f"unknown command {argv[0]!r}{hint}; commands: {', '.join(names)}")
+        if not argv or argv[0] not in [*names, "-h", "--help", "--version"]:
             argv = [DEFAULT_COMMAND, *argv]
         args, extra = parser.parse_known_args(argv)
         if getattr(args, "takes_study_argv", False):
@@ -116,12 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except SystemExit as e:  # argparse: --help / --version (0) or a usage error (2)
         return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
-    except UsageError as e:
+    except (UsageError, WriteFailed) as e:  # WriteFailed: the work was done, its result lost
         print(f"reduce-ladder: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except WriteFailed as e:
-        print(f"reduce-ladder: error: {e}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_USAGE if isinstance(e, UsageError) else EXIT_FAILED
     except KeyboardInterrupt:
         print("reduce-ladder: interrupted", file=sys.stderr)
         return 130

@@ -37,6 +37,7 @@ SANITIZE_HELP = "every default kernel under compute-sanitizer (memcheck, raceche
 
 
 def raw_dir_for(json_path: str | None, raw: str | None, default: str | None = None) -> Path | None:
+    """--raw, else "<stem>-raw/" beside --json, else the default (None: no raw output kept)."""
     if raw or not json_path:
         return Path(raw or default) if raw or default else None
     return Path(json_path).with_name(Path(json_path).stem + "-raw")
@@ -60,7 +61,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
             doc = documents.load_document(args.render, "profile").raw
         except documents.ReportError as e:
             return fail("profile", f"cannot read {args.render}: {e}")
-        path = profile_tables.render(doc, common.check_writable_dir(args.out))
+        path = profile_tables.render(doc, common.check_writable(args.out, "--out", folder=True))
         print(f"wrote {path}")
         return EXIT_OK
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
@@ -72,8 +73,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     except (ValueError, KeyError) as e:
         return _usage("profile", e)
     variants = variants or study.default_variants(args.dtype)
-    unsupported = [v.id for v in variants if args.dtype not in v.dtypes]
-    if unsupported:
+    if unsupported := [v.id for v in variants if args.dtype not in v.dtypes]:
         return fail("profile", f"{', '.join(unsupported)} do(es) not support {args.dtype}")
     raw = raw_dir_for(args.json, args.raw, "profile-raw")
     try:
@@ -86,8 +86,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:
         print(f"  {run['raw_csv']}: {run['kernels']} kernels, NVTX check {run['nvtx_check']}")
-    bad = [r["variant"] for r in doc["results"] if r["check"].get("ok") is False]
-    if bad:
+    if bad := [r["variant"] for r in doc["results"] if r["check"].get("ok") is False]:
         print(f"wrong sums in the warm-up check: {', '.join(bad)}")
     print(f"raw ncu output in {raw}" + (f"; document {args.json}" if args.json else ""))
     return EXIT_FAILED if bad else EXIT_OK
@@ -105,8 +104,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as e:
         return _usage("sanitize", e)
     tools = tuple(args.tools or study.TOOLS)
-    unknown = [t for t in tools if t not in study.TOOLS]
-    if unknown:
+    if unknown := [t for t in tools if t not in study.TOOLS]:
         valid = ", ".join(study.TOOLS)
         return fail("sanitize", f"unknown tool(s) {', '.join(unknown)}; valid: {valid}")
     raw = raw_dir_for(args.json, args.raw)
@@ -132,8 +130,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    raw = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("profile", help=PROFILE_HELP, description=PROFILE, formatter_class=raw)
+    p = common.command(sub, "profile", cmd_profile, PROFILE_HELP, PROFILE)
     p.add_argument("--variants", nargs="*", metavar="ID", help="default: ladder, twins, peers")
     p.add_argument("--sizes", nargs="*", metavar="N", help="default 2^24")
     p.add_argument("--dtype", default="float32")
@@ -141,12 +138,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--raw", metavar="DIR", help="raw ncu output (default: beside --json)")
     p.add_argument("--render", metavar="PROFILE.json", help="render a document; no profiling")
     p.add_argument("--out", metavar="DIR", help="with --render: where profile.md and plots go")
-    p.set_defaults(func=cmd_profile)
-    s = sub.add_parser("sanitize", help=SANITIZE_HELP, description=SANITIZE, formatter_class=raw)
+    s = common.command(sub, "sanitize", cmd_sanitize, SANITIZE_HELP, SANITIZE)
     s.add_argument("--variants", nargs="*", metavar="ID", help="default: every default kernel")
     s.add_argument("--include-wrong", action="store_true", help="add the wrong demos, seed bugs")
     s.add_argument("--sizes", nargs="*", metavar="N", help="default 1000 and 2^12+3")
     s.add_argument("--tools", nargs="*", metavar="TOOL", help="default: all four")
     s.add_argument("--json", metavar="PATH", help="write the sanitize document here")
     s.add_argument("--raw", metavar="DIR", help="the tools' logs (default: beside --json)")
-    s.set_defaults(func=cmd_sanitize)

@@ -1,31 +1,19 @@
 """`reduce-ladder run` (the default command) and `reduce-ladder check`: the same selection, timed
 or checked only. On a GPU every variant is verified (and, for `run`, timed); without one the CPU
-path (harness.cli.cpu_path) checks what can be checked there.
-
-    reduce-ladder run --sizes 2^20 --dtype float32 --json out.json
-    reduce-ladder check [--variants ID ...] [--sizes ...] [--dtype ...] [--include-wrong]
-    reduce-ladder run --study 004 --dtype int32 --sizes 2^24    one study note's table
-"""
+path (harness.cli.cpu_path) checks what can be checked there. The selection: selection.py."""
 
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from harness.cli.common import (
-    UsageError,
-    check_writable,
-    console,
-    plural,
-    positive_int,
-    size_list,
-    write_json,
-)
+from harness.cli import common
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from harness.cli.cpu_path import run_cpu_path
-from harness.cli.selection import Selection, resolve
-from harness.cli.verdicts import exit_code, print_failures, print_skipped
+from harness.cli.selection import Selection, print_failures, print_skipped, resolve
 from harness.core import device, dtypes
 from harness.core.catalogue import Variant
 from harness.studies import session
@@ -35,80 +23,47 @@ from harness.studies import session
 CHECK_SIZES = (1, 255, 256, 257, 1000, 2**20 + 3)
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
-    p_run = sub.add_parser(
-        "run",
-        help="verify and time the ladder (the default command)",
-        description="Verify and time the ladder on a GPU (without one: the CPU path, no times).",
-    )
-    selection_arguments(p_run)
-    p_run.add_argument(
-        "--reps", type=positive_int, default=None, help="timed repetitions (default: auto)"
-    )
-    p_run.set_defaults(func=cmd_run)
-    p_check = sub.add_parser(
-        "check",
-        help="correctness only",
-        description="Verify the selection (no timing); without a GPU: the CPU path.",
-    )
-    selection_arguments(p_check)
-    p_check.set_defaults(func=cmd_check, reps=None)
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`run` and `check`."""
+    help, run = "verify and time the ladder (the default command)", "Verify and time the ladder "
+    run += "on a GPU (without one: the CPU path, no times)."
+    p = common.command(sub, "run", partial(run_or_check, timed=True), help, run)
+    selection_arguments(p)
+    p.add_argument("--reps", type=common.positive_int, help="timed repetitions (default: auto)")
+    check = "Verify the selection (no timing); without a GPU: the CPU path."
+    p = common.command(sub, "check", partial(run_or_check, timed=False), "correctness only", check)
+    selection_arguments(p)
+    p.set_defaults(reps=None)
 
 
 def selection_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--variants",
-        nargs="*",
-        metavar="ID",
-        help="variant ids (comma or space separated); default: every non-wrong one",
-    )
-    p.add_argument("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
-    p.add_argument(
-        "--dtype", default=None, help="element type (default float32; with --study, the study's)"
-    )
-    p.add_argument(
-        "--study",
-        metavar="NOTE",
-        help="only one study note's variants (e.g. 004), their Triton twins and the peers; a "
-        "timed run prints the note's table (004: effective bandwidth, CUDA beside Triton)",
-    )
+    add = p.add_argument
+    ids = "variant ids (comma or space separated); default: every non-wrong one"
+    add("--variants", nargs="*", metavar="ID", help=ids)
+    add("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
+    add("--dtype", help="element type (default float32; with --study, the study's)")
+    study = "only one study note's variants (e.g. 004), their Triton twins and the peers; a timed "
+    study += "run prints the note's table (004: effective bandwidth, CUDA beside Triton)"
+    add("--study", metavar="NOTE", help=study)
     # The old name, kept working (it read like a random seed): listed in --help.
-    p.add_argument("--seed", dest="study", metavar="NOTE", help="the old name of --study")
-    p.add_argument(
-        "--include-wrong",
-        action="store_true",
-        help="also run the labelled wrong demonstrations (002 R5-wrong1/2)",
-    )
-    p.add_argument(
-        "--all",
-        action="store_true",
-        help="also the variants left out by default: the torch.compile peers (static, dynamic "
-        "shapes, cooperative; each first call compiles for seconds)",
-    )
-    p.add_argument("--json", metavar="PATH", help="write the run document (JSON) here")
-    p.add_argument(
-        "--quiet", action="store_true", help="only the summary and the verdict (and failures)"
-    )
-    p.add_argument(
-        "--wide", action="store_true", help="every column (default: a table that fits 100 columns)"
-    )
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    return run_or_check(args, timed=True)
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    return run_or_check(args, timed=False)
+    add("--seed", dest="study", metavar="NOTE", help="the old name of --study")
+    wrong = "also run the labelled wrong demonstrations (002 R5-wrong1/2)"
+    add("--include-wrong", action="store_true", help=wrong)
+    every = "also the variants left out by default: the torch.compile peers (static, dynamic "
+    every += "shapes, cooperative; each first call compiles for seconds)"
+    add("--all", action="store_true", help=every)
+    add("--json", metavar="PATH", help="write the run document (JSON) here")
+    add("--quiet", action="store_true", help="only the summary and the verdict (and failures)")
+    wide = "every column (default: a table that fits 100 columns)"
+    add("--wide", action="store_true", help=wide)
 
 
 def run_or_check(args: argparse.Namespace, timed: bool) -> int:
     sel = resolve(args)  # usage errors first, GPU or not
-    check_writable(args.json)
-    out = console()
+    common.check_writable(args.json)
     if not device.gpu_available():
-        return run_cpu_path(args, sel, out)
-    return run_on_gpu(args, sel, timed, out)
+        return run_cpu_path(args, sel, common.console())
+    return run_on_gpu(args, sel, timed, common.console())
 
 
 def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
@@ -124,29 +79,15 @@ def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     no_room = [n for n in given if n <= limit and n * itemsize > memory]
     notes = []
     if too_big:
-        notes.append(f"above every selected variant's limit of {limit:,}: {size_list(too_big)}")
-    if no_room:
         notes.append(
-            f"{sel.dtype} inputs larger than the GPU's {memory / 2**30:.0f} GiB: "
-            + size_list(no_room)
+            f"above every selected variant's limit of {limit:,}: {common.size_list(too_big)}"
         )
-    kept = [n for n in given if n not in too_big and n not in no_room]
-    if not kept:
+    if no_room:
+        gib = f"{memory / 2**30:.0f} GiB"
+        notes.append(f"{sel.dtype} inputs larger than the GPU's {gib}: {common.size_list(no_room)}")
+    if not (kept := [n for n in given if n not in too_big and n not in no_room]):
         raise UsageError("nothing to run: every size is skipped (" + "; ".join(notes) + ")")
     return kept, notes
-
-
-def progress_bar(out: Console, disable: bool) -> Progress:
-    """What is running, how far along, time so far; on a terminal only, gone when done."""
-    return Progress(
-        TextColumn("{task.description:<44}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=out,
-        transient=True,
-        disable=disable,
-    )
 
 
 def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Console) -> int:
@@ -163,15 +104,16 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         variants = [v for v in variants if v.backend != "cuda" and "cupy" not in v.id]
         if not variants:
             raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
-    dtype, study = sel.dtype, sel.study
-    name = session.device_name()
-    head: dict = {}
+    dtype, study, name, head = sel.dtype, sel.study, session.device_name(), {}
+    counts = f"{common.plural(len(variants), 'variant')} x {common.plural(len(sizes), 'size')}"
     if not args.quiet:
-        out.print(
-            f"{name}: {plural(len(variants), 'variant')} x {plural(len(sizes), 'size')} ({dtype})"
-        )
+        out.print(f"{name}: {counts} ({dtype})")
 
-    with progress_bar(out, disable=args.quiet) as bar:
+    # What is running, how far along, time so far; on a terminal only, gone when done.
+    columns = TextColumn("{task.description:<44}"), BarColumn(), MofNCompleteColumn()
+    with Progress(
+        *columns, TimeElapsedColumn(), console=out, transient=True, disable=args.quiet
+    ) as bar:
         task = bar.add_task("", total=sum(dtype in v.dtypes for v in variants) * len(sizes))
 
         def starting(v: Variant, n: int) -> None:
@@ -191,31 +133,30 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         for n in sizes:
             srows = tables.seed_rows(rows, n, dtype, study)
             title = f"seed {study}, {name}, {dtype}, n = {n:,}"
-            head["seed_tables"].append(
-                {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
-            )
+            table = {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
+            head["seed_tables"].append(table)
             if not args.quiet:
                 out.print(tables.rich_seed(srows, title))
-                out.print(
-                    f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
-                )
+                markdown = f"### {title}\n\n" + tables.markdown_seed(srows)
+                out.print(markdown, highlight=False, markup=False)
     if args.json:
-        write_json(args.json, session.run_document("timed" if timed else "check", rows, **head))
+        common.write_json(
+            args.json, session.run_document("timed" if timed else "check", rows, **head)
+        )
     if args.quiet:
         pass
     elif timed and not study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
-            title = f"{name}, {dtype}, n = {n:,}"
-            last = n == sizes[-1]
-            out.print(
-                ladder_console_table(rows, n, dtype, wide=args.wide, title=title, with_legend=last)
+            last, title = n == sizes[-1], f"{name}, {dtype}, n = {n:,}"
+            table = ladder_console_table(
+                rows, n, dtype, wide=args.wide, title=title, with_legend=last
             )
-            best = tables.best_line(rows, n, dtype)
-            if best:
+            out.print(table)
+            if best := tables.best_line(rows, n, dtype):
                 out.print(f"  {best}", highlight=False)
     else:
         out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
     out.print(f"summary: {session.summarize(rows)}")
     print_failures(rows, out)
     print_skipped(rows, out)
-    return exit_code(rows)
+    return EXIT_FAILED if session.failed(rows) else EXIT_OK  # wrong demonstrations do not count

@@ -1,23 +1,18 @@
-"""What `run` and `check` are asked to run, resolved and checked before anything runs.
-
-A Selection is the variants, the dtype, the study note (if any) and the sizes, after every usage
-check: unknown ids, dtypes a named variant does not support, a study with no variant in the
-selection, and (on either path) a selection that leaves nothing to check -- each a UsageError that
-says why.
-"""
+"""What `run` and `check` are asked to run (a Selection: variants, dtype, study note, sizes),
+resolved before anything runs -- unknown ids, a dtype a named variant does not support, a study
+with no variant in the selection, a selection that leaves nothing to check: each a UsageError that
+says why -- and how they end (failures and skipped peers printed)."""
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
 
-from harness.cli.common import (
-    UsageError,
-    parse_dtype,
-    parse_sizes,
-    require_dtype,
-    variant_ids,
-)
+from rich.console import Console
+from rich.markup import escape
+
+from harness.cli import common
+from harness.cli.common import UsageError
 from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.studies import session
@@ -41,15 +36,13 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
     """--study and --dtype resolved: an unknown study is a usage error; without --dtype a study
     runs in its own first dtype (004: int32), otherwise float32."""
     if not study:
-        return None, parse_dtype(dtype or "float32")
+        return None, common.parse_dtype(dtype or "float32")
     study = study.strip().rstrip(":")
     if study not in known_studies():
-        raise UsageError(
-            f"unknown seed {study!r} (--study); study notes with variants: "
-            + ", ".join(known_studies())
-        )
+        notes = ", ".join(known_studies())
+        raise UsageError(f"unknown seed {study!r} (--study); study notes with variants: {notes}")
     own = session.seed_dtypes(study)
-    dtype = parse_dtype(dtype or own[0])
+    dtype = common.parse_dtype(dtype or own[0])
     if dtype not in own:
         raise UsageError(f"study {study}'s variants support {', '.join(own)}, not {dtype}")
     return study, dtype
@@ -74,15 +67,13 @@ def _empty_study_error(study: str, ids: list[str], dtype: str) -> UsageError:
 
 def resolve(args: argparse.Namespace) -> Selection:
     """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
-    ids = variant_ids(args.variants)
+    ids = common.variant_ids(args.variants)
     if args.variants is not None and not ids:
         raise UsageError("--variants needs at least one id (reduce-ladder list); without it: all")
-    study, dtype = study_and_dtype(getattr(args, "study", None), args.dtype)
-    require_dtype((catalogue.get(i) for i in ids), dtype)
-    sizes = parse_sizes(args.sizes)
-    variants = session.ladder_variants(
-        dtype, ids or None, args.include_wrong, getattr(args, "all", False)
-    )
+    study, dtype = study_and_dtype(args.study, args.dtype)
+    common.require_dtype((catalogue.get(i) for i in ids), dtype)
+    sizes = common.parse_sizes(args.sizes)
+    variants = session.ladder_variants(dtype, ids or None, args.include_wrong, args.all)
     if study:
         variants = session.seed_variants(variants, study)
         if not any(carries_study(v, study) for v in variants):
@@ -92,6 +83,31 @@ def resolve(args: argparse.Namespace) -> Selection:
     return Selection(ids, variants, dtype, study, sizes)
 
 
-def split_sizes(ns: list[int], limit: int) -> tuple[list[int], list[int]]:
-    """(sizes up to limit, sizes above it), each in the order given."""
-    return [n for n in ns if n <= limit], [n for n in ns if n > limit]
+def print_failures(rows: list[dict], console: Console) -> None:
+    """Wrong demonstrations with their verdict (a racy kernel can happen to be right); every
+    other row that is not ok, with its message."""
+    for r in rows:
+        if r.get("wrong_demo"):
+            verdict = (
+                "WRONG in this run (the race showed)"
+                if r["status"] != "ok"
+                else "right in this run (the race did not show; the code is still racy)"
+            )
+            console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
+        elif r["status"] != "ok" and not r.get("extra", {}).get(session.UNAVAILABLE):
+            console.print(
+                f"  [red]{r['variant']} n={r['n']}: {r['status']}: "
+                f"{escape(r.get('message', ''))}[/]"
+            )
+
+
+def print_skipped(rows: list[dict], console: Console) -> None:
+    """Peers that cannot run here (an optional library not installed): one line per reason, with
+    the peers it skips and how to add them -- not an error, and not one line per row."""
+    by_reason: dict[str, dict[str, None]] = {}  # the ids in order, each once
+    for r in rows:
+        if r.get("extra", {}).get(session.UNAVAILABLE):
+            why = r.get("message", "").removeprefix("unavailable: ")
+            by_reason.setdefault(why.removeprefix(f"{r['variant']}: "), {})[r["variant"]] = None
+    for why, ids in by_reason.items():
+        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)
