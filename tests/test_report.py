@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.report import comparison, plots, records, run_report
+from harness.report import plots, records, run_report, run_tables
 from harness.report.documents import load_run
 from harness.report.ladder_table import markdown_ladder
 from harness.report.ratios import PEER_LABELS, PEER_ORDER
@@ -192,11 +192,11 @@ def test_comparison_ratios(written):
 
 def test_three_runs_compare_each_with_the_first(tmp_path):
     runs = [load_run(CLI_JSON), load_run(BENCH_JSON), load_run(CLI_JSON)]
-    rows = comparison.compare_rows(runs, "float32", 2**24)
+    rows = run_tables.compare_rows(runs, "float32", 2**24)
     row = next(r for r in rows if r.variant == "triton/chunked-1024")
     assert len(row.ms) == 3 and row.ratios[1] == 1.0 and row.ratios[0] > 1
-    sizes = comparison.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
-    md = "\n".join(comparison.markdown_section(runs, sizes))
+    sizes = run_tables.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
+    md = "\n".join(run_tables.markdown_section(runs, sizes))
     assert "| variant | A µs | B µs | C µs | A / B | A / C |" in md
     drawn = plots.plot_compare(runs, {"float32": 2**24}, tmp_path / "compare.png")
     assert drawn["series"] == ["float32, n = 2^24: A / B", "float32, n = 2^24: A / C"]

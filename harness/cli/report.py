@@ -28,10 +28,10 @@ from harness.report import (
     accuracy_tables,
     axis_tables,
     callable_tables,
-    comparison,
     host_tables,
     readme_block,
     run_report,
+    run_tables,
 )
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
@@ -75,7 +75,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
-        for table in comparison.rich_tables(written.runs, written.compared):
+        for table in run_tables.rich_tables(written.runs, written.compared):
             out.print(table)
         for name in ("report.md", *written.plots):
             out.print(f"  wrote {written.out_dir / name}", highlight=False)

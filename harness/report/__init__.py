@@ -7,8 +7,7 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     ratios         x CUB, x torch.sum, % copy, step x, cumulative x: computed only here
     ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings
     markdown       the one Markdown table writer and the cell number formats
-    sweep_tables   report.md's tables across sizes
-    comparison     runs compared with the first (Markdown and terminal)
+    run_tables     report.md's tables across sizes, and runs compared with the first
     plots          every plot: bandwidth vs n, the ladder at one n, runs and devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON
     run_report     DIR/report.md and its plots

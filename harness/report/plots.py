@@ -16,12 +16,12 @@ from statistics import median
 
 from harness.core import catalogue
 from harness.core.sizes import size_label
-from harness.report.comparison import compare_rows, run_letter
 from harness.report.devices import SOURCES, DeviceRow, DeviceRun, expected_ratios
 from harness.report.documents import Document, ReportError
 from harness.report.ladder_table import ladder_rows, variant_order
 from harness.report.ratios import COPY_ID, CUB_ID, NOCUB_ID, PEER_LABELS, TORCH_ID
 from harness.report.records import ResultRecord
+from harness.report.run_tables import compare_rows, run_letter
 
 
 def _plt():

@@ -13,12 +13,11 @@ from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report import (
-    comparison,
     documents,
     plots,
     profile_tables,
+    run_tables,
     sanitizer_log,
-    sweep_tables,
 )
 from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import markdown_ladder
@@ -108,7 +107,7 @@ def write_report(
     if any(r.meta.get("synthetic") for r in runs):
         md += ["> **SYNTHETIC TEST DATA: these numbers were not measured on any GPU.**", ""]
     for k, r in enumerate(runs):
-        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {comparison.run_letter(k)}"))
+        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {run_tables.run_letter(k)}"))
     md += ["", HOW_TO_READ, ""]
     for dtype, n in refs.items():
         bw_name, ladder_name = plot_names(dtype, n)
@@ -125,16 +124,16 @@ def write_report(
         md += [
             "Effective GB/s (✗: failed check):",
             "",
-            sweep_tables.sweep_table(main, dtype, "gbps"),
+            run_tables.sweep_table(main, dtype, "gbps"),
         ]
-        md += ["% of copy bandwidth:", "", sweep_tables.sweep_table(main, dtype, "pct_copy")]
+        md += ["% of copy bandwidth:", "", run_tables.sweep_table(main, dtype, "pct_copy")]
         small = [s for s in main.sizes(dtype) if s <= 2**20]
         if small:
-            md += sweep_tables.small_sizes_section(main, dtype, small)
+            md += run_tables.small_sizes_section(main, dtype, small)
         md += [
             f"<details><summary>Every {dtype} measurement, with its ratios</summary>",
             "",
-            sweep_tables.all_measurements_table(main, dtype),
+            run_tables.all_measurements_table(main, dtype),
             "</details>",
             "",
         ]
@@ -145,8 +144,8 @@ def write_report(
         md.append("")
     compared: dict[str, int] = {}
     if len(runs) > 1:
-        compared = comparison.common_sizes(runs, refs)
-        md += comparison.markdown_section(runs, compared)
+        compared = run_tables.common_sizes(runs, refs)
+        md += run_tables.markdown_section(runs, compared)
         if compared:
             plots_drawn["compare.png"] = plots.plot_compare(runs, compared, out / "compare.png")
     md += hardware_section(main, out)
