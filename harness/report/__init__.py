@@ -4,8 +4,8 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     records        the result record (one variant x dtype x n) and every schema string
     documents      read any document, any version, into records (Document)
     study_records  records from the host study's and the fastest bench's own rows
-    ratios         x CUB, x torch.sum, % copy, step x, cumulative x: computed only here
-    ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings
+    ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings;
+                   every ratio (x CUB, x torch.sum, % copy, step x, cumulative x)
     markdown       the one Markdown table writer and the cell number formats
     run_tables     report.md's tables across sizes, and runs compared with the first
     plots          every plot: bandwidth vs n, the ladder at one n, runs and devices compared

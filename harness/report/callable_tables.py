@@ -16,8 +16,8 @@ from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report.documents import Document, ReportError, load_document
+from harness.report.ladder_table import CUB_ID, PEER_LABELS, TORCH_ID
 from harness.report.markdown import RIGHT, markdown_table
-from harness.report.ratios import CUB_ID, PEER_LABELS, TORCH_ID
 from harness.report.records import ResultRecord
 from harness.report.rows import rows as rows_of
 from harness.report.tables import suite_table

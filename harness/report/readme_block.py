@@ -16,9 +16,8 @@ from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report.documents import ReportError
-from harness.report.ladder_table import markdown_ladder
+from harness.report.ladder_table import COPY_ID, markdown_ladder, records_at
 from harness.report.markdown import markdown_table, num
-from harness.report.ratios import COPY_ID, records_at
 from harness.report.run_report import WrittenReport, plot_names
 
 LADDER_BEGIN, LADDER_END = "<!-- ladder:begin -->", "<!-- ladder:end -->"

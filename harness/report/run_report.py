@@ -147,7 +147,9 @@ def write_report(
         compared = run_tables.common_sizes(runs, refs)
         md += run_tables.markdown_section(runs, compared)
         if compared:
-            plots_drawn["compare.png"] = plots.plot_compare(runs, compared, out / "compare.png")
+            plots_drawn["compare.png"] = run_tables.plot_compare(
+                runs, compared, out / "compare.png"
+            )
     md += hardware_section(main, out)
     report = out / "report.md"
     try:

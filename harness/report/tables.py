@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from harness.core import catalogue
 from harness.core.passes import one_pass
 from harness.core.sizes import size_label
-from harness.report.ladder_table import check_text
+from harness.report.ladder_table import COPY_ID, check_text, peer_ratios, records_at
 from harness.report.markdown import RIGHT, markdown_table, num, us
-from harness.report.ratios import COPY_ID, peer_ratios, records_at
 from harness.report.records import ResultRecord, Row
 from harness.report.rows import pivot
+from harness.report.terminal import rich_table
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
@@ -60,16 +60,11 @@ def check_cells(r: ResultRecord, *, wide: bool = False) -> list[str]:
 
 def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool = False):
     """Each sum against its golden: compact (the error and its bound), or wide (the values)."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for h in CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS:
-        table.add_column(h, overflow="fold")
-    for r in as_records(rows):
-        bad = not r.ok and not r.wrong_demo
-        table.add_row(*check_cells(r, wide=wide), style="red" if bad else None)
-    return table
+    records = as_records(rows)
+    bad = ["red" if not r.ok and not r.wrong_demo else None for r in records]
+    header = CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS
+    cells = (check_cells(r, wide=wide) for r in records)
+    return rich_table(title, header, cells, right=[False] * len(header), styles=bad)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,17 +212,11 @@ def markdown_seed(rows: Iterable[dict]) -> str:
 
 
 def rich_seed(rows: Iterable[dict], title: str):
-    from rich.table import Table
-
-    table = Table(title=title, caption=SEED_NOTE)
-    for h in SEED_HEADER:
-        left = h in ("kernel", "Triton twin", "check")
-        table.add_column(h, justify="left" if left else "right", overflow="fold")
-    for r in rows:
-        table.add_row(
-            *_seed_cells(r), style="red" if r["status"] not in ("ok", "skipped") else None
-        )
-    return table
+    rows = list(rows)
+    right = [h not in ("kernel", "Triton twin", "check") for h in SEED_HEADER]
+    bad = ["red" if r["status"] not in ("ok", "skipped") else None for r in rows]
+    return rich_table(title, SEED_HEADER, map(_seed_cells, rows), right=right, caption=SEED_NOTE,
+                      styles=bad)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

@@ -63,11 +63,12 @@ class KeyedText:
 def rich_table(
     title: str | None, header: Sequence[str], rows: Iterable[Sequence[str]], *,
     right: Sequence[bool] | None = None, caption: str | None = None,
-    styles: Sequence[str | None] = (), whole: Sequence[bool] = (),
+    styles: Sequence[str | None] = (), whole: Sequence[bool] = (), section: int | None = None,
 ):  # fmt: skip
     """Every terminal table: a rich Table in the ladder table's box style, the first column left
     and the rest right-aligned unless `right` says otherwise; styles colour rows (one per row);
-    a column marked `whole` never folds (ids: the other columns give way)."""
+    a column marked `whole` never folds (ids: the other columns give way); a line is drawn above
+    row `section`."""
     from rich import box
     from rich.table import Table
 
@@ -81,6 +82,8 @@ def rich_table(
         table.add_column(h, justify="right" if right[i] else "left", overflow="fold",
                          no_wrap=i < len(whole) and whole[i])  # fmt: skip
     for k, cells in enumerate(rows):
+        if k == section:
+            table.add_section()
         table.add_row(*cells, style=styles[k] if k < len(styles) else None)
     return table
 
