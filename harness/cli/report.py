@@ -29,7 +29,6 @@ from harness.report import (
     axis_tables,
     callable_tables,
     host_tables,
-    readme_block,
     run_report,
     run_tables,
 )
@@ -41,7 +40,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         ref_n = parse_size(args.n) if args.n else None
         for doc in args.readme or ():
-            readme_block.check_readme(doc)  # before rendering: fail fast on no block
+            run_report.check_readme(doc)  # before rendering: fail fast on no block
         host_doc = _load_host(args.host) if args.host else None
         if args.accuracy:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
@@ -85,7 +84,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
-                readme_block.update_readme(doc, written, command)
+                run_report.update_readme(doc, written, command)
                 out.print(f"  updated the generated blocks in {doc}", highlight=False)
     except ReportError as e:
         raise UsageError(str(e)) from None

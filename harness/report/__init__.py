@@ -10,8 +10,7 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     run_tables     report.md's tables across sizes, and runs compared with the first
     plots          every plot: bandwidth vs n, the ladder at one n, runs and devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON
-    run_report     DIR/report.md and its plots
-    readme_block   the generated ladder blocks (docs/ladder.md, README.md)
+    run_report     DIR/report.md and its plots; the generated blocks of docs/ladder.md, README.md
     tables         what `run` and `check` print besides the ladder; seed 004's table
     host_tables    seed 001's host study
 
