@@ -105,58 +105,27 @@ def seed_rows(
         and any(s.startswith(prefix) for s in catalogue.BY_ID[i].seeds)
     ]
 
-    def gbps(nbytes: int, ms: float | None) -> float | None:
-        return nbytes / ms / 1e6 if ms else None
+    def row(kernel, vid, r, ms, written, twin=None, t=None, tms=None, **more) -> dict:
+        nbytes = (n + written) * size
+        return {"kernel": kernel, "variant": vid, "status": r.status, "cuda_ms": ms,
+                "twin": twin, "twin_status": t.status if t else None, "twin_ms": tms,
+                "read": n, "written": written, "bytes": nbytes,
+                "cuda_gbps": nbytes / ms / 1e6 if ms else None,
+                "twin_gbps": nbytes / tms / 1e6 if tms else None,
+                "seed_ms": None, "in_place": False, **more}  # fmt: skip
 
     out: list[dict] = []
     for v in catalogue.ladder_order(cuda):
         r, t = at[v.id], at.get(v.twin or "")
         label = next(s for s in v.seeds if s.startswith(prefix))
         written = r.blocks_first_pass or one_pass(v.launch, n).blocks
-        nbytes = (n + written) * size
-        ms, tms = _first_pass_ms(r), _first_pass_ms(t)
-        out.append(
-            {
-                "kernel": label.removeprefix(prefix),
-                "variant": v.id,
-                "status": r.status,
-                "cuda_ms": ms,
-                "twin": v.twin,
-                "twin_status": t.status if t else None,
-                "twin_ms": tms,
-                "read": n,
-                "written": written,
-                "bytes": nbytes,
-                "cuda_gbps": gbps(nbytes, ms),
-                "twin_gbps": gbps(nbytes, tms),
-                "seed_ms": SEED_FIGURES_MS.get(label),
-                "in_place": bool(v.launch and v.launch.in_place),
-            }
-        )
+        out.append(row(label.removeprefix(prefix), v.id, r, _first_pass_ms(r), written, v.twin, t,
+                       _first_pass_ms(t), seed_ms=SEED_FIGURES_MS.get(label),
+                       in_place=bool(v.launch and v.launch.in_place)))  # fmt: skip
     for i, r in at.items():
-        if r.backend != "peer":
-            continue
-        ms = r.ms or _first_pass_ms(r)
-        written = n if i == COPY_ID else 1  # the copy writes all n; a sum writes one value
-        nbytes = (n + written) * size
-        out.append(
-            {
-                "kernel": i.removeprefix("peer/"),
-                "variant": i,
-                "status": r.status,
-                "cuda_ms": ms,
-                "twin": None,
-                "twin_status": None,
-                "twin_ms": None,
-                "read": n,
-                "written": written,
-                "bytes": nbytes,
-                "cuda_gbps": gbps(nbytes, ms),
-                "twin_gbps": None,
-                "seed_ms": None,
-                "in_place": False,
-            }
-        )
+        if r.backend == "peer":  # the copy writes all n; a sum writes one value
+            written = n if i == COPY_ID else 1
+            out.append(row(i.removeprefix("peer/"), i, r, r.ms or _first_pass_ms(r), written))
     return out
 
 
