@@ -7,8 +7,8 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings;
                    every ratio (x CUB, x torch.sum, % copy, step x, cumulative x)
     markdown       the one Markdown table writer and the cell number formats
-    run_tables     report.md's tables across sizes, and runs compared with the first
-    plots          every plot: bandwidth vs n, the ladder at one n, runs and devices compared
+    run_tables     report.md's tables across sizes, and runs compared with the first (compare.png)
+    plots          the other plots: bandwidth vs n, the ladder at one n, devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON
     run_report     DIR/report.md and its plots; the generated blocks of docs/ladder.md, README.md
     tables         what `run` and `check` print besides the ladder; seed 004's table
