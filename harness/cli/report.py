@@ -54,16 +54,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / 'host.md'}", highlight=False)
             title = "Seed 001: host-driven, end to end from host memory"
             _link(written.out_dir, title, "host.md", args.host)
-        if args.accuracy:
-            for name in accuracy_tables.write(args.accuracy, written.out_dir):
-                out.print(f"  wrote {name}", highlight=False)
-            title = "Accuracy: every variant against the exact sum"
-            _link(written.out_dir, title, accuracy_tables.MARKDOWN_NAME, args.accuracy)
-        if args.axis:
-            for name in axis_tables.write(args.axis, written.out_dir):
-                out.print(f"  wrote {name}", highlight=False)
-            title = "Sums along an axis: the axis family against the peers"
-            _link(written.out_dir, title, axis_tables.MARKDOWN_NAME, args.axis)
+        for source, pages, title in (
+            (args.accuracy, accuracy_tables, "Accuracy: every variant against the exact sum"),
+            (args.axis, axis_tables, "Sums along an axis: the axis family against the peers"),
+        ):
+            if source:
+                for name in pages.write(source, written.out_dir):
+                    out.print(f"  wrote {name}", highlight=False)
+                _link(written.out_dir, title, pages.MARKDOWN_NAME, source)
         main = written.runs[0]
         if callable_doc is not None:
             names = callable_tables.write(
