@@ -9,9 +9,9 @@ import shlex
 from pathlib import Path
 
 from harness.cli.main import build_parser, main
-from harness.report import readme_block, run_report
+from harness.report import run_report
 from harness.report.documents import load_run
-from harness.report.readme_block import LADDER_BEGIN, LADDER_END, SUMMARY_BEGIN, SUMMARY_END
+from harness.report.run_report import LADDER_BEGIN, LADDER_END, SUMMARY_BEGIN, SUMMARY_END
 
 ROOT = Path(__file__).resolve().parents[1]
 LADDER_DOC = ROOT / "docs" / "ladder.md"
@@ -49,7 +49,7 @@ def test_the_committed_blocks_regenerate_byte_identical():
     )
     for page in (LADDER_DOC, README):
         text = page.read_text()
-        assert readme_block.rendered(text, written, page, command) == text, (
+        assert run_report.rendered(text, written, page, command) == text, (
             f"{page.name}'s generated block is stale: run `{command}`"
         )
     ladder, readme = LADDER_DOC.read_text(), README.read_text()

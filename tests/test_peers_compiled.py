@@ -15,7 +15,7 @@ from harness.core import catalogue
 from harness.launch import peers, peers_compiled
 from harness.launch.errors import PeerUnavailable
 from harness.report import ladder_table, records
-from harness.report.ratios import PEER_LABELS, PEER_ORDER
+from harness.report.ladder_table import PEER_LABELS, PEER_ORDER
 from harness.studies import session
 
 NEW = [*catalogue.COMPILE_IDS, *catalogue.CCCL_IDS]

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.report import comparison, plots, records, run_report
+from harness.report import plots, records, run_report, run_tables
 from harness.report.documents import load_run
-from harness.report.ladder_table import markdown_ladder
-from harness.report.ratios import PEER_LABELS, PEER_ORDER
+from harness.report.ladder_table import PEER_LABELS, PEER_ORDER, markdown_ladder
 
 DATA = Path(__file__).parent / "data"
 CLI_JSON = DATA / "synthetic_run_cli.json"
@@ -192,13 +191,13 @@ def test_comparison_ratios(written):
 
 def test_three_runs_compare_each_with_the_first(tmp_path):
     runs = [load_run(CLI_JSON), load_run(BENCH_JSON), load_run(CLI_JSON)]
-    rows = comparison.compare_rows(runs, "float32", 2**24)
+    rows = run_tables.compare_rows(runs, "float32", 2**24)
     row = next(r for r in rows if r.variant == "triton/chunked-1024")
     assert len(row.ms) == 3 and row.ratios[1] == 1.0 and row.ratios[0] > 1
-    sizes = comparison.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
-    md = "\n".join(comparison.markdown_section(runs, sizes))
+    sizes = run_tables.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
+    md = "\n".join(run_tables.markdown_section(runs, sizes))
     assert "| variant | A µs | B µs | C µs | A / B | A / C |" in md
-    drawn = plots.plot_compare(runs, {"float32": 2**24}, tmp_path / "compare.png")
+    drawn = run_tables.plot_compare(runs, {"float32": 2**24}, tmp_path / "compare.png")
     assert drawn["series"] == ["float32, n = 2^24: A / B", "float32, n = 2^24: A / C"]
 
 
@@ -326,7 +325,7 @@ def test_peer_ratios_and_the_peer_rows():
     """The one place ratios are computed: each peer against the others (moved from
     test_peers.py), shown on the ladder table's peer rows and as text."""
     from harness.core.timing import Timing
-    from harness.report.ratios import peer_ratios, records_at
+    from harness.report.ladder_table import peer_ratios, records_at
     from harness.report.records import ResultRecord
 
     def rec(vid: str, ms: float, gbps: float) -> ResultRecord:

@@ -28,10 +28,9 @@ from harness.report import (
     accuracy_tables,
     axis_tables,
     callable_tables,
-    comparison,
     host_tables,
-    readme_block,
     run_report,
+    run_tables,
 )
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
@@ -41,7 +40,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         ref_n = parse_size(args.n) if args.n else None
         for doc in args.readme or ():
-            readme_block.check_readme(doc)  # before rendering: fail fast on no block
+            run_report.check_readme(doc)  # before rendering: fail fast on no block
         host_doc = _load_host(args.host) if args.host else None
         if args.accuracy:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
@@ -55,16 +54,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / 'host.md'}", highlight=False)
             title = "Seed 001: host-driven, end to end from host memory"
             _link(written.out_dir, title, "host.md", args.host)
-        if args.accuracy:
-            for name in accuracy_tables.write(args.accuracy, written.out_dir):
-                out.print(f"  wrote {name}", highlight=False)
-            title = "Accuracy: every variant against the exact sum"
-            _link(written.out_dir, title, accuracy_tables.MARKDOWN_NAME, args.accuracy)
-        if args.axis:
-            for name in axis_tables.write(args.axis, written.out_dir):
-                out.print(f"  wrote {name}", highlight=False)
-            title = "Sums along an axis: the axis family against the peers"
-            _link(written.out_dir, title, axis_tables.MARKDOWN_NAME, args.axis)
+        for source, pages, title in (
+            (args.accuracy, accuracy_tables, "Accuracy: every variant against the exact sum"),
+            (args.axis, axis_tables, "Sums along an axis: the axis family against the peers"),
+        ):
+            if source:
+                for name in pages.write(source, written.out_dir):
+                    out.print(f"  wrote {name}", highlight=False)
+                _link(written.out_dir, title, pages.MARKDOWN_NAME, source)
         main = written.runs[0]
         if callable_doc is not None:
             names = callable_tables.write(
@@ -75,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
-        for table in comparison.rich_tables(written.runs, written.compared):
+        for table in run_tables.rich_tables(written.runs, written.compared):
             out.print(table)
         for name in ("report.md", *written.plots):
             out.print(f"  wrote {written.out_dir / name}", highlight=False)
@@ -85,7 +82,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
-                readme_block.update_readme(doc, written, command)
+                run_report.update_readme(doc, written, command)
                 out.print(f"  updated the generated blocks in {doc}", highlight=False)
     except ReportError as e:
         raise UsageError(str(e)) from None

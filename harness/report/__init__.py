@@ -4,15 +4,13 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     records        the result record (one variant x dtype x n) and every schema string
     documents      read any document, any version, into records (Document)
     study_records  records from the host study's and the fastest bench's own rows
-    ratios         x CUB, x torch.sum, % copy, step x, cumulative x: computed only here
-    ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings
+    ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings;
+                   every ratio (x CUB, x torch.sum, % copy, step x, cumulative x)
     markdown       the one Markdown table writer and the cell number formats
-    sweep_tables   report.md's tables across sizes
-    comparison     runs compared with the first (Markdown and terminal)
-    plots          every plot: bandwidth vs n, the ladder at one n, runs and devices compared
+    run_tables     report.md's tables across sizes, and runs compared with the first (compare.png)
+    plots          the other plots: bandwidth vs n, the ladder at one n, devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON
-    run_report     DIR/report.md and its plots
-    readme_block   the generated ladder blocks (docs/ladder.md, README.md)
+    run_report     DIR/report.md and its plots; the generated blocks of docs/ladder.md, README.md
     tables         what `run` and `check` print besides the ladder; seed 004's table
     host_tables    seed 001's host study
 

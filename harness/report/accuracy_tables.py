@@ -36,10 +36,6 @@ def _families(recs: Iterable[ResultRecord]) -> list[str]:
     return list(dict.fromkeys(r.extra.get("data", "?") for r in recs))
 
 
-def _variants(recs: Iterable[ResultRecord]) -> list[str]:
-    return list(dict.fromkeys(r.variant for r in recs))
-
-
 def cell(r: ResultRecord | None) -> str:
     """'0.31 ✓', '1.2e+07 ✗', 'error', '' (not run)."""
     if r is None:
@@ -68,7 +64,10 @@ def markdown(doc: dict) -> str:
         past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
         head = ["variant", *(f + (" †" if f in past else "") for f in families)]
         by = {(r.variant, r.extra.get("data")): r for r in at_n}
-        rows = [[vid, *(cell(by.get((vid, f))) for f in families)] for vid in _variants(at_n)]
+        rows = [
+            [vid, *(cell(by.get((vid, f))) for f in families)]
+            for vid in dict.fromkeys(r.variant for r in at_n)
+        ]
         rows.append(
             ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
         )
@@ -111,7 +110,7 @@ def plot(doc: dict, path: str | Path) -> dict:
     families = _families(recs)
     fig, axes = plt.subplots(1, len(sizes), figsize=(7 * len(sizes), 5), squeeze=False)
     drawn: dict = {}
-    variants = _variants(recs)
+    variants = list(dict.fromkeys(r.variant for r in recs))
     cmap = plt.get_cmap("tab20")
     for ax, n in zip(axes[0], sizes, strict=True):
         by = {(r.variant, r.extra.get("data")): r for r in recs if r.n == n}

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import RIGHT, markdown_table, num
-from harness.report.ratios import CUB_ID, PEER_LABELS, TORCH_ID
+from harness.report.ladder_table import CUB_ID, PEER_LABELS, TORCH_ID
+from harness.report.markdown import RIGHT, markdown_table
 from harness.report.records import ResultRecord
 from harness.report.rows import rows as rows_of
+from harness.report.tables import suite_table
 
 BASE = "torch.sum"
 METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
@@ -52,10 +53,6 @@ def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
-def _entries(doc: Document) -> list[str]:
-    return list(dict.fromkeys(r.variant for r in _calls(doc)))
-
-
 def _dtypes(doc: Document) -> list[str]:
     return list(dict.fromkeys(r.dtype for r in _calls(doc)))
 
@@ -66,30 +63,11 @@ def _ratio(base: float | None, t: float | None) -> str:
 
 def markdown(doc: Document) -> str:
     """callable.md: per dtype, n down, entries across: 'us (ratio to torch.sum)'."""
-    by = per_call(doc)
-    entries = _entries(doc)
-    out = [
-        f"# Per call from Python: {doc.device}",
-        "",
-        doc.raw.get("method", METHOD),
-        "",
-        "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
-        "fast as torch.sum).",
-        "",
-    ]
+    out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
+           "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
+           "fast as torch.sum).", ""]  # fmt: skip
     for dtype in _dtypes(doc):
-        sizes = sorted({n for (_, d, n) in by if d == dtype})
-        rows = []
-        for n in sizes:
-            base = by.get((BASE, dtype, n))
-            cells = [f"{num(by.get((e, dtype, n)), '.2f')} ({_ratio(base, by.get((e, dtype, n)))})"
-                     for e in entries]  # fmt: skip
-            rows.append([size_label(n), *cells])
-        out += [
-            f"## {dtype}",
-            "",
-            markdown_table(["n", *entries], rows, RIGHT * (len(entries) + 1)),
-        ]
+        out += [f"## {dtype}", "", suite_table(_calls(doc), dtype)]
     return "\n".join(out)
 
 

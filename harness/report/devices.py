@@ -5,7 +5,7 @@ and the ratio the datasheets' memory bandwidth predicts. Renders OUT/README.md (
 stands out, computed from the rows: nothing typed in, and per source and dtype the table at the
 largest n every device timed) and compare.json; the plots are harness.report.plots.plot_devices.
 
-Ratio convention (as in harness.report.comparison): t(baseline) / t(device), above 1 the device
+Ratio convention (as in harness.report.run_tables): t(baseline) / t(device), above 1 the device
 is faster. The datasheet's expectation for a kernel bound by memory bandwidth is
 bw(device) / bw(baseline) (H100 SXM against H200: 3.35 / 4.8 = 0.70); launch-bound sizes and
 latency-bound code sit near 1 instead, which is what the comparison is there to show.

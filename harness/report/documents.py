@@ -1,31 +1,10 @@
 """The one loader: every committed result file, in any version the harness ever wrote, read by
-schema string (FAMILIES, one entry per family; the old schema names are spelled only here and in
-records.py) into a Document:
-
-    kind               schema (records.py)                   parsed into
-    "cli"              run/2, run/1                          records, from "results"
-    "pytest-benchmark" (pytest-benchmark's own JSON)          records, from each extra_info
-                       extra_info: bench/2, bench/1
-    "fastest-bench"    fastest-bench/2, fastest-bench/1      records ("results"; /1: "rows")
-    "host"             host/2, host/1                        records, from "table"
-    "accuracy"         accuracy/1                            records (ulps in each extra)
-    "fastest-ablation" fastest-ablation/1                    raw: times per design choice
-    "hopper-loads"     hopper-loads/1                        raw: times per memory path
-    "repro-sweep"      repro-sweep/1                         raw: times per launch shape
-    "call-profile"     call-profile/1                        raw: ns per step of one call
-    "small-n"          small-n/1                             raw: us per path
-    "callable"         callable/1                            raw: us per call from Python
-    "inductor-code"    inductor-code/1                       raw: torch.compile's code, times
-    "distributed"      distributed/1                         raw: runs over K ranks
-    "profile"          profile/1                             raw: ncu counters per kernel
-    "sanitize"         sanitize/1                            raw: compute-sanitizer verdicts
-    "reproducible"     reproducible/1                        raw: result bits per input
-    "compare"          compare/1                             raw: rows per device
-    "census"           census/1 (docs/census-sm_90.json)     raw: SASS counts per kernel
-    "rows"             rows/1 (every suite writes it now)    rows (records.Row), and the
-                                                             records rebuilt from them
-    "manifest"         none: a JSON list (profile-raw/,      raw: the GPU driver's list of
-                       sanitize-raw/: *.manifest.json)       what it launched, in order
+schema string into a Document. FAMILIES has one entry per family: its kind, its schema strings
+(the one written now first, then the old ones still read; spelled only here and in records.py)
+and its parser: the run, pytest-benchmark, fastest-bench, host and accuracy families parse into
+result records, a ROWS document (every suite writes one now) into rows and the records rebuilt
+from them, the others are read as they are (raw) for their own tables; pytest-benchmark's JSON
+is known by its shape, a manifest (profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
 
 load_document(path, kind) reads any of them (kind: the family, or families, the caller
 accepts); load_run only what the report compares (a ladder run or the benchmark suite). Every
@@ -162,11 +141,6 @@ def _head(path: str, kind: str, doc: dict) -> Document:
     )
 
 
-def _records(out: Document, rows: list[dict]) -> Document:
-    out.records = [ResultRecord.from_json(r) for r in rows]
-    return out
-
-
 def _run(path: str, doc: dict) -> Document:
     out = _head(path, "cli", doc)
     out.records = [ResultRecord.from_json(r) for r in doc.get("results", []) if "variant" in r]
@@ -240,7 +214,9 @@ def _host(path: str, doc: dict) -> Document:
 
 
 def _accuracy(path: str, doc: dict) -> Document:
-    return _records(_head(path, "accuracy", doc), doc["results"])
+    out = _head(path, "accuracy", doc)
+    out.records = [ResultRecord.from_json(r) for r in doc["results"]]
+    return out
 
 
 def _rows(path: str, doc: dict) -> Document:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from rich.table import Table
-
 from harness.core import catalogue
 from harness.report.documents import Document
 from harness.report.markdown import rich_as_markdown
 from harness.report.records import ResultRecord
 from harness.report.study_records import host_record
+from harness.report.terminal import rich_table
 
 _SHORT = {
     "cuda/001-v0-gmem-interleaved": "V0",
@@ -37,12 +36,7 @@ def short(vid: str) -> str:
 
 def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]):
     """A rich table, every column right-aligned."""
-    t = Table(title=title, caption=caption)
-    for h in header:
-        t.add_column(h, justify="right")
-    for cells in rows:
-        t.add_row(*cells)
-    return t
+    return rich_table(title, header, rows, right=[True] * len(header), caption=caption)
 
 
 def _split(x: dict) -> str:
@@ -52,9 +46,7 @@ def _split(x: dict) -> str:
     return f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
 
 
-def seed_tables(
-    rows: Iterable[ResultRecord | dict], device_name: str | None, dtype: str
-) -> list[Table]:
+def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dtype: str) -> list:
     records = [r if isinstance(r, ResultRecord) else host_record(r, dtype) for r in rows]
     cols = list(dict.fromkeys(r.variant for r in records))
     at = {(r.n, r.variant): r for r in records}
@@ -90,7 +82,7 @@ def seed_tables(
     ]  # fmt: skip
 
 
-def sweep_table(entry: dict) -> Table:
+def sweep_table(entry: dict):
     cfgs, b = entry["configs"], entry["h2d_alone"]
     streams = sorted({c["streams"] for c in cfgs})
     at = {(c["chunk"], c["streams"]): c for c in cfgs}
@@ -114,7 +106,7 @@ def sweep_table(entry: dict) -> Table:
     )  # fmt: skip
 
 
-def adversarial_table(adv: dict) -> Table:
+def adversarial_table(adv: dict):
     return _table(
         f"adversarial input, n = {adv['n']:,}: {adv['input']}",
         f"exact sum {adv['exact']}; a naive float32 running sum gives "

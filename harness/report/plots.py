@@ -1,8 +1,8 @@
-"""Every plot (matplotlib, Agg; no GPU needed); each returns what it drew, for the tests:
+"""Every plot (matplotlib, Agg; no GPU needed) but compare.png (harness.report.run_tables); each
+returns what it drew, for the tests:
 - bandwidth_vs_n_<dtype>.png: effective GB/s against log2 n, one panel per group of stages (at
   most PANEL_LINES variants, so about 8 lines with the peers, which are on every panel);
 - ladder_<dtype>_<n>.png: the ladder at one n, a CUDA bar and its Triton twin's bar per row;
-- compare.png: per variant, t(run A) / t(other run) on a log axis centred on 1;
 - compare_<source>.png (`reduce-ladder compare`): a panel per dtype (rows) and variant family
   (columns), t(baseline) / t(device) against log2 n: a thin line per variant, a thick one for
   the family's median, the datasheet's ratio dashed, one colour per device."""
@@ -15,12 +15,12 @@ from pathlib import Path
 from statistics import median
 
 from harness.core import catalogue
+from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID
+from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
-from harness.report.comparison import compare_rows, run_letter
 from harness.report.devices import SOURCES, DeviceRow, DeviceRun, expected_ratios
 from harness.report.documents import Document, ReportError
-from harness.report.ladder_table import ladder_rows, variant_order
-from harness.report.ratios import COPY_ID, CUB_ID, NOCUB_ID, PEER_LABELS, TORCH_ID
+from harness.report.ladder_table import PEER_LABELS, ladder_rows, variant_order
 from harness.report.records import ResultRecord
 
 
@@ -195,63 +195,6 @@ def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     fig.tight_layout()
     _save(fig, path)
     return {"path": str(path), "bars": bar_labels, "lines": lines, "categories": cats}
-
-
-def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
-    """Per variant, t(A) / t(other run) at one n per dtype, on a log axis centred on 1 (so
-    a few per cent either way is visible); titled with every run's device and date."""
-    plt = _plt()
-    series = []  # (label, rows, index of the ratio)
-    for d, n in n_by_dtype.items():
-        rows = compare_rows(runs, d, n)
-        for k in range(1, len(runs)):
-            pts = [r for r in rows if r.ratios[k - 1] is not None]
-            if pts:
-                label = f"{d}, n = {size_label(n)}: A / {run_letter(k)}"
-                series.append((label, pts, k - 1))
-    variants = list(dict.fromkeys(r.variant for _, pts, _ in series for r in pts))
-    fig, ax = plt.subplots(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
-    h = 0.8 / max(1, len(series))
-    ys = {v: i for i, v in enumerate(variants)}
-    spread = 1.05
-    for k, (label, pts, i) in enumerate(series):
-        ratios = [r.ratios[i] for r in pts]
-        spread = max(spread, *[max(x, 1 / x) for x in ratios])
-        at = [ys[r.variant] + (k - (len(series) - 1) / 2) * h for r in pts]
-        ax.barh(at, [x - 1 for x in ratios], h, left=1, label=label)  # bars grow from 1
-    _ratio_axis(ax, spread * 1.05)
-    ax.axvline(1.0, color="black", linewidth=1)
-    ax.set_yticks(range(len(variants)), variants, fontsize=7)
-    ax.set_ylim(len(variants) - 0.5, -0.5)  # the first variant on top, no empty margin
-    ax.set_xlabel("time in A / time in the other run (log scale; above 1: the other run faster)")
-    title = "\n".join(
-        f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
-        for k, r in enumerate(runs)
-    )
-    ax.set_title(title, fontsize=9)
-    if series:
-        ax.legend(fontsize=8)
-    ax.grid(True, axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
-    _save(fig, path)
-    labels = [label for label, _, _ in series]
-    return {"path": str(path), "series": labels, "variants": variants, "title": title}
-
-
-RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
-
-
-def _ratio_axis(ax, limit: float) -> None:
-    """A log x axis from 1 / limit to limit (symmetric about 1), ticks at plain ratios."""
-    from matplotlib.ticker import NullLocator
-
-    ax.set_xscale("log")
-    ax.set_xlim(1 / limit, limit)
-    gap = math.log(limit) / 6  # no two ticks closer than a sixth of the half-range
-    ticks = sorted({1.0, *RATIO_TICKS, *(1 / t for t in RATIO_TICKS)})
-    ticks = [t for t in ticks if 1 / limit <= t <= limit and (t == 1 or abs(math.log(t)) >= gap)]
-    ax.set_xticks(ticks, [f"{t:.2f}" for t in ticks])
-    ax.xaxis.set_minor_locator(NullLocator())
 
 
 def _save(fig, path: str | Path, dpi: int = 110) -> None:

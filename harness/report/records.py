@@ -91,16 +91,11 @@ class Check:
         return cls(**{f.name: d.get(f.name) for f in fields(cls)})
 
 
-def _timing(d: Any) -> Timing | None:
+def timing_from(d: Any) -> Timing | None:
+    """A Timing from its JSON form (Timing.record()); None when absent."""
     if not isinstance(d, dict) or d.get("median_ms") is None:
         return None
-    return Timing(
-        median_ms=d["median_ms"],
-        min_ms=d.get("min_ms"),
-        p10_ms=d.get("p10_ms"),
-        p90_ms=d.get("p90_ms"),
-        reps=d.get("reps"),
-    )
+    return Timing(d["median_ms"], d.get("min_ms"), d.get("p10_ms"), d.get("p90_ms"), d.get("reps"))
 
 
 TIMING_FIELDS = ("first_pass", "total", "graph", "call")
@@ -197,7 +192,7 @@ class ResultRecord:
             status=d.get("status", "ok"),
             message=d.get("message") or "",
             check=Check.from_json(check) if isinstance(check, dict) else None,
-            **{k: _timing(d.get(k)) for k in TIMING_FIELDS},
+            **{k: timing_from(d.get(k)) for k in TIMING_FIELDS},
             passes=d.get("passes"),
             blocks_first_pass=d.get("blocks_first_pass"),
             bytes_first_pass=d.get("bytes_first_pass"),
@@ -238,11 +233,6 @@ def check_from(result: Any) -> Check:
         exact_required=result.exact_required,
         input_unchanged=result.input_unchanged,
     )
-
-
-def timing_from(d: dict | None) -> Timing | None:
-    """A Timing from its JSON form (Timing.record()); None when absent."""
-    return _timing(d)
 
 
 # ---------------------------------------------------------------------------------------------

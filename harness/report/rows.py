@@ -2,7 +2,7 @@
 Every suite writes them (a ROWS document: records.rows_document); every older family of result
 documents that holds timings is read into them here (`rows(doc)`, one function per family in
 ROWS); a table is a pivot of rows (`pivot`), as the comparison of runs is
-(harness.report.comparison).
+(harness.report.run_tables).
 
     Row(device="NVIDIA H200", suite="cli", variant="cuda/v3-sequential", config="",
         dtype="float32", shape=16777216, metric="total",

@@ -3,25 +3,36 @@
 Every input is checked before anything is written: the runs load, the first has timings (a
 CPU-mode run checks sums but times nothing: no plot to draw), a requested n is one the run has,
 and DIR is writable.
+
+The generated blocks of the Markdown docs, each written between its two marker lines (nothing
+else in the file is touched):
+
+- the ladder block (LADDER_BEGIN ... LADDER_END, in docs/ladder.md): the ladder table per dtype,
+  the bandwidth plot and a link to the full report;
+- the summary block (SUMMARY_BEGIN ... SUMMARY_END, in README.md): one row per dtype, the
+  effective bandwidth of the first stage, the best stage, the fastest pair and the peers.
+
+`reduce-ladder report ... --doc docs/ladder.md --doc README.md` rewrites every block each file
+has (a file needs at least one); the same functions render them for the freshness test.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report import (
-    comparison,
     documents,
     plots,
     profile_tables,
+    run_tables,
     sanitizer_log,
-    sweep_tables,
 )
+from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document, load_run
-from harness.report.ladder_table import markdown_ladder
+from harness.report.ladder_table import COPY_ID, markdown_ladder, records_at
+from harness.report.markdown import markdown_table, num
 
 DEFAULT_REF_N = 2**25
 
@@ -108,7 +119,7 @@ def write_report(
     if any(r.meta.get("synthetic") for r in runs):
         md += ["> **SYNTHETIC TEST DATA: these numbers were not measured on any GPU.**", ""]
     for k, r in enumerate(runs):
-        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {comparison.run_letter(k)}"))
+        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {run_tables.run_letter(k)}"))
     md += ["", HOW_TO_READ, ""]
     for dtype, n in refs.items():
         bw_name, ladder_name = plot_names(dtype, n)
@@ -125,16 +136,16 @@ def write_report(
         md += [
             "Effective GB/s (✗: failed check):",
             "",
-            sweep_tables.sweep_table(main, dtype, "gbps"),
+            run_tables.sweep_table(main, dtype, "gbps"),
         ]
-        md += ["% of copy bandwidth:", "", sweep_tables.sweep_table(main, dtype, "pct_copy")]
+        md += ["% of copy bandwidth:", "", run_tables.sweep_table(main, dtype, "pct_copy")]
         small = [s for s in main.sizes(dtype) if s <= 2**20]
         if small:
-            md += sweep_tables.small_sizes_section(main, dtype, small)
+            md += run_tables.small_sizes_section(main, dtype, small)
         md += [
             f"<details><summary>Every {dtype} measurement, with its ratios</summary>",
             "",
-            sweep_tables.all_measurements_table(main, dtype),
+            run_tables.all_measurements_table(main, dtype),
             "</details>",
             "",
         ]
@@ -145,10 +156,12 @@ def write_report(
         md.append("")
     compared: dict[str, int] = {}
     if len(runs) > 1:
-        compared = comparison.common_sizes(runs, refs)
-        md += comparison.markdown_section(runs, compared)
+        compared = run_tables.common_sizes(runs, refs)
+        md += run_tables.markdown_section(runs, compared)
         if compared:
-            plots_drawn["compare.png"] = plots.plot_compare(runs, compared, out / "compare.png")
+            plots_drawn["compare.png"] = run_tables.plot_compare(
+                runs, compared, out / "compare.png"
+            )
     md += hardware_section(main, out)
     report = out / "report.md"
     try:
@@ -181,7 +194,7 @@ def hardware_section(run: Document, out: Path) -> list[str]:
     if profile.is_file():
         rendering = folder / profile_tables.RENDERING_DIR / "profile.md"
         if rendering.is_file():
-            link = Path(os.path.relpath(rendering, out)).as_posix()
+            link = rel(rendering, out)
             how = f"[{link}]({link}) (rendered from `{profile.name}` beside this run)"
         else:
             how = f"`{profile.name}` beside this run, not rendered yet: `reduce-ladder profile "
@@ -195,6 +208,133 @@ def hardware_section(run: Document, out: Path) -> list[str]:
             text = sanitizer_log.summary(load_document(sanitize, "sanitize").raw)
         except (ReportError, KeyError, TypeError, AttributeError) as e:
             text = f"unreadable ({e})"
-        link = Path(os.path.relpath(sanitize, out)).as_posix()
+        link = rel(sanitize, out)
         md.append(f"- compute-sanitizer ([{sanitize.name}]({link})): {text}")
     return ["## Measured by the hardware", "", *md, ""] if md else []
+
+
+# ---------------------------------------------------------------------------------------------
+# the generated blocks of docs/ladder.md and README.md
+
+LADDER_BEGIN, LADDER_END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
+SUMMARY_BEGIN, SUMMARY_END = "<!-- ladder-summary:begin -->", "<!-- ladder-summary:end -->"
+
+# The summary's columns after the first: (header, variant id); the stages are found in the run.
+SUMMARY_IDS = (
+    ("cuda/fastest", "cuda/fastest"),
+    ("triton/fastest", "triton/fastest"),
+    ("CUB (cupy.sum)", "peer/cupy.sum-cub"),
+    ("torch.sum", "peer/torch.sum"),
+    ("copy", COPY_ID),
+)
+
+
+def _generated(command: str) -> str:
+    return f"<!-- generated by: {command} -- do not edit by hand -->"
+
+
+def readme_block(written: WrittenReport, readme: Path, command: str) -> str:
+    """The ladder block for the file `readme` (links relative to its folder)."""
+    run = written.runs[0]
+    lines = [
+        LADDER_BEGIN,
+        _generated(command),
+        "",
+        f"Measured on **{run.device}** (`{rel(Path(run.path), readme.parent)}`, {run.created}).",
+        "",
+    ]
+    for dtype, n in written.ref_n.items():
+        # The device in each table's caption: the page shows one device's numbers, and the
+        # other devices' are one link away (results/compare/), so each table says whose they are.
+        caption = f"**{dtype}, n = {size_label(n)}, on {run.device}**"
+        lines += [caption, "", markdown_ladder(run.records, dtype, n)]
+    main_plot = written.out_dir / plot_names(run.dtypes()[0], 1)[0]
+    lines += [
+        f"![effective bandwidth vs n]({rel(main_plot, readme.parent)})",
+        "",
+        f"Full report: [{rel(written.markdown, readme.parent)}]"
+        f"({rel(written.markdown, readme.parent)}).",
+        LADDER_END,
+    ]
+    return "\n".join(lines)
+
+
+def _gbps(r) -> str:
+    return num(r.gbps_total if r is not None and r.ok else None, ".0f")
+
+
+def summary_block(written: WrittenReport, command: str) -> str:
+    """One row per dtype at its ladder table's n: effective GB/s of stage 0, of the best CUDA
+    stage of the ladder (stages 0-8, named), of the fastest pair and of the peers."""
+    run = written.runs[0]
+    rows = []
+    for dtype, n in written.ref_n.items():
+        at = records_at(run.records, dtype, n)
+        stages = [
+            r
+            for r in at.values()
+            if r.backend == "cuda" and r.stage.isdigit() and r.ok and r.ms is not None
+        ]
+        first = next((r for r in stages if r.stage == "0"), None)
+        best = min(stages, key=lambda r: r.ms, default=None)
+        best_cell = "-" if best is None else f"{_gbps(best)} ({best.variant.split('/', 1)[-1]})"
+        rows.append(
+            [f"{dtype}, {size_label(n)}", _gbps(first), best_cell]
+            + [_gbps(at.get(vid)) for _, vid in SUMMARY_IDS]
+        )
+    headers = ["dtype, n", "stage 0", "best stage", *(h for h, _ in SUMMARY_IDS)]
+    return "\n".join(
+        [
+            SUMMARY_BEGIN,
+            _generated(command),
+            "",
+            "Effective bandwidth in GB/s (bytes read and written / device time; higher is "
+            f"better),\nmeasured on **{run.device}**, each sum checked against its golden first:",
+            "",
+            markdown_table(headers, rows),
+            SUMMARY_END,
+        ]
+    )
+
+
+def _span(text: str, begin: str, end: str) -> tuple[int, int] | None:
+    i, j = text.find(begin), text.find(end)
+    return (i, j + len(end)) if i >= 0 and j > i else None
+
+
+def check_readme(readme: str | Path) -> str:
+    """The file's text, or a ReportError when it cannot be read or has no marker block."""
+    p = Path(readme)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ReportError(f"cannot read {p}: {e.strerror or e}") from None
+    if not _span(text, LADDER_BEGIN, LADDER_END) and not _span(text, SUMMARY_BEGIN, SUMMARY_END):
+        raise ReportError(
+            f"{p} has no {LADDER_BEGIN} ... {LADDER_END} block (the ladder tables) and no "
+            f"{SUMMARY_BEGIN} ... {SUMMARY_END} block (the summary); add one pair of marker lines "
+            "where the generated block should go"
+        )
+    return text
+
+
+def rendered(text: str, written: WrittenReport, path: Path, command: str) -> str:
+    """text (the file at path) with each block it has regenerated."""
+    for begin, end, block in (
+        (LADDER_BEGIN, LADDER_END, lambda: readme_block(written, path, command)),
+        (SUMMARY_BEGIN, SUMMARY_END, lambda: summary_block(written, command)),
+    ):
+        span = _span(text, begin, end)
+        if span:
+            text = text[: span[0]] + block() + text[span[1] :]
+    return text
+
+
+def update_readme(readme: str | Path, written: WrittenReport, command: str) -> None:
+    """Regenerate the blocks of the file readme (check_readme says it has one)."""
+    p = Path(readme)
+    new = rendered(check_readme(p), written, p, command)
+    try:
+        p.write_text(new)
+    except OSError as e:
+        raise ReportError(f"cannot write {p}: {e.strerror or e}") from None

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core import catalogue
-from harness.report.ratios import COPY_ID, CUB_ID, TORCH_ID
+from harness.report.ladder_table import COPY_ID, CUB_ID, TORCH_ID
 from harness.report.records import Check, ResultRecord, for_variant, timing_from
 
 _HOST_IDENTITY = {"variant", "backend", "stage", "seeds", "dtype", "n", "status", "message"}

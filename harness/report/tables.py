@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from harness.core import catalogue
 from harness.core.passes import one_pass
 from harness.core.sizes import size_label
-from harness.report.ladder_table import check_text
+from harness.report.ladder_table import COPY_ID, check_text, peer_ratios, records_at
 from harness.report.markdown import RIGHT, markdown_table, num, us
-from harness.report.ratios import COPY_ID, peer_ratios, records_at
 from harness.report.records import ResultRecord, Row
 from harness.report.rows import pivot
+from harness.report.terminal import rich_table
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
@@ -60,16 +60,11 @@ def check_cells(r: ResultRecord, *, wide: bool = False) -> list[str]:
 
 def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool = False):
     """Each sum against its golden: compact (the error and its bound), or wide (the values)."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for h in CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS:
-        table.add_column(h, overflow="fold")
-    for r in as_records(rows):
-        bad = not r.ok and not r.wrong_demo
-        table.add_row(*check_cells(r, wide=wide), style="red" if bad else None)
-    return table
+    records = as_records(rows)
+    bad = ["red" if not r.ok and not r.wrong_demo else None for r in records]
+    header = CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS
+    cells = (check_cells(r, wide=wide) for r in records)
+    return rich_table(title, header, cells, right=[False] * len(header), styles=bad)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,58 +105,27 @@ def seed_rows(
         and any(s.startswith(prefix) for s in catalogue.BY_ID[i].seeds)
     ]
 
-    def gbps(nbytes: int, ms: float | None) -> float | None:
-        return nbytes / ms / 1e6 if ms else None
+    def row(kernel, vid, r, ms, written, twin=None, t=None, tms=None, **more) -> dict:
+        nbytes = (n + written) * size
+        return {"kernel": kernel, "variant": vid, "status": r.status, "cuda_ms": ms,
+                "twin": twin, "twin_status": t.status if t else None, "twin_ms": tms,
+                "read": n, "written": written, "bytes": nbytes,
+                "cuda_gbps": nbytes / ms / 1e6 if ms else None,
+                "twin_gbps": nbytes / tms / 1e6 if tms else None,
+                "seed_ms": None, "in_place": False, **more}  # fmt: skip
 
     out: list[dict] = []
     for v in catalogue.ladder_order(cuda):
         r, t = at[v.id], at.get(v.twin or "")
         label = next(s for s in v.seeds if s.startswith(prefix))
         written = r.blocks_first_pass or one_pass(v.launch, n).blocks
-        nbytes = (n + written) * size
-        ms, tms = _first_pass_ms(r), _first_pass_ms(t)
-        out.append(
-            {
-                "kernel": label.removeprefix(prefix),
-                "variant": v.id,
-                "status": r.status,
-                "cuda_ms": ms,
-                "twin": v.twin,
-                "twin_status": t.status if t else None,
-                "twin_ms": tms,
-                "read": n,
-                "written": written,
-                "bytes": nbytes,
-                "cuda_gbps": gbps(nbytes, ms),
-                "twin_gbps": gbps(nbytes, tms),
-                "seed_ms": SEED_FIGURES_MS.get(label),
-                "in_place": bool(v.launch and v.launch.in_place),
-            }
-        )
+        out.append(row(label.removeprefix(prefix), v.id, r, _first_pass_ms(r), written, v.twin, t,
+                       _first_pass_ms(t), seed_ms=SEED_FIGURES_MS.get(label),
+                       in_place=bool(v.launch and v.launch.in_place)))  # fmt: skip
     for i, r in at.items():
-        if r.backend != "peer":
-            continue
-        ms = r.ms or _first_pass_ms(r)
-        written = n if i == COPY_ID else 1  # the copy writes all n; a sum writes one value
-        nbytes = (n + written) * size
-        out.append(
-            {
-                "kernel": i.removeprefix("peer/"),
-                "variant": i,
-                "status": r.status,
-                "cuda_ms": ms,
-                "twin": None,
-                "twin_status": None,
-                "twin_ms": None,
-                "read": n,
-                "written": written,
-                "bytes": nbytes,
-                "cuda_gbps": gbps(nbytes, ms),
-                "twin_gbps": None,
-                "seed_ms": None,
-                "in_place": False,
-            }
-        )
+        if r.backend == "peer":  # the copy writes all n; a sum writes one value
+            written = n if i == COPY_ID else 1
+            out.append(row(i.removeprefix("peer/"), i, r, r.ms or _first_pass_ms(r), written))
     return out
 
 
@@ -217,17 +181,11 @@ def markdown_seed(rows: Iterable[dict]) -> str:
 
 
 def rich_seed(rows: Iterable[dict], title: str):
-    from rich.table import Table
-
-    table = Table(title=title, caption=SEED_NOTE)
-    for h in SEED_HEADER:
-        left = h in ("kernel", "Triton twin", "check")
-        table.add_column(h, justify="left" if left else "right", overflow="fold")
-    for r in rows:
-        table.add_row(
-            *_seed_cells(r), style="red" if r["status"] not in ("ok", "skipped") else None
-        )
-    return table
+    rows = list(rows)
+    right = [h not in ("kernel", "Triton twin", "check") for h in SEED_HEADER]
+    bad = ["red" if r["status"] not in ("ok", "skipped") else None for r in rows]
+    return rich_table(title, SEED_HEADER, map(_seed_cells, rows), right=right, caption=SEED_NOTE,
+                      styles=bad)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

@@ -60,25 +60,44 @@ class KeyedText:
         return [f"{k}: {text}" for text, k in self.keys.items()]
 
 
-def terminal_table(
-    title: str, columns: Sequence[TermColumn], rows: Iterable[Any], row_style=None, caption=None
-):
-    """A rich Table of rows, one cell per column; row_style(row) may colour a row."""
+def rich_table(
+    title: str | None, header: Sequence[str], rows: Iterable[Sequence[str]], *,
+    right: Sequence[bool] | None = None, caption: str | None = None,
+    styles: Sequence[str | None] = (), whole: Sequence[bool] = (), section: int | None = None,
+):  # fmt: skip
+    """Every terminal table: a rich Table in the ladder table's box style, the first column left
+    and the rest right-aligned unless `right` says otherwise; styles colour rows (one per row);
+    a column marked `whole` never folds (ids: the other columns give way); a line is drawn above
+    row `section`."""
     from rich import box
     from rich.table import Table
 
     table = Table(
         title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
     )
-    for c in columns:
+    right = [i > 0 for i in range(len(header))] if right is None else right
+    for i, h in enumerate(header):
         # fold, never crop: a compact table is narrow enough not to fold at 100 columns, and
         # on a narrower terminal (or --wide) a folded number is still the number
-        table.add_column(
-            c.header, justify="right" if c.right else "left", overflow="fold", no_wrap=c.whole
-        )
-    for r in rows:
-        table.add_row(*(c.cell(r) for c in columns), style=row_style(r) if row_style else None)
+        table.add_column(h, justify="right" if right[i] else "left", overflow="fold",
+                         no_wrap=i < len(whole) and whole[i])  # fmt: skip
+    for k, cells in enumerate(rows):
+        if k == section:
+            table.add_section()
+        table.add_row(*cells, style=styles[k] if k < len(styles) else None)
     return table
+
+
+def terminal_table(
+    title: str, columns: Sequence[TermColumn], rows: Iterable[Any], row_style=None, caption=None
+):
+    """A rich Table of rows, one cell per column; row_style(row) may colour a row."""
+    rows = list(rows)
+    return rich_table(
+        title, [c.header for c in columns], ([c.cell(r) for c in columns] for r in rows),
+        right=[c.right for c in columns], caption=caption, whole=[c.whole for c in columns],
+        styles=[row_style(r) for r in rows] if row_style else (),
+    )  # fmt: skip
 
 
 def with_legend(table, lines: Iterable[str]):

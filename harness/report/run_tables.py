@@ -1,0 +1,214 @@
+"""report.md's tables: one run across sizes (variants x sizes of one field; every measurement of
+a dtype with its ratios) and runs compared with the first (per variant at one (dtype, n), the
+time in run A over the time in each other run B, C, ...: above 1 the other run is faster), as
+Markdown and, for the comparison, on the terminal and in compare.png."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.sizes import size_label
+from harness.report.documents import Document
+from harness.report.ladder_table import (
+    PeerRatios,
+    check_text,
+    peer_ratios,
+    records_at,
+    variant_order,
+)
+from harness.report.markdown import markdown_table, num, us
+from harness.report.plots import _plt, _save
+from harness.report.records import ResultRecord
+from harness.report.terminal import rich_table
+
+
+def _ratios(run: Document, dtype: str) -> Callable[[ResultRecord], PeerRatios]:
+    """(record -> its PeerRatios), the peers looked up once per size."""
+    by_n = {n: records_at(run.records, dtype, n) for n in run.sizes(dtype)}
+    return lambda r: peer_ratios(r, by_n[r.n])
+
+
+def _med(t) -> float | None:
+    return t.median_ms if t else None
+
+
+def size_grid(
+    run: Document, dtype: str, sizes: list[int], cell: Callable[[ResultRecord], str],
+    head: Callable[[int], str] = size_label,
+) -> str:  # fmt: skip
+    """Markdown: variants down (ladder order), sizes across, cell(record) ("-": not measured)."""
+    rows = [r for r in run.records if r.dtype == dtype and r.n in sizes]
+    by = {(r.variant, r.n): r for r in rows}
+    body = [[vid, *("-" if (vid, n) not in by else cell(by[vid, n]) for n in sizes)]
+            for vid in variant_order(rows)]  # fmt: skip
+    return markdown_table(["variant", *map(head, sizes)], body)
+
+
+def sweep_table(run: Document, dtype: str, field: str) -> str:
+    """Variants x sizes, one field: "gbps" (effective GB/s) or "pct_copy" (% of the copy's);
+    ✗ a failed check."""
+    ratios = _ratios(run, dtype)
+    value = (lambda r: r.gbps_total) if field == "gbps" else (lambda r: ratios(r).pct_copy)
+    return size_grid(run, dtype, run.sizes(dtype), lambda r: num(value(r), ".0f") if r.ok else "✗")
+
+
+def small_sizes_section(run: Document, dtype: str, sizes: list[int]) -> list[str]:
+    """Device time per call from CUDA-graph replay beside one synchronized call's wall time."""
+    cell = lambda r: f"{us(_med(r.graph))} / {us(_med(r.call))}"  # noqa: E731
+    head = lambda n: f"{size_label(n)} graph / call µs"  # noqa: E731
+    return [
+        f"### Small sizes: launch overhead ({dtype})",
+        "",
+        "Device time per call from CUDA-graph replay (what the kernels cost) beside the host wall "
+        "time of one synchronized Python call (what a caller pays):",
+        "",
+        size_grid(run, dtype, sizes, cell, head),
+    ]
+
+
+ALL_HEADER = ("variant", "n", "status", "device µs", "graph µs", "call µs", "GB/s", "% copy",
+              "× CUB", "× torch.sum")  # fmt: skip
+
+
+def all_measurements_table(run: Document, dtype: str) -> str:
+    rows = [r for r in run.records if r.dtype == dtype]
+    order = {v: i for i, v in enumerate(variant_order(rows))}
+    rows.sort(key=lambda r: (order[r.variant], r.n))
+    ratios = _ratios(run, dtype)
+    body = [
+        [r.variant, size_label(r.n), check_text(r), us(r.ms), us(_med(r.graph)), us(_med(r.call)),
+         num(r.gbps_total, ".1f"), num(q.pct_copy, ".1f"), num(q.x_cub, ".2f"),
+         num(q.x_torch, ".2f")]
+        for r in rows
+        for q in (ratios(r),)
+    ]  # fmt: skip
+    return markdown_table(ALL_HEADER, body)
+
+
+# ---------------------------------------------------------------------------------------------
+# runs compared with the first
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    variant: str
+    ms: tuple[float | None, ...]  # per run, A first
+    ratios: tuple[float | None, ...]  # t(A) / t(other run), one per run after A
+
+
+def run_letter(k: int) -> str:
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k]
+
+
+def compare_rows(runs: list[Document], dtype: str, n: int) -> list[CompareRow]:
+    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order."""
+    ats = [records_at(r.records, dtype, n) for r in runs]
+    out = []
+    for vid in variant_order([rec for at in ats for rec in at.values()]):
+        ms = tuple(at[vid].ms if vid in at and at[vid].ok and at[vid].ms else None for at in ats)
+        ratios = tuple(ms[0] / m if ms[0] and m else None for m in ms[1:])
+        if any(x is not None for x in ratios):
+            out.append(CompareRow(vid, ms, ratios))
+    return out
+
+
+def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, int]:
+    """dtype -> the n to compare at: the first run's reference n, where every run has it."""
+    return {d: n for d in runs[0].dtypes() if (n := preferred.get(d)) is not None
+            and all(n in r.sizes(d) for r in runs[1:])}  # fmt: skip
+
+
+def _tables(runs: list[Document], sizes: dict[str, int]):
+    """Per dtype: its n, the header and the cells of its table."""
+    others = [run_letter(k) for k in range(1, len(runs))]
+    header = ["variant", *[f"{run_letter(k)} µs" for k in range(len(runs))],
+              *[f"A / {o}" for o in others]]  # fmt: skip
+    for d, n in sizes.items():
+        cells = [[r.variant, *map(us, r.ms), *[num(x, ".2f") for x in r.ratios]]
+                 for r in compare_rows(runs, d, n)]  # fmt: skip
+        yield d, n, header, cells
+
+
+def runs_line(runs: list[Document]) -> str:
+    return ", ".join(f"{run_letter(k)} = {r.label}" for k, r in enumerate(runs)) + "."
+
+
+def markdown_section(runs: list[Document], sizes: dict[str, int]) -> list[str]:
+    """report.md's comparison: one table per dtype at its n."""
+    md = ["## Comparison", "", runs_line(runs), ""]
+    if not sizes:
+        return [*md, "The runs share no dtype and size; nothing to compare.", ""]
+    others = " / ".join(run_letter(k) for k in range(1, len(runs)))
+    for d, n, header, cells in _tables(runs, sizes):
+        what = f"time in A / time in {others} (above 1: {others} faster)"
+        md += [f"{d}, n = {size_label(n)}: {what}", "", markdown_table(header, cells)]
+    return [*md, "![comparison](compare.png)", ""]
+
+
+def rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
+    """The same tables for the terminal, each titled with its dtype and n."""
+    return [
+        rich_table(f"{d}, n = {size_label(n)}: time in A / time in the other run (above 1: the "
+                   "other run is faster)", header, cells, caption=runs_line(runs))
+        for d, n, header, cells in _tables(runs, sizes)
+    ]  # fmt: skip
+
+
+def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
+    """Per variant, t(A) / t(other run) at one n per dtype, on a log axis centred on 1 (so
+    a few per cent either way is visible); titled with every run's device and date."""
+    plt = _plt()
+    series = []  # (label, rows, index of the ratio)
+    for d, n in n_by_dtype.items():
+        rows = compare_rows(runs, d, n)
+        for k in range(1, len(runs)):
+            pts = [r for r in rows if r.ratios[k - 1] is not None]
+            if pts:
+                label = f"{d}, n = {size_label(n)}: A / {run_letter(k)}"
+                series.append((label, pts, k - 1))
+    variants = list(dict.fromkeys(r.variant for _, pts, _ in series for r in pts))
+    fig, ax = plt.subplots(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
+    h = 0.8 / max(1, len(series))
+    ys = {v: i for i, v in enumerate(variants)}
+    spread = 1.05
+    for k, (label, pts, i) in enumerate(series):
+        ratios = [r.ratios[i] for r in pts]
+        spread = max(spread, *[max(x, 1 / x) for x in ratios])
+        at = [ys[r.variant] + (k - (len(series) - 1) / 2) * h for r in pts]
+        ax.barh(at, [x - 1 for x in ratios], h, left=1, label=label)  # bars grow from 1
+    _ratio_axis(ax, spread * 1.05)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_yticks(range(len(variants)), variants, fontsize=7)
+    ax.set_ylim(len(variants) - 0.5, -0.5)  # the first variant on top, no empty margin
+    ax.set_xlabel("time in A / time in the other run (log scale; above 1: the other run faster)")
+    title = "\n".join(
+        f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
+        for k, r in enumerate(runs)
+    )
+    ax.set_title(title, fontsize=9)
+    if series:
+        ax.legend(fontsize=8)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    _save(fig, path)
+    labels = [label for label, _, _ in series]
+    return {"path": str(path), "series": labels, "variants": variants, "title": title}
+
+
+RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
+
+
+def _ratio_axis(ax, limit: float) -> None:
+    """A log x axis from 1 / limit to limit (symmetric about 1), ticks at plain ratios."""
+    from matplotlib.ticker import NullLocator
+
+    ax.set_xscale("log")
+    ax.set_xlim(1 / limit, limit)
+    gap = math.log(limit) / 6  # no two ticks closer than a sixth of the half-range
+    ticks = sorted({1.0, *RATIO_TICKS, *(1 / t for t in RATIO_TICKS)})
+    ticks = [t for t in ticks if 1 / limit <= t <= limit and (t == 1 or abs(math.log(t)) >= gap)]
+    ax.set_xticks(ticks, [f"{t:.2f}" for t in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
