@@ -31,10 +31,8 @@ from harness.core.catalogue import Variant
 from harness.report import documents, records
 from porting.sass import (
     Counts,
-    ToolMissing,
     count_sass,
     cuobjdump,
-    find_tool,
     parse_resource_usage,
     ptx_int_divrem,
     ptx_static_shared,
@@ -42,39 +40,7 @@ from porting.sass import (
     split_sass,
     tool_version,
 )
-from porting.triton_compile import compile_triton_jobs, run_triton_jobs
-
-# The census's public names, those that live in porting.sass and
-# porting.triton_compile included: callers import them from here.
-__all__ = [
-    "NOT_COMPILED",
-    "SCHEMA",
-    "TRITON_DTYPES",
-    "Census",
-    "Counts",
-    "ToolMissing",
-    "census",
-    "census_pairs",
-    "compile_triton_jobs",
-    "compiled",
-    "count_sass",
-    "cuda_census",
-    "default_selection",
-    "document",
-    "element_bytes",
-    "find_tool",
-    "load_document",
-    "not_compiled",
-    "parse_resource_usage",
-    "ptx_int_divrem",
-    "ptx_static_shared",
-    "run_triton_jobs",
-    "split_ptx",
-    "split_sass",
-    "tool_versions",
-    "triton_job",
-    "triton_meta",
-]
+from porting.triton_compile import run_triton_jobs
 
 SCHEMA = records.CENSUS_SCHEMA  # spelled with every other schema string
 # catalogue dtype -> Triton signature type
@@ -145,24 +111,35 @@ def _arch_number(arch: str) -> int:
     return int(m.group(1))
 
 
-# ---------------------------------------------------------------------------------------------
-# CUDA
+def _disassemble(cubin: bytes) -> tuple[dict, dict]:
+    """(SASS by function, resources by function) of a CUBIN."""
+    usage = parse_resource_usage(cuobjdump(cubin, "--dump-resource-usage"))
+    return split_sass(cuobjdump(cubin, "--dump-sass")), usage
 
 
-def element_bytes(dtype: str) -> int:
-
-    return dtypes.get(dtype).itemsize
+def _row(v: Variant, dtype: str, arch: str, symbol: str, sass: dict, ptx: str, **fields) -> Census:
+    """A census row: the fields every backend counts the same way, then the backend's own."""
+    return Census(
+        variant=v.id,
+        backend=v.backend,
+        stage=v.stage,
+        family=v.family,
+        dtype=dtype,
+        arch=arch,
+        symbol=symbol,
+        counts=count_sass(sass.get(symbol, [])),
+        int_divrem=ptx_int_divrem(ptx),
+        **fields,
+    )
 
 
 @cache
 def _cuda_compiled(source: str, arch: str):
-    """(CompileResult, SASS by function, resources by function) for one .cu file."""
+    """(CompileResult, SASS by function, resources by function, PTX by entry) of one .cu file."""
     from harness.compile import nvrtc
 
     r = nvrtc.compile_file(source, arch)
-    sass = split_sass(cuobjdump(r.cubin, "--dump-sass"))
-    usage = parse_resource_usage(cuobjdump(r.cubin, "--dump-resource-usage"))
-    return r, sass, usage, split_ptx(r.ptx)
+    return r, *_disassemble(r.cubin), split_ptx(r.ptx)
 
 
 def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
@@ -172,15 +149,14 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
     use = usage.get(symbol, {})
     launch = v.launch
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-    dyn = launch.threads * element_bytes(dtype) if launch.dynamic_smem else 0
-    return Census(
-        variant=v.id,
-        backend="cuda",
-        stage=v.stage,
-        family=v.family,
-        dtype=dtype,
-        arch=arch,
-        symbol=symbol,
+    dyn = launch.threads * dtypes.get(dtype).itemsize if launch.dynamic_smem else 0
+    return _row(
+        v,
+        dtype,
+        arch,
+        symbol,
+        sass,
+        ptx.get(symbol, ""),
         launch=f"{launch.threads} threads",
         registers=use.get("REG", res.registers if res else 0),
         static_smem=res.smem_bytes if res else 0,
@@ -188,8 +164,6 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
         stack_bytes=use.get("STACK", res.stack_bytes if res else 0),
         local_bytes=use.get("LOCAL", 0),
         spill_bytes=(res.spill_store_bytes + res.spill_load_bytes) if res else 0,
-        counts=count_sass(sass.get(symbol, [])),
-        int_divrem=ptx_int_divrem(ptx.get(symbol, "")),
     )
 
 
@@ -264,31 +238,23 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
 
 
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    cubin = base64.b64decode(art["cubin"])
-    sass = split_sass(cuobjdump(cubin, "--dump-sass"))
-    usage = parse_resource_usage(cuobjdump(cubin, "--dump-resource-usage"))
+    sass, usage = _disassemble(base64.b64decode(art["cubin"]))
     name = art["name"] if art["name"] in sass else next(iter(sass), art["name"])
     use = usage.get(name, {})
-    ptx = split_ptx(art["ptx"])
-    meta = job["meta"]
-    counts = count_sass(sass.get(name, []))
-    return Census(
-        variant=v.id,
-        backend="triton",
-        stage=v.stage,
-        family=v.family,
-        dtype=dtype,
-        arch=arch,
-        symbol=name,
-        launch=", ".join(f"{k}={val}" for k, val in meta.items()),
+    return _row(
+        v,
+        dtype,
+        arch,
+        name,
+        sass,
+        split_ptx(art["ptx"]).get(name, art["ptx"]),
+        launch=", ".join(f"{k}={val}" for k, val in job["meta"].items()),
         registers=use.get("REG", 0),
         static_smem=ptx_static_shared(art["ptx"]),
         dynamic_smem=art["shared"],
         stack_bytes=use.get("STACK", 0),
         local_bytes=use.get("LOCAL", 0),
         spill_bytes=0,
-        counts=counts,
-        int_divrem=ptx_int_divrem(ptx.get(name, art["ptx"])),
     )
 
 

@@ -108,7 +108,7 @@ def write_doc(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """The census of the selected variants (arguments already checked by harness.cli.census)."""
     from harness.compile import nvrtc
-    from porting import census
+    from porting import census, sass
 
     if args.write_doc:
         return write_doc(args)
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         require_dtype(variants, dtype)
     try:
         rows = census.census(variants, dtype, args.arch)
-    except (census.ToolMissing, nvrtc.NvrtcUnavailable) as e:
+    except (sass.ToolMissing, nvrtc.NvrtcUnavailable) as e:
         raise UsageError(str(e)) from None
     if not rows:
         raise UsageError(f"none of the selected variants supports dtype {args.dtype}")
