@@ -100,8 +100,51 @@ class Census:
         return cls(**{**d, "counts": Counts(**d["counts"])})
 
     @property
+    def smem(self) -> int:
+        return self.static_smem + self.dynamic_smem
+
+    @property
     def spills(self) -> bool:
         return self.spill_bytes > 0 or self.local_bytes > 0 or self.counts.local_ops > 0
+
+
+# Every column (inspect --wide, the guide's appendix): header, what it counts, the cell.
+WIDE_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
+    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
+    ("local", "stack + local memory bytes (spilled bytes)", lambda r: _local_cell(r)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
+    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
+    ("STS", "shared stores", lambda r: str(r.counts.sts)),
+    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
+    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
+    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
+    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
+# (barriers give way to warp shuffles), then the size of the kernel.
+COMPACT_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(r.smem)),
+    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
+    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+
+
+def _local_cell(r: Census) -> str:
+    local = r.stack_bytes + r.local_bytes
+    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
+
+
+def _ldg_cell(r: Census) -> str:
+    return "/".join(str(r.counts.ldg[w]) for w in ("32", "64", "128"))
 
 
 def _arch_number(arch: str) -> int:

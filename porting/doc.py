@@ -31,6 +31,7 @@ from porting import appendix, stages
 from porting import hardware as porting_hardware
 from porting import inductor as porting_inductor
 from porting import sanitizer as porting_sanitizer
+from porting.census import triton_meta
 from porting.kernel_sources import Shown, stage_sources
 from porting.lessons import CHECKLIST, LESSONS
 from porting.stages import ROOT, Stage, short
@@ -89,7 +90,7 @@ def _what_changed(st: Stage) -> list[str]:
             else "compiled for the census with its default configuration (the autotuner's "
             "first candidate): "
         )
-        params = ", ".join(f"{k} = {val}" for k, val in stages.meta(t).items())
+        params = ", ".join(f"{k} = {val}" for k, val in triton_meta(t).items())
         out.append(f"- {st.word} `{t.id}`: {t.title}; {launched}{params}.")
     return [*out, ""]
 

@@ -21,53 +21,11 @@ from harness.cli.common import (
 )
 from harness.core import catalogue
 
-# Every column (--wide): header, what it counts (the legend under the table), the cell.
-WIDE_COLUMNS = (
-    ("regs", "registers per thread", lambda r: str(r.registers)),
-    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
-    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
-    ("local", "stack + local memory bytes; spilled bytes", lambda r: _local_cell(r)),
-    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
-    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
-    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
-    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
-    ("STS", "shared stores", lambda r: str(r.counts.sts)),
-    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
-    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
-    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
-    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
-    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
-)
-# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
-# (barriers give way to warp shuffles), then the size of the kernel.
-COMPACT_COLUMNS = (
-    ("regs", "registers per thread", lambda r: str(r.registers)),
-    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(_smem(r))),
-    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
-    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
-    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
-    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
-    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
-)
-
-
-def _smem(r) -> int:
-    return r.static_smem + r.dynamic_smem
-
-
-def _local_cell(r) -> str:
-    local = r.stack_bytes + r.local_bytes
-    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
-
-
-def _ldg_cell(r) -> str:
-    ldg = r.counts.ldg
-    return f"{ldg['32']}/{ldg['64']}/{ldg['128']}"
-
 
 def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
     from harness.report.terminal import TermColumn, short_dtype, terminal_table, with_legend
+    from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS
 
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     columns = [

@@ -18,12 +18,14 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
+from porting.census import WIDE_COLUMNS, Census
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
 LADDER_GLOB = "ladder-*.json"
 OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
 REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
+CENSUS_MISSING = "not in the census: regenerate it (see the top)"
 MIN_OTHER_N = 2**20  # the appendix shows the other documents from here up (bandwidth-bound)
 # Families whose CUDA helpers the guide prints (the ladder: a stage's idea often lives in its
 # helper); the later families' helpers are printed once in the appendix.
@@ -91,12 +93,6 @@ def peers() -> list[Variant]:
     return [v for v in catalogue.VARIANTS if v.backend not in ("cuda", "triton") or not v.launch]
 
 
-def meta(v: Variant) -> dict:
-    from porting.census import triton_meta
-
-    return triton_meta(v)
-
-
 def short(vid: str) -> str:
     return vid.split("/", 1)[1]
 
@@ -105,11 +101,12 @@ def short(vid: str) -> str:
 # Inputs: the census and the results
 
 
-def load_census(path: Path) -> tuple[dict, dict[tuple[str, str], dict]]:
+def load_census(path: Path) -> tuple[dict, dict[tuple[str, str], Census]]:
     if not path.is_file():
         return {}, {}
     doc = load_document(path, "census").raw
-    return doc, {(r["variant"], r["dtype"]): r for r in doc.get("census", [])}
+    rows = map(Census.from_record, doc.get("census", []))
+    return doc, {(r.variant, r.dtype): r for r in rows}
 
 
 def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
@@ -225,18 +222,7 @@ def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, D
 # The census
 
 
-CENSUS_HEADER = (
-    *("variant", "dtype", "launch", "regs", "smem", "dyn smem", "local", "BAR", "SHFL", "REDUX"),
-    *("LDS", "STS", "LDG 32/64/128", "ATOM", "div/rem", "loops", "insns"),
-)
-CENSUS_LEGEND = (
-    "Columns: regs = registers per thread; smem = static shared memory (bytes); dyn smem = "
-    "dynamic shared memory (Triton's scratch); local = stack frame + local memory (spills would "
-    "show here); BAR = barriers; SHFL = warp shuffles; REDUX = warp reductions in one "
-    "instruction; LDS / STS = shared-memory loads / stores; LDG = global loads by width in bits; "
-    "ATOM = atomics; div/rem = integer divide / modulo instructions in the PTX; loops = backward "
-    "branches in the SASS; insns = SASS instructions."
-)
+CENSUS_LEGEND = "Columns: " + "; ".join(f"{h} = {d}" for h, d, _ in WIDE_COLUMNS) + "."
 
 
 def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
@@ -253,22 +239,13 @@ def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
 def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
     """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
     rows = []
-    pairs = [(v, d) for v in variants for d in (v.dtypes if every_dtype else [doc_dtype(v)])]
-    for v, d in pairs:
-        r = census.get((v.id, d))
-        if r is None:
-            rows.append([f"`{v.id}`", d, "not in the census: regenerate it (see the top)"])
-            continue
-        c = r["counts"]
-        local = r["stack_bytes"] + r["local_bytes"]
-        spill = f" (spill {r['spill_bytes']})" if r["spill_bytes"] else ""
-        ldg = c["ldg"]
-        cells = [f"`{v.id}`", d, r["launch"], r["registers"], r["static_smem"]]
-        cells += [r["dynamic_smem"], f"{local}{spill}", c["barriers"], c["shuffles"]]
-        cells += [c["warp_reductions"], c["lds"], c["sts"], f"{ldg['32']}/{ldg['64']}/{ldg['128']}"]
-        cells += [c["atomics"], r["int_divrem"], c["back_edges"], c["instructions"]]
-        rows.append([str(x) for x in cells])
-    return markdown_lines(CENSUS_HEADER, rows, align="lll" + RIGHT * 14)
+    for v in variants:
+        for d in v.dtypes if every_dtype else [doc_dtype(v)]:
+            r = census.get((v.id, d))
+            cells = [c(r) for _, _, c in WIDE_COLUMNS] if r else []
+            rows.append([f"`{v.id}`", d, *([r.launch, *cells] if r else [CENSUS_MISSING])])
+    header = ("variant", "dtype", "launch", *(h for h, _, _ in WIDE_COLUMNS))
+    return markdown_lines(header, rows, align="lll" + RIGHT * len(WIDE_COLUMNS))
 
 
 def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
@@ -284,11 +261,11 @@ def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
 
     def counts(rows, smem_key: str, smem_word: str) -> str:
         return (
-            f"{span(rows, lambda r: r['counts']['barriers'])} barriers, "
-            f"{span(rows, lambda r: r['counts']['shuffles'])} shuffles, "
-            f"{span(rows, lambda r: r['counts']['lds'])} shared loads, "
-            f"{span(rows, lambda r: r[smem_key])} bytes of {smem_word} shared memory, "
-            f"{span(rows, lambda r: r['registers'])} registers"
+            f"{span(rows, lambda r: r.counts.barriers)} barriers, "
+            f"{span(rows, lambda r: r.counts.shuffles)} shuffles, "
+            f"{span(rows, lambda r: r.counts.lds)} shared loads, "
+            f"{span(rows, lambda r: getattr(r, smem_key))} bytes of {smem_word} shared memory, "
+            f"{span(rows, lambda r: r.registers)} registers"
         )
 
     facts = ["CUDA " + counts(rows_c, "static_smem", "static")]
