@@ -64,37 +64,57 @@ def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
 
 
 def _num(x: float | None, digits: int = 0) -> str:
-    if x is None:
-        return "-"
-    return f"{x:,.{digits}f}"
+    return "-" if x is None else f"{x:,.{digits}f}"
 
 
 def _millions(x: float | None) -> str:
     return "-" if x is None else f"{x / 1e6:,.1f}M"
 
 
-HEADER = (
-    *("variant", "µs", "DRAM %", "ld sectors / req", "st sectors / req"),
-    *("bank conflicts ld / st", "threads / warp instr.", "warp instr."),
-    *("occupancy %", "top stall"),
+# The counter columns: header, metric, digits ("M": in millions), whether the guide shows it (its
+# table tells the ladder's story; the appendix's has every column); MEANING: the legends' words.
+COLUMNS = (
+    ("µs", "duration_ns", 1, True),
+    ("DRAM %", "dram_throughput_pct", 1, True),
+    ("ld sectors / req", "gld_sectors_per_request", 2, True),
+    ("st sectors / req", "gst_sectors_per_request", 2, False),
+    ("bank conflicts ld", "shared_ld_bank_conflicts", 0, True),
+    ("bank conflicts st", "shared_st_bank_conflicts", 0, False),
+    ("threads / warp instr.", "threads_per_inst", 1, True),
+    ("warp instr.", "inst_executed", "M", True),
+    ("occupancy %", "occupancy_pct", 1, False),
+    ("top stall", "top_stalls", None, True),
 )
+SUMMARY = tuple(col for col in COLUMNS if col[3])
+MEANING = {
+    "µs": "kernel time as Nsight Compute replays it, every pass summed",
+    "DRAM %": "DRAM throughput as a % of peak",
+    "ld sectors / req": "32-byte sectors per global load request (4: a coalesced warp of 4-byte "
+    "loads)",
+    "st sectors / req": "the same per global store request",
+    "bank conflicts ld": "shared-memory load bank conflicts",
+    "bank conflicts st": "shared-memory store bank conflicts",
+    "threads / warp instr.": "threads not predicated off per warp instruction (32: no divergence)",
+    "warp instr.": "warp instructions executed",
+    "occupancy %": "achieved occupancy",
+    "top stall": "the largest warp-stall reason's share of the cycles between issued instructions",
+}
 
 
-def _row(vid: str, c: dict) -> list[str]:
-    top = c.get("top_stalls") or []
-    dur = c.get("duration_ns")
-    return [
-        f"`{vid}`",
-        _num(None if dur is None else dur / 1e3, 1),
-        _num(c.get("dram_throughput_pct"), 1),
-        _num(c.get("gld_sectors_per_request"), 2),
-        _num(c.get("gst_sectors_per_request"), 2),
-        f"{_num(c.get('shared_ld_bank_conflicts'))} / {_num(c.get('shared_st_bank_conflicts'))}",
-        _num(c.get("threads_per_inst"), 1),
-        _millions(c.get("inst_executed")),
-        _num(c.get("occupancy_pct"), 1),
-        f"{top[0][0]} {100 * top[0][1]:.0f}%" if top else "-",
-    ]
+def _cell(c: dict, metric: str, digits) -> str:
+    x = c.get(metric)
+    if metric == "top_stalls":
+        return f"{x[0][0]} {100 * x[0][1]:.0f}%" if x else "-"
+    if metric == "duration_ns" and x is not None:
+        x /= 1e3
+    return _millions(x) if digits == "M" else _num(x, digits)
+
+
+def legend(columns=COLUMNS) -> str:
+    return "; ".join(f"{h} = {MEANING[h]}" for h, *_ in columns) + "."
+
+
+SUMMARY_LEGEND = legend(SUMMARY)
 
 
 def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
@@ -103,8 +123,14 @@ def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     return list(dict.fromkeys(keys))
 
 
-def _rows(doc: dict, ids: list[str], n: int, dtype: str, row) -> list[list[str]]:
-    return [row(vid, c) for vid in ids if (c := counters(doc, vid, n, dtype)) is not None]
+def _table(doc: dict, ids: list[str], n: int, dtype: str, columns=COLUMNS) -> list[str]:
+    rows = [
+        [f"`{vid}`", *(_cell(c, metric, digits) for _, metric, digits, _ in columns)]
+        for vid in ids
+        if (c := counters(doc, vid, n, dtype)) is not None
+    ]
+    header = ("variant", *(h for h, *_ in columns))
+    return [*markdown_lines(header, rows, align="l" + RIGHT * (len(columns) - 1) + "l"), ""]
 
 
 def stage_section(
@@ -117,38 +143,12 @@ def stage_section(
     ids = [v.id for v in cuda if not v.wrong]
     out: list[str] = []
     for n, dtype in stage_keys(doc, ids):
-        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, _row)
-        out += [
-            f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**",
-            "",
-        ]
-        out += markdown_lines(HEADER, rows, align="l" + RIGHT * (len(HEADER) - 2) + "l")
-        out.append("")
+        head = f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**"
+        out += [head, "", *_table(doc, [*ids, *(t.id for t in twins)], n, dtype)]
     missing = [vid for vid in ids if not stage_keys(doc, [vid])]
     if out and missing:
         out += ["Not profiled: " + ", ".join(f"`{m}`" for m in missing) + ".", ""]
     return out
-
-
-# The guide's table: the counters that tell the ladder's story (every column: the appendix).
-SUMMARY_HEADER = (
-    *("variant", "µs", "DRAM %", "ld sectors / req", "bank conflicts ld"),
-    *("threads / warp instr.", "warp instr.", "top stall"),
-)
-SUMMARY_LEGEND = (
-    "µs = kernel time as Nsight Compute replays it, every pass summed; DRAM % = DRAM throughput "
-    "as a % of peak; ld sectors / req = 32-byte sectors per global load request (4: a coalesced "
-    "warp of 4-byte loads); bank conflicts ld = shared-memory load bank conflicts; threads / warp "
-    "instr. = threads not predicated off per warp instruction (32: no divergence); warp instr. = "
-    "warp instructions executed; top stall = the largest warp-stall reason's share of the cycles "
-    "between issued instructions."
-)
-
-
-def _summary_row(vid: str, c: dict) -> list[str]:
-    full = dict(zip(HEADER, _row(vid, c), strict=True))
-    full["bank conflicts ld"] = _num(c.get("shared_ld_bank_conflicts"))
-    return [full[h] for h in SUMMARY_HEADER]
 
 
 def stage_summary(
@@ -163,10 +163,8 @@ def stage_summary(
     out: list[str] = []
     if keys:
         n, dtype = keys[0]
-        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, _summary_row)
         out += [f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}):", ""]
-        align = "l" + RIGHT * (len(SUMMARY_HEADER) - 2) + "l"
-        out += [*markdown_lines(SUMMARY_HEADER, rows, align=align), ""]
+        out += _table(doc, [*ids, *(t.id for t in twins)], n, dtype, SUMMARY)
     note = LESSON_NOTES.get((fam, stage))
     text = note(doc) if note else None
     return out + ([text, ""] if text else [])
@@ -293,14 +291,8 @@ def intro(found: tuple[str, dict] | None) -> list[str]:
     path, doc = found
     return [
         f"Measured by the hardware: Nsight Compute counters from `{path}` ({device_name(doc)}, "
-        f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: µs = kernel time "
-        "as ncu replays it; DRAM % = DRAM throughput as a % of peak; sectors / req = 32-byte "
-        "sectors per global load / store request (4 is a coalesced warp of 4-byte loads); bank "
-        "conflicts = shared-memory load / store bank conflicts; threads / warp instr. = threads "
-        "not predicated off per warp instruction (32: no divergence); warp instr. = warp-level "
-        "instructions executed; occupancy = achieved; top stall = the largest warp-stall "
-        "reason's share of the cycles between issued instructions. What each metric is: "
-        "`harness/report/ncu_metrics.py`.",
+        f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: {legend()} What each "
+        "metric is: `harness/report/ncu_metrics.py`.",
         "",
     ]
 
