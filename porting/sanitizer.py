@@ -36,13 +36,14 @@ def _kinds(doc: dict, vid: str, tool: str) -> str:
     return "; ".join(f"{count} x {kind!r}" for kind, count in kinds.items())
 
 
-def _hazard_rows(variants: list[dict]) -> list[list[str]]:
+def _hazard_table(first: str, variants: list[dict]) -> list[str]:
     rows = []
     for v in variants:
         race = v["tools"]["racecheck"]
         where = f" ({v['volatile']} memory)" if v.get("volatile") else ""
         rows.append([f"`{v['variant']}`{where}", f"{race['records']:,}", f"{race['hazards']:,}"])
-    return rows
+    header = (first, "racecheck reports", "hazards")
+    return [*markdown_lines(header, rows, align="l" + RIGHT * 2), ""]
 
 
 def committed(root: Path) -> tuple[str, dict] | None:
@@ -88,27 +89,24 @@ def section(found: tuple[str, dict] | None) -> list[str]:
     raced = [v for v in default if records_of(v, "racecheck") and v.get("volatile")]
     unexpected = [v for v in default if records_of(v, "racecheck") and not v.get("volatile")]
     volatile_clean = [v for v in clean if v.get("volatile")]
-    if raced:
-        out += [
+    wrong = [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY]
+    tables = (
+        (
             "Racecheck reports hazards, as warnings, for the `volatile` warp-synchronous forms "
             "(the seeds' lockstep last warp, which the memory model does not promise; "
             "`__syncwarp` between the steps or shuffles are the sound forms). Per variant:",
-            "",
-        ]
-        out += markdown_lines(
-            ("variant (volatile on)", "racecheck reports", "hazards"),
-            _hazard_rows(raced),
-            align="l" + RIGHT * 2,
-        )
-        out.append("")
-    if unexpected:
-        out += ["Racecheck hazards in kernels without the `volatile` form (to be explained):", ""]
-        out += markdown_lines(
-            ("variant", "racecheck reports", "hazards"),
-            _hazard_rows(unexpected),
-            align="l" + RIGHT * 2,
-        )
-        out.append("")
+            "variant (volatile on)",
+            raced,
+        ),
+        (
+            "Racecheck hazards in kernels without the `volatile` form (to be explained):",
+            "variant",
+            unexpected,
+        ),
+    )
+    for intro, first, listed in tables:
+        if listed:
+            out += [intro, "", *_hazard_table(first, listed)]
     if volatile_clean:
         out += [
             "Racecheck reports nothing for "
@@ -116,13 +114,9 @@ def section(found: tuple[str, dict] | None) -> list[str]:
             + ": racecheck checks shared memory, and their lockstep steps act on global memory.",
             "",
         ]
-    wrong = [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY]
     if wrong:
         out += ["The labelled wrong demonstrations (never in a default run, never timed):", ""]
-        out += markdown_lines(
-            ("variant", "racecheck reports", "hazards"), _hazard_rows(wrong), align="l" + RIGHT * 2
-        )
-        out.append("")
+        out += _hazard_table("variant", wrong)
     bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
     if bugs:
         out += ["The seeds' kernels as written, with their bugs:", ""]
