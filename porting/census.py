@@ -1,21 +1,14 @@
 """The compiler census: what NVRTC and Triton made of every variant, on a machine without a GPU.
 
-For each CUDA variant the source is compiled by NVRTC for an explicit architecture
-(harness.compile.nvrtc);
-for each Triton variant the kernel is compiled by `triton.compile` for an explicit GPUTarget with
-the meta-parameters the harness launches it with (BLOCK, TILES, num_warps for the tile twins;
-triton/fastest: the argument types and default configuration harness.launch.single_launch gives,
-`triton_census_spec`), in porting.triton_compile. Neither needs a driver. Every dtype a
-variant lists is censused; peers (library calls) have nothing to compile and are listed as such
-(`not_compiled`). The CUBIN is then disassembled and counted by porting.sass: registers,
-stack, local memory, static and dynamic shared memory (ptxas for CUDA, the PTX's `.shared`
-declarations for Triton, which puts its scratch in dynamic shared memory: the `shared` bytes it
-asks for at launch), the SASS opcodes that tell the ladder's story and the PTX's integer
+Each CUDA variant's source is compiled by NVRTC (harness.compile.nvrtc), each Triton kernel by
+porting.triton_compile with the meta-parameters the harness launches it with, both for an
+explicit architecture, every dtype a variant lists; peers (library calls) are listed as
+`not_compiled`. porting.sass counts the CUBIN and PTX: resources, shared memory (Triton's
+scratch is its dynamic shared memory), the SASS opcodes that tell the ladder's story, integer
 divides. Counts are static (instructions in the binary), not executed instructions.
 
-This module holds the census rows (Census), the selection (`census`, `census_pairs`, `compiled`,
-`not_compiled`) and the JSON document `reduce-ladder inspect --json` writes and
-docs/census-sm_90.json holds (`document`, `load_document`).
+Here: the rows (Census) and their columns, the selection (`census`, `census_pairs`, `compiled`,
+`not_compiled`) and the JSON document of `reduce-ladder inspect --json` (docs/census-sm_90.json).
 """
 
 from __future__ import annotations
@@ -26,7 +19,7 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
-from harness.core import catalogue, dtypes
+from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.report import documents, records
 from porting.sass import (
@@ -309,14 +302,7 @@ _CACHE: dict[tuple[str, str, str], Census] = {}
 
 def census_pairs(variants: list[Variant], dtype: str | None) -> list[tuple[Variant, str]]:
     """(variant, dtype) pairs: every dtype a variant supports when dtype is None ("all")."""
-    out = []
-    for v in variants:
-        if not compiled(v):
-            continue
-        for d in v.dtypes if dtype is None else [dtype]:
-            if d in v.dtypes:
-                out.append((v, d))
-    return out
+    return [(v, d) for v in variants if compiled(v) for d in v.dtypes if dtype in (None, d)]
 
 
 def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "sm_90"):
@@ -373,8 +359,3 @@ def load_document(path: str | Path) -> tuple[dict, list[Census]]:
     except documents.ReportError as e:
         raise ValueError(str(e)) from None
     return doc, [Census.from_record(r) for r in doc["census"]]
-
-
-def default_selection() -> list[Variant]:
-    """Every CUDA and Triton variant, the wrong demonstrations included (they compile too)."""
-    return [v for v in catalogue.VARIANTS if compiled(v)]

@@ -7,6 +7,7 @@ times in every device's inductor.json and ladder-float32.json. Every number is r
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,27 +49,12 @@ class InductorCompile:
 
 
 def _load_masks(body: str) -> tuple[str, ...]:
-    """The second argument of each tl.load (its mask), split at top-level commas."""
+    """The second argument of each tl.load (its mask), as written."""
     out = []
-    for line in body.splitlines():
-        i = line.find("tl.load(")
-        if i < 0:
-            continue
-        depth, args, cur = 0, [], ""
-        for ch in line[i + len("tl.load(") :]:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                if depth == 0:
-                    break
-                depth -= 1
-            if ch == "," and depth == 0:
-                args.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        args.append(cur.strip())
-        out.append(args[1] if len(args) > 1 else "")
+    for line in (ln.strip() for ln in body.splitlines() if "tl.load(" in ln):
+        calls = [n for n in ast.walk(ast.parse(line)) if isinstance(n, ast.Call)]
+        load = next(c for c in calls if ast.unparse(c.func) == "tl.load")
+        out.append(ast.get_source_segment(line, load.args[1]) if len(load.args) > 1 else "")
     return tuple(out)
 
 

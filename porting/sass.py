@@ -174,34 +174,26 @@ class Counts:
     instructions: int = 0
 
 
+# SASS opcode (before its first ".") -> the Counts field it adds to; LDG, STS, BRA/JMP below.
+_COUNTED = {"BAR": "barriers", "SHFL": "shuffles", "REDUX": "warp_reductions", "LDS": "lds"}
+_COUNTED |= {"WARPSYNC": "warpsyncs", "STS": "sts", "STG": "stg", "LDL": "local_ops"}
+_COUNTED |= {"STL": "local_ops"} | dict.fromkeys(
+    ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"), "atomics"
+)
+
+
 def count_sass(insns: list[tuple[int, str, str]]) -> Counts:
     """The Counts of one function's instructions, as split_sass gives them."""
     c = Counts(instructions=len(insns))
     sts_addresses = set()
     for addr, op, operands in insns:
         head, *mods = op.split(".")
-        if head == "BAR":
-            c.barriers += 1
-        elif head == "SHFL":
-            c.shuffles += 1
-        elif head == "REDUX":
-            c.warp_reductions += 1
-        elif head == "WARPSYNC":
-            c.warpsyncs += 1
-        elif head == "LDS":
-            c.lds += 1
-        elif head == "STS":
-            c.sts += 1
+        if head in _COUNTED:
+            setattr(c, _COUNTED[head], getattr(c, _COUNTED[head]) + 1)
+        if head == "STS":
             sts_addresses.add(operands.split(",")[0].strip())
         elif head == "LDG":
-            width = "128" if "128" in mods else "64" if "64" in mods else "32"
-            c.ldg[width] += 1
-        elif head == "STG":
-            c.stg += 1
-        elif head in ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"):
-            c.atomics += 1
-        elif head in ("LDL", "STL"):
-            c.local_ops += 1
+            c.ldg["128" if "128" in mods else "64" if "64" in mods else "32"] += 1
         elif head in ("BRA", "JMP"):
             m = re.search(r"0x([0-9a-f]+)", operands)
             if m and int(m.group(1), 16) < addr:

@@ -18,7 +18,8 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from porting.census import WIDE_COLUMNS, Census
+from porting.census import WIDE_COLUMNS
+from porting.census import load_document as census_document
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
@@ -101,11 +102,10 @@ def short(vid: str) -> str:
 # Inputs: the census and the results
 
 
-def load_census(path: Path) -> tuple[dict, dict[tuple[str, str], Census]]:
+def load_census(path: Path) -> tuple[dict, dict]:
     if not path.is_file():
         return {}, {}
-    doc = load_document(path, "census").raw
-    rows = map(Census.from_record, doc.get("census", []))
+    doc, rows = census_document(path)
     return doc, {(r.variant, r.dtype): r for r in rows}
 
 
