@@ -17,6 +17,7 @@ from harness.core.catalogue import COMPILE_DYNAMIC_ID, COMPILE_ID, DYNAMIC_FIRST
 from harness.core.sizes import size_label
 from harness.report.documents import load_document
 from harness.report.markdown import markdown_lines
+from harness.report.records import ResultRecord
 from porting.census import triton_meta
 from porting.kernel_sources import triton_kernel_text
 
@@ -44,7 +45,6 @@ class InductorCompile:
     at: str  # the n label of the call that compiled it
     kernels: tuple[InductorKernel, ...]
     launches: tuple[str, ...]  # the wrapper's .run(...) lines
-    buffers: tuple[str, ...]  # the wrapper's empty_strided_cuda lines (partials, workspace)
     code: str  # the whole section, for lines quoted from it
 
 
@@ -86,9 +86,14 @@ def parse_compiles(code: str) -> list[InductorCompile]:
                 )
             )
         launches = tuple(ln.strip() for ln in section.splitlines() if re.search(r"\w\.run\(", ln))
-        buffers = tuple(ln.strip() for ln in section.splitlines() if "= empty_strided_cuda((" in ln)
-        out.append(InductorCompile(h.group(1), tuple(kernels), launches, buffers, section))
+        out.append(InductorCompile(h.group(1), tuple(kernels), launches, section))
     return out
+
+
+def _compiles(folder: Path, mode: str) -> list[InductorCompile]:
+    """The compiles of a device folder's captured code in one mode ([] where none)."""
+    path = folder / "inductor" / f"inductor-{mode}.py"
+    return parse_compiles(path.read_text()) if path.is_file() else []
 
 
 def _split(c: InductorCompile) -> str:
@@ -113,22 +118,18 @@ def _masks(masks: tuple[str, ...]) -> str:
 
 
 def inductor_rows(mode: str, compiles: list[InductorCompile]) -> list[list[str]]:
-    rows = []
-    for c in compiles:
-        k0 = c.kernels[0] if c.kernels else None
-        if k0 is None:
-            continue
-        rows.append(
-            [
-                f"Inductor {mode}, compiled at {c.at}",
-                _split(c),
-                f"R0_BLOCK {k0.r0_block}" + (", loop over the row" if k0.looped else ""),
-                _masks(k0.masks),
-                _last_step(c),
-                str(len(c.launches)),
-            ]
-        )
-    return rows
+    return [
+        [
+            f"Inductor {mode}, compiled at {c.at}",
+            _split(c),
+            f"R0_BLOCK {c.kernels[0].r0_block}" + (", loop over the row" * c.kernels[0].looped),
+            _masks(c.kernels[0].masks),
+            _last_step(c),
+            str(len(c.launches)),
+        ]
+        for c in compiles
+        if c.kernels
+    ]
 
 
 def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
@@ -142,11 +143,10 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
         masked = sum(1 for ln in loads if "mask=" in ln)
         meta = triton_meta(v)
         launched = "; ".join(
-            f"{dev}: {r['blocks_first_pass']} programs, {r['passes']} pass(es) at "
-            f"{size_label(r['n'])}"
+            f"{dev}: {r.blocks_first_pass} programs, {r.passes} pass(es) at {size_label(r.n)}"
             for dev, recs in ladder.items()
             for r in recs.get(vid, [])[-1:]
-            if r.get("blocks_first_pass")
+            if r.blocks_first_pass
         )
         ticket = "tl.atomic_add" in text
         rows.append(
@@ -165,21 +165,17 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
     return rows
 
 
-def _ladder(folder: Path) -> dict[str, list[dict]]:
+def _ladder(folder: Path) -> dict[str, list[ResultRecord]]:
+    """A device folder's ladder run, by variant ({} where it has none)."""
     path = folder / f"ladder-{LADDER_DTYPE}.json"
-    if not path.is_file():
-        return {}
-    out: dict[str, list[dict]] = {}
-    for r in load_document(path, "cli").raw.get("results", []):
-        out.setdefault(r["variant"], []).append(r)
+    out: dict[str, list[ResultRecord]] = {}
+    for r in load_document(path, "cli").records if path.is_file() else []:
+        out.setdefault(r.variant, []).append(r)
     return out
 
 
-def _ms(recs: list[dict], n: int) -> float | None:
-    for r in recs:
-        if r["n"] == n and r.get("ok") and r.get("total"):
-            return r["total"]["median_ms"]
-    return None
+def _ms(recs: list[ResultRecord], n: int) -> float | None:
+    return next((r.ms for r in recs if r.n == n and r.ok and r.timed), None)
 
 
 def cost_table(folders: list[Path]) -> list[str]:
@@ -189,7 +185,7 @@ def cost_table(folders: list[Path]) -> list[str]:
     rows = []
     for folder in folders:
         lad = _ladder(folder)
-        for n in sorted({r["n"] for recs in lad.values() for r in recs}):
+        for n in sorted({r.n for recs in lad.values() for r in recs}):
             cells = [_ms(lad.get(vid, []), n) for vid in ids]
             rows.append(
                 [folder.name, f"ladder, {size_label(n)}"]
@@ -204,39 +200,29 @@ def _study(folder: Path) -> dict | None:
     return load_document(path, "inductor-code").raw if path.is_file() else None
 
 
+def _calls(doc: dict) -> dict[tuple[str, int], dict]:
+    """The inductor study's calls by (mode, n), in the study's order."""
+    return {(e["mode"], c["n"]): c for e in doc["modes"] for c in e.get("calls", [])}
+
+
 def study_table(folders: list[Path]) -> list[str]:
     """The inductor study's device time per mode and n, one column per device."""
     docs = {f.name: d for f in folders if (d := _study(f))}
-    keys: list[tuple[str, int]] = []
-    times: dict[tuple[str, str, int], dict] = {}
-    for dev, doc in docs.items():
-        for entry in doc["modes"]:
-            for c in entry.get("calls", []):
-                key = (entry["mode"], c["n"])
-                keys += [key] if key not in keys else []
-                times[(dev, *key)] = c
+    times = {dev: _calls(doc) for dev, doc in docs.items()}
     rows = []
-    for mode, n in keys:
-        cells = []
-        for dev in docs:
-            c = times.get((dev, mode, n))
-            cells.append(
-                "-"
-                if c is None
-                else f"{c['median_us']:,.1f}" + ("" if c["compiled"] else " (reused)")
-            )
+    for mode, n in dict.fromkeys(key for calls in times.values() for key in calls):
+        cells = [calls.get((mode, n)) for calls in times.values()]
+        cells = [
+            f"{c['median_us']:,.1f}" + " (reused)" * (not c["compiled"]) if c else "-"
+            for c in cells
+        ]
         rows.append([mode, size_label(n), *cells])
     return markdown_lines(("mode", "n", *[f"{d} µs" for d in docs]), rows)
 
 
 def _quote(code: str, *patterns: str) -> list[str]:
     """The first line of code matching each pattern, stripped, in the order given."""
-    out = []
-    for pat in patterns:
-        m = re.search(pat, code, re.M)
-        if m:
-            out.append(m.group(0).strip())
-    return out
+    return [m.group(0).strip() for pat in patterns if (m := re.search(pat, code, re.M))]
 
 
 def _rows_per_program(expr: str, n: int) -> int | None:
@@ -251,16 +237,9 @@ def pitfall(folders: list[Path]) -> list[str]:
     if not docs:
         return []
     folder = list(docs)[-1]
-    path = folder / "inductor" / "inductor-dynamic.py"
-    sym = (
-        [
-            c
-            for c in parse_compiles(path.read_text())
-            if any(not k.r0_numel.isdigit() for k in c.kernels)
-        ]
-        if path.is_file()
-        else []
-    )
+    sym = [
+        c for c in _compiles(folder, "dynamic") if any(not k.r0_numel.isdigit() for k in c.kernels)
+    ]
     if not sym:
         return []
     c, k0 = sym[0], sym[0].kernels[0]
@@ -278,9 +257,7 @@ def pitfall(folders: list[Path]) -> list[str]:
         "```",
         "",
     ]
-    static_path = folder / "inductor" / "inductor-static.py"
-    static = parse_compiles(static_path.read_text()) if static_path.is_file() else []
-    same_n = [sc for sc in static if sc.at == c.at and sc.kernels]
+    same_n = [sc for sc in _compiles(folder, "static") if sc.at == c.at and sc.kernels]
     if same_n:
         chosen = same_n[0].kernels[0].xnumel
         kept = "the same split" if chosen == k0.xnumel else "another split"
@@ -297,7 +274,7 @@ def pitfall(folders: list[Path]) -> list[str]:
         ]
     lines = []
     for f, doc in docs.items():
-        at = {(e["mode"], c["n"]): c for e in doc["modes"] for c in e.get("calls", [])}
+        at = _calls(doc)
         dyn, stat = at.get(("dynamic", big)), at.get(("static", big))
         if dyn and stat:
             how = "compiled here" if dyn["compiled"] else "reused kernel"
@@ -308,7 +285,7 @@ def pitfall(folders: list[Path]) -> list[str]:
                 f"{slower:.1f} x."
             )
         lad = _ladder(f)
-        for n in sorted({r["n"] for r in lad.get(COMPILE_DYNAMIC_ID, [])}):
+        for n in sorted({r.n for r in lad.get(COMPILE_DYNAMIC_ID, [])}):
             d, s_ = _ms(lad.get(COMPILE_DYNAMIC_ID, []), n), _ms(lad.get(COMPILE_ID, []), n)
             if d and s_:
                 gbps = n * dtypes.get(LADDER_DTYPE).itemsize / d / 1e6
@@ -331,18 +308,18 @@ def section(folders: list[Path]) -> list[str]:
     captured = [f for f in folders if (f / "inductor" / "inductor-static.py").is_file()]
     if not captured:
         return []
-    first = captured[-1] / "inductor"
-    rows = []
-    for mode in ("static", "dynamic", "coop"):
-        path = first / f"inductor-{mode}.py"
-        if path.is_file():
-            rows += inductor_rows(mode, parse_compiles(path.read_text()))
+    first = captured[-1]
+    rows = [
+        r
+        for mode in ("static", "dynamic", "coop")
+        for r in inductor_rows(mode, _compiles(first, mode))
+    ]
     rows += our_rows({f.name: _ladder(f) for f in folders})
     header = ("kernel", "how the work is split", "block sizes", "masks on the loads", "last step")
     out = [
         "### Inductor's kernels beside `triton/fastest` and the chunked twin",
         "",
-        f"Read from the captured code ({first.parent.name}/inductor/inductor-*.py: the constants "
+        f"Read from the captured code ({first.name}/inductor/inductor-*.py: the constants "
         "Inductor fixed in each kernel, the mask of each load, the wrapper's launches) and from "
         "our sources and meta-parameters; the programs we launched from each device's "
         f"ladder-{LADDER_DTYPE}.json.",
