@@ -1,11 +1,7 @@
-"""docs/porting.md's "measured by the hardware" parts, read from the committed profile.json.
-
-Per stage: a small table of Nsight Compute counters, each CUDA variant with its Triton twin(s),
-at every (n, dtype) the profile holds for the stage's CUDA variants; where seed 000 teaches a
-lesson about the stage, a sentence that says from the data whether this GPU shows it. After the
-families: seed 004's sector table and seed 000's column (profile_tables renders both; reused
-here) and links to the counters plot. Every number comes from the document; the seeds' own
-figures come from profile_tables, which quotes them with their files.
+"""The guide's Nsight Compute parts, from the newest committed profile.json: per stage, the
+counters of each CUDA variant beside its Triton twins (the guide: the columns that tell the
+story; the appendix: every column at every profiled size), the sentence that says whether this
+GPU shows seed 000's lesson about the stage, and the seeds' own tables (profile_tables).
 """
 
 from __future__ import annotations
@@ -49,18 +45,13 @@ def device_name(doc: dict) -> str:
     return doc.get("device", {}).get("name", "?")
 
 
-def find(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
-    """The variant's result at (n, dtype): its kernels and their sum ("total")."""
-    for r in doc.get("results", []):
-        if r["variant"] == vid and r["n"] == n and r["dtype"] == dtype:
-            return r
-    return None
-
-
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
-    """The variant's summed metrics and derived ratios in one dict (None: not profiled)."""
-    r = find(doc, vid, n, dtype)
-    return None if r is None else r["total"]["metrics"] | r["total"]["derived"]
+    """The variant's summed metrics and derived ratios at (n, dtype) in one dict (None: not
+    profiled)."""
+    for r in doc.get("results", []):
+        if (r["variant"], r["n"], r["dtype"]) == (vid, n, dtype):
+            return r["total"]["metrics"] | r["total"]["derived"]
+    return None
 
 
 def _num(x: float | None, digits: int = 0) -> str:

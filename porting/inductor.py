@@ -1,8 +1,6 @@
-"""The porting doc's section on what torch.compile writes for the 1-D sum, from the folder that
-experiments/inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
-inductor-{static,dynamic,coop}.py). Returns Markdown, or "" where the folder is absent, so the
-doc regenerates unchanged until a run has been committed. Ends with the comparison with our
-kernels and the dynamic pitfall (porting.inductor_diff), over every device folder.
+"""docs/porting-inductor.md: what torch.compile writes for the 1-D sum, from what
+experiments/inductor_code captured on the GPU (results/<device>/inductor/: inductor.json and
+inductor-{static,dynamic,coop}.py), then porting.inductor_diff's comparison; "" with no capture.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""The porting doc's comparison of Inductor's sum with ours: what torch.compile generated (parsed
-from the captured results/<device>/inductor/inductor-*.py: the constants Inductor fixed, the
-load masks, the launches, the partial buffers) beside triton/fastest and the chunked twin (their
-sources, read as text, and their catalogue meta-parameters), and what each costs, measured: the
-times in every device's inductor.json and ladder-float32.json. Every number is read from a file.
+"""Inductor's sum beside ours: what torch.compile generated (parsed from the captured
+results/<device>/inductor/inductor-*.py: the constants it fixed, the load masks, the launches)
+beside triton/fastest and the chunked twin (their sources and meta-parameters), what each costs
+(every device's inductor.json and ladder-float32.json), and the dynamic-shape pitfall.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""docs/porting.md's section on what compute-sanitizer found, read from the committed sanitize.json
-(and the sanitize-*.json beside it: runs over variants added since).
-
-The document (`reduce-ladder sanitize --json`) holds, per variant, each tool's reports ("records")
-and racecheck's hazard counts. Worded from those numbers: how many default kernels every tool
-passes clean, the racecheck hazards of the `volatile` warp-synchronous forms per kernel, the
-labelled wrong demonstrations, and the seeds' two bugs with the tools that flagged them (or that
-none did). Nothing here is typed in.
+"""The guide's section on what compute-sanitizer found, worded from the newest sanitize.json and
+the sanitize-*.json beside it (`reduce-ladder sanitize --json`; runs over variants added since):
+how many default kernels every tool passes clean, racecheck's hazards in the `volatile`
+warp-synchronous forms, the wrong demonstrations, and the seeds' two bugs with the tools that
+flagged them (or that none did). Nothing here is typed in.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
-"""Reading what the CUDA binary tools say about a CUBIN: SASS opcodes, resources and the PTX.
-
-The compiler census (porting.census) compiles a kernel, disassembles its CUBIN with the
-`cuobjdump` that Triton's wheel ships (or one on PATH / in CUDA_HOME) and counts, per kernel:
-
-- resources (cuobjdump --dump-resource-usage): registers per thread, stack frame, local memory;
-- SASS opcodes that tell the ladder's story: barriers (BAR.*), warp shuffles (SHFL.*), warp
-  reductions (REDUX), __syncwarp (WARPSYNC), shared loads/stores (LDS/STS), global loads by width
-  (LDG: 32/64/128-bit), global stores (STG), atomics (ATOM*/RED*), local loads/stores (LDL/STL),
-  backward branches (loops), all instructions;
-- from the PTX: integer divide/modulo instructions (div/rem on integer types; SASS has no divide
-  instruction, so the PTX is where a `%` or `/` by a run-time value is visible), and the static
-  `.shared` arrays a module declares.
-
-Counts are static (instructions in the binary), not executed instructions. Nothing here needs a
-GPU or knows about the catalogue: text in, numbers out.
+"""What the CUDA binary tools say about a CUBIN, counted: text in, numbers out (no GPU, no
+catalogue). The `cuobjdump` of Triton's wheel (or on PATH / in CUDA_HOME) gives the resources
+(registers, stack, local memory) and the SASS, whose opcodes tell the ladder's story: barriers,
+shuffles, warp reductions, shared and global loads and stores (loads by width), atomics, local
+memory, backward branches (loops). The PTX gives the integer divides (SASS has none: a `%` or `/`
+by a run-time value shows there) and the static `.shared` arrays. Counts are static
+(instructions in the binary), not executed instructions.
 """
 
 from __future__ import annotations
