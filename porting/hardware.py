@@ -156,8 +156,7 @@ def stage_summary(
         n, dtype = keys[0]
         out += [f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}):", ""]
         out += _table(doc, [*ids, *(t.id for t in twins)], n, dtype, SUMMARY)
-    note = LESSON_NOTES.get((fam, stage))
-    text = note(doc) if note else None
+    text = _note(doc, *LESSON_NOTES[(fam, stage)]) if (fam, stage) in LESSON_NOTES else None
     return out + ([text, ""] if text else [])
 
 
@@ -167,16 +166,16 @@ def stage_summary(
 N_LADDER, LADDER_DTYPE = 2**24, "float32"
 
 
-def _ladder(doc: dict, *ids: str) -> list[dict] | None:
+def _note(doc: dict, ids: tuple[str, ...], note) -> str | None:
+    """The note from the counters of `ids` at the ladder's profiled size (none: from the
+    document); None where one of them was not profiled."""
+    if not ids:
+        return note(doc)
     got = [counters(doc, i, N_LADDER, LADDER_DTYPE) for i in ids]
-    return None if any(c is None for c in got) else got
+    return None if None in got else note(*got)
 
 
-def _v0_beats_v1(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved")
-    if got is None:
-        return None
-    v0, v1 = got
+def _v0_beats_v1(v0: dict, v1: dict) -> str:
     faster = v0["duration_ns"] < v1["duration_ns"]
     return (
         "Seed 000 measured v0 (the tree in global memory) ahead of v1 and explained it by v0's "
@@ -193,11 +192,7 @@ def _v0_beats_v1(doc: dict) -> str | None:
     )
 
 
-def _divergence(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v1-smem-interleaved", "cuda/v2-strided-index")
-    if got is None:
-        return None
-    v1, v2 = got
+def _divergence(v1: dict, v2: dict) -> str:
     seed = profile_tables.SEED000_THREADS_PER_WARP
     shows = v2["threads_per_inst"] > v1["threads_per_inst"]
     tpi = f"{v2['threads_per_inst']:.1f} for v2 against {v1['threads_per_inst']:.1f} for v1"
@@ -217,11 +212,7 @@ def _divergence(doc: dict) -> str | None:
     )
 
 
-def _bank_conflicts(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v2-strided-index", "cuda/v3-sequential")
-    if got is None:
-        return None
-    v2, v3 = got
+def _bank_conflicts(v2: dict, v3: dict) -> str:
     ld2, ld3 = v2["shared_ld_bank_conflicts"], v3["shared_ld_bank_conflicts"]
     return (
         f"v2's strided index has {ld2 / ld3:.0f}x the shared-load bank conflicts of v3's "
@@ -231,15 +222,8 @@ def _bank_conflicts(doc: dict) -> str | None:
     )
 
 
-def _shuffles(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256")
-    if got is None:
-        return None
-
-    def shared(c: dict) -> float:
-        return c["shared_ld_inst"] + c["shared_st_inst"]
-
-    v8, v7, v6 = (shared(c) for c in got)
+def _shuffles(*got: dict) -> str:
+    v8, v7, v6 = (c["shared_ld_inst"] + c["shared_st_inst"] for c in got)
     return (
         f"The shuffle stage executes {_num(v8)} shared-memory instructions (loads and stores), "
         f"against {_num(v7)} for v7's shared-memory tree on the same grid and {_num(v6)} for "
@@ -263,12 +247,16 @@ def _fastest(doc: dict) -> str | None:
     )
 
 
+# (family, stage) -> (the ladder variants whose counters the note reads, the note)
 LESSON_NOTES = {
-    ("ladder", "1"): _v0_beats_v1,
-    ("ladder", "2"): _divergence,
-    ("ladder", "3"): _bank_conflicts,
-    ("ladder", "8"): _shuffles,
-    ("fastest", "fastest"): _fastest,
+    ("ladder", "1"): (("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"), _v0_beats_v1),
+    ("ladder", "2"): (("cuda/v1-smem-interleaved", "cuda/v2-strided-index"), _divergence),
+    ("ladder", "3"): (("cuda/v2-strided-index", "cuda/v3-sequential"), _bank_conflicts),
+    ("ladder", "8"): (
+        ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
+        _shuffles,
+    ),
+    ("fastest", "fastest"): ((), _fastest),
 }
 
 
