@@ -18,7 +18,7 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from porting.census import WIDE_COLUMNS
+from porting.census import WIDE_COLUMNS, compiled
 from porting.census import load_document as census_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,7 +91,7 @@ def family_seeds(family: str) -> list[str]:
 
 def peers() -> list[Variant]:
     """Catalogue records that are library calls (no kernel here to compile or port)."""
-    return [v for v in catalogue.VARIANTS if v.backend not in ("cuda", "triton") or not v.launch]
+    return [v for v in catalogue.VARIANTS if not compiled(v)]
 
 
 def short(vid: str) -> str:
@@ -134,6 +134,10 @@ def _measured(r: records.ResultRecord) -> bool:
     return r.ok and (r.timed or "e2e_ms" in r.extra)
 
 
+def _held(doc: Document, ids: list[str], dtype: str) -> list[records.ResultRecord]:
+    return [r for r in doc.records if r.variant in ids and r.dtype == dtype and _measured(r)]
+
+
 def _cell(r: records.ResultRecord) -> str:
     if r.timed:
         gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
@@ -154,21 +158,16 @@ def measured_lines(
     the ladder run where it holds the variants, else from the other documents (results_sources
     names them all)."""
     ids = [v.id for v in variants if not v.wrong]
-    by_device: dict[str, list[tuple[str, Document]]] = {}
-    for path, doc in results:
-        by_device.setdefault(_device(path), []).append((path, doc))
     lines = []
-    for docs in by_device.values():
-        found = None
-        for path, doc in sorted(docs, key=lambda d: not _is_ladder(d[0])):
-            recs = [r for r in doc.records if r.variant in ids and r.dtype == dtype]
-            recs = [r for r in recs if _measured(r)]
-            if recs:
-                found = path, doc, recs
-                break
-        if found is None:
+    for dev in dict.fromkeys(_device(p) for p, _ in results):
+        # the ladder run first, then the other documents: the first that holds the variants
+        docs = [
+            d for p, d in sorted(results, key=lambda pd: not _is_ladder(pd[0])) if _device(p) == dev
+        ]
+        found = [(d, recs) for d in docs if (recs := _held(d, ids, dtype))]
+        if not found:
             continue
-        path, doc, recs = found
+        doc, recs = found[0]
         ns = {r.n for r in recs}
         n = REF_N if REF_N in ns else max(ns)
         at = {r.variant: r for r in recs if r.n == n}
@@ -181,10 +180,9 @@ def measured_lines(
 
 def results_sources(results: list[tuple[str, Document]]) -> str:
     """The result files read, by name, each with the devices it was found for."""
-    names: dict[str, list[str]] = {}
-    for path, _ in results:
-        names.setdefault(Path(path).name, []).append(_device(path))
-    return ", ".join(f"`{name}` ({', '.join(devs)})" for name, devs in names.items())
+    names = dict.fromkeys(Path(p).name for p, _ in results)
+    devices = {n: ", ".join(_device(p) for p, _ in results if Path(p).name == n) for n in names}
+    return ", ".join(f"`{name}` ({devs})" for name, devs in devices.items())
 
 
 def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, Document]]):
