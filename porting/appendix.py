@@ -13,6 +13,7 @@ from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
 from porting import stages
 from porting.kernel_sources import cuda_kernel_text, kernel_name
+from porting.lessons import TEXTS
 from porting.stages import Stage, short
 
 EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
@@ -67,10 +68,7 @@ def _wrong(guide: str) -> list[str]:
             entries.append(
                 _entry(f"wrong-{short(v.id)}", f"`{v.id}` ({_at(st, guide)})", caption, kernel)
             )
-    intro = (
-        "Kernels kept to show a bug the ladder avoids; never in a default run, never timed. Their "
-        "helpers are printed in the guide."
-    )
+    intro = TEXTS["appendix-wrong"]
     return _part("wrong", "The labelled wrong demonstrations", intro, entries)
 
 
@@ -105,11 +103,7 @@ def _counterparts(guide: str) -> list[str]:
         )
         caption = f"`cuda_kernels/{v.source}`; the helpers it calls: {calls or 'none'}."
         entries[name] = _entry(f"kernel-{name}", f"`{name}` ({_at(st, guide)})", caption, kernel)
-    intro = (
-        "Where the Triton kernel is a counterpart (built for the same goal with its own tiles, "
-        "not a twin), the two match goal for goal, not line for line: the guide prints the "
-        "Triton kernel, and the CUDA one is here."
-    )
+    intro = TEXTS["appendix-counterparts"]
     return _part(
         "counterparts", "The CUDA kernels of the counterpart pairs", intro, [*entries.values()]
     )
@@ -118,11 +112,7 @@ def _counterparts(guide: str) -> list[str]:
 def _helpers(guide: str) -> list[str]:
     """The CUDA helpers the guide does not print (those of the later families), each once."""
     _, later = _helper_homes()
-    intro = (
-        "The `__device__` functions the kernels of seed 004, seed 001, the fastest pair and the "
-        "reproducible pair call (the ladder's are printed in the guide), each at the first stage "
-        "that calls it."
-    )
+    intro = TEXTS["appendix-helpers"]
     entries = [
         _entry(f"helper-{name}", f"`{name}` (first called at {_at(st, guide)})", "", text)
         for name, (text, st) in later.items()
@@ -136,11 +126,7 @@ def _peers(ctx: dict) -> list[str]:
         ("peer", "what it is", "dtypes"),
         ([f"`{v.id}`", f"{v.title}: {v.change}", ", ".join(v.dtypes)] for v in ps),
     )
-    intro = (
-        "What a user would call instead, timed beside the ladder (`harness/launch/peers.py`). "
-        "They are library calls, not kernels in this repository, so `reduce-ladder inspect` lists "
-        "them as not compiled and there is nothing to port."
-    )
+    intro = TEXTS["appendix-peers"]
     body = [*table, "", "**Measured.**", "", *stages.results_grid(ps, "float32", ctx["results"])]
     body += porting_hardware.stage_section(ctx["profile"], "peer", "peer", ps, [])
     return _part("peers", "Peers: library calls (not compiled here)", intro, [body] if ps else [])
@@ -151,10 +137,7 @@ def render(ctx: dict, guide: str, generated: list[str]) -> str:
         "# Porting guide, appendix: every number",
         "",
         *generated,
-        f"The tables behind [the porting guide]({guide}), stage by stage: the whole compiler "
-        "census, every committed measurement and every hardware counter; then the labelled wrong "
-        "demonstrations, the library peers, the seeds' counter tables and what compute-sanitizer "
-        "found.",
+        TEXTS["appendix-intro"].format(guide=guide),
         "",
     ]
     if ctx["cdoc"]:

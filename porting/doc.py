@@ -22,7 +22,7 @@ from porting import inductor as porting_inductor
 from porting import sanitizer as porting_sanitizer
 from porting.census import triton_meta
 from porting.kernel_sources import Shown, stage_sources
-from porting.lessons import CHECKLIST, LESSONS
+from porting.lessons import CHECKLIST, LESSONS, TEXTS
 from porting.stages import ROOT, Stage, short
 
 DOC = ROOT / "docs" / "porting.md"
@@ -133,19 +133,7 @@ def _intro(ctx: dict) -> list[str]:
         "# Porting a CUDA reduction to Triton, stage by stage",
         "",
         *GENERATED,
-        "This guide walks the classic CUDA reduction ladder and shows, for each stage, the CUDA "
-        "kernel beside its Triton twin: the program that reads the same tile(s) as the CUDA "
-        "block, so that both produce the same per-block partial sums. Start with the checklist; "
-        "then read the stages in order. Each stage takes one screen: the idea, the two kernels, "
-        "what changed in Triton, what the compilers made of both, one measured line per GPU and "
-        "the hardware counters that explain the difference. A kernel's source is printed once, "
-        "at the first stage that uses it; later stages link back to it.",
-        "",
-        f"The wide tables (the whole compiler census, every measured size and device, every "
-        f"hardware counter), the library peers, the seeds' own counter tables, what "
-        f"compute-sanitizer found and the labelled wrong demonstrations are in the appendix, "
-        f"[{app}]({app}); what torch.compile writes for the same sum, with its generated code, "
-        f"is in [{ind}]({ind}).",
+        TEXTS["guide-intro"].format(appendix=app, inductor=ind),
         "",
     ]
 
@@ -181,12 +169,7 @@ def _beyond(ctx: dict) -> list[str]:
     ps = stages.peers()
     out = ["## Beside the kernels", ""]
     if ps:
-        out += [
-            "**What a user would call instead.** The peers are library calls timed beside the "
-            "ladder (`harness/launch/peers.py`); there is nothing to port. Measured (every peer "
-            f"and size: [appendix]({app}#peers)):",
-            "",
-        ]
+        out += [TEXTS["guide-peers"].format(appendix=app), ""]
         out += stages.measured_lines(ps, "float32", ctx["results"])
     if ctx["sanitize"]:
         path, sdoc = ctx["sanitize"]
@@ -196,12 +179,7 @@ def _beyond(ctx: dict) -> list[str]:
             "",
         ]
     if ctx["inductor_text"]:
-        out += [
-            "**What torch.compile writes for the same sum**: Inductor's kernels beside "
-            "`triton/fastest` and the chunked twin, what each costs, and the dynamic-shape "
-            f"pitfall, from the captured code: [{ind}]({ind}).",
-            "",
-        ]
+        out += [TEXTS["guide-inductor"].format(inductor=ind), ""]
     return out
 
 
