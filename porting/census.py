@@ -14,6 +14,7 @@ Here: the rows (Census) and their columns, the selection (`census`, `census_pair
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -48,19 +49,16 @@ TRITON_DTYPES = {
 
 def tool_versions() -> dict[str, str]:
     """The versions of the tools the census ran (recorded in its document)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     from harness.compile import nvrtc
 
-    versions = {"cuobjdump": tool_version("cuobjdump")}
-    try:
+    versions = {"cuobjdump": tool_version("cuobjdump"), "nvrtc": "unavailable"}
+    versions["triton"] = "unavailable"
+    with contextlib.suppress(nvrtc.NvrtcUnavailable):
         versions["nvrtc"] = nvrtc.version()
-    except nvrtc.NvrtcUnavailable:
-        versions["nvrtc"] = "unavailable"
-    try:
-        import triton
-
-        versions["triton"] = triton.__version__
-    except ImportError:
-        versions["triton"] = "unavailable"
+    with contextlib.suppress(PackageNotFoundError):
+        versions["triton"] = version("triton")
     return versions
 
 

@@ -22,21 +22,22 @@ MODE_TITLES = {
 
 def _constants(call: dict) -> str:
     """'xnumel 1024, r0_numel 262144; ...' per captured compile, '-' where none compiled."""
-    parts = []
-    for facts in call.get("code_facts", []):
-        c = facts.get("constants", {})
-        parts.append(", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in sorted(c.items())))
-    return "; ".join(p for p in parts if p) or "-"
+    parts = (sorted(f.get("constants", {}).items()) for f in call.get("code_facts", []))
+    texts = (", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in c) for c in parts)
+    return "; ".join(t for t in texts if t) or "-"
 
 
 def _configs(call: dict) -> str:
-    out = []
-    for cfg in call.get("kept_configs", []):
-        blocks = ", ".join(
-            f"{k}={v}" for k, v in cfg.items() if k not in ("kernel", "num_warps", "num_stages")
+    skip = ("kernel", "num_warps", "num_stages")
+    return (
+        "; ".join(
+            f"`{cfg['kernel']}` "
+            + ", ".join(f"{k}={v}" for k, v in cfg.items() if k not in skip)
+            + f" ({cfg['num_warps']} warps)"
+            for cfg in call.get("kept_configs", [])
         )
-        out.append(f"`{cfg['kernel']}` {blocks} ({cfg['num_warps']} warps)")
-    return "; ".join(out) or "-"
+        or "-"
+    )
 
 
 def _body(code: str) -> str:
