@@ -31,21 +31,16 @@ class ToolMissing(RuntimeError):
 def find_tool(name: str) -> str:
     """Path of a CUDA binary tool (cuobjdump, nvdisasm, ptxas): Triton's wheel first, then PATH,
     CUDA_HOME / CUDA_PATH and /usr/local/cuda."""
-    candidates = []
-    try:
-        import importlib.util
+    import importlib.util
 
-        spec = importlib.util.find_spec("triton")
-        if spec and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                candidates.append(Path(loc) / "backends" / "nvidia" / "bin" / name)
-    except (ImportError, ValueError):
-        pass
-    if found := shutil.which(name):
-        candidates.append(Path(found))
-    for env in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(env):
-            candidates.append(Path(os.environ[env]) / "bin" / name)
+    spec = importlib.util.find_spec("triton")
+    wheel = (spec.submodule_search_locations or []) if spec else []
+    which = shutil.which(name)
+    candidates = [Path(loc) / "backends" / "nvidia" / "bin" / name for loc in wheel]
+    candidates += [Path(which)] if which else []
+    candidates += [
+        Path(os.environ[e]) / "bin" / name for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)
+    ]
     candidates.append(Path("/usr/local/cuda/bin") / name)
     for c in candidates:
         if c.is_file() and os.access(c, os.X_OK):
