@@ -144,15 +144,7 @@ def _reading(ctx: dict) -> list[str]:
         out += [stages.census_intro(ctx["cdoc"], ctx["census_path"], ROOT), ""]
     else:
         out += ["No census committed yet: run the commands at the top of this file.", ""]
-    out += [
-        "**Measured** lines: the median device time of the whole reduction (every pass) and "
-        "its effective bandwidth (bytes read + written / time), one line per GPU, at n = 2^25 "
-        "where the run measured it (seed 001: end to end from host memory, with the kernels' "
-        "share), from the committed results in `results/<device>/`: "
-        + stages.results_sources(ctx["results"])
-        + ".",
-        "",
-    ]
+    out += [TEXTS["guide-measured"].format(sources=stages.results_sources(ctx["results"])), ""]
     if ctx["profile"]:
         path, pdoc = ctx["profile_found"]
         out += [

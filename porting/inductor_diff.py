@@ -19,6 +19,7 @@ from harness.report.markdown import markdown_lines
 from harness.report.records import ResultRecord
 from porting.census import triton_meta
 from porting.kernel_sources import triton_kernel_text
+from porting.lessons import TEXTS
 
 OURS = ("triton/fastest", "triton/chunked-1024")
 LADDER_DTYPE = "float32"  # the dtype the inductor study captured
@@ -293,12 +294,8 @@ def pitfall(folders: list[Path]) -> list[str]:
                     f"compiled at {size_label(DYNAMIC_FIRST_N)}): {d:,.1f} ms = {gbps:,.1f} GB/s, "
                     f"{d / s_:,.0f} x the static compile's {s_ * 1e3:,.1f} µs."
                 )
-    lines.append(
-        f"- The ladder's `{COMPILE_DYNAMIC_ID}` is `dynamic=True` from its first call at "
-        f"{size_label(DYNAMIC_FIRST_N)}, so its kernels were generated with that size as the "
-        "hint; its code is not among the captures above (the study's dynamic mode is automatic "
-        "dynamic, static at its first size)."
-    )
+    first = size_label(DYNAMIC_FIRST_N)
+    lines.append(TEXTS["inductor-ladder-dynamic"].format(peer=COMPILE_DYNAMIC_ID, first=first))
     return out + lines + [""]
 
 
@@ -318,10 +315,7 @@ def section(folders: list[Path]) -> list[str]:
     out = [
         "### Inductor's kernels beside `triton/fastest` and the chunked twin",
         "",
-        f"Read from the captured code ({first.name}/inductor/inductor-*.py: the constants "
-        "Inductor fixed in each kernel, the mask of each load, the wrapper's launches) and from "
-        "our sources and meta-parameters; the programs we launched from each device's "
-        f"ladder-{LADDER_DTYPE}.json.",
+        TEXTS["inductor-compared"].format(device=first.name, dtype=LADDER_DTYPE),
         "",
         *markdown_lines((*header, "launches"), rows),
         "",

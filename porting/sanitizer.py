@@ -21,6 +21,7 @@ from harness.report.sanitizer_log import (
     tools_of,
 )
 from porting.hardware import newest
+from porting.lessons import TEXTS
 
 
 def _kinds(doc: dict, vid: str, tool: str) -> str:
@@ -89,9 +90,7 @@ def section(found: tuple[str, dict] | None) -> list[str]:
     wrong = [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY]
     tables = (
         (
-            "Racecheck reports hazards, as warnings, for the `volatile` warp-synchronous forms "
-            "(the seeds' lockstep last warp, which the memory model does not promise; "
-            "`__syncwarp` between the steps or shuffles are the sound forms). Per variant:",
+            TEXTS["sanitizer-volatile"],
             "variant (volatile on)",
             raced,
         ),
@@ -124,11 +123,7 @@ def section(found: tuple[str, dict] | None) -> list[str]:
                 what = "; ".join(f"{t}: {_kinds(doc, v['variant'], t)}" for t in flagged)
                 text = f"flagged by {', '.join(flagged)} ({what}). Reports per tool: {counts}."
             else:
-                text = (
-                    f"flagged by no tool on this GPU (reports per tool: {counts}): the fix in "
-                    "the ladder rests on the CUDA programming guide (a barrier that not every "
-                    "thread of the block reaches is undefined), not on a tool."
-                )
+                text = TEXTS["sanitizer-no-tool"].format(counts=counts)
             demo = SEED_BUGS.get(v["variant"])
             title = f" ({demo.title})" if demo else ""
             out.append(f"- `{v['variant']}`{title}: {text}")

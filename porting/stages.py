@@ -20,6 +20,7 @@ from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
 from porting.census import WIDE_COLUMNS, compiled
 from porting.census import load_document as census_document
+from porting.lessons import TEXTS
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
@@ -225,13 +226,9 @@ CENSUS_LEGEND = "Columns: " + "; ".join(f"{h} = {d}" for h, d, _ in WIDE_COLUMNS
 
 def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
     tools = cdoc.get("tools", {})
-    return (
-        f"Census: `{census_path.relative_to(root).as_posix()}`, architecture "
-        f"{cdoc.get('arch')}, NVRTC {tools.get('nvrtc')}, Triton {tools.get('triton')}, "
-        f"cuobjdump {tools.get('cuobjdump')}. Counts are static: instructions in the binary, not "
-        "instructions executed (a loop body counts once; a Triton kernel is compiled with the "
-        "BLOCK / TILES / num_warps the harness launches)."
-    )
+    path = census_path.relative_to(root).as_posix()
+    fields = {k: tools.get(k) for k in ("nvrtc", "triton", "cuobjdump")}
+    return TEXTS["census-intro"].format(path=path, arch=cdoc.get("arch"), **fields)
 
 
 def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
