@@ -245,14 +245,12 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
     if _own_spec(v):
         spec = _single_launch_spec(v, dtype)
-        args, aligned = {}, []
-        for name, t in spec["args"].items():
-            if isinstance(t, tuple):
-                args[name] = "*" + TRITON_DTYPES[t[0]]
-                if t[1]:
-                    aligned.append(name)
-            else:
-                args[name] = TRITON_DTYPES[t]
+        # an argument is a dtype name, or (dtype name, aligned) for a pointer
+        args = {
+            name: "*" + TRITON_DTYPES[t[0]] if isinstance(t, tuple) else TRITON_DTYPES[t]
+            for name, t in spec["args"].items()
+        }
+        aligned = [name for name, t in spec["args"].items() if isinstance(t, tuple) and t[1]]
         meta = spec["meta"]
         tl_dtypes = ["ACC"]
     else:

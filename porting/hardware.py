@@ -281,12 +281,8 @@ def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Pat
     if found is None:
         return []
     path, doc = found
-    out = [
-        '<a id="hardware-seeds"></a>',
-        "",
-        f"## The seeds' counters, regenerated ({device_name(doc)})",
-        "",
-    ]
+    head = f"## The seeds' counters, regenerated ({device_name(doc)})"
+    out = ['<a id="hardware-seeds"></a>', "", head, ""]
     results = doc.get("results", [])
     if any(r["family"] == "004" for r in results):
         out += ["### Seed 004: global-memory sectors", "", profile_tables.seed004_table(doc)]
@@ -295,12 +291,13 @@ def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Pat
     rendering = (root / path).parent / RENDERING_DIR
     plots = sorted(rendering.glob("counters-*.png"))
     out += ["### Counters along the ladder", ""]
-    if plots:
-        for p in plots:
-            rel = Path(os.path.relpath(p, doc_dir)).as_posix()
-            out += [f"![{p.stem}]({rel})", ""]
-        rel_md = Path(os.path.relpath(rendering / "profile.md", doc_dir)).as_posix()
-        out += [f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
-    else:
-        out += [f"Not rendered yet: `{RENDER_CMD}`.", ""]
-    return out
+    if not plots:
+        return [*out, f"Not rendered yet: `{RENDER_CMD}`.", ""]
+    for p in plots:
+        out += [f"![{p.stem}]({_rel(p, doc_dir)})", ""]
+    rel_md = _rel(rendering / "profile.md", doc_dir)
+    return [*out, f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path, start)).as_posix()
