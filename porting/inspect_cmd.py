@@ -34,20 +34,14 @@ def census_table(rows, title: str, *, wide: bool = False):
         TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
         *(TermColumn(h, cell, right=True) for h, _, cell in counts),
     ]
-    rank = stage_order()
+    # each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)
+    in_order = dict.fromkeys(v.stage for v in catalogue.ladder_order(catalogue.VARIANTS))
+    rank = {st: i for i, st in enumerate(in_order)}
     ordered = sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend))
     table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)
     legend = "; ".join(f"{h}: {d}" for h, d, _ in counts)
     more = "" if wide else " (every column: --wide)"
     return with_legend(table, [legend + more])
-
-
-def stage_order() -> dict[str, int]:
-    """Each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)."""
-    rank: dict[str, int] = {}
-    for v in catalogue.ladder_order(catalogue.VARIANTS):
-        rank.setdefault(v.stage, len(rank))
-    return rank
 
 
 def write_doc(args: argparse.Namespace) -> int:

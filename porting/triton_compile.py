@@ -134,15 +134,9 @@ def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     return json.loads(r.stdout)
 
 
-def _worker() -> int:
-    jobs = json.loads(sys.stdin.read())
-    print(json.dumps(compile_triton_jobs(jobs)))
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--triton-worker"]:
-        sys.exit(_worker())
-    sys.exit(
-        "usage: python -m porting.triton_compile --triton-worker  (use `reduce-ladder inspect`)"
-    )
+if __name__ == "__main__":  # the worker: jobs as JSON on stdin, compiled ones on stdout
+    if sys.argv[1:] != ["--triton-worker"]:
+        sys.exit(
+            "usage: python -m porting.triton_compile --triton-worker  (use `reduce-ladder inspect`)"
+        )
+    print(json.dumps(compile_triton_jobs(json.loads(sys.stdin.read()))))
