@@ -69,7 +69,7 @@ def _idea(st: Stage, appendix_name: str) -> list[str]:
 def _what_changed(st: Stage) -> list[str]:
     how, why = LESSONS.get(
         (st.family, st.stage),
-        ("not described yet", "No entry for this stage in porting/lessons.py LESSONS yet."),
+        ("not described yet", "No entry for this stage in porting/lessons.md yet."),
     )
     out = [f"**What changed in Triton: {how}.** {why}", ""]
     for t in st.twins:
