@@ -13,7 +13,7 @@ tests/test_layout.py holds both rules.
     inspect_cmd    the work of `reduce-ladder inspect`: the census table, --write-doc
     doc            the guide, docs/porting.md: the checklist, then one screen per stage
     kernel_sources the kernels' text, read from cuda_kernels/ and triton_kernels/
-    lessons        the guide's prose: what each optimization becomes in Triton, the checklist
+    lessons        the guide's prose (porting/lessons.md): what each optimization becomes in Triton
     hardware       the Nsight Compute counters per stage (results/*/profile.json)
     sanitizer      what compute-sanitizer found (results/*/sanitize.json)
     inductor       what torch.compile writes for the same sum (results/*/inductor/)

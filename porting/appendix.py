@@ -13,6 +13,7 @@ from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
 from porting import stages
 from porting.kernel_sources import cuda_kernel_text, kernel_name
+from porting.lessons import TEXTS
 from porting.stages import Stage, short
 
 EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
@@ -32,43 +33,43 @@ def _stage(st: Stage, ctx: dict, guide: str) -> list[str]:
     return out
 
 
+def _part(anchor: str, title: str, intro: str, entries: list[list[str]]) -> list[str]:
+    """An appendix part: its anchor, heading and intro, then its entries (none: no part)."""
+    head = [f'<a id="{anchor}"></a>', "", f"## {title}", "", intro, ""]
+    return head + [line for entry in entries for line in entry] if entries else []
+
+
+def _entry(anchor: str, title: str, caption: str, code: str) -> list[str]:
+    """One printed source: its anchor, heading, a caption and the CUDA text."""
+    caption = [caption, ""] if caption else []
+    return [f'<a id="{anchor}"></a>', "", f"### {title}", "", *caption, "```cuda", code, "```", ""]
+
+
+def _at(st: Stage, guide: str) -> str:
+    return f"[stage {st.stage}]({guide}#{st.anchor})"
+
+
+def _cuda_variants(word: str | None = None):
+    """(stage, variant) of every CUDA variant, in guide order (of the stages called `word`)."""
+    for fam in stages.families():
+        for st in stages.stages(fam):
+            if word in (None, st.word):
+                yield from ((st, v) for v in st.cuda)
+
+
 def _wrong(guide: str) -> list[str]:
-    wrong = [
-        (st, v)
-        for fam in stages.families()
-        for st in stages.stages(fam)
-        for v in st.cuda
-        if v.wrong
-    ]
-    if not wrong:
-        return []
-    out = [
-        '<a id="wrong"></a>',
-        "",
-        "## The labelled wrong demonstrations",
-        "",
-        "Kernels kept to show a bug the ladder avoids; never in a default run, never timed. Their "
-        "helpers are printed in the guide.",
-        "",
-    ]
-    for st, v in wrong:
-        kernel, helpers = cuda_kernel_text(v)
-        calls = ", ".join(f"`{name}`" for name, _ in helpers) or "none"
-        out += [
-            f'<a id="wrong-{short(v.id)}"></a>',
-            "",
-            f"### `{v.id}` ([stage {st.stage}]({guide}#{st.anchor}))",
-            "",
-            f"{v.title}: {v.change}. {v.notes}".rstrip(),
-            "",
-            f"`{kernel_name(v)}` (`cuda_kernels/{v.source}`; helpers it calls: {calls}):",
-            "",
-            "```cuda",
-            kernel,
-            "```",
-            "",
-        ]
-    return out
+    entries = []
+    for st, v in _cuda_variants():
+        if v.wrong:
+            kernel, helpers = cuda_kernel_text(v)
+            calls = ", ".join(f"`{name}`" for name, _ in helpers) or "none"
+            caption = f"{v.title}: {v.change}. {v.notes}".rstrip() + "\n\n"
+            caption += f"`{kernel_name(v)}` (`cuda_kernels/{v.source}`; helpers it calls: {calls}):"
+            entries.append(
+                _entry(f"wrong-{short(v.id)}", f"`{v.id}` ({_at(st, guide)})", caption, kernel)
+            )
+    intro = TEXTS["appendix-wrong"]
+    return _part("wrong", "The labelled wrong demonstrations", intro, entries)
 
 
 def _helper_homes() -> tuple[dict[str, Stage], dict[str, tuple[str, Stage]]]:
@@ -77,118 +78,58 @@ def _helper_homes() -> tuple[dict[str, Stage], dict[str, tuple[str, Stage]]]:
     first stage that calls it."""
     in_guide: dict[str, Stage] = {}
     later: dict[str, tuple[str, Stage]] = {}
-    for fam in stages.families():
-        for st in stages.stages(fam):
-            for v in st.cuda:
-                if v.wrong:
-                    continue
-                for name, text in cuda_kernel_text(v)[1]:
-                    if fam in stages.GUIDE_HELPERS:
-                        in_guide.setdefault(name, st)
-                    elif name not in in_guide:
-                        later.setdefault(name, (text, st))
+    for st, v in _cuda_variants():
+        for name, text in [] if v.wrong else cuda_kernel_text(v)[1]:
+            if st.family in stages.GUIDE_HELPERS:
+                in_guide.setdefault(name, st)
+            elif name not in in_guide:
+                later.setdefault(name, (text, st))
     return in_guide, later
-
-
-def _helper_link(name: str, guide: str) -> str:
-    in_guide, _ = _helper_homes()
-    st = in_guide.get(name)
-    return f"[`{name}`]({guide}#{st.anchor})" if st else f"[`{name}`](#helper-{name})"
 
 
 def _counterparts(guide: str) -> list[str]:
     """The CUDA kernels of the stages with a Triton counterpart (its own tiles, not a twin): the
     guide prints the Triton kernel and links these."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for fam in stages.families():
-        for st in stages.stages(fam):
-            if st.word != "counterpart":
-                continue
-            for v in st.cuda:
-                name = kernel_name(v)
-                if v.wrong or name in seen:
-                    continue
-                seen.add(name)
-                kernel, helpers = cuda_kernel_text(v)
-                calls = ", ".join(_helper_link(h, guide) for h, _ in helpers) or "none"
-                out += [
-                    f'<a id="kernel-{name}"></a>',
-                    "",
-                    f"### `{name}` ([stage {st.stage}]({guide}#{st.anchor}))",
-                    "",
-                    f"`cuda_kernels/{v.source}`; the helpers it calls: {calls}.",
-                    "",
-                    "```cuda",
-                    kernel,
-                    "```",
-                    "",
-                ]
-    if not out:
-        return []
-    head = [
-        '<a id="counterparts"></a>',
-        "",
-        "## The CUDA kernels of the counterpart pairs",
-        "",
-        "Where the Triton kernel is a counterpart (built for the same goal with its own tiles, "
-        "not a twin), the two match goal for goal, not line for line: the guide prints the "
-        "Triton kernel, and the CUDA one is here.",
-        "",
-    ]
-    return head + out
+    in_guide, _ = _helper_homes()
+    entries: dict[str, list[str]] = {}
+    for st, v in _cuda_variants("counterpart"):
+        name = kernel_name(v)
+        if v.wrong or name in entries:
+            continue
+        kernel, helpers = cuda_kernel_text(v)
+        calls = ", ".join(
+            f"[`{h}`]({guide}#{in_guide[h].anchor})" if h in in_guide else f"[`{h}`](#helper-{h})"
+            for h, _ in helpers
+        )
+        caption = f"`cuda_kernels/{v.source}`; the helpers it calls: {calls or 'none'}."
+        entries[name] = _entry(f"kernel-{name}", f"`{name}` ({_at(st, guide)})", caption, kernel)
+    intro = TEXTS["appendix-counterparts"]
+    return _part(
+        "counterparts", "The CUDA kernels of the counterpart pairs", intro, [*entries.values()]
+    )
 
 
 def _helpers(guide: str) -> list[str]:
     """The CUDA helpers the guide does not print (those of the later families), each once."""
     _, later = _helper_homes()
-    if not later:
-        return []
-    out = [
-        '<a id="helpers"></a>',
-        "",
-        "## CUDA helpers of the later families",
-        "",
-        "The `__device__` functions the kernels of seed 004, seed 001, the fastest pair and the "
-        "reproducible pair call (the ladder's are printed in the guide), each at the first stage "
-        "that calls it.",
-        "",
+    intro = TEXTS["appendix-helpers"]
+    entries = [
+        _entry(f"helper-{name}", f"`{name}` (first called at {_at(st, guide)})", "", text)
+        for name, (text, st) in later.items()
     ]
-    for name, (text, st) in later.items():
-        out += [
-            f'<a id="helper-{name}"></a>',
-            "",
-            f"### `{name}` (first called at [stage {st.stage}]({guide}#{st.anchor}))",
-            "",
-            "```cuda",
-            text,
-            "```",
-            "",
-        ]
-    return out
+    return _part("helpers", "CUDA helpers of the later families", intro, entries)
 
 
 def _peers(ctx: dict) -> list[str]:
     ps = stages.peers()
-    if not ps:
-        return []
-    out = [
-        '<a id="peers"></a>',
-        "",
-        "## Peers: library calls (not compiled here)",
-        "",
-        "What a user would call instead, timed beside the ladder (`harness/launch/peers.py`). "
-        "They are library calls, not kernels in this repository, so `reduce-ladder inspect` lists "
-        "them as not compiled and there is nothing to port.",
-        "",
-    ]
-    out += markdown_lines(
+    table = markdown_lines(
         ("peer", "what it is", "dtypes"),
         ([f"`{v.id}`", f"{v.title}: {v.change}", ", ".join(v.dtypes)] for v in ps),
     )
-    out += ["", "**Measured.**", ""]
-    out += stages.results_grid(ps, "float32", ctx["results"])
-    return out + porting_hardware.stage_section(ctx["profile"], "peer", "peer", ps, [])
+    intro = TEXTS["appendix-peers"]
+    body = [*table, "", "**Measured.**", "", *stages.results_grid(ps, "float32", ctx["results"])]
+    body += porting_hardware.stage_section(ctx["profile"], "peer", "peer", ps, [])
+    return _part("peers", "Peers: library calls (not compiled here)", intro, [body] if ps else [])
 
 
 def render(ctx: dict, guide: str, generated: list[str]) -> str:
@@ -196,10 +137,7 @@ def render(ctx: dict, guide: str, generated: list[str]) -> str:
         "# Porting guide, appendix: every number",
         "",
         *generated,
-        f"The tables behind [the porting guide]({guide}), stage by stage: the whole compiler "
-        "census, every committed measurement and every hardware counter; then the labelled wrong "
-        "demonstrations, the library peers, the seeds' counter tables and what compute-sanitizer "
-        "found.",
+        TEXTS["appendix-intro"].format(guide=guide),
         "",
     ]
     if ctx["cdoc"]:

@@ -1,40 +1,32 @@
 """The compiler census: what NVRTC and Triton made of every variant, on a machine without a GPU.
 
-For each CUDA variant the source is compiled by NVRTC for an explicit architecture
-(harness.compile.nvrtc);
-for each Triton variant the kernel is compiled by `triton.compile` for an explicit GPUTarget with
-the meta-parameters the harness launches it with (BLOCK, TILES, num_warps for the tile twins;
-triton/fastest: the argument types and default configuration harness.launch.single_launch gives,
-`triton_census_spec`), in porting.triton_compile. Neither needs a driver. Every dtype a
-variant lists is censused; peers (library calls) have nothing to compile and are listed as such
-(`not_compiled`). The CUBIN is then disassembled and counted by porting.sass: registers,
-stack, local memory, static and dynamic shared memory (ptxas for CUDA, the PTX's `.shared`
-declarations for Triton, which puts its scratch in dynamic shared memory: the `shared` bytes it
-asks for at launch), the SASS opcodes that tell the ladder's story and the PTX's integer
+Each CUDA variant's source is compiled by NVRTC (harness.compile.nvrtc), each Triton kernel by
+porting.triton_compile with the meta-parameters the harness launches it with, both for an
+explicit architecture, every dtype a variant lists; peers (library calls) are listed as
+`not_compiled`. porting.sass counts the CUBIN and PTX: resources, shared memory (Triton's
+scratch is its dynamic shared memory), the SASS opcodes that tell the ladder's story, integer
 divides. Counts are static (instructions in the binary), not executed instructions.
 
-This module holds the census rows (Census), the selection (`census`, `census_pairs`, `compiled`,
-`not_compiled`) and the JSON document `reduce-ladder inspect --json` writes and
-docs/census-sm_90.json holds (`document`, `load_document`).
+Here: the rows (Census) and their columns, the selection (`census`, `census_pairs`, `compiled`,
+`not_compiled`) and the JSON document of `reduce-ladder inspect --json` (docs/census-sm_90.json).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
-from harness.core import catalogue, dtypes
+from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.report import documents, records
 from porting.sass import (
     Counts,
-    ToolMissing,
     count_sass,
     cuobjdump,
-    find_tool,
     parse_resource_usage,
     ptx_int_divrem,
     ptx_static_shared,
@@ -42,39 +34,7 @@ from porting.sass import (
     split_sass,
     tool_version,
 )
-from porting.triton_compile import compile_triton_jobs, run_triton_jobs
-
-# The census's public names, those that live in porting.sass and
-# porting.triton_compile included: callers import them from here.
-__all__ = [
-    "NOT_COMPILED",
-    "SCHEMA",
-    "TRITON_DTYPES",
-    "Census",
-    "Counts",
-    "ToolMissing",
-    "census",
-    "census_pairs",
-    "compile_triton_jobs",
-    "compiled",
-    "count_sass",
-    "cuda_census",
-    "default_selection",
-    "document",
-    "element_bytes",
-    "find_tool",
-    "load_document",
-    "not_compiled",
-    "parse_resource_usage",
-    "ptx_int_divrem",
-    "ptx_static_shared",
-    "run_triton_jobs",
-    "split_ptx",
-    "split_sass",
-    "tool_versions",
-    "triton_job",
-    "triton_meta",
-]
+from porting.triton_compile import run_triton_jobs
 
 SCHEMA = records.CENSUS_SCHEMA  # spelled with every other schema string
 # catalogue dtype -> Triton signature type
@@ -89,19 +49,16 @@ TRITON_DTYPES = {
 
 def tool_versions() -> dict[str, str]:
     """The versions of the tools the census ran (recorded in its document)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     from harness.compile import nvrtc
 
-    versions = {"cuobjdump": tool_version("cuobjdump")}
-    try:
+    versions = {"cuobjdump": tool_version("cuobjdump"), "nvrtc": "unavailable"}
+    versions["triton"] = "unavailable"
+    with contextlib.suppress(nvrtc.NvrtcUnavailable):
         versions["nvrtc"] = nvrtc.version()
-    except nvrtc.NvrtcUnavailable:
-        versions["nvrtc"] = "unavailable"
-    try:
-        import triton
-
-        versions["triton"] = triton.__version__
-    except ImportError:
-        versions["triton"] = "unavailable"
+    with contextlib.suppress(PackageNotFoundError):
+        versions["triton"] = version("triton")
     return versions
 
 
@@ -134,8 +91,51 @@ class Census:
         return cls(**{**d, "counts": Counts(**d["counts"])})
 
     @property
+    def smem(self) -> int:
+        return self.static_smem + self.dynamic_smem
+
+    @property
     def spills(self) -> bool:
         return self.spill_bytes > 0 or self.local_bytes > 0 or self.counts.local_ops > 0
+
+
+# Every column (inspect --wide, the guide's appendix): header, what it counts, the cell.
+WIDE_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
+    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
+    ("local", "stack + local memory bytes (spilled bytes)", lambda r: _local_cell(r)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
+    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
+    ("STS", "shared stores", lambda r: str(r.counts.sts)),
+    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
+    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
+    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
+    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
+# (barriers give way to warp shuffles), then the size of the kernel.
+COMPACT_COLUMNS = (
+    ("regs", "registers per thread", lambda r: str(r.registers)),
+    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(r.smem)),
+    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
+    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
+    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
+    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
+    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+)
+
+
+def _local_cell(r: Census) -> str:
+    local = r.stack_bytes + r.local_bytes
+    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
+
+
+def _ldg_cell(r: Census) -> str:
+    return "/".join(str(r.counts.ldg[w]) for w in ("32", "64", "128"))
 
 
 def _arch_number(arch: str) -> int:
@@ -145,24 +145,35 @@ def _arch_number(arch: str) -> int:
     return int(m.group(1))
 
 
-# ---------------------------------------------------------------------------------------------
-# CUDA
+def _disassemble(cubin: bytes) -> tuple[dict, dict]:
+    """(SASS by function, resources by function) of a CUBIN."""
+    usage = parse_resource_usage(cuobjdump(cubin, "--dump-resource-usage"))
+    return split_sass(cuobjdump(cubin, "--dump-sass")), usage
 
 
-def element_bytes(dtype: str) -> int:
-
-    return dtypes.get(dtype).itemsize
+def _row(v: Variant, dtype: str, arch: str, symbol: str, sass: dict, ptx: str, **fields) -> Census:
+    """A census row: the fields every backend counts the same way, then the backend's own."""
+    return Census(
+        variant=v.id,
+        backend=v.backend,
+        stage=v.stage,
+        family=v.family,
+        dtype=dtype,
+        arch=arch,
+        symbol=symbol,
+        counts=count_sass(sass.get(symbol, [])),
+        int_divrem=ptx_int_divrem(ptx),
+        **fields,
+    )
 
 
 @cache
 def _cuda_compiled(source: str, arch: str):
-    """(CompileResult, SASS by function, resources by function) for one .cu file."""
+    """(CompileResult, SASS by function, resources by function, PTX by entry) of one .cu file."""
     from harness.compile import nvrtc
 
     r = nvrtc.compile_file(source, arch)
-    sass = split_sass(cuobjdump(r.cubin, "--dump-sass"))
-    usage = parse_resource_usage(cuobjdump(r.cubin, "--dump-resource-usage"))
-    return r, sass, usage, split_ptx(r.ptx)
+    return r, *_disassemble(r.cubin), split_ptx(r.ptx)
 
 
 def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
@@ -172,15 +183,14 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
     use = usage.get(symbol, {})
     launch = v.launch
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-    dyn = launch.threads * element_bytes(dtype) if launch.dynamic_smem else 0
-    return Census(
-        variant=v.id,
-        backend="cuda",
-        stage=v.stage,
-        family=v.family,
-        dtype=dtype,
-        arch=arch,
-        symbol=symbol,
+    dyn = launch.threads * dtypes.get(dtype).itemsize if launch.dynamic_smem else 0
+    return _row(
+        v,
+        dtype,
+        arch,
+        symbol,
+        sass,
+        ptx.get(symbol, ""),
         launch=f"{launch.threads} threads",
         registers=use.get("REG", res.registers if res else 0),
         static_smem=res.smem_bytes if res else 0,
@@ -188,8 +198,6 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
         stack_bytes=use.get("STACK", res.stack_bytes if res else 0),
         local_bytes=use.get("LOCAL", 0),
         spill_bytes=(res.spill_store_bytes + res.spill_load_bytes) if res else 0,
-        counts=count_sass(sass.get(symbol, [])),
-        int_divrem=ptx_int_divrem(ptx.get(symbol, "")),
     )
 
 
@@ -237,14 +245,12 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
     if _own_spec(v):
         spec = _single_launch_spec(v, dtype)
-        args, aligned = {}, []
-        for name, t in spec["args"].items():
-            if isinstance(t, tuple):
-                args[name] = "*" + TRITON_DTYPES[t[0]]
-                if t[1]:
-                    aligned.append(name)
-            else:
-                args[name] = TRITON_DTYPES[t]
+        # an argument is a dtype name, or (dtype name, aligned) for a pointer
+        args = {
+            name: "*" + TRITON_DTYPES[t[0]] if isinstance(t, tuple) else TRITON_DTYPES[t]
+            for name, t in spec["args"].items()
+        }
+        aligned = [name for name, t in spec["args"].items() if isinstance(t, tuple) and t[1]]
         meta = spec["meta"]
         tl_dtypes = ["ACC"]
     else:
@@ -264,31 +270,23 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
 
 
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    cubin = base64.b64decode(art["cubin"])
-    sass = split_sass(cuobjdump(cubin, "--dump-sass"))
-    usage = parse_resource_usage(cuobjdump(cubin, "--dump-resource-usage"))
+    sass, usage = _disassemble(base64.b64decode(art["cubin"]))
     name = art["name"] if art["name"] in sass else next(iter(sass), art["name"])
     use = usage.get(name, {})
-    ptx = split_ptx(art["ptx"])
-    meta = job["meta"]
-    counts = count_sass(sass.get(name, []))
-    return Census(
-        variant=v.id,
-        backend="triton",
-        stage=v.stage,
-        family=v.family,
-        dtype=dtype,
-        arch=arch,
-        symbol=name,
-        launch=", ".join(f"{k}={val}" for k, val in meta.items()),
+    return _row(
+        v,
+        dtype,
+        arch,
+        name,
+        sass,
+        split_ptx(art["ptx"]).get(name, art["ptx"]),
+        launch=", ".join(f"{k}={val}" for k, val in job["meta"].items()),
         registers=use.get("REG", 0),
         static_smem=ptx_static_shared(art["ptx"]),
         dynamic_smem=art["shared"],
         stack_bytes=use.get("STACK", 0),
         local_bytes=use.get("LOCAL", 0),
         spill_bytes=0,
-        counts=counts,
-        int_divrem=ptx_int_divrem(ptx.get(name, art["ptx"])),
     )
 
 
@@ -300,14 +298,7 @@ _CACHE: dict[tuple[str, str, str], Census] = {}
 
 def census_pairs(variants: list[Variant], dtype: str | None) -> list[tuple[Variant, str]]:
     """(variant, dtype) pairs: every dtype a variant supports when dtype is None ("all")."""
-    out = []
-    for v in variants:
-        if not compiled(v):
-            continue
-        for d in v.dtypes if dtype is None else [dtype]:
-            if d in v.dtypes:
-                out.append((v, d))
-    return out
+    return [(v, d) for v in variants if compiled(v) for d in v.dtypes if dtype in (None, d)]
 
 
 def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "sm_90"):
@@ -364,8 +355,3 @@ def load_document(path: str | Path) -> tuple[dict, list[Census]]:
     except documents.ReportError as e:
         raise ValueError(str(e)) from None
     return doc, [Census.from_record(r) for r in doc["census"]]
-
-
-def default_selection() -> list[Variant]:
-    """Every CUDA and Triton variant, the wrong demonstrations included (they compile too)."""
-    return [v for v in catalogue.VARIANTS if compiled(v)]

@@ -1,11 +1,7 @@
-"""docs/porting.md's "measured by the hardware" parts, read from the committed profile.json.
-
-Per stage: a small table of Nsight Compute counters, each CUDA variant with its Triton twin(s),
-at every (n, dtype) the profile holds for the stage's CUDA variants; where seed 000 teaches a
-lesson about the stage, a sentence that says from the data whether this GPU shows it. After the
-families: seed 004's sector table and seed 000's column (profile_tables renders both; reused
-here) and links to the counters plot. Every number comes from the document; the seeds' own
-figures come from profile_tables, which quotes them with their files.
+"""The guide's Nsight Compute parts, from the newest committed profile.json: per stage, the
+counters of each CUDA variant beside its Triton twins (the guide: the columns that tell the
+story; the appendix: every column at every profiled size), the sentence that says whether this
+GPU shows seed 000's lesson about the stage, and the seeds' own tables (profile_tables).
 """
 
 from __future__ import annotations
@@ -49,52 +45,67 @@ def device_name(doc: dict) -> str:
     return doc.get("device", {}).get("name", "?")
 
 
-def find(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
-    """The variant's result at (n, dtype): its kernels and their sum ("total")."""
+def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
+    """The variant's summed metrics and derived ratios at (n, dtype) in one dict (None: not
+    profiled)."""
     for r in doc.get("results", []):
-        if r["variant"] == vid and r["n"] == n and r["dtype"] == dtype:
-            return r
+        if (r["variant"], r["n"], r["dtype"]) == (vid, n, dtype):
+            return r["total"]["metrics"] | r["total"]["derived"]
     return None
 
 
-def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
-    """The variant's summed metrics and derived ratios in one dict (None: not profiled)."""
-    r = find(doc, vid, n, dtype)
-    return None if r is None else r["total"]["metrics"] | r["total"]["derived"]
-
-
 def _num(x: float | None, digits: int = 0) -> str:
-    if x is None:
-        return "-"
-    return f"{x:,.{digits}f}"
+    return "-" if x is None else f"{x:,.{digits}f}"
 
 
 def _millions(x: float | None) -> str:
     return "-" if x is None else f"{x / 1e6:,.1f}M"
 
 
-HEADER = (
-    *("variant", "µs", "DRAM %", "ld sectors / req", "st sectors / req"),
-    *("bank conflicts ld / st", "threads / warp instr.", "warp instr."),
-    *("occupancy %", "top stall"),
+# The counter columns: header, metric, digits ("M": in millions), whether the guide shows it (its
+# table tells the ladder's story; the appendix's has every column); MEANING: the legends' words.
+COLUMNS = (
+    ("µs", "duration_ns", 1, True),
+    ("DRAM %", "dram_throughput_pct", 1, True),
+    ("ld sectors / req", "gld_sectors_per_request", 2, True),
+    ("st sectors / req", "gst_sectors_per_request", 2, False),
+    ("bank conflicts ld", "shared_ld_bank_conflicts", 0, True),
+    ("bank conflicts st", "shared_st_bank_conflicts", 0, False),
+    ("threads / warp instr.", "threads_per_inst", 1, True),
+    ("warp instr.", "inst_executed", "M", True),
+    ("occupancy %", "occupancy_pct", 1, False),
+    ("top stall", "top_stalls", None, True),
 )
+SUMMARY = tuple(col for col in COLUMNS if col[3])
+MEANING = {
+    "µs": "kernel time as Nsight Compute replays it, every pass summed",
+    "DRAM %": "DRAM throughput as a % of peak",
+    "ld sectors / req": "32-byte sectors per global load request (4: a coalesced warp of 4-byte "
+    "loads)",
+    "st sectors / req": "the same per global store request",
+    "bank conflicts ld": "shared-memory load bank conflicts",
+    "bank conflicts st": "shared-memory store bank conflicts",
+    "threads / warp instr.": "threads not predicated off per warp instruction (32: no divergence)",
+    "warp instr.": "warp instructions executed",
+    "occupancy %": "achieved occupancy",
+    "top stall": "the largest warp-stall reason's share of the cycles between issued instructions",
+}
 
 
-def _row(vid: str, c: dict) -> list[str]:
-    top = c.get("top_stalls") or []
-    dur = c.get("duration_ns")
-    return [
-        f"`{vid}`",
-        _num(None if dur is None else dur / 1e3, 1),
-        _num(c.get("dram_throughput_pct"), 1),
-        _num(c.get("gld_sectors_per_request"), 2),
-        _num(c.get("gst_sectors_per_request"), 2),
-        f"{_num(c.get('shared_ld_bank_conflicts'))} / {_num(c.get('shared_st_bank_conflicts'))}",
-        _num(c.get("threads_per_inst"), 1),
-        _millions(c.get("inst_executed")),
-        _num(c.get("occupancy_pct"), 1),
-        f"{top[0][0]} {100 * top[0][1]:.0f}%" if top else "-",
-    ]
+def _cell(c: dict, metric: str, digits) -> str:
+    x = c.get(metric)
+    if metric == "top_stalls":
+        return f"{x[0][0]} {100 * x[0][1]:.0f}%" if x else "-"
+    if metric == "duration_ns" and x is not None:
+        x /= 1e3
+    return _millions(x) if digits == "M" else _num(x, digits)
+
+
+def legend(columns=COLUMNS) -> str:
+    return "; ".join(f"{h} = {MEANING[h]}" for h, *_ in columns) + "."
+
+
+SUMMARY_LEGEND = legend(SUMMARY)
 
 
 def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
@@ -103,8 +114,14 @@ def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     return list(dict.fromkeys(keys))
 
 
-def _rows(doc: dict, ids: list[str], n: int, dtype: str, row) -> list[list[str]]:
-    return [row(vid, c) for vid in ids if (c := counters(doc, vid, n, dtype)) is not None]
+def _table(doc: dict, ids: list[str], n: int, dtype: str, columns=COLUMNS) -> list[str]:
+    rows = [
+        [f"`{vid}`", *(_cell(c, metric, digits) for _, metric, digits, _ in columns)]
+        for vid in ids
+        if (c := counters(doc, vid, n, dtype)) is not None
+    ]
+    header = ("variant", *(h for h, *_ in columns))
+    return [*markdown_lines(header, rows, align="l" + RIGHT * (len(columns) - 1) + "l"), ""]
 
 
 def stage_section(
@@ -117,38 +134,12 @@ def stage_section(
     ids = [v.id for v in cuda if not v.wrong]
     out: list[str] = []
     for n, dtype in stage_keys(doc, ids):
-        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, _row)
-        out += [
-            f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**",
-            "",
-        ]
-        out += markdown_lines(HEADER, rows, align="l" + RIGHT * (len(HEADER) - 2) + "l")
-        out.append("")
+        head = f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**"
+        out += [head, "", *_table(doc, [*ids, *(t.id for t in twins)], n, dtype)]
     missing = [vid for vid in ids if not stage_keys(doc, [vid])]
     if out and missing:
         out += ["Not profiled: " + ", ".join(f"`{m}`" for m in missing) + ".", ""]
     return out
-
-
-# The guide's table: the counters that tell the ladder's story (every column: the appendix).
-SUMMARY_HEADER = (
-    *("variant", "µs", "DRAM %", "ld sectors / req", "bank conflicts ld"),
-    *("threads / warp instr.", "warp instr.", "top stall"),
-)
-SUMMARY_LEGEND = (
-    "µs = kernel time as Nsight Compute replays it, every pass summed; DRAM % = DRAM throughput "
-    "as a % of peak; ld sectors / req = 32-byte sectors per global load request (4: a coalesced "
-    "warp of 4-byte loads); bank conflicts ld = shared-memory load bank conflicts; threads / warp "
-    "instr. = threads not predicated off per warp instruction (32: no divergence); warp instr. = "
-    "warp instructions executed; top stall = the largest warp-stall reason's share of the cycles "
-    "between issued instructions."
-)
-
-
-def _summary_row(vid: str, c: dict) -> list[str]:
-    full = dict(zip(HEADER, _row(vid, c), strict=True))
-    full["bank conflicts ld"] = _num(c.get("shared_ld_bank_conflicts"))
-    return [full[h] for h in SUMMARY_HEADER]
 
 
 def stage_summary(
@@ -163,12 +154,9 @@ def stage_summary(
     out: list[str] = []
     if keys:
         n, dtype = keys[0]
-        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, _summary_row)
         out += [f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}):", ""]
-        align = "l" + RIGHT * (len(SUMMARY_HEADER) - 2) + "l"
-        out += [*markdown_lines(SUMMARY_HEADER, rows, align=align), ""]
-    note = LESSON_NOTES.get((fam, stage))
-    text = note(doc) if note else None
+        out += _table(doc, [*ids, *(t.id for t in twins)], n, dtype, SUMMARY)
+    text = _note(doc, *LESSON_NOTES[(fam, stage)]) if (fam, stage) in LESSON_NOTES else None
     return out + ([text, ""] if text else [])
 
 
@@ -178,16 +166,16 @@ def stage_summary(
 N_LADDER, LADDER_DTYPE = 2**24, "float32"
 
 
-def _ladder(doc: dict, *ids: str) -> list[dict] | None:
+def _note(doc: dict, ids: tuple[str, ...], note) -> str | None:
+    """The note from the counters of `ids` at the ladder's profiled size (none: from the
+    document); None where one of them was not profiled."""
+    if not ids:
+        return note(doc)
     got = [counters(doc, i, N_LADDER, LADDER_DTYPE) for i in ids]
-    return None if any(c is None for c in got) else got
+    return None if None in got else note(*got)
 
 
-def _v0_beats_v1(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved")
-    if got is None:
-        return None
-    v0, v1 = got
+def _v0_beats_v1(v0: dict, v1: dict) -> str:
     faster = v0["duration_ns"] < v1["duration_ns"]
     return (
         "Seed 000 measured v0 (the tree in global memory) ahead of v1 and explained it by v0's "
@@ -204,11 +192,7 @@ def _v0_beats_v1(doc: dict) -> str | None:
     )
 
 
-def _divergence(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v1-smem-interleaved", "cuda/v2-strided-index")
-    if got is None:
-        return None
-    v1, v2 = got
+def _divergence(v1: dict, v2: dict) -> str:
     seed = profile_tables.SEED000_THREADS_PER_WARP
     shows = v2["threads_per_inst"] > v1["threads_per_inst"]
     tpi = f"{v2['threads_per_inst']:.1f} for v2 against {v1['threads_per_inst']:.1f} for v1"
@@ -228,11 +212,7 @@ def _divergence(doc: dict) -> str | None:
     )
 
 
-def _bank_conflicts(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v2-strided-index", "cuda/v3-sequential")
-    if got is None:
-        return None
-    v2, v3 = got
+def _bank_conflicts(v2: dict, v3: dict) -> str:
     ld2, ld3 = v2["shared_ld_bank_conflicts"], v3["shared_ld_bank_conflicts"]
     return (
         f"v2's strided index has {ld2 / ld3:.0f}x the shared-load bank conflicts of v3's "
@@ -242,15 +222,8 @@ def _bank_conflicts(doc: dict) -> str | None:
     )
 
 
-def _shuffles(doc: dict) -> str | None:
-    got = _ladder(doc, "cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256")
-    if got is None:
-        return None
-
-    def shared(c: dict) -> float:
-        return c["shared_ld_inst"] + c["shared_st_inst"]
-
-    v8, v7, v6 = (shared(c) for c in got)
+def _shuffles(*got: dict) -> str:
+    v8, v7, v6 = (c["shared_ld_inst"] + c["shared_st_inst"] for c in got)
     return (
         f"The shuffle stage executes {_num(v8)} shared-memory instructions (loads and stores), "
         f"against {_num(v7)} for v7's shared-memory tree on the same grid and {_num(v6)} for "
@@ -274,12 +247,16 @@ def _fastest(doc: dict) -> str | None:
     )
 
 
+# (family, stage) -> (the ladder variants whose counters the note reads, the note)
 LESSON_NOTES = {
-    ("ladder", "1"): _v0_beats_v1,
-    ("ladder", "2"): _divergence,
-    ("ladder", "3"): _bank_conflicts,
-    ("ladder", "8"): _shuffles,
-    ("fastest", "fastest"): _fastest,
+    ("ladder", "1"): (("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"), _v0_beats_v1),
+    ("ladder", "2"): (("cuda/v1-smem-interleaved", "cuda/v2-strided-index"), _divergence),
+    ("ladder", "3"): (("cuda/v2-strided-index", "cuda/v3-sequential"), _bank_conflicts),
+    ("ladder", "8"): (
+        ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
+        _shuffles,
+    ),
+    ("fastest", "fastest"): ((), _fastest),
 }
 
 
@@ -293,14 +270,8 @@ def intro(found: tuple[str, dict] | None) -> list[str]:
     path, doc = found
     return [
         f"Measured by the hardware: Nsight Compute counters from `{path}` ({device_name(doc)}, "
-        f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: µs = kernel time "
-        "as ncu replays it; DRAM % = DRAM throughput as a % of peak; sectors / req = 32-byte "
-        "sectors per global load / store request (4 is a coalesced warp of 4-byte loads); bank "
-        "conflicts = shared-memory load / store bank conflicts; threads / warp instr. = threads "
-        "not predicated off per warp instruction (32: no divergence); warp instr. = warp-level "
-        "instructions executed; occupancy = achieved; top stall = the largest warp-stall "
-        "reason's share of the cycles between issued instructions. What each metric is: "
-        "`harness/report/ncu_metrics.py`.",
+        f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: {legend()} What each "
+        "metric is: `harness/report/ncu_metrics.py`.",
         "",
     ]
 
@@ -310,12 +281,8 @@ def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Pat
     if found is None:
         return []
     path, doc = found
-    out = [
-        '<a id="hardware-seeds"></a>',
-        "",
-        f"## The seeds' counters, regenerated ({device_name(doc)})",
-        "",
-    ]
+    head = f"## The seeds' counters, regenerated ({device_name(doc)})"
+    out = ['<a id="hardware-seeds"></a>', "", head, ""]
     results = doc.get("results", [])
     if any(r["family"] == "004" for r in results):
         out += ["### Seed 004: global-memory sectors", "", profile_tables.seed004_table(doc)]
@@ -324,12 +291,13 @@ def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Pat
     rendering = (root / path).parent / RENDERING_DIR
     plots = sorted(rendering.glob("counters-*.png"))
     out += ["### Counters along the ladder", ""]
-    if plots:
-        for p in plots:
-            rel = Path(os.path.relpath(p, doc_dir)).as_posix()
-            out += [f"![{p.stem}]({rel})", ""]
-        rel_md = Path(os.path.relpath(rendering / "profile.md", doc_dir)).as_posix()
-        out += [f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
-    else:
-        out += [f"Not rendered yet: `{RENDER_CMD}`.", ""]
-    return out
+    if not plots:
+        return [*out, f"Not rendered yet: `{RENDER_CMD}`.", ""]
+    for p in plots:
+        out += [f"![{p.stem}]({_rel(p, doc_dir)})", ""]
+    rel_md = _rel(rendering / "profile.md", doc_dir)
+    return [*out, f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
+
+
+def _rel(path: Path, start: Path) -> str:
+    return Path(os.path.relpath(path, start)).as_posix()

@@ -1,8 +1,6 @@
-"""The porting doc's section on what torch.compile writes for the 1-D sum, from the folder that
-experiments/inductor_code fills on the GPU (results/<device>/inductor/: inductor.json and
-inductor-{static,dynamic,coop}.py). Returns Markdown, or "" where the folder is absent, so the
-doc regenerates unchanged until a run has been committed. Ends with the comparison with our
-kernels and the dynamic pitfall (porting.inductor_diff), over every device folder.
+"""docs/porting-inductor.md: what torch.compile writes for the 1-D sum, from what
+experiments/inductor_code captured on the GPU (results/<device>/inductor/: inductor.json and
+inductor-{static,dynamic,coop}.py), then porting.inductor_diff's comparison; "" with no capture.
 """
 
 from __future__ import annotations
@@ -24,21 +22,22 @@ MODE_TITLES = {
 
 def _constants(call: dict) -> str:
     """'xnumel 1024, r0_numel 262144; ...' per captured compile, '-' where none compiled."""
-    parts = []
-    for facts in call.get("code_facts", []):
-        c = facts.get("constants", {})
-        parts.append(", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in sorted(c.items())))
-    return "; ".join(p for p in parts if p) or "-"
+    parts = (sorted(f.get("constants", {}).items()) for f in call.get("code_facts", []))
+    texts = (", ".join(f"{k} {'/'.join(map(str, v))}" for k, v in c) for c in parts)
+    return "; ".join(t for t in texts if t) or "-"
 
 
 def _configs(call: dict) -> str:
-    out = []
-    for cfg in call.get("kept_configs", []):
-        blocks = ", ".join(
-            f"{k}={v}" for k, v in cfg.items() if k not in ("kernel", "num_warps", "num_stages")
+    skip = ("kernel", "num_warps", "num_stages")
+    return (
+        "; ".join(
+            f"`{cfg['kernel']}` "
+            + ", ".join(f"{k}={v}" for k, v in cfg.items() if k not in skip)
+            + f" ({cfg['num_warps']} warps)"
+            for cfg in call.get("kept_configs", [])
         )
-        out.append(f"`{cfg['kernel']}` {blocks} ({cfg['num_warps']} warps)")
-    return "; ".join(out) or "-"
+        or "-"
+    )
 
 
 def _body(code: str) -> str:

@@ -1,12 +1,12 @@
-"""The porting doc's comparison of Inductor's sum with ours: what torch.compile generated (parsed
-from the captured results/<device>/inductor/inductor-*.py: the constants Inductor fixed, the
-load masks, the launches, the partial buffers) beside triton/fastest and the chunked twin (their
-sources, read as text, and their catalogue meta-parameters), and what each costs, measured: the
-times in every device's inductor.json and ladder-float32.json. Every number is read from a file.
+"""Inductor's sum beside ours: what torch.compile generated (parsed from the captured
+results/<device>/inductor/inductor-*.py: the constants it fixed, the load masks, the launches)
+beside triton/fastest and the chunked twin (their sources and meta-parameters), what each costs
+(every device's inductor.json and ladder-float32.json), and the dynamic-shape pitfall.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,8 +16,10 @@ from harness.core.catalogue import COMPILE_DYNAMIC_ID, COMPILE_ID, DYNAMIC_FIRST
 from harness.core.sizes import size_label
 from harness.report.documents import load_document
 from harness.report.markdown import markdown_lines
+from harness.report.records import ResultRecord
 from porting.census import triton_meta
 from porting.kernel_sources import triton_kernel_text
+from porting.lessons import TEXTS
 
 OURS = ("triton/fastest", "triton/chunked-1024")
 LADDER_DTYPE = "float32"  # the dtype the inductor study captured
@@ -43,32 +45,16 @@ class InductorCompile:
     at: str  # the n label of the call that compiled it
     kernels: tuple[InductorKernel, ...]
     launches: tuple[str, ...]  # the wrapper's .run(...) lines
-    buffers: tuple[str, ...]  # the wrapper's empty_strided_cuda lines (partials, workspace)
     code: str  # the whole section, for lines quoted from it
 
 
 def _load_masks(body: str) -> tuple[str, ...]:
-    """The second argument of each tl.load (its mask), split at top-level commas."""
+    """The second argument of each tl.load (its mask), as written."""
     out = []
-    for line in body.splitlines():
-        i = line.find("tl.load(")
-        if i < 0:
-            continue
-        depth, args, cur = 0, [], ""
-        for ch in line[i + len("tl.load(") :]:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                if depth == 0:
-                    break
-                depth -= 1
-            if ch == "," and depth == 0:
-                args.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        args.append(cur.strip())
-        out.append(args[1] if len(args) > 1 else "")
+    for line in (ln.strip() for ln in body.splitlines() if "tl.load(" in ln):
+        calls = [n for n in ast.walk(ast.parse(line)) if isinstance(n, ast.Call)]
+        load = next(c for c in calls if ast.unparse(c.func) == "tl.load")
+        out.append(ast.get_source_segment(line, load.args[1]) if len(load.args) > 1 else "")
     return tuple(out)
 
 
@@ -100,9 +86,14 @@ def parse_compiles(code: str) -> list[InductorCompile]:
                 )
             )
         launches = tuple(ln.strip() for ln in section.splitlines() if re.search(r"\w\.run\(", ln))
-        buffers = tuple(ln.strip() for ln in section.splitlines() if "= empty_strided_cuda((" in ln)
-        out.append(InductorCompile(h.group(1), tuple(kernels), launches, buffers, section))
+        out.append(InductorCompile(h.group(1), tuple(kernels), launches, section))
     return out
+
+
+def _compiles(folder: Path, mode: str) -> list[InductorCompile]:
+    """The compiles of a device folder's captured code in one mode ([] where none)."""
+    path = folder / "inductor" / f"inductor-{mode}.py"
+    return parse_compiles(path.read_text()) if path.is_file() else []
 
 
 def _split(c: InductorCompile) -> str:
@@ -127,22 +118,18 @@ def _masks(masks: tuple[str, ...]) -> str:
 
 
 def inductor_rows(mode: str, compiles: list[InductorCompile]) -> list[list[str]]:
-    rows = []
-    for c in compiles:
-        k0 = c.kernels[0] if c.kernels else None
-        if k0 is None:
-            continue
-        rows.append(
-            [
-                f"Inductor {mode}, compiled at {c.at}",
-                _split(c),
-                f"R0_BLOCK {k0.r0_block}" + (", loop over the row" if k0.looped else ""),
-                _masks(k0.masks),
-                _last_step(c),
-                str(len(c.launches)),
-            ]
-        )
-    return rows
+    return [
+        [
+            f"Inductor {mode}, compiled at {c.at}",
+            _split(c),
+            f"R0_BLOCK {c.kernels[0].r0_block}" + (", loop over the row" * c.kernels[0].looped),
+            _masks(c.kernels[0].masks),
+            _last_step(c),
+            str(len(c.launches)),
+        ]
+        for c in compiles
+        if c.kernels
+    ]
 
 
 def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
@@ -156,11 +143,10 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
         masked = sum(1 for ln in loads if "mask=" in ln)
         meta = triton_meta(v)
         launched = "; ".join(
-            f"{dev}: {r['blocks_first_pass']} programs, {r['passes']} pass(es) at "
-            f"{size_label(r['n'])}"
+            f"{dev}: {r.blocks_first_pass} programs, {r.passes} pass(es) at {size_label(r.n)}"
             for dev, recs in ladder.items()
             for r in recs.get(vid, [])[-1:]
-            if r.get("blocks_first_pass")
+            if r.blocks_first_pass
         )
         ticket = "tl.atomic_add" in text
         rows.append(
@@ -179,21 +165,17 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
     return rows
 
 
-def _ladder(folder: Path) -> dict[str, list[dict]]:
+def _ladder(folder: Path) -> dict[str, list[ResultRecord]]:
+    """A device folder's ladder run, by variant ({} where it has none)."""
     path = folder / f"ladder-{LADDER_DTYPE}.json"
-    if not path.is_file():
-        return {}
-    out: dict[str, list[dict]] = {}
-    for r in load_document(path, "cli").raw.get("results", []):
-        out.setdefault(r["variant"], []).append(r)
+    out: dict[str, list[ResultRecord]] = {}
+    for r in load_document(path, "cli").records if path.is_file() else []:
+        out.setdefault(r.variant, []).append(r)
     return out
 
 
-def _ms(recs: list[dict], n: int) -> float | None:
-    for r in recs:
-        if r["n"] == n and r.get("ok") and r.get("total"):
-            return r["total"]["median_ms"]
-    return None
+def _ms(recs: list[ResultRecord], n: int) -> float | None:
+    return next((r.ms for r in recs if r.n == n and r.ok and r.timed), None)
 
 
 def cost_table(folders: list[Path]) -> list[str]:
@@ -203,7 +185,7 @@ def cost_table(folders: list[Path]) -> list[str]:
     rows = []
     for folder in folders:
         lad = _ladder(folder)
-        for n in sorted({r["n"] for recs in lad.values() for r in recs}):
+        for n in sorted({r.n for recs in lad.values() for r in recs}):
             cells = [_ms(lad.get(vid, []), n) for vid in ids]
             rows.append(
                 [folder.name, f"ladder, {size_label(n)}"]
@@ -218,39 +200,29 @@ def _study(folder: Path) -> dict | None:
     return load_document(path, "inductor-code").raw if path.is_file() else None
 
 
+def _calls(doc: dict) -> dict[tuple[str, int], dict]:
+    """The inductor study's calls by (mode, n), in the study's order."""
+    return {(e["mode"], c["n"]): c for e in doc["modes"] for c in e.get("calls", [])}
+
+
 def study_table(folders: list[Path]) -> list[str]:
     """The inductor study's device time per mode and n, one column per device."""
     docs = {f.name: d for f in folders if (d := _study(f))}
-    keys: list[tuple[str, int]] = []
-    times: dict[tuple[str, str, int], dict] = {}
-    for dev, doc in docs.items():
-        for entry in doc["modes"]:
-            for c in entry.get("calls", []):
-                key = (entry["mode"], c["n"])
-                keys += [key] if key not in keys else []
-                times[(dev, *key)] = c
+    times = {dev: _calls(doc) for dev, doc in docs.items()}
     rows = []
-    for mode, n in keys:
-        cells = []
-        for dev in docs:
-            c = times.get((dev, mode, n))
-            cells.append(
-                "-"
-                if c is None
-                else f"{c['median_us']:,.1f}" + ("" if c["compiled"] else " (reused)")
-            )
+    for mode, n in dict.fromkeys(key for calls in times.values() for key in calls):
+        cells = [calls.get((mode, n)) for calls in times.values()]
+        cells = [
+            f"{c['median_us']:,.1f}" + " (reused)" * (not c["compiled"]) if c else "-"
+            for c in cells
+        ]
         rows.append([mode, size_label(n), *cells])
     return markdown_lines(("mode", "n", *[f"{d} µs" for d in docs]), rows)
 
 
 def _quote(code: str, *patterns: str) -> list[str]:
     """The first line of code matching each pattern, stripped, in the order given."""
-    out = []
-    for pat in patterns:
-        m = re.search(pat, code, re.M)
-        if m:
-            out.append(m.group(0).strip())
-    return out
+    return [m.group(0).strip() for pat in patterns if (m := re.search(pat, code, re.M))]
 
 
 def _rows_per_program(expr: str, n: int) -> int | None:
@@ -265,16 +237,9 @@ def pitfall(folders: list[Path]) -> list[str]:
     if not docs:
         return []
     folder = list(docs)[-1]
-    path = folder / "inductor" / "inductor-dynamic.py"
-    sym = (
-        [
-            c
-            for c in parse_compiles(path.read_text())
-            if any(not k.r0_numel.isdigit() for k in c.kernels)
-        ]
-        if path.is_file()
-        else []
-    )
+    sym = [
+        c for c in _compiles(folder, "dynamic") if any(not k.r0_numel.isdigit() for k in c.kernels)
+    ]
     if not sym:
         return []
     c, k0 = sym[0], sym[0].kernels[0]
@@ -292,9 +257,7 @@ def pitfall(folders: list[Path]) -> list[str]:
         "```",
         "",
     ]
-    static_path = folder / "inductor" / "inductor-static.py"
-    static = parse_compiles(static_path.read_text()) if static_path.is_file() else []
-    same_n = [sc for sc in static if sc.at == c.at and sc.kernels]
+    same_n = [sc for sc in _compiles(folder, "static") if sc.at == c.at and sc.kernels]
     if same_n:
         chosen = same_n[0].kernels[0].xnumel
         kept = "the same split" if chosen == k0.xnumel else "another split"
@@ -311,7 +274,7 @@ def pitfall(folders: list[Path]) -> list[str]:
         ]
     lines = []
     for f, doc in docs.items():
-        at = {(e["mode"], c["n"]): c for e in doc["modes"] for c in e.get("calls", [])}
+        at = _calls(doc)
         dyn, stat = at.get(("dynamic", big)), at.get(("static", big))
         if dyn and stat:
             how = "compiled here" if dyn["compiled"] else "reused kernel"
@@ -322,7 +285,7 @@ def pitfall(folders: list[Path]) -> list[str]:
                 f"{slower:.1f} x."
             )
         lad = _ladder(f)
-        for n in sorted({r["n"] for r in lad.get(COMPILE_DYNAMIC_ID, [])}):
+        for n in sorted({r.n for r in lad.get(COMPILE_DYNAMIC_ID, [])}):
             d, s_ = _ms(lad.get(COMPILE_DYNAMIC_ID, []), n), _ms(lad.get(COMPILE_ID, []), n)
             if d and s_:
                 gbps = n * dtypes.get(LADDER_DTYPE).itemsize / d / 1e6
@@ -331,12 +294,8 @@ def pitfall(folders: list[Path]) -> list[str]:
                     f"compiled at {size_label(DYNAMIC_FIRST_N)}): {d:,.1f} ms = {gbps:,.1f} GB/s, "
                     f"{d / s_:,.0f} x the static compile's {s_ * 1e3:,.1f} µs."
                 )
-    lines.append(
-        f"- The ladder's `{COMPILE_DYNAMIC_ID}` is `dynamic=True` from its first call at "
-        f"{size_label(DYNAMIC_FIRST_N)}, so its kernels were generated with that size as the "
-        "hint; its code is not among the captures above (the study's dynamic mode is automatic "
-        "dynamic, static at its first size)."
-    )
+    first = size_label(DYNAMIC_FIRST_N)
+    lines.append(TEXTS["inductor-ladder-dynamic"].format(peer=COMPILE_DYNAMIC_ID, first=first))
     return out + lines + [""]
 
 
@@ -345,21 +304,18 @@ def section(folders: list[Path]) -> list[str]:
     captured = [f for f in folders if (f / "inductor" / "inductor-static.py").is_file()]
     if not captured:
         return []
-    first = captured[-1] / "inductor"
-    rows = []
-    for mode in ("static", "dynamic", "coop"):
-        path = first / f"inductor-{mode}.py"
-        if path.is_file():
-            rows += inductor_rows(mode, parse_compiles(path.read_text()))
+    first = captured[-1]
+    rows = [
+        r
+        for mode in ("static", "dynamic", "coop")
+        for r in inductor_rows(mode, _compiles(first, mode))
+    ]
     rows += our_rows({f.name: _ladder(f) for f in folders})
     header = ("kernel", "how the work is split", "block sizes", "masks on the loads", "last step")
     out = [
         "### Inductor's kernels beside `triton/fastest` and the chunked twin",
         "",
-        f"Read from the captured code ({first.parent.name}/inductor/inductor-*.py: the constants "
-        "Inductor fixed in each kernel, the mask of each load, the wrapper's launches) and from "
-        "our sources and meta-parameters; the programs we launched from each device's "
-        f"ladder-{LADDER_DTYPE}.json.",
+        TEXTS["inductor-compared"].format(device=first.name, dtype=LADDER_DTYPE),
         "",
         *markdown_lines((*header, "launches"), rows),
         "",

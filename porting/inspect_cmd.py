@@ -21,53 +21,11 @@ from harness.cli.common import (
 )
 from harness.core import catalogue
 
-# Every column (--wide): header, what it counts (the legend under the table), the cell.
-WIDE_COLUMNS = (
-    ("regs", "registers per thread", lambda r: str(r.registers)),
-    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
-    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
-    ("local", "stack + local memory bytes; spilled bytes", lambda r: _local_cell(r)),
-    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
-    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
-    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
-    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
-    ("STS", "shared stores", lambda r: str(r.counts.sts)),
-    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
-    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
-    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
-    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
-    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
-)
-# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
-# (barriers give way to warp shuffles), then the size of the kernel.
-COMPACT_COLUMNS = (
-    ("regs", "registers per thread", lambda r: str(r.registers)),
-    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(_smem(r))),
-    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
-    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
-    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
-    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
-    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
-)
-
-
-def _smem(r) -> int:
-    return r.static_smem + r.dynamic_smem
-
-
-def _local_cell(r) -> str:
-    local = r.stack_bytes + r.local_bytes
-    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
-
-
-def _ldg_cell(r) -> str:
-    ldg = r.counts.ldg
-    return f"{ldg['32']}/{ldg['64']}/{ldg['128']}"
-
 
 def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
     from harness.report.terminal import TermColumn, short_dtype, terminal_table, with_legend
+    from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS
 
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     columns = [
@@ -76,20 +34,14 @@ def census_table(rows, title: str, *, wide: bool = False):
         TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
         *(TermColumn(h, cell, right=True) for h, _, cell in counts),
     ]
-    rank = stage_order()
+    # each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)
+    in_order = dict.fromkeys(v.stage for v in catalogue.ladder_order(catalogue.VARIANTS))
+    rank = {st: i for i, st in enumerate(in_order)}
     ordered = sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend))
     table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)
     legend = "; ".join(f"{h}: {d}" for h, d, _ in counts)
     more = "" if wide else " (every column: --wide)"
     return with_legend(table, [legend + more])
-
-
-def stage_order() -> dict[str, int]:
-    """Each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)."""
-    rank: dict[str, int] = {}
-    for v in catalogue.ladder_order(catalogue.VARIANTS):
-        rank.setdefault(v.stage, len(rank))
-    return rank
 
 
 def write_doc(args: argparse.Namespace) -> int:
@@ -108,7 +60,7 @@ def write_doc(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """The census of the selected variants (arguments already checked by harness.cli.census)."""
     from harness.compile import nvrtc
-    from porting import census
+    from porting import census, sass
 
     if args.write_doc:
         return write_doc(args)
@@ -123,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         require_dtype(variants, dtype)
     try:
         rows = census.census(variants, dtype, args.arch)
-    except (census.ToolMissing, nvrtc.NvrtcUnavailable) as e:
+    except (sass.ToolMissing, nvrtc.NvrtcUnavailable) as e:
         raise UsageError(str(e)) from None
     if not rows:
         raise UsageError(f"none of the selected variants supports dtype {args.dtype}")

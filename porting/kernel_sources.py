@@ -102,14 +102,11 @@ def triton_kernel_text(v: Variant) -> str:
 # Kernel sources, each printed once
 
 
-class Shown:
-    """Where each kernel and helper source was printed: (link target, label)."""
-
-    def __init__(self) -> None:
-        self.at: dict[str, tuple[str, str]] = {}
+class Shown(dict):
+    """Where each kernel and helper source was printed: {key: (link target, label)}."""
 
     def link(self, key: str) -> str:
-        href, label = self.at[key]
+        href, label = self[key]
         return f"[{label}]({href})"
 
 
@@ -142,66 +139,65 @@ def _tkey(t) -> str:
 def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> list[str]:
     """The stage's kernels not printed before (CUDA beside the Triton ones it first meets; a
     counterpart's CUDA kernel, which matches the Triton one goal for goal, not line for line, is
-    printed in the appendix and linked), the
-    helpers first called here (folded; the ladder's only, stages.GUIDE_HELPERS: later families'
-    are in the appendix), and where the others were printed."""
+    printed in the appendix and linked), the helpers first called here (folded; the ladder's
+    only, stages.GUIDE_HELPERS: later families' are in the appendix), and where the others were
+    printed."""
     here = (f"#{st.anchor}", f"stage {st.stage}")
     out: list[str] = []
     earlier: list[str] = []
     new_helpers: dict[str, str] = {}
+
+    def printed(key: str, name: str) -> bool:
+        """Whether `key` was printed already (at an earlier stage: linked under the sources)."""
+        if key in shown and shown[key] != here:
+            earlier.append(f"`{name}` ({shown.link(key)})")
+        return key in shown
+
     for v in st.cuda:
         if v.wrong:
             continue  # its source is in the appendix, with the other wrong demonstrations
         key = _ckey(v)
         kernel, helpers = cuda_kernel_text(v)
         for name, text in helpers:
-            hkey = f"helper:{name}"
-            if hkey in shown.at:
-                if shown.at[hkey] != here:
-                    earlier.append(f"`{name}` ({shown.link(hkey)})")
-            elif st.family in stages.GUIDE_HELPERS:
+            if printed(f"helper:{name}", name):
+                continue
+            if st.family in stages.GUIDE_HELPERS:
                 new_helpers.setdefault(name, text)
             else:
                 earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
-        if key in shown.at:
-            if shown.at[key] != here:
-                earlier.append(f"`{kernel_name(v)}` ({shown.link(key)})")
+        if printed(key, kernel_name(v)):
             continue
         same = [u for u in st.cuda if _ckey(u) == key and not u.wrong]
         users = ", ".join(short(u.id) for u in same)
         if st.word == "counterpart":  # no line-by-line match: the CUDA kernel in the appendix
             href = f"{appendix_name}#kernel-{kernel_name(v)}"
-            shown.at[key] = (href, "appendix")
+            shown[key] = (href, "appendix")
             out += [
                 f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`, "
                 f"{len(kernel.splitlines())} lines): [in the appendix]({href}).",
                 "",
             ]
             continue
-        shown.at[key] = here
-        tri = [t for u in same if (t := _partner(u, st)) is not None and _tkey(t) not in shown.at]
+        shown[key] = here
+        tri = [t for u in same if (t := _partner(u, st)) is not None and _tkey(t) not in shown]
         tri = list({_tkey(t): t for t in tri}.values())
         if not tri:
             out += [f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`)", ""]
             out += _code("cuda", kernel)
             continue
-        for t in tri:
-            shown.at[_tkey(t)] = here
+        shown.update((_tkey(t), here) for t in tri)
         left = f"<code>{kernel_name(v)}</code> ({users}; <code>cuda_kernels/{v.source}</code>)"
         right = ", ".join(
             f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)" for t in tri
         )
         out += _side_by_side(left, kernel, right, "\n\n\n".join(map(triton_kernel_text, tri)))
     for t in st.twins:
-        if _tkey(t) not in shown.at:
-            shown.at[_tkey(t)] = here
+        if not printed(_tkey(t), t.kernel):
+            shown[_tkey(t)] = here
             out += [f"Triton: `{t.kernel}` (`triton_kernels/{t.source}`)", ""]
             out += _code("python", triton_kernel_text(t))
-        elif shown.at[_tkey(t)] != here:
-            earlier.append(f"`{t.kernel}` ({shown.link(_tkey(t))})")
     if new_helpers:
-        for name in new_helpers:
-            shown.at[f"helper:{name}"] = here
+        shown.update((f"helper:{name}", here) for name in new_helpers)
         names = ", ".join(f"<code>{n}</code>" for n in new_helpers)
         out += [f"<details><summary>CUDA helpers first called here: {names}</summary>", ""]
         out += [*_code("cuda", "\n\n".join(new_helpers.values())), "</details>", ""]

@@ -1,11 +1,8 @@
-"""docs/porting.md's section on what compute-sanitizer found, read from the committed sanitize.json
-(and the sanitize-*.json beside it: runs over variants added since).
-
-The document (`reduce-ladder sanitize --json`) holds, per variant, each tool's reports ("records")
-and racecheck's hazard counts. Worded from those numbers: how many default kernels every tool
-passes clean, the racecheck hazards of the `volatile` warp-synchronous forms per kernel, the
-labelled wrong demonstrations, and the seeds' two bugs with the tools that flagged them (or that
-none did). Nothing here is typed in.
+"""The guide's section on what compute-sanitizer found, worded from the newest sanitize.json and
+the sanitize-*.json beside it (`reduce-ladder sanitize --json`; runs over variants added since):
+how many default kernels every tool passes clean, racecheck's hazards in the `volatile`
+warp-synchronous forms, the wrong demonstrations, and the seeds' two bugs with the tools that
+flagged them (or that none did). Nothing here is typed in.
 """
 
 from __future__ import annotations
@@ -24,6 +21,7 @@ from harness.report.sanitizer_log import (
     tools_of,
 )
 from porting.hardware import newest
+from porting.lessons import TEXTS
 
 
 def _kinds(doc: dict, vid: str, tool: str) -> str:
@@ -36,13 +34,14 @@ def _kinds(doc: dict, vid: str, tool: str) -> str:
     return "; ".join(f"{count} x {kind!r}" for kind, count in kinds.items())
 
 
-def _hazard_rows(variants: list[dict]) -> list[list[str]]:
+def _hazard_table(first: str, variants: list[dict]) -> list[str]:
     rows = []
     for v in variants:
         race = v["tools"]["racecheck"]
         where = f" ({v['volatile']} memory)" if v.get("volatile") else ""
         rows.append([f"`{v['variant']}`{where}", f"{race['records']:,}", f"{race['hazards']:,}"])
-    return rows
+    header = (first, "racecheck reports", "hazards")
+    return [*markdown_lines(header, rows, align="l" + RIGHT * 2), ""]
 
 
 def committed(root: Path) -> tuple[str, dict] | None:
@@ -88,27 +87,22 @@ def section(found: tuple[str, dict] | None) -> list[str]:
     raced = [v for v in default if records_of(v, "racecheck") and v.get("volatile")]
     unexpected = [v for v in default if records_of(v, "racecheck") and not v.get("volatile")]
     volatile_clean = [v for v in clean if v.get("volatile")]
-    if raced:
-        out += [
-            "Racecheck reports hazards, as warnings, for the `volatile` warp-synchronous forms "
-            "(the seeds' lockstep last warp, which the memory model does not promise; "
-            "`__syncwarp` between the steps or shuffles are the sound forms). Per variant:",
-            "",
-        ]
-        out += markdown_lines(
-            ("variant (volatile on)", "racecheck reports", "hazards"),
-            _hazard_rows(raced),
-            align="l" + RIGHT * 2,
-        )
-        out.append("")
-    if unexpected:
-        out += ["Racecheck hazards in kernels without the `volatile` form (to be explained):", ""]
-        out += markdown_lines(
-            ("variant", "racecheck reports", "hazards"),
-            _hazard_rows(unexpected),
-            align="l" + RIGHT * 2,
-        )
-        out.append("")
+    wrong = [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY]
+    tables = (
+        (
+            TEXTS["sanitizer-volatile"],
+            "variant (volatile on)",
+            raced,
+        ),
+        (
+            "Racecheck hazards in kernels without the `volatile` form (to be explained):",
+            "variant",
+            unexpected,
+        ),
+    )
+    for intro, first, listed in tables:
+        if listed:
+            out += [intro, "", *_hazard_table(first, listed)]
     if volatile_clean:
         out += [
             "Racecheck reports nothing for "
@@ -116,13 +110,9 @@ def section(found: tuple[str, dict] | None) -> list[str]:
             + ": racecheck checks shared memory, and their lockstep steps act on global memory.",
             "",
         ]
-    wrong = [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY]
     if wrong:
         out += ["The labelled wrong demonstrations (never in a default run, never timed):", ""]
-        out += markdown_lines(
-            ("variant", "racecheck reports", "hazards"), _hazard_rows(wrong), align="l" + RIGHT * 2
-        )
-        out.append("")
+        out += _hazard_table("variant", wrong)
     bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
     if bugs:
         out += ["The seeds' kernels as written, with their bugs:", ""]
@@ -133,11 +123,7 @@ def section(found: tuple[str, dict] | None) -> list[str]:
                 what = "; ".join(f"{t}: {_kinds(doc, v['variant'], t)}" for t in flagged)
                 text = f"flagged by {', '.join(flagged)} ({what}). Reports per tool: {counts}."
             else:
-                text = (
-                    f"flagged by no tool on this GPU (reports per tool: {counts}): the fix in "
-                    "the ladder rests on the CUDA programming guide (a barrier that not every "
-                    "thread of the block reaches is undefined), not on a tool."
-                )
+                text = TEXTS["sanitizer-no-tool"].format(counts=counts)
             demo = SEED_BUGS.get(v["variant"])
             title = f" ({demo.title})" if demo else ""
             out.append(f"- `{v['variant']}`{title}: {text}")

@@ -1,19 +1,10 @@
-"""Reading what the CUDA binary tools say about a CUBIN: SASS opcodes, resources and the PTX.
-
-The compiler census (porting.census) compiles a kernel, disassembles its CUBIN with the
-`cuobjdump` that Triton's wheel ships (or one on PATH / in CUDA_HOME) and counts, per kernel:
-
-- resources (cuobjdump --dump-resource-usage): registers per thread, stack frame, local memory;
-- SASS opcodes that tell the ladder's story: barriers (BAR.*), warp shuffles (SHFL.*), warp
-  reductions (REDUX), __syncwarp (WARPSYNC), shared loads/stores (LDS/STS), global loads by width
-  (LDG: 32/64/128-bit), global stores (STG), atomics (ATOM*/RED*), local loads/stores (LDL/STL),
-  backward branches (loops), all instructions;
-- from the PTX: integer divide/modulo instructions (div/rem on integer types; SASS has no divide
-  instruction, so the PTX is where a `%` or `/` by a run-time value is visible), and the static
-  `.shared` arrays a module declares.
-
-Counts are static (instructions in the binary), not executed instructions. Nothing here needs a
-GPU or knows about the catalogue: text in, numbers out.
+"""What the CUDA binary tools say about a CUBIN, counted: text in, numbers out (no GPU, no
+catalogue). The `cuobjdump` of Triton's wheel (or on PATH / in CUDA_HOME) gives the resources
+(registers, stack, local memory) and the SASS, whose opcodes tell the ladder's story: barriers,
+shuffles, warp reductions, shared and global loads and stores (loads by width), atomics, local
+memory, backward branches (loops). The PTX gives the integer divides (SASS has none: a `%` or `/`
+by a run-time value shows there) and the static `.shared` arrays. Counts are static
+(instructions in the binary), not executed instructions.
 """
 
 from __future__ import annotations
@@ -40,21 +31,16 @@ class ToolMissing(RuntimeError):
 def find_tool(name: str) -> str:
     """Path of a CUDA binary tool (cuobjdump, nvdisasm, ptxas): Triton's wheel first, then PATH,
     CUDA_HOME / CUDA_PATH and /usr/local/cuda."""
-    candidates = []
-    try:
-        import importlib.util
+    import importlib.util
 
-        spec = importlib.util.find_spec("triton")
-        if spec and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                candidates.append(Path(loc) / "backends" / "nvidia" / "bin" / name)
-    except (ImportError, ValueError):
-        pass
-    if found := shutil.which(name):
-        candidates.append(Path(found))
-    for env in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(env):
-            candidates.append(Path(os.environ[env]) / "bin" / name)
+    spec = importlib.util.find_spec("triton")
+    wheel = (spec.submodule_search_locations or []) if spec else []
+    which = shutil.which(name)
+    candidates = [Path(loc) / "backends" / "nvidia" / "bin" / name for loc in wheel]
+    candidates += [Path(which)] if which else []
+    candidates += [
+        Path(os.environ[e]) / "bin" / name for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)
+    ]
     candidates.append(Path("/usr/local/cuda/bin") / name)
     for c in candidates:
         if c.is_file() and os.access(c, os.X_OK):
@@ -174,34 +160,26 @@ class Counts:
     instructions: int = 0
 
 
+# SASS opcode (before its first ".") -> the Counts field it adds to; LDG, STS, BRA/JMP below.
+_COUNTED = {"BAR": "barriers", "SHFL": "shuffles", "REDUX": "warp_reductions", "LDS": "lds"}
+_COUNTED |= {"WARPSYNC": "warpsyncs", "STS": "sts", "STG": "stg", "LDL": "local_ops"}
+_COUNTED |= {"STL": "local_ops"} | dict.fromkeys(
+    ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"), "atomics"
+)
+
+
 def count_sass(insns: list[tuple[int, str, str]]) -> Counts:
     """The Counts of one function's instructions, as split_sass gives them."""
     c = Counts(instructions=len(insns))
     sts_addresses = set()
     for addr, op, operands in insns:
         head, *mods = op.split(".")
-        if head == "BAR":
-            c.barriers += 1
-        elif head == "SHFL":
-            c.shuffles += 1
-        elif head == "REDUX":
-            c.warp_reductions += 1
-        elif head == "WARPSYNC":
-            c.warpsyncs += 1
-        elif head == "LDS":
-            c.lds += 1
-        elif head == "STS":
-            c.sts += 1
+        if head in _COUNTED:
+            setattr(c, _COUNTED[head], getattr(c, _COUNTED[head]) + 1)
+        if head == "STS":
             sts_addresses.add(operands.split(",")[0].strip())
         elif head == "LDG":
-            width = "128" if "128" in mods else "64" if "64" in mods else "32"
-            c.ldg[width] += 1
-        elif head == "STG":
-            c.stg += 1
-        elif head in ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"):
-            c.atomics += 1
-        elif head in ("LDL", "STL"):
-            c.local_ops += 1
+            c.ldg["128" if "128" in mods else "64" if "64" in mods else "32"] += 1
         elif head in ("BRA", "JMP"):
             m = re.search(r"0x([0-9a-f]+)", operands)
             if m and int(m.group(1), 16) < addr:

@@ -18,12 +18,16 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
+from porting.census import WIDE_COLUMNS, compiled
+from porting.census import load_document as census_document
+from porting.lessons import TEXTS
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
 LADDER_GLOB = "ladder-*.json"
 OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
 REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
+CENSUS_MISSING = "not in the census: regenerate it (see the top)"
 MIN_OTHER_N = 2**20  # the appendix shows the other documents from here up (bandwidth-bound)
 # Families whose CUDA helpers the guide prints (the ladder: a stage's idea often lives in its
 # helper); the later families' helpers are printed once in the appendix.
@@ -88,13 +92,7 @@ def family_seeds(family: str) -> list[str]:
 
 def peers() -> list[Variant]:
     """Catalogue records that are library calls (no kernel here to compile or port)."""
-    return [v for v in catalogue.VARIANTS if v.backend not in ("cuda", "triton") or not v.launch]
-
-
-def meta(v: Variant) -> dict:
-    from porting.census import triton_meta
-
-    return triton_meta(v)
+    return [v for v in catalogue.VARIANTS if not compiled(v)]
 
 
 def short(vid: str) -> str:
@@ -105,11 +103,11 @@ def short(vid: str) -> str:
 # Inputs: the census and the results
 
 
-def load_census(path: Path) -> tuple[dict, dict[tuple[str, str], dict]]:
+def load_census(path: Path) -> tuple[dict, dict]:
     if not path.is_file():
         return {}, {}
-    doc = load_document(path, "census").raw
-    return doc, {(r["variant"], r["dtype"]): r for r in doc.get("census", [])}
+    doc, rows = census_document(path)
+    return doc, {(r.variant, r.dtype): r for r in rows}
 
 
 def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
@@ -137,6 +135,10 @@ def _measured(r: records.ResultRecord) -> bool:
     return r.ok and (r.timed or "e2e_ms" in r.extra)
 
 
+def _held(doc: Document, ids: list[str], dtype: str) -> list[records.ResultRecord]:
+    return [r for r in doc.records if r.variant in ids and r.dtype == dtype and _measured(r)]
+
+
 def _cell(r: records.ResultRecord) -> str:
     if r.timed:
         gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
@@ -157,21 +159,16 @@ def measured_lines(
     the ladder run where it holds the variants, else from the other documents (results_sources
     names them all)."""
     ids = [v.id for v in variants if not v.wrong]
-    by_device: dict[str, list[tuple[str, Document]]] = {}
-    for path, doc in results:
-        by_device.setdefault(_device(path), []).append((path, doc))
     lines = []
-    for docs in by_device.values():
-        found = None
-        for path, doc in sorted(docs, key=lambda d: not _is_ladder(d[0])):
-            recs = [r for r in doc.records if r.variant in ids and r.dtype == dtype]
-            recs = [r for r in recs if _measured(r)]
-            if recs:
-                found = path, doc, recs
-                break
-        if found is None:
+    for dev in dict.fromkeys(_device(p) for p, _ in results):
+        # the ladder run first, then the other documents: the first that holds the variants
+        docs = [
+            d for p, d in sorted(results, key=lambda pd: not _is_ladder(pd[0])) if _device(p) == dev
+        ]
+        found = [(d, recs) for d in docs if (recs := _held(d, ids, dtype))]
+        if not found:
             continue
-        path, doc, recs = found
+        doc, recs = found[0]
         ns = {r.n for r in recs}
         n = REF_N if REF_N in ns else max(ns)
         at = {r.variant: r for r in recs if r.n == n}
@@ -184,10 +181,9 @@ def measured_lines(
 
 def results_sources(results: list[tuple[str, Document]]) -> str:
     """The result files read, by name, each with the devices it was found for."""
-    names: dict[str, list[str]] = {}
-    for path, _ in results:
-        names.setdefault(Path(path).name, []).append(_device(path))
-    return ", ".join(f"`{name}` ({', '.join(devs)})" for name, devs in names.items())
+    names = dict.fromkeys(Path(p).name for p, _ in results)
+    devices = {n: ", ".join(_device(p) for p, _ in results if Path(p).name == n) for n in names}
+    return ", ".join(f"`{name}` ({devs})" for name, devs in devices.items())
 
 
 def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, Document]]):
@@ -225,50 +221,26 @@ def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, D
 # The census
 
 
-CENSUS_HEADER = (
-    *("variant", "dtype", "launch", "regs", "smem", "dyn smem", "local", "BAR", "SHFL", "REDUX"),
-    *("LDS", "STS", "LDG 32/64/128", "ATOM", "div/rem", "loops", "insns"),
-)
-CENSUS_LEGEND = (
-    "Columns: regs = registers per thread; smem = static shared memory (bytes); dyn smem = "
-    "dynamic shared memory (Triton's scratch); local = stack frame + local memory (spills would "
-    "show here); BAR = barriers; SHFL = warp shuffles; REDUX = warp reductions in one "
-    "instruction; LDS / STS = shared-memory loads / stores; LDG = global loads by width in bits; "
-    "ATOM = atomics; div/rem = integer divide / modulo instructions in the PTX; loops = backward "
-    "branches in the SASS; insns = SASS instructions."
-)
+CENSUS_LEGEND = "Columns: " + "; ".join(f"{h} = {d}" for h, d, _ in WIDE_COLUMNS) + "."
 
 
 def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
     tools = cdoc.get("tools", {})
-    return (
-        f"Census: `{census_path.relative_to(root).as_posix()}`, architecture "
-        f"{cdoc.get('arch')}, NVRTC {tools.get('nvrtc')}, Triton {tools.get('triton')}, "
-        f"cuobjdump {tools.get('cuobjdump')}. Counts are static: instructions in the binary, not "
-        "instructions executed (a loop body counts once; a Triton kernel is compiled with the "
-        "BLOCK / TILES / num_warps the harness launches)."
-    )
+    path = census_path.relative_to(root).as_posix()
+    fields = {k: tools.get(k) for k in ("nvrtc", "triton", "cuobjdump")}
+    return TEXTS["census-intro"].format(path=path, arch=cdoc.get("arch"), **fields)
 
 
 def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
     """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
     rows = []
-    pairs = [(v, d) for v in variants for d in (v.dtypes if every_dtype else [doc_dtype(v)])]
-    for v, d in pairs:
-        r = census.get((v.id, d))
-        if r is None:
-            rows.append([f"`{v.id}`", d, "not in the census: regenerate it (see the top)"])
-            continue
-        c = r["counts"]
-        local = r["stack_bytes"] + r["local_bytes"]
-        spill = f" (spill {r['spill_bytes']})" if r["spill_bytes"] else ""
-        ldg = c["ldg"]
-        cells = [f"`{v.id}`", d, r["launch"], r["registers"], r["static_smem"]]
-        cells += [r["dynamic_smem"], f"{local}{spill}", c["barriers"], c["shuffles"]]
-        cells += [c["warp_reductions"], c["lds"], c["sts"], f"{ldg['32']}/{ldg['64']}/{ldg['128']}"]
-        cells += [c["atomics"], r["int_divrem"], c["back_edges"], c["instructions"]]
-        rows.append([str(x) for x in cells])
-    return markdown_lines(CENSUS_HEADER, rows, align="lll" + RIGHT * 14)
+    for v in variants:
+        for d in v.dtypes if every_dtype else [doc_dtype(v)]:
+            r = census.get((v.id, d))
+            cells = [c(r) for _, _, c in WIDE_COLUMNS] if r else []
+            rows.append([f"`{v.id}`", d, *([r.launch, *cells] if r else [CENSUS_MISSING])])
+    header = ("variant", "dtype", "launch", *(h for h, _, _ in WIDE_COLUMNS))
+    return markdown_lines(header, rows, align="lll" + RIGHT * len(WIDE_COLUMNS))
 
 
 def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
@@ -284,11 +256,11 @@ def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
 
     def counts(rows, smem_key: str, smem_word: str) -> str:
         return (
-            f"{span(rows, lambda r: r['counts']['barriers'])} barriers, "
-            f"{span(rows, lambda r: r['counts']['shuffles'])} shuffles, "
-            f"{span(rows, lambda r: r['counts']['lds'])} shared loads, "
-            f"{span(rows, lambda r: r[smem_key])} bytes of {smem_word} shared memory, "
-            f"{span(rows, lambda r: r['registers'])} registers"
+            f"{span(rows, lambda r: r.counts.barriers)} barriers, "
+            f"{span(rows, lambda r: r.counts.shuffles)} shuffles, "
+            f"{span(rows, lambda r: r.counts.lds)} shared loads, "
+            f"{span(rows, lambda r: getattr(r, smem_key))} bytes of {smem_word} shared memory, "
+            f"{span(rows, lambda r: r.registers)} registers"
         )
 
     facts = ["CUDA " + counts(rows_c, "static_smem", "static")]

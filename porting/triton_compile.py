@@ -46,21 +46,15 @@ def _make_source(fn, job: dict):
             if p.name not in job["constexprs"]:
                 raise ValueError(f"{fn.__name__}: no value for constexpr {p.name}")
             val = job["constexprs"][p.name]
-            if p.name in job.get("tl_dtypes", ()):
-                val = getattr(tl, val)
-            sig[p.name] = "constexpr"
-            by_index[(i,)] = val
-            by_name[p.name] = val
+            val = getattr(tl, val) if p.name in job.get("tl_dtypes", ()) else val
+            sig[p.name], by_index[(i,)], by_name[p.name] = "constexpr", val, val
             continue
         if explicit is not None:
-            sig[p.name] = explicit[p.name]
-            is_aligned = p.name in aligned
-        elif p.name.endswith("_ptr"):
-            sig[p.name] = "*" + job["dtype"]
-            is_aligned = True  # torch allocations are 16-byte aligned
+            sig[p.name], is_aligned = explicit[p.name], p.name in aligned
+        elif p.name.endswith("_ptr"):  # torch allocations are 16-byte aligned
+            sig[p.name], is_aligned = "*" + job["dtype"], True
         else:
-            sig[p.name] = "i32"
-            is_aligned = False
+            sig[p.name], is_aligned = "i32", False
         if is_aligned and sig[p.name].startswith("*"):
             attrs[(i,)] = [["tt.divisibility", 16]]
     attempts = (
@@ -140,15 +134,9 @@ def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     return json.loads(r.stdout)
 
 
-def _worker() -> int:
-    jobs = json.loads(sys.stdin.read())
-    print(json.dumps(compile_triton_jobs(jobs)))
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--triton-worker"]:
-        sys.exit(_worker())
-    sys.exit(
-        "usage: python -m porting.triton_compile --triton-worker  (use `reduce-ladder inspect`)"
-    )
+if __name__ == "__main__":  # the worker: jobs as JSON on stdin, compiled ones on stdout
+    if sys.argv[1:] != ["--triton-worker"]:
+        sys.exit(
+            "usage: python -m porting.triton_compile --triton-worker  (use `reduce-ladder inspect`)"
+        )
+    print(json.dumps(compile_triton_jobs(json.loads(sys.stdin.read()))))
