@@ -11,8 +11,9 @@ Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:e
 (docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
 <!-- ladder-summary:end --> (README.md); each file needs at least one of them.
 --accuracy renders an accuracy study (`reduce-ladder accuracy --json`) into DIR/accuracy.md and
-DIR/accuracy.png and links it from report.md; --axis a `reduce-ladder bench axis --json` run
-into DIR/axis.md and DIR/axis.png (harness.report.axis_tables), linked the same way.
+DIR/accuracy.png and links it from report.md; --axis one or more `reduce-ladder bench axis --json`
+runs (their rows together) into DIR/axis.md and DIR/axis.png (harness.report.axis_tables),
+linked the same way.
 A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
 """
 
@@ -61,7 +62,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             if source:
                 for name in pages.write(source, written.out_dir):
                     out.print(f"  wrote {name}", highlight=False)
-                _link(written.out_dir, title, pages.MARKDOWN_NAME, source)
+                _link(
+                    written.out_dir,
+                    title,
+                    pages.MARKDOWN_NAME,
+                    ", ".join(
+                        Path(p).name for p in ([source] if isinstance(source, str) else source)
+                    ),
+                )
         main = written.runs[0]
         if callable_doc is not None:
             names = callable_tables.write(
@@ -78,8 +86,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            for flag in ("n", "host", "accuracy", "callable", "axis"):
+            for flag in ("n", "host", "accuracy", "callable"):
                 argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
+            argv += ["--axis", *args.axis] if args.axis else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
                 run_report.update_readme(doc, written, command)
@@ -133,7 +142,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"
     )
-    p.add_argument("--axis", metavar="AXIS.json", help="also render a `bench axis` run")
+    p.add_argument("--axis", nargs="+", metavar="AXIS.json",
+                   help="also render `bench axis` runs (their rows together)")  # fmt: skip
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
     p.add_argument(
         "--callable", metavar="CALLABLE.json", help="also the per-call-from-Python figures"

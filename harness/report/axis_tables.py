@@ -10,7 +10,7 @@ half the copy's time). The ratios are peer time / our time (>= 1.00: at least as
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,26 +172,30 @@ MARKDOWN_NAME = "axis.md"
 PLOT_NAME = "axis.png"
 
 
-def load(path: str | Path) -> list[Row]:
-    """The axis rows of a ROWS document (`reduce-ladder bench axis --json`); ReportError naming
-    the file when it holds none."""
+def load(paths: str | Path | Sequence[str | Path]) -> list[Row]:
+    """The axis rows of one or more ROWS documents (`reduce-ladder bench axis --json`), in order;
+    ReportError naming the file that holds none."""
     from harness.report.documents import ReportError, load_document
     from harness.report.rows import rows
 
-    found = [r for r in rows(load_document(path)) if r.suite == "axis"]
-    if not lines(found):
-        raise ReportError(f"{path}: no timed axis rows (write one with `reduce-ladder bench axis`)")
+    found: list[Row] = []
+    for path in [paths] if isinstance(paths, str | Path) else paths:
+        mine = [r for r in rows(load_document(path)) if r.suite == "axis"]
+        if not lines(mine):
+            raise ReportError(f"{path}: no timed axis rows (`reduce-ladder bench axis --json`)")
+        found += mine
     return found
 
 
-def write(doc_path: str | Path, out_dir: str | Path) -> list[Path]:
-    """axis.md (the plot linked) and axis.png in out_dir, from the document."""
-    found = load(doc_path)
+def write(doc_paths: str | Path | Sequence[str | Path], out_dir: str | Path) -> list[Path]:
+    """axis.md (the plot linked) and axis.png in out_dir, from the documents' rows."""
+    found = load(doc_paths)
+    names = [doc_paths] if isinstance(doc_paths, str | Path) else doc_paths
     device = found[0].device
     out = Path(out_dir)
     plot(found, out / PLOT_NAME, device)
     text = markdown(found, device)
     text += f"\n![% of the read limit by shape]({PLOT_NAME})\n\nRendered from "
-    text += f"`{Path(doc_path).name}`.\n"
+    text += ", ".join(f"`{Path(p).name}`" for p in names) + ".\n"
     (out / MARKDOWN_NAME).write_text(text)
     return [out / MARKDOWN_NAME, out / PLOT_NAME]
