@@ -212,7 +212,7 @@ def test_column_second_pass_has_blocks_enough():
     _, second = vec.VECTOR_COLUMNS.passes(p)
     assert second.length == s and second.inner == 1024 and second.grid[1] == 1
     assert second.grid[0] >= vec.COMBINE_TARGET_BLOCKS and second.lanes == 2
-    assert vec.column_lanes(geom.Problem(1, s, 1024, (1024,))) == 256  # before: one block
+    assert vec._strip_lanes(geom.Problem(1, s, 1024, (1024,))) == 256  # before: one block
     few = geom.Problem(1, 300, 16, (16,))  # 4 quads: one lane is as narrow as a strip gets
     assert vec.combine_lanes(few) == 1
 
@@ -378,3 +378,16 @@ def test_chain_lengths_of_the_vectorized_stages():
     wide = geom.problem((8, 2**24), 0)  # 8 rows: one row group of 256 lanes, no split
     assert vec.column_lanes(wide) == 256 and vec.column_splits(wide) == (1, 8)
     assert vec.VECTOR_COLUMNS.chain_length(wide) == 8 + 0 + vec.COLUMN_UNROLL
+
+
+@pytest.mark.parametrize(
+    ("shape", "lanes"),
+    [((224, 2048), 2), ((80, 32768), 32), ((120, 2**20), 256), ((8, 2**24), 256)],
+)
+def test_short_columns_get_blocks_enough(shape, lanes):
+    """c3 never splits fewer than SHORT_COLUMNS rows: its blocks come from the columns, so the
+    strips narrow until there are SHORT_TARGET_BLOCKS of them (wide outputs keep 256 lanes)."""
+    p = geom.problem(shape, 0)
+    assert vec.column_lanes(p) == lanes and vec.column_splits(p)[0] == 1
+    (first,) = vec.VECTOR_COLUMNS.passes(p)
+    assert first.grid[0] >= vec.SHORT_TARGET_BLOCKS and first.lanes == lanes

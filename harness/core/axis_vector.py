@@ -52,6 +52,9 @@ SHORT_COLUMNS = 256  # measured on the H100: 256 beat 64 and 128 on (120 or 224,
 # COMBINE_TARGET_BLOCKS blocks (one block of 256 lanes walking 128 partial rows of 1024 columns
 # was a tenth of (65536, 1024)'s time).
 COMBINE_TARGET_BLOCKS = 128
+# c3 over fewer than SHORT_COLUMNS rows (no row splits): narrower strips until the pass has about
+# two blocks per SM slot of the H100's 132 SMs.
+SHORT_TARGET_BLOCKS = 256
 
 
 def _pow2_at_least(n: int) -> int:
@@ -119,20 +122,32 @@ class SplitRows(_Mapping):
         return "rows split over blocks (16-byte loads), then a second pass adding the splits"
 
 
-def column_lanes(p: Problem) -> int:
-    """c3: lanes per strip row (a power of two): enough quads to cover the batch's columns, at
-    most a warp (8 row groups), or 256 (one row group) over fewer than SHORT_COLUMNS rows."""
+def _strip_lanes(p: Problem) -> int:
+    """The widest strip: enough quads to cover the batch's columns, at most a warp (8 row
+    groups), or 256 (one row group) over fewer than SHORT_COLUMNS rows."""
     most = AXIS_BLOCK if p.length < SHORT_COLUMNS else WARP
     return min(most, _pow2_at_least(cdiv(p.inner, QUAD)))
 
 
-def combine_lanes(q: Problem) -> int:
-    """c3's second pass over the partials q: column_lanes(q), halved while the pass has fewer than
-    COMBINE_TARGET_BLOCKS blocks (at least one lane: a quad of columns a strip)."""
-    lanes = column_lanes(q)
-    while lanes > 1 and q.outer * cdiv(q.inner, QUAD * lanes) < COMBINE_TARGET_BLOCKS:
+def _narrowed(p: Problem, lanes: int, blocks: int) -> int:
+    """lanes halved while the pass has fewer than `blocks` blocks (at least one lane)."""
+    while lanes > 1 and p.outer * cdiv(p.inner, QUAD * lanes) < blocks:
         lanes //= 2
     return lanes
+
+
+def column_lanes(p: Problem) -> int:
+    """c3's first pass: lanes per strip row (a power of two), _strip_lanes; over fewer than
+    SHORT_COLUMNS rows, which are never split, halved until the pass has SHORT_TARGET_BLOCKS
+    blocks (one row group of 256 lanes over (224, 2048) was 2 blocks: 0.38x torch.sum)."""
+    lanes = _strip_lanes(p)
+    return _narrowed(p, lanes, SHORT_TARGET_BLOCKS) if p.length < SHORT_COLUMNS else lanes
+
+
+def combine_lanes(q: Problem) -> int:
+    """c3's second pass over the partials q: _strip_lanes(q), halved while the pass has fewer
+    than COMBINE_TARGET_BLOCKS blocks (at least one lane: a quad of columns a strip)."""
+    return _narrowed(q, _strip_lanes(q), COMBINE_TARGET_BLOCKS)
 
 
 def column_splits(p: Problem) -> tuple[int, int]:
