@@ -5,6 +5,8 @@ met and missed; and one small case measured on the GPU."""
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
@@ -80,7 +82,7 @@ def test_the_axis_suite_cases_and_configs() -> None:
 
     got = suites.cases("axis", variants=["cuda/axis-fastest", "peer/cupy.sum"],
                        dtypes=["float32", "bfloat16"])  # fmt: skip
-    issue = axis_bench.shapes("issue")
+    issue = axis_bench.shapes("reference")
     assert len(got) == len(issue) * 3  # cupy.sum has no bfloat16
     first = got[0]
     assert (first.variant, first.dtype, first.config) == ("cuda/axis-fastest", "float32",
@@ -111,3 +113,22 @@ def test_measure_on_the_gpu() -> None:
     assert by["cuda/axis-fastest"].bytes == 512 * 64 * 4 + 512 * 4
     (ln,) = axis_tables.lines(rows)
     assert ln.read_limit > 0 and ln.ratio("peer/torch.sum") > 0
+
+
+@pytest.mark.parametrize("device", ["nvidia-h100", "nvidia-h200"])
+def test_the_committed_axis_report_regenerates_from_its_runs(device, tmp_path):
+    """results/<device>/report/axis.md is what `reduce-ladder report ... --axis RUNS` writes from
+    the committed runs it names (its last line), byte for byte; each run was measured on that
+    device with 0 wrong sums."""
+    root = Path(__file__).resolve().parents[1] / "results" / device
+    committed = (root / "report" / "axis.md").read_text()
+    names = re.findall(r"`([^`]+\.json)`", committed.splitlines()[-1])
+    assert names and names[0] == "axis.json"
+    runs = [root / n for n in names]
+    rows = axis_tables.load(runs)
+    assert {r.device for r in rows} == {rows[0].device} and device.split("-")[1] in rows[
+        0
+    ].device.lower()
+    assert not [r for r in rows if r.check in ("wrong", "error")]
+    axis_tables.write(runs, tmp_path)
+    assert (tmp_path / "axis.md").read_text() == committed

@@ -1,6 +1,6 @@
 """The axis suite's report, a pivot of its rows (harness.studies.axis_bench; config "MxN dim=D"):
 per (dtype, shape, dim) the best CUDA and Triton stage, the fastest pair, each peer, and the
-pair's % of the read limit; then the issue's targets, each with its misses and by how much;
+pair's % of the read limit; then the targets, each with its misses and by how much;
 and a plot of % of the read limit by shape.
 
 The read limit: the time to read x once at the copy's bandwidth (a copy reads and writes x, so
@@ -18,7 +18,7 @@ from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
 PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
-# The targets' thresholds (the issue's): every shape, short rows and narrow column sums, the
+# The targets' thresholds: every shape, short rows and narrow column sums, the
 # large-input geomean, and the Triton fastest against the CUDA one.
 EVERY_SHAPE = 1.00
 SHORT_ROWS_MAX, NARROW_COLUMNS_MAX, NARROW_TARGET = 128, 1024, 1.5

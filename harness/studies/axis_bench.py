@@ -13,11 +13,11 @@ harness.core.timing.time_ms (CUDA events, the gate, the read-based L2 flush, med
 slower than SLOW_MS per call (a thread per row on a few long rows takes seconds) is timed over
 SLOW_REPS repetitions, said by the row's reps.
 
-Shapes (SHAPE_SETS, harness.core.axis_shapes): "issue" (the default: the issue's table and
-named shapes), "tritonbench" (its 2-D and 3-D sum shapes), "all". A row: suite "axis", variant
-the subject, config "MxN dim=D", shape the tensor's shape, metric "total", bytes = x's bytes
-read plus the output's written (the copy: read plus written). harness.report.axis_tables
-pivots the rows.
+Shapes (SHAPE_SETS, harness.core.axis_shapes): "reference" (the default: the measured table's
+and the named shapes, axis_shapes.ISSUE), "tritonbench" (its 2-D and 3-D sum shapes), "all".
+A row: suite "axis", variant the subject, config "MxN dim=D", shape the tensor's shape, metric
+"total", bytes = x's bytes read plus the output's written (the copy: read plus written).
+harness.report.axis_tables pivots the rows.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ DTYPES = ("float32", "bfloat16", "int32")
 PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
 COPY = "copy"
 SHAPE_SETS = {
-    "issue": axis_shapes.ISSUE,
+    "reference": axis_shapes.ISSUE,
     "tritonbench": axis_shapes.TRITONBENCH_2D + axis_shapes.TRITONBENCH_3D,
     "all": axis_shapes.BENCH_SHAPES,
 }

@@ -39,9 +39,9 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, help="repetitions (per-call suite: loops) per case")
     p.add_argument(
         "--shapes",
-        default="issue",
+        default="reference",
         metavar="SET",
-        help="the axis suite's shapes: issue (default), tritonbench, all",
+        help="the axis suite's shapes: reference (default), tritonbench, all",
     )
     p.add_argument("--list", action="store_true", help="print the cases; run nothing")
     return p

@@ -18,7 +18,7 @@ ladder's own table), `run --study 004` ("seed004"), `fastest-bench` ("fastest") 
               beside torch.sum, CUB and torch.compile; float32, int32, bfloat16; 2^10..2^30
     axis      sums along one dim: every axis stage and the fastest pair beside torch.sum(dim),
               torch.compile, cupy.sum(axis) and the copy; float32, bfloat16, int32; the shape
-              set "issue" (--shapes tritonbench / all: harness.studies.axis_bench)
+              set "reference" (--shapes tritonbench / all: harness.studies.axis_bench)
 
 A record suite's case is measured by harness.studies.session.check_and_time (the sum checked
 against its golden, then device time by harness.core.timing.time_ms, and for n <= 2^20 the
@@ -244,7 +244,7 @@ def cases(
     variants: Iterable[str] | None = None,
     dtypes: Iterable[str] | None = None,
     sizes: Iterable[int] | None = None,
-    shape_set: str = "issue",
+    shape_set: str = "reference",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
     variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults.
