@@ -10,3 +10,14 @@ benchmarks/ imports an experiment, but a `reduce-ladder` command kept as the ali
 (harness/cli/ablation.py), which imports it inside the function that runs it
 (tests/test_layout.py).
 """
+
+
+def finish(doc: dict, path: str) -> int:
+    """Write an experiment's document and say its wrong verdicts (rows of {"n", "verdicts"}):
+    the exit code, 1 if any verdict is not "ok"."""
+    from harness.report import documents
+
+    documents.write_document(path, doc)
+    bad = [(r["n"], k) for r in doc["rows"] for k, v in r["verdicts"].items() if v != "ok"]
+    print(f"\nwall {doc['wall_s']:.0f} s; {len(bad)} wrong: {bad}")
+    return 1 if bad else 0

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from harness.core import dtypes, passes
-from harness.report import documents, records
+from harness.report import records
 
 if TYPE_CHECKING:
     from harness.launch.single_launch import FastestPlan
@@ -303,11 +303,9 @@ def main(
     if not device.cupy_gpu()[0]:
         print(f"fastest_ablation needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
-    doc = ablate(a.log2)
-    documents.write_document(a.json, doc)
-    bad = [(r["n"], k) for r in doc["rows"] for k, v in r["verdicts"].items() if v != "ok"]
-    print(f"\nwall {doc['wall_s']:.0f} s; {len(bad)} wrong: {bad}")
-    return 1 if bad else 0
+    import experiments
+
+    return experiments.finish(ablate(a.log2), a.json)
 
 
 if __name__ == "__main__":

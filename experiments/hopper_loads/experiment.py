@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core import passes
-from harness.report import documents, records
+from harness.report import records
 
 SOURCE = Path(__file__).resolve().parent / "hopper_loads.cu"  # includes cuda_kernels/fastest.cu
 THREADS = 256
@@ -210,11 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     if not ok:
         print(f"hopper_loads needs a GPU with CuPy: {why}", file=sys.stderr)
         return 2
-    doc = study(a.log2)
-    documents.write_document(a.json, doc)
-    bad = [(r["n"], k) for r in doc["rows"] for k, v in r["verdicts"].items() if v != "ok"]
-    print(f"\nwall {doc['wall_s']:.0f} s; {len(bad)} wrong: {bad}")
-    return 1 if bad else 0
+    import experiments
+
+    return experiments.finish(study(a.log2), a.json)
 
 
 if __name__ == "__main__":
