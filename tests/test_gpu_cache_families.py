@@ -20,6 +20,7 @@ from harness.check import verify
 from harness.core import catalogue, dtypes
 from harness.launch import api, plan_cache, rebind_passes, stream
 from harness.launch.plan import make_plan
+from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.gpu
 
@@ -155,29 +156,20 @@ def test_four_threads(vid, shared, needs_cupy):
     n = 2**18 + 3
     one = torch.cuda.Stream()
     start = threading.Barrier(4)
-    results, errors = [], []
     harness.reduce_sum(data(vid, n, "int"), vid)  # a first call: every thread takes the hot path
 
-    def worker() -> None:
-        try:
-            s = one if shared else torch.cuda.Stream()
-            xs = [data(vid, n, "int") for _ in range(REPS)]
-            wants = [uncached(vid, x) for x in xs]
-            torch.cuda.synchronize()
-            start.wait()
-            with torch.cuda.stream(s):
-                outs = [harness.reduce_sum(x, vid) for x in xs]
-            s.synchronize()
-            results.extend(zip(outs, wants, strict=True))
-        except BaseException as e:  # reported below
-            errors.append(e)
+    def worker() -> list:
+        s = one if shared else torch.cuda.Stream()
+        xs = [data(vid, n, "int") for _ in range(REPS)]
+        wants = [uncached(vid, x) for x in xs]
+        torch.cuda.synchronize()
+        start.wait()
+        with torch.cuda.stream(s):
+            outs = [harness.reduce_sum(x, vid) for x in xs]
+        s.synchronize()
+        return list(zip(outs, wants, strict=True))
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    results = run_in_threads(worker)
     assert len(results) == 4 * REPS
     wrong = [i for i, (g, w) in enumerate(results) if not verify.same_bits(g, w)]
     assert not wrong, f"{vid}: {len(wrong)} of {len(results)} sums wrong from 4 threads"

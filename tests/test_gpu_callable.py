@@ -13,6 +13,7 @@ from harness.check import verify
 from harness.core import catalogue
 from harness.launch import plan_cache, rebind
 from harness.launch.plan import make_plan
+from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.gpu
 
@@ -101,26 +102,17 @@ def test_threads_with_their_own_streams(vid, needs_cupy):
     x = verify.seed_like_input(2**20 + 7, "int32", "cuda")
     want = fresh_sum(vid, x)
     torch.cuda.synchronize()
-    results, errors = [], []
     start = threading.Barrier(4)
 
-    def worker() -> None:
-        try:
-            s = torch.cuda.Stream()
-            start.wait()
-            with torch.cuda.stream(s):
-                outs = [harness.reduce_sum(x, vid) for _ in range(10)]
-            s.synchronize()
-            results.extend(outs)
-        except Exception as e:  # reported below
-            errors.append(e)
+    def worker() -> list:
+        s = torch.cuda.Stream()
+        start.wait()
+        with torch.cuda.stream(s):
+            outs = [harness.reduce_sum(x, vid) for _ in range(10)]
+        s.synchronize()
+        return outs
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    results = run_in_threads(worker)
     assert len(results) == 40 and all(verify.same_bits(r, want) for r in results)
     assert plan_cache.info().misses == 4  # one entry per stream
 

@@ -26,6 +26,7 @@ from harness.core import catalogue
 from harness.launch import plan_cache
 from harness.launch.api import result_dtype
 from harness.launch.rebind import BoundLaunch
+from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.gpu
 
@@ -138,30 +139,20 @@ def test_cupy_stream(vid, non_blocking, needs_cupy):
 
 @pytest.mark.parametrize("vid", VARIANTS)
 def test_four_threads_at_once(vid, needs_cupy):
-    results: list[tuple[int | float, int | float]] = []
-    errors: list[BaseException] = []
     start = threading.Barrier(4)
     harness.reduce_sum(fresh(vid), vid)  # a first call: the checked path, then every thread hits
 
-    def worker() -> None:
-        try:
-            s = torch.cuda.Stream()
-            xs = [fresh(vid) for _ in range(REPS)]
-            torch.cuda.synchronize()
-            start.wait()
-            with torch.cuda.stream(s):
-                outs = [harness.reduce_sum(x, vid) for x in xs]
-            s.synchronize()
-            results.extend((value(o), exact(x)) for o, x in zip(outs, xs, strict=True))
-        except BaseException as e:  # reported below
-            errors.append(e)
+    def worker() -> list:
+        s = torch.cuda.Stream()
+        xs = [fresh(vid) for _ in range(REPS)]
+        torch.cuda.synchronize()
+        start.wait()
+        with torch.cuda.stream(s):
+            outs = [harness.reduce_sum(x, vid) for x in xs]
+        s.synchronize()
+        return [(value(o), exact(x)) for o, x in zip(outs, xs, strict=True)]
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    results = run_in_threads(worker)
     check_all(f"{vid} from 4 threads", [g for g, _ in results], [w for _, w in results])
     assert len(results) == 4 * REPS
 

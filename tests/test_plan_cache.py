@@ -13,6 +13,7 @@ from harness.check import verify
 from harness.core import catalogue
 from harness.launch import plan_cache, rebind
 from harness.launch.plan import make_plan
+from tests.threads import run_in_threads
 
 V = catalogue.get("triton/fastest")
 N = 5003
@@ -107,30 +108,23 @@ def test_threads_share_one_entry_and_sum_right(dev):
     cache = plan_cache.PlanCache(max_entries=8)
     x = verify.seed_like_input(N, "int32", dev)
     want = fresh_sum(x)
-    results, errors = [], []
     start = threading.Barrier(4)
     interpreter = threading.Lock()  # Triton's interpreter patches triton.language globally while
     # it runs a kernel, so interpreted launches cannot overlap; the cache's lookups and its one
     # build still race (the GPU twin in test_gpu_callable.py launches concurrently too).
 
-    def worker() -> None:
-        try:
-            start.wait()
-            for _ in range(3):
-                launch = cache.get(V, "int32", x)
-                out = launch.workspace[0].new_empty(())
-                with interpreter:
-                    launch(x, out)
-                results.append((launch, out))
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
+    def worker() -> list:
+        start.wait()
+        done = []
+        for _ in range(3):
+            launch = cache.get(V, "int32", x)
+            out = launch.workspace[0].new_empty(())
+            with interpreter:
+                launch(x, out)
+            done.append((launch, out))
+        return done
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    results = run_in_threads(worker)
     assert len({id(launch) for launch, _ in results}) == 1  # built once
     assert all(verify.same_bits(out, want) for _, out in results)
     info = cache.info()
@@ -443,26 +437,19 @@ def test_family_threads_share_one_entry_and_sum_right(dev):
     v = catalogue.get(vid)
     x = verify.seed_like_input(N, "int32", dev)
     want = fresh_plan_sum(vid, x)
-    results, errors = [], []
     start = threading.Barrier(4)
 
-    def worker() -> None:
-        try:
-            start.wait()
-            for _ in range(2):
-                launch = cache.get(v, "int32", x)
-                out = launch.proto.new_empty(())
-                launch(x, out)  # the entry's lock serializes the interpreted launches
-                results.append((launch, out))
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
+    def worker() -> list:
+        start.wait()
+        done = []
+        for _ in range(2):
+            launch = cache.get(v, "int32", x)
+            out = launch.proto.new_empty(())
+            launch(x, out)  # the entry's lock serializes the interpreted launches
+            done.append((launch, out))
+        return done
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    results = run_in_threads(worker)
     assert len({id(launch) for launch, _ in results}) == 1
     assert all(verify.same_bits(out, want) for _, out in results)
     assert (cache.info().misses, cache.info().hits) == (1, 7)
