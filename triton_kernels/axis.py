@@ -53,6 +53,15 @@ def rows_warp_kernel(
     """r2 - a program per ROWS rows (CUDA: a warp per row, ROWS warps per block): an
     [ROWS, WIDTH] accumulator, lane l of row w adding elements l, l + WIDTH, ...; tl.sum along
     the row (CUDA: five shuffles). Changed from r1: ROWS rows per program, WIDTH = 32 lanes each."""
+    _row_tiles(x_ptr, out_ptr, rows, length, ROWS, WIDTH, ACC)
+
+
+@triton.jit
+def _row_tiles(
+    x_ptr, out_ptr, rows, length, ROWS: tl.constexpr, WIDTH: tl.constexpr, ACC: tl.constexpr
+):
+    """r2's and r3's program: ROWS rows, each read WIDTH consecutive elements a step into an
+    [ROWS, WIDTH] accumulator, then tl.sum along the row; only WIDTH differs between them."""
     pid = tl.program_id(0).to(tl.int64)
     row = pid * ROWS + tl.arange(0, ROWS)[:, None]
     lanes = tl.arange(0, WIDTH)[None, :]
@@ -143,17 +152,7 @@ def rows_subwarp_kernel(
     sized to the row (4 for rows of 4) and each lane's 4 adjacent elements are one load."""
     if EVEN:
         length = length // 4 * 4
-    pid = tl.program_id(0).to(tl.int64)
-    row = pid * ROWS + tl.arange(0, ROWS)[:, None]
-    cols = tl.arange(0, WIDTH)[None, :]
-    acc = tl.zeros([ROWS, WIDTH], dtype=ACC)
-    for start in range(0, length, WIDTH):
-        offs = start + cols
-        mask = (row < rows) & (offs < length)
-        acc += tl.load(x_ptr + row * length + offs, mask=mask, other=0).to(ACC)
-    r = pid * ROWS + tl.arange(0, ROWS)
-    out = tl.sum(acc, axis=1).to(out_ptr.dtype.element_ty)
-    tl.store(out_ptr + r, out, mask=r < rows)
+    _row_tiles(x_ptr, out_ptr, rows, length, ROWS, WIDTH, ACC)
 
 
 @triton.jit(do_not_specialize=["length", "chunk"])
