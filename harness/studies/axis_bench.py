@@ -113,10 +113,13 @@ def call(subject: str, x, dim: int) -> Callable[[], object]:
     raise ValueError(f"unknown subject {subject!r}")
 
 
-def _time(fn: Callable[[], object]) -> Timing:
-    """time_ms, with few repetitions for a subject slower than SLOW_MS per call."""
+def _time(fn: Callable[[], object], reps: int | None = None) -> Timing:
+    """time_ms (`reps` repetitions when given), with few repetitions for a subject slower than
+    SLOW_MS per call."""
     from harness.core import timing
 
+    if reps is not None:
+        return timing.time_ms(fn, reps=reps)
     if timing.time_ms(fn, reps=1, warmup=1).median_ms > SLOW_MS:  # one probe call
         return timing.time_ms(fn, reps=SLOW_REPS, warmup=0)
     return timing.time_ms(fn, max_reps=MAX_REPS)
@@ -142,7 +145,7 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
             if not got.ok:
                 return [Row(**ident, median_ms=None, check="wrong", info={"message": got.message})]
         fn = call(subject, x, dim)
-        t = _time(fn) if reps is None else _timed(fn, reps)
+        t = _time(fn, reps)
     except Exception as e:  # recorded; the run goes on
         import torch
 
@@ -151,12 +154,6 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
         return [Row(**ident, median_ms=None, check="error", info={"message": msg})]
     check = "ok" if subject in catalogue.AXIS_BY_ID else ""
     return [Row(**ident, **dataclasses.asdict(t), bytes=nbytes, check=check)]
-
-
-def _timed(fn: Callable[[], object], reps: int) -> Timing:
-    from harness.core import timing
-
-    return timing.time_ms(fn, reps=reps)
 
 
 def numel(cfg: str) -> int:
