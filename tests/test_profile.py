@@ -240,6 +240,7 @@ def test_sanitize_selection_keeps_demonstrations_out_of_the_default():
     default = sanitize.select(None)
     assert default and not any(v.wrong for v in default)
     assert all(v.backend in ("cuda", "triton") for v in default)
+    assert set(catalogue.AXIS_VARIANTS) <= set(default)  # every axis kernel too
     full = {v.id for v in sanitize.select(None, include_wrong=True)}
     assert set(sanitize.DEMO_TOOL) <= full and "cuda/v5-wrong-nosync" in full
     named = sanitize.select(["cuda/demo-000-v1-sync-in-if"])
@@ -345,6 +346,37 @@ def test_sanitizer_kernel_names_map_to_the_variants_that_launch_them():
     v3 = [k for k, vs in names.items() if vs == {"cuda/v3-sequential"}]
     assert len(v3) == 2 and all(k.startswith("_Z20reduce_v3_sequential") for k in v3)  # 2 dtypes
     assert names["adjacent_tiles_kernel"] == {"triton/tile-256", "triton/pair-adjacent-256"}
+
+
+def test_axis_kernels_are_attributed_to_their_stage_the_split_stages_and_the_fastest_pair():
+    from harness.compile import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
+    ids = ["cuda/axis-r0-thread-row", "cuda/axis-r4-split-rows", "cuda/axis-fastest"]
+    ids += ["triton/axis-r2-warp-row", "triton/axis-fastest"]
+    names = sanitize.kernel_names([profile_driver.lookup(i) for i in ids])
+    r0 = [k for k in names if k.startswith("_Z22axis_r0_thread_per_row")]
+    assert len(r0) == 4  # one per dtype, each launched by r0 or a pick of the fastest pair
+    assert all(names[k] == {"cuda/axis-r0-thread-row", "cuda/axis-fastest", ids[1]} for k in r0)
+    combine = [k for k in names if k.startswith("_Z25axis_c0_thread_per_columnIf")]
+    assert combine and all(names[k] == {ids[1], "cuda/axis-fastest"} for k in combine)
+    assert names["rows_warp_kernel"] == {"triton/axis-r2-warp-row", "triton/axis-fastest"}
+
+
+def test_axis_variants_run_on_shapes_their_mapping_takes():
+    for v in catalogue.AXIS_VARIANTS:
+        cases = profile_driver.axis_cases(v, 2**24, "sanitize")
+        assert len(cases) >= 2 and len(set(cases)) == len(cases), v.id
+        assert any(s[d] % 2 and len(s) == 2 for s, d in cases), v.id  # an odd, partial tile
+        (profiled,) = profile_driver.axis_cases(v, 2**24, "profile")
+        assert profiled == ((2**16, 256), 0 if v.launch.mapping.along == "columns" else 1)
+    work = list(
+        profile_driver._work(catalogue.AXIS_VARIANTS[:1], [1000, 4099], ["int32"], "sanitize")
+    )
+    assert [w[3:] for w in work] == profile_driver.axis_cases(
+        catalogue.AXIS_VARIANTS[0], 0, "sanitize"
+    )
 
 
 def test_launch_count_reads_either_plan_shape():

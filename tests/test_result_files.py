@@ -40,7 +40,7 @@ OTHER_FILES = {
     "compare/*.png": "`reduce-ladder compare`'s plots (tests/test_compare.py regenerates them)",
     "*/report/*": "`reduce-ladder report` / `profile --render` / `distributed --render` output",
     "*/inductor/inductor-*.py": "the code torch.compile wrote (experiments.inductor_code)",
-    "*/profile-raw/*": "Nsight Compute's raw output (CSV, logs), parsed into profile.json",
+    "*/profile*-raw/*": "Nsight Compute's raw output (CSV, logs), parsed into profile*.json",
     "*/sanitize*-raw/*.txt": "compute-sanitizer's logs, parsed into sanitize*.json",
 }
 

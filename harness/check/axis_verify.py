@@ -83,9 +83,12 @@ class AxisCheck:
     message: str = ""
 
 
-def check_axis(v: Variant, x: torch.Tensor, dim: int) -> AxisCheck:
+def check_axis(v: Variant, x: torch.Tensor, dim: int, golden_on_cpu: bool = False) -> AxisCheck:
     """Run v along dim on x (contiguous or not: the plan reads a copy) with poisoned outputs,
-    on torch's current stream; compare every output with the golden; x must be unchanged."""
+    on torch's current stream; compare every output with the golden; x must be unchanged.
+    golden_on_cpu: the golden and the comparison on the CPU (the sanitize study: under
+    compute-sanitizer's initcheck, ATen's own reduce_kernel in float64 / int64, which the golden
+    runs on the GPU, is reported; measured on an H100, not a kernel of ours)."""
     p = axis_plan.check(v, tuple(x.shape), dim)
     dim = axis_plan.normalize_dim(dim, x.dim())
     before = x.clone()
@@ -95,6 +98,8 @@ def check_axis(v: Variant, x: torch.Tensor, dim: int) -> AxisCheck:
         plan.poison()
         out = plan.run().clone()
     unchanged = same_bits(before, x)
+    if golden_on_cpu:
+        x, out = x.cpu(), out.cpu()
     g = golden(x, dim)
     length = v.launch.mapping.chain_length(p)
     dtype = dtypes.name_of(x.dtype)

@@ -26,7 +26,8 @@ SANITIZE = """`reduce-ladder sanitize`: every default kernel under compute-sanit
                            [--tools memcheck racecheck ...] [--json PATH] [--raw DIR]
 
 Default: every non-wrong CUDA and Triton variant, in every dtype it supports, at n = 1000 and
-2^12 + 3 (partial tiles), under memcheck, racecheck, synccheck and initcheck. --include-wrong
+2^12 + 3 (partial tiles; the axis family on odd 2-D and 3-D shapes, few long rows and tall-skinny
+columns), under memcheck, racecheck, synccheck and initcheck. --include-wrong
 adds the wrong demonstrations and the seeds' bugs (cuda/demo-*: seed 000's barrier inside a
 divergent if, seed 004's early return), which also run when named. Exit: 0 every default kernel
 clean (racecheck hazards of the volatile warp-synchronous forms are reported, not failed) and

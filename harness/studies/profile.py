@@ -134,6 +134,7 @@ def variant_record(a: Attributed) -> dict:
     total = ncu_metrics.aggregate([k["metrics"] for k in kernels])
     rec = dict(variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin)
     rec |= dict(twin_of=list(v.twin_of), dtype=a.entry["dtype"], n=a.entry["n"])
+    rec |= {k: a.entry[k] for k in ("shape", "dim") if k in a.entry}  # an axis variant's case
     rec["check"] = {k: a.entry.get(k) for k in ("ok", "value", "expected", "message")}
     total = {"metrics": total, "derived": ncu_metrics.derive(total)}
     return rec | dict(kernels=kernels, nvtx_ranges=a.nvtx_names, total=total)

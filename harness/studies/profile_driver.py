@@ -9,6 +9,7 @@ range_name(id) ("/" turned into ".": "/" separates nested ranges in ncu's --nvtx
 `ncu --nvtx --nvtx-include ...` profiles only the variants' own kernels. sanitize: each variant
 once per n and dtype through the checked path (poisoned outputs, golden), which the sanitizer
 instruments. The sanitizer demonstrations (harness.core.demo_records) run their first pass only.
+The axis family (sums along one dim) runs on the shapes of axis_cases instead of a 1-D n.
 
 The manifest (JSON) lists what ran in order: variant, dtype, n, the NVTX range, the kernel launches
 inside it (None for a library call) and the check's verdict. Exit: 0; 1 a non-demonstration
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -36,9 +38,11 @@ def range_name(variant_id: str) -> str:
 
 
 def lookup(variant_id: str) -> Variant:
-    """A catalogue record, or a sanitizer demonstration (kept apart until the catalogue has it)."""
+    """A catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)."""
     if variant_id in catalogue.BY_ID:
         return catalogue.BY_ID[variant_id]
+    if variant_id in catalogue.AXIS_BY_ID:
+        return catalogue.AXIS_BY_ID[variant_id]
     if variant_id in demo_records.BY_ID:
         return demo_records.BY_ID[variant_id]
     raise KeyError(f"unknown variant {variant_id!r}")
@@ -46,6 +50,73 @@ def lookup(variant_id: str) -> Variant:
 
 def is_demo(v: Variant) -> bool:
     return v.family == demo_records.FAMILY
+
+
+# sanitize: sizes that leave partial tiles and rows that are not 16-byte aligned, a 3-D middle dim,
+# few long rows and tall-skinny columns (the split stages and their combine pass); independent of n.
+AXIS_SANITIZE_CASES = (
+    ((37, 1003), 1),
+    ((1003, 37), 0),
+    ((5, 37, 131), 1),
+    ((3, 40_003), 1),
+    ((40_003, 5), 0),
+)
+
+
+def axis_cases(v: Variant, n: int, mode: str) -> list[tuple[tuple[int, ...], int]]:
+    """(shape, dim) an axis variant runs at for n: sanitize, every AXIS_SANITIZE_CASES its
+    mapping takes; profile, ONE shape of n elements in rows of 256 (short rows, where the row
+    stages differ most), along dim 1 for a row stage and the fastest pair, dim 0 for a column
+    stage, so each variant has one record per n and every stage reads the same tensor."""
+    from harness.launch import axis_plan
+
+    along = 0 if v.launch.mapping.along == "columns" else 1
+    wanted = AXIS_SANITIZE_CASES if mode == "sanitize" else (((n // 256, 256), along),)
+    taken = []
+    for shape, dim in wanted:
+        try:
+            axis_plan.check(v, shape, dim)
+        except ValueError:
+            continue
+        taken.append((shape, dim))
+    return taken
+
+
+def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
+    from harness.check import axis_verify
+
+    r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
+    return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
+
+
+def _axis_profiled(v: Variant, x, dim: int) -> int:
+    """The axis plan's passes once inside the variant's NVTX range; the number of launches."""
+    import torch
+
+    from harness.launch import axis_plan
+
+    plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim))
+    plan.run()
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push(range_name(v.id))
+    try:
+        plan.run()
+        torch.cuda.synchronize()
+    finally:
+        torch.cuda.nvtx.range_pop()
+    return len(plan.launches)
+
+
+def _work(variants, sizes, dtype_names, mode):
+    """(variant, dtype, n, shape or None, dim or None) in run order."""
+    for dtype, n, v in itertools.product(dtype_names, sizes, variants):
+        if dtype not in v.dtypes:
+            continue
+        if v.family != "axis":
+            yield v, dtype, n, None, None
+        elif mode == "profile" or n == sizes[0]:  # sanitize: the shapes once, whatever the n
+            for shape, dim in axis_cases(v, n, mode):
+                yield v, dtype, n, shape, dim
 
 
 def driver_command(mode: str, variants: list[Variant], sizes, dtypes, manifest: Path) -> list[str]:
@@ -162,15 +233,20 @@ def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode:
         except ImportError:
             pass
     manifest = []
-    for dtype, n, v in itertools.product(dtype_names, sizes, variants):
-        if dtype not in v.dtypes:
-            continue
+    for v, dtype, n, shape, dim in _work(variants, sizes, dtype_names, mode):
         entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
         try:
-            x = verify.seed_like_input(n, dtype, "cuda")
-            entry.update(_check(v, x))
-            if mode == "profile":
-                entry["launches"] = _profiled(v, x)
+            if shape is None:
+                x = verify.seed_like_input(n, dtype, "cuda")
+                entry.update(_check(v, x))
+                if mode == "profile":
+                    entry["launches"] = _profiled(v, x)
+            else:
+                entry.update(n=math.prod(shape), shape=list(shape), dim=dim)
+                x = verify.seed_like_input(math.prod(shape), dtype, "cuda").view(shape)
+                entry.update(_axis_check(v, x, dim, mode))
+                if mode == "profile":
+                    entry["launches"] = _axis_profiled(v, x, dim)
         except Exception as e:  # recorded, and the next variant still runs
             # (a CUDA error is sticky: what follows it fails too, and says so)
             msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -179,7 +255,8 @@ def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode:
         verdict = "ok" if entry["ok"] else entry.get("message") or "WRONG sum"
         if v.wrong and not entry["ok"] and not entry.get("error"):
             verdict = "wrong sum (a demonstration)"
-        print(f"driver: {v.id} {dtype} n={n}: {verdict}", file=sys.stderr, flush=True)
+        where = f"shape={tuple(shape)} dim={dim}" if shape else f"n={n}"
+        print(f"driver: {v.id} {dtype} {where}: {verdict}", file=sys.stderr, flush=True)
     return manifest
 
 

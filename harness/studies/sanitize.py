@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core import catalogue, demo_records, device, dtypes
+from harness.core import catalogue, demo_records, device, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records, sanitizer_log
 from harness.studies import gpu_tools
@@ -60,9 +60,11 @@ def volatile_kind(vid: str) -> str:
 
 
 def default_variants() -> list[Variant]:
-    """Every kernel of a default run: the non-wrong CUDA and Triton variants (peers are
-    libraries, not ours)."""
-    return [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
+    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's
+    included (peers are libraries, not ours)."""
+    return [v for v in catalogue.select() if v.backend in ("cuda", "triton")] + list(
+        catalogue.AXIS_VARIANTS
+    )
 
 
 def select(ids: Iterable[str] | None, include_wrong: bool = False) -> list[Variant]:
@@ -112,12 +114,32 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
 
     by_name: dict[str, set[str]] = {}
     exprs: dict[str, dict[str, list[str]]] = {}  # source -> expression -> variant ids
+    axis_cuda = {v.id for v in variants if v.family == records_axis.FAMILY and v.backend == "cuda"}
     for v in variants:
+        if v.family == records_axis.FAMILY:
+            continue  # below: an axis variant launches kernels chosen by the shape
         if v.backend == "triton" and v.kernel:
             by_name.setdefault(v.kernel, set()).add(v.id)
         elif v.backend == "cuda" and v.source:
             for d in v.dtypes:
                 exprs.setdefault(v.source, {}).setdefault(v.name_expression(d), []).append(v.id)
+    # An axis variant's passes depend on the shape: a split stage (records_axis.SPLIT_KINDS) may
+    # end in another kind's kernel reading float32 partials, and the fastest pair picks a stage.
+    # So each axis.cu instantiation is attributed to the stage whose template it is, the split
+    # stages and the fastest pair (kernels_shared_with says so); Triton's, by kernel name, to
+    # their stage and triton/axis-fastest.
+    base = lambda template: template.split("<")[0]  # noqa: E731
+    splits = {base(records_axis.CUDA_KERNELS[k]) for k in records_axis.SPLIT_KINDS}
+    picks = {i for i in axis_cuda if base(catalogue.AXIS_BY_ID[i].kernel) in splits}
+    picks |= {i for i in axis_cuda if i.endswith("-fastest")}
+    for expr in records_axis.name_expressions() if axis_cuda else ():
+        own = {i for i in axis_cuda if base(catalogue.AXIS_BY_ID[i].kernel) == base(expr)}
+        table = exprs.setdefault(records_axis.SOURCE_CUDA, {})
+        table.setdefault(expr, []).extend(sorted(own | picks))
+    triton_fastest = [v.id for v in variants if v.id == "triton/axis-fastest"]
+    for v in variants:
+        if v.family == records_axis.FAMILY and v.backend == "triton" and v.id not in triton_fastest:
+            by_name.setdefault(v.kernel, set()).update([v.id, *triton_fastest])
     for source, table in exprs.items():
         # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
         # not match them (their records then count as "unattributed", which fails the run)
