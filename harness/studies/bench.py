@@ -94,21 +94,35 @@ def main(argv: list[str] | None = None, prog: str = "reduce-ladder bench") -> in
     if not ok:
         print(f"{prog} {a.suite}: needs an NVIDIA GPU: {why}", file=sys.stderr)
         return 2
-    t0 = time.time()
-    rows = suites.run(found, a.reps, progress=lambda c, rs: _progress(c, rs))
     options = {k: getattr(a, k) for k in ("variants", "dtypes", "sizes", "reps") if getattr(a, k)}
-    doc = records.rows_document(rows, suite=a.suite, device=device.device_info(),
-                                options=options, wall_s=time.time() - t0)  # fmt: skip
-    if a.json:
-        documents.write_document(a.json, doc)
-    if a.suite == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
+    return run_suite(a.suite, found, a.json, options, a.reps)
+
+
+def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
+    """The cases measured, their ROWS document written (json_path, checked before), a table per
+    dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
+    these ids count), else 0. `bench` and `fastest-bench` both end here."""
+    t0 = time.time()
+    rows = suites.run(found, reps, progress=_progress)
+    head = {}
+    if name == "fastest":
+        from triton_kernels import fastest
+
+        head["triton_configs"] = fastest.chosen()
+    doc = records.rows_document(rows, suite=name, device=device.device_info(), options=options,
+                                wall_s=time.time() - t0, **head)  # fmt: skip
+    if json_path:
+        documents.write_document(json_path, doc)
+    if name == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
         print(axis_tables.markdown(rows, doc["device"].get("name", "")))
-    for dtype in dict.fromkeys(r.dtype for r in rows) if a.suite != "axis" else ():
-        print(f"\n{a.suite}, {dtype}: microseconds (x torch.sum = its time / this time)")
+    for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
+        print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
-    bad = suites.failed(rows)
+    bad = [r for r in suites.failed(rows) if counted is None or r.variant in counted]
     for r in bad:
         print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
+    if head:
+        print(f"triton configs: {head['triton_configs']}")
     print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
     return 1 if bad else 0
 
