@@ -256,21 +256,18 @@ def cases(
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
-    out = []
+    dts = list(dtypes or s.dtypes)
     if name == "axis":  # shape, dim pairs instead of sizes; dtype inside, one input per pair
         cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.shapes(shape_set)]
-        for cfg in cfgs:
-            for dtype in dtypes or s.dtypes:
-                for vid in named if named is not None else s.variants(dtype):
-                    if s.supports(vid, dtype, 0):
-                        out.append(Case(name, vid, dtype, axis_bench.numel(cfg), cfg))
-        return out
-    for dtype in dtypes or s.dtypes:
-        for n in sizes or s.sizes:
-            for vid in named if named is not None else s.variants(dtype):
-                if s.supports(vid, dtype, n):
-                    out.append(Case(name, vid, dtype, n))
-    return out
+        grid = [(d, cfg, axis_bench.numel(cfg)) for cfg in cfgs for d in dts]
+    else:
+        grid = [(d, "", n) for d in dts for n in sizes or s.sizes]
+    return [
+        Case(name, vid, dtype, n, cfg)
+        for dtype, cfg, n in grid
+        for vid in (named if named is not None else s.variants(dtype))
+        if s.supports(vid, dtype, n)
+    ]
 
 
 def measure(case: Case, reps: int | None = None) -> list[Row]:
