@@ -4,9 +4,9 @@ and written as one ROWS document, a table per dtype printed.
     reduce-ladder bench SUITE [--json PATH] [--variants ID ...] [--dtypes D ...] [--sizes N ...]
         [--reps N] [--list]
 
-Suites: ladder, sweep, seed004, fastest, callable (`reduce-ladder bench --help` lists them with
-what each measures). --variants, --dtypes and --sizes replace the suite's defaults; --list
-prints the cases and runs nothing (no GPU needed). Every check is made before any work: an
+`reduce-ladder bench --help` lists the suites (harness.studies.suites.SUITES): what each
+measures, its dtypes and sizes. --variants, --dtypes and --sizes replace the suite's defaults;
+--list prints the cases and runs nothing (no GPU needed). Every check is made before any work: an
 unknown suite, variant or dtype, a bad size, an output that cannot be written (exit 2), then a
 GPU (exit 2 without one). Exit 1 when a variant's sum was wrong or it failed (wrong
 demonstrations excepted), else 0.
@@ -25,7 +25,10 @@ from harness.studies import axis_bench, suites
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
-    listing = "\n".join(f"  {s.name:<9} {s.description}" for s in suites.SUITES.values())
+    listing = "\n".join(
+        f"  {s.name:<9} {s.description}\n            {', '.join(s.dtypes)}; {suites.sizes_text(s)}"
+        for s in suites.SUITES.values()
+    )
     p = argparse.ArgumentParser(
         prog=prog,
         description=__doc__.split("\n\n")[0] + "\n\nsuites:\n" + listing,

@@ -8,17 +8,8 @@ and the older commands call the same code: `reduce-ladder run` (suite "ladder", 
 ladder's own table), `run --study 004` ("seed004"), `fastest-bench` ("fastest") and
 `python -m harness.studies.callable_bench` ("callable").
 
-    ladder    every variant run by default and the peers; float32; 2^24, 2^25 (`run`'s defaults)
-    sweep     every non-wrong variant and peer (seed 001's host-driven ones apart); float32 and
-              int32; log2 n 10..28 even and 25 (the pytest-benchmark sweep the report reads)
-    seed004   seed 004's kernels, their Triton twins and the peers; int32; 2^24
-    fastest   the fastest pair beside torch.sum, cupy.sum (CUB) and the copy; float32, int32;
-              2^10..2^30 (--variants: e.g. the reproducible pair instead)
-    callable  per call from Python: every variant reduce_sum takes, with out= and as the op,
-              beside torch.sum, CUB and torch.compile; float32, int32, bfloat16; 2^10..2^30
-    axis      sums along one dim: every axis stage and the fastest pair beside torch.sum(dim),
-              torch.compile, cupy.sum(axis) and the copy; float32, bfloat16, int32; the shape
-              set "reference" (--shapes tritonbench / all: harness.studies.axis_bench)
+Each suite's description, dtypes and default sizes are in SUITES; `reduce-ladder bench --help`
+lists them (the axis suite's shape sets: harness.studies.axis_bench).
 
 A record suite's case is measured by harness.studies.session.check_and_time (the sum checked
 against its golden, then device time by harness.core.timing.time_ms, and for n <= 2^20 the
@@ -229,6 +220,14 @@ SUITES: dict[str, Suite] = {
               lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
     )
 }  # fmt: skip
+
+
+def sizes_text(s: Suite) -> str:
+    """A suite's default sizes as its listing gives them ("2^10..2^30": every power between)."""
+    ks = [n.bit_length() - 1 for n in s.sizes]
+    if len(ks) > 3 and list(s.sizes) == [2**k for k in range(ks[0], ks[-1] + 1)]:
+        return f"2^{ks[0]}..2^{ks[-1]}"
+    return ", ".join(size_label(n) for n in s.sizes) or "the shapes of --shapes"
 
 
 def get(name: str) -> Suite:
