@@ -50,18 +50,9 @@ def is_demo(v: Variant) -> bool:
 
 def driver_command(mode: str, variants: list[Variant], sizes, dtypes, manifest: Path) -> list[str]:
     """This module as a process: what the tools run."""
-    ids = [v.id for v in variants]
-    args = [
-        "--mode",
-        mode,
-        "--dtype",
-        *dtypes,
-        "--n",
-        *map(str, sizes),
-        "--manifest",
-        str(manifest),
-    ]
-    return [sys.executable, "-m", "harness.studies.profile_driver", *args, "--variant", *ids]
+    args = ["--mode", mode, "--dtype", *dtypes, "--n", *map(str, sizes)]
+    args += ["--manifest", str(manifest), "--variant", *(v.id for v in variants)]
+    return [sys.executable, "-m", "harness.studies.profile_driver", *args]
 
 
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
