@@ -122,20 +122,13 @@ def _callable_views(dtype: str, n: int):
 
 
 @cache
-def _entries() -> dict[str, call_entries.Entry]:
-    return {e.id: e for e in call_entries.entries()}
-
-
 def entry(entry_id: str) -> call_entries.Entry:
-    """A per-call entry by id: the default ones, or `api|op V[ out=]` of any variant."""
-    if entry_id in _entries():
-        return _entries()[entry_id]
+    """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
     vid = entry_id.split(" ")[1] if " " in entry_id else ""
-    if vid in catalogue.BY_ID:
-        found = {e.id: e for e in call_entries.entries([vid])}
-        if entry_id in found:
-            return found[entry_id]
-    raise KeyError(entry_id)
+    found = {e.id: e for e in call_entries.entries([vid] if vid in catalogue.BY_ID else [])}
+    if entry_id not in found:
+        raise KeyError(entry_id)
+    return found[entry_id]
 
 
 def callable_call(case: Case):
