@@ -53,7 +53,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     help = "compare device folders (results/<device>/): time ratios beside the datasheet's"
     p = command(sub, "compare", cmd_compare, help, __doc__)
-    p.add_argument(
-        "folders", nargs="+", metavar="DIR", help="device folders; the first is the baseline"
-    )
+    folders = "device folders; the first is the baseline"
+    p.add_argument("folders", nargs="+", metavar="DIR", help=folders)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")

@@ -40,12 +40,8 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--dtypes", nargs="+", metavar="D", help="element types")
     p.add_argument("--sizes", nargs="+", metavar="N", help="e.g. 2^10 2^20,2^24")
     p.add_argument("--reps", type=int, help="repetitions (per-call suite: loops) per case")
-    p.add_argument(
-        "--shapes",
-        default="reference",
-        metavar="SET",
-        help="the axis suite's shapes: reference (default), tritonbench, all",
-    )
+    shapes = "the axis suite's shapes: reference (default), tritonbench, all"
+    p.add_argument("--shapes", default="reference", metavar="SET", help=shapes)
     p.add_argument("--list", action="store_true", help="print the cases; run nothing")
     return p
 

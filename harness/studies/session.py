@@ -30,11 +30,6 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def device_name() -> str | None:
-    """The GPU's name (None without one), as the records and the tables give it."""
-    return device.device_info().get("name")
-
-
 def row_common(suite: str, info: dict | None = None) -> dict:
     """device, suite, versions: what every row measured here shares."""
     info = device.device_info() if info is None else info
