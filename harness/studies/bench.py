@@ -101,13 +101,12 @@ def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
     """The cases measured, their ROWS document written (json_path, checked before), a table per
     dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
     these ids count), else 0. `bench` and `fastest-bench` both end here."""
+    chosen = None  # the fastest suite's document names the Triton configurations chosen
+    if name == "fastest":
+        from triton_kernels.fastest import chosen
     t0 = time.time()
     rows = suites.run(found, reps, progress=_progress)
-    head = {}
-    if name == "fastest":
-        from triton_kernels import fastest
-
-        head["triton_configs"] = fastest.chosen()
+    head = {"triton_configs": chosen()} if chosen else {}
     doc = records.rows_document(rows, suite=name, device=device.device_info(), options=options,
                                 wall_s=time.time() - t0, **head)  # fmt: skip
     if json_path:

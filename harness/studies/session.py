@@ -60,31 +60,41 @@ def _small_sizes(fn: Callable[[], object], n: int) -> dict:
     return out
 
 
-def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float) -> dict:
-    """check_and_time's timings of v on x as record fields: a peer's one library call (or the
-    copy: no passes of our own), else the plan's first pass (where first_pass) and all passes."""
-    from harness.core import timing
+def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
+    """What a record suite times of v on x: (the call, its setup before each repetition, the
+    plan), a peer's one library call (or the copy) without setup or plan, else the plan's run
+    with its restore. The pytest front end (benchmarks/test_bench.py) times the same call."""
     from harness.launch import peers
     from harness.launch.plan import make_plan  # looked up per call: tests replace it
 
+    if v.backend == "peer":
+        return peers.prepare(v, x), None, None
+    plan = make_plan(v, x)
+    return (lambda: plan.run(restore=False)), plan.restore, plan
+
+
+def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float) -> dict:
+    """check_and_time's timings of v on x as record fields: a peer's call, else the plan's first
+    pass (where first_pass) and all its passes."""
+    from harness.core import timing
+    from harness.launch import peers
+
     how = {"reps": reps, "max_reps": max_reps, "target_ms": target_ms}
     n = x.numel()
-    if v.backend == "peer":
-        fn = peers.prepare(v, x)
+    fn, setup, plan = timed_call(v, x)
+    if plan is None:
         total = timing.time_ms(fn, **how)
         bytes_total = peers.bytes_moved(v, n, x.element_size())
         return {"total": total, "bytes_total": bytes_total, **_small_sizes(fn, n)}
-    plan = make_plan(v, x)
     first = None
     if first_pass:
         first_fn = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
-        first = timing.time_ms(first_fn, setup=plan.restore, **how)
-    total = timing.time_ms(lambda: plan.run(restore=False), setup=plan.restore, **how)
+        first = timing.time_ms(first_fn, setup=setup, **how)
     return {
         "passes": plan.launch_count,
         "blocks_first_pass": plan.first_blocks,
         "first_pass": first,
-        "total": total,
+        "total": timing.time_ms(fn, setup=setup, **how),
         "bytes_first_pass": plan.bytes_moved(first_pass_only=True) if first else None,
         "bytes_total": plan.bytes_moved(),
         **_small_sizes(plan.run, n),
