@@ -87,7 +87,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     try:
         doc = tool_run(study.profile, variants, ns, dtype, raw)
     except study.ProfileError as e:
-        return fail("profile", str(e), EXIT_FAILED)
+        return fail("profile", str(e))
     common.write_json(args.json, doc)
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:
