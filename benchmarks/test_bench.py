@@ -24,7 +24,7 @@ import pytest
 
 from harness.core import catalogue, device
 from harness.report.records import BENCH_SCHEMA, records_from_rows
-from harness.studies import axis_bench, suites
+from harness.studies import axis_bench, session, suites
 
 WARMUP_ROUNDS = 2
 
@@ -44,15 +44,9 @@ def _one_call(case: suites.Case):
     if case.suite == "axis":
         shape, dim = axis_bench.parse_config(case.config)
         fn = axis_bench.call(case.variant, axis_bench.input_for(shape, case.dtype), dim)
-    elif (v := catalogue.get(case.variant)).backend == "peer":
-        from harness.launch import peers
-
-        fn = peers.prepare(v, verify.seed_like_input(case.n, case.dtype, "cuda"))
-    else:
-        from harness.launch.plan import make_plan
-
-        plan = make_plan(v, verify.seed_like_input(case.n, case.dtype, "cuda"))
-        fn, restore = (lambda: plan.run(restore=False)), plan.restore
+    else:  # a record suite: the call check_and_time timed
+        x = verify.seed_like_input(case.n, case.dtype, "cuda")
+        fn, restore, _ = session.timed_call(catalogue.get(case.variant), x)
 
     def setup() -> None:
         if restore is not None:

@@ -6,7 +6,7 @@ import pytest
 from harness.core import device
 from harness.launch.rebind import DEFAULT_MODE
 from harness.report.records import Row
-from harness.studies import callable_bench
+from harness.studies import call_entries, callable_bench
 
 
 @pytest.mark.parametrize(
@@ -41,7 +41,7 @@ def test_overhead_is_api_minus_its_cached_launch():
         _row(f"launch cuda/fastest {DEFAULT_MODE['cuda']}", 8.0),  # the mode the cache uses
         _row("api triton/fastest", None),  # not measured: no line
     ]
-    assert callable_bench.overheads(rows) == ["cuda/fastest int32 2^10: +1.50 us"]
+    assert call_entries.overheads(rows) == ["cuda/fastest int32 2^10: +1.50 us"]
 
 
 def test_table_gives_ratios_to_torch_sum():
@@ -56,9 +56,9 @@ def test_table_gives_ratios_to_torch_sum():
 
 
 def test_every_variant_reduce_sum_takes_is_an_entry_three_ways():
-    ids = {e.id for e in callable_bench.entries()}
-    assert "cuda/reproducible" in callable_bench.api_variants()
-    for v in callable_bench.api_variants():
+    ids = {e.id for e in call_entries.entries()}
+    assert "cuda/reproducible" in call_entries.api_variants()
+    for v in call_entries.api_variants():
         assert {f"api {v}", f"api {v} out=", f"op {v}"} <= ids
     assert {"torch.sum", "torch.sum out=", "cupy.sum-cub", "torch.compile sum"} <= ids
 

@@ -35,7 +35,7 @@ def simulated_gpu(monkeypatch):
     monkeypatch.setattr(run.device, "gpu_available", lambda: True)
     monkeypatch.setattr(run.device, "cupy_gpu", lambda: (True, ""))
     monkeypatch.setattr(run, "gpu_sizes", lambda sel, timed: (SIZES, []))
-    monkeypatch.setattr(run.session, "device_name", lambda: doc["device"]["name"])
+    monkeypatch.setattr(run.device, "device_info", lambda: doc["device"])
     monkeypatch.setattr(run.session, "run_selection", run_selection)
 
 

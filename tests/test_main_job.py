@@ -44,7 +44,7 @@ def simulated_gpu(monkeypatch):
 
     monkeypatch.setattr(run.device, "gpu_available", lambda: True)
     monkeypatch.setattr(run.device, "cupy_gpu", lambda: (True, ""))
-    monkeypatch.setattr(run.session, "device_name", lambda: "sim")
+    monkeypatch.setattr(run.device, "device_info", lambda: {"name": "sim"})
     monkeypatch.setattr(session, "check_and_time", check_and_time)
     return seen
 

@@ -182,8 +182,8 @@ def run_study(command: str, study_main: Callable[..., int], why_needed: str | No
     return cmd
 
 
-def fail(command: str, message: str, code: int = EXIT_USAGE) -> int:
-    """Print `reduce-ladder COMMAND: message` to stderr and return the exit code (for commands
-    whose tool or GPU is missing, or whose run failed, after the usage checks)."""
+def fail(command: str, message: str, code: int = EXIT_FAILED) -> int:
+    """Print `reduce-ladder COMMAND: message` to stderr and return the exit code: a run that
+    failed after the usage checks (a rank of the several-GPU sum, ncu's counters unattributed)."""
     print(f"reduce-ladder {command}: {message}", file=sys.stderr)
     return code

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from harness.cli.common import EXIT_OK, UsageError, console
+from harness.cli.common import EXIT_OK, UsageError, command, console
 from harness.report import devices, plots, run_report
 from harness.report.documents import ReportError, write_document
 
@@ -51,14 +51,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "compare",
-        help="compare device folders (results/<device>/): time ratios beside the datasheet's",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "folders", nargs="+", metavar="DIR", help="device folders; the first is the baseline"
-    )
+    help = "compare device folders (results/<device>/): time ratios beside the datasheet's"
+    p = command(sub, "compare", cmd_compare, help, __doc__)
+    folders = "device folders; the first is the baseline"
+    p.add_argument("folders", nargs="+", metavar="DIR", help=folders)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
-    p.set_defaults(func=cmd_compare)

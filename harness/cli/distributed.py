@@ -100,7 +100,7 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     try:
         doc = _study_with_progress(resolved)
     except distributed.RankFailure as e:
-        return common.fail(COMMAND, str(e), EXIT_FAILED)
+        return common.fail(COMMAND, str(e))
     common.write_json(args.json, doc)
     print(distributed_tables.markdown(doc))
     wrong = [r for r in doc["runs"] if not r.get("ok", True)]

@@ -19,9 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     help = "seed 001: host-driven multi-pass sums from host memory, end to end (pageable vs "
     p = common.command(sub, "host", cmd_host, help + "pinned vs streams), with the stream sweep")
     p.add_argument("--sizes", nargs="*", metavar="N", help="table sizes (default 2^11,...,2^30)")
-    p.add_argument(
-        "--streams", nargs="*", metavar="S", help="sweep stream counts (default 1,2,4,8)"
-    )
+    streams = "sweep stream counts (default 1,2,4,8)"
+    p.add_argument("--streams", nargs="*", metavar="S", help=streams)
     chunk = "sweep chunk sizes in elements, rounded up to the 2048-element tile (default "
     p.add_argument("--chunk", "--chunks", nargs="*", metavar="N", help=chunk + "2^20,2^22,2^24)")
     p.add_argument("--sweep-sizes", nargs="*", metavar="N", help="default 2^25,2^30")

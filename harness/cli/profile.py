@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from harness.cli import common
-from harness.cli.common import EXIT_FAILED, EXIT_OK, fail
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, fail
 
 PROFILE = """`reduce-ladder profile`: each variant's hardware counters under Nsight Compute (ncu).
 
@@ -44,45 +44,51 @@ def raw_dir_for(json_path: str | None, raw: str | None, default: str | None = No
     return Path(json_path).with_name(Path(json_path).stem + "-raw")
 
 
-def _usage(command: str, e: Exception) -> int:
-    return fail(command, str(e.args[0] if e.args else e))
+def named_variants(values: list[str] | None) -> list:
+    """The variants named (catalogue ids or the sanitizer's demonstrations); empty: none named."""
+    from harness.studies.profile_driver import lookup
+
+    try:
+        return [lookup(i) for i in common.split_ids(values)]
+    except KeyError as e:
+        raise UsageError(e.args[0]) from None
+
+
+def tool_run(study_call, *args, **kwargs) -> dict:
+    """The study's document; a tool that cannot answer here (missing, no GPU, counters not
+    readable) is a usage error: one line, exit 2."""
+    from harness.studies import gpu_tools
+
+    try:
+        return study_call(*args, progress=lambda s: print(s, flush=True), **kwargs)
+    except gpu_tools.ToolUnavailable as e:
+        raise UsageError(str(e)) from None
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from harness.core import dtypes, sizes
     from harness.report import documents, profile_tables
-    from harness.studies import gpu_tools
     from harness.studies import profile as study
-    from harness.studies.profile_driver import lookup
 
     if args.render:
         if not args.out:
-            return fail("profile", "--render needs --out DIR")
+            raise UsageError("--render needs --out DIR")
         try:
             doc = documents.load_document(args.render, "profile").raw
         except documents.ReportError as e:
-            return fail("profile", f"cannot read {args.render}: {e}")
+            raise UsageError(f"cannot read {args.render}: {e}") from None
         path = profile_tables.render(doc, common.check_writable(args.out, "--out", folder=True))
         print(f"wrote {path}")
         return EXIT_OK
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
-    if args.dtype not in dtypes.NAMES:
-        return fail("profile", f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}")
-    try:
-        ns = sizes.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
-        variants = [lookup(i) for i in common.split_ids(args.variants)]
-    except (ValueError, KeyError) as e:
-        return _usage("profile", e)
-    variants = variants or study.default_variants(args.dtype)
-    if unsupported := [v.id for v in variants if args.dtype not in v.dtypes]:
-        return fail("profile", f"{', '.join(unsupported)} do(es) not support {args.dtype}")
+    dtype = common.parse_dtype(args.dtype)
+    ns = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
+    variants = named_variants(args.variants) or study.default_variants(dtype)
+    common.require_dtype(variants, dtype)
     raw = raw_dir_for(args.json, args.raw, "profile-raw")
     try:
-        doc = study.profile(variants, ns, args.dtype, raw, progress=lambda s: print(s, flush=True))
-    except gpu_tools.ToolUnavailable as e:
-        return fail("profile", str(e))
+        doc = tool_run(study.profile, variants, ns, dtype, raw)
     except study.ProfileError as e:
-        return fail("profile", str(e), EXIT_FAILED)
+        return fail("profile", str(e))
     common.write_json(args.json, doc)
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:
@@ -94,25 +100,16 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 
 def cmd_sanitize(args: argparse.Namespace) -> int:
-    from harness.core import sizes
-    from harness.studies import gpu_tools
     from harness.studies import sanitize as study
 
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
-    try:
-        variants = study.select(common.split_ids(args.variants), args.include_wrong)
-        ns = tuple(sizes.parse_sizes(args.sizes) or study.DEFAULT_SIZES)
-    except (KeyError, ValueError) as e:
-        return _usage("sanitize", e)
+    variants = named_variants(args.variants) or study.select(None, args.include_wrong)
+    ns = tuple(common.parse_sizes(args.sizes) or study.DEFAULT_SIZES)
     tools = tuple(args.tools or study.TOOLS)
     if unknown := [t for t in tools if t not in study.TOOLS]:
         valid = ", ".join(study.TOOLS)
-        return fail("sanitize", f"unknown tool(s) {', '.join(unknown)}; valid: {valid}")
-    raw = raw_dir_for(args.json, args.raw)
-    try:
-        doc = study.sanitize(variants, ns, tools, raw, progress=lambda s: print(s, flush=True))
-    except gpu_tools.ToolUnavailable as e:
-        return fail("sanitize", str(e))
+        raise UsageError(f"unknown tool(s) {', '.join(unknown)}; valid: {valid}")
+    doc = tool_run(study.sanitize, variants, ns, tools, raw_dir_for(args.json, args.raw))
     common.write_json(args.json, doc)
     for run in doc["runs"]:
         state = "complete" if run["complete"] else "INCOMPLETE"

@@ -104,7 +104,7 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         variants = [v for v in variants if v.backend != "cuda" and "cupy" not in v.id]
         if not variants:
             raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
-    dtype, study, name, head = sel.dtype, sel.study, session.device_name(), {}
+    dtype, study, name, head = sel.dtype, sel.study, device.device_info().get("name"), {}
     counts = f"{common.plural(len(variants), 'variant')} x {common.plural(len(sizes), 'size')}"
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")

@@ -4,9 +4,9 @@ and written as one ROWS document, a table per dtype printed.
     reduce-ladder bench SUITE [--json PATH] [--variants ID ...] [--dtypes D ...] [--sizes N ...]
         [--reps N] [--list]
 
-Suites: ladder, sweep, seed004, fastest, callable (`reduce-ladder bench --help` lists them with
-what each measures). --variants, --dtypes and --sizes replace the suite's defaults; --list
-prints the cases and runs nothing (no GPU needed). Every check is made before any work: an
+`reduce-ladder bench --help` lists the suites (harness.studies.suites.SUITES): what each
+measures, its dtypes and sizes. --variants, --dtypes and --sizes replace the suite's defaults;
+--list prints the cases and runs nothing (no GPU needed). Every check is made before any work: an
 unknown suite, variant or dtype, a bad size, an output that cannot be written (exit 2), then a
 GPU (exit 2 without one). Exit 1 when a variant's sum was wrong or it failed (wrong
 demonstrations excepted), else 0.
@@ -21,11 +21,14 @@ import time
 from harness.core import catalogue, device, dtypes, sizes
 from harness.report import axis_tables, documents, records, tables
 from harness.report.documents import ReportError
-from harness.studies import axis_bench, suites
+from harness.studies import axis_bench, call_entries, suites
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
-    listing = "\n".join(f"  {s.name:<9} {s.description}" for s in suites.SUITES.values())
+    listing = "\n".join(
+        f"  {s.name:<9} {s.description}\n            {', '.join(s.dtypes)}; {suites.sizes_text(s)}"
+        for s in suites.SUITES.values()
+    )
     p = argparse.ArgumentParser(
         prog=prog,
         description=__doc__.split("\n\n")[0] + "\n\nsuites:\n" + listing,
@@ -37,12 +40,8 @@ def parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--dtypes", nargs="+", metavar="D", help="element types")
     p.add_argument("--sizes", nargs="+", metavar="N", help="e.g. 2^10 2^20,2^24")
     p.add_argument("--reps", type=int, help="repetitions (per-call suite: loops) per case")
-    p.add_argument(
-        "--shapes",
-        default="reference",
-        metavar="SET",
-        help="the axis suite's shapes: reference (default), tritonbench, all",
-    )
+    shapes = "the axis suite's shapes: reference (default), tritonbench, all"
+    p.add_argument("--shapes", default="reference", metavar="SET", help=shapes)
     p.add_argument("--list", action="store_true", help="print the cases; run nothing")
     return p
 
@@ -94,21 +93,36 @@ def main(argv: list[str] | None = None, prog: str = "reduce-ladder bench") -> in
     if not ok:
         print(f"{prog} {a.suite}: needs an NVIDIA GPU: {why}", file=sys.stderr)
         return 2
-    t0 = time.time()
-    rows = suites.run(found, a.reps, progress=lambda c, rs: _progress(c, rs))
     options = {k: getattr(a, k) for k in ("variants", "dtypes", "sizes", "reps") if getattr(a, k)}
-    doc = records.rows_document(rows, suite=a.suite, device=device.device_info(),
-                                options=options, wall_s=time.time() - t0)  # fmt: skip
-    if a.json:
-        documents.write_document(a.json, doc)
-    if a.suite == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
+    return run_suite(a.suite, found, a.json, options, a.reps)
+
+
+def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
+    """The cases measured, their ROWS document written (json_path, checked before), a table per
+    dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
+    these ids count), else 0. `bench` and `fastest-bench` both end here."""
+    chosen = None  # the fastest suite's document names the Triton configurations chosen
+    if name == "fastest":
+        from triton_kernels.fastest import chosen
+    t0 = time.time()
+    rows = suites.run(found, reps, progress=_progress)
+    head = {"triton_configs": chosen()} if chosen else {}
+    doc = records.rows_document(rows, suite=name, device=device.device_info(), options=options,
+                                wall_s=time.time() - t0, **head)  # fmt: skip
+    if json_path:
+        documents.write_document(json_path, doc)
+    if name == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
         print(axis_tables.markdown(rows, doc["device"].get("name", "")))
-    for dtype in dict.fromkeys(r.dtype for r in rows) if a.suite != "axis" else ():
-        print(f"\n{a.suite}, {dtype}: microseconds (x torch.sum = its time / this time)")
+    for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
+        print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
-    bad = suites.failed(rows)
+    if name == "callable":  # reduce_sum's cost over the cached launch it runs
+        print("\n".join(["\nreduce_sum over its cached launch:", *call_entries.overheads(rows)]))
+    bad = [r for r in suites.failed(rows) if counted is None or r.variant in counted]
     for r in bad:
         print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
+    if head:
+        print(f"triton configs: {head['triton_configs']}")
     print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
     return 1 if bad else 0
 

@@ -6,9 +6,6 @@ from __future__ import annotations
 import sys
 
 from harness.studies import bench
-from harness.studies.call_entries import api_variants, entries, overheads
-
-__all__ = ["api_variants", "entries", "main", "overheads"]
 
 
 def main(argv: list[str] | None = None) -> int:

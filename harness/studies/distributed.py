@@ -98,10 +98,8 @@ def resolve(req: Request) -> Request:
     _refuse(req.scaling not in SCALINGS, f"unknown --scaling {req.scaling!r}; valid: weak, strong")
     unknown = [c for c in req.combines if c not in COMBINES]
     _refuse(unknown or not req.combines, f"unknown combine {unknown}; valid: {', '.join(COMBINES)}")
-    _refuse(
-        req.backend not in (None, *BACKENDS),
-        f"unknown --backend {req.backend!r}; valid: nccl, gloo",
-    )
+    known_backend = req.backend in (None, *BACKENDS)
+    _refuse(not known_backend, f"unknown --backend {req.backend!r}; valid: nccl, gloo")
     _refuse(not dist.is_available(), "this PyTorch build has no torch.distributed")
     gpu, why = device.torch_gpu()
     on_gpu = not req.cpu and req.backend != "gloo" and gpu
@@ -109,20 +107,15 @@ def resolve(req: Request) -> Request:
     _refuse(req.backend == "gloo" and not req.cpu, "--backend gloo is the CPU path: add --cpu")
     _refuse(req.backend == "nccl" and not on_gpu, f"--backend nccl needs CUDA GPUs ({why})")
     backend = "nccl" if on_gpu else "gloo"
-    _refuse(
-        backend == "nccl" and not dist.is_nccl_available(),
-        "NCCL missing: this PyTorch build has no NCCL backend "
-        "(torch.distributed.is_nccl_available() is False)",
-    )
+    no_nccl = "NCCL missing: this PyTorch build has no NCCL backend "
+    no_nccl += "(torch.distributed.is_nccl_available() is False)"
+    _refuse(backend == "nccl" and not dist.is_nccl_available(), no_nccl)
     present = torch.cuda.device_count() if on_gpu else 0
-    _refuse(
-        on_gpu and max(req.gpus) > present,
-        f"--gpus {max(req.gpus)} asks for more GPUs than the {present} present",
-    )
+    too_many = f"--gpus {max(req.gpus)} asks for more GPUs than the {present} present"
+    _refuse(on_gpu and max(req.gpus) > present, too_many)
     # --sweep alone measures the collectives only; otherwise a sum at the default size.
-    sizes = req.sizes or (
-        () if req.sweep else ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
-    )
+    default = () if req.sweep else ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
+    sizes = tuple(req.sizes or default)
     shard_sizes: dict[int, tuple[int, ...]] = {}
     for k in req.gpus:
         odd = [size_label(n) for n in sizes if n % k] if req.scaling == "strong" else []
@@ -149,7 +142,6 @@ def resolve(req: Request) -> Request:
             f"a shard of {size_label(shard)} float32 on GPU {rank} needs {need / 2**30:.0f} GiB "
             f"with headroom; it has {total / 2**30:.0f} GiB",
         )
-    sizes = tuple(sizes)
     return replace(
         req, on_gpu=on_gpu, backend=backend, variant=variant, sizes=sizes, shard_sizes=shard_sizes
     )

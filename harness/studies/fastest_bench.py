@@ -15,17 +15,16 @@ events, warm-up, L2 flushed before every repetition, median) and for n <= 2^20 f
 Printed, per dtype: each one's device time (us) per n and its ratio to torch.sum (t(torch.sum) /
 t: >= 1.00x at least as fast). Writes a ROWS document (harness.report.records.rows_document):
 the device, the Triton configurations chosen, one row per timing (metric "total", "graph",
-"call") of every variant and peer at each (dtype, n), the check beside it.
+"call") of every variant and peer at each (dtype, n), the check beside it. Exit 1 when one of
+the variants (not a peer) failed; the run itself is harness.studies.bench.run_suite's.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-from harness.report import documents, records, tables
-from harness.studies import suites
+from harness.studies import bench, suites
 
 VARIANTS = suites.FASTEST_DEFAULT
 
@@ -55,28 +54,13 @@ def main(
     if not device.cupy_gpu()[0]:
         print(f"fastest_bench needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
-    from triton_kernels import fastest as tfast
-
     found = suites.cases(
         "fastest",
         variants=[*a.variants, *suites.FASTEST_PEERS],
         dtypes=a.dtypes,
         sizes=[2**k for k in range(a.min, a.max + 1)],
     )
-    t0 = time.time()
-    rows = suites.run(found)
-    doc = records.rows_document(
-        rows, suite="fastest", device=device.device_info(), options=vars(a),
-        triton_configs=tfast.chosen(), wall_s=time.time() - t0,
-    )  # fmt: skip
-    documents.write_document(a.json, doc)
-    for dtype in a.dtypes:
-        print(f"\n{doc['device'].get('name')}, {dtype}: device time in us (x torch.sum)")
-        print(tables.suite_table(rows, dtype))
-    bad = [r for r in suites.failed(rows) if r.variant in a.variants]
-    print(f"\nwall {doc['wall_s']:.0f} s; triton configs: {doc['triton_configs']}")
-    print(f"summary: {len(rows)} rows, {len(bad)} wrong/error")
-    return 1 if bad else 0
+    return bench.run_suite("fastest", found, a.json, vars(a), counted=a.variants)
 
 
 if __name__ == "__main__":

@@ -22,13 +22,6 @@ from harness.core.catalogue import Variant
 from harness.studies.host_plan import HostRunner, Staged
 
 
-def _spread(xs: list[float]) -> float:
-    xs = sorted(xs)
-    if len(xs) < 2:
-        return 0.0
-    return xs[int(0.9 * (len(xs) - 1) + 0.5)] - xs[int(0.1 * (len(xs) - 1) + 0.5)]
-
-
 def time_trips(
     trip: Callable[[Sequence[torch.cuda.Event] | None], object],
     *,
@@ -45,12 +38,12 @@ def time_trips(
         trip, events=4, reps=reps, warmup=warmup, target_ms=target_ms, max_reps=max_reps,
         skipped=() if split else (1,),  # the pipeline records no event after its copy
     )  # fmt: skip
-    e2e = statistics.median(wall)
+    e2e = timing.Timing.of(wall)
     out = {
-        "reps": len(wall),
-        "e2e_ms": e2e,
-        "e2e_min_ms": min(wall),
-        "e2e_spread_ms": _spread(wall),
+        "reps": e2e.reps,
+        "e2e_ms": e2e.median_ms,
+        "e2e_min_ms": e2e.min_ms,
+        "e2e_spread_ms": e2e.p90_ms - e2e.p10_ms,  # p10-p90
         # offsets from the start event: after the copy, after the kernels, after the D2H
         "device_ms": statistics.median(s[2] for s in splits),
         "d2h_ms": statistics.median(s[2] - s[1] for s in splits),
@@ -58,8 +51,8 @@ def time_trips(
         "kernels_ms": statistics.median(s[1] - s[0] for s in splits) if split else None,
     }
     if out["h2d_ms"] is not None:
-        out["h2d_share"] = out["h2d_ms"] / e2e
-        out["kernels_share"] = out["kernels_ms"] / e2e
+        out["h2d_share"] = out["h2d_ms"] / e2e.median_ms
+        out["kernels_share"] = out["kernels_ms"] / e2e.median_ms
     return out
 
 

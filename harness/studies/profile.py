@@ -117,15 +117,8 @@ def attribute(
 def kernel_record(row: ncu_metrics.KernelRow) -> dict:
     m = ncu_metrics.keyed(row)
     grid, block = row.info.get("Grid Size"), row.info.get("Block Size")
-    derived = ncu_metrics.derive(m)
-    return {
-        "id": row.id,
-        "name": row.name,
-        "grid": grid,
-        "block": block,
-        "metrics": m,
-        "derived": derived,
-    }
+    return dict(id=row.id, name=row.name, grid=grid, block=block, metrics=m,
+                derived=ncu_metrics.derive(m))  # fmt: skip
 
 
 def variant_record(a: Attributed) -> dict:

@@ -121,18 +121,9 @@ def _work(variants, sizes, dtype_names, mode):
 
 def driver_command(mode: str, variants: list[Variant], sizes, dtypes, manifest: Path) -> list[str]:
     """This module as a process: what the tools run."""
-    ids = [v.id for v in variants]
-    args = [
-        "--mode",
-        mode,
-        "--dtype",
-        *dtypes,
-        "--n",
-        *map(str, sizes),
-        "--manifest",
-        str(manifest),
-    ]
-    return [sys.executable, "-m", "harness.studies.profile_driver", *args, "--variant", *ids]
+    args = ["--mode", mode, "--dtype", *dtypes, "--n", *map(str, sizes)]
+    args += ["--manifest", str(manifest), "--variant", *(v.id for v in variants)]
+    return [sys.executable, "-m", "harness.studies.profile_driver", *args]
 
 
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
@@ -194,20 +185,15 @@ def _profiled(v: Variant, x) -> int | None:
     library call)."""
     import torch
 
-    from harness.launch import peers
-    from harness.launch.plan import make_plan
+    from harness.studies.session import timed_call
 
     launches: int | None = 1
     if is_demo(v):
         restore, run, _ = _demo_first_pass(v, x)
-    elif v.backend == "peer":
-        restore, run, launches = (lambda: None), peers.prepare(v, x), None
-    else:
-        plan = make_plan(v, x)
-        restore, launches = plan.restore, launch_count(plan)
-
-        def run() -> None:
-            plan.run(restore=False)
+    else:  # what the suites time: a peer's call (no launches of ours to count), a plan's run
+        run, restore, plan = timed_call(v, x)
+        restore = restore or (lambda: None)
+        launches = None if plan is None else launch_count(plan)
 
     restore()
     torch.cuda.synchronize()

@@ -100,11 +100,8 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]
 
 def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str]:
     flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
-    return [
-        tool_path,
-        *flags,
-        *driver_command("sanitize", batch.variants, batch.sizes, batch.dtypes, manifest),
-    ]
+    driver = driver_command("sanitize", batch.variants, batch.sizes, batch.dtypes, manifest)
+    return [tool_path, *flags, *driver]
 
 
 def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
@@ -249,13 +246,10 @@ def sanitize(
     for v in variants:
         tools_of = per_variant[v.id]
         doc["variants"].append(
-            {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong}
-            | {
-                "volatile": volatile_kind(v.id),
-                "tools": tools_of,
-                "verdict": verdict(v.id, tools_of),
-            }
-        )
+            {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong,
+             "volatile": volatile_kind(v.id), "tools": tools_of,
+             "verdict": verdict(v.id, tools_of)}
+        )  # fmt: skip
     return doc
 
 

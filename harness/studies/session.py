@@ -30,11 +30,6 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def device_name() -> str | None:
-    """The GPU's name (None without one), as the records and the tables give it."""
-    return device.device_info().get("name")
-
-
 def row_common(suite: str, info: dict | None = None) -> dict:
     """device, suite, versions: what every row measured here shares."""
     info = device.device_info() if info is None else info
@@ -65,6 +60,47 @@ def _small_sizes(fn: Callable[[], object], n: int) -> dict:
     return out
 
 
+def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
+    """What a record suite times of v on x: (the call, its setup before each repetition, the
+    plan), a peer's one library call (or the copy) without setup or plan, else the plan's run
+    with its restore. The pytest front end (benchmarks/test_bench.py) times the same call."""
+    from harness.launch import peers
+    from harness.launch.plan import make_plan  # looked up per call: tests replace it
+
+    if v.backend == "peer":
+        return peers.prepare(v, x), None, None
+    plan = make_plan(v, x)
+    return (lambda: plan.run(restore=False)), plan.restore, plan
+
+
+def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float) -> dict:
+    """check_and_time's timings of v on x as record fields: a peer's call, else the plan's first
+    pass (where first_pass) and all its passes."""
+    from harness.core import timing
+    from harness.launch import peers
+
+    how = {"reps": reps, "max_reps": max_reps, "target_ms": target_ms}
+    n = x.numel()
+    fn, setup, plan = timed_call(v, x)
+    if plan is None:
+        total = timing.time_ms(fn, **how)
+        bytes_total = peers.bytes_moved(v, n, x.element_size())
+        return {"total": total, "bytes_total": bytes_total, **_small_sizes(fn, n)}
+    first = None
+    if first_pass:
+        first_fn = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
+        first = timing.time_ms(first_fn, setup=setup, **how)
+    return {
+        "passes": plan.launch_count,
+        "blocks_first_pass": plan.first_blocks,
+        "first_pass": first,
+        "total": timing.time_ms(fn, setup=setup, **how),
+        "bytes_first_pass": plan.bytes_moved(first_pass_only=True) if first else None,
+        "bytes_total": plan.bytes_moved(),
+        **_small_sizes(plan.run, n),
+    }
+
+
 def check_and_time(
     v: Variant,
     dtype: str,
@@ -87,7 +123,6 @@ def check_and_time(
     import torch
 
     from harness.check import verify
-    from harness.launch.plan import make_plan  # looked up per call: tests replace it
 
     dev = "cuda" if device.gpu_available() else "cpu"
     name = torch.cuda.get_device_name() if dev == "cuda" else None
@@ -102,49 +137,7 @@ def check_and_time(
             check=records.check_from(check),
         )
         if timed and dev == "cuda":
-            from harness.core import timing
-
-            if v.backend == "peer":  # one library call (or the copy): no passes of our own
-                from harness.launch import peers
-
-                fn = peers.prepare(v, x)
-                total = timing.time_ms(fn, reps=reps, max_reps=max_reps, target_ms=target_ms)
-                rec = dataclasses.replace(
-                    rec,
-                    total=total,
-                    bytes_total=peers.bytes_moved(v, n, x.element_size()),
-                    **_small_sizes(fn, n),
-                )
-                del fn
-            else:
-                plan = make_plan(v, x)
-                first = None
-                if first_pass:
-                    first = timing.time_ms(
-                        lambda: plan.run(first_pass_only=True, restore=False),
-                        setup=plan.restore,
-                        reps=reps,
-                        max_reps=max_reps,
-                        target_ms=target_ms,
-                    )
-                total = timing.time_ms(
-                    lambda: plan.run(restore=False),
-                    setup=plan.restore,
-                    reps=reps,
-                    max_reps=max_reps,
-                    target_ms=target_ms,
-                )
-                rec = dataclasses.replace(
-                    rec,
-                    passes=plan.launch_count,
-                    blocks_first_pass=plan.first_blocks,
-                    first_pass=first,
-                    total=total,
-                    bytes_first_pass=plan.bytes_moved(first_pass_only=True) if first else None,
-                    bytes_total=plan.bytes_moved(),
-                    **_small_sizes(plan.run, n),
-                )
-                del plan
+            rec = dataclasses.replace(rec, **_timings(v, x, reps, first_pass, max_reps, target_ms))
         del x
         if dev == "cuda":
             torch.cuda.synchronize()

@@ -8,17 +8,8 @@ and the older commands call the same code: `reduce-ladder run` (suite "ladder", 
 ladder's own table), `run --study 004` ("seed004"), `fastest-bench` ("fastest") and
 `python -m harness.studies.callable_bench` ("callable").
 
-    ladder    every variant run by default and the peers; float32; 2^24, 2^25 (`run`'s defaults)
-    sweep     every non-wrong variant and peer (seed 001's host-driven ones apart); float32 and
-              int32; log2 n 10..28 even and 25 (the pytest-benchmark sweep the report reads)
-    seed004   seed 004's kernels, their Triton twins and the peers; int32; 2^24
-    fastest   the fastest pair beside torch.sum, cupy.sum (CUB) and the copy; float32, int32;
-              2^10..2^30 (--variants: e.g. the reproducible pair instead)
-    callable  per call from Python: every variant reduce_sum takes, with out= and as the op,
-              beside torch.sum, CUB and torch.compile; float32, int32, bfloat16; 2^10..2^30
-    axis      sums along one dim: every axis stage and the fastest pair beside torch.sum(dim),
-              torch.compile, cupy.sum(axis) and the copy; float32, bfloat16, int32; the shape
-              set "reference" (--shapes tritonbench / all: harness.studies.axis_bench)
+Each suite's description, dtypes and default sizes are in SUITES; `reduce-ladder bench --help`
+lists them (the axis suite's shape sets: harness.studies.axis_bench).
 
 A record suite's case is measured by harness.studies.session.check_and_time (the sum checked
 against its golden, then device time by harness.core.timing.time_ms, and for n <= 2^20 the
@@ -131,20 +122,13 @@ def _callable_views(dtype: str, n: int):
 
 
 @cache
-def _entries() -> dict[str, call_entries.Entry]:
-    return {e.id: e for e in call_entries.entries()}
-
-
 def entry(entry_id: str) -> call_entries.Entry:
-    """A per-call entry by id: the default ones, or `api|op V[ out=]` of any variant."""
-    if entry_id in _entries():
-        return _entries()[entry_id]
+    """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
     vid = entry_id.split(" ")[1] if " " in entry_id else ""
-    if vid in catalogue.BY_ID:
-        found = {e.id: e for e in call_entries.entries([vid])}
-        if entry_id in found:
-            return found[entry_id]
-    raise KeyError(entry_id)
+    found = {e.id: e for e in call_entries.entries([vid] if vid in catalogue.BY_ID else [])}
+    if entry_id not in found:
+        raise KeyError(entry_id)
+    return found[entry_id]
 
 
 def callable_call(case: Case):
@@ -231,6 +215,14 @@ SUITES: dict[str, Suite] = {
 }  # fmt: skip
 
 
+def sizes_text(s: Suite) -> str:
+    """A suite's default sizes as its listing gives them ("2^10..2^30": every power between)."""
+    ks = [n.bit_length() - 1 for n in s.sizes]
+    if len(ks) > 3 and list(s.sizes) == [2**k for k in range(ks[0], ks[-1] + 1)]:
+        return f"2^{ks[0]}..2^{ks[-1]}"
+    return ", ".join(size_label(n) for n in s.sizes) or "the shapes of --shapes"
+
+
 def get(name: str) -> Suite:
     """The suite; KeyError naming the suites otherwise."""
     if name not in SUITES:
@@ -256,21 +248,18 @@ def cases(
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
-    out = []
+    dts = list(dtypes or s.dtypes)
     if name == "axis":  # shape, dim pairs instead of sizes; dtype inside, one input per pair
         cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.shapes(shape_set)]
-        for cfg in cfgs:
-            for dtype in dtypes or s.dtypes:
-                for vid in named if named is not None else s.variants(dtype):
-                    if s.supports(vid, dtype, 0):
-                        out.append(Case(name, vid, dtype, axis_bench.numel(cfg), cfg))
-        return out
-    for dtype in dtypes or s.dtypes:
-        for n in sizes or s.sizes:
-            for vid in named if named is not None else s.variants(dtype):
-                if s.supports(vid, dtype, n):
-                    out.append(Case(name, vid, dtype, n))
-    return out
+        grid = [(d, cfg, axis_bench.numel(cfg)) for cfg in cfgs for d in dts]
+    else:
+        grid = [(d, "", n) for d in dts for n in sizes or s.sizes]
+    return [
+        Case(name, vid, dtype, n, cfg)
+        for dtype, cfg, n in grid
+        for vid in (named if named is not None else s.variants(dtype))
+        if s.supports(vid, dtype, n)
+    ]
 
 
 def measure(case: Case, reps: int | None = None) -> list[Row]:
