@@ -21,7 +21,7 @@ from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
-from harness.launch.errors import DeviceMemoryError
+from harness.launch.errors import no_room
 from harness.launch.stream import on_torch_stream
 
 NDIMS = (2, 3)
@@ -200,12 +200,8 @@ def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
     """v's kernels over problem p and its partials on `device` (DeviceMemoryError when they
     cannot be allocated)."""
     ks, sizes = kernels(v, dtype, p)
-    try:
+    with no_room(f"{v.id} could not allocate its partials"):
         partials = [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{v.id} could not allocate its partials ({str(e).splitlines()[0]})"
-        ) from None
     return AxisLaunch(ks, partials)
 
 
@@ -233,8 +229,6 @@ def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
     """`v` over the contiguous x (check(v, x.shape, dim) gave p; at least one output, length >= 1).
     Raises DeviceMemoryError when the output or the partials cannot be allocated."""
     launch = bind(v, dtypes.name_of(x.dtype), p, x.device)
-    try:
+    with no_room(f"{v.id} could not allocate its output"):
         out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(f"{v.id} could not allocate its output ({e})") from None
     return AxisPlan(v, x, p, out, launch)

@@ -58,22 +58,6 @@ from harness.core.catalogue import (
 from harness.launch.errors import PeerUnavailable
 from harness.launch.stream import on_torch_stream
 
-__all__ = [
-    "COOP_OPTION",
-    "COPY_ID",
-    "PEER_IDS",
-    "PeerUnavailable",
-    "bytes_moved",
-    "cccl_unavailable_reason",
-    "compile_kwargs",
-    "coop_unavailable_reason",
-    "cupy_accelerators",
-    "fresh_sum",
-    "prepare",
-    "run",
-    "unavailable_reason",
-]
-
 COOP_OPTION = "triton.cooperative_reductions"
 CCCL_INSTALL = (
     "pip install -e '.[cccl]' (no registry: pip install --no-deps the cuda-cccl wheel; "

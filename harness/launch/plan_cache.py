@@ -13,7 +13,7 @@ sharing one counter would take each other's tickets (two multi-pass chains would
 partials). (A stream destroyed while its last launch runs and a new one created at the same
 address would share one: the caveat of any cache keyed by the handle.)
 
-Rebinding: no key holds a data pointer. An entry (rebind.BoundLaunch, rebind_passes.PassesLaunch,
+Rebinding: no key holds a data pointer. An entry (rebind.BoundLaunch, from rebind or rebind_passes;
 axis_plan.AxisLaunch) takes the input and output per call and passes their pointers to the
 kernels, so any tensor of the same class hits, and the cache holds no reference to a caller's
 tensor (it cannot keep a large input alive). A key with the data pointer would make every fresh
@@ -53,7 +53,7 @@ DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (
 ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
 
 Key = tuple[str, str, int, int, int, int]
-Entry = rebind.BoundLaunch | rebind_passes.PassesLaunch
+Entry = rebind.BoundLaunch
 
 
 class PlanCacheMiss(RuntimeError):
@@ -189,21 +189,13 @@ class PlanCache(LRU[Key, Entry]):
         entry = self.lookup(key) or self.first(lambda other: other[:5] == key[:5])
         if entry is not None:
             return entry
-        raise PlanCacheMiss(
-            f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
-            f"(alignment class {key[3]}) on {x.device}, and the current stream is capturing a "
-            "CUDA graph: call it once with such an input before capturing (any stream)"
-        )
+        raise _miss(key, x)
 
     def _build(
         self, key: Key, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int
     ) -> Entry:
         if x.is_cuda and capturing():
-            raise PlanCacheMiss(
-                f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
-                f"(alignment class {key[3]}) on stream {stream_ptr:#x}, and this stream is "
-                "capturing a CUDA graph: call it once before capturing"
-            )
+            raise _miss(key, x)
         with self._build_lock:
             entry = self.lookup(key)  # another thread built it meanwhile
             if entry is not None:
@@ -215,6 +207,15 @@ class PlanCache(LRU[Key, Entry]):
             else:
                 entry = rebind_passes.bind(variant, dtype, flat, stream_ptr)
             return self.add(key, entry)
+
+
+def _miss(key: Key, x: torch.Tensor) -> PlanCacheMiss:
+    vid, dtype, n, align, _, stream_ptr = key
+    return PlanCacheMiss(
+        f"no cached plan for {vid} over {n:,} {dtype} elements (alignment class {align}) on "
+        f"{x.device}, stream {stream_ptr:#x}, which is capturing a CUDA graph: call it once with "
+        "such an input before capturing (on any stream)"
+    )
 
 
 class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
