@@ -343,7 +343,7 @@ def _cached_sum(
     if captured:
         launch.in_capture(t, res, stream_ptr)
     else:
-        launch(t, res)
+        launch.go(t, res)
     return res
 
 

@@ -79,10 +79,6 @@ def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | No
     return _worker.submit(run).result()
 
 
-def _round_up(n: int, to: int) -> int:
-    return -(-n // to) * to
-
-
 def capturable() -> str | None:
     """None where in_graph works, else why not (CuPy's runtime bindings are missing)."""
     from harness.launch.stream import cupy_importable
@@ -102,7 +98,7 @@ def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
     current)."""
     from cupy.cuda import runtime
 
-    counter_at = _round_up(max(partials_bytes, 1), _ALIGN)
+    counter_at = -(-max(partials_bytes, 1) // _ALIGN) * _ALIGN  # rounded up
     ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
     counter = ptr + counter_at
     try:
