@@ -22,8 +22,7 @@ from harness.core import dtypes, passes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
 from harness.launch.errors import no_room
-from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, cuda_args
-from harness.launch.stream import on_torch_stream
+from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, cuda_args, on_stream
 
 
 @dataclass
@@ -104,14 +103,7 @@ def cuda_launch(
     others)."""
     threads = threads or variant.launch.threads
     kern = cuda_kernel(variant, dtype, x.data_ptr(), threads, unroll, prefetch)
-    args = cuda_args(x, out, *workspace)
-    grid, block = (max(1, blocks),), (threads,)
-
-    def go() -> None:
-        with on_torch_stream():
-            kern(grid, block, args)
-
-    return go
+    return on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
 
 
 def make_plan(

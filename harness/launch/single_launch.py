@@ -73,7 +73,8 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
     with no_room(f"{variant.id}: no room for its result"):
         out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
     if variant.backend == "cuda":
-        launch, grid = _cuda_launch(variant, dtype, x, out, partials, counter)
+        kern, grid, threads = cuda_kernel(variant, dtype, x.numel())
+        launch = on_stream(kern, grid, threads, cuda_args(x, out, partials, counter))
     else:
         from triton_kernels import fastest
 
@@ -154,21 +155,12 @@ def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> t
     return (*views, np.uint64(x.numel()))
 
 
-def _cuda_launch(
-    variant: Variant,
-    dtype: str,
-    x: torch.Tensor,
-    out: torch.Tensor,
-    partials: torch.Tensor,
-    counter: torch.Tensor,
-) -> tuple[Callable[[], None], int]:
-    """cuda/fastest's launch over x on torch's current stream, and its grid."""
-    kern, blocks, threads = cuda_kernel(variant, dtype, x.numel())
+def on_stream(kern, blocks: int, threads: int, args: tuple) -> Callable[[], None]:
+    """kern(args) on `blocks` x `threads`, on torch's current stream at each call."""
     grid, block = (blocks,), (threads,)
-    args = cuda_args(x, out, partials, counter)
 
     def go() -> None:
         with on_torch_stream():
             kern(grid, block, args)
 
-    return go, blocks
+    return go
