@@ -131,9 +131,9 @@ def test_a_record_works_as_well_as_its_id(dev):
 
 
 def test_the_cache_reuses_kernels_and_partials_per_shape_dim_and_stream(dev):
-    from harness.launch import axis_cache, axis_plan
+    from harness.launch import axis_plan, plan_cache
 
-    cache = axis_cache.AxisCache(max_entries=2)
+    cache = plan_cache.AxisCache(max_entries=2)
     v = catalogue.get_axis("triton/axis-c2-split-columns")
     x = torch.randint(-50, 50, (600, 5), dtype=torch.int32).to(dev)
     p = axis_plan.check(v, tuple(x.shape), 0)

@@ -8,7 +8,7 @@ import torch
 
 import harness
 from harness.core import catalogue, device
-from harness.launch import axis_cache, axis_plan
+from harness.launch import axis_plan, plan_cache
 
 ROWS = "triton/axis-r1-block-row"
 COLS = "triton/axis-c1-column-tiles"
@@ -23,7 +23,7 @@ def no_launch(monkeypatch):
         raise AssertionError("a plan was built: the error should have come before any launch")
 
     monkeypatch.setattr(axis_plan, "make_plan", refuse)
-    monkeypatch.setattr(axis_cache, "default", refuse)
+    monkeypatch.setattr(plan_cache, "default_axis", refuse)
 
 
 def _x(*shape, dtype=torch.float32, on=None):

@@ -205,8 +205,8 @@ def test_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, nee
 
 @pytest.mark.parametrize("vid", ["cuda/axis-c2-split-columns", "triton/axis-c2-split-columns"])
 def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, needs_cupy):
-    # c2 has partials, the one thing an entry of harness.launch.axis_cache owns: each stream gets
-    # its own, and a captured call builds a plan whose partials the graph owns
+    # c2 has partials, the one thing an entry of harness.launch.plan_cache.AxisCache owns: each
+    # stream gets its own, and a captured call builds a plan whose partials the graph owns
     x = _small_ints((4096, 257))
     want = torch.sum(x, dim=0)
     assert torch.equal(harness.reduce_sum(x, vid, dim=0), want)  # warm-up: compiled, cached

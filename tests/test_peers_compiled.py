@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from harness.core import catalogue
-from harness.launch import peers, peers_compiled
+from harness.launch import peers
 from harness.launch.errors import PeerUnavailable
 from harness.report import ladder_table, records
 from harness.report.ladder_table import PEER_LABELS, PEER_ORDER
@@ -64,11 +64,11 @@ def test_cooperative_option_where_torch_has_it_and_reason_where_not(monkeypatch)
     v = catalogue.get(catalogue.COMPILE_COOP_ID)
     assert hasattr(config.triton, "cooperative_reductions")  # this torch has it
     before = config.triton.cooperative_reductions
-    kw = peers_compiled.compile_kwargs(v)
+    kw = peers.compile_kwargs(v)
     assert kw == {
         "dynamic": False,
         "fullgraph": True,
-        "options": {"compile_threads": 1, peers_compiled.COOP_OPTION: True},
+        "options": {"compile_threads": 1, peers.COOP_OPTION: True},
     }
     assert config.triton.cooperative_reductions == before  # only the compile sees the option
     assert peers.unavailable_reason(v) is None
@@ -76,17 +76,17 @@ def test_cooperative_option_where_torch_has_it_and_reason_where_not(monkeypatch)
     why = peers.unavailable_reason(v)
     assert why and "not available in this torch" in why
     with pytest.raises(PeerUnavailable, match="not available in this torch"):
-        peers_compiled.compile_kwargs(v)
+        peers.compile_kwargs(v)
 
 
 def test_compile_kwargs_per_peer():
-    kw = {vid: peers_compiled.compile_kwargs(catalogue.get(vid)) for vid in catalogue.COMPILE_IDS}
+    kw = {vid: peers.compile_kwargs(catalogue.get(vid)) for vid in catalogue.COMPILE_IDS}
     assert kw[catalogue.COMPILE_ID]["dynamic"] is False
     assert kw[catalogue.COMPILE_DYNAMIC_ID]["dynamic"] is True
     # each compiles in this process (no pool of compile workers to start and stop)
     assert all(k["options"]["compile_threads"] == 1 for k in kw.values())
     with pytest.raises(ValueError, match=r"not a torch\.compile peer"):
-        peers_compiled.compile_kwargs(catalogue.get(catalogue.TORCH_SUM_ID))
+        peers.compile_kwargs(catalogue.get(catalogue.TORCH_SUM_ID))
 
 
 class _RecordingCompile:
@@ -115,7 +115,7 @@ def test_prepare_compiles_a_fresh_function_and_warms_it(vid, monkeypatch):
     fn_a, fn_b = peers.prepare(v, x), peers.prepare(v, x)
     (a, kw_a), (b, _) = rec.compiled
     assert a.__code__ is not b.__code__  # each compile its own Dynamo cache
-    assert kw_a == peers_compiled.compile_kwargs(v)
+    assert kw_a == peers.compile_kwargs(v)
     first = catalogue.DYNAMIC_FIRST_N if vid == catalogue.COMPILE_DYNAMIC_ID else n
     assert rec.calls[: 2 if first != n else 1] == ([first, n] if first != n else [n])
     warm = len(rec.calls)

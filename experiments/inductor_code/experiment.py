@@ -121,17 +121,17 @@ def kept_configs(modules: list) -> list[dict]:
 
 def compile_kwargs(mode: str) -> dict:
     """torch.compile's arguments per mode (see the module docstring)."""
-    from harness.launch import peers_compiled
+    from harness.launch import peers
 
     if mode == "static":
         return {"dynamic": False, "fullgraph": True}
     if mode == "dynamic":
         return {"dynamic": None, "fullgraph": True}
     if mode == "coop":
-        why = peers_compiled.coop_unavailable_reason()
+        why = peers.coop_unavailable_reason()
         if why:
-            raise peers_compiled.PeerUnavailable(why)
-        return {"dynamic": False, "fullgraph": True, "options": {peers_compiled.COOP_OPTION: True}}
+            raise peers.PeerUnavailable(why)
+        return {"dynamic": False, "fullgraph": True, "options": {peers.COOP_OPTION: True}}
     raise ValueError(f"unknown mode {mode!r}; modes: {', '.join(MODES)}")
 
 
@@ -171,13 +171,13 @@ def run_mode(mode: str, full, log: Callable[[str], None]) -> tuple[dict, str]:
     """One mode over SIZES: its JSON entry and its captured source (one block per compile)."""
     import torch
 
-    from harness.launch import peers_compiled
+    from harness.launch import peers
 
     try:
         kwargs = compile_kwargs(mode)
-    except peers_compiled.PeerUnavailable as e:
+    except peers.PeerUnavailable as e:
         return {"mode": mode, "unavailable": str(e), "calls": []}, f"# not captured: {e}\n"
-    fn = torch.compile(peers_compiled.fresh_sum(), **kwargs)
+    fn = torch.compile(peers.fresh_sum(), **kwargs)
     calls, blocks = [], []
     for n in SIZES:
         row, codes = _call(fn, full[:n], n, log)

@@ -1,7 +1,7 @@
-"""Plans (a variant bound to one input: buffers, grids, launch closures; plan.make_plan picks the
-multi-pass plan or single_launch's by the variant's tile mapping), launching on torch's current
-stream, the peers' calls, the launch errors and the public API (reduce_sum, partials); the plan
-cache of every 1-D family (plan_cache; rebind, rebind_passes) and the torch operator (torch_op,
+"""Plans (a variant bound to one input: plan, single_launch, reproducible_plan, axis_plan), the
+launch caches of every family with their launches rebound per call (plan_cache; rebind,
+rebind_passes), the stream and workspace a launch uses (stream, workspace), the peers' calls,
+the launch errors, the public API (api: reduce_sum, partials) and the torch operator (torch_op,
 which `import harness` imports to register torch.ops.reduce_ladder.sum).
 May import: harness.core, harness.compile.
 """

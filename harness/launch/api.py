@@ -1,59 +1,52 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
-Behaviour on odd input (tested in tests/test_bad_input.py, tests/test_api_args.py and
-tests/test_gpu_bad_input.py):
-- not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU;
-  a sparse tensor: TypeError (.to_dense() first).
+Behaviour on odd input (tests/test_bad_input.py, test_api_args.py, test_gpu_bad_input.py):
+- not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU; a
+  sparse tensor: TypeError (.to_dense() first).
 - on the CPU while the variant runs on the GPU: ValueError (CPU tensors are accepted only by
   Triton variants under TRITON_INTERPRET=1; no other device, e.g. meta, ever).
-- a variant that is neither an id string nor a catalogue.Variant: TypeError; an unknown id:
+- a variant neither an id string nor a catalogue.Variant: TypeError; an unknown id:
   catalogue.UnknownVariant (a KeyError); a peer: ValueError.
 - a dtype the variant does not support: TypeError / ValueError naming the supported ones.
 - empty: the sum is 0 (partials: an empty array), with no launch.
-- 0-d or multi-dimensional: flattened (the sum of all elements); with dim= and an axis variant
-  (harness.core.records_axis), the sum along that dim, as torch.sum(x, dim) (_axis_sum lists its
-  checks; tests in tests/test_axis_bad_input.py).
-- non-contiguous view: summed from a private contiguous copy (the caller's view is untouched).
-- any alignment: the ladder kernels load one element per thread, so a view starting at any
-  element offset is read correctly.
-- NaN / +-Inf: IEEE propagation, as torch.sum (NaN if any NaN or both infinities, else the inf).
+- 0-d or multi-dimensional: flattened; with dim= and an axis variant (harness.core.records_axis),
+  the sum along that dim as torch.sum(x, dim) (_axis_sum; tests/test_axis_bad_input.py).
+- non-contiguous view: summed from a private contiguous copy. Any alignment: the ladder kernels
+  load one element per thread, so a view at any element offset is read correctly.
+- NaN / +-Inf: IEEE propagation, as torch.sum.
 - n >= 2^31 on a 32-bit-indexed seed kernel: ValueError naming the limit.
 - too little device memory for the partials / scratch copy: harness.launch.errors.DeviceMemoryError
   (also importable from harness.launch.plan); the process keeps working.
 The caller's data is never modified.
 
-Where a call runs (harness.launch.stream.call_on): on x's device, whichever device is current,
-and on ONE stream, the caller's current stream in x's library (torch's for a tensor, CuPy's for a
-CuPy array): every launch, allocation and the result's copy, so the result is ready in that
-stream's order. Inside a CUDA-graph capture the call is captured on the capturing stream with a
-workspace the graph owns (harness.launch.workspace, rebind_passes), so graphs replayed at once
-never share a ticket counter or partials. Supported contexts (tests/test_gpu_contexts.py):
-eager on any torch or CuPy stream (blocking or not), several threads at once, torch.compile
-(fullgraph=True; default, reduce-overhead, max-autotune-no-cudagraphs), CUDA graphs captured on
-torch's default capture stream or a given one and replayed concurrently, out=. A call that cannot
-be captured (a variant's first call with such an input inside a capture) raises PlanCacheMiss
-before anything is enqueued, and the caller's capture stays valid.
+Where a call runs (harness.launch.stream.call_on): on x's device, whichever is current, and on ONE
+stream, the caller's current stream in x's library (torch's or CuPy's): every launch, allocation
+and the result's copy, so the result is ready in that stream's order. Inside a CUDA-graph capture
+the call is captured on the capturing stream with a workspace the graph owns
+(harness.launch.workspace), so graphs replayed at once never share a ticket counter or partials.
+Supported contexts (tests/test_gpu_contexts.py): eager on any torch or CuPy stream (blocking or
+not), several threads at once, torch.compile (fullgraph=True; default, reduce-overhead,
+max-autotune-no-cudagraphs), CUDA graphs captured on torch's default capture stream or a given one
+and replayed concurrently, out=. A call that cannot be captured (a variant's first call with such
+an input inside a capture) raises PlanCacheMiss before anything is enqueued; the capture stays
+valid.
 
-Speed: every 1-D family runs through harness.launch.plan_cache: its launches, grids and
-workspace are built once per (variant, dtype, n, alignment class, device, stream) and a call then
-costs one 0-d result tensor and the variant's launches (rebound to the caller's tensors by
-pointer: harness.launch.rebind, rebind_passes). Sums are bit-identical to a fresh plan's.
+Speed: every 1-D family runs through harness.launch.plan_cache: launches, grids and workspace are
+built once per (variant, dtype, n, alignment class, device, stream); a call then costs one 0-d
+result tensor and the launches, rebound to the caller's tensors by pointer. Sums are bit-identical
+to a fresh plan's.
 
-The hot path (`_hit`, tried first by reduce_sum): a plain torch.Tensor, contiguous, and a variant
-id string already seen by the checked path. It builds the cache key from cheap attributes and
-makes one cache lookup; every check above runs on the checked path only, which is taken on a
-miss, so a key can only be in the cache if the checked path accepted such an input before (a
-supported dtype on a supported device, 0 < n <= the variant's max_n). Costs measured with timeit
-on the CPU build machine (CPython 3.12, torch 2.11; GPU figures: experiments.call_profile):
+The hot path (`_hit`, tried first by reduce_sum): a plain contiguous torch.Tensor and a variant id
+string already seen by the checked path. It builds the cache key from cheap attributes and makes
+one lookup; every check above runs on the checked path only, taken on a miss, so a key is in the
+cache only if the checked path accepted such an input before. Costs (timeit, CPython 3.12, torch
+2.11, CPU; GPU figures: experiments.call_profile):
 - x.get_device() 0.05 us (x.device.index 0.08 us: it builds a torch.device);
 - the dtype's name from a dict keyed by torch.dtype 0.10 us (functools.cache'd name_of 0.16 us);
-- hashing a catalogue.Variant (what functools.cache on a Variant argument does) 0.7 us: the
-  checked path did it twice per call; the hot path keys on the id string;
-- the stream: torch._C._cuda_getCurrentRawStream(dev), an int (harness.launch.stream says why
-  not torch.cuda.current_stream());
-- the result: a tensor's new_empty(()) (the entry's proto) 2.1 us against torch.empty((),
-  dtype=, device=) 2.5 us (CPU allocator; both allocate, neither returns a plan's own buffer,
-  which the next call would overwrite).
+- hashing a catalogue.Variant 0.7 us (the checked path did it twice): the hot path keys on the id;
+- the stream: torch._C._cuda_getCurrentRawStream(dev), an int (harness.launch.stream says why);
+- the result: the entry's proto.new_empty(()) 2.1 us against torch.empty((), dtype=, device=)
+  2.5 us (both allocate; neither returns a plan's own buffer, which the next call overwrites).
 """
 
 from __future__ import annotations
@@ -64,19 +57,19 @@ from typing import Any
 import torch
 
 from harness.core import catalogue, device, dtypes
-from harness.launch import axis_cache, axis_plan, plan_cache, stream
+from harness.launch import axis_plan, plan_cache, stream
 from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
 
 @functools.cache
-def _dtype_name(dt: torch.dtype) -> str:
-    return dtypes.name_of(dt)
-
-
-@functools.cache
 def _torch_dtypes(variant: catalogue.Variant) -> frozenset[torch.dtype]:
     return frozenset(dtypes.torch_dtype(d) for d in variant.dtypes)
+
+
+def _check_dtype(v: catalogue.Variant, dtype: torch.dtype) -> None:
+    if dtype not in _torch_dtypes(v):
+        raise TypeError(f"unsupported dtype {dtype}; {v.id} supports {', '.join(v.dtypes)}")
 
 
 def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[torch.Tensor, str]:
@@ -103,10 +96,7 @@ def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[to
             f"{variant.id} runs on a CUDA GPU but the input lives on {t.device}; move it with "
             ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
         )
-    if t.dtype not in _torch_dtypes(variant):
-        raise TypeError(
-            f"unsupported dtype {t.dtype}; {variant.id} supports {', '.join(variant.dtypes)}"
-        )
+    _check_dtype(variant, t.dtype)
     if not t.is_contiguous():
         try:
             t = t.contiguous()  # a private copy: the caller's view is left as it is
@@ -148,9 +138,8 @@ def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.
     """The dtype reduce_sum returns for `variant` over `dtype` input (the tile mapping says: the
     input's, or the single-launch family's accumulator); a TypeError for an unsupported dtype."""
     v = _variant(variant)
-    if dtype not in _torch_dtypes(v):
-        raise TypeError(f"unsupported dtype {dtype}; {v.id} supports {', '.join(v.dtypes)}")
-    return dtypes.DTYPES[v.launch.mapping.sum_dtype(_dtype_name(dtype))].torch
+    _check_dtype(v, dtype)
+    return dtypes.DTYPES[v.launch.mapping.sum_dtype(_DTYPE_NAMES[dtype])].torch
 
 
 def reduce_sum(
@@ -164,20 +153,16 @@ def reduce_sum(
     variants return float16 / bfloat16 sums as float32 (their accumulator). x is never modified:
     in-place kernels work on a scratch copy. An empty x sums to 0 without a launch.
 
-    Without a GPU: a Triton variant ("triton/...") also takes a CPU torch tensor when
-    TRITON_INTERPRET=1 is set in the environment (read at each call), and returns a 0-d CPU
-    tensor, summed by Triton's interpreter. The interpreter runs every program of the grid in
-    Python, so keep n small: nothing here limits it, but the CLI's CPU path stops at 2^16. A CPU
-    tensor given to a CUDA variant, or to a Triton one without TRITON_INTERPRET=1, is a
-    ValueError saying to move it to the GPU; a peer is not a variant here (ValueError) on any
-    device.
+    Without a GPU: a Triton variant also takes a CPU torch tensor when TRITON_INTERPRET=1 is set
+    (read at each call) and returns a 0-d CPU tensor, summed by Triton's interpreter (every
+    program in Python: keep n small; the CLI's CPU path stops at 2^16).
 
     out: where to write the sum instead of a new tensor (as torch.sum's out=): a one-element
     dense tensor (or CuPy array, with x one) of the result dtype (result_dtype) on x's device,
     not overlapping any byte of x (of a strided view: its span), not requiring grad; it is
-    returned. It saves the result's allocation, the largest single cost of
-    a cached call (experiments.call_profile: 4-5 us on the H100 host, more than the launch's
-    API overhead). A wrong out is a TypeError / ValueError before any launch.
+    returned. It saves the result's allocation, the largest single cost of a cached call
+    (experiments.call_profile: 4-5 us on the H100 host). A wrong out is a TypeError / ValueError
+    before any launch.
     """
     if type(x) is torch.Tensor and type(variant) is str and dim is None:
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
@@ -188,7 +173,7 @@ def reduce_sum(
                 res = out
             else:
                 return _checked_sum(x, variant, out)  # says what is wrong with out
-            launch(x, res)
+            launch.go(x, res)  # not launch(x, res): one Python frame fewer
             return res
     if dim is not None or axis_plan.is_axis(variant):
         return _axis_sum(x, variant, dim, out)
@@ -196,22 +181,19 @@ def reduce_sum(
 
 
 def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> Any:
-    """reduce_sum(x, variant, dim=d) with an axis variant (harness.core.records_axis): what
-    torch.sum(x, dim=d) returns (keepdim False, negative dims counted from the end), in x's
-    library, on x's device and the caller's current stream (stream.call_on), the bits the same on
-    every run (no atomics). Differences from torch.sum: int32 input returns int32, the sum wrapped
-    modulo 2^32 as the 1-D ladder's (torch.sum returns int64); float32 sums in float32;
-    float16 / bfloat16 are added in float32 and rounded once to their dtype, as torch.sum's.
+    """reduce_sum(x, variant, dim=d) with an axis variant: what torch.sum(x, dim=d) returns
+    (keepdim False, negative dims from the end), in x's library, on x's device and the caller's
+    stream, the bits the same on every run (no atomics). Unlike torch.sum: int32 input returns
+    int32, wrapped modulo 2^32; float32 sums in float32; float16 / bfloat16 add in float32 and
+    round once, as torch.sum's.
 
-    Checked before anything is launched or copied (axis_plan.check): an axis variant without
-    dim, or a 1-D variant with one (ValueError); dim not an int (TypeError) or out of range
-    (IndexError); x not 2-D or 3-D, a row stage asked for a strided dim or a column stage for
-    the innermost one, 2^31 elements or more (ValueError); a dtype the variant lacks
-    (TypeError); out= (not in this slice: ValueError). A non-contiguous x is read from a private
-    contiguous copy (x itself is never written). An empty reduced dim gives zeros of the output
-    shape, and an empty output an empty tensor, with no reduction launched. Kernels and partials
-    come from harness.launch.axis_cache (per variant, dtype, shape, dim, device and stream);
-    inside a CUDA-graph capture, from a plan of the call's own."""
+    Checked before anything is launched or copied (axis_plan.check): an axis variant without dim,
+    or a 1-D variant with one (ValueError); dim not an int (TypeError) or out of range
+    (IndexError); x not 2-D or 3-D, a row stage asked for a strided dim or a column stage for the
+    innermost one, 2^31 elements or more (ValueError); a dtype the variant lacks (TypeError);
+    out= (ValueError). A non-contiguous x is read from a private contiguous copy. An empty reduced
+    dim gives zeros of the output shape, an empty output an empty tensor, with no launch. Kernels
+    and partials come from plan_cache.AxisCache; inside a capture, from a plan of the call's own."""
     v = axis_plan.resolve(variant, dim)
     if out is not None:
         raise ValueError(f"out= is not supported with dim= ({v.id}); use the returned tensor")
@@ -225,7 +207,7 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
         if t.is_cuda and plan_cache.capturing():
             return _back(axis_plan.make_plan(v, t, p).run(), lib)  # partials the graph owns
         d = axis_plan.normalize_dim(dim, t.dim())
-        launch = axis_cache.default().get(v, t, p, d, stream_ptr)
+        launch = plan_cache.default_axis().get(v, t, p, d, stream_ptr)
         res = torch.empty(p.out_shape, dtype=t.dtype, device=t.device)
         launch(t, res)
         return _back(res, lib)
@@ -236,8 +218,7 @@ def axis_result_shape(x: torch.Tensor, variant: str | catalogue.Variant, dim: An
     alone (the operator's fake implementation), or the error _axis_sum raises for them."""
     v = axis_plan.resolve(variant, dim)
     p = axis_plan.check(v, tuple(x.shape), dim)
-    if x.dtype not in _torch_dtypes(v):
-        raise TypeError(f"unsupported dtype {x.dtype}; {v.id} supports {', '.join(v.dtypes)}")
+    _check_dtype(v, x.dtype)
     return p.out_shape
 
 
@@ -251,17 +232,16 @@ def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
 
 
 def _overlaps(out: torch.Tensor, x: torch.Tensor) -> bool:
-    """out's one element shares a byte with contiguous x (the sum would overwrite what it
-    reads); out may be wider than x's elements (a float32 sum of float16 input)."""
+    """out's one element shares a byte with contiguous x (out may be wider than x's elements: a
+    float32 sum of float16 input)."""
     o, lo = out.data_ptr(), x.data_ptr()
     return o < lo + x.numel() * x.element_size() and lo < o + out.element_size()
 
 
 def _check_out(out: Any, want: torch.dtype, x: Any) -> torch.Tensor:
-    """out= as a torch tensor that the sum may be written into, or a clear error (before any
-    launch): its library, layout, size, dtype, device, and that it does not overlap the caller's
-    x (any view of it: a non-contiguous one is summed from a copy, but an out inside it would
-    still change the caller's data)."""
+    """out= as a torch tensor the sum may be written into, or a clear error before any launch:
+    its library, layout, size, dtype, device, and no overlap with the caller's x (any view: a
+    non-contiguous one is summed from a copy, but an out inside it would still change it)."""
     if isinstance(out, torch.Tensor):
         t = out
     elif hasattr(out, "__cuda_array_interface__") and type(out).__module__.startswith("cupy"):
@@ -279,21 +259,18 @@ def _check_out(out: Any, want: torch.dtype, x: Any) -> torch.Tensor:
     view = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
     if t.device != view.device:
         raise ValueError(f"out is on {t.device}, the input on {view.device}")
-    if view.numel() and _meets(_span(t), _span(view)):
-        raise ValueError("out overlaps the input: the sum would overwrite what it reads")
+    if view.numel():
+        (o0, o1), (x0, x1) = _span(t), _span(view)
+        if o0 < x1 and x0 < o1:
+            raise ValueError("out overlaps the input: the sum would overwrite what it reads")
     return t
 
 
 def _span(t: torch.Tensor) -> tuple[int, int]:
-    """The first byte of non-empty t's elements and one past its last byte (torch strides are
-    never negative, so the first element is at data_ptr)."""
+    """The first byte of non-empty t's elements and one past its last (torch strides are never
+    negative, so the first element is at data_ptr)."""
     reach = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride(), strict=True))
     return t.data_ptr(), t.data_ptr() + (reach + 1) * t.element_size()
-
-
-def _meets(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """The byte ranges [a0, a1) and [b0, b1) share a byte."""
-    return a[0] < b[1] and b[0] < a[1]
 
 
 # Variant ids (as callers spell them) -> the catalogue id, filled by the checked path on first
@@ -301,17 +278,14 @@ def _meets(a: tuple[int, int], b: tuple[int, int]) -> bool:
 _HOT_IDS: dict[str, str] = {}
 _DTYPE_NAMES: dict[torch.dtype, str] = {d.torch: name for name, d in dtypes.DTYPES.items()}
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-
-
 _current_device = getattr(torch._C, "_cuda_getDevice", None)
 
 
 def _hit(x: torch.Tensor, variant: str):
     """The cached launch for x (a plain tensor) and a variant id, or None: then the caller takes
-    the checked path (which builds on a miss, switches to x's device when another one is
-    current, and captures with a graph-owned workspace). Only attribute reads, a device and a
-    stream query and one cache lookup: the key is plan_cache.key_of's, built without a Variant
-    object."""
+    the checked path (which builds on a miss, switches to x's device when another one is current,
+    and captures with a graph-owned workspace). Only attribute reads, a device and a stream query
+    and one lookup of plan_cache.key_of's key, built without a Variant object."""
     vid = _HOT_IDS.get(variant)
     if vid is None or not x.is_contiguous():
         return None
@@ -359,18 +333,17 @@ def _written(res: torch.Tensor, dest: torch.Tensor | None, out: Any, lib: str) -
 def _cached_sum(
     v: catalogue.Variant, t: torch.Tensor, stream_ptr: int, dest: torch.Tensor | None = None
 ):
-    """The sum through the plan cache: one 0-d result tensor (the entry's proto.new_empty: the
-    sum's dtype on t's device; or the caller's out=) and the entry's launches writing into it;
-    inside a capture, the launches with a graph-owned workspace."""
+    """The sum through the plan cache into a new 0-d result (or the caller's out=); inside a
+    capture, the entry's launches with a graph-owned workspace."""
     _check_size(v, t)
-    cache, name = plan_cache.default(), _dtype_name(t.dtype)
+    cache, name = plan_cache.default(), _DTYPE_NAMES[t.dtype]
     captured = t.is_cuda and plan_cache.capturing()
     launch = cache.for_capture(v, name, t) if captured else cache.get(v, name, t)
     res = launch.proto.new_empty(()) if dest is None else dest
     if captured:
         launch.in_capture(t, res, stream_ptr)
     else:
-        launch(t, res)
+        launch.go(t, res)
     return res
 
 
@@ -390,7 +363,7 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
         if v.launch.mapping.one_launch:
             # One launch: its one "partial" is the sum, written into a poisoned buffer.
             _check_size(v, t)
-            launch = plan_cache.default().get(v, _dtype_name(t.dtype), t)
+            launch = plan_cache.default().get(v, _DTYPE_NAMES[t.dtype], t)
             out = dtypes.poison_(launch.workspace[0].new_empty(1))
             launch(t, out)
             return _back(out, lib)

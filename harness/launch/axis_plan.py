@@ -1,24 +1,18 @@
-"""The axis family's checks and plan: a sum along one dim (harness.core.records_axis) bound to one
-contiguous input, on the caller's stream.
+"""The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels and plan.
 
 `resolve` and `check` run before anything is launched or copied and raise the errors
-reduce_sum(x, variant, dim=d) documents (harness.launch.api): an axis variant without dim, a 1-D
-variant given one, a dim out of range or not an int, a tensor that is not 2-D or 3-D, a mapping
-that does not take this reduction (a row stage along a strided dim), 2^31 elements or more.
-
-An AxisPlan binds every pass to one input (the checks' verify path: it poisons the output and the
-partials first); run() queues every pass on torch's current stream (reduce_sum enters the
-caller's stream first, harness.launch.stream) and returns the output, shaped as torch.sum(x, dim)
-returns it. reduce_sum itself goes through harness.launch.axis_cache: the same kernels and
-partials, looked up per (variant, dtype, shape, dim, device, stream) and given each call's tensors.
+reduce_sum(x, variant, dim=d) documents (harness.launch.api). An AxisLaunch is every pass with x
+and out given per call (what harness.launch.plan_cache.AxisCache keeps per variant, dtype, shape,
+dim, device and stream); an AxisPlan binds one to an input (the verify path, and a capture: its
+partials then come from the graph's pool). Every pass runs on torch's current stream (reduce_sum
+enters the caller's stream first, harness.launch.stream).
 """
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -27,7 +21,7 @@ from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
-from harness.launch.errors import DeviceMemoryError
+from harness.launch.errors import no_room
 from harness.launch.stream import on_torch_stream
 
 NDIMS = (2, 3)
@@ -97,29 +91,6 @@ def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
             f"{p.numel:,}"
         )
     return p
-
-
-@dataclass
-class AxisPlan:
-    """Every pass of one axis sum: launch closures made once, the output and the buffers."""
-
-    variant: Variant
-    dtype: str
-    x: torch.Tensor
-    problem: geom.Problem
-    out: torch.Tensor  # (outer * inner,), the input's dtype
-    buffers: list[torch.Tensor] = field(default_factory=list)  # split partials
-    launches: list[Callable[[], None]] = field(default_factory=list)
-
-    def poison(self) -> None:
-        """NaN / the int sentinel into the output and every buffer (an unwritten value fails)."""
-        for t in (self.out, *self.buffers):
-            dtypes.poison_(t)
-
-    def run(self) -> torch.Tensor:
-        for go in self.launches:
-            go()
-        return self.out.view(self.problem.out_shape)
 
 
 def _cupy(t: torch.Tensor):
@@ -210,29 +181,54 @@ def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list
     return ks, [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
 
 
-def partial_buffers(v: Variant, dtype: str, sizes: list[int], device) -> list[torch.Tensor]:
-    """The partials between the passes (DeviceMemoryError when they cannot be allocated)."""
-    try:
-        return [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{v.id} could not allocate its partials ({str(e).splitlines()[0]})"
-        ) from None
+@dataclass
+class AxisLaunch:
+    """Every pass of one axis sum: its kernels and the partials between them; given the
+    contiguous x and out per call (what harness.launch.plan_cache.AxisCache keeps)."""
+
+    kernels: list[Kernel]
+    partials: list[torch.Tensor]
+
+    def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
+        srcs = [x.reshape(-1), *self.partials]
+        dsts = [*self.partials, out.view(-1)]
+        for k, src, dst in zip(self.kernels, srcs, dsts, strict=True):
+            k(src, dst)
+
+
+def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
+    """v's kernels over problem p and its partials on `device` (DeviceMemoryError when they
+    cannot be allocated)."""
+    ks, sizes = kernels(v, dtype, p)
+    with no_room(f"{v.id} could not allocate its partials"):
+        partials = [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
+    return AxisLaunch(ks, partials)
+
+
+@dataclass
+class AxisPlan:
+    """An AxisLaunch bound to one input and its output ((outer * inner,), the input's dtype)."""
+
+    variant: Variant
+    x: torch.Tensor
+    problem: geom.Problem
+    out: torch.Tensor
+    launch: AxisLaunch
+
+    def poison(self) -> None:
+        """NaN / the int sentinel into the output and every partial (an unwritten value fails)."""
+        for t in (self.out, *self.launch.partials):
+            dtypes.poison_(t)
+
+    def run(self) -> torch.Tensor:
+        self.launch(self.x, self.out)
+        return self.out.view(self.problem.out_shape)
 
 
 def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
     """`v` over the contiguous x (check(v, x.shape, dim) gave p; at least one output, length >= 1).
     Raises DeviceMemoryError when the output or the partials cannot be allocated."""
-    dtype = dtypes.name_of(x.dtype)
-    ks, sizes = kernels(v, dtype, p)
-    buffers = partial_buffers(v, dtype, sizes, x.device)
-    try:
+    launch = bind(v, dtypes.name_of(x.dtype), p, x.device)
+    with no_room(f"{v.id} could not allocate its output"):
         out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(f"{v.id} could not allocate its output ({e})") from None
-    plan = AxisPlan(v, dtype, x, p, out, buffers)
-    srcs = [x.reshape(-1), *buffers]
-    dsts = [*buffers, out]
-    for k, src, dst in zip(ks, srcs, dsts, strict=True):
-        plan.launches.append(functools.partial(k, src, dst))
-    return plan
+    return AxisPlan(v, x, p, out, launch)

@@ -1,6 +1,9 @@
-"""Errors the launch layer raises, in a module of their own so that every plan module (the
-multi-pass plan, the single-launch plan) and the API can import them without importing each other.
-"""
+"""Errors the launch layer raises (a module of their own: every plan module imports them)."""
+
+import contextlib
+from collections.abc import Iterator
+
+import torch
 
 
 class DeviceMemoryError(MemoryError):
@@ -11,3 +14,13 @@ class PeerUnavailable(RuntimeError):
     """A peer that cannot run in this environment (an optional package not installed, a torch
     without the compiler option it needs): the message says why and how to get it. Reported as
     the record's reason rather than counted as a failure of the run."""
+
+
+@contextlib.contextmanager
+def no_room(message: str) -> Iterator[None]:
+    """torch's OutOfMemoryError in the block raised as DeviceMemoryError: message, then the first
+    line of torch's in parentheses."""
+    try:
+        yield
+    except torch.cuda.OutOfMemoryError as e:
+        raise DeviceMemoryError(f"{message} ({str(e).splitlines()[0]})") from None

@@ -1,18 +1,19 @@
-"""Plans: a variant bound to one input tensor, with its buffers and launch closures made once, so
-timing loops measure launches, not allocation or Python setup. Everything here works on torch
-tensors; CUDA kernels see the same memory through zero-copy CuPy views (DLPack).
+"""Plans: a variant bound to one input tensor, its buffers and launch closures made once, so timing
+loops measure launches, not allocation or Python setup. CUDA kernels see the torch tensors through
+zero-copy CuPy views (DLPack); every launch queues on torch's current stream at run time.
 
-make_plan(variant, x) is the one entry point. It checks the input against the record, then asks
-the variant's tile mapping: a multi-pass mapping gets this module's Plan (the same kernel again
-over the partials until one is left); a one-launch mapping gets harness.launch.single_launch's
-plan. Both answer the ReductionPlan protocol below, which is all callers use.
+make_plan(variant, x) is the one entry point: it checks the input against the record, then the
+tile mapping picks the plan: a multi-pass mapping gets this module's Plan (the same kernel again
+over the partials until one is left), a one-launch mapping single_launch's FastestPlan, the
+reproducible family reproducible_plan's. All answer one interface (ReductionPlan), all callers
+use: variant, dtype, x, outs (run() returns one), n, launch_count (launches per run),
+first_blocks, run(first_pass_only=False, restore=True), poison(), restore(), bytes_moved().
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import torch
 
@@ -22,31 +23,10 @@ from harness.core.catalogue import MAX_N_32BIT, Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
-from harness.launch.errors import DeviceMemoryError
+from harness.launch.errors import DeviceMemoryError, no_room
 from harness.launch.stream import on_torch_stream
 
 __all__ = ["DeviceMemoryError", "Plan", "ReductionPlan", "make_plan"]
-
-
-class ReductionPlan(Protocol):
-    """What every plan offers (the multi-pass Plan here, single_launch's one-launch plan)."""
-
-    variant: Variant
-    dtype: str
-    x: torch.Tensor
-    outs: list[torch.Tensor]  # the output buffers; run() returns one of them
-
-    @property
-    def n(self) -> int: ...
-    @property
-    def launch_count(self) -> int: ...  # kernel launches per run()
-    @property
-    def first_blocks(self) -> int: ...  # blocks (programs) of the first launch
-
-    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor: ...
-    def poison(self) -> None: ...
-    def restore(self) -> None: ...
-    def bytes_moved(self, first_pass_only: bool = False) -> int: ...
 
 
 @dataclass
@@ -81,10 +61,8 @@ class Plan:
 
     def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
         """Launch the passes (asynchronously); returns the buffer that will hold the result.
-
         restore=False leaves the scratch copy as it is: timing loops restore it in their untimed
-        setup instead, so the copy is not counted as the kernel's time.
-        """
+        setup, so the copy is not counted as the kernel's time."""
         if restore:
             self.restore()
         for launch in self.launches[:1] if first_pass_only else self.launches:
@@ -100,6 +78,9 @@ class Plan:
         size = self.x.element_size()
         ps = self.passes[:1] if first_pass_only else self.passes
         return sum((p.n + p.blocks) * size for p in ps)
+
+
+ReductionPlan = Plan | single_launch.FastestPlan  # ReproduciblePlan is a FastestPlan
 
 
 def make_plan(variant: Variant, x: torch.Tensor) -> ReductionPlan:
@@ -130,18 +111,9 @@ def make_plan(variant: Variant, x: torch.Tensor) -> ReductionPlan:
 def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
-    try:
+    with no_room(f"{variant.id} needs {need(variant, passes, x)}; the allocation failed"):
         outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
         scratch = torch.empty_like(x) if launch.in_place else None
-    except torch.cuda.OutOfMemoryError as e:
-        need = sum(p.blocks for p in passes) * x.element_size()
-        if launch.in_place:
-            need += x.numel() * x.element_size()
-        raise DeviceMemoryError(
-            f"{variant.id} needs {need:,} bytes of device memory for its partial sums"
-            + (" and the scratch copy its in-place first pass works on" if launch.in_place else "")
-            + f"; the allocation failed ({str(e).splitlines()[0]})"
-        ) from None
     plan = Plan(variant, dtype, x, passes, outs, scratch)
     inputs = [scratch if scratch is not None else x, *outs[:-1]]
     make = _cuda_launch if variant.backend == "cuda" else _triton_launch
@@ -151,10 +123,18 @@ def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
     return plan
 
 
+def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
+    """What a multi-pass plan allocates, for its DeviceMemoryError (the cached launch's too)."""
+    in_place = variant.launch.in_place
+    need = (sum(p.blocks for p in passes) + (x.numel() if in_place else 0)) * x.element_size()
+    scratch = " and the scratch copy its in-place first pass works on" if in_place else ""
+    return f"{need:,} bytes of device memory for its partial sums{scratch}"
+
+
 def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
     """Pass p of a multi-pass CUDA variant: (the CuPy kernel, blocks, threads, dynamic shared
-    memory bytes, its scalar arguments after the two pointers as numpy values). The uncached
-    plan and the plan cache (harness.launch.rebind_passes) both launch from here."""
+    memory bytes, the scalar arguments after the two pointers as numpy values), for the plan and
+    the plan cache (rebind_passes) alike."""
     import numpy as np
 
     launch = variant.launch

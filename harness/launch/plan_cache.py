@@ -1,43 +1,35 @@
-"""A bounded, thread-safe cache of every 1-D family's launches, so that reduce_sum does not build a
-plan (workspace allocations, a memset, the grid, kernel lookups) on every call: the single-launch
-family's (harness.launch.rebind.BoundLaunch) and the multi-pass ladder's and the reproducible
-pair's (harness.launch.rebind_passes.PassesLaunch), one table, one lock, one set of counters.
+"""The launch caches: a bounded, thread-safe LRU of every 1-D family's launches (PlanCache) and
+of the axis family's (AxisCache), so that reduce_sum does not build a plan (workspace allocations,
+a memset, the grid, kernel lookups) on every call.
 
-Key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer).
-- n and dtype fix the grid, the integer widths and Triton's configuration bucket;
-- data_ptr % 16 is the alignment class: it fixes the kernels' head (elements before the first
-  16-byte boundary) and Triton's pointer specialization;
-- the device owns the workspace;
-- the stream: each stream gets its own workspace, so its own ticket counter. The kernel leaves the
-  counter at 0 after every launch, but two launches in flight at once on two streams sharing one
-  counter would take each other's tickets (two multi-pass chains would write one set of
-  partials); with the stream in the key they never share one.
-  (A stream destroyed while its last launch is still running and a new stream created at the same
-  address would share one: the same caveat as any per-stream cache keyed by the handle.)
+1-D key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer). n and dtype fix
+the grid, the integer widths and Triton's configuration bucket; data_ptr % 16 is the alignment
+class (the kernels' head before the first 16-byte boundary, Triton's pointer specialization); the
+device owns the workspace. Axis key: (variant id, dtype, shape, dim, device, stream): shape and dim
+fix the passes, grids and partials (harness.core.axis_geometry).
+The stream: each stream gets its own workspace, so its own ticket counter and partials. The kernel
+leaves the counter at 0 after every launch, but two launches in flight at once on two streams
+sharing one counter would take each other's tickets (two multi-pass chains would write one set of
+partials). (A stream destroyed while its last launch runs and a new one created at the same
+address would share one: the caveat of any cache keyed by the handle.)
 
-Rebinding: the key holds no data pointer. A cached entry takes the input and output tensors per
-call and passes their pointers to the kernel, so any tensor of
-the same n, dtype and alignment class hits, whether new or reused, and the cache holds no
-reference to any caller's tensor (it cannot keep a large input alive). The other design, a key
-with the data pointer, would make every freshly allocated input miss (or, with the caching
-allocator handing back a freed block, hit by accident of addresses) and would have to keep each
-input alive to keep its plan valid. A hit allocates nothing but the caller's result tensor
-(harness.launch.api), which is what torch.sum allocates too.
+Rebinding: no key holds a data pointer. An entry (rebind.BoundLaunch, from rebind or rebind_passes;
+axis_plan.AxisLaunch) takes the input and output per call and passes their pointers to the
+kernels, so any tensor of the same class hits, and the cache holds no reference to a caller's
+tensor (it cannot keep a large input alive). A key with the data pointer would make every fresh
+input miss (or hit by accident of the allocator's addresses) and would have to keep each input
+alive. A hit allocates nothing but the caller's result (harness.launch.api), as torch.sum does.
 
-The other families' entries (rebind_passes) keep the same key and interface: the multi-pass chain's
-partials (and an in-place first pass's scratch copy of the input) and the reproducible pair's chunk
-partials and counter are their workspace, made once; their kernels take x and out per call.
-
-Capture: a captured call does not use the entry's workspace (a graph bakes addresses in, so every
+Capture: a captured call does not use an entry's workspace (a graph bakes addresses in, so every
 graph captured from one entry would share its counter: harness.launch.workspace). `for_capture`
 finds the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
 kernel, grid and configuration do not depend on the stream), and the call launches it on the
-capturing stream with a workspace of the graph's own (the entries' in_capture). Nothing of the
-entry is referenced by the graph but the kernel, which the compile caches keep, so eviction and
-clear() may free every entry. A miss while the current stream is capturing raises PlanCacheMiss
-before anything is enqueued (building would allocate, memset and may time Triton's candidates),
-saying to call once before capturing (the warm-up every capture does anyway); the caller's
-capture stays valid.
+capturing stream with a workspace of the graph's own (the entries' in_capture); the graph keeps
+nothing of the entry but the kernel, which the compile caches keep, so eviction and clear() may
+free every entry. A miss while the current stream captures raises PlanCacheMiss before anything is
+enqueued (building would allocate, memset and may time Triton's candidates); the caller's capture
+stays valid. The axis family does not capture from its cache: api builds an axis plan whose
+partials the graph's allocator owns.
 """
 
 from __future__ import annotations
@@ -51,15 +43,17 @@ from typing import Generic, TypeVar
 
 import torch
 
+from harness.core import axis_geometry as geom
+from harness.core import dtypes
 from harness.core.catalogue import Variant
-from harness.launch import rebind, rebind_passes
+from harness.launch import axis_plan, rebind, rebind_passes
 from harness.launch.stream import current_stream_ptr
 
 DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (<= 16 KiB)
 ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
 
 Key = tuple[str, str, int, int, int, int]
-Entry = rebind.BoundLaunch | rebind_passes.PassesLaunch
+Entry = rebind.BoundLaunch
 
 
 class PlanCacheMiss(RuntimeError):
@@ -89,9 +83,9 @@ E = TypeVar("E")
 
 
 class LRU(Generic[K, E]):
-    """The table both launch caches keep (this one and harness.launch.axis_cache): at most
-    max_entries entries, the least recently used evicted first, one lock for the table and its
-    counters (hits, misses, evictions) so that they stay exact across threads."""
+    """At most max_entries entries (default REDUCE_LADDER_PLAN_CACHE_SIZE or 64), the least
+    recently used evicted first; one lock for the table and its counters (hits, misses,
+    evictions), so that they stay exact across threads."""
 
     def __init__(self, max_entries: int | None = None) -> None:
         if max_entries is None:
@@ -104,7 +98,9 @@ class LRU(Generic[K, E]):
         self.hits = self.misses = self.evictions = 0
 
     def lookup(self, key: K) -> E | None:
-        """The entry (counted as a hit, made most recent), or None (nothing counted)."""
+        """The entry (counted as a hit, made most recent), or None (nothing counted, nothing
+        built). The lock, get and move_to_end cost about 0.24 us together in CPython 3.12, a bare
+        dict get 0.10 us: the 0.14 us buys LRU order and exact counters across threads."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -123,8 +119,8 @@ class LRU(Generic[K, E]):
         return None
 
     def add(self, key: K, entry: E) -> E:
-        """Counts a miss and keeps `entry` under key (or the one another thread added first, which
-        is returned), evicting past max_entries."""
+        """Counts a miss and keeps `entry` under key (or returns the one another thread added
+        first), evicting past max_entries."""
         with self._lock:
             self.misses += 1
             entry = self._entries.setdefault(key, entry)
@@ -135,6 +131,7 @@ class LRU(Generic[K, E]):
             return entry
 
     def clear(self) -> None:
+        """Drop every entry (their workspaces are freed with them) and zero the counters."""
         with self._lock:
             self._entries.clear()
             self.hits = self.misses = self.evictions = 0
@@ -145,11 +142,13 @@ class LRU(Generic[K, E]):
                 self.hits, self.misses, self.evictions, len(self._entries), self.max_entries
             )
 
-    def keys(self) -> list[K]:
+    def cached_keys(self) -> list[K]:
+        """Least recently used first."""
         with self._lock:
             return list(self._entries)
 
-    def values(self) -> list[E]:
+    def cached_launches(self) -> list[E]:
+        """Least recently used first."""
         with self._lock:
             return list(self._entries.values())
 
@@ -157,26 +156,24 @@ class LRU(Generic[K, E]):
         return len(self._entries)
 
 
-class PlanCache:
-    """An LRU of Entry by Key, at most max_entries; one lock for builds besides the
-    table's (two threads missing the same key build it once; hits never wait on a build).
-    launch_modes: backend -> the single-launch family's launch mode (rebind.LAUNCH_MODES), default
-    rebind's."""
+class PlanCache(LRU[Key, Entry]):
+    """The 1-D families' launches. A second lock for builds (two threads missing one key build it
+    once; hits never wait on a build). launch_modes: backend -> the single-launch family's launch
+    mode (rebind.LAUNCH_MODES), default rebind's."""
 
     def __init__(
         self, max_entries: int | None = None, launch_modes: dict[str, str] | None = None
     ) -> None:
-        self._table: LRU[Key, Entry] = LRU(max_entries)
-        self.max_entries = self._table.max_entries
+        super().__init__(max_entries)
         self.launch_modes = {**rebind.DEFAULT_MODE, **(launch_modes or {})}
         self._build_lock = threading.Lock()
 
     def get(
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
     ) -> Entry:
-        """The launch for x (flat or not, contiguous) on stream_ptr (default: the current
-        stream), built on a miss. A miss allocates the workspace ordered after stream_ptr, so
-        pass another stream_ptr only for that stream's work (tests use it to name streams)."""
+        """The launch for x (contiguous, any shape) on stream_ptr (default: the current stream),
+        built on a miss. A miss allocates the workspace ordered after stream_ptr, so pass another
+        stream_ptr only for that stream's work (tests use it to name streams)."""
         if stream_ptr is None:
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)
@@ -185,43 +182,22 @@ class PlanCache:
             return self._build(key, variant, dtype, x, stream_ptr)
         return entry
 
-    def lookup(self, key: Key) -> Entry | None:
-        """The entry for a key the caller computed (harness.launch.api's hot path), counted as a
-        hit and made most recent; None on a miss (nothing is built: the caller takes its checked
-        path, which calls get). The lock, the get and the move_to_end take about 0.24 us
-        together in CPython 3.12, a bare dict get 0.10 us (timeit on the shared CPU build
-        machine): the 0.14 us buys LRU order and exact counters across threads."""
-        return self._table.lookup(key)
-
     def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
-        """The entry a call captured on the current stream launches (module docstring): this
-        stream's if there is one, else the most recent one of another stream; PlanCacheMiss if
-        none was ever built (nothing is enqueued)."""
-        stream_ptr = stream_of(x)
-        key = key_of(variant, dtype, x, stream_ptr)
-        entry = self.lookup(key)
+        """The entry a call captured on the current stream launches: this stream's, else the most
+        recent one of another stream; PlanCacheMiss if none was built (nothing is enqueued)."""
+        key = key_of(variant, dtype, x, stream_of(x))
+        entry = self.lookup(key) or self.first(lambda other: other[:5] == key[:5])
         if entry is not None:
             return entry
-        entry = self._table.first(lambda other: other[:5] == key[:5])
-        if entry is not None:
-            return entry
-        raise PlanCacheMiss(
-            f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
-            f"(alignment class {key[3]}) on {x.device}, and the current stream is capturing a "
-            "CUDA graph: call it once with such an input before capturing (any stream)"
-        )
+        raise _miss(key, x)
 
     def _build(
         self, key: Key, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int
     ) -> Entry:
         if x.is_cuda and capturing():
-            raise PlanCacheMiss(
-                f"no cached plan for {variant.id} over {x.numel():,} {dtype} elements "
-                f"(alignment class {key[3]}) on stream {stream_ptr:#x}, and this stream is "
-                "capturing a CUDA graph: call it once before capturing"
-            )
+            raise _miss(key, x)
         with self._build_lock:
-            entry = self._table.lookup(key)  # another thread built it meanwhile
+            entry = self.lookup(key)  # another thread built it meanwhile
             if entry is not None:
                 return entry
             flat = x.reshape(-1)
@@ -230,37 +206,53 @@ class PlanCache:
                 entry = rebind.bind(variant, dtype, flat, stream_ptr, mode)
             else:
                 entry = rebind_passes.bind(variant, dtype, flat, stream_ptr)
-            return self._table.add(key, entry)
+            return self.add(key, entry)
 
-    def clear(self) -> None:
-        """Drop every entry (their workspaces are freed with them) and zero the counters."""
-        self._table.clear()
 
-    def info(self) -> CacheInfo:
-        return self._table.info()
+def _miss(key: Key, x: torch.Tensor) -> PlanCacheMiss:
+    vid, dtype, n, align, _, stream_ptr = key
+    return PlanCacheMiss(
+        f"no cached plan for {vid} over {n:,} {dtype} elements (alignment class {align}) on "
+        f"{x.device}, stream {stream_ptr:#x}, which is capturing a CUDA graph: call it once with "
+        "such an input before capturing (on any stream)"
+    )
 
-    def cached_keys(self) -> list[Key]:
-        """The cached keys, least recently used first."""
-        return self._table.keys()
 
-    def cached_launches(self) -> list[Entry]:
-        """The cached launches, least recently used first."""
-        return self._table.values()
+class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
+    """The axis family's launches (reduce_sum(x, variant, dim=d))."""
+
+    def get(
+        self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
+    ) -> axis_plan.AxisLaunch:
+        """The entry for v over x's dtype, shape and dim on x's device and `stream`, built on a
+        miss (DeviceMemoryError when its partials cannot be allocated)."""
+        dtype = dtypes.name_of(x.dtype)
+        key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
+        entry = self.lookup(key)
+        if entry is None:
+            entry = self.add(key, axis_plan.bind(v, dtype, p, x.device))  # or another thread's
+        return entry
 
 
 def capturing() -> bool:
-    """Whether torch's current stream is capturing a CUDA graph (one driver query): the C call
+    """Whether torch's current stream is capturing a CUDA graph: the C call
     torch.cuda.is_current_stream_capturing() makes, without its Python frame (CUDA tensors only:
     a torch built without CUDA lacks it)."""
     return torch._C._cuda_isCurrentStreamCapturing()
 
 
 _default = PlanCache()
+_default_axis = AxisCache()
 
 
 def default() -> PlanCache:
     """The process-wide cache reduce_sum and partials use."""
     return _default
+
+
+def default_axis() -> AxisCache:
+    """The process-wide cache reduce_sum uses for sums along a dim."""
+    return _default_axis
 
 
 def clear() -> None:

@@ -1,53 +1,42 @@
-"""The single-launch (fastest) family's launch with the input and the output as per-call
-arguments: what harness.launch.plan_cache caches.
-
-A FastestPlan (harness.launch.single_launch) is bound to one tensor: its launch closure holds x and
-CuPy views of it. A cached plan must serve every tensor of the same shape class, so here the input
-and output pointers are the only things that change per call; the kernel, grid, configuration,
-workspace (partials and the ticket counter) and stream are fixed when the launch is built. The
-grid and configuration come from the same functions the uncached plan uses
-(single_launch.cuda_grid, triton_kernels.fastest.tuned_config / program_count / triton_meta), so a
+"""The single-launch (fastest) family's cached launch, the input and output given per call: what
+harness.launch.plan_cache keeps for it. Only their pointers change per call; the kernel, grid,
+configuration, workspace (partials, ticket counter) and stream are fixed when it is built, from
+the functions the uncached plan uses (single_launch.cuda_kernel, triton_kernels.fastest), so a
 rebound launch adds in the same order and its sum is bit-identical to the uncached path's.
 
-Launch modes (LAUNCH_MODES; the per-call benchmark harness/studies/callable_bench.py compares
-them, DEFAULT_MODE is what the cache uses):
-- cuda "driver" (where cuda-python's `cuda.bindings` is installed): cuLaunchKernel from
-  cuda.bindings.driver with the kernel-parameter array packed ONCE per launch (a ctypes array of
-  pointers to five ctypes values); per call only the x and out pointer values are written into it
-  (under a lock: two threads sharing one cached launch must not interleave the writes and the
-  launch; the driver copies the parameters before cuLaunchKernel returns). Measured on an H100
-  host, float32 2^10, back-to-back calls: 5.8 us per launch against 7.0 us for "function" and 8.1
-  us for the same call through ctypes' libcuda binding (ctypes converts 11 arguments per call;
-  cuda.bindings' wrapper is compiled); torch.sum 11.4 us and torch.empty 4.1-5.7 us on the same
-  host (the committed figures: results/<device>/archive/call-profile.txt and callable.txt).
-- cuda "cupy-driver" (the default): the same packed parameters launched through CuPy's own
-  Cython binding of cuLaunchKernel (cupy_backends.cuda.api.driver.launchKernel: plain ints in, a
-  CUDADriverError out), so no cuda-python is needed. Importing cuda.bindings.driver resolves its
-  function table through cuGetProcAddress, and compute-sanitizer reported each symbol the driver
-  lacks as an API error in a user's program (34 on an H200), though no kernel was at fault.
-- cuda "function": cupy.cuda.Function (RawKernel.kernel) called with the argument tuple packed
-  once (CIntptr / CUIntMax objects CuPy passes as they are) plus two fresh CIntptr for x and out,
-  and the CuPy stream object found once. Fast because no DLPack export, no CuPy ndarray, no stream
-  context manager and no numpy scalar conversion happens per call: one small tuple, one
-  cuLaunchKernel.
-- cuda "rawkernel": what single_launch does: CuPy views of x and out through DLPack, the
-  RawKernel called inside on_torch_stream(). Several microseconds of Python per call.
-- triton "bound": the CompiledKernel that fastest_kernel.warmup returns, launched through its
-  `run` (the launcher the JIT itself calls) with the argument list bound once: pointers as plain
-  ints (the launcher takes an int as a device pointer without calling data_ptr or querying the
-  pointer's attributes), the constexprs in their positions, the stream fixed. Fast because it skips
-  what JITFunction.run does per call: binding and specializing every argument, hashing the
-  specialization into the kernel-cache key, the global-value check and the stream lookup. Valid
-  because everything the specialization depends on is in the cache key: n (the integer widths),
-  x's alignment class (x_ptr's divisibility by 16), and the workspace (allocated once, aligned).
-- triton "jit": fastest_kernel[grid](...) with tensors, Triton's own per-call path (and the only
-  one under the interpreter, which has no compiled kernel).
+Launch modes (LAUNCH_MODES; harness/studies/callable_bench.py compares them; DEFAULT_MODE is the
+cache's):
+- cuda "cupy-driver" (the default): cuLaunchKernel through CuPy's Cython binding
+  (cupy_backends.cuda.api.driver.launchKernel) with the parameter array packed ONCE (a ctypes
+  array of pointers to five ctypes values); per call only the x and out pointers are written
+  into it, under a lock (two threads sharing a launch must not interleave the writes and the
+  launch; the driver copies the parameters before cuLaunchKernel returns).
+- cuda "driver" (where cuda-python's `cuda.bindings` is installed): the same through
+  cuda.bindings.driver. Measured on an H100 host, float32 2^10, back to back: 5.8 us per launch
+  against 7.0 us for "function" and 8.1 us through ctypes' libcuda binding; torch.sum 11.4 us
+  (results/<device>/archive/call-profile.txt, callable.txt). Not the default: importing
+  cuda.bindings.driver resolves its function table through cuGetProcAddress, and
+  compute-sanitizer reported each symbol the driver lacks as an API error in a user's program
+  (34 on an H200), though no kernel was at fault.
+- cuda "function": cupy.cuda.Function called with the argument tuple packed once plus two fresh
+  CIntptr for x and out, and the CuPy stream found once: no DLPack export, CuPy ndarray, stream
+  context or numpy scalar per call.
+- cuda "rawkernel": single_launch's way (CuPy views through DLPack, the RawKernel called inside
+  on_torch_stream()): several microseconds of Python per call.
+- triton "bound": the CompiledKernel fastest_kernel.warmup returns, launched through its `run`
+  (the launcher the JIT calls) with the arguments bound once: pointers as plain ints, constexprs
+  in place, the stream fixed. It skips what JITFunction.run does per call (binding and
+  specializing every argument, hashing the kernel-cache key, the global-value check, the stream
+  lookup); valid because all the specialization depends on is in the cache key: n (integer
+  widths), x's alignment class (x_ptr's divisibility by 16), the workspace (made once, aligned).
+- triton "jit": fastest_kernel[grid](...) with tensors, Triton's own per-call path (the only one
+  under the interpreter, which has no compiled kernel).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import torch
 
@@ -58,8 +47,7 @@ from harness.launch.stream import cupy_stream_or_null, on_torch_stream
 
 
 def _driver_available() -> bool:
-    """Whether cuda-python's cuda.bindings is installed (found, not imported: importing its
-    driver module is what compute-sanitizer reports, see "cupy-driver" above)."""
+    """Whether cuda.bindings is installed (found, not imported: see "driver" above)."""
     import importlib.util
 
     try:
@@ -76,54 +64,37 @@ DEFAULT_MODE: dict[str, str] = {"cuda": LAUNCH_MODES["cuda"][0], "triton": "boun
 RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
 
 
-# A launch with every per-call value given: (x, out, stream pointer, partials pointer, counter
-# pointer). What a capture launches with (harness.launch.workspace.in_graph's memory).
+Go = Callable[[torch.Tensor, torch.Tensor], None]  # (x, out)
+Workspace = tuple[torch.Tensor, torch.Tensor]  # partials, counter
+# (x, out, stream pointer, partials pointer, counter pointer): what a capture launches with.
 LaunchWith = Callable[[torch.Tensor, torch.Tensor, int, int, int], None]
 
 
 @dataclass
 class BoundLaunch:
-    """One variant, dtype, n, alignment class, device and stream: call it with (x, out).
+    """A cached launch of any 1-D family (this module's or rebind_passes'): one variant, dtype, n,
+    alignment class, device and stream; call it (or its go) with (x, out).
 
-    x: a contiguous tensor of n elements at the alignment class it was built for (any shape);
-    out: a tensor of at least one element of out_dtype, 16-byte aligned (any torch allocation: the
-    Triton kernel was specialized on an aligned output). The launch is asynchronous on the stream
-    it was built for, with the workspace it owns. `in_capture` is the same launch inside a
-    CUDA-graph capture, on the capturing stream, with a workspace of the graph's own."""
+    x: contiguous, n elements, the alignment class it was built for (any shape); out: at least
+    one element of out_dtype, 16-byte aligned (any torch allocation: Triton specialized on an
+    aligned output). Asynchronous on its stream with the workspace it owns. in_capture(x, out,
+    stream_ptr): the same captured on stream_ptr (capturing; its device current) with a
+    workspace the graph owns, or an error before anything is enqueued."""
 
     variant: Variant
     dtype: str
     n: int
-    blocks: int  # the grid it launches
-    mode: str
+    blocks: int  # the (first) launch's grid
+    mode: str  # the single-launch family's launch mode; "" for the others
     out_dtype: torch.dtype
-    workspace: tuple[torch.Tensor, torch.Tensor]  # partials, counter: owned, made once
-    go: Callable[[torch.Tensor, torch.Tensor], None]
-    go_with: LaunchWith | None  # None: this launch mode cannot be captured (bench-only modes)
-    proto: torch.Tensor = field(init=False, repr=False)  # results are its new_empty (api)
-
-    def __post_init__(self) -> None:
-        self.proto = self.workspace[0]  # the partials: out_dtype on the device
+    proto: torch.Tensor  # out_dtype on the device: results are its new_empty (api)
+    workspace: Sequence[torch.Tensor]  # owned, made once, the partials first
+    go: Go
+    in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]
+    go_with: LaunchWith | None = None  # single-launch: None where the mode cannot be captured
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
         self.go(x, out)
-
-    def in_capture(self, x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
-        """The launch captured on stream_ptr (capturing now; its device current) with a
-        workspace the graph owns and a zeroed counter, both recorded in the graph
-        (harness.launch.workspace.in_graph). A mode that cannot: CaptureUnsupported, raised
-        before anything is enqueued."""
-        if self.go_with is None:
-            raise CaptureUnsupported(
-                f"{self.variant.id}'s {self.mode!r} launch mode cannot be captured in a CUDA "
-                f"graph; the default modes ({DEFAULT_MODE[self.variant.backend]!r}) can"
-            )
-        why = workspace.capturable()
-        if why is not None:
-            raise CaptureUnsupported(f"{self.variant.id} in a CUDA-graph capture: {why}")
-        nbytes = self.workspace[0].numel() * self.workspace[0].element_size()
-        with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
-            self.go_with(x, out, stream_ptr, partials, counter)
 
 
 class CaptureUnsupported(RuntimeError):
@@ -133,9 +104,9 @@ class CaptureUnsupported(RuntimeError):
 def bind(
     variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
 ) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x (its n, dtype, alignment
-    class and device), on the stream `stream_ptr`. Allocates the workspace; Triton's tuner may
-    time its candidates over x here (once per size bucket and process). Nothing is launched."""
+    """The launch of `variant` for tensors like the flat, contiguous x (n, dtype, alignment class,
+    device) on `stream_ptr`. Allocates the workspace; Triton's tuner may time its candidates over
+    x here (once per size bucket and process). Nothing is launched."""
     mode = mode or DEFAULT_MODE[variant.backend]
     if mode not in LAUNCH_MODES[variant.backend]:
         raise ValueError(
@@ -148,17 +119,33 @@ def bind(
         go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
     else:
         go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
-    return BoundLaunch(variant, dtype, x.numel(), blocks, mode, out_dtype, ws, go, go_with)
+    capture = _capture(variant, mode, go_with, ws[0].numel() * ws[0].element_size())
+    n = x.numel()
+    return BoundLaunch(variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, capture, go_with)
+
+
+def _capture(variant: Variant, mode: str, go_with: LaunchWith | None, nbytes: int):
+    """in_capture: go_with with a workspace the graph owns (workspace.in_graph);
+    CaptureUnsupported, before anything is enqueued, for a mode that cannot be captured."""
+
+    def in_capture(x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
+        if go_with is None:
+            raise CaptureUnsupported(
+                f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "
+                f"graph; the default modes ({DEFAULT_MODE[variant.backend]!r}) can"
+            )
+        why = workspace.capturable()
+        if why is not None:
+            raise CaptureUnsupported(f"{variant.id} in a CUDA-graph capture: {why}")
+        with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
+            go_with(x, out, stream_ptr, partials, counter)
+
+    return in_capture
 
 
 def _cuda(
-    variant: Variant,
-    dtype: str,
-    x: torch.Tensor,
-    ws: tuple[torch.Tensor, torch.Tensor],
-    stream_ptr: int,
-    mode: str,
-) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith | None, int]:
+    variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str
+) -> tuple[Go, LaunchWith | None, int]:
     partials, counter = ws
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
     grid, block = (blocks,), (threads,)
@@ -178,7 +165,7 @@ def _cuda(
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
     if mode in ("driver", "cupy-driver"):
-        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, partials, counter, n, mode)
+        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, ws, n, mode)
         return go, go_with, blocks
     stream = cupy_stream_or_null(stream_ptr, dev)
     # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
@@ -195,30 +182,16 @@ def _cuda(
 
 
 def _driver(
-    fn_ptr: int,
-    blocks: int,
-    threads: int,
-    stream_ptr: int,
-    partials: torch.Tensor,
-    counter: torch.Tensor,
-    n: int,
-    mode: str = "cupy-driver",
-) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith]:
-    """The "driver" and "cupy-driver" modes' launch (module docstring): the kernel's five
-    parameters (in, out, partials, counter, n: reduce_fastest's and reduce_fastest_small's
-    signature) packed once; and its capture twin, which packs all five per call (a capture is
-    not a hot path)."""
+    fn_ptr: int, blocks: int, threads: int, stream_ptr: int, ws: Workspace, n: int, mode: str
+) -> tuple[Go, LaunchWith]:
+    """The "driver" and "cupy-driver" launch: the five parameters (in, out, partials, counter, n:
+    reduce_fastest's and reduce_fastest_small's) packed once; its capture twin packs all five per
+    call (a capture is not a hot path)."""
     import ctypes
     import threading
 
     def pack(x: int, out: int, p: int, c: int) -> tuple:
-        values = (
-            ctypes.c_void_p(x),
-            ctypes.c_void_p(out),
-            ctypes.c_void_p(p),
-            ctypes.c_void_p(c),
-            ctypes.c_uint64(n),
-        )
+        values = (*(ctypes.c_void_p(v) for v in (x, out, p, c)), ctypes.c_uint64(n))
         params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
         return values, params
 
@@ -241,7 +214,7 @@ def _driver(
             if err != ok:
                 raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
 
-    values, params = pack(0, 0, partials.data_ptr(), counter.data_ptr())
+    values, params = pack(0, 0, ws[0].data_ptr(), ws[1].data_ptr())
     x_arg, out_arg = values[0], values[1]
     params_addr = ctypes.addressof(params)
     lock = threading.Lock()
@@ -261,13 +234,8 @@ def _driver(
 
 
 def _triton(
-    dtype: str,
-    x: torch.Tensor,
-    ws: tuple[torch.Tensor, torch.Tensor],
-    stream_ptr: int,
-    mode: str,
-    out_dtype: torch.dtype,
-) -> tuple[Callable[[torch.Tensor, torch.Tensor], None], LaunchWith | None, int]:
+    dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str, out_dtype: torch.dtype
+) -> tuple[Go, LaunchWith | None, int]:
     import triton.language as tl
 
     from triton_kernels import fastest
@@ -296,9 +264,8 @@ def _triton(
 
 
 def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
-    """The compiled fastest_kernel for this specialization, launched through CompiledKernel.run
-    with everything but the two pointers bound (see the module docstring); and its capture twin,
-    which also takes the stream and the workspace's pointers."""
+    """The "bound" launch (module docstring) and its capture twin, which also takes the stream
+    and the workspace's pointers."""
     from triton import knobs
 
     partials, counter = ws

@@ -1,43 +1,35 @@
-"""The cached launches of every family but the single-launch one (harness.launch.rebind's): the
-ladder's multi-pass variants (seeds 000/002, 001 and 004) and the reproducible pair, with the
-input and the output as per-call arguments. What harness.launch.plan_cache keeps for them, under
-the same key, in the same table.
+"""The cached launches of every family but the single-launch one (rebind's): the ladder's
+multi-pass variants and the reproducible pair, the input and output given per call; what
+harness.launch.plan_cache keeps for them, under the same key, in the same table.
 
-A PassesLaunch is built once per (variant, dtype, n, alignment class, device, stream) and then
-launches with nothing made per call but what a kernel argument needs:
-- its workspace made once, out of every caller-thread memory pool (harness.launch.workspace's
-  off_thread, as the single-launch family's): the multi-pass chain's partials (one buffer per pass
-  but the last, which writes the caller's result itself) and, for an in-place first pass
-  (cuda/v0-gmem-interleaved, cuda/004-gmem...), the scratch copy of the input it works on; the
-  reproducible pair's chunk partials (hi, lo) and the CUDA kernel's ticket counter, zeroed once
-  (the kernel leaves it at 0). An in-place variant's entry thus keeps n elements of scratch for
-  as long as it stays in the cache (plan_cache.clear() frees every entry);
-- CUDA kernels launched through CuPy's binding of cuLaunchKernel on the entry's stream pointer,
-  their parameters packed once per pass (ctypes values whose pointer slots are rewritten per
-  call): no CuPy array, no DLPack export, no CuPy stream object, no host synchronization;
-- Triton kernels through Triton's own per-call path, which launches on torch's current stream:
-  the entry's stream on every path that reaches it (the hot path keys on torch's current stream;
-  the checked path makes the call's stream current, harness.launch.stream.call_on).
-The kernels, grids and scalar arguments come from the functions the uncached plans use
-(harness.launch.plan.cuda_pass / triton_pass, reproducible_plan.cuda_kernel / default_grid,
-triton_kernels.reproducible.launch), so a cached sum is bit-identical to a fresh plan's.
+Each entry (a rebind.BoundLaunch) is built once per (variant, dtype, n, alignment class, device,
+stream); per call nothing is made but what a kernel argument needs:
+- its workspace is made once by workspace.off_thread (out of every caller-thread memory pool):
+  the chain's partials (per pass but the last, which writes the caller's result) and, for an
+  in-place first pass (cuda/v0-gmem-interleaved, cuda/004-gmem...), the scratch copy it works on,
+  which the entry keeps for as long as it is cached; the reproducible pair's chunk partials and
+  the CUDA kernel's ticket counter, zeroed once (the kernel leaves it at 0);
+- CUDA kernels go through CuPy's cuLaunchKernel binding on the entry's stream, their parameters
+  packed once per pass (DriverKernel): no CuPy array, DLPack export, stream object or sync;
+- Triton kernels through Triton's per-call path on torch's current stream: the entry's stream on
+  every path that reaches it (the hot path keys on it; the checked path makes it current).
+The kernels, grids and scalars come from the uncached plans' functions (plan.cuda_pass /
+triton_pass, reproducible_plan.cuda_kernel / default_grid, triton_kernels.reproducible.launch),
+so a cached sum is bit-identical to a fresh plan's.
 
-One lock per entry covers a whole call (every pass, the scratch copy, the packed parameters):
-two threads sharing an entry (one stream) enqueue their chains one after the other, never
-interleaved (pass 2 of one call reading pass 1 of another's partials).
+One lock per entry covers a whole call (every pass, the scratch copy, the packed parameters): two
+threads sharing an entry enqueue their chains one after the other, never interleaved (pass 2 of
+one reading pass 1 of another's partials).
 
 Capture (in_capture): a graph must not bake the entry's workspace in (graphs replayed at once
-would share it, as harness.launch.workspace says of the single-launch family), so a captured
-call allocates a workspace of its own inside the capture: torch's allocator serves it from the
-capture's private pool, the graph owns it, and the counter's zero fill is captured, so every
-replay starts from 0. It is freed when the call returns, as the uncached plan's buffers were.
+would share it), so a captured call allocates its own inside the capture: torch serves it from
+the capture's private pool, the graph owns it, and the counter's zero fill is captured, so every
+replay starts from 0. It is freed when the call returns.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import torch
 
@@ -46,17 +38,14 @@ from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
 from harness.launch import reproducible_plan, workspace
-from harness.launch.errors import DeviceMemoryError
-from harness.launch.plan import cuda_pass, triton_pass
-
-# One call's launches: (x, out, workspace, stream pointer); the caller holds the entry's lock.
-Run = Callable[[torch.Tensor, torch.Tensor, list[torch.Tensor], int], None]
+from harness.launch.errors import no_room
+from harness.launch.plan import cuda_pass, need, triton_pass
+from harness.launch.rebind import BoundLaunch
 
 
 class DriverKernel:
-    """One CUDA kernel on a fixed grid, launched through CuPy's cuLaunchKernel binding with its
-    parameters packed once: `pointers` pointer slots (rewritten per call), then the scalars
-    (numpy uint32 / uint64, as the uncached plan passes them)."""
+    """One CUDA kernel on a fixed grid through CuPy's cuLaunchKernel binding, its parameters
+    packed once: `pointers` pointer slots (rewritten per call), then the numpy scalars."""
 
     def __init__(self, kern, device: int, grid: tuple[int, int, int], pointers: int, scalars):
         import ctypes
@@ -85,76 +74,42 @@ class DriverKernel:
         )
 
 
-@dataclass
-class PassesLaunch:
-    """One variant, dtype, n, alignment class, device and stream: call it with (x, out).
-
-    x: a contiguous tensor of n elements at the alignment class it was built for (any shape);
-    out: a tensor of at least one element of out_dtype (the last launch writes its first).
-    The same interface as rebind.BoundLaunch (what plan_cache and harness.launch.api use)."""
-
-    variant: Variant
-    dtype: str
-    n: int
-    blocks: int  # the first launch's grid
-    out_dtype: torch.dtype
-    proto: torch.Tensor  # an empty tensor of out_dtype on the device: results are its new_empty
-    workspace: list[torch.Tensor]  # made once (off_thread)
-    make_workspace: Callable[[], list[torch.Tensor]]  # on the current stream (a capture's)
-    run: Run
-    stream: int
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
-        with self.lock:
-            self.run(x, out, self.workspace, self.stream)
-
-    def in_capture(self, x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
-        """The launches captured on stream_ptr (capturing now, current in torch, its device
-        current) with a workspace allocated inside the capture (module docstring)."""
-        own = self.make_workspace()
-        with self.lock:
-            self.run(x, out, own, stream_ptr)
-
-
-def _allocating(variant: Variant, make: Callable[[], list[torch.Tensor]], what: str):
-    """make, with an allocation failure said as DeviceMemoryError naming the variant and `what`
-    it needs (the uncached plan's wording)."""
-
-    def guarded() -> list[torch.Tensor]:
-        try:
-            return make()
-        except torch.cuda.OutOfMemoryError as e:
-            raise DeviceMemoryError(
-                f"{variant.id} needs {what}; the allocation failed ({str(e).splitlines()[0]})"
-            ) from None
-
-    return guarded
-
-
-def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> PassesLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x (its n, dtype, alignment
-    class and device) on the stream `stream_ptr`: its workspace allocated, its kernels loaded,
-    nothing launched."""
+def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> BoundLaunch:
+    """The launch of `variant` for tensors like the flat, contiguous x (n, dtype, alignment
+    class, device) on `stream_ptr`: workspace allocated, kernels loaded, nothing launched."""
     if variant.launch.mapping is REPRODUCIBLE:
-        blocks, make, run, what = _reproducible(variant, dtype, x)
+        blocks, alloc, run, what = _reproducible(variant, dtype, x)
     else:
-        blocks, make, run, what = _multi_pass(variant, dtype, x)
-    make = _allocating(variant, make, what)
+        blocks, alloc, run, what = _multi_pass(variant, dtype, x)
+
+    def make() -> list[torch.Tensor]:
+        with no_room(f"{variant.id} needs {what}; the allocation failed"):
+            return alloc()
+
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
     own, proto = workspace.off_thread(
         lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)),
         x.device,
         stream_ptr if x.is_cuda else None,
     )
-    return PassesLaunch(
-        variant, dtype, x.numel(), blocks, out_dtype, proto, own, make, run, stream_ptr
-    )
+    lock = threading.Lock()
+
+    def go(x: torch.Tensor, out: torch.Tensor) -> None:
+        with lock:
+            run(x, out, own, stream_ptr)
+
+    def in_capture(x: torch.Tensor, out: torch.Tensor, stream: int) -> None:
+        graphs = make()  # inside the capture: from its private pool (module docstring)
+        with lock:
+            run(x, out, graphs, stream)
+
+    n = x.numel()
+    return BoundLaunch(variant, dtype, n, blocks, "", out_dtype, proto, own, go, in_capture)
 
 
 def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
-    """The ladder's chain (harness.launch.plan.Plan's): pass k reads the input (or its scratch
-    copy) then pass k - 1's partials; the last pass writes the caller's out."""
+    """plan.Plan's chain: pass k reads the input (or its scratch copy), then pass k - 1's
+    partials; the last pass writes the caller's out."""
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
     device, n, dt = x.device, x.numel(), x.dtype  # never x itself: the entry outlives it
@@ -185,16 +140,12 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for step, i, o in zip(steps, ins, outs, strict=True):
             step((i, o), stream)
 
-    need = (sum(p.blocks for p in passes[:-1]) + (n if in_place else 0)) * x.element_size()
-    what = f"{need:,} bytes of device memory for its partial sums" + (
-        " and the scratch copy its in-place first pass works on" if in_place else ""
-    )
-    return passes[0].blocks, make, run, what
+    return passes[0].blocks, make, run, need(variant, passes[:-1], x)
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
-    """The reproducible pair (reproducible_plan's launch): the chunk partials and, for CUDA, the
-    ticket counter; the default grid."""
+    """reproducible_plan's launch: the chunk partials and, for CUDA, the ticket counter; the
+    default grid."""
     n, device = x.numel(), x.device
     m = repro_geometry.chunk_count(n)
     blocks = reproducible_plan.default_grid(variant, n)

@@ -1,17 +1,13 @@
-"""The plan of family "reproducible" (cuda/reproducible, triton/reproducible; issue 18).
+"""The plan of family "reproducible" (cuda/reproducible, triton/reproducible).
 
 A ReproduciblePlan owns its output and a workspace: the chunk partials (hi, lo: M(n) float64 each,
-harness.core.repro_geometry) and, for CUDA, the last-block ticket counter, zeroed once here; the
-kernel leaves it at 0 after every launch (two launches of one plan must not run at once on two
-streams: they would share the counter; give each stream its own plan). The same protocol as the
-other plans (run, poison, restore, bytes_moved, n, launch_count, first_blocks).
-
-The grid is free: the default is per_sm x SMs (the launch record's per_sm, the device's SM count,
-at most one block per chunk), and `make_plan(..., grid=G)` runs any G >= 1 (the tests sweep it
-as if on GPUs of 16 to 144 SMs): it never changes the bits. The CUDA kernel reads P = 1024 /
-threads consecutive elements per thread and step as one vector, which needs the input aligned to
-min(16, P x itemsize) bytes: a misaligned view (x[1:]) runs the VEC = false instantiation, the same
-lanes in the same order with scalar loads. Output dtype: float32 for float32 / float16 / bfloat16
+harness.core.repro_geometry) and, for CUDA, the last-block ticket counter, zeroed once; the kernel
+leaves it at 0 (two launches of one plan must not run at once on two streams). The grid is free:
+default per_sm x SMs (at most one block per chunk); make_plan(..., grid=G) runs any G >= 1 (the
+tests sweep it as if on GPUs of 16 to 144 SMs) and never changes the bits. The CUDA kernel reads
+P = 1024 / threads consecutive elements per thread and step as one vector, which needs the input
+aligned to min(16, P x itemsize) bytes: a misaligned view runs the VEC = false instantiation (the
+same lanes in the same order, scalar loads). The sum: float32 for float32 / float16 / bfloat16
 input, float64 for float64.
 """
 
@@ -25,15 +21,13 @@ import torch
 from harness.core import dtypes, passes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
-from harness.launch.errors import DeviceMemoryError
-from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan
-from harness.launch.stream import on_torch_stream
+from harness.launch.errors import no_room
+from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, cuda_args, on_stream
 
 
 @dataclass
 class ReproduciblePlan(FastestPlan):
-    """FastestPlan's protocol (one result, nothing to restore, run() launches), with this
-    family's workspace ([phi, plo, counter]) and its own launch count and byte count."""
+    """A FastestPlan with this family's workspace ([phi, plo, counter]), launch and byte count."""
 
     @property
     def launch_count(self) -> int:
@@ -47,9 +41,8 @@ class ReproduciblePlan(FastestPlan):
 
 
 def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
-    """At most per_sm (default: the launch record's) x the device's SMs blocks, balanced: as few
-    blocks as still take the M chunks in the same number of rounds, so that every block sums
-    the same number of chunks (1 or 2 rounds of whole chunks, not a last round of a few)."""
+    """At most per_sm (default: the record's) x SMs blocks, balanced: as few as still take the M
+    chunks in the same number of rounds, so every block sums the same number of chunks."""
     per_sm = per_sm or variant.launch.per_sm
     chunks, cap = repro_geometry.chunk_count(n), per_sm * passes.sm_count()
     if chunks <= cap:
@@ -82,9 +75,8 @@ def cuda_kernel(
     unroll: int | str = CUDA_UNROLL,
     prefetch: bool | str = CUDA_PREFETCH,
 ):
-    """The CuPy kernel cuda_launch launches for an input at address x_ptr: the vector
-    instantiation when x_ptr is aligned for it, else the scalar one (the plan cache launches the
-    same one: harness.launch.rebind_passes)."""
+    """The CuPy kernel for an input at address x_ptr (the plan's and the plan cache's): the
+    vector instantiation when x_ptr is aligned for it, else the scalar one."""
     from harness.compile import cuda_loader
 
     threads = threads or variant.launch.threads
@@ -106,46 +98,30 @@ def cuda_launch(
     unroll: int | str = CUDA_UNROLL,
     prefetch: bool | str = CUDA_PREFETCH,
 ) -> Callable[[], None]:
-    """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks; the
-    vector instantiation when x is aligned for it, else the scalar one. threads / unroll /
-    prefetch default to the catalogue's (experiments.reproducible_sweep times others)."""
-    import cupy
-    import numpy as np
-
+    """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks;
+    threads / unroll / prefetch default to the catalogue's (experiments.reproducible_sweep times
+    others)."""
     threads = threads or variant.launch.threads
     kern = cuda_kernel(variant, dtype, x.data_ptr(), threads, unroll, prefetch)
-    xv = x.view(torch.int16) if x.element_size() == 2 else x
-    args = (*(cupy.from_dlpack(t) for t in (xv, out, *workspace)), np.uint64(x.numel()))
-    grid, block = (max(1, blocks),), (threads,)
-
-    def go() -> None:
-        with on_torch_stream():
-            kern(grid, block, args)
-
-    return go
+    return on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
 
 
 def make_plan(
     variant: Variant, dtype: str, x: torch.Tensor, grid: int | None = None
 ) -> ReproduciblePlan:
-    """`variant` over the flat x (n >= 1; harness.launch.plan.make_plan has checked the dtype
-    and n) with `grid` blocks / programs (default: default_grid). Raises DeviceMemoryError when
-    the workspace cannot be allocated."""
+    """`variant` over the flat x (plan.make_plan has checked the dtype and n) with `grid` blocks /
+    programs (default: default_grid); DeviceMemoryError when the workspace cannot be allocated."""
     if grid is not None and grid < 1:
         raise ValueError(f"a grid needs at least one block, got {grid}")
     x = x.reshape(-1)
     n = x.numel()
     m = repro_geometry.chunk_count(n)
     blocks = grid if grid is not None else default_grid(variant, n)
-    try:
+    with no_room(f"{variant.id} could not allocate its {m}-chunk workspace"):
         out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
         phi = torch.empty(m, dtype=torch.float64, device=x.device)
         plo = torch.empty(m, dtype=torch.float64, device=x.device)
         counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{variant.id} could not allocate its {m}-chunk workspace ({str(e).splitlines()[0]})"
-        ) from None
     workspace = [phi, plo, counter]
     if variant.backend == "cuda":
         go = cuda_launch(variant, dtype, x, out, workspace, blocks)

@@ -1,17 +1,13 @@
 """The plan of the "single-launch" mapping (family "fastest"): one launch turns n elements into one.
 
 A FastestPlan owns a workspace: one partial per block (accumulator type) and a 32-bit counter,
-zeroed once here. The kernel leaves the counter at 0 after every launch (the last block resets
-it), so repeated launches, timing loops and CUDA-graph replays need no memset. Two launches of one
-plan must not run concurrently on different streams (they would share the counter); one stream,
-as the harness uses, orders them.
-
-Output dtype: the accumulator's. float16 / bfloat16 inputs accumulate in float32 and the sum is
-returned as float32 (not rounded to 16 bits); float32, int32 and float64 return their own type.
-The grid comes from the SM count of the device (harness.core.passes.sm_count, read once per
-process): cuda/fastest's here (cuda_grid), triton/fastest's from the configuration its wrapper
-(triton_kernels.fastest) picks. This is the production launch only: the ablation's other
-instantiations and grids are built by experiments.fastest_ablation.
+zeroed once. The kernel leaves the counter at 0 after every launch (the last block resets it), so
+repeated launches, timing loops and CUDA-graph replays need no memset; two launches of one plan
+must not run at once on two streams (they would share the counter). The sum is returned in the
+accumulator's dtype (float16 / bfloat16 as float32, unrounded). The grid comes from the device's
+SM count (harness.core.passes.sm_count): cuda/fastest's here (cuda_grid), triton/fastest's from
+the configuration triton_kernels.fastest picks. Only the production launch: the ablation's other
+instantiations and grids are experiments.fastest_ablation's.
 """
 
 from __future__ import annotations
@@ -24,7 +20,7 @@ import torch
 from harness.core import dtypes, passes
 from harness.core.catalogue import FASTEST_UNROLL, Variant
 from harness.launch import workspace as workspace_memory
-from harness.launch.errors import DeviceMemoryError
+from harness.launch.errors import no_room
 from harness.launch.stream import on_torch_stream
 from harness.launch.workspace import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
 
@@ -35,10 +31,8 @@ def out_dtype(dtype: str) -> torch.dtype:
 
 @dataclass
 class FastestPlan:
-    """A single-launch variant bound to one input: its output, workspace and one launch.
-
-    The same protocol as harness.launch.plan.Plan (run, poison, restore, bytes_moved, n,
-    launch_count, first_blocks), for one launch: the "first pass" is the whole run."""
+    """A single-launch variant bound to one input: its output, workspace and one launch (plan's
+    ReductionPlan interface; the "first pass" is the whole run)."""
 
     variant: Variant
     dtype: str
@@ -57,8 +51,7 @@ class FastestPlan:
         return 1
 
     def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch (asynchronously); returns the one-element output. Both flags are accepted for
-        the Plan protocol and change nothing: one launch, and no scratch copy to restore."""
+        """Launch (asynchronously); returns the one-element output (the flags change nothing)."""
         self.launch()
         return self.outs[0]
 
@@ -69,23 +62,19 @@ class FastestPlan:
         """Nothing to restore (the input is only read)."""
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """n elements read plus one written, in the input's itemsize (as the multi-pass Plan
-        counts a pass: n + blocks out, blocks = 1 here), so records stay comparable."""
+        """n elements read plus one written, in the input's itemsize (as Plan counts a pass)."""
         return (self.n + 1) * self.x.element_size()
 
 
 def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
-    """cuda/fastest or triton/fastest over x (harness.launch.plan.make_plan has checked the
-    dtype and n). Raises DeviceMemoryError when the workspace cannot be allocated."""
+    """cuda/fastest or triton/fastest over x (plan.make_plan has checked the dtype and n);
+    DeviceMemoryError when the workspace cannot be allocated."""
     partials, counter = workspace(variant, dtype, x.device)
-    try:
+    with no_room(f"{variant.id}: no room for its result"):
         out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{variant.id}: no room for its result ({str(e).splitlines()[0]})"
-        ) from None
     if variant.backend == "cuda":
-        launch, grid = _cuda_launch(variant, dtype, x, out, partials, counter)
+        kern, grid, threads = cuda_kernel(variant, dtype, x.numel())
+        launch = on_stream(kern, grid, threads, cuda_args(x, out, partials, counter))
     else:
         from triton_kernels import fastest
 
@@ -96,11 +85,9 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The family's workspace, made once per plan (or cached launch): max_blocks partials of the
-    accumulator type (>= any grid either backend launches: Triton's tuner may pick more programs
-    per SM than the launch record's per_sm, never more than this) and the ticket counter at 0,
-    out of the caller thread's memory pools (harness.launch.workspace says why), its reuse
-    ordered after stream_ptr's work. DeviceMemoryError when it does not fit."""
+    """The family's workspace (workspace.eager): max_blocks partials of the accumulator type
+    (>= any grid either backend launches: Triton's tuner may pick more programs per SM than the
+    record's per_sm, never more than this) and the ticket counter at 0."""
     cap = variant.launch.max_blocks
     return workspace_memory.eager(cap, out_dtype(dtype), device, stream_ptr, variant.id)
 
@@ -117,22 +104,20 @@ def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
     return min(tiles, passes.single_launch_cap(launch))
 
 
-# The small-n path (issue 14): up to SMALL_MAX_BYTES of input, cuda/fastest launches
-# reduce_fastest_small (cuda_kernels/fastest.cu: one block of SMALL_BLOCK threads, no workspace,
-# no ticket, 32-bit indices) instead of reduce_fastest. 32 KiB = one round of 512 threads x 4
-# 16-byte vectors: every load of the input in flight at once (2^13 float32 / int32 elements;
-# reduce_fastest covers 8 KiB x 4 = the same 2^13 with one block, so below the threshold both are
-# one block and the choice is the kernel's shape, not the grid). Not yet measured on a GPU when
-# chosen; measured since (`python -m experiments.small_n_sweep`: both paths, other blocks, beside
-# CUB and torch.sum; its README has the finding); set SMALL_MAX_BYTES = 0 to switch the path off.
+# The small-n path: up to SMALL_MAX_BYTES of input, cuda/fastest launches reduce_fastest_small
+# (cuda_kernels/fastest.cu: one block of SMALL_BLOCK threads, no workspace, no ticket, 32-bit
+# indices) instead of reduce_fastest. 32 KiB = one round of 512 threads x 4 16-byte vectors, every
+# load in flight at once (reduce_fastest covers the same 2^13 float32 with one block: below the
+# threshold the choice is the kernel's shape, not the grid). Measured by experiments.small_n_sweep
+# (its README has the finding); SMALL_MAX_BYTES = 0 switches the path off.
 SMALL_MAX_BYTES = 32 * 1024
 SMALL_BLOCK = 512
 SMALL_ROUND_BYTES = 32 * 1024  # one round of the small kernel: BLOCK x UNROLL 16-byte vectors
 
 
 def small_expression(dtype: str, block: int = SMALL_BLOCK) -> str:
-    """reduce_fastest_small's name expression for dtype and a block of `block` threads (UNROLL
-    from the round: SMALL_ROUND_BYTES / (16 x block))."""
+    """reduce_fastest_small's name expression for dtype and `block` threads (UNROLL:
+    SMALL_ROUND_BYTES / (16 x block))."""
     unroll = SMALL_ROUND_BYTES // (16 * block)
     return f"reduce_fastest_small<{dtypes.get(dtype).cxx}, {block}, {unroll}>"
 
@@ -146,7 +131,7 @@ def cuda_kernel(
 ):
     """(the CuPy kernel, blocks, threads) cuda/fastest launches over n elements of dtype: the
     small-n kernel up to max_bytes, else reduce_fastest on cuda_grid's blocks. Every cuda/fastest
-    launch (the plan, the plan cache, the sweep) picks its kernel here, so they add in one order."""
+    launch (plan, plan cache, sweep) picks it here, so they add in one order."""
     from harness.compile import cuda_loader
 
     if takes_small_path(dtype, n, max_bytes):
@@ -158,34 +143,24 @@ def cuda_kernel(
     return kern, cuda_grid(variant, dtype, n), variant.launch.threads
 
 
-def cuda_args(
-    x: torch.Tensor, out: torch.Tensor, partials: torch.Tensor, counter: torch.Tensor
-) -> tuple:
-    """reduce_fastest's arguments over x as CuPy views (CuPy passes pointers only): 16-bit
-    inputs as raw 16-bit integers (the kernel reads their bits), n as a 64-bit integer."""
+def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
+    """reduce_fastest's (and reduce_reproducible's) arguments over x as CuPy views (CuPy passes
+    pointers only): 16-bit inputs as raw 16-bit integers (the kernel reads their bits), then out
+    and the workspace, n as a 64-bit integer."""
     import cupy
     import numpy as np
 
     xv = x.view(torch.int16) if x.element_size() == 2 else x
-    views = (cupy.from_dlpack(t) for t in (xv, out, partials, counter))
+    views = (cupy.from_dlpack(t) for t in (xv, out, *workspace))
     return (*views, np.uint64(x.numel()))
 
 
-def _cuda_launch(
-    variant: Variant,
-    dtype: str,
-    x: torch.Tensor,
-    out: torch.Tensor,
-    partials: torch.Tensor,
-    counter: torch.Tensor,
-) -> tuple[Callable[[], None], int]:
-    """The launch of cuda/fastest's kernel over x on torch's current stream, and its grid."""
-    kern, blocks, threads = cuda_kernel(variant, dtype, x.numel())
+def on_stream(kern, blocks: int, threads: int, args: tuple) -> Callable[[], None]:
+    """kern(args) on `blocks` x `threads`, on torch's current stream at each call."""
     grid, block = (blocks,), (threads,)
-    args = cuda_args(x, out, partials, counter)
 
     def go() -> None:
         with on_torch_stream():
             kern(grid, block, args)
 
-    return go, blocks
+    return go

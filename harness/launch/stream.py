@@ -1,22 +1,20 @@
 """The device and the stream a call runs on, made current in both libraries.
 
-A call of the API (harness.launch.api) runs on ONE stream: every kernel (a CUDA kernel through
-CuPy, a Triton kernel, a driver launch), every allocation and every copy of the result. That
-stream is the caller's current stream in the input's own library: torch's current stream for a
-torch tensor, CuPy's current stream for a CuPy array. `call_on` makes x's device current and that
-stream current in torch AND in CuPy for the call, so whatever launches inside (CuPy reads its
-current stream, Triton and torch read torch's) queues in one order, a CUDA-graph capture on that
-stream sees all of it, the result is read on the stream the caller reads it on, and a buffer the
-call frees goes back to the caching allocator in that stream's order. Why both: CuPy and torch
-each keep their own "current stream"; a kernel launched on one while the result is copied on the
-other (or a workspace freed on the other) races, and a non-blocking CuPy stream does not even
-order against torch's legacy default stream.
+An API call (harness.launch.api) runs on ONE stream, the caller's current stream in the input's
+library (torch's for a tensor, CuPy's for a CuPy array): every kernel (CuPy, Triton, a driver
+launch), allocation and copy of the result. `call_on` makes x's device current and that stream
+current in torch AND CuPy, so whatever launches inside queues in one order, a CUDA-graph capture
+on that stream sees all of it, the result is read on the stream the caller reads it on, and a
+buffer the call frees returns to the caching allocator in that stream's order. Why both: CuPy and
+torch each keep their own current stream; a kernel launched on one while the result is copied
+(or a workspace freed) on the other races, and a non-blocking CuPy stream does not even order
+against torch's legacy default stream.
 
-CuPy needs a Stream object for a raw stream pointer: made once per (device, stream) and cached
-(on CuPy 14 with Stream.from_external; ExternalStream is deprecated there and warns on every
-construction; CuPy 13 lacks from_external and gets an ExternalStream). The legacy default stream
-(pointer 0) is CuPy's Stream.null, entered like any other: it is NOT assumed to be current in
-CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)` has another one).
+CuPy needs a Stream object for a raw pointer, made once per (device, stream): Stream.from_external
+on CuPy 14 (ExternalStream is deprecated there and warns on every construction), ExternalStream on
+CuPy 13. The legacy default stream (pointer 0) is CuPy's Stream.null, entered like any other: it
+is NOT assumed current in CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)`
+has another one).
 """
 
 from __future__ import annotations
@@ -78,11 +76,10 @@ def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
 
 
 def current_stream_ptr(device: int) -> int:
-    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream).
-
-    torch._C._cuda_getCurrentRawStream is what Inductor's generated code reads the stream with: an
-    int, with no torch.cuda.Stream object made per call (torch.cuda.current_stream() builds one, a
-    microsecond or more). Falls back to the public call where the private one is missing."""
+    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream):
+    torch._C._cuda_getCurrentRawStream, what Inductor's generated code reads, an int with no
+    torch.cuda.Stream built per call (torch.cuda.current_stream() builds one, a microsecond or
+    more); the public call where the private one is missing."""
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
         return raw(device)
@@ -105,10 +102,9 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
-    """One API call's device and stream (module docstring): t's device made current, and the
-    caller's current stream in `lib` ("torch" or "cupy") made current in torch and, where CuPy
-    imports, in CuPy. Yields the stream's pointer. A CPU tensor (Triton's interpreter): nothing
-    to switch, yields 0."""
+    """One API call's device and stream (module docstring): t's device current, and the caller's
+    current stream in `lib` ("torch" or "cupy") current in torch and, where CuPy imports, CuPy.
+    Yields the stream's pointer; 0 for a CPU tensor (Triton's interpreter: nothing to switch)."""
     if not t.is_cuda:
         yield 0
         return

@@ -1,35 +1,27 @@
 """torch.ops.reduce_ladder.sum(x, variant="cuda/fastest", dim=None): the ladder's sum as a torch
 operator; with dim (an axis variant), the sum along that dim (reduce_sum(x, variant, dim=dim)).
 
-`import harness` registers the operator (it imports this module, as torchvision registers its
-ops on import; the registration costs about 1 ms by `python -X importtime`, against about
-1.2 s for torch itself, on the CPU build machine). So that:
-- eager: the call runs harness.launch.api.reduce_sum (on a plan-cache hit its hot path: one
-  lookup, one 0-d result tensor, one launch on torch's current stream);
-- torch.compile(fullgraph=True): Dynamo records the call as one opaque node (no graph break), its
-  output shape and dtype from the fake implementation below (a 0-d tensor of the sum dtype:
-  harness.core.dtypes' sum_dtype for the single-launch family, the input's for the ladder; with
-  dim, torch.sum(x, dim)'s shape in x's dtype), which raises reduce_sum's errors for a bad
-  variant, dim, shape or dtype while Dynamo traces;
-- CUDA-graph capture (torch.cuda.graph, torch.compile's mode="reduce-overhead"): the call is
-  captured on the capturing stream with a workspace the graph owns (harness.launch.workspace),
-  so concurrent replays of two graphs never share a counter or partials; call it
-  once with such an input before capturing, as every capture warms up (a first call inside a
-  capture raises plan_cache.PlanCacheMiss before anything is enqueued).
+`import harness` registers it (about 1 ms by `python -X importtime`, against 1.2 s for torch):
+- eager: the call runs harness.launch.api.reduce_sum (on a plan-cache hit its hot path);
+- torch.compile(fullgraph=True): Dynamo records one opaque node (no graph break), its shape and
+  dtype from the fake implementation below, which raises reduce_sum's errors for a bad variant,
+  dim, shape or dtype while Dynamo traces;
+- CUDA-graph capture (torch.cuda.graph, mode="reduce-overhead"): captured on the capturing stream
+  with a workspace the graph owns (harness.launch.workspace), so concurrent replays never share a
+  counter or partials; call it once with such an input before capturing, as every capture warms
+  up (a first call inside a capture raises plan_cache.PlanCacheMiss before anything is enqueued).
 
 Registered with the low-level torch.library.Library (define, impl per dispatch key, register_fake)
-rather than torch.library.custom_op: custom_op routes every call through Python wrappers of its
-own (its autograd kernel, its argument handling) before the implementation runs. Measured with
-timeit on the CPU build machine (torch 2.13, an op returning a preallocated tensor, i.e. dispatch
-alone): custom_op 8.4 us per call, custom_op with register_kernel("cpu") 7.8 us, Library.impl on
-the CPU key 1.6 us, Library.impl on CompositeExplicitAutograd 3.0 us (a plain Python call: 0.06
-us). So the implementation is registered on the CUDA and CPU keys (CPU: Triton's interpreter),
-straight to api.reduce_sum. `noop` (reduce_ladder::noop) is the same registration around a
-function that only returns a 0-d tensor made once: its time per call is what torch.ops dispatch
-costs on its own (experiments.call_profile and the per-call bench time it on the GPU).
+rather than torch.library.custom_op, which routes every call through Python wrappers of its own.
+Dispatch alone (timeit, CPU, torch 2.13): custom_op 8.4 us per call, with register_kernel("cpu")
+7.8 us, Library.impl on the CPU key 1.6 us, on CompositeExplicitAutograd 3.0 us (a plain Python
+call 0.06 us). So the implementation is registered on the CUDA and CPU keys (CPU: Triton's
+interpreter), straight to api.reduce_sum. `noop` (reduce_ladder::noop) is the same registration
+around a function that returns a 0-d tensor made once: its time is what dispatch costs alone
+(experiments.call_profile and the per-call bench time it on the GPU).
 
-The operator mutates nothing and has no autograd formula (a sum's gradient is not the point here):
-with an input that requires grad, torch's autograd fallback warns and backward raises.
+The operator mutates nothing and has no autograd formula: with an input that requires grad,
+torch's autograd fallback warns and backward raises.
 """
 
 from __future__ import annotations
@@ -52,8 +44,7 @@ _lib.define(f"noop(Tensor x, str variant='{DEFAULT_VARIANT}') -> Tensor")
 def reduce_ladder_sum(
     x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
 ) -> torch.Tensor:
-    """The sum of all elements of x by `variant` (harness.reduce_sum), a new 0-d tensor; with
-    dim, the sum along dim by an axis variant, as torch.sum(x, dim)."""
+    """harness.reduce_sum(x, variant), or with dim the sum along dim, as torch.sum(x, dim)."""
     if dim is None:
         return api.reduce_sum(x, variant)
     return api.reduce_sum(x, variant, dim=dim)
@@ -63,8 +54,7 @@ _noop_results: dict[torch.device, torch.Tensor] = {}
 
 
 def _noop(x: torch.Tensor, variant: str = DEFAULT_VARIANT) -> torch.Tensor:
-    """A 0-d tensor made once per device: the op's body costs a dict get, so a call times the
-    dispatch (not an operator to compute with: every call returns the same tensor)."""
+    """A 0-d tensor made once per device (every call returns it): the body costs a dict get."""
     out = _noop_results.get(x.device)
     if out is None:
         out = _noop_results[x.device] = torch.zeros((), device=x.device)
@@ -80,8 +70,8 @@ for _key in KEYS:
 def _fake_sum(
     x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
 ) -> torch.Tensor:
-    """Shape and dtype only: a 0-d tensor of the variant's sum dtype on x's device; with dim
-    (or an axis variant), torch.sum(x, dim)'s shape in x's dtype (api.axis_result_shape)."""
+    """A 0-d tensor of the variant's sum dtype on x's device; with dim (or an axis variant),
+    torch.sum(x, dim)'s shape in x's dtype."""
     if dim is None and not axis_plan.is_axis(variant):
         return x.new_empty((), dtype=api.result_dtype(variant, x.dtype))
     return x.new_empty(api.axis_result_shape(x, variant, dim))
@@ -90,13 +80,3 @@ def _fake_sum(
 @torch.library.register_fake(NOOP_NAME, lib=_lib)
 def _fake_noop(x: torch.Tensor, variant: str = DEFAULT_VARIANT) -> torch.Tensor:
     return x.new_empty((), dtype=torch.float32)
-
-
-def op() -> torch._ops.OpOverloadPacket:
-    """torch.ops.reduce_ladder.sum (registered by importing this module)."""
-    return torch.ops.reduce_ladder.sum
-
-
-def noop() -> torch._ops.OpOverloadPacket:
-    """torch.ops.reduce_ladder.noop: dispatch alone (see the module docstring)."""
-    return torch.ops.reduce_ladder.noop

@@ -1,28 +1,25 @@
-"""Where a cached launch's workspace lives (partials + the last-block ticket counter), eagerly and
-inside a CUDA-graph capture.
+"""Where a cached launch's workspace (partials + the last-block ticket counter) lives, eagerly
+and inside a CUDA-graph capture.
 
-Eager (`eager`): each cached launch (harness.launch.plan_cache) owns one workspace for as long as
-it stays in the cache, so the workspace outlives the call that made it. It is allocated by torch's
-caching allocator on a worker thread, not the caller's. Why: torch routes allocations to a
-private memory pool per THREAD (torch.cuda.use_mem_pool, and torch.compile's CUDA-graph trees,
-which warm a graph up with every allocation of the calling thread routed to the graph's pool);
-memory that outlives a graph in that pool without being one of its outputs makes Inductor stop
-with "Detected N tensor(s) in the cudagraph pool not tracked as outputs". Allocated on another
-thread it lands in the ordinary pool. The worker allocates with the launch's own stream current,
-so the counter's zero fill is ordered before the launch's first kernel, and the allocator reuses
-the memory after an eviction only in that stream's order (behind its pending kernels), as for any
-tensor allocated on it.
+Eager (`eager`, `off_thread`): a cached launch (harness.launch.plan_cache) owns its workspace for
+as long as it stays cached, beyond the call that made it, so it is allocated on a worker thread,
+not the caller's. Why: torch routes allocations to a private memory pool per THREAD
+(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees warm a graph up with every allocation
+of the calling thread routed to the graph's pool), and memory that outlives a graph in its pool
+without being one of its outputs makes Inductor stop with "Detected N tensor(s) in the cudagraph
+pool not tracked as outputs". The worker allocates with the launch's own stream current, so the
+counter's zero fill is ordered before the launch's first kernel and the allocator reuses the
+memory after an eviction only in that stream's order.
 
-In a capture (`in_graph`): a captured call must not use the eager workspace. A graph bakes the
-addresses in, so every graph captured from one entry would share one counter: two graphs
-replayed at once on two streams take each other's tickets (wrong sums), and torch.cuda.graph()
-without stream= captures every graph on torch's one default capture stream. So each captured
-call gets memory of its own graph: cudaMallocAsync and cudaFreeAsync captured as the graph's
-memory nodes around the launch, and the counter's zeroing captured as a memset node, so every
-replay starts from 0. The driver keeps the memory of graphs that may run at once apart, and none
-of it is torch's (no pool for Inductor to object to, nothing to keep alive, nothing leaked). The
-runtime calls come from CuPy (cupy.cuda.runtime); without CuPy a capture of these launches is
-refused before anything is enqueued.
+In a capture (`in_graph`): a graph bakes addresses in, so every graph captured from one entry
+would share one counter: two graphs replayed at once on two streams take each other's tickets
+(wrong sums), and torch.cuda.graph() without stream= captures every graph on torch's one default
+capture stream. So each captured call gets memory of its own graph: cudaMallocAsync and
+cudaFreeAsync captured as memory nodes around the launch, the counter's zeroing as a memset node
+(every replay starts from 0). The driver keeps the memory of graphs that may run at once apart,
+and none of it is torch's (no pool for Inductor to object to, nothing to keep alive or leak). The
+runtime calls come from CuPy; without it a capture of these launches is refused before anything
+is enqueued.
 """
 
 from __future__ import annotations
@@ -34,7 +31,7 @@ from typing import TypeVar
 
 import torch
 
-from harness.launch.errors import DeviceMemoryError
+from harness.launch.errors import no_room
 
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
 _COUNTER_BYTES = 4
@@ -47,14 +44,6 @@ _worker = concurrent.futures.ThreadPoolExecutor(
 )
 
 
-def _allocate(
-    slots: int, dtype: torch.dtype, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor]:
-    partials = torch.empty(slots, dtype=dtype, device=device)
-    counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
-    return partials, counter
-
-
 def eager(
     slots: int,
     dtype: torch.dtype,
@@ -62,23 +51,20 @@ def eager(
     stream_ptr: int | None = None,
     what: str = "a launch",
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """A workspace of `slots` partials of `dtype` and a zeroed counter on `device`, out of every
-    caller-thread memory pool (module docstring), allocated on the stream `stream_ptr` (default:
-    torch's current stream of the calling thread). DeviceMemoryError when it does not fit
-    (`what` names the launch in the message)."""
-    try:
-        return off_thread(lambda: _allocate(slots, dtype, device), device, stream_ptr)
-    except torch.cuda.OutOfMemoryError as e:
-        raise DeviceMemoryError(
-            f"{what} could not allocate its {slots}-slot workspace ({str(e).splitlines()[0]})"
-        ) from None
+    """`slots` partials of `dtype` and a zeroed counter on `device`, made by off_thread;
+    DeviceMemoryError (naming `what`) when they do not fit."""
+
+    def make() -> tuple[torch.Tensor, torch.Tensor]:
+        partials = torch.empty(slots, dtype=dtype, device=device)
+        return partials, torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
+
+    with no_room(f"{what} could not allocate its {slots}-slot workspace"):
+        return off_thread(make, device, stream_ptr)
 
 
 def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
-    """make() run on the workspace thread with `device` and the stream `stream_ptr` (default:
-    torch's current stream of the calling thread) current, so that what it allocates outlives
-    the call outside every caller-thread memory pool (module docstring); a CPU device: make()
-    here. The cached launches of every family allocate their workspaces through it."""
+    """make() run on the workspace thread with `device` and the stream `stream_ptr` (default: the
+    calling thread's current stream) current (module docstring); for a CPU device, here."""
     if device.type != "cuda":
         return make()
     from harness.launch.stream import current_stream_ptr, torch_stream
@@ -91,10 +77,6 @@ def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | No
             return make()
 
     return _worker.submit(run).result()
-
-
-def _round_up(n: int, to: int) -> int:
-    return -(-n // to) * to
 
 
 def capturable() -> str | None:
@@ -112,11 +94,11 @@ def capturable() -> str | None:
 @contextlib.contextmanager
 def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
     """(partials pointer, counter pointer) in memory the capture on `stream_ptr` owns: allocated,
-    the counter zeroed, and freed after the block, each step captured into the graph (module
-    docstring). The current device must be the stream's."""
+    the counter zeroed and freed after the block, each step captured (the stream's device
+    current)."""
     from cupy.cuda import runtime
 
-    counter_at = _round_up(max(partials_bytes, 1), _ALIGN)
+    counter_at = -(-max(partials_bytes, 1) // _ALIGN) * _ALIGN  # rounded up
     ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
     counter = ptr + counter_at
     try:
