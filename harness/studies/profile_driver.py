@@ -104,7 +104,7 @@ def _axis_profiled(v: Variant, x, dim: int) -> int:
         torch.cuda.synchronize()
     finally:
         torch.cuda.nvtx.range_pop()
-    return len(plan.launches)
+    return len(plan.launch.kernels)
 
 
 def _work(variants, sizes, dtype_names, mode):
