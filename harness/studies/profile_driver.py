@@ -89,24 +89,6 @@ def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
     return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
 
 
-def _axis_profiled(v: Variant, x, dim: int) -> int:
-    """The axis plan's passes once inside the variant's NVTX range; the number of launches."""
-    import torch
-
-    from harness.launch import axis_plan
-
-    plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim))
-    plan.run()
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_push(range_name(v.id))
-    try:
-        plan.run()
-        torch.cuda.synchronize()
-    finally:
-        torch.cuda.nvtx.range_pop()
-    return len(plan.launch.kernels)
-
-
 def _work(variants, sizes, dtype_names, mode):
     """(variant, dtype, n, shape or None, dim or None) in run order."""
     for dtype, n, v in itertools.product(dtype_names, sizes, variants):
@@ -180,15 +162,19 @@ def launch_count(plan) -> int:
     return count if isinstance(count, int) else len(plan.launches)
 
 
-def _profiled(v: Variant, x) -> int | None:
-    """Launch the variant's passes once inside its NVTX range; the number of launches (None for a
-    library call)."""
+def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
+    """Launch the variant's passes once inside its NVTX range (an axis variant's along dim); the
+    number of launches (None for a library call)."""
     import torch
 
+    from harness.launch import axis_plan
     from harness.studies.session import timed_call
 
     launches: int | None = 1
-    if is_demo(v):
+    if dim is not None:
+        plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim))
+        restore, run, launches = plan.poison, plan.run, len(plan.launch.kernels)
+    elif is_demo(v):
         restore, run, _ = _demo_first_pass(v, x)
     else:  # what the suites time: a peer's call (no launches of ours to count), a plan's run
         run, restore, plan = timed_call(v, x)
@@ -232,7 +218,7 @@ def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode:
                 x = verify.seed_like_input(math.prod(shape), dtype, "cuda").view(shape)
                 entry.update(_axis_check(v, x, dim, mode))
                 if mode == "profile":
-                    entry["launches"] = _axis_profiled(v, x, dim)
+                    entry["launches"] = _profiled(v, x, dim)
         except Exception as e:  # recorded, and the next variant still runs
             # (a CUDA error is sticky: what follows it fails too, and says so)
             msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
