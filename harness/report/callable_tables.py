@@ -73,7 +73,7 @@ def markdown(doc: Document) -> str:
 
 def plot(doc: Document, dtype: str, path: str | Path) -> list[str]:
     """Per call (us) vs n for the PLOTTED entries; returns the entries drawn."""
-    from harness.report.plots import _plt
+    from harness.report.plots import _plt, _save
 
     plt = _plt()
     by = per_call(doc)
@@ -91,8 +91,7 @@ def plot(doc: Document, dtype: str, path: str | Path) -> list[str]:
     ax.set_title(f"Per call from Python, {dtype}: {doc.device}")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
     return drawn
 
 

@@ -19,7 +19,7 @@ from harness.report.ladder_table import (
     records_at,
     variant_order,
 )
-from harness.report.markdown import markdown_table, num, us
+from harness.report.markdown import grid, markdown_table, num, us
 from harness.report.plots import _plt, _save
 from harness.report.records import ResultRecord
 from harness.report.terminal import rich_table
@@ -41,9 +41,7 @@ def size_grid(
 ) -> str:  # fmt: skip
     """Markdown: variants down (ladder order), sizes across, cell(record) ("-": not measured)."""
     rows = [r for r in run.records if r.dtype == dtype and r.n in sizes]
-    by = {(r.variant, r.n): r for r in rows}
-    body = [[vid, *("-" if (vid, n) not in by else cell(by[vid, n]) for n in sizes)]
-            for vid in variant_order(rows)]  # fmt: skip
+    _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
     return markdown_table(["variant", *map(head, sizes)], body)
 
 

@@ -14,9 +14,8 @@ from harness.core import catalogue
 from harness.core.passes import one_pass
 from harness.core.sizes import size_label
 from harness.report.ladder_table import COPY_ID, check_text, peer_ratios, records_at
-from harness.report.markdown import RIGHT, markdown_table, num, us
+from harness.report.markdown import RIGHT, grid, markdown_table, num, us
 from harness.report.records import ResultRecord, Row
-from harness.report.rows import pivot
 from harness.report.terminal import rich_table
 
 
@@ -202,19 +201,17 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
     check shows its status instead."""
     mine = [r for r in rows if r.dtype == dtype]
     metric = next((m for m in TABLE_METRICS if any(r.metric == m for r in mine)), "check")
-    cells = pivot((r for r in mine if r.metric in (metric, "check")), lambda r: r.n,
-                  lambda r: r.variant)  # fmt: skip
-    variants = list(dict.fromkeys(r.variant for r in mine))
-    body = []
-    for n, by in sorted(cells.items()):
-        base = next((by[b].median_ms for b in BASELINES if b in by and by[b].median_ms), None)
-        line = [size_label(n)]
-        for v in variants:
-            r = by.get(v)
-            if r is None or r.check in ("wrong", "error") or r.median_ms is None:
-                line.append("-" if r is None else r.check or "-")
-            else:
-                ratio = f" ({base / r.median_ms:.2f}x)" if base else ""
-                line.append(f"{r.median_ms * 1e3:.2f}{ratio}")
-        body.append(line)
+    shown = [r for r in mine if r.metric in (metric, "check")]
+    base = {r.n: r.median_ms for b in BASELINES[::-1] for r in shown  # the first one wins
+            if r.variant == b and r.median_ms}  # fmt: skip
+
+    def cell(r: Row) -> str:
+        if r.check in ("wrong", "error") or r.median_ms is None:
+            return r.check or "-"
+        ratio = f" ({base[r.n] / r.median_ms:.2f}x)" if r.n in base else ""
+        return f"{r.median_ms * 1e3:.2f}{ratio}"
+
+    ns = sorted({r.n for r in shown})
+    variants, body = grid(shown, lambda r: r.n, lambda r: r.variant, cell, ns,
+                          [r.variant for r in mine], label=size_label)  # fmt: skip
     return markdown_table(["n", *variants], body, RIGHT * (len(variants) + 1))
