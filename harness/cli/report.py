@@ -5,7 +5,7 @@ Renders on any machine (no GPU): the ladder table on the terminal (compact, fits
 one n per dtype, and with several runs each one's per-variant time ratio to the first, also
 printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
 --callable adds the per-call-from-Python figures (callable.md, plots, and both figures side by
-side for the fastest pair and the peers in report.md: harness.report.callable_tables).
+side for the fastest pair and the peers in report.md: harness.report.tables).
 --doc (also spelled --readme; repeat it for several files) rewrites the generated blocks of that
 Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:end -->
 (docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
@@ -28,10 +28,10 @@ from harness.core.sizes import size_label
 from harness.report import (
     accuracy_tables,
     axis_tables,
-    callable_tables,
     host_tables,
     run_report,
     run_tables,
+    tables,
 )
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
@@ -47,7 +47,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             accuracy_tables.load(args.accuracy)  # checked before anything is written
         if args.axis:
             axis_tables.load(args.axis)
-        callable_doc = callable_tables.load(args.callable) if args.callable else None
+        callable_doc = tables.load_callable(args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
         if host_doc is not None:
@@ -72,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 )
         main = written.runs[0]
         if callable_doc is not None:
-            names = callable_tables.write(
+            names = tables.write_callable(
                 callable_doc, written.out_dir, main.records, args.callable
             )
             for name in names:
