@@ -25,14 +25,7 @@ from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console, parse_size
 from harness.core.sizes import size_label
-from harness.report import (
-    accuracy_tables,
-    axis_tables,
-    host_tables,
-    run_report,
-    run_tables,
-    tables,
-)
+from harness.report import accuracy_tables, axis_tables, host_tables, run_report, run_tables, tables
 from harness.report.documents import ReportError, load_document
 from harness.report.ladder_table import ladder_console_table
 
