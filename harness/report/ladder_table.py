@@ -108,34 +108,20 @@ def peer_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRati
     )
 
 
-@dataclass(frozen=True)
-class Steps:
-    step_x: float | None = None
-    cum_x: float | None = None
-
-
-def ladder_steps(rows: Iterable[ResultRecord | None]) -> list[Steps]:
-    """step x and cumulative x of each CUDA record, in the order given (ladder order); None
+def ladder_steps(rows: Iterable[ResultRecord | None]) -> list[tuple[float | None, float | None]]:
+    """(step x, cumulative x) of each CUDA record, in the order given (ladder order); None
     entries (rows with no CUDA record) get no steps and break nothing."""
-    out: list[Steps] = []
+    out: list[tuple[float | None, float | None]] = []
     family, first_ms, prev_ms = None, None, None
     for r in rows:
-        if r is None:
-            out.append(Steps())
-            continue
-        if r.family != family:  # a seed's own ladder starts its own x columns
+        if r is not None and r.family != family:  # a seed's own ladder starts its own x columns
             family, first_ms, prev_ms = r.family, None, None
-        ms = r.ms
+        ms = r.ms if r is not None else None
         usable = bool(ms) and r.ok and not r.wrong_demo  # a wrong sum's time is no reference
-        out.append(
-            Steps(
-                step_x=prev_ms / ms if usable and prev_ms else None,
-                cum_x=first_ms / ms if usable and first_ms else None,
-            )
-        )
+        out.append((prev_ms / ms if usable and prev_ms else None,
+                    first_ms / ms if usable and first_ms else None))  # fmt: skip
         if usable:
-            first_ms = first_ms or ms
-            prev_ms = ms
+            first_ms, prev_ms = first_ms or ms, ms
     return out
 
 
@@ -147,7 +133,8 @@ class LadderRow:
     twin: ResultRecord | None  # the Triton record beside it
     main_ratios: PeerRatios
     twin_ratios: PeerRatios
-    steps: Steps
+    step_x: float | None  # t(previous stage) / t
+    cum_x: float | None  # t(first stage of the family) / t
 
     @property
     def name(self) -> str:
@@ -221,9 +208,10 @@ def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[Lad
             twin=twin,
             main_ratios=_sum_ratios(main, at),
             twin_ratios=peer_ratios(twin, at) if twin else NO_RATIOS,
-            steps=step,
+            step_x=step_x,
+            cum_x=cum_x,
         )
-        for (kind, main, twin), step in zip(pairs, steps, strict=True)
+        for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)
     ]
 
 
@@ -290,8 +278,8 @@ WIDE_COLUMNS = (
     _VARIANT,
     numbers("1st pass µs", lambda e: us(e.main.first_pass.median_ms if _first(e) else None)),
     *_CUDA,
-    numbers("step ×", lambda e: num(e.steps.step_x, ".2f")),
-    numbers("cum. ×", lambda e: num(e.steps.cum_x, ".1f")),
+    numbers("step ×", lambda e: num(e.step_x, ".2f")),
+    numbers("cum. ×", lambda e: num(e.cum_x, ".1f")),
     _TWIN_NAME,
     *_TWIN,
     _CHECK,
