@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from harness.core import catalogue
-from harness.report.documents import Document
+from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import grid, rich_as_markdown
 from harness.report.records import ResultRecord
 from harness.report.study_records import host_record
 from harness.report.terminal import rich_table
 
+MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
 _SHORT = {
     "cuda/001-v0-gmem-interleaved": "V0",
     "cuda/001-v1-gmem-sequential": "V1",
@@ -144,3 +146,21 @@ def markdown(host: Document) -> str:
     for entry in (doc.get("sweep") or {}).get("sizes", []):
         parts += [rich_as_markdown(sweep_table(entry)), f"Finding: {entry['finding']}\n"]
     return "\n".join(parts)
+
+
+def load(path: str | Path) -> Document:
+    """Seed 001's host study (`reduce-ladder host --json`), checked (it renders) before anything
+    is written; ReportError naming the file otherwise."""
+    doc = load_document(path, "host")
+    try:
+        markdown(doc)
+    except (ValueError, KeyError, TypeError) as e:
+        raise ReportError(f"{path}: not a readable host-study document ({e})") from None
+    return doc
+
+
+def write(path: str | Path, out_dir: str | Path) -> list[Path]:
+    """host.md in out_dir, from the document."""
+    page = Path(out_dir) / MARKDOWN_NAME
+    page.write_text(markdown(load(path)))
+    return [page]
