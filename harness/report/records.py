@@ -225,14 +225,7 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
 def check_from(result: Any) -> Check:
     """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
     layer's torch code at load time)."""
-    return Check(
-        value=result.value,
-        golden=result.golden,
-        abs_err=result.abs_err,
-        tolerance=result.tolerance,
-        exact_required=result.exact_required,
-        input_unchanged=result.input_unchanged,
-    )
+    return Check(**{f.name: getattr(result, f.name) for f in fields(Check)})
 
 
 # ---------------------------------------------------------------------------------------------
