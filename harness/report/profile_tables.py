@@ -220,25 +220,30 @@ def _top(d: dict, count: int = 2) -> str:
     return ", ".join(f"{r} {100 * s:.0f}%" for r, s in top[:count]) or "-"
 
 
+def _counter(header: str, key: str, digits: int = 0, part=_m) -> Column:
+    """A column of one counter (part: _m the metrics, _d the derived figures) of a row's totals."""
+    return Column(header, lambda r: _fmt(part(r[1]).get(key), digits))
+
+
+def _us(r: tuple) -> str:
+    ns = _m(r[1]).get("duration_ns")
+    return _fmt(ns / 1e3, 1) if ns else "-"
+
+
 # The ladder's counters: one row per (variant id, its totals), metric by metric.
 LADDER_COLUMNS = [
     Column("variant", lambda r: r[0]),
-    Column(
-        "µs",
-        lambda r: (
-            _fmt(_m(r[1]).get("duration_ns") / 1e3, 1) if _m(r[1]).get("duration_ns") else "-"
-        ),
-    ),
-    Column("DRAM %", lambda r: _fmt(_m(r[1]).get("dram_throughput_pct"), 1)),
-    Column("L1 hit %", lambda r: _fmt(_m(r[1]).get("l1_hit_pct"), 1)),
-    Column("L2 hit %", lambda r: _fmt(_m(r[1]).get("l2_hit_pct"), 1)),
-    Column("ld sectors/req", lambda r: _fmt(_d(r[1]).get("gld_sectors_per_request"), 2)),
-    Column("st sectors", lambda r: _fmt(_m(r[1]).get("gst_sectors"))),
-    Column("shared ld instr.", lambda r: _fmt(_m(r[1]).get("shared_ld_inst"))),
-    Column("shared ld conflicts", lambda r: _fmt(_m(r[1]).get("shared_ld_bank_conflicts"))),
-    Column("threads/instr.", lambda r: _fmt(_d(r[1]).get("threads_per_inst"), 1)),
-    Column("occupancy %", lambda r: _fmt(_m(r[1]).get("occupancy_pct"), 1)),
-    Column("regs", lambda r: _fmt(_m(r[1]).get("registers"))),
+    Column("µs", _us),
+    _counter("DRAM %", "dram_throughput_pct", 1),
+    _counter("L1 hit %", "l1_hit_pct", 1),
+    _counter("L2 hit %", "l2_hit_pct", 1),
+    _counter("ld sectors/req", "gld_sectors_per_request", 2, _d),
+    _counter("st sectors", "gst_sectors"),
+    _counter("shared ld instr.", "shared_ld_inst"),
+    _counter("shared ld conflicts", "shared_ld_bank_conflicts"),
+    _counter("threads/instr.", "threads_per_inst", 1, _d),
+    _counter("occupancy %", "occupancy_pct", 1),
+    _counter("regs", "registers"),
     Column("top stalls", lambda r: _top(_d(r[1]))),
 ]
 
