@@ -85,7 +85,7 @@ def _callable_doc(tmp_path):
     return path
 
 
-def test_callable_tables_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
+def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
     from harness.core.timing import Timing
     from harness.report import tables
     from harness.report.records import ResultRecord

@@ -111,7 +111,7 @@ def plot(doc: dict, path: str | Path) -> dict:
     variants = list(dict.fromkeys(r.variant for r in recs))
     cmap = plt.get_cmap("tab20")
     for ax, n in zip(axes[0], sizes, strict=True):
-        by = {(r.variant, r.extra.get("data")): r for r in recs if r.n == n}
+        by = {(r.variant, _data(r)): r for r in recs if r.n == n}
         drawn[n] = {}
         for k, vid in enumerate(variants):
             ys = [_plotted(by.get((vid, f))) for f in families]
