@@ -85,20 +85,20 @@ def _callable_doc(tmp_path):
     return path
 
 
-def test_callable_tables_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
+def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
     from harness.core.timing import Timing
-    from harness.report import callable_tables
+    from harness.report import tables
     from harness.report.records import ResultRecord
 
-    doc = callable_tables.load(_callable_doc(tmp_path))
-    md = callable_tables.markdown(doc)
+    doc = tables.load_callable(_callable_doc(tmp_path))
+    md = tables.callable_markdown(doc)
     assert "| 2^10 | 10.00 (1.00x) | 8.00 (1.25x) |\n" in md  # cupy.sum-cub: no time, no column
 
     def rec(vid, ms):
         t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
         return ResultRecord(variant=vid, backend="x", dtype="float32", n=1024, total=t)
 
-    rows = callable_tables.joined_rows(
+    rows = tables.callable_joined_rows(
         [rec("cuda/fastest", 0.004), rec("peer/torch.sum", 0.005)], doc
     )
     assert rows[0] == ["float32", "2^10", "cuda/fastest", "4.0", "1.25x", "8.0", "1.25x"]

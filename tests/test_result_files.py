@@ -15,7 +15,8 @@ import pytest
 
 from harness.report import distributed_tables, documents, records
 from harness.report.documents import FAMILIES, FAMILY, ReportError, load_document
-from harness.report.rows import ROWS, Row, pivot, rows
+from harness.report.markdown import grid
+from harness.report.rows import ROWS, Row, rows
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -124,12 +125,15 @@ def test_rows_cover_every_family_with_times():
 
 def test_a_pivot_of_rows_is_the_records_table():
     doc = load_document(RESULTS / "nvidia-h200" / "ladder-float32.json")
-    table = pivot((r for r in rows(doc) if r.metric == "total"), lambda r: r.variant, lambda r: r.n)
-    for rec in doc.records:
-        if rec.timed:
-            cell = table[rec.variant][rec.n]
-            assert cell.median_ms == rec.ms and cell.check == rec.status
-            assert cell.bytes == rec.bytes_total
+    timed = [r for r in doc.records if r.timed]
+    cell = lambda r: (r.median_ms, r.check, r.bytes)  # noqa: E731
+    totals = [r for r in rows(doc) if r.metric == "total"]
+    ids = [r.variant for r in timed]
+    sizes, table = grid(totals, lambda r: r.variant, lambda r: r.n, cell, ids, label=lambda v: v)
+    by = {line[0]: dict(zip(sizes, line[1:], strict=True)) for line in table}
+    assert len(table) == len({r.variant for r in timed})
+    for rec in timed:
+        assert by[rec.variant][rec.n] == (rec.ms, rec.status, rec.bytes_total)
 
 
 def test_readers_of_results_go_through_the_loader():

@@ -5,7 +5,7 @@ Renders on any machine (no GPU): the ladder table on the terminal (compact, fits
 one n per dtype, and with several runs each one's per-variant time ratio to the first, also
 printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
 --callable adds the per-call-from-Python figures (callable.md, plots, and both figures side by
-side for the fastest pair and the peers in report.md: harness.report.callable_tables).
+side for the fastest pair and the peers in report.md: harness.report.tables).
 --doc (also spelled --readme; repeat it for several files) rewrites the generated blocks of that
 Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:end -->
 (docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
@@ -25,16 +25,16 @@ from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, console, parse_size
 from harness.core.sizes import size_label
-from harness.report import (
-    accuracy_tables,
-    axis_tables,
-    callable_tables,
-    host_tables,
-    run_report,
-    run_tables,
-)
-from harness.report.documents import ReportError, load_document
+from harness.report import accuracy_tables, axis_tables, host_tables, run_report, run_tables, tables
+from harness.report.documents import ReportError
 from harness.report.ladder_table import ladder_console_table
+
+# The pages rendered beside report.md and linked from it: (option, its module, the link's title).
+PAGES = (
+    ("host", host_tables, "Seed 001: host-driven, end to end from host memory"),
+    ("accuracy", accuracy_tables, "Accuracy: every variant against the exact sum"),
+    ("axis", axis_tables, "Sums along an axis: the axis family against the peers"),
+)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -42,37 +42,22 @@ def cmd_report(args: argparse.Namespace) -> int:
         ref_n = parse_size(args.n) if args.n else None
         for doc in args.readme or ():
             run_report.check_readme(doc)  # before rendering: fail fast on no block
-        host_doc = _load_host(args.host) if args.host else None
-        if args.accuracy:
-            accuracy_tables.load(args.accuracy)  # checked before anything is written
-        if args.axis:
-            axis_tables.load(args.axis)
-        callable_doc = callable_tables.load(args.callable) if args.callable else None
+        for option, page, _ in PAGES:
+            if getattr(args, option):
+                page.load(getattr(args, option))  # checked before anything is written
+        callable_doc = tables.load_callable(args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
-        if host_doc is not None:
-            (written.out_dir / "host.md").write_text(host_tables.markdown(host_doc))
-            out.print(f"  wrote {written.out_dir / 'host.md'}", highlight=False)
-            title = "Seed 001: host-driven, end to end from host memory"
-            _link(written.out_dir, title, "host.md", args.host)
-        for source, pages, title in (
-            (args.accuracy, accuracy_tables, "Accuracy: every variant against the exact sum"),
-            (args.axis, axis_tables, "Sums along an axis: the axis family against the peers"),
-        ):
+        for option, page, title in PAGES:
+            source = getattr(args, option)
             if source:
-                for name in pages.write(source, written.out_dir):
+                for name in page.write(source, written.out_dir):
                     out.print(f"  wrote {name}", highlight=False)
-                _link(
-                    written.out_dir,
-                    title,
-                    pages.MARKDOWN_NAME,
-                    ", ".join(
-                        Path(p).name for p in ([source] if isinstance(source, str) else source)
-                    ),
-                )
+                sources = [source] if isinstance(source, str) else source
+                _link(written.out_dir, title, page.MARKDOWN_NAME, ", ".join(map(_name, sources)))
         main = written.runs[0]
         if callable_doc is not None:
-            names = callable_tables.write(
+            names = tables.write_callable(
                 callable_doc, written.out_dir, main.records, args.callable
             )
             for name in names:
@@ -98,20 +83,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _load_host(path: str):
-    """Seed 001's host study (`reduce-ladder host --json`), checked before anything is written."""
-    doc = load_document(path, "host")
-    try:
-        host_tables.markdown(doc)
-    except (ValueError, KeyError, TypeError) as e:
-        raise ReportError(f"{path}: not a readable host-study document ({e})") from None
-    return doc
+def _name(path: str) -> str:
+    return Path(path).name
 
 
 def _link(out_dir: Path, title: str, page: str, source: str) -> None:
-    """A section of report.md that links a page rendered beside it from `source`."""
+    """A section of report.md that links a page rendered beside it from `source` (file names)."""
     report_md = out_dir / "report.md"
-    link = f"\n## {title}\n\nSee [{page}]({page}) (rendered from `{Path(source).name}`).\n"
+    link = f"\n## {title}\n\nSee [{page}]({page}) (rendered from `{source}`).\n"
     report_md.write_text(report_md.read_text() + link)
 
 

@@ -6,12 +6,15 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     study_records  records from the host study's and the fastest bench's own rows
     ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings;
                    every ratio (x CUB, x torch.sum, % copy, step x, cumulative x)
-    markdown       the one Markdown table writer and the cell number formats
+    rows           every timed family as long-format rows (records.Row); pivot
+    markdown       the one table writer (Column, column_table, grid: a pivot) and the number
+                   formats; terminal lays the same columns out on the terminal
     run_tables     report.md's tables across sizes, and runs compared with the first (compare.png)
     plots          the other plots: bandwidth vs n, the ladder at one n, devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON
     run_report     DIR/report.md and its plots; the generated blocks of docs/ladder.md, README.md
-    tables         what `run` and `check` print besides the ladder; seed 004's table
+    tables         what `run` and `check` print besides the ladder; seed 004's table; a suite's
+                   rows per dtype; the per-call figures (callable.md)
     host_tables    seed 001's host study
 
 The porting guide (docs/porting.md) and the compiler census are built by the porting package

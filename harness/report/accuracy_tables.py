@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report.documents import ReportError, load_document
-from harness.report.markdown import RIGHT, markdown_table
+from harness.report.markdown import RIGHT, grid, markdown_table
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "accuracy.md"
@@ -32,14 +32,16 @@ def accuracy_records(doc: dict) -> list[ResultRecord]:
     return [ResultRecord.from_json(r) for r in doc.get("results", [])]
 
 
+def _data(r: ResultRecord) -> str:
+    return r.extra.get("data", "?")
+
+
 def _families(recs: Iterable[ResultRecord]) -> list[str]:
-    return list(dict.fromkeys(r.extra.get("data", "?") for r in recs))
+    return list(dict.fromkeys(map(_data, recs)))
 
 
-def cell(r: ResultRecord | None) -> str:
-    """'0.31 ✓', '1.2e+07 ✗', 'error', '' (not run)."""
-    if r is None:
-        return ""
+def cell(r: ResultRecord) -> str:
+    """'0.31 ✓', '1.2e+07 ✗', 'error'."""
     if not r.ok:
         return "error"
     ulps = r.extra.get("ulps")
@@ -63,11 +65,7 @@ def markdown(doc: dict) -> str:
         kappa = {r.extra.get("data"): r.extra.get("kappa") for r in at_n if "kappa" in r.extra}
         past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
         head = ["variant", *(f + (" †" if f in past else "") for f in families)]
-        by = {(r.variant, r.extra.get("data")): r for r in at_n}
-        rows = [
-            [vid, *(cell(by.get((vid, f))) for f in families)]
-            for vid in dict.fromkeys(r.variant for r in at_n)
-        ]
+        _, rows = grid(at_n, lambda r: r.variant, _data, cell, acrosses=families, missing="")
         rows.append(
             ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
         )
@@ -113,7 +111,7 @@ def plot(doc: dict, path: str | Path) -> dict:
     variants = list(dict.fromkeys(r.variant for r in recs))
     cmap = plt.get_cmap("tab20")
     for ax, n in zip(axes[0], sizes, strict=True):
-        by = {(r.variant, r.extra.get("data")): r for r in recs if r.n == n}
+        by = {(r.variant, _data(r)): r for r in recs if r.n == n}
         drawn[n] = {}
         for k, vid in enumerate(variants):
             ys = [_plotted(by.get((vid, f))) for f in families]

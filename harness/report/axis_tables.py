@@ -146,10 +146,9 @@ def markdown(rows: Iterable[Row], device: str) -> str:
 
 def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     """% of the read limit by shape: the pair and each peer."""
-    import matplotlib
+    from harness.report.plots import _plt, _save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _plt()
 
     ls = lines(rows)
     fig, ax = plt.subplots(figsize=(max(8, len(ls) * 0.25), 4.5))
@@ -164,8 +163,7 @@ def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     ax.set_title(f"Sums along an axis, {device}")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path, dpi=120)
 
 
 MARKDOWN_NAME = "axis.md"

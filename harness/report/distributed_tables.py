@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.core.sizes import size_label
 from harness.report import documents
 from harness.report.documents import ReportError, load_document
-from harness.report.markdown import RIGHT, markdown_table, num
+from harness.report.markdown import Column, column_table, num, numbers
 
 TABLE_FILE = "distributed.md"
 PLOT_FILE = "distributed.png"
@@ -94,51 +94,44 @@ def _ok(r: dict) -> str:
     return "ok" if r["ok"] else "WRONG"
 
 
-R = RIGHT
-# Each table as columns: (header, alignment, the cell from a row).
+C, R = Column, numbers  # text, numbers
 SUM_COLUMNS = (
-    ("scaling", "", lambda s: s.run["scaling"]),
-    ("K", R, lambda s: str(s.run["gpus"])),
-    ("n per GPU", R, lambda s: size_label(s.run["n_per_rank"])),
-    ("n total", R, lambda s: size_label(s.run["n_total"])),
-    ("combine", "", lambda s: s.run["combine"]),
-    ("local ms", R, lambda s: num(s.run["local_ms"], ".3f")),
-    ("combine us", R, lambda s: num(s.run["combine_ms"] * 1e3, ".1f")),
-    ("total ms", R, lambda s: num(s.run["total_ms"], ".3f")),
-    ("agg GB/s", R, lambda s: num(s.agg_gbps, ".1f")),
-    ("local GB/s per GPU", R, lambda s: num(s.local_gbps_per_gpu, ".1f")),
-    ("speedup", R, lambda s: num(s.speedup, ".2f")),
-    ("efficiency", R, lambda s: _pct(s.efficiency)),
-    ("check", "", lambda s: _verdict(s.run)),
+    C("scaling", lambda s: s.run["scaling"]),
+    R("K", lambda s: str(s.run["gpus"])),
+    R("n per GPU", lambda s: size_label(s.run["n_per_rank"])),
+    R("n total", lambda s: size_label(s.run["n_total"])),
+    C("combine", lambda s: s.run["combine"]),
+    R("local ms", lambda s: num(s.run["local_ms"], ".3f")),
+    R("combine us", lambda s: num(s.run["combine_ms"] * 1e3, ".1f")),
+    R("total ms", lambda s: num(s.run["total_ms"], ".3f")),
+    R("agg GB/s", lambda s: num(s.agg_gbps, ".1f")),
+    R("local GB/s per GPU", lambda s: num(s.local_gbps_per_gpu, ".1f")),
+    R("speedup", lambda s: num(s.speedup, ".2f")),
+    R("efficiency", lambda s: _pct(s.efficiency)),
+    C("check", lambda s: _verdict(s.run)),
 )
 COMBINE_COLUMNS = (
-    ("K", R, lambda r: str(r["gpus"])),
-    ("combine", "", lambda r: r["combine"]),
-    ("calls", R, lambda r: str(r["calls"])),
-    ("us per call (slowest rank)", R, lambda r: num(r["us_per_call"], ".1f")),
-    ("per rank", "", lambda r: ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"])),
-    ("check", "", _ok),
+    R("K", lambda r: str(r["gpus"])),
+    C("combine", lambda r: r["combine"]),
+    R("calls", lambda r: str(r["calls"])),
+    R("us per call (slowest rank)", lambda r: num(r["us_per_call"], ".1f")),
+    C("per rank", lambda r: ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"])),
+    C("check", _ok),
 )
 SWEEP_COLUMNS = (
-    ("K", R, lambda p: str(p[0]["gpus"])),
-    ("n (float32)", R, lambda p: size_label(p[0]["n"])),
-    ("bytes", R, lambda p: f"{p[0]['bytes']:,}"),
-    ("time us (mean)", R, lambda p: num(p[0]["us_mean"], ".1f")),
-    ("time us (max)", R, lambda p: num(p[0]["us_max"], ".1f")),
-    ("algbw GB/s", R, lambda p: num(p[1], ".2f")),
-    ("busbw GB/s", R, lambda p: num(p[2], ".2f")),
-    ("check", "", lambda p: _ok(p[0])),
+    R("K", lambda p: str(p[0]["gpus"])),
+    R("n (float32)", lambda p: size_label(p[0]["n"])),
+    R("bytes", lambda p: f"{p[0]['bytes']:,}"),
+    R("time us (mean)", lambda p: num(p[0]["us_mean"], ".1f")),
+    R("time us (max)", lambda p: num(p[0]["us_max"], ".1f")),
+    R("algbw GB/s", lambda p: num(p[1], ".2f")),
+    R("busbw GB/s", lambda p: num(p[2], ".2f")),
+    C("check", lambda p: _ok(p[0])),
 )
 
 TARGET_COLUMNS = tuple(
-    (h, "", lambda t, i=i: t[i]) for i, h in enumerate(("target", "measured", "verdict"))
+    C(h, lambda t, i=i: t[i]) for i, h in enumerate(("target", "measured", "verdict"))
 )
-
-
-def table(columns: tuple, items: list) -> str:
-    """A Markdown table of `items`, one row each, through `columns`."""
-    rows = [[cell(x) for _, _, cell in columns] for x in items]
-    return markdown_table([c[0] for c in columns], rows, [c[1] for c in columns])
 
 
 def targets(runs: list[dict]) -> list[tuple[str, str, str]]:
@@ -187,7 +180,10 @@ def markdown(doc: dict) -> str:
         ("\n## Targets\n", TARGET_COLUMNS, targets(runs)),
     )
     parts += [
-        part for title, cols, items in sections if items for part in (title, table(cols, items))
+        part
+        for title, cols, items in sections
+        if items
+        for part in (title, column_table(cols, items))
     ]
     return "\n".join(parts)
 
@@ -195,10 +191,9 @@ def markdown(doc: dict) -> str:
 def plot(doc: dict, path: Path) -> dict:
     """Left: the time split (local / combine, all_reduce) per K for each scaling at its largest
     size; right: efficiency against K per scaling and combine. Returns what was drawn."""
-    import matplotlib
+    from harness.report.plots import _plt, _save
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    plt = _plt()
 
     rows = sum_rows(doc["runs"])
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -225,8 +220,7 @@ def plot(doc: dict, path: Path) -> dict:
     right.set_xticks(sorted({s.run["gpus"] for s in rows}) or [1])
     right.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
     return {"bars": [b[0] for b in bars], "lines": sorted(lines)}
 
 

@@ -141,12 +141,6 @@ def _head(path: str, kind: str, doc: dict) -> Document:
     )
 
 
-def _run(path: str, doc: dict) -> Document:
-    out = _head(path, "cli", doc)
-    out.records = [ResultRecord.from_json(r) for r in doc.get("results", []) if "variant" in r]
-    return out
-
-
 def _bench(path: str, doc: dict) -> Document:
     rows = []
     for b in doc["benchmarks"]:
@@ -193,30 +187,28 @@ def _bench_record(info: dict) -> ResultRecord:
     )
 
 
-def _fastest_bench(path: str, doc: dict) -> Document:
-    out = _head(path, "fastest-bench", doc)
-    if doc["schema"] == records.FASTEST_BENCH_SCHEMA:
-        out.records = [ResultRecord.from_json(r) for r in doc["results"]]
-    else:
-        for row in doc["rows"]:
-            out.records += study_records.fastest_bench_records(row, out.device)
-    return out
+def _records(kind: str, key: str, old: Callable[[dict, Document], list] | None = None):
+    """The parser of a family whose documents hold result records under `key`; old(doc, out)
+    reads the records of its older version (the schema after the first)."""
+
+    def parse(path: str, doc: dict) -> Document:
+        out = _head(path, kind, doc)
+        if old is not None and doc["schema"] != FAMILY[kind].schemas[0]:
+            out.records = old(doc, out)
+        else:
+            out.records = [ResultRecord.from_json(r) for r in doc.get(key) or [] if "variant" in r]
+        return out
+
+    return parse
 
 
-def _host(path: str, doc: dict) -> Document:
-    out = _head(path, "host", doc)
+def _old_fastest_bench(doc: dict, out: Document) -> list[ResultRecord]:
+    return [r for row in doc["rows"] for r in study_records.fastest_bench_records(row, out.device)]
+
+
+def _old_host(doc: dict, out: Document) -> list[ResultRecord]:
     dtype = (doc.get("options") or {}).get("dtype")
-    if doc["schema"] == records.HOST_SCHEMA:
-        out.records = [ResultRecord.from_json(r) for r in doc.get("table") or []]
-    else:
-        out.records = [study_records.host_record(r, dtype) for r in doc.get("table") or []]
-    return out
-
-
-def _accuracy(path: str, doc: dict) -> Document:
-    out = _head(path, "accuracy", doc)
-    out.records = [ResultRecord.from_json(r) for r in doc["results"]]
-    return out
+    return [study_records.host_record(r, dtype) for r in doc.get("table") or []]
 
 
 def _rows(path: str, doc: dict) -> Document:
@@ -250,15 +242,17 @@ def _raw(kind: str, schema: str) -> Family:
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("cli", (records.RUN_SCHEMA, records.RUN_SCHEMA_V1), _run),
+    Family("cli", (records.RUN_SCHEMA, records.RUN_SCHEMA_V1), _records("cli", "results")),
     Family("pytest-benchmark", (records.BENCH_SCHEMA, records.BENCH_SCHEMA_V1), _bench),
     Family(
         "fastest-bench",
         (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1),
-        _fastest_bench,
+        _records("fastest-bench", "results", _old_fastest_bench),
     ),
-    Family("host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1), _host),
-    Family("accuracy", (records.ACCURACY_SCHEMA,), _accuracy),
+    Family(
+        "host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1), _records("host", "table", _old_host)
+    ),
+    Family("accuracy", (records.ACCURACY_SCHEMA,), _records("accuracy", "results")),
     Family("rows", (records.ROWS_SCHEMA,), _rows),
     _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA),
     _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA),

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from harness.core import catalogue
-from harness.report.documents import Document
-from harness.report.markdown import rich_as_markdown
+from harness.report.documents import Document, ReportError, load_document
+from harness.report.markdown import grid, rich_as_markdown
 from harness.report.records import ResultRecord
 from harness.report.study_records import host_record
 from harness.report.terminal import rich_table
 
+MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
 _SHORT = {
     "cuda/001-v0-gmem-interleaved": "V0",
     "cuda/001-v1-gmem-sequential": "V1",
@@ -49,16 +51,15 @@ def _split(x: dict) -> str:
 def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dtype: str) -> list:
     records = [r if isinstance(r, ResultRecord) else host_record(r, dtype) for r in rows]
     cols = list(dict.fromkeys(r.variant for r in records))
-    at = {(r.n, r.variant): r for r in records}
     legend = ", ".join(
         f"{short(c)} = {c}" + (f" ({catalogue.BY_ID[c].staging})" if c in catalogue.BY_ID else "")
         for c in cols
     )
 
-    def timed(key: str, fmt: str) -> Callable[[ResultRecord | None], str]:
-        def cell(r: ResultRecord | None) -> str:
-            if r is None or not r.ok:
-                return "-" if r is None else r.status.upper()
+    def timed(key: str, fmt: str) -> Callable[[ResultRecord], str]:
+        def cell(r: ResultRecord) -> str:
+            if not r.ok:
+                return r.status.upper()
             return "-" if r.extra.get(key) is None else format(r.extra[key], fmt)
 
         return cell
@@ -71,13 +72,13 @@ def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dt
          timed("gbps", ".2f")),
         (f"where the time goes ({dtype}): H2D copy ms + kernels ms (H2D share of end to end)",
          "CUDA events on the stream; the pipeline overlaps copies and kernels by design: its "
-         "device total only", lambda r: "-" if r is None or not r.ok else _split(r.extra)),
+         "device total only", lambda r: "-" if not r.ok else _split(r.extra)),
     )  # fmt: skip
-    header = ["log2 n", *map(short, cols)]
     sizes = sorted({r.n for r in records})
     return [
-        _table(title, caption, header,
-               ([f"{math.log2(n):g}", *(cell(at.get((n, c))) for c in cols)] for n in sizes))
+        _table(title, caption, ["log2 n", *map(short, cols)],
+               grid(records, lambda r: r.n, lambda r: r.variant, cell, sizes, cols,
+                    label=lambda n: f"{math.log2(n):g}")[1])
         for title, caption, cell in specs
     ]  # fmt: skip
 
@@ -145,3 +146,21 @@ def markdown(host: Document) -> str:
     for entry in (doc.get("sweep") or {}).get("sizes", []):
         parts += [rich_as_markdown(sweep_table(entry)), f"Finding: {entry['finding']}\n"]
     return "\n".join(parts)
+
+
+def load(path: str | Path) -> Document:
+    """Seed 001's host study (`reduce-ladder host --json`), checked (it renders) before anything
+    is written; ReportError naming the file otherwise."""
+    doc = load_document(path, "host")
+    try:
+        markdown(doc)
+    except (ValueError, KeyError, TypeError) as e:
+        raise ReportError(f"{path}: not a readable host-study document ({e})") from None
+    return doc
+
+
+def write(path: str | Path, out_dir: str | Path) -> list[Path]:
+    """host.md in out_dir, from the document."""
+    page = Path(out_dir) / MARKDOWN_NAME
+    page.write_text(markdown(load(path)))
+    return [page]

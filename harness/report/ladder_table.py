@@ -18,7 +18,7 @@ and failed checks neither get nor give a step.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from harness.core import catalogue
@@ -34,7 +34,7 @@ from harness.core.catalogue import (
 )
 from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
-from harness.report.markdown import markdown_table, num, us
+from harness.report.markdown import Column, column_table, num, numbers, us
 from harness.report.records import ResultRecord
 
 # The order the tables and plots show the peers (a run without some of them shows the rest):
@@ -108,34 +108,20 @@ def peer_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRati
     )
 
 
-@dataclass(frozen=True)
-class Steps:
-    step_x: float | None = None
-    cum_x: float | None = None
-
-
-def ladder_steps(rows: Iterable[ResultRecord | None]) -> list[Steps]:
-    """step x and cumulative x of each CUDA record, in the order given (ladder order); None
+def ladder_steps(rows: Iterable[ResultRecord | None]) -> list[tuple[float | None, float | None]]:
+    """(step x, cumulative x) of each CUDA record, in the order given (ladder order); None
     entries (rows with no CUDA record) get no steps and break nothing."""
-    out: list[Steps] = []
+    out: list[tuple[float | None, float | None]] = []
     family, first_ms, prev_ms = None, None, None
     for r in rows:
-        if r is None:
-            out.append(Steps())
-            continue
-        if r.family != family:  # a seed's own ladder starts its own x columns
+        if r is not None and r.family != family:  # a seed's own ladder starts its own x columns
             family, first_ms, prev_ms = r.family, None, None
-        ms = r.ms
+        ms = r.ms if r is not None else None
         usable = bool(ms) and r.ok and not r.wrong_demo  # a wrong sum's time is no reference
-        out.append(
-            Steps(
-                step_x=prev_ms / ms if usable and prev_ms else None,
-                cum_x=first_ms / ms if usable and first_ms else None,
-            )
-        )
+        out.append((prev_ms / ms if usable and prev_ms else None,
+                    first_ms / ms if usable and first_ms else None))  # fmt: skip
         if usable:
-            first_ms = first_ms or ms
-            prev_ms = ms
+            first_ms, prev_ms = first_ms or ms, ms
     return out
 
 
@@ -147,7 +133,8 @@ class LadderRow:
     twin: ResultRecord | None  # the Triton record beside it
     main_ratios: PeerRatios
     twin_ratios: PeerRatios
-    steps: Steps
+    step_x: float | None  # t(previous stage) / t
+    cum_x: float | None  # t(first stage of the family) / t
 
     @property
     def name(self) -> str:
@@ -221,9 +208,10 @@ def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[Lad
             twin=twin,
             main_ratios=_sum_ratios(main, at),
             twin_ratios=peer_ratios(twin, at) if twin else NO_RATIOS,
-            steps=step,
+            step_x=step_x,
+            cum_x=cum_x,
         )
-        for (kind, main, twin), step in zip(pairs, steps, strict=True)
+        for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)
     ]
 
 
@@ -257,50 +245,41 @@ def _gbps(r: ResultRecord | None) -> str:
     return num(r.gbps_total if r else None, ".0f")
 
 
-@dataclass(frozen=True)
-class Column:
-    header: str
-    cell: Callable[[LadderRow], str]
-    right: bool = True  # numbers right-aligned on the terminal
-
-
-_STAGE = Column("stage", lambda e: e.stage, right=False)
-_VARIANT = Column("variant", lambda e: e.name, right=False)
+_STAGE = Column("stage", lambda e: e.stage)
+_VARIANT = Column("variant", lambda e: e.name)
 _CUDA = [
-    Column("µs", lambda e: us(e.main.ms if e.main else None)),
-    Column("GB/s", lambda e: _gbps(e.main)),
-    Column("% copy", lambda e: num(e.main_ratios.pct_copy, ".0f")),
-    Column("× CUB", lambda e: num(e.main_ratios.x_cub, ".2f")),
-    Column("× torch.sum", lambda e: num(e.main_ratios.x_torch, ".2f")),
+    numbers("µs", lambda e: us(e.main.ms if e.main else None)),
+    numbers("GB/s", lambda e: _gbps(e.main)),
+    numbers("% copy", lambda e: num(e.main_ratios.pct_copy, ".0f")),
+    numbers("× CUB", lambda e: num(e.main_ratios.x_cub, ".2f")),
+    numbers("× torch.sum", lambda e: num(e.main_ratios.x_torch, ".2f")),
 ]
-_TWIN_NAME = Column(
-    "Triton twin", lambda e: e.twin.variant.split("/", 1)[-1] if e.twin else "-", right=False
-)
+_TWIN_NAME = Column("Triton twin", lambda e: e.twin.variant.split("/", 1)[-1] if e.twin else "-")
 _TWIN = [
-    Column("µs", lambda e: us(e.twin.ms if e.twin else None)),
-    Column("GB/s", lambda e: _gbps(e.twin)),
-    Column("% copy", lambda e: num(e.twin_ratios.pct_copy, ".0f")),
-    Column("× CUB", lambda e: num(e.twin_ratios.x_cub, ".2f")),
+    numbers("µs", lambda e: us(e.twin.ms if e.twin else None)),
+    numbers("GB/s", lambda e: _gbps(e.twin)),
+    numbers("% copy", lambda e: num(e.twin_ratios.pct_copy, ".0f")),
+    numbers("× CUB", lambda e: num(e.twin_ratios.x_cub, ".2f")),
 ]
-_CHECK = Column("check", _check, right=False)
+_CHECK = Column("check", _check)
 
 # report.md and docs/ladder.md (Markdown, so width is no concern)
 MARKDOWN_COLUMNS = (_STAGE, _VARIANT, *_CUDA, _TWIN_NAME, *_TWIN, _CHECK)
 # the terminal by default: fits 100 columns; the twins' names are in the legend
 COMPACT_COLUMNS = (
-    Column("id", lambda e: e.short_id, right=False),
+    Column("id", lambda e: e.short_id),
     *[c for c in _CUDA if c.header != "% copy"],
-    Column("Triton µs", _TWIN[0].cell),
+    numbers("Triton µs", _TWIN[0].cell),
     _CHECK,
 )
 # the terminal with --wide: every column
 WIDE_COLUMNS = (
     _STAGE,
     _VARIANT,
-    Column("1st pass µs", lambda e: us(e.main.first_pass.median_ms if _first(e) else None)),
+    numbers("1st pass µs", lambda e: us(e.main.first_pass.median_ms if _first(e) else None)),
     *_CUDA,
-    Column("step ×", lambda e: num(e.steps.step_x, ".2f")),
-    Column("cum. ×", lambda e: num(e.steps.cum_x, ".1f")),
+    numbers("step ×", lambda e: num(e.step_x, ".2f")),
+    numbers("cum. ×", lambda e: num(e.cum_x, ".1f")),
     _TWIN_NAME,
     *_TWIN,
     _CHECK,
@@ -311,14 +290,9 @@ def _first(e: LadderRow) -> bool:
     return e.main is not None and e.main.first_pass is not None
 
 
-def cells(row: LadderRow, columns: Iterable[Column] = MARKDOWN_COLUMNS) -> list[str]:
-    return [c.cell(row) for c in columns]
-
-
 def markdown_ladder(records: Iterable[ResultRecord], dtype: str, n: int) -> str:
     """The ladder at (dtype, n) as report.md and docs/ladder.md show it."""
-    rows = ladder_rows(records, dtype, n)
-    return markdown_table([c.header for c in MARKDOWN_COLUMNS], (cells(e) for e in rows))
+    return column_table(MARKDOWN_COLUMNS, ladder_rows(records, dtype, n), align=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,13 +326,12 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
 
 def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
     """The ladder as a rich Table (compact or wide), the peers in a section of their own."""
-    from harness.report.terminal import rich_table
+    from harness.report.terminal import terminal_table
 
-    columns = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     styles = ["red" if e.failed else ("dim" if e.kind == "peer" else None) for e in rows]
     peers = next((k for k, e in enumerate(rows) if e.kind == "peer"), None)
-    return rich_table(title, [c.header for c in columns], (cells(e, columns) for e in rows),
-                      right=[c.right for c in columns], styles=styles, section=peers)  # fmt: skip
+    return terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows, styles=styles,
+                          section=peers)  # fmt: skip
 
 
 def ladder_console_table(

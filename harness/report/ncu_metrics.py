@@ -119,7 +119,6 @@ STALL_METRICS: tuple[Metric, ...] = tuple(
     for r, w in STALL_REASONS.items()
 )
 ALL_METRICS: tuple[Metric, ...] = METRICS + STALL_METRICS
-BY_KEY: dict[str, Metric] = {m.key: m for m in ALL_METRICS}
 BY_NAME: dict[str, Metric] = {m.name: m for m in ALL_METRICS}
 
 

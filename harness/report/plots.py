@@ -265,7 +265,7 @@ def _device_panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected, yl
             ax.axhline(expected[k], color=colour, linestyle="--", linewidth=1.2,
                        label=f"{dev.label} datasheet")  # fmt: skip
     ax.axhline(1.0, color="gray", linewidth=0.6)
-    _device_axis(ax, *ylim)
+    ratio_axis(ax, *ylim)
     lo = [n.bit_length() - 1 for n in ns]
     ax.set_xticks(lo, [str(x) for x in lo])
     ax.set_xlim(min(lo) - 0.5, max(lo) + 1.3)  # room on the right for the names
@@ -279,22 +279,23 @@ def y_range(rows: list[DeviceRow], expected) -> tuple[float, float]:
     return min([0.65, *values]) * 0.97, min(max([1.05, *values]) * 1.03, CAP)
 
 
-def _device_axis(ax, lo: float, hi: float) -> None:
-    """A log y axis labelled with plain ratios (0.70, 1.00, 4.00), not powers of ten, the ticks
-    evenly spread (a tick closer than a tenth of the axis to the last one kept is left out)."""
+def ratio_axis(ax, lo: float, hi: float, ticks=DEVICE_TICKS, *, x: bool = False) -> None:
+    """A log y (or x) axis from lo to hi labelled with plain ratios (0.70, 1.00, 4.00), not powers
+    of ten, the ticks evenly spread (a tick closer than a tenth of the axis to the last one kept
+    is left out; 1.00 wins over a neighbour too close to it)."""
     from matplotlib.ticker import NullLocator
 
-    ax.set_yscale("log")
-    ax.set_ylim(lo, hi)
+    (ax.set_xscale if x else ax.set_yscale)("log")
+    (ax.set_xlim if x else ax.set_ylim)(lo, hi)
     gap = math.log(hi / lo) / 10
-    ticks: list[float] = []
-    for t in (t for t in DEVICE_TICKS if lo <= t <= hi):
-        if t == 1.0 or not ticks or math.log(t / ticks[-1]) >= gap:
-            if ticks and ticks[-1] != 1.0 and math.log(t / ticks[-1]) < gap:
-                ticks.pop()  # 1.00 wins over a neighbour too close to it
-            ticks.append(t)
-    ax.set_yticks(ticks, [f"{t:.2f}" for t in ticks])
-    ax.yaxis.set_minor_locator(NullLocator())
+    kept: list[float] = []
+    for t in (t for t in sorted(ticks) if lo <= t <= hi):
+        if t == 1.0 or not kept or math.log(t / kept[-1]) >= gap:
+            if kept and kept[-1] != 1.0 and math.log(t / kept[-1]) < gap:
+                kept.pop()
+            kept.append(t)
+    (ax.set_xticks if x else ax.set_yticks)(kept, [f"{t:.2f}" for t in kept])
+    (ax.xaxis if x else ax.yaxis).set_minor_locator(NullLocator())
 
 
 def plot_device_source(path: Path, source: str, rows: list[DeviceRow], runs: list[DeviceRun]):

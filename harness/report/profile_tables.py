@@ -7,11 +7,10 @@ numbers are typed in below as quoted, with their files: the seeds' measurements,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from harness.report import documents
-from harness.report.markdown import markdown_table
+from harness.report.markdown import Column, column_table
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
 # Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
@@ -121,10 +120,9 @@ def _fmt(x, digits: int = 0) -> str:
     return f"{round(x):,}"
 
 
-def _table(columns: list[tuple[str, Callable]], items: list, note: str = "") -> str:
-    """A Markdown table of `items` through `columns` (header, cell), then the note."""
-    rows = [[cell(x) for _, cell in columns] for x in items]
-    return markdown_table([h for h, _ in columns], rows) + (f"\n{note}\n" if note else "")
+def _table(columns: list[Column], items: list, note: str = "") -> str:
+    """A Markdown table of `items` through `columns`, then the note."""
+    return column_table(columns, items, align=False) + (f"\n{note}\n" if note else "")
 
 
 def _m(k: dict | None) -> dict:
@@ -142,15 +140,15 @@ def _gbs(k: dict) -> str:
 # seed 004's table: one row per seed kernel (name, id, seed figures, expected, our first kernel)
 # and per Triton twin (id, kernel; no seed or expected figures).
 SEED004_COLUMNS = [
-    ("kernel", lambda r: f"{r[0]} (`{r[1]}`)" if r[0] else f"Triton twin `{r[1]}`"),
-    ("seed ld sectors", lambda r: _fmt(r[2]) if r[0] else ""),
-    ("seed st sectors", lambda r: _fmt(r[3]) if r[0] else ""),
-    ("expected ld", lambda r: _fmt(r[6][0]) if r[0] else ""),
-    ("expected st", lambda r: _fmt(r[6][1]) if r[0] else ""),
-    ("ours ld", lambda r: _fmt(_m(r[7]).get("gld_sectors"))),
-    ("ours st", lambda r: _fmt(_m(r[7]).get("gst_sectors"))),
-    ("seed ld / st GB/s", lambda r: f"{r[4]:.2f} / {r[5]:.2f}" if r[0] else ""),
-    ("ours ld / st GB/s", lambda r: _gbs(r[7])),
+    Column("kernel", lambda r: f"{r[0]} (`{r[1]}`)" if r[0] else f"Triton twin `{r[1]}`"),
+    Column("seed ld sectors", lambda r: _fmt(r[2]) if r[0] else ""),
+    Column("seed st sectors", lambda r: _fmt(r[3]) if r[0] else ""),
+    Column("expected ld", lambda r: _fmt(r[6][0]) if r[0] else ""),
+    Column("expected st", lambda r: _fmt(r[6][1]) if r[0] else ""),
+    Column("ours ld", lambda r: _fmt(_m(r[7]).get("gld_sectors"))),
+    Column("ours st", lambda r: _fmt(_m(r[7]).get("gst_sectors"))),
+    Column("seed ld / st GB/s", lambda r: f"{r[4]:.2f} / {r[5]:.2f}" if r[0] else ""),
+    Column("ours ld / st GB/s", lambda r: _gbs(r[7])),
 ]
 
 
@@ -180,23 +178,23 @@ def _share(t: dict | None, reason: str = "barrier") -> float | None:
 
 # seed 000's column: one row per (stage, id, quoted, % of peak, our first kernel, our v0's DRAM %)
 SEED000_COLUMNS = [
-    ("stage", lambda r: f"{r[0]} (`{r[1]}`)"),
-    ("seed: throughput, % peak", lambda r: r[2]),
-    ("seed % / v0", lambda r: _ratio(r[3], SEED000_STAGES[0][3]) if r[3] else "-"),
-    ("ours: DRAM % of peak", lambda r: _fmt(_m(r[4]).get("dram_throughput_pct"), 2)),
-    ("ours / v0", lambda r: _ratio(_m(r[4]).get("dram_throughput_pct"), r[5])),
-    ("seed: threads per warp", lambda r: SEED000_THREADS_PER_WARP.get(r[0], "")),
-    ("ours: threads per warp instr.", lambda r: _fmt(_d(r[4]).get("threads_per_inst"), 2)),
-    ("seed: bank conflicts", lambda r: SEED000_BANK_CONFLICTS.get(r[0], "")),
-    (
+    Column("stage", lambda r: f"{r[0]} (`{r[1]}`)"),
+    Column("seed: throughput, % peak", lambda r: r[2]),
+    Column("seed % / v0", lambda r: _ratio(r[3], SEED000_STAGES[0][3]) if r[3] else "-"),
+    Column("ours: DRAM % of peak", lambda r: _fmt(_m(r[4]).get("dram_throughput_pct"), 2)),
+    Column("ours / v0", lambda r: _ratio(_m(r[4]).get("dram_throughput_pct"), r[5])),
+    Column("seed: threads per warp", lambda r: SEED000_THREADS_PER_WARP.get(r[0], "")),
+    Column("ours: threads per warp instr.", lambda r: _fmt(_d(r[4]).get("threads_per_inst"), 2)),
+    Column("seed: bank conflicts", lambda r: SEED000_BANK_CONFLICTS.get(r[0], "")),
+    Column(
         "ours: bank conflicts",
         lambda r: (
             f"ld {_fmt(_m(r[4]).get('shared_ld_bank_conflicts'))} / st "
             f"{_fmt(_m(r[4]).get('shared_st_bank_conflicts'))}"
         ),
     ),
-    ("seed: barrier stall share", lambda r: SEED000_BARRIER_SHARE.get(r[0], "")),
-    (
+    Column("seed: barrier stall share", lambda r: SEED000_BARRIER_SHARE.get(r[0], "")),
+    Column(
         "ours: barrier stall share",
         lambda r: "-" if _share(r[4]) is None else f"{_share(r[4]):.1f}%",
     ),
@@ -222,26 +220,31 @@ def _top(d: dict, count: int = 2) -> str:
     return ", ".join(f"{r} {100 * s:.0f}%" for r, s in top[:count]) or "-"
 
 
+def _counter(header: str, key: str, digits: int = 0, part=_m) -> Column:
+    """A column of one counter (part: _m the metrics, _d the derived figures) of a row's totals."""
+    return Column(header, lambda r: _fmt(part(r[1]).get(key), digits))
+
+
+def _us(r: tuple) -> str:
+    ns = _m(r[1]).get("duration_ns")
+    return _fmt(ns / 1e3, 1) if ns else "-"
+
+
 # The ladder's counters: one row per (variant id, its totals), metric by metric.
 LADDER_COLUMNS = [
-    ("variant", lambda r: r[0]),
-    (
-        "µs",
-        lambda r: (
-            _fmt(_m(r[1]).get("duration_ns") / 1e3, 1) if _m(r[1]).get("duration_ns") else "-"
-        ),
-    ),
-    ("DRAM %", lambda r: _fmt(_m(r[1]).get("dram_throughput_pct"), 1)),
-    ("L1 hit %", lambda r: _fmt(_m(r[1]).get("l1_hit_pct"), 1)),
-    ("L2 hit %", lambda r: _fmt(_m(r[1]).get("l2_hit_pct"), 1)),
-    ("ld sectors/req", lambda r: _fmt(_d(r[1]).get("gld_sectors_per_request"), 2)),
-    ("st sectors", lambda r: _fmt(_m(r[1]).get("gst_sectors"))),
-    ("shared ld instr.", lambda r: _fmt(_m(r[1]).get("shared_ld_inst"))),
-    ("shared ld conflicts", lambda r: _fmt(_m(r[1]).get("shared_ld_bank_conflicts"))),
-    ("threads/instr.", lambda r: _fmt(_d(r[1]).get("threads_per_inst"), 1)),
-    ("occupancy %", lambda r: _fmt(_m(r[1]).get("occupancy_pct"), 1)),
-    ("regs", lambda r: _fmt(_m(r[1]).get("registers"))),
-    ("top stalls", lambda r: _top(_d(r[1]))),
+    Column("variant", lambda r: r[0]),
+    Column("µs", _us),
+    _counter("DRAM %", "dram_throughput_pct", 1),
+    _counter("L1 hit %", "l1_hit_pct", 1),
+    _counter("L2 hit %", "l2_hit_pct", 1),
+    _counter("ld sectors/req", "gld_sectors_per_request", 2, _d),
+    _counter("st sectors", "gst_sectors"),
+    _counter("shared ld instr.", "shared_ld_inst"),
+    _counter("shared ld conflicts", "shared_ld_bank_conflicts"),
+    _counter("threads/instr.", "threads_per_inst", 1, _d),
+    _counter("occupancy %", "occupancy_pct", 1),
+    _counter("regs", "registers"),
+    Column("top stalls", lambda r: _top(_d(r[1]))),
 ]
 
 
@@ -280,10 +283,9 @@ PLOT_PANELS = (
 
 def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -> list[str]:
     """Counters along the ladder, CUDA stages and their twins; returns the stage ids drawn."""
-    import matplotlib
+    from harness.report.plots import _plt, _save
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    plt = _plt()
 
     stages = ladder_stages(doc, n, dtype)
     ids = [r["variant"] for r in stages]
@@ -306,9 +308,7 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     title = f"{name}: counters along the ladder, n = {n:,} {dtype} (Nsight Compute)"
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _save(fig, path)
     return ids
 
 

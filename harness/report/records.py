@@ -225,14 +225,7 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
 def check_from(result: Any) -> Check:
     """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
     layer's torch code at load time)."""
-    return Check(
-        value=result.value,
-        golden=result.golden,
-        abs_err=result.abs_err,
-        tolerance=result.tolerance,
-        exact_required=result.exact_required,
-        input_unchanged=result.input_unchanged,
-    )
+    return Check(**{f.name: getattr(result, f.name) for f in fields(Check)})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,21 +269,11 @@ class Row:
 def row_from_json(d: dict, device: str, versions: tuple[tuple[str, str], ...]) -> Row:
     """A Row from its JSON form in a ROWS document (device and versions from the document)."""
     shape = d["shape"]
-    optional = ("min_ms", "p10_ms", "p90_ms", "reps", "bytes")
-    return Row(
-        device=device,
-        suite=d.get("suite", ""),
-        variant=d["variant"],
-        config=d.get("config", ""),
-        dtype=d.get("dtype", ""),
-        shape=tuple(shape) if isinstance(shape, list) else int(shape),
-        metric=d["metric"],
-        median_ms=d.get("median_ms"),
-        **{k: d.get(k) for k in optional},
-        check=d.get("check", ""),
-        versions=versions,
-        info=dict(d.get("info") or {}),
-    )
+    given = {f.name: d[f.name] for f in fields(Row) if f.name in d}
+    return Row(**{**given, "device": device, "versions": versions, "suite": d.get("suite", ""),
+                  "config": d.get("config", ""), "dtype": d.get("dtype", ""),
+                  "median_ms": d.get("median_ms"), "info": dict(d.get("info") or {}),
+                  "shape": tuple(shape) if isinstance(shape, list) else int(shape)})  # fmt: skip
 
 
 def rows_document(rows: list[Row], *, suite: str, device: dict, **head) -> dict:

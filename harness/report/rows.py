@@ -1,8 +1,8 @@
 """The long-format row (records.Row): one timed measurement, whatever document it came from.
 Every suite writes them (a ROWS document: records.rows_document); every older family of result
 documents that holds timings is read into them here (`rows(doc)`, one function per family in
-ROWS); a table is a pivot of rows (`pivot`), as the comparison of runs is
-(harness.report.run_tables).
+ROWS); a table is a pivot of rows (harness.report.markdown.grid), as a suite's table is
+(harness.report.tables.suite_table).
 
     Row(device="NVIDIA H200", suite="cli", variant="cuda/v3-sequential", config="",
         dtype="float32", shape=16777216, metric="total",
@@ -33,7 +33,7 @@ rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from harness.core.timing import Timing
@@ -205,13 +205,3 @@ def rows(doc: Document) -> list[Row]:
     """The document's timed measurements as long-format rows ([] for a family without times)."""
     make = ROWS.get(doc.kind)
     return make(doc) if make else []
-
-
-def pivot(
-    rs: Iterable[Row], index: Callable[[Row], Any], column: Callable[[Row], Any]
-) -> dict[Any, dict[Any, Row]]:
-    """index -> column -> row (the first row of a cell wins): the shape of every table."""
-    out: dict[Any, dict[Any, Row]] = {}
-    for r in rs:
-        out.setdefault(index(r), {}).setdefault(column(r), r)
-    return out

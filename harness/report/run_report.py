@@ -22,13 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report import (
-    documents,
-    plots,
-    profile_tables,
-    run_tables,
-    sanitizer_log,
-)
+from harness.report import documents, plots, profile_tables, run_tables, sanitizer_log
 from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import COPY_ID, markdown_ladder, records_at
@@ -133,11 +127,7 @@ def write_report(
             f"![bandwidth {dtype}]({bw_name})",
             "",
         ]
-        md += [
-            "Effective GB/s (✗: failed check):",
-            "",
-            run_tables.sweep_table(main, dtype, "gbps"),
-        ]
+        md += ["Effective GB/s (✗: failed check):", "", run_tables.sweep_table(main, dtype, "gbps")]
         md += ["% of copy bandwidth:", "", run_tables.sweep_table(main, dtype, "pct_copy")]
         small = [s for s in main.sizes(dtype) if s <= 2**20]
         if small:

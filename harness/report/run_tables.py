@@ -5,7 +5,6 @@ Markdown and, for the comparison, on the terminal and in compare.png."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +18,8 @@ from harness.report.ladder_table import (
     records_at,
     variant_order,
 )
-from harness.report.markdown import markdown_table, num, us
-from harness.report.plots import _plt, _save
+from harness.report.markdown import grid, markdown_table, num, us
+from harness.report.plots import _plt, _save, ratio_axis
 from harness.report.records import ResultRecord
 from harness.report.terminal import rich_table
 
@@ -41,9 +40,7 @@ def size_grid(
 ) -> str:  # fmt: skip
     """Markdown: variants down (ladder order), sizes across, cell(record) ("-": not measured)."""
     rows = [r for r in run.records if r.dtype == dtype and r.n in sizes]
-    by = {(r.variant, r.n): r for r in rows}
-    body = [[vid, *("-" if (vid, n) not in by else cell(by[vid, n]) for n in sizes)]
-            for vid in variant_order(rows)]  # fmt: skip
+    _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
     return markdown_table(["variant", *map(head, sizes)], body)
 
 
@@ -90,6 +87,9 @@ def all_measurements_table(run: Document, dtype: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # runs compared with the first
+
+
+RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,8 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
         spread = max(spread, *[max(x, 1 / x) for x in ratios])
         at = [ys[r.variant] + (k - (len(series) - 1) / 2) * h for r in pts]
         ax.barh(at, [x - 1 for x in ratios], h, left=1, label=label)  # bars grow from 1
-    _ratio_axis(ax, spread * 1.05)
+    limit = spread * 1.05
+    ratio_axis(ax, 1 / limit, limit, {1.0, *RATIO_TICKS, *(1 / t for t in RATIO_TICKS)}, x=True)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_yticks(range(len(variants)), variants, fontsize=7)
     ax.set_ylim(len(variants) - 0.5, -0.5)  # the first variant on top, no empty margin
@@ -196,19 +197,3 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
     _save(fig, path)
     labels = [label for label, _, _ in series]
     return {"path": str(path), "series": labels, "variants": variants, "title": title}
-
-
-RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
-
-
-def _ratio_axis(ax, limit: float) -> None:
-    """A log x axis from 1 / limit to limit (symmetric about 1), ticks at plain ratios."""
-    from matplotlib.ticker import NullLocator
-
-    ax.set_xscale("log")
-    ax.set_xlim(1 / limit, limit)
-    gap = math.log(limit) / 6  # no two ticks closer than a sixth of the half-range
-    ticks = sorted({1.0, *RATIO_TICKS, *(1 / t for t in RATIO_TICKS)})
-    ticks = [t for t in ticks if 1 / limit <= t <= limit and (t == 1 or abs(math.log(t)) >= gap)]
-    ax.set_xticks(ticks, [f"{t:.2f}" for t in ticks])
-    ax.xaxis.set_minor_locator(NullLocator())

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core import catalogue
-from harness.report.ladder_table import COPY_ID, CUB_ID, TORCH_ID
+from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
 from harness.report.records import Check, ResultRecord, for_variant, timing_from
 
 _HOST_IDENTITY = {"variant", "backend", "stage", "seeds", "dtype", "n", "status", "message"}
@@ -55,23 +55,18 @@ def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
     )
 
 
-# fastest-bench/1 row keys -> catalogue ids
-FASTEST_BENCH_KEYS = {
-    "cuda/fastest": "cuda/fastest",
-    "triton/fastest": "triton/fastest",
-    "cuda/reproducible": "cuda/reproducible",  # with --variants (issue 18)
-    "triton/reproducible": "triton/reproducible",
-    "torch.sum": TORCH_ID,
-    "cupy.sum-cub": CUB_ID,
-    "copy": COPY_ID,
-}
+# fastest-bench/1 row keys, in order (cuda/ and triton/ reproducible with --variants), and the
+# catalogue ids of those that are not one
+FASTEST_BENCH_KEYS = ("cuda/fastest", "triton/fastest", "cuda/reproducible", "triton/reproducible",
+                      "torch.sum", "cupy.sum-cub", "copy")  # fmt: skip
+FASTEST_BENCH_IDS = {"torch.sum": TORCH_SUM_ID, "cupy.sum-cub": CUB_ID, "copy": COPY_ID}
 
 
 def fastest_bench_records(row: dict[str, Any], device: str | None = None) -> list[ResultRecord]:
     """The records of one fastest-bench/1 row (one dtype and n), in FASTEST_BENCH_KEYS order;
     a key the row lacks (a peer that cannot take the dtype) is left out."""
     out = []
-    for key, vid in FASTEST_BENCH_KEYS.items():
+    for key in FASTEST_BENCH_KEYS:
         timed = row.get(key)
         checked = f"{key}:ok" in row
         if timed is None and not checked:
@@ -90,7 +85,7 @@ def fastest_bench_records(row: dict[str, Any], device: str | None = None) -> lis
             extra["graph_error"] = graph["error"]
         out.append(
             for_variant(
-                catalogue.get(vid),
+                catalogue.get(FASTEST_BENCH_IDS.get(key, key)),
                 row["dtype"],
                 int(row["n"]),
                 status=status,

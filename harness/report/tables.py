@@ -1,7 +1,9 @@
 """The tables `reduce-ladder run` and `check` print beside the ladder (which is
 harness.report.ladder_table.ladder_console_table): the fastest-per-backend line, the correctness
 table, a seed's own table (seed 004's effective bandwidth, `--seed 004`), and any suite's rows
-(suite_table: `reduce-ladder bench`, `fastest-bench`).
+(suite_table: `reduce-ladder bench`, `fastest-bench`), and the per-call figures
+`reduce-ladder report --callable` adds (callable.md, its plots, the table joined with report.md's
+device times).
 
 The ladder, best-line, check and seed-row builders take result records or their JSON form (the
 session's rows); the seed table's renderers take seed_rows' rows."""
@@ -9,15 +11,25 @@ session's rows); the seed table's renderers take seed_rows' rows."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from harness.core import catalogue
 from harness.core.passes import one_pass
 from harness.core.sizes import size_label
-from harness.report.ladder_table import COPY_ID, check_text, peer_ratios, records_at
-from harness.report.markdown import RIGHT, markdown_table, num, us
+from harness.report import markdown as md
+from harness.report.documents import Document, ReportError, load_document
+from harness.report.ladder_table import (
+    COPY_ID,
+    CUB_ID,
+    PEER_LABELS,
+    TORCH_ID,
+    check_text,
+    peer_ratios,
+    records_at,
+)
 from harness.report.records import ResultRecord, Row
-from harness.report.rows import pivot
-from harness.report.terminal import rich_table
+from harness.report.rows import rows as rows_of
+from harness.report.terminal import terminal_table
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
@@ -40,31 +52,26 @@ def best_line(rows: Iterable[ResultRecord | dict], n: int, dtype: str = "float32
     return "; ".join(parts) or None
 
 
-CHECK_COLUMNS = ("variant", "dtype", "n", "check", "|err|", "tolerance")  # fits 100 columns
-CHECK_WIDE_COLUMNS = ("variant", "dtype", "n", "check", "result", "golden", "|err|", "tolerance")
-
-
-def check_cells(r: ResultRecord, *, wide: bool = False) -> list[str]:
-    c = r.check
-    values = [str(c.value), str(c.golden)] if c else ["-", "-"]
-    return [
-        r.variant,
-        r.dtype,
-        f"{r.n:,}",
-        check_text(r),
-        *(values if wide else []),
-        num(c.abs_err if c else None, ".3g"),
-        num(c.tolerance if c else None, ".3g"),
-    ]
+CHECK_COLUMNS = (  # fits 100 columns
+    md.Column("variant", lambda r: r.variant),
+    md.Column("dtype", lambda r: r.dtype),
+    md.Column("n", lambda r: f"{r.n:,}"),
+    md.Column("check", check_text),
+    md.Column("|err|", lambda r: md.num(r.check and r.check.abs_err, ".3g")),
+    md.Column("tolerance", lambda r: md.num(r.check and r.check.tolerance, ".3g")),
+)
+CHECK_WIDE_COLUMNS = (
+    *CHECK_COLUMNS[:4],
+    md.Column("result", lambda r: str(r.check.value) if r.check else "-"),
+    md.Column("golden", lambda r: str(r.check.golden) if r.check else "-"),
+    *CHECK_COLUMNS[4:],
+)
 
 
 def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool = False):
     """Each sum against its golden: compact (the error and its bound), or wide (the values)."""
-    records = as_records(rows)
-    bad = ["red" if not r.ok and not r.wrong_demo else None for r in records]
-    header = CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS
-    cells = (check_cells(r, wide=wide) for r in records)
-    return rich_table(title, header, cells, right=[False] * len(header), styles=bad)
+    return terminal_table(title, CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS, as_records(rows),
+                          lambda r: "red" if not r.ok and not r.wrong_demo else None)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,44 +136,28 @@ def seed_rows(
     return out
 
 
-SEED_HEADER = (
-    "kernel",
-    "CUDA µs",
-    "Triton twin",
-    "twin µs",
-    "elements read",
-    "elements written",
-    "total bytes",
-    "CUDA GB/s",
-    "twin GB/s",
-    "seed's ms (its GPU)",
-    "check",
-)
-
-
 def _status(s: str | None) -> str:
     return "-" if s is None else {"ok": "ok", "wrong": "WRONG", "error": "ERROR"}.get(s, s)
 
 
-def _seed_cells(r: dict) -> list[str]:
-    check = _status(r["status"])
-    if r["twin_status"] not in (None, "ok"):
-        check += f" / twin {_status(r['twin_status'])}"
-    return [
-        r["kernel"] + (" (in place)" if r["in_place"] else ""),
-        us(r["cuda_ms"]),
-        (r["twin"] or "-").removeprefix("triton/"),
-        us(r["twin_ms"]),
-        str(r["read"]),
-        str(r["written"]),
-        str(r["bytes"]),
-        num(r["cuda_gbps"], ".1f"),
-        num(r["twin_gbps"], ".1f"),
-        num(r["seed_ms"], ".3f"),
-        check,
-    ]
+def _seed_check(r: dict) -> str:
+    twin = "" if r["twin_status"] in (None, "ok") else f" / twin {_status(r['twin_status'])}"
+    return _status(r["status"]) + twin
 
 
+SEED_COLUMNS = (
+    md.Column("kernel", lambda r: r["kernel"] + (" (in place)" if r["in_place"] else "")),
+    md.numbers("CUDA µs", lambda r: md.us(r["cuda_ms"])),
+    md.Column("Triton twin", lambda r: (r["twin"] or "-").removeprefix("triton/")),
+    md.numbers("twin µs", lambda r: md.us(r["twin_ms"])),
+    md.numbers("elements read", lambda r: str(r["read"])),
+    md.numbers("elements written", lambda r: str(r["written"])),
+    md.numbers("total bytes", lambda r: str(r["bytes"])),
+    md.numbers("CUDA GB/s", lambda r: md.num(r["cuda_gbps"], ".1f")),
+    md.numbers("twin GB/s", lambda r: md.num(r["twin_gbps"], ".1f")),
+    md.numbers("seed's ms (its GPU)", lambda r: md.num(r["seed_ms"], ".3f")),
+    md.Column("check", _seed_check),
+)
 SEED_NOTE = (
     "One kernel (the first pass) as the seed times it: n elements read, one partial per block "
     "written; effective bandwidth = (bytes read + bytes written) / time. In-place kernels are "
@@ -177,15 +168,12 @@ SEED_NOTE = (
 
 
 def markdown_seed(rows: Iterable[dict]) -> str:
-    return markdown_table(SEED_HEADER, (_seed_cells(r) for r in rows)) + "\n" + SEED_NOTE + "\n"
+    return md.column_table(SEED_COLUMNS, rows, align=False) + "\n" + SEED_NOTE + "\n"
 
 
 def rich_seed(rows: Iterable[dict], title: str):
-    rows = list(rows)
-    right = [h not in ("kernel", "Triton twin", "check") for h in SEED_HEADER]
-    bad = ["red" if r["status"] not in ("ok", "skipped") else None for r in rows]
-    return rich_table(title, SEED_HEADER, map(_seed_cells, rows), right=right, caption=SEED_NOTE,
-                      styles=bad)  # fmt: skip
+    bad = lambda r: "red" if r["status"] not in ("ok", "skipped") else None  # noqa: E731
+    return terminal_table(title, SEED_COLUMNS, rows, bad, caption=SEED_NOTE)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,19 +190,155 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
     check shows its status instead."""
     mine = [r for r in rows if r.dtype == dtype]
     metric = next((m for m in TABLE_METRICS if any(r.metric == m for r in mine)), "check")
-    cells = pivot((r for r in mine if r.metric in (metric, "check")), lambda r: r.n,
-                  lambda r: r.variant)  # fmt: skip
-    variants = list(dict.fromkeys(r.variant for r in mine))
-    body = []
-    for n, by in sorted(cells.items()):
-        base = next((by[b].median_ms for b in BASELINES if b in by and by[b].median_ms), None)
-        line = [size_label(n)]
-        for v in variants:
-            r = by.get(v)
-            if r is None or r.check in ("wrong", "error") or r.median_ms is None:
-                line.append("-" if r is None else r.check or "-")
-            else:
-                ratio = f" ({base / r.median_ms:.2f}x)" if base else ""
-                line.append(f"{r.median_ms * 1e3:.2f}{ratio}")
-        body.append(line)
-    return markdown_table(["n", *variants], body, RIGHT * (len(variants) + 1))
+    shown = [r for r in mine if r.metric in (metric, "check")]
+    base = {r.n: r.median_ms for b in BASELINES[::-1] for r in shown  # the first one wins
+            if r.variant == b and r.median_ms}  # fmt: skip
+
+    def cell(r: Row) -> str:
+        if r.check in ("wrong", "error") or r.median_ms is None:
+            return r.check or "-"
+        ratio = f" ({base[r.n] / r.median_ms:.2f}x)" if r.n in base else ""
+        return f"{r.median_ms * 1e3:.2f}{ratio}"
+
+    ns = sorted({r.n for r in shown})
+    variants, body = md.grid(shown, lambda r: r.n, lambda r: r.variant, cell, ns,
+                          [r.variant for r in mine], label=size_label)  # fmt: skip
+    return md.markdown_table(["n", *variants], body, md.RIGHT * (len(variants) + 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-call-from-Python figures in the report (`reduce-ladder report ... --callable PATH`): the
+# callable suite's rows (a ROWS document from `reduce-ladder bench callable`, or an older
+# callable/1 file, read into rows by harness.report.rows), metric "call". DIR/callable.md (one
+# suite_table per dtype: microseconds per call of every entry and its ratio to torch.sum) and
+# DIR/callable-DTYPE.png (per call vs n), and in DIR/report.md the table that puts both figures
+# side by side for the fastest variants and the peers: the run's device time and the time per
+# call from Python, each with its ratio to torch.sum, joined on (variant, dtype, n) where both
+# files have the row.
+
+BASE = "torch.sum"
+METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
+          "views rotated to cover 2x L2 (harness.core.timing.loop_ms)")  # fmt: skip
+# The catalogue's variants and peers -> the per-call entry a user calls them through.
+PUBLIC_ENTRY = {
+    "cuda/fastest": "api cuda/fastest",
+    "triton/fastest": "api triton/fastest",
+    CUB_ID: "cupy.sum-cub",
+    TORCH_ID: "torch.sum",
+}
+PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/fastest",
+           "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function")  # fmt: skip
+
+
+def load_callable(path: str | Path) -> Document:
+    """A per-call document; ReportError naming the file otherwise."""
+    doc = load_document(path, ("callable", "rows"))
+    if not _calls(doc):
+        raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
+    return doc
+
+
+def _calls(doc: Document) -> list:
+    return [r for r in rows_of(doc) if r.metric == "call"]
+
+
+def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
+    """(entry, dtype, n) -> microseconds per call, for the rows that were measured."""
+    return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
+
+
+def _dtypes(doc: Document) -> list[str]:
+    return list(dict.fromkeys(r.dtype for r in _calls(doc)))
+
+
+def _ratio(base: float | None, t: float | None) -> str:
+    return f"{base / t:.2f}x" if base and t else "-"
+
+
+def callable_markdown(doc: Document) -> str:
+    """callable.md: per dtype, n down, entries across: 'us (ratio to torch.sum)'."""
+    out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
+           "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
+           "fast as torch.sum).", ""]  # fmt: skip
+    for dtype in _dtypes(doc):
+        out += [f"## {dtype}", "", suite_table(_calls(doc), dtype)]
+    return "\n".join(out)
+
+
+def plot_callable(doc: Document, dtype: str, path: str | Path) -> list[str]:
+    """Per call (us) vs n for the PLOTTED entries; returns the entries drawn."""
+    from harness.report.plots import _plt, _save
+
+    plt = _plt()
+    by = per_call(doc)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    drawn = []
+    for e in PLOTTED:
+        pts = sorted((n, t) for (entry, d, n), t in by.items() if entry == e and d == dtype)
+        if pts:
+            ax.plot([n for n, _ in pts], [t for _, t in pts], marker="o", label=e)
+            drawn.append(e)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n (elements)")
+    ax.set_ylabel("us per call (back to back, from Python)")
+    ax.set_title(f"Per call from Python, {dtype}: {doc.device}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save(fig, path)
+    return drawn
+
+
+def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
+    """Both figures for the fastest variants and the peers, joined on (variant, dtype, n): device
+    time (us) and its ratio to torch.sum's device time, per call (us) and its ratio to torch.sum
+    per call. Only rows present in both files."""
+    by = per_call(doc)
+    device = {(r.variant, r.dtype, r.n): r.ms * 1000.0 for r in records if r.ok and r.ms}
+    rows = []
+    for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+        entry = PUBLIC_ENTRY.get(vid)
+        call_us = by.get((entry, dtype, n)) if entry else None
+        if call_us is None:
+            continue
+        dev_base = device.get((TORCH_ID, dtype, n))
+        call_base = by.get((BASE, dtype, n))
+        rows.append([
+            dtype, size_label(n), PEER_LABELS.get(vid, vid),
+            f"{dev_us:.1f}", _ratio(dev_base, dev_us), f"{call_us:.1f}", _ratio(call_base, call_us),
+        ])  # fmt: skip
+    return rows
+
+
+JOINED_HEADER = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
+
+
+def write_callable(
+    doc: Document, out_dir: str | Path, records: list[ResultRecord], source: str
+) -> list[str]:
+    """callable.md, one plot per dtype, and the joined section appended to report.md; returns the
+    file names written."""
+    out = Path(out_dir)
+    (out / "callable.md").write_text(callable_markdown(doc))
+    written = ["callable.md"]
+    for dtype in _dtypes(doc):
+        name = f"callable-{dtype}.png"
+        plot_callable(doc, dtype, out / name)
+        written.append(name)
+    rows = callable_joined_rows(records, doc)
+    section = [
+        "",
+        "## Per call from Python beside device time",
+        "",
+        f"The fastest pair and the peers as users call them: [callable.md](callable.md) (from "
+        f"`{Path(source).name}`). Device time: this run; per call: back-to-back calls from "
+        "Python (harness.reduce_sum for the fastest pair).",
+        "",
+    ]
+    if rows:
+        section.append(md.markdown_table(JOINED_HEADER, rows, "lll" + md.RIGHT * 4))
+    else:
+        section.append("No (variant, dtype, n) is in both files.\n")
+    report = out / "report.md"
+    report.write_text(report.read_text() + "\n".join(section))
+    return written

@@ -2,17 +2,22 @@
 (harness.report.ladder_table): compact by default (fits 100 columns, no id or number split
 across lines), every column with --wide, long text in a legend under the table.
 
-A TermColumn says how to fill one cell from a row; `terminal_table` lays the columns out with
-the ladder table's box style; `KeyedText` turns long repeated
-text (a tile mapping's description) into short keys the legend spells out.
+A column (TermColumn: harness.report.markdown.Column, the Markdown tables' own) says how to fill
+one cell from a row; `terminal_table` lays the columns out with the ladder table's box style;
+`KeyedText` turns long repeated text (a tile mapping's description) into short keys the legend
+spells out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from string import ascii_uppercase
 from typing import Any
+
+from harness.report.markdown import Column
+
+TermColumn = Column  # the name the terminal tables' callers know
 
 
 def short_dtype(name: str) -> str:
@@ -33,14 +38,6 @@ def dtype_key(names: Iterable[str]) -> str:
 def short_id(variant_id: str) -> str:
     """A variant id without its backend prefix (the column says which backend)."""
     return variant_id.split("/", 1)[-1]
-
-
-@dataclass(frozen=True)
-class TermColumn:
-    header: str
-    cell: Callable[[Any], str]
-    right: bool = False  # numbers right-aligned
-    whole: bool = False  # never folded (ids): the other columns give way
 
 
 @dataclass
@@ -89,14 +86,16 @@ def rich_table(
 
 
 def terminal_table(
-    title: str, columns: Sequence[TermColumn], rows: Iterable[Any], row_style=None, caption=None
-):
-    """A rich Table of rows, one cell per column; row_style(row) may colour a row."""
+    title: str | None, columns: Sequence[Column], rows: Iterable[Any], row_style=None,
+    caption=None, styles: Sequence[str | None] = (), section: int | None = None,
+):  # fmt: skip
+    """A rich Table of rows, one cell per column; row_style(row) (or styles, one per row) may
+    colour a row; a line is drawn above row `section`."""
     rows = list(rows)
     return rich_table(
         title, [c.header for c in columns], ([c.cell(r) for c in columns] for r in rows),
         right=[c.right for c in columns], caption=caption, whole=[c.whole for c in columns],
-        styles=[row_style(r) for r in rows] if row_style else (),
+        styles=[row_style(r) for r in rows] if row_style else styles, section=section,
     )  # fmt: skip
 
 
