@@ -339,19 +339,33 @@ def launch(
     num_stages and unroll (1, 2, 4 or 8 rows per iteration) never change the bits."""
     if unroll not in (1, 2, 4, 8):
         raise ValueError(f"unroll: 1, 2, 4 or 8 rows per iteration, got {unroll}")
-    n = x.numel()
-    c, m = chunk_size(n), chunk_count(n)
-    args = (x, phi, plo, n, c // LANES, n // c, m)
+    scalars = chunk_scalars(x.numel())
+    m = scalars[-1]
+    args = (x, phi, plo, *scalars)
     out_tl = tl.float64 if out.dtype.itemsize == 8 else tl.float32
     grid = (max(1, min(programs, m)),)
 
     def go() -> None:
-        reproducible_chunks_kernel[grid](
-            *args, LANES=LANES, UNROLL=unroll, num_warps=num_warps, num_stages=num_stages
-        )
-        reproducible_final_kernel[(1,)](phi, plo, out, m, LANES=LANES, OUT=out_tl, num_warps=8)
+        reproducible_chunks_kernel[grid](*args, **chunk_meta(unroll, num_warps, num_stages))
+        reproducible_final_kernel[(1,)](phi, plo, out, m, **final_meta(out_tl))
 
     return go
+
+
+def chunk_meta(unroll: int = UNROLL, num_warps: int = NUM_WARPS, num_stages: int = NUM_STAGES):
+    """The chunk kernel's constexprs and launch options (launch's; the plan cache's bound launch
+    compiles the same)."""
+    return {"LANES": LANES, "UNROLL": unroll, "num_warps": num_warps, "num_stages": num_stages}
+
+
+def final_meta(out_tl) -> dict:
+    return {"LANES": LANES, "OUT": out_tl, "num_warps": 8}
+
+
+def chunk_scalars(n: int) -> tuple[int, int, int, int]:
+    """The chunk kernel's arguments after its pointers: n, steps, full chunks, chunks M(n)."""
+    c = chunk_size(n)
+    return n, c // LANES, n // c, chunk_count(n)
 
 
 def triton_census_spec(dtype: str) -> dict:

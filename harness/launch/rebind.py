@@ -263,30 +263,39 @@ def _triton(
     return go, go_with, programs
 
 
-def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
-    """The "bound" launch (module docstring) and its capture twin, which also takes the stream
-    and the workspace's pointers."""
+def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
+    """The "bound" launch of any Triton kernel (module docstring): the CompiledKernel that
+    kernel.warmup(*args, grid=grid, **meta) returns (specialized on args: their integer values
+    and pointer alignments, which the caller's cache key must fix), as launch(stream, values):
+    values are every parameter in order, pointers as ints, constexprs in place."""
     from triton import knobs
 
-    partials, counter = ws
-    compiled = kernel.warmup(
-        x, x[head:], probe_out, partials, counter, head, n_bulk, grid=grid, **meta
-    )
+    compiled = kernel.warmup(*args, grid=grid, **meta)
     if hasattr(compiled, "result"):  # an asynchronous compile hands back a future
         compiled = compiled.result()
     run, function, packed = compiled.run, compiled.function, compiled.packed_metadata
-    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
-    head_bytes = head * x.element_size()
-    g = grid[0]
-    scalars = (head, n_bulk, *constexprs)
-    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
+    gx, gy, gz = (*grid, 1, 1)[:3]
     runtime = knobs.runtime
 
-    def launch(stream: int, args: tuple) -> None:
+    def launch(stream: int, values: tuple) -> None:
         enter = runtime.launch_enter_hook
         # A profiler's hook (e.g. proton) gets the metadata the JIT would give it.
-        md = compiled.launch_metadata(grid, stream, *args) if enter is not None else None
-        run(g, 1, 1, stream, function, packed, md, enter, runtime.launch_exit_hook, *args)
+        md = compiled.launch_metadata(grid, stream, *values) if enter is not None else None
+        run(gx, gy, gz, stream, function, packed, md, enter, runtime.launch_exit_hook, *values)
+
+    return launch
+
+
+def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
+    """The "bound" launch (module docstring) and its capture twin, which also takes the stream
+    and the workspace's pointers."""
+    partials, counter = ws
+    args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
+    launch = triton_launcher(kernel, grid, args, meta)
+    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
+    head_bytes = head * x.element_size()
+    scalars = (head, n_bulk, *constexprs)
+    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
 
     def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
         p = x.data_ptr()

@@ -40,7 +40,7 @@ from harness.core.passes import plan_passes
 from harness.launch import reproducible_plan, workspace
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
-from harness.launch.rebind import BoundLaunch
+from harness.launch.rebind import BoundLaunch, triton_launcher
 
 
 class DriverKernel:
@@ -169,10 +169,34 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
 
         return blocks, make, run, f"its {m}-chunk workspace"
 
-    from triton_kernels import reproducible
+    from triton_kernels import reproducible as tr
 
-    def run_triton(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
-        phi, plo = ws
-        reproducible.launch(x, out, phi, plo, blocks)()
+    if x.device.type != "cuda":  # Triton's interpreter: no compiled kernel, the JIT's own path
 
-    return blocks, make, run_triton, f"its {m}-chunk workspace"
+        def run_jit(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
+            tr.launch(x, out, *ws, blocks)()
+
+        return blocks, make, run_jit, f"its {m}-chunk workspace"
+    # Both kernels "bound" (rebind's module docstring): compiled once for this key (n fixes the
+    # scalars, x_ptr % 16 x's alignment; the partials and the result are torch allocations, and
+    # a caller's out= is a whole element, which is all the final kernel's one store assumes).
+    import triton.language as tl
+
+    scalars = tr.chunk_scalars(n)
+    out_tl = tl.float64 if dtype == "float64" else tl.float32
+    probe = make()
+    res = torch.empty(
+        1, dtype=torch.float64 if dtype == "float64" else torch.float32, device=device
+    )
+    chunk_meta, final_meta = tr.chunk_meta(), tr.final_meta(out_tl)
+    grid = (max(1, min(blocks, m)),)
+    chunks = triton_launcher(tr.reproducible_chunks_kernel, grid, (x, *probe, *scalars), chunk_meta)
+    final = triton_launcher(tr.reproducible_final_kernel, (1,), (*probe, res, m), final_meta)
+    constants = (chunk_meta["LANES"], chunk_meta["UNROLL"])
+
+    def run_bound(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], s: int) -> None:
+        phi, plo = ws[0].data_ptr(), ws[1].data_ptr()
+        chunks(s, (x.data_ptr(), phi, plo, *scalars, *constants))
+        final(s, (phi, plo, out.data_ptr(), m, final_meta["LANES"], out_tl))
+
+    return blocks, make, run_bound, f"its {m}-chunk workspace"
