@@ -145,8 +145,9 @@ def stage_section(
 def stage_summary(
     doc: dict | None, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]
 ) -> list[str]:
-    """The guide's counters for a stage: the compact table at the first (n, dtype) the profile
-    holds for it, and the sentence that says whether this GPU shows the seeds' lesson."""
+    """The guide's counters for a stage: the SUMMARY columns of each variant at the first
+    (n, dtype) the profile holds for it, in one line, and the sentence that says whether this
+    GPU shows the seeds' lesson."""
     if doc is None:
         return []
     ids = [v.id for v in cuda if not v.wrong]
@@ -154,8 +155,15 @@ def stage_summary(
     out: list[str] = []
     if keys:
         n, dtype = keys[0]
-        out += [f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}):", ""]
-        out += _table(doc, [*ids, *(t.id for t in twins)], n, dtype, SUMMARY)
+        cells = [
+            f"`{vid}` ("
+            + ", ".join(f"{h} {_cell(c, metric, digits)}" for h, metric, digits, _ in SUMMARY)
+            + ")"
+            for vid in [*ids, *(t.id for t in twins)]
+            if (c := counters(doc, vid, n, dtype)) is not None
+        ]
+        head = f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}): "
+        out += [head + "; ".join(cells) + ".", ""]
     text = _note(doc, *LESSON_NOTES[(fam, stage)]) if (fam, stage) in LESSON_NOTES else None
     return out + ([text, ""] if text else [])
 

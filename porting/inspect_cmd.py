@@ -45,13 +45,12 @@ def census_table(rows, title: str, *, wide: bool = False):
 
 
 def write_doc(args: argparse.Namespace) -> int:
-    """The guide at --write-doc (checked by harness.cli.census) and its appendices beside it."""
+    """The guide at --write-doc (checked by harness.cli.census) and its appendix beside it."""
     from pathlib import Path
 
     from porting import doc
 
-    for appendix in doc.appendix_paths(Path(args.write_doc)):
-        check_writable(str(appendix), "--write-doc")
+    check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
     for path in doc.write(args.write_doc, census_path=args.census):
         print(f"wrote {path}")
     return EXIT_OK

@@ -57,6 +57,24 @@ def committed(root: Path) -> tuple[str, dict] | None:
     return " + ".join([rel] + [p.name for p in extras]), merge_documents(docs)
 
 
+def family_line(found: tuple[str, dict] | None, ids: list[str]) -> str:
+    """One sentence on a family's kernels: clean under every tool, or which tools report."""
+    variants = [v for v in found[1].get("variants", []) if v["variant"] in ids] if found else []
+    if not variants:
+        return (
+            "**compute-sanitizer**: not run on this family yet (none of its variants is in the "
+            "committed `results/*/sanitize*.json`)."
+        )
+    clean = [v for v in variants if not flagged_by(v)]
+    reports = "; ".join(
+        f"`{v['variant']}` ({', '.join(flagged_by(v))})" for v in variants if flagged_by(v)
+    )
+    return (
+        f"**compute-sanitizer** (`{found[0]}`): {len(clean)} of its {len(variants)} kernels clean "
+        f"under {', '.join(TOOLS)}" + (f"; reports from {reports}" if reports else "") + "."
+    )
+
+
 def section(found: tuple[str, dict] | None) -> list[str]:
     if found is None:
         return []
