@@ -1,7 +1,7 @@
-"""The guide's Nsight Compute parts, from the newest committed profile.json: per stage, the
-counters of each CUDA variant beside its Triton twins (the guide: the columns that tell the
-story; the appendix: every column at every profiled size), the sentence that says whether this
-GPU shows seed 000's lesson about the stage, and the seeds' own tables (profile_tables).
+"""The guide's Nsight Compute parts, from the newest committed profile.json: per stage, each
+CUDA variant's counters beside its Triton twins' (the guide: the summary columns; the appendix:
+every column at every profiled size), whether this GPU shows the seeds' lesson about the stage,
+and the seeds' own tables (harness.report.profile_tables).
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out
 
 
 def newest(root: Path, name: str) -> tuple[str, dict] | None:
-    """(path relative to root, document) of the newest readable results/*/<name>, else None.
-
-    Newest = the largest "created" stamp where documents carry one, then the last path in sorted
-    order (the documents written so far carry none, and one device folder holds one profile)."""
+    """(path relative to root, document) of the newest readable results/*/<name>, else None:
+    the largest "created" stamp, then the last path in sorted order."""
     found = []
     for p in sorted((root / "results").glob(f"*/{name}")):
         try:
@@ -46,10 +44,9 @@ def device_name(doc: dict) -> str:
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
-    """The variant's summed metrics and derived ratios at (n, dtype) in one dict (None: not
-    profiled)."""
+    """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
     for r in doc.get("results", []):
-        if (r["variant"], r["n"], r["dtype"]) == (vid, n, dtype):
+        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
             return r["total"]["metrics"] | r["total"]["derived"]
     return None
 
@@ -110,18 +107,18 @@ SUMMARY_LEGEND = legend(SUMMARY)
 
 def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     """The (n, dtype) pairs the profile holds for these variants, in document order."""
-    keys = [(r["n"], r["dtype"]) for r in doc.get("results", []) if r["variant"] in ids]
+    keys = [(r.get("n"), r["dtype"]) for r in doc.get("results", []) if r["variant"] in ids]
     return list(dict.fromkeys(keys))
 
 
-def _table(doc: dict, ids: list[str], n: int, dtype: str, columns=COLUMNS) -> list[str]:
+def _table(doc: dict, ids: list[str], n: int, dtype: str) -> list[str]:
     rows = [
-        [f"`{vid}`", *(_cell(c, metric, digits) for _, metric, digits, _ in columns)]
+        [f"`{vid}`", *(_cell(c, metric, digits) for _, metric, digits, _ in COLUMNS)]
         for vid in ids
         if (c := counters(doc, vid, n, dtype)) is not None
     ]
-    header = ("variant", *(h for h, *_ in columns))
-    return [*markdown_lines(header, rows, align="l" + RIGHT * (len(columns) - 1) + "l"), ""]
+    header = ("variant", *(h for h, *_ in COLUMNS))
+    return [*markdown_lines(header, rows, align="l" + RIGHT * (len(COLUMNS) - 1) + "l"), ""]
 
 
 def stage_section(
