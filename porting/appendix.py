@@ -1,9 +1,7 @@
-"""The porting guide's appendix, docs/porting-appendix.md: every number the guide's stages
-summarize. Per stage: the whole compiler census (every column; the fastest pair in every dtype it
-is built for), every committed measurement (each device, size and dtype) and every hardware
-counter; then the labelled wrong demonstrations' sources, the library peers, the seeds' own
-counter tables regenerated, and what compute-sanitizer found. Built from the context
-porting.doc reads (census, results, profile, sanitize documents); nothing is typed in.
+"""The porting guide's appendix, docs/porting-appendix.md: per family its stages at a glance,
+per stage the whole census, every committed measurement and every hardware counter; then the
+counterparts' CUDA kernels, every helper, the wrong demonstrations, the peers, the seeds' counter
+tables and what compute-sanitizer found. Built from porting.doc's context; nothing typed in.
 """
 
 from __future__ import annotations

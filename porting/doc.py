@@ -1,14 +1,8 @@
 """The porting guide, docs/porting.md (`reduce-ladder inspect --write-doc docs/porting.md`):
-the checklist first, then one screen per stage of every family (the idea, the CUDA kernel beside
-its Triton twin, what changed in Triton, what the compilers made of both, one measured line per
-device, the counters that explain it), each source printed once. The wide tables, the peers, the
-seeds' counters, compute-sanitizer's findings and the wrong demonstrations go to
-docs/porting-appendix.md (porting.appendix). torch.compile's code is experiments/inductor_code's
-page, docs/porting-inductor.md, which the guide links.
-
-Inputs, all committed, so the output is a pure function of the repository (a test regenerates
-it): the catalogue, the kernel sources, the census (docs/census-sm_90.json), the results, the
-newest hardware counters and sanitizer verdicts (results/*/). No number is typed in.
+the checklist, then one screen per stage of every family (the idea, the CUDA kernel beside its
+Triton twin, what changed, what the compilers made of both, one measured line per device, the
+counters), each source printed once; the rest goes to the appendix (porting.appendix). A pure
+function of the committed catalogue, sources, census and results (a test regenerates it).
 """
 
 from __future__ import annotations
@@ -164,7 +158,7 @@ def _family_intro(fam: str, sts: list[Stage], ctx: dict) -> list[str]:
     if not (ctx["profile"] and porting_hardware.stage_keys(ctx["profile"], ids)):
         out += [
             "**Hardware counters**: not measured yet for this family (none of its variants is in "
-            "the committed `results/*/profile.json`).",
+            "the committed `results/*/profile*.json`).",
             "",
         ]
     return [*out, porting_sanitizer.family_line(ctx["sanitize"], ids), ""]
@@ -189,7 +183,7 @@ def _beyond(ctx: dict) -> list[str]:
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
     cdoc, census = stages.load_census(census_path)
-    profile = porting_hardware.newest(root, porting_hardware.PROFILE_NAME)
+    profile = porting_hardware.committed(root)
     return {
         "cdoc": cdoc,
         "census": census,

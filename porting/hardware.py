@@ -39,16 +39,35 @@ def newest(root: Path, name: str) -> tuple[str, dict] | None:
     return rel, doc
 
 
+def committed(root: Path) -> tuple[str, dict] | None:
+    """The newest device folder's profile.json with the profile-*.json beside it (runs over
+    variants added since) merged into one document; the path names every file read."""
+    found = newest(root, PROFILE_NAME)
+    if found is None:
+        return None
+    rel, doc = found
+    names, results = [rel], list(doc.get("results", []))
+    for p in sorted((root / rel).parent.glob("profile-*.json")):
+        try:
+            results += load_document(p, "profile").raw.get("results", [])
+        except ReportError:
+            continue
+        names.append(p.name)
+    return " + ".join(names), {**doc, "results": results}
+
+
+def _at(n: int | None, dtype: str) -> str:
+    return f"n = {size_label(n)} {dtype}" if n else dtype
+
+
 def device_name(doc: dict) -> str:
     return doc.get("device", {}).get("name", "?")
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
     """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
-    for r in doc.get("results", []):
-        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
-            return r["total"]["metrics"] | r["total"]["derived"]
-    return None
+    r = profile_tables.find(doc, vid, n, dtype)
+    return r["total"]["metrics"] | r["total"]["derived"] if r else None
 
 
 def _num(x: float | None, digits: int = 0) -> str:
@@ -131,7 +150,7 @@ def stage_section(
     ids = [v.id for v in cuda if not v.wrong]
     out: list[str] = []
     for n, dtype in stage_keys(doc, ids):
-        head = f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**"
+        head = f"**Measured by the hardware ({device_name(doc)}, {_at(n, dtype)}).**"
         out += [head, "", *_table(doc, [*ids, *(t.id for t in twins)], n, dtype)]
     missing = [vid for vid in ids if not stage_keys(doc, [vid])]
     if out and missing:
@@ -159,7 +178,7 @@ def stage_summary(
             for vid in [*ids, *(t.id for t in twins)]
             if (c := counters(doc, vid, n, dtype)) is not None
         ]
-        head = f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}): "
+        head = f"**Hardware counters** ({device_name(doc)}, {_at(n, dtype)}): "
         out += [head + "; ".join(cells) + ".", ""]
     text = _note(doc, *LESSON_NOTES[(fam, stage)]) if (fam, stage) in LESSON_NOTES else None
     return out + ([text, ""] if text else [])

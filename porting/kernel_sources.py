@@ -1,7 +1,6 @@
-"""Kernel text for the porting guide, read from the committed sources: a CUDA kernel and the
-helpers it calls (cuda_kernels/*.cu and the headers they include), a @triton.jit function
-(triton_kernels/*.py, read with ast: no Triton import, no interpreter mode); and each stage's
-sources as the guide prints them, each once (stage_sources, with Shown: where each was printed).
+"""Kernel text for the porting guide, read from the committed sources (CUDA: the kernel and the
+helpers it calls; Triton: read with ast, no Triton import), and each stage's sources as the guide
+prints them, each once (stage_sources; Shown: where each was printed).
 """
 
 from __future__ import annotations

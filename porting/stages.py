@@ -1,11 +1,7 @@
 """What the porting guide and its appendix are made of: the stages of every family (each CUDA
-stage with its Triton twin or counterpart), the committed census and timed results, and the
-tables and lines built from them. Every number comes from a committed file; nothing is typed in.
-
-Results read (results/<device>/): the timed ladder runs (ladder-*.json) first, then the documents
-of the families the ladder run does not time: seed 001's host study (host.json, end to end from
-host memory) and the reproducible pair's bench (repro-bench.json); the axis family's suite
-(axis.json, rows per shape and dim).
+stage with its Triton twin or counterpart), the committed census and results, and the lines and
+tables built from them. Results (results/<device>/): the timed ladder runs, then seed 001's host
+study and the reproducible pair's bench; the axis family's suite (axis.json).
 """
 
 from __future__ import annotations

@@ -210,3 +210,33 @@ def test_committed_report_links_the_hardware_documents():
         sanitizer_log.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
         in text
     )
+
+
+def test_axis_chapter_shows_counters_and_verdicts_once_committed(tmp_path):
+    """With an axis variant in a profile-*.json beside profile.json and in a sanitize-*.json
+    beside sanitize.json, the axis stage shows its counters and the family its verdicts (no
+    "not measured yet"); the numbers are the documents' own."""
+    folder = tmp_path / "results" / "gpu-x"
+    folder.mkdir(parents=True)
+    (folder / "axis.json").write_text((ROOT / "results" / "nvidia-h100" / "axis.json").read_text())
+    head = {"schema": records.PROFILE_SCHEMA, "device": {"name": "GPU X"}}
+    (folder / "profile.json").write_text(json.dumps(head | {"results": []}))
+    total = {"metrics": {"duration_ns": 12345.0, "inst_executed": 2e6}, "derived": {}}
+    axis = {"variant": "cuda/axis-r1-block-row", "n": 2**24, "dtype": "float32", "total": total}
+    (folder / "profile-axis.json").write_text(json.dumps(head | {"results": [axis]}))
+    sanitize = {"schema": records.SANITIZE_SCHEMA, "device": {"name": "GPU X"}, "variants": []}
+    (folder / "sanitize.json").write_text(json.dumps(sanitize))
+    tools = {t: {"records": 0, "hazards": 0} for t in sanitizer_log.TOOLS}
+    clean = {"variant": "triton/axis-r1-block-row", "tools": tools, "wrong": False}
+    (folder / "sanitize-axis.json").write_text(json.dumps(sanitize | {"variants": [clean]}))
+    ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)
+    guide = porting_doc.render_guide(ctx)
+    chapter = guide[guide.index("## Along an axis") :]
+    assert "not measured yet" not in chapter and "not run on this family yet" not in chapter
+    assert "1 of its 1 kernels clean under memcheck" in chapter
+    block = _stage_block(chapter, "axis", "r1")
+    assert (
+        "**Hardware counters** (GPU X, n = 2^24 float32): `cuda/axis-r1-block-row` (µs 12.3,"
+        in block
+    )
+    assert "warp instr. 2.0M" in block
