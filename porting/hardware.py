@@ -66,8 +66,10 @@ def device_name(doc: dict) -> str:
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
     """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
-    r = profile_tables.find(doc, vid, n, dtype)
-    return r["total"]["metrics"] | r["total"]["derived"] if r else None
+    for r in doc.get("results", []):
+        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
+            return r["total"]["metrics"] | r["total"]["derived"]
+    return None
 
 
 def _num(x: float | None, digits: int = 0) -> str:
