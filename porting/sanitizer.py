@@ -61,7 +61,7 @@ def family_line(found: tuple[str, dict] | None, ids: list[str]) -> str:
         f"`{v['variant']}` ({', '.join(flagged_by(v))})" for v in variants if flagged_by(v)
     )
     return (
-        f"**compute-sanitizer** (`{found[0]}`): {len(clean)} of its {len(variants)} kernels clean "
+        f"**compute-sanitizer** (`{found[0]}`): {len(clean)} of its {len(variants)} variants clean "
         f"under {', '.join(TOOLS)}" + (f"; reports from {reports}" if reports else "") + "."
     )
 

@@ -233,7 +233,7 @@ def test_axis_chapter_shows_counters_and_verdicts_once_committed(tmp_path):
     guide = porting_doc.render_guide(ctx)
     chapter = guide[guide.index("## Along an axis") :]
     assert "not measured yet" not in chapter and "not run on this family yet" not in chapter
-    assert "1 of its 1 kernels clean under memcheck" in chapter
+    assert "1 of its 1 variants clean under memcheck" in chapter
     block = _stage_block(chapter, "axis", "r1")
     assert (
         "**Hardware counters** (GPU X, n = 2^24 float32): `cuda/axis-r1-block-row` (µs 12.3,"
