@@ -1,7 +1,7 @@
 """The porting guide's appendix, docs/porting-appendix.md: per family its stages at a glance,
 per stage the whole census, every committed measurement and every hardware counter; then the
-counterparts' CUDA kernels, every helper, the wrong demonstrations, the peers, the seeds' counter
-tables and what compute-sanitizer found. Built from porting.doc's context; nothing typed in.
+counterparts' CUDA kernels, every helper, the wrong demonstrations, the peers, a link to the
+seeds' counter tables and what compute-sanitizer found, from porting.doc's context.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The guide's Nsight Compute parts, from the newest committed profile.json: per stage, each
 CUDA variant's counters beside its Triton twins' (the guide: the summary columns; the appendix:
 every column at every profiled size), whether this GPU shows the seeds' lesson about the stage,
-and the seeds' own tables (harness.report.profile_tables).
+and a link to the seeds' own tables (the profile's rendering: harness.report.profile_tables).
 """
 
 from __future__ import annotations
@@ -303,26 +303,18 @@ def intro(found: tuple[str, dict] | None) -> list[str]:
 
 
 def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Path) -> list[str]:
-    """Seed 004's sector table, seed 000's column, and links to the rendering and its plots."""
+    """A link to the profile's rendering beside it: the seeds' own tables (seed 004's sectors,
+    seed 000's column) and the counters along the ladder, plotted."""
     if found is None:
         return []
     path, doc = found
-    head = f"## The seeds' counters, regenerated ({device_name(doc)})"
-    out = ['<a id="hardware-seeds"></a>', "", head, ""]
-    results = doc.get("results", [])
-    if any(r["family"] == "004" for r in results):
-        out += ["### Seed 004: global-memory sectors", "", profile_tables.seed004_table(doc)]
-    if any(r["dtype"] == LADDER_DTYPE for r in results):
-        out += ["### Seed 000: per stage", "", profile_tables.seed000_column(doc)]
-    rendering = (root / path).parent / RENDERING_DIR
-    plots = sorted(rendering.glob("counters-*.png"))
-    out += ["### Counters along the ladder", ""]
-    if not plots:
+    rendering = (root / path).parent / RENDERING_DIR / "profile.md"
+    out = ['<a id="hardware-seeds"></a>', "", f"## The seeds' counters ({device_name(doc)})", ""]
+    if not rendering.is_file():
         return [*out, f"Not rendered yet: `{RENDER_CMD}`.", ""]
-    for p in plots:
-        out += [f"![{p.stem}]({_rel(p, doc_dir)})", ""]
-    rel_md = _rel(rendering / "profile.md", doc_dir)
-    return [*out, f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
+    rel = _rel(rendering, doc_dir)
+    what = "Seed 004's global-memory sectors, seed 000's column and the counters along the ladder"
+    return [*out, f"{what}, plotted, regenerated from `{path}`: [{rel}]({rel}).", ""]
 
 
 def _rel(path: Path, start: Path) -> str:
