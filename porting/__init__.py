@@ -16,6 +16,7 @@ tests/test_layout.py holds both rules.
     lessons        the guide's prose (porting/lessons.md): what each optimization becomes in Triton
     hardware       the Nsight Compute counters per stage (results/*/profile.json)
     sanitizer      what compute-sanitizer found (results/*/sanitize.json)
-    inductor       what torch.compile writes for the same sum (results/*/inductor/)
-    inductor_diff  Inductor's kernels beside ours, and the dynamic pitfall
+
+What torch.compile writes for the same sum (docs/porting-inductor.md, linked from the guide) is
+experiments/inductor_code's page, rendered there from its captures.
 """

@@ -1,9 +1,7 @@
-"""The porting guide's appendix, docs/porting-appendix.md: every number the guide's stages
-summarize. Per stage: the whole compiler census (every column; the fastest pair in every dtype it
-is built for), every committed measurement (each device, size and dtype) and every hardware
-counter; then the labelled wrong demonstrations' sources, the library peers, the seeds' own
-counter tables regenerated, and what compute-sanitizer found. Built from the context
-porting.doc reads (census, results, profile, sanitize documents); nothing is typed in.
+"""The porting guide's appendix, docs/porting-appendix.md: per family its stages at a glance,
+per stage the whole census, every committed measurement and every hardware counter; then the
+counterparts' CUDA kernels, every helper, the wrong demonstrations, the peers, a link to the
+seeds' counter tables and what compute-sanitizer found, from porting.doc's context.
 """
 
 from __future__ import annotations
@@ -12,25 +10,44 @@ from harness.report.markdown import markdown_lines
 from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
 from porting import stages
-from porting.kernel_sources import cuda_kernel_text, kernel_name
-from porting.lessons import TEXTS
+from porting.kernel_sources import cuda_kernel_text, has_kernel, kernel_name, triton_helpers
+from porting.lessons import LESSONS, TEXTS
 from porting.stages import Stage, short
 
 EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
 
 
 def _stage(st: Stage, ctx: dict, guide: str) -> list[str]:
-    out = [f'<a id="{st.anchor}"></a>', "", f"### Stage {st.stage}: {st.title}", ""]
+    out = [f'### <a id="{st.anchor}"></a>Stage {st.stage}: {st.title}', ""]
     out += [f"Back to [the stage in the guide]({guide}#{st.anchor}).", ""]
     out += ["**Census.**", ""]
     variants = [*st.cuda, *st.twins]
     out += stages.census_table(variants, ctx["census"], every_dtype=st.family in EVERY_DTYPE)
     out += ["", "**Measured** (median device time of the whole reduction, and bandwidth):", ""]
-    out += stages.results_grid(variants, st.dtype, ctx["results"])
+    if st.family == stages.AXIS:
+        out += stages.axis_grid(variants, ctx["axis"])
+    else:
+        out += stages.results_grid(variants, st.dtype, ctx["results"])
     out += porting_hardware.stage_section(
         ctx["profile"], st.family, st.stage, list(st.cuda), list(st.twins)
     )
     return out
+
+
+def _family_table(sts: list[Stage], guide: str) -> list[str]:
+    """The family's stages at a glance: each CUDA stage, its Triton partners, what it became."""
+    rows = []
+    for st in sts:
+        mark = "" if st.word == "twin" else " (counterpart)"
+        rows.append(
+            [
+                _at(st, guide),
+                ", ".join(f"`{short(v.id)}`" for v in st.cuda),
+                ", ".join(f"`{short(t.id)}`{mark}" for t in st.twins),
+                LESSONS.get((st.family, st.stage), ("not described yet", ""))[0],
+            ]
+        )
+    return [*markdown_lines(("stage", "CUDA", "Triton", "in Triton"), rows), ""]
 
 
 def _part(anchor: str, title: str, intro: str, entries: list[list[str]]) -> list[str]:
@@ -39,10 +56,11 @@ def _part(anchor: str, title: str, intro: str, entries: list[list[str]]) -> list
     return head + [line for entry in entries for line in entry] if entries else []
 
 
-def _entry(anchor: str, title: str, caption: str, code: str) -> list[str]:
-    """One printed source: its anchor, heading, a caption and the CUDA text."""
+def _entry(anchor: str, title: str, caption: str, code: str, lang: str = "cuda") -> list[str]:
+    """One printed source: its anchor, heading, a caption and the text."""
     caption = [caption, ""] if caption else []
-    return [f'<a id="{anchor}"></a>', "", f"### {title}", "", *caption, "```cuda", code, "```", ""]
+    head = [f'<a id="{anchor}"></a>', "", f"### {title}", "", *caption]
+    return [*head, f"```{lang}", code, "```", ""]
 
 
 def _at(st: Stage, guide: str) -> str:
@@ -72,36 +90,17 @@ def _wrong(guide: str) -> list[str]:
     return _part("wrong", "The labelled wrong demonstrations", intro, entries)
 
 
-def _helper_homes() -> tuple[dict[str, Stage], dict[str, tuple[str, Stage]]]:
-    """({helper: stage} printed in the guide, {helper: (text, stage)} printed here): the guide
-    prints the helpers of stages.GUIDE_HELPERS' families, this appendix the others, each at the
-    first stage that calls it."""
-    in_guide: dict[str, Stage] = {}
-    later: dict[str, tuple[str, Stage]] = {}
-    for st, v in _cuda_variants():
-        for name, text in [] if v.wrong else cuda_kernel_text(v)[1]:
-            if st.family in stages.GUIDE_HELPERS:
-                in_guide.setdefault(name, st)
-            elif name not in in_guide:
-                later.setdefault(name, (text, st))
-    return in_guide, later
-
-
 def _counterparts(guide: str) -> list[str]:
     """The CUDA kernels of the stages with a Triton counterpart (its own tiles, not a twin): the
     guide prints the Triton kernel and links these."""
-    in_guide, _ = _helper_homes()
     entries: dict[str, list[str]] = {}
     for st, v in _cuda_variants("counterpart"):
         name = kernel_name(v)
-        if v.wrong or name in entries:
+        if v.wrong or name in entries or not has_kernel(v):
             continue
         kernel, helpers = cuda_kernel_text(v)
-        calls = ", ".join(
-            f"[`{h}`]({guide}#{in_guide[h].anchor})" if h in in_guide else f"[`{h}`](#helper-{h})"
-            for h, _ in helpers
-        )
-        caption = f"`cuda_kernels/{v.source}`; the helpers it calls: {calls or 'none'}."
+        calls = ", ".join(f"[`{h}`](#helper-{h})" for h, _ in helpers) or "none"
+        caption = f"`cuda_kernels/{v.source}`; the helpers it calls: {calls}."
         entries[name] = _entry(f"kernel-{name}", f"`{name}` ({_at(st, guide)})", caption, kernel)
     intro = TEXTS["appendix-counterparts"]
     return _part(
@@ -110,14 +109,19 @@ def _counterparts(guide: str) -> list[str]:
 
 
 def _helpers(guide: str) -> list[str]:
-    """The CUDA helpers the guide does not print (those of the later families), each once."""
-    _, later = _helper_homes()
+    """Every helper a kernel calls, CUDA and Triton, each once, at the first stage that calls
+    it."""
+    found: dict[str, list[str]] = {}
+    for fam in stages.families():
+        for st in stages.stages(fam):
+            cuda = [v for v in st.cuda if has_kernel(v) and not v.wrong]
+            calls = [("cuda", h) for v in cuda for h in cuda_kernel_text(v)[1]]
+            calls += [("python", h) for t in st.twins if has_kernel(t) for h in triton_helpers(t)]
+            for lang, (name, text) in calls:
+                title = f"`{name}` (first called at {_at(st, guide)})"
+                found.setdefault(name, _entry(f"helper-{name}", title, "", text, lang))
     intro = TEXTS["appendix-helpers"]
-    entries = [
-        _entry(f"helper-{name}", f"`{name}` (first called at {_at(st, guide)})", "", text)
-        for name, (text, st) in later.items()
-    ]
-    return _part("helpers", "CUDA helpers of the later families", intro, entries)
+    return _part("helpers", "The helpers the kernels call", intro, [*found.values()])
 
 
 def _peers(ctx: dict) -> list[str]:
@@ -146,7 +150,7 @@ def render(ctx: dict, guide: str, generated: list[str]) -> str:
     out += porting_hardware.intro(ctx["profile_found"])
     for fam in stages.families():
         title = f"Family `{fam}` (seeds: {', '.join(stages.family_seeds(fam)) or 'none'})"
-        out += [f"## {title}", ""]
+        out += [f"## {title}", "", *_family_table(stages.stages(fam), guide)]
         for st in stages.stages(fam):
             out += _stage(st, ctx, guide)
     out += _counterparts(guide)

@@ -1,20 +1,18 @@
 """The compiler census: what NVRTC and Triton made of every variant, on a machine without a GPU.
 
-Each CUDA variant's source is compiled by NVRTC (harness.compile.nvrtc), each Triton kernel by
-porting.triton_compile with the meta-parameters the harness launches it with, both for an
-explicit architecture, every dtype a variant lists; peers (library calls) are listed as
-`not_compiled`. porting.sass counts the CUBIN and PTX: resources, shared memory (Triton's
-scratch is its dynamic shared memory), the SASS opcodes that tell the ladder's story, integer
-divides. Counts are static (instructions in the binary), not executed instructions.
-
-Here: the rows (Census) and their columns, the selection (`census`, `census_pairs`, `compiled`,
-`not_compiled`) and the JSON document of `reduce-ladder inspect --json` (docs/census-sm_90.json).
+Each CUDA variant is compiled by NVRTC (harness.compile.nvrtc), each Triton kernel by
+porting.triton_compile with the meta-parameters the harness launches it with, for an explicit
+architecture and every dtype a variant lists; porting.sass counts the CUBIN and PTX. Peers
+(library calls) are listed as `not_compiled`. Counts are static: instructions in the binary.
+Here: the rows and their columns, the selection and the JSON document of `reduce-ladder inspect
+--json` (docs/census-sm_90.json).
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import importlib
 import re
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -23,43 +21,14 @@ from pathlib import Path
 from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.report import documents, records
-from porting.sass import (
-    Counts,
-    count_sass,
-    cuobjdump,
-    parse_resource_usage,
-    ptx_int_divrem,
-    ptx_static_shared,
-    split_ptx,
-    split_sass,
-    tool_version,
-)
+from porting import sass
 from porting.triton_compile import run_triton_jobs
 
-SCHEMA = records.CENSUS_SCHEMA  # spelled with every other schema string
-# catalogue dtype -> Triton signature type
-TRITON_DTYPES = {
-    "float32": "fp32",
-    "int32": "i32",
-    "float16": "fp16",
-    "bfloat16": "bf16",
-    "float64": "fp64",
-}
-
-
-def tool_versions() -> dict[str, str]:
-    """The versions of the tools the census ran (recorded in its document)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from harness.compile import nvrtc
-
-    versions = {"cuobjdump": tool_version("cuobjdump"), "nvrtc": "unavailable"}
-    versions["triton"] = "unavailable"
-    with contextlib.suppress(nvrtc.NvrtcUnavailable):
-        versions["nvrtc"] = nvrtc.version()
-    with contextlib.suppress(PackageNotFoundError):
-        versions["triton"] = version("triton")
-    return versions
+SCHEMA = records.CENSUS_SCHEMA
+TRITON_DTYPES = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
+TRITON_DTYPES["float64"] = "fp64"
+NOT_COMPILED = "not compiled here (library call)"
+_LAUNCH_KEYS = ("num_warps", "num_stages")
 
 
 @dataclass
@@ -80,23 +49,22 @@ class Census:
     stack_bytes: int
     local_bytes: int
     spill_bytes: int  # ptxas spill stores + loads (CUDA); LDL/STL count stands in for Triton
-    counts: Counts
+    counts: sass.Counts
     int_divrem: int
-
-    def record(self) -> dict:
-        return asdict(self)
 
     @classmethod
     def from_record(cls, d: dict) -> Census:
-        return cls(**{**d, "counts": Counts(**d["counts"])})
-
-    @property
-    def smem(self) -> int:
-        return self.static_smem + self.dynamic_smem
+        return cls(**{**d, "counts": sass.Counts(**d["counts"])})
 
     @property
     def spills(self) -> bool:
         return self.spill_bytes > 0 or self.local_bytes > 0 or self.counts.local_ops > 0
+
+
+def _local_cell(r: Census) -> str:
+    return f"{r.stack_bytes + r.local_bytes}" + (
+        f" (spill {r.spill_bytes})" if r.spill_bytes else ""
+    )
 
 
 # Every column (inspect --wide, the guide's appendix): header, what it counts, the cell.
@@ -104,13 +72,17 @@ WIDE_COLUMNS = (
     ("regs", "registers per thread", lambda r: str(r.registers)),
     ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
     ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
-    ("local", "stack + local memory bytes (spilled bytes)", lambda r: _local_cell(r)),
+    ("local", "stack + local memory bytes (spilled bytes)", _local_cell),
     ("BAR", "barriers", lambda r: str(r.counts.barriers)),
     ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
     ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
     ("LDS", "shared loads", lambda r: str(r.counts.lds)),
     ("STS", "shared stores", lambda r: str(r.counts.sts)),
-    ("LDG 32/64/128", "global loads by width (bits)", lambda r: _ldg_cell(r)),
+    (
+        "LDG 32/64/128",
+        "global loads by width (bits)",
+        lambda r: "/".join(str(r.counts.ldg[w]) for w in ("32", "64", "128")),
+    ),
     ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
     ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
     ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
@@ -120,22 +92,17 @@ WIDE_COLUMNS = (
 # (barriers give way to warp shuffles), then the size of the kernel.
 COMPACT_COLUMNS = (
     ("regs", "registers per thread", lambda r: str(r.registers)),
-    ("smem", "shared memory, static + dynamic, bytes", lambda r: str(r.smem)),
+    (
+        "smem",
+        "shared memory, static + dynamic, bytes",
+        lambda r: str(r.static_smem + r.dynamic_smem),
+    ),
     ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
     ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
     ("BAR", "barriers", lambda r: str(r.counts.barriers)),
     ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
     ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
 )
-
-
-def _local_cell(r: Census) -> str:
-    local = r.stack_bytes + r.local_bytes
-    return f"{local}" + (f" (spill {r.spill_bytes})" if r.spill_bytes else "")
-
-
-def _ldg_cell(r: Census) -> str:
-    return "/".join(str(r.counts.ldg[w]) for w in ("32", "64", "128"))
 
 
 def _arch_number(arch: str) -> int:
@@ -147,11 +114,11 @@ def _arch_number(arch: str) -> int:
 
 def _disassemble(cubin: bytes) -> tuple[dict, dict]:
     """(SASS by function, resources by function) of a CUBIN."""
-    usage = parse_resource_usage(cuobjdump(cubin, "--dump-resource-usage"))
-    return split_sass(cuobjdump(cubin, "--dump-sass")), usage
+    usage = sass.parse_resource_usage(sass.cuobjdump(cubin, "--dump-resource-usage"))
+    return sass.split_sass(sass.cuobjdump(cubin, "--dump-sass")), usage
 
 
-def _row(v: Variant, dtype: str, arch: str, symbol: str, sass: dict, ptx: str, **fields) -> Census:
+def _row(v: Variant, dtype: str, arch: str, symbol: str, code: dict, ptx: str, **fields):
     """A census row: the fields every backend counts the same way, then the backend's own."""
     return Census(
         variant=v.id,
@@ -161,8 +128,8 @@ def _row(v: Variant, dtype: str, arch: str, symbol: str, sass: dict, ptx: str, *
         dtype=dtype,
         arch=arch,
         symbol=symbol,
-        counts=count_sass(sass.get(symbol, [])),
-        int_divrem=ptx_int_divrem(ptx),
+        counts=sass.count_sass(code.get(symbol, [])),
+        int_divrem=sass.ptx_int_divrem(ptx),
         **fields,
     )
 
@@ -173,15 +140,13 @@ def _cuda_compiled(source: str, arch: str):
     from harness.compile import nvrtc
 
     r = nvrtc.compile_file(source, arch)
-    return r, *_disassemble(r.cubin), split_ptx(r.ptx)
+    return r, *_disassemble(r.cubin), sass.split_ptx(r.ptx)
 
 
-def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
-    r, sass, usage, ptx = _cuda_compiled(v.source, arch)
+def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
+    r, code, usage, ptx = _cuda_compiled(v.source, arch)
     symbol = r.lowered[v.name_expression(dtype)]
-    res = r.resources.get(symbol)
-    use = usage.get(symbol, {})
-    launch = v.launch
+    res, use, launch = r.resources.get(symbol), usage.get(symbol, {}), v.launch
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
     dyn = launch.threads * dtypes.get(dtype).itemsize if launch.dynamic_smem else 0
     return _row(
@@ -189,7 +154,7 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
         dtype,
         arch,
         symbol,
-        sass,
+        code,
         ptx.get(symbol, ""),
         launch=f"{launch.threads} threads",
         registers=use.get("REG", res.registers if res else 0),
@@ -205,56 +170,43 @@ def cuda_census(v: Variant, dtype: str, arch: str = "sm_90") -> Census:
 # Triton
 
 
-def triton_meta(v: Variant) -> dict:
-    """The constexpr meta-parameters, num_warps (and num_stages where the launcher sets it) the
-    harness launches `v` with: harness.launch.plan for the tile twins,
-    harness.launch.single_launch's census spec
-    (its default configuration) for triton/fastest."""
-    if _own_spec(v):
-        return dict(_single_launch_spec(v, v.dtypes[0])["meta"])
-    return v.launch.mapping.triton_meta(v.launch)
-
-
-def _own_spec(v: Variant) -> bool:
-    """Triton kernels outside tiles.py (fastest.py, reproducible.py) state their own arguments and
-    meta-parameters: their module's triton_census_spec."""
-    return Path(v.source or "tiles.py").stem != "tiles"
-
-
-def _single_launch_spec(v: Variant, dtype: str) -> dict:
-    import importlib
-
+def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
+    """The census spec of a Triton kernel outside tiles.py (fastest.py, reproducible.py state
+    their own arguments and meta-parameters: triton_census_spec), None for the tile twins."""
+    if Path(v.source or "tiles.py").stem == "tiles":
+        return None
     module = importlib.import_module(f"triton_kernels.{Path(v.source).stem}")
-    spec = module.triton_census_spec(dtype)
+    spec = module.triton_census_spec(dtype or v.dtypes[0])
     if spec["kernel"] != v.kernel:
         raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
     return spec
 
 
-_LAUNCH_KEYS = ("num_warps", "num_stages")
+def triton_meta(v: Variant) -> dict:
+    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with: the
+    launch's mapping for the tile twins, the module's census spec for the others."""
+    spec = _own_spec(v)
+    return dict(spec["meta"]) if spec else v.launch.mapping.triton_meta(v.launch)
 
 
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
-    """One compile job (JSON-ready, for the worker): kernel, argument types, meta-parameters.
-
-    args maps each non-constexpr parameter to a Triton type ("*fp32", "i32"); `aligned` names the
-    pointers declared 16-byte aligned (what Triton specializes on at launch). The tile twins take
-    pointers `*_ptr` of the element type (torch allocations: aligned) and i32 sizes; triton/fastest
-    takes what harness.launch.single_launch.triton_census_spec says (pointer types differ per
-    argument).
-    tl_dtypes names constexprs whose value is a triton.language dtype (by name)."""
-    if _own_spec(v):
-        spec = _single_launch_spec(v, dtype)
-        # an argument is a dtype name, or (dtype name, aligned) for a pointer
-        args = {
-            name: "*" + TRITON_DTYPES[t[0]] if isinstance(t, tuple) else TRITON_DTYPES[t]
-            for name, t in spec["args"].items()
-        }
-        aligned = [name for name, t in spec["args"].items() if isinstance(t, tuple) and t[1]]
-        meta = spec["meta"]
-        tl_dtypes = ["ACC"]
+    """One compile job for porting.triton_compile (JSON-ready). args maps each non-constexpr
+    parameter to a Triton type and `aligned` names the pointers declared 16-byte aligned, from the
+    module's census spec (the tile twins: None, the worker's defaults); tl_dtypes names the
+    constexprs whose value is a triton.language dtype."""
+    args, aligned, meta, tl_dtypes = None, None, None, []
+    spec = _own_spec(v, dtype)
+    if spec is None:
+        meta = v.launch.mapping.triton_meta(v.launch)
     else:
-        args, aligned, meta, tl_dtypes = None, None, triton_meta(v), []
+        # an argument is a dtype name, or (dtype name, aligned) for a pointer
+        ptr = {k: t for k, t in spec["args"].items() if isinstance(t, tuple)}
+        args = {
+            k: "*" + TRITON_DTYPES[t[0]] if k in ptr else TRITON_DTYPES[t]
+            for k, t in spec["args"].items()
+        }
+        aligned = [k for k, (_, a) in ptr.items() if a]
+        meta, tl_dtypes = spec["meta"], ["ACC"]
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
@@ -270,19 +222,19 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
 
 
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    sass, usage = _disassemble(base64.b64decode(art["cubin"]))
-    name = art["name"] if art["name"] in sass else next(iter(sass), art["name"])
+    code, usage = _disassemble(base64.b64decode(art["cubin"]))
+    name = art["name"] if art["name"] in code else next(iter(code), art["name"])
     use = usage.get(name, {})
     return _row(
         v,
         dtype,
         arch,
         name,
-        sass,
-        split_ptx(art["ptx"]).get(name, art["ptx"]),
+        code,
+        sass.split_ptx(art["ptx"]).get(name, art["ptx"]),
         launch=", ".join(f"{k}={val}" for k, val in job["meta"].items()),
         registers=use.get("REG", 0),
-        static_smem=ptx_static_shared(art["ptx"]),
+        static_smem=sass.ptx_static_shared(art["ptx"]),
         dynamic_smem=art["shared"],
         stack_bytes=use.get("STACK", 0),
         local_bytes=use.get("LOCAL", 0),
@@ -294,6 +246,11 @@ def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> C
 # The census of a selection
 
 _CACHE: dict[tuple[str, str, str], Census] = {}
+
+
+def compiled(v: Variant) -> bool:
+    """Whether the census compiles `v`: CUDA and Triton kernels of this repository."""
+    return v.backend in ("cuda", "triton") and v.launch is not None
 
 
 def census_pairs(variants: list[Variant], dtype: str | None) -> list[tuple[Variant, str]]:
@@ -308,27 +265,17 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
     todo = [(v, d) for v, d in pairs if (v.id, d, arch) not in _CACHE]
     for v, d in todo:
         if v.backend == "cuda":
-            _CACHE[(v.id, d, arch)] = cuda_census(v, d, arch)
+            _CACHE[(v.id, d, arch)] = _cuda_census(v, d, arch)
     tri = [(v, d) for v, d in todo if v.backend == "triton"]
     jobs = [triton_job(v, d, arch) for v, d in tri]
-    arts = run_triton_jobs(jobs)
-    for (v, d), job, art in zip(tri, jobs, arts, strict=True):
+    for (v, d), job, art in zip(tri, jobs, run_triton_jobs(jobs), strict=True):
         _CACHE[(v.id, d, arch)] = _triton_census(v, d, arch, job, art)
     return [_CACHE[(v.id, d, arch)] for v, d in pairs]
 
 
-NOT_COMPILED = "not compiled here (library call)"
-
-
-def compiled(v: Variant) -> bool:
-    """Whether the census compiles `v`: CUDA and Triton kernels of this repository."""
-    return v.backend in ("cuda", "triton") and v.launch is not None
-
-
 def not_compiled(variants: list[Variant], dtype: str | None = None) -> list[dict]:
-    """The selected records the census has nothing to compile for (the peers: torch.sum, CuPy /
-    CUB, the copy are library calls), each with the reason, so that they are listed rather than
-    silently dropped. dtype: only those that support it (None: all)."""
+    """The selected records with nothing to compile (the peers: library calls), each with the
+    reason, listed rather than silently dropped; dtype: only those that support it."""
     return [
         {"variant": v.id, "backend": v.backend, "dtypes": list(v.dtypes), "reason": NOT_COMPILED}
         for v in variants
@@ -336,15 +283,28 @@ def not_compiled(variants: list[Variant], dtype: str | None = None) -> list[dict
     ]
 
 
+def _tool_versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from harness.compile import nvrtc
+
+    versions = {"cuobjdump": sass.tool_version("cuobjdump"), "nvrtc": "unavailable"}
+    versions["triton"] = "unavailable"
+    with contextlib.suppress(nvrtc.NvrtcUnavailable):
+        versions["nvrtc"] = nvrtc.version()
+    with contextlib.suppress(PackageNotFoundError):
+        versions["triton"] = version("triton")
+    return versions
+
+
 def document(rows: list[Census], arch: str, skipped: list[dict] | None = None) -> dict:
-    """The JSON document `reduce-ladder inspect --json` writes (and docs/census-*.json holds).
-    skipped: not_compiled(...) of the selection (listed under "not_compiled")."""
+    """The JSON document `reduce-ladder inspect --json` writes (docs/census-*.json)."""
     return {
         "schema": SCHEMA,
         "arch": arch,
-        "tools": tool_versions(),
+        "tools": _tool_versions(),
         "note": "static SASS instruction counts per kernel (cuobjdump); int_divrem from the PTX",
-        "census": [r.record() for r in rows],
+        "census": [asdict(r) for r in rows],
         "not_compiled": list(skipped or []),
     }
 

@@ -1,24 +1,17 @@
 """The porting guide, docs/porting.md (`reduce-ladder inspect --write-doc docs/porting.md`):
-the checklist first, then one screen per stage of every family (the idea, the CUDA kernel beside
-its Triton twin, what changed in Triton, what the compilers made of both, one measured line per
-device, the counters that explain it), each source printed once. The wide tables, the peers, the
-seeds' counters, compute-sanitizer's findings and the wrong demonstrations go to
-docs/porting-appendix.md (porting.appendix); torch.compile's code to docs/porting-inductor.md.
-
-Inputs, all committed, so the output is a pure function of the repository (a test regenerates
-it): the catalogue, the kernel sources, the census (docs/census-sm_90.json), the results, the
-newest hardware counters and sanitizer verdicts (results/*/). No number is typed in.
+the checklist, then one screen per stage of every family (the idea, the CUDA kernel beside its
+Triton twin, what changed, what the compilers made of both, one measured line per device, the
+counters), each source printed once; the rest goes to the appendix (porting.appendix). A pure
+function of the committed catalogue, sources, census and results (a test regenerates it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from harness.report.markdown import markdown_lines
 from harness.report.sanitizer_log import summary as sanitizer_summary
 from porting import appendix, stages
 from porting import hardware as porting_hardware
-from porting import inductor as porting_inductor
 from porting import sanitizer as porting_sanitizer
 from porting.census import triton_meta
 from porting.kernel_sources import Shown, stage_sources
@@ -40,9 +33,17 @@ GENERATED = [
 ]
 
 
-def appendix_paths(doc: Path) -> tuple[Path, Path]:
-    """The appendices written beside the guide: <stem>-appendix.md, <stem>-inductor.md."""
-    return doc.with_name(f"{doc.stem}-appendix.md"), doc.with_name(f"{doc.stem}-inductor.md")
+INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
+
+
+# how the census compiles an autotuned kernel
+CENSUS_CONFIG = "compiled for the census with its default configuration (the autotuner's first "
+CENSUS_CONFIG += "candidate):"
+
+
+def appendix_path(doc: Path) -> Path:
+    """The appendix written beside the guide: <stem>-appendix.md."""
+    return doc.with_name(f"{doc.stem}-appendix.md")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -66,52 +67,40 @@ def _idea(st: Stage, appendix_name: str) -> list[str]:
     return ["**The idea.**", *(f"- {item}" for item in items), ""]
 
 
-def _what_changed(st: Stage) -> list[str]:
+def _what_changed(st: Stage, also: str | None) -> list[str]:
     how, why = LESSONS.get(
         (st.family, st.stage),
         ("not described yet", "No entry for this stage in porting/lessons.md yet."),
     )
-    out = [f"**What changed in Triton: {how}.** {why}", ""]
+    out = [f"**What changed in Triton: {how}.** {why}"]
     for t in st.twins:
-        launched = (
-            "launched with "
-            if not t.launch.mapping.one_launch
-            else "compiled for the census with its default configuration (the autotuner's "
-            "first candidate): "
-        )
-        params = ", ".join(f"{k} = {val}" for k, val in triton_meta(t).items())
-        out.append(f"- {st.word} `{t.id}`: {t.title}; {launched}{params}.")
-    return [*out, ""]
+        if st.family == stages.AXIS:
+            what = f"{t.change}; {t.launch.describe()}; num_warps = {t.launch.num_warps}"
+        else:
+            meta = ", ".join(f"{k} = {val}" for k, val in triton_meta(t).items())
+            how = "launched with" if not t.launch.mapping.one_launch else CENSUS_CONFIG
+            what = f"{t.title}; {how} {meta}"
+        out.append(f"- {st.word} `{t.id}`: {what}.")
+    return [*out, *([also] if also else []), ""]
 
 
 def stage_screen(st: Stage, ctx: dict, shown: Shown) -> list[str]:
-    out = [f'<a id="{st.anchor}"></a>', "", f"### Stage {st.stage}: {st.title}", ""]
+    out = [f'### <a id="{st.anchor}"></a>Stage {st.stage}: {st.title}', ""]
     out += _idea(st, ctx["appendix_name"])
-    out += stage_sources(st, shown, ctx["appendix_name"])
-    out += _what_changed(st)
+    sources, also = stage_sources(st, shown, ctx["appendix_name"])
+    out += sources
+    out += _what_changed(st, also)
     out += stages.census_facts(st, ctx["census"], ctx["arch"])
     every = f"[appendix]({ctx['appendix_name']}#{st.anchor})"
-    out += [f"**Measured** (every size, device and counter: {every}):", ""]
-    out += stages.measured_lines([*st.cuda, *st.twins], st.dtype, ctx["results"])
+    out += [f"**Measured** (every size, device and counter: {every}):"]
+    if st.family == stages.AXIS:
+        out += stages.axis_lines([*st.cuda, *st.twins], ctx["axis"])
+    else:
+        out += stages.measured_lines([*st.cuda, *st.twins], st.dtype, ctx["results"])
     out += porting_hardware.stage_summary(
         ctx["profile"], st.family, st.stage, list(st.cuda), list(st.twins)
     )
     return out
-
-
-def _family_table(fam: str, sts: list[Stage]) -> list[str]:
-    rows = []
-    for st in sts:
-        mark = "" if st.word == "twin" else " (counterpart)"
-        rows.append(
-            [
-                f"[{st.stage}](#{st.anchor})",
-                ", ".join(f"`{short(v.id)}`" for v in st.cuda),
-                ", ".join(f"`{short(t.id)}`{mark}" for t in st.twins),
-                LESSONS.get((fam, st.stage), ("see below", ""))[0],
-            ]
-        )
-    return [*markdown_lines(("stage", "CUDA", "Triton", "in Triton"), rows), ""]
 
 
 FAMILY_TITLES = {
@@ -120,6 +109,7 @@ FAMILY_TITLES = {
     "001": "Seed 001: host-driven passes from host memory",
     "fastest": "Past the ladder: the fastest pair",
     "reproducible": "Past the ladder: the reproducible pair",
+    "axis": "Along an axis: row and column sums",
 }
 
 
@@ -128,7 +118,7 @@ FAMILY_TITLES = {
 
 
 def _intro(ctx: dict) -> list[str]:
-    app, ind = ctx["appendix_name"], ctx["inductor_name"]
+    app, ind = ctx["appendix_name"], INDUCTOR_PAGE
     return [
         "# Porting a CUDA reduction to Triton, stage by stage",
         "",
@@ -156,8 +146,26 @@ def _reading(ctx: dict) -> list[str]:
     return out
 
 
+def _family_intro(fam: str, sts: list[Stage], ctx: dict) -> list[str]:
+    """What the family's stages are measured by: the axis family's sources; counters and
+    compute-sanitizer where the committed results hold none for the family."""
+    out = []
+    if fam == stages.AXIS:
+        sources = ", ".join(f"`{p}`" for p, _ in ctx["axis"]) or "no committed run yet"
+        fields = {"dtype": stages.AXIS_DTYPE, "peer": stages.AXIS_PEER, "sources": sources}
+        out += [TEXTS["axis-intro"].format(**fields), ""]
+    ids = [v.id for st in sts for v in (*st.cuda, *st.twins) if not v.wrong]
+    if not (ctx["profile"] and porting_hardware.stage_keys(ctx["profile"], ids)):
+        out += [
+            "**Hardware counters**: not measured yet for this family (none of its variants is in "
+            "the committed `results/*/profile*.json`).",
+            "",
+        ]
+    return [*out, porting_sanitizer.family_line(ctx["sanitize"], ids), ""]
+
+
 def _beyond(ctx: dict) -> list[str]:
-    app, ind = ctx["appendix_name"], ctx["inductor_name"]
+    app, ind = ctx["appendix_name"], INDUCTOR_PAGE
     ps = stages.peers()
     out = ["## Beside the kernels", ""]
     if ps:
@@ -170,30 +178,23 @@ def _beyond(ctx: dict) -> list[str]:
             f"per variant and tool: [appendix]({app}#sanitizer).",
             "",
         ]
-    if ctx["inductor_text"]:
-        out += [TEXTS["guide-inductor"].format(inductor=ind), ""]
-    return out
+    return [*out, TEXTS["guide-inductor"].format(inductor=ind), ""]
 
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
     cdoc, census = stages.load_census(census_path)
-    profile = porting_hardware.newest(root, porting_hardware.PROFILE_NAME)
-    inductor = porting_hardware.newest(root, f"inductor/{porting_inductor.INDUCTOR_JSON}")
-    app, ind = appendix_paths(doc)
+    profile = porting_hardware.committed(root)
     return {
         "cdoc": cdoc,
         "census": census,
         "census_path": census_path,
         "arch": cdoc.get("arch", "?"),
         "results": stages.load_results(root),
+        "axis": stages.load_axis(root),
         "profile_found": profile,
         "profile": profile[1] if profile else None,
         "sanitize": porting_sanitizer.committed(root),
-        "inductor_text": (
-            porting_inductor.inductor_section(root / Path(inductor[0]).parent) if inductor else ""
-        ),
-        "appendix_name": app.name,
-        "inductor_name": ind.name,
+        "appendix_name": appendix_path(doc).name,
         "root": root,
         "doc_dir": root / "docs",
     }
@@ -208,7 +209,7 @@ def render_guide(ctx: dict) -> str:
         sts = stages.stages(fam)
         seeds = ", ".join(stages.family_seeds(fam)) or "none"
         out += [f"## {FAMILY_TITLES.get(fam, f'Family {fam}')} (seeds: {seeds})", ""]
-        out += _family_table(fam, sts)
+        out += _family_intro(fam, sts, ctx)
         for st in sts:
             out += stage_screen(st, ctx, shown)
     out += _beyond(ctx)
@@ -216,14 +217,9 @@ def render_guide(ctx: dict) -> str:
 
 
 def render_all(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict[Path, str]:
-    """{path: text} of the guide and its appendices (the inductor appendix only where a capture
-    is committed)."""
+    """{path: text} of the guide and its appendix."""
     ctx = context(census_path, root, doc)
-    app, ind = appendix_paths(doc)
-    out = {doc: render_guide(ctx), app: appendix.render(ctx, doc.name, GENERATED)}
-    if ctx["inductor_text"]:
-        out[ind] = porting_inductor.page(ctx["inductor_text"], doc.name, GENERATED)
-    return out
+    return {doc: render_guide(ctx), appendix_path(doc): appendix.render(ctx, doc.name, GENERATED)}
 
 
 def write(path: str | Path = DOC, census_path: str | Path | None = None) -> list[Path]:

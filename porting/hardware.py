@@ -1,7 +1,7 @@
-"""The guide's Nsight Compute parts, from the newest committed profile.json: per stage, the
-counters of each CUDA variant beside its Triton twins (the guide: the columns that tell the
-story; the appendix: every column at every profiled size), the sentence that says whether this
-GPU shows seed 000's lesson about the stage, and the seeds' own tables (profile_tables).
+"""The guide's Nsight Compute parts, from the newest committed profile.json: per stage, each
+CUDA variant's counters beside its Triton twins' (the guide: the summary columns; the appendix:
+every column at every profiled size), whether this GPU shows the seeds' lesson about the stage,
+and a link to the seeds' own tables (the profile's rendering: harness.report.profile_tables).
 """
 
 from __future__ import annotations
@@ -23,10 +23,8 @@ RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out
 
 
 def newest(root: Path, name: str) -> tuple[str, dict] | None:
-    """(path relative to root, document) of the newest readable results/*/<name>, else None.
-
-    Newest = the largest "created" stamp where documents carry one, then the last path in sorted
-    order (the documents written so far carry none, and one device folder holds one profile)."""
+    """(path relative to root, document) of the newest readable results/*/<name>, else None:
+    the largest "created" stamp, then the last path in sorted order."""
     found = []
     for p in sorted((root / "results").glob(f"*/{name}")):
         try:
@@ -41,15 +39,35 @@ def newest(root: Path, name: str) -> tuple[str, dict] | None:
     return rel, doc
 
 
+def committed(root: Path) -> tuple[str, dict] | None:
+    """The newest device folder's profile.json with the profile-*.json beside it (runs over
+    variants added since) merged into one document; the path names every file read."""
+    found = newest(root, PROFILE_NAME)
+    if found is None:
+        return None
+    rel, doc = found
+    names, results = [rel], list(doc.get("results", []))
+    for p in sorted((root / rel).parent.glob("profile-*.json")):
+        try:
+            results += load_document(p, "profile").raw.get("results", [])
+        except ReportError:
+            continue
+        names.append(p.name)
+    return " + ".join(names), {**doc, "results": results}
+
+
+def _at(n: int | None, dtype: str) -> str:
+    return f"n = {size_label(n)} {dtype}" if n else dtype
+
+
 def device_name(doc: dict) -> str:
     return doc.get("device", {}).get("name", "?")
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
-    """The variant's summed metrics and derived ratios at (n, dtype) in one dict (None: not
-    profiled)."""
+    """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
     for r in doc.get("results", []):
-        if (r["variant"], r["n"], r["dtype"]) == (vid, n, dtype):
+        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
             return r["total"]["metrics"] | r["total"]["derived"]
     return None
 
@@ -110,18 +128,18 @@ SUMMARY_LEGEND = legend(SUMMARY)
 
 def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     """The (n, dtype) pairs the profile holds for these variants, in document order."""
-    keys = [(r["n"], r["dtype"]) for r in doc.get("results", []) if r["variant"] in ids]
+    keys = [(r.get("n"), r["dtype"]) for r in doc.get("results", []) if r["variant"] in ids]
     return list(dict.fromkeys(keys))
 
 
-def _table(doc: dict, ids: list[str], n: int, dtype: str, columns=COLUMNS) -> list[str]:
+def _table(doc: dict, ids: list[str], n: int, dtype: str) -> list[str]:
     rows = [
-        [f"`{vid}`", *(_cell(c, metric, digits) for _, metric, digits, _ in columns)]
+        [f"`{vid}`", *(_cell(c, metric, digits) for _, metric, digits, _ in COLUMNS)]
         for vid in ids
         if (c := counters(doc, vid, n, dtype)) is not None
     ]
-    header = ("variant", *(h for h, *_ in columns))
-    return [*markdown_lines(header, rows, align="l" + RIGHT * (len(columns) - 1) + "l"), ""]
+    header = ("variant", *(h for h, *_ in COLUMNS))
+    return [*markdown_lines(header, rows, align="l" + RIGHT * (len(COLUMNS) - 1) + "l"), ""]
 
 
 def stage_section(
@@ -134,7 +152,7 @@ def stage_section(
     ids = [v.id for v in cuda if not v.wrong]
     out: list[str] = []
     for n, dtype in stage_keys(doc, ids):
-        head = f"**Measured by the hardware ({device_name(doc)}, n = {size_label(n)} {dtype}).**"
+        head = f"**Measured by the hardware ({device_name(doc)}, {_at(n, dtype)}).**"
         out += [head, "", *_table(doc, [*ids, *(t.id for t in twins)], n, dtype)]
     missing = [vid for vid in ids if not stage_keys(doc, [vid])]
     if out and missing:
@@ -145,8 +163,9 @@ def stage_section(
 def stage_summary(
     doc: dict | None, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]
 ) -> list[str]:
-    """The guide's counters for a stage: the compact table at the first (n, dtype) the profile
-    holds for it, and the sentence that says whether this GPU shows the seeds' lesson."""
+    """The guide's counters for a stage: the SUMMARY columns of each variant at the first
+    (n, dtype) the profile holds for it, in one line, and the sentence that says whether this
+    GPU shows the seeds' lesson."""
     if doc is None:
         return []
     ids = [v.id for v in cuda if not v.wrong]
@@ -154,8 +173,15 @@ def stage_summary(
     out: list[str] = []
     if keys:
         n, dtype = keys[0]
-        out += [f"**Hardware counters** ({device_name(doc)}, n = {size_label(n)} {dtype}):", ""]
-        out += _table(doc, [*ids, *(t.id for t in twins)], n, dtype, SUMMARY)
+        cells = [
+            f"`{vid}` ("
+            + ", ".join(f"{h} {_cell(c, metric, digits)}" for h, metric, digits, _ in SUMMARY)
+            + ")"
+            for vid in [*ids, *(t.id for t in twins)]
+            if (c := counters(doc, vid, n, dtype)) is not None
+        ]
+        head = f"**Hardware counters** ({device_name(doc)}, {_at(n, dtype)}): "
+        out += [head + "; ".join(cells) + ".", ""]
     text = _note(doc, *LESSON_NOTES[(fam, stage)]) if (fam, stage) in LESSON_NOTES else None
     return out + ([text, ""] if text else [])
 
@@ -277,26 +303,18 @@ def intro(found: tuple[str, dict] | None) -> list[str]:
 
 
 def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Path) -> list[str]:
-    """Seed 004's sector table, seed 000's column, and links to the rendering and its plots."""
+    """A link to the profile's rendering beside it: the seeds' own tables (seed 004's sectors,
+    seed 000's column) and the counters along the ladder, plotted."""
     if found is None:
         return []
     path, doc = found
-    head = f"## The seeds' counters, regenerated ({device_name(doc)})"
-    out = ['<a id="hardware-seeds"></a>', "", head, ""]
-    results = doc.get("results", [])
-    if any(r["family"] == "004" for r in results):
-        out += ["### Seed 004: global-memory sectors", "", profile_tables.seed004_table(doc)]
-    if any(r["dtype"] == LADDER_DTYPE for r in results):
-        out += ["### Seed 000: per stage", "", profile_tables.seed000_column(doc)]
-    rendering = (root / path).parent / RENDERING_DIR
-    plots = sorted(rendering.glob("counters-*.png"))
-    out += ["### Counters along the ladder", ""]
-    if not plots:
+    rendering = (root / path).parent / RENDERING_DIR / "profile.md"
+    out = ['<a id="hardware-seeds"></a>', "", f"## The seeds' counters ({device_name(doc)})", ""]
+    if not rendering.is_file():
         return [*out, f"Not rendered yet: `{RENDER_CMD}`.", ""]
-    for p in plots:
-        out += [f"![{p.stem}]({_rel(p, doc_dir)})", ""]
-    rel_md = _rel(rendering / "profile.md", doc_dir)
-    return [*out, f"Every variant's counters: [{rel_md}]({rel_md}).", ""]
+    rel = _rel(rendering, doc_dir)
+    what = "Seed 004's global-memory sectors, seed 000's column and the counters along the ladder"
+    return [*out, f"{what}, plotted, regenerated from `{path}`: [{rel}]({rel}).", ""]
 
 
 def _rel(path: Path, start: Path) -> str:

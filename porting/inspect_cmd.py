@@ -1,8 +1,6 @@
-"""The work of `reduce-ladder inspect`, reached from harness.cli.census through its one lazy
-entry (`porting_entry()`, which imports this module inside the function, when the command runs):
-the compiler census of the selected variants printed as a table (compact or --wide) or JSON, or
-the porting guide regenerated (--write-doc). harness.cli.census has parsed and checked the
-arguments (usage errors exit 2 before any work); errors found here are usage errors too.
+"""The work of `reduce-ladder inspect`, reached from harness.cli.census's lazy entry (it has
+checked the arguments): the census of the selected variants as a table (compact or --wide) or
+JSON, or the porting guide regenerated (--write-doc). Errors found here are usage errors too.
 """
 
 from __future__ import annotations
@@ -45,13 +43,12 @@ def census_table(rows, title: str, *, wide: bool = False):
 
 
 def write_doc(args: argparse.Namespace) -> int:
-    """The guide at --write-doc (checked by harness.cli.census) and its appendices beside it."""
+    """The guide at --write-doc (checked by harness.cli.census) and its appendix beside it."""
     from pathlib import Path
 
     from porting import doc
 
-    for appendix in doc.appendix_paths(Path(args.write_doc)):
-        check_writable(str(appendix), "--write-doc")
+    check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
     for path in doc.write(args.write_doc, census_path=args.census):
         print(f"wrote {path}")
     return EXIT_OK

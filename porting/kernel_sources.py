@@ -1,7 +1,6 @@
-"""Kernel text for the porting guide, read from the committed sources: a CUDA kernel and the
-helpers it calls (cuda_kernels/*.cu and the headers they include), a @triton.jit function
-(triton_kernels/*.py, read with ast: no Triton import, no interpreter mode); and each stage's
-sources as the guide prints them, each once (stage_sources, with Shown: where each was printed).
+"""Kernel text for the porting guide, read from the committed sources (CUDA: the kernel and the
+helpers it calls; Triton: read with ast, no Triton import), and each stage's sources as the guide
+prints them, each once (stage_sources; Shown: where each was printed).
 """
 
 from __future__ import annotations
@@ -86,16 +85,53 @@ def cuda_kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
     return own[name], helpers
 
 
-def triton_kernel_text(v: Variant) -> str:
-    """The @triton.jit function's text (decorator to last line), read from the file with ast so
-    that no Triton import (nor its interpreter mode) is involved."""
-    path = ROOT / "triton_kernels" / (v.source or "tiles.py")
-    text = path.read_text()
+def _triton_functions(v: Variant) -> dict[str, tuple[ast.FunctionDef, str]]:
+    """{name: (node, text from decorator to last line)} of the functions in v's Triton file, read
+    with ast so that no Triton import (nor its interpreter mode) is involved."""
+    text = (ROOT / "triton_kernels" / (v.source or "tiles.py")).read_text()
+    lines = text.splitlines()
+    out = {}
     for node in ast.parse(text).body:
-        if isinstance(node, ast.FunctionDef) and node.name == v.kernel:
+        if isinstance(node, ast.FunctionDef):
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            return "\n".join(text.splitlines()[first - 1 : node.end_lineno])
-    raise ValueError(f"{v.id}: no function {v.kernel} in {path.relative_to(ROOT)}")
+            out[node.name] = (node, "\n".join(lines[first - 1 : node.end_lineno]))
+    return out
+
+
+def triton_kernel_text(v: Variant) -> str:
+    """The @triton.jit function's text (decorator to last line)."""
+    found = _triton_functions(v).get(v.kernel)
+    if found is None:
+        raise ValueError(f"{v.id}: no function {v.kernel} in triton_kernels/{v.source}")
+    return found[1]
+
+
+def triton_helpers(v: Variant) -> list[tuple[str, str]]:
+    """[(name, text)] of the functions of the same file the kernel calls, transitively."""
+    funcs = _triton_functions(v)
+    helpers: list[tuple[str, str]] = []
+    todo, seen = [v.kernel], {v.kernel}
+    while todo:
+        for node in ast.walk(funcs[todo.pop(0)][0]):
+            name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
+            if name in funcs and name not in seen:
+                seen.add(name)
+                helpers.append((name, funcs[name][1]))
+                todo.append(name)
+    return helpers
+
+
+def code_only(text: str) -> str:
+    """A kernel as the guide prints it: without the comment block above a CUDA kernel or the
+    docstring of a Triton one (@-decorated; the guide's idea and what changed say it, the file
+    has it)."""
+    lines = text.splitlines()
+    if not text.startswith("@"):
+        return "\n".join(lines[next(i for i, ln in enumerate(lines) if ln[:2] != "//") :])
+    body = ast.parse(text).body[0].body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        del lines[body[0].lineno - 1 : body[0].end_lineno]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,14 +151,14 @@ def _code(lang: str, text: str) -> list[str]:
 
 
 def _side_by_side(left: str, cuda: str, right: str, tri: str) -> list[str]:
+    head = f'<table><tr><th>CUDA: {left}</th><th>Triton: {right}</th></tr><tr><td valign="top">'
     return [
-        f"<table><tr><th>CUDA: {left}</th><th>Triton: {right}</th></tr>",
-        '<tr><td valign="top">',
+        head,
         "",
-        *_code("cuda", cuda),
+        *_code("cuda", cuda)[:-1],
         '</td><td valign="top">',
         "",
-        *_code("python", tri),
+        *_code("python", tri)[:-1],
         "</td></tr></table>",
         "",
     ]
@@ -136,16 +172,19 @@ def _tkey(t) -> str:
     return f"triton:{t.source}:{t.kernel}"
 
 
-def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> list[str]:
-    """The stage's kernels not printed before (CUDA beside the Triton ones it first meets; a
+def has_kernel(v: Variant) -> bool:
+    """Whether `v` names a kernel of its own (axis-fastest launches the stages' kernels)."""
+    return kernel_name(v).isidentifier() if v.backend == "cuda" else v.kernel.isidentifier()
+
+
+def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> tuple[list[str], str | None]:
+    """The stage's kernels not printed before: CUDA beside the Triton ones it first meets (a
     counterpart's CUDA kernel, which matches the Triton one goal for goal, not line for line, is
-    printed in the appendix and linked), the helpers first called here (folded; the ladder's
-    only, stages.GUIDE_HELPERS: later families' are in the appendix), and where the others were
-    printed."""
+    printed in the appendix and linked); and a list item that says where the others and the
+    helpers (all in the appendix) were printed, None if there are none."""
     here = (f"#{st.anchor}", f"stage {st.stage}")
     out: list[str] = []
     earlier: list[str] = []
-    new_helpers: dict[str, str] = {}
 
     def printed(key: str, name: str) -> bool:
         """Whether `key` was printed already (at an earlier stage: linked under the sources)."""
@@ -156,15 +195,13 @@ def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> list[str]:
     for v in st.cuda:
         if v.wrong:
             continue  # its source is in the appendix, with the other wrong demonstrations
+        if not has_kernel(v):
+            out += [f"`{v.id}` has no kernel of its own: it launches the picked stage's.", ""]
+            continue
         key = _ckey(v)
         kernel, helpers = cuda_kernel_text(v)
-        for name, text in helpers:
-            if printed(f"helper:{name}", name):
-                continue
-            if st.family in stages.GUIDE_HELPERS:
-                new_helpers.setdefault(name, text)
-            else:
-                earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
+        for name, _ in helpers:
+            earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
         if printed(key, kernel_name(v)):
             continue
         same = [u for u in st.cuda if _ckey(u) == key and not u.wrong]
@@ -183,27 +220,24 @@ def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> list[str]:
         tri = list({_tkey(t): t for t in tri}.values())
         if not tri:
             out += [f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`)", ""]
-            out += _code("cuda", kernel)
+            out += _code("cuda", code_only(kernel))
             continue
         shown.update((_tkey(t), here) for t in tri)
         left = f"<code>{kernel_name(v)}</code> ({users}; <code>cuda_kernels/{v.source}</code>)"
         right = ", ".join(
             f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)" for t in tri
         )
-        out += _side_by_side(left, kernel, right, "\n\n\n".join(map(triton_kernel_text, tri)))
-    for t in st.twins:
+        tri_text = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri)
+        out += _side_by_side(left, code_only(kernel), right, tri_text)
+    for t in (t for t in st.twins if has_kernel(t)):
         if not printed(_tkey(t), t.kernel):
             shown[_tkey(t)] = here
             out += [f"Triton: `{t.kernel}` (`triton_kernels/{t.source}`)", ""]
-            out += _code("python", triton_kernel_text(t))
-    if new_helpers:
-        shown.update((f"helper:{name}", here) for name in new_helpers)
-        names = ", ".join(f"<code>{n}</code>" for n in new_helpers)
-        out += [f"<details><summary>CUDA helpers first called here: {names}</summary>", ""]
-        out += [*_code("cuda", "\n\n".join(new_helpers.values())), "</details>", ""]
-    if earlier:
-        out += ["Also called or launched: " + ", ".join(dict.fromkeys(earlier)) + ".", ""]
-    return out
+            out += _code("python", code_only(triton_kernel_text(t)))
+        for name, _ in triton_helpers(t):
+            earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
+    also = ", ".join(dict.fromkeys(earlier))
+    return out, f"- also called or launched: {also}." if also else None
 
 
 def _partner(v, st: Stage):

@@ -1,8 +1,6 @@
-"""The guide's section on what compute-sanitizer found, worded from the newest sanitize.json and
-the sanitize-*.json beside it (`reduce-ladder sanitize --json`; runs over variants added since):
-how many default kernels every tool passes clean, racecheck's hazards in the `volatile`
-warp-synchronous forms, the wrong demonstrations, and the seeds' two bugs with the tools that
-flagged them (or that none did). Nothing here is typed in.
+"""What compute-sanitizer found, worded from the newest sanitize.json and the sanitize-*.json
+beside it: a line per family in the guide, and the appendix's section (the clean kernels, the
+`volatile` forms' racecheck hazards, the wrong demonstrations, the seeds' two bugs).
 """
 
 from __future__ import annotations
@@ -13,13 +11,7 @@ from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.report.documents import load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from harness.report.sanitizer_log import (
-    TOOLS,
-    flagged_by,
-    merge_documents,
-    records_of,
-    tools_of,
-)
+from harness.report.sanitizer_log import TOOLS, flagged_by, merge_documents, records_of, tools_of
 from porting.hardware import newest
 from porting.lessons import TEXTS
 
@@ -45,9 +37,8 @@ def _hazard_table(first: str, variants: list[dict]) -> list[str]:
 
 
 def committed(root: Path) -> tuple[str, dict] | None:
-    """The newest device folder's sanitize.json with the sanitize-*.json documents beside it
-    (runs over variants added since), merged (sanitizer_log.merge_documents); the path names
-    every file read."""
+    """The newest device folder's sanitize.json and the sanitize-*.json beside it, merged; the
+    path names every file read."""
     found = newest(root, "sanitize.json")
     if found is None:
         return None
@@ -55,6 +46,24 @@ def committed(root: Path) -> tuple[str, dict] | None:
     extras = sorted((root / rel).parent.glob("sanitize-*.json"))
     docs = [doc] + [load_document(p, "sanitize").raw for p in extras]
     return " + ".join([rel] + [p.name for p in extras]), merge_documents(docs)
+
+
+def family_line(found: tuple[str, dict] | None, ids: list[str]) -> str:
+    """One sentence on a family's kernels: clean under every tool, or which tools report."""
+    variants = [v for v in found[1].get("variants", []) if v["variant"] in ids] if found else []
+    if not variants:
+        return (
+            "**compute-sanitizer**: not run on this family yet (none of its variants is in the "
+            "committed `results/*/sanitize*.json`)."
+        )
+    clean = [v for v in variants if not flagged_by(v)]
+    reports = "; ".join(
+        f"`{v['variant']}` ({', '.join(flagged_by(v))})" for v in variants if flagged_by(v)
+    )
+    return (
+        f"**compute-sanitizer** (`{found[0]}`): {len(clean)} of its {len(variants)} variants clean "
+        f"under {', '.join(TOOLS)}" + (f"; reports from {reports}" if reports else "") + "."
+    )
 
 
 def section(found: tuple[str, dict] | None) -> list[str]:

@@ -1,10 +1,7 @@
 """What the CUDA binary tools say about a CUBIN, counted: text in, numbers out (no GPU, no
-catalogue). The `cuobjdump` of Triton's wheel (or on PATH / in CUDA_HOME) gives the resources
-(registers, stack, local memory) and the SASS, whose opcodes tell the ladder's story: barriers,
-shuffles, warp reductions, shared and global loads and stores (loads by width), atomics, local
-memory, backward branches (loops). The PTX gives the integer divides (SASS has none: a `%` or `/`
-by a run-time value shows there) and the static `.shared` arrays. Counts are static
-(instructions in the binary), not executed instructions.
+catalogue). cuobjdump (Triton's wheel, PATH or CUDA_HOME) gives the resources and the SASS, whose
+opcodes tell the ladder's story; the PTX gives the integer divides (SASS has none) and the static
+`.shared` arrays. Counts are static (instructions in the binary), not executed instructions.
 """
 
 from __future__ import annotations
@@ -21,10 +18,6 @@ from pathlib import Path
 
 class ToolMissing(RuntimeError):
     """A compiler or disassembler the census needs is not installed."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Tools
 
 
 @cache
@@ -64,7 +57,6 @@ def tool_version(name: str) -> str:
 
 
 def cuobjdump(cubin: bytes, *flags: str) -> str:
-    """cuobjdump's text output for a CUBIN held in memory (written to a temporary file)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "k.cubin"
         path.write_bytes(cubin)
@@ -75,9 +67,6 @@ def cuobjdump(cubin: bytes, *flags: str) -> str:
         raise RuntimeError(f"cuobjdump {' '.join(flags)} failed: {r.stderr.strip()}")
     return r.stdout
 
-
-# ---------------------------------------------------------------------------------------------
-# Parsing SASS, resource usage and PTX
 
 _FUNCTION = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _INSN = re.compile(

@@ -1,10 +1,7 @@
 """What the porting guide and its appendix are made of: the stages of every family (each CUDA
-stage with its Triton twin or counterpart), the committed census and timed results, and the
-tables and lines built from them. Every number comes from a committed file; nothing is typed in.
-
-Results read (results/<device>/): the timed ladder runs (ladder-*.json) first, then the documents
-of the families the ladder run does not time: seed 001's host study (host.json, end to end from
-host memory) and the reproducible pair's bench (repro-bench.json).
+stage with its Triton twin or counterpart), the committed census and results, and the lines and
+tables built from them. Results (results/<device>/): the timed ladder runs, then seed 001's host
+study and the reproducible pair's bench; the axis family's suite (axis.json).
 """
 
 from __future__ import annotations
@@ -29,9 +26,9 @@ OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run doe
 REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
 CENSUS_MISSING = "not in the census: regenerate it (see the top)"
 MIN_OTHER_N = 2**20  # the appendix shows the other documents from here up (bandwidth-bound)
-# Families whose CUDA helpers the guide prints (the ladder: a stage's idea often lives in its
-# helper); the later families' helpers are printed once in the appendix.
-GUIDE_HELPERS = ("ladder",)
+AXIS = "axis"  # the family of sums along a dim: its records apart (catalogue.AXIS_VARIANTS)
+AXIS_RESULTS = "axis.json"
+AXIS_DTYPE, AXIS_PEER = "float32", "peer/torch.sum"
 
 
 @dataclass(frozen=True)
@@ -65,6 +62,14 @@ def doc_dtype(v: Variant) -> str:
     return "float32" if "float32" in v.dtypes else v.dtypes[0]
 
 
+def all_variants() -> list[Variant]:
+    return [*catalogue.VARIANTS, *catalogue.AXIS_VARIANTS]
+
+
+def record(vid: str) -> Variant:
+    return catalogue.AXIS_BY_ID.get(vid) or catalogue.get(vid)
+
+
 def triton_partner(v: Variant) -> str | None:
     """The Triton variant shown beside a CUDA one: its tile twin, else its counterpart (families
     "fastest", "reproducible": built for the same goal with their own tiles)."""
@@ -72,21 +77,23 @@ def triton_partner(v: Variant) -> str | None:
 
 
 def families() -> list[str]:
-    return list(dict.fromkeys(v.family for v in catalogue.VARIANTS if v.backend == "cuda"))
+    return list(dict.fromkeys(v.family for v in all_variants() if v.backend == "cuda"))
 
 
 def stages(family: str) -> list[Stage]:
-    cuda_all = [v for v in catalogue.VARIANTS if v.backend == "cuda" and v.family == family]
+    """The family's stages: in ladder order, the axis family's in its records' order."""
+    cuda_all = [v for v in all_variants() if v.backend == "cuda" and v.family == family]
     out = []
-    for st in dict.fromkeys(v.stage for v in catalogue.ladder_order(cuda_all)):
+    ordered = cuda_all if family == AXIS else catalogue.ladder_order(cuda_all)
+    for st in dict.fromkeys(v.stage for v in ordered):
         cs = tuple(v for v in cuda_all if v.stage == st)
         partners = dict.fromkeys(p for v in cs if (p := triton_partner(v)))
-        out.append(Stage(family, st, cs, tuple(catalogue.get(t) for t in partners)))
+        out.append(Stage(family, st, cs, tuple(record(t) for t in partners)))
     return out
 
 
 def family_seeds(family: str) -> list[str]:
-    cuda = [v for v in catalogue.VARIANTS if v.backend == "cuda" and v.family == family]
+    cuda = [v for v in all_variants() if v.backend == "cuda" and v.family == family]
     return sorted({s.split(":")[0] for v in cuda for s in v.seeds})
 
 
@@ -124,6 +131,17 @@ def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
         is_run = doc.kind == "cli"  # a ladder run, any version (the loader's family)
         if not is_run or doc.meta.get("mode") == "timed":
             out.append((p.relative_to(root).as_posix(), doc))
+    return out
+
+
+def load_axis(root: Path = ROOT) -> list[tuple[str, Document]]:
+    """[(path relative to the repo, document)] of the axis suite's committed runs."""
+    out = []
+    for p in sorted((root / "results").glob(f"*/{AXIS_RESULTS}")):
+        try:
+            out.append((p.relative_to(root).as_posix(), load_document(p, "rows")))
+        except ReportError:
+            continue
     return out
 
 
@@ -218,6 +236,69 @@ def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, D
 
 
 # ---------------------------------------------------------------------------------------------
+# The axis family's measurements: rows per (shape, dim), config "MxN dim=D"
+
+
+def _axis_rows(doc: Document) -> dict[str, dict[str, records.Row]]:
+    """{config: {variant: row}} of the timed AXIS_DTYPE rows."""
+    out: dict[str, dict[str, records.Row]] = {}
+    for r in doc.rows:
+        if r.metric == "total" and r.median_ms is not None and r.dtype == AXIS_DTYPE:
+            out.setdefault(r.config, {})[r.variant] = r
+    return out
+
+
+def _axis_cell(r: records.Row) -> str:
+    gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
+    return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
+
+
+def _shape(config: str) -> str:
+    return config.replace(" dim=", " along dim ")
+
+
+def axis_config(vid: str, results: list[tuple[str, Document]]) -> str | None:
+    """The shape where `vid` comes closest to the fastest CUDA stage, in the first run."""
+    by_config = _axis_rows(results[0][1]) if results else {}
+
+    def gap(config: str) -> float:
+        cuda = [r.median_ms for v, r in by_config[config].items() if v.startswith("cuda/")]
+        return by_config[config][vid].median_ms / min(cuda)
+
+    return min((c for c in by_config if vid in by_config[c]), key=gap, default=None)
+
+
+def axis_lines(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
+    """One line per device at the stage's axis_config, beside torch.sum."""
+    ids = [v.id for v in variants]
+    config = axis_config(ids[0], results)
+    lines = []
+    for _, doc in results:
+        at = _axis_rows(doc).get(config, {})
+        cells = [f"`{vid}` {_axis_cell(at[vid])}" for vid in (*ids, AXIS_PEER) if vid in at]
+        if cells:
+            where = f"{_shape(config)}, {AXIS_DTYPE}"
+            lines.append(f"- {doc.device}, {where}: " + "; ".join(cells) + ".")
+    return [*lines, ""] if lines else ["No committed axis results for these variants yet.", ""]
+
+
+def axis_grid(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
+    """Every shape a stage was timed at, per device, beside torch.sum."""
+    ids = [*(v.id for v in variants), AXIS_PEER]
+    body = [
+        [doc.device, _shape(config), *(_axis_cell(at[v]) if v in at else "-" for v in ids)]
+        for _, doc in results
+        for config, at in _axis_rows(doc).items()
+        if ids[0] in at
+    ]
+    if not body:
+        return ["No committed axis results for these variants yet.", ""]
+    header = ("device", f"shape ({AXIS_DTYPE})", *(f"`{v}`" for v in ids))
+    out = markdown_lines(header, body, align="ll" + RIGHT * len(ids))
+    return [*out, "", "From " + ", ".join(f"`{p}`" for p, _ in results) + ".", ""]
+
+
+# ---------------------------------------------------------------------------------------------
 # The census
 
 
@@ -233,6 +314,8 @@ def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
 
 def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
     """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
+    if variants[0].family == AXIS:
+        return ["Not in the census: it compiles the 1-D families' kernels (catalogue.VARIANTS)."]
     rows = []
     for v in variants:
         for d in v.dtypes if every_dtype else [doc_dtype(v)]:

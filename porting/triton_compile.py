@@ -1,14 +1,11 @@
 """Compile Triton kernels for an explicit target, without a GPU: the Triton half of the census.
 
-A job (built by porting.census.triton_job, JSON-ready) names a kernel of triton_kernels/,
-its argument types and meta-parameters and the target's compute capability; `triton.compile`
-with a GPUTarget needs no driver. Each compiled job comes back as its kernel name, the dynamic
-shared memory it asks for, its PTX and its CUBIN (base64), which the census disassembles.
-
-Triton's interpreter (TRITON_INTERPRET=1, which the test suite sets on a CPU machine) replaces the
-kernels by interpreted functions at import, and compiling in such a process is unreliable; the
-jobs then run in a child process without the variable (`python -m porting.triton_compile
---triton-worker`, JSON on stdin and stdout).
+A job (porting.census.triton_job, JSON-ready) names a kernel of triton_kernels/, its argument
+types, meta-parameters and the target's compute capability; `triton.compile` with a GPUTarget
+needs no driver. Each comes back as its kernel name, dynamic shared memory, PTX and CUBIN
+(base64). Under Triton's interpreter (TRITON_INTERPRET=1, as the CPU test suite runs) the jobs run
+in a child process without it (`python -m porting.triton_compile --triton-worker`, JSON on stdin
+and stdout).
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def test_bad_input_exits_2_before_any_work(tmp_path, capsys, case, message):
         assert not out.exists(), "the output folder was made before the input was checked"
 
 
-# -- the porting doc's Inductor comparison (porting.inductor_diff) ------------------
+# -- the Inductor page's comparison (experiments/inductor_code/compare.py) ----------
 
 
 def _captures() -> list[Path]:
@@ -201,7 +201,7 @@ def _captures() -> list[Path]:
 def test_parsed_inductor_code_agrees_with_the_studys_own_facts(path):
     """The doc's parser of the captured code and the study's facts (inductor.json, read by other
     regular expressions when the code was captured) give the same kernels, rows and launches."""
-    from porting.inductor_diff import parse_compiles
+    from experiments.inductor_code.compare import parse_compiles
 
     doc = json.loads(path.read_text())
     for entry in doc["modes"]:

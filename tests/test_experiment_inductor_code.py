@@ -1,6 +1,7 @@
 """experiments/inductor_code: its reader of Inductor's generated code and of the autotuner's
-choice, its usage and no-GPU exits, the porting guide's section rendered from a capture, and (on a
-GPU) the study at small sizes. (The real run: benchmarks/gpu_session.sh's `inductor` step.)"""
+choice, its usage and no-GPU exits, its page (docs/porting-inductor.md) rendered from a capture
+and kept fresh, and (on a GPU) the study at small sizes. (The real run:
+benchmarks/gpu_session.sh's `inductor` step.)"""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import types
 import pytest
 
 from experiments.inductor_code import experiment as inductor_code
+from experiments.inductor_code import page
 from harness.core import device
 from harness.report import records
-from porting import inductor as porting_inductor
 
 SAMPLE_WRAPPER = """
 async_compile.triton('triton_red_fused_sum_0', '''
@@ -72,8 +73,21 @@ def test_inductor_study_cli_needs_a_gpu(tmp_path, capsys):
     assert "needs an NVIDIA GPU" in capsys.readouterr().err
 
 
+def test_committed_page_is_what_the_captures_render():
+    """docs/porting-inductor.md is this experiment's recorded result, rendered from the committed
+    captures without a GPU; if this fails: python -m experiments.inductor_code --write-doc
+    docs/porting-inductor.md"""
+    assert (page.ROOT / page.DOC).read_text() == page.page(), page.REGEN
+
+
+def test_write_doc_renders_without_a_gpu(tmp_path, capsys):
+    out = tmp_path / "porting-inductor.md"
+    assert inductor_code.main(["--write-doc", str(out)]) == 0
+    assert out.read_text() == page.page()
+
+
 def test_porting_inductor_section(tmp_path):
-    assert porting_inductor.inductor_section(tmp_path / "absent") == ""
+    assert page.inductor_section(tmp_path / "absent") == ""
     call = {
         "n": 2**28,
         "compiled": False,
@@ -96,7 +110,7 @@ def test_porting_inductor_section(tmp_path):
     }
     (tmp_path / "inductor.json").write_text(json.dumps(doc))
     (tmp_path / "inductor-dynamic.py").write_text("# the code\n")
-    md = porting_inductor.inductor_section(tmp_path)
+    md = page.inductor_section(tmp_path)
     assert "torch 2.11, Triton 3.6" in md and "# the code" in md
     row = next(line for line in md.splitlines() if line.startswith("| 2^28 |"))
     assert (

@@ -16,10 +16,11 @@ import pytest
 
 from harness.compile import nvrtc
 from harness.core import catalogue, dtypes
-from porting import census, sass, stages
+from porting import census, kernel_sources, sass, stages
 from porting import doc as porting_doc
+from porting import hardware as porting_hardware
 from porting import lessons as porting_lessons
-from porting.kernel_sources import cuda_kernel_text, triton_kernel_text
+from porting import sanitizer as porting_sanitizer
 
 # -- parsers (no tools needed) ------------------------------------------------------------------
 
@@ -348,6 +349,7 @@ def test_porting_doc_is_up_to_date():
         assert path.is_file(), f"{path.name} is missing: {how}"
         assert path.read_text() == text, f"{path.name} is stale: {how}"
     committed = set(porting_doc.DOC.parent.glob(f"{porting_doc.DOC.stem}*.md"))
+    committed.discard(porting_doc.DOC.with_name(porting_doc.INDUCTOR_PAGE))  # the experiment's
     assert committed == set(rendered), f"not generated: {sorted(committed - set(rendered))}"
 
 
@@ -368,7 +370,7 @@ def _guide() -> str:
 
 
 def _appendix() -> str:
-    return porting_doc.appendix_paths(porting_doc.DOC)[0].read_text()
+    return porting_doc.appendix_path(porting_doc.DOC).read_text()
 
 
 def test_porting_guide_reads_checklist_first_and_fits():
@@ -376,8 +378,8 @@ def test_porting_guide_reads_checklist_first_and_fits():
     sections = [ln for ln in text.splitlines() if ln.startswith("## ")]
     assert sections[0] == "## The porting checklist", sections[:3]
     assert len(text.splitlines()) <= 1500, len(text.splitlines())
-    app, ind = porting_doc.appendix_paths(porting_doc.DOC)
-    assert f"]({app.name}" in text and f"]({ind.name})" in text  # the appendices are linked
+    app = porting_doc.appendix_path(porting_doc.DOC).name
+    assert f"]({app}" in text and f"]({porting_doc.INDUCTOR_PAGE})" in text  # both are linked
     assert "<details><summary>generated code" not in text  # Inductor's code: its own appendix
     assert re.search(r"\bissue\s+\d", text, re.I) is None  # no issue numbers for the reader
 
@@ -393,11 +395,14 @@ def test_paths_the_porting_docs_name_exist():
 
 
 def test_porting_doc_covers_every_stage_with_each_source_once():
-    """Every stage has its screen in the guide and its numbers in the appendix; every kernel
-    (CUDA, its Triton partner) and every CUDA helper is printed exactly once in the two."""
+    """Every stage of every family (the axis family's too) has its screen in the guide and its
+    numbers in the appendix; every kernel (CUDA, its Triton partner; the guide prints them
+    without their header comment) and every helper, CUDA and Triton, is printed exactly once in
+    the two."""
     guide, appendix = _guide(), _appendix()
     both = guide + appendix
     sources: dict[str, str] = {}
+    assert stages.AXIS in stages.families()
     for fam in stages.families():
         for st in stages.stages(fam):
             anchor = f'<a id="{st.anchor}"></a>'
@@ -406,15 +411,53 @@ def test_porting_doc_covers_every_stage_with_each_source_once():
             assert porting_lessons.LESSONS[(fam, st.stage)][0] in porting_lessons.HOW
             for v in st.cuda:
                 assert f"`{v.id}`" in guide, v.id
-                kernel, helpers = cuda_kernel_text(v)
-                sources[f"{v.source}:{v.kernel}"] = kernel
-                sources.update({f"helper {name}": text for name, text in helpers})
                 partner = stages.triton_partner(v)
                 assert partner is not None, v.id
-                t = catalogue.get(partner)
-                sources[f"{t.source}:{t.kernel}"] = triton_kernel_text(t)
+                t = stages.record(partner)
+                if not kernel_sources.has_kernel(v):  # axis-fastest: the stages' kernels
+                    assert f"`{v.id}` has no kernel of its own" in guide, v.id
+                    continue
+                kernel, helpers = kernel_sources.cuda_kernel_text(v)
+                sources[f"{v.source}:{v.kernel}"] = kernel_sources.code_only(kernel)
+                sources.update({f"helper {name}": text for name, text in helpers})
+                tri = kernel_sources.triton_kernel_text(t)
+                sources[f"{t.source}:{t.kernel}"] = kernel_sources.code_only(tri)
+                helpers = kernel_sources.triton_helpers(t)
+                sources.update({f"helper {name}": text for name, text in helpers})
+    assert any(name == "helper _row_tiles" for name in sources)  # a Triton helper
     for what, text in sources.items():
         assert both.count(text) == 1, f"{what}: printed {both.count(text)} times"
     assert "not described yet" not in both
     for v in stages.peers():
         assert f"`{v.id}`" in guide and f"`{v.id}`" in appendix, v.id
+
+
+def test_axis_chapter_measures_each_stage_from_the_committed_runs():
+    """Each axis stage's measured lines carry the committed axis.json's own times, at the shape
+    the generator picked, on every device; counters and compute-sanitizer are said not measured
+    where the committed results hold no axis variant (never a typed-in number)."""
+    runs = stages.load_axis(porting_doc.ROOT)
+    assert runs, "no results/*/axis.json committed"
+    guide = _guide()
+    chapter = guide[guide.index('<a id="axis-stage-r0"></a>') :]
+    for st in stages.stages(stages.AXIS):
+        block = chapter.split(f'<a id="{st.anchor}"></a>')[1].split("### ")[0]
+        config = stages.axis_config(st.cuda[0].id, runs)
+        for _, doc in runs:
+            (row,) = [
+                r
+                for r in doc.rows
+                if (r.variant, r.config, r.dtype) == (st.cuda[0].id, config, "float32")
+            ]
+            assert f"`{row.variant}` {row.median_ms * 1e3:,.1f} µs" in block, st.anchor
+            assert f"{doc.device}, {config.replace(' dim=', ' along dim ')}" in block
+    ids = {v.id for st in stages.stages(stages.AXIS) for v in (*st.cuda, *st.twins)}
+    profile = porting_hardware.newest(porting_doc.ROOT, porting_hardware.PROFILE_NAME)
+    profiled = {r["variant"] for r in profile[1].get("results", [])} if profile else set()
+    head = guide[guide.index("## Along an axis") : guide.index('<a id="axis-stage-r0"></a>')]
+    assert ("**Hardware counters**: not measured yet" in head) is not bool(ids & profiled)
+    sanitize = porting_sanitizer.committed(porting_doc.ROOT)
+    sanitized = {v["variant"] for v in sanitize[1].get("variants", [])} if sanitize else set()
+    assert ("**compute-sanitizer**: not run on this family yet" in head) is not bool(
+        ids & sanitized
+    )

@@ -32,7 +32,7 @@ needs_sanitize = pytest.mark.skipif(SANITIZE is None, reason="no results/*/sanit
 @pytest.fixture(scope="module")
 def doc_text() -> str:
     """The appendix: every counter of every stage, the seeds' tables, the sanitizer section."""
-    return porting_doc.appendix_paths(porting_doc.DOC)[0].read_text()
+    return porting_doc.appendix_path(porting_doc.DOC).read_text()
 
 
 @pytest.fixture(scope="module")
@@ -107,32 +107,33 @@ def test_divergence_note_says_what_this_gpu_shows(guide_text):
 
 
 @needs_profile
-def test_seed_tables_and_plot_links_are_in_the_doc(doc_text):
-    _, doc = PROFILE
+def test_seed_tables_are_linked_from_the_doc(doc_text):
+    """The appendix links the profile's rendering, which holds the seeds' own tables regenerated
+    from the same document."""
+    path, doc = PROFILE
     from harness.report import profile_tables
 
-    assert profile_tables.seed004_table(doc) in doc_text
-    assert profile_tables.seed000_column(doc) in doc_text
-    links = re.findall(r"\]\((\.\./results/[^)]+)\)", doc_text)
-    assert any(link.endswith(".png") for link in links), links
-    for link in links:
-        assert (porting_doc.DOC.parent / link).resolve().is_file(), link
+    links = re.findall(r"\]\((\.\./results/[^)]+/profile\.md)\)", doc_text)
+    assert links, "no link to the profile's rendering"
+    rendering = (porting_doc.DOC.parent / links[0]).resolve()
+    assert rendering.parent.parent.parent == (ROOT / path).parent.resolve()
+    text = rendering.read_text()
+    assert profile_tables.seed004_table(doc) in text
+    assert profile_tables.seed000_column(doc) in text
 
 
 @needs_profile
 def test_guide_shows_each_stages_counters_beside_its_twin(guide_text):
-    """The guide's compact table of a stage: the same µs as the appendix's full table."""
+    """The guide's one line of a stage's counters: the summary columns only, the same µs as
+    the appendix's full table."""
     block = _stage_block(guide_text, "ladder", "5")
-    head = block.index("**Hardware counters**")
-    lines = block[head:].splitlines()
-    header = next(ln for ln in lines if ln.startswith("| variant | µs"))
-    names = [c.strip() for c in header.strip("|").split("|")]
-    assert "bank conflicts ld" in names and "occupancy %" not in names  # the compact columns
+    line = next(ln for ln in block.splitlines() if ln.startswith("**Hardware counters**"))
+    assert "bank conflicts ld" in line and "occupancy %" not in line  # the summary columns
     for vid in ("cuda/v5-volatile", "triton/pair-adjacent-256"):
-        row = next(ln for ln in lines if ln.startswith(f"| `{vid}` |"))
-        cells = dict(zip(names, (c.strip() for c in row.strip("|").split("|")), strict=True))
+        cell = re.search(rf"`{re.escape(vid)}` \(µs ([\d,.]+),", line)
+        assert cell, vid
         duration_us = _kernel_sum(vid, "duration_ns") / 1e3
-        assert float(cells["µs"].replace(",", "")) == pytest.approx(duration_us, abs=0.06), vid
+        assert float(cell.group(1).replace(",", "")) == pytest.approx(duration_us, abs=0.06), vid
 
 
 @needs_sanitize
@@ -212,3 +213,33 @@ def test_committed_report_links_the_hardware_documents():
         sanitizer_log.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
         in text
     )
+
+
+def test_axis_chapter_shows_counters_and_verdicts_once_committed(tmp_path):
+    """With an axis variant in a profile-*.json beside profile.json and in a sanitize-*.json
+    beside sanitize.json, the axis stage shows its counters and the family its verdicts (no
+    "not measured yet"); the numbers are the documents' own."""
+    folder = tmp_path / "results" / "gpu-x"
+    folder.mkdir(parents=True)
+    (folder / "axis.json").write_text((ROOT / "results" / "nvidia-h100" / "axis.json").read_text())
+    head = {"schema": records.PROFILE_SCHEMA, "device": {"name": "GPU X"}}
+    (folder / "profile.json").write_text(json.dumps(head | {"results": []}))
+    total = {"metrics": {"duration_ns": 12345.0, "inst_executed": 2e6}, "derived": {}}
+    axis = {"variant": "cuda/axis-r1-block-row", "n": 2**24, "dtype": "float32", "total": total}
+    (folder / "profile-axis.json").write_text(json.dumps(head | {"results": [axis]}))
+    sanitize = {"schema": records.SANITIZE_SCHEMA, "device": {"name": "GPU X"}, "variants": []}
+    (folder / "sanitize.json").write_text(json.dumps(sanitize))
+    tools = {t: {"records": 0, "hazards": 0} for t in sanitizer_log.TOOLS}
+    clean = {"variant": "triton/axis-r1-block-row", "tools": tools, "wrong": False}
+    (folder / "sanitize-axis.json").write_text(json.dumps(sanitize | {"variants": [clean]}))
+    ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)
+    guide = porting_doc.render_guide(ctx)
+    chapter = guide[guide.index("## Along an axis") :]
+    assert "not measured yet" not in chapter and "not run on this family yet" not in chapter
+    assert "1 of its 1 variants clean under memcheck" in chapter
+    block = _stage_block(chapter, "axis", "r1")
+    assert (
+        "**Hardware counters** (GPU X, n = 2^24 float32): `cuda/axis-r1-block-row` (µs 12.3,"
+        in block
+    )
+    assert "warp instr. 2.0M" in block

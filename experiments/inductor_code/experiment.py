@@ -1,6 +1,7 @@
 """What torch.compile writes for the 1-D sum, and what it costs at each size.
 
     python -m experiments.inductor_code --out DIR [--modes static dynamic coop]
+    python -m experiments.inductor_code --write-doc docs/porting-inductor.md  (page.py; no GPU)
 
 One process, one compiled `t.sum()` per mode, called on growing float32 sizes (2^10, 2^20, 2^28,
 slices of one input) exactly as a user would:
@@ -233,9 +234,19 @@ def study(out_dir: Path, modes: tuple[str, ...] = MODES, log=print) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m experiments.inductor_code", description=__doc__)
-    p.add_argument("--out", required=True, type=Path, help="folder for the code and inductor.json")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--out", type=Path, help="folder for the code and inductor.json")
+    what.add_argument(
+        "--write-doc", metavar="PATH", help="render the committed captures (no GPU needed)"
+    )
     p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     args = p.parse_args(argv)
+    if args.write_doc:
+        from experiments.inductor_code import page
+
+        Path(args.write_doc).write_text(page.page())
+        print(f"wrote {args.write_doc}")
+        return 0
     from harness.core import device
 
     ok, why = device.torch_gpu()

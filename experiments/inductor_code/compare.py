@@ -1,6 +1,6 @@
-"""Inductor's sum beside ours: what torch.compile generated (parsed from the captured
-results/<device>/inductor/inductor-*.py: the constants it fixed, the load masks, the launches)
-beside triton/fastest and the chunked twin (their sources and meta-parameters), what each costs
+"""Inductor's sum beside ours, for docs/porting-inductor.md (page.py): what torch.compile
+generated (parsed from the captured results/<device>/inductor/inductor-*.py: the constants it
+fixed, the load masks, the launches) beside triton/fastest and the chunked twin, what each costs
 (every device's inductor.json and ladder-float32.json), and the dynamic-shape pitfall.
 """
 
@@ -19,7 +19,6 @@ from harness.report.markdown import markdown_lines
 from harness.report.records import ResultRecord
 from porting.census import triton_meta
 from porting.kernel_sources import triton_kernel_text
-from porting.lessons import TEXTS
 
 OURS = ("triton/fastest", "triton/chunked-1024")
 LADDER_DTYPE = "float32"  # the dtype the inductor study captured
@@ -294,8 +293,12 @@ def pitfall(folders: list[Path]) -> list[str]:
                     f"compiled at {size_label(DYNAMIC_FIRST_N)}): {d:,.1f} ms = {gbps:,.1f} GB/s, "
                     f"{d / s_:,.0f} x the static compile's {s_ * 1e3:,.1f} µs."
                 )
-    first = size_label(DYNAMIC_FIRST_N)
-    lines.append(TEXTS["inductor-ladder-dynamic"].format(peer=COMPILE_DYNAMIC_ID, first=first))
+    lines.append(
+        f"- The ladder's `{COMPILE_DYNAMIC_ID}` is `dynamic=True` from its first call at "
+        f"{size_label(DYNAMIC_FIRST_N)}, so its kernels were generated with that size as the "
+        "hint; its code is not among the captures above (the study's dynamic mode is automatic "
+        "dynamic, static at its first size)."
+    )
     return out + lines + [""]
 
 
@@ -315,7 +318,10 @@ def section(folders: list[Path]) -> list[str]:
     out = [
         "### Inductor's kernels beside `triton/fastest` and the chunked twin",
         "",
-        TEXTS["inductor-compared"].format(device=first.name, dtype=LADDER_DTYPE),
+        f"Read from the captured code ({first.name}/inductor/inductor-*.py: the constants "
+        "Inductor fixed in each kernel, the mask of each load, the wrapper's launches) and from "
+        "our sources and meta-parameters; the programs we launched from each device's "
+        f"ladder-{LADDER_DTYPE}.json.",
         "",
         *markdown_lines((*header, "launches"), rows),
         "",
