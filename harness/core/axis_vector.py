@@ -69,6 +69,9 @@ class SubwarpRows(_Mapping):
 
     name: ClassVar[str] = "sub-warp-rows"
     along: ClassVar[str] = "rows"
+    text: ClassVar[str] = (
+        "1 to 32 lanes per row (from its length), a 16-byte quad per lane, then shuffles"
+    )
 
     @staticmethod
     def lanes(p: Problem) -> int:
@@ -83,9 +86,6 @@ class SubwarpRows(_Mapping):
     def chain_length(self, p: Problem) -> int:
         lanes = self.lanes(p)
         return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + _tree(lanes)
-
-    def describe(self) -> str:
-        return "1 to 32 lanes per row (from its length), a 16-byte quad per lane, then shuffles"
 
 
 def row_splits(p: Problem) -> tuple[int, int]:
@@ -107,6 +107,9 @@ class SplitRows(_Mapping):
 
     name: ClassVar[str] = "split-rows"
     along: ClassVar[str] = "rows"
+    text: ClassVar[str] = (
+        "rows split over blocks (16-byte loads), then a second pass adding the splits"
+    )
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = row_splits(p)
@@ -117,9 +120,6 @@ class SplitRows(_Mapping):
         s, chunk = row_splits(p)
         per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
         return per + (SUBWARP_ROWS.chain_length(_partials(p, s)) if s > 1 else 0)
-
-    def describe(self) -> str:
-        return "rows split over blocks (16-byte loads), then a second pass adding the splits"
 
 
 def _strip_lanes(p: Problem) -> int:
@@ -189,6 +189,9 @@ class VectorColumns(_Mapping):
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
+    text: ClassVar[str] = (
+        "a 16-byte quad of columns per thread, the tile shaped to the output's width"
+    )
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = column_splits(p)
@@ -205,9 +208,6 @@ class VectorColumns(_Mapping):
             return first
         q = _partials(p, s)
         return first + _column_chain(q, s, combine_lanes(q))
-
-    def describe(self) -> str:
-        return "a 16-byte quad of columns per thread, the tile shaped to the output's width"
 
 
 SUBWARP_ROWS = SubwarpRows()
