@@ -69,13 +69,12 @@ def golden_along(x: torch.Tensor, dim: int) -> Golden:
         value = wrap_int32_tensor(exact) if x.dtype == torch.int32 else exact
         abs_sum = wide.abs().sum(dim=dim).to(torch.float64)
         return Golden(value, abs_sum, True, torch.zeros_like(abs_sum))
-    wide = x.to(torch.float64)
-    abs_sum = wide.abs().sum(dim=dim)
+    abs_sum = x.abs().to(torch.float64).sum(dim=dim)  # |x| is exact: no float64 copy kept
     integer = bool(torch.isfinite(x).all()) and bool((x == torch.round(x)).all())
     if integer and (abs_sum.numel() == 0 or float(abs_sum.max()) < 2**62):
-        return Golden(wide.to(torch.int64).sum(dim=dim), abs_sum, True, abs_sum * 0)
+        return Golden(x.to(torch.int64).sum(dim=dim), abs_sum, True, abs_sum * 0)
     own = gamma(x.shape[dim], UNIT_ROUNDOFF["float64"]) * abs_sum
-    return Golden(wide.sum(dim=dim), abs_sum, False, own)
+    return Golden(x.to(torch.float64).sum(dim=dim), abs_sum, False, own)
 
 
 def golden(x: torch.Tensor) -> Golden:

@@ -192,7 +192,7 @@ def splits(p: Problem) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class SplitColumns(_Mapping):
-    """c2: ColumnTiles with the reduced dim cut into S splits of `chunk` rows (splits()): block
+    """c2: c1's tiles with the reduced dim cut into S splits of `chunk` rows (splits()): block
     (o, s, k) writes the partial of split k for its strip into an (outer, S, inner) buffer; a
     second pass, c0's kernel over that buffer, adds the S partials of each column in split order.
     No atomics: the same partials in the same order on every run.
