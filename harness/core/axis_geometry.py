@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from harness.core.mappings import cdiv
+
 # Threads per CUDA block (num_warps x 32 for the Triton twins) in every axis stage.
 AXIS_BLOCK = 256
 WARP = 32
@@ -33,10 +35,6 @@ STRIP = 32
 # of the device, so the bits are the same on every GPU); a split reads at least MIN_SPLIT_ROWS rows.
 SPLIT_TARGET_BLOCKS = 1024
 MIN_SPLIT_ROWS = 256
-
-
-def cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from harness.core.axis_geometry import (
     _tree,
     cdiv,
 )
+from harness.core.repro_geometry import next_pow2
 
 QUAD = 4
 # What one thread folds serially at most in a row tile's tl.sum (a [., 4 x lanes] tile: 4
@@ -57,10 +58,6 @@ COMBINE_TARGET_BLOCKS = 128
 SHORT_TARGET_BLOCKS = 256
 
 
-def _pow2_at_least(n: int) -> int:
-    return 1 << max(0, n - 1).bit_length()
-
-
 @dataclass(frozen=True)
 class SubwarpRows(_Mapping):
     """r3: groups of `lanes` lanes per row (lanes(p)), 256 / lanes rows per block; lane l adds
@@ -76,7 +73,7 @@ class SubwarpRows(_Mapping):
     @staticmethod
     def lanes(p: Problem) -> int:
         """The fewest lanes (a power of two, at most a warp) whose quads cover the row."""
-        return min(WARP, _pow2_at_least(cdiv(p.length, QUAD)))
+        return min(WARP, next_pow2(cdiv(p.length, QUAD)))
 
     def passes(self, p: Problem) -> list[AxisPass]:
         lanes = self.lanes(p)
@@ -126,7 +123,7 @@ def _strip_lanes(p: Problem) -> int:
     """The widest strip: enough quads to cover the batch's columns, at most a warp (8 row
     groups), or 256 (one row group) over fewer than SHORT_COLUMNS rows."""
     most = AXIS_BLOCK if p.length < SHORT_COLUMNS else WARP
-    return min(most, _pow2_at_least(cdiv(p.inner, QUAD)))
+    return min(most, next_pow2(cdiv(p.inner, QUAD)))
 
 
 def _narrowed(p: Problem, lanes: int, blocks: int) -> int:
