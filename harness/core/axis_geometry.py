@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from harness.core.mappings import cdiv
@@ -120,8 +120,8 @@ class _OnePass(_Mapping):
     along: str
     kind: str
     text: str
-    blocks: Callable[[Problem], int]
-    chain: Callable[[Problem], int]
+    blocks: Callable[[Problem], int] = field(repr=False)
+    chain: Callable[[Problem], int] = field(repr=False)
 
     def passes(self, p: Problem) -> list[AxisPass]:
         inner = 1 if self.along == "rows" else p.inner
