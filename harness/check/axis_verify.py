@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from harness.check.verify import FLOAT32_EXACT_INTEGERS, UNIT_ROUNDOFF, gamma, same_bits
+from harness.check.verify import golden_along as golden
 from harness.core import device, dtypes
 from harness.core.catalogue import Variant
 from harness.launch import axis_plan, stream
@@ -41,32 +42,6 @@ def _truncated_bf16(t: torch.Tensor) -> torch.Tensor:
     """float64 values -> float32 -> bfloat16 toward zero (the interpreter's), as float64."""
     bits = t.to(torch.float32).view(torch.int32) & -65536
     return bits.view(torch.float32).double()
-
-
-@dataclass(frozen=True)
-class AxisGolden:
-    value: torch.Tensor  # int64 (exact, wrapped for int32) or float64, the output's shape
-    abs_sum: torch.Tensor  # float64: sum |x| per output
-    integer_valued: bool
-    own_error: torch.Tensor  # float64: bound on |value - exact| per output (0 when exact)
-
-
-def golden(x: torch.Tensor, dim: int) -> AxisGolden:
-    """The golden sums of x along dim (module docstring), computed by torch in int64 / float64."""
-    if not x.dtype.is_floating_point:
-        wide = x.to(torch.int64)
-        exact = wide.sum(dim=dim)
-        if x.dtype == torch.int32:
-            exact = torch.remainder(exact + 2**31, 2**32) - 2**31
-        abs_sum = wide.abs().sum(dim=dim).to(torch.float64)
-        return AxisGolden(exact, abs_sum, True, torch.zeros_like(abs_sum))
-    wide = x.to(torch.float64)
-    abs_sum = wide.abs().sum(dim=dim)
-    integer = bool(torch.isfinite(x).all()) and bool((x == torch.round(x)).all())
-    if integer and (abs_sum.numel() == 0 or float(abs_sum.max()) < 2**62):
-        return AxisGolden(wide.to(torch.int64).sum(dim=dim), abs_sum, True, abs_sum * 0)
-    own = gamma(x.shape[dim], UNIT_ROUNDOFF["float64"]) * abs_sum
-    return AxisGolden(wide.sum(dim=dim), abs_sum, False, own)
 
 
 @dataclass
@@ -118,23 +93,24 @@ def check_axis(v: Variant, x: torch.Tensor, dim: int, golden_on_cpu: bool = Fals
         wrong = (got != want) | (got != got)  # NaN: an output never written (poison)
         if interpreter_truncates(v, dtype):
             wrong &= got != _truncated_bf16(g.value.double())
-        err = (got - want).abs().to(torch.float64)
         bad = int(wrong.sum())
-        max_err = float(err.max()) if err.numel() else 0.0
-        ok = bad == 0 and unchanged
-        msg = "" if bad == 0 else f"{bad} of {out.numel()} outputs differ from the exact sums"
-        return AxisCheck(v.id, shape, dim, ok and unchanged, True, length,
-                         max_err if bad else 0.0, 0.0 if bad == 0 else float("inf"), unchanged,
-                         msg if unchanged else "the caller's input was modified")  # fmt: skip
-    tol = gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
-    if dtype in OUTPUT_ROUNDING:
-        u = OUTPUT_ROUNDING[dtype] * (2 if interpreter_truncates(v, dtype) else 1)
-        tol = tol * (1 + u) + u * g.value.to(torch.float64).abs()
-    err = (out.to(torch.float64) - g.value.to(torch.float64)).abs()
-    err = torch.where(torch.isnan(err), torch.full_like(err, float("inf")), err)
-    ratio = err / tol.clamp_min(1e-300)
-    worst = float(ratio.max())
-    ok = bool((err <= tol).all()) and unchanged
-    msg = "" if worst <= 1 else f"|result - golden| up to {worst:.3g} x the tolerance"
-    return AxisCheck(v.id, shape, dim, ok, False, length, float(err.max()), worst, unchanged,
-                     msg if unchanged else "the caller's input was modified")  # fmt: skip
+        ok = bad == 0
+        max_err = float((got - want).abs().max()) if bad else 0.0
+        worst = 0.0 if ok else float("inf")
+        msg = "" if ok else f"{bad} of {out.numel()} outputs differ from the exact sums"
+    else:
+        tol = gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
+        if dtype in OUTPUT_ROUNDING:
+            u = OUTPUT_ROUNDING[dtype] * (2 if interpreter_truncates(v, dtype) else 1)
+            tol = tol * (1 + u) + u * g.value.to(torch.float64).abs()
+        err = (out.to(torch.float64) - g.value.to(torch.float64)).abs()
+        err = torch.where(torch.isnan(err), torch.full_like(err, float("inf")), err)
+        worst = float((err / tol.clamp_min(1e-300)).max())
+        ok = bool((err <= tol).all())
+        max_err = float(err.max())
+        msg = "" if worst <= 1 else f"|result - golden| up to {worst:.3g} x the tolerance"
+    if not unchanged:
+        msg = "the caller's input was modified"
+    return AxisCheck(
+        v.id, shape, dim, ok and unchanged, exact, length, max_err, worst, unchanged, msg
+    )

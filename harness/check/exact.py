@@ -207,11 +207,7 @@ def _round(value: Fraction, fmt: str, mode: str) -> Fraction | float:
         return Fraction(0)
     sign = -1 if value < 0 else 1
     mag = abs(value)
-    # exponent e with 2^e <= mag < 2^(e+1), found exactly
-    e = mag.numerator.bit_length() - mag.denominator.bit_length()
-    if Fraction(2) ** e > mag:
-        e -= 1
-    quantum = max(e - f.precision + 1, f.min_exponent)
+    quantum = max(_binade(mag) - f.precision + 1, f.min_exponent)
     scaled = mag / Fraction(2) ** quantum  # the mantissa in units of the quantum
     low = scaled.numerator // scaled.denominator
     rest = scaled - low
@@ -269,10 +265,13 @@ def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
     q = abs(exact.fraction())
     if q == 0:
         return Fraction(2) ** f.min_exponent
+    return Fraction(2) ** max(_binade(q) - f.precision + 1, f.min_exponent)
+
+
+def _binade(q: Fraction) -> int:
+    """The exponent e with 2^e <= q < 2^(e+1) (q > 0), found exactly."""
     e = q.numerator.bit_length() - q.denominator.bit_length()
-    if Fraction(2) ** e > q:
-        e -= 1
-    return Fraction(2) ** max(e - f.precision + 1, f.min_exponent)
+    return e - 1 if Fraction(2) ** e > q else e
 
 
 def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:
@@ -290,8 +289,6 @@ def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:
 # The reproducible pair's fixed decomposition (their design; the kernels' opening comments):
 # LANES lanes per chunk, chunks of C(n) elements, the chunk sums summed by LANES lanes again.
 DD_LANES = repro_geometry.LANES
-DD_MIN_CHUNK = repro_geometry.C_MIN
-DD_MAX_CHUNKS = repro_geometry.MAX_CHUNKS
 DD_TREE_LEVELS = repro_geometry.TREE_LEVELS  # log2(DD_LANES): the adjacent-pair lane tree
 UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
 
@@ -304,9 +301,8 @@ def dd_chunk(n: int) -> int:
 def dd_chain_length(n: int) -> int:
     """m(n): the most double-double additions one element passes through: C/LANES lane updates,
     the lane tree, M/LANES updates of the chunk sums (M = ceil(n / C)), their tree."""
-    c = dd_chunk(n)
-    chunks = -(-n // c)
-    return -(-c // DD_LANES) + DD_TREE_LEVELS + -(-chunks // DD_LANES) + DD_TREE_LEVELS
+    chunks = repro_geometry.chunk_count(n)
+    return -(-dd_chunk(n) // DD_LANES) + DD_TREE_LEVELS + -(-chunks // DD_LANES) + DD_TREE_LEVELS
 
 
 def faithful_condition_limit(n: int) -> float:

@@ -55,27 +55,31 @@ def wrap_int32(s: int) -> int:
 
 @dataclass(frozen=True)
 class Golden:
-    value: float | int  # exact sum (wrapped for int32), or the float64 sum
+    value: float | int  # exact sum (wrapped for int32), or the float64 sum (golden_along: tensors)
     abs_sum: float  # sum |x_i|, for the error bound
     integer_valued: bool
     own_error: float  # bound on |value - exact sum| (0 when exact)
 
 
-def golden(x: torch.Tensor) -> Golden:
-    n = x.numel()
-    if n == 0:
-        return Golden(0, 0.0, True, 0.0)
+def golden_along(x: torch.Tensor, dim: int) -> Golden:
+    """The golden sums of x along dim as tensors (int64 exact, wrapped for int32; or float64)."""
     if not x.dtype.is_floating_point:
-        exact = int(x.to(torch.int64).sum().item())
-        abs_sum = float(x.to(torch.int64).abs().sum().item())
-        value = wrap_int32(exact) if x.dtype == torch.int32 else exact
-        return Golden(value, abs_sum, True, 0.0)
-    abs_sum = float(x.abs().to(torch.float64).sum().item())
-    finite = bool(torch.isfinite(x).all().item())
-    if finite and bool((x == torch.round(x)).all().item()) and abs_sum < 2**62:
-        return Golden(int(x.to(torch.int64).sum().item()), abs_sum, True, 0.0)
-    value = float(x.to(torch.float64).sum().item())
-    return Golden(value, abs_sum, False, gamma(n, UNIT_ROUNDOFF["float64"]) * abs_sum)
+        wide = x.to(torch.int64)
+        exact = wide.sum(dim=dim)
+        value = wrap_int32_tensor(exact) if x.dtype == torch.int32 else exact
+        abs_sum = wide.abs().sum(dim=dim).to(torch.float64)
+        return Golden(value, abs_sum, True, torch.zeros_like(abs_sum))
+    abs_sum = x.abs().to(torch.float64).sum(dim=dim)  # |x| is exact: no float64 copy kept
+    integer = bool(torch.isfinite(x).all()) and bool((x == torch.round(x)).all())
+    if integer and (abs_sum.numel() == 0 or float(abs_sum.max()) < 2**62):
+        return Golden(x.to(torch.int64).sum(dim=dim), abs_sum, True, abs_sum * 0)
+    own = gamma(x.shape[dim], UNIT_ROUNDOFF["float64"]) * abs_sum
+    return Golden(x.to(torch.float64).sum(dim=dim), abs_sum, False, own)
+
+
+def golden(x: torch.Tensor) -> Golden:
+    g = golden_along(x.reshape(-1), 0)
+    return Golden(g.value.item(), g.abs_sum.item(), g.integer_valued, g.own_error.item())
 
 
 def tolerance(variant: Variant, dtype: str, n: int, g: Golden) -> float:
@@ -131,38 +135,21 @@ def compare(
         # infinity's sign; every order of addition gives that, so the result must match exactly.
         # (Poisoning cannot prove every partial was written here; the finite checks do that.)
         nan_both = math.isnan(g.value) and isinstance(value, float) and math.isnan(value)
-        same = nan_both or value == g.value
-        msg = "" if same else f"expected {g.value} (IEEE propagation), got {value}"
-        if not input_unchanged:
-            msg = "the caller's input was modified"
-        err = 0.0 if same else float("inf")
-        return CheckResult(
-            variant.id,
-            dtype,
-            n,
-            same and input_unchanged,
-            value,
-            g.value,
-            err,
-            0.0,
-            True,
-            input_unchanged,
-            msg,
-        )
-    tol = tolerance(variant, dtype, n, g)
-    if isinstance(value, float) and value != value:  # NaN: an unwritten (poisoned) partial
-        err = float("inf")
+        tol, err = 0.0, 0.0 if nan_both or value == g.value else math.inf
+        why = f"expected {g.value} (IEEE propagation), got {value}"
     else:
-        err = float(abs(value - g.value))
-    ok = err <= tol and input_unchanged
-    msg = ""
+        tol = tolerance(variant, dtype, n, g)
+        nan = isinstance(value, float) and value != value  # an unwritten (poisoned) partial
+        err = math.inf if nan else float(abs(value - g.value))
+        why = f"|result - golden| = {err:.6g} > tolerance {tol:.6g}"
+    ok = err <= tol
+    msg = "" if ok else why
     if not input_unchanged:
         msg = "the caller's input was modified"
-    elif err > tol:
-        msg = f"|result - golden| = {err:.6g} > tolerance {tol:.6g}"
     return CheckResult(
-        variant.id, dtype, n, ok, value, g.value, err, tol, tol == 0.0, input_unchanged, msg
-    )
+        variant.id, dtype, n, ok and input_unchanged, value, g.value, err, tol, tol == 0.0,
+        input_unchanged, msg
+    )  # fmt: skip
 
 
 def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:

@@ -1,13 +1,9 @@
-"""Read a ladder .cu file with its local #include "..." lines expanded in place.
-
-The expanded text is what both compile paths see (CuPy on a GPU machine, the NVRTC wheel on a
-machine without one). Expanding here, rather than passing -I, matters because CuPy's kernel cache
+"""Read a ladder .cu file with its local #include "..." lines expanded in place: what both compile
+paths see (CuPy, the NVRTC wheel). Expanding here, not passing -I, because CuPy's kernel cache
 keys on the source text: an edit to common.cuh must change the key. `#line` directives keep
-compiler messages pointing at the real file and line.
-
-A source is named by its file name in cuda_kernels/ ("fastest.cu"), or given as a Path to a .cu
-file elsewhere (an experiment's, experiments/<name>/): its local includes are looked up beside
-it first, then in cuda_kernels/ (so an experiment's kernel can `#include "fastest.cu"`).
+compiler messages pointing at the real file and line. A source is a file name in cuda_kernels/
+("fastest.cu") or a Path to a .cu file elsewhere (an experiment's), whose local includes are
+looked up beside it first, then in cuda_kernels/.
 """
 
 from __future__ import annotations

@@ -19,8 +19,11 @@ twin's program read the same tile (the catalogue's AXIS_BLOCK).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import ClassVar
+
+from harness.core.mappings import cdiv
 
 # Threads per CUDA block (num_warps x 32 for the Triton twins) in every axis stage.
 AXIS_BLOCK = 256
@@ -32,10 +35,6 @@ STRIP = 32
 # of the device, so the bits are the same on every GPU); a split reads at least MIN_SPLIT_ROWS rows.
 SPLIT_TARGET_BLOCKS = 1024
 MIN_SPLIT_ROWS = 256
-
-
-def cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,9 @@ class _Mapping:
     """What every axis mapping answers; `along` is "rows" or "columns", "any" for the
     shape-picking fastest mapping. A row mapping takes only rows (inner == 1); a column mapping
     takes any problem (inner == 1 is one column per batch read with stride 1: correct, if not
-    what a row stage would do), so dim 0 of an (M, 1) tensor is a column sum like any dim 0."""
+    what a row stage would do), so dim 0 of an (M, 1) tensor is a column sum like any dim 0.
+    chain_length: the most floating-point additions any element passes through (the error
+    bound's L), counting the add onto the zero start (exact) as the 1-D ladder does."""
 
     name: ClassVar[str]
     along: ClassVar[str]
@@ -101,12 +102,10 @@ class _Mapping:
         raise NotImplementedError
 
     def chain_length(self, p: Problem) -> int:
-        """The most floating-point additions any element passes through (the error bound's L),
-        counting the add onto the zero start (exact) as the 1-D ladder does."""
         raise NotImplementedError
 
     def describe(self) -> str:
-        raise NotImplementedError
+        return self.text  # a ClassVar or field of each mapping
 
 
 def _tree(width: int) -> int:
@@ -114,77 +113,23 @@ def _tree(width: int) -> int:
 
 
 @dataclass(frozen=True)
-class ThreadPerRow(_Mapping):
-    """r0: thread t of block b owns row b*256 + t and adds its `length` elements in order.
-    Chain: length (serial)."""
+class _OnePass(_Mapping):
+    """A stage of one launch of kernel `kind` over `blocks(p)` blocks; `chain(p)` its L."""
 
-    name: ClassVar[str] = "thread-per-row"
-    along: ClassVar[str] = "rows"
-
-    def passes(self, p: Problem) -> list[AxisPass]:
-        return [AxisPass("r0", (cdiv(p.outer, AXIS_BLOCK), 1), p.outer, p.length, 1)]
-
-    def chain_length(self, p: Problem) -> int:
-        return p.length
-
-    def describe(self) -> str:
-        return "a thread per row, 256 rows per block; each thread adds its row in order"
-
-
-@dataclass(frozen=True)
-class BlockPerRow(_Mapping):
-    """r1: block b owns row b; thread t adds elements t, t+256, ... then a 256-slot tree.
-    Chain: ceil(length / 256) serial + 8 tree levels."""
-
-    name: ClassVar[str] = "block-per-row"
-    along: ClassVar[str] = "rows"
+    name: str
+    along: str
+    kind: str
+    text: str
+    blocks: Callable[[Problem], int] = field(repr=False)
+    chain: Callable[[Problem], int] = field(repr=False)
 
     def passes(self, p: Problem) -> list[AxisPass]:
-        return [AxisPass("r1", (p.outer, 1), p.outer, p.length, 1)]
+        inner = 1 if self.along == "rows" else p.inner
+        chunk = p.length if self.kind == "tiles" else 0
+        return [AxisPass(self.kind, (self.blocks(p), 1), p.outer, p.length, inner, chunk)]
 
     def chain_length(self, p: Problem) -> int:
-        return cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK)
-
-    def describe(self) -> str:
-        return "a block per row; thread t adds t, t+256, ..., then a shared-memory tree"
-
-
-@dataclass(frozen=True)
-class WarpPerRow(_Mapping):
-    """r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ... then 5 shuffle levels.
-    Chain: ceil(length / 32) serial + 5."""
-
-    name: ClassVar[str] = "warp-per-row"
-    along: ClassVar[str] = "rows"
-
-    def passes(self, p: Problem) -> list[AxisPass]:
-        rows_per_block = AXIS_BLOCK // WARP
-        return [AxisPass("r2", (cdiv(p.outer, rows_per_block), 1), p.outer, p.length, 1)]
-
-    def chain_length(self, p: Problem) -> int:
-        return cdiv(p.length, WARP) + _tree(WARP)
-
-    def describe(self) -> str:
-        return "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles"
-
-
-@dataclass(frozen=True)
-class ThreadPerColumn(_Mapping):
-    """c0: thread j (over outer x inner outputs) owns column j and adds its `length` elements in
-    row order; a warp reads 32 adjacent columns of one row at a time (coalesced).
-    Chain: length (serial)."""
-
-    name: ClassVar[str] = "thread-per-column"
-    along: ClassVar[str] = "columns"
-
-    def passes(self, p: Problem) -> list[AxisPass]:
-        return [AxisPass("c0", (cdiv(p.outputs, AXIS_BLOCK), 1), p.outer, p.length, p.inner)]
-
-    def chain_length(self, p: Problem) -> int:
-        return p.length
-
-    def describe(self) -> str:
-        return "a thread per column, 256 columns per block; each adds its column in row order"
+        return self.chain(p)
 
 
 def _tile_chain(rows: int) -> int:
@@ -194,24 +139,42 @@ def _tile_chain(rows: int) -> int:
     return cdiv(rows, groups) + _tree(groups)
 
 
-@dataclass(frozen=True)
-class ColumnTiles(_Mapping):
-    """c1: block (o, s) owns the 32-column strip s of batch o; thread (g, l) (row group g < 8,
-    lane l < 32) adds rows g, g+8, ... of column 32s + l; the 8 row groups are folded in shared
-    memory. Chain: ceil(length / 8) + 3."""
-
-    name: ClassVar[str] = "column-tiles"
-    along: ClassVar[str] = "columns"
-
-    def passes(self, p: Problem) -> list[AxisPass]:
-        strips = cdiv(p.inner, STRIP)
-        return [AxisPass("tiles", (p.outer * strips, 1), p.outer, p.length, p.inner, p.length)]
-
-    def chain_length(self, p: Problem) -> int:
-        return _tile_chain(p.length)
-
-    def describe(self) -> str:
-        return "a block per 32-column strip, 8 row groups folded in shared memory"
+# r0: thread t of block b owns row b*256 + t and adds its `length` elements in order.
+# Chain: length (serial).
+THREAD_PER_ROW = _OnePass(
+    "thread-per-row", "rows", "r0",
+    "a thread per row, 256 rows per block; each thread adds its row in order",
+    lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length,
+)  # fmt: skip
+# r1: block b owns row b; thread t adds elements t, t+256, ... then a 256-slot tree.
+# Chain: ceil(length / 256) serial + 8 tree levels.
+BLOCK_PER_ROW = _OnePass(
+    "block-per-row", "rows", "r1",
+    "a block per row; thread t adds t, t+256, ..., then a shared-memory tree",
+    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK),
+)  # fmt: skip
+# r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ... then 5 shuffle levels.
+# Chain: ceil(length / 32) serial + 5.
+WARP_PER_ROW = _OnePass(
+    "warp-per-row", "rows", "r2",
+    "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles",
+    lambda p: cdiv(p.outer, AXIS_BLOCK // WARP), lambda p: cdiv(p.length, WARP) + _tree(WARP),
+)  # fmt: skip
+# c0: thread j (over outer x inner outputs) owns column j and adds its `length` elements in row
+# order; a warp reads 32 adjacent columns of one row at a time (coalesced). Chain: length.
+THREAD_PER_COLUMN = _OnePass(
+    "thread-per-column", "columns", "c0",
+    "a thread per column, 256 columns per block; each adds its column in row order",
+    lambda p: cdiv(p.outputs, AXIS_BLOCK), lambda p: p.length,
+)  # fmt: skip
+# c1: block (o, s) owns the 32-column strip s of batch o; thread (g, l) (row group g < 8, lane
+# l < 32) adds rows g, g+8, ... of column 32s + l; the 8 row groups are folded in shared memory.
+# Chain: ceil(length / 8) + 3.
+COLUMN_TILES = _OnePass(
+    "column-tiles", "columns", "tiles",
+    "a block per 32-column strip, 8 row groups folded in shared memory",
+    lambda p: p.outer * cdiv(p.inner, STRIP), lambda p: _tile_chain(p.length),
+)  # fmt: skip
 
 
 def splits(p: Problem) -> tuple[int, int]:
@@ -227,7 +190,7 @@ def splits(p: Problem) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class SplitColumns(_Mapping):
-    """c2: ColumnTiles with the reduced dim cut into S splits of `chunk` rows (splits()): block
+    """c2: c1's tiles with the reduced dim cut into S splits of `chunk` rows (splits()): block
     (o, s, k) writes the partial of split k for its strip into an (outer, S, inner) buffer; a
     second pass, c0's kernel over that buffer, adds the S partials of each column in split order.
     No atomics: the same partials in the same order on every run.
@@ -235,6 +198,9 @@ class SplitColumns(_Mapping):
 
     name: ClassVar[str] = "split-columns"
     along: ClassVar[str] = "columns"
+    text: ClassVar[str] = (
+        "column tiles over row splits, then a second pass adding each column's splits"
+    )
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = splits(p)
@@ -249,14 +215,5 @@ class SplitColumns(_Mapping):
         s, chunk = splits(p)
         return _tile_chain(chunk) + (s if s > 1 else 0)
 
-    def describe(self) -> str:
-        return "column tiles over row splits, then a second pass adding each column's splits"
 
-
-# The stages' mappings, one object each.
-THREAD_PER_ROW = ThreadPerRow()
-BLOCK_PER_ROW = BlockPerRow()
-WARP_PER_ROW = WarpPerRow()
-THREAD_PER_COLUMN = ThreadPerColumn()
-COLUMN_TILES = ColumnTiles()
 SPLIT_COLUMNS = SplitColumns()

@@ -27,6 +27,7 @@ from harness.core.axis_geometry import (
     _tree,
     cdiv,
 )
+from harness.core.repro_geometry import next_pow2
 
 QUAD = 4
 # What one thread folds serially at most in a row tile's tl.sum (a [., 4 x lanes] tile: 4
@@ -57,10 +58,6 @@ COMBINE_TARGET_BLOCKS = 128
 SHORT_TARGET_BLOCKS = 256
 
 
-def _pow2_at_least(n: int) -> int:
-    return 1 << max(0, n - 1).bit_length()
-
-
 @dataclass(frozen=True)
 class SubwarpRows(_Mapping):
     """r3: groups of `lanes` lanes per row (lanes(p)), 256 / lanes rows per block; lane l adds
@@ -69,11 +66,14 @@ class SubwarpRows(_Mapping):
 
     name: ClassVar[str] = "sub-warp-rows"
     along: ClassVar[str] = "rows"
+    text: ClassVar[str] = (
+        "1 to 32 lanes per row (from its length), a 16-byte quad per lane, then shuffles"
+    )
 
     @staticmethod
     def lanes(p: Problem) -> int:
         """The fewest lanes (a power of two, at most a warp) whose quads cover the row."""
-        return min(WARP, _pow2_at_least(cdiv(p.length, QUAD)))
+        return min(WARP, next_pow2(cdiv(p.length, QUAD)))
 
     def passes(self, p: Problem) -> list[AxisPass]:
         lanes = self.lanes(p)
@@ -83,9 +83,6 @@ class SubwarpRows(_Mapping):
     def chain_length(self, p: Problem) -> int:
         lanes = self.lanes(p)
         return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + _tree(lanes)
-
-    def describe(self) -> str:
-        return "1 to 32 lanes per row (from its length), a 16-byte quad per lane, then shuffles"
 
 
 def row_splits(p: Problem) -> tuple[int, int]:
@@ -107,6 +104,9 @@ class SplitRows(_Mapping):
 
     name: ClassVar[str] = "split-rows"
     along: ClassVar[str] = "rows"
+    text: ClassVar[str] = (
+        "rows split over blocks (16-byte loads), then a second pass adding the splits"
+    )
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = row_splits(p)
@@ -118,15 +118,12 @@ class SplitRows(_Mapping):
         per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
         return per + (SUBWARP_ROWS.chain_length(_partials(p, s)) if s > 1 else 0)
 
-    def describe(self) -> str:
-        return "rows split over blocks (16-byte loads), then a second pass adding the splits"
-
 
 def _strip_lanes(p: Problem) -> int:
     """The widest strip: enough quads to cover the batch's columns, at most a warp (8 row
     groups), or 256 (one row group) over fewer than SHORT_COLUMNS rows."""
     most = AXIS_BLOCK if p.length < SHORT_COLUMNS else WARP
-    return min(most, _pow2_at_least(cdiv(p.inner, QUAD)))
+    return min(most, next_pow2(cdiv(p.inner, QUAD)))
 
 
 def _narrowed(p: Problem, lanes: int, blocks: int) -> int:
@@ -189,6 +186,9 @@ class VectorColumns(_Mapping):
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
+    text: ClassVar[str] = (
+        "a 16-byte quad of columns per thread, the tile shaped to the output's width"
+    )
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = column_splits(p)
@@ -205,9 +205,6 @@ class VectorColumns(_Mapping):
             return first
         q = _partials(p, s)
         return first + _column_chain(q, s, combine_lanes(q))
-
-    def describe(self) -> str:
-        return "a 16-byte quad of columns per thread, the tile shaped to the output's width"
 
 
 SUBWARP_ROWS = SubwarpRows()

@@ -1,31 +1,22 @@
-"""The catalogue of variants: one record per variant, the single source of truth.
+"""The catalogue of variants: one record per variant, the single source of truth, read by the
+CLI, the tests, the benchmarks, the report and the docs (VARIANTS). Adding a variant is one record
+(records_ladder, records_beyond or records_reproducible, by family) plus one kernel (a template in
+a cuda_kernels/*.cu file, or a Triton kernel in triton_kernels/): docs/development.md.
 
-The CLI, the tests, the benchmarks, the report and the docs all read VARIANTS. Adding a variant is
-one record (in harness.core.records_ladder or records_beyond, by family) plus one kernel (a
-template in a cuda_kernels/*.cu file, or a Triton kernel in triton_kernels/). See
-docs/development.md, "Adding a variant".
+Vocabulary (the fields: harness.core.variant.Variant)
+- backend: "cuda" (cuda_kernels/, through CuPy), "triton" (triton_kernels/), "peer" (what a user
+  would call instead: torch.sum, cupy.sum, torch.compile, cuda.compute).
+- stage: the ladder's rung ("0".."8" for seeds 000/002; a seed's own rungs "004-1".."004-6" print
+  after the main ladder: stage_key). seeds: the labels implemented, e.g. "000:v3" (SEED_LABELS).
+- twin: the Triton variant that hands each program the same tile(s) as this CUDA block; both
+  derive their grid from the same Launch (harness.core.mappings), so "same tile" holds by
+  construction.
+- kernel: CUDA, a C++ name expression with {T} the element type and {B} the block size (from
+  launch.threads), instantiated through NVRTC; Triton, the @triton.jit function's name.
 
-Vocabulary
-- backend: "cuda" (a kernel in cuda_kernels/, launched through CuPy), "triton" (a kernel in
-  triton_kernels/), "peer" (what a user would call instead: torch.sum, cupy.sum, torch.compile,
-  cuda.compute).
-- stage: the rung of the ladder ("0".."8" for seeds 000/002); the ladder is printed in stage order.
-  A seed with a ladder of its own numbers its rungs "<seed>-<k>" ("004-1".."004-6"): they print
-  after the main ladder, as their own group (see stage_key).
-- seeds: the seed labels the variant implements, e.g. "000:v3", "002:R3" (see SEED_LABELS).
-- twin: the Triton variant that hands each program the same tile(s) as this CUDA block (and for a
-  Triton record, None: its CUDA stages name it).
-- tile mapping (Launch, harness.core.mappings): which elements one block / program reads. Both
-  backends derive their grid from the same Launch, so "same tile" holds by construction.
-- kernel: for CUDA a C++ name expression with {T} for the element type and {B} for the block size
-  (filled in from launch.threads), instantiated through NVRTC's name_expressions; for Triton the
-  name of the @triton.jit function in triton_kernels.tiles (or fastest).
-
-The record types live in harness.core.variant, the records in records_ladder / records_beyond;
-this module assembles them into VARIANTS and answers lookups. The axis family (sums along one
-dim, harness.core.records_axis) is AXIS_VARIANTS / get_axis, kept out of VARIANTS: every reader of
-VARIANTS sums a 1-D input to a scalar (records_axis says why). Every name the other layers use
-(Variant, Launch, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable from here.
+The axis family (sums along one dim, records_axis) is AXIS_VARIANTS / get_axis, kept out of
+VARIANTS: every reader of VARIANTS sums a 1-D input to a scalar. Every name the other layers use
+(Variant, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable from here.
 """
 
 from __future__ import annotations
@@ -33,7 +24,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from harness.core.mappings import Launch
+from harness.core import records_beyond as beyond
+from harness.core import records_ladder as ladder
 from harness.core.records_axis import AXIS_BY_ID, AXIS_VARIANTS, SOURCE_CUDA
 from harness.core.records_axis import name_expressions as axis_name_expressions
 from harness.core.records_beyond import (
@@ -47,114 +39,48 @@ from harness.core.records_beyond import (
     COPY_ID,
     CUB_ID,
     DYNAMIC_FIRST_N,
-    FASTEST_CUDA,
     FASTEST_DTYPES,
-    FASTEST_STEP,
-    FASTEST_TRITON,
-    HOST_CUDA,
     HOST_TILE,
-    HOST_TRITON,
     NOCUB_ID,
-    PEERS,
     TORCH_SUM_ID,
 )
-from harness.core.records_ladder import (
-    LADDER_CUDA,
-    LADDER_TRITON,
-    SEED_004_CUDA,
-    SEED_004_TRITON,
-)
 from harness.core.records_reproducible import REPRODUCIBLE
-from harness.core.variant import (
-    FASTEST_UNROLL,
-    MAX_N_32BIT,
-    MAX_N_64BIT,
-    Variant,
-    launch_policy,
-    stage_key,
-)
+from harness.core.variant import FASTEST_UNROLL, MAX_N_32BIT, Variant, stage_key
 
+# fmt: off
 __all__ = [
-    "AXIS_BY_ID",
-    "AXIS_VARIANTS",
-    "BY_ID",
-    "CCCL_ID",
-    "CCCL_IDS",
-    "CCCL_NONDET_ID",
-    "COMPILE_COOP_ID",
-    "COMPILE_DYNAMIC_ID",
-    "COMPILE_ID",
-    "COMPILE_IDS",
-    "COPY_ID",
-    "CUB_ID",
-    "DYNAMIC_FIRST_N",
-    "FASTEST_DTYPES",
-    "FASTEST_STEP",
-    "FASTEST_UNROLL",
-    "HOST_TILE",
-    "MAX_N_32BIT",
-    "MAX_N_64BIT",
-    "NOCUB_ID",
-    "PEER_IDS",
-    "SEED_LABELS",
-    "TORCH_SUM_ID",
-    "VARIANTS",
-    "Launch",
-    "Variant",
-    "cuda_sources",
-    "get",
-    "get_axis",
-    "ladder_order",
-    "launch_policy",
-    "name_expressions",
-    "select",
-    "stage_key",
+    "AXIS_BY_ID", "AXIS_VARIANTS", "BY_ID", "CCCL_ID", "CCCL_IDS", "CCCL_NONDET_ID",
+    "COMPILE_COOP_ID", "COMPILE_DYNAMIC_ID", "COMPILE_ID", "COMPILE_IDS", "COPY_ID", "CUB_ID",
+    "DYNAMIC_FIRST_N", "FASTEST_DTYPES", "FASTEST_UNROLL", "HOST_TILE", "MAX_N_32BIT", "NOCUB_ID",
+    "PEER_IDS", "SEED_LABELS", "TORCH_SUM_ID", "VARIANTS", "Variant", "cuda_sources", "get",
+    "get_axis", "ladder_order", "name_expressions", "select", "stage_key",
 ]
+# fmt: on
 
 # Every seed label the project implements, exactly as the issues spell them.
 SEED_LABELS: tuple[str, ...] = (
-    *(f"000:v{i}" for i in range(4)),
-    "000:v4a",
-    "000:v4b",
-    *(f"000:v{i}" for i in range(5, 9)),
-    "002:R0",
-    "002:R1",
-    "002:R2-official",
-    "002:R2-mine",
-    "002:R3",
-    "002:R4-A",
-    "002:R4-B",
-    "002:R4-C",
-    "002:R5-wrong1",
-    "002:R5-wrong2",
-    "002:R5",
-    "002:R6",
-    "002:R6-official",
-    "002:R7",
-    "002:R8",
+    *(f"000:v{i}" for i in (0, 1, 2, 3, "4a", "4b", 5, 6, 7, 8)),
+    *(f"002:R{r}" for r in ("0", "1", "2-official", "2-mine", "3", "4-A", "4-B", "4-C")),
+    *(f"002:R{r}" for r in ("5-wrong1", "5-wrong2", "5", "6", "6-official", "7", "8")),
     *(f"001:V{i}" for i in range(5)),
-    "004:reduceGmem",
-    "004:reduceSmem",
-    "004:reduceGmemUnroll",
-    "004:reduceSmemUnroll",
-    "004:reduceSmemDyn",
+    *(f"004:reduce{k}" for k in ("Gmem", "Smem", "GmemUnroll", "SmemUnroll", "SmemDyn")),
     "004:reduceSmemUnrollDyn",
 )
 
 VARIANTS: tuple[Variant, ...] = (
-    *LADDER_CUDA,
-    *SEED_004_CUDA,
-    *LADDER_TRITON,
-    *SEED_004_TRITON,
-    *HOST_CUDA,
-    *HOST_TRITON,
-    FASTEST_CUDA,
-    FASTEST_TRITON,
+    *ladder.LADDER_CUDA,
+    *ladder.SEED_004_CUDA,
+    *ladder.LADDER_TRITON,
+    *ladder.SEED_004_TRITON,
+    *beyond.HOST_CUDA,
+    *beyond.HOST_TRITON,
+    beyond.FASTEST_CUDA,
+    beyond.FASTEST_TRITON,
     *REPRODUCIBLE,
-    *PEERS,
+    *beyond.PEERS,
 )
 BY_ID: dict[str, Variant] = {v.id: v for v in VARIANTS}
-PEER_IDS: tuple[str, ...] = tuple(v.id for v in PEERS)
+PEER_IDS: tuple[str, ...] = tuple(v.id for v in beyond.PEERS)
 
 
 def _check_catalogue() -> None:
@@ -196,28 +122,23 @@ def close_ids(unknown: str, valid: Iterable[str] | None = None) -> list[str]:
 def get(variant_id: str) -> Variant:
     """The record for `variant_id`; otherwise UnknownVariant (a KeyError) with the close ids, as
     the CLI words it: "unknown variant 'tile-256'; did you mean triton/tile-256?"."""
-    try:
-        return BY_ID[variant_id]
-    except KeyError:
-        close = close_ids(str(variant_id))
-        hint = f"did you mean {' or '.join(close)}?" if close else "no id is close"
-        raise UnknownVariant(
-            f"unknown variant {variant_id!r}; {hint} "
-            f"({len(BY_ID)} ids: `reduce-ladder list`, harness.core.catalogue.BY_ID)"
-        ) from None
+    where = f"{len(BY_ID)} ids: `reduce-ladder list`, harness.core.catalogue.BY_ID"
+    return _lookup(BY_ID, variant_id, "", where)
 
 
 def get_axis(variant_id: str) -> Variant:
     """The axis family's record for `variant_id` (AXIS_VARIANTS: kept out of VARIANTS, see
     harness.core.records_axis); otherwise UnknownVariant with the close axis ids."""
+    return _lookup(AXIS_BY_ID, variant_id, "axis ", "ids: harness.core.catalogue.AXIS_BY_ID")
+
+
+def _lookup(table: dict[str, Variant], variant_id: str, kind: str, where: str) -> Variant:
     try:
-        return AXIS_BY_ID[variant_id]
+        return table[variant_id]
     except KeyError:
-        close = close_ids(str(variant_id), AXIS_BY_ID)
-        hint = f"did you mean {' or '.join(close)}?" if close else "no axis id is close"
-        raise UnknownVariant(
-            f"unknown axis variant {variant_id!r}; {hint} (ids: harness.core.catalogue.AXIS_BY_ID)"
-        ) from None
+        close = close_ids(str(variant_id), table)
+        hint = f"did you mean {' or '.join(close)}?" if close else f"no {kind}id is close"
+        raise UnknownVariant(f"unknown {kind}variant {variant_id!r}; {hint} ({where})") from None
 
 
 def select(

@@ -1,13 +1,9 @@
-"""Catalogue records of the sanitizer demonstrations: the seeds' kernels as written, bugs included.
+"""Catalogue records of the sanitizer demonstrations: the seeds' kernels as written, bugs included
+(cuda_kernels/seed_bugs.cu says, per kernel, the seed, the bug and the tool that flags it).
 
-cuda_kernels/seed_bugs.cu holds the kernels and says, per kernel, the seed, the bug and the tool
-that flags it. The records are wrong=True (never in a default selection, never timed) and of their
-own family, and they are kept OUT of catalogue.VARIANTS on purpose: nothing that lists, checks,
-times, benchmarks or censuses the catalogue can reach them (000's kernel has no bounds check and
-reads past n on a partial tile). Only `reduce-ladder sanitize` runs them, by name or with
---include-wrong. Each names triton/tile-256 as the Triton program that reads the same tile.
-
-Imports harness.core only.
+wrong=True, their own family, and kept OUT of catalogue.VARIANTS on purpose: nothing that lists,
+checks, times, benchmarks or censuses the catalogue can reach them (000's kernel has no bounds
+check and reads past n on a partial tile). Only `reduce-ladder sanitize` runs them.
 """
 
 from __future__ import annotations

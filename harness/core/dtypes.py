@@ -1,11 +1,6 @@
-"""The element types the project knows: one table, read by every layer.
-
-Each DType says how the catalogue spells it, its C++ type in the CUDA name expressions, its torch
-dtype, and the dtype a sum of it is returned in by the single-launch (fastest) family, which
-accumulates 16-bit floats in float32 and returns that float32 (not rounded back to 16 bits).
-float16 / bfloat16 are raw 16-bit storage types in CUDA (`rl_half`, `rl_bfloat16`, defined in
-cuda_kernels/fastest.cu): only the variants that list them instantiate them.
-
+"""The element types the project knows: one table, read by every layer. float16 / bfloat16 are
+raw 16-bit storage types in CUDA (`rl_half`, `rl_bfloat16`, cuda_kernels/fastest.cu), and the
+single-launch (fastest) family returns their sums in float32 (sum_dtype), not rounded back.
 torch is imported lazily so that reading the table (the CLI's usage checks) costs no torch import.
 """
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from harness.core import device, dtypes, repro_geometry
 
@@ -60,24 +60,6 @@ def sm_count() -> int:
     return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
 
 
-class TileMapping(Protocol):
-    """What every mapping object answers (see the module docstring)."""
-
-    name: ClassVar[str]
-    one_launch: ClassVar[bool]
-    cuda_takes_per_thread: ClassVar[bool]
-    triton_takes_per_thread: ClassVar[bool]
-
-    def check(self, launch: Launch) -> None: ...
-    def grid(self, launch: Launch, n: int) -> Pass: ...
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]: ...
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any: ...
-    def chain_length(self, launch: Launch, n: int) -> int: ...
-    def triton_meta(self, launch: Launch) -> dict[str, int]: ...
-    def describe(self, launch: Launch) -> str: ...
-    def sum_dtype(self, dtype: str) -> str: ...
-
-
 @dataclass(frozen=True)
 class Launch:
     """How a variant covers the input: shared by a CUDA stage and its Triton twin.
@@ -93,7 +75,7 @@ class Launch:
     """
 
     threads: int
-    mapping: TileMapping
+    mapping: Mapping
     tiles: int = 1
     max_blocks: int | None = None
     in_place: bool = False
@@ -133,24 +115,13 @@ def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
     return out
 
 
-def _multi_pass_chain(launch: Launch, n: int) -> int:
-    """Per pass of the chain: the thread's serial sum (per_thread additions, counting the add onto
-    the zero start, which is exact) plus the block tree (ceil(log2 threads) levels; Triton's tl.sum
-    over BLOCK lanes is a tree of the same depth)."""
-    depth = math.ceil(math.log2(launch.threads))
-    return sum(p.per_thread + depth for p in plan_passes(launch, n))
-
-
-def _need_max_blocks(launch: Launch) -> None:
-    if not launch.max_blocks:
-        raise ValueError(f"mapping {launch.mapping.name!r} needs max_blocks")
-
-
 @dataclass(frozen=True)
-class _MultiPass:
-    """What the four multi-pass mappings share: the harness runs the same kernel again over the
-    partials until one is left (harness.launch.plan), and the sum keeps the input's dtype."""
+class Mapping:
+    """What every mapping answers (the module docstring), with the multi-pass mappings' answers
+    as defaults: the harness runs the same kernel again over the partials until one is left
+    (harness.launch.plan), and the sum keeps the input's dtype."""
 
+    name: ClassVar[str]
     one_launch: ClassVar[bool] = False
     cuda_takes_per_thread: ClassVar[bool] = False
     triton_takes_per_thread: ClassVar[bool] = False
@@ -158,8 +129,16 @@ class _MultiPass:
     def check(self, launch: Launch) -> None:
         pass
 
+    def grid(self, launch: Launch, n: int) -> Pass:
+        _need_n(n)
+        return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
+
     def chain_length(self, launch: Launch, n: int) -> int:
-        return _multi_pass_chain(launch, n)
+        """Per pass of the chain: the thread's serial sum (per_thread additions, counting the add
+        onto the zero start, which is exact) plus the block tree (ceil(log2 threads) levels;
+        Triton's tl.sum over BLOCK lanes is a tree of the same depth)."""
+        depth = math.ceil(math.log2(launch.threads))
+        return sum(p.per_thread + depth for p in plan_passes(launch, n))
 
     def triton_meta(self, launch: Launch) -> dict[str, int]:
         return {"BLOCK": launch.threads, "num_warps": launch.num_warps}
@@ -169,14 +148,10 @@ class _MultiPass:
 
 
 @dataclass(frozen=True)
-class Tiles(_MultiPass):
+class Tiles(Mapping):
     """Block b reads `tiles` adjacent tiles of `threads` elements: [b*T*k, (b+1)*T*k)."""
 
     name: ClassVar[str] = "tiles"
-
-    def grid(self, launch: Launch, n: int) -> Pass:
-        _need_n(n)
-        return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
 
     def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
         t, k = launch.threads, launch.tiles
@@ -194,14 +169,10 @@ class Tiles(_MultiPass):
 
 
 @dataclass(frozen=True)
-class SplitPair(_MultiPass):
+class SplitPair(Mapping):
     """Block b reads tile b and tile b + gridDim (two halves of the grid's span)."""
 
     name: ClassVar[str] = "split-pair"
-
-    def grid(self, launch: Launch, n: int) -> Pass:
-        _need_n(n)
-        return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
 
     def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
         t = launch.threads
@@ -222,14 +193,19 @@ def _fixed_grid(launch: Launch, n: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
-class GridStride(_MultiPass):
-    """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
-
-    name: ClassVar[str] = "grid-stride"
+class _FixedGrid(Mapping):
     cuda_takes_per_thread: ClassVar[bool] = True
 
     def check(self, launch: Launch) -> None:
-        _need_max_blocks(launch)
+        if not launch.max_blocks:
+            raise ValueError(f"mapping {launch.mapping.name!r} needs max_blocks")
+
+
+@dataclass(frozen=True)
+class GridStride(_FixedGrid):
+    """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
+
+    name: ClassVar[str] = "grid-stride"
 
     def grid(self, launch: Launch, n: int) -> Pass:
         return Pass(n, *_fixed_grid(launch, n))
@@ -246,15 +222,11 @@ class GridStride(_MultiPass):
 
 
 @dataclass(frozen=True)
-class Chunked(_MultiPass):
+class Chunked(_FixedGrid):
     """A fixed grid of at most max_blocks; block b owns per_thread consecutive tiles."""
 
     name: ClassVar[str] = "chunked"
-    cuda_takes_per_thread: ClassVar[bool] = True
     triton_takes_per_thread: ClassVar[bool] = True
-
-    def check(self, launch: Launch) -> None:
-        _need_max_blocks(launch)
 
     def grid(self, launch: Launch, n: int) -> Pass:
         _, per_thread = _fixed_grid(launch, n)
@@ -278,7 +250,7 @@ def single_launch_cap(launch: Launch) -> int:
 
 
 @dataclass(frozen=True)
-class SingleLaunch:
+class SingleLaunch(Mapping):
     """One launch returns the sum: a persistent grid of min(per_sm * SMs, max_blocks) blocks
     (fewer when n is small) walks the input grid-stride in tiles of `threads` lanes x `tiles`
     elements each, and the last block to finish combines the per-block partials
@@ -289,8 +261,6 @@ class SingleLaunch:
 
     name: ClassVar[str] = "single-launch"
     one_launch: ClassVar[bool] = True
-    cuda_takes_per_thread: ClassVar[bool] = False
-    triton_takes_per_thread: ClassVar[bool] = False
 
     def check(self, launch: Launch) -> None:
         if not (launch.max_blocks and launch.per_sm):
@@ -339,7 +309,7 @@ class SingleLaunch:
 
 
 @dataclass(frozen=True)
-class Reproducible:
+class Reproducible(SingleLaunch):
     """Family "reproducible" (issue 18): fixed chunks of C(n) elements (core.repro_geometry),
     1024 double-double lanes each, fixed adjacent-pair trees; the grid is free (per_sm x SMs, at
     most max_blocks = the most chunks) and never changes the bits. Its own plan
@@ -347,20 +317,10 @@ class Reproducible:
 
     name: ClassVar[str] = "reproducible"
     one_launch: ClassVar[bool] = False
-    cuda_takes_per_thread: ClassVar[bool] = False
-    triton_takes_per_thread: ClassVar[bool] = False
-
-    def check(self, launch: Launch) -> None:
-        SINGLE_LAUNCH.check(launch)
 
     def grid(self, launch: Launch, n: int) -> Pass:  # per_thread: what a lane adds per chunk
         _need_n(n)
         return Pass(n, 1, repro_geometry.lane_steps(n))
-
-    block_elements = SingleLaunch.block_elements
-    block_of = SingleLaunch.block_of
-    triton_meta = SingleLaunch.triton_meta
-    sum_dtype = SingleLaunch.sum_dtype
 
     def chain_length(self, launch: Launch, n: int) -> int:
         # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
@@ -383,7 +343,7 @@ GRID_STRIDE = GridStride()
 CHUNKED = Chunked()
 SINGLE_LAUNCH = SingleLaunch()
 REPRODUCIBLE = Reproducible()
-MAPPINGS: dict[str, TileMapping] = {
+MAPPINGS: dict[str, Mapping] = {
     m.name: m for m in (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH, REPRODUCIBLE)
 }
 

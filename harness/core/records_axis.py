@@ -2,21 +2,17 @@
 norms and softmax, columns in split-K finalizers). Read through harness.core.catalogue
 (AXIS_VARIANTS, get_axis).
 
-Kept OUT of catalogue.VARIANTS on purpose. Every consumer of VARIANTS (`reduce-ladder run` /
-`check` and their default selection, `list`, the census and the porting guide, the benchmarks,
-the report, the tests that run every variant on a flat input, the CUDA-graph and stream
-contexts) sums a 1-D input to a scalar; an axis variant takes a shape and a dim and returns a
-tensor, so each of them would need a filter, and the one that forgot it would break. A separate
-list read only by the axis consumers (harness.launch.axis_plan and axis_cache, reduce_sum's
-dim=, harness.check.axis_verify, the axis tests) keeps the 1-D ladder's behaviour unchanged by
-construction, and the census and the porting guide out of this first slice (they can list
-AXIS_VARIANTS later, with their own columns). The records use the same Variant type (id, stage,
-twin, dtypes, source, kernel) with family "axis"; their geometry is an AxisLaunch (threads and
-a mapping of harness.core.axis_geometry), not a 1-D Launch.
+Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run / check and their
+default selection, list, the census and the porting guide, the benchmarks, the report, the tests
+that run every variant on a flat input) sums a 1-D input to a scalar; an axis variant takes a
+shape and a dim and returns a tensor, so each would need a filter, and the one that forgot it
+would break. Only the axis consumers read this list (harness.launch.axis_plan and axis_cache,
+reduce_sum's dim=, harness.check.axis_verify, the axis tests). The records are Variants of family
+"axis" whose geometry is an AxisLaunch (a mapping of harness.core.axis_geometry / axis_vector).
 
 Each CUDA stage has a Triton twin that reads the same tile per program (num_warps = 8 for the
 256-thread blocks); the fastest pair picks one of the stages' mappings from the shape. Every
-launch kind's kernel is named once below (CUDA_KERNELS, TRITON_KERNELS): the split stage and the
+launch kind's kernel is named once (CUDA_KERNELS, TRITON_KERNELS): the split stages and the
 fastest pair launch the other stages' kernels.
 """
 
@@ -106,31 +102,24 @@ def display_kernel(kind: str) -> str:
     return CUDA_KERNELS[kind].replace("{I}", "{T}").replace("{O}", "{T}")
 
 
-def _launch(mapping: g._Mapping) -> AxisLaunch:
-    return AxisLaunch(threads=g.AXIS_BLOCK, mapping=mapping)
-
-
 def _pair(stage: str, slug: str, kind: str | None, mapping: g._Mapping, title: str,
           change: str, triton_change: str,
           triton_mapping: g._Mapping | None = None) -> list[Variant]:  # fmt: skip
     """A CUDA stage and its Triton twin (or, kind None, the fastest pair: counterparts, each with
     its own choice when triton_mapping is given)."""
     common = {"stage": stage, "family": FAMILY, "dtypes": AXIS_DTYPES, "max_n": MAX_N_32BIT}
-    launch = _launch(mapping)
-    cuda_kernel = (
-        display_kernel(kind)
-        if kind
-        else "by shape: " + ", ".join(map(display_kernel, CUDA_KERNELS))
-    )
+    shown = map(display_kernel, [kind] if kind else CUDA_KERNELS)
+    cuda_kernel = ("" if kind else "by shape: ") + ", ".join(shown)
     triton_kernel = TRITON_KERNELS[kind] if kind else "by shape"
     twin = kind is not None
     cuda = Variant(
-        id=f"cuda/axis-{slug}", backend="cuda", title=title, change=change, launch=launch,
+        id=f"cuda/axis-{slug}", backend="cuda", title=title, change=change,
+        launch=AxisLaunch(g.AXIS_BLOCK, mapping),
         source=SOURCE_CUDA, kernel=cuda_kernel, twin=f"triton/axis-{slug}" if twin else None,
         counterpart=None if twin else f"triton/axis-{slug}", **common)  # fmt: skip
     triton = Variant(
         id=f"triton/axis-{slug}", backend="triton", title=title, change=triton_change,
-        launch=_launch(triton_mapping) if triton_mapping else launch,
+        launch=AxisLaunch(g.AXIS_BLOCK, triton_mapping or mapping),
         source=SOURCE_TRITON, kernel=triton_kernel,
         twin_of=(cuda.id,) if twin else (), counterpart=None if twin else cuda.id,
         **common)  # fmt: skip

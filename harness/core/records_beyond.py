@@ -123,75 +123,47 @@ CCCL_NONDET_ID = "peer/cuda.compute-nondeterministic"
 # The first size the dynamic peer is called at (the first call): Inductor picks its
 # reduction split from the size seen when compiling, and the dynamic kernel is then reused at n.
 DYNAMIC_FIRST_N = 2**10
-PEER = {"backend": "peer", "stage": "peer", "family": "peer", "dtypes": ("float32", "int32")}
+
+
+def _peer(id: str, title: str, change: str, **fields) -> Variant:
+    return Variant(id=id, backend="peer", stage="peer", title=title, change=change,
+                   dtypes=("float32", "int32"), family="peer", **fields)  # fmt: skip
+
+
+# fmt: off
 PEERS: list[Variant] = [
-    Variant(
-        id=TORCH_SUM_ID,
-        **PEER,
-        title="torch.sum",
-        change="PyTorch's own reduction (int32 input: accumulates and returns int64)",
-    ),
-    Variant(
-        id=CUB_ID,
-        **PEER,
-        title="cupy.sum, CUB on",
-        change="cupy.sum(x, dtype=x.dtype) through cub::DeviceReduce (routine accelerator)",
-    ),
-    Variant(
-        id=NOCUB_ID,
-        **PEER,
-        title="cupy.sum, CUB off",
-        change="cupy.sum(x, dtype=x.dtype) through CuPy's own reduction kernel",
-    ),
-    Variant(
-        id=COPY_ID,
-        **PEER,
-        title="device-to-device copy",
-        change="not a sum: copy bandwidth, bytes read plus written (2 n itemsize)",
-    ),
-    Variant(
-        id=COMPILE_ID,
-        **PEER,
-        title="torch.compile, static shapes",
-        change="torch.compile(lambda t: t.sum(), dynamic=False): Inductor's Triton, compiled "
-        "and warmed once per size outside the timing (int32 input: returns int64)",
-        by_default=False,
-    ),
-    Variant(
-        id=COMPILE_DYNAMIC_ID,
-        **PEER,
-        title="torch.compile, dynamic shapes",
-        change=f"torch.compile(..., dynamic=True), first called at n = {DYNAMIC_FIRST_N}, then "
-        "reused at n without a recompile: the reduction split is chosen at compile time",
-        by_default=False,
-    ),
-    Variant(
-        id=COMPILE_COOP_ID,
-        **PEER,
-        title="torch.compile, cooperative reduction",
-        change="static torch.compile with torch._inductor.config.triton.cooperative_reductions "
-        "= True for this compile only: one kernel, programs combine through a grid barrier",
-        notes="Skipped with its reason where the installed torch has no such config.",
-        by_default=False,
-    ),
-    Variant(
-        id=CCCL_ID,
-        **PEER,
-        title="cuda.compute reduce_into, run-to-run deterministic",
-        change="cuda.compute.reduce_into(OpKind.PLUS, h_init 0), the default determinism "
-        "(RUN_TO_RUN): cub::DeviceReduce from Python; temp storage queried and made once",
-        notes="Optional extra: pip install -e '.[cccl]'. Skipped with its reason where "
-        "cuda.compute is not importable. int32 accumulates in int32 (wraps modulo 2^32).",
-    ),
-    Variant(
-        id=CCCL_NONDET_ID,
-        **PEER,
-        title="cuda.compute reduce_into, not guaranteed deterministic",
-        change="the same call with determinism=NOT_GUARANTEED: block sums added with atomics "
-        "into the output (CUB zeroes it first), one kernel instead of two",
-        notes="Optional extra: pip install -e '.[cccl]'. float32 sums may differ run to run "
-        "within the error bound; int32 is exact (wraps modulo 2^32).",
-    ),
+    _peer(TORCH_SUM_ID, "torch.sum",
+          "PyTorch's own reduction (int32 input: accumulates and returns int64)"),
+    _peer(CUB_ID, "cupy.sum, CUB on",
+          "cupy.sum(x, dtype=x.dtype) through cub::DeviceReduce (routine accelerator)"),
+    _peer(NOCUB_ID, "cupy.sum, CUB off",
+          "cupy.sum(x, dtype=x.dtype) through CuPy's own reduction kernel"),
+    _peer(COPY_ID, "device-to-device copy",
+          "not a sum: copy bandwidth, bytes read plus written (2 n itemsize)"),
+    _peer(COMPILE_ID, "torch.compile, static shapes",
+          "torch.compile(lambda t: t.sum(), dynamic=False): Inductor's Triton, compiled "
+          "and warmed once per size outside the timing (int32 input: returns int64)",
+          by_default=False),
+    _peer(COMPILE_DYNAMIC_ID, "torch.compile, dynamic shapes",
+          f"torch.compile(..., dynamic=True), first called at n = {DYNAMIC_FIRST_N}, then "
+          "reused at n without a recompile: the reduction split is chosen at compile time",
+          by_default=False),
+    _peer(COMPILE_COOP_ID, "torch.compile, cooperative reduction",
+          "static torch.compile with torch._inductor.config.triton.cooperative_reductions "
+          "= True for this compile only: one kernel, programs combine through a grid barrier",
+          notes="Skipped with its reason where the installed torch has no such config.",
+          by_default=False),
+    _peer(CCCL_ID, "cuda.compute reduce_into, run-to-run deterministic",
+          "cuda.compute.reduce_into(OpKind.PLUS, h_init 0), the default determinism "
+          "(RUN_TO_RUN): cub::DeviceReduce from Python; temp storage queried and made once",
+          notes="Optional extra: pip install -e '.[cccl]'. Skipped with its reason where "
+          "cuda.compute is not importable. int32 accumulates in int32 (wraps modulo 2^32)."),
+    _peer(CCCL_NONDET_ID, "cuda.compute reduce_into, not guaranteed deterministic",
+          "the same call with determinism=NOT_GUARANTEED: block sums added with atomics "
+          "into the output (CUB zeroes it first), one kernel instead of two",
+          notes="Optional extra: pip install -e '.[cccl]'. float32 sums may differ run to run "
+          "within the error bound; int32 is exact (wraps modulo 2^32)."),
 ]
+# fmt: on
 COMPILE_IDS = (COMPILE_ID, COMPILE_DYNAMIC_ID, COMPILE_COOP_ID)
 CCCL_IDS = (CCCL_ID, CCCL_NONDET_ID)

@@ -1,11 +1,9 @@
 """Catalogue records, part 3: family "reproducible" (issue 18), a sum whose bits depend only on
 the input's values and n, on every GPU, with any grid. Read through harness.core.catalogue.
 
-The two records are counterparts (each names the other), not tile twins: a twin promises that a
-CUDA block and a Triton program read the same tiles and give the same per-block partials, which
-the harness checks through the mapping's block_of; here the unit of work is a chunk, whichever
-block or program takes it, and the promise is stronger and checked directly: the same result
-bits (tests/test_gpu_reproducible.py), equal to the numpy model
+The two records are counterparts, not tile twins (a twin promises the same per-block partials):
+the unit of work is a chunk, whichever block or program takes it, and the promise is stronger:
+the same result bits (tests/test_gpu_reproducible.py), equal to the numpy model
 triton_kernels.reproducible.reference_sum.
 """
 

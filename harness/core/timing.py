@@ -1,20 +1,14 @@
-"""Device timing: CUDA events around each repetition, warm-up first, L2 flushed, median reported.
+"""Device timing (the workplace's METHOD.md): CUDA events, not host clocks; warm-up first, so
+compilation and module loading stay out; many repetitions and the median; the L2 cache flushed
+before each repetition (flush_l2); every repetition queued behind one device-side wait sized from
+the host's measured queuing cost (the gate), so the events measure device time, not host gaps.
 
-Follows the workplace's METHOD.md: events (not host clocks), warm-up so compilation and module
-loading stay out, many repetitions and the median, and the L2 cache flushed before each repetition
-(reading a buffer twice the size of L2: see flush_l2) so data that would fit in L2 is not measured
-from it. All repetitions are queued behind a gate (one device-side wait, sized from the host's
-measured cost of queuing them: gate), so that every timed call is queued before the device reaches
-it and the events measure device time, not host gaps.
-For tiny sizes, graph_ms captures many calls in one CUDA graph and times its replay, which
-leaves launch gaps out: the kernel's cost beside the Python call's cost.
-
-This is the one module that holds a timing loop (tests/test_layout.py checks that no other product
-module makes a timing event or reads perf_counter): time_ms (device time, gated and flushed),
-graph_ms (CUDA-graph replay), call_ms (one synchronized Python call's wall time), loop_ms
-(back-to-back calls from Python, events around the loop: the per-call suite), serial_ms (events
-around each call, synchronized after it: copies and host-driven chains) and trips (a host trip's
-wall time and the events it records: seed 001's study).
+The one module that holds a timing loop (tests/test_layout.py checks that no other product module
+makes a timing event or reads perf_counter): time_ms (device time, gated and flushed), graph_ms
+(CUDA-graph replay: tiny sizes without launch gaps), call_ms (one synchronized Python call's wall
+time), loop_ms (back-to-back calls from Python, events around the loop), serial_ms (events around
+each call, synchronized after it: copies and host-driven chains) and trips (a host trip's wall
+time and the events it records: seed 001's study).
 """
 
 from __future__ import annotations
@@ -178,11 +172,8 @@ def _cuda_ready() -> bool:
 
 
 def sync_perf_counter() -> float:
-    """time.perf_counter() read after the device has finished its queued work.
-
-    For pytest-benchmark: --benchmark-timer harness.core.timing.sync_perf_counter. Without a GPU it
-    is
-    plain perf_counter (pytest-benchmark calibrates the timer even when the suite skips)."""
+    """time.perf_counter() read after the device has finished its queued work (pytest-benchmark's
+    --benchmark-timer; without a GPU plain perf_counter: it calibrates even when suites skip)."""
     if _cuda_ready():
         torch.cuda.synchronize()
     return time.perf_counter()

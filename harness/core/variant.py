@@ -78,12 +78,8 @@ class Variant:
             d["launch"]["mapping"] = self.launch.mapping.name
             if self.kernel and self.backend == "cuda":  # the block size written out, {T} kept
                 d["kernel"] = self.kernel.replace("{B}", str(self.launch.threads))
-        d["seeds"] = list(self.seeds)
-        d["dtypes"] = list(self.dtypes)
-        d["twin_of"] = list(self.twin_of)
-        d["tile_mapping"] = self.tile_mapping
-        d["launch_policy"] = launch_policy(self)
-        return d
+        d.update(seeds=list(self.seeds), dtypes=list(self.dtypes), twin_of=list(self.twin_of))
+        return {**d, "tile_mapping": self.tile_mapping, "launch_policy": launch_policy(self)}
 
 
 def launch_policy(v: Variant) -> str:
