@@ -693,8 +693,15 @@ def _python_lines(paths: Iterable[Path]) -> int:
 
 
 def _product_files() -> list[Path]:
-    tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True,
-                             text=True, check=True).stdout.split()  # fmt: skip
+    """The tracked Python files outside PRODUCT_EXCLUDED; where there is no git checkout (a copy
+    of the tree, as on the GPU machine), every .py file outside hidden and build folders."""
+    try:
+        tracked = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True,
+                                 text=True, check=True).stdout.split()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        skip = lambda part: part.startswith(".") or part.endswith(".egg-info")  # noqa: E731
+        found = (p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.py"))
+        tracked = [f for f in found if not any(skip(part) for part in f.split("/"))]
     return [ROOT / f for f in tracked if f.split("/")[0] not in PRODUCT_EXCLUDED]
 
 
