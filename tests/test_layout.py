@@ -689,7 +689,8 @@ PORTING_GUIDE_MAX = 1_500
 
 
 def _python_lines(paths: Iterable[Path]) -> int:
-    return sum(len(p.read_text().splitlines()) for p in paths)
+    # is_file: a copy of the tree may keep a deleted file's dangling link (seen on the GPU machine)
+    return sum(len(p.read_text().splitlines()) for p in paths if p.is_file())
 
 
 def _product_files() -> list[Path]:

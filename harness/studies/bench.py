@@ -116,8 +116,9 @@ def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
     for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
         print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
-    if name == "callable":  # reduce_sum's cost over the cached launch it runs
-        print("\n".join(["\nreduce_sum over its cached launch:", *call_entries.overheads(rows)]))
+    over = call_entries.overheads(rows) if name == "callable" else []
+    if over:  # reduce_sum's cost over the cached launch it runs (its `launch ...` entries ran)
+        print("\n".join(["\nreduce_sum over its cached launch:", *over]))
     bad = [r for r in suites.failed(rows) if counted is None or r.variant in counted]
     for r in bad:
         print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
