@@ -689,7 +689,7 @@ PORTING_GUIDE_MAX = 1_500
 
 
 def _python_lines(paths: Iterable[Path]) -> int:
-    # is_file: a copy of the tree may keep a deleted file's dangling link (seen on the GPU machine)
+    # is_file: the GPU machine's copy of the tree listed a deleted module it could not read
     return sum(len(p.read_text().splitlines()) for p in paths if p.is_file())
 
 
