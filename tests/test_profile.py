@@ -379,6 +379,55 @@ def test_axis_variants_run_on_shapes_their_mapping_takes():
     )
 
 
+def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_path, capsys):
+    shapes = [profile_driver.parse_shape(t) for t in ("2048x120:0", "4x80x33:1")]
+    assert shapes == [((2048, 120), 0), ((4, 80, 33), 1)]
+    for bad in ("2048x120", "2048:0", "0x5:0", "2x3:2", "2x3x4x5:0"):
+        with pytest.raises(ValueError, match="MxN:DIM"):
+            profile_driver.parse_shape(bad)
+    vs = [
+        profile_driver.lookup(i) for i in ("cuda/axis-r2-warp-row", "cuda/axis-c3-vector-columns")
+    ]
+    vs.append(catalogue.get("peer/torch.sum"))
+    work = [
+        (v.id, s, d)
+        for v, _, _, s, d in profile_driver._work(vs, [2**24], ["float32"], "profile", shapes)
+    ]
+    assert work == [
+        ("cuda/axis-c3-vector-columns", (2048, 120), 0),  # r2 takes rows only: neither shape
+        ("cuda/axis-c3-vector-columns", (4, 80, 33), 1),
+        ("peer/torch.sum", (2048, 120), 0),
+        ("peer/torch.sum", (4, 80, 33), 1),
+    ]
+    jobs = profile_study.shape_jobs(vs, shapes, "float32")  # each library call alone, last
+    assert [(len(j.variants), j.shapes) for j in jobs] == [(2, tuple(shapes))] + [
+        (1, (s,)) for s in shapes
+    ]
+    assert len({j.stem for j in jobs}) == 3
+    for j in jobs:  # what the driver is given parses (n is unused beside shapes, but checked)
+        argv = profile_study.ncu_command("ncu", j, tmp_path, tmp_path / "m")
+        argv = argv[argv.index("harness.studies.profile_driver") + 1 :]
+        assert profile_driver.main([*argv, "--dtype", "nope"]) == 2
+        assert "unknown dtype(s) nope" in capsys.readouterr().err  # n and shapes were accepted
+    cmd = profile_driver.driver_command("profile", vs, [2**24], ["float32"], tmp_path / "m", shapes)
+    assert cmd[cmd.index("--shapes") + 1 : cmd.index("--shapes") + 3] == ["2048x120:0", "4x80x33:1"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["--variants", "cuda/axis-fastest", "cuda/v3-sequential", "--shapes", "8x8:0"],
+            "sum every",
+        ),
+        (["--variants", "cuda/axis-fastest", "--shapes", "8x:0"], "MxN:DIM"),
+    ],
+)
+def test_profile_shapes_usage_errors_before_any_work(args, says, capsys):
+    assert reduce_ladder(["profile", *args]) == 2
+    assert says in capsys.readouterr().err
+
+
 def test_launch_count_reads_either_plan_shape():
     class MultiPass:
         launches = (print, print, print)

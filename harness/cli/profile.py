@@ -12,13 +12,16 @@ from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, fail
 PROFILE = """`reduce-ladder profile`: each variant's hardware counters under Nsight Compute (ncu).
 
     reduce-ladder profile [--variants ID ...] [--sizes N ...] [--dtype D] [--json PATH] [--raw DIR]
+    reduce-ladder profile --variants AXIS_ID ... peer/torch.sum --shapes 2048x120:0 ...
     reduce-ladder profile --render profile.json --out DIR      (tables + plot, no GPU needed)
 
 Default: the float32 ladder (CUDA stages and their Triton twins), the fastest pair and the peers'
 kernels (torch.sum, cupy.sum with and without CUB) at n = 2^24. ncu runs as a subprocess on
 harness.studies.profile_driver; its raw output (.ncu-rep, CSV exports, log) goes to --raw
-(default: beside --json, "<stem>-raw/"). Exit: 0 ok; 1 profiling failed; 2 bad usage, or ncu /
-a GPU / readable performance counters missing (one line).
+(default: beside --json, "<stem>-raw/"). The axis family runs at 2^24 elements in rows of 256, or
+with --shapes at each given shape it takes, the peers beside it summing along the same dim.
+Exit: 0 ok; 1 profiling failed; 2 bad usage, or ncu / a GPU / readable performance counters
+missing (one line).
 """
 SANITIZE = """`reduce-ladder sanitize`: every default kernel under compute-sanitizer's four tools.
 
@@ -84,9 +87,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
     ns = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
     variants = named_variants(args.variants) or study.default_variants(dtype)
     common.require_dtype(variants, dtype)
+    shapes = _shapes(args.shapes, variants)
     raw = raw_dir_for(args.json, args.raw, "profile-raw")
     try:
-        doc = tool_run(study.profile, variants, ns, dtype, raw)
+        doc = tool_run(study.profile, variants, ns, dtype, raw, shapes=shapes)
     except study.ProfileError as e:
         return fail("profile", str(e))
     common.write_json(args.json, doc)
@@ -97,6 +101,23 @@ def cmd_profile(args: argparse.Namespace) -> int:
         print(f"wrong sums in the warm-up check: {', '.join(bad)}")
     print(f"raw ncu output in {raw}" + (f"; document {args.json}" if args.json else ""))
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _shapes(values: list[str] | None, variants: list) -> tuple:
+    """--shapes parsed; only beside axis variants or peers (the 1-D ladder has no shape)."""
+    from harness.studies.profile_driver import parse_shape
+
+    if not values:
+        return ()
+    try:
+        shapes = tuple(parse_shape(v) for v in values)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if flat := [v.id for v in variants if v.family != "axis" and v.backend != "peer"]:
+        raise UsageError(
+            f"--shapes takes axis variants and peers; {', '.join(flat)} sum every element"
+        )
+    return shapes
 
 
 def cmd_sanitize(args: argparse.Namespace) -> int:
@@ -132,6 +153,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--variants", nargs="*", metavar="ID", help="default: ladder, twins, peers")
     p.add_argument("--sizes", nargs="*", metavar="N", help="default 2^24")
     p.add_argument("--dtype", default="float32")
+    p.add_argument(
+        "--shapes", nargs="*", metavar="MxN:DIM", help="axis variants, peers: sums along DIM"
+    )
     p.add_argument("--json", metavar="PATH", help="write the profile document here")
     p.add_argument("--raw", metavar="DIR", help="raw ncu output (default: beside --json)")
     p.add_argument("--render", metavar="PROFILE.json", help="render a document; no profiling")

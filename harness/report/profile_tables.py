@@ -333,7 +333,14 @@ def render(doc: dict, out_dir: Path) -> Path:
     return out_dir / "profile.md"
 
 
+def _where(r: dict) -> str:
+    """n, or an axis run's shape and dim."""
+    if "shape" in r:
+        return f"{'x'.join(map(str, r['shape']))} dim {r['dim']}"
+    return f"{r['n']:,}"
+
+
 def terminal_summary(doc: dict) -> str:
     """Every result's counters (what `reduce-ladder profile` prints last)."""
-    items = [(f"`{r['variant']}` {r['dtype']} {r['n']:,}", r["total"]) for r in doc["results"]]
+    items = [(f"`{r['variant']}` {r['dtype']} {_where(r)}", r["total"]) for r in doc["results"]]
     return _table(LADDER_COLUMNS, items)

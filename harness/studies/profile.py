@@ -44,12 +44,14 @@ def default_variants(dtype: str = "float32") -> list[Variant]:
 
 @dataclass
 class Job:
-    """One ncu process: variants run in this order at one (dtype, n); a peer, if any, last."""
+    """One ncu process: variants run in this order at one (dtype, n) (or, with shapes, the axis
+    variants and the peers at those); a peer, if any, last."""
 
     dtype: str
     n: int
     variants: list[Variant]
     stem: str = ""
+    shapes: tuple = ()
 
 
 def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str) -> list[Job]:
@@ -63,11 +65,24 @@ def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str) -> list[Job
     ]
 
 
+def shape_jobs(variants: list[Variant], shapes, dtype: str) -> list[Job]:
+    """--shapes: the axis variants over every shape in one job, then each peer at each shape in
+    a job of its own (a library call cannot count its launches: it runs last, alone)."""
+    own = [v for v in variants if v.backend != "peer" and dtype in v.dtypes]
+    peers = [v for v in variants if v.backend == "peer" and dtype in v.dtypes]
+    jobs = (
+        [Job(dtype, 1, own, f"profile-{dtype}-shapes", tuple(shapes))] if own else []
+    )  # n: unused
+    for k, (p, shape) in enumerate((p, s) for p in peers for s in shapes):
+        jobs.append(Job(dtype, 1, [p], f"profile-{dtype}-shapes-{k}", (shape,)))
+    return jobs
+
+
 def ncu_command(ncu: str, job: Job, raw_dir: Path, manifest: Path) -> list[str]:
     includes = [a for v in job.variants for a in ("--nvtx-include", f"{range_name(v.id)}/")]
     metrics = ["--metrics", ",".join(ncu_metrics.metric_names())]
     export = ["--export", str(raw_dir / f"{job.stem}.ncu-rep"), "--force-overwrite"]
-    driver = driver_command("profile", job.variants, [job.n], [job.dtype], manifest)
+    driver = driver_command("profile", job.variants, [job.n], [job.dtype], manifest, job.shapes)
     return [ncu, *NCU_FLAGS, *includes, *metrics, *export, *driver]
 
 
@@ -172,8 +187,10 @@ def profile(
     dtype: str,
     raw_dir: Path,
     progress=None,
+    shapes: tuple = (),
 ) -> dict:
-    """The profile document (see the module docstring); raw ncu output under raw_dir."""
+    """The profile document (see the module docstring); raw ncu output under raw_dir. shapes:
+    ((shape, dim), ...) the axis variants and the peers (torch.sum(x, dim)) run at, not n."""
     ncu = gpu_tools.find_tool("ncu")
     gpu_tools.require_gpu()
     raw_dir.mkdir(parents=True, exist_ok=True)
@@ -181,9 +198,13 @@ def profile(
     doc = dict(schema=SCHEMA, device=device.device_info(), ncu=gpu_tools.tool_version(ncu))
     doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
     doc |= dict(runs=[], results=[])
-    for job in plan_jobs(variants, sizes, dtype):
+    jobs = shape_jobs(variants, shapes, dtype) if shapes else plan_jobs(variants, sizes, dtype)
+    for job in jobs:
+        where = (
+            f"shapes {', '.join(map(str, job.shapes))}" if shapes else f"n = {size_label(job.n)}"
+        )
         if progress:
-            progress(f"ncu: {len(job.variants)} variant(s), {dtype}, n = {size_label(job.n)}")
+            progress(f"ncu: {len(job.variants)} variant(s), {dtype}, {where}")
         records, run = run_job(ncu, job, raw_dir)
         doc["runs"].append(run)
         doc["results"].extend(records)

@@ -63,15 +63,34 @@ AXIS_SANITIZE_CASES = (
 )
 
 
-def axis_cases(v: Variant, n: int, mode: str) -> list[tuple[tuple[int, ...], int]]:
+Shape = tuple[tuple[int, ...], int]  # (shape, dim): a sum along dim
+
+
+def parse_shape(text: str) -> Shape:
+    """ "2048x120:0" -> ((2048, 120), 0): a 2-D or 3-D shape and the dim summed along."""
+    try:
+        dims, dim = text.split(":")
+        shape = tuple(int(d) for d in dims.lower().split("x"))
+        if len(shape) not in (2, 3) or min(shape) < 1 or not 0 <= int(dim) < len(shape):
+            raise ValueError
+        return shape, int(dim)
+    except ValueError:
+        raise ValueError(
+            f"a shape is MxN:DIM or BxMxN:DIM (e.g. 2048x120:0), got {text!r}"
+        ) from None
+
+
+def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None) -> list[Shape]:
     """(shape, dim) an axis variant runs at for n: sanitize, every AXIS_SANITIZE_CASES its
     mapping takes; profile, ONE shape of n elements in rows of 256 (short rows, where the row
     stages differ most), along dim 1 for a row stage and the fastest pair, dim 0 for a column
-    stage, so each variant has one record per n and every stage reads the same tensor."""
+    stage, so each variant has one record per n and every stage reads the same tensor. shapes
+    (profile --shapes): those instead, each that the mapping takes."""
     from harness.launch import axis_plan
 
     along = 0 if v.launch.mapping.along == "columns" else 1
     wanted = AXIS_SANITIZE_CASES if mode == "sanitize" else (((n // 256, 256), along),)
+    wanted = shapes or wanted
     taken = []
     for shape, dim in wanted:
         try:
@@ -85,25 +104,41 @@ def axis_cases(v: Variant, n: int, mode: str) -> list[tuple[tuple[int, ...], int
 def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
     from harness.check import axis_verify
 
+    if v.backend == "peer":  # torch.sum(x, dim): exact on these integers while every |sum| is
+        import torch  # an integer float32 holds exactly (2^24), else not judged
+
+        g = axis_verify.golden(x, dim)
+        if float(g.abs_sum.max()) > 2**24:
+            return {"ok": None, "message": "not checked: sums past 2^24"}
+        same = torch.equal(torch.sum(x, dim=dim).double(), g.value.double())
+        return {"ok": same, "message": "" if same else "differs from the exact sums"}
     r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
     return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
 
 
-def _work(variants, sizes, dtype_names, mode):
-    """(variant, dtype, n, shape or None, dim or None) in run order."""
+def _work(variants, sizes, dtype_names, mode, shapes=None):
+    """(variant, dtype, n, shape or None, dim or None) in run order; with shapes, the axis
+    variants and the peers (torch.sum(x, dim): a library's sum along the same dim) at those."""
     for dtype, n, v in itertools.product(dtype_names, sizes, variants):
         if dtype not in v.dtypes:
             continue
-        if v.family != "axis":
+        if shapes and v.backend == "peer":
+            for shape, dim in shapes if n == sizes[0] else ():
+                yield v, dtype, n, shape, dim
+        elif v.family != "axis":
             yield v, dtype, n, None, None
-        elif mode == "profile" or n == sizes[0]:  # sanitize: the shapes once, whatever the n
-            for shape, dim in axis_cases(v, n, mode):
+        elif (mode == "profile" and not shapes) or n == sizes[0]:  # else the shapes once
+            for shape, dim in axis_cases(v, n, mode, shapes):
                 yield v, dtype, n, shape, dim
 
 
-def driver_command(mode: str, variants: list[Variant], sizes, dtypes, manifest: Path) -> list[str]:
+def driver_command(
+    mode: str, variants: list[Variant], sizes, dtypes, manifest: Path, shapes: list[Shape] = ()
+) -> list[str]:
     """This module as a process: what the tools run."""
     args = ["--mode", mode, "--dtype", *dtypes, "--n", *map(str, sizes)]
+    if shapes:
+        args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in shapes)]
     args += ["--manifest", str(manifest), "--variant", *(v.id for v in variants)]
     return [sys.executable, "-m", "harness.studies.profile_driver", *args]
 
@@ -171,7 +206,9 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     from harness.studies.session import timed_call
 
     launches: int | None = 1
-    if dim is not None:
+    if dim is not None and v.backend == "peer":
+        restore, run, launches = (lambda: None), (lambda: torch.sum(x, dim=dim)), None
+    elif dim is not None:
         plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim))
         restore, run, launches = plan.poison, plan.run, len(plan.launch.kernels)
     elif is_demo(v):
@@ -192,7 +229,9 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     return launches
 
 
-def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode: str) -> list[dict]:
+def run(
+    variants: list[Variant], sizes: list[int], dtype_names: list[str], mode: str, shapes=None
+) -> list[dict]:
     from harness.check import verify
 
     if mode == "sanitize":
@@ -205,7 +244,7 @@ def run(variants: list[Variant], sizes: list[int], dtype_names: list[str], mode:
         except ImportError:
             pass
     manifest = []
-    for v, dtype, n, shape, dim in _work(variants, sizes, dtype_names, mode):
+    for v, dtype, n, shape, dim in _work(variants, sizes, dtype_names, mode, shapes):
         entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
         try:
             if shape is None:
@@ -239,12 +278,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dtype", "--dtypes", dest="dtypes", nargs="+", default=["float32"])
     p.add_argument("--mode", choices=("profile", "sanitize"), default="profile")
     p.add_argument("--manifest", help="write the manifest (JSON) here")
+    p.add_argument("--shapes", nargs="*", default=[], help="MxN:DIM: axis variants, peers")
     args = p.parse_args(argv)
     from harness.core.sizes import parse_size
 
     try:
         variants = [lookup(i) for i in args.variants]
         sizes = [parse_size(s) for s in args.sizes]
+        shapes = [parse_shape(s) for s in args.shapes]
         bad = [d for d in args.dtypes if d not in dtypes.NAMES]
         if bad:
             raise ValueError(f"unknown dtype(s) {', '.join(bad)}")
@@ -254,10 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     if not device.gpu_available():
         print(f"profile_driver: no GPU: {device.torch_gpu()[1]}", file=sys.stderr)
         return 2
-    manifest = run(variants, sizes, args.dtypes, args.mode)
+    manifest = run(variants, sizes, args.dtypes, args.mode, shapes)
     if args.manifest:
         Path(args.manifest).write_text(json.dumps(manifest, indent=1, default=str) + "\n")
-    failed = [e for e in manifest if not e["ok"] and (e.get("error") or not e["wrong"])]
+    failed = [e for e in manifest if e["ok"] is False and (e.get("error") or not e["wrong"])]
     return 1 if failed else 0
 
 
