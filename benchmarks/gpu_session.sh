@@ -50,7 +50,7 @@ for step in $steps; do
         | tee "$F/env.txt"
       python3 -c "import torch, triton, cupy; print('torch', torch.__version__, 'triton', triton.__version__, 'cupy', cupy.__version__, torch.cuda.get_device_name())" \
         | tee -a "$F/env.txt"
-      python3 -c "from harness.launch import peers_compiled as p; print('cuda.compute:', p.cccl_unavailable_reason() or 'importable')" \
+      python3 -c "from harness.launch import peers as p; print('cuda.compute:', p.cccl_unavailable_reason() or 'importable')" \
         | tee -a "$F/env.txt"
       ;;
     tests)

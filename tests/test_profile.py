@@ -348,20 +348,23 @@ def test_sanitizer_kernel_names_map_to_the_variants_that_launch_them():
     assert names["adjacent_tiles_kernel"] == {"triton/tile-256", "triton/pair-adjacent-256"}
 
 
-def test_axis_kernels_are_attributed_to_their_stage_the_split_stages_and_the_fastest_pair():
+def test_axis_kernels_are_attributed_to_the_variants_whose_passes_launch_them():
     from harness.compile import nvrtc
 
     if not nvrtc.available():
         pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
     ids = ["cuda/axis-r0-thread-row", "cuda/axis-r4-split-rows", "cuda/axis-fastest"]
-    ids += ["triton/axis-r2-warp-row", "triton/axis-fastest"]
+    ids += ["triton/axis-r4-split-rows", "triton/axis-fastest"]
+    assert sanitize.axis_kinds(profile_driver.lookup(ids[1])) == {"r4", "r3"}  # r3: r4's combine
     names = sanitize.kernel_names([profile_driver.lookup(i) for i in ids])
     r0 = [k for k in names if k.startswith("_Z22axis_r0_thread_per_row")]
-    assert len(r0) == 4  # one per dtype, each launched by r0 or a pick of the fastest pair
-    assert all(names[k] == {"cuda/axis-r0-thread-row", "cuda/axis-fastest", ids[1]} for k in r0)
-    combine = [k for k in names if k.startswith("_Z25axis_c0_thread_per_columnIf")]
+    assert len(r0) == 4 and all(names[k] == {"cuda/axis-r0-thread-row"} for k in r0)  # 4 dtypes
+    combine = [k for k in names if k.startswith("_Z20axis_r3_subwarp_rows")]
     assert combine and all(names[k] == {ids[1], "cuda/axis-fastest"} for k in combine)
-    assert names["rows_warp_kernel"] == {"triton/axis-r2-warp-row", "triton/axis-fastest"}
+    assert names["rows_subwarp_kernel"] == {"triton/axis-r4-split-rows", "triton/axis-fastest"}
+    assert names["columns_vector_kernel"] == {"triton/axis-fastest"}  # its pick for columns
+    named_alone = sanitize.kernel_names([profile_driver.lookup("triton/axis-fastest")])
+    assert {"rows_split_kernel", "columns_vector_kernel"} <= set(named_alone)
 
 
 def test_axis_variants_run_on_shapes_their_mapping_takes():
@@ -418,14 +421,30 @@ def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_p
     [
         (
             ["--variants", "cuda/axis-fastest", "cuda/v3-sequential", "--shapes", "8x8:0"],
-            "sum every",
+            "not cuda/v3",
         ),
+        (
+            ["--variants", "cuda/axis-fastest", "peer/cupy.sum-cub", "--shapes", "8x8:0"],
+            "not peer/",
+        ),
+        (["--shapes", "8x8:0"], "needs --variants"),
         (["--variants", "cuda/axis-fastest", "--shapes", "8x:0"], "MxN:DIM"),
     ],
 )
 def test_profile_shapes_usage_errors_before_any_work(args, says, capsys):
     assert reduce_ladder(["profile", *args]) == 2
     assert says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "int32"])
+def test_the_peers_sum_along_a_dim_is_checked_against_the_exact_sums_rounded_once(dtype):
+    from harness.check.verify import seed_like_input
+
+    peer = catalogue.get("peer/torch.sum")
+    x = seed_like_input(2048 * 120, dtype, "cpu").view(2048, 120)  # sums up to 2048 x 99
+    assert profile_driver._axis_check(peer, x, 0, "profile") == {"ok": True, "message": ""}
+    wide = seed_like_input(3 * 400_000, dtype, "cpu").view(3, 400_000)  # sums past 2^24
+    assert profile_driver._axis_check(peer, wide, 1, "profile")["ok"] is None  # not judged
 
 
 def test_launch_count_reads_either_plan_shape():

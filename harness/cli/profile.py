@@ -85,9 +85,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
     dtype = common.parse_dtype(args.dtype)
     ns = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
-    variants = named_variants(args.variants) or study.default_variants(dtype)
+    named = named_variants(args.variants)
+    shapes = _shapes(args.shapes, named)
+    variants = named or study.default_variants(dtype)
     common.require_dtype(variants, dtype)
-    shapes = _shapes(args.shapes, variants)
     raw = raw_dir_for(args.json, args.raw, "profile-raw")
     try:
         doc = tool_run(study.profile, variants, ns, dtype, raw, shapes=shapes)
@@ -103,8 +104,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
-def _shapes(values: list[str] | None, variants: list) -> tuple:
-    """--shapes parsed; only beside axis variants or peers (the 1-D ladder has no shape)."""
+def _shapes(values: list[str] | None, named: list) -> tuple:
+    """--shapes parsed, beside the named axis variants and peer/torch.sum only (a 1-D variant
+    has no shape; torch.sum is the one peer that sums along a dim here)."""
     from harness.studies.profile_driver import parse_shape
 
     if not values:
@@ -113,9 +115,12 @@ def _shapes(values: list[str] | None, variants: list) -> tuple:
         shapes = tuple(parse_shape(v) for v in values)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    if flat := [v.id for v in variants if v.family != "axis" and v.backend != "peer"]:
+    if not named:
+        raise UsageError("--shapes needs --variants AXIS_ID ... [peer/torch.sum]")
+    if other := [v.id for v in named if v.family != "axis" and v.id != "peer/torch.sum"]:
         raise UsageError(
-            f"--shapes takes axis variants and peers; {', '.join(flat)} sum every element"
+            f"--shapes takes axis variants and peer/torch.sum (summing along the same dim), "
+            f"not {', '.join(other)}"
         )
     return shapes
 

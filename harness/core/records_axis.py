@@ -6,7 +6,7 @@ Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run / che
 default selection, list, the census and the porting guide, the benchmarks, the report, the tests
 that run every variant on a flat input) sums a 1-D input to a scalar; an axis variant takes a
 shape and a dim and returns a tensor, so each would need a filter, and the one that forgot it
-would break. Only the axis consumers read this list (harness.launch.axis_plan and axis_cache,
+would break. Only the axis consumers read this list (harness.launch.axis_plan and plan_cache,
 reduce_sum's dim=, harness.check.axis_verify, the axis tests). The records are Variants of family
 "axis" whose geometry is an AxisLaunch (a mapping of harness.core.axis_geometry / axis_vector).
 

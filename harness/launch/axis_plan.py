@@ -11,8 +11,9 @@ enters the caller's stream first, harness.launch.stream).
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -184,16 +185,20 @@ def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list
 @dataclass
 class AxisLaunch:
     """Every pass of one axis sum: its kernels and the partials between them; given the
-    contiguous x and out per call (what harness.launch.plan_cache.AxisCache keeps)."""
+    contiguous x and out per call (what harness.launch.plan_cache.AxisCache keeps). The lock
+    holds a call's passes together: two threads on one stream sharing the entry would otherwise
+    enqueue A's split, B's split, A's combine, and A would read B's partials."""
 
     kernels: list[Kernel]
     partials: list[torch.Tensor]
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
         srcs = [x.reshape(-1), *self.partials]
         dsts = [*self.partials, out.view(-1)]
-        for k, src, dst in zip(self.kernels, srcs, dsts, strict=True):
-            k(src, dst)
+        with self.lock:
+            for k, src, dst in zip(self.kernels, srcs, dsts, strict=True):
+                k(src, dst)
 
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:

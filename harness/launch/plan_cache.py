@@ -256,7 +256,9 @@ def default_axis() -> AxisCache:
 
 
 def clear() -> None:
+    """Both process-wide caches: the 1-D families' and the axis family's."""
     _default.clear()
+    _default_axis.clear()
 
 
 def info() -> CacheInfo:

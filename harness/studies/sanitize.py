@@ -17,7 +17,7 @@ from harness.core import catalogue, demo_records, device, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records, sanitizer_log
 from harness.studies import gpu_tools
-from harness.studies.profile_driver import driver_command, lookup
+from harness.studies.profile_driver import AXIS_SANITIZE_CASES, driver_command, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA
 TOOLS = sanitizer_log.TOOLS
@@ -104,6 +104,21 @@ def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str
     return [tool_path, *flags, *driver]
 
 
+def axis_kinds(v: Variant) -> set[str]:
+    """The launch kinds an axis variant's passes use on the sanitize shapes (profile_driver's
+    AXIS_SANITIZE_CASES): its own, a split stage's combine, every stage the fastest pair picks."""
+    from harness.launch import axis_plan
+
+    kinds = set()
+    for shape, dim in AXIS_SANITIZE_CASES:
+        try:
+            problem = axis_plan.check(v, shape, dim)
+        except ValueError:
+            continue
+        kinds |= {ps.kind for ps in v.launch.mapping.passes(problem)}
+    return kinds
+
+
 def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
     """Kernel name as the sanitizer prints it (--demangle no) -> the ids of the variants that
     launch it. CUDA names come from NVRTC (no GPU needed); Triton's are the function names."""
@@ -111,7 +126,6 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
 
     by_name: dict[str, set[str]] = {}
     exprs: dict[str, dict[str, list[str]]] = {}  # source -> expression -> variant ids
-    axis_cuda = {v.id for v in variants if v.family == records_axis.FAMILY and v.backend == "cuda"}
     for v in variants:
         if v.family == records_axis.FAMILY:
             continue  # below: an axis variant launches kernels chosen by the shape
@@ -120,23 +134,20 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
         elif v.backend == "cuda" and v.source:
             for d in v.dtypes:
                 exprs.setdefault(v.source, {}).setdefault(v.name_expression(d), []).append(v.id)
-    # An axis variant's passes depend on the shape: a split stage (records_axis.SPLIT_KINDS) may
-    # end in another kind's kernel reading float32 partials, and the fastest pair picks a stage.
-    # So each axis.cu instantiation is attributed to the stage whose template it is, the split
-    # stages and the fastest pair (kernels_shared_with says so); Triton's, by kernel name, to
-    # their stage and triton/axis-fastest.
-    base = lambda template: template.split("<")[0]  # noqa: E731
-    splits = {base(records_axis.CUDA_KERNELS[k]) for k in records_axis.SPLIT_KINDS}
-    picks = {i for i in axis_cuda if base(catalogue.AXIS_BY_ID[i].kernel) in splits}
-    picks |= {i for i in axis_cuda if i.endswith("-fastest")}
-    for expr in records_axis.name_expressions() if axis_cuda else ():
-        own = {i for i in axis_cuda if base(catalogue.AXIS_BY_ID[i].kernel) == base(expr)}
+    # An axis variant's kernels depend on the shape (a split stage ends in another kind's kernel
+    # reading float32 partials; the fastest pair picks a stage): each kernel is attributed to
+    # every selected axis variant whose passes launch its kind on the shapes sanitize runs.
+    axis = [v for v in variants if v.family == records_axis.FAMILY]
+    kinds = {v.id: axis_kinds(v) for v in axis}
+    kind_of = {t.split("<")[0]: k for k, t in records_axis.CUDA_KERNELS.items()}
+    if any(v.backend == "cuda" for v in axis):
         table = exprs.setdefault(records_axis.SOURCE_CUDA, {})
-        table.setdefault(expr, []).extend(sorted(own | picks))
-    triton_fastest = [v.id for v in variants if v.id == "triton/axis-fastest"]
-    for v in variants:
-        if v.family == records_axis.FAMILY and v.backend == "triton" and v.id not in triton_fastest:
-            by_name.setdefault(v.kernel, set()).update([v.id, *triton_fastest])
+        for expr in records_axis.name_expressions():
+            kind = kind_of[expr.split("<")[0]]
+            table[expr] = [v.id for v in axis if v.backend == "cuda" and kind in kinds[v.id]]
+    for v in (v for v in axis if v.backend == "triton"):
+        for kind in kinds[v.id]:
+            by_name.setdefault(records_axis.TRITON_KERNELS[kind], set()).add(v.id)
     for source, table in exprs.items():
         # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
         # not match them (their records then count as "unattributed", which fails the run)
