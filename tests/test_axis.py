@@ -391,3 +391,25 @@ def test_short_columns_get_blocks_enough(shape, lanes):
     assert vec.column_lanes(p) == lanes and vec.column_splits(p)[0] == 1
     (first,) = vec.VECTOR_COLUMNS.passes(p)
     assert first.grid[0] >= vec.SHORT_TARGET_BLOCKS and first.lanes == lanes
+
+
+def test_a_sum_past_the_dtypes_range_is_its_infinity_and_a_finite_one_is_wrong(dev, monkeypatch):
+    # row sums of about 1.25e5 (not integers: the float check) overflow float16's 65504, so
+    # the rounded sum is +inf, and -inf for the negated row
+    g = torch.Generator().manual_seed(3)
+    x = (torch.rand(2, 1000, generator=g) * 50 + 100.5).to(torch.float16)
+    x[1] = -x[1]
+    x = x.to(dev)
+    v = catalogue.get_axis("triton/axis-r2-warp-row")
+    r = axis_verify.check_axis(v, x, 1)
+    assert r.ok and r.worst_ratio == 0, r.message
+    assert torch.equal(harness.reduce_sum(x, v.id, dim=1).cpu().float(),
+                       torch.tensor([float("inf"), -float("inf")]))  # fmt: skip
+    run = axis_verify.axis_plan.AxisPlan.run
+    for fake in (65504.0, float("inf")):  # finite max, and +inf for the -inf row: both wrong
+
+        def wrong(plan, fake=fake):
+            return run(plan).fill_(fake)
+
+        monkeypatch.setattr(axis_verify.axis_plan.AxisPlan, "run", wrong)
+        assert not axis_verify.check_axis(v, x, 1).ok, fake
