@@ -200,8 +200,10 @@ def test_a_warmed_call_captures_and_replays_after_the_data_changed(vid, use_op, 
 
 
 @pytest.mark.filterwarnings("ignore:The CUDA Graph is empty:UserWarning")
-@pytest.mark.parametrize("vid", SOME)
+@pytest.mark.parametrize("vid", [*SOME, "cuda/fastest", "triton/fastest"])
 def test_a_first_call_inside_a_capture_says_so_and_leaves_it_valid(vid, needs_cupy):
+    """A variant never called with such an input cannot build inside a capture: it says so
+    before anything is enqueued, caches nothing, and the caller's capture replays correctly."""
     x = data(vid, 5003, "int")
     y = torch.arange(1000, device="cuda", dtype=torch.int64)
     torch.cuda.synchronize()
