@@ -54,28 +54,24 @@ class Job:
     shapes: tuple = ()
 
 
-def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str) -> list[Job]:
+def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) -> list[Job]:
+    """The ncu processes, in order. A library call cannot count its launches, so it runs last in
+    its job: per n, ours with one peer last, each other peer alone; with shapes (--shapes), ours
+    over every shape in one job, each peer at each shape alone."""
     own = [v for v in variants if v.backend != "peer" and dtype in v.dtypes]
     peers = [v for v in variants if v.backend == "peer" and dtype in v.dtypes]
+    if shapes:  # n is unused beside shapes
+        runs = [(own, tuple(shapes))] if own else []
+        runs += [([p], (s,)) for p in peers for s in shapes]
+        return [
+            Job(dtype, 1, g, f"profile-{dtype}-shapes-{k}", sh) for k, (g, sh) in enumerate(runs)
+        ]
     groups = [own + peers[:1], *([p] for p in peers[1:])] if own else [[p] for p in peers]
     return [
         Job(dtype, n, g, f"profile-{dtype}-{size_label(n).replace('^', '_').replace(',', '')}-{k}")
         for n in sizes
         for k, g in enumerate(gr for gr in groups if gr)
     ]
-
-
-def shape_jobs(variants: list[Variant], shapes, dtype: str) -> list[Job]:
-    """--shapes: the axis variants over every shape in one job, then each peer at each shape in
-    a job of its own (a library call cannot count its launches: it runs last, alone)."""
-    own = [v for v in variants if v.backend != "peer" and dtype in v.dtypes]
-    peers = [v for v in variants if v.backend == "peer" and dtype in v.dtypes]
-    jobs = (
-        [Job(dtype, 1, own, f"profile-{dtype}-shapes", tuple(shapes))] if own else []
-    )  # n: unused
-    for k, (p, shape) in enumerate((p, s) for p in peers for s in shapes):
-        jobs.append(Job(dtype, 1, [p], f"profile-{dtype}-shapes-{k}", (shape,)))
-    return jobs
 
 
 def ncu_command(ncu: str, job: Job, raw_dir: Path, manifest: Path) -> list[str]:
@@ -198,8 +194,7 @@ def profile(
     doc = dict(schema=SCHEMA, device=device.device_info(), ncu=gpu_tools.tool_version(ncu))
     doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
     doc |= dict(runs=[], results=[])
-    jobs = shape_jobs(variants, shapes, dtype) if shapes else plan_jobs(variants, sizes, dtype)
-    for job in jobs:
+    for job in plan_jobs(variants, sizes, dtype, shapes):
         where = (
             f"shapes {', '.join(map(str, job.shapes))}" if shapes else f"n = {size_label(job.n)}"
         )
