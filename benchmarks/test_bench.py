@@ -88,9 +88,7 @@ def test_reduce(benchmark, case: suites.Case, bench_cfg):
 
     rounds = bench_cfg["rounds"]
     benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS)
-    # a record suite: the record, its call time pytest-benchmark's rounds (an axis case's peer
-    # has a 1-D catalogue id too, but its rows are the axis suite's, not a record's)
-    if v is not None and case.suite != "axis":
+    if suites.SUITES[case.suite].records:  # the record, its call time pytest-benchmark's rounds
         (rec,) = records_from_rows(rows)
         stats = getattr(benchmark, "stats", None)  # None under --benchmark-disable: one call
         if stats is not None:

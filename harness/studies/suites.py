@@ -58,6 +58,7 @@ class Suite:
     measure: Callable[[Case, int | None], list[Row]]  # (case, reps) -> rows
     supports: Callable[[str, str, int], bool]  # (variant, dtype, n) -> can it run
     known: Callable[[], list[str]]  # every id --variants may name
+    records: bool = False  # measured by session.check_and_time: its rows rebuild a result record
 
 
 def _supports(vid: str, dtype: str, n: int) -> bool:
@@ -188,22 +189,24 @@ SUITES: dict[str, Suite] = {
     for s in (
         Suite("ladder", "the ladder, verified and timed (`reduce-ladder run`'s defaults)",
               lambda d: _ids(session.ladder_variants(d)), ("float32",), session.DEFAULT_SIZES,
-              _record_measure(), _supports, lambda: list(catalogue.BY_ID)),
+              _record_measure(), _supports, lambda: list(catalogue.BY_ID), records=True),
         Suite("sweep", "every non-wrong variant and peer across n (the pytest-benchmark sweep)",
               lambda d: _ids(v for v in catalogue.ladder_order(catalogue.select())
                              if v.family != "001"),
               ("float32", "int32"), tuple(2**k for k in (10, 12, 14, 16, 18, 20, 22, 24, 25, 26,
                                                          28)),
-              _record_measure(), _supports, lambda: list(catalogue.BY_ID)),
+              _record_measure(), _supports, lambda: list(catalogue.BY_ID), records=True),
         Suite("seed004", "seed 004's table: its kernels, their Triton twins and the peers",
               lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
-              ("int32",), (2**24,), _record_measure(), _supports, lambda: list(catalogue.BY_ID)),
+              ("int32",), (2**24,), _record_measure(), _supports, lambda: list(catalogue.BY_ID),
+              records=True),
         Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
               lambda d: [*FASTEST_DEFAULT, *FASTEST_PEERS], ("float32", "int32"),
               tuple(2**k for k in range(10, 31)),
               _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
-              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
+              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"],
+              records=True),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
               lambda d: _callable_known(), call_entries.DEFAULT_DTYPES,
               call_entries.DEFAULT_SIZES, _callable_measure, _callable_supports,
