@@ -17,7 +17,7 @@ from harness.core import catalogue, demo_records, device, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records, sanitizer_log
 from harness.studies import gpu_tools
-from harness.studies.profile_driver import AXIS_SANITIZE_CASES, driver_command, lookup
+from harness.studies.profile_driver import axis_cases, driver_command, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA
 TOOLS = sanitizer_log.TOOLS
@@ -105,18 +105,14 @@ def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str
 
 
 def axis_kinds(v: Variant) -> set[str]:
-    """The launch kinds an axis variant's passes use on the sanitize shapes (profile_driver's
-    AXIS_SANITIZE_CASES): its own, a split stage's combine, every stage the fastest pair picks."""
-    from harness.launch import axis_plan
+    """The launch kinds an axis variant's passes use on the shapes sanitize runs it at
+    (profile_driver.axis_cases): its own, a split stage's combine, the fastest pair's picks."""
+    from harness.core import axis_geometry as geom
 
-    kinds = set()
-    for shape, dim in AXIS_SANITIZE_CASES:
-        try:
-            problem = axis_plan.check(v, shape, dim)
-        except ValueError:
-            continue
-        kinds |= {ps.kind for ps in v.launch.mapping.passes(problem)}
-    return kinds
+    cases = axis_cases(v, 0, "sanitize")
+    return {
+        ps.kind for shape, dim in cases for ps in v.launch.mapping.passes(geom.problem(shape, dim))
+    }
 
 
 def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
