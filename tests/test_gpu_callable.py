@@ -51,6 +51,8 @@ def test_reduce_sum_equals_the_uncached_plan_bit_for_bit(vid, dtype, needs_cupy)
 def test_every_launch_mode_equals_the_uncached_plan(vid, needs_cupy):
     v = catalogue.get(vid)
     for mode in rebind.LAUNCH_MODES[v.backend]:
+        if mode == "native":
+            continue  # built on request: tests/test_gpu_native.py
         cache = plan_cache.PlanCache(launch_modes={v.backend: mode})
         for n in (1000, 2**20 + 7):
             x = torch.randn(n + 1, device="cuda")[1:]

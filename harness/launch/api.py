@@ -168,6 +168,8 @@ def reduce_sum(
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
         if launch is not None:
             if out is None:
+                if launch.call is not None:  # the native launch allocates in C++ too
+                    return launch.call(x)
                 res = launch.proto.new_empty(())  # the sum's dtype on x's device
             elif _out_fits(out, launch.out_dtype, x):
                 res = out

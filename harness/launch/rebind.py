@@ -18,6 +18,10 @@ cache's):
   cuda.bindings.driver resolves its function table through cuGetProcAddress, and
   compute-sanitizer reported each symbol the driver lacks as an API error in a user's program
   (34 on an H200), though no kernel was at fault.
+- "native", cuda and triton (opt-in: REDUCE_LADDER_NATIVE=1, harness.launch.native): the default
+  mode's kernel and parameters launched from a small C++ extension, which also allocates the
+  result (call), so a warm reduce_sum makes one call out of Python; where it cannot be built, or
+  for a Triton launch it does not make (_triton_params), the default is kept, with a warning.
 - cuda "function": cupy.cuda.Function called with the argument tuple packed once plus two fresh
   CIntptr for x and out, and the CuPy stream found once: no DLPack export, CuPy ndarray, stream
   context or numpy scalar per call.
@@ -42,7 +46,7 @@ import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import Variant
-from harness.launch import single_launch, workspace
+from harness.launch import native, single_launch, workspace
 from harness.launch.stream import cupy_stream_or_null, on_torch_stream
 
 
@@ -57,10 +61,19 @@ def _driver_available() -> bool:
 
 
 LAUNCH_MODES: dict[str, tuple[str, ...]] = {
-    "cuda": ("cupy-driver", *(("driver",) if _driver_available() else ()), "function", "rawkernel"),
-    "triton": ("bound", "jit"),
+    "cuda": (
+        "cupy-driver",
+        *(("driver",) if _driver_available() else ()),
+        "function",
+        "rawkernel",
+        "native",
+    ),
+    "triton": ("bound", "jit", "native"),
 }
-DEFAULT_MODE: dict[str, str] = {"cuda": LAUNCH_MODES["cuda"][0], "triton": "bound"}
+DEFAULT_MODE: dict[str, str] = {
+    "cuda": "native" if native.requested() else LAUNCH_MODES["cuda"][0],
+    "triton": "native" if native.requested() else "bound",
+}
 RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
 
 
@@ -92,6 +105,7 @@ class BoundLaunch:
     go: Go
     in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]
     go_with: LaunchWith | None = None  # single-launch: None where the mode cannot be captured
+    call: Callable[[torch.Tensor], torch.Tensor] | None = None  # native: a new result + go
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
         self.go(x, out)
@@ -115,13 +129,80 @@ def bind(
         )
     out_dtype = dtypes.get(dtype).sum_torch
     ws = single_launch.workspace(variant, dtype, x.device, stream_ptr if x.is_cuda else None)
-    if variant.backend == "cuda":
+    call = None
+    if mode == "native" and not x.is_cuda:  # Triton's interpreter: nothing is launched natively
+        mode = "bound"
+    if mode == "native":
+        try:
+            go, go_with, blocks, call = _native(variant, dtype, x, ws, stream_ptr, out_dtype)
+        except native.NativeUnavailable as why:  # said once per process; the default launch
+            import warnings
+
+            warnings.warn(str(why), RuntimeWarning, stacklevel=2)
+            mode = "cupy-driver" if variant.backend == "cuda" else "bound"
+    if call is None and variant.backend == "cuda":
         go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
-    else:
+    elif call is None:
         go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
     capture = _capture(variant, mode, go_with, ws[0].numel() * ws[0].element_size())
     n = x.numel()
-    return BoundLaunch(variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, capture, go_with)
+    return BoundLaunch(
+        variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, capture, go_with, call
+    )
+
+
+def _native(variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int,
+            out_dtype: torch.dtype):  # fmt: skip
+    """The "native" launch (native_launch.cpp): the kernel, grid and parameters of the default
+    mode ("cupy-driver", "bound"; whose capture twin it keeps), launched and its result allocated
+    in C++. NativeUnavailable where it cannot be built, or for a Triton launch it does not make."""
+    module = native.load()
+    proto = torch.empty(1, dtype=out_dtype, device=x.device)
+    if variant.backend == "cuda":
+        _, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, "cupy-driver")
+        kern, _, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
+        import cupy
+
+        with cupy.cuda.Device(x.device.index or 0):
+            fn_ptr = kern.kernel.ptr
+        params = [0, 0, ws[0].data_ptr(), ws[1].data_ptr(), x.numel()]  # in, out, p, counter, n
+        launch = module.Launch(fn_ptr, blocks, threads, 0, stream_ptr, params, [0], [0], 1, proto)
+        return launch.into, go_with, blocks, launch.call
+    go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, "bound", out_dtype)
+    compiled, values, head_bytes = go.native  # x, x past its head, out, then the fixed values
+    params = _triton_params(compiled, values)
+    md = compiled.metadata
+    threads = md.num_warps * 32
+    launch = module.Launch(
+        compiled.function, blocks, threads, md.shared, stream_ptr, params, [0, 1], [0, head_bytes],
+        2, proto,
+    )  # fmt: skip
+    return launch.into, go_with, blocks, launch.call
+
+
+def _triton_params(compiled, values: tuple) -> list[int]:
+    """A compiled Triton kernel's parameters as the driver takes them: the values that are not
+    constexpr (its signature says which), then the scratch pointers Triton's launcher appends
+    (0 to 2 by version, null when the kernel needs no scratch; counted from the PTX entry).
+    NativeUnavailable for what Triton's own launcher would do more for: a scratch buffer, a
+    cluster, a cooperative or PDL launch, a float scalar, a signature this does not understand.
+    A profiler's launch hook (Triton's knobs) is not called by the native launch."""
+    md, sig = compiled.metadata, getattr(getattr(compiled, "src", None), "signature", None)
+    needs_more = (
+        getattr(md, "global_scratch_size", 0) or getattr(md, "profile_scratch_size", 0)
+        or getattr(md, "num_ctas", 1) != 1 or getattr(md, "launch_cooperative_grid", False)
+        or getattr(md, "launch_pdl", False)
+    )  # fmt: skip
+    kept = [] if not isinstance(sig, dict) or len(sig) != len(values) else [
+        v for v, ty in zip(values, sig.values(), strict=True) if ty != "constexpr"
+    ]  # fmt: skip
+    entry = compiled.asm.get("ptx", "").partition(".entry")[2].partition(")")[0]
+    extra = entry.count(".param") - len(kept)
+    if needs_more or not kept or not all(type(v) is int for v in kept) or not 0 <= extra <= 2:
+        raise native.NativeUnavailable(
+            "this Triton kernel's launch is not one the native launcher makes; the default is used"
+        )
+    return kept + [0] * extra
 
 
 def _capture(variant: Variant, mode: str, go_with: LaunchWith | None, nbytes: int):
@@ -283,6 +364,7 @@ def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
         md = compiled.launch_metadata(grid, stream, *values) if enter is not None else None
         run(gx, gy, gz, stream, function, packed, md, enter, runtime.launch_exit_hook, *values)
 
+    launch.compiled = compiled  # for the native launch
     return launch
 
 
@@ -304,5 +386,7 @@ def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr
     def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
         p = x.data_ptr()
         launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
+
+    go_bound.native = (launch.compiled, (0, 0, 0, *fixed), head_bytes)  # rebind._native's
 
     return go_bound, with_bound

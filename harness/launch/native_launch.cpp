@@ -1,0 +1,132 @@
+// The native launch of a cached CUDA plan (harness/launch/native.py builds this file on request):
+// a warm call of reduce_sum without the two costs Python cannot cut. experiments/call_profile
+// measured a cached call at float32 2^10 on an H100 as 6.7 us of launch (cuLaunchKernel through a
+// Python binding) and 4.3 us of result allocation (Tensor.new_empty) out of about 15 us, against
+// torch.sum's 11.5 us, which does both in C++. Here both are C++ too: at::empty for the 0-d result
+// (the same caching allocator, on the same device and current stream, as new_empty) and
+// cuLaunchKernel called directly, found in the driver library with dlsym (no CUDA toolkit header
+// or library is needed to build this: the few driver types are declared below).
+//
+// What is launched is exactly what the Python launch modes launch (harness/launch/rebind.py): the
+// same CUfunction (CuPy's loaded kernel, or Triton's compiled one), grid, block, dynamic shared
+// memory, stream and parameters, so the sum is the same, bit for bit. The parameters are fixed when the plan is bound
+// (the workspace's pointers, n) except the input and output pointers, which each call writes into
+// its own copy on the C++ stack: no state is shared between calls, so no lock (the Python modes
+// need one around their packed array).
+#include <torch/extension.h>
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The driver API's types and the two entry points used (cuda.h's declarations).
+using CUresult = int;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using LaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                  unsigned, unsigned, CUstream, void**, void**);
+using GetErrorString = CUresult (*)(CUresult, const char**);
+
+constexpr size_t kMaxParams = 16;  // the ladder's kernels take at most 5
+
+struct Driver {
+    LaunchKernel launch = nullptr;
+    GetErrorString error_string = nullptr;
+};
+
+const Driver& driver() {
+    static const Driver d = [] {
+        Driver out;
+        // The driver library is already loaded (torch and CuPy opened it): RTLD_NOLOAD finds it.
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+        if (lib == nullptr) lib = dlopen("libcuda.so.1", RTLD_NOW);
+        if (lib == nullptr) throw std::runtime_error("native launch: libcuda.so.1 not found");
+        // cuLaunchKernel is not versioned by the per-thread default stream (the stream is explicit).
+        out.launch = reinterpret_cast<LaunchKernel>(dlsym(lib, "cuLaunchKernel"));
+        out.error_string = reinterpret_cast<GetErrorString>(dlsym(lib, "cuGetErrorString"));
+        if (out.launch == nullptr) throw std::runtime_error("native launch: no cuLaunchKernel");
+        return out;
+    }();
+    return d;
+}
+
+// One cached launch: a kernel and its fixed parameters; per call the input's pointer (plus a byte
+// offset: Triton's fastest kernel also takes the input past its unaligned head) is written into
+// each slot of x_slots and the output's into out_slot. Every parameter is held in 8 bytes (a
+// 4-byte one in the low half: the driver reads as many bytes as the kernel's parameter has, and
+// the host is little-endian).
+class Launch {
+  public:
+    Launch(int64_t function, int64_t grid, int64_t block, int64_t shared_bytes, int64_t stream,
+           std::vector<int64_t> params, std::vector<int64_t> x_slots,
+           std::vector<int64_t> x_offsets, int64_t out_slot, at::Tensor proto)
+        : function_(reinterpret_cast<CUfunction>(function)),
+          grid_(static_cast<unsigned>(grid)),
+          block_(static_cast<unsigned>(block)),
+          shared_(static_cast<unsigned>(shared_bytes)),
+          stream_(reinterpret_cast<CUstream>(stream)),
+          params_(params.begin(), params.end()),
+          x_slots_(x_slots.begin(), x_slots.end()),
+          x_offsets_(x_offsets.begin(), x_offsets.end()),
+          out_slot_(static_cast<size_t>(out_slot)),
+          options_(proto.options()) {
+        bool ok = params_.size() <= kMaxParams && out_slot_ < params_.size() &&
+                  !x_slots_.empty() && x_slots_.size() == x_offsets_.size();
+        for (size_t slot : x_slots_) ok = ok && slot < params_.size();
+        if (!ok) throw std::invalid_argument("native launch: bad parameter layout");
+        driver();  // fail here, when the plan is bound, not on the first call
+    }
+
+    // The launch into out (the caller's, already checked), returning it.
+    at::Tensor into(const at::Tensor& x, const at::Tensor& out) const {
+        uint64_t values[kMaxParams];
+        void* pointers[kMaxParams];
+        const size_t count = params_.size();
+        for (size_t i = 0; i < count; ++i) {
+            values[i] = params_[i];
+            pointers[i] = &values[i];
+        }
+        const uint64_t base = reinterpret_cast<uint64_t>(x.data_ptr());
+        for (size_t i = 0; i < x_slots_.size(); ++i) values[x_slots_[i]] = base + x_offsets_[i];
+        values[out_slot_] = reinterpret_cast<uint64_t>(out.data_ptr());
+        const CUresult err =
+            driver().launch(function_, grid_, 1, 1, block_, 1, 1, shared_, stream_, pointers,
+                            nullptr);
+        if (err != 0) throw std::runtime_error("cuLaunchKernel failed: " + describe(err));
+        return out;
+    }
+
+    // A new 0-d result of the sum's dtype on x's device, then the launch into it.
+    at::Tensor call(const at::Tensor& x) const { return into(x, at::empty({}, options_)); }
+
+  private:
+    static std::string describe(CUresult err) {
+        const char* text = nullptr;
+        if (driver().error_string != nullptr) driver().error_string(err, &text);
+        return std::to_string(err) + (text != nullptr ? std::string(" (") + text + ")" : "");
+    }
+
+    CUfunction function_;
+    unsigned grid_, block_, shared_;
+    CUstream stream_;
+    std::vector<uint64_t> params_;
+    std::vector<size_t> x_slots_;
+    std::vector<uint64_t> x_offsets_;
+    size_t out_slot_;
+    at::TensorOptions options_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    pybind11::class_<Launch>(m, "Launch")
+        .def(pybind11::init<int64_t, int64_t, int64_t, int64_t, int64_t, std::vector<int64_t>,
+                            std::vector<int64_t>, std::vector<int64_t>, int64_t, at::Tensor>())
+        .def("call", &Launch::call)
+        .def("into", &Launch::into);
+}
