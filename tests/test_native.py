@@ -25,12 +25,17 @@ def test_the_source_builds_and_refuses_a_bad_parameter_layout():
     if shutil.which("c++") is None or not cpp_extension.is_ninja_available():
         pytest.skip("the launcher needs a C++ compiler (c++) and ninja (pip install ninja)")
     module = native.load()
+    assert native.build_dir().is_dir()
     proto = torch.empty(1)
-    with pytest.raises(ValueError, match="bad parameter layout"):  # x slot past the parameters
-        module.Launch(1, 1, 32, 0, 0, [0, 0, 5], [7], [0], 1, proto)
-    with pytest.raises(ValueError, match="bad parameter layout"):  # an offset per x slot
-        module.Launch(1, 1, 32, 0, 0, [0, 0, 5], [0], [], 1, proto)
     if ctypes.util.find_library("cuda") is None:  # no driver library: said when the launch is made
         with pytest.raises(RuntimeError, match="libcuda"):
-            module.Launch(1, 1, 32, 0, 0, [0, 0, 5], [0], [0], 1, proto)
-    assert native.build_dir().is_dir()
+            module.Launch(0, proto)
+        return
+    launch = module.Launch(0, proto)
+    with pytest.raises(ValueError, match="bad parameter layout"):  # x slot past the parameters
+        launch.add(1, 1, 32, 0, [0, 0, 5], [7], [0], 1)
+    with pytest.raises(ValueError, match="bad parameter layout"):  # an offset per x slot
+        launch.add(1, 1, 32, 0, [0, 0, 5], [0], [], 1)
+    with pytest.raises(ValueError, match="bad parameter layout"):  # more than 16 parameters
+        launch.add(1, 1, 32, 0, [0] * 17, [0], [0], 1)
+    launch.add(1, 1, 32, 0, [0, 0, 5], [0], [0], -1)  # a step that writes no output

@@ -32,7 +32,7 @@ using LaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsi
                                   unsigned, unsigned, CUstream, void**, void**);
 using GetErrorString = CUresult (*)(CUresult, const char**);
 
-constexpr size_t kMaxParams = 16;  // the ladder's kernels take at most 5
+constexpr size_t kMaxParams = 16;  // the kernels launched here take at most 9
 
 struct Driver {
     LaunchKernel launch = nullptr;
@@ -55,53 +55,66 @@ const Driver& driver() {
     return d;
 }
 
-// One cached launch: a kernel and its fixed parameters; per call the input's pointer (plus a byte
-// offset: Triton's fastest kernel also takes the input past its unaligned head) is written into
-// each slot of x_slots and the output's into out_slot. Every parameter is held in 8 bytes (a
-// 4-byte one in the low half: the driver reads as many bytes as the kernel's parameter has, and
-// the host is little-endian).
+// One step of a cached launch: a kernel and its fixed parameters; per call the input's pointer
+// (plus a byte offset: Triton's fastest kernel also takes the input past its unaligned head) is
+// written into each slot of x_slots and the output's into out_slot (-1: none). Every parameter is
+// held in 8 bytes (a 4-byte one in the low half: the driver reads as many bytes as the kernel's
+// parameter has, and the host is little-endian).
+struct Step {
+    CUfunction function;
+    unsigned grid, block, shared;
+    std::vector<uint64_t> params;
+    std::vector<size_t> x_slots;
+    std::vector<uint64_t> x_offsets;
+    int64_t out_slot;
+};
+
+// A cached launch: its steps (one kernel, or a family's passes) launched in order on one stream.
 class Launch {
   public:
-    Launch(int64_t function, int64_t grid, int64_t block, int64_t shared_bytes, int64_t stream,
-           std::vector<int64_t> params, std::vector<int64_t> x_slots,
-           std::vector<int64_t> x_offsets, int64_t out_slot, at::Tensor proto)
-        : function_(reinterpret_cast<CUfunction>(function)),
-          grid_(static_cast<unsigned>(grid)),
-          block_(static_cast<unsigned>(block)),
-          shared_(static_cast<unsigned>(shared_bytes)),
-          stream_(reinterpret_cast<CUstream>(stream)),
-          params_(params.begin(), params.end()),
-          x_slots_(x_slots.begin(), x_slots.end()),
-          x_offsets_(x_offsets.begin(), x_offsets.end()),
-          out_slot_(static_cast<size_t>(out_slot)),
-          options_(proto.options()) {
-        bool ok = params_.size() <= kMaxParams && out_slot_ < params_.size() &&
-                  !x_slots_.empty() && x_slots_.size() == x_offsets_.size();
-        for (size_t slot : x_slots_) ok = ok && slot < params_.size();
-        if (!ok) throw std::invalid_argument("native launch: bad parameter layout");
+    Launch(int64_t stream, at::Tensor proto)
+        : stream_(reinterpret_cast<CUstream>(stream)), options_(proto.options()) {
         driver();  // fail here, when the plan is bound, not on the first call
     }
 
-    // The launch into out (the caller's, already checked), returning it.
+    void add(int64_t function, int64_t grid, int64_t block, int64_t shared_bytes,
+             std::vector<int64_t> params, std::vector<int64_t> x_slots,
+             std::vector<int64_t> x_offsets, int64_t out_slot) {
+        const auto count = static_cast<int64_t>(params.size());
+        bool ok = count <= static_cast<int64_t>(kMaxParams) && out_slot >= -1 &&
+                  out_slot < count && x_slots.size() == x_offsets.size();
+        for (int64_t slot : x_slots) ok = ok && slot >= 0 && slot < count;
+        if (!ok) throw std::invalid_argument("native launch: bad parameter layout");
+        steps_.push_back(Step{reinterpret_cast<CUfunction>(function),
+                              static_cast<unsigned>(grid), static_cast<unsigned>(block),
+                              static_cast<unsigned>(shared_bytes),
+                              std::vector<uint64_t>(params.begin(), params.end()),
+                              std::vector<size_t>(x_slots.begin(), x_slots.end()),
+                              std::vector<uint64_t>(x_offsets.begin(), x_offsets.end()), out_slot});
+    }
+
+    // The launches into out (the caller's, already checked), returning it.
     at::Tensor into(const at::Tensor& x, const at::Tensor& out) const {
-        uint64_t values[kMaxParams];
-        void* pointers[kMaxParams];
-        const size_t count = params_.size();
-        for (size_t i = 0; i < count; ++i) {
-            values[i] = params_[i];
-            pointers[i] = &values[i];
-        }
         const uint64_t base = reinterpret_cast<uint64_t>(x.data_ptr());
-        for (size_t i = 0; i < x_slots_.size(); ++i) values[x_slots_[i]] = base + x_offsets_[i];
-        values[out_slot_] = reinterpret_cast<uint64_t>(out.data_ptr());
-        const CUresult err =
-            driver().launch(function_, grid_, 1, 1, block_, 1, 1, shared_, stream_, pointers,
-                            nullptr);
-        if (err != 0) throw std::runtime_error("cuLaunchKernel failed: " + describe(err));
+        for (const Step& step : steps_) {
+            uint64_t values[kMaxParams];
+            void* pointers[kMaxParams];
+            for (size_t i = 0; i < step.params.size(); ++i) {
+                values[i] = step.params[i];
+                pointers[i] = &values[i];
+            }
+            for (size_t i = 0; i < step.x_slots.size(); ++i)
+                values[step.x_slots[i]] = base + step.x_offsets[i];
+            if (step.out_slot >= 0)
+                values[step.out_slot] = reinterpret_cast<uint64_t>(out.data_ptr());
+            const CUresult err = driver().launch(step.function, step.grid, 1, 1, step.block, 1, 1,
+                                                 step.shared, stream_, pointers, nullptr);
+            if (err != 0) throw std::runtime_error("cuLaunchKernel failed: " + describe(err));
+        }
         return out;
     }
 
-    // A new 0-d result of the sum's dtype on x's device, then the launch into it.
+    // A new 0-d result of the sum's dtype on x's device, then the launches into it.
     at::Tensor call(const at::Tensor& x) const { return into(x, at::empty({}, options_)); }
 
   private:
@@ -111,22 +124,17 @@ class Launch {
         return std::to_string(err) + (text != nullptr ? std::string(" (") + text + ")" : "");
     }
 
-    CUfunction function_;
-    unsigned grid_, block_, shared_;
     CUstream stream_;
-    std::vector<uint64_t> params_;
-    std::vector<size_t> x_slots_;
-    std::vector<uint64_t> x_offsets_;
-    size_t out_slot_;
     at::TensorOptions options_;
+    std::vector<Step> steps_;
 };
 
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     pybind11::class_<Launch>(m, "Launch")
-        .def(pybind11::init<int64_t, int64_t, int64_t, int64_t, int64_t, std::vector<int64_t>,
-                            std::vector<int64_t>, std::vector<int64_t>, int64_t, at::Tensor>())
+        .def(pybind11::init<int64_t, at::Tensor>())
+        .def("add", &Launch::add)
         .def("call", &Launch::call)
         .def("into", &Launch::into);
 }

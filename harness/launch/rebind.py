@@ -166,17 +166,16 @@ def _native(variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream
         with cupy.cuda.Device(x.device.index or 0):
             fn_ptr = kern.kernel.ptr
         params = [0, 0, ws[0].data_ptr(), ws[1].data_ptr(), x.numel()]  # in, out, p, counter, n
-        launch = module.Launch(fn_ptr, blocks, threads, 0, stream_ptr, params, [0], [0], 1, proto)
+        launch = module.Launch(stream_ptr, proto)
+        launch.add(fn_ptr, blocks, threads, 0, params, [0], [0], 1)
         return launch.into, go_with, blocks, launch.call
     go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, "bound", out_dtype)
     compiled, values, head_bytes = go.native  # x, x past its head, out, then the fixed values
     params = _triton_params(compiled, values)
     md = compiled.metadata
     threads = md.num_warps * 32
-    launch = module.Launch(
-        compiled.function, blocks, threads, md.shared, stream_ptr, params, [0, 1], [0, head_bytes],
-        2, proto,
-    )  # fmt: skip
+    launch = module.Launch(stream_ptr, proto)
+    launch.add(compiled.function, blocks, threads, md.shared, params, [0, 1], [0, head_bytes], 2)
     return launch.into, go_with, blocks, launch.call
 
 
