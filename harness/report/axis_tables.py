@@ -173,8 +173,7 @@ PLOT_NAME = "axis.png"
 def load(paths: str | Path | Sequence[str | Path]) -> list[Row]:
     """The axis rows of one or more ROWS documents (`reduce-ladder bench axis --json`), in order;
     ReportError naming the file that holds none."""
-    from harness.report.documents import ReportError, load_document
-    from harness.report.rows import rows
+    from harness.report.documents import ReportError, load_document, rows
 
     found: list[Row] = []
     for path in [paths] if isinstance(paths, str | Path) else paths:

@@ -1,7 +1,7 @@
 """Seed 001's host study as tables (rich, and Markdown for host.md): the seed's table
 regenerated, where the time goes, the stream sweep, the adversarial input.
 
-The table's rows are result records (harness.report.study_records.host_record: the end-to-end
+The table's rows are result records (harness.report.readers.host_record: the end-to-end
 timings in `extra`), or the study's own rows as harness.studies.host.table_rows makes them."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import grid, rich_as_markdown
+from harness.report.readers import host_record
 from harness.report.records import ResultRecord
-from harness.report.study_records import host_record
 from harness.report.terminal import rich_table
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)

@@ -18,6 +18,7 @@ from harness.core.passes import one_pass
 from harness.core.sizes import size_label
 from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
+from harness.report.documents import rows as rows_of
 from harness.report.ladder_table import (
     COPY_ID,
     CUB_ID,
@@ -28,7 +29,6 @@ from harness.report.ladder_table import (
     records_at,
 )
 from harness.report.records import ResultRecord, Row
-from harness.report.rows import rows as rows_of
 from harness.report.terminal import terminal_table
 
 
@@ -209,7 +209,7 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # The per-call-from-Python figures in the report (`reduce-ladder report ... --callable PATH`): the
 # callable suite's rows (a ROWS document from `reduce-ladder bench callable`, or an older
-# callable/1 file, read into rows by harness.report.rows), metric "call". DIR/callable.md (one
+# callable/1 file, read into rows by the loader), metric "call". DIR/callable.md (one
 # suite_table per dtype: microseconds per call of every entry and its ratio to torch.sum) and
 # DIR/callable-DTYPE.png (per call vs n), and in DIR/report.md the table that puts both figures
 # side by side for the fastest variants and the peers: the run's device time and the time per
