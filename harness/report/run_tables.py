@@ -6,10 +6,10 @@ Markdown and, for the comparison, on the terminal and in compare.png."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report.devices import DeviceRow, DeviceRun, device_rows
 from harness.report.documents import Document
 from harness.report.ladder_table import (
     PeerRatios,
@@ -92,27 +92,20 @@ def all_measurements_table(run: Document, dtype: str) -> str:
 RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
 
 
-@dataclass(frozen=True)
-class CompareRow:
-    variant: str
-    ms: tuple[float | None, ...]  # per run, A first
-    ratios: tuple[float | None, ...]  # t(A) / t(other run), one per run after A
-
-
 def run_letter(k: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k]
 
 
-def compare_rows(runs: list[Document], dtype: str, n: int) -> list[CompareRow]:
-    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order."""
-    ats = [records_at(r.records, dtype, n) for r in runs]
-    out = []
-    for vid in variant_order([rec for at in ats for rec in at.values()]):
-        ms = tuple(at[vid].ms if vid in at and at[vid].ok and at[vid].ms else None for at in ats)
-        ratios = tuple(ms[0] / m if ms[0] and m else None for m in ms[1:])
-        if any(x is not None for x in ratios):
-            out.append(CompareRow(vid, ms, ratios))
-    return out
+def compare_rows(runs: list[Document], dtype: str, n: int) -> list[DeviceRow]:
+    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order:
+    the devices' comparison (harness.report.devices.device_rows) of the runs' points there."""
+    points = [DeviceRun(Path(r.path).parent, run_letter(k), r.device) for k, r in enumerate(runs)]
+    for point, run in zip(points, runs, strict=True):
+        at = records_at(run.records, dtype, n).values()
+        point.points = {("ladder", r.variant, dtype, n): (r.family, r.ms) for r in at
+                        if r.ok and r.ms}  # fmt: skip
+        point.order = variant_order(at)
+    return device_rows(points)
 
 
 def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, int]:
