@@ -9,7 +9,7 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings;
                    every ratio (x CUB, x torch.sum, % copy, step x, cumulative x)
     markdown       the one table writer (Column, column_table, grid: a pivot) and the number
-                   formats; terminal lays the same columns out on the terminal
+                   formats; the same columns laid out on the terminal (terminal_table)
     run_tables     report.md's tables across sizes, and runs compared with the first (compare.png)
     plots          the other plots: bandwidth vs n, the ladder at one n, devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON

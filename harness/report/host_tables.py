@@ -12,10 +12,9 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import grid, rich_as_markdown
+from harness.report.markdown import grid, rich_as_markdown, rich_table
 from harness.report.readers import host_record
 from harness.report.records import ResultRecord
-from harness.report.terminal import rich_table
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
 _SHORT = {

@@ -18,10 +18,9 @@ from harness.report.ladder_table import (
     records_at,
     variant_order,
 )
-from harness.report.markdown import grid, markdown_table, num, us
+from harness.report.markdown import grid, markdown_table, num, rich_table, us
 from harness.report.plots import _plt, _save, ratio_axis
 from harness.report.records import ResultRecord
-from harness.report.terminal import rich_table
 
 
 def _ratios(run: Document, dtype: str) -> Callable[[ResultRecord], PeerRatios]:

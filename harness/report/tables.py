@@ -28,8 +28,8 @@ from harness.report.ladder_table import (
     peer_ratios,
     records_at,
 )
+from harness.report.markdown import terminal_table
 from harness.report.records import ResultRecord, Row
-from harness.report.terminal import terminal_table
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
