@@ -146,12 +146,10 @@ def markdown(rows: Iterable[Row], device: str) -> str:
 
 def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     """% of the read limit by shape: the pair and each peer."""
-    from harness.report.plots import _plt, _save
-
-    plt = _plt()
+    from harness.report.plots import figure, save
 
     ls = lines(rows)
-    fig, ax = plt.subplots(figsize=(max(8, len(ls) * 0.25), 4.5))
+    fig, ax = figure(figsize=(max(8, len(ls) * 0.25), 4.5))
     xs = range(len(ls))
     for name in ("pair", *PEERS):
         ys = [
@@ -162,8 +160,7 @@ def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     ax.set_ylabel("% of the read limit")
     ax.set_title(f"Sums along an axis, {device}")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    _save(fig, path, dpi=120)
+    save(fig, path, dpi=120)
 
 
 MARKDOWN_NAME = "axis.md"

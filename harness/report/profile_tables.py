@@ -287,13 +287,11 @@ PLOT_PANELS = (
 
 def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -> list[str]:
     """Counters along the ladder, CUDA stages and their twins; returns the stage ids drawn."""
-    from harness.report.plots import _plt, _save
-
-    plt = _plt()
+    from harness.report.plots import figure, save
 
     stages = ladder_stages(doc, n, dtype)
     ids = [r["variant"] for r in stages]
-    fig, axes = plt.subplots(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
+    fig, axes = figure(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
     twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
     for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
         for line, style, label in (
@@ -311,8 +309,7 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     name = doc.get("device", {}).get("name", "?")
     title = f"{name}: counters along the ladder, n = {n:,} {dtype} (Nsight Compute)"
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return ids
 
 

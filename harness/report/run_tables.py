@@ -19,7 +19,7 @@ from harness.report.ladder_table import (
     variant_order,
 )
 from harness.report.markdown import grid, markdown_table, num, rich_table, us
-from harness.report.plots import _plt, _save, ratio_axis
+from harness.report.plots import figure, ratio_axis, save
 from harness.report.records import ResultRecord
 
 
@@ -152,7 +152,6 @@ def rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
 def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
     """Per variant, t(A) / t(other run) at one n per dtype, on a log axis centred on 1 (so
     a few per cent either way is visible); titled with every run's device and date."""
-    plt = _plt()
     series = []  # (label, rows, index of the ratio)
     for d, n in n_by_dtype.items():
         rows = compare_rows(runs, d, n)
@@ -162,7 +161,7 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
                 label = f"{d}, n = {size_label(n)}: A / {run_letter(k)}"
                 series.append((label, pts, k - 1))
     variants = list(dict.fromkeys(r.variant for _, pts, _ in series for r in pts))
-    fig, ax = plt.subplots(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
+    fig, ax = figure(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
     h = 0.8 / max(1, len(series))
     ys = {v: i for i, v in enumerate(variants)}
     spread = 1.05
@@ -185,7 +184,6 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
     if series:
         ax.legend(fontsize=8)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     labels = [label for label, _, _ in series]
     return {"path": str(path), "series": labels, "variants": variants, "title": title}

@@ -267,11 +267,10 @@ def callable_markdown(doc: Document) -> str:
 
 def plot_callable(doc: Document, dtype: str, path: str | Path) -> list[str]:
     """Per call (us) vs n for the PLOTTED entries; returns the entries drawn."""
-    from harness.report.plots import _plt, _save
+    from harness.report.plots import figure, save
 
-    plt = _plt()
     by = per_call(doc)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = figure(figsize=(8, 4.5))
     drawn = []
     for e in PLOTTED:
         pts = sorted((n, t) for (entry, d, n), t in by.items() if entry == e and d == dtype)
@@ -284,8 +283,7 @@ def plot_callable(doc: Document, dtype: str, path: str | Path) -> list[str]:
     ax.set_ylabel("us per call (back to back, from Python)")
     ax.set_title(f"Per call from Python, {dtype}: {doc.device}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return drawn
 
 
