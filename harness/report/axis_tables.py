@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.report.markdown import markdown_lines
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
@@ -84,7 +85,7 @@ def _x(r: float) -> str:
 def table(ls: list[Line]) -> list[str]:
     head = ("dtype, shape, dim", "best CUDA stage (us)", "best Triton stage (us)", "pair (us)",
             "x torch.sum", "x compile", "x cupy", "% read limit", "Triton/CUDA")  # fmt: skip
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out = []
     for ln in ls:
         cuda, ct = ln.best("cuda/axis-")
         tri, tt = ln.best("triton/axis-")
@@ -92,8 +93,8 @@ def table(ls: list[Line]) -> list[str]:
                  f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
                  *(_x(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
                  _x(ln.triton_over_cuda))  # fmt: skip
-        out.append("| " + " | ".join(cells) + " |")
-    return out
+        out.append(cells)
+    return markdown_lines(head, out)
 
 
 def _verdict(name: str, misses: list[str], total: int) -> str:
