@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.report.sanitizer_log import summary as sanitizer_summary
+from harness.report.profile_tables import sanitize_summary as sanitizer_summary
 from porting import appendix, stages
 from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
@@ -140,7 +140,7 @@ def _reading(ctx: dict) -> list[str]:
         out += [
             f"**Hardware counters**: Nsight Compute on {porting_hardware.device_name(pdoc)} "
             f"(`{path}`). {porting_hardware.SUMMARY_LEGEND} What each metric is: "
-            "`harness/report/ncu_metrics.py`.",
+            "`harness/studies/ncu_metrics.py`.",
             "",
         ]
     return out

@@ -297,7 +297,7 @@ def intro(found: tuple[str, dict] | None) -> list[str]:
     return [
         f"Measured by the hardware: Nsight Compute counters from `{path}` ({device_name(doc)}, "
         f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: {legend()} What each "
-        "metric is: `harness/report/ncu_metrics.py`.",
+        "metric is: `harness/studies/ncu_metrics.py`.",
         "",
     ]
 

@@ -22,7 +22,7 @@ from harness.core import catalogue
 
 def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
-    from harness.report.terminal import TermColumn, short_dtype, terminal_table, with_legend
+    from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
     from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS
 
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS

@@ -11,7 +11,7 @@ from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.report.documents import load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from harness.report.sanitizer_log import TOOLS, flagged_by, merge_documents, records_of, tools_of
+from harness.report.profile_tables import TOOLS, flagged_by, merge_sanitize, records_of, tools_of
 from porting.hardware import newest
 from porting.lessons import TEXTS
 
@@ -45,7 +45,7 @@ def committed(root: Path) -> tuple[str, dict] | None:
     rel, doc = found
     extras = sorted((root / rel).parent.glob("sanitize-*.json"))
     docs = [doc] + [load_document(p, "sanitize").raw for p in extras]
-    return " + ".join([rel] + [p.name for p in extras]), merge_documents(docs)
+    return " + ".join([rel] + [p.name for p in extras]), merge_sanitize(docs)
 
 
 def family_line(found: tuple[str, dict] | None, ids: list[str]) -> str:

@@ -13,7 +13,7 @@ import pytest
 from harness.cli.main import main
 from harness.compile import nvrtc
 from harness.core import catalogue
-from harness.report.terminal import KeyedText, short_dtype
+from harness.report.markdown import KeyedText, short_dtype
 from porting import census, sass
 
 ID = re.compile(r"(?:cuda|triton|peer)/\S+")

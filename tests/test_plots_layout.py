@@ -25,7 +25,7 @@ def test_bandwidth_plot_is_linear_with_x_labels_everywhere(tmp_path, monkeypatch
     import matplotlib.figure
 
     saved = {}
-    monkeypatch.setattr(plots, "_save", lambda fig, path: saved.setdefault("fig", fig))
+    monkeypatch.setattr(plots, "save", lambda fig, path, **kw: saved.setdefault("fig", fig))
     drawn = plots.plot_bandwidth_vs_n(load_run(DATA), "float32", tmp_path / "b.png")
     fig: matplotlib.figure.Figure = saved["fig"]
     panels = [ax for ax in fig.axes if ax.get_title()]

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.report import records, run_report, sanitizer_log
+from harness.report import profile_tables, records, run_report
 from porting import doc as porting_doc
 from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
@@ -210,7 +210,9 @@ def test_committed_report_links_the_hardware_documents():
     text = report.read_text()
     assert "[profile/profile.md](profile/profile.md)" in text
     assert (
-        sanitizer_log.summary(json.loads((report.parent.parent / "sanitize.json").read_text()))
+        profile_tables.sanitize_summary(
+            json.loads((report.parent.parent / "sanitize.json").read_text())
+        )
         in text
     )
 
@@ -229,7 +231,7 @@ def test_axis_chapter_shows_counters_and_verdicts_once_committed(tmp_path):
     (folder / "profile-axis.json").write_text(json.dumps(head | {"results": [axis]}))
     sanitize = {"schema": records.SANITIZE_SCHEMA, "device": {"name": "GPU X"}, "variants": []}
     (folder / "sanitize.json").write_text(json.dumps(sanitize))
-    tools = {t: {"records": 0, "hazards": 0} for t in sanitizer_log.TOOLS}
+    tools = {t: {"records": 0, "hazards": 0} for t in profile_tables.TOOLS}
     clean = {"variant": "triton/axis-r1-block-row", "tools": tools, "wrong": False}
     (folder / "sanitize-axis.json").write_text(json.dumps(sanitize | {"variants": [clean]}))
     ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)

@@ -16,8 +16,7 @@ import pytest
 
 from harness.cli import main as reduce_ladder
 from harness.core import catalogue, demo_records, device
-from harness.report import ncu_metrics, sanitizer_log
-from harness.studies import gpu_tools, profile_driver, sanitize
+from harness.studies import gpu_tools, ncu_metrics, profile_driver, sanitize, sanitizer_log
 from harness.studies import profile as profile_study
 
 # --------------------------------------------------------------------------------------------

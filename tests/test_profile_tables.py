@@ -7,7 +7,8 @@ the committed results/<device>/profile.json once it exists.
 
 from __future__ import annotations
 
-from harness.report import ncu_metrics, profile_tables, records
+from harness.report import profile_tables, records
+from harness.studies import ncu_metrics
 
 
 def _result(vid: str, backend: str, stage: str, dtype: str, n: int, kernels: list[dict],

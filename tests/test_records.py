@@ -12,7 +12,7 @@ import pytest
 
 from harness.core import catalogue
 from harness.core.timing import Timing
-from harness.report import records, study_records
+from harness.report import readers, records
 from harness.report.documents import Document, load_document
 from harness.report.records import Check, ResultRecord
 
@@ -107,7 +107,7 @@ def test_every_committed_result_file_reads_through_the_loader(path: Path):
         return
     if doc.kind == "rows" and doc.raw.get("suite") in ("axis", "callable"):
         # suites of rows only (sums along a dim; calls from Python): no 1-D result records
-        from harness.report.rows import rows
+        from harness.report.documents import rows
 
         found = rows(doc)
         assert not doc.records and found and all(r.median_ms > 0 for r in found)
@@ -144,7 +144,7 @@ def test_fastest_bench_rows_become_records():
         "copy": t,
         "cuda/fastest:graph": {"error": "RuntimeError: capture"},
     }
-    got = {r.variant: r for r in study_records.fastest_bench_records(row, "GPU")}
+    got = {r.variant: r for r in readers.fastest_bench_records(row, "GPU")}
     assert list(got) == [
         "cuda/fastest",
         "triton/fastest",
@@ -185,7 +185,7 @@ def test_host_study_written_as_records_renders_as_the_committed_one():
     new = {
         **old,
         "schema": records.HOST_SCHEMA,
-        "table": [study_records.host_record(r).to_json() for r in old["table"]],
+        "table": [readers.host_record(r).to_json() for r in old["table"]],
     }
     new = json.loads(json.dumps(new))  # through JSON, as a file would be
     assert host_tables.markdown(document_from(new, "host.json")) == host_tables.markdown(

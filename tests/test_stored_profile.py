@@ -156,7 +156,7 @@ FACTS: dict[str, Callable[[dict], None]] = {
 def test_stored_profile_results_rebuild_from_the_committed_raw_exports():
     """Every committed profile.json's results come back from its raw folder (the driver's
     manifest, ncu's plain and NVTX-renamed CSV exports) through the study's own attribution."""
-    from harness.report import ncu_metrics
+    from harness.studies import ncu_metrics
     from harness.studies import profile as profile_study
 
     for path in stored_documents():

@@ -15,7 +15,7 @@ import pytest
 from harness.cli.main import main
 from harness.core import catalogue, device
 from harness.core.timing import Timing
-from harness.report import documents, records, rows
+from harness.report import documents, records
 from harness.studies import call_entries, session, suites
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ def test_rows_document_round_trips_through_the_one_loader(tmp_path):
     assert [r.to_json() for r in back.rows] == [r.to_json() for r in written]
     assert dict(back.rows[0].versions)["schema"] == records.ROWS_SCHEMA
     # timed rows only from rows(); the records rebuilt equal the ones written
-    assert len(rows.rows(back)) == 4
+    assert len(documents.rows(back)) == 4
     rebuilt = {r.variant: r for r in back.records}
     for r in recs:
         assert rebuilt[r.variant].to_json() == r.to_json(), r.variant

@@ -75,7 +75,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     opts = _parse(args)  # usage errors first, GPU or not
     common.check_writable(args.json)
     common.require_gpu("host", "it measures transfers from host memory to the GPU")
-    from harness.report import host_tables, study_records
+    from harness.report import host_tables, readers
     from harness.studies import host
 
     out = common.console()
@@ -102,7 +102,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
         rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
                                pipeline=opts["pipeline"], progress=progress)  # fmt: skip
-        doc["table"] = [study_records.host_record(r).to_json() for r in rows]
+        doc["table"] = [readers.host_record(r).to_json() for r in rows]
         common.write_json(args.json, doc)
         for t in host_tables.seed_tables(rows, name, opts["dtype"]):
             out.print(t)

@@ -11,8 +11,8 @@ import json
 from harness.cli.common import EXIT_OK, command, console, parse_dtype
 from harness.core import catalogue, dtypes
 from harness.core.variant import Variant
-from harness.report import terminal
-from harness.report.terminal import KeyedText, TermColumn, short_id
+from harness.report import markdown as terminal
+from harness.report.markdown import KeyedText, TermColumn, short_id
 
 
 def twin_full(v: Variant) -> str:

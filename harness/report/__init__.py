@@ -1,14 +1,15 @@
 """Result records in and out, tables, plots and the ladder doc blocks.
 May import: harness.core, harness.compile, harness.launch, harness.check.
 
-    records        the result record (one variant x dtype x n) and every schema string
-    documents      read any document, any version, into records (Document)
-    study_records  records from the host study's and the fastest bench's own rows
+    records        the result record, the long-format row (Row), the Document and every schema
+                   string
+    documents      the one loader: any document, any version, into records and rows (FAMILIES)
+    readers        what the loader reads beyond a record's JSON: the older formats' and the
+                   studies' own row shapes as records, every timed family as rows
     ladder_table   the ladder table: one builder; Markdown, compact and wide terminal renderings;
                    every ratio (x CUB, x torch.sum, % copy, step x, cumulative x)
-    rows           every timed family as long-format rows (records.Row); pivot
     markdown       the one table writer (Column, column_table, grid: a pivot) and the number
-                   formats; terminal lays the same columns out on the terminal
+                   formats; the same columns laid out on the terminal (terminal_table)
     run_tables     report.md's tables across sizes, and runs compared with the first (compare.png)
     plots          the other plots: bandwidth vs n, the ladder at one n, devices compared
     devices        device folders compared (`reduce-ladder compare`): rows, README.md, JSON

@@ -98,18 +98,17 @@ def failures(doc: dict, promised: set[str]) -> list[str]:
 def plot(doc: dict, path: str | Path) -> dict:
     """ulps per family (log axis, one panel per n), one marker per variant; returns what it
     drew: {n: {variant: [ulps or None per family]}}."""
-    from harness.report.plots import _plt, _save
+    from harness.report.plots import _plt, figure, save
 
-    plt = _plt()
     recs = [r for r in accuracy_records(doc) if r.ok]
     sizes = sorted({r.n for r in recs})
     if not sizes:
         raise ReportError("the accuracy document has no results to plot")
     families = _families(recs)
-    fig, axes = plt.subplots(1, len(sizes), figsize=(7 * len(sizes), 5), squeeze=False)
+    fig, axes = figure(1, len(sizes), figsize=(7 * len(sizes), 5), squeeze=False)
     drawn: dict = {}
     variants = list(dict.fromkeys(r.variant for r in recs))
-    cmap = plt.get_cmap("tab20")
+    cmap = _plt().get_cmap("tab20")
     for ax, n in zip(axes[0], sizes, strict=True):
         by = {(r.variant, _data(r)): r for r in recs if r.n == n}
         drawn[n] = {}
@@ -127,8 +126,7 @@ def plot(doc: dict, path: str | Path) -> dict:
         ax.set_title(f"n = {size_label(n)}: float32 ulps vs the exact sum (0 drawn at 1e-4)")
         ax.set_ylabel("ulps (log); dashed: 1 ulp")
     axes[0][-1].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=2)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return drawn
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.report.markdown import markdown_lines
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
@@ -84,7 +85,7 @@ def _x(r: float) -> str:
 def table(ls: list[Line]) -> list[str]:
     head = ("dtype, shape, dim", "best CUDA stage (us)", "best Triton stage (us)", "pair (us)",
             "x torch.sum", "x compile", "x cupy", "% read limit", "Triton/CUDA")  # fmt: skip
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out = []
     for ln in ls:
         cuda, ct = ln.best("cuda/axis-")
         tri, tt = ln.best("triton/axis-")
@@ -92,8 +93,8 @@ def table(ls: list[Line]) -> list[str]:
                  f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
                  *(_x(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
                  _x(ln.triton_over_cuda))  # fmt: skip
-        out.append("| " + " | ".join(cells) + " |")
-    return out
+        out.append(cells)
+    return markdown_lines(head, out)
 
 
 def _verdict(name: str, misses: list[str], total: int) -> str:
@@ -146,12 +147,10 @@ def markdown(rows: Iterable[Row], device: str) -> str:
 
 def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     """% of the read limit by shape: the pair and each peer."""
-    from harness.report.plots import _plt, _save
-
-    plt = _plt()
+    from harness.report.plots import figure, save
 
     ls = lines(rows)
-    fig, ax = plt.subplots(figsize=(max(8, len(ls) * 0.25), 4.5))
+    fig, ax = figure(figsize=(max(8, len(ls) * 0.25), 4.5))
     xs = range(len(ls))
     for name in ("pair", *PEERS):
         ys = [
@@ -162,8 +161,7 @@ def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     ax.set_ylabel("% of the read limit")
     ax.set_title(f"Sums along an axis, {device}")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    _save(fig, path, dpi=120)
+    save(fig, path, dpi=120)
 
 
 MARKDOWN_NAME = "axis.md"
@@ -173,8 +171,7 @@ PLOT_NAME = "axis.png"
 def load(paths: str | Path | Sequence[str | Path]) -> list[Row]:
     """The axis rows of one or more ROWS documents (`reduce-ladder bench axis --json`), in order;
     ReportError naming the file that holds none."""
-    from harness.report.documents import ReportError, load_document
-    from harness.report.rows import rows
+    from harness.report.documents import ReportError, load_document, rows
 
     found: list[Row] = []
     for path in [paths] if isinstance(paths, str | Path) else paths:

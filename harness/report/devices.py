@@ -24,10 +24,10 @@ from harness.core import dtypes
 from harness.core.device import datasheet_bw
 from harness.core.sizes import size_label
 from harness.report.documents import ReportError, load_document
+from harness.report.documents import rows as doc_rows
 from harness.report.ladder_table import variant_order
 from harness.report.markdown import RIGHT, markdown_lines, num, us
 from harness.report.records import COMPARE_SCHEMA
-from harness.report.rows import rows as doc_rows
 
 # source -> (globs inside the folder, read in this order; what its time is)
 SOURCES = {

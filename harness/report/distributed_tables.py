@@ -191,12 +191,10 @@ def markdown(doc: dict) -> str:
 def plot(doc: dict, path: Path) -> dict:
     """Left: the time split (local / combine, all_reduce) per K for each scaling at its largest
     size; right: efficiency against K per scaling and combine. Returns what was drawn."""
-    from harness.report.plots import _plt, _save
-
-    plt = _plt()
+    from harness.report.plots import figure, save
 
     rows = sum_rows(doc["runs"])
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (left, right) = figure(1, 2, figsize=(12, 4.5))
     bars, lines = [], {}
     for scaling in ("weak", "strong"):
         mine = [s for s in rows if s.run["scaling"] == scaling and s.run["combine"] == "all_reduce"]
@@ -219,8 +217,7 @@ def plot(doc: dict, path: Path) -> dict:
     right.set(xlabel="K (GPUs)", ylabel="efficiency vs K = 1 (%)", title="scaling efficiency")
     right.set_xticks(sorted({s.run["gpus"] for s in rows}) or [1])
     right.legend(fontsize=7)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return {"bars": [b[0] for b in bars], "lines": sorted(lines)}
 
 

@@ -1,15 +1,17 @@
 """The one loader: every committed result file, in any version the harness ever wrote, read by
-schema string into a Document. FAMILIES has one entry per family: its kind, its schema strings
-(the one written now first, then the old ones still read; spelled only here and in records.py)
-and its parser: the run, pytest-benchmark, fastest-bench, host and accuracy families parse into
-result records, a ROWS document (every suite writes one now) into rows and the records rebuilt
-from them, the others are read as they are (raw) for their own tables; pytest-benchmark's JSON
-is known by its shape, a manifest (profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
+schema string into a Document (records.Document). FAMILIES has one entry per family: its kind,
+its schema strings (the one written now first, then the old ones still read; spelled only here and
+in records.py), its parser and, where it holds times, its long-format rows. The run,
+pytest-benchmark, fastest-bench, host and accuracy families parse into result records, a ROWS
+document (every suite writes one now) into rows and the records rebuilt from them, the others
+are read as they are (raw) for their own tables; pytest-benchmark's JSON is known by its shape, a
+manifest (profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
 
 load_document(path, kind) reads any of them (kind: the family, or families, the caller
 accepts); load_run only what the report compares (a ladder run or the benchmark suite). Every
-failure is a ReportError with the file's name and what is wrong. report/rows.py turns the
-families that hold timings into long-format rows.
+failure is a ReportError with the file's name and what is wrong. rows(doc) gives a document's
+timed measurements as records.Row, whatever its family (harness.report.readers reads the older
+shapes).
 
 Every output (a --json file, an --out folder, a generated doc) follows one rule, here:
 check_output before the work (a thing in the way, or a place nothing can be written, is a
@@ -22,42 +24,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from harness.report import records, study_records
-from harness.report.records import ResultRecord
+from harness.report import readers, records
+from harness.report.records import Document, ResultRecord, Row
 
 
 class ReportError(Exception):
     """A file that cannot be read or understood; the CLI prints it and exits 2."""
-
-
-@dataclass
-class Document:
-    path: str
-    kind: str
-    schema: str
-    device: str  # the device's name
-    created: str
-    records: list[ResultRecord] = field(default_factory=list)
-    meta: dict = field(default_factory=dict)  # device details, mode, synthetic
-    raw: dict = field(default_factory=dict)  # the document as read (the host study's sweep...)
-    rows: list[records.Row] = field(default_factory=list)  # a ROWS document's rows
-
-    @property
-    def label(self) -> str:
-        return f"{self.device} ({Path(self.path).name})"
-
-    @property
-    def timed(self) -> bool:
-        return any(r.timed for r in self.records)
-
-    def dtypes(self) -> list[str]:
-        return sorted({r.dtype for r in self.records}, key=lambda d: (d != "float32", d))
-
-    def sizes(self, dtype: str | None = None) -> list[int]:
-        return sorted({r.n for r in self.records if dtype is None or r.dtype == dtype})
 
 
 def read_json(path: str | Path) -> dict | list:
@@ -148,7 +123,7 @@ def _bench(path: str, doc: dict) -> Document:
         if "variant" not in info:
             continue  # not one of ours
         try:
-            rows.append(_bench_record(info))
+            rows.append(readers.bench_record(info))
         except (KeyError, TypeError, ValueError) as e:
             raise ReportError(f"{path}: benchmark {b.get('name')!r} lacks a field ({e})") from None
     if not rows:
@@ -171,22 +146,6 @@ def _bench(path: str, doc: dict) -> Document:
     )
 
 
-def _bench_record(info: dict) -> ResultRecord:
-    r = ResultRecord.from_json(info)
-    if info.get("schema") == records.BENCH_SCHEMA:
-        return r
-    # bench/1: the catalogue record beside the row, the check nested with its message, no
-    # wrong_demo or seeds of the row's own
-    cat = info.get("catalogue") or {}
-    check = info.get("check") or {}
-    return replace(
-        r,
-        wrong_demo=bool(info.get("wrong_demo") or cat.get("wrong")),
-        seeds=tuple(cat.get("seeds") or ()),
-        message=check.get("message") or "",
-    )
-
-
 def _records(kind: str, key: str, old: Callable[[dict, Document], list] | None = None):
     """The parser of a family whose documents hold result records under `key`; old(doc, out)
     reads the records of its older version (the schema after the first)."""
@@ -200,15 +159,6 @@ def _records(kind: str, key: str, old: Callable[[dict, Document], list] | None =
         return out
 
     return parse
-
-
-def _old_fastest_bench(doc: dict, out: Document) -> list[ResultRecord]:
-    return [r for row in doc["rows"] for r in study_records.fastest_bench_records(row, out.device)]
-
-
-def _old_host(doc: dict, out: Document) -> list[ResultRecord]:
-    dtype = (doc.get("options") or {}).get("dtype")
-    return [study_records.host_record(r, dtype) for r in doc.get("table") or []]
 
 
 def _rows(path: str, doc: dict) -> Document:
@@ -229,50 +179,57 @@ def _manifest(path: str, doc: list) -> Document:
 @dataclass(frozen=True)
 class Family:
     """One family of result documents: its kind, its schema strings (the one written now first,
-    then the old ones still read) and its parser."""
+    then the old ones still read), its parser and, where it holds times, its rows."""
 
     kind: str
     schemas: tuple[str, ...]
     parse: Callable[[str, dict | list], Document]
+    rows: Callable[[Document], list[Row]] | None = None
 
 
-def _raw(kind: str, schema: str) -> Family:
+def _raw(kind: str, schema: str, rows: Callable[[Document], list[Row]] | None = None) -> Family:
     """A family read as it is (the Document's raw): its own tables read its own fields."""
-    return Family(kind, (schema,), lambda path, doc: _head(path, kind, doc))
+    return Family(kind, (schema,), lambda path, doc: _head(path, kind, doc), rows)
 
 
+_RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
-    Family("cli", (records.RUN_SCHEMA, records.RUN_SCHEMA_V1), _records("cli", "results")),
-    Family("pytest-benchmark", (records.BENCH_SCHEMA, records.BENCH_SCHEMA_V1), _bench),
-    Family(
-        "fastest-bench",
-        (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1),
-        _records("fastest-bench", "results", _old_fastest_bench),
-    ),
-    Family(
-        "host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1), _records("host", "table", _old_host)
-    ),
-    Family("accuracy", (records.ACCURACY_SCHEMA,), _records("accuracy", "results")),
-    Family("rows", (records.ROWS_SCHEMA,), _rows),
-    _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA),
-    _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA),
-    _raw("repro-sweep", records.REPRO_SWEEP_SCHEMA),
-    _raw("call-profile", records.CALL_PROFILE_SCHEMA),
-    _raw("small-n", records.SMALL_N_SCHEMA),
-    _raw("callable", records.CALLABLE_SCHEMA),
-    _raw("inductor-code", records.INDUCTOR_CODE_SCHEMA),
-    _raw("distributed", records.DISTRIBUTED_SCHEMA),
+    Family("cli", (records.RUN_SCHEMA, records.RUN_SCHEMA_V1), _records("cli", "results"),
+           _RECORD_ROWS),
+    Family("pytest-benchmark", (records.BENCH_SCHEMA, records.BENCH_SCHEMA_V1), _bench,
+           _RECORD_ROWS),
+    Family("fastest-bench", (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1),
+           _records("fastest-bench", "results", readers.old_fastest_bench), _RECORD_ROWS),
+    Family("host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1),
+           _records("host", "table", readers.old_host), _RECORD_ROWS),
+    Family("accuracy", (records.ACCURACY_SCHEMA,), _records("accuracy", "results"), _RECORD_ROWS),
+    Family("rows", (records.ROWS_SCHEMA,), _rows,  # as written
+           lambda doc: [r for r in doc.rows if r.median_ms is not None]),
+    _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),
+    _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA, readers.rounds_rows),
+    _raw("repro-sweep", records.REPRO_SWEEP_SCHEMA, readers.repro_sweep_rows),
+    _raw("call-profile", records.CALL_PROFILE_SCHEMA, readers.call_profile_rows),
+    _raw("small-n", records.SMALL_N_SCHEMA, readers.small_n_rows),
+    _raw("callable", records.CALLABLE_SCHEMA, readers.callable_rows),
+    _raw("inductor-code", records.INDUCTOR_CODE_SCHEMA, readers.inductor_rows),
+    _raw("distributed", records.DISTRIBUTED_SCHEMA, readers.distributed_rows),
     _raw("profile", records.PROFILE_SCHEMA),
     _raw("sanitize", records.SANITIZE_SCHEMA),
     _raw("reproducible", records.REPRODUCIBLE_SCHEMA),
     _raw("compare", records.COMPARE_SCHEMA),
     _raw("census", records.CENSUS_SCHEMA),
     Family("manifest", (), _manifest),
-)
+)  # fmt: skip
 FAMILY = {f.kind: f for f in FAMILIES}
 # pytest-benchmark's JSON is known by its shape (its schema sits in machine_info), a manifest by
 # being a list
 BY_SCHEMA = {s: f for f in FAMILIES if f.kind != "pytest-benchmark" for s in f.schemas}
+
+
+def rows(doc: Document) -> list[Row]:
+    """The document's timed measurements as long-format rows ([] for a family without times)."""
+    make = FAMILY[doc.kind].rows
+    return make(doc) if make else []
 
 
 def write_document(path: str | Path, doc: dict) -> None:

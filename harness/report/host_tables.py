@@ -1,7 +1,7 @@
 """Seed 001's host study as tables (rich, and Markdown for host.md): the seed's table
 regenerated, where the time goes, the stream sweep, the adversarial input.
 
-The table's rows are result records (harness.report.study_records.host_record: the end-to-end
+The table's rows are result records (harness.report.readers.host_record: the end-to-end
 timings in `extra`), or the study's own rows as harness.studies.host.table_rows makes them."""
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import grid, rich_as_markdown
+from harness.report.markdown import grid, rich_as_markdown, rich_table
+from harness.report.readers import host_record
 from harness.report.records import ResultRecord
-from harness.report.study_records import host_record
-from harness.report.terminal import rich_table
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
 _SHORT = {
@@ -84,27 +83,25 @@ def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dt
 
 
 def sweep_table(entry: dict):
+    """A pivot of the configurations: chunk down, streams across."""
     cfgs, b = entry["configs"], entry["h2d_alone"]
     streams = sorted({c["streams"] for c in cfgs})
-    at = {(c["chunk"], c["streams"]): c for c in cfgs}
+    chunks = {c["chunk"]: c["chunks"] for c in cfgs if c["streams"] == streams[0]}
 
-    def cell(c: dict | None) -> str:
-        if c is None:
-            return "-"
+    def cell(c: dict) -> str:
         return f"{c['e2e_ms']:.3f} ({c['gbps']:.1f})" + ("" if c["ok"] else " WRONG")
 
+    _, body = grid(cfgs, lambda c: c["chunk"], lambda c: c["streams"], cell,
+                   sorted({c["chunk"] for c in cfgs}), streams,
+                   label=lambda ch: f"{ch:,} x{chunks.get(ch, '')}")  # fmt: skip
     return _table(
         f"V3 pipeline, n = 2^{math.log2(entry['n']):g}: end-to-end ms (GB/s) by chunk x streams",
         f"copy-engine bound: pinned H2D alone {b['pinned_ms']:.3f} ms = {b['pinned_gbps']:.1f} "
         f"GB/s; kernels alone {entry['kernels_alone_ms']:.3f} ms; V2 one copy "
         f"{entry['v2_one_copy']['e2e_ms']:.3f} ms",
         ["chunk (elements)", *(f"{k} stream" + ("s" if k > 1 else "") for k in streams)],
-        (
-            [f"{ch:,} x{at[(ch, streams[0])]['chunks'] if (ch, streams[0]) in at else ''}",
-             *(cell(at.get((ch, k))) for k in streams)]
-            for ch in sorted({c["chunk"] for c in cfgs})
-        ),
-    )  # fmt: skip
+        body,
+    )
 
 
 def adversarial_table(adv: dict):

@@ -34,7 +34,7 @@ from harness.core.catalogue import (
 )
 from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
-from harness.report.markdown import Column, column_table, num, numbers, us
+from harness.report.markdown import Column, column_table, num, numbers, terminal_table, us
 from harness.report.records import ResultRecord
 
 # The order the tables and plots show the peers (a run without some of them shows the rest):
@@ -326,8 +326,6 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
 
 def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
     """The ladder as a rich Table (compact or wide), the peers in a section of their own."""
-    from harness.report.terminal import terminal_table
-
     styles = ["red" if e.failed else ("dim" if e.kind == "peer" else None) for e in rows]
     peers = next((k for k, e in enumerate(rows) if e.kind == "peer"), None)
     return terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows, styles=styles,

@@ -33,6 +33,11 @@ def _plt():
     return plt
 
 
+def figure(*args, **kw):
+    """Every plot's figure and axes (matplotlib's Agg: no display needed): plt.subplots."""
+    return _plt().subplots(*args, **kw)
+
+
 PEER_STYLE = {
     CUB_ID: {"color": "black", "linestyle": "--"},
     NOCUB_ID: {"color": "gray", "linestyle": ":"},
@@ -95,7 +100,6 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
 
 def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
     """Effective GB/s against log2 n, one panel per group of stages, the peers on each."""
-    plt = _plt()
     from matplotlib.ticker import NullLocator
 
     rows = [r for r in run.records
@@ -103,9 +107,9 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
     panels = bandwidth_panels([r for r in rows if r.backend != "peer"])
     peers = [p for p in PANEL_PEERS if any(r.variant == p for r in rows)]
     nrows, cols = grid_shape(len(panels))
-    fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True,
+    fig, axes = figure(nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True,
                              squeeze=False)  # fmt: skip
-    palette = plt.get_cmap("tab10").colors
+    palette = _plt().get_cmap("tab10").colors
     log2s = sorted({math.log2(r.n) for r in rows})
     drawn = []
     for ax, (title, ids) in zip(axes.flat, panels, strict=False):
@@ -145,7 +149,7 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
     h, w = fig.get_figheight(), fig.get_figwidth()
     fig.subplots_adjust(left=0.8 / w, right=1 - 0.15 / w, bottom=0.55 / h, top=1 - 0.7 / h,
                         wspace=0.06, hspace=0.45 * 4.3 / (4.3 - 0.4))  # fmt: skip
-    _save(fig, path)
+    save(fig, path, tight=False)
     return {"path": str(path), "panels": drawn}
 
 
@@ -162,10 +166,9 @@ def _integer_ticks(ax, log2s: list[float]) -> None:
 def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     """The ladder at one n: per row a CUDA bar and its Triton twin's bar (GB/s); a Triton variant
     no CUDA row twins has only its Triton bar; the peers and the copy as horizontal lines."""
-    plt = _plt()
     rows = ladder_rows(run.records, dtype, n)
     entries = [e for e in rows if e.kind == "stage" and not (e.main and e.main.wrong_demo)]
-    fig, ax = plt.subplots(figsize=(max(10, 0.55 * len(entries) + 4), 6))
+    fig, ax = figure(figsize=(max(10, 0.55 * len(entries) + 4), 6))
 
     def gb(r: ResultRecord | None) -> float:
         return r.gbps_total if r and r.ok and r.gbps_total else 0.0
@@ -192,19 +195,21 @@ def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     if bar_labels or lines:
         ax.legend(fontsize=8, loc="upper left")
     ax.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return {"path": str(path), "bars": bar_labels, "lines": lines, "categories": cats}
 
 
-def _save(fig, path: str | Path, dpi: int = 110) -> None:
-    plt = _plt()
+def save(fig, path: str | Path, dpi: int = 110, *, tight: bool = True) -> None:
+    """fig laid out tight (unless it has its own margins) and written to path; closed either
+    way, a ReportError where the file cannot be written."""
+    if tight:
+        fig.tight_layout()
     try:
         fig.savefig(path, dpi=dpi)
     except OSError as e:
         raise ReportError(f"cannot write {path}: {e.strerror or e}") from None
     finally:
-        plt.close(fig)
+        _plt().close(fig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,14 +305,13 @@ def ratio_axis(ax, lo: float, hi: float, ticks=DEVICE_TICKS, *, x: bool = False)
 
 def plot_device_source(path: Path, source: str, rows: list[DeviceRow], runs: list[DeviceRun]):
     """One source's figure: a panel per dtype (rows) and family (columns)."""
-    plt = _plt()
     rank = {f: i for i, f in enumerate(FAMILY_ORDER)}
     fams = sorted({r.family for r in rows}, key=lambda f: (rank.get(f, len(rank)), f))
     dts = sorted({r.dtype for r in rows}, key=lambda d: (d != "float32", d))
     expected = expected_ratios(runs)
     ylim = y_range(rows, expected)
     size = (max(3.6 * len(fams), 6.0) + 0.6, 2.9 * len(dts) + 1.2)
-    fig, axes = plt.subplots(len(dts), len(fams), figsize=size, squeeze=False)
+    fig, axes = figure(len(dts), len(fams), figsize=size, squeeze=False)
     for i, d in enumerate(dts):
         for j, f in enumerate(fams):
             ax = axes[i][j]
@@ -330,7 +334,7 @@ def plot_device_source(path: Path, source: str, rows: list[DeviceRow], runs: lis
                ncol=min(len(unique), 4) or 1, fontsize=8)  # fmt: skip
     fig.suptitle(f"{source}: time on {runs[0].label} / time on each device", fontsize=10)
     fig.tight_layout(rect=(0, 0.05, 1, 0.96))
-    _save(fig, path, dpi=100)
+    save(fig, path, dpi=100, tight=False)
 
 
 def plot_devices(out_dir: Path, rows: list[DeviceRow], runs: list[DeviceRun]) -> list[str]:

@@ -1,14 +1,18 @@
-"""Tables and plots from a profile document (`reduce-ladder profile --render`, the porting guide):
+"""Tables and plots from the hardware's documents: a profile document (`reduce-ladder profile
+--render`, the porting guide):
 seed 004's global-memory sector table beside the counts its access pattern implies
 (seed004_expected), seed 000's per-stage figures beside ours (ratios to stage 0, the GPUs differ),
 the ladder's counters (each CUDA stage, its Triton twin below it) and their plot. The seeds'
 numbers are typed in below as quoted, with their files: the seeds' measurements, never ours.
+And a sanitize document's verdicts (harness.studies.sanitize; its log parser is
+harness.studies.sanitizer_log) in one sentence, as the run report links them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.report import documents
 from harness.report.markdown import Column, column_table
 
@@ -283,13 +287,11 @@ PLOT_PANELS = (
 
 def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -> list[str]:
     """Counters along the ladder, CUDA stages and their twins; returns the stage ids drawn."""
-    from harness.report.plots import _plt, _save
-
-    plt = _plt()
+    from harness.report.plots import figure, save
 
     stages = ladder_stages(doc, n, dtype)
     ids = [r["variant"] for r in stages]
-    fig, axes = plt.subplots(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
+    fig, axes = figure(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
     twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
     for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
         for line, style, label in (
@@ -307,8 +309,7 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     name = doc.get("device", {}).get("name", "?")
     title = f"{name}: counters along the ladder, n = {n:,} {dtype} (Nsight Compute)"
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return ids
 
 
@@ -344,3 +345,49 @@ def terminal_summary(doc: dict) -> str:
     """Every result's counters (what `reduce-ladder profile` prints last)."""
     items = [(f"`{r['variant']}` {r['dtype']} {_where(r)}", r["total"]) for r in doc["results"]]
     return _table(LADDER_COLUMNS, items)
+
+
+# ---------------------------------------------------------------------------------------------
+# A sanitize document's verdicts (the run report; the porting guide words more)
+
+
+def merge_sanitize(docs: list[dict]) -> dict:
+    """Sanitize documents of one device read as one (`reduce-ladder sanitize --json` over
+    variants added later writes its own file, e.g. sanitize-reproducible.json, beside
+    sanitize.json): the first document's header, every document's variants, runs and kernels."""
+    merged = dict(docs[0])
+    for key in ("variants", "runs", "kernels"):
+        merged[key] = [item for d in docs for item in d.get(key, [])]
+    return merged
+
+
+TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+
+
+def tools_of(v: dict) -> list[str]:
+    return [t for t in TOOLS if t in v.get("tools", {})]
+
+
+def records_of(v: dict, tool: str) -> int:
+    return v["tools"].get(tool, {}).get("records", 0)
+
+
+def flagged_by(v: dict) -> list[str]:
+    return [t for t in tools_of(v) if records_of(v, t)]
+
+
+def sanitize_summary(doc: dict) -> str:
+    """One sentence: the clean count, the volatile forms racecheck flags, the seed bugs' tools."""
+    variants = doc.get("variants", [])
+    default = [v for v in variants if not v.get("wrong")]
+    clean, checked = sum(1 for v in default if not flagged_by(v)), len(default)
+    volatile = [v for v in default if v.get("volatile")]
+    raced = [v for v in volatile if records_of(v, "racecheck")]
+    bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
+    flagged = [f"`{v['variant']}` by {', '.join(flagged_by(v)) or 'no tool'}" for v in bugs]
+    return (
+        f"{clean} of {checked} default variants clean under {', '.join(TOOLS)}; racecheck "
+        f"hazards in {len(raced)} of the {len(volatile)} `volatile` warp-synchronous forms"
+        + (f"; the seeds' bugs flagged: {'; '.join(flagged)}" if flagged else "")
+        + "."
+    )

@@ -40,6 +40,7 @@ harness.report.documents; new documents are written at the versions below.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from harness.core.catalogue import Variant
@@ -229,8 +230,26 @@ def check_from(result: Any) -> Check:
 
 
 # ---------------------------------------------------------------------------------------------
-# The long-format row (harness.report.rows says what each field holds) and the ROWS document,
-# the one form every suite writes:
+# The long-format row: one timed measurement, whatever document it came from (a table is a pivot
+# of rows: harness.report.markdown.grid). Every suite writes them; the loader reads every older
+# family that holds timings into them (harness.report.readers).
+# - suite: the suite's name (harness.studies.suites) in a ROWS document; for an older document its
+#   family (documents.FAMILIES' kind: "cli", "fastest-bench", "callable"...).
+# - variant: a catalogue id (a variant or a peer), or what the study names its subject by (a
+#   callable entry, an ablation's design, a memory path); config: what else tells two rows of one
+#   variant apart ("" for most: a host row's staging, a sweep's launch shape, a combine).
+# - shape: n, or a tuple where one number is not enough (the distributed study: (n per GPU, K)).
+# - metric: which time ("first_pass", "total", "graph", "call" as in the record; "e2e" from host
+#   memory; "round1"/"round2" of an experiment; "local"/"combine" of a distributed sum). Times in
+#   milliseconds, whatever unit the document wrote them in; a statistic the document did not keep
+#   is None.
+# - bytes: bytes read plus written for the time (the record's bytes_first_pass or bytes_total),
+#   None where the document does not say.
+# - check: "ok", "wrong", "error", "skipped" (the record's status), or "" where the family checks
+#   nothing per time.
+# - versions: the software and the schema the row was measured under, as sorted (key, value)
+#   pairs.
+# The ROWS document, the one form every suite writes:
 #     {"schema": ROWS_SCHEMA, "created": ..., "suite": ..., "device": {...}, "versions": {...},
 #      "options": {...}, "rows": [row JSON: a Row's fields, device and versions said once above]}
 
@@ -347,3 +366,34 @@ def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
             out.append(ResultRecord(variant=vid, backend=vid.split("/")[0], dtype=dtype, n=n,
                                     **measured))  # fmt: skip
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# A result document as the loader (harness.report.documents) reads it
+
+
+@dataclass
+class Document:
+    path: str
+    kind: str
+    schema: str
+    device: str  # the device's name
+    created: str
+    records: list[ResultRecord] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)  # device details, mode, synthetic
+    raw: dict = field(default_factory=dict)  # the document as read (the host study's sweep...)
+    rows: list[Row] = field(default_factory=list)  # a ROWS document's rows
+
+    @property
+    def label(self) -> str:
+        return f"{self.device} ({Path(self.path).name})"
+
+    @property
+    def timed(self) -> bool:
+        return any(r.timed for r in self.records)
+
+    def dtypes(self) -> list[str]:
+        return sorted({r.dtype for r in self.records}, key=lambda d: (d != "float32", d))
+
+    def sizes(self, dtype: str | None = None) -> list[int]:
+        return sorted({r.n for r in self.records if dtype is None or r.dtype == dtype})

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report import documents, plots, profile_tables, run_tables, sanitizer_log
+from harness.report import documents, plots, profile_tables, run_tables
 from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import COPY_ID, markdown_ladder, records_at
@@ -195,7 +195,7 @@ def hardware_section(run: Document, out: Path) -> list[str]:
         )
     if sanitize.is_file():
         try:
-            text = sanitizer_log.summary(load_document(sanitize, "sanitize").raw)
+            text = profile_tables.sanitize_summary(load_document(sanitize, "sanitize").raw)
         except (ReportError, KeyError, TypeError, AttributeError) as e:
             text = f"unreadable ({e})"
         link = rel(sanitize, out)

@@ -6,10 +6,10 @@ Markdown and, for the comparison, on the terminal and in compare.png."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
+from harness.report.devices import DeviceRow, DeviceRun, device_rows
 from harness.report.documents import Document
 from harness.report.ladder_table import (
     PeerRatios,
@@ -18,10 +18,9 @@ from harness.report.ladder_table import (
     records_at,
     variant_order,
 )
-from harness.report.markdown import grid, markdown_table, num, us
-from harness.report.plots import _plt, _save, ratio_axis
+from harness.report.markdown import grid, markdown_table, num, rich_table, us
+from harness.report.plots import figure, ratio_axis, save
 from harness.report.records import ResultRecord
-from harness.report.terminal import rich_table
 
 
 def _ratios(run: Document, dtype: str) -> Callable[[ResultRecord], PeerRatios]:
@@ -92,27 +91,20 @@ def all_measurements_table(run: Document, dtype: str) -> str:
 RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
 
 
-@dataclass(frozen=True)
-class CompareRow:
-    variant: str
-    ms: tuple[float | None, ...]  # per run, A first
-    ratios: tuple[float | None, ...]  # t(A) / t(other run), one per run after A
-
-
 def run_letter(k: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k]
 
 
-def compare_rows(runs: list[Document], dtype: str, n: int) -> list[CompareRow]:
-    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order."""
-    ats = [records_at(r.records, dtype, n) for r in runs]
-    out = []
-    for vid in variant_order([rec for at in ats for rec in at.values()]):
-        ms = tuple(at[vid].ms if vid in at and at[vid].ok and at[vid].ms else None for at in ats)
-        ratios = tuple(ms[0] / m if ms[0] and m else None for m in ms[1:])
-        if any(x is not None for x in ratios):
-            out.append(CompareRow(vid, ms, ratios))
-    return out
+def compare_rows(runs: list[Document], dtype: str, n: int) -> list[DeviceRow]:
+    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order:
+    the devices' comparison (harness.report.devices.device_rows) of the runs' points there."""
+    points = [DeviceRun(Path(r.path).parent, run_letter(k), r.device) for k, r in enumerate(runs)]
+    for point, run in zip(points, runs, strict=True):
+        at = records_at(run.records, dtype, n).values()
+        point.points = {("ladder", r.variant, dtype, n): (r.family, r.ms) for r in at
+                        if r.ok and r.ms}  # fmt: skip
+        point.order = variant_order(at)
+    return device_rows(points)
 
 
 def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, int]:
@@ -160,7 +152,6 @@ def rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
 def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
     """Per variant, t(A) / t(other run) at one n per dtype, on a log axis centred on 1 (so
     a few per cent either way is visible); titled with every run's device and date."""
-    plt = _plt()
     series = []  # (label, rows, index of the ratio)
     for d, n in n_by_dtype.items():
         rows = compare_rows(runs, d, n)
@@ -170,7 +161,7 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
                 label = f"{d}, n = {size_label(n)}: A / {run_letter(k)}"
                 series.append((label, pts, k - 1))
     variants = list(dict.fromkeys(r.variant for _, pts, _ in series for r in pts))
-    fig, ax = plt.subplots(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
+    fig, ax = figure(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
     h = 0.8 / max(1, len(series))
     ys = {v: i for i, v in enumerate(variants)}
     spread = 1.05
@@ -193,7 +184,6 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
     if series:
         ax.legend(fontsize=8)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     labels = [label for label, _, _ in series]
     return {"path": str(path), "series": labels, "variants": variants, "title": title}

@@ -18,6 +18,7 @@ from harness.core.passes import one_pass
 from harness.core.sizes import size_label
 from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
+from harness.report.documents import rows as rows_of
 from harness.report.ladder_table import (
     COPY_ID,
     CUB_ID,
@@ -27,9 +28,8 @@ from harness.report.ladder_table import (
     peer_ratios,
     records_at,
 )
+from harness.report.markdown import terminal_table
 from harness.report.records import ResultRecord, Row
-from harness.report.rows import rows as rows_of
-from harness.report.terminal import terminal_table
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
@@ -209,7 +209,7 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # The per-call-from-Python figures in the report (`reduce-ladder report ... --callable PATH`): the
 # callable suite's rows (a ROWS document from `reduce-ladder bench callable`, or an older
-# callable/1 file, read into rows by harness.report.rows), metric "call". DIR/callable.md (one
+# callable/1 file, read into rows by the loader), metric "call". DIR/callable.md (one
 # suite_table per dtype: microseconds per call of every entry and its ratio to torch.sum) and
 # DIR/callable-DTYPE.png (per call vs n), and in DIR/report.md the table that puts both figures
 # side by side for the fastest variants and the peers: the run's device time and the time per
@@ -267,11 +267,10 @@ def callable_markdown(doc: Document) -> str:
 
 def plot_callable(doc: Document, dtype: str, path: str | Path) -> list[str]:
     """Per call (us) vs n for the PLOTTED entries; returns the entries drawn."""
-    from harness.report.plots import _plt, _save
+    from harness.report.plots import figure, save
 
-    plt = _plt()
     by = per_call(doc)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = figure(figsize=(8, 4.5))
     drawn = []
     for e in PLOTTED:
         pts = sorted((n, t) for (entry, d, n), t in by.items() if entry == e and d == dtype)
@@ -284,8 +283,7 @@ def plot_callable(doc: Document, dtype: str, path: str | Path) -> list[str]:
     ax.set_ylabel("us per call (back to back, from Python)")
     ax.set_title(f"Per call from Python, {dtype}: {doc.device}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    _save(fig, path)
+    save(fig, path)
     return drawn
 
 

@@ -301,7 +301,7 @@ def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None 
 
 
 def new_document() -> dict:
-    """The study's document; its "table" holds result records (study_records.host_record)."""
+    """The study's document; its "table" holds result records (readers.host_record)."""
     return {
         "schema": records.HOST_SCHEMA,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),

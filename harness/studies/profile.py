@@ -2,7 +2,7 @@
 
 Per (dtype, n), ncu runs harness.studies.profile_driver with one NVTX range per variant
 (`--nvtx-include "rl.cuda.v3-sequential/"`; several variants launch the same kernel, so names
-cannot say whose a kernel is) and the metrics of harness.report.ncu_metrics; the report, its two
+cannot say whose a kernel is) and the metrics of harness.studies.ncu_metrics; the report, its two
 CSV exports (plain, and NVTX-renamed: the cross-check) and ncu's log stay in the raw folder.
 Kernels go to variants in launch order by the driver's manifest; a library call cannot count its
 launches, so each runs last in its own ncu process and takes the remaining rows.
@@ -16,8 +16,8 @@ from pathlib import Path
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import ncu_metrics, records
-from harness.studies import gpu_tools
+from harness.report import records
+from harness.studies import gpu_tools, ncu_metrics
 from harness.studies.profile_driver import driver_command, lookup, range_name
 
 SCHEMA = records.PROFILE_SCHEMA

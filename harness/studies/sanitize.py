@@ -15,8 +15,8 @@ from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes, records_axis
 from harness.core.catalogue import Variant
-from harness.report import records, sanitizer_log
-from harness.studies import gpu_tools
+from harness.report import records
+from harness.studies import gpu_tools, sanitizer_log
 from harness.studies.profile_driver import axis_cases, driver_command, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.report.profile_tables import TOOLS  # noqa: F401 (the tools, said once)
 
 PREFIX = "========="
 _ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*([\d,]+)\s+errors?")
@@ -101,48 +101,3 @@ def _record(log: SanitizerLog, kernel: str, header: str) -> KernelFindings:
     else:
         f.errors += 1
     return f
-
-
-def merge_documents(docs: list[dict]) -> dict:
-    """Sanitize documents of one device read as one (`reduce-ladder sanitize --json` over
-    variants added later writes its own file, e.g. sanitize-reproducible.json, beside
-    sanitize.json): the first document's header, every document's variants, runs and kernels."""
-    merged = dict(docs[0])
-    for key in ("variants", "runs", "kernels"):
-        merged[key] = [item for d in docs for item in d.get(key, [])]
-    return merged
-
-
-# ---------------------------------------------------------------------------------------------
-# A sanitize document's verdicts in one sentence (the run report; the porting guide words more)
-
-TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-
-
-def tools_of(v: dict) -> list[str]:
-    return [t for t in TOOLS if t in v.get("tools", {})]
-
-
-def records_of(v: dict, tool: str) -> int:
-    return v["tools"].get(tool, {}).get("records", 0)
-
-
-def flagged_by(v: dict) -> list[str]:
-    return [t for t in tools_of(v) if records_of(v, t)]
-
-
-def summary(doc: dict) -> str:
-    """One sentence: the clean count, the volatile forms racecheck flags, the seed bugs' tools."""
-    variants = doc.get("variants", [])
-    default = [v for v in variants if not v.get("wrong")]
-    clean, checked = sum(1 for v in default if not flagged_by(v)), len(default)
-    volatile = [v for v in default if v.get("volatile")]
-    raced = [v for v in volatile if records_of(v, "racecheck")]
-    bugs = [v for v in variants if v.get("family") == SEED_BUG_FAMILY]
-    flagged = [f"`{v['variant']}` by {', '.join(flagged_by(v)) or 'no tool'}" for v in bugs]
-    return (
-        f"{clean} of {checked} default variants clean under {', '.join(TOOLS)}; racecheck "
-        f"hazards in {len(raced)} of the {len(volatile)} `volatile` warp-synchronous forms"
-        + (f"; the seeds' bugs flagged: {'; '.join(flagged)}" if flagged else "")
-        + "."
-    )

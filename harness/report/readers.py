@@ -1,0 +1,289 @@
+"""What the one loader (harness.report.documents: FAMILIES) reads beyond a record's or a row's
+own JSON: the records of the older formats and of the studies' own row shapes, and every timed
+family's measurements as long-format rows (records.Row).
+
+Records from row shapes of their own:
+
+- the host study (seed 001, `reduce-ladder host`): one row per (n, variant or peer), measured end
+  to end from host memory. Its timings are not the device timings of the record (host clock,
+  median, min and p10-p90 spread; the event split of the trip), so they travel in `extra`:
+  e2e_ms, e2e_min_ms, e2e_spread_ms, reps, device_ms, h2d_ms, kernels_ms, d2h_ms, h2d_share,
+  kernels_share, gbps (bytes of host data / e2e time), staging, streams, chunk, log2n. Its peers
+  ("torch.sum pageable", "torch.sum pinned") are not catalogue ids. The check's bound is the
+  row's "bound".
+- the fastest bench (fastest-bench/1): one row per (dtype, n) holding cuda/fastest,
+  triton/fastest, torch.sum, cupy.sum-cub and the copy side by side. Each becomes a record of its
+  catalogue id; `extra` keeps bytes_read (n itemsize: the bench's bandwidth counts bytes read,
+  the copy's 2 n itemsize) and a graph capture's error.
+- pytest-benchmark's bench/1: the catalogue record beside the row, the check nested.
+
+Rows: each timed family's `*_rows(doc)` (FAMILIES names it), the fields as records.Row says;
+a family without times (profile, sanitize, reproducible, compare, census, manifest) gives none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from harness.core import catalogue
+from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
+from harness.core.timing import Timing
+from harness.report import records
+from harness.report.records import (
+    Check,
+    Document,
+    ResultRecord,
+    Row,
+    for_variant,
+    record_rows,
+    timing_from,
+)
+
+# -- records ----------------------------------------------------------------------------------
+
+_HOST_IDENTITY = {"variant", "backend", "stage", "seeds", "dtype", "n", "status", "message"}
+_HOST_CHECK = {"value", "golden", "abs_err", "bound"}
+
+
+def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
+    """A host-study row (harness.studies.host.table_rows) as a record; dtype for rows that do not
+    name theirs."""
+    vid = row["variant"]
+    v = catalogue.BY_ID.get(vid)
+    check = None
+    if "golden" in row or "bound" in row:
+        check = Check(
+            value=row.get("value"),
+            golden=row.get("golden"),
+            abs_err=row.get("abs_err"),
+            tolerance=row.get("bound"),
+        )
+    return ResultRecord(
+        variant=vid,
+        backend=row.get("backend") or (v.backend if v else "peer"),
+        stage=str(row.get("stage") or (v.stage if v else "peer")),
+        family=v.family if v else "peer",
+        seeds=tuple(row.get("seeds") or (v.seeds if v else ())),
+        twin=v.twin if v else None,
+        dtype=row.get("dtype") or dtype or "",
+        n=int(row["n"]),
+        status=row.get("status", "ok"),
+        message=row.get("message") or "",
+        check=check,
+        extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
+    )
+
+
+# fastest-bench/1 row keys, in order (cuda/ and triton/ reproducible with --variants), and the
+# catalogue ids of those that are not one
+FASTEST_BENCH_KEYS = ("cuda/fastest", "triton/fastest", "cuda/reproducible", "triton/reproducible",
+                      "torch.sum", "cupy.sum-cub", "copy")  # fmt: skip
+FASTEST_BENCH_IDS = {"torch.sum": TORCH_SUM_ID, "cupy.sum-cub": CUB_ID, "copy": COPY_ID}
+
+
+def fastest_bench_records(row: dict[str, Any], device: str | None = None) -> list[ResultRecord]:
+    """The records of one fastest-bench/1 row (one dtype and n), in FASTEST_BENCH_KEYS order;
+    a key the row lacks (a peer that cannot take the dtype) is left out."""
+    out = []
+    for key in FASTEST_BENCH_KEYS:
+        timed = row.get(key)
+        checked = f"{key}:ok" in row
+        if timed is None and not checked:
+            continue
+        timed = timed if isinstance(timed, dict) else {}
+        graph = row.get(f"{key}:graph") or {}
+        status, message = "ok", ""
+        if checked and not row[f"{key}:ok"]:
+            # The bench times a variant whose check ran (and failed); one that raised has no time.
+            message = row.get(f"{key}:message", "")
+            status = "wrong" if timed.get("median_ms") is not None else "error"
+        if "error" in timed:
+            status, message = "error", message or timed["error"]
+        extra: dict[str, Any] = {"bytes_read": row.get("bytes_read")}
+        if "error" in graph:
+            extra["graph_error"] = graph["error"]
+        out.append(
+            for_variant(
+                catalogue.get(FASTEST_BENCH_IDS.get(key, key)),
+                row["dtype"],
+                int(row["n"]),
+                status=status,
+                message=message,
+                total=timing_from(timed),
+                graph=timing_from(graph),
+                device=device,
+                extra=extra,
+            )
+        )
+    return out
+
+
+def bench_record(info: dict) -> ResultRecord:
+    r = ResultRecord.from_json(info)
+    if info.get("schema") == records.BENCH_SCHEMA:
+        return r
+    # bench/1: the catalogue record beside the row, the check nested with its message, no
+    # wrong_demo or seeds of the row's own
+    cat = info.get("catalogue") or {}
+    check = info.get("check") or {}
+    return replace(
+        r,
+        wrong_demo=bool(info.get("wrong_demo") or cat.get("wrong")),
+        seeds=tuple(cat.get("seeds") or ()),
+        message=check.get("message") or "",
+    )
+
+
+def old_fastest_bench(doc: dict, out: Document) -> list[ResultRecord]:
+    return [r for row in doc["rows"] for r in fastest_bench_records(row, out.device)]
+
+
+def old_host(doc: dict, out: Document) -> list[ResultRecord]:
+    dtype = (doc.get("options") or {}).get("dtype")
+    return [host_record(r, dtype) for r in doc.get("table") or []]
+
+
+# -- rows -------------------------------------------------------------------------------------
+
+
+VERSION_KEYS = ("python", "torch", "triton", "cuda_runtime", "cuda", "driver")
+
+
+def versions(doc: Document) -> tuple[tuple[str, str], ...]:
+    dev = doc.meta.get("device") or {}
+    found = {k: str(dev[k]) for k in VERSION_KEYS if dev.get(k)}
+    found.update({k: str(v) for k, v in (doc.raw.get("versions") or {}).items() if k != "device"})
+    if doc.schema:
+        found["schema"] = doc.schema
+    return tuple(sorted(found.items()))
+
+
+class _Maker:
+    """Rows of one document: its device, suite and versions said once."""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.common = {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
+
+    def timed(self, t: Timing | dict | None, **fields: Any) -> list[Row]:
+        t = timing_from(t) if isinstance(t, dict) else t
+        if t is None:
+            return []
+        stats = {"min_ms": t.min_ms, "p10_ms": t.p10_ms, "p90_ms": t.p90_ms, "reps": t.reps}
+        return [Row(**self.common, **fields, median_ms=t.median_ms, **stats)]
+
+    def median(self, ms: float | None, **fields: Any) -> list[Row]:
+        return [] if ms is None else [Row(**self.common, **fields, median_ms=ms)]
+
+
+def record_rows_of(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    out = []
+    for r in doc.records:
+        out += [row for row in record_rows(r, **m.common) if row.median_ms is not None]
+        if "e2e_ms" in r.extra:  # the host study: from host memory, per staging
+            ident = {"variant": r.variant, "dtype": r.dtype, "shape": r.n, "check": r.status}
+            out += _e2e(m, r, ident)
+    return out
+
+
+def _e2e(m: _Maker, r: ResultRecord, ident: dict) -> list[Row]:
+    t = _timing(r.extra["e2e_ms"], r.extra.get("e2e_min_ms"), r.extra.get("reps"))
+    return m.timed(t, **ident, config=r.extra.get("staging", ""), metric="e2e")
+
+
+def callable_rows(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    out = []
+    for r in doc.raw.get("results", []):
+        if r.get("us_per_call") is None:
+            continue
+        t = _timing(r["us_per_call"] / 1e3, _ms(r.get("min_us")))
+        ident = {"variant": r["entry"], "config": "", "dtype": r["dtype"], "shape": r["n"]}
+        out += m.timed(t, **ident, metric="call", bytes=r.get("touched_bytes"))
+    return out
+
+
+def _timing(median_ms: float, min_ms: float | None, reps: int | None = None) -> Timing:
+    return Timing(median_ms, min_ms, None, None, reps)  # type: ignore[arg-type]
+
+
+def _ms(us: float | None) -> float | None:
+    return None if us is None else us / 1e3
+
+
+def rounds_rows(doc: Document) -> list[Row]:
+    """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
+    m = _Maker(doc)
+    dtype = doc.raw.get("dtype", "")
+    out = []
+    for row in doc.raw.get("rows", []):
+        for what, rounds in (row.get("times") or {}).items():
+            check = (row.get("verdicts") or {}).get(what, "")
+            for rnd, t in rounds.items():
+                ident = {"variant": what, "config": "", "dtype": dtype, "shape": row["n"]}
+                out += m.timed(t, **ident, metric=rnd, check=check)
+    return out
+
+
+def small_n_rows(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    out = []
+    for row in doc.raw.get("rows", []):
+        agrees = row.get("sum_agrees") or {}
+        for path, us in (row.get("us") or {}).items():
+            check = "" if path not in agrees else ("ok" if agrees[path] else "wrong")
+            ident = {"variant": path, "config": "", "dtype": row["dtype"], "shape": row["n"]}
+            out += m.median(_ms(us), **ident, metric="total", check=check)
+    return out
+
+
+def repro_sweep_rows(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    out = []
+    for row in doc.raw.get("rows", []):
+        check = "ok" if row.get("same_bits") else "wrong"
+        ident = {"dtype": row["dtype"], "shape": row["n"], "metric": "total"}
+        out += m.median(row.get("median_ms"), variant=row["variant"], config=row["shape"],
+                        **ident, check=check)  # fmt: skip
+        for peer, ms in (row.get("peers_ms") or {}).items():
+            out += m.median(ms, variant=peer, config=row["shape"], **ident)
+    return out
+
+
+def call_profile_rows(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    raw = doc.raw
+    ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
+    return [
+        row
+        for entry, us in (raw.get("per_call_us") or {}).items()
+        for row in m.median(_ms(us), variant=entry, **ident, metric="call")
+    ]
+
+
+def inductor_rows(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    out = []
+    for mode in doc.raw.get("modes", []):
+        for c in mode.get("calls", []):
+            check = "ok" if c.get("ok") else "wrong"
+            ident = {"variant": "torch.compile", "config": mode["mode"], "shape": c["n"]}
+            out += m.timed(c.get("timing"), **ident, dtype=doc.raw.get("dtype", ""),
+                           metric="call", check=check)  # fmt: skip
+    return out
+
+
+def distributed_rows(doc: Document) -> list[Row]:
+    m = _Maker(doc)
+    out = []
+    for r in doc.raw.get("runs", []):
+        if r.get("kind") != "sum":
+            continue
+        ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}"}
+        ident |= {"dtype": "float32", "shape": (r["n_per_rank"], r["gpus"])}
+        check = "ok" if r.get("ok") else "wrong"
+        for metric in ("local", "combine", "total"):
+            out += m.median(r.get(f"{metric}_ms"), **ident, metric=metric, check=check)
+    return out
