@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.core import repro_geometry
+from harness.core.repro_geometry import dd_chain_length
 
 
 @dataclass(frozen=True)
@@ -286,23 +286,7 @@ def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:
 
 # -- the limit of the double-double design (family "reproducible") ------------------------------
 
-# The reproducible pair's fixed decomposition (their design; the kernels' opening comments):
-# LANES lanes per chunk, chunks of C(n) elements, the chunk sums summed by LANES lanes again.
-DD_LANES = repro_geometry.LANES
-DD_TREE_LEVELS = repro_geometry.TREE_LEVELS  # log2(DD_LANES): the adjacent-pair lane tree
 UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
-
-
-def dd_chunk(n: int) -> int:
-    """C(n) (harness.core.repro_geometry.chunk_size, the kernels' one definition)."""
-    return repro_geometry.chunk_size(n)
-
-
-def dd_chain_length(n: int) -> int:
-    """m(n): the most double-double additions one element passes through: C/LANES lane updates,
-    the lane tree, M/LANES updates of the chunk sums (M = ceil(n / C)), their tree."""
-    chunks = repro_geometry.chunk_count(n)
-    return -(-dd_chunk(n) // DD_LANES) + DD_TREE_LEVELS + -(-chunks // DD_LANES) + DD_TREE_LEVELS
 
 
 def faithful_condition_limit(n: int) -> float:

@@ -325,8 +325,7 @@ class Reproducible(SingleLaunch):
     def chain_length(self, launch: Launch, n: int) -> int:
         # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
         # double-double lanes err far less): lane updates, tree, final updates, tree, hi + lo.
-        finals = cdiv(repro_geometry.chunk_count(n), repro_geometry.LANES)
-        return repro_geometry.lane_steps(n) + finals + 2 * repro_geometry.TREE_LEVELS + 1
+        return repro_geometry.dd_chain_length(n) + 1
 
     def describe(self, launch: Launch) -> str:
         return f"any grid x {launch.threads} threads; {repro_geometry.LANES} dd lanes per chunk"
