@@ -2,18 +2,13 @@
 norms and softmax, columns in split-K finalizers). Read through harness.core.catalogue
 (AXIS_VARIANTS, get_axis).
 
-Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run / check and their
-default selection, list, the census and the porting guide, the benchmarks, the report, the tests
-that run every variant on a flat input) sums a 1-D input to a scalar; an axis variant takes a
-shape and a dim and returns a tensor, so each would need a filter, and the one that forgot it
-would break. Only the axis consumers read this list (harness.launch.axis_plan and plan_cache,
-reduce_sum's dim=, harness.check.axis_verify, the axis tests). The records are Variants of family
-"axis" whose geometry is an AxisLaunch (a mapping of harness.core.axis_geometry / axis_vector).
-
-Each CUDA stage has a Triton twin that reads the same tile per program (num_warps = 8 for the
-256-thread blocks); the fastest pair picks one of the stages' mappings from the shape. Every
-launch kind's kernel is named once (CUDA_KERNELS, TRITON_KERNELS): the split stages and the
-fastest pair launch the other stages' kernels.
+Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run, check, list, the
+census, the porting guide, the benchmarks, the report, the tests) sums a 1-D input to a scalar;
+an axis variant takes a shape and a dim and returns a tensor, so each would need a filter, and
+the one that forgot it would break. Its geometry is an AxisLaunch (a mapping of axis_geometry /
+axis_vector). Each CUDA stage has a Triton twin reading the same tile per program; the fastest
+pair picks a stage's mapping from the shape. Every launch kind's kernel is named once
+(CUDA_KERNELS, TRITON_KERNELS): the split stages and the fastest pair launch the others' kernels.
 """
 
 from __future__ import annotations
