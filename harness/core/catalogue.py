@@ -82,20 +82,16 @@ PEER_IDS: tuple[str, ...] = tuple(v.id for v in beyond.PEERS)
 
 
 def _check_catalogue() -> None:
-    """Ids unique; every CUDA twin names a Triton record that lists it back."""
+    """Ids unique (the axis ids apart from the 1-D ones); every CUDA twin names a Triton record
+    of its own table that lists it back."""
     if len(BY_ID) != len(VARIANTS):
         raise RuntimeError("duplicate variant ids in the catalogue")
-    for v in VARIANTS:
-        twin = BY_ID.get(v.twin) if v.twin else None
-        if v.twin and (twin is None or twin.backend != "triton" or v.id not in twin.twin_of):
-            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not a Triton record twinning it")
-
-    for v in AXIS_VARIANTS:
-        twin = AXIS_BY_ID.get(v.twin) if v.twin else None
-        if v.twin and (twin is None or v.id not in twin.twin_of):
-            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not an axis record twinning it")
     if set(AXIS_BY_ID) & set(BY_ID) or len(AXIS_BY_ID) != len(AXIS_VARIANTS):
         raise RuntimeError("axis ids must be unique and apart from the 1-D catalogue's")
+    for v, table in [*((v, BY_ID) for v in VARIANTS), *((v, AXIS_BY_ID) for v in AXIS_VARIANTS)]:
+        twin = table.get(v.twin) if v.twin else None
+        if v.twin and (twin is None or twin.backend != "triton" or v.id not in twin.twin_of):
+            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not a Triton record twinning it")
 
 
 _check_catalogue()
