@@ -52,25 +52,17 @@ def sm_count() -> int:
 
 @dataclass(frozen=True)
 class Launch:
-    """How a variant covers the input: shared by a CUDA stage and its Triton twin.
+    """How a variant covers the input: shared by a CUDA stage and its Triton twin."""
 
-    threads: CUDA threads per block = Triton lanes per program (BLOCK); num_warps = threads // 32.
-    mapping: the tile mapping object (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH).
-    tiles: tiles of `threads` elements per block ("tiles", "split-pair"), or the most elements a
-      lane adds per grid-stride step ("single-launch": the error bound's step).
-    max_blocks: the fixed grid's cap ("grid-stride", "chunked", "single-launch").
-    in_place: the first pass writes into its input (the harness gives it a scratch copy).
-    dynamic_smem: the CUDA kernel's shared memory is sized at launch (threads x itemsize).
-    per_sm: "single-launch": blocks per SM (the grid is read off the device).
-    """
-
-    threads: int
-    mapping: Mapping
+    threads: int  # CUDA threads per block = Triton lanes per program (BLOCK)
+    mapping: Mapping  # one of MAPPINGS' objects
+    # tiles of `threads` elements per block ("tiles", "split-pair"), or the most elements a lane
+    # adds per grid-stride step ("single-launch": the error bound's step)
     tiles: int = 1
-    max_blocks: int | None = None
-    in_place: bool = False
-    dynamic_smem: bool = False
-    per_sm: int = 0
+    max_blocks: int | None = None  # the fixed grid's cap (grid-stride, chunked, single-launch)
+    in_place: bool = False  # the first pass writes into its input (given a scratch copy)
+    dynamic_smem: bool = False  # the CUDA kernel's shared memory is sized at launch
+    per_sm: int = 0  # single-launch: blocks per SM (the grid is read off the device)
 
     def __post_init__(self) -> None:
         if self.mapping not in MAPPINGS.values():
@@ -252,10 +244,8 @@ class SingleLaunch(Mapping):
             raise ValueError("mapping 'single-launch' needs max_blocks and per_sm")
 
     def grid(self, launch: Launch, n: int) -> Pass:
-        """One launch, one value out (blocks = 1). per_thread bounds the serial additions of the
-        busiest lane: grid-stride steps over tiles of threads x tiles elements, `tiles` adds each,
-        plus the scalar head and tail element (cuda_kernels/fastest.cu,
-        triton_kernels/fastest.py)."""
+        """One launch, one value out. per_thread bounds the busiest lane's serial additions:
+        grid-stride steps of `tiles` adds each, plus the scalar head and tail element."""
         _need_n(n)
         steps = cdiv(cdiv(n, launch.threads * launch.tiles), single_launch_cap(launch))
         return Pass(n, 1, steps * launch.tiles + 2)
