@@ -89,12 +89,8 @@ class Launch:
 
 def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
     """Tiles of `width` elements starting at `starts`, clipped to [0, n); empty ones dropped."""
-    out = []
-    for start in starts:
-        lo, hi = max(0, start), min(n, start + width)
-        if lo < hi:
-            out.append(range(lo, hi))
-    return out
+    clipped = (range(max(0, s), min(n, s + width)) for s in starts)
+    return [r for r in clipped if r]
 
 
 @dataclass(frozen=True)
