@@ -31,8 +31,7 @@ from harness.core.repro_geometry import dd_chain_length
 
 @dataclass(frozen=True)
 class FloatFormat:
-    """The binary layout of an IEEE-style format (what harness.core.dtypes does not carry: the
-    bit fields exact arithmetic needs). precision counts the implicit bit."""
+    """The bit fields of an IEEE-style format (what harness.core.dtypes does not carry)."""
 
     name: str
     exponent_bits: int
@@ -40,7 +39,7 @@ class FloatFormat:
     bits_dtype: type  # the unsigned integer numpy type of the same width
 
     @property
-    def precision(self) -> int:
+    def precision(self) -> int:  # the implicit bit counted
         return self.fraction_bits + 1
 
     @property
@@ -130,11 +129,9 @@ def bit_pattern(x: Any, fmt: str | None = None) -> tuple[np.ndarray, str]:
 
 
 def exact_sum(x: Any, fmt: str | None = None) -> ExactSum:
-    """The exact sum of x (see the module docstring); n = 0 sums to exactly 0.
-
-    Three passes over the bits: the group (sign and exponent field: the bits above the fraction)
-    of each element, the count per group (the implicit leading bit of the normal numbers) and
-    the weighted count of the fraction bits per group, in as few slices as stay exact."""
+    """The exact sum of x (the module docstring); n = 0 sums to exactly 0. Three passes over the
+    bits: each element's group (sign and exponent field), the count per group (the implicit bit
+    of the normal numbers), the weighted count of the fraction bits per group, in exact slices."""
     bits, name = bit_pattern(x, fmt)
     f = FORMATS[name]
     n = bits.size
