@@ -132,22 +132,19 @@ def _tile_chain(rows: int) -> int:
     return cdiv(rows, groups) + _tree(groups)
 
 
-# r0: thread t of block b owns row b*256 + t and adds its `length` elements in order.
-# Chain: length (serial).
+# r0: thread t of block b owns row b*256 + t, adds its elements in order. Chain: length.
 THREAD_PER_ROW = _OnePass(
     "thread-per-row", "rows", "r0",
     "a thread per row, 256 rows per block; each thread adds its row in order",
     lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length,
 )  # fmt: skip
-# r1: block b owns row b; thread t adds elements t, t+256, ... then a 256-slot tree.
-# Chain: ceil(length / 256) serial + 8 tree levels.
+# r1: block b owns row b; thread t adds t, t+256, ..., a 256-slot tree. Chain: ceil(len/256) + 8.
 BLOCK_PER_ROW = _OnePass(
     "block-per-row", "rows", "r1",
     "a block per row; thread t adds t, t+256, ..., then a shared-memory tree",
     lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK),
 )  # fmt: skip
-# r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ... then 5 shuffle levels.
-# Chain: ceil(length / 32) serial + 5.
+# r2: warp w of block b: row b*8 + w; lane l adds l, l+32, ..., 5 shuffles. Chain: ceil(len/32) + 5.
 WARP_PER_ROW = _OnePass(
     "warp-per-row", "rows", "r2",
     "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles",
