@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from harness.check import exact
+from harness.core import repro_geometry
 
 
 def test_float64_all_ones_fraction_summed_3000_times():
@@ -173,7 +174,7 @@ def test_dd_chain_length_pinned(n):
 
 @pytest.mark.parametrize("n", DD_CHUNKS)
 def test_dd_chunk_pinned(n):
-    assert exact.dd_chunk(n) == DD_CHUNKS[n]
+    assert repro_geometry.chunk_size(n) == DD_CHUNKS[n]
 
 
 @pytest.mark.parametrize("n", [1, 2**25, 2**25 + 1, 2**30])

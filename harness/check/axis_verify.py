@@ -1,16 +1,10 @@
 """Verification of the axis family (harness.core.records_axis): every output of a sum along one
-dim against its golden, with the 1-D ladder's rules (harness.check.verify) applied per output.
-
-Golden, per output: the exact sum in int64 (int32 input: wrapped modulo 2^32, what an int32
-accumulator holds; integer-valued floats: exact); other float data: the sum in float64, whose own
-error gamma_64(length) * sum|x| is added to the tolerance.
-Tolerance, per output: 0 for int32, and for integer-valued float data whose sum|x| stays within
-2^24 (every partial sum is then an exact float32 integer); otherwise gamma_L * sum|x| over that
-output's elements, L the mapping's longest addition chain for this shape
-(axis_geometry, axis_vector: mapping.chain_length, e.g. r1's ceil(length / 256) + 8, c2's
-ceil(chunk / 8) + 3 + splits). float16 / bfloat16 are added in float32 (u = 2^-24) and the sum
+dim against its golden (verify.golden_along), with the 1-D ladder's rules (harness.check.verify)
+applied per output: exact for int32 and for integer-valued floats whose sum|x| stays within
+2^24, otherwise gamma_L * sum|x| plus the golden's own error, L the mapping's longest addition
+chain for this shape (mapping.chain_length). float16 / bfloat16 are added in float32 and the sum
 rounded once to the input's dtype: exact cases must equal the exact sum rounded to that dtype,
-and the others get that one rounding (OUTPUT_ROUNDING x |sum|) on top of the bound. Outputs and
+the others get that one rounding (OUTPUT_ROUNDING x |sum|) on top of the bound. Outputs and
 partials are poisoned before the run; the caller's tensor must be bit-identical after it.
 """
 

@@ -1,11 +1,10 @@
 """The accuracy battery (issue 18): data families, seeded, generated on the CPU with numpy.
 
 The same (family, n, seed, dtype) gives the same bits on every machine: numpy's PCG64 streams
-are platform-independent, and the values are made on the host, then moved to the device. Each
-generator returns a float32 array whose values are exactly representable in the requested dtype
-(float16 / bfloat16 draws are rounded to that format while generating, before anything is paired
-or negated, so cancellations stay exact); to_tensor moves it to the device in that dtype without
-changing a value.
+are platform-independent, and the values are made on the host, then moved to the device.
+Family.generate returns float32 values exactly representable in the requested dtype (rounded to
+float16 / bfloat16 elementwise: pairs +-v still cancel exactly); to_tensor moves them to the
+device in that dtype without changing a value.
 
 Families (kappa = sum|x| / |sum x|, the condition number; harness.check.exact.condition_number):
 - uniform        uniform [0, 1) (rounded to float16 / bfloat16, the top becomes 1.0): kappa 1.
@@ -38,10 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.check import exact
+from harness.core import repro_geometry
 
 ALL_DTYPES = ("float32", "float16", "bfloat16")
 WIDE_RANGE = ("float32", "bfloat16")  # 2^120, 1e30 and 1e8 fit
-PAST_LIMIT_STRIDE = exact.DD_LANES
+PAST_LIMIT_STRIDE = repro_geometry.LANES
 PAST_LIMIT_PATTERN = (2.0**120, 2.0**60, 1.0, -(2.0**120), -(2.0**60))
 CANCELLATION_SCALE = 1e8
 CANCELLATION_SMALL_EVERY = 64
@@ -61,31 +61,13 @@ def round_to(a: np.ndarray, dtype: str) -> np.ndarray:
     raise ValueError(f"unknown dtype {dtype!r}; the battery has {', '.join(ALL_DTYPES)}")
 
 
-def _uniform(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
-    return round_to(rng.random(n, dtype=np.float32), dtype)
-
-
-def _normal(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
-    return round_to(rng.standard_normal(n, dtype=np.float32), dtype)
-
-
 def _cancellation(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
     small = min(n, max(1, n // CANCELLATION_SMALL_EVERY))
     pairs = (n - small) // 2
     small = n - 2 * pairs
-    big = round_to(rng.standard_normal(pairs, dtype=np.float32) * CANCELLATION_SCALE, dtype)
-    values = np.concatenate([big, -big, round_to(rng.random(small, dtype=np.float32), dtype)])
+    big = rng.standard_normal(pairs, dtype=np.float32) * CANCELLATION_SCALE
+    values = np.concatenate([big, -big, rng.random(small, dtype=np.float32)])
     return values[rng.permutation(n)]
-
-
-def _seed001(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
-    x = np.ones(n, dtype=np.float32)
-    x[:1] = 2.0**24
-    return x
-
-
-def _mixed(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
-    return round_to(np.resize(np.array([1e30, 1.0, -1e30], dtype=np.float32), n), dtype)
 
 
 def _subnormals(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
@@ -93,10 +75,6 @@ def _subnormals(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
     mantissa = rng.integers(1, 2**f.fraction_bits, n).astype(np.float64)
     sign = rng.integers(0, 2, n) * 2.0 - 1.0
     return (sign * mantissa * 2.0**f.min_exponent).astype(np.float32)  # exact: m < 2^23
-
-
-def _constant(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
-    return round_to(np.full(n, 0.1, dtype=np.float32), dtype)
 
 
 def _past_limit(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
@@ -126,20 +104,25 @@ class Family:
         if dtype not in self.dtypes:
             raise ValueError(f"{self.name} is made for {', '.join(self.dtypes)}, not {dtype}")
         rng = np.random.default_rng([seed, zlib.crc32(self.name.encode())])
+        # Round-to-nearest-even is odd-symmetric: pairs drawn as +-v still cancel after it.
         x = self.generator(n, rng, dtype)
         assert x.dtype == np.float32 and x.shape == (n,)
-        return x
+        return round_to(x, dtype)
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("uniform", "uniform [0, 1)", _uniform),
-    Family("normal", "standard normal", _normal),
+    Family("uniform", "uniform [0, 1)", lambda n, rng, _: rng.random(n, dtype=np.float32)),
+    Family("normal", "standard normal",
+           lambda n, rng, _: rng.standard_normal(n, dtype=np.float32)),
     Family("cancellation", "+-1e8 N(0,1) pairs cancelling exactly, 1 in 64 uniform [0,1)",
            _cancellation, WIDE_RANGE),
-    Family("seed001", "2^24 then ones (seed 001)", _seed001, WIDE_RANGE),
-    Family("mixed", "1e30, 1, -1e30 repeating", _mixed, WIDE_RANGE),
+    Family("seed001", "2^24 then ones (seed 001)",
+           lambda n, rng, _: np.where(np.arange(n) == 0, np.float32(2**24), np.float32(1)),
+           WIDE_RANGE),
+    Family("mixed", "1e30, 1, -1e30 repeating",
+           lambda n, rng, _: np.resize(np.array([1e30, 1, -1e30], np.float32), n), WIDE_RANGE),
     Family("subnormals", "the format's subnormals, random signs", _subnormals),
-    Family("constant", "0.1 everywhere", _constant),
+    Family("constant", "0.1 everywhere", lambda n, rng, _: np.full(n, 0.1, dtype=np.float32)),
     Family("past-limit", "2^120, 2^60, 1, -2^120, -2^60 at stride 1024, zeros elsewhere",
            _past_limit, WIDE_RANGE, within_limit=False),
 )  # fmt: skip

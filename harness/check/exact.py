@@ -26,13 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from harness.core import repro_geometry
+from harness.core.repro_geometry import dd_chain_length
 
 
 @dataclass(frozen=True)
 class FloatFormat:
-    """The binary layout of an IEEE-style format (what harness.core.dtypes does not carry: the
-    bit fields exact arithmetic needs). precision counts the implicit bit."""
+    """The bit fields of an IEEE-style format (what harness.core.dtypes does not carry)."""
 
     name: str
     exponent_bits: int
@@ -40,7 +39,7 @@ class FloatFormat:
     bits_dtype: type  # the unsigned integer numpy type of the same width
 
     @property
-    def precision(self) -> int:
+    def precision(self) -> int:  # the implicit bit counted
         return self.fraction_bits + 1
 
     @property
@@ -130,11 +129,9 @@ def bit_pattern(x: Any, fmt: str | None = None) -> tuple[np.ndarray, str]:
 
 
 def exact_sum(x: Any, fmt: str | None = None) -> ExactSum:
-    """The exact sum of x (see the module docstring); n = 0 sums to exactly 0.
-
-    Three passes over the bits: the group (sign and exponent field: the bits above the fraction)
-    of each element, the count per group (the implicit leading bit of the normal numbers) and
-    the weighted count of the fraction bits per group, in as few slices as stay exact."""
+    """The exact sum of x (the module docstring); n = 0 sums to exactly 0. Three passes over the
+    bits: each element's group (sign and exponent field), the count per group (the implicit bit
+    of the normal numbers), the weighted count of the fraction bits per group, in exact slices."""
     bits, name = bit_pattern(x, fmt)
     f = FORMATS[name]
     n = bits.size
@@ -286,23 +283,7 @@ def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:
 
 # -- the limit of the double-double design (family "reproducible") ------------------------------
 
-# The reproducible pair's fixed decomposition (their design; the kernels' opening comments):
-# LANES lanes per chunk, chunks of C(n) elements, the chunk sums summed by LANES lanes again.
-DD_LANES = repro_geometry.LANES
-DD_TREE_LEVELS = repro_geometry.TREE_LEVELS  # log2(DD_LANES): the adjacent-pair lane tree
 UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
-
-
-def dd_chunk(n: int) -> int:
-    """C(n) (harness.core.repro_geometry.chunk_size, the kernels' one definition)."""
-    return repro_geometry.chunk_size(n)
-
-
-def dd_chain_length(n: int) -> int:
-    """m(n): the most double-double additions one element passes through: C/LANES lane updates,
-    the lane tree, M/LANES updates of the chunk sums (M = ceil(n / C)), their tree."""
-    chunks = repro_geometry.chunk_count(n)
-    return -(-dd_chunk(n) // DD_LANES) + DD_TREE_LEVELS + -(-chunks // DD_LANES) + DD_TREE_LEVELS
 
 
 def faithful_condition_limit(n: int) -> float:

@@ -169,10 +169,8 @@ def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) ->
 
 
 def check_peer(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
-    """A peer on x (harness.launch.peers runs it). torch.sum of int32 returns an int64 and is
-    compared with the EXACT (unwrapped) sum; the CuPy sums accumulate in the input's dtype and
-    are compared with the usual golden; the copy must equal the input (its reported value is the
-    golden sum of the copy)."""
+    """A peer on x (harness.launch.peers). torch.sum of int32 returns an int64: compared with the
+    EXACT (unwrapped) sum; the copy must equal the input (its value: the golden of the copy)."""
     dtype = dtypes.name_of(x.dtype)
     g = g if g is not None else golden(x)
     before = x.clone()
@@ -207,8 +205,7 @@ def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=No
 
 
 def wrap_int32_tensor(t: torch.Tensor) -> torch.Tensor:
-    """int64 values wrapped modulo 2^32 into [-2^31, 2^31) (still int64): what an int32
-    accumulator holds after adding the same values."""
+    """int64 values wrapped modulo 2^32 into [-2^31, 2^31) (still int64): an int32 accumulator's."""
     return torch.remainder(t.to(torch.int64) + 2**31, 2**32) - 2**31
 
 
@@ -218,12 +215,8 @@ OVERFLOW_KINDS = ("full-range", "near-max", "near-min", "alternating")
 
 
 def overflow_input(n: int, kind: str, device: str | torch.device, generator=None) -> torch.Tensor:
-    """int32 data whose partial sums wrap past +/-2^31 (for the exact-wraparound checks).
-
-    full-range: uniform over all of int32; near-max / near-min: within 2^20 of INT32_MAX /
-    INT32_MIN (sums run far past 2^31 in one direction); alternating: +/- values near 2^31 with
-    a random sign, so partial sums swing both ways.
-    """
+    """int32 data whose partial sums wrap past +/-2^31: full-range (all of int32), near-max /
+    near-min (within 2^20 of INT32_MAX / INT32_MIN), alternating (near 2^31, random signs)."""
     shape = (n,)
     if kind == "full-range":
         x = torch.randint(-(2**31), 2**31, shape, dtype=torch.int64, generator=generator)
@@ -241,10 +234,9 @@ def overflow_input(n: int, kind: str, device: str | torch.device, generator=None
 
 
 def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
-    """The exact first-pass partials the variant's tile mapping defines, computed without any
-    kernel: each element's block id from the mapping (launch.mapping.block_of), then an int64
-    scatter-add. Meaningful for integer-valued data (the seeds' CPU check, vectorized); returns
-    int64. A single-launch mapping has no fixed per-block partials: ValueError."""
+    """The exact first-pass partials (int64) the variant's tile mapping defines, without a
+    kernel: each element's block (launch.mapping.block_of), then a scatter-add (the seeds' CPU
+    check, vectorized). A single-launch mapping has no fixed per-block partials: ValueError."""
     launch = variant.launch
     n = x.numel()
     p = launch.mapping.grid(launch, n)

@@ -54,11 +54,7 @@ class CompileResult:
 
 def _candidate_paths() -> list[str]:
     roots = [*site.getsitepackages(), site.getusersitepackages(), *sys.path]
-    pats = [
-        "nvidia/cu13/lib/libnvrtc.so*",
-        "nvidia/cuda_nvrtc/lib/libnvrtc.so*",
-        "nvidia/cu12/lib/libnvrtc.so*",
-    ]
+    pats = [f"nvidia/{d}/lib/libnvrtc.so*" for d in ("cu13", "cuda_nvrtc", "cu12")]
     found = [p for r in roots if r for pat in pats for p in glob.glob(os.path.join(r, pat))]
     for env in ("CUDA_PATH", "CUDA_HOME"):
         if os.environ.get(env):

@@ -1,19 +1,16 @@
-"""The axis family's geometry: a reduction along one dim as (outer, length, inner), and the tile
-mappings of its stages as objects (which elements a block / program reads, the passes, the
-longest addition chain). The 1-D ladder's mappings live in harness.core.mappings; these are kept
-apart because their input is a shape and a dim, not n (the 1-D consumers never see them).
+"""The axis family's geometry: a reduction along one dim as (outer, length, inner), and its first
+stages' tile mappings (r0..r2, c0..c2; the vectorized ones: axis_vector) as objects: the passes
+and the longest addition chain. Apart from harness.core.mappings: the input is a shape and a dim.
 
-Any contiguous tensor reduced along dim d is a 3-D array (outer, length, inner):
-outer = prod(shape[:d]), length = shape[d] (the reduced dim), inner = prod(shape[d+1:]); element
-(o, r, i) sits at o*length*inner + r*inner + i, and output (o, i) at o*inner + i.
-- inner == 1: ROWS. `outer` rows of `length` contiguous elements (torch.sum(x, dim=-1)).
-- inner > 1: COLUMNS. `outer` independent batches of `inner` columns, each `length` long, read
-  with stride `inner` (torch.sum(x, dim=0) of a 2-D tensor: outer = 1; of a 3-D (B, M, N) tensor
-  along dim 1: B batches of N columns of length M).
+A contiguous tensor reduced along dim d is (outer, length, inner) = (prod(shape[:d]), shape[d],
+prod(shape[d+1:])); element (o, r, i) sits at o*length*inner + r*inner + i, output (o, i) at
+o*inner + i. inner == 1: ROWS, `outer` rows of `length` contiguous elements (dim=-1); inner > 1:
+COLUMNS, `outer` batches of `inner` columns read with stride `inner` (dim 0 of a 2-D tensor:
+outer = 1; dim 1 of (B, M, N): B batches of N columns of length M).
 
-Every mapping reads the same elements in the same order on every run and adds no float atomics:
-its bits depend only on the values and the shape. Each CUDA block of 256 threads and its Triton
-twin's program read the same tile (the catalogue's AXIS_BLOCK).
+Every mapping reads the same elements in the same order on every run, with no float atomics: the
+bits depend only on the values and the shape. A CUDA block of AXIS_BLOCK threads and its Triton
+twin's program read the same tile.
 """
 
 from __future__ import annotations
@@ -69,10 +66,9 @@ def problem(shape: tuple[int, ...], dim: int) -> Problem:
 
 @dataclass(frozen=True)
 class AxisPass:
-    """One launch: `kind` names the stage kernel ("r0" .. "r4", "c0", "tiles", "c3"), `grid` its
-    blocks / programs (x, y), `outer` / `length` / `inner` the 3-D problem this launch reads
-    (the second pass of split columns reads the partials as (outer, splits, inner)) and `chunk`
-    the rows one split of the tiles kernel reads (= length when there is no split)."""
+    """One launch of kernel `kind` ("r0" .. "r4", "c0", "tiles", "c3") over `grid` (x, y) blocks,
+    reading the 3-D problem (outer, length, inner) (a second pass: the partials, (outer, splits,
+    inner)); `chunk`: the rows one split of the tiles kernel reads (length when unsplit)."""
 
     kind: str
     grid: tuple[int, int]
@@ -85,12 +81,10 @@ class AxisPass:
 
 @dataclass(frozen=True)
 class _Mapping:
-    """What every axis mapping answers; `along` is "rows" or "columns", "any" for the
-    shape-picking fastest mapping. A row mapping takes only rows (inner == 1); a column mapping
-    takes any problem (inner == 1 is one column per batch read with stride 1: correct, if not
-    what a row stage would do), so dim 0 of an (M, 1) tensor is a column sum like any dim 0.
-    chain_length: the most floating-point additions any element passes through (the error
-    bound's L), counting the add onto the zero start (exact) as the 1-D ladder does."""
+    """What every axis mapping answers; `along`: "rows", "columns", or "any" (the fastest pair).
+    A row mapping takes only rows (inner == 1); a column mapping takes any problem (inner == 1 is
+    one column per batch: correct), so dim 0 of an (M, 1) tensor is a column sum like any dim 0.
+    chain_length: the error bound's L, counting the add onto the zero start as the 1-D ladder."""
 
     name: ClassVar[str]
     along: ClassVar[str]
@@ -133,28 +127,24 @@ class _OnePass(_Mapping):
 
 
 def _tile_chain(rows: int) -> int:
-    """A column tile over `rows` rows: each of the 8 row groups adds ceil(rows / 8) elements, then
-    a 3-level tree over the row groups (shared memory in CUDA, tl.sum in Triton)."""
+    """A column tile over `rows` rows: ceil(rows / 8) per row group, then their 3-level tree."""
     groups = AXIS_BLOCK // STRIP
     return cdiv(rows, groups) + _tree(groups)
 
 
-# r0: thread t of block b owns row b*256 + t and adds its `length` elements in order.
-# Chain: length (serial).
+# r0: thread t of block b owns row b*256 + t, adds its elements in order. Chain: length.
 THREAD_PER_ROW = _OnePass(
     "thread-per-row", "rows", "r0",
     "a thread per row, 256 rows per block; each thread adds its row in order",
     lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length,
 )  # fmt: skip
-# r1: block b owns row b; thread t adds elements t, t+256, ... then a 256-slot tree.
-# Chain: ceil(length / 256) serial + 8 tree levels.
+# r1: block b owns row b; thread t adds t, t+256, ..., a 256-slot tree. Chain: ceil(len/256) + 8.
 BLOCK_PER_ROW = _OnePass(
     "block-per-row", "rows", "r1",
     "a block per row; thread t adds t, t+256, ..., then a shared-memory tree",
     lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK),
 )  # fmt: skip
-# r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ... then 5 shuffle levels.
-# Chain: ceil(length / 32) serial + 5.
+# r2: warp w of block b: row b*8 + w; lane l adds l, l+32, ..., 5 shuffles. Chain: ceil(len/32) + 5.
 WARP_PER_ROW = _OnePass(
     "warp-per-row", "rows", "r2",
     "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles",
@@ -178,9 +168,8 @@ COLUMN_TILES = _OnePass(
 
 
 def splits(p: Problem) -> tuple[int, int]:
-    """Split columns: (splits, rows per split), a function of the shape only. Enough splits that
-    the first pass has about SPLIT_TARGET_BLOCKS blocks, each split at least MIN_SPLIT_ROWS rows
-    (a multiple of the 8 row groups)."""
+    """c2: (splits, rows per split), a function of the shape only: about SPLIT_TARGET_BLOCKS
+    blocks, each split at least MIN_SPLIT_ROWS rows, a multiple of the 8 row groups."""
     blocks = p.outer * cdiv(p.inner, STRIP)
     want = max(1, min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS)))
     groups = AXIS_BLOCK // STRIP

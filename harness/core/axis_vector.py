@@ -1,6 +1,5 @@
 """The axis family's vectorized stages (r3 sub-warp rows, r4 split rows, c3 vectorized columns)
-and the fastest pair's choice among every stage (ByShape), as mappings in the sense of
-harness.core.axis_geometry (which owns the problem view and the first stages r0..r2, c0..c2).
+and the fastest pair's choice among every stage (ByShape), as axis_geometry's mappings.
 
 Every mapping here reads a QUAD, four adjacent elements, as one access (16 bytes for the 4-byte
 types, 8 for the 16-bit floats) when the contiguous dim is a multiple of 4 and the input aligned,

@@ -1,7 +1,6 @@
-"""The catalogue of variants: one record per variant, the single source of truth, read by the
-CLI, the tests, the benchmarks, the report and the docs (VARIANTS). Adding a variant is one record
-(records_ladder, records_beyond or records_reproducible, by family) plus one kernel (a template in
-a cuda_kernels/*.cu file, or a Triton kernel in triton_kernels/): docs/development.md.
+"""The catalogue of variants: one record per variant, the single source of truth (VARIANTS).
+Adding a variant is one record (records_ladder, records_beyond or records_reproducible, by
+family) plus one kernel (cuda_kernels/*.cu or triton_kernels/): docs/development.md.
 
 Vocabulary (the fields: harness.core.variant.Variant)
 - backend: "cuda" (cuda_kernels/, through CuPy), "triton" (triton_kernels/), "peer" (what a user
@@ -14,9 +13,8 @@ Vocabulary (the fields: harness.core.variant.Variant)
 - kernel: CUDA, a C++ name expression with {T} the element type and {B} the block size (from
   launch.threads), instantiated through NVRTC; Triton, the @triton.jit function's name.
 
-The axis family (sums along one dim, records_axis) is AXIS_VARIANTS / get_axis, kept out of
-VARIANTS: every reader of VARIANTS sums a 1-D input to a scalar. Every name the other layers use
-(Variant, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable from here.
+The axis family (records_axis) is AXIS_VARIANTS / get_axis, kept out of VARIANTS. Every name the
+other layers use (Variant, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable here.
 """
 
 from __future__ import annotations
@@ -84,20 +82,16 @@ PEER_IDS: tuple[str, ...] = tuple(v.id for v in beyond.PEERS)
 
 
 def _check_catalogue() -> None:
-    """Ids unique; every CUDA twin names a Triton record that lists it back."""
+    """Ids unique (the axis ids apart from the 1-D ones); every CUDA twin names a Triton record
+    of its own table that lists it back."""
     if len(BY_ID) != len(VARIANTS):
         raise RuntimeError("duplicate variant ids in the catalogue")
-    for v in VARIANTS:
-        twin = BY_ID.get(v.twin) if v.twin else None
-        if v.twin and (twin is None or twin.backend != "triton" or v.id not in twin.twin_of):
-            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not a Triton record twinning it")
-
-    for v in AXIS_VARIANTS:
-        twin = AXIS_BY_ID.get(v.twin) if v.twin else None
-        if v.twin and (twin is None or v.id not in twin.twin_of):
-            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not an axis record twinning it")
     if set(AXIS_BY_ID) & set(BY_ID) or len(AXIS_BY_ID) != len(AXIS_VARIANTS):
         raise RuntimeError("axis ids must be unique and apart from the 1-D catalogue's")
+    for v, table in [*((v, BY_ID) for v in VARIANTS), *((v, AXIS_BY_ID) for v in AXIS_VARIANTS)]:
+        twin = table.get(v.twin) if v.twin else None
+        if v.twin and (twin is None or twin.backend != "triton" or v.id not in twin.twin_of):
+            raise RuntimeError(f"{v.id}: twin {v.twin!r} is not a Triton record twinning it")
 
 
 _check_catalogue()
@@ -120,15 +114,14 @@ def close_ids(unknown: str, valid: Iterable[str] | None = None) -> list[str]:
 
 
 def get(variant_id: str) -> Variant:
-    """The record for `variant_id`; otherwise UnknownVariant (a KeyError) with the close ids, as
-    the CLI words it: "unknown variant 'tile-256'; did you mean triton/tile-256?"."""
+    """The record for `variant_id`; otherwise UnknownVariant (a KeyError) naming the close ids:
+    "unknown variant 'tile-256'; did you mean triton/tile-256?"."""
     where = f"{len(BY_ID)} ids: `reduce-ladder list`, harness.core.catalogue.BY_ID"
     return _lookup(BY_ID, variant_id, "", where)
 
 
 def get_axis(variant_id: str) -> Variant:
-    """The axis family's record for `variant_id` (AXIS_VARIANTS: kept out of VARIANTS, see
-    harness.core.records_axis); otherwise UnknownVariant with the close axis ids."""
+    """The axis family's record for `variant_id`; otherwise UnknownVariant (close axis ids)."""
     return _lookup(AXIS_BY_ID, variant_id, "axis ", "ids: harness.core.catalogue.AXIS_BY_ID")
 
 
@@ -177,9 +170,8 @@ def cuda_sources() -> dict[str, list[Variant]]:
 
 
 def name_expressions(source: str) -> list[str]:
-    """Every template instantiation a source file must provide (all its variants x dtypes), each
-    once (seed 001's V1, V2 and V3 launch one kernel). The axis family's source (records_axis)
-    lists every launch kind x dtype: its split and fastest variants launch other stages' kernels."""
+    """Every template instantiation a source file must provide (its variants x dtypes), each once
+    (seed 001's V1, V2 and V3 launch one kernel); the axis source's: records_axis's."""
     if source == SOURCE_CUDA:
         return axis_name_expressions()
     exprs = [v.name_expression(d) for v in cuda_sources().get(source, []) for d in v.dtypes]

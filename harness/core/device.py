@@ -3,6 +3,7 @@ neither (the CPU path). Each check returns (ok, reason) and never raises."""
 
 from __future__ import annotations
 
+import importlib
 import os
 from functools import cache
 
@@ -74,36 +75,24 @@ def device_info() -> dict:
     import platform
 
     info: dict = {"python": platform.python_version()}
-    try:
-        import torch
-
-        info["torch"] = torch.__version__
-        if torch_gpu()[0]:
-            p = torch.cuda.get_device_properties(torch.cuda.current_device())
-            info.update(
-                name=p.name,
-                sm_count=p.multi_processor_count,
-                l2_bytes=getattr(p, "L2_cache_size", None),
-                memory_bytes=p.total_memory,
-                capability=f"{p.major}.{p.minor}",
-                cuda_runtime=torch.version.cuda,
-            )
-    except Exception as e:
-        info["torch_error"] = str(e)
-    try:
-        import triton
-
-        info["triton"] = triton.__version__
-    except Exception as e:
-        info["triton_error"] = str(e)
-    try:
-        import cupy
-
-        info["cupy"] = cupy.__version__
-        if cupy_gpu()[0]:
-            info["driver"] = cupy.cuda.runtime.driverGetVersion()
-    except Exception as e:
-        info["cupy_error"] = str(e)
+    for lib in ("torch", "triton", "cupy"):  # each one's failure recorded as <lib>_error
+        try:
+            mod = importlib.import_module(lib)
+            info[lib] = mod.__version__
+            if lib == "torch" and torch_gpu()[0]:
+                p = mod.cuda.get_device_properties(mod.cuda.current_device())
+                info.update(
+                    name=p.name,
+                    sm_count=p.multi_processor_count,
+                    l2_bytes=getattr(p, "L2_cache_size", None),
+                    memory_bytes=p.total_memory,
+                    capability=f"{p.major}.{p.minor}",
+                    cuda_runtime=mod.version.cuda,
+                )
+            if lib == "cupy" and cupy_gpu()[0]:
+                info["driver"] = mod.cuda.runtime.driverGetVersion()
+        except Exception as e:
+            info[f"{lib}_error"] = str(e)
     return info
 
 

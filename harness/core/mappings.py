@@ -1,23 +1,14 @@
 """Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads.
 
-A Launch (the catalogue's launch record) is a tile mapping plus its sizes (threads, tiles,
-max_blocks, per_sm). Each mapping is ONE object that knows, for a Launch and an input of n
-elements:
-- grid(launch, n): the Pass (blocks = programs = partials out, elements per thread);
-- block_elements(launch, p, b): the input indices block b of pass p reads (a pure-Python statement
-  of the CUDA index arithmetic; the CPU tests check the blocks partition [0, n) exactly once);
-- block_of(launch, p, i): the block that reads element i (ints or integer tensors alike: the
-  reference partials in harness.check.verify);
-- chain_length(launch, n): the most additions any element goes through (the float error bound);
-- triton_meta(launch): BLOCK / TILES / num_warps the tile twins are launched with, and
-  triton_takes_per_thread / cuda_takes_per_thread: whether the kernels take the per-thread count;
-- describe(launch): the one-line description the catalogue, the CLI and the docs print;
-- one_launch / sum_dtype: whether one launch returns the sum (the single-launch family, whose plan
-  is harness.launch.single_launch's) and the dtype the sum is returned in.
-
-Every other module asks the mapping object; none compares a mapping's name. Both backends derive
-their grid from the same Launch, so a CUDA stage and its Triton twin see the same tiles by
-construction.
+A Launch (the catalogue's launch record) is a tile mapping plus its sizes. Each mapping is ONE
+object that answers, for a Launch and n elements: grid (the Pass), block_elements (the indices
+block b reads: a pure-Python statement of the CUDA index arithmetic, which the CPU tests check
+partitions [0, n)), block_of (the block that reads element i, ints or integer tensors: the
+reference partials of harness.check.verify), chain_length (the most additions any element goes
+through: the float error bound), triton_meta (the tile twins' BLOCK / TILES / num_warps),
+describe, one_launch and sum_dtype. Every other module asks the mapping object; none compares a
+mapping's name. Both backends derive their grid from the same Launch, so a CUDA stage and its
+Triton twin see the same tiles by construction.
 """
 
 from __future__ import annotations
@@ -51,8 +42,7 @@ def cdiv(a: int, b: int) -> int:
 
 @cache
 def sm_count() -> int:
-    """SM count of the current GPU (what "single-launch" grids are sized from), or CPU_SM_COUNT
-    when kernels run interpreted / there is no GPU."""
+    """SM count of the current GPU ("single-launch" grids), CPU_SM_COUNT without one."""
     if not device.gpu_available():
         return CPU_SM_COUNT
     import torch
@@ -62,25 +52,17 @@ def sm_count() -> int:
 
 @dataclass(frozen=True)
 class Launch:
-    """How a variant covers the input: shared by a CUDA stage and its Triton twin.
+    """How a variant covers the input: shared by a CUDA stage and its Triton twin."""
 
-    threads: CUDA threads per block = Triton lanes per program (BLOCK); num_warps = threads // 32.
-    mapping: the tile mapping object (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH).
-    tiles: tiles of `threads` elements per block ("tiles", "split-pair"), or the most elements a
-      lane adds per grid-stride step ("single-launch": the error bound's step).
-    max_blocks: the fixed grid's cap ("grid-stride", "chunked", "single-launch").
-    in_place: the first pass writes into its input (the harness gives it a scratch copy).
-    dynamic_smem: the CUDA kernel's shared memory is sized at launch (threads x itemsize).
-    per_sm: "single-launch": blocks per SM (the grid is read off the device).
-    """
-
-    threads: int
-    mapping: Mapping
+    threads: int  # CUDA threads per block = Triton lanes per program (BLOCK)
+    mapping: Mapping  # one of MAPPINGS' objects
+    # tiles of `threads` elements per block ("tiles", "split-pair"), or the most elements a lane
+    # adds per grid-stride step ("single-launch": the error bound's step)
     tiles: int = 1
-    max_blocks: int | None = None
-    in_place: bool = False
-    dynamic_smem: bool = False
-    per_sm: int = 0
+    max_blocks: int | None = None  # the fixed grid's cap (grid-stride, chunked, single-launch)
+    in_place: bool = False  # the first pass writes into its input (given a scratch copy)
+    dynamic_smem: bool = False  # the CUDA kernel's shared memory is sized at launch
+    per_sm: int = 0  # single-launch: blocks per SM (the grid is read off the device)
 
     def __post_init__(self) -> None:
         if self.mapping not in MAPPINGS.values():
@@ -107,19 +89,15 @@ class Launch:
 
 def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
     """Tiles of `width` elements starting at `starts`, clipped to [0, n); empty ones dropped."""
-    out = []
-    for start in starts:
-        lo, hi = max(0, start), min(n, start + width)
-        if lo < hi:
-            out.append(range(lo, hi))
-    return out
+    clipped = (range(max(0, s), min(n, s + width)) for s in starts)
+    return [r for r in clipped if r]
 
 
 @dataclass(frozen=True)
 class Mapping:
-    """What every mapping answers (the module docstring), with the multi-pass mappings' answers
-    as defaults: the harness runs the same kernel again over the partials until one is left
-    (harness.launch.plan), and the sum keeps the input's dtype."""
+    """What every mapping answers, the multi-pass mappings' answers as defaults: the same kernel
+    again over the partials until one is left (harness.launch.plan), the sum in the input's
+    dtype."""
 
     name: ClassVar[str]
     one_launch: ClassVar[bool] = False
@@ -185,20 +163,20 @@ class SplitPair(Mapping):
         return f"tile b + tile b+grid of {launch.threads} per block"
 
 
-def _fixed_grid(launch: Launch, n: int) -> tuple[int, int]:
-    """(blocks, per_thread) of a grid of at most max_blocks blocks covering n elements."""
-    _need_n(n)
-    blocks = min(launch.max_blocks or 1, cdiv(n, launch.threads))
-    return blocks, cdiv(n, blocks * launch.threads)
-
-
 @dataclass(frozen=True)
 class _FixedGrid(Mapping):
+    """A grid of at most max_blocks blocks covering n elements, per_thread elements a thread."""
+
     cuda_takes_per_thread: ClassVar[bool] = True
 
     def check(self, launch: Launch) -> None:
         if not launch.max_blocks:
             raise ValueError(f"mapping {launch.mapping.name!r} needs max_blocks")
+
+    def grid(self, launch: Launch, n: int) -> Pass:
+        _need_n(n)
+        blocks = min(launch.max_blocks or 1, cdiv(n, launch.threads))
+        return Pass(n, blocks, cdiv(n, blocks * launch.threads))
 
 
 @dataclass(frozen=True)
@@ -206,9 +184,6 @@ class GridStride(_FixedGrid):
     """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
 
     name: ClassVar[str] = "grid-stride"
-
-    def grid(self, launch: Launch, n: int) -> Pass:
-        return Pass(n, *_fixed_grid(launch, n))
 
     def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
         t = launch.threads
@@ -229,7 +204,7 @@ class Chunked(_FixedGrid):
     triton_takes_per_thread: ClassVar[bool] = True
 
     def grid(self, launch: Launch, n: int) -> Pass:
-        _, per_thread = _fixed_grid(launch, n)
+        per_thread = super().grid(launch, n).per_thread
         # Block b owns per_thread whole tiles; fewer blocks may be needed than the cap.
         return Pass(n, cdiv(n, launch.threads * per_thread), per_thread)
 
@@ -252,12 +227,10 @@ def single_launch_cap(launch: Launch) -> int:
 @dataclass(frozen=True)
 class SingleLaunch(Mapping):
     """One launch returns the sum: a persistent grid of min(per_sm * SMs, max_blocks) blocks
-    (fewer when n is small) walks the input grid-stride in tiles of `threads` lanes x `tiles`
-    elements each, and the last block to finish combines the per-block partials
-    (harness.launch.single_launch builds its plan and picks its real grid; the Triton kernel's
-    meta-parameters come from its tuner, triton_kernels.fastest). `threads` and `tiles` bound the
-    error analysis: every lane of every block adds at most `tiles` elements per grid-stride step.
-    """
+    walks the input grid-stride in tiles of `threads` lanes x `tiles` elements, and the last
+    block to finish combines the partials (its plan and real grid: harness.launch.single_launch;
+    the Triton kernel's meta-parameters: its tuner). `threads` and `tiles` bound the error
+    analysis: every lane adds at most `tiles` elements per grid-stride step."""
 
     name: ClassVar[str] = "single-launch"
     one_launch: ClassVar[bool] = True
@@ -267,10 +240,8 @@ class SingleLaunch(Mapping):
             raise ValueError("mapping 'single-launch' needs max_blocks and per_sm")
 
     def grid(self, launch: Launch, n: int) -> Pass:
-        """One launch, one value out (blocks = 1). per_thread bounds the serial additions of the
-        busiest lane: grid-stride steps over tiles of threads x tiles elements, `tiles` adds each,
-        plus the scalar head and tail element (cuda_kernels/fastest.cu,
-        triton_kernels/fastest.py)."""
+        """One launch, one value out. per_thread bounds the busiest lane's serial additions:
+        grid-stride steps of `tiles` adds each, plus the scalar head and tail element."""
         _need_n(n)
         steps = cdiv(cdiv(n, launch.threads * launch.tiles), single_launch_cap(launch))
         return Pass(n, 1, steps * launch.tiles + 2)
@@ -325,8 +296,7 @@ class Reproducible(SingleLaunch):
     def chain_length(self, launch: Launch, n: int) -> int:
         # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
         # double-double lanes err far less): lane updates, tree, final updates, tree, hi + lo.
-        finals = cdiv(repro_geometry.chunk_count(n), repro_geometry.LANES)
-        return repro_geometry.lane_steps(n) + finals + 2 * repro_geometry.TREE_LEVELS + 1
+        return repro_geometry.dd_chain_length(n) + 1
 
     def describe(self, launch: Launch) -> str:
         return f"any grid x {launch.threads} threads; {repro_geometry.LANES} dd lanes per chunk"

@@ -2,18 +2,13 @@
 norms and softmax, columns in split-K finalizers). Read through harness.core.catalogue
 (AXIS_VARIANTS, get_axis).
 
-Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run / check and their
-default selection, list, the census and the porting guide, the benchmarks, the report, the tests
-that run every variant on a flat input) sums a 1-D input to a scalar; an axis variant takes a
-shape and a dim and returns a tensor, so each would need a filter, and the one that forgot it
-would break. Only the axis consumers read this list (harness.launch.axis_plan and plan_cache,
-reduce_sum's dim=, harness.check.axis_verify, the axis tests). The records are Variants of family
-"axis" whose geometry is an AxisLaunch (a mapping of harness.core.axis_geometry / axis_vector).
-
-Each CUDA stage has a Triton twin that reads the same tile per program (num_warps = 8 for the
-256-thread blocks); the fastest pair picks one of the stages' mappings from the shape. Every
-launch kind's kernel is named once (CUDA_KERNELS, TRITON_KERNELS): the split stages and the
-fastest pair launch the other stages' kernels.
+Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run, check, list, the
+census, the porting guide, the benchmarks, the report, the tests) sums a 1-D input to a scalar;
+an axis variant takes a shape and a dim and returns a tensor, so each would need a filter, and
+the one that forgot it would break. Its geometry is an AxisLaunch (a mapping of axis_geometry /
+axis_vector). Each CUDA stage has a Triton twin reading the same tile per program; the fastest
+pair picks a stage's mapping from the shape. Every launch kind's kernel is named once
+(CUDA_KERNELS, TRITON_KERNELS): the split stages and the fastest pair launch the others' kernels.
 """
 
 from __future__ import annotations
@@ -33,29 +28,24 @@ AXIS_DTYPES = ("float32", "int32", "float16", "bfloat16")
 SOURCE_CUDA = "axis.cu"
 SOURCE_TRITON = "axis.py"
 
-# The kernel of each launch kind (AxisPass.kind); {T} the element type, {B} the block size; the
-# column kernels read {I} and write {O}: both the element type, but in split columns (c2), whose
-# first pass writes partials in the accumulator's type (dtypes: sum_dtype) and second reads them.
-CUDA_KERNELS: dict[str, str] = {
-    "r0": "axis_r0_thread_per_row<{T}, {B}>",
-    "r1": "axis_r1_block_per_row<{T}, {B}>",
-    "r2": "axis_r2_warp_per_row<{T}, {B}>",
-    "c0": "axis_c0_thread_per_column<{I}, {O}, {B}>",
-    "tiles": "axis_c1_column_tiles<{I}, {O}, {B}>",
-    "r3": "axis_r3_subwarp_rows<{I}, {O}, {B}>",
-    "r4": "axis_r4_split_rows<{I}, {O}, {B}>",
-    "c3": "axis_c3_vector_columns<{I}, {O}, {B}>",
+# The CUDA and Triton kernels of each launch kind (AxisPass.kind); {T} the element type, {B} the
+# block size; the column kernels read {I} and write {O}: both the element type, but in split
+# columns (c2), whose first pass writes partials in the accumulator's type (dtypes: sum_dtype)
+# and second reads them.
+# fmt: off
+KERNELS: dict[str, tuple[str, str]] = {
+    "r0":    ("axis_r0_thread_per_row<{T}, {B}>",          "rows_thread_kernel"),
+    "r1":    ("axis_r1_block_per_row<{T}, {B}>",           "rows_block_kernel"),
+    "r2":    ("axis_r2_warp_per_row<{T}, {B}>",            "rows_warp_kernel"),
+    "c0":    ("axis_c0_thread_per_column<{I}, {O}, {B}>",  "columns_thread_kernel"),
+    "tiles": ("axis_c1_column_tiles<{I}, {O}, {B}>",       "column_tiles_kernel"),
+    "r3":    ("axis_r3_subwarp_rows<{I}, {O}, {B}>",       "rows_subwarp_kernel"),
+    "r4":    ("axis_r4_split_rows<{I}, {O}, {B}>",         "rows_split_kernel"),
+    "c3":    ("axis_c3_vector_columns<{I}, {O}, {B}>",     "columns_vector_kernel"),
 }
-TRITON_KERNELS: dict[str, str] = {
-    "r0": "rows_thread_kernel",
-    "r1": "rows_block_kernel",
-    "r2": "rows_warp_kernel",
-    "c0": "columns_thread_kernel",
-    "tiles": "column_tiles_kernel",
-    "r3": "rows_subwarp_kernel",
-    "r4": "rows_split_kernel",
-    "c3": "columns_vector_kernel",
-}
+# fmt: on
+CUDA_KERNELS: dict[str, str] = {kind: cuda for kind, (cuda, _) in KERNELS.items()}
+TRITON_KERNELS: dict[str, str] = {kind: triton for kind, (_, triton) in KERNELS.items()}
 # The kinds whose first pass may write partials in the accumulator's type (a split stage); the
 # second passes read them: c0 (c2's), r3 (r4's), c3 (c3's).
 SPLIT_KINDS = ("tiles", "r4", "c3")

@@ -72,37 +72,29 @@ HOST_TRITON: list[Variant] = [
 FASTEST_DTYPES = ("float32", "int32", "float16", "bfloat16", "float64")
 FASTEST_STEP = 32
 FASTEST = {"stage": "fastest", "family": "fastest", "dtypes": FASTEST_DTYPES, "max_n": MAX_N_64BIT}
+# fmt: off
 FASTEST_CUDA = Variant(
-    id="cuda/fastest",
-    backend="cuda",
-    **FASTEST,
+    id="cuda/fastest", backend="cuda", **FASTEST,
     title="one launch: 16-byte loads, SM-sized persistent grid, last-block finish",
     change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid "
     "from the SM count, "
     "deterministic last-block-done combine instead of a second pass",
-    launch=Launch(
-        threads=256, mapping=SINGLE_LAUNCH, tiles=FASTEST_STEP, max_blocks=2048, per_sm=4
-    ),
-    source="fastest.cu",
-    kernel="reduce_fastest<{T}, {B}, {U}, FAST_ACQ_REL>",
+    launch=Launch(threads=256, mapping=SINGLE_LAUNCH, tiles=FASTEST_STEP, max_blocks=2048,
+                  per_sm=4),
+    source="fastest.cu", kernel="reduce_fastest<{T}, {B}, {U}, FAST_ACQ_REL>",
     counterpart="triton/fastest",
     notes="Deterministic for a given device (SM count), n and alignment. float16/bfloat16 "
-    "accumulate in float32 and return float32; int32 wraps modulo 2^32.",
-)
+    "accumulate in float32 and return float32; int32 wraps modulo 2^32.")
 FASTEST_TRITON = Variant(
-    id="triton/fastest",
-    backend="triton",
-    **FASTEST,
+    id="triton/fastest", backend="triton", **FASTEST,
     title="one launch: autotuned persistent grid-stride, last-program finish",
     change="programs from the SM count, BLOCK / num_warps / num_stages / programs per SM "
     "autotuned per device, dtype and size bucket; atomic-ticket last-program combine",
     launch=Launch(threads=1024, mapping=SINGLE_LAUNCH, tiles=1, max_blocks=2048, per_sm=2),
-    source="fastest.py",
-    kernel="fastest_kernel",
-    counterpart="cuda/fastest",
+    source="fastest.py", kernel="fastest_kernel", counterpart="cuda/fastest",
     notes="Deterministic for a given device, n and chosen configuration (cached per process "
-    "and size bucket). float16/bfloat16 accumulate in float32 and return float32.",
-)
+    "and size bucket). float16/bfloat16 accumulate in float32 and return float32.")
+# fmt: on
 
 # Peers: what a user would call instead, timed in the same run (how each runs:
 # harness.launch.peers). Their ids are defined here only; every other module reads these names.

@@ -32,37 +32,26 @@ NOTES = (
     "float32; float64 returns float64 (faithful only further from cancellation: its lanes carry "
     "twice the result's precision, not four times)."
 )
-COMMON = {
-    "stage": "repro",  # short: the stage column of `reduce-ladder list` does not fold
-    "family": FAMILY,
-    "dtypes": REPRODUCIBLE_DTYPES,
-    "max_n": MAX_N_64BIT,
-    "notes": NOTES,
-}
+# stage "repro": short, so the stage column of `reduce-ladder list` does not fold
+COMMON = dict(
+    stage="repro", family=FAMILY, dtypes=REPRODUCIBLE_DTYPES, max_n=MAX_N_64BIT, notes=NOTES
+)
 
+# fmt: off
 REPRODUCIBLE_CUDA = Variant(
-    id="cuda/reproducible",
-    backend="cuda",
-    **COMMON,
+    id="cuda/reproducible", backend="cuda", **COMMON,
     title="reproducible: fixed chunks, double-double lanes, fixed trees, one launch",
     change=f"{LANES} TwoSum lanes per chunk of C(n) elements (a function of n only), "
     "adjacent-pair trees in registers, shuffles and shared memory; a free persistent grid and a "
     "last-block final over the chunk partials",
     launch=Launch(threads=256, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS, per_sm=4),
-    source="reproducible.cu",
-    kernel=CUDA_KERNEL,
-    counterpart="triton/reproducible",
-)
+    source="reproducible.cu", kernel=CUDA_KERNEL, counterpart="triton/reproducible")
 REPRODUCIBLE_TRITON = Variant(
-    id="triton/reproducible",
-    backend="triton",
-    **COMMON,
+    id="triton/reproducible", backend="triton", **COMMON,
     title="reproducible: fixed chunks, double-double lanes, fixed trees, two launches",
     change=f"the same chunks, {LANES} lanes per program, tl.reshape + tl.split pair trees; a "
     "persistent grid over the chunks, then one program over the partials",
     launch=Launch(threads=LANES, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS, per_sm=4),
-    source="reproducible.py",
-    kernel="reproducible_chunks_kernel",
-    counterpart="cuda/reproducible",
-)
+    source="reproducible.py", kernel="reproducible_chunks_kernel", counterpart="cuda/reproducible")
+# fmt: on
 REPRODUCIBLE: list[Variant] = [REPRODUCIBLE_CUDA, REPRODUCIBLE_TRITON]

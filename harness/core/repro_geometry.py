@@ -35,3 +35,9 @@ def chunk_count(n: int) -> int:
 def lane_steps(n: int) -> int:
     """Elements each lane adds per chunk: C(n) / LANES (a power of two >= 4)."""
     return chunk_size(n) // LANES
+
+
+def dd_chain_length(n: int) -> int:
+    """m(n): the most double-double additions one element passes through: C/LANES lane updates,
+    the lane tree, M/LANES updates of the chunk sums (M = ceil(n / C)), their tree."""
+    return lane_steps(n) + TREE_LEVELS + -(-chunk_count(n) // LANES) + TREE_LEVELS

@@ -3,12 +3,8 @@ compilation and module loading stay out; many repetitions and the median; the L2
 before each repetition (flush_l2); every repetition queued behind one device-side wait sized from
 the host's measured queuing cost (the gate), so the events measure device time, not host gaps.
 
-The one module that holds a timing loop (tests/test_layout.py checks that no other product module
-makes a timing event or reads perf_counter): time_ms (device time, gated and flushed), graph_ms
-(CUDA-graph replay: tiny sizes without launch gaps), call_ms (one synchronized Python call's wall
-time), loop_ms (back-to-back calls from Python, events around the loop), serial_ms (events around
-each call, synchronized after it: copies and host-driven chains) and trips (a host trip's wall
-time and the events it records: seed 001's study).
+The one module that holds a timing loop (tests/test_one_timing_loop.py checks that no other
+product module makes a timing event or reads perf_counter).
 """
 
 from __future__ import annotations
@@ -136,11 +132,8 @@ def time_ms(
 
 
 def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) -> Timing:
-    """Device time per call of fn() replayed from a CUDA graph of `calls` back-to-back calls.
-
-    No L2 flush between the calls inside a graph: use it for the launch-bound tiny sizes, whose
-    data is small anyway. fn must already be warm (compiled) and capture-safe.
-    """
+    """Device time per call of fn() replayed from a CUDA graph of `calls` back-to-back calls (no
+    L2 flush inside: for the launch-bound tiny sizes). fn must be warm and capture-safe."""
     fn()
     torch.cuda.synchronize()
     stream = torch.cuda.Stream()
@@ -172,16 +165,14 @@ def _cuda_ready() -> bool:
 
 
 def sync_perf_counter() -> float:
-    """time.perf_counter() read after the device has finished its queued work (pytest-benchmark's
-    --benchmark-timer; without a GPU plain perf_counter: it calibrates even when suites skip)."""
+    """perf_counter() once the device is idle (pytest-benchmark's --benchmark-timer)."""
     if _cuda_ready():
         torch.cuda.synchronize()
     return time.perf_counter()
 
 
 def call_ms(fn: Callable[[], object], *, reps: int = 50, warmup: int = 3) -> Timing:
-    """Host wall time of one synchronized call of fn() in milliseconds: launch overhead, Python
-    and the kernel(s), i.e. what one Python call costs end to end (the device is idle before)."""
+    """Host wall time (ms) of one synchronized call of fn(): what a Python call costs end to end."""
     for _ in range(warmup):
         fn()
     times = []
@@ -199,9 +190,8 @@ def _events(count: int) -> list:
 
 
 def serial_ms(fn: Callable[[], object], *, reps: int = 5, warmup: int = 1) -> list[float]:
-    """Device time (ms) of each of `reps` calls of fn(), events around each and the device
-    synchronized after it (no flush, no gate): for work whose own host side is the point (a
-    host-to-device copy, a host-driven chain of launches) and for CUDA-graph replays."""
+    """Device time (ms) of each of `reps` calls of fn(), events around each, synchronized after
+    it (no flush, no gate): host-driven work (a copy, a chain of launches) and graph replays."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -219,10 +209,8 @@ def serial_ms(fn: Callable[[], object], *, reps: int = 5, warmup: int = 1) -> li
 def loop_ms(
     fn: Callable[[object], object], args: Sequence[object], *, calls: int, loops: int
 ) -> Timing:
-    """Time per call of fn(arg) called back to back from Python, `calls` calls per loop rotating
-    over args, CUDA events around the whole loop: what a caller's loop pays per call (Python,
-    launch and kernel, whichever is the bottleneck). Statistics over `loops` loops; two warm
-    calls first."""
+    """Time per call of fn(arg) called back to back, `calls` calls per loop rotating over args,
+    events around the loop: what a caller's loop pays per call. Over `loops` loops."""
     for x in args[:2]:
         fn(x)
     torch.cuda.synchronize()
@@ -248,13 +236,11 @@ def trips(
     max_reps: int = 50,
     skipped: Sequence[int] = (),
 ) -> tuple[list[float], list[list[float | None]]]:
-    """A host trip timed end to end: (wall ms per repetition on the host clock, from a
-    synchronized start to trip's return; per repetition the ms from the first of the `events`
-    events trip(ev) records to each of the others; None for the indices in `skipped`, the events
-    the trip does not record: an unrecorded event is never queried, since the failed
-    cudaEventElapsedTime would leave its error for the next launch to raise).
-    trip(None) is the untimed form (warm-up, sizing). reps=None picks about target_ms worth
-    (5..max_reps)."""
+    """A host trip timed end to end: (host wall ms per repetition, synchronized start to return;
+    per repetition the ms from the first of the `events` events trip(ev) records to each other,
+    None for `skipped`: an unrecorded event is never queried, since the failed
+    cudaEventElapsedTime would leave its error for the next launch to raise). trip(None) is the
+    untimed form; reps=None picks about target_ms worth (5..max_reps)."""
     for _ in range(warmup):
         trip(None)
     if reps is None:
@@ -277,8 +263,8 @@ def trips(
 
 
 def small_size_timings(fn: Callable[[], object], n: int) -> dict:
-    """For n <= GRAPH_MAX_N: {"graph": device time per call from CUDA-graph replay, "call": host
-    wall time per synchronized call}; a capture failure is reported, not raised. {} otherwise."""
+    """n <= GRAPH_MAX_N: {"graph": graph_ms, "call": call_ms} (a capture failure reported, not
+    raised); {} otherwise."""
     if n > GRAPH_MAX_N:
         return {}
     out: dict = {"call": call_ms(fn).record()}
@@ -291,9 +277,8 @@ def small_size_timings(fn: Callable[[], object], n: int) -> dict:
 
 
 class Clock:
-    """Marks around a region run once per rank by the several-GPU sum (harness.studies
-    .distributed_combines): CUDA events on the GPU; perf_counter on its CPU path (gloo and the
-    interpreter finish before the call returns). ms() waits for the device first."""
+    """Marks around a region run once per rank (the several-GPU sum): CUDA events on the GPU,
+    perf_counter on its CPU path (gloo and the interpreter finish before the call returns)."""
 
     def __init__(self, on_gpu: bool, dev: torch.device) -> None:
         self.on_gpu, self.dev = on_gpu, dev

@@ -1,7 +1,5 @@
-"""The record types of the catalogue: Variant (one per variant) and its Launch (the tile mapping
-and sizes, harness.core.mappings), plus the stage order and the launch policy line.
-
-The records themselves are in harness.core.catalogue; see its docstring for the vocabulary.
+"""The catalogue's record type, Variant (its Launch: harness.core.mappings), the stage order, the
+launch policy line and the record builders. The vocabulary: harness.core.catalogue's docstring.
 """
 
 from __future__ import annotations
@@ -104,13 +102,8 @@ def stage_key(stage: str) -> tuple[int, str]:
 
 def cuda_variant(id: str, *, twin: str | None, seeds: tuple[str, ...] = (), **fields) -> Variant:
     """A CUDA record: id and twin given without their "cuda/" / "triton/" prefixes."""
-    return Variant(
-        id=f"cuda/{id}",
-        backend="cuda",
-        seeds=seeds,
-        twin=f"triton/{twin}" if twin else None,
-        **fields,
-    )
+    twin = f"triton/{twin}" if twin else None
+    return Variant(id=f"cuda/{id}", backend="cuda", seeds=seeds, twin=twin, **fields)
 
 
 def triton_twin(id: str, *, cuda: list[Variant], **fields) -> Variant:
@@ -120,12 +113,7 @@ def triton_twin(id: str, *, cuda: list[Variant], **fields) -> Variant:
     twins = [c for c in cuda if c.twin == full_id]
     if not twins:
         raise ValueError(f"{full_id} twins no CUDA record")
-    return Variant(
-        id=full_id,
-        backend="triton",
-        stage=min((c.stage for c in twins), key=stage_key),
-        dtypes=tuple(d for d in dtypes.NAMES if any(d in c.dtypes for c in twins)),
-        twin_of=tuple(c.id for c in twins),
-        source="tiles.py",
-        **fields,
-    )
+    stage = min((c.stage for c in twins), key=stage_key)
+    dts = tuple(d for d in dtypes.NAMES if any(d in c.dtypes for c in twins))
+    return Variant(id=full_id, backend="triton", stage=stage, dtypes=dts,
+                   twin_of=tuple(c.id for c in twins), source="tiles.py", **fields)  # fmt: skip
