@@ -1,6 +1,7 @@
 """reduce-ladder: the command line. Every sub-command is registered below from an explicit import
 (a renamed or broken module fails loudly, it does not vanish from the CLI): a module's
-add_parser(sub), or a study that keeps its own parser (STUDIES).
+add_parser(sub), or a study that keeps its own parser (STUDIES), an old command name of a moved
+experiment among them (`ablation`).
 
 Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
 and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
@@ -20,7 +21,6 @@ from importlib import metadata
 from pathlib import Path
 
 from harness.cli import (
-    ablation,
     accuracy,
     census,
     compare,
@@ -33,6 +33,28 @@ from harness.cli import (
 )
 from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
 from harness.studies import bench, fastest_bench
+
+CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
+
+
+def ablation(argv: list[str], prog: str) -> int:
+    """`reduce-ladder ablation`, the old name of experiments/fastest_ablation/ (not installed
+    with the package), imported only now, after the output and GPU checks (tests/test_layout.py,
+    EXPERIMENT_ALIASES): from a checkout it is found beside harness/; elsewhere: exit 2."""
+    if (CHECKOUT / "experiments").is_dir() and str(CHECKOUT) not in sys.path:
+        sys.path.append(str(CHECKOUT))
+    try:
+        from experiments.fastest_ablation import experiment
+    except ModuleNotFoundError as e:
+        if not (e.name or "").startswith("experiments"):
+            raise
+        raise UsageError(
+            "`reduce-ladder ablation` runs the experiment in experiments/fastest_ablation/ of the "
+            "source checkout, which is not installed with the package: run it from a checkout "
+            "(python -m experiments.fastest_ablation)"
+        ) from None
+    return experiment.main(argv, prog=prog)
+
 
 # Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`):
 # name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
@@ -50,7 +72,7 @@ STUDIES = {
         "options: reduce-ladder bench --help",
     ),
     "ablation": (
-        ablation.experiment_main,
+        ablation,
         "it times kernel variants on the GPU",
         "the fastest pair's design choices, one by one, and the launch probe; needs "
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
