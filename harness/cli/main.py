@@ -23,7 +23,6 @@ from pathlib import Path
 from harness.cli import (
     accuracy,
     census,
-    compare,
     distributed,
     host,
     list_variants,
@@ -78,10 +77,9 @@ STUDIES = {
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
     ),
 }
-# In the order `reduce-ladder --help` lists them: `run` registers run and check, `profile`
-# profile and sanitize.
-COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, compare)
-COMMANDS += (distributed,)
+# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report
+# and compare, `profile` profile and sanitize.
+COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, distributed)
 DEFAULT_COMMAND = "run"
 
 
