@@ -1,10 +1,7 @@
-"""`run` / `check` on a machine without a GPU: what can be checked there, and checking it.
-
-Nothing can be timed, but two things can be checked: every Triton kernel runs under Triton's
-interpreter (TRITON_INTERPRET=1) against the golden sums, and every CUDA source compiles (NVRTC
-needs no GPU). A CUDA variant is therefore checked through its Triton twin (interpreted) and its
-source (compiled); a peer (a library call on the GPU) has nothing to check here. A selection that
-leaves nothing to check is a usage error that says why -- never "passed".
+"""`run` / `check` without a GPU: nothing can be timed, but every Triton kernel runs under Triton's
+interpreter (TRITON_INTERPRET=1) against the golden sums and every CUDA source compiles (NVRTC
+needs no GPU), so a CUDA variant is checked through its Triton twin and its source; a peer has
+nothing to check here. A selection that leaves nothing to check is a usage error, never "passed".
 """
 
 from __future__ import annotations
@@ -20,16 +17,13 @@ from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.studies import session
 
-# The interpreter runs every program of a grid in Python (0.2-0.5 s per twin at 2^16 on a 2-core
-# CI machine, growing with n, times some 20 twins and several sizes), so larger sizes are left to
-# the GPU run.
+# The interpreter runs every program in Python (0.2-0.5 s per twin at 2^16 on a 2-core CI machine).
 INTERPRETED_MAX_N = 2**16
 ARCH = "sm_90"
 
 
 def interpreted_variants(sel: Selection) -> list[Variant]:
-    """The Triton kernels to interpret: the Triton variants selected and the Triton twins of the
-    CUDA variants selected (each once, in ladder order)."""
+    """The Triton variants selected and the twins of the CUDA ones (each once, in ladder order)."""
     chosen: dict[str, Variant] = {}
     for v in sel.variants:
         if v.backend == "triton":
@@ -40,8 +34,7 @@ def interpreted_variants(sel: Selection) -> list[Variant]:
 
 
 def compiled_sources(sel: Selection) -> list[str]:
-    """The CUDA sources to compile: every one for the default run, else those of the CUDA
-    variants selected."""
+    """Every CUDA source for the default run, else those of the CUDA variants selected."""
     from harness.compile import cuda_source
 
     if not sel.ids and not sel.study:
@@ -50,9 +43,8 @@ def compiled_sources(sel: Selection) -> list[str]:
 
 
 def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
-    """Each source compiled by NVRTC (no GPU needed) with every instantiation the catalogue and
-    the studies launch (the sanitizer demonstrations', whose kernels no variant launches: not 0
-    kernels), its kernels' spills checked. (The experiments' sources: their tests compile them.)"""
+    """Each source compiled by NVRTC with every instantiation the catalogue and the sanitizer's
+    demonstrations launch, its kernels' spills checked (the experiments': their tests)."""
     from harness.compile import nvrtc
     from harness.core import demo_records
 

@@ -1,13 +1,11 @@
-"""reduce-ladder: the command line. Every sub-command is registered below from an explicit import
-(a renamed or broken module fails loudly, it does not vanish from the CLI): a module's
-add_parser(sub), or a study that keeps its own parser (STUDIES), an old command name of a moved
-experiment among them (`ablation`).
+"""reduce-ladder: the command line. Every sub-command is registered from an explicit import (a
+broken module fails loudly): a module's add_parser(sub), or a study with its own parser (STUDIES;
+`ablation`, the old name of a moved experiment, among them).
 
-Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
-and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
-or a result could not be written after the work (a full disk); 2 bad usage (unknown variant or
-dtype, bad size, an output path that cannot be written, a selection that leaves nothing to
-check, a GPU-only command without a GPU). Missing output folders are created.
+Exit codes: 0 success (also the CPU path, when it checked something and its checks pass); 1 a
+variant failed (wrong sum or error; wrong demonstrations do not count) or a result could not be
+written after the work; 2 bad usage (unknown variant or dtype, bad size, an output that cannot be
+written, a selection that leaves nothing to check, a GPU-only command without a GPU).
 """
 
 from __future__ import annotations
@@ -84,8 +82,7 @@ DEFAULT_COMMAND = "run"
 
 
 def version() -> str:
-    """The version of the code running: the checkout's pyproject.toml when run from a checkout
-    (PYTHONPATH=., as on the GPU machines), else the installed package's metadata."""
+    """The checkout's pyproject.toml version (PYTHONPATH=.), else the installed package's."""
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     if pyproject.is_file():
         return tomllib.loads(pyproject.read_text())["project"]["version"]
