@@ -65,8 +65,7 @@ STUDIES = {
     "bench": (
         bench.main,
         None,
-        "run a named suite (ladder, sweep, seed004, fastest, callable) and write its rows; "
-        "options: reduce-ladder bench --help",
+        "run a named suite and write its rows; the suites and options: reduce-ladder bench --help",
     ),
     "ablation": (
         ablation,

@@ -1,23 +1,16 @@
-"""The per-call suite's entries: what a user calls to sum, each made ready for one (dtype, n).
+"""The per-call suite ("callable" of harness.studies.suites: `reduce-ladder bench callable`): what a
+user calls to sum, each entry made ready for one (dtype, n), and its measure.
 
-    reduce-ladder bench callable [--json C.json] [--sizes 2^10 2^20 ...] [--dtypes ...]
-        [--variants cuda/fastest ...]   (or python -m harness.studies.callable_bench, the same)
+Every entry is called back to back in a Python loop, CUDA events around the whole loop
+(harness.core.timing.loop_ms): the time per call is the loop's time over its calls, median over
+`loops` loops; each entry warmed first (plan-cache misses, Triton's tuner, torch.compile) so the
+loops time hits. Where one input fits in L2 twice over, the loop rotates over views of one buffer
+covering twice the L2 size (at most MAX_VIEWS; the bytes touched are the row's bytes).
 
-For each dtype and n, every entry is called back to back in a Python loop, CUDA events recorded
-around the whole loop (harness.core.timing.loop_ms): the time per call is the loop's event time
-over its calls, the figure the median over `loops` loops. Where one input fits in L2 twice over,
-the loop rotates over views of one buffer, as many as cover twice the L2 size (at most MAX_VIEWS:
-below about 2^14 elements the views touch less than L2, recorded per row as bytes); those sizes
-are launch bound. Each entry is warmed first (plan-cache misses, Triton's tuner,
-torch.compile's compile) so the loops time hits.
-
-The entries (entries(variants)): for every variant reduce_sum takes (every family's, by
-default), `api V` (reduce_sum(x, V)), `api V out=` (a preallocated result) and `op V`
-(torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum (CUB; no
-bfloat16), a torch.compile'd sum, the op's dispatch alone, and for the fastest pair the plan
-reused and each cached launch mode (what reduce_sum adds to: overheads()).
-Default sizes: n = 2^10, 2^12, ..., 2^30; dtypes float32, int32, bfloat16. The suite is
-harness.studies.suites' "callable" (measured here: measure); its rows are metric "call", config
+The entries: for every variant reduce_sum takes, `api V`, `api V out=` (a preallocated result) and
+`op V` (torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum
+(CUB), a torch.compile'd sum, the op's dispatch alone, and for the fastest pair the plan reused
+and each cached launch mode (what reduce_sum adds to: overheads()). Rows: metric "call", config
 the entry's kind.
 """
 
