@@ -38,7 +38,7 @@ def ablation(argv: list[str], prog: str) -> int:
     """`reduce-ladder ablation`, the old name of experiments/fastest_ablation/ (not installed
     with the package), imported only now, after the output and GPU checks (tests/test_layout.py,
     EXPERIMENT_ALIASES): from a checkout it is found beside harness/; elsewhere: exit 2."""
-    if (CHECKOUT / "experiments").is_dir() and str(CHECKOUT) not in sys.path:
+    if (CHECKOUT / "experiments/fastest_ablation").is_dir() and str(CHECKOUT) not in sys.path:
         sys.path.append(str(CHECKOUT))
     try:
         from experiments.fastest_ablation import experiment
