@@ -24,7 +24,7 @@ import pytest
 
 from harness.core import catalogue, device
 from harness.report.records import BENCH_SCHEMA, records_from_rows
-from harness.studies import axis_bench, session, suites
+from harness.studies import axis_bench, call_entries, session, suites
 
 WARMUP_ROUNDS = 2
 
@@ -36,7 +36,7 @@ def _one_call(case: suites.Case):
     from harness.core import timing
 
     if case.suite == "callable":
-        fn, views = suites.callable_call(case)
+        fn, views = call_entries.call(case.variant, case.dtype, case.n)
         return (lambda: fn(views[0])), None
     from harness.check import verify
 

@@ -7,7 +7,7 @@ from the repository root. Not installed with the package.
 
 May import: harness (any layer), triton_kernels and porting. Nothing in harness/, triton_kernels/ or
 benchmarks/ imports an experiment, but a `reduce-ladder` command kept as the alias of a moved one
-(harness/cli/ablation.py), which imports it inside the function that runs it
+(harness/cli/main.py), which imports it inside the function that runs it
 (tests/test_layout.py).
 """
 

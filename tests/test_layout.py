@@ -55,7 +55,7 @@ PACKAGES = ("harness", "triton_kernels", "porting", "experiments")
 EXPERIMENTS = "experiments"
 # The product modules that may reach an experiment: old `reduce-ladder` command names kept as
 # aliases of moved experiments, each importing its experiment inside a function (lazily).
-EXPERIMENT_ALIASES = {"harness.cli.ablation": "experiments.fastest_ablation"}
+EXPERIMENT_ALIASES = {"harness.cli.main": "experiments.fastest_ablation"}
 # Product code outside the packages above (the pytest-benchmark suite and its scripts).
 PRODUCT_SCRIPTS = ("benchmarks",)
 LAYERS = ("core", "compile", "launch", "check", "report", "studies", "cli")

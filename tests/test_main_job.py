@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from harness.cli import run, selection
+from harness.cli import run
 from harness.cli.main import main
 from harness.core import catalogue
 from harness.studies import session
@@ -22,7 +22,7 @@ def test_the_compile_demonstrations_are_the_ones_left_out():
 def _ids(argv: list[str]) -> list[str]:
     p = argparse.ArgumentParser()
     run.selection_arguments(p)
-    return [v.id for v in selection.resolve(p.parse_args(argv)).variants]
+    return [v.id for v in run.resolve(p.parse_args(argv)).variants]
 
 
 def test_default_selection_leaves_them_out_all_and_naming_bring_them_back():

@@ -1,10 +1,6 @@
-"""`reduce-ladder inspect`: the compiler census, on a machine with or without a GPU.
-
-The census and the porting guide are porting tools, not part of the runtime package: they live in
-`porting/`, which harness never imports except here, through the one lazy entry `porting_entry()`
-(inside the function, when the command runs). This module parses and checks the arguments (usage
-errors exit 2 before any work); porting.inspect_cmd does the work.
-"""
+"""`reduce-ladder inspect`: the compiler census, with or without a GPU. This module checks the
+arguments (exit 2 before any work); porting.inspect_cmd does the work, reached through the one
+lazy entry from harness into porting/ (porting_entry, when the command runs)."""
 
 from __future__ import annotations
 
@@ -17,16 +13,14 @@ from harness.core import dtypes
 
 
 def porting_entry() -> ModuleType:
-    """porting.inspect_cmd, imported when `inspect` runs (the only import of porting in harness:
-    tests/test_layout.py holds it to that)."""
+    """porting.inspect_cmd, imported when `inspect` runs (tests/test_layout.py: the only one)."""
     from porting import inspect_cmd
 
     return inspect_cmd
 
 
 def check_arch(arch: str) -> None:
-    """--arch must name an architecture this NVRTC compiles for (an "a" / "f" suffix allowed):
-    a usage error listing the valid ones, before anything is compiled."""
+    """--arch must name an architecture this NVRTC compiles for ("a" / "f" suffixes allowed)."""
     from harness.compile import nvrtc
 
     m = re.fullmatch(r"(sm_\d+)[a-z]?", arch)

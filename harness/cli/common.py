@@ -1,10 +1,6 @@
-"""What every sub-command shares: exit codes, the usage error, the console, and the checks that
-turn bad input into a clear message before any work starts (sizes, dtypes, variant ids, output
-paths, a GPU for the commands that need one).
-
-Every check raises UsageError; harness.cli.main prints it as one `reduce-ladder: error: ...`
-line (more lines only for a list of valid choices) and exits EXIT_USAGE.
-"""
+"""What every sub-command shares: exit codes, the console, and the checks that turn bad input into
+a UsageError before any work starts (sizes, dtypes, variant ids, output paths, a GPU where one is
+needed); harness.cli.main prints it as one `reduce-ladder: error: ...` line and exits 2."""
 
 from __future__ import annotations
 
@@ -29,8 +25,7 @@ class UsageError(Exception):
 
 
 def console() -> Console:
-    """Rich console for tables: the terminal's width, or COLUMNS where set; 200 columns when the
-    output is a file or a pipe (logs keep long lines)."""
+    """Rich console: the terminal's width, or COLUMNS; 200 columns into a file or a pipe."""
     columns = os.environ.get("COLUMNS", "")
     width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 200)
     return Console(width=width)
@@ -42,7 +37,7 @@ def plural(count: int, noun: str) -> str:
 
 
 def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: str, doc=None):
-    """A sub-command's parser, run by func; a description that has line breaks keeps them."""
+    """A sub-command's parser, run by func; a description's line breaks kept."""
     raw = doc and "\n" in doc
     fmt = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
     p = sub.add_parser(name, help=help, description=doc, formatter_class=fmt)
@@ -51,8 +46,7 @@ def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: st
 
 
 def parse_size(text: str) -> int:
-    """harness.core.sizes.parse_size, with a bad size as a usage error (a negative integer:
-    "at least 1", as for 0, not "write an integer")."""
+    """harness.core.sizes.parse_size; a bad size (a negative one: "at least 1") a usage error."""
     try:
         return sizes.parse_size(text)
     except ValueError as e:
@@ -92,8 +86,7 @@ def parse_dtype(text: str) -> str:
 
 
 def require_dtype(variants: Iterable[Variant], dtype: str) -> None:
-    """Every variant named on the command line must support dtype: one that does not is a usage
-    error naming the dtypes it does support (never dropped from the run in silence)."""
+    """A named variant that does not support dtype is a usage error (never dropped in silence)."""
     if bad := [v for v in variants if dtype not in v.dtypes]:
         raise UsageError(
             "; ".join(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}" for v in bad)
@@ -131,9 +124,7 @@ def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None
 
 
 def check_writable(path: str | None, option: str = "--json", folder: bool = False) -> Path | None:
-    """Fail before the work, not after it: harness.report.documents.check_output (the one rule
-    for every output, a file or a folder: missing folders are created when written; a file in
-    the way, a folder given for a file, or a place nothing can be written is a usage error)."""
+    """Fail before the work, not after it (harness.report.documents.check_output's rule)."""
     try:
         return documents.check_output(path, folder=folder, option=option) if path else None
     except ReportError as e:
@@ -145,8 +136,7 @@ class WriteFailed(Exception):
 
 
 def write_json(path: str | None, doc: dict) -> None:
-    """Write doc as indented JSON (path checked earlier with check_writable); a failure now is
-    WriteFailed (harness.cli.main: one line, exit 1)."""
+    """Write doc (path checked earlier with check_writable); a failure now is WriteFailed."""
     try:
         if path:
             documents.write_document(path, doc)
@@ -155,17 +145,15 @@ def write_json(path: str | None, doc: dict) -> None:
 
 
 def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
-    """The one policy for commands that only measure on a GPU (host, fastest-bench, ablation):
-    without one, exit 2 with one line, before anything is run or written."""
+    """Without a GPU, exit 2 with one line, before anything is run or written."""
     ok, why = device.cupy_gpu() if cupy else device.torch_gpu()
     if not ok:
         raise UsageError(f"`reduce-ladder {command}` needs an NVIDIA GPU ({why_needed}): {why}")
 
 
 def run_study(command: str, study_main: Callable[..., int], why_needed: str | None) -> Callable:
-    """The sub-command running a study's own main(argv) (it stays runnable as `python -m ...`):
-    its --json path is checked first, then (where why_needed says why) the GPU policy, then its
-    own parser takes over (its --help works anywhere, and says `reduce-ladder COMMAND`)."""
+    """The sub-command running a study's own main(argv, prog): where why_needed says why it needs
+    a GPU, its --json path and the GPU are checked first; its own parser answers --help."""
 
     def cmd(args: argparse.Namespace) -> int:
         argv = args.study_argv
@@ -183,7 +171,6 @@ def run_study(command: str, study_main: Callable[..., int], why_needed: str | No
 
 
 def fail(command: str, message: str, code: int = EXIT_FAILED) -> int:
-    """Print `reduce-ladder COMMAND: message` to stderr and return the exit code: a run that
-    failed after the usage checks (a rank of the several-GPU sum, ncu's counters unattributed)."""
+    """`reduce-ladder COMMAND: message` on stderr; the exit code (a failure after the checks)."""
     print(f"reduce-ladder {command}: {message}", file=sys.stderr)
     return code

@@ -1,10 +1,8 @@
-"""`run` / `check` on a machine without a GPU: what can be checked there, and checking it.
-
-Nothing can be timed, but two things can be checked: every Triton kernel runs under Triton's
-interpreter (TRITON_INTERPRET=1) against the golden sums, and every CUDA source compiles (NVRTC
-needs no GPU). A CUDA variant is therefore checked through its Triton twin (interpreted) and its
-source (compiled); a peer (a library call on the GPU) has nothing to check here. A selection that
-leaves nothing to check is a usage error that says why -- never "passed".
+"""`run` / `check` without a GPU: nothing can be timed, but every Triton kernel runs under Triton's
+interpreter (TRITON_INTERPRET=1) against the golden sums and every CUDA source compiles (NVRTC
+needs no GPU), so a CUDA variant is checked through its Triton twin and its source; a peer has
+nothing to check here. A selection that leaves nothing to check is a usage error, never "passed".
+(`sel` below: harness.cli.run's Selection.) print_failures: how a run's failures print, either way.
 """
 
 from __future__ import annotations
@@ -12,24 +10,21 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from rich.markup import escape
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from harness.cli.selection import Selection, print_failures
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.studies import session
 
-# The interpreter runs every program of a grid in Python (0.2-0.5 s per twin at 2^16 on a 2-core
-# CI machine, growing with n, times some 20 twins and several sizes), so larger sizes are left to
-# the GPU run.
+# The interpreter runs every program in Python (0.2-0.5 s per twin at 2^16 on a 2-core CI machine).
 INTERPRETED_MAX_N = 2**16
 ARCH = "sm_90"
 
 
-def interpreted_variants(sel: Selection) -> list[Variant]:
-    """The Triton kernels to interpret: the Triton variants selected and the Triton twins of the
-    CUDA variants selected (each once, in ladder order)."""
+def interpreted_variants(sel) -> list[Variant]:
+    """The Triton variants selected and the twins of the CUDA ones (each once, in ladder order)."""
     chosen: dict[str, Variant] = {}
     for v in sel.variants:
         if v.backend == "triton":
@@ -39,9 +34,8 @@ def interpreted_variants(sel: Selection) -> list[Variant]:
     return catalogue.ladder_order(chosen.values())
 
 
-def compiled_sources(sel: Selection) -> list[str]:
-    """The CUDA sources to compile: every one for the default run, else those of the CUDA
-    variants selected."""
+def compiled_sources(sel) -> list[str]:
+    """Every CUDA source for the default run, else those of the CUDA variants selected."""
     from harness.compile import cuda_source
 
     if not sel.ids and not sel.study:
@@ -50,9 +44,8 @@ def compiled_sources(sel: Selection) -> list[str]:
 
 
 def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
-    """Each source compiled by NVRTC (no GPU needed) with every instantiation the catalogue and
-    the studies launch (the sanitizer demonstrations', whose kernels no variant launches: not 0
-    kernels), its kernels' spills checked. (The experiments' sources: their tests compile them.)"""
+    """Each source compiled by NVRTC with every instantiation the catalogue and the sanitizer's
+    demonstrations launch, its kernels' spills checked (the experiments': their tests)."""
     from harness.compile import nvrtc
     from harness.core import demo_records
 
@@ -75,7 +68,7 @@ def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
     return rows
 
 
-def _what_stands_in(sel: Selection, console: Console) -> None:
+def _what_stands_in(sel, console: Console) -> None:
     """For each CUDA variant named on the command line: what is checked in its place."""
     for v in map(catalogue.get, sel.ids):
         twin = f"its Triton twin {v.twin} runs interpreted and " if v.twin else ""
@@ -89,7 +82,7 @@ def _what_stands_in(sel: Selection, console: Console) -> None:
         console.print(f"  {v.id}: {line}", highlight=False)
 
 
-def run_cpu_path(args: argparse.Namespace, sel: Selection, console: Console) -> int:
+def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     from harness.report import tables
 
     why = device.torch_gpu()[1]
@@ -159,3 +152,21 @@ def run_cpu_path(args: argparse.Namespace, sel: Selection, console: Console) -> 
         "ladder."
     )
     return EXIT_OK
+
+
+def print_failures(rows: list[dict], console: Console) -> None:
+    """Wrong demonstrations with their verdict (a racy kernel can happen to be right); every
+    other row that is not ok, with its message."""
+    for r in rows:
+        if r.get("wrong_demo"):
+            verdict = (
+                "WRONG in this run (the race showed)"
+                if r["status"] != "ok"
+                else "right in this run (the race did not show; the code is still racy)"
+            )
+            console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
+        elif r["status"] != "ok" and not r.get("extra", {}).get(session.UNAVAILABLE):
+            console.print(
+                f"  [red]{r['variant']} n={r['n']}: {r['status']}: "
+                f"{escape(r.get('message', ''))}[/]"
+            )

@@ -1,9 +1,6 @@
-"""`reduce-ladder host`: seed 001's study, end to end from host memory. Prints the seed's table
-regenerated (rows log2 n; columns V0..V4, their Triton twins and torch.sum: end-to-end ms and GB/s
-of host data reduced, then where the time goes: H2D copy vs kernels), the stream sweep of V3's
-pipeline against the copy-engine bound (the pinned H2D copy measured alone), and every variant's
-error on an adversarial input against its bound. It needs a GPU: without one it exits 2 with one
-line, after the usage checks, before anything is written."""
+"""`reduce-ladder host`: seed 001's study (harness.studies.host), end to end from host memory: the
+seed's table, the stream sweep of V3's pipeline against the copy-engine bound, and every variant's
+error on an adversarial input. Without a GPU: exit 2 after the usage checks, nothing written."""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
-"""reduce-ladder: the command line. Every sub-command is registered below from an explicit import
-(a renamed or broken module fails loudly, it does not vanish from the CLI): a module's
-add_parser(sub), or a study that keeps its own parser (STUDIES).
+"""reduce-ladder: the command line. Every sub-command is registered from an explicit import (a
+broken module fails loudly): a module's add_parser(sub), or a study with its own parser (STUDIES;
+`ablation`, the old name of a moved experiment, among them).
 
-Exit codes: 0 success (also the CPU path on a machine without a GPU, when it checked something
-and its checks pass); 1 a variant failed (wrong sum or error; wrong demonstrations do not count),
-or a result could not be written after the work (a full disk); 2 bad usage (unknown variant or
-dtype, bad size, an output path that cannot be written, a selection that leaves nothing to
-check, a GPU-only command without a GPU). Missing output folders are created.
+Exit codes: 0 success (also the CPU path, when it checked something and its checks pass); 1 a
+variant failed (wrong sum or error; wrong demonstrations do not count) or a result could not be
+written after the work; 2 bad usage (unknown variant or dtype, bad size, an output that cannot be
+written, a selection that leaves nothing to check, a GPU-only command without a GPU).
 """
 
 from __future__ import annotations
@@ -20,10 +19,8 @@ from importlib import metadata
 from pathlib import Path
 
 from harness.cli import (
-    ablation,
     accuracy,
     census,
-    compare,
     distributed,
     host,
     list_variants,
@@ -33,6 +30,28 @@ from harness.cli import (
 )
 from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
 from harness.studies import bench, fastest_bench
+
+CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
+
+
+def ablation(argv: list[str], prog: str) -> int:
+    """`reduce-ladder ablation`, the old name of experiments/fastest_ablation/ (not installed
+    with the package), imported only now, after the output and GPU checks (tests/test_layout.py,
+    EXPERIMENT_ALIASES): from a checkout it is found beside harness/; elsewhere: exit 2."""
+    if (CHECKOUT / "experiments/fastest_ablation").is_dir() and str(CHECKOUT) not in sys.path:
+        sys.path.append(str(CHECKOUT))
+    try:
+        from experiments.fastest_ablation import experiment
+    except ModuleNotFoundError as e:
+        if not (e.name or "").startswith("experiments"):
+            raise
+        raise UsageError(
+            "`reduce-ladder ablation` runs the experiment in experiments/fastest_ablation/ of the "
+            "source checkout, which is not installed with the package: run it from a checkout "
+            "(python -m experiments.fastest_ablation)"
+        ) from None
+    return experiment.main(argv, prog=prog)
+
 
 # Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`):
 # name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
@@ -46,26 +65,23 @@ STUDIES = {
     "bench": (
         bench.main,
         None,
-        "run a named suite (ladder, sweep, seed004, fastest, callable) and write its rows; "
-        "options: reduce-ladder bench --help",
+        "run a named suite and write its rows; the suites and options: reduce-ladder bench --help",
     ),
     "ablation": (
-        ablation.experiment_main,
+        ablation,
         "it times kernel variants on the GPU",
         "the fastest pair's design choices, one by one, and the launch probe; needs "
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
     ),
 }
-# In the order `reduce-ladder --help` lists them: `run` registers run and check, `profile`
-# profile and sanitize.
-COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, compare)
-COMMANDS += (distributed,)
+# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report
+# and compare, `profile` profile and sanitize.
+COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, distributed)
 DEFAULT_COMMAND = "run"
 
 
 def version() -> str:
-    """The version of the code running: the checkout's pyproject.toml when run from a checkout
-    (PYTHONPATH=., as on the GPU machines), else the installed package's metadata."""
+    """The checkout's pyproject.toml version (PYTHONPATH=.), else the installed package's."""
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     if pyproject.is_file():
         return tomllib.loads(pyproject.read_text())["project"]["version"]

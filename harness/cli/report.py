@@ -15,6 +15,7 @@ DIR/accuracy.png and links it from report.md; --axis one or more `reduce-ladder 
 runs (their rows together) into DIR/axis.md and DIR/axis.png (harness.report.axis_tables),
 linked the same way.
 A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
+(This module also holds `reduce-ladder compare`: COMPARE.)
 """
 
 from __future__ import annotations
@@ -23,11 +24,34 @@ import argparse
 import shlex
 from pathlib import Path
 
-from harness.cli.common import EXIT_OK, UsageError, console, parse_size
+from harness.cli.common import EXIT_OK, UsageError, command, console, parse_size
 from harness.core.sizes import size_label
-from harness.report import accuracy_tables, axis_tables, host_tables, run_report, run_tables, tables
-from harness.report.documents import ReportError
+from harness.report import (
+    accuracy_tables,
+    axis_tables,
+    devices,
+    host_tables,
+    plots,
+    run_report,
+    run_tables,
+    tables,
+)
+from harness.report.documents import ReportError, write_document
 from harness.report.ladder_table import ladder_console_table
+
+COMPARE = """`reduce-ladder compare DIR DIR [DIR ...] --out DIR`
+
+Renders on any machine (no GPU): N device folders (results/<device>/, one GPU session each; the
+first is the baseline) compared variant by variant. Per result source (ladder-*.json, fastest*.json,
+bench.json, seed004.json, callable.json: those present), dtype and n: each device's time, the
+ratio t(baseline) / t(device) and the ratio the datasheets' memory bandwidth predicts. Writes
+OUT/README.md (devices, versions from env.txt, what stands out, tables), OUT/compare_<source>.png
+(ratio against n per variant family, the datasheet line dashed) and OUT/compare.json (every row).
+The output depends only on the folders: it regenerates byte-identical.
+
+A folder that does not exist or holds no result file, a folder named twice, fewer than two
+folders, or an --out that cannot be written: exit 2 before anything is read or written.
+"""
 
 # The pages rendered beside report.md and linked from it: (option, its module, the link's title).
 PAGES = (
@@ -128,3 +152,40 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--callable", metavar="CALLABLE.json", help="also the per-call-from-Python figures"
     )
     p.set_defaults(func=cmd_report)
+    add_compare_parser(sub)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    try:
+        folders = devices.check_folders(args.folders)
+        out = run_report.writable_dir(args.out)  # created if missing
+        runs = [devices.load_device(f) for f in folders]
+    except ReportError as e:
+        raise UsageError(str(e)) from None
+    rows = devices.device_rows(runs)
+    if not rows:
+        raise UsageError(
+            "the folders share no timed result (same source, variant, dtype and n) with the "
+            f"baseline {runs[0].label}; nothing to compare"
+        )
+    command = shlex.join(["reduce-ladder", "compare", *args.folders, "--out", args.out])
+    try:
+        drawn = plots.plot_devices(out, rows, runs)
+        (out / "README.md").write_text(devices.render(runs, out, drawn, command))
+        write_document(out / "compare.json", devices.compare_json(runs, out))
+    except (ReportError, OSError) as e:
+        raise UsageError(str(e)) from None
+    con = console()
+    for line in devices.stand_out(runs, rows):
+        con.print(line, highlight=False, markup=False)
+    for name in ("README.md", "compare.json", *drawn):
+        con.print(f"  wrote {out / name}", highlight=False)
+    return EXIT_OK
+
+
+def add_compare_parser(sub: argparse._SubParsersAction) -> None:
+    help = "compare device folders (results/<device>/): time ratios beside the datasheet's"
+    p = command(sub, "compare", cmd_compare, help, COMPARE)
+    folders = "device folders; the first is the baseline"
+    p.add_argument("folders", nargs="+", metavar="DIR", help=folders)
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")

@@ -1,25 +1,15 @@
-"""The accuracy study (issue 18): every float32 variant and the peers on the data battery, each
-result's error in float32 ulps against the EXACT sum, and the reproducible variants' result bits
-over a fixed list of seeded inputs.
+"""The accuracy study: every float32 variant and the peers (torch.sum, cupy.sum) on the data
+battery (harness.check.battery: seeded, made on the CPU), each result's error in float32 ulps
+against the EXACT sum (harness.check.exact); and the reproducible variants' result bits over a
+fixed list of seeded inputs. Seed 001's host-staged family is left out (it sums like the ladder).
 
-Inputs come from harness.check.battery (seeded, made on the CPU: the same bits on every device),
-the golden from harness.check.exact (integer arithmetic, no rounding); a result is faithful when
-it is one of the two float32s around the exact sum, and its ulps are |result - s| / ulp(s)
-(exact.ulp's convention). Variants: every non-wrong catalogue variant that takes float32 (each
-ladder stage and twin, the fastest pair, family "reproducible" once it is in the catalogue),
-except seed 001's host-staged family (it times the trip from host memory; its kernels sum like
-the ladder's), and the peers torch.sum and cupy.sum (CUB).
-
-accuracy/1 document: {"schema", "created", "device", "seed", "limits": {n: K(n)}, "families":
-{name: description}, "results": [record]}; one result record per (variant, family, n): the check
-holds the result (value), the correctly rounded sum (golden) and |result - s| (abs_err);
-extra: "data" (the family), "ulps" (null when the result is not finite while the sum is),
-"faithful", "kappa", "within_limit" (kappa <= K(n)), "result_hex".
-
-reproducible/1 document: {"schema", "created", "device", "inputs": [{"key", "family", "dtype",
-"n", "offset", "seed"}], "results": {variant: {key: {"hex": float.hex, "bits": the result's raw
-bits as hex}}}}. Offsets 1..3 hold the same values as offset 0 in a view that starts 1..3
-elements into a larger buffer: same values, another alignment, so the same bits are owed.
+accuracy/1: {"schema", "created", "device", "seed", "limits": {n: K(n)}, "families", "results"}:
+one record per (variant, family, n), its check the result, the correctly rounded sum and
+|result - s|; extra: "data", "ulps" (null when the result is not finite while the sum is),
+"faithful" (one of the two float32s around s), "kappa", "within_limit", "result_hex".
+reproducible/1: {"schema", "created", "device", "inputs": [{"key", "family", "dtype", "n",
+"offset", "seed"}], "results": {variant: {key: {"hex", "bits"}}}}; offsets 1..3 hold offset 0's
+values 1..3 elements into a larger buffer: another alignment, the same bits owed.
 """
 
 from __future__ import annotations

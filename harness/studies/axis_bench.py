@@ -1,38 +1,20 @@
-"""The axis suite's cases and measurement (registered as suite "axis" in harness.studies.suites):
-sums along one dim, every stage beside the peers.
+"""The axis suite's cases and measurement (suite "axis" of harness.studies.suites): sums along one
+dim, every stage beside the peers.
 
 A case is one subject at one (shape, dim, dtype): an axis variant (the stages and the fastest
-pair, CUDA and Triton), a peer -- torch.sum(x, dim), torch.compile of it (static shapes,
-compiled before timing), cupy.sum(x, axis) (no bfloat16 in CuPy: left out there) -- or "copy",
-a device copy of x (the read limit: a copy reads and writes x's bytes, so x is read once in half
-the copy's time). Consecutive cases of one (shape, dim, dtype) share one input: integer-valued
-0..99, exact in every dtype here. An axis variant is first checked
-(harness.check.axis_verify: exact while the sums stay exact, else within the bound of its
-longest addition chain; poisoned outputs; x unchanged); then every subject is timed by
-harness.core.timing.time_ms (CUDA events, the gate, the read-based L2 flush, median). A subject
-slower than SLOW_MS per call (a thread per row on a few long rows takes seconds) is timed over
-SLOW_REPS repetitions, said by the row's reps.
+pair, CUDA and Triton), a peer -- torch.sum(x, dim), torch.compile of it (static shapes, compiled
+before timing), cupy.sum(x, axis) (no bfloat16) -- or "copy", a device copy of x (the read limit).
+Consecutive cases of one (shape, dim, dtype) share one input of integers 0..99, exact in every
+dtype here. An axis variant is first checked (harness.check.axis_verify); then every subject is
+timed by harness.core.timing.time_ms, over SLOW_REPS repetitions where one call takes more than
+SLOW_MS (a thread per row on a few long rows takes seconds).
 
-Shapes (SHAPE_SETS): "reference" (the default: the measured table's and the named shapes, ISSUE),
-"tritonbench" (its 2-D and 3-D sum shapes), "all" (BENCH_SHAPES). Where each comes from:
-- TRITONBENCH_2D: tritonbench's `sum` operator (tritonbench/operators/sum/operator.py, get_x_vals
-  and get_input_iter with --input-dim 2 and --reduce-dim 0 or 1): every (M, N) with M and N in
-  TRITONBENCH_DIMS, skipping tensors of 8e9 bytes or more as it does (for float32: M * N * 4),
-  each along dim 0 and dim 1. TRITONBENCH_DIMS is its get_dim_vals over sizes range(9, 22, 2):
-  2^n for n = 9, 11, ..., 21, and then (n - 1) * (n + 1) for the same n (80, 120, ..., 440: the
-  operator's own definition, products of the exponents, not 2^n - 1 and 2^n + 1).
-- TRITONBENCH_3D: the same operator with --input-dim 3 --reduce-dim 1, its "large middle dim"
-  set: (M, N, K) with M, K in {8, 16} and N = 2^12, 2^14, ..., 2^20, reduced along N. (Its other
-  3-D set, every (M, N, K) of TRITONBENCH_DIMS, is left out: the issue asks for the middle-dim
-  one.)
-- ISSUE: the shapes the issue's table measured, and the ones it names beside tritonbench's:
-  (2^20, 64) along both dims, (4096, 4096) along both, (65536, 1024) along dim 0, (8, 2^24) along
-  both, (1024, 2^18) along both, (262144, 128) along dim 0, (2^20, 4) along dim 1.
-BENCH_SHAPES: all of them, each (shape, dim) once, in that order.
-
-A row: suite "axis", variant the subject, config "MxN dim=D", shape the tensor's shape, metric
-"total", bytes = x's bytes read plus the output's written (the copy: read plus written).
-harness.report.axis_tables pivots the rows.
+Shapes (SHAPE_SETS): "reference" (ISSUE: the issue's table and the shapes it names), "tritonbench"
+(the 2-D and 3-D shapes of tritonbench's `sum` operator, tritonbench/operators/sum/operator.py:
+every (M, N) of its get_dim_vals -- 2^n and (n - 1) * (n + 1) for n = 9, 11, ..., 21 -- under its
+8e9-byte limit, along dim 0 and 1; and its "large middle dim" 3-D set, reduced along N), "all".
+A row: variant the subject, config "MxN dim=D", metric "total", bytes = x's bytes read plus the
+output's written (the copy: read plus written); harness.report.axis_tables pivots the rows.
 """
 
 from __future__ import annotations

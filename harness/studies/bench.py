@@ -1,15 +1,9 @@
 """Run a named suite (harness.studies.suites) from the command line: its cases, selected, measured
 and written as one ROWS document, a table per dtype printed.
 
-    reduce-ladder bench SUITE [--json PATH] [--variants ID ...] [--dtypes D ...] [--sizes N ...]
-        [--reps N] [--list]
-
-`reduce-ladder bench --help` lists the suites (harness.studies.suites.SUITES): what each
-measures, its dtypes and sizes. --variants, --dtypes and --sizes replace the suite's defaults;
---list prints the cases and runs nothing (no GPU needed). Every check is made before any work: an
-unknown suite, variant or dtype, a bad size, an output that cannot be written (exit 2), then a
-GPU (exit 2 without one). Exit 1 when a variant's sum was wrong or it failed (wrong
-demonstrations excepted), else 0.
+--variants, --dtypes and --sizes replace the suite's defaults; --list prints the cases and runs
+nothing (no GPU needed). Exit 2 for bad input or no GPU (before any work); 1 when a variant's sum
+was wrong or it failed (wrong demonstrations excepted); else 0.
 """
 
 from __future__ import annotations

@@ -1,29 +1,24 @@
-"""The per-call suite's entries: what a user calls to sum, each made ready for one (dtype, n).
+"""The per-call suite ("callable" of harness.studies.suites: `reduce-ladder bench callable`): what a
+user calls to sum, each entry made ready for one (dtype, n), and its measure.
 
-    reduce-ladder bench callable [--json C.json] [--sizes 2^10 2^20 ...] [--dtypes ...]
-        [--variants cuda/fastest ...]   (or python -m harness.studies.callable_bench, the same)
+Every entry is called back to back in a Python loop, CUDA events around the whole loop
+(harness.core.timing.loop_ms): the time per call is the loop's time over its calls, median over
+`loops` loops; each entry warmed first (plan-cache misses, Triton's tuner, torch.compile) so the
+loops time hits. Where one input fits in L2 twice over, the loop rotates over views of one buffer
+covering twice the L2 size (at most MAX_VIEWS; the bytes touched are the row's bytes).
 
-For each dtype and n, every entry is called back to back in a Python loop, CUDA events recorded
-around the whole loop (harness.core.timing.loop_ms): the time per call is the loop's event time
-over its calls, the figure the median over `loops` loops. Where one input fits in L2 twice over,
-the loop rotates over views of one buffer, as many as cover twice the L2 size (at most MAX_VIEWS:
-below about 2^14 elements the views touch less than L2, recorded per row as bytes); those sizes
-are launch bound. Each entry is warmed first (plan-cache misses, Triton's tuner,
-torch.compile's compile) so the loops time hits.
-
-The entries (entries(variants)): for every variant reduce_sum takes (every family's, by
-default), `api V` (reduce_sum(x, V)), `api V out=` (a preallocated result) and `op V`
-(torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum (CUB; no
-bfloat16), a torch.compile'd sum, the op's dispatch alone, and for the fastest pair the plan
-reused and each cached launch mode (what reduce_sum adds to: overheads()).
-Default sizes: n = 2^10, 2^12, ..., 2^30; dtypes float32, int32, bfloat16. The suite is
-harness.studies.suites' "callable"; its rows are metric "call", config the entry's kind.
+The entries: for every variant reduce_sum takes, `api V`, `api V out=` (a preallocated result) and
+`op V` (torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum
+(CUB), a torch.compile'd sum, the op's dispatch alone, and for the fastest pair the plan reused
+and each cached launch mode (what reduce_sum adds to: overheads()). Rows: metric "call", config
+the entry's kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from harness.core import sizes as sizes_mod
 from harness.report.records import Row
@@ -43,21 +38,14 @@ class Entry:
     variant: str | None = None  # the catalogue variant it calls, if any (its dtypes apply)
 
 
-def _api(vid: str):
-    from harness.launch.api import reduce_sum  # what `harness.reduce_sum` is
-
-    return lambda dtype, views: lambda x: reduce_sum(x, vid)
-
-
-def _api_out(vid: str):
-    """reduce_sum(x, vid, out=o) with one preallocated o: the call without the result's
-    allocation (beside torch.sum(x, out=o), which saves the same)."""
-
+def _api(vid: str, out: bool = False):
     def make(dtype, views):
         import torch
 
-        from harness.launch.api import reduce_sum, result_dtype
+        from harness.launch.api import reduce_sum, result_dtype  # what `harness.reduce_sum` is
 
+        if not out:
+            return lambda x: reduce_sum(x, vid)
         o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
         return lambda x: reduce_sum(x, vid, out=o)
 
@@ -72,8 +60,6 @@ def _torch_sum_out(dtype, views):
 
 
 def _launch(vid: str, mode: str):
-    """The cached launch alone (no API checks, a preallocated output): what reduce_sum adds to."""
-
     def make(dtype, views):
         import torch
 
@@ -89,8 +75,6 @@ def _launch(vid: str, mode: str):
 
 
 def _plan(vid: str):
-    """A reused plan per view (harness.launch.plan.make_plan, made once): plan.run()."""
-
     def make(dtype, views):
         from harness.core import catalogue
         from harness.launch.plan import make_plan
@@ -101,27 +85,18 @@ def _plan(vid: str):
     return make
 
 
-def _op(vid: str):
+def _op(vid: str, name: str = "sum"):
+    """torch.ops.reduce_ladder.<name> (noop: what the op's dispatch costs alone)."""
+
     def make(dtype, views):
         import torch
 
-        from harness.launch import torch_op  # noqa: F401  (registers the op)
+        from harness.launch import torch_op  # noqa: F401  (registers the ops)
 
-        op = torch.ops.reduce_ladder.sum
+        op = getattr(torch.ops.reduce_ladder, name)
         return lambda x: op(x, vid)
 
     return make
-
-
-def _noop_op(dtype, views):
-    """torch.ops.reduce_ladder.noop: what torch.ops dispatch costs alone (harness.launch.torch_op),
-    so the op's figure can be split into dispatch and the API below it."""
-    import torch
-
-    from harness.launch import torch_op  # noqa: F401  (registers the ops)
-
-    noop = torch.ops.reduce_ladder.noop
-    return lambda x: noop(x, "cuda/fastest")
 
 
 def _torch_sum(dtype, views):
@@ -169,11 +144,12 @@ def entries(variants: Iterable[str] | None = None) -> list[Entry]:
     for v in api_variants() if variants is None else variants:
         out += [
             Entry(f"api {v}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v), v),
-            Entry(f"api {v} out=", f"harness.reduce_sum(x, {v!r}, out=o)", _api_out(v), v),
+            Entry(f"api {v} out=", f"harness.reduce_sum(x, {v!r}, out=o)", _api(v, True), v),
             Entry(f"op {v}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v), v),
         ]
     out += [
-        Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only", _noop_op),
+        Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only",
+              _op("cuda/fastest", "noop")),
         *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", _plan(v), v)
           for v in FASTEST),
         *(Entry(f"launch {v} {mode}", f"cached launch, {mode} mode, output preallocated",
@@ -189,16 +165,85 @@ LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
             ("triton/fastest", "jit"))  # fmt: skip
 
 
-def views_for(n: int, dtype: str, l2_bytes: int):
-    """Views of one buffer that the loop rotates over (see the module docstring)."""
-    import torch
+_views: dict = {}
 
-    from harness.check import verify
 
-    nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
-    count = 1 if nbytes >= 2 * l2_bytes else min(MAX_VIEWS, -(-2 * l2_bytes // nbytes))
-    buf = verify.seed_like_input(n * count, dtype, "cuda")
-    return [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
+def views(dtype: str, n: int):
+    """(views of one buffer the loop rotates over, one view's bytes) for (dtype, n), kept while
+    consecutive cases share them (see the module docstring)."""
+    if (dtype, n) not in _views:
+        import torch
+
+        from harness.check import verify
+
+        _views.clear()
+        torch.cuda.empty_cache()
+        l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+        nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
+        count = 1 if nbytes >= 2 * l2 else min(MAX_VIEWS, -(-2 * l2 // nbytes))
+        buf = verify.seed_like_input(n * count, dtype, "cuda")
+        _views[(dtype, n)] = [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
+    return _views[(dtype, n)]
+
+
+@cache
+def entry(entry_id: str) -> Entry:
+    """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
+    from harness.core import catalogue
+
+    vid = entry_id.split(" ")[1] if " " in entry_id else ""
+    found = {e.id: e for e in entries([vid] if vid in catalogue.BY_ID else [])}
+    if entry_id not in found:
+        raise KeyError(entry_id)
+    return found[entry_id]
+
+
+def known() -> list[str]:
+    return [e.id for e in entries()]
+
+
+def supports(entry_id: str, dtype: str, n: int) -> bool:
+    from harness.core import catalogue
+
+    v = entry(entry_id).variant
+    if v is not None and not (dtype in catalogue.get(v).dtypes and n <= catalogue.get(v).max_n):
+        return False
+    return not (entry_id == "cupy.sum-cub" and dtype == "bfloat16")
+
+
+def call(entry_id: str, dtype: str, n: int):
+    """(the entry's call, the views): what pytest-benchmark times on the first view, and what
+    the loop rotates over."""
+    from harness.launch import peers
+
+    vs, _ = views(dtype, n)
+    with peers.cupy_accelerators(["cub"]):
+        return entry(entry_id).make(dtype, vs), vs
+
+
+def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, loops: int = 5):
+    """One "call" row; an entry that raises gives a row with check "error" and its message."""
+    from harness.core import timing
+    from harness.launch import peers
+
+    ident = {**common, "variant": entry_id, "config": entry_id.split(" ")[0], "dtype": dtype,
+             "shape": n, "metric": "call"}  # fmt: skip
+    try:
+        fn, vs = call(entry_id, dtype, n)
+        if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
+            return []
+        nbytes = vs[0].numel() * vs[0].element_size()
+        calls = calls_per_loop(nbytes, len(vs))
+        with peers.cupy_accelerators(["cub"]):
+            t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
+    except Exception as e:  # recorded, the run goes on (a launch mode not available here...)
+        import torch
+
+        torch.cuda.synchronize()
+        return [Row(**ident, median_ms=None, check="error",
+                    info={"message": f"{type(e).__name__}: {e}"[:300]})]  # fmt: skip
+    info = {"calls_per_loop": calls, "views": len(vs)}
+    return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check="ok", info=info)]
 
 
 def calls_per_loop(nbytes: int, views: int) -> int:

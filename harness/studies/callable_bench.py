@@ -1,7 +1,5 @@
 """`python -m harness.studies.callable_bench [options]`: the older name of `reduce-ladder bench
-callable` (the per-call suite; its entries: harness.studies.call_entries), kept working."""
-
-from __future__ import annotations
+callable`, kept working."""
 
 import sys
 

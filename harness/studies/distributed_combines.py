@@ -4,7 +4,8 @@ sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather
 order in float64), their timing (timing.Clock), and the merge of every rank's records;
 docs/several-gpus.md says what is measured and why. Rank 0 writes the merged records to
 RESULT_FILE; a rank that raises writes its message to ERROR_FILE first, so the parent can name
-it in one line.
+it in one line. Its timing is not time_ms's on purpose: marks (harness.core.timing.Clock) on every
+rank between barriers and a device gate, so the slowest rank's local sum and combine can be kept.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Finding and running NVIDIA's command-line tools (ncu, compute-sanitizer) over the driver process.
-
-Whatever keeps a tool from giving an answer - not installed, no GPU, counters not readable - is a
-ToolUnavailable with one line saying what and how to fix it; the CLI prints that line and exits 2.
-"""
+"""Finding and running NVIDIA's command-line tools (ncu, compute-sanitizer) over the driver
+process. Whatever keeps a tool from answering (not installed, no GPU, counters not readable) is a
+ToolUnavailable: one line saying what and how to fix it; the CLI prints it and exits 2."""
 
 from __future__ import annotations
 
@@ -126,9 +124,8 @@ def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Co
 def run_logged(
     cmd: list[str], timeout: float, log: Path | None, manifest: Path, env: dict | None = None
 ) -> tuple[Completed, list | None]:
-    """Run the tool over the driver: its log (the command, then its output) to `log`; the
-    ToolUnavailable its output names; (the run, the driver's manifest: what it launched, None
-    where it wrote none or an unreadable one)."""
+    """Run the tool over the driver, its log (command, output) to `log`: (the run, the driver's
+    manifest, None where unreadable); ToolUnavailable where the output says it could not."""
     manifest.unlink(missing_ok=True)
     done = run(cmd, timeout=timeout, env=env)
     if log:

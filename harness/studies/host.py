@@ -1,10 +1,9 @@
 """Seed 001 end to end: the host study (the seed's table, the stream sweep, the adversarial input).
 
 A sum of data that starts in HOST memory, the scalar back on the host, by every seed-001 variant
-(pageable, pinned, streams; harness.studies.host_plan runs the trip) beside torch.sum, each result
-checked against the exact golden and timed end to end (harness.studies.host_timing). Here: the
-study's inputs and their exact goldens, the driver, and its JSON document (`reduce-ladder host
---json`, results/*/host.json).
+(pageable, pinned, streams) beside torch.sum, each checked against the exact golden and timed end
+to end (harness.studies.host_plan runs and times the trip). Here: the study's inputs and their
+exact goldens, the driver, and its JSON document (`reduce-ladder host --json`).
 
 The seed insists on an EXACT golden for host data (a naive float sum loses small terms), so the
 golden is computed on the CPU from the caller's array itself: int64 for integers, float64 for
@@ -30,10 +29,13 @@ from harness.studies.host_plan import (
     HostRunner,
     check_host,
     chunk_ranges,
+    h2d_alone,
+    kernels_alone,
+    peer_trip,
     round_chunk,
     stage,
+    time_trips,
 )
-from harness.studies.host_timing import h2d_alone, kernels_alone, peer_trip, time_trips
 
 DEFAULT_SIZES = (2**11, 2**14, 2**20, 2**25, 2**30)
 DEFAULT_STREAMS = (1, 2, 4, 8)

@@ -1,4 +1,4 @@
-"""Seed 001's host loop, planned and run: data in HOST memory, the scalar back on the host.
+"""Seed 001's host loop, planned, run and timed: data in HOST memory, the scalar back on the host.
 
 The trip, as the seed builds it: copy the host data to the device; launch the block reduction (one
 partial per 2 x 1024-element tile) again and again over the partials, swapping two partial buffers,
@@ -16,14 +16,18 @@ reaches the device (Variant.staging):
             whole array would put them, and the remaining passes run after all streams (V3).
 
 Nothing here writes the caller's host array: the in-place kernels (V0..V3) work on the device copy.
-Here: the pure planning (passes, chunks, where a chunk's partials go), the staging (device
-buffers shared by the variants at one size), the launchers and HostRunner (one variant bound to
-one staged size: its trip). The tests hold a numpy emulation of the kernels' arithmetic that the
-GPU results must match bit for bit (tests/test_host.py: emulate).
+The tests hold a numpy emulation of the kernels' arithmetic that the GPU results must match bit
+for bit (tests/test_host.py: emulate).
+
+Timing (METHOD.md) differs from the device-time suites on purpose: a trip is timed END TO END on
+the host clock from host memory (what a caller waits for: PCIe and Python launch cost included;
+no L2 flush) by harness.core.timing.trips, with CUDA events splitting it into H2D, kernels and D2H
+(the pipeline overlaps them: its device total only). GB/s = bytes of host data reduced / e2e time.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -31,7 +35,7 @@ import numpy as np
 import torch
 
 from harness.check import verify
-from harness.core import catalogue, dtypes
+from harness.core import catalogue, dtypes, timing
 from harness.core.catalogue import HOST_TILE, Variant
 from harness.core.passes import Pass, cdiv, plan_passes
 
@@ -275,3 +279,83 @@ def check_host(
     s.poison()
     value = HostRunner(v, s, streams=streams, chunk=chunk).trip()
     return verify.compare(v, dtypes.name_of(s.host.dtype), s.n, value, g)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing the trips (the module docstring says how)
+
+
+def time_trips(
+    trip: Callable[[Sequence[torch.cuda.Event] | None], object],
+    *,
+    reps: int | None,
+    split: bool = True,
+    warmup: int = 2,
+    target_ms: float = 150.0,
+    max_reps: int = 50,
+) -> dict:
+    """Median end-to-end milliseconds (host clock) and the event split of a trip (split=False:
+    the trip records no event after its copy, e.g. the pipeline). The loop is
+    harness.core.timing.trips."""
+    wall, splits = timing.trips(
+        trip, events=4, reps=reps, warmup=warmup, target_ms=target_ms, max_reps=max_reps,
+        skipped=() if split else (1,),  # the pipeline records no event after its copy
+    )  # fmt: skip
+    e2e = timing.Timing.of(wall)
+    out = {
+        "reps": e2e.reps,
+        "e2e_ms": e2e.median_ms,
+        "e2e_min_ms": e2e.min_ms,
+        "e2e_spread_ms": e2e.p90_ms - e2e.p10_ms,  # p10-p90
+        # offsets from the start event: after the copy, after the kernels, after the D2H
+        "device_ms": statistics.median(s[2] for s in splits),
+        "d2h_ms": statistics.median(s[2] - s[1] for s in splits),
+        "h2d_ms": statistics.median(s[0] for s in splits) if split else None,
+        "kernels_ms": statistics.median(s[1] - s[0] for s in splits) if split else None,
+    }
+    if out["h2d_ms"] is not None:
+        out["h2d_share"] = out["h2d_ms"] / e2e.median_ms
+        out["kernels_share"] = out["kernels_ms"] / e2e.median_ms
+    return out
+
+
+def peer_trip(kind: str, s: Staged) -> Callable[[Sequence[torch.cuda.Event] | None], float]:
+    """What a user would write: x.cuda().sum().item() (pageable), or from pinned memory."""
+    pinned = kind.endswith("pinned")
+    src = s.pinned if pinned else s.host
+
+    def trip(ev=None):
+        main = torch.cuda.current_stream()
+        if ev:
+            ev[0].record(main)
+        d = src.to("cuda", non_blocking=pinned)
+        if ev:
+            ev[1].record(main)
+        r = d.sum()
+        if ev:
+            ev[2].record(main)
+        value = r.item()
+        if ev:
+            ev[3].record(main)
+        return value
+
+    return trip
+
+
+def h2d_alone(s: Staged, reps: int = 5) -> dict:
+    """The copy-engine bound: the pinned (and pageable) H2D copy of all n elements, nothing else,
+    timed with events; GB/s = bytes / time."""
+    nbytes = s.n * s.host.element_size()
+    out = {"bytes": nbytes}
+    for kind, src, nb in (("pinned", s.pinned, True), ("pageable", s.host, False)):
+        ts = timing.serial_ms(lambda src=src, nb=nb: s.dev.copy_(src, non_blocking=nb), reps=reps)
+        ms = statistics.median(ts)
+        out[f"{kind}_ms"], out[f"{kind}_gbps"] = ms, nbytes / ms / 1e6
+    return out
+
+
+def kernels_alone(v: Variant, s: Staged, reps: int = 5) -> float:
+    """Median ms of v's passes on data already on the device (the chain, no transfer)."""
+    r = HostRunner(v, s)
+    main = torch.cuda.current_stream()
+    return statistics.median(timing.serial_ms(lambda: r.run_passes(main), reps=reps))

@@ -1,11 +1,10 @@
-"""Each variant's hardware counters under Nsight Compute (docs/correctness.md): the profile study.
+"""The profile study: each variant's hardware counters under Nsight Compute (docs/correctness.md).
 
-Per (dtype, n), ncu runs harness.studies.profile_driver with one NVTX range per variant
-(`--nvtx-include "rl.cuda.v3-sequential/"`; several variants launch the same kernel, so names
-cannot say whose a kernel is) and the metrics of harness.studies.ncu_metrics; the report, its two
-CSV exports (plain, and NVTX-renamed: the cross-check) and ncu's log stay in the raw folder.
-Kernels go to variants in launch order by the driver's manifest; a library call cannot count its
-launches, so each runs last in its own ncu process and takes the remaining rows.
+Per job, ncu runs harness.studies.profile_driver with one NVTX range per variant (several variants
+launch the same kernel: names cannot say whose it is) and harness.studies.ncu_metrics' metrics;
+the report, its CSV exports (plain, and NVTX-renamed: the cross-check) and ncu's log stay in the
+raw folder. Kernels go to variants in launch order by the driver's manifest; a library call
+cannot count its launches, so it runs last in its job and takes the remaining rows.
 """
 
 from __future__ import annotations
@@ -44,8 +43,7 @@ def default_variants(dtype: str = "float32") -> list[Variant]:
 
 @dataclass
 class Job:
-    """One ncu process: variants run in this order at one (dtype, n) (or, with shapes, the axis
-    variants and the peers at those); a peer, if any, last."""
+    """One ncu process: variants in this order at one (dtype, n) or shapes; a peer last."""
 
     dtype: str
     n: int
@@ -55,9 +53,8 @@ class Job:
 
 
 def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) -> list[Job]:
-    """The ncu processes, in order. A library call cannot count its launches, so it runs last in
-    its job: per n, ours with one peer last, each other peer alone; with shapes (--shapes), ours
-    over every shape in one job, each peer at each shape alone."""
+    """The ncu processes, in order: per n, ours with one peer last, each other peer alone; with
+    shapes, ours over every shape in one job, each peer at each shape alone."""
     own = [v for v in variants if v.backend != "peer" and dtype in v.dtypes]
     peers = [v for v in variants if v.backend == "peer" and dtype in v.dtypes]
     if shapes:  # n is unused beside shapes
@@ -185,8 +182,8 @@ def profile(
     progress=None,
     shapes: tuple = (),
 ) -> dict:
-    """The profile document (see the module docstring); raw ncu output under raw_dir. shapes:
-    ((shape, dim), ...) the axis variants and the peers (torch.sum(x, dim)) run at, not n."""
+    """The profile document; raw ncu output under raw_dir; shapes: ((shape, dim), ...) the axis
+    variants and the peers run at instead of n."""
     ncu = gpu_tools.find_tool("ncu")
     gpu_tools.require_gpu()
     raw_dir.mkdir(parents=True, exist_ok=True)

@@ -3,17 +3,14 @@
     python -m harness.studies.profile_driver --variant ID [ID ...] --n N [N ...] --dtype D \
         [--mode profile|sanitize] [--manifest PATH]
 
-profile (default): per n and variant, a warm-up that is also the correctness check (outside any
-NVTX range), then the variant's passes launched exactly ONCE inside an NVTX push/pop range named
-range_name(id) ("/" turned into ".": "/" separates nested ranges in ncu's --nvtx-include), so
-`ncu --nvtx --nvtx-include ...` profiles only the variants' own kernels. sanitize: each variant
-once per n and dtype through the checked path (poisoned outputs, golden), which the sanitizer
-instruments. The sanitizer demonstrations (harness.core.demo_records) run their first pass only.
-The axis family (sums along one dim) runs on the shapes of axis_cases instead of a 1-D n.
-
-The manifest (JSON) lists what ran in order: variant, dtype, n, the NVTX range, the kernel launches
-inside it (None for a library call) and the check's verdict. Exit: 0; 1 a non-demonstration
-variant gave a wrong sum; 2 no GPU or bad usage (one line).
+profile (default): per n and variant, the correctness check (outside any NVTX range), then the
+variant's passes launched exactly ONCE inside the NVTX range range_name(id), so `ncu --nvtx
+--nvtx-include ...` profiles only the variants' own kernels. sanitize: each variant once per n
+and dtype through the checked path, which the sanitizer instruments. The demonstrations
+(harness.core.demo_records) run their first pass only; the axis family runs on the shapes of
+axis_cases instead of a 1-D n. The manifest (JSON) lists what ran, in order: variant, dtype, n,
+the range, the launches inside it (None for a library call), the check's verdict.
+Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU or bad usage (one line).
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ RANGE_PREFIX = "rl."
 
 
 def range_name(variant_id: str) -> str:
-    """The NVTX range a variant's profiled launch runs in: no "/" (ncu's range separator)."""
+    """The NVTX range of a variant's profiled launch: "/" is ncu's range separator, so "."."""
     return RANGE_PREFIX + variant_id.replace("/", ".")
 
 
@@ -52,9 +49,8 @@ def is_demo(v: Variant) -> bool:
     return v.family == demo_records.FAMILY
 
 
-# sanitize: sizes that leave partial tiles and rows that are not 16-byte aligned, a 3-D middle dim,
-# few long rows and tall-skinny columns (the split stages and their combine pass: r4 splits rows
-# past about 2^17, hence 200,003, whose sums of about 10^7 stay exact in float32); any n.
+# sanitize: partial tiles, rows not 16-byte aligned, a 3-D middle dim, few long rows and tall-skinny
+# columns (r4 splits rows past about 2^17, hence 200,003: sums of ~10^7, exact in float32).
 AXIS_SANITIZE_CASES = (
     ((37, 1003), 1),
     ((1003, 37), 0),
@@ -83,11 +79,9 @@ def parse_shape(text: str) -> Shape:
 
 
 def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None) -> list[Shape]:
-    """(shape, dim) an axis variant runs at for n: sanitize, every AXIS_SANITIZE_CASES its
-    mapping takes; profile, ONE shape of n elements in rows of 256 (short rows, where the row
-    stages differ most), along dim 1 for a row stage and the fastest pair, dim 0 for a column
-    stage, so each variant has one record per n and every stage reads the same tensor. shapes
-    (profile --shapes): those instead, each that the mapping takes."""
+    """(shape, dim) an axis variant runs at (each its mapping takes): sanitize, the
+    AXIS_SANITIZE_CASES; profile, ONE shape of n elements in rows of 256 (where the row stages
+    differ most), along dim 1 (dim 0 for a column stage); or the shapes given (--shapes)."""
     from harness.launch import axis_plan
 
     along = 0 if v.launch.mapping.along == "columns" else 1
@@ -121,7 +115,7 @@ def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
 
 def _work(variants, sizes, dtype_names, mode, shapes=None):
     """(variant, dtype, n, shape or None, dim or None) in run order; with shapes, the axis
-    variants and the peers (torch.sum(x, dim): a library's sum along the same dim) at those."""
+    variants and the peers (torch.sum(x, dim)) at those."""
     for dtype, n, v in itertools.product(dtype_names, sizes, variants):
         if dtype not in v.dtypes:
             continue
@@ -147,8 +141,7 @@ def driver_command(
 
 
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
-    """(restore, run, out) for a demonstration's first pass: the seed kernel over ceil(n/B)
-    blocks, on a scratch copy when it writes its input."""
+    """(restore, run, out): a demonstration's first pass, on a scratch copy if it writes x."""
     import cupy
     import numpy as np
     import torch
@@ -176,8 +169,7 @@ def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], No
 
 
 def _check(v: Variant, x) -> dict:
-    """The checked run; a demonstration's first pass, its partials' sum against the exact sum
-    (reported only)."""
+    """The checked run (a demonstration: its first pass's partials against the exact sum)."""
     import torch
 
     from harness.check import verify
@@ -194,15 +186,13 @@ def _check(v: Variant, x) -> dict:
 
 
 def launch_count(plan) -> int:
-    """Kernels one plan.run() launches: a multi-pass Plan lists its launches; the single-launch
-    plan (harness.launch.single_launch) may instead say its count (launch_count)."""
+    """Kernels one plan.run() launches (its launch_count, else its launches listed)."""
     count = getattr(plan, "launch_count", None)
     return count if isinstance(count, int) else len(plan.launches)
 
 
 def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
-    """Launch the variant's passes once inside its NVTX range (an axis variant's along dim); the
-    number of launches (None for a library call)."""
+    """The variant's passes once inside its NVTX range; its launches (None: a library call)."""
     import torch
 
     from harness.launch import axis_plan

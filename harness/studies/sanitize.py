@@ -1,7 +1,6 @@
-"""Every default kernel under compute-sanitizer's memcheck, racecheck, synccheck and initcheck
-(docs/correctness.md): one process per tool over harness.studies.profile_driver, every buffer its
-own allocation, sizes with partial tiles. Reports are attributed to kernels by name (--demangle
-no: a CUDA kernel's NVRTC-lowered name, a Triton kernel's function name; "unattributed" else).
+"""Every default kernel under compute-sanitizer's four tools (docs/correctness.md): one process per
+tool over harness.studies.profile_driver, every buffer its own allocation, partial tiles. Reports
+go to kernels by name (a CUDA kernel's NVRTC-lowered name, a Triton kernel's function name).
 Expected: no report for a default kernel; reported, not failed: racecheck's hazards in the
 `volatile` warp-synchronous forms and the wrong demonstrations; each seed bug flagged by its tool.
 """
@@ -60,16 +59,14 @@ def volatile_kind(vid: str) -> str:
 
 
 def default_variants() -> list[Variant]:
-    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's
-    included (peers are libraries, not ours)."""
+    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's."""
     return [v for v in catalogue.select() if v.backend in ("cuda", "triton")] + list(
         catalogue.AXIS_VARIANTS
     )
 
 
 def select(ids: Iterable[str] | None, include_wrong: bool = False) -> list[Variant]:
-    """Named variants (demonstrations included), or the defaults (+ every wrong demonstration and
-    seed bug with include_wrong)."""
+    """Named variants, or the defaults (+ the wrong demonstrations and seed bugs: include_wrong)."""
     if ids:
         return [lookup(i) for i in ids]
     chosen = default_variants()
@@ -105,8 +102,7 @@ def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str
 
 
 def axis_kinds(v: Variant) -> set[str]:
-    """The launch kinds an axis variant's passes use on the shapes sanitize runs it at
-    (profile_driver.axis_cases): its own, a split stage's combine, the fastest pair's picks."""
+    """The launch kinds an axis variant's passes use on the shapes sanitize runs it at."""
     from harness.core import axis_geometry as geom
 
     cases = axis_cases(v, 0, "sanitize")
@@ -117,7 +113,7 @@ def axis_kinds(v: Variant) -> set[str]:
 
 def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
     """Kernel name as the sanitizer prints it (--demangle no) -> the ids of the variants that
-    launch it. CUDA names come from NVRTC (no GPU needed); Triton's are the function names."""
+    launch it (CUDA names from NVRTC, no GPU needed; Triton's: the function names)."""
     from harness.compile import nvrtc
 
     by_name: dict[str, set[str]] = {}
@@ -261,8 +257,7 @@ def sanitize(
 
 
 def failures(doc: dict) -> list[str]:
-    """Verdicts that fail a sanitize run: a default kernel flagged, a tool that did not finish, a
-    seed bug not flagged."""
+    """What fails a run: a default kernel flagged, a tool unfinished, a seed bug not flagged."""
     bad = ("FLAGGED", "FAILED", "UNEXPECTED", "NOT flagged", "did not complete")
     out = [
         f"{r['variant']}: {r['verdict']}"

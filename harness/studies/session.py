@@ -1,11 +1,7 @@
-"""The main job (the suite "ladder", harness.studies.suites): verify and time a selection of
-variants at some sizes; the CPU fallback.
-
-Each (variant, dtype, n) gives one result record (harness.report.records.ResultRecord); the rows
-returned here are their JSON form. The CLI prints them as the ladder table and writes them as a
-ROWS document (run_document: records.rows_document, with "mode" and, for a study, its
-"seed_tables"); the loader rebuilds the records from its rows for the report.
-"""
+"""The main job: verify and time a selection of variants at some sizes (`reduce-ladder run` /
+`check`, and the record suites of harness.studies.suites: both measure a case by check_and_time),
+on the CPU too (check only). Each (variant, dtype, n) gives one result record, returned in its JSON
+form; run_document writes them as a ROWS document, from which the loader rebuilds the records."""
 
 from __future__ import annotations
 
@@ -20,12 +16,9 @@ from harness.report import records
 
 DEFAULT_SIZES = (2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
-# Repetitions per timing at most (time_ms's own cap is 200): the main job times each of ~80
-# (variant, size) pairs once or twice, and the median of 100 L2-flushed repetitions halves that
-# share of the job's wall time. --reps overrides it.
-MAX_REPS = 100
-# The extra key that marks a record of a peer that cannot run here (an optional library not
-# installed): status SKIPPED, message "unavailable: why" -- not an error, not a failure.
+MAX_REPS = 100  # per timing at most (time_ms's cap: 200): halves the job's wall time; --reps
+# The extra key of a peer's record that cannot run here (an optional library not installed):
+# status SKIPPED, message "unavailable: why" -- not an error, not a failure.
 UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
@@ -39,8 +32,8 @@ def row_common(suite: str, info: dict | None = None) -> dict:
 
 
 def run_document(mode: str, results: list[dict], suite: str = "ladder", **head) -> dict:
-    """What `run` / `check --json` write: the ROWS document of the results (record JSON), mode
-    ("timed", "check", "cpu") and head (seed_tables, compile) beside the rows."""
+    """`run` / `check --json`: the results' ROWS document, with mode ("timed", "check", "cpu") and
+    head (seed_tables, compile) beside the rows."""
     info = device.device_info()
     common = row_common(suite, info)
     rows = [row for r in results for row in records.record_rows(
@@ -49,8 +42,7 @@ def run_document(mode: str, results: list[dict], suite: str = "ladder", **head) 
 
 
 def _small_sizes(fn: Callable[[], object], n: int) -> dict:
-    """graph / call timings for n <= 2^20 (harness.core.timing.small_size_timings) as record
-    fields; a capture failure goes to extra."""
+    """graph / call timings for n <= 2^20 as record fields; a capture failure goes to extra."""
     from harness.core import timing
 
     got = timing.small_size_timings(fn, n)
@@ -61,9 +53,8 @@ def _small_sizes(fn: Callable[[], object], n: int) -> dict:
 
 
 def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
-    """What a record suite times of v on x: (the call, its setup before each repetition, the
-    plan), a peer's one library call (or the copy) without setup or plan, else the plan's run
-    with its restore. The pytest front end (benchmarks/test_bench.py) times the same call."""
+    """What is timed of v on x (benchmarks/test_bench.py times it too): (the call, its setup before
+    each repetition, the plan); a peer's library call (or the copy) has no setup nor plan."""
     from harness.launch import peers
     from harness.launch.plan import make_plan  # looked up per call: tests replace it
 
@@ -74,8 +65,8 @@ def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object
 
 
 def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float) -> dict:
-    """check_and_time's timings of v on x as record fields: a peer's call, else the plan's first
-    pass (where first_pass) and all its passes."""
+    """v's timings on x as record fields: a peer's call, else the plan's first pass (where
+    first_pass) and all its passes."""
     from harness.core import timing
     from harness.launch import peers
 
@@ -113,13 +104,8 @@ def check_and_time(
     target_ms: float = 300.0,
 ) -> dict:
     """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
-    (first_pass=False: not timed apart) and total times (at most max_reps repetitions, about
-    target_ms worth where reps is None).
-
-    Errors are caught and reported in the record (status "error"), so one broken variant does
-    not stop the run; a wrong result is status "wrong" (for a wrong demonstration: the race
-    showed).
-    """
+    and total times (at most max_reps repetitions, about target_ms worth where reps is None). An
+    error is status "error" in the record (the run goes on), a wrong sum "wrong"."""
     import torch
 
     from harness.check import verify
@@ -165,8 +151,7 @@ def run_selection(
     progress: Callable[[dict], None] | None = None,
     starting: Callable[[Variant, int], None] | None = None,
 ) -> list[dict]:
-    """One record per (size, variant) that supports dtype; starting(v, n) before each, progress(row)
-    after."""
+    """One record per (size, variant) taking dtype; starting(v, n) before, progress(row) after."""
     rows = []
     for n in sizes:
         for v in variants:
@@ -182,8 +167,8 @@ def run_selection(
 
 
 def summarize(rows: list[dict]) -> dict:
-    """Counts by status; wrong demonstrations are counted apart (their failure is the point), and
-    so are peers that cannot run here ("skipped", only where there are some)."""
+    """Counts by status; wrong demonstrations apart (their failure is the point), and peers that
+    cannot run here ("skipped", only where there are some)."""
     out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
     for r in rows:
         if r.get("extra", {}).get(UNAVAILABLE):
@@ -196,8 +181,7 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def failed(rows: list[dict]) -> bool:
-    """A run fails when a non-demonstration variant errors or returns a wrong sum; a peer that
-    cannot run here (its record says why: extra.unavailable) is not a failure."""
+    """A non-demonstration variant errs or sums wrong (a peer that cannot run here does not)."""
     return any(
         r["status"] != "ok"
         for r in rows
@@ -206,8 +190,7 @@ def failed(rows: list[dict]) -> bool:
 
 
 def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:
-    """One seed's variants (seed labels "<seed>:..."), their Triton twins and the peers, in the
-    order given."""
+    """One seed's variants (labels "<seed>:..."), their Triton twins and the peers, in order."""
     variants = list(variants)
     prefix = f"{seed}:"
     own = {v.id for v in variants if any(s.startswith(prefix) for s in v.seeds)}
@@ -224,9 +207,8 @@ def seed_dtypes(seed: str) -> list[str]:
 def ladder_variants(
     dtype: str, ids: list[str] | None = None, include_wrong: bool = False, everything: bool = False
 ) -> list[Variant]:
-    """The ladder's selection. Seed 001's variants (family "001", end to end from host memory:
-    `reduce-ladder host`) are left out unless named in ids; so are the variants not run by
-    default (Variant.by_default: the torch.compile peers) unless named or everything."""
+    """The ladder's selection: seed 001's variants (`reduce-ladder host`) only when named, the
+    variants not run by default (the torch.compile peers) only when named or everything."""
     sel = catalogue.select(ids, dtype=dtype, include_wrong=include_wrong)
     if not ids:
         sel = [v for v in sel if v.family != "001" and (everything or v.by_default)]

@@ -1,24 +1,15 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
-rows (harness.report.records.Row). One registry (SUITES), one runner for both front ends:
+rows (harness.report.records.Row). One registry (SUITES), one runner (run), two front ends:
+`reduce-ladder bench SUITE` (harness.studies.bench; `fastest-bench` and `callable_bench` are its
+older names) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py). `reduce-ladder bench
+--help` lists each suite's description, dtypes and sizes.
 
-    reduce-ladder bench SUITE [--json F] [--variants ...] [--dtypes ...] [--sizes ...]
-    pytest benchmarks/ -k SUITE --benchmark-enable     (benchmarks/test_bench.py)
-
-and the older commands call the same code: `reduce-ladder run` (suite "ladder", with the
-ladder's own table), `run --study 004` ("seed004"), `fastest-bench` ("fastest") and
-`python -m harness.studies.callable_bench` ("callable").
-
-Each suite's description, dtypes and default sizes are in SUITES; `reduce-ladder bench --help`
-lists them (the axis suite's shape sets: harness.studies.axis_bench).
-
-A record suite's case is measured by harness.studies.session.check_and_time (the sum checked
-against its golden, then device time by harness.core.timing.time_ms, and for n <= 2^20 the
-CUDA-graph replay and one synchronized call); its rows are the record's timings (metric
-first_pass / total / graph / call; a case that was not timed gives one "check" row). A
-callable case is measured by harness.core.timing.loop_ms (metric "call"); an axis case by
-harness.studies.axis_bench (its case's config is the shape and dim: "8x16777216 dim=1").
-Seed 001's variants are measured end to end from host memory by `reduce-ladder host` (their own
-study, not a suite).
+A record suite's case is measured by harness.studies.session.check_and_time, as `reduce-ladder
+run` measures it (the sum checked, then device time by harness.core.timing.time_ms, and for
+n <= 2^20 the graph replay and one synchronized call): its rows are the record's timings. A
+callable case is timed by harness.core.timing.loop_ms (metric "call"), an axis case by
+harness.studies.axis_bench (config "8x16777216 dim=1"). Seed 001's variants are measured end to
+end from host memory by `reduce-ladder host`, not a suite.
 """
 
 from __future__ import annotations
@@ -105,79 +96,8 @@ FASTEST_DEFAULT = ("cuda/fastest", "triton/fastest")
 FASTEST_PEERS = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.COPY_ID)
 
 
-# -- the per-call suite -------------------------------------------------------------------------
-
-_views: dict = {}
-
-
-def _callable_views(dtype: str, n: int):
-    """The views of one buffer a (dtype, n)'s entries rotate over, kept while cases share them."""
-    if (dtype, n) not in _views:
-        import torch
-
-        _views.clear()
-        torch.cuda.empty_cache()
-        l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
-        _views[(dtype, n)] = call_entries.views_for(n, dtype, l2)
-    return _views[(dtype, n)]
-
-
-@cache
-def entry(entry_id: str) -> call_entries.Entry:
-    """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
-    vid = entry_id.split(" ")[1] if " " in entry_id else ""
-    found = {e.id: e for e in call_entries.entries([vid] if vid in catalogue.BY_ID else [])}
-    if entry_id not in found:
-        raise KeyError(entry_id)
-    return found[entry_id]
-
-
-def callable_call(case: Case):
-    """(one call of the entry on the case's first view, the views): what pytest-benchmark
-    times, and what the loop rotates over."""
-    from harness.launch import peers
-
-    views, _ = _callable_views(case.dtype, case.n)
-    with peers.cupy_accelerators(["cub"]):
-        fn = entry(case.variant).make(case.dtype, views)
-    return fn, views
-
-
-def _callable_measure(case: Case, reps: int | None, loops: int = 5) -> list[Row]:
-    """One "call" row; an entry that raises gives a row with check "error" and its message."""
-    from harness.core import timing
-    from harness.launch import peers
-
-    ident = {**common(case.suite), "variant": case.variant, "config": case.variant.split(" ")[0],
-             "dtype": case.dtype, "shape": case.n, "metric": "call"}  # fmt: skip
-    try:
-        fn, views = callable_call(case)
-        if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
-            return []
-        nbytes = views[0].numel() * views[0].element_size()
-        calls = call_entries.calls_per_loop(nbytes, len(views))
-        with peers.cupy_accelerators(["cub"]):
-            t = timing.loop_ms(fn, views, calls=calls, loops=reps or loops)
-    except Exception as e:  # recorded, the run goes on (a launch mode not available here...)
-        import torch
-
-        torch.cuda.synchronize()
-        return [Row(**ident, median_ms=None, check="error",
-                    info={"message": f"{type(e).__name__}: {e}"[:300]})]  # fmt: skip
-    info = {"calls_per_loop": calls, "views": len(views)}
-    touched = min(calls, len(views)) * nbytes
-    return [Row(**ident, **t.record(), bytes=touched, check="ok", info=info)]
-
-
-def _callable_supports(entry_id: str, dtype: str, n: int) -> bool:
-    e = entry(entry_id)
-    if e.variant is not None and not _supports(e.variant, dtype, n):
-        return False
-    return not (entry_id == "cupy.sum-cub" and dtype == "bfloat16")
-
-
-def _callable_known() -> list[str]:
-    return [e.id for e in call_entries.entries()]
+def _callable_measure(case: Case, reps: int | None) -> list[Row]:
+    return call_entries.measure(case.variant, case.dtype, case.n, common(case.suite), reps)
 
 
 def _axis_measure(case: Case, reps: int | None) -> list[Row]:
@@ -208,9 +128,9 @@ SUITES: dict[str, Suite] = {
               lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"],
               records=True),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
-              lambda d: _callable_known(), call_entries.DEFAULT_DTYPES,
-              call_entries.DEFAULT_SIZES, _callable_measure, _callable_supports,
-              _callable_known),
+              lambda d: call_entries.known(), call_entries.DEFAULT_DTYPES,
+              call_entries.DEFAULT_SIZES, _callable_measure, call_entries.supports,
+              call_entries.known),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
               lambda d: axis_bench.subjects(), axis_bench.DTYPES, (), _axis_measure,
               lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
