@@ -63,6 +63,16 @@ def test_every_variant_reduce_sum_takes_is_an_entry_three_ways():
     assert {"torch.sum", "torch.sum out=", "cupy.sum-cub", "torch.compile sum"} <= ids
 
 
+def test_native_launches_are_named_in_the_entry_ids(monkeypatch):
+    from harness.launch import rebind
+
+    monkeypatch.setattr(rebind, "DEFAULT_MODE", {"cuda": "native", "triton": "native"})
+    ids = {e.id for e in call_entries.entries(["cuda/fastest", "cuda/reproducible"])}
+    native = "cuda/fastest native"
+    assert {f"api {native}", f"api {native} out=", f"op {native}"} <= ids
+    assert {"api cuda/reproducible", "op cuda/reproducible"} <= ids  # not a one-launch family
+
+
 def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path):
     with pytest.raises(SystemExit) as e:
         callable_bench.main(["--json", str(tmp_path), "--sizes", "2^10"])
@@ -103,6 +113,27 @@ def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
     )
     assert rows[0] == ["float32", "2^10", "cuda/fastest", "4.0", "1.25x", "8.0", "1.25x"]
     assert rows[1][2:] == ["torch.sum", "5.0", "1.00x", "10.0", "1.00x"]
+
+
+def test_several_per_call_documents_read_as_one_table(tmp_path):
+    """A second run (e.g. REDUCE_LADDER_NATIVE=1) adds the entries the first lacks, beside them;
+    an entry both have keeps the first file's time."""
+    import json
+
+    from harness.report import tables
+
+    first = _callable_doc(tmp_path)
+    second = tmp_path / "native.json"
+    doc = json.loads(first.read_text())
+    doc["results"] = [
+        {"entry": "api cuda/fastest native", "dtype": "float32", "n": 1024, "us_per_call": 5.0},
+        {"entry": "torch.sum", "dtype": "float32", "n": 1024, "us_per_call": 99.0},
+    ]
+    second.write_text(json.dumps(doc))
+    merged = tables.per_call(tables.load_callable(first, second))
+    assert merged[("api cuda/fastest native", "float32", 1024)] == pytest.approx(5.0)
+    assert merged[("torch.sum", "float32", 1024)] == pytest.approx(10.0)  # the first file's
+    assert "| 5.00 (2.00x) |" in tables.callable_markdown(tables.load_callable(first, second))
 
 
 def test_report_refuses_a_non_callable_document_before_writing(tmp_path):

@@ -69,7 +69,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         for option, page, _ in PAGES:
             if getattr(args, option):
                 page.load(getattr(args, option))  # checked before anything is written
-        callable_doc = tables.load_callable(args.callable) if args.callable else None
+        callable_doc = tables.load_callable(*args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
         out = console()
         for option, page, title in PAGES:
@@ -95,9 +95,10 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            for flag in ("n", "host", "accuracy", "callable"):
+            for flag in ("n", "host", "accuracy"):
                 argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
-            argv += ["--axis", *args.axis] if args.axis else []
+            for flag in ("callable", "axis"):
+                argv += [f"--{flag}", *getattr(args, flag)] if getattr(args, flag) else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
                 run_report.update_readme(doc, written, command)
@@ -149,8 +150,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also render `bench axis` runs (their rows together)")  # fmt: skip
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
     p.add_argument(
-        "--callable", metavar="CALLABLE.json", help="also the per-call-from-Python figures"
-    )
+        "--callable", nargs="+", metavar="CALLABLE.json",
+        help="also the per-call-from-Python figures (several: one table, the later files' entries "
+        "beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_report)
     add_compare_parser(sub)
 

@@ -11,6 +11,7 @@ session's rows); the seed table's renderers take seed_rows' rows."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from harness.core import catalogue
@@ -230,12 +231,19 @@ PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/faste
            "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function")  # fmt: skip
 
 
-def load_callable(path: str | Path) -> Document:
-    """A per-call document; ReportError naming the file otherwise."""
-    doc = load_document(path, ("callable", "rows"))
-    if not _calls(doc):
-        raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
-    return doc
+def load_callable(*paths: str | Path) -> Document:
+    """Per-call documents as one: the first, then each later one's entries the first lacks (a
+    run with REDUCE_LADDER_NATIVE=1 beside the default one); ReportError naming a file with no
+    per-call rows."""
+    docs = [load_document(path, ("callable", "rows")) for path in paths]
+    for path, doc in zip(paths, docs, strict=True):
+        if not _calls(doc):
+            raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
+    merged = _calls(docs[0])
+    for doc in docs[1:]:
+        seen = {r.variant for r in merged}
+        merged += [r for r in _calls(doc) if r.variant not in seen]
+    return docs[0] if len(docs) == 1 else replace(docs[0], kind="rows", rows=merged)
 
 
 def _calls(doc: Document) -> list:
@@ -312,7 +320,7 @@ JOINED_HEADER = ["dtype", "n", "variant", "device us", "x torch.sum", "per call 
 
 
 def write_callable(
-    doc: Document, out_dir: str | Path, records: list[ResultRecord], source: str
+    doc: Document, out_dir: str | Path, records: list[ResultRecord], sources: Iterable[str]
 ) -> list[str]:
     """callable.md, one plot per dtype, and the joined section appended to report.md; returns the
     file names written."""
@@ -324,12 +332,13 @@ def write_callable(
         plot_callable(doc, dtype, out / name)
         written.append(name)
     rows = callable_joined_rows(records, doc)
+    names = ", ".join(f"`{Path(s).name}`" for s in sources)
     section = [
         "",
         "## Per call from Python beside device time",
         "",
         f"The fastest pair and the peers as users call them: [callable.md](callable.md) (from "
-        f"`{Path(source).name}`). Device time: this run; per call: back-to-back calls from "
+        f"{names}). Device time: this run; per call: back-to-back calls from "
         "Python (harness.reduce_sum for the fastest pair).",
         "",
     ]

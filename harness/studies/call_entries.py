@@ -142,10 +142,11 @@ def entries(variants: Iterable[str] | None = None) -> list[Entry]:
         Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated", _torch_sum_out),
     ]
     for v in api_variants() if variants is None else variants:
+        e = f"{v} native" if _native(v) else v  # REDUCE_LADDER_NATIVE=1: its launch said in the id
         out += [
-            Entry(f"api {v}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v), v),
-            Entry(f"api {v} out=", f"harness.reduce_sum(x, {v!r}, out=o)", _api(v, True), v),
-            Entry(f"op {v}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v), v),
+            Entry(f"api {e}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v), v),
+            Entry(f"api {e} out=", f"harness.reduce_sum(x, {v!r}, out=o)", _api(v, True), v),
+            Entry(f"op {e}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v), v),
         ]
     out += [
         Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only",
@@ -158,6 +159,15 @@ def entries(variants: Iterable[str] | None = None) -> list[Entry]:
         Entry("torch.compile sum", "torch.compile(lambda t: torch.sum(t))", _torch_compile),
     ]  # fmt: skip
     return out
+
+
+def _native(vid: str) -> bool:
+    """Whether reduce_sum's cached launch of vid is the native one (harness.launch.native)."""
+    from harness.core import catalogue
+    from harness.launch import rebind
+
+    v = catalogue.BY_ID.get(vid)
+    return bool(v and v.launch.mapping.one_launch and rebind.DEFAULT_MODE[v.backend] == "native")
 
 
 LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
