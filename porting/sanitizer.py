@@ -9,10 +9,9 @@ from pathlib import Path
 
 from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
-from harness.report.documents import load_document
 from harness.report.markdown import RIGHT, markdown_lines
 from harness.report.sanitizer_log import TOOLS, flagged_by, merge_documents, records_of, tools_of
-from porting.hardware import newest
+from porting import hardware as porting_hardware
 from porting.lessons import TEXTS
 
 
@@ -39,13 +38,7 @@ def _hazard_table(first: str, variants: list[dict]) -> list[str]:
 def committed(root: Path) -> tuple[str, dict] | None:
     """The newest device folder's sanitize.json and the sanitize-*.json beside it, merged; the
     path names every file read."""
-    found = newest(root, "sanitize.json")
-    if found is None:
-        return None
-    rel, doc = found
-    extras = sorted((root / rel).parent.glob("sanitize-*.json"))
-    docs = [doc] + [load_document(p, "sanitize").raw for p in extras]
-    return " + ".join([rel] + [p.name for p in extras]), merge_documents(docs)
+    return porting_hardware.committed(root, "sanitize.json", "sanitize", merge_documents)
 
 
 def family_line(found: tuple[str, dict] | None, ids: list[str]) -> str:
