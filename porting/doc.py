@@ -14,7 +14,7 @@ from porting import appendix, stages
 from porting import hardware as porting_hardware
 from porting import sanitizer as porting_sanitizer
 from porting.census import triton_meta
-from porting.kernel_sources import Shown, stage_sources
+from porting.kernel_sources import stage_sources
 from porting.lessons import CHECKLIST, LESSONS, TEXTS
 from porting.stages import ROOT, Stage, short
 
@@ -84,7 +84,7 @@ def _what_changed(st: Stage, also: str | None) -> list[str]:
     return [*out, *([also] if also else []), ""]
 
 
-def stage_screen(st: Stage, ctx: dict, shown: Shown) -> list[str]:
+def stage_screen(st: Stage, ctx: dict, shown: dict) -> list[str]:
     out = [f'### <a id="{st.anchor}"></a>Stage {st.stage}: {st.title}', ""]
     out += _idea(st, ctx["appendix_name"])
     sources, also = stage_sources(st, shown, ctx["appendix_name"])
@@ -204,7 +204,7 @@ def render_guide(ctx: dict) -> str:
     out = _intro(ctx)
     out += ["## The porting checklist", "", CHECKLIST.rstrip(), ""]
     out += _reading(ctx)
-    shown = Shown()
+    shown: dict = {}
     for fam in stages.families():
         sts = stages.stages(fam)
         seeds = ", ".join(stages.family_seeds(fam)) or "none"
