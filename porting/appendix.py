@@ -25,9 +25,9 @@ def _stage(st: Stage, ctx: dict, guide: str) -> list[str]:
     out += stages.census_table(variants, ctx["census"], every_dtype=st.family in EVERY_DTYPE)
     out += ["", "**Measured** (median device time of the whole reduction, and bandwidth):", ""]
     if st.family == stages.AXIS:
-        out += stages.axis_grid(variants, ctx["axis"])
+        out += stages.grid(variants, st.dtype, ctx["axis"], axis=True)
     else:
-        out += stages.results_grid(variants, st.dtype, ctx["results"])
+        out += stages.grid(variants, st.dtype, ctx["results"])
     out += porting_hardware.stage_section(
         ctx["profile"], st.family, st.stage, list(st.cuda), list(st.twins)
     )
@@ -131,7 +131,7 @@ def _peers(ctx: dict) -> list[str]:
         ([f"`{v.id}`", f"{v.title}: {v.change}", ", ".join(v.dtypes)] for v in ps),
     )
     intro = TEXTS["appendix-peers"]
-    body = [*table, "", "**Measured.**", "", *stages.results_grid(ps, "float32", ctx["results"])]
+    body = [*table, "", "**Measured.**", "", *stages.grid(ps, "float32", ctx["results"])]
     body += porting_hardware.stage_section(ctx["profile"], "peer", "peer", ps, [])
     return _part("peers", "Peers: library calls (not compiled here)", intro, [body] if ps else [])
 

@@ -149,15 +149,11 @@ def _is_ladder(path: str) -> bool:
     return Path(path).match(LADDER_GLOB)
 
 
-def _measured(r: records.ResultRecord) -> bool:
-    return r.ok and (r.timed or "e2e_ms" in r.extra)
-
-
-def _held(doc: Document, ids: list[str], dtype: str) -> list[records.ResultRecord]:
-    return [r for r in doc.records if r.variant in ids and r.dtype == dtype and _measured(r)]
-
-
-def _cell(r: records.ResultRecord) -> str:
+def _cell(r) -> str:
+    """A record's time and bandwidth (seed 001's host study: end to end, the kernels' share)."""
+    if isinstance(r, records.Row):  # the axis suite's rows
+        gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
+        return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
     if r.timed:
         gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
         return f"{r.ms * 1e3:,.1f} µs{gbps}"
@@ -166,35 +162,58 @@ def _cell(r: records.ResultRecord) -> str:
     return f"{r.extra['e2e_ms']:,.2f} ms end to end{of_which}"
 
 
-def _device(path: str) -> str:
-    return Path(path).parent.name
+# Measurements: {(device, where): {variant: cell}}, where = (n, dtype) or the axis's (shape,),
+# from the files named beside them
 
 
-def measured_lines(
-    variants: list[Variant], dtype: str, results: list[tuple[str, Document]]
-) -> list[str]:
-    """One line per device: each variant at REF_N (else the largest n measured) in `dtype`, from
-    the ladder run where it holds the variants, else from the other documents (results_sources
-    names them all)."""
+def _measured(variants, dtype, results) -> tuple[dict[tuple, dict[str, str]], list[str]]:
+    """Every committed measurement of the variants: the ladder runs' at every size and dtype;
+    the other documents' in `dtype` from MIN_OTHER_N up, for the variants no ladder run holds."""
     ids = [v.id for v in variants if not v.wrong]
+    held = {r.variant for p, d in results if _is_ladder(p) for r in d.records if r.variant in ids}
+    out: dict[tuple, dict[str, str]] = {}
+    sources: list[str] = []
+    for path, doc in sorted(results, key=lambda pd: not _is_ladder(pd[0])):
+        ladder = _is_ladder(path)
+        for r in doc.records:
+            if r.variant not in ids or not (r.ok and (r.timed or "e2e_ms" in r.extra)):
+                continue
+            if not ladder and (r.variant in held or r.dtype != dtype or r.n < MIN_OTHER_N):
+                continue
+            out.setdefault((doc.device, r.n, r.dtype), {})[r.variant] = _cell(r)
+            sources += [path] if path not in sources else []
+    return out, sources
+
+
+def _axis_measured(variants, runs) -> tuple[dict[tuple, dict[str, str]], list[str]]:
+    """The axis suite's timed AXIS_DTYPE rows, beside the peer, by (device, shape)."""
+    ids = [*(v.id for v in variants), AXIS_PEER]
+    out: dict[tuple, dict[str, str]] = {}
+    for _, doc in runs:
+        for config, at in _axis_rows(doc).items():
+            if ids[0] in at:
+                out[(doc.device, _shape(config))] = {v: _cell(at[v]) for v in ids if v in at}
+    return out, [p for p, _ in runs]
+
+
+def _line(device: str, where: str, ids: list[str], cells: dict[str, str]) -> str:
+    return (
+        f"- {device}, {where}: " + "; ".join(f"`{v}` {cells[v]}" for v in ids if v in cells) + "."
+    )
+
+
+def measured_lines(variants: list[Variant], dtype: str, results) -> list[str]:
+    """One line per device: each variant at REF_N (else the largest n measured) in `dtype`
+    (results_sources names the files)."""
+    ids = [v.id for v in variants if not v.wrong]
+    found, _ = _measured(variants, dtype, results)
     lines = []
-    for dev in dict.fromkeys(_device(p) for p, _ in results):
-        # the ladder run first, then the other documents: the first that holds the variants
-        docs = [
-            d for p, d in sorted(results, key=lambda pd: not _is_ladder(pd[0])) if _device(p) == dev
-        ]
-        found = [(d, recs) for d in docs if (recs := _held(d, ids, dtype))]
-        if not found:
-            continue
-        doc, recs = found[0]
-        ns = {r.n for r in recs}
-        n = REF_N if REF_N in ns else max(ns)
-        at = {r.variant: r for r in recs if r.n == n}
-        cells = [f"`{vid}` {_cell(at[vid])}" for vid in ids if vid in at]
-        lines.append(f"- {doc.device}, n = {size_label(n)} {dtype}: " + "; ".join(cells) + ".")
-    if not lines:
-        return ["No committed GPU results for these variants yet.", ""]
-    return [*lines, ""]
+    for dev in dict.fromkeys(d for d, *_ in found):
+        ns = {n for d, n, dt in found if (d, dt) == (dev, dtype)}
+        if ns:
+            n = REF_N if REF_N in ns else max(ns)
+            lines.append(_line(dev, f"n = {size_label(n)} {dtype}", ids, found[(dev, n, dtype)]))
+    return [*lines, ""] if lines else ["No committed GPU results for these variants yet.", ""]
 
 
 def results_sources(results: list[tuple[str, Document]]) -> str:
@@ -204,34 +223,26 @@ def results_sources(results: list[tuple[str, Document]]) -> str:
     return ", ".join(f"`{name}` ({devs})" for name, devs in devices.items())
 
 
-def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, Document]]):
-    """Every committed measurement of the variants: a row per (device, n, dtype), a column per
-    variant. The ladder runs at every size and dtype; the other documents in `dtype` from
-    MIN_OTHER_N up, for the variants no ladder run holds."""
-    ids = [v.id for v in variants]
-    in_ladder = {
-        r.variant for p, d in results if _is_ladder(p) for r in d.records if r.variant in ids
-    }
-    rows: dict[tuple[str, int, str], dict[str, str]] = {}
-    sources = []
-    for path, doc in results:
-        ladder = _is_ladder(path)
-        for r in doc.records:
-            if r.variant not in ids or not _measured(r):
-                continue
-            if not ladder and (r.variant in in_ladder or r.dtype != dtype or r.n < MIN_OTHER_N):
-                continue
-            rows.setdefault((doc.device, r.n, r.dtype), {})[r.variant] = _cell(r)
-            sources += [path] if path not in sources else []
-    if not rows:
+def _device(path: str) -> str:
+    return Path(path).parent.name
+
+
+def grid(variants: list[Variant], dtype: str, results, axis: bool = False) -> list[str]:
+    """Every committed measurement of the variants: a row per (device, n, dtype), or per
+    (device, shape) in the axis family, a column per variant."""
+    found, sources = (
+        _axis_measured(variants, results) if axis else _measured(variants, dtype, results)
+    )
+    if not found:
         return ["No committed GPU results for these variants yet.", ""]
-    shown = [vid for vid in ids if any(vid in cells for cells in rows.values())]
-    body = [
-        [dev, size_label(n), dt, *(cells.get(vid, "-") for vid in shown)]
-        for (dev, n, dt), cells in sorted(rows.items())
-    ]
-    header = ("device", "n", "dtype", *(f"`{vid}`" for vid in shown))
-    out = markdown_lines(header, body, align="lll" + RIGHT * len(shown))
+    ids = [v.id for v in variants] + ([AXIS_PEER] if axis else [])
+    shown = [v for v in ids if any(v in cells for cells in found.values())]
+    rows = found.items() if axis else sorted(found.items())
+    label = (lambda w: w) if axis else (lambda w: (size_label(w[0]), w[1]))
+    body = [[dev, *label(w), *(c.get(v, "-") for v in shown)] for (dev, *w), c in rows]
+    where = (f"shape ({AXIS_DTYPE})",) if axis else ("n", "dtype")
+    header = ("device", *where, *(f"`{v}`" for v in shown))
+    out = markdown_lines(header, body, align="l" * (1 + len(where)) + RIGHT * len(shown))
     return [*out, "", "From " + ", ".join(f"`{p}`" for p in sources) + ".", ""]
 
 
@@ -246,11 +257,6 @@ def _axis_rows(doc: Document) -> dict[str, dict[str, records.Row]]:
         if r.metric == "total" and r.median_ms is not None and r.dtype == AXIS_DTYPE:
             out.setdefault(r.config, {})[r.variant] = r
     return out
-
-
-def _axis_cell(r: records.Row) -> str:
-    gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
-    return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
 
 
 def _shape(config: str) -> str:
@@ -270,32 +276,13 @@ def axis_config(vid: str, results: list[tuple[str, Document]]) -> str | None:
 
 def axis_lines(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
     """One line per device at the stage's axis_config, beside torch.sum."""
-    ids = [v.id for v in variants]
-    config = axis_config(ids[0], results)
-    lines = []
-    for _, doc in results:
-        at = _axis_rows(doc).get(config, {})
-        cells = [f"`{vid}` {_axis_cell(at[vid])}" for vid in (*ids, AXIS_PEER) if vid in at]
-        if cells:
-            where = f"{_shape(config)}, {AXIS_DTYPE}"
-            lines.append(f"- {doc.device}, {where}: " + "; ".join(cells) + ".")
-    return [*lines, ""] if lines else ["No committed axis results for these variants yet.", ""]
-
-
-def axis_grid(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
-    """Every shape a stage was timed at, per device, beside torch.sum."""
     ids = [*(v.id for v in variants), AXIS_PEER]
-    body = [
-        [doc.device, _shape(config), *(_axis_cell(at[v]) if v in at else "-" for v in ids)]
-        for _, doc in results
-        for config, at in _axis_rows(doc).items()
-        if ids[0] in at
+    where = _shape(axis_config(ids[0], results) or "")
+    found, _ = _axis_measured(variants, results)
+    lines = [
+        _line(dev, f"{w}, {AXIS_DTYPE}", ids, c) for (dev, w), c in found.items() if w == where
     ]
-    if not body:
-        return ["No committed axis results for these variants yet.", ""]
-    header = ("device", f"shape ({AXIS_DTYPE})", *(f"`{v}`" for v in ids))
-    out = markdown_lines(header, body, align="ll" + RIGHT * len(ids))
-    return [*out, "", "From " + ", ".join(f"`{p}`" for p, _ in results) + ".", ""]
+    return [*lines, ""] if lines else ["No committed axis results for these variants yet.", ""]
 
 
 # ---------------------------------------------------------------------------------------------
