@@ -11,9 +11,11 @@ tests/test_layout.py holds both rules.
     sass           cuobjdump / ptxas output counted: registers, shared memory, opcodes
     triton_compile Triton kernels compiled for an explicit target, in a worker process if needed
     inspect_cmd    the work of `reduce-ladder inspect`: the census table, --write-doc
-    doc            the guide, docs/porting.md: the checklist, then one screen per stage
-    kernel_sources the kernels' text, read from cuda_kernels/ and triton_kernels/
-    lessons        the guide's prose (porting/lessons.md): what each optimization becomes in Triton
+    doc            the guide, docs/porting.md, and its appendix: the templates guide.md and
+                   appendix.md (Jinja2) rendered with the data below
+    stages         the stages of every family, the committed census and results, measured lines
+    kernel_sources the kernels' text, read from cuda_kernels/ and triton_kernels/, each printed once
+    lessons        each stage's lesson and the counter notes' words (porting/lessons.md)
     hardware       the Nsight Compute counters per stage (results/*/profile.json)
     sanitizer      what compute-sanitizer found (results/*/sanitize.json)
 

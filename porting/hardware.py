@@ -251,32 +251,22 @@ def _fastest(doc: dict) -> str | None:
     return TEXTS["note-fastest-fastest"].format(n=size_label(n), parts=", ".join(parts))
 
 
-# ---------------------------------------------------------------------------------------------
-# The appendix's intro and the seeds' tables
-
-
-def intro(found: tuple[str, dict] | None) -> list[str]:
+def view(found: tuple[str, dict] | None, root: Path, doc_dir: Path) -> dict | None:
+    """What the guide and its appendix say of the committed counters (None: none committed):
+    where they come from, the legends, the link to the profile's rendering (the seeds' tables)."""
     if found is None:
-        return ["No hardware counters are committed yet (results/*/profile.json).", ""]
+        return None
     path, doc = found
-    return [
-        f"Measured by the hardware: Nsight Compute counters from `{path}` ({device_name(doc)}, "
-        f"{doc.get('ncu', 'ncu')}), each variant's passes summed. Columns: {legend()} What each "
-        "metric is: `harness/report/ncu_metrics.py`.",
-        "",
-    ]
-
-
-def seed_tables_section(found: tuple[str, dict] | None, doc_dir: Path, root: Path) -> list[str]:
-    """A link to the profile's rendering beside it: the seeds' own tables (seed 004's sectors,
-    seed 000's column) and the counters along the ladder, plotted."""
-    if found is None:
-        return []
-    path, doc = found
-    rendering = (root / path).parent / profile_tables.RENDERING_DIR / "profile.md"
-    out = ['<a id="hardware-seeds"></a>', "", f"## The seeds' counters ({device_name(doc)})", ""]
-    if not rendering.is_file():
-        return [*out, f"Not rendered yet: `{RENDER_CMD}`.", ""]
-    rel = Path(os.path.relpath(rendering, doc_dir)).as_posix()
-    what = "Seed 004's global-memory sectors, seed 000's column and the counters along the ladder"
-    return [*out, f"{what}, plotted, regenerated from `{path}`: [{rel}]({rel}).", ""]
+    rendering = (root / path.split(" + ")[0]).parent / profile_tables.RENDERING_DIR / "profile.md"
+    return {
+        "path": path,
+        "doc": doc,
+        "device": device_name(doc),
+        "ncu": doc.get("ncu", "ncu"),
+        "legend": SUMMARY_LEGEND,
+        "legend_all": legend(),
+        "rendering": Path(os.path.relpath(rendering, doc_dir)).as_posix()
+        if rendering.is_file()
+        else None,
+        "render_cmd": RENDER_CMD,
+    }
