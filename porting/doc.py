@@ -38,9 +38,6 @@ GENERATED = "\n".join(
     ]
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-# how the census compiles an autotuned kernel
-CENSUS_CONFIG = "compiled for the census with its default configuration (the autotuner's first "
-CENSUS_CONFIG += "candidate):"
 FAMILY_TITLES = {
     "ladder": "The ladder",
     "004": "Seed 004: int32, the unrolled blocks",
@@ -79,31 +76,10 @@ def _unwrap(text: str) -> str:
 
 
 ENV.filters["unwrap"] = _unwrap
-
-
-def _idea(st: Stage, appendix: str) -> list[str]:
-    items = []
-    for v in st.cuda:
-        seeds = ", ".join(v.seeds) or "no seed code"
-        if v.wrong:
-            where = f"[its source]({appendix}#wrong-{short(v.id)})"
-            items.append(
-                f"`{v.id}` ({seeds}), a labelled wrong demonstration, never in a default run: "
-                f"{v.change} ({where})."
-            )
-        else:
-            items.append(f"`{v.id}` ({seeds}): {v.change}." + (f" {v.notes}" if v.notes else ""))
-    return items
-
-
-def _twin(st: Stage, t) -> str:
-    if st.family == AXIS:
-        what = f"{t.change}; {t.launch.describe()}; num_warps = {t.launch.num_warps}"
-    else:
-        meta = ", ".join(f"{k} = {val}" for k, val in triton_meta(t).items())
-        how = CENSUS_CONFIG if t.launch.mapping.one_launch else "launched with"
-        what = f"{t.title}; {how} {meta}"
-    return f"{st.word} `{t.id}`: {what}."
+ENV.globals |= {
+    "short": short,
+    "meta": lambda t: ", ".join(f"{k} = {v}" for k, v in triton_meta(t).items()),
+}
 
 
 def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
@@ -121,36 +97,17 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
     every = st.family in EVERY_DTYPE
     return {
         "st": st,
-        "idea": _idea(st, ctx["appendix"]),
         "sources": _text(sources),
         "how": how,
         "why": why,
-        "twins": [_twin(st, t) for t in st.twins],
         "also": also,
-        "facts": _text(stages.census_facts(st, ctx["census"], ctx["arch"])),
+        "facts": stages.census_facts(st, ctx["census"]),
         "measured": _text(measured),
         "counters": _text(hardware.stage_summary(*parts)),
         "census": _text(stages.census_table(variants, ctx["census"], every_dtype=every)),
         "grid": _text(grid),
         "hardware": _text(hardware.stage_section(*parts)),
     }
-
-
-def _glance(sts: list[Stage], guide: str) -> str:
-    """A family's stages at a glance: each CUDA stage, its Triton partners, what it became."""
-    rows = [
-        [
-            f"[stage {st.stage}]({guide}#{st.anchor})",
-            ", ".join(f"`{short(v.id)}`" for v in st.cuda),
-            ", ".join(
-                f"`{short(t.id)}`" + ("" if st.word == "twin" else " (counterpart)")
-                for t in st.twins
-            ),
-            LESSONS[(st.family, st.stage)][0],
-        ]
-        for st in sts
-    ]
-    return _text(markdown_lines(("stage", "CUDA", "Triton", "in Triton"), rows))
 
 
 def _sources(guide: str) -> dict[str, list[dict]]:
@@ -221,7 +178,6 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
                 "seeds": ", ".join(stages.family_seeds(fam)) or "none",
                 "profiled": bool(profile and hardware.stage_keys(profile, ids)),
                 "sanitized": sanitizer.family_line(ctx["sanitize"], ids),
-                "glance": _glance(sts, doc.name),
                 "stages": [_stage(st, ctx, shown) for st in sts],
             }
         )

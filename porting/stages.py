@@ -7,6 +7,7 @@ study and the reproducible pair's bench; the axis family's suite (axis.json).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from harness.core import catalogue
@@ -17,7 +18,6 @@ from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
 from porting.census import WIDE_COLUMNS, compiled
 from porting.census import load_document as census_document
-from porting.lessons import TEXTS
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
@@ -289,16 +289,6 @@ def axis_lines(variants: list[Variant], results: list[tuple[str, Document]]) -> 
 # The census
 
 
-CENSUS_LEGEND = "Columns: " + "; ".join(f"{h} = {d}" for h, d, _ in WIDE_COLUMNS) + "."
-
-
-def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
-    tools = cdoc.get("tools", {})
-    path = census_path.relative_to(root).as_posix()
-    fields = {k: tools.get(k) for k in ("nvrtc", "triton", "cuobjdump")}
-    return TEXTS["census-intro"].format(path=path, arch=cdoc.get("arch"), **fields)
-
-
 def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
     """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
     if variants[0].family == AXIS:
@@ -313,27 +303,16 @@ def census_table(variants: list[Variant], census: dict, every_dtype: bool = Fals
     return markdown_lines(header, rows, align="lll" + RIGHT * len(WIDE_COLUMNS))
 
 
-def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
-    """A sentence of census facts per stage, worded from the numbers (no typed-in figures)."""
-    rows_c = [census.get((v.id, doc_dtype(v))) for v in st.cuda]
-    rows_t = [census.get((v.id, doc_dtype(v))) for v in st.twins]
-    if any(r is None for r in rows_c + rows_t) or not rows_c:
-        return []
+def census_facts(st: Stage, census: dict) -> list[dict] | None:
+    """The stage's census facts (CUDA, then Triton: each count as a value or a min-max span),
+    None where a variant is not in the census; the templates word them."""
+    rows = [[census.get((v.id, doc_dtype(v))) for v in vs] for vs in (st.cuda, st.twins)]
+    if not rows[0] or None in rows[0] + rows[1]:
+        return None
 
-    def span(rows, f):
-        vals = sorted({f(r) for r in rows})
+    def span(rs: list, key: str) -> str:
+        vals = sorted({attrgetter(key)(r) for r in rs})
         return str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
 
-    def counts(rows, smem_key: str, smem_word: str) -> str:
-        return (
-            f"{span(rows, lambda r: r.counts.barriers)} barriers, "
-            f"{span(rows, lambda r: r.counts.shuffles)} shuffles, "
-            f"{span(rows, lambda r: r.counts.lds)} shared loads, "
-            f"{span(rows, lambda r: getattr(r, smem_key))} bytes of {smem_word} shared memory, "
-            f"{span(rows, lambda r: r.registers)} registers"
-        )
-
-    facts = ["CUDA " + counts(rows_c, "static_smem", "static")]
-    if rows_t:
-        facts.append("Triton " + counts(rows_t, "dynamic_smem", "(dynamic)"))
-    return [f"**Compiled** (static SASS counts, {arch}): " + "; ".join(facts) + ".", ""]
+    keys = ("counts.barriers", "counts.shuffles", "counts.lds", "static_smem", "dynamic_smem")
+    return [{k.split(".")[-1]: span(rs, k) for k in (*keys, "registers")} for rs in rows if rs]
