@@ -23,14 +23,14 @@ from harness.core import catalogue
 def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
     from harness.report.terminal import TermColumn, short_dtype, terminal_table, with_legend
-    from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS
+    from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
 
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     columns = [
         TermColumn("variant", lambda r: r.variant),
         TermColumn("stage", lambda r: r.stage),
         TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
-        *(TermColumn(h, cell, right=True) for h, _, cell in counts),
+        *(TermColumn(h, lambda r, f=f: cell(r, f), right=True) for h, _, f in counts),
     ]
     # each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)
     in_order = dict.fromkeys(v.stage for v in catalogue.ladder_order(catalogue.VARIANTS))

@@ -16,7 +16,7 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from porting.census import WIDE_COLUMNS, compiled
+from porting.census import WIDE_COLUMNS, cell, compiled
 from porting.census import load_document as census_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -297,7 +297,7 @@ def census_table(variants: list[Variant], census: dict, every_dtype: bool = Fals
     for v in variants:
         for d in v.dtypes if every_dtype else [doc_dtype(v)]:
             r = census.get((v.id, d))
-            cells = [c(r) for _, _, c in WIDE_COLUMNS] if r else []
+            cells = [cell(r, f) for *_, f in WIDE_COLUMNS] if r else []
             rows.append([f"`{v.id}`", d, *([r.launch, *cells] if r else [CENSUS_MISSING])])
     header = ("variant", "dtype", "launch", *(h for h, _, _ in WIDE_COLUMNS))
     return markdown_lines(header, rows, align="lll" + RIGHT * len(WIDE_COLUMNS))
