@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
-
 from harness.report.markdown import markdown_lines
 from porting import hardware, sanitizer, stages
 from porting.census import WIDE_COLUMNS, triton_meta
@@ -20,7 +18,7 @@ from porting.kernel_sources import (
     stage_sources,
     triton_helpers,
 )
-from porting.lessons import LESSONS
+from porting.lessons import ENV, LESSONS
 from porting.stages import AXIS, ROOT, Stage, short
 
 DOC = ROOT / "docs" / "porting.md"
@@ -47,13 +45,6 @@ FAMILY_TITLES = {
     "axis": "Along an axis: row and column sums",
 }
 EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
-ENV = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent),
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-    undefined=jinja2.StrictUndefined,
-)
 
 
 def appendix_path(doc: Path) -> Path:
@@ -65,17 +56,6 @@ def _text(lines: list[str]) -> str:
     return "\n".join(lines).strip("\n")
 
 
-def _unwrap(text: str) -> str:
-    """The template's wrapped paragraphs, each on one line (as the generated lines are)."""
-    return (
-        "\n\n".join(
-            " ".join(ln.strip() for ln in p.split("\n")) for p in text.strip("\n").split("\n\n")
-        )
-        + "\n"
-    )
-
-
-ENV.filters["unwrap"] = _unwrap
 ENV.globals |= {
     "short": short,
     "meta": lambda t: ", ".join(f"{k} = {v}" for k, v in triton_meta(t).items()),

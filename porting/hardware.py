@@ -14,7 +14,7 @@ from harness.core.sizes import size_label
 from harness.report import profile_tables
 from harness.report.documents import ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from porting.lessons import TEXTS
+from porting.lessons import render
 
 PROFILE_NAME = profile_tables.PROFILE_NAME
 RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out " + (
@@ -184,71 +184,33 @@ SEED = {
     "tpi": profile_tables.SEED000_THREADS_PER_WARP,
     "conflicts": profile_tables.SEED000_BANK_CONFLICTS["v2"],
 }
-
-
-def _ratio(a: dict, b: dict, key: str) -> float:
-    return a[key] / b[key] if b.get(key) else float("nan")
-
-
-# (family, stage) -> the ladder variants its note reads (a, b, c), and its other fields
+# (family, stage) -> the ladder variants whose counters its note reads (a, b, c)
 NOTES = {
-    ("ladder", "1"): (
-        ("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"),
-        lambda a, b: {"ratio": _ratio(a, b, "gst_sectors"), "yes": a["us"] < b["us"]},
-    ),
-    ("ladder", "2"): (
-        ("cuda/v1-smem-interleaved", "cuda/v2-strided-index"),
-        lambda a, b: {
-            "ratio": _ratio(a, b, "inst_executed"),
-            "yes": b["threads_per_inst"] > a["threads_per_inst"],
-        },
-    ),
-    ("ladder", "3"): (
-        ("cuda/v2-strided-index", "cuda/v3-sequential"),
-        lambda a, b: {"ratio": _ratio(a, b, "shared_ld_bank_conflicts")},
-    ),
-    ("ladder", "8"): (
-        ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
-        lambda a, b, c: {},
-    ),
+    ("ladder", "1"): ("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"),
+    ("ladder", "2"): ("cuda/v1-smem-interleaved", "cuda/v2-strided-index"),
+    ("ladder", "3"): ("cuda/v2-strided-index", "cuda/v3-sequential"),
+    ("ladder", "8"): ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
 }
 
 
 def note(doc: dict, fam: str, stage: str) -> str | None:
-    """The stage's note, from the counters at the ladder's profiled size (the fastest pair's:
-    at its largest profiled n); None where one of its variants was not profiled."""
+    """The stage's note (lessons.md), from the counters at the ladder's profiled size (the
+    fastest pair's: at its largest profiled n); None where one of its variants was not profiled."""
     if (fam, stage) == ("fastest", "fastest"):
-        return _fastest(doc)
-    if (fam, stage) not in NOTES:
+        sizes = [n for n, dtype in stage_keys(doc, ["cuda/fastest"]) if dtype == LADDER_DTYPE]
+        if not sizes:
+            return None
+        n = max(sizes)  # the largest n: where the pair's DRAM share settles
+        ab = [counters(doc, f"{b}/fastest", n, LADDER_DTYPE) for b in ("cuda", "triton")]
+        fields = {"n": size_label(n), "a": ab[0], "b": ab[1]}
+    elif (fam, stage) in NOTES:
+        got = [counters(doc, vid, N_LADDER, LADDER_DTYPE) for vid in NOTES[(fam, stage)]]
+        if None in got:
+            return None
+        fields = dict(zip("abc", got, strict=False))
+    else:
         return None
-    ids, more = NOTES[(fam, stage)]
-    got = [counters(doc, i, N_LADDER, LADDER_DTYPE) for i in ids]
-    if None in got:
-        return None
-    got = [
-        c
-        | {"us": c["duration_ns"] / 1e3, "inst_M": c["inst_executed"] / 1e6}
-        | {"smem_inst": c.get("shared_ld_inst", 0) + c.get("shared_st_inst", 0)}
-        for c in got
-    ]
-    fields = dict(zip("abc", got, strict=False)) | more(*got) | {"seed": SEED}
-    key = f"note-{fam}-{stage}"
-    if "yes" in fields:
-        fields["verdict"] = TEXTS[f"{key}-{'yes' if fields['yes'] else 'no'}"].format(**fields)
-    return TEXTS[key].format(**fields)
-
-
-def _fastest(doc: dict) -> str | None:
-    sizes = [n for n, dtype in stage_keys(doc, ["cuda/fastest"]) if dtype == LADDER_DTYPE]
-    if not sizes:
-        return None
-    n = max(sizes)  # the largest n: where the pair's DRAM share settles
-    parts = [
-        f"`{vid}` {c['dram_throughput_pct']:,.1f}%"
-        for vid in ("cuda/fastest", "triton/fastest")
-        if (c := counters(doc, vid, n, LADDER_DTYPE)) is not None
-    ]
-    return TEXTS["note-fastest-fastest"].format(n=size_label(n), parts=", ".join(parts))
+    return render(f"note-{fam}-{stage}", seed=SEED, **fields)
 
 
 def view(found: tuple[str, dict] | None, root: Path, doc_dir: Path) -> dict | None:

@@ -54,15 +54,14 @@ def _make_source(fn, job: dict):
             sig[p.name], is_aligned = "i32", False
         if is_aligned and sig[p.name].startswith("*"):
             attrs[(i,)] = [["tt.divisibility", 16]]
-    attempts = (
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index, attrs=attrs),
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index),
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_name),
-    )
     err: Exception | None = None
-    for make in attempts:
+    for kw in (
+        {"constexprs": by_index, "attrs": attrs},
+        {"constexprs": by_index},
+        {"constexprs": by_name},
+    ):
         try:
-            return make()
+            return ASTSource(fn=fn, signature=sig, **kw)
         except (TypeError, KeyError, AttributeError, ValueError) as e:
             err = e
     raise RuntimeError(f"this Triton's ASTSource refused every known signature form: {err}")
@@ -84,17 +83,10 @@ def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             k = triton.compile(_make_source(fn, job), target=target, options=job["options"])
-        md = k.metadata
-        shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
-        name = md.get("name") if isinstance(md, dict) else getattr(md, "name", job["kernel"])
-        out.append(
-            {
-                "name": name or job["kernel"],
-                "shared": int(shared or 0),
-                "ptx": k.asm["ptx"],
-                "cubin": base64.b64encode(k.asm["cubin"]).decode(),
-            }
-        )
+        md = k.metadata if isinstance(k.metadata, dict) else k.metadata._asdict()
+        name, shared = md.get("name") or job["kernel"], int(md.get("shared") or 0)
+        ptx, cubin = k.asm["ptx"], base64.b64encode(k.asm["cubin"]).decode()
+        out.append({"name": name, "shared": shared, "ptx": ptx, "cubin": cubin})
     return out
 
 
