@@ -83,10 +83,9 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
         "also": also,
         "facts": stages.census_facts(st, ctx["census"]),
         "measured": _text(measured),
-        "counters": _text(hardware.stage_summary(*parts)),
+        "hw": hardware.stage(*parts),
         "census": _text(stages.census_table(variants, ctx["census"], every_dtype=every)),
         "grid": _text(grid),
-        "hardware": _text(hardware.stage_section(*parts)),
     }
 
 
@@ -166,12 +165,11 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
             ("peer", "what it is", "dtypes"),
             ([f"`{v.id}`", f"{v.title}: {v.change}", ", ".join(v.dtypes)] for v in ps),
         )
-        section = hardware.stage_section(profile, "peer", "peer", ps, [])
         ctx["peers"] = {
             "lines": _text(stages.measured_lines(ps, "float32", ctx["results"])),
             "table": _text(table),
             "grid": _text(stages.grid(ps, "float32", ctx["results"])),
-            "hardware": _text(section),
+            "hw": hardware.stage(profile, "peer", "peer", ps, []),
         }
     else:
         ctx["peers"] = None

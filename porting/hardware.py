@@ -130,49 +130,34 @@ def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     return list(dict.fromkeys(keys))
 
 
-def _rows(doc: dict, ids: list[str], n: int, dtype: str, columns) -> list[tuple[str, list]]:
-    """(variant, its cells) of the profiled variants among `ids` at (n, dtype)."""
-    return [
-        (vid, [(h, _cell(c, metric, digits)) for h, metric, digits, *_ in columns])
-        for vid in ids
-        if (c := counters(doc, vid, n, dtype)) is not None
-    ]
-
-
-def stage_section(doc, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]):
-    """Every counter of the stage (CUDA rows, then its Triton twins) at every (n, dtype) the
-    profile holds for it: the appendix's table."""
+def stage(doc: dict | None, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]):
+    """A stage's counters (None: no profile): `tables`, every column of each variant (CUDA, then
+    its Triton twins) at every (n, dtype) the profile holds for the stage (the appendix);
+    `missing`, its CUDA variants not profiled; `line`, the guide's one line (the SUMMARY columns at
+    the first (n, dtype)); `note`, the seeds' lesson worded from the counters."""
     if doc is None:
-        return []
+        return None
     ids = [v.id for v in cuda if not v.wrong]
-    out: list[str] = []
-    for n, dtype in stage_keys(doc, ids):
-        rows = _rows(doc, [*ids, *(t.id for t in twins)], n, dtype, COLUMNS)
-        body = [[f"`{vid}`", *(c for _, c in cells)] for vid, cells in rows]
-        header = ("variant", *(h for h, *_ in COLUMNS))
-        table = markdown_lines(header, body, align="l" + RIGHT * (len(COLUMNS) - 1) + "l")
-        head = f"**Measured by the hardware ({device_name(doc)}, {_at(n, dtype)}).**"
-        out += [head, "", *table, ""]
-    missing = [vid for vid in ids if not stage_keys(doc, [vid])]
-    if out and missing:
-        out += ["Not profiled: " + ", ".join(f"`{m}`" for m in missing) + ".", ""]
-    return out
+    keys = stage_keys(doc, ids)
 
+    def rows(n: int, dtype: str, columns) -> list[tuple[str, list[tuple[str, str]]]]:
+        return [
+            (vid, [(h, _cell(c, metric, digits)) for h, metric, digits, _ in columns])
+            for vid in [*ids, *(t.id for t in twins)]
+            if (c := counters(doc, vid, n, dtype)) is not None
+        ]
 
-def stage_summary(doc, fam: str, stage: str, cuda: list[Variant], twins: list[Variant]):
-    """The guide's counters for a stage: the SUMMARY columns of each variant at the first
-    (n, dtype) the profile holds for it, in one line, and the seeds' lesson (note)."""
-    if doc is None:
-        return []
-    ids = [v.id for v in cuda if not v.wrong]
-    out: list[str] = []
-    if keys := stage_keys(doc, ids):
-        rows = _rows(doc, [*ids, *(t.id for t in twins)], *keys[0], SUMMARY)
-        cells = [f"`{vid}` (" + ", ".join(f"{h} {c}" for h, c in cs) + ")" for vid, cs in rows]
-        head = f"**Hardware counters** ({device_name(doc)}, {_at(*keys[0])}): "
-        out += [head + "; ".join(cells) + ".", ""]
-    text = note(doc, fam, stage)
-    return out + ([text, ""] if text else [])
+    def table(n: int, dtype: str) -> str:
+        body = [[f"`{vid}`", *(c for _, c in cells)] for vid, cells in rows(n, dtype, COLUMNS)]
+        align = "l" + RIGHT * (len(COLUMNS) - 1) + "l"
+        return "\n".join(markdown_lines(("variant", *(h for h, *_ in COLUMNS)), body, align))
+
+    return {
+        "tables": [(_at(*key), table(*key)) for key in keys],
+        "missing": [vid for vid in ids if not stage_keys(doc, [vid])],
+        "line": (_at(*keys[0]), rows(*keys[0], SUMMARY)) if keys else None,
+        "note": note(doc, fam, stage),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
