@@ -67,12 +67,8 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
     sources, also = stage_sources(st, shown, ctx["appendix"])
     how, why = LESSONS[(st.family, st.stage)]
     variants, profile = [*st.cuda, *st.twins], ctx["profile"] and ctx["profile"]["doc"]
-    if st.family == AXIS:
-        measured = stages.axis_lines(variants, ctx["axis"])
-        grid = stages.grid(variants, st.dtype, ctx["axis"], axis=True)
-    else:
-        measured = stages.measured_lines(variants, st.dtype, ctx["results"])
-        grid = stages.grid(variants, st.dtype, ctx["results"])
+    axis = st.family == AXIS
+    measured = stages.measured(variants, st.dtype, ctx["axis" if axis else "results"], axis)
     parts = (profile, st.family, st.stage, list(st.cuda), list(st.twins))
     every = st.family in EVERY_DTYPE
     return {
@@ -82,10 +78,9 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
         "why": why,
         "also": also,
         "facts": stages.census_facts(st, ctx["census"]),
-        "measured": _text(measured),
+        "measured": measured,
         "hw": hardware.stage(*parts),
         "census": _text(stages.census_table(variants, ctx["census"], every_dtype=every)),
-        "grid": _text(grid),
     }
 
 
@@ -166,9 +161,8 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
             ([f"`{v.id}`", f"{v.title}: {v.change}", ", ".join(v.dtypes)] for v in ps),
         )
         ctx["peers"] = {
-            "lines": _text(stages.measured_lines(ps, "float32", ctx["results"])),
+            "measured": stages.measured(ps, "float32", ctx["results"]),
             "table": _text(table),
-            "grid": _text(stages.grid(ps, "float32", ctx["results"])),
             "hw": hardware.stage(profile, "peer", "peer", ps, []),
         }
     else:

@@ -196,54 +196,44 @@ def _axis_measured(variants, runs) -> tuple[dict[tuple, dict[str, str]], list[st
     return out, [p for p, _ in runs]
 
 
-def _line(device: str, where: str, ids: list[str], cells: dict[str, str]) -> str:
-    return (
-        f"- {device}, {where}: " + "; ".join(f"`{v}` {cells[v]}" for v in ids if v in cells) + "."
-    )
-
-
-def measured_lines(variants: list[Variant], dtype: str, results) -> list[str]:
-    """One line per device: each variant at REF_N (else the largest n measured) in `dtype`
-    (results_sources names the files)."""
-    ids = [v.id for v in variants if not v.wrong]
-    found, _ = _measured(variants, dtype, results)
-    lines = []
-    for dev in dict.fromkeys(d for d, *_ in found):
-        ns = {n for d, n, dt in found if (d, dt) == (dev, dtype)}
-        if ns:
-            n = REF_N if REF_N in ns else max(ns)
-            lines.append(_line(dev, f"n = {size_label(n)} {dtype}", ids, found[(dev, n, dtype)]))
-    return [*lines, ""] if lines else ["No committed GPU results for these variants yet.", ""]
-
-
 def results_sources(results: list[tuple[str, Document]]) -> str:
     """The result files read, by name, each with the devices it was found for."""
     names = dict.fromkeys(Path(p).name for p, _ in results)
-    devices = {n: ", ".join(_device(p) for p, _ in results if Path(p).name == n) for n in names}
+    devices = {
+        n: ", ".join(Path(p).parent.name for p, _ in results if Path(p).name == n) for n in names
+    }
     return ", ".join(f"`{name}` ({devs})" for name, devs in devices.items())
 
 
-def _device(path: str) -> str:
-    return Path(path).parent.name
-
-
-def grid(variants: list[Variant], dtype: str, results, axis: bool = False) -> list[str]:
-    """Every committed measurement of the variants: a row per (device, n, dtype), or per
-    (device, shape) in the axis family, a column per variant."""
+def measured(variants: list[Variant], dtype: str, results, axis: bool = False) -> dict:
+    """What was measured of the variants: `lines`, (device, where, [(variant, cell)]) one per
+    device, at REF_N in `dtype` (else the largest n; the axis family: at axis_config's shape,
+    beside the peer); `grid`, every measurement in a table, a row per (device, n, dtype) or
+    (device, shape), a column per variant, with the files read (None: nothing measured)."""
+    ids = [v.id for v in variants if not v.wrong] + ([AXIS_PEER] if axis else [])
     found, sources = (
         _axis_measured(variants, results) if axis else _measured(variants, dtype, results)
     )
-    if not found:
-        return ["No committed GPU results for these variants yet.", ""]
-    ids = [v.id for v in variants] + ([AXIS_PEER] if axis else [])
+    config = _shape(axis_config(ids[0], results) or "") if axis else None
+    lines = []
+    for dev in dict.fromkeys(d for d, *_ in found):
+        if axis and (dev, config) in found:
+            lines.append((dev, f"{config}, {AXIS_DTYPE}", found[(dev, config)]))
+        elif ns := {n for d, n, dt in found if (d, dt) == (dev, dtype)} if not axis else None:
+            n = REF_N if REF_N in ns else max(ns)
+            lines.append((dev, f"n = {size_label(n)} {dtype}", found[(dev, n, dtype)]))
+    lines = [
+        (dev, where, [(v, cells[v]) for v in ids if v in cells]) for dev, where, cells in lines
+    ]
     shown = [v for v in ids if any(v in cells for cells in found.values())]
     rows = found.items() if axis else sorted(found.items())
     label = (lambda w: w) if axis else (lambda w: (size_label(w[0]), w[1]))
     body = [[dev, *label(w), *(c.get(v, "-") for v in shown)] for (dev, *w), c in rows]
     where = (f"shape ({AXIS_DTYPE})",) if axis else ("n", "dtype")
     header = ("device", *where, *(f"`{v}`" for v in shown))
-    out = markdown_lines(header, body, align="l" * (1 + len(where)) + RIGHT * len(shown))
-    return [*out, "", "From " + ", ".join(f"`{p}`" for p in sources) + ".", ""]
+    table = markdown_lines(header, body, align="l" * (1 + len(where)) + RIGHT * len(shown))
+    grid = "\n".join(table) + "\n\nFrom " + ", ".join(f"`{p}`" for p in sources) + "."
+    return {"lines": lines, "grid": grid if found else None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,17 +262,6 @@ def axis_config(vid: str, results: list[tuple[str, Document]]) -> str | None:
         return by_config[config][vid].median_ms / min(cuda)
 
     return min((c for c in by_config if vid in by_config[c]), key=gap, default=None)
-
-
-def axis_lines(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
-    """One line per device at the stage's axis_config, beside torch.sum."""
-    ids = [*(v.id for v in variants), AXIS_PEER]
-    where = _shape(axis_config(ids[0], results) or "")
-    found, _ = _axis_measured(variants, results)
-    lines = [
-        _line(dev, f"{w}, {AXIS_DTYPE}", ids, c) for (dev, w), c in found.items() if w == where
-    ]
-    return [*lines, ""] if lines else ["No committed axis results for these variants yet.", ""]
 
 
 # ---------------------------------------------------------------------------------------------
