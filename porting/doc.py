@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.report.markdown import markdown_lines
-from porting import hardware, sanitizer, stages
+from porting import hardware, kernel_sources, sanitizer, stages
 from porting.census import WIDE_COLUMNS, triton_meta
-from porting.kernel_sources import (
-    cuda_kernel_text,
-    has_kernel,
-    kernel_name,
-    stage_sources,
-    triton_helpers,
-)
+from porting.kernel_sources import cuda_kernel_text, has_kernel, kernel_name, triton_helpers
 from porting.lessons import ENV, LESSONS
 from porting.stages import AXIS, ROOT, Stage, short
 
@@ -36,14 +29,6 @@ GENERATED = "\n".join(
     ]
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-FAMILY_TITLES = {
-    "ladder": "The ladder",
-    "004": "Seed 004: int32, the unrolled blocks",
-    "001": "Seed 001: host-driven passes from host memory",
-    "fastest": "Past the ladder: the fastest pair",
-    "reproducible": "Past the ladder: the reproducible pair",
-    "axis": "Along an axis: row and column sums",
-}
 EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
 
 
@@ -64,7 +49,7 @@ ENV.globals |= {
 
 def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
     """What the guide's screen and the appendix's section of one stage show."""
-    sources, also = stage_sources(st, shown, ctx["appendix"])
+    sources, also = kernel_sources.stage_sources(st, shown, ctx["appendix"])
     how, why = LESSONS[(st.family, st.stage)]
     variants, profile = [*st.cuda, *st.twins], ctx["profile"] and ctx["profile"]["doc"]
     axis = st.family == AXIS
@@ -148,25 +133,18 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
         ctx["families"].append(
             {
                 "name": fam,
-                "title": FAMILY_TITLES.get(fam, f"Family {fam}"),
                 "seeds": ", ".join(stages.family_seeds(fam)) or "none",
                 "profiled": bool(profile and hardware.stage_keys(profile, ids)),
-                "sanitized": sanitizer.family_line(ctx["sanitize"], ids),
+                "sanitized": sanitizer.family(ctx["sanitize"], ids),
                 "stages": [_stage(st, ctx, shown) for st in sts],
             }
         )
-    if ps := stages.peers():
-        table = markdown_lines(
-            ("peer", "what it is", "dtypes"),
-            ([f"`{v.id}`", f"{v.title}: {v.change}", ", ".join(v.dtypes)] for v in ps),
-        )
-        ctx["peers"] = {
-            "measured": stages.measured(ps, "float32", ctx["results"]),
-            "table": _text(table),
-            "hw": hardware.stage(profile, "peer", "peer", ps, []),
-        }
-    else:
-        ctx["peers"] = None
+    ps = stages.peers()
+    ctx["peers"] = ps and {
+        "variants": ps,
+        "measured": stages.measured(ps, "float32", ctx["results"]),
+        "hw": hardware.stage(profile, "peer", "peer", ps, []),
+    }
     return ctx | _sources(doc.name)
 
 

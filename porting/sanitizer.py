@@ -27,21 +27,16 @@ def committed(root: Path) -> tuple[str, dict] | None:
     return hardware.committed(root, "sanitize.json", "sanitize", merge_documents)
 
 
-def family_line(view: dict | None, ids: list[str]) -> str:
-    """One sentence on a family's kernels: clean under every tool, or which tools report."""
-    variants = [v for v in view["doc"].get("variants", []) if v["variant"] in ids] if view else []
-    if not variants:
-        return (
-            "**compute-sanitizer**: not run on this family yet (none of its variants is in the "
-            "committed `results/*/sanitize*.json`)."
-        )
-    clean = [v for v in variants if not flagged_by(v)]
-    reports = "; ".join(
-        f"`{v['variant']}` ({', '.join(flagged_by(v))})" for v in variants if flagged_by(v)
-    )
+def family(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
+    """The family's variants the documents hold, each with the tools that report on it."""
     return (
-        f"**compute-sanitizer** (`{view['path']}`): {len(clean)} of its {len(variants)} variants "
-        f"clean under {', '.join(TOOLS)}" + (f"; reports from {reports}" if reports else "") + "."
+        [
+            (v["variant"], flagged_by(v))
+            for v in view["doc"].get("variants", [])
+            if v["variant"] in ids
+        ]
+        if view
+        else []
     )
 
 
