@@ -14,30 +14,26 @@ from porting import stages
 from porting.stages import Stage, short
 
 ROOT = stages.ROOT
-_DEF = re.compile(r"__(?:global|device)__\s+(?:__forceinline__\s+)?[\w:<>,\s*]*?\b(\w+)\s*\(")
+# a function: the comment lines and template line above it, then the __global__ / __device__ line
+_FN = re.compile(
+    r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?\b(\w+)\s*\(", re.M
+)
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 
 
 def cuda_functions(path: Path) -> dict[str, str]:
     """name -> text (leading comments, template line, body) of every __global__ and __device__
     function defined in a CUDA file (the name may sit on the line after __launch_bounds__)."""
-    lines, out, i = path.read_text().splitlines(), {}, 0
-    while i < len(lines):
-        head = _LAUNCH_BOUNDS.sub("", lines[i]) if lines[i].lstrip().startswith("__") else ""
-        m = _DEF.search(head if "(" in head else head + " " + "".join(lines[i + 1 : i + 2]))
-        if not head or not m:
-            i += 1
-            continue
-        start = i - lines[i - 1].lstrip().startswith("template") if i else i
-        while start > 0 and lines[start - 1].lstrip().startswith("//"):
-            start -= 1
-        end, depth = i, 0
-        for end in range(i, len(lines)):
-            depth += lines[end].count("{") - lines[end].count("}")
-            if depth == 0 and "{" in "".join(lines[i : end + 1]):
+    text = path.read_text()
+    masked = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group()), text)
+    out = {}
+    for m in _FN.finditer(masked):
+        depth, start = 0, masked.index("{", m.end())
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
                 break
-        out[m.group(1)] = "\n".join(lines[start : end + 1])
-        i = end + 1
+        out[m.group(1)] = text[m.start() : end + 1]
     return out
 
 
