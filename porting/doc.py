@@ -58,7 +58,7 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
     every = st.family in EVERY_DTYPE
     return {
         "st": st,
-        "sources": _text(sources),
+        "sources": sources,
         "how": how,
         "why": why,
         "also": also,

@@ -113,10 +113,6 @@ def code_only(text: str) -> str:
 # Kernel sources, each printed once
 
 
-def _code(lang: str, text: str) -> list[str]:
-    return [f"```{lang}", text, "```", ""]
-
-
 def _key(v: Variant) -> str:
     return f"{v.backend}:{v.source}:{kernel_name(v)}"
 
@@ -126,13 +122,14 @@ def has_kernel(v: Variant) -> bool:
     return kernel_name(v).isidentifier()
 
 
-def stage_sources(st: Stage, shown: dict, appendix: str) -> tuple[list[str], str | None]:
-    """The stage's kernels not printed before (`shown`: {key: (link target, label)}): CUDA
-    beside the Triton ones it first meets (a counterpart's CUDA kernel, which matches the Triton
-    one goal for goal, not line for line, is printed in the appendix and linked); and a list
+def stage_sources(st: Stage, shown: dict, appendix: str) -> tuple[list[dict], str | None]:
+    """The stage's kernels not printed before (`shown`: {key: (link target, label)}), as blocks
+    the guide's template prints: CUDA beside the Triton ones it first meets ("pair"), alone
+    ("cuda", "triton"), a counterpart's CUDA kernel (which matches the Triton one goal for goal,
+    not line for line) linked in the appendix ("appendix"), none of its own ("none"); and a list
     item that says where the others and the helpers (in the appendix) were printed, or None."""
     here = (f"#{st.anchor}", f"stage {st.stage}")
-    out: list[str] = []
+    out: list[dict] = []
     earlier: list[str] = []
 
     def printed(key: str, name: str, helpers) -> bool:
@@ -144,43 +141,28 @@ def stage_sources(st: Stage, shown: dict, appendix: str) -> tuple[list[str], str
 
     for v in (v for v in st.cuda if not v.wrong):  # the wrong ones: in the appendix
         if not has_kernel(v):
-            out += [f"`{v.id}` has no kernel of its own: it launches the picked stage's.", ""]
+            out.append({"kind": "none", "id": v.id})
             continue
         kernel, helpers = cuda_kernel_text(v)
-        name, where = kernel_name(v), f"cuda_kernels/{v.source}"
-        if printed(_key(v), name, helpers):
+        if printed(_key(v), kernel_name(v), helpers):
             continue
         same = [u for u in st.cuda if _key(u) == _key(v) and not u.wrong]
-        users = ", ".join(short(u.id) for u in same)
-        if st.word == "counterpart":  # no line-by-line match: the CUDA kernel in the appendix
-            shown[_key(v)] = (f"{appendix}#kernel-{name}", "appendix")
-            lines = len(kernel.splitlines())
-            out += [
-                f"CUDA: `{name}` ({users}; `{where}`, {lines} lines): [in the appendix]"
-                f"({shown[_key(v)][0]}).",
-                "",
-            ]
+        block = {"name": kernel_name(v), "source": v.source, "code": code_only(kernel)}
+        block["users"] = ", ".join(short(u.id) for u in same)
+        if st.word == "counterpart":
+            shown[_key(v)] = (f"{appendix}#kernel-{block['name']}", "appendix")
+            out.append(block | {"kind": "appendix", "lines": len(kernel.splitlines())})
             continue
         shown[_key(v)] = here
         partners = {stages.triton_partner(u) for u in same}
         tri = {_key(t): t for t in st.twins if t.id in partners and _key(t) not in shown}
-        if not tri:
-            out += [f"CUDA: `{name}` ({users}; `{where}`)", "", *_code("cuda", code_only(kernel))]
-            continue
         shown.update(dict.fromkeys(tri, here))
-        left = f"<code>{name}</code> ({users}; <code>{where}</code>)"
-        right = ", ".join(
-            f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)"
-            for t in tri.values()
-        )
-        tri_text = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri.values())
-        head = f'<table><tr><th>CUDA: {left}</th><th>Triton: {right}</th></tr><tr><td valign="top">'
-        out += [head, "", *_code("cuda", code_only(kernel))[:-1], '</td><td valign="top">', ""]
-        out += [*_code("python", tri_text)[:-1], "</td></tr></table>", ""]
+        tri_code = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri.values())
+        out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
+        out[-1]["triton_code"] = tri_code
     for t in (t for t in st.twins if has_kernel(t)):
         if not printed(_key(t), t.kernel, triton_helpers(t)):
             shown[_key(t)] = here
-            out += [f"Triton: `{t.kernel}` (`triton_kernels/{t.source}`)", ""]
-            out += _code("python", code_only(triton_kernel_text(t)))
+            out.append({"kind": "triton", "t": t, "code": code_only(triton_kernel_text(t))})
     also = ", ".join(dict.fromkeys(earlier))
     return out, f"- also called or launched: {also}." if also else None
