@@ -6,6 +6,7 @@ study and the reproducible pair's bench; the axis family's suite (axis.json).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
@@ -117,32 +118,26 @@ def load_census(path: Path) -> tuple[dict, dict]:
     return doc, {(r.variant, r.dtype): r for r in rows}
 
 
-def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)]: the timed ladder runs, then the other documents
-    (OTHER_RESULTS); an unreadable file is left out, as a missing one would be."""
+def _load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
+    """[(path relative to the repo, document)] of results/*/<name>, name by name; an unreadable
+    file is left out, as a missing one would be."""
     out = []
-    paths = sorted((root / "results").glob(f"*/{LADDER_GLOB}"))
-    paths += sorted(p for name in OTHER_RESULTS for p in (root / "results").glob(f"*/{name}"))
-    for p in paths:
-        try:
-            doc = load_document(p)
-        except ReportError:
-            continue
-        is_run = doc.kind == "cli"  # a ladder run, any version (the loader's family)
-        if not is_run or doc.meta.get("mode") == "timed":
-            out.append((p.relative_to(root).as_posix(), doc))
+    for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
+        with contextlib.suppress(ReportError):
+            out.append((p.relative_to(root).as_posix(), load_document(p, kind)))
     return out
+
+
+def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
+    """The timed ladder runs (any version: the loader's "cli" family), then the other documents
+    (OTHER_RESULTS)."""
+    found = _load(root, (LADDER_GLOB, *OTHER_RESULTS))
+    return [(p, d) for p, d in found if d.kind != "cli" or d.meta.get("mode") == "timed"]
 
 
 def load_axis(root: Path = ROOT) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)] of the axis suite's committed runs."""
-    out = []
-    for p in sorted((root / "results").glob(f"*/{AXIS_RESULTS}")):
-        try:
-            out.append((p.relative_to(root).as_posix(), load_document(p, "rows")))
-        except ReportError:
-            continue
-    return out
+    """The axis suite's committed runs."""
+    return _load(root, (AXIS_RESULTS,), "rows")
 
 
 def _is_ladder(path: str) -> bool:
