@@ -17,9 +17,6 @@ from harness.report.markdown import RIGHT, markdown_lines
 from porting.lessons import render
 
 PROFILE_NAME = profile_tables.PROFILE_NAME
-RENDER_CMD = "reduce-ladder profile --render results/<device>/profile.json --out " + (
-    "results/<device>/report/profile"
-)
 
 
 def newest(root: Path, name: str) -> tuple[str, dict] | None:
@@ -77,7 +74,7 @@ def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
 
 
 # The counter columns: header, metric, digits ("M": in millions), whether the guide's one line
-# shows it (the ladder's story; the appendix has every column); MEANING: the legends' words.
+# shows it (the ladder's story; the appendix has every column); their meaning: porting/shared.md.
 COLUMNS = (
     ("µs", "duration_ns", 1, True),
     ("DRAM %", "dram_throughput_pct", 1, True),
@@ -90,19 +87,6 @@ COLUMNS = (
     ("occupancy %", "occupancy_pct", 1, False),
     ("top stall", "top_stalls", None, True),
 )
-MEANING = {
-    "µs": "kernel time as Nsight Compute replays it, every pass summed",
-    "DRAM %": "DRAM throughput as a % of peak",
-    "ld sectors / req": "32-byte sectors per global load request (4: a coalesced warp of 4-byte "
-    "loads)",
-    "st sectors / req": "the same per global store request",
-    "bank conflicts ld": "shared-memory load bank conflicts",
-    "bank conflicts st": "shared-memory store bank conflicts",
-    "threads / warp instr.": "threads not predicated off per warp instruction (32: no divergence)",
-    "warp instr.": "warp instructions executed",
-    "occupancy %": "achieved occupancy",
-    "top stall": "the largest warp-stall reason's share of the cycles between issued instructions",
-}
 SUMMARY = tuple(col for col in COLUMNS if col[3])
 
 
@@ -115,13 +99,6 @@ def _cell(c: dict, metric: str, digits) -> str:
     if metric == "duration_ns":
         x /= 1e3
     return f"{x / 1e6:,.1f}M" if digits == "M" else f"{x:,.{digits}f}"
-
-
-def legend(columns=COLUMNS) -> str:
-    return "; ".join(f"{h} = {MEANING[h]}" for h, *_ in columns) + "."
-
-
-SUMMARY_LEGEND = legend(SUMMARY)
 
 
 def stage_keys(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
@@ -210,10 +187,9 @@ def view(found: tuple[str, dict] | None, root: Path, doc_dir: Path) -> dict | No
         "doc": doc,
         "device": device_name(doc),
         "ncu": doc.get("ncu", "ncu"),
-        "legend": SUMMARY_LEGEND,
-        "legend_all": legend(),
+        "columns": [h for h, *_ in COLUMNS],
+        "summary": [h for h, *_ in SUMMARY],
         "rendering": Path(os.path.relpath(rendering, doc_dir)).as_posix()
         if rendering.is_file()
         else None,
-        "render_cmd": RENDER_CMD,
     }
