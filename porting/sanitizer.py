@@ -9,7 +9,6 @@ from pathlib import Path
 
 from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
-from harness.report.markdown import RIGHT, markdown_lines
 from harness.report.sanitizer_log import (
     TOOLS,
     flagged_by,
@@ -38,16 +37,6 @@ def family(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
         if view
         else []
     )
-
-
-def _hazards(variants: list[dict], first: str) -> str:
-    rows = []
-    for v in variants:
-        race = v["tools"]["racecheck"]
-        where = f" ({v['volatile']} memory)" if v.get("volatile") else ""
-        rows.append([f"`{v['variant']}`{where}", f"{race['records']:,}", f"{race['hazards']:,}"])
-    header = (first, "racecheck reports", "hazards")
-    return "\n".join(markdown_lines(header, rows, align="l" + RIGHT * 2))
 
 
 def _bug(doc: dict, v: dict) -> dict:
@@ -95,8 +84,7 @@ def view(found: tuple[str, dict] | None) -> dict | None:
         "others": ", ".join(f"{t} {count}" for t, count in others.items()),
         "raced": [v for v in raced if v.get("volatile")],
         "unexpected": [v for v in raced if not v.get("volatile")],
-        "volatile_clean": ", ".join(f"`{v['variant']}` ({v['volatile']} memory)" for v in quiet),
+        "volatile_clean": quiet,
         "wrong": [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY],
         "bugs": [_bug(doc, v) for v in variants if v.get("family") == SEED_BUG_FAMILY],
-        "hazards": _hazards,
     }
