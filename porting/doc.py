@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from porting import hardware, kernel_sources, sanitizer, stages
-from porting.census import WIDE_COLUMNS, triton_meta
+from porting.census import WIDE_COLUMNS, cell, triton_meta
 from porting.kernel_sources import cuda_kernel_text, has_kernel, kernel_name, triton_helpers
 from porting.lessons import ENV, LESSONS
 from porting.stages import AXIS, ROOT, Stage, short
@@ -43,6 +43,7 @@ def _text(lines: list[str]) -> str:
 
 ENV.globals |= {
     "short": short,
+    "cells": lambda r: [cell(r, f) for *_, f in WIDE_COLUMNS],
     "meta": lambda t: ", ".join(f"{k} = {v}" for k, v in triton_meta(t).items()),
 }
 
@@ -65,7 +66,7 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
         "facts": stages.census_facts(st, ctx["census"]),
         "measured": measured,
         "hw": hardware.stage(*parts),
-        "census": _text(stages.census_table(variants, ctx["census"], every_dtype=every)),
+        "census": stages.census_rows(variants, ctx["census"], every_dtype=every),
     }
 
 
@@ -110,7 +111,7 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
         "cdoc": cdoc,
         "census": census,
         "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
-        "census_legend": "; ".join(f"{h} = {d}" for h, d, _ in WIDE_COLUMNS),
+        "columns": WIDE_COLUMNS,
         "arch": cdoc.get("arch", "?"),
         "results": stages.load_results(root),
         "axis": stages.load_axis(root),

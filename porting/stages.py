@@ -17,7 +17,7 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from porting.census import WIDE_COLUMNS, cell, compiled
+from porting.census import compiled
 from porting.census import load_document as census_document
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,6 @@ CENSUS = ROOT / "docs" / "census-sm_90.json"
 LADDER_GLOB = "ladder-*.json"
 OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
 REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
-CENSUS_MISSING = "not in the census: regenerate it (see the top)"
 MIN_OTHER_N = 2**20  # the appendix shows the other documents from here up (bandwidth-bound)
 AXIS = "axis"  # the family of sums along a dim: its records apart (catalogue.AXIS_VARIANTS)
 AXIS_RESULTS = "axis.json"
@@ -263,18 +262,11 @@ def axis_config(vid: str, results: list[tuple[str, Document]]) -> str | None:
 # The census
 
 
-def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
-    """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
-    if variants[0].family == AXIS:
-        return ["Not in the census: it compiles the 1-D families' kernels (catalogue.VARIANTS)."]
-    rows = []
-    for v in variants:
-        for d in v.dtypes if every_dtype else [doc_dtype(v)]:
-            r = census.get((v.id, d))
-            cells = [cell(r, f) for *_, f in WIDE_COLUMNS] if r else []
-            rows.append([f"`{v.id}`", d, *([r.launch, *cells] if r else [CENSUS_MISSING])])
-    header = ("variant", "dtype", "launch", *(h for h, _, _ in WIDE_COLUMNS))
-    return markdown_lines(header, rows, align="lll" + RIGHT * len(WIDE_COLUMNS))
+def census_rows(variants: list[Variant], census: dict, every_dtype: bool = False) -> list:
+    """(variant, dtype, its census row or None) per variant (its doc_dtype), or per variant and
+    dtype it lists (every_dtype)."""
+    dts = (lambda v: v.dtypes) if every_dtype else (lambda v: [doc_dtype(v)])
+    return [(v, d, census.get((v.id, d))) for v in variants for d in dts(v)]
 
 
 def census_facts(st: Stage, census: dict) -> list[dict] | None:
