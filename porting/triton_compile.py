@@ -28,15 +28,13 @@ def _make_source(fn, job: dict):
     import triton.language as tl
     from triton.compiler import ASTSource
 
-    explicit = job.get("args")
-    aligned = set(job.get("aligned") or ())
-    if explicit is not None:
-        runtime = {p.name for p in fn.params if not p.is_constexpr}
-        if runtime != set(explicit):
-            raise ValueError(
-                f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
-                f"{sorted(runtime)} (update the spec beside its launcher)"
-            )
+    explicit, aligned = job.get("args"), set(job.get("aligned") or ())
+    runtime = {p.name for p in fn.params if not p.is_constexpr}
+    if explicit is not None and runtime != set(explicit):
+        raise ValueError(
+            f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
+            f"{sorted(runtime)} (update the spec beside its launcher)"
+        )
     sig, by_index, by_name, attrs = {}, {}, {}, {}
     for i, p in enumerate(fn.params):
         if p.is_constexpr:
@@ -45,14 +43,12 @@ def _make_source(fn, job: dict):
             val = job["constexprs"][p.name]
             val = getattr(tl, val) if p.name in job.get("tl_dtypes", ()) else val
             sig[p.name], by_index[(i,)], by_name[p.name] = "constexpr", val, val
-            continue
-        if explicit is not None:
-            sig[p.name], is_aligned = explicit[p.name], p.name in aligned
-        elif p.name.endswith("_ptr"):  # torch allocations are 16-byte aligned
-            sig[p.name], is_aligned = "*" + job["dtype"], True
-        else:
-            sig[p.name], is_aligned = "i32", False
-        if is_aligned and sig[p.name].startswith("*"):
+        elif explicit is not None:
+            sig[p.name] = explicit[p.name]
+        else:  # torch allocations are 16-byte aligned
+            sig[p.name] = "*" + job["dtype"] if p.name.endswith("_ptr") else "i32"
+            aligned |= {p.name} if p.name.endswith("_ptr") else set()
+        if p.name in aligned and sig[p.name].startswith("*"):
             attrs[(i,)] = [["tt.divisibility", 16]]
     err: Exception | None = None
     for kw in (
