@@ -10,7 +10,6 @@ from pathlib import Path
 
 from porting import hardware, kernel_sources, sanitizer, stages
 from porting.census import WIDE_COLUMNS, cell, triton_meta
-from porting.kernel_sources import cuda_kernel_text, has_kernel, kernel_name, triton_helpers
 from porting.lessons import ENV, LESSONS
 from porting.stages import AXIS, ROOT, Stage, short
 
@@ -40,9 +39,9 @@ ENV.globals |= {
 }
 
 
-def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
+def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     """What the guide's screen and the appendix's section of one stage show."""
-    sources, also = kernel_sources.stage_sources(st, shown, ctx["appendix"])
+    sources, also = kernel_sources.stage_sources(st, shown, ctx["guide"], ctx["appendix"], parts)
     how, why = LESSONS[(st.family, st.stage)]
     variants, profile = [*st.cuda, *st.twins], ctx["profile"] and ctx["profile"]["doc"]
     axis = st.family == AXIS
@@ -60,40 +59,6 @@ def _stage(st: Stage, ctx: dict, shown: dict) -> dict:
         "hw": hardware.stage(*parts),
         "census": stages.census_rows(variants, ctx["census"], every_dtype=every),
     }
-
-
-def _sources(guide: str) -> dict[str, list[dict]]:
-    """The appendix's printed sources: the counterparts' CUDA kernels, every helper (each once,
-    at the first stage that calls it) and the wrong demonstrations."""
-    out: dict[str, dict] = {"counterparts": {}, "helpers": {}, "wrong": {}}
-
-    def add(part: str, key: str, title: str, caption: str, code: str, lang: str = "cuda"):
-        anchor = {"counterparts": "kernel", "helpers": "helper", "wrong": "wrong"}[part]
-        entry = {"anchor": f"{anchor}-{key}", "title": title, "caption": caption}
-        out[part].setdefault(key, entry | {"code": code, "lang": lang})
-
-    for fam in stages.families():
-        for st in stages.stages(fam):
-            at = f"[stage {st.stage}]({guide}#{st.anchor})"
-            for v in (v for v in st.cuda if has_kernel(v)):
-                kernel, calls = cuda_kernel_text(v)
-                name, where = kernel_name(v), f"cuda_kernels/{v.source}"
-                if v.wrong:
-                    names = ", ".join(f"`{h}`" for h, _ in calls) or "none"
-                    caption = f"{v.title}: {v.change}. {v.notes}".rstrip() + "\n\n"
-                    caption += f"`{name}` (`{where}`; helpers it calls: {names}):"
-                    add("wrong", short(v.id), f"`{v.id}` ({at})", caption, kernel)
-                    continue
-                if st.word == "counterpart":
-                    links = ", ".join(f"[`{h}`](#helper-{h})" for h, _ in calls) or "none"
-                    caption = f"`{where}`; the helpers it calls: {links}."
-                    add("counterparts", name, f"`{name}` ({at})", caption, kernel)
-                for h, text in calls:
-                    add("helpers", h, f"`{h}` (first called at {at})", "", text)
-            for t in (t for t in st.twins if has_kernel(t)):
-                for h, text in triton_helpers(t):
-                    add("helpers", h, f"`{h}` (first called at {at})", "", text, "python")
-    return {part: list(entries.values()) for part, entries in out.items()}
 
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
@@ -117,7 +82,7 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
     }
     ctx["results_sources"] = stages.results_sources(ctx["results"])
     ctx["axis_sources"] = ", ".join(f"`{p}`" for p, _ in ctx["axis"]) or "no committed run yet"
-    shown: dict = {}
+    shown, parts = {}, {}
     ctx["families"] = []
     profile = ctx["profile"] and ctx["profile"]["doc"]
     for fam in stages.families():
@@ -129,7 +94,7 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
                 "seeds": ", ".join(stages.family_seeds(fam)) or "none",
                 "profiled": bool(profile and hardware.stage_keys(profile, ids)),
                 "sanitized": sanitizer.family(ctx["sanitize"], ids),
-                "stages": [_stage(st, ctx, shown) for st in sts],
+                "stages": [_stage(st, ctx, shown, parts) for st in sts],
             }
         )
     ps = stages.peers()
@@ -138,7 +103,9 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
         "measured": stages.measured(ps, "float32", ctx["results"]),
         "hw": hardware.stage(profile, "peer", "peer", ps, []),
     }
-    return ctx | _sources(doc.name)
+    return ctx | {
+        part: [*parts.get(part, {}).values()] for part in ("counterparts", "helpers", "wrong")
+    }
 
 
 def render_guide(ctx: dict) -> str:

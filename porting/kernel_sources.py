@@ -122,36 +122,56 @@ def has_kernel(v: Variant) -> bool:
     return kernel_name(v).isidentifier()
 
 
-def stage_sources(st: Stage, shown: dict, appendix: str) -> tuple[list[dict], str | None]:
+def _entry(parts: dict, part: str, key: str, title: str, code: str, caption="", lang="cuda"):
+    """An appendix entry (`parts`: {part: {key: entry}}), the first one of each key kept."""
+    anchor = {"counterparts": "kernel", "helpers": "helper", "wrong": "wrong"}[part]
+    entry = {"anchor": f"{anchor}-{key}", "title": title, "caption": caption, "code": code}
+    parts.setdefault(part, {}).setdefault(key, entry | {"lang": lang})
+
+
+def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict):
     """The stage's kernels not printed before (`shown`: {key: (link target, label)}), as blocks
     the guide's template prints: CUDA beside the Triton ones it first meets ("pair"), alone
     ("cuda", "triton"), a counterpart's CUDA kernel (which matches the Triton one goal for goal,
-    not line for line) linked in the appendix ("appendix"), none of its own ("none"); and a list
-    item that says where the others and the helpers (in the appendix) were printed, or None."""
-    here = (f"#{st.anchor}", f"stage {st.stage}")
+    not line for line) linked in the appendix ("appendix"), none of its own ("none"); a list item
+    that says where the others and the helpers were printed, or None. What the appendix prints
+    (that CUDA kernel, the helpers, the wrong demonstrations) goes to `parts`."""
+    here, at = (f"#{st.anchor}", f"stage {st.stage}"), f"[stage {st.stage}]({guide}#{st.anchor})"
     out: list[dict] = []
     earlier: list[str] = []
 
-    def printed(key: str, name: str, helpers) -> bool:
+    def printed(key: str, name: str, helpers, lang: str = "cuda") -> bool:
         """Whether `key` was printed already (at an earlier stage: linked under the sources)."""
-        earlier.extend(f"`{h}` ([appendix]({appendix}#helper-{h}))" for h, _ in helpers)
+        for h, text in helpers:
+            earlier.append(f"`{h}` ([appendix]({appendix}#helper-{h}))")
+            _entry(parts, "helpers", h, f"`{h}` (first called at {at})", text, lang=lang)
         if key in shown and shown[key] != here:
             earlier.append(f"`{name}` ([{shown[key][1]}]({shown[key][0]}))")
         return key in shown
 
-    for v in (v for v in st.cuda if not v.wrong):  # the wrong ones: in the appendix
+    for v in st.cuda:
         if not has_kernel(v):
             out.append({"kind": "none", "id": v.id})
             continue
         kernel, helpers = cuda_kernel_text(v)
-        if printed(_key(v), kernel_name(v), helpers):
+        name, where = kernel_name(v), f"`cuda_kernels/{v.source}`"
+        if v.wrong:  # in the appendix, never in a stage's screen
+            calls = ", ".join(f"`{h}`" for h, _ in helpers) or "none"
+            caption = f"{v.title}: {v.change}. {v.notes}".rstrip()
+            caption += f"\n\n`{name}` ({where}; helpers it calls: {calls}):"
+            _entry(parts, "wrong", short(v.id), f"`{v.id}` ({at})", kernel, caption)
+            continue
+        if printed(_key(v), name, helpers):
             continue
         same = [u for u in st.cuda if _key(u) == _key(v) and not u.wrong]
-        block = {"name": kernel_name(v), "source": v.source, "code": code_only(kernel)}
+        block = {"name": name, "source": v.source, "code": code_only(kernel)}
         block["users"] = ", ".join(short(u.id) for u in same)
         if st.word == "counterpart":
-            shown[_key(v)] = (f"{appendix}#kernel-{block['name']}", "appendix")
+            shown[_key(v)] = (f"{appendix}#kernel-{name}", "appendix")
             out.append(block | {"kind": "appendix", "lines": len(kernel.splitlines())})
+            links = ", ".join(f"[`{h}`](#helper-{h})" for h, _ in helpers) or "none"
+            caption = f"{where}; the helpers it calls: {links}."
+            _entry(parts, "counterparts", name, f"`{name}` ({at})", kernel, caption)
             continue
         shown[_key(v)] = here
         partners = {stages.triton_partner(u) for u in same}
@@ -161,7 +181,7 @@ def stage_sources(st: Stage, shown: dict, appendix: str) -> tuple[list[dict], st
         out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
         out[-1]["triton_code"] = tri_code
     for t in (t for t in st.twins if has_kernel(t)):
-        if not printed(_key(t), t.kernel, triton_helpers(t)):
+        if not printed(_key(t), t.kernel, triton_helpers(t), "python"):
             shown[_key(t)] = here
             out.append({"kind": "triton", "t": t, "code": code_only(triton_kernel_text(t))})
     also = ", ".join(dict.fromkeys(earlier))
