@@ -15,6 +15,7 @@ from harness.report import profile_tables
 from harness.report.documents import ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
 from porting.lessons import render
+from porting.stages import load
 
 PROFILE_NAME = profile_tables.PROFILE_NAME
 
@@ -22,18 +23,8 @@ PROFILE_NAME = profile_tables.PROFILE_NAME
 def newest(root: Path, name: str) -> tuple[str, dict] | None:
     """(path relative to root, document) of the newest readable results/*/<name>, else None:
     the largest "created" stamp, then the last path in sorted order."""
-    found = []
-    for p in sorted((root / "results").glob(f"*/{name}")):
-        try:
-            doc = load_document(p).raw
-        except ReportError:
-            continue
-        if doc:
-            found.append((str(doc.get("created", "")), p.relative_to(root).as_posix(), doc))
-    if not found:
-        return None
-    _, rel, doc = max(found, key=lambda t: (t[0], t[1]))
-    return rel, doc
+    found = [(str(d.raw.get("created", "")), p, d.raw) for p, d in load(root, (name,)) if d.raw]
+    return max(found, key=lambda t: t[:2])[1:] if found else None
 
 
 def _concat(docs: list[dict]) -> dict:

@@ -117,7 +117,7 @@ def load_census(path: Path) -> tuple[dict, dict]:
     return doc, {(r.variant, r.dtype): r for r in rows}
 
 
-def _load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
+def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
     """[(path relative to the repo, document)] of results/*/<name>, name by name; an unreadable
     file is left out, as a missing one would be."""
     out = []
@@ -130,13 +130,13 @@ def _load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tu
 def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
     """The timed ladder runs (any version: the loader's "cli" family), then the other documents
     (OTHER_RESULTS)."""
-    found = _load(root, (LADDER_GLOB, *OTHER_RESULTS))
+    found = load(root, (LADDER_GLOB, *OTHER_RESULTS))
     return [(p, d) for p, d in found if d.kind != "cli" or d.meta.get("mode") == "timed"]
 
 
 def load_axis(root: Path = ROOT) -> list[tuple[str, Document]]:
     """The axis suite's committed runs."""
-    return _load(root, (AXIS_RESULTS,), "rows")
+    return load(root, (AXIS_RESULTS,), "rows")
 
 
 def _is_ladder(path: str) -> bool:
