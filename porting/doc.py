@@ -28,10 +28,6 @@ def appendix_path(doc: Path) -> Path:
     return doc.with_name(f"{doc.stem}-appendix.md")
 
 
-def _text(lines: list[str]) -> str:
-    return "\n".join(lines).strip("\n")
-
-
 ENV.globals |= {
     "short": short,
     "cells": lambda r: [cell(r, f) for *_, f in WIDE_COLUMNS],
@@ -42,7 +38,6 @@ ENV.globals |= {
 def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     """What the guide's screen and the appendix's section of one stage show."""
     sources, also = kernel_sources.stage_sources(st, shown, ctx["guide"], ctx["appendix"], parts)
-    how, why = LESSONS[(st.family, st.stage)]
     variants, profile = [*st.cuda, *st.twins], ctx["profile"] and ctx["profile"]["doc"]
     axis = st.family == AXIS
     measured = stages.measured(variants, st.dtype, ctx["axis" if axis else "results"], axis)
@@ -51,8 +46,8 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     return {
         "st": st,
         "sources": sources,
-        "how": how,
-        "why": why,
+        "how": LESSONS[(st.family, st.stage)][0],
+        "why": LESSONS[(st.family, st.stage)][1],
         "also": also,
         "facts": stages.census_facts(st, ctx["census"]),
         "measured": measured,
