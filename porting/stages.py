@@ -40,22 +40,11 @@ class Stage:
     cuda: tuple[Variant, ...]
     twins: tuple[Variant, ...]
 
-    @property
-    def anchor(self) -> str:
-        return f"{self.family}-stage-{self.stage}"
-
-    @property
-    def title(self) -> str:
-        return self.cuda[0].title
-
-    @property
-    def word(self) -> str:
-        """ "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)."""
-        return "twin" if all(v.twin for v in self.cuda) else "counterpart"
-
-    @property
-    def dtype(self) -> str:
-        return doc_dtype(self.cuda[0])
+    anchor = property(lambda self: f"{self.family}-stage-{self.stage}")
+    title = property(lambda self: self.cuda[0].title)
+    # "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)
+    word = property(lambda self: "twin" if all(v.twin for v in self.cuda) else "counterpart")
+    dtype = property(lambda self: doc_dtype(self.cuda[0]))
 
 
 def doc_dtype(v: Variant) -> str:
