@@ -1,6 +1,6 @@
 """Kernel text for the porting guide, read from the committed sources (CUDA: the kernel and the
 helpers it calls; Triton: read with ast, no Triton import), and each stage's sources as the guide
-prints them, each once (stage_sources; `shown`: where each was printed).
+prints them, each once, with what the appendix prints instead (stage_sources).
 """
 
 from __future__ import annotations
