@@ -7,15 +7,13 @@ triton_kernels imports porting, except the one lazy entry of `reduce-ladder insp
 (harness.cli.census.porting_entry, which imports porting.inspect_cmd when the command runs);
 tests/test_layout.py holds both rules.
 
-    census         the census rows, the selection, the JSON document (docs/census-sm_90.json)
-    sass           cuobjdump / ptxas output counted: registers, shared memory, opcodes
-    triton_compile Triton kernels compiled for an explicit target, in a worker process if needed
-    inspect_cmd    the work of `reduce-ladder inspect`: the census table, --write-doc
-    doc            the guide, docs/porting.md: the checklist, then one screen per stage
-    kernel_sources the kernels' text, read from cuda_kernels/ and triton_kernels/
-    lessons        the guide's prose (porting/lessons.md): what each optimization becomes in Triton
-    hardware       the Nsight Compute counters per stage (results/*/profile.json)
-    sanitizer      what compute-sanitizer found (results/*/sanitize.json)
+    census, sass, triton_compile   the compiler census: rows and document; SASS / PTX counting;
+                                   Triton compiled for an explicit target (a worker process)
+    inspect_cmd                    the work of `reduce-ladder inspect` (the census, --write-doc)
+    doc                            the guide and its appendix: the Jinja2 templates guide.md,
+                                   appendix.md, shared.md rendered with the data of stages
+                                   (stages, inputs, measurements), kernel_sources, hardware
+                                   (Nsight Compute counters), sanitizer; lessons (lessons.md)
 
 What torch.compile writes for the same sum (docs/porting-inductor.md, linked from the guide) is
 experiments/inductor_code's page, rendered there from its captures.

@@ -16,6 +16,8 @@ import importlib
 import re
 from dataclasses import asdict, dataclass
 from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from operator import attrgetter
 from pathlib import Path
 
 from harness.core import dtypes
@@ -60,49 +62,45 @@ class Census:
     def spills(self) -> bool:
         return self.spill_bytes > 0 or self.local_bytes > 0 or self.counts.local_ops > 0
 
-
-def _local_cell(r: Census) -> str:
-    return f"{r.stack_bytes + r.local_bytes}" + (
-        f" (spill {r.spill_bytes})" if r.spill_bytes else ""
+    # the cells of the columns below that are not one field
+    smem = property(lambda r: r.static_smem + r.dynamic_smem)
+    local = property(lambda r: r.stack_bytes + r.local_bytes)
+    local_spill = property(
+        lambda r: f"{r.local}" + f" (spill {r.spill_bytes})" * bool(r.spill_bytes)
     )
+    ldg = property(lambda r: "/".join(str(r.counts.ldg[w]) for w in ("32", "64", "128")))
 
 
-# Every column (inspect --wide, the guide's appendix): header, what it counts, the cell.
+# The columns (inspect's table, the appendix's census): header, what it counts, the row's field.
+# WIDE: every one (inspect --wide, the appendix); COMPACT (fits 100 columns): resources, then the
+# two counts that tell the ladder's story (barriers give way to warp shuffles), then the size.
 WIDE_COLUMNS = (
-    ("regs", "registers per thread", lambda r: str(r.registers)),
-    ("smem", "static shared memory, bytes", lambda r: str(r.static_smem)),
-    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", lambda r: str(r.dynamic_smem)),
-    ("local", "stack + local memory bytes (spilled bytes)", _local_cell),
-    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
-    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
-    ("REDUX", "warp reductions (redux.sync)", lambda r: str(r.counts.warp_reductions)),
-    ("LDS", "shared loads", lambda r: str(r.counts.lds)),
-    ("STS", "shared stores", lambda r: str(r.counts.sts)),
-    (
-        "LDG 32/64/128",
-        "global loads by width (bits)",
-        lambda r: "/".join(str(r.counts.ldg[w]) for w in ("32", "64", "128")),
-    ),
-    ("ATOM", "atomics and reductions to memory", lambda r: str(r.counts.atomics)),
-    ("div/rem", "integer divide/modulo (PTX)", lambda r: str(r.int_divrem)),
-    ("loops", "backward branches", lambda r: str(r.counts.back_edges)),
-    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+    ("regs", "registers per thread", "registers"),
+    ("smem", "static shared memory, bytes", "static_smem"),
+    ("dyn", "dynamic shared memory, bytes (Triton: its scratch)", "dynamic_smem"),
+    ("local", "stack + local memory bytes (spilled bytes)", "local_spill"),
+    ("BAR", "barriers", "counts.barriers"),
+    ("SHFL", "warp shuffles", "counts.shuffles"),
+    ("REDUX", "warp reductions (redux.sync)", "counts.warp_reductions"),
+    ("LDS", "shared loads", "counts.lds"),
+    ("STS", "shared stores", "counts.sts"),
+    ("LDG 32/64/128", "global loads by width (bits)", "ldg"),
+    ("ATOM", "atomics and reductions to memory", "counts.atomics"),
+    ("div/rem", "integer divide/modulo (PTX)", "int_divrem"),
+    ("loops", "backward branches", "counts.back_edges"),
+    ("insns", "SASS instructions", "counts.instructions"),
 )
-# The default (fits 100 columns): resources, then the two counts that tell the ladder's story
-# (barriers give way to warp shuffles), then the size of the kernel.
 COMPACT_COLUMNS = (
-    ("regs", "registers per thread", lambda r: str(r.registers)),
-    (
-        "smem",
-        "shared memory, static + dynamic, bytes",
-        lambda r: str(r.static_smem + r.dynamic_smem),
-    ),
-    ("local", "stack + local memory bytes", lambda r: str(r.stack_bytes + r.local_bytes)),
-    ("spill", "spilled bytes", lambda r: str(r.spill_bytes)),
-    ("BAR", "barriers", lambda r: str(r.counts.barriers)),
-    ("SHFL", "warp shuffles", lambda r: str(r.counts.shuffles)),
-    ("insns", "SASS instructions", lambda r: str(r.counts.instructions)),
+    ("regs", "registers per thread", "registers"),
+    ("smem", "shared memory, static + dynamic, bytes", "smem"),
+    ("local", "stack + local memory bytes", "local"),
+    ("spill", "spilled bytes", "spill_bytes"),
+    *(c for c in WIDE_COLUMNS if c[0] in ("BAR", "SHFL", "insns")),
 )
+
+
+def cell(r: Census, field: str) -> str:
+    return str(attrgetter(field)(r))
 
 
 def _arch_number(arch: str) -> int:
@@ -112,14 +110,19 @@ def _arch_number(arch: str) -> int:
     return int(m.group(1))
 
 
+@cache
 def _disassemble(cubin: bytes) -> tuple[dict, dict]:
     """(SASS by function, resources by function) of a CUBIN."""
     usage = sass.parse_resource_usage(sass.cuobjdump(cubin, "--dump-resource-usage"))
     return sass.split_sass(sass.cuobjdump(cubin, "--dump-sass")), usage
 
 
-def _row(v: Variant, dtype: str, arch: str, symbol: str, code: dict, ptx: str, **fields):
-    """A census row: the fields every backend counts the same way, then the backend's own."""
+def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, res: dict, **f):
+    """A census row, counted the same way for both backends: the CUBIN's SASS and resources
+    (cuobjdump's; `res`: the compiler's where cuobjdump names none) and the kernel's PTX."""
+    code, usage = _disassemble(cubin)
+    symbol = symbol if symbol in code else next(iter(code), symbol)
+    use = usage.get(symbol, {})
     return Census(
         variant=v.id,
         backend=v.backend,
@@ -128,40 +131,38 @@ def _row(v: Variant, dtype: str, arch: str, symbol: str, code: dict, ptx: str, *
         dtype=dtype,
         arch=arch,
         symbol=symbol,
+        registers=use.get("REG", res.get("registers", 0)),
+        stack_bytes=use.get("STACK", res.get("stack_bytes", 0)),
+        local_bytes=use.get("LOCAL", 0),
         counts=sass.count_sass(code.get(symbol, [])),
-        int_divrem=sass.ptx_int_divrem(ptx),
-        **fields,
+        int_divrem=sass.ptx_int_divrem(sass.split_ptx(ptx).get(symbol, ptx)),
+        **f,
     )
 
 
 @cache
-def _cuda_compiled(source: str, arch: str):
-    """(CompileResult, SASS by function, resources by function, PTX by entry) of one .cu file."""
+def _nvrtc(source: str, arch: str):
     from harness.compile import nvrtc
 
-    r = nvrtc.compile_file(source, arch)
-    return r, *_disassemble(r.cubin), sass.split_ptx(r.ptx)
+    return nvrtc.compile_file(source, arch)
 
 
 def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
-    r, code, usage, ptx = _cuda_compiled(v.source, arch)
+    r = _nvrtc(v.source, arch)
     symbol = r.lowered[v.name_expression(dtype)]
-    res, use, launch = r.resources.get(symbol), usage.get(symbol, {}), v.launch
-    # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-    dyn = launch.threads * dtypes.get(dtype).itemsize if launch.dynamic_smem else 0
+    res, launch = r.resources.get(symbol), v.launch
     return _row(
         v,
         dtype,
         arch,
+        r.cubin,
         symbol,
-        code,
-        ptx.get(symbol, ""),
+        r.ptx,
+        {"registers": res.registers, "stack_bytes": res.stack_bytes} if res else {},
         launch=f"{launch.threads} threads",
-        registers=use.get("REG", res.registers if res else 0),
         static_smem=res.smem_bytes if res else 0,
-        dynamic_smem=dyn,
-        stack_bytes=use.get("STACK", res.stack_bytes if res else 0),
-        local_bytes=use.get("LOCAL", 0),
+        # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
+        dynamic_smem=launch.threads * dtypes.get(dtype).itemsize if launch.dynamic_smem else 0,
         spill_bytes=(res.spill_store_bytes + res.spill_load_bytes) if res else 0,
     )
 
@@ -192,29 +193,22 @@ def triton_meta(v: Variant) -> dict:
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     """One compile job for porting.triton_compile (JSON-ready). args maps each non-constexpr
     parameter to a Triton type and `aligned` names the pointers declared 16-byte aligned, from the
-    module's census spec (the tile twins: None, the worker's defaults); tl_dtypes names the
-    constexprs whose value is a triton.language dtype."""
-    args, aligned, meta, tl_dtypes = None, None, None, []
-    spec = _own_spec(v, dtype)
-    if spec is None:
-        meta = v.launch.mapping.triton_meta(v.launch)
-    else:
-        # an argument is a dtype name, or (dtype name, aligned) for a pointer
-        ptr = {k: t for k, t in spec["args"].items() if isinstance(t, tuple)}
-        args = {
-            k: "*" + TRITON_DTYPES[t[0]] if k in ptr else TRITON_DTYPES[t]
-            for k, t in spec["args"].items()
-        }
-        aligned = [k for k, (_, a) in ptr.items() if a]
-        meta, tl_dtypes = spec["meta"], ["ACC"]
+    module's census spec (an argument: a dtype name, or (dtype name, aligned) for a pointer; the
+    tile twins: None, the worker's defaults); tl_dtypes: the constexprs whose value is a
+    triton.language dtype."""
+    spec = _own_spec(v, dtype) or {"meta": v.launch.mapping.triton_meta(v.launch)}
+    types = {k: (t, None) if isinstance(t, str) else t for k, t in spec.get("args", {}).items()}
+    meta = spec["meta"]
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
         "dtype": TRITON_DTYPES[dtype],
-        "args": args,
-        "aligned": aligned,
+        "args": {k: ("" if a is None else "*") + TRITON_DTYPES[t] for k, (t, a) in types.items()}
+        if "args" in spec
+        else None,
+        "aligned": [k for k, (_, a) in types.items() if a] if "args" in spec else None,
         "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
-        "tl_dtypes": tl_dtypes,
+        "tl_dtypes": ["ACC"] if "args" in spec else [],
         "options": {k: meta[k] for k in _LAUNCH_KEYS if k in meta},
         "meta": meta,  # all of the above in the launcher's order (the census's `launch` text)
         "capability": _arch_number(arch),
@@ -222,22 +216,17 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
 
 
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    code, usage = _disassemble(base64.b64decode(art["cubin"]))
-    name = art["name"] if art["name"] in code else next(iter(code), art["name"])
-    use = usage.get(name, {})
     return _row(
         v,
         dtype,
         arch,
-        name,
-        code,
-        sass.split_ptx(art["ptx"]).get(name, art["ptx"]),
+        base64.b64decode(art["cubin"]),
+        art["name"],
+        art["ptx"],
+        {},
         launch=", ".join(f"{k}={val}" for k, val in job["meta"].items()),
-        registers=use.get("REG", 0),
         static_smem=sass.ptx_static_shared(art["ptx"]),
         dynamic_smem=art["shared"],
-        stack_bytes=use.get("STACK", 0),
-        local_bytes=use.get("LOCAL", 0),
         spill_bytes=0,
     )
 
@@ -283,26 +272,19 @@ def not_compiled(variants: list[Variant], dtype: str | None = None) -> list[dict
     ]
 
 
-def _tool_versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    from harness.compile import nvrtc
-
-    versions = {"cuobjdump": sass.tool_version("cuobjdump"), "nvrtc": "unavailable"}
-    versions["triton"] = "unavailable"
-    with contextlib.suppress(nvrtc.NvrtcUnavailable):
-        versions["nvrtc"] = nvrtc.version()
-    with contextlib.suppress(PackageNotFoundError):
-        versions["triton"] = version("triton")
-    return versions
-
-
 def document(rows: list[Census], arch: str, skipped: list[dict] | None = None) -> dict:
     """The JSON document `reduce-ladder inspect --json` writes (docs/census-*.json)."""
+    from harness.compile import nvrtc
+
+    tools = {"nvrtc": "unavailable", "triton": "unavailable"}
+    with contextlib.suppress(nvrtc.NvrtcUnavailable):
+        tools["nvrtc"] = nvrtc.version()
+    with contextlib.suppress(PackageNotFoundError):
+        tools["triton"] = version("triton")
     return {
         "schema": SCHEMA,
         "arch": arch,
-        "tools": _tool_versions(),
+        "tools": {"cuobjdump": sass.tool_version("cuobjdump"), **tools},
         "note": "static SASS instruction counts per kernel (cuobjdump); int_divrem from the PTX",
         "census": [asdict(r) for r in rows],
         "not_compiled": list(skipped or []),

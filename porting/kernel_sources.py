@@ -1,6 +1,6 @@
 """Kernel text for the porting guide, read from the committed sources (CUDA: the kernel and the
 helpers it calls; Triton: read with ast, no Triton import), and each stage's sources as the guide
-prints them, each once (stage_sources; Shown: where each was printed).
+prints them, each once, with what the appendix prints instead (stage_sources).
 """
 
 from __future__ import annotations
@@ -14,52 +14,40 @@ from porting import stages
 from porting.stages import Stage, short
 
 ROOT = stages.ROOT
-
-_DEF = re.compile(r"__(?:global|device)__\s+(?:__forceinline__\s+)?[\w:<>,\s*]*?\b(\w+)\s*\(")
+# a function: the comment lines and template line above it, then the __global__ / __device__ line
+_FN = re.compile(
+    r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?\b(\w+)\s*\(", re.M
+)
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 
 
 def cuda_functions(path: Path) -> dict[str, str]:
-    """name -> text (leading comment block, template line, body) of every __global__ and
-    __device__ function defined in a CUDA source file."""
-    lines = path.read_text().splitlines()
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(lines):
-        m = None
-        if lines[i].lstrip().startswith("__"):
-            # `__global__ void __launch_bounds__(B, k)` may put the name on the next line
-            head = _LAUNCH_BOUNDS.sub("", lines[i])
-            m = _DEF.search(head)
-            if not m and i + 1 < len(lines) and "(" not in head:
-                m = _DEF.search(head + " " + lines[i + 1])
-        if not m:
-            i += 1
-            continue
-        start = i
-        if start > 0 and lines[start - 1].lstrip().startswith("template"):
-            start -= 1
-        while start > 0 and lines[start - 1].lstrip().startswith("//"):
-            start -= 1
-        depth, end, seen = 0, i, False
-        for j in range(i, len(lines)):
-            depth += lines[j].count("{") - lines[j].count("}")
-            seen = seen or "{" in lines[j]
-            if seen and depth == 0:
-                end = j
+    """name -> text (leading comments, template line, body) of every __global__ and __device__
+    function defined in a CUDA file (the name may sit on the line after __launch_bounds__)."""
+    text = path.read_text()
+    masked = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group()), text)
+    out = {}
+    for m in _FN.finditer(masked):
+        depth, start = 0, masked.index("{", m.end())
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
                 break
-        out[m.group(1)] = "\n".join(lines[start : end + 1])
-        i = end + 1
+        out[m.group(1)] = text[m.start() : end + 1]
     return out
 
 
-def _all_cuda_functions(source: str) -> tuple[dict[str, str], dict[str, str]]:
-    """(functions of the source file, functions of the headers it includes) by name."""
-    path = ROOT / "cuda_kernels" / source
-    headers: dict[str, str] = {}
-    for inc in re.findall(r'#include\s+"([^"]+)"', path.read_text()):
-        headers.update(cuda_functions(ROOT / "cuda_kernels" / inc))
-    return cuda_functions(path), headers
+def _called(name: str, funcs: dict[str, str]) -> list[tuple[str, str]]:
+    """[(name, text)] of the functions of `funcs` that `name` calls, transitively."""
+    found: dict[str, str] = {}
+    todo = [funcs[name]]
+    while todo:
+        body = code_only(todo.pop(0))
+        for other, text in funcs.items():
+            if other != name and other not in found and re.search(rf"\b{other}\b\s*[<(]", body):
+                found[other] = text
+                todo.append(text)
+    return list(found.items())
 
 
 def kernel_name(v: Variant) -> str:
@@ -67,35 +55,33 @@ def kernel_name(v: Variant) -> str:
 
 
 def cuda_kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
-    """The kernel's own text and [(name, text)] of the helpers it calls, transitively."""
-    own, headers = _all_cuda_functions(v.source)
-    every = {**headers, **own}
-    name = kernel_name(v)
-    if name not in own:
-        raise ValueError(f"{v.id}: no function {name} in cuda_kernels/{v.source}")
-    helpers: list[tuple[str, str]] = []
-    todo, seen = [own[name]], {name}
-    while todo:
-        body = todo.pop(0)
-        for other, text in every.items():
-            if other not in seen and re.search(rf"\b{re.escape(other)}\b\s*[<(]", body):
-                seen.add(other)
-                helpers.append((other, text))
-                todo.append(text)
-    return own[name], helpers
+    """The kernel's own text and [(name, text)] of the helpers it calls (its file's and its
+    headers'), transitively."""
+    path = ROOT / "cuda_kernels" / v.source
+    every: dict[str, str] = {}
+    for inc in re.findall(r'#include\s+"([^"]+)"', path.read_text()):
+        every.update(cuda_functions(ROOT / "cuda_kernels" / inc))
+    own = cuda_functions(path)
+    if kernel_name(v) not in own:
+        raise ValueError(f"{v.id}: no function {kernel_name(v)} in cuda_kernels/{v.source}")
+    every.update(own)
+    return own[kernel_name(v)], _called(kernel_name(v), every)
 
 
-def _triton_functions(v: Variant) -> dict[str, tuple[ast.FunctionDef, str]]:
-    """{name: (node, text from decorator to last line)} of the functions in v's Triton file, read
-    with ast so that no Triton import (nor its interpreter mode) is involved."""
+def _triton_functions(v: Variant) -> dict[str, str]:
+    """{name: text from decorator to last line} of the functions in v's Triton file, read with
+    ast so that no Triton import (nor its interpreter mode) is involved."""
     text = (ROOT / "triton_kernels" / (v.source or "tiles.py")).read_text()
     lines = text.splitlines()
-    out = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.FunctionDef):
-            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
-            out[node.name] = (node, "\n".join(lines[first - 1 : node.end_lineno]))
-    return out
+    return {
+        node.name: "\n".join(
+            lines[
+                min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1 : node.end_lineno
+            ]
+        )
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef)
+    }
 
 
 def triton_kernel_text(v: Variant) -> str:
@@ -103,30 +89,19 @@ def triton_kernel_text(v: Variant) -> str:
     found = _triton_functions(v).get(v.kernel)
     if found is None:
         raise ValueError(f"{v.id}: no function {v.kernel} in triton_kernels/{v.source}")
-    return found[1]
+    return found
 
 
 def triton_helpers(v: Variant) -> list[tuple[str, str]]:
     """[(name, text)] of the functions of the same file the kernel calls, transitively."""
-    funcs = _triton_functions(v)
-    helpers: list[tuple[str, str]] = []
-    todo, seen = [v.kernel], {v.kernel}
-    while todo:
-        for node in ast.walk(funcs[todo.pop(0)][0]):
-            name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
-            if name in funcs and name not in seen:
-                seen.add(name)
-                helpers.append((name, funcs[name][1]))
-                todo.append(name)
-    return helpers
+    return _called(v.kernel, _triton_functions(v))
 
 
 def code_only(text: str) -> str:
     """A kernel as the guide prints it: without the comment block above a CUDA kernel or the
-    docstring of a Triton one (@-decorated; the guide's idea and what changed say it, the file
-    has it)."""
+    docstring of a Triton one (@-decorated or def: the guide's idea says it, the file has it)."""
     lines = text.splitlines()
-    if not text.startswith("@"):
+    if not text.startswith(("@", "def ")):
         return "\n".join(lines[next(i for i, ln in enumerate(lines) if ln[:2] != "//") :])
     body = ast.parse(text).body[0].body
     if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -138,108 +113,76 @@ def code_only(text: str) -> str:
 # Kernel sources, each printed once
 
 
-class Shown(dict):
-    """Where each kernel and helper source was printed: {key: (link target, label)}."""
-
-    def link(self, key: str) -> str:
-        href, label = self[key]
-        return f"[{label}]({href})"
-
-
-def _code(lang: str, text: str) -> list[str]:
-    return [f"```{lang}", text, "```", ""]
-
-
-def _side_by_side(left: str, cuda: str, right: str, tri: str) -> list[str]:
-    head = f'<table><tr><th>CUDA: {left}</th><th>Triton: {right}</th></tr><tr><td valign="top">'
-    return [
-        head,
-        "",
-        *_code("cuda", cuda)[:-1],
-        '</td><td valign="top">',
-        "",
-        *_code("python", tri)[:-1],
-        "</td></tr></table>",
-        "",
-    ]
-
-
-def _ckey(v) -> str:
-    return f"cuda:{v.source}:{kernel_name(v)}"
-
-
-def _tkey(t) -> str:
-    return f"triton:{t.source}:{t.kernel}"
+def _key(v: Variant) -> str:
+    return f"{v.backend}:{v.source}:{kernel_name(v)}"
 
 
 def has_kernel(v: Variant) -> bool:
     """Whether `v` names a kernel of its own (axis-fastest launches the stages' kernels)."""
-    return kernel_name(v).isidentifier() if v.backend == "cuda" else v.kernel.isidentifier()
+    return kernel_name(v).isidentifier()
 
 
-def stage_sources(st: Stage, shown: Shown, appendix_name: str) -> tuple[list[str], str | None]:
-    """The stage's kernels not printed before: CUDA beside the Triton ones it first meets (a
-    counterpart's CUDA kernel, which matches the Triton one goal for goal, not line for line, is
-    printed in the appendix and linked); and a list item that says where the others and the
-    helpers (all in the appendix) were printed, None if there are none."""
-    here = (f"#{st.anchor}", f"stage {st.stage}")
-    out: list[str] = []
+def _entry(parts: dict, part: str, key: str, title: str, code: str, caption="", lang="cuda"):
+    """An appendix entry (`parts`: {part: {key: entry}}), the first one of each key kept."""
+    anchor = {"counterparts": "kernel", "helpers": "helper", "wrong": "wrong"}[part]
+    entry = {"anchor": f"{anchor}-{key}", "title": title, "caption": caption, "code": code}
+    parts.setdefault(part, {}).setdefault(key, entry | {"lang": lang})
+
+
+def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict):
+    """The stage's kernels not printed before (`shown`: {key: (link target, label)}), as blocks
+    the guide's template prints: CUDA beside the Triton ones it first meets ("pair"), alone
+    ("cuda", "triton"), a counterpart's CUDA kernel (which matches the Triton one goal for goal,
+    not line for line) linked in the appendix ("appendix"), none of its own ("none"); a list item
+    that says where the others and the helpers were printed, or None. What the appendix prints
+    (that CUDA kernel, the helpers, the wrong demonstrations) goes to `parts`."""
+    here, at = (f"#{st.anchor}", f"stage {st.stage}"), f"[stage {st.stage}]({guide}#{st.anchor})"
+    out: list[dict] = []
     earlier: list[str] = []
 
-    def printed(key: str, name: str) -> bool:
+    def printed(key: str, name: str, helpers, lang: str = "cuda") -> bool:
         """Whether `key` was printed already (at an earlier stage: linked under the sources)."""
+        for h, text in helpers:
+            earlier.append(f"`{h}` ([appendix]({appendix}#helper-{h}))")
+            _entry(parts, "helpers", h, f"`{h}` (first called at {at})", text, lang=lang)
         if key in shown and shown[key] != here:
-            earlier.append(f"`{name}` ({shown.link(key)})")
+            earlier.append(f"`{name}` ([{shown[key][1]}]({shown[key][0]}))")
         return key in shown
 
     for v in st.cuda:
-        if v.wrong:
-            continue  # its source is in the appendix, with the other wrong demonstrations
         if not has_kernel(v):
-            out += [f"`{v.id}` has no kernel of its own: it launches the picked stage's.", ""]
+            out.append({"kind": "none", "id": v.id})
             continue
-        key = _ckey(v)
         kernel, helpers = cuda_kernel_text(v)
-        for name, _ in helpers:
-            earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
-        if printed(key, kernel_name(v)):
+        name, where = kernel_name(v), f"`cuda_kernels/{v.source}`"
+        if v.wrong:  # in the appendix, never in a stage's screen
+            calls = ", ".join(f"`{h}`" for h, _ in helpers) or "none"
+            caption = f"{v.title}: {v.change}. {v.notes}".rstrip()
+            caption += f"\n\n`{name}` ({where}; helpers it calls: {calls}):"
+            _entry(parts, "wrong", short(v.id), f"`{v.id}` ({at})", kernel, caption)
             continue
-        same = [u for u in st.cuda if _ckey(u) == key and not u.wrong]
-        users = ", ".join(short(u.id) for u in same)
-        if st.word == "counterpart":  # no line-by-line match: the CUDA kernel in the appendix
-            href = f"{appendix_name}#kernel-{kernel_name(v)}"
-            shown[key] = (href, "appendix")
-            out += [
-                f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`, "
-                f"{len(kernel.splitlines())} lines): [in the appendix]({href}).",
-                "",
-            ]
+        if printed(_key(v), name, helpers):
             continue
-        shown[key] = here
-        tri = [t for u in same if (t := _partner(u, st)) is not None and _tkey(t) not in shown]
-        tri = list({_tkey(t): t for t in tri}.values())
-        if not tri:
-            out += [f"CUDA: `{kernel_name(v)}` ({users}; `cuda_kernels/{v.source}`)", ""]
-            out += _code("cuda", code_only(kernel))
+        same = [u for u in st.cuda if _key(u) == _key(v) and not u.wrong]
+        block = {"name": name, "source": v.source, "code": code_only(kernel)}
+        block["users"] = ", ".join(short(u.id) for u in same)
+        if st.word == "counterpart":
+            shown[_key(v)] = (f"{appendix}#kernel-{name}", "appendix")
+            out.append(block | {"kind": "appendix", "lines": len(kernel.splitlines())})
+            links = ", ".join(f"[`{h}`](#helper-{h})" for h, _ in helpers) or "none"
+            caption = f"{where}; the helpers it calls: {links}."
+            _entry(parts, "counterparts", name, f"`{name}` ({at})", kernel, caption)
             continue
-        shown.update((_tkey(t), here) for t in tri)
-        left = f"<code>{kernel_name(v)}</code> ({users}; <code>cuda_kernels/{v.source}</code>)"
-        right = ", ".join(
-            f"<code>{t.kernel}</code> (<code>triton_kernels/{t.source}</code>)" for t in tri
-        )
-        tri_text = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri)
-        out += _side_by_side(left, code_only(kernel), right, tri_text)
+        shown[_key(v)] = here
+        partners = {stages.triton_partner(u) for u in same}
+        tri = {_key(t): t for t in st.twins if t.id in partners and _key(t) not in shown}
+        shown.update(dict.fromkeys(tri, here))
+        tri_code = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri.values())
+        out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
+        out[-1]["triton_code"] = tri_code
     for t in (t for t in st.twins if has_kernel(t)):
-        if not printed(_tkey(t), t.kernel):
-            shown[_tkey(t)] = here
-            out += [f"Triton: `{t.kernel}` (`triton_kernels/{t.source}`)", ""]
-            out += _code("python", code_only(triton_kernel_text(t)))
-        for name, _ in triton_helpers(t):
-            earlier.append(f"`{name}` ([appendix]({appendix_name}#helper-{name}))")
+        if not printed(_key(t), t.kernel, triton_helpers(t), "python"):
+            shown[_key(t)] = here
+            out.append({"kind": "triton", "t": t, "code": code_only(triton_kernel_text(t))})
     also = ", ".join(dict.fromkeys(earlier))
     return out, f"- also called or launched: {also}." if also else None
-
-
-def _partner(v, st: Stage):
-    p = stages.triton_partner(v)
-    return next((t for t in st.twins if t.id == p), None)

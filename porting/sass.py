@@ -27,14 +27,13 @@ def find_tool(name: str) -> str:
     import importlib.util
 
     spec = importlib.util.find_spec("triton")
-    wheel = (spec.submodule_search_locations or []) if spec else []
-    which = shutil.which(name)
-    candidates = [Path(loc) / "backends" / "nvidia" / "bin" / name for loc in wheel]
-    candidates += [Path(which)] if which else []
-    candidates += [
-        Path(os.environ[e]) / "bin" / name for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)
+    wheel = [
+        Path(p) / "backends" / "nvidia" / "bin"
+        for p in (spec and spec.submodule_search_locations) or []
     ]
-    candidates.append(Path("/usr/local/cuda/bin") / name)
+    homes = [os.environ[e] for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)]
+    candidates = [d / name for d in wheel] + [Path(w) for w in [shutil.which(name)] if w]
+    candidates += [Path(h) / "bin" / name for h in [*homes, "/usr/local/cuda"]]
     for c in candidates:
         if c.is_file() and os.access(c, os.X_OK):
             return str(c)

@@ -6,7 +6,9 @@ study and the reproducible pair's bench; the axis family's suite (axis.json).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from harness.core import catalogue
@@ -15,16 +17,14 @@ from harness.core.sizes import size_label
 from harness.report import records
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import RIGHT, markdown_lines
-from porting.census import WIDE_COLUMNS, compiled
+from porting.census import compiled
 from porting.census import load_document as census_document
-from porting.lessons import TEXTS
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
 LADDER_GLOB = "ladder-*.json"
 OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
 REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
-CENSUS_MISSING = "not in the census: regenerate it (see the top)"
 MIN_OTHER_N = 2**20  # the appendix shows the other documents from here up (bandwidth-bound)
 AXIS = "axis"  # the family of sums along a dim: its records apart (catalogue.AXIS_VARIANTS)
 AXIS_RESULTS = "axis.json"
@@ -40,22 +40,11 @@ class Stage:
     cuda: tuple[Variant, ...]
     twins: tuple[Variant, ...]
 
-    @property
-    def anchor(self) -> str:
-        return f"{self.family}-stage-{self.stage}"
-
-    @property
-    def title(self) -> str:
-        return self.cuda[0].title
-
-    @property
-    def word(self) -> str:
-        """ "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)."""
-        return "twin" if all(v.twin for v in self.cuda) else "counterpart"
-
-    @property
-    def dtype(self) -> str:
-        return doc_dtype(self.cuda[0])
+    anchor = property(lambda self: f"{self.family}-stage-{self.stage}")
+    title = property(lambda self: self.cuda[0].title)
+    # "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)
+    word = property(lambda self: "twin" if all(v.twin for v in self.cuda) else "counterpart")
+    dtype = property(lambda self: doc_dtype(self.cuda[0]))
 
 
 def doc_dtype(v: Variant) -> str:
@@ -117,47 +106,37 @@ def load_census(path: Path) -> tuple[dict, dict]:
     return doc, {(r.variant, r.dtype): r for r in rows}
 
 
-def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)]: the timed ladder runs, then the other documents
-    (OTHER_RESULTS); an unreadable file is left out, as a missing one would be."""
+def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
+    """[(path relative to the repo, document)] of results/*/<name>, name by name; an unreadable
+    file is left out, as a missing one would be."""
     out = []
-    paths = sorted((root / "results").glob(f"*/{LADDER_GLOB}"))
-    paths += sorted(p for name in OTHER_RESULTS for p in (root / "results").glob(f"*/{name}"))
-    for p in paths:
-        try:
-            doc = load_document(p)
-        except ReportError:
-            continue
-        is_run = doc.kind == "cli"  # a ladder run, any version (the loader's family)
-        if not is_run or doc.meta.get("mode") == "timed":
-            out.append((p.relative_to(root).as_posix(), doc))
+    for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
+        with contextlib.suppress(ReportError):
+            out.append((p.relative_to(root).as_posix(), load_document(p, kind)))
     return out
+
+
+def load_results(root: Path = ROOT) -> list[tuple[str, Document]]:
+    """The timed ladder runs (any version: the loader's "cli" family), then the other documents
+    (OTHER_RESULTS)."""
+    found = load(root, (LADDER_GLOB, *OTHER_RESULTS))
+    return [(p, d) for p, d in found if d.kind != "cli" or d.meta.get("mode") == "timed"]
 
 
 def load_axis(root: Path = ROOT) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)] of the axis suite's committed runs."""
-    out = []
-    for p in sorted((root / "results").glob(f"*/{AXIS_RESULTS}")):
-        try:
-            out.append((p.relative_to(root).as_posix(), load_document(p, "rows")))
-        except ReportError:
-            continue
-    return out
+    """The axis suite's committed runs."""
+    return load(root, (AXIS_RESULTS,), "rows")
 
 
 def _is_ladder(path: str) -> bool:
     return Path(path).match(LADDER_GLOB)
 
 
-def _measured(r: records.ResultRecord) -> bool:
-    return r.ok and (r.timed or "e2e_ms" in r.extra)
-
-
-def _held(doc: Document, ids: list[str], dtype: str) -> list[records.ResultRecord]:
-    return [r for r in doc.records if r.variant in ids and r.dtype == dtype and _measured(r)]
-
-
-def _cell(r: records.ResultRecord) -> str:
+def _cell(r) -> str:
+    """A record's time and bandwidth (seed 001's host study: end to end, the kernels' share)."""
+    if isinstance(r, records.Row):  # the axis suite's rows
+        gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
+        return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
     if r.timed:
         gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
         return f"{r.ms * 1e3:,.1f} µs{gbps}"
@@ -166,73 +145,78 @@ def _cell(r: records.ResultRecord) -> str:
     return f"{r.extra['e2e_ms']:,.2f} ms end to end{of_which}"
 
 
-def _device(path: str) -> str:
-    return Path(path).parent.name
+# Measurements: {(device, where): {variant: cell}}, where = (n, dtype) or the axis's (shape,),
+# from the files named beside them
 
 
-def measured_lines(
-    variants: list[Variant], dtype: str, results: list[tuple[str, Document]]
-) -> list[str]:
-    """One line per device: each variant at REF_N (else the largest n measured) in `dtype`, from
-    the ladder run where it holds the variants, else from the other documents (results_sources
-    names them all)."""
+def _measured(variants, dtype, results) -> tuple[dict[tuple, dict[str, str]], list[str]]:
+    """Every committed measurement of the variants: the ladder runs' at every size and dtype;
+    the other documents' in `dtype` from MIN_OTHER_N up, for the variants no ladder run holds."""
     ids = [v.id for v in variants if not v.wrong]
-    lines = []
-    for dev in dict.fromkeys(_device(p) for p, _ in results):
-        # the ladder run first, then the other documents: the first that holds the variants
-        docs = [
-            d for p, d in sorted(results, key=lambda pd: not _is_ladder(pd[0])) if _device(p) == dev
-        ]
-        found = [(d, recs) for d in docs if (recs := _held(d, ids, dtype))]
-        if not found:
-            continue
-        doc, recs = found[0]
-        ns = {r.n for r in recs}
-        n = REF_N if REF_N in ns else max(ns)
-        at = {r.variant: r for r in recs if r.n == n}
-        cells = [f"`{vid}` {_cell(at[vid])}" for vid in ids if vid in at]
-        lines.append(f"- {doc.device}, n = {size_label(n)} {dtype}: " + "; ".join(cells) + ".")
-    if not lines:
-        return ["No committed GPU results for these variants yet.", ""]
-    return [*lines, ""]
+    held = {r.variant for p, d in results if _is_ladder(p) for r in d.records if r.variant in ids}
+    out: dict[tuple, dict[str, str]] = {}
+    sources: list[str] = []
+    for path, doc in sorted(results, key=lambda pd: not _is_ladder(pd[0])):
+        ladder = _is_ladder(path)
+        for r in doc.records:
+            if r.variant not in ids or not (r.ok and (r.timed or "e2e_ms" in r.extra)):
+                continue
+            if not ladder and (r.variant in held or r.dtype != dtype or r.n < MIN_OTHER_N):
+                continue
+            out.setdefault((doc.device, r.n, r.dtype), {})[r.variant] = _cell(r)
+            sources += [path] if path not in sources else []
+    return out, sources
+
+
+def _axis_measured(variants, runs) -> tuple[dict[tuple, dict[str, str]], list[str]]:
+    """The axis suite's timed AXIS_DTYPE rows, beside the peer, by (device, shape)."""
+    ids = [*(v.id for v in variants), AXIS_PEER]
+    out: dict[tuple, dict[str, str]] = {}
+    for _, doc in runs:
+        for config, at in _axis_rows(doc).items():
+            if ids[0] in at:
+                out[(doc.device, _shape(config))] = {v: _cell(at[v]) for v in ids if v in at}
+    return out, [p for p, _ in runs]
 
 
 def results_sources(results: list[tuple[str, Document]]) -> str:
     """The result files read, by name, each with the devices it was found for."""
     names = dict.fromkeys(Path(p).name for p, _ in results)
-    devices = {n: ", ".join(_device(p) for p, _ in results if Path(p).name == n) for n in names}
+    devices = {
+        n: ", ".join(Path(p).parent.name for p, _ in results if Path(p).name == n) for n in names
+    }
     return ", ".join(f"`{name}` ({devs})" for name, devs in devices.items())
 
 
-def results_grid(variants: list[Variant], dtype: str, results: list[tuple[str, Document]]):
-    """Every committed measurement of the variants: a row per (device, n, dtype), a column per
-    variant. The ladder runs at every size and dtype; the other documents in `dtype` from
-    MIN_OTHER_N up, for the variants no ladder run holds."""
-    ids = [v.id for v in variants]
-    in_ladder = {
-        r.variant for p, d in results if _is_ladder(p) for r in d.records if r.variant in ids
-    }
-    rows: dict[tuple[str, int, str], dict[str, str]] = {}
-    sources = []
-    for path, doc in results:
-        ladder = _is_ladder(path)
-        for r in doc.records:
-            if r.variant not in ids or not _measured(r):
-                continue
-            if not ladder and (r.variant in in_ladder or r.dtype != dtype or r.n < MIN_OTHER_N):
-                continue
-            rows.setdefault((doc.device, r.n, r.dtype), {})[r.variant] = _cell(r)
-            sources += [path] if path not in sources else []
-    if not rows:
-        return ["No committed GPU results for these variants yet.", ""]
-    shown = [vid for vid in ids if any(vid in cells for cells in rows.values())]
-    body = [
-        [dev, size_label(n), dt, *(cells.get(vid, "-") for vid in shown)]
-        for (dev, n, dt), cells in sorted(rows.items())
+def measured(variants: list[Variant], dtype: str, results, axis: bool = False) -> dict:
+    """What was measured of the variants: `lines`, (device, where, [(variant, cell)]) one per
+    device, at REF_N in `dtype` (else the largest n; the axis family: at axis_config's shape,
+    beside the peer); `grid`, every measurement in a table, a row per (device, n, dtype) or
+    (device, shape), a column per variant, with the files read (None: nothing measured)."""
+    ids = [v.id for v in variants if not v.wrong] + ([AXIS_PEER] if axis else [])
+    found, sources = (
+        _axis_measured(variants, results) if axis else _measured(variants, dtype, results)
+    )
+    config = _shape(axis_config(ids[0], results) or "") if axis else None
+    lines = []
+    for dev in dict.fromkeys(d for d, *_ in found):
+        if axis and (dev, config) in found:
+            lines.append((dev, f"{config}, {AXIS_DTYPE}", found[(dev, config)]))
+        elif ns := {n for d, n, dt in found if (d, dt) == (dev, dtype)} if not axis else None:
+            n = REF_N if REF_N in ns else max(ns)
+            lines.append((dev, f"n = {size_label(n)} {dtype}", found[(dev, n, dtype)]))
+    lines = [
+        (dev, where, [(v, cells[v]) for v in ids if v in cells]) for dev, where, cells in lines
     ]
-    header = ("device", "n", "dtype", *(f"`{vid}`" for vid in shown))
-    out = markdown_lines(header, body, align="lll" + RIGHT * len(shown))
-    return [*out, "", "From " + ", ".join(f"`{p}`" for p in sources) + ".", ""]
+    shown = [v for v in ids if any(v in cells for cells in found.values())]
+    rows = found.items() if axis else sorted(found.items())
+    label = (lambda w: w) if axis else (lambda w: (size_label(w[0]), w[1]))
+    body = [[dev, *label(w), *(c.get(v, "-") for v in shown)] for (dev, *w), c in rows]
+    where = (f"shape ({AXIS_DTYPE})",) if axis else ("n", "dtype")
+    header = ("device", *where, *(f"`{v}`" for v in shown))
+    table = markdown_lines(header, body, align="l" * (1 + len(where)) + RIGHT * len(shown))
+    grid = "\n".join(table) + "\n\nFrom " + ", ".join(f"`{p}`" for p in sources) + "."
+    return {"lines": lines, "grid": grid if found else None}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,11 +230,6 @@ def _axis_rows(doc: Document) -> dict[str, dict[str, records.Row]]:
         if r.metric == "total" and r.median_ms is not None and r.dtype == AXIS_DTYPE:
             out.setdefault(r.config, {})[r.variant] = r
     return out
-
-
-def _axis_cell(r: records.Row) -> str:
-    gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
-    return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
 
 
 def _shape(config: str) -> str:
@@ -268,85 +247,27 @@ def axis_config(vid: str, results: list[tuple[str, Document]]) -> str | None:
     return min((c for c in by_config if vid in by_config[c]), key=gap, default=None)
 
 
-def axis_lines(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
-    """One line per device at the stage's axis_config, beside torch.sum."""
-    ids = [v.id for v in variants]
-    config = axis_config(ids[0], results)
-    lines = []
-    for _, doc in results:
-        at = _axis_rows(doc).get(config, {})
-        cells = [f"`{vid}` {_axis_cell(at[vid])}" for vid in (*ids, AXIS_PEER) if vid in at]
-        if cells:
-            where = f"{_shape(config)}, {AXIS_DTYPE}"
-            lines.append(f"- {doc.device}, {where}: " + "; ".join(cells) + ".")
-    return [*lines, ""] if lines else ["No committed axis results for these variants yet.", ""]
-
-
-def axis_grid(variants: list[Variant], results: list[tuple[str, Document]]) -> list[str]:
-    """Every shape a stage was timed at, per device, beside torch.sum."""
-    ids = [*(v.id for v in variants), AXIS_PEER]
-    body = [
-        [doc.device, _shape(config), *(_axis_cell(at[v]) if v in at else "-" for v in ids)]
-        for _, doc in results
-        for config, at in _axis_rows(doc).items()
-        if ids[0] in at
-    ]
-    if not body:
-        return ["No committed axis results for these variants yet.", ""]
-    header = ("device", f"shape ({AXIS_DTYPE})", *(f"`{v}`" for v in ids))
-    out = markdown_lines(header, body, align="ll" + RIGHT * len(ids))
-    return [*out, "", "From " + ", ".join(f"`{p}`" for p, _ in results) + ".", ""]
-
-
 # ---------------------------------------------------------------------------------------------
 # The census
 
 
-CENSUS_LEGEND = "Columns: " + "; ".join(f"{h} = {d}" for h, d, _ in WIDE_COLUMNS) + "."
+def census_rows(variants: list[Variant], census: dict, every_dtype: bool = False) -> list:
+    """(variant, dtype, its census row or None) per variant (its doc_dtype), or per variant and
+    dtype it lists (every_dtype)."""
+    dts = (lambda v: v.dtypes) if every_dtype else (lambda v: [doc_dtype(v)])
+    return [(v, d, census.get((v.id, d))) for v in variants for d in dts(v)]
 
 
-def census_intro(cdoc: dict, census_path: Path, root: Path) -> str:
-    tools = cdoc.get("tools", {})
-    path = census_path.relative_to(root).as_posix()
-    fields = {k: tools.get(k) for k in ("nvrtc", "triton", "cuobjdump")}
-    return TEXTS["census-intro"].format(path=path, arch=cdoc.get("arch"), **fields)
+def census_facts(st: Stage, census: dict) -> list[dict] | None:
+    """The stage's census facts (CUDA, then Triton: each count as a value or a min-max span),
+    None where a variant is not in the census; the templates word them."""
+    rows = [[census.get((v.id, doc_dtype(v))) for v in vs] for vs in (st.cuda, st.twins)]
+    if not rows[0] or None in rows[0] + rows[1]:
+        return None
 
-
-def census_table(variants: list[Variant], census: dict, every_dtype: bool = False) -> list[str]:
-    """One row per variant (its doc_dtype), or per variant and dtype it lists (every_dtype)."""
-    if variants[0].family == AXIS:
-        return ["Not in the census: it compiles the 1-D families' kernels (catalogue.VARIANTS)."]
-    rows = []
-    for v in variants:
-        for d in v.dtypes if every_dtype else [doc_dtype(v)]:
-            r = census.get((v.id, d))
-            cells = [c(r) for _, _, c in WIDE_COLUMNS] if r else []
-            rows.append([f"`{v.id}`", d, *([r.launch, *cells] if r else [CENSUS_MISSING])])
-    header = ("variant", "dtype", "launch", *(h for h, _, _ in WIDE_COLUMNS))
-    return markdown_lines(header, rows, align="lll" + RIGHT * len(WIDE_COLUMNS))
-
-
-def census_facts(st: Stage, census: dict, arch: str) -> list[str]:
-    """A sentence of census facts per stage, worded from the numbers (no typed-in figures)."""
-    rows_c = [census.get((v.id, doc_dtype(v))) for v in st.cuda]
-    rows_t = [census.get((v.id, doc_dtype(v))) for v in st.twins]
-    if any(r is None for r in rows_c + rows_t) or not rows_c:
-        return []
-
-    def span(rows, f):
-        vals = sorted({f(r) for r in rows})
+    def span(rs: list, key: str) -> str:
+        vals = sorted({attrgetter(key)(r) for r in rs})
         return str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
 
-    def counts(rows, smem_key: str, smem_word: str) -> str:
-        return (
-            f"{span(rows, lambda r: r.counts.barriers)} barriers, "
-            f"{span(rows, lambda r: r.counts.shuffles)} shuffles, "
-            f"{span(rows, lambda r: r.counts.lds)} shared loads, "
-            f"{span(rows, lambda r: getattr(r, smem_key))} bytes of {smem_word} shared memory, "
-            f"{span(rows, lambda r: r.registers)} registers"
-        )
-
-    facts = ["CUDA " + counts(rows_c, "static_smem", "static")]
-    if rows_t:
-        facts.append("Triton " + counts(rows_t, "dynamic_smem", "(dynamic)"))
-    return [f"**Compiled** (static SASS counts, {arch}): " + "; ".join(facts) + ".", ""]
+    keys = ("counts.barriers", "counts.shuffles", "counts.lds", "static_smem", "dynamic_smem")
+    return [{k.split(".")[-1]: span(rs, k) for k in (*keys, "registers")} for rs in rows if rs]

@@ -28,15 +28,13 @@ def _make_source(fn, job: dict):
     import triton.language as tl
     from triton.compiler import ASTSource
 
-    explicit = job.get("args")
-    aligned = set(job.get("aligned") or ())
-    if explicit is not None:
-        runtime = {p.name for p in fn.params if not p.is_constexpr}
-        if runtime != set(explicit):
-            raise ValueError(
-                f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
-                f"{sorted(runtime)} (update the spec beside its launcher)"
-            )
+    explicit, aligned = job.get("args"), set(job.get("aligned") or ())
+    runtime = {p.name for p in fn.params if not p.is_constexpr}
+    if explicit is not None and runtime != set(explicit):
+        raise ValueError(
+            f"{fn.__name__}: census spec names {sorted(explicit)}, the kernel takes "
+            f"{sorted(runtime)} (update the spec beside its launcher)"
+        )
     sig, by_index, by_name, attrs = {}, {}, {}, {}
     for i, p in enumerate(fn.params):
         if p.is_constexpr:
@@ -45,24 +43,21 @@ def _make_source(fn, job: dict):
             val = job["constexprs"][p.name]
             val = getattr(tl, val) if p.name in job.get("tl_dtypes", ()) else val
             sig[p.name], by_index[(i,)], by_name[p.name] = "constexpr", val, val
-            continue
-        if explicit is not None:
-            sig[p.name], is_aligned = explicit[p.name], p.name in aligned
-        elif p.name.endswith("_ptr"):  # torch allocations are 16-byte aligned
-            sig[p.name], is_aligned = "*" + job["dtype"], True
-        else:
-            sig[p.name], is_aligned = "i32", False
-        if is_aligned and sig[p.name].startswith("*"):
+        elif explicit is not None:
+            sig[p.name] = explicit[p.name]
+        else:  # torch allocations are 16-byte aligned
+            sig[p.name] = "*" + job["dtype"] if p.name.endswith("_ptr") else "i32"
+            aligned |= {p.name} if p.name.endswith("_ptr") else set()
+        if p.name in aligned and sig[p.name].startswith("*"):
             attrs[(i,)] = [["tt.divisibility", 16]]
-    attempts = (
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index, attrs=attrs),
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_index),
-        lambda: ASTSource(fn=fn, signature=sig, constexprs=by_name),
-    )
     err: Exception | None = None
-    for make in attempts:
+    for kw in (
+        {"constexprs": by_index, "attrs": attrs},
+        {"constexprs": by_index},
+        {"constexprs": by_name},
+    ):
         try:
-            return make()
+            return ASTSource(fn=fn, signature=sig, **kw)
         except (TypeError, KeyError, AttributeError, ValueError) as e:
             err = e
     raise RuntimeError(f"this Triton's ASTSource refused every known signature form: {err}")
@@ -84,37 +79,18 @@ def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             k = triton.compile(_make_source(fn, job), target=target, options=job["options"])
-        md = k.metadata
-        shared = md.get("shared", 0) if isinstance(md, dict) else getattr(md, "shared", 0)
-        name = md.get("name") if isinstance(md, dict) else getattr(md, "name", job["kernel"])
-        out.append(
-            {
-                "name": name or job["kernel"],
-                "shared": int(shared or 0),
-                "ptx": k.asm["ptx"],
-                "cubin": base64.b64encode(k.asm["cubin"]).decode(),
-            }
-        )
+        md = k.metadata if isinstance(k.metadata, dict) else k.metadata._asdict()
+        name, shared = md.get("name") or job["kernel"], int(md.get("shared") or 0)
+        ptx, cubin = k.asm["ptx"], base64.b64encode(k.asm["cubin"]).decode()
+        out.append({"name": name, "shared": shared, "ptx": ptx, "cubin": cubin})
     return out
-
-
-def _in_process_ok() -> bool:
-    if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
-        return False
-    from triton.runtime.jit import JITFunction
-
-    from triton_kernels import fastest, tiles
-
-    return all(
-        isinstance(k, JITFunction) for k in (tiles.adjacent_tiles_kernel, fastest.fastest_kernel)
-    )
 
 
 def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     """Compile in this process when Triton is not interpreting, else in a child process."""
     if not jobs:
         return []
-    if _in_process_ok():
+    if os.environ.get("TRITON_INTERPRET", "0") in ("", "0"):
         return compile_triton_jobs(jobs)
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)

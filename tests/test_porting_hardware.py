@@ -159,14 +159,14 @@ def test_sanitizer_section_agrees_with_the_study_verdicts(doc_text):
 
 def test_without_documents_nothing_is_added(tmp_path):
     assert porting_hardware.newest(tmp_path, "profile.json") is None
-    assert porting_hardware.stage_section(None, "ladder", "1", [], []) == []
-    assert porting_hardware.seed_tables_section(None, tmp_path, tmp_path) == []
-    assert porting_sanitizer.section(None) == []
-    assert porting_hardware.stage_summary(None, "ladder", "1", [], []) == []
-    assert porting_hardware.intro(None) == [
-        "No hardware counters are committed yet (results/*/profile.json).",
-        "",
-    ]
+    assert porting_hardware.committed(tmp_path) is None
+    assert porting_hardware.view(None, tmp_path, tmp_path) is None
+    assert porting_hardware.stage(None, "ladder", "1", [], []) is None
+    assert porting_sanitizer.view(None) is None
+    ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)
+    appendix = porting_doc.ENV.get_template("appendix.md").render(ctx)
+    assert "No hardware counters are committed yet (results/*/profile.json)." in appendix
+    assert '<a id="sanitizer">' not in appendix and '<a id="hardware-seeds">' not in appendix
 
 
 def test_newest_prefers_the_later_created_stamp_then_the_later_path(tmp_path):
