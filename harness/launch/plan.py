@@ -1,19 +1,19 @@
 """Plans: a variant bound to one input tensor, its buffers and launch closures made once, so timing
-loops measure launches, not allocation or Python setup. CUDA kernels see the torch tensors through
+loops measure launches, not allocation or Python setup. CUDA kernels see the tensors through
 zero-copy CuPy views (DLPack); every launch queues on torch's current stream at run time.
 
-make_plan(variant, x) is the one entry point: it checks the input against the record, then the
-tile mapping picks the plan: a multi-pass mapping gets this module's Plan (the same kernel again
-over the partials until one is left), a one-launch mapping single_launch's FastestPlan, the
-reproducible family reproducible_plan's. All answer one interface (ReductionPlan), all callers
-use: variant, dtype, x, outs (run() returns one), n, launch_count (launches per run),
+make_plan(variant, x), the one entry point, checks the input against the record; the mapping picks
+the plan: multi-pass, this module's Plan (the kernel again over the partials until one is left);
+one-launch, single_launch's FastestPlan; the reproducible family, reproducible_plan's. All answer
+one interface (ReductionPlan): variant, dtype, x, outs (run() returns one), n, launch_count,
 first_blocks, run(first_pass_only=False, restore=True), poison(), restore(), bytes_moved().
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 
 import torch
 
@@ -24,7 +24,6 @@ from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
 from harness.launch.errors import DeviceMemoryError, no_room
-from harness.launch.stream import on_torch_stream
 
 __all__ = ["DeviceMemoryError", "Plan", "ReductionPlan", "make_plan"]
 
@@ -40,7 +39,7 @@ class Plan:
     passes: list[Pass]
     outs: list[torch.Tensor]
     scratch: torch.Tensor | None
-    launches: list[Callable[[], None]] = field(default_factory=list)
+    launches: list[Callable[[], None]]
 
     @property
     def n(self) -> int:
@@ -114,13 +113,13 @@ def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
     with no_room(f"{variant.id} needs {need(variant, passes, x)}; the allocation failed"):
         outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
         scratch = torch.empty_like(x) if launch.in_place else None
-    plan = Plan(variant, dtype, x, passes, outs, scratch)
     inputs = [scratch if scratch is not None else x, *outs[:-1]]
-    make = _cuda_launch if variant.backend == "cuda" else _triton_launch
-    plan.launches = [
-        make(variant, dtype, i, o, p) for i, o, p in zip(inputs, outs, passes, strict=True)
+    cuda = variant.backend == "cuda"
+    launches = [
+        _cuda_launch(variant, dtype, i, o, p) if cuda else partial(triton_pass(variant, p), i, o)
+        for i, o, p in zip(inputs, outs, passes, strict=True)
     ]
-    return plan
+    return Plan(variant, dtype, x, passes, outs, scratch, launches)
 
 
 def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
@@ -132,9 +131,8 @@ def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
 
 
 def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
-    """Pass p of a multi-pass CUDA variant: (the CuPy kernel, blocks, threads, dynamic shared
-    memory bytes, the scalar arguments after the two pointers as numpy values), for the plan and
-    the plan cache (rebind_passes) alike."""
+    """Pass p of a multi-pass CUDA variant, for the plan and rebind_passes alike: (the CuPy kernel,
+    blocks, threads, dynamic shared memory bytes, the scalars after the two pointers, numpy's)."""
     import numpy as np
 
     launch = variant.launch
@@ -166,17 +164,5 @@ def _cuda_launch(
     import cupy
 
     kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, inp.element_size())
-    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
-
-    def go() -> None:
-        with on_torch_stream():
-            kern((blocks,), (threads,), args, shared_mem=smem)
-
-    return go
-
-
-def _triton_launch(
-    variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
-) -> Callable[[], None]:
-    go = triton_pass(variant, p)
-    return lambda: go(inp, out)
+    args = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
+    return single_launch.on_stream(kern, blocks, threads, args, smem)

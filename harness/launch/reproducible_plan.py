@@ -1,14 +1,12 @@
 """The plan of family "reproducible" (cuda/reproducible, triton/reproducible).
 
 A ReproduciblePlan owns its output and a workspace: the chunk partials (hi, lo: M(n) float64 each,
-harness.core.repro_geometry) and, for CUDA, the last-block ticket counter, zeroed once; the kernel
-leaves it at 0 (two launches of one plan must not run at once on two streams). The grid is free:
-default per_sm x SMs (at most one block per chunk); make_plan(..., grid=G) runs any G >= 1 (the
-tests sweep it as if on GPUs of 16 to 144 SMs) and never changes the bits. The CUDA kernel reads
-P = 1024 / threads consecutive elements per thread and step as one vector, which needs the input
-aligned to min(16, P x itemsize) bytes: a misaligned view runs the VEC = false instantiation (the
-same lanes in the same order, scalar loads). The sum: float32 for float32 / float16 / bfloat16
-input, float64 for float64.
+harness.core.repro_geometry) and the ticket counter, as single_launch's. The grid is free: default
+per_sm x SMs (at most one block per chunk); make_plan(..., grid=G) runs any G >= 1 and never
+changes the bits. The CUDA kernel loads P = 1024 / threads consecutive elements per thread as one
+vector, which needs the input aligned to min(16, P x itemsize) bytes: a misaligned view runs the
+VEC = false instantiation (the same lanes in the same order, scalar loads). The sum: float64 for
+float64 input, else float32.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, cuda_args, 
 
 @dataclass
 class ReproduciblePlan(FastestPlan):
-    """A FastestPlan with this family's workspace ([phi, plo, counter]), launch and byte count."""
+    """A FastestPlan with this family's workspace ([phi, plo, counter]) and byte count."""
 
     @property
     def launch_count(self) -> int:
@@ -75,8 +73,7 @@ def cuda_kernel(
     unroll: int | str = CUDA_UNROLL,
     prefetch: bool | str = CUDA_PREFETCH,
 ):
-    """The CuPy kernel for an input at address x_ptr (the plan's and the plan cache's): the
-    vector instantiation when x_ptr is aligned for it, else the scalar one."""
+    """The CuPy kernel for an input at x_ptr: the vector instantiation if aligned for it."""
     from harness.compile import cuda_loader
 
     threads = threads or variant.launch.threads
@@ -99,8 +96,7 @@ def cuda_launch(
     prefetch: bool | str = CUDA_PREFETCH,
 ) -> Callable[[], None]:
     """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks;
-    threads / unroll / prefetch default to the catalogue's (experiments.reproducible_sweep times
-    others)."""
+    threads / unroll / prefetch default to the catalogue's."""
     threads = threads or variant.launch.threads
     kern = cuda_kernel(variant, dtype, x.data_ptr(), threads, unroll, prefetch)
     return on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
@@ -110,7 +106,7 @@ def make_plan(
     variant: Variant, dtype: str, x: torch.Tensor, grid: int | None = None
 ) -> ReproduciblePlan:
     """`variant` over the flat x (plan.make_plan has checked the dtype and n) with `grid` blocks /
-    programs (default: default_grid); DeviceMemoryError when the workspace cannot be allocated."""
+    programs (default: default_grid)."""
     if grid is not None and grid < 1:
         raise ValueError(f"a grid needs at least one block, got {grid}")
     x = x.reshape(-1)

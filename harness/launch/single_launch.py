@@ -1,13 +1,11 @@
 """The plan of the "single-launch" mapping (family "fastest"): one launch turns n elements into one.
 
 A FastestPlan owns a workspace: one partial per block (accumulator type) and a 32-bit counter,
-zeroed once. The kernel leaves the counter at 0 after every launch (the last block resets it), so
-repeated launches, timing loops and CUDA-graph replays need no memset; two launches of one plan
-must not run at once on two streams (they would share the counter). The sum is returned in the
-accumulator's dtype (float16 / bfloat16 as float32, unrounded). The grid comes from the device's
-SM count (harness.core.passes.sm_count): cuda/fastest's here (cuda_grid), triton/fastest's from
-the configuration triton_kernels.fastest picks. Only the production launch: the ablation's other
-instantiations and grids are experiments.fastest_ablation's.
+zeroed once; the last block resets it to 0, so repeated launches and graph replays need no memset,
+but two launches of one plan must not run at once on two streams (they would share the counter).
+The sum comes in the accumulator's dtype (float16 / bfloat16 as float32, unrounded). The grid
+follows the SM count (harness.core.passes.sm_count): cuda/fastest's here (cuda_grid),
+triton/fastest's from the configuration triton_kernels.fastest picks.
 """
 
 from __future__ import annotations
@@ -31,8 +29,8 @@ def out_dtype(dtype: str) -> torch.dtype:
 
 @dataclass
 class FastestPlan:
-    """A single-launch variant bound to one input: its output, workspace and one launch (plan's
-    ReductionPlan interface; the "first pass" is the whole run)."""
+    """A single-launch variant bound to one input (plan.ReductionPlan; the "first pass" is the
+    whole run)."""
 
     variant: Variant
     dtype: str
@@ -67,8 +65,7 @@ class FastestPlan:
 
 
 def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
-    """cuda/fastest or triton/fastest over x (plan.make_plan has checked the dtype and n);
-    DeviceMemoryError when the workspace cannot be allocated."""
+    """cuda/fastest or triton/fastest over x (plan.make_plan has checked the dtype and n)."""
     partials, counter = workspace(variant, dtype, x.device)
     with no_room(f"{variant.id}: no room for its result"):
         out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
@@ -85,9 +82,8 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The family's workspace (workspace.eager): max_blocks partials of the accumulator type
-    (>= any grid either backend launches: Triton's tuner may pick more programs per SM than the
-    record's per_sm, never more than this) and the ticket counter at 0."""
+    """workspace.eager's: max_blocks partials of the accumulator type (no grid either backend
+    launches is larger, though Triton's tuner may exceed the record's per_sm) and the counter."""
     cap = variant.launch.max_blocks
     return workspace_memory.eager(cap, out_dtype(dtype), device, stream_ptr, variant.id)
 
@@ -131,7 +127,7 @@ def cuda_kernel(
 ):
     """(the CuPy kernel, blocks, threads) cuda/fastest launches over n elements of dtype: the
     small-n kernel up to max_bytes, else reduce_fastest on cuda_grid's blocks. Every cuda/fastest
-    launch (plan, plan cache, sweep) picks it here, so they add in one order."""
+    launch picks it here, so they all add in one order."""
     from harness.compile import cuda_loader
 
     if takes_small_path(dtype, n, max_bytes):
@@ -144,9 +140,8 @@ def cuda_kernel(
 
 
 def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
-    """reduce_fastest's (and reduce_reproducible's) arguments over x as CuPy views (CuPy passes
-    pointers only): 16-bit inputs as raw 16-bit integers (the kernel reads their bits), then out
-    and the workspace, n as a 64-bit integer."""
+    """reduce_fastest's (and reduce_reproducible's) arguments as CuPy views: x (16-bit floats as
+    int16: the kernel reads their bits), out, the workspace, then n as a 64-bit integer."""
     import cupy
     import numpy as np
 
@@ -155,12 +150,13 @@ def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> t
     return (*views, np.uint64(x.numel()))
 
 
-def on_stream(kern, blocks: int, threads: int, args: tuple) -> Callable[[], None]:
-    """kern(args) on `blocks` x `threads`, on torch's current stream at each call."""
+def on_stream(kern, blocks: int, threads: int, args: tuple, smem: int = 0) -> Callable[[], None]:
+    """kern(args) on `blocks` x `threads` (smem bytes of dynamic shared memory), on torch's
+    current stream at each call."""
     grid, block = (blocks,), (threads,)
 
     def go() -> None:
         with on_torch_stream():
-            kern(grid, block, args)
+            kern(grid, block, args, shared_mem=smem)
 
     return go
