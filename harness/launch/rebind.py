@@ -1,16 +1,14 @@
-"""The single-launch (fastest) family's cached launch, the input and output given per call: what
+"""The single-launch (fastest) family's cached launch, x and out given per call: what
 harness.launch.plan_cache keeps for it. Only their pointers change per call; the kernel, grid,
-configuration, workspace (partials, ticket counter) and stream are fixed when it is built, from
-the functions the uncached plan uses (single_launch.cuda_kernel, triton_kernels.fastest), so a
-rebound launch adds in the same order and its sum is bit-identical to the uncached path's.
+configuration, workspace and stream are fixed when it is built, by the uncached plan's functions
+(single_launch.cuda_kernel, triton_kernels.fastest), so its sum is bit-identical to a plan's.
 
 Launch modes (LAUNCH_MODES; harness/studies/callable_bench.py compares them; DEFAULT_MODE is the
 cache's):
-- cuda "cupy-driver" (the default): cuLaunchKernel through CuPy's Cython binding
-  (cupy_backends.cuda.api.driver.launchKernel) with the parameter array packed ONCE (a ctypes
-  array of pointers to five ctypes values); per call only the x and out pointers are written
-  into it, under a lock (two threads sharing a launch must not interleave the writes and the
-  launch; the driver copies the parameters before cuLaunchKernel returns).
+- cuda "cupy-driver" (the default): cuLaunchKernel through CuPy's Cython binding with the
+  parameters packed ONCE (DriverKernel); per call only the x and out pointers are written into
+  them, under a lock (two threads sharing a launch must not interleave the writes and the launch;
+  the driver copies the parameters before cuLaunchKernel returns).
 - cuda "driver" (where cuda-python's `cuda.bindings` is installed): the same through
   cuda.bindings.driver. Measured on an H100 host, float32 2^10, back to back: 5.8 us per launch
   against 7.0 us for "function" and 8.1 us through ctypes' libcuda binding; torch.sum 11.4 us
@@ -18,23 +16,22 @@ cache's):
   cuda.bindings.driver resolves its function table through cuGetProcAddress, and
   compute-sanitizer reported each symbol the driver lacks as an API error in a user's program
   (34 on an H200), though no kernel was at fault.
-- cuda "function": cupy.cuda.Function called with the argument tuple packed once plus two fresh
-  CIntptr for x and out, and the CuPy stream found once: no DLPack export, CuPy ndarray, stream
-  context or numpy scalar per call.
-- cuda "rawkernel": single_launch's way (CuPy views through DLPack, the RawKernel called inside
-  on_torch_stream()): several microseconds of Python per call.
+- cuda "function": cupy.cuda.Function with the arguments packed once but two fresh CIntptr and
+  the CuPy stream found once (no DLPack export, ndarray, stream context or numpy scalar per call).
+- cuda "rawkernel": single_launch's way (DLPack views, the RawKernel inside on_torch_stream()).
 - triton "bound": the CompiledKernel fastest_kernel.warmup returns, launched through its `run`
-  (the launcher the JIT calls) with the arguments bound once: pointers as plain ints, constexprs
-  in place, the stream fixed. It skips what JITFunction.run does per call (binding and
-  specializing every argument, hashing the kernel-cache key, the global-value check, the stream
-  lookup); valid because all the specialization depends on is in the cache key: n (integer
-  widths), x's alignment class (x_ptr's divisibility by 16), the workspace (made once, aligned).
-- triton "jit": fastest_kernel[grid](...) with tensors, Triton's own per-call path (the only one
-  under the interpreter, which has no compiled kernel).
+  (the launcher the JIT calls) with the arguments bound once (pointers as ints, constexprs in
+  place, the stream fixed), skipping JITFunction.run's per-call binding, specialization, cache-key
+  hashing, global-value check and stream lookup; valid because all the specialization depends on
+  is in the cache key: n (integer widths), x's alignment class (x_ptr % 16), the workspace (made
+  once, aligned).
+- triton "jit": fastest_kernel[grid](...), Triton's own per-call path (the only one under the
+  interpreter, which has no compiled kernel).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -73,13 +70,10 @@ LaunchWith = Callable[[torch.Tensor, torch.Tensor, int, int, int], None]
 @dataclass
 class BoundLaunch:
     """A cached launch of any 1-D family (this module's or rebind_passes'): one variant, dtype, n,
-    alignment class, device and stream; call it (or its go) with (x, out).
-
-    x: contiguous, n elements, the alignment class it was built for (any shape); out: at least
-    one element of out_dtype, 16-byte aligned (any torch allocation: Triton specialized on an
-    aligned output). Asynchronous on its stream with the workspace it owns. in_capture(x, out,
-    stream_ptr): the same captured on stream_ptr (capturing; its device current) with a
-    workspace the graph owns, or an error before anything is enqueued."""
+    alignment class, device and stream; call it (or its go) with (x, out): x contiguous, of that
+    n and alignment class; out at least one element of out_dtype, 16-byte aligned (any torch
+    allocation). in_capture(x, out, stream_ptr): the same captured on stream_ptr with a workspace
+    the graph owns, or an error before anything is enqueued."""
 
     variant: Variant
     dtype: str
@@ -119,16 +113,11 @@ def bind(
         go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
     else:
         go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
-    capture = _capture(variant, mode, go_with, ws[0].numel() * ws[0].element_size())
-    n = x.numel()
-    return BoundLaunch(variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, capture, go_with)
-
-
-def _capture(variant: Variant, mode: str, go_with: LaunchWith | None, nbytes: int):
-    """in_capture: go_with with a workspace the graph owns (workspace.in_graph);
-    CaptureUnsupported, before anything is enqueued, for a mode that cannot be captured."""
+    nbytes = ws[0].numel() * ws[0].element_size()
 
     def in_capture(x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
+        """go_with with a workspace the graph owns (workspace.in_graph), or CaptureUnsupported
+        before anything is enqueued."""
         if go_with is None:
             raise CaptureUnsupported(
                 f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "
@@ -140,7 +129,10 @@ def _capture(variant: Variant, mode: str, go_with: LaunchWith | None, nbytes: in
         with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
             go_with(x, out, stream_ptr, partials, counter)
 
-    return in_capture
+    n = x.numel()
+    return BoundLaunch(
+        variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, in_capture, go_with
+    )
 
 
 def _cuda(
@@ -158,15 +150,32 @@ def _cuda(
 
         return go_rawkernel, None, blocks
     import cupy
+    import numpy as np
     from cupy.cuda.function import CIntptr, CUIntMax
 
     dev = x.device.index or 0
     n = x.numel()
+    if mode in ("driver", "cupy-driver"):
+        k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),), mode)
+        x_arg, out_arg, p_arg, c_arg = k.slots
+        p_arg.value, c_arg.value = partials.data_ptr(), counter.data_ptr()
+        launch, fn, params_addr, lock = k.launch_kernel, k.fn, k.params_addr, threading.Lock()
+
+        def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
+            with lock:
+                x_arg.value = x.data_ptr()
+                out_arg.value = out.data_ptr()
+                launch(fn, blocks, 1, 1, threads, 1, 1, 0, stream_ptr, params_addr, 0)
+
+        def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
+            # a capture packs its own (not a hot path); alive until the launch returns
+            _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c), k.scalars)
+            launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
+
+        go_driver.keep = k  # the packed parameters live as long as the launch
+        return go_driver, with_driver, blocks
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
-    if mode in ("driver", "cupy-driver"):
-        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, ws, n, mode)
-        return go, go_with, blocks
     stream = cupy_stream_or_null(stream_ptr, dev)
     # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
     tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(n))
@@ -181,56 +190,55 @@ def _cuda(
     return go_function, with_function, blocks
 
 
-def _driver(
-    fn_ptr: int, blocks: int, threads: int, stream_ptr: int, ws: Workspace, n: int, mode: str
-) -> tuple[Go, LaunchWith]:
-    """The "driver" and "cupy-driver" launch: the five parameters (in, out, partials, counter, n:
-    reduce_fastest's and reduce_fastest_small's) packed once; its capture twin packs all five per
-    call (a capture is not a hot path)."""
+def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
+    """cuLaunchKernel's parameter array: a c_void_p per pointer, a ctypes integer of each numpy
+    scalar's width, and the array of their addresses. Returns (the pointer values, to rewrite;
+    the array's address; what must stay alive while the array is used)."""
     import ctypes
-    import threading
 
-    def pack(x: int, out: int, p: int, c: int) -> tuple:
-        values = (*(ctypes.c_void_p(v) for v in (x, out, p, c)), ctypes.c_uint64(n))
-        params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
-        return values, params
+    import numpy as np
 
-    if mode == "cupy-driver":
-        from cupy_backends.cuda.api.driver import launchKernel
+    width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
+    slots = [ctypes.c_void_p(p) for p in pointers]
+    values = [*slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]
+    params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
+    return slots, ctypes.addressof(params), (values, params)
 
-        def launch(params_addr: int, stream: int) -> None:
-            launchKernel(fn_ptr, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0)
 
-    else:
-        from cuda.bindings import driver
+class DriverKernel:
+    """One CUDA kernel on a fixed grid through cuLaunchKernel (mode "cupy-driver": CuPy's Cython
+    binding; "driver": cuda.bindings'), its parameters packed once (pack): `pointers` pointer
+    slots, rewritten per call, then the numpy scalars."""
 
-        func = driver.CUfunction(fn_ptr)
-        ok = driver.CUresult.CUDA_SUCCESS
+    def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
+        import cupy
 
-        def launch(params_addr: int, stream: int) -> None:
-            (err,) = driver.cuLaunchKernel(
-                func, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0
-            )
-            if err != ok:
-                raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
+        with cupy.cuda.Device(device):
+            fn_ptr = kern.kernel.ptr  # the loaded cupy.cuda.Function for this device
+        if mode == "cupy-driver":
+            from cupy_backends.cuda.api.driver import launchKernel
 
-    values, params = pack(0, 0, ws[0].data_ptr(), ws[1].data_ptr())
-    x_arg, out_arg = values[0], values[1]
-    params_addr = ctypes.addressof(params)
-    lock = threading.Lock()
+            self.launch_kernel, self.fn = launchKernel, fn_ptr
+        else:
+            from cuda.bindings import driver
 
-    def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
-        with lock:
-            x_arg.value = x.data_ptr()
-            out_arg.value = out.data_ptr()
-            launch(params_addr, stream_ptr)
+            ok = driver.CUresult.CUDA_SUCCESS
 
-    def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
-        _values, own = pack(x.data_ptr(), out.data_ptr(), p, c)  # alive until the launch returns
-        launch(ctypes.addressof(own), s)
+            def launch_kernel(func, *args) -> None:
+                (err,) = driver.cuLaunchKernel(func, *args)
+                if err != ok:
+                    raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
 
-    go_driver.keep = (values, params)  # the packed parameters live as long as the launch
-    return go_driver, with_driver
+            self.launch_kernel, self.fn = launch_kernel, driver.CUfunction(fn_ptr)
+        self.grid = grid  # blocks, threads, dynamic shared memory bytes
+        self.scalars = scalars
+        self.slots, self.params_addr, self.keep = pack([0] * pointers, scalars)
+
+    def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
+        for slot, t in zip(self.slots, tensors, strict=True):
+            slot.value = t.data_ptr()
+        blocks, threads, smem = self.grid
+        self.launch_kernel(self.fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
 
 
 def _triton(
@@ -259,8 +267,22 @@ def _triton(
             kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
 
         return go_jit, None, programs
-    go, go_with = _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr)
-    return go, go_with, programs
+    args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
+    launch = triton_launcher(kernel, grid, args, meta)
+    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
+    head_bytes = head * x.element_size()
+    scalars = (head, n_bulk, *constexprs)
+    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
+
+    def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
+        p = x.data_ptr()
+        launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
+
+    def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
+        p = x.data_ptr()
+        launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
+
+    return go_bound, with_bound, programs
 
 
 def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
@@ -284,25 +306,3 @@ def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
         run(gx, gy, gz, stream, function, packed, md, enter, runtime.launch_exit_hook, *values)
 
     return launch
-
-
-def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
-    """The "bound" launch (module docstring) and its capture twin, which also takes the stream
-    and the workspace's pointers."""
-    partials, counter = ws
-    args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
-    launch = triton_launcher(kernel, grid, args, meta)
-    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
-    head_bytes = head * x.element_size()
-    scalars = (head, n_bulk, *constexprs)
-    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
-
-    def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
-        p = x.data_ptr()
-        launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
-
-    def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
-        p = x.data_ptr()
-        launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
-
-    return go_bound, with_bound

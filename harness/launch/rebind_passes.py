@@ -1,30 +1,26 @@
-"""The cached launches of every family but the single-launch one (rebind's): the ladder's
-multi-pass variants and the reproducible pair, the input and output given per call; what
-harness.launch.plan_cache keeps for them, under the same key, in the same table.
-
-Each entry (a rebind.BoundLaunch) is built once per (variant, dtype, n, alignment class, device,
-stream); per call nothing is made but what a kernel argument needs:
-- its workspace is made once by workspace.off_thread (out of every caller-thread memory pool):
-  the chain's partials (per pass but the last, which writes the caller's result) and, for an
-  in-place first pass (cuda/v0-gmem-interleaved, cuda/004-gmem...), the scratch copy it works on,
-  which the entry keeps for as long as it is cached; the reproducible pair's chunk partials and
-  the CUDA kernel's ticket counter, zeroed once (the kernel leaves it at 0);
-- CUDA kernels go through CuPy's cuLaunchKernel binding on the entry's stream, their parameters
-  packed once per pass (DriverKernel): no CuPy array, DLPack export, stream object or sync;
-- Triton kernels through Triton's per-call path on torch's current stream: the entry's stream on
-  every path that reaches it (the hot path keys on it; the checked path makes it current).
-The kernels, grids and scalars come from the uncached plans' functions (plan.cuda_pass /
-triton_pass, reproducible_plan.cuda_kernel / default_grid, triton_kernels.reproducible.launch),
-so a cached sum is bit-identical to a fresh plan's.
+"""The cached launches of every 1-D family but the single-launch one (rebind's): the ladder's
+multi-pass variants and the reproducible pair, x and out given per call; plan_cache keeps them
+under the same key, in the same table, as rebind.BoundLaunch entries. Per call nothing is made but
+what a kernel argument needs:
+- the workspace, made once by workspace.off_thread (out of every caller-thread memory pool): the
+  chain's partials (per pass but the last, which writes the caller's result) and, for an in-place
+  first pass, the scratch copy it works on; the reproducible pair's chunk partials and the CUDA
+  kernel's ticket counter, zeroed once (the kernel leaves it at 0);
+- CUDA kernels through rebind.DriverKernel on the entry's stream (no CuPy array, DLPack export,
+  stream object or sync); Triton kernels through Triton's per-call path on torch's current
+  stream, which is the entry's on every path that reaches it (the hot path keys on it; the
+  checked path makes it current).
+The kernels, grids and scalars come from the uncached plans' functions, so a cached sum is
+bit-identical to a fresh plan's.
 
 One lock per entry covers a whole call (every pass, the scratch copy, the packed parameters): two
-threads sharing an entry enqueue their chains one after the other, never interleaved (pass 2 of
-one reading pass 1 of another's partials).
+threads sharing an entry must not interleave their chains (pass 2 of one reading pass 1 of the
+other's partials).
 
 Capture (in_capture): a graph must not bake the entry's workspace in (graphs replayed at once
 would share it), so a captured call allocates its own inside the capture: torch serves it from
 the capture's private pool, the graph owns it, and the counter's zero fill is captured, so every
-replay starts from 0. It is freed when the call returns.
+replay starts from 0.
 """
 
 from __future__ import annotations
@@ -40,38 +36,7 @@ from harness.core.passes import plan_passes
 from harness.launch import reproducible_plan, workspace
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
-from harness.launch.rebind import BoundLaunch, triton_launcher
-
-
-class DriverKernel:
-    """One CUDA kernel on a fixed grid through CuPy's cuLaunchKernel binding, its parameters
-    packed once: `pointers` pointer slots (rewritten per call), then the numpy scalars."""
-
-    def __init__(self, kern, device: int, grid: tuple[int, int, int], pointers: int, scalars):
-        import ctypes
-
-        import cupy
-        import numpy as np
-        from cupy_backends.cuda.api.driver import launchKernel
-
-        with cupy.cuda.Device(device):
-            self.fn_ptr = kern.kernel.ptr  # the loaded cupy.cuda.Function for this device
-        self.launch_kernel = launchKernel
-        self.grid = grid  # blocks, threads, dynamic shared memory bytes
-        width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
-        self.slots = [ctypes.c_void_p(0) for _ in range(pointers)]
-        values = [*self.slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]
-        self.params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
-        self.values = values  # alive as long as the packed array that points at them
-        self.params_addr = ctypes.addressof(self.params)
-
-    def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
-        for slot, t in zip(self.slots, tensors, strict=True):
-            slot.value = t.data_ptr()
-        blocks, threads, smem = self.grid
-        self.launch_kernel(
-            self.fn_ptr, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0
-        )
+from harness.launch.rebind import BoundLaunch, DriverKernel, triton_launcher
 
 
 def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> BoundLaunch:
