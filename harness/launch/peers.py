@@ -1,33 +1,27 @@
 """How each peer runs: what a user would call instead of a ladder kernel, timed in the same run.
 
-Peers are catalogue records of their own (backend "peer"; ids in harness.core.catalogue, checked
-against the golden sum by harness.check.verify.check_peer):
-- peer/torch.sum: torch.sum(x); for int32 input it accumulates in and returns int64, so it is
-  compared against the EXACT (unwrapped) sum.
-- peer/cupy.sum-cub: cupy.sum(x, dtype=x.dtype) with CuPy's CUB accelerators on (one
-  cub::DeviceReduce). dtype=x.dtype is deliberate: by default CuPy promotes int32 to int64 and
-  then never uses CUB, so the peer would silently be CuPy's own kernel; with it, int32 wraps
-  modulo 2^32 as the ladder's kernels do. peer/cupy.sum-nocub: the accelerators off.
-- peer/copy: not a sum, a device-to-device copy into a preallocated buffer, for the device's copy
-  bandwidth (bytes = 2 n itemsize); checked only for equalling the input.
+Peers are catalogue records (backend "peer", checked against the golden sum by
+harness.check.verify.check_peer):
+- peer/torch.sum: torch.sum(x); int32 accumulates in and returns int64, so it is compared against
+  the EXACT (unwrapped) sum.
+- peer/cupy.sum-cub: cupy.sum(x, dtype=x.dtype) with CuPy's CUB accelerators on. dtype=x.dtype is
+  deliberate: by default CuPy promotes int32 to int64 and then never uses CUB, so the peer would
+  silently be CuPy's own kernel; with it, int32 wraps as the ladder's kernels do.
+  peer/cupy.sum-nocub: the accelerators off (restored after every call).
+- peer/copy: a device-to-device copy into a preallocated buffer (the copy bandwidth; bytes = 2 n
+  itemsize), checked only for equalling the input.
 - peer/torch.compile, -dynamic, -coop: Inductor's Triton for `t.sum()` (static shapes, dynamic
-  shapes, the cooperative reduction); int32 returns int64 like torch.sum.
+  shapes, the cooperative reduction, the option patched for that compile only).
 - peer/cuda.compute, -nondeterministic: cuda.compute.reduce_into with OpKind.PLUS (CUB),
-  run-to-run deterministic or not (atomics); int32 accumulates in int32.
-A peer that cannot run here raises harness.launch.errors.PeerUnavailable saying why.
+  run-to-run deterministic or not (atomics), built and its temp storage allocated once per
+  prepare(); int32 accumulates in int32.
+A peer that cannot run here raises harness.launch.errors.PeerUnavailable saying why. Every peer
+runs on torch's current stream, so it can be captured in a CUDA graph like the ladder kernels.
 
 torch.compile: every prepare() compiles a FRESH function (its own code object): Dynamo keeps its
 entries on the code object and past the recompile limit (8) silently runs the function eagerly,
 so one shared lambda timed at 11 sizes x 2 dtypes would time torch.sum under the compile label.
-The compile and a warm-up run inside prepare(), so no timing sees a compile. The cooperative
-option goes through torch.compile(options=...), which patches the config for that compile only.
-
-cuda.compute: the CUB reduction is built once per prepare(); its temp storage sized (a call with
-temp_storage=None) and allocated once; h_init is 0 (the atomic kernel needs an initial value).
-
-Each peer runs on torch's current stream (CuPy through harness.launch.stream, cuda.compute through
-the __cuda_stream__ protocol), so it can be captured in a CUDA graph like the ladder kernels. The
-CuPy accelerator setting is restored after every call.
+prepare() compiles and warms up, so no timing sees a compile.
 """
 
 from __future__ import annotations
@@ -45,7 +39,6 @@ from harness.core.catalogue import (
     CCCL_IDS,
     COMPILE_COOP_ID,
     COMPILE_DYNAMIC_ID,
-    COMPILE_ID,
     COMPILE_IDS,
     COPY_ID,
     CUB_ID,
@@ -87,8 +80,7 @@ def cupy_accelerators(names: list[str]) -> Iterator[None]:
 
 def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | object]:
     """A closure that runs the peer on x (buffers and views made once, compiled peers compiled
-    and warmed) and returns its result: a 0-d tensor / array for the sums, the destination buffer
-    for the copy. PeerUnavailable, with the reason, where it cannot run here."""
+    and warmed) and returns its result: a 0-d tensor / array for the sums, the copy's buffer."""
     vid = variant.id
     if vid == TORCH_SUM_ID:
         return lambda: torch.sum(x)
@@ -114,12 +106,18 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
 
 
 def unavailable_reason(variant: Variant) -> str | None:
-    """Why a peer cannot run in this environment before anything is prepared (cuda.compute not
-    installed, a torch without the cooperative reduction), or None."""
-    if variant.id in CCCL_IDS:
-        return cccl_unavailable_reason()
+    """Why a peer cannot run here (cuda.compute not installed, a torch without the cooperative
+    reduction), or None; known before anything is prepared."""
     if variant.id == COMPILE_COOP_ID:
         return coop_unavailable_reason()
+    if variant.id not in CCCL_IDS:
+        return None
+    try:
+        import cuda.compute as cc
+    except ImportError as e:
+        return f"cuda.compute is not installed ({type(e).__name__}: {e}); {CCCL_INSTALL}"
+    if not getattr(cc, "_BINDINGS_AVAILABLE", True):
+        return "cuda.compute is installed but its CUDA bindings are not available (no driver?)"
     return None
 
 
@@ -131,7 +129,7 @@ def run(variant: Variant, x: torch.Tensor) -> torch.Tensor:
 
 def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
     """Fewest bytes the peer must move: the copy reads and writes n elements; a sum reads n and
-    writes one result (at most 8 bytes). What a library moves internally is not counted."""
+    writes one result (at most 8 bytes), whatever a library moves internally."""
     if variant.id == COPY_ID:
         return 2 * n * itemsize
     return n * itemsize + 8
@@ -163,16 +161,15 @@ def coop_unavailable_reason() -> str | None:
 def compile_kwargs(variant: Variant) -> dict:
     """torch.compile's keyword arguments for one compiled peer."""
     vid = variant.id
-    if vid == COMPILE_ID:
-        return {"dynamic": False, "fullgraph": True, "options": IN_PROCESS}
-    if vid == COMPILE_DYNAMIC_ID:
-        return {"dynamic": True, "fullgraph": True, "options": IN_PROCESS}
+    if vid not in COMPILE_IDS:
+        raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")
+    options = IN_PROCESS
     if vid == COMPILE_COOP_ID:
         why = coop_unavailable_reason()
         if why:
             raise PeerUnavailable(f"{vid}: {why}")
-        return {"dynamic": False, "fullgraph": True, "options": {**IN_PROCESS, COOP_OPTION: True}}
-    raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")
+        options = {**IN_PROCESS, COOP_OPTION: True}
+    return {"dynamic": vid == COMPILE_DYNAMIC_ID, "fullgraph": True, "options": options}
 
 
 def _prepare_compiled(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor]:
@@ -185,17 +182,6 @@ def _prepare_compiled(variant: Variant, x: torch.Tensor) -> Callable[[], torch.T
     return lambda: fn(x)
 
 
-def cccl_unavailable_reason() -> str | None:
-    """Why cuda.compute cannot run here (not installed, or no CUDA bindings), or None."""
-    try:
-        import cuda.compute as cc
-    except ImportError as e:
-        return f"cuda.compute is not installed ({type(e).__name__}: {e}); {CCCL_INSTALL}"
-    if not getattr(cc, "_BINDINGS_AVAILABLE", True):
-        return "cuda.compute is installed but its CUDA bindings are not available (no driver?)"
-    return None
-
-
 class _TorchCurrentStream:
     """torch's current stream through the __cuda_stream__ protocol, looked up at each call (so a
     CUDA-graph capture stream is the one used while capturing)."""
@@ -205,7 +191,7 @@ class _TorchCurrentStream:
 
 
 def _prepare_cccl(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor]:
-    why = cccl_unavailable_reason()
+    why = unavailable_reason(variant)
     if why:
         raise PeerUnavailable(f"{variant.id}: {why}")
     if not x.is_cuda:
@@ -216,7 +202,7 @@ def _prepare_cccl(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tenso
     level = cc.Determinism.RUN_TO_RUN if variant.id == CCCL_ID else cc.Determinism.NOT_GUARANTEED
     x = x.contiguous().reshape(-1)
     out = torch.empty(1, dtype=x.dtype, device=x.device)
-    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))
+    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))  # the atomic kernel needs one
     op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
     reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
     temp_bytes = reducer(

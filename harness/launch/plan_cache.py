@@ -1,35 +1,29 @@
 """The launch caches: a bounded, thread-safe LRU of every 1-D family's launches (PlanCache) and
-of the axis family's (AxisCache), so that reduce_sum does not build a plan (workspace allocations,
-a memset, the grid, kernel lookups) on every call.
+of the axis family's (AxisCache), so that reduce_sum builds no plan (workspace allocations, a
+memset, the grid, kernel lookups) per call.
 
-1-D key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer). n and dtype fix
+1-D key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer): n and dtype fix
 the grid, the integer widths and Triton's configuration bucket; data_ptr % 16 is the alignment
-class (the kernels' head before the first 16-byte boundary, Triton's pointer specialization); the
-device owns the workspace. Axis key: (variant id, dtype, shape, dim, device, stream): shape and dim
-fix the passes, grids and partials (harness.core.axis_geometry).
-The stream: each stream gets its own workspace, so its own ticket counter and partials. The kernel
-leaves the counter at 0 after every launch, but two launches in flight at once on two streams
-sharing one counter would take each other's tickets (two multi-pass chains would write one set of
-partials). (A stream destroyed while its last launch runs and a new one created at the same
-address would share one: the caveat of any cache keyed by the handle.)
+class (the kernels' head before the first 16-byte boundary, Triton's pointer specialization).
+Axis key: (variant id, dtype, shape, dim, device, stream). Each stream gets its own entry, so its
+own workspace: two launches in flight at once on two streams sharing one ticket counter would
+take each other's tickets (two multi-pass chains would write one set of partials). (A stream
+destroyed while its last launch runs and a new one made at the same address would share one: the
+caveat of any cache keyed by the handle.)
 
-Rebinding: no key holds a data pointer. An entry (rebind.BoundLaunch, from rebind or rebind_passes;
-axis_plan.AxisLaunch) takes the input and output per call and passes their pointers to the
-kernels, so any tensor of the same class hits, and the cache holds no reference to a caller's
-tensor (it cannot keep a large input alive). A key with the data pointer would make every fresh
-input miss (or hit by accident of the allocator's addresses) and would have to keep each input
-alive. A hit allocates nothing but the caller's result (harness.launch.api), as torch.sum does.
+No key holds a data pointer: an entry (rebind.BoundLaunch, axis_plan.AxisLaunch) takes x and out
+per call, so any tensor of the same class hits, and the cache never keeps a caller's tensor alive.
+A hit allocates nothing but the caller's result, as torch.sum does.
 
 Capture: a captured call does not use an entry's workspace (a graph bakes addresses in, so every
 graph captured from one entry would share its counter: harness.launch.workspace). `for_capture`
-finds the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
-kernel, grid and configuration do not depend on the stream), and the call launches it on the
-capturing stream with a workspace of the graph's own (the entries' in_capture); the graph keeps
-nothing of the entry but the kernel, which the compile caches keep, so eviction and clear() may
-free every entry. A miss while the current stream captures raises PlanCacheMiss before anything is
-enqueued (building would allocate, memset and may time Triton's candidates); the caller's capture
-stays valid. The axis family does not capture from its cache: api builds an axis plan whose
-partials the graph's allocator owns.
+takes the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
+kernel, grid and configuration do not depend on the stream) and launches it on the capturing
+stream with a workspace of the graph's own; the graph keeps nothing of the entry but the kernel,
+so eviction and clear() may free any entry. A miss while the current stream captures raises
+PlanCacheMiss before anything is enqueued (building would allocate, memset and may time Triton's
+candidates); the capture stays valid. The axis family does not capture from its cache: api builds
+an axis plan whose partials the graph's allocator owns.
 """
 
 from __future__ import annotations
