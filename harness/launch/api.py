@@ -1,39 +1,30 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
-Odd input (tests/test_bad_input.py, test_api_args.py, test_gpu_bad_input.py), refused before any
-launch: not a CuPy array / torch tensor (e.g. numpy): TypeError saying how to move it to the GPU;
-sparse: TypeError (.to_dense() first); on the CPU while the variant runs on the GPU: ValueError
-(CPU tensors only for Triton variants under TRITON_INTERPRET=1; never another device, e.g. meta);
-a variant neither an id string nor a catalogue.Variant: TypeError; an unknown id:
-catalogue.UnknownVariant (a KeyError); a peer: ValueError; an unsupported dtype: TypeError naming
-the supported ones; n >= 2^31 on a 32-bit-indexed seed kernel: ValueError naming the limit; too
-little device memory for the partials / scratch copy: harness.launch.errors.DeviceMemoryError
-(the process keeps working). Accepted: empty (the sum is 0, partials an empty array, no launch);
-0-d or N-d (flattened; with dim= and an axis variant, torch.sum(x, dim)'s sum: _axis_sum); a
-non-contiguous view (summed from a private contiguous copy); any element offset (the ladder
-kernels load one element per thread); NaN / +-Inf (IEEE propagation, as torch.sum). The caller's
-data is never modified.
+Refused before any launch (tests/test_bad_input.py, test_api_args.py, test_gpu_bad_input.py):
+not a CuPy array / torch tensor, sparse, or on the CPU for a GPU variant (TypeError / ValueError
+saying what to do; CPU tensors only for Triton variants under TRITON_INTERPRET=1, never meta); a
+variant neither an id nor a catalogue.Variant (TypeError), unknown (catalogue.UnknownVariant, a
+KeyError) or a peer (ValueError); an unsupported dtype (TypeError); n past a 32-bit seed kernel's
+limit (ValueError); too little device memory (errors.DeviceMemoryError; the process keeps
+working). Accepted: empty (0, no launch), any shape (flattened; dim= with an axis variant:
+_axis_sum), non-contiguous views (from a private copy), any element offset, NaN / Inf (propagated
+as torch.sum does). The caller's data is never modified.
 
-Where a call runs: harness.launch.stream.call_on (x's device, the caller's current stream in x's
-library). Supported contexts (tests/test_gpu_contexts.py): eager on any torch or CuPy stream
-(blocking or not), several threads at once, torch.compile (fullgraph=True; default,
-reduce-overhead, max-autotune-no-cudagraphs), CUDA graphs captured on torch's default capture
-stream or a given one and replayed concurrently (each capture with a workspace its graph owns:
-harness.launch.workspace), out=. A call that cannot be captured (a variant's first call with such
-an input inside a capture) raises PlanCacheMiss before anything is enqueued; the capture stays
-valid.
+A call runs on x's device and the caller's current stream in x's library (stream.call_on).
+Supported contexts (tests/test_gpu_contexts.py): any torch or CuPy stream, blocking or not;
+several threads; torch.compile (fullgraph=True; default, reduce-overhead,
+max-autotune-no-cudagraphs); CUDA graphs captured on any stream and replayed concurrently (each
+with a workspace its graph owns: workspace.py); out=. A variant's first call with such an input
+inside a capture raises PlanCacheMiss before anything is enqueued; the capture stays valid.
 
-Speed: every 1-D family runs through harness.launch.plan_cache; a cached call costs one 0-d result
-tensor and the launches, rebound to the caller's tensors by pointer (sums bit-identical to a fresh
-plan's). The hot path (`_hit`, tried first) takes a plain contiguous torch.Tensor and a variant id
-the checked path has accepted before (so a key is cached only for an input the checks passed),
-and builds the key from cheap attributes. Costs (timeit, CPython 3.12, torch 2.11, CPU; GPU
-figures: experiments.call_profile): x.get_device() 0.05 us (x.device.index 0.08 us: it builds a
-torch.device); the dtype's name from a dict 0.10 us (a functools.cache'd name_of 0.16 us); the id,
-not a catalogue.Variant (hashing one costs 0.7 us); the stream as an int from
-torch._C._cuda_getCurrentRawStream (harness.launch.stream says why); the result as
-proto.new_empty(()) 2.1 us against torch.empty((), dtype=, device=) 2.5 us (never a plan's own
-buffer, which the next call overwrites).
+Speed: every 1-D family runs through plan_cache; a cached call costs one 0-d result and the
+launches, rebound by pointer (bit-identical to a fresh plan's sum). The hot path (`_hit`, tried
+first) takes a plain contiguous torch.Tensor and a variant id the checked path accepted before,
+and keys on cheap reads (timeit, CPython 3.12, CPU; GPU: experiments.call_profile):
+x.get_device() 0.05 us (x.device.index 0.08 us); the dtype's name from a dict 0.10 us (a cached
+name_of 0.16 us); the id, not a Variant (hashing one: 0.7 us); the stream as an int
+(stream.current_stream_ptr); the result as proto.new_empty(()) 2.1 us (torch.empty 2.5 us; never
+a plan's own buffer, which the next call overwrites).
 """
 
 from __future__ import annotations
@@ -136,24 +127,18 @@ def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.
 def reduce_sum(
     x: Any, variant: str | catalogue.Variant, *, dim: int | None = None, out: Any = None
 ) -> Any:
-    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device; with
-    dim=, the sum along that dim by an axis variant (_axis_sum says how).
+    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device, in x's
+    library and dtype (int32 wraps modulo 2^32, as the seed kernels do; the fastest variants
+    return float16 / bfloat16 sums as float32, their accumulator); with dim=, the sum along that
+    dim by an axis variant (_axis_sum). x: a CuPy array or CUDA torch tensor, any shape, never
+    modified (in-place kernels work on a scratch copy); empty sums to 0 without a launch. Under
+    TRITON_INTERPRET=1 (read per call) a Triton variant also sums a CPU tensor in Triton's
+    interpreter (every program in Python: keep n small).
 
-    x: a CuPy array or CUDA torch tensor (any shape; it is flattened). The result has x's library
-    and dtype (int32 sums wrap modulo 2^32, as the seed kernels do), except that the fastest
-    variants return float16 / bfloat16 sums as float32 (their accumulator). x is never modified:
-    in-place kernels work on a scratch copy. An empty x sums to 0 without a launch.
-
-    Without a GPU: a Triton variant also takes a CPU torch tensor when TRITON_INTERPRET=1 is set
-    (read at each call) and returns a 0-d CPU tensor, summed by Triton's interpreter (every
-    program in Python: keep n small; the CLI's CPU path stops at 2^16).
-
-    out: where to write the sum instead of a new tensor (as torch.sum's out=): a one-element
-    dense tensor (or CuPy array, with x one) of the result dtype (result_dtype) on x's device,
-    not overlapping any byte of x (of a strided view: its span), not requiring grad; it is
-    returned. It saves the result's allocation, the largest single cost of a cached call
-    (experiments.call_profile: 4-5 us on the H100 host). A wrong out is a TypeError / ValueError
-    before any launch.
+    out: where to write the sum (as torch.sum's out=): a one-element dense tensor (or CuPy
+    array, with x one) of result_dtype on x's device, not overlapping x's span, not requiring
+    grad; it is returned. It saves the result's allocation, the largest single cost of a cached
+    call (4-5 us on the H100 host: experiments.call_profile).
     """
     if type(x) is torch.Tensor and type(variant) is str and dim is None:
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture

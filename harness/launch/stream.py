@@ -1,20 +1,18 @@
 """The device and the stream a call runs on, made current in both libraries.
 
 An API call (harness.launch.api) runs on ONE stream, the caller's current stream in the input's
-library (torch's for a tensor, CuPy's for a CuPy array): every kernel (CuPy, Triton, a driver
-launch), allocation and copy of the result. `call_on` makes x's device current and that stream
-current in torch AND CuPy, so whatever launches inside queues in one order, a CUDA-graph capture
-on that stream sees all of it, the result is read on the stream the caller reads it on, and a
-buffer the call frees returns to the caching allocator in that stream's order. Why both: CuPy and
-torch each keep their own current stream; a kernel launched on one while the result is copied
-(or a workspace freed) on the other races, and a non-blocking CuPy stream does not even order
-against torch's legacy default stream.
+library (torch's for a tensor, CuPy's for a CuPy array): every kernel, allocation and copy of the
+result. `call_on` makes x's device current and that stream current in torch AND CuPy. Why both:
+each keeps its own current stream; a kernel launched on one while the result is copied (or a
+workspace freed) on the other races, and a non-blocking CuPy stream does not even order against
+torch's legacy default stream. So whatever launches inside queues in one order, a CUDA-graph
+capture on that stream sees all of it, and freed buffers return to the allocator in its order.
 
-CuPy needs a Stream object for a raw pointer, made once per (device, stream): Stream.from_external
-on CuPy 14 (ExternalStream is deprecated there and warns on every construction), ExternalStream on
-CuPy 13. The legacy default stream (pointer 0) is CuPy's Stream.null, entered like any other: it
-is NOT assumed current in CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)`
-has another one).
+CuPy's Stream for a raw pointer is made once per (device, stream): Stream.from_external on CuPy 14
+(ExternalStream is deprecated there and warns on every construction), ExternalStream on CuPy 13.
+The legacy default stream (pointer 0) is CuPy's Stream.null, entered like any other: it is NOT
+assumed current in CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)` has
+another one).
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ import torch
 
 
 class _Handle:
-    """A raw cudaStream_t speaking the CUDA stream protocol (what Stream.from_external reads)."""
+    """A raw cudaStream_t speaking the CUDA stream protocol (for Stream.from_external)."""
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
@@ -48,7 +46,7 @@ def cupy_importable() -> bool:
 
 @functools.lru_cache(maxsize=64)
 def cupy_stream(ptr: int, device: int):
-    """CuPy's view of the CUDA stream `ptr` on `device` (made once per stream)."""
+    """CuPy's view of the CUDA stream `ptr` on `device` (module docstring)."""
     import cupy
 
     with cupy.cuda.Device(device):
@@ -68,18 +66,16 @@ def cupy_stream_or_null(ptr: int, device: int):
 
 @functools.lru_cache(maxsize=64)
 def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
-    """torch's view of the CUDA stream `ptr` on `device` (made once per stream): its default
-    stream for 0 (the legacy stream), else an ExternalStream."""
+    """torch's view of the CUDA stream `ptr` on `device` (0: its default, the legacy stream)."""
     if ptr == 0:
         return torch.cuda.default_stream(device)
     return torch.cuda.ExternalStream(ptr, device=device)
 
 
 def current_stream_ptr(device: int) -> int:
-    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream):
-    torch._C._cuda_getCurrentRawStream, what Inductor's generated code reads, an int with no
-    torch.cuda.Stream built per call (torch.cuda.current_stream() builds one, a microsecond or
-    more); the public call where the private one is missing."""
+    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream),
+    from torch._C._cuda_getCurrentRawStream as Inductor's generated code reads it: an int, where
+    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more)."""
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
         return raw(device)
@@ -88,8 +84,7 @@ def current_stream_ptr(device: int) -> int:
 
 @contextlib.contextmanager
 def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
-    """Run CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current
-    stream), the legacy default stream included (as CuPy's Stream.null)."""
+    """CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current one)."""
     if stream is None:
         device = torch.cuda.current_device()
         ptr = current_stream_ptr(device)
@@ -102,9 +97,8 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
-    """One API call's device and stream (module docstring): t's device current, and the caller's
-    current stream in `lib` ("torch" or "cupy") current in torch and, where CuPy imports, CuPy.
-    Yields the stream's pointer; 0 for a CPU tensor (Triton's interpreter: nothing to switch)."""
+    """One API call's device and stream (module docstring), for t from `lib` ("torch" or "cupy");
+    yields the stream's pointer (0 for a CPU tensor: Triton's interpreter, nothing to switch)."""
     if not t.is_cuda:
         yield 0
         return

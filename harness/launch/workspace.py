@@ -1,25 +1,22 @@
 """Where a cached launch's workspace (partials + the last-block ticket counter) lives, eagerly
 and inside a CUDA-graph capture.
 
-Eager (`eager`, `off_thread`): a cached launch (harness.launch.plan_cache) owns its workspace for
-as long as it stays cached, beyond the call that made it, so it is allocated on a worker thread,
-not the caller's. Why: torch routes allocations to a private memory pool per THREAD
-(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees warm a graph up with every allocation
-of the calling thread routed to the graph's pool), and memory that outlives a graph in its pool
-without being one of its outputs makes Inductor stop with "Detected N tensor(s) in the cudagraph
-pool not tracked as outputs". The worker allocates with the launch's own stream current, so the
-counter's zero fill is ordered before the launch's first kernel and the allocator reuses the
-memory after an eviction only in that stream's order.
+Eager (`eager`, `off_thread`): a cached launch (harness.launch.plan_cache) owns its workspace
+beyond the call that made it, so it is allocated on a worker thread, not the caller's. Why: torch
+routes allocations to a private memory pool per THREAD (torch.cuda.use_mem_pool; torch.compile's
+CUDA-graph trees route a warm-up's allocations to the graph's pool), and memory left in that pool
+without being a graph output makes Inductor stop with "Detected N tensor(s) in the cudagraph pool
+not tracked as outputs". The worker allocates with the launch's own stream current, so the
+counter's zero fill is ordered before its first kernel and freed memory is reused in that order.
 
 In a capture (`in_graph`): a graph bakes addresses in, so every graph captured from one entry
-would share one counter: two graphs replayed at once on two streams take each other's tickets
-(wrong sums), and torch.cuda.graph() without stream= captures every graph on torch's one default
-capture stream. So each captured call gets memory of its own graph: cudaMallocAsync and
-cudaFreeAsync captured as memory nodes around the launch, the counter's zeroing as a memset node
-(every replay starts from 0). The driver keeps the memory of graphs that may run at once apart,
-and none of it is torch's (no pool for Inductor to object to, nothing to keep alive or leak). The
-runtime calls come from CuPy; without it a capture of these launches is refused before anything
-is enqueued.
+would share one counter: two graphs replayed at once take each other's tickets (wrong sums), and
+torch.cuda.graph() without stream= captures every graph on one default capture stream. So each
+captured call gets memory of its own graph: cudaMallocAsync and cudaFreeAsync captured as memory
+nodes around the launch, the counter's zeroing as a memset node (every replay starts from 0). The
+driver keeps the memory of graphs that may run at once apart, and none of it is torch's (no pool
+for Inductor to object to, nothing to keep alive). The runtime calls come from CuPy; without it a
+capture of these launches is refused before anything is enqueued.
 """
 
 from __future__ import annotations
@@ -51,8 +48,7 @@ def eager(
     stream_ptr: int | None = None,
     what: str = "a launch",
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """`slots` partials of `dtype` and a zeroed counter on `device`, made by off_thread;
-    DeviceMemoryError (naming `what`) when they do not fit."""
+    """`slots` partials of `dtype` and a zeroed counter on `device`, made by off_thread."""
 
     def make() -> tuple[torch.Tensor, torch.Tensor]:
         partials = torch.empty(slots, dtype=dtype, device=device)
@@ -63,8 +59,8 @@ def eager(
 
 
 def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
-    """make() run on the workspace thread with `device` and the stream `stream_ptr` (default: the
-    calling thread's current stream) current (module docstring); for a CPU device, here."""
+    """make() on the workspace thread, `device` and stream `stream_ptr` (default: the caller's
+    current one) current; for a CPU device, here."""
     if device.type != "cuda":
         return make()
     from harness.launch.stream import current_stream_ptr, torch_stream
@@ -94,8 +90,7 @@ def capturable() -> str | None:
 @contextlib.contextmanager
 def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
     """(partials pointer, counter pointer) in memory the capture on `stream_ptr` owns: allocated,
-    the counter zeroed and freed after the block, each step captured (the stream's device
-    current)."""
+    the counter zeroed, freed after the block, each step captured."""
     from cupy.cuda import runtime
 
     counter_at = -(-max(partials_bytes, 1) // _ALIGN) * _ALIGN  # rounded up
