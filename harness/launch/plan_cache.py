@@ -1,29 +1,21 @@
 """The launch caches: a bounded, thread-safe LRU of every 1-D family's launches (PlanCache) and
-of the axis family's (AxisCache), so that reduce_sum builds no plan (workspace allocations, a
-memset, the grid, kernel lookups) per call.
+of the axis family's (AxisCache), so that reduce_sum builds no plan per call.
 
 1-D key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer): n and dtype fix
 the grid, the integer widths and Triton's configuration bucket; data_ptr % 16 is the alignment
 class (the kernels' head before the first 16-byte boundary, Triton's pointer specialization).
 Axis key: (variant id, dtype, shape, dim, device, stream). Each stream gets its own entry, so its
 own workspace: two launches in flight at once on two streams sharing one ticket counter would
-take each other's tickets (two multi-pass chains would write one set of partials). (A stream
-destroyed while its last launch runs and a new one made at the same address would share one: the
-caveat of any cache keyed by the handle.)
+take each other's tickets. No key holds a data pointer: an entry takes x and out per call, so
+any tensor of the same class hits and the cache keeps no caller's tensor alive.
 
-No key holds a data pointer: an entry (rebind.BoundLaunch, axis_plan.AxisLaunch) takes x and out
-per call, so any tensor of the same class hits, and the cache never keeps a caller's tensor alive.
-A hit allocates nothing but the caller's result, as torch.sum does.
-
-Capture: a captured call does not use an entry's workspace (a graph bakes addresses in, so every
-graph captured from one entry would share its counter: harness.launch.workspace). `for_capture`
-takes the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
-kernel, grid and configuration do not depend on the stream) and launches it on the capturing
-stream with a workspace of the graph's own; the graph keeps nothing of the entry but the kernel,
-so eviction and clear() may free any entry. A miss while the current stream captures raises
-PlanCacheMiss before anything is enqueued (building would allocate, memset and may time Triton's
-candidates); the capture stays valid. The axis family does not capture from its cache: api builds
-an axis plan whose partials the graph's allocator owns.
+Capture: a captured call never uses an entry's workspace (workspace.py says why). `for_capture`
+takes the entry of the same key but built on ANY stream (kernel, grid and configuration do not
+depend on it) and the call launches it on the capturing stream with its graph's own workspace;
+the graph keeps nothing of the entry but the kernel, so eviction and clear() may free any entry.
+A miss while the current stream captures raises PlanCacheMiss before anything is enqueued
+(building would allocate, memset and may time Triton's candidates). Axis sums in a capture use a
+plan of their own (api).
 """
 
 from __future__ import annotations
@@ -92,9 +84,9 @@ class LRU(Generic[K, E]):
         self.hits = self.misses = self.evictions = 0
 
     def lookup(self, key: K) -> E | None:
-        """The entry (counted as a hit, made most recent), or None (nothing counted, nothing
-        built). The lock, get and move_to_end cost about 0.24 us together in CPython 3.12, a bare
-        dict get 0.10 us: the 0.14 us buys LRU order and exact counters across threads."""
+        """The entry (a hit, made most recent), or None (nothing counted or built). The lock,
+        get and move_to_end cost 0.24 us in CPython 3.12, a bare dict get 0.10 us: the difference
+        buys LRU order and exact counters across threads."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -113,8 +105,7 @@ class LRU(Generic[K, E]):
         return None
 
     def add(self, key: K, entry: E) -> E:
-        """Counts a miss and keeps `entry` under key (or returns the one another thread added
-        first), evicting past max_entries."""
+        """Counts a miss, keeps `entry` (or returns another thread's), evicts past max_entries."""
         with self._lock:
             self.misses += 1
             entry = self._entries.setdefault(key, entry)
@@ -125,7 +116,7 @@ class LRU(Generic[K, E]):
             return entry
 
     def clear(self) -> None:
-        """Drop every entry (their workspaces are freed with them) and zero the counters."""
+        """Drop every entry (and its workspace) and zero the counters."""
         with self._lock:
             self._entries.clear()
             self.hits = self.misses = self.evictions = 0
@@ -136,13 +127,11 @@ class LRU(Generic[K, E]):
                 self.hits, self.misses, self.evictions, len(self._entries), self.max_entries
             )
 
-    def cached_keys(self) -> list[K]:
-        """Least recently used first."""
+    def cached_keys(self) -> list[K]:  # least recently used first, as cached_launches
         with self._lock:
             return list(self._entries)
 
     def cached_launches(self) -> list[E]:
-        """Least recently used first."""
         with self._lock:
             return list(self._entries.values())
 
@@ -151,9 +140,8 @@ class LRU(Generic[K, E]):
 
 
 class PlanCache(LRU[Key, Entry]):
-    """The 1-D families' launches. A second lock for builds (two threads missing one key build it
-    once; hits never wait on a build). launch_modes: backend -> the single-launch family's launch
-    mode (rebind.LAUNCH_MODES), default rebind's."""
+    """The 1-D families' launches; a second lock for builds (two threads missing one key build it
+    once; hits never wait on a build). launch_modes: backend -> rebind's launch mode."""
 
     def __init__(
         self, max_entries: int | None = None, launch_modes: dict[str, str] | None = None
@@ -166,8 +154,8 @@ class PlanCache(LRU[Key, Entry]):
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
     ) -> Entry:
         """The launch for x (contiguous, any shape) on stream_ptr (default: the current stream),
-        built on a miss. A miss allocates the workspace ordered after stream_ptr, so pass another
-        stream_ptr only for that stream's work (tests use it to name streams)."""
+        built on a miss, its workspace ordered after stream_ptr (pass only the stream whose work
+        it is)."""
         if stream_ptr is None:
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)
@@ -177,8 +165,7 @@ class PlanCache(LRU[Key, Entry]):
         return entry
 
     def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
-        """The entry a call captured on the current stream launches: this stream's, else the most
-        recent one of another stream; PlanCacheMiss if none was built (nothing is enqueued)."""
+        """This stream's entry, else another stream's most recent one; else PlanCacheMiss."""
         key = key_of(variant, dtype, x, stream_of(x))
         entry = self.lookup(key) or self.first(lambda other: other[:5] == key[:5])
         if entry is not None:
@@ -218,8 +205,7 @@ class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
     def get(
         self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
     ) -> axis_plan.AxisLaunch:
-        """The entry for v over x's dtype, shape and dim on x's device and `stream`, built on a
-        miss (DeviceMemoryError when its partials cannot be allocated)."""
+        """The entry for v over x's dtype, shape and dim on x's device and `stream`."""
         dtype = dtypes.name_of(x.dtype)
         key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
         entry = self.lookup(key)
@@ -229,9 +215,8 @@ class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
 
 
 def capturing() -> bool:
-    """Whether torch's current stream is capturing a CUDA graph: the C call
-    torch.cuda.is_current_stream_capturing() makes, without its Python frame (CUDA tensors only:
-    a torch built without CUDA lacks it)."""
+    """Whether torch's current stream captures a CUDA graph: the C call that
+    torch.cuda.is_current_stream_capturing() makes, without its Python frame (CUDA builds only)."""
     return torch._C._cuda_isCurrentStreamCapturing()
 
 
@@ -239,18 +224,15 @@ _default = PlanCache()
 _default_axis = AxisCache()
 
 
-def default() -> PlanCache:
-    """The process-wide cache reduce_sum and partials use."""
+def default() -> PlanCache:  # the process-wide caches reduce_sum and partials use
     return _default
 
 
 def default_axis() -> AxisCache:
-    """The process-wide cache reduce_sum uses for sums along a dim."""
     return _default_axis
 
 
-def clear() -> None:
-    """Both process-wide caches: the 1-D families' and the axis family's."""
+def clear() -> None:  # both process-wide caches
     _default.clear()
     _default_axis.clear()
 

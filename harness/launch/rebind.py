@@ -1,32 +1,24 @@
-"""The single-launch (fastest) family's cached launch, x and out given per call: what
-harness.launch.plan_cache keeps for it. Only their pointers change per call; the kernel, grid,
-configuration, workspace and stream are fixed when it is built, by the uncached plan's functions
-(single_launch.cuda_kernel, triton_kernels.fastest), so its sum is bit-identical to a plan's.
+"""The single-launch (fastest) family's cached launch, x and out given per call (plan_cache keeps
+it): the kernel, grid, configuration, workspace and stream are fixed when it is built, by the
+uncached plan's functions, so its sum is bit-identical to a plan's.
 
-Launch modes (LAUNCH_MODES; harness/studies/callable_bench.py compares them; DEFAULT_MODE is the
-cache's):
-- cuda "cupy-driver" (the default): cuLaunchKernel through CuPy's Cython binding with the
-  parameters packed ONCE (DriverKernel); per call only the x and out pointers are written into
-  them, under a lock (two threads sharing a launch must not interleave the writes and the launch;
-  the driver copies the parameters before cuLaunchKernel returns).
-- cuda "driver" (where cuda-python's `cuda.bindings` is installed): the same through
-  cuda.bindings.driver. Measured on an H100 host, float32 2^10, back to back: 5.8 us per launch
-  against 7.0 us for "function" and 8.1 us through ctypes' libcuda binding; torch.sum 11.4 us
-  (results/<device>/archive/call-profile.txt, callable.txt). Not the default: importing
-  cuda.bindings.driver resolves its function table through cuGetProcAddress, and
-  compute-sanitizer reported each symbol the driver lacks as an API error in a user's program
-  (34 on an H200), though no kernel was at fault.
-- cuda "function": cupy.cuda.Function with the arguments packed once but two fresh CIntptr and
-  the CuPy stream found once (no DLPack export, ndarray, stream context or numpy scalar per call).
-- cuda "rawkernel": single_launch's way (DLPack views, the RawKernel inside on_torch_stream()).
-- triton "bound": the CompiledKernel fastest_kernel.warmup returns, launched through its `run`
-  (the launcher the JIT calls) with the arguments bound once (pointers as ints, constexprs in
-  place, the stream fixed), skipping JITFunction.run's per-call binding, specialization, cache-key
-  hashing, global-value check and stream lookup; valid because all the specialization depends on
-  is in the cache key: n (integer widths), x's alignment class (x_ptr % 16), the workspace (made
-  once, aligned).
-- triton "jit": fastest_kernel[grid](...), Triton's own per-call path (the only one under the
-  interpreter, which has no compiled kernel).
+Launch modes (LAUNCH_MODES, compared by harness.studies.callable_bench; DEFAULT_MODE the cache's):
+- cuda "cupy-driver" (default): cuLaunchKernel through CuPy's Cython binding, the parameters
+  packed once (DriverKernel); per call only x's and out's pointers are written into them, under a
+  lock (two threads must not interleave the writes and the launch; the driver copies the
+  parameters before cuLaunchKernel returns).
+- cuda "driver": the same through cuda.bindings.driver, where installed. On an H100 host, float32
+  2^10: 5.8 us per launch against 7.0 us for "function", 8.1 us through ctypes' libcuda, 11.4 us
+  for torch.sum (results/<device>/archive/call-profile.txt, callable.txt). Not the default:
+  importing cuda.bindings.driver resolves its function table through cuGetProcAddress, and
+  compute-sanitizer reported each symbol the driver lacks as an API error in a user's program.
+- cuda "function": cupy.cuda.Function, the arguments packed once but for two fresh CIntptr.
+- cuda "rawkernel": single_launch's way (DLPack views, the RawKernel in on_torch_stream()).
+- triton "bound": the CompiledKernel kernel.warmup returns, run with its arguments bound once
+  (pointers as ints, constexprs in place, the stream fixed), skipping JITFunction.run's per-call
+  binding, specialization and cache-key hashing; valid because all the specialization depends on
+  is in the cache key (n, x_ptr % 16; the workspace is made once, aligned).
+- triton "jit": kernel[grid](...), Triton's own path (the only one under the interpreter).
 """
 
 from __future__ import annotations

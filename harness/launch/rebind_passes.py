@@ -1,26 +1,16 @@
-"""The cached launches of every 1-D family but the single-launch one (rebind's): the ladder's
-multi-pass variants and the reproducible pair, x and out given per call; plan_cache keeps them
-under the same key, in the same table, as rebind.BoundLaunch entries. Per call nothing is made but
-what a kernel argument needs:
-- the workspace, made once by workspace.off_thread (out of every caller-thread memory pool): the
-  chain's partials (per pass but the last, which writes the caller's result) and, for an in-place
-  first pass, the scratch copy it works on; the reproducible pair's chunk partials and the CUDA
-  kernel's ticket counter, zeroed once (the kernel leaves it at 0);
-- CUDA kernels through rebind.DriverKernel on the entry's stream (no CuPy array, DLPack export,
-  stream object or sync); Triton kernels through Triton's per-call path on torch's current
-  stream, which is the entry's on every path that reaches it (the hot path keys on it; the
-  checked path makes it current).
-The kernels, grids and scalars come from the uncached plans' functions, so a cached sum is
-bit-identical to a fresh plan's.
+"""The cached launches (rebind.BoundLaunch) of every 1-D family but the single-launch one: the
+ladder's multi-pass variants and the reproducible pair, x and out given per call, built by the
+uncached plans' functions (sums bit-identical to a fresh plan's). Made once per entry, by
+workspace.off_thread: the chain's partials (per pass but the last, which writes the caller's out),
+an in-place first pass's scratch copy, the reproducible pair's chunk partials and the CUDA
+kernel's ticket counter. CUDA kernels run through rebind.DriverKernel on the entry's stream;
+Triton kernels on torch's current stream, which is the entry's on every path that reaches it.
 
 One lock per entry covers a whole call (every pass, the scratch copy, the packed parameters): two
 threads sharing an entry must not interleave their chains (pass 2 of one reading pass 1 of the
-other's partials).
-
-Capture (in_capture): a graph must not bake the entry's workspace in (graphs replayed at once
-would share it), so a captured call allocates its own inside the capture: torch serves it from
-the capture's private pool, the graph owns it, and the counter's zero fill is captured, so every
-replay starts from 0.
+other's partials). A captured call (in_capture) allocates its own workspace inside the capture,
+from the capture's private pool, so graphs replayed at once never share one; the counter's zero
+fill is captured too, so every replay starts from 0.
 """
 
 from __future__ import annotations
