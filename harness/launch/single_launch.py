@@ -82,10 +82,17 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """workspace.eager's: max_blocks partials of the accumulator type (no grid either backend
-    launches is larger, though Triton's tuner may exceed the record's per_sm) and the counter."""
-    cap = variant.launch.max_blocks
-    return workspace_memory.eager(cap, out_dtype(dtype), device, stream_ptr, variant.id)
+    """max_blocks partials of the accumulator type (no grid either backend launches is larger,
+    though Triton's tuner may exceed the record's per_sm) and a zeroed counter, made off the
+    caller's thread (workspace.off_thread)."""
+    slots = variant.launch.max_blocks
+
+    def make() -> tuple[torch.Tensor, torch.Tensor]:
+        partials = torch.empty(slots, dtype=out_dtype(dtype), device=device)
+        return partials, torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
+
+    with no_room(f"{variant.id} could not allocate its {slots}-slot workspace"):
+        return workspace_memory.off_thread(make, device, stream_ptr)
 
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:

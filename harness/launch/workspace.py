@@ -1,7 +1,7 @@
 """Where a cached launch's workspace (partials + the last-block ticket counter) lives, eagerly
 and inside a CUDA-graph capture.
 
-Eager (`eager`, `off_thread`): a cached launch (harness.launch.plan_cache) owns its workspace
+Eager (`off_thread`): a cached launch (harness.launch.plan_cache) owns its workspace
 beyond the call that made it, so it is allocated on a worker thread, not the caller's. Why: torch
 routes allocations to a private memory pool per THREAD (torch.cuda.use_mem_pool; torch.compile's
 CUDA-graph trees route a warm-up's allocations to the graph's pool), and memory left in that pool
@@ -28,8 +28,6 @@ from typing import TypeVar
 
 import torch
 
-from harness.launch.errors import no_room
-
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
 _COUNTER_BYTES = 4
 _ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
@@ -39,23 +37,6 @@ T = TypeVar("T")
 _worker = concurrent.futures.ThreadPoolExecutor(
     max_workers=1, thread_name_prefix="reduce-ladder-workspace"
 )
-
-
-def eager(
-    slots: int,
-    dtype: torch.dtype,
-    device: torch.device,
-    stream_ptr: int | None = None,
-    what: str = "a launch",
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """`slots` partials of `dtype` and a zeroed counter on `device`, made by off_thread."""
-
-    def make() -> tuple[torch.Tensor, torch.Tensor]:
-        partials = torch.empty(slots, dtype=dtype, device=device)
-        return partials, torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
-
-    with no_room(f"{what} could not allocate its {slots}-slot workspace"):
-        return off_thread(make, device, stream_ptr)
 
 
 def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
@@ -73,18 +54,6 @@ def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | No
             return make()
 
     return _worker.submit(run).result()
-
-
-def capturable() -> str | None:
-    """None where in_graph works, else why not (CuPy's runtime bindings are missing)."""
-    from harness.launch.stream import cupy_importable
-
-    if cupy_importable():
-        return None
-    return (
-        "a capture gives each graph a workspace of its own through cudaMallocAsync, which needs "
-        "CuPy: pip install -e '.[cuda13]' (or '.[cuda12]')"
-    )
 
 
 @contextlib.contextmanager
