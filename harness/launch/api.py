@@ -40,13 +40,8 @@ from harness.launch.errors import DeviceMemoryError
 from harness.launch.plan import make_plan
 
 
-@functools.cache
-def _torch_dtypes(variant: catalogue.Variant) -> frozenset[torch.dtype]:
-    return frozenset(dtypes.torch_dtype(d) for d in variant.dtypes)
-
-
 def _check_dtype(v: catalogue.Variant, dtype: torch.dtype) -> None:
-    if dtype not in _torch_dtypes(v):
+    if _DTYPE_NAMES.get(dtype) not in v.dtypes:
         raise TypeError(f"unsupported dtype {dtype}; {v.id} supports {', '.join(v.dtypes)}")
 
 

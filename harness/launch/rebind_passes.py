@@ -104,7 +104,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     n, device = x.numel(), x.device
     m = repro_geometry.chunk_count(n)
     blocks = reproducible_plan.default_grid(variant, n)
-    cuda = variant.backend == "cuda"
+    cuda, what = variant.backend == "cuda", f"its {m}-chunk workspace"
 
     def make() -> list[torch.Tensor]:
         ws = [torch.empty(m, dtype=torch.float64, device=device) for _ in range(2)]
@@ -122,7 +122,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        return blocks, make, run, f"its {m}-chunk workspace"
+        return blocks, make, run, what
 
     from triton_kernels import reproducible as tr
 
@@ -131,7 +131,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run_jit(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
             tr.launch(x, out, *ws, blocks)()
 
-        return blocks, make, run_jit, f"its {m}-chunk workspace"
+        return blocks, make, run_jit, what
     # Both kernels "bound" (rebind's module docstring): compiled once for this key (n fixes the
     # scalars, x_ptr % 16 x's alignment; the partials and the result are torch allocations, and
     # a caller's out= is a whole element, which is all the final kernel's one store assumes).
@@ -139,7 +139,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
 
     scalars = tr.chunk_scalars(n)
     out_tl = tl.float64 if dtype == "float64" else tl.float32
-    with no_room(f"{variant.id} needs its {m}-chunk workspace; the allocation failed"):
+    with no_room(f"{variant.id} needs {what}; the allocation failed"):
         probe = make()  # what the kernels are compiled against: allocations like a call's
         wide = torch.float64 if dtype == "float64" else torch.float32
         res = torch.empty(1, dtype=wide, device=device)
@@ -154,4 +154,4 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         chunks(s, (x.data_ptr(), phi, plo, *scalars, *constants))
         final(s, (phi, plo, out.data_ptr(), m, final_meta["LANES"], out_tl))
 
-    return blocks, make, run_bound, f"its {m}-chunk workspace"
+    return blocks, make, run_bound, what
