@@ -1,12 +1,8 @@
-"""Plans: a variant bound to one input tensor, its buffers and launch closures made once, so timing
-loops measure launches, not allocation or Python setup. CUDA kernels see the tensors through
-zero-copy CuPy views (DLPack); every launch queues on torch's current stream at run time.
-
-make_plan(variant, x), the one entry point, checks the input against the record; the mapping picks
-the plan: multi-pass, this module's Plan (the kernel again over the partials until one is left);
-one-launch, single_launch's FastestPlan; the reproducible family, reproducible_plan's. All answer
-one interface (ReductionPlan): variant, dtype, x, outs (run() returns one), n, launch_count,
-first_blocks, run(first_pass_only=False, restore=True), poison(), restore(), bytes_moved().
+"""Plans: a variant bound to one input, buffers and launch closures made once, so timing loops
+measure launches, not allocation or Python setup; every launch queues on torch's current stream.
+make_plan checks the input, then the mapping picks the plan (this module's multi-pass Plan,
+single_launch's, reproducible_plan's); all answer one interface (ReductionPlan): variant, dtype,
+x, outs, n, launch_count, first_blocks, run(first_pass_only, restore), poison, restore, bytes_moved.
 """
 
 from __future__ import annotations
@@ -59,9 +55,8 @@ class Plan:
             self.scratch.copy_(self.x)
 
     def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch the passes (asynchronously); returns the buffer that will hold the result.
-        restore=False leaves the scratch copy as it is: timing loops restore it in their untimed
-        setup, so the copy is not counted as the kernel's time."""
+        """Launch the passes; returns the buffer that will hold the result. restore=False: timing
+        loops refill the scratch copy in their untimed setup, not as the kernel's time."""
         if restore:
             self.restore()
         for launch in self.launches[:1] if first_pass_only else self.launches:
@@ -73,7 +68,7 @@ class Plan:
             dtypes.poison_(o)
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """Bytes read plus bytes written (each input read once, each partial written once)."""
+        """Each pass's input read once, its partials written once."""
         size = self.x.element_size()
         ps = self.passes[:1] if first_pass_only else self.passes
         return sum((p.n + p.blocks) * size for p in ps)
@@ -123,7 +118,7 @@ def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
 
 
 def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
-    """What a multi-pass plan allocates, for its DeviceMemoryError (the cached launch's too)."""
+    """What a multi-pass plan (or cached launch) allocates, for its DeviceMemoryError."""
     in_place = variant.launch.in_place
     need = (sum(p.blocks for p in passes) + (x.numel() if in_place else 0)) * x.element_size()
     scratch = " and the scratch copy its in-place first pass works on" if in_place else ""
@@ -146,8 +141,7 @@ def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
 
 
 def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tensor], None]:
-    """Pass p of a multi-pass Triton variant as a function of its input and output tensors,
-    launched on torch's current stream (Triton's own per-call path)."""
+    """Pass p of a multi-pass Triton variant as a function of its input and output tensors."""
     from triton_kernels import tiles
 
     fn = getattr(tiles, variant.kernel)

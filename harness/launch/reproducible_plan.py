@@ -1,12 +1,8 @@
-"""The plan of family "reproducible" (cuda/reproducible, triton/reproducible).
-
-A ReproduciblePlan owns its output and a workspace: the chunk partials (hi, lo: M(n) float64 each,
-harness.core.repro_geometry) and the ticket counter, as single_launch's. The grid is free: default
-per_sm x SMs (at most one block per chunk); make_plan(..., grid=G) runs any G >= 1 and never
-changes the bits. The CUDA kernel loads P = 1024 / threads consecutive elements per thread as one
-vector, which needs the input aligned to min(16, P x itemsize) bytes: a misaligned view runs the
-VEC = false instantiation (the same lanes in the same order, scalar loads). The sum: float64 for
-float64 input, else float32.
+"""The plan of family "reproducible": a workspace of chunk partials (hi, lo: M(n) float64 each,
+harness.core.repro_geometry) and a ticket counter, as single_launch's. Any grid G >= 1 gives the
+same bits (make_plan(..., grid=G)). The CUDA kernel loads a thread's P = 1024 / threads
+consecutive elements as one vector, which needs min(16, P x itemsize)-byte alignment: a misaligned
+view runs the VEC = false instantiation (the same lanes in the same order, scalar loads).
 """
 
 from __future__ import annotations
@@ -32,17 +28,15 @@ class ReproduciblePlan(FastestPlan):
         return 1 if self.variant.backend == "cuda" else 2
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """The input read, the partials written and read back (2 x 2 x 8 bytes per chunk), the
-        result written."""
+        """x read, the partials written and read back (2 x 2 x 8 bytes a chunk), the sum written."""
         m = repro_geometry.chunk_count(self.n)
         return self.n * self.x.element_size() + 32 * m + self.outs[0].element_size()
 
 
-def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
-    """At most per_sm (default: the record's) x SMs blocks, balanced: as few as still take the M
-    chunks in the same number of rounds, so every block sums the same number of chunks."""
-    per_sm = per_sm or variant.launch.per_sm
-    chunks, cap = repro_geometry.chunk_count(n), per_sm * passes.sm_count()
+def default_grid(variant: Variant, n: int) -> int:
+    """At most per_sm x SMs blocks, balanced: as few as still take the M chunks in the same number
+    of rounds, so every block sums the same number of chunks."""
+    chunks, cap = repro_geometry.chunk_count(n), variant.launch.per_sm * passes.sm_count()
     if chunks <= cap:
         return max(1, chunks)
     rounds = -(-chunks // cap)
@@ -50,16 +44,15 @@ def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
 
 
 def vector_alignment(dtype: str, threads: int) -> int:
-    """Bytes the CUDA kernel's vector loads need the input aligned to: a thread's P = 1024 /
-    threads consecutive elements, at most 16."""
+    """Bytes the CUDA kernel's vector loads need x aligned to (module docstring)."""
     return min(16, (repro_geometry.LANES // threads) * dtypes.get(dtype).itemsize)
 
 
 def cuda_expression(
     dtype: str, threads: int, unroll: int | str, vec: bool, prefetch: bool | str = CUDA_PREFETCH
 ) -> str:
-    """The instantiation of reduce_reproducible for these template arguments (unroll / prefetch:
-    a value, or the .cu file's constant the catalogue names, REPRO_UNROLL / REPRO_PREFETCH)."""
+    """reduce_reproducible's instantiation (unroll / prefetch: a value, or the .cu file's constant
+    the catalogue names)."""
     cxx = dtypes.get(dtype).cxx
     pf = prefetch if isinstance(prefetch, str) else ("true" if prefetch else "false")
     return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}, {pf}>"

@@ -1,11 +1,9 @@
 """The plan of the "single-launch" mapping (family "fastest"): one launch turns n elements into one.
 
-A FastestPlan owns a workspace: one partial per block (accumulator type) and a 32-bit counter,
-zeroed once; the last block resets it to 0, so repeated launches and graph replays need no memset,
-but two launches of one plan must not run at once on two streams (they would share the counter).
-The sum comes in the accumulator's dtype (float16 / bfloat16 as float32, unrounded). The grid
-follows the SM count (harness.core.passes.sm_count): cuda/fastest's here (cuda_grid),
-triton/fastest's from the configuration triton_kernels.fastest picks.
+Its workspace: one partial per block (accumulator type) and a ticket counter, zeroed once; the
+last block resets it, so launches and graph replays need no memset, but two launches of one plan
+must not run at once on two streams (they would share the counter). The sum is in the
+accumulator's dtype (float16 / bfloat16 as float32, unrounded).
 """
 
 from __future__ import annotations
@@ -29,8 +27,7 @@ def out_dtype(dtype: str) -> torch.dtype:
 
 @dataclass
 class FastestPlan:
-    """A single-launch variant bound to one input (plan.ReductionPlan; the "first pass" is the
-    whole run)."""
+    """A single-launch variant bound to one input (plan.ReductionPlan; one pass)."""
 
     variant: Variant
     dtype: str
@@ -49,7 +46,6 @@ class FastestPlan:
         return 1
 
     def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch (asynchronously); returns the one-element output (the flags change nothing)."""
         self.launch()
         return self.outs[0]
 
@@ -60,7 +56,6 @@ class FastestPlan:
         """Nothing to restore (the input is only read)."""
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """n elements read plus one written, in the input's itemsize (as Plan counts a pass)."""
         return (self.n + 1) * self.x.element_size()
 
 
@@ -82,9 +77,8 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """max_blocks partials of the accumulator type (no grid either backend launches is larger,
-    though Triton's tuner may exceed the record's per_sm) and a zeroed counter, made off the
-    caller's thread (workspace.off_thread)."""
+    """max_blocks partials (no grid either backend launches is larger, though Triton's tuner may
+    exceed the record's per_sm) and a zeroed counter, made by workspace.off_thread."""
     slots = variant.launch.max_blocks
 
     def make() -> tuple[torch.Tensor, torch.Tensor]:
@@ -101,7 +95,7 @@ def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:
 
 
 def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
-    """Blocks cuda/fastest launches: one per vector tile, at most min(per_sm x SMs, max_blocks)."""
+    """One block per vector tile, at most min(per_sm x SMs, max_blocks)."""
     launch = variant.launch
     tiles = vector_tiles(dtype, n, launch.threads, FASTEST_UNROLL[dtype])
     return min(tiles, passes.single_launch_cap(launch))
@@ -119,8 +113,7 @@ SMALL_ROUND_BYTES = 32 * 1024  # one round of the small kernel: BLOCK x UNROLL 1
 
 
 def small_expression(dtype: str, block: int = SMALL_BLOCK) -> str:
-    """reduce_fastest_small's name expression for dtype and `block` threads (UNROLL:
-    SMALL_ROUND_BYTES / (16 x block))."""
+    """reduce_fastest_small's instantiation for dtype and `block` threads."""
     unroll = SMALL_ROUND_BYTES // (16 * block)
     return f"reduce_fastest_small<{dtypes.get(dtype).cxx}, {block}, {unroll}>"
 
@@ -132,9 +125,8 @@ def takes_small_path(dtype: str, n: int, max_bytes: int = SMALL_MAX_BYTES) -> bo
 def cuda_kernel(
     variant: Variant, dtype: str, n: int, max_bytes: int = SMALL_MAX_BYTES, block: int = SMALL_BLOCK
 ):
-    """(the CuPy kernel, blocks, threads) cuda/fastest launches over n elements of dtype: the
-    small-n kernel up to max_bytes, else reduce_fastest on cuda_grid's blocks. Every cuda/fastest
-    launch picks it here, so they all add in one order."""
+    """(the CuPy kernel, blocks, threads) of cuda/fastest over n elements: the small-n kernel up to
+    max_bytes, else cuda_grid's. Every cuda/fastest launch picks here, so all add in one order."""
     from harness.compile import cuda_loader
 
     if takes_small_path(dtype, n, max_bytes):
@@ -147,8 +139,8 @@ def cuda_kernel(
 
 
 def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
-    """reduce_fastest's (and reduce_reproducible's) arguments as CuPy views: x (16-bit floats as
-    int16: the kernel reads their bits), out, the workspace, then n as a 64-bit integer."""
+    """reduce_fastest's (and reduce_reproducible's) arguments: CuPy views of x (16-bit floats as
+    int16: the kernel reads bits), out and the workspace, then n as a uint64."""
     import cupy
     import numpy as np
 
@@ -158,8 +150,7 @@ def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> t
 
 
 def on_stream(kern, blocks: int, threads: int, args: tuple, smem: int = 0) -> Callable[[], None]:
-    """kern(args) on `blocks` x `threads` (smem bytes of dynamic shared memory), on torch's
-    current stream at each call."""
+    """kern(args) on `blocks` x `threads` (smem: shared bytes) on torch's current stream."""
     grid, block = (blocks,), (threads,)
 
     def go() -> None:
