@@ -99,10 +99,44 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
 
         return go
     if vid in COMPILE_IDS:
-        return _prepare_compiled(variant, x)
-    if vid in CCCL_IDS:
-        return _prepare_cccl(variant, x)
-    raise ValueError(f"{vid} is not a peer; peers: {', '.join(PEER_IDS)}")
+        fn = torch.compile(fresh_sum(), **compile_kwargs(variant))
+        if vid == COMPILE_DYNAMIC_ID and x.numel() > DYNAMIC_FIRST_N:
+            fn(x[:DYNAMIC_FIRST_N])  # the first call compiles, with this size as its size hint
+        fn(x)  # compiles (static) or reuses the dynamic kernel; either way warms it up
+        if x.is_cuda:
+            torch.cuda.synchronize()
+        return lambda: fn(x)
+    if vid not in CCCL_IDS:
+        raise ValueError(f"{vid} is not a peer; peers: {', '.join(PEER_IDS)}")
+    why = unavailable_reason(variant)
+    if why:
+        raise PeerUnavailable(f"{vid}: {why}")
+    if not x.is_cuda:
+        raise ValueError(f"{vid} needs a CUDA tensor, got one on {x.device}")
+    import cuda.compute as cc
+    import numpy as np
+
+    level = cc.Determinism.RUN_TO_RUN if vid == CCCL_ID else cc.Determinism.NOT_GUARANTEED
+    x = x.contiguous().reshape(-1)
+    out = torch.empty(1, dtype=x.dtype, device=x.device)
+    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))  # the atomic kernel needs one
+    op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
+    reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
+    temp_bytes = reducer(
+        temp_storage=None, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
+    )
+    temp = torch.empty(max(int(temp_bytes), 1), dtype=torch.uint8, device=x.device)
+    result = out.view(())
+
+    def go() -> torch.Tensor:
+        reducer(
+            temp_storage=temp, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
+        )
+        return result
+
+    go()
+    torch.cuda.synchronize()
+    return go
 
 
 def unavailable_reason(variant: Variant) -> str | None:
@@ -172,51 +206,9 @@ def compile_kwargs(variant: Variant) -> dict:
     return {"dynamic": vid == COMPILE_DYNAMIC_ID, "fullgraph": True, "options": options}
 
 
-def _prepare_compiled(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor]:
-    fn = torch.compile(fresh_sum(), **compile_kwargs(variant))
-    if variant.id == COMPILE_DYNAMIC_ID and x.numel() > DYNAMIC_FIRST_N:
-        fn(x[:DYNAMIC_FIRST_N])  # the first call compiles, with this size as its size hint
-    fn(x)  # compiles (static) or reuses the dynamic kernel; either way warms it up
-    if x.is_cuda:
-        torch.cuda.synchronize()
-    return lambda: fn(x)
-
-
 class _TorchCurrentStream:
     """torch's current stream through the __cuda_stream__ protocol, looked up at each call (so a
     CUDA-graph capture stream is the one used while capturing)."""
 
     def __cuda_stream__(self) -> tuple[int, int]:
         return (0, torch.cuda.current_stream().cuda_stream)
-
-
-def _prepare_cccl(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor]:
-    why = unavailable_reason(variant)
-    if why:
-        raise PeerUnavailable(f"{variant.id}: {why}")
-    if not x.is_cuda:
-        raise ValueError(f"{variant.id} needs a CUDA tensor, got one on {x.device}")
-    import cuda.compute as cc
-    import numpy as np
-
-    level = cc.Determinism.RUN_TO_RUN if variant.id == CCCL_ID else cc.Determinism.NOT_GUARANTEED
-    x = x.contiguous().reshape(-1)
-    out = torch.empty(1, dtype=x.dtype, device=x.device)
-    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))  # the atomic kernel needs one
-    op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
-    reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
-    temp_bytes = reducer(
-        temp_storage=None, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
-    )
-    temp = torch.empty(max(int(temp_bytes), 1), dtype=torch.uint8, device=x.device)
-    result = out.view(())
-
-    def go() -> torch.Tensor:
-        reducer(
-            temp_storage=temp, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
-        )
-        return result
-
-    go()
-    torch.cuda.synchronize()
-    return go
