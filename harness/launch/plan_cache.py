@@ -23,9 +23,9 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any
 
 import torch
 
@@ -64,11 +64,7 @@ def key_of(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Ke
     return (variant.id, dtype, x.numel(), x.data_ptr() % 16, x.get_device(), stream_ptr)
 
 
-K = TypeVar("K", bound=Hashable)
-E = TypeVar("E")
-
-
-class LRU(Generic[K, E]):
+class LRU:
     """At most max_entries entries (default REDUCE_LADDER_PLAN_CACHE_SIZE or 64), the least
     recently used evicted first; one lock for the table and its counters (hits, misses,
     evictions), so that they stay exact across threads."""
@@ -79,11 +75,11 @@ class LRU(Generic[K, E]):
         if max_entries < 1:
             raise ValueError(f"a plan cache needs max_entries >= 1, got {max_entries}")
         self.max_entries = max_entries
-        self._entries: OrderedDict[K, E] = OrderedDict()
+        self._entries: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = self.evictions = 0
 
-    def lookup(self, key: K) -> E | None:
+    def lookup(self, key: Any) -> Any:
         """The entry (a hit, made most recent), or None (nothing counted or built). The lock,
         get and move_to_end cost 0.24 us in CPython 3.12, a bare dict get 0.10 us: the difference
         buys LRU order and exact counters across threads."""
@@ -94,7 +90,7 @@ class LRU(Generic[K, E]):
                 self.hits += 1
             return entry
 
-    def first(self, match: Callable[[K], bool]) -> E | None:
+    def first(self, match: Callable[[Any], bool]) -> Any:
         """The most recent entry whose key matches (counted as a hit), or None."""
         with self._lock:
             for key in reversed(self._entries):
@@ -104,7 +100,7 @@ class LRU(Generic[K, E]):
                     return self._entries[key]
         return None
 
-    def add(self, key: K, entry: E) -> E:
+    def add(self, key: Any, entry: Any) -> Any:
         """Counts a miss, keeps `entry` (or returns another thread's), evicts past max_entries."""
         with self._lock:
             self.misses += 1
@@ -127,11 +123,11 @@ class LRU(Generic[K, E]):
                 self.hits, self.misses, self.evictions, len(self._entries), self.max_entries
             )
 
-    def cached_keys(self) -> list[K]:  # least recently used first, as cached_launches
+    def cached_keys(self) -> list:  # least recently used first, as cached_launches
         with self._lock:
             return list(self._entries)
 
-    def cached_launches(self) -> list[E]:
+    def cached_launches(self) -> list:
         with self._lock:
             return list(self._entries.values())
 
@@ -139,7 +135,7 @@ class LRU(Generic[K, E]):
         return len(self._entries)
 
 
-class PlanCache(LRU[Key, Entry]):
+class PlanCache(LRU):
     """The 1-D families' launches; a second lock for builds (two threads missing one key build it
     once; hits never wait on a build). launch_modes: backend -> rebind's launch mode."""
 
@@ -199,7 +195,7 @@ def _miss(key: Key, x: torch.Tensor) -> PlanCacheMiss:
     )
 
 
-class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
+class AxisCache(LRU):
     """The axis family's launches (reduce_sum(x, variant, dim=d))."""
 
     def get(

@@ -1,28 +1,26 @@
-"""The single-launch (fastest) family's cached launch, x and out given per call (plan_cache keeps
-it): the kernel, grid, configuration, workspace and stream are fixed when it is built, by the
-uncached plan's functions, so its sum is bit-identical to a plan's.
-
-Launch modes (LAUNCH_MODES, compared by harness.studies.callable_bench; DEFAULT_MODE the cache's):
-- cuda "cupy-driver" (default): cuLaunchKernel through CuPy's Cython binding, the parameters
-  packed once (DriverKernel); per call only x's and out's pointers are written into them, under a
-  lock (two threads must not interleave the writes and the launch; the driver copies the
-  parameters before cuLaunchKernel returns).
-- cuda "driver": the same through cuda.bindings.driver, where installed. On an H100 host, float32
-  2^10: 5.8 us per launch against 7.0 us for "function", 8.1 us through ctypes' libcuda, 11.4 us
-  for torch.sum (results/<device>/archive/call-profile.txt, callable.txt). Not the default:
-  importing cuda.bindings.driver resolves its function table through cuGetProcAddress, and
-  compute-sanitizer reported each symbol the driver lacks as an API error in a user's program.
-- cuda "function": cupy.cuda.Function, the arguments packed once but for two fresh CIntptr.
-- cuda "rawkernel": single_launch's way (DLPack views, the RawKernel in on_torch_stream()).
+"""The single-launch (fastest) family's cached launch (plan_cache's entry), x and out given per
+call: kernel, grid, configuration, workspace and stream fixed when built, by the uncached plan's
+functions, so its sum is bit-identical to a plan's. Launch modes (LAUNCH_MODES; DEFAULT_MODE the
+cache's; harness.studies.callable_bench times them):
+- cuda "cupy-driver": cuLaunchKernel through CuPy's Cython binding, the parameters packed once
+  (DriverKernel); per call only x's and out's pointers are written into them, under a lock (two
+  threads must not interleave writes and launch; the driver copies the parameters at the call).
+- cuda "driver": the same through cuda.bindings, where installed: 5.8 us a launch on an H100 host
+  (float32 2^10) against 7.0 us for "function", 8.1 us through ctypes, 11.4 us for torch.sum
+  (results/<device>/archive/call-profile.txt). Not the default: importing cuda.bindings.driver
+  resolves its function table through cuGetProcAddress, and compute-sanitizer reports each symbol
+  the driver lacks as an API error in the user's program.
+- cuda "function": cupy.cuda.Function, arguments packed once but for two fresh CIntptr;
+  "rawkernel": single_launch's way (DLPack views, the RawKernel in on_torch_stream()).
 - triton "bound": the CompiledKernel kernel.warmup returns, run with its arguments bound once
-  (pointers as ints, constexprs in place, the stream fixed), skipping JITFunction.run's per-call
-  binding, specialization and cache-key hashing; valid because all the specialization depends on
-  is in the cache key (n, x_ptr % 16; the workspace is made once, aligned).
-- triton "jit": kernel[grid](...), Triton's own path (the only one under the interpreter).
+  (skipping JITFunction.run's per-call binding, specialization and cache-key hashing: valid
+  because what the specialization depends on, n and x_ptr % 16, is in the cache key); "jit":
+  Triton's own path (the only one under the interpreter).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,19 +32,12 @@ from harness.core.catalogue import Variant
 from harness.launch import single_launch, workspace
 from harness.launch.stream import cupy_importable, cupy_stream_or_null, on_torch_stream
 
-
-def _driver_available() -> bool:
-    """Whether cuda.bindings is installed (found, not imported: see "driver" above)."""
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec("cuda.bindings") is not None
-    except (ImportError, ValueError):
-        return False
-
-
+try:  # found, not imported (see "driver" above)
+    _DRIVER: tuple[str, ...] = ("driver",) if importlib.util.find_spec("cuda.bindings") else ()
+except (ImportError, ValueError):
+    _DRIVER = ()
 LAUNCH_MODES: dict[str, tuple[str, ...]] = {
-    "cuda": ("cupy-driver", *(("driver",) if _driver_available() else ()), "function", "rawkernel"),
+    "cuda": ("cupy-driver", *_DRIVER, "function", "rawkernel"),
     "triton": ("bound", "jit"),
 }
 DEFAULT_MODE: dict[str, str] = {"cuda": LAUNCH_MODES["cuda"][0], "triton": "bound"}
@@ -90,9 +81,8 @@ class CaptureUnsupported(RuntimeError):
 def bind(
     variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
 ) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x (n, dtype, alignment class,
-    device) on `stream_ptr`. Allocates the workspace; Triton's tuner may time its candidates over
-    x here (once per size bucket and process). Nothing is launched."""
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr` (Triton's
+    tuner may time its candidates over x here, once per size bucket and process)."""
     mode = mode or DEFAULT_MODE[variant.backend]
     if mode not in LAUNCH_MODES[variant.backend]:
         raise ValueError(
@@ -186,9 +176,8 @@ def _cuda(
 
 
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
-    """cuLaunchKernel's parameter array: a c_void_p per pointer, a ctypes integer of each numpy
-    scalar's width, and the array of their addresses. Returns (the pointer values, to rewrite;
-    the array's address; what must stay alive while the array is used)."""
+    """cuLaunchKernel's parameters: (the pointers' c_void_p slots, to rewrite; the address of the
+    array pointing at them and at the scalars, each at its numpy width; what must stay alive)."""
     import ctypes
 
     import numpy as np
@@ -201,9 +190,8 @@ def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
 
 
 class DriverKernel:
-    """One CUDA kernel on a fixed grid through cuLaunchKernel (mode "cupy-driver": CuPy's Cython
-    binding; "driver": cuda.bindings'), its parameters packed once (pack): `pointers` pointer
-    slots, rewritten per call, then the numpy scalars."""
+    """One CUDA kernel on a fixed grid through cuLaunchKernel ("cupy-driver" or "driver" mode),
+    its parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
 
     def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
         import cupy
@@ -281,10 +269,9 @@ def _triton(
 
 
 def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
-    """The "bound" launch of any Triton kernel (module docstring): the CompiledKernel that
-    kernel.warmup(*args, grid=grid, **meta) returns (specialized on args: their integer values
-    and pointer alignments, which the caller's cache key must fix), as launch(stream, values):
-    values are every parameter in order, pointers as ints, constexprs in place."""
+    """The "bound" launch of any Triton kernel: kernel.warmup(*args, grid=grid, **meta)'s
+    CompiledKernel (specialized on args' integer values and pointer alignments, which the
+    caller's cache key must fix) as launch(stream, values): every parameter, pointers as ints."""
     from triton import knobs
 
     compiled = kernel.warmup(*args, grid=grid, **meta)
