@@ -1,27 +1,14 @@
-"""How each peer runs: what a user would call instead of a ladder kernel, timed in the same run.
+"""How each peer runs: what a user would call instead of a ladder kernel (each one described in
+harness.core.records_beyond), on torch's current stream, so it can be captured in a CUDA graph like
+the ladder kernels; where it cannot run here, PeerUnavailable says why.
 
-Peers are catalogue records (backend "peer", checked against the golden sum by
-harness.check.verify.check_peer):
-- peer/torch.sum: torch.sum(x); int32 accumulates in and returns int64, so it is compared against
-  the EXACT (unwrapped) sum.
-- peer/cupy.sum-cub: cupy.sum(x, dtype=x.dtype) with CuPy's CUB accelerators on. dtype=x.dtype is
-  deliberate: by default CuPy promotes int32 to int64 and then never uses CUB, so the peer would
-  silently be CuPy's own kernel; with it, int32 wraps as the ladder's kernels do.
-  peer/cupy.sum-nocub: the accelerators off (restored after every call).
-- peer/copy: a device-to-device copy into a preallocated buffer (the copy bandwidth; bytes = 2 n
-  itemsize), checked only for equalling the input.
-- peer/torch.compile, -dynamic, -coop: Inductor's Triton for `t.sum()` (static shapes, dynamic
-  shapes, the cooperative reduction, the option patched for that compile only).
-- peer/cuda.compute, -nondeterministic: cuda.compute.reduce_into with OpKind.PLUS (CUB),
-  run-to-run deterministic or not (atomics), built and its temp storage allocated once per
-  prepare(); int32 accumulates in int32.
-A peer that cannot run here raises harness.launch.errors.PeerUnavailable saying why. Every peer
-runs on torch's current stream, so it can be captured in a CUDA graph like the ladder kernels.
-
-torch.compile: every prepare() compiles a FRESH function (its own code object): Dynamo keeps its
-entries on the code object and past the recompile limit (8) silently runs the function eagerly,
-so one shared lambda timed at 11 sizes x 2 dtypes would time torch.sum under the compile label.
-prepare() compiles and warms up, so no timing sees a compile.
+Why they run as they do: cupy.sum gets dtype=x.dtype, since by default CuPy promotes int32 to
+int64 and then never uses CUB (the peer would silently be CuPy's own kernel); torch.sum's int32
+sum is int64, so it is checked against the exact, unwrapped sum. Every prepare() compiles a FRESH
+function (its own code object): Dynamo keeps its entries on the code object and past the
+recompile limit (8) silently runs the function eagerly, so one shared lambda timed at 11 sizes x
+2 dtypes would time torch.sum under the compile label; prepare() compiles and warms up, so no
+timing sees a compile.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
-"""The cached launches (rebind.BoundLaunch) of every 1-D family but the single-launch one: the
-ladder's multi-pass variants and the reproducible pair, x and out given per call, built by the
-uncached plans' functions (sums bit-identical to a fresh plan's). Made once per entry, by
-workspace.off_thread: the chain's partials (per pass but the last, which writes the caller's out),
-an in-place first pass's scratch copy, the reproducible pair's chunk partials and the CUDA
-kernel's ticket counter. CUDA kernels run through rebind.DriverKernel on the entry's stream;
-Triton kernels on torch's current stream, which is the entry's on every path that reaches it.
-
-One lock per entry covers a whole call (every pass, the scratch copy, the packed parameters): two
-threads sharing an entry must not interleave their chains (pass 2 of one reading pass 1 of the
-other's partials). A captured call (in_capture) allocates its own workspace inside the capture,
-from the capture's private pool, so graphs replayed at once never share one; the counter's zero
-fill is captured too, so every replay starts from 0.
+"""The cached launches (rebind.BoundLaunch) of the 1-D families but the single-launch one: the
+multi-pass ladder and the reproducible pair, x and out given per call, built by the uncached
+plans' functions (sums bit-identical to a fresh plan's). The workspace (the chain's partials, an
+in-place first pass's scratch copy, the reproducible pair's chunk partials and ticket counter) is
+made once by workspace.off_thread. One lock per entry covers a whole call: two threads sharing an
+entry must not interleave their chains (pass 2 of one reading pass 1 of the other's partials). A
+captured call allocates its workspace inside the capture, from its private pool, so graphs
+replayed at once never share one (and the counter's zero fill is replayed too).
 """
 
 from __future__ import annotations
@@ -80,6 +75,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
             kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, x.element_size())
             steps.append(DriverKernel(kern, dev, (blocks, threads, smem), 2, scalars))
     else:
+        # on torch's current stream: the entry's on every path that reaches it
         triton = [triton_pass(variant, p) for p in passes]
         steps = [lambda ts, stream, go=go: go(*ts) for go in triton]
     in_place = launch.in_place

@@ -1,18 +1,13 @@
 """The device and the stream a call runs on, made current in both libraries.
 
-An API call (harness.launch.api) runs on ONE stream, the caller's current stream in the input's
-library (torch's for a tensor, CuPy's for a CuPy array): every kernel, allocation and copy of the
-result. `call_on` makes x's device current and that stream current in torch AND CuPy. Why both:
-each keeps its own current stream; a kernel launched on one while the result is copied (or a
-workspace freed) on the other races, and a non-blocking CuPy stream does not even order against
-torch's legacy default stream. So whatever launches inside queues in one order, a CUDA-graph
-capture on that stream sees all of it, and freed buffers return to the allocator in its order.
-
-CuPy's Stream for a raw pointer is made once per (device, stream): Stream.from_external on CuPy 14
-(ExternalStream is deprecated there and warns on every construction), ExternalStream on CuPy 13.
-The legacy default stream (pointer 0) is CuPy's Stream.null, entered like any other: it is NOT
-assumed current in CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)` has
-another one).
+An API call runs on ONE stream, the caller's current stream in x's library (torch's or CuPy's):
+every kernel, allocation and copy of the result. `call_on` makes x's device current and that
+stream current in torch AND CuPy: each keeps its own current stream, a kernel launched on one while
+the result is copied (or a workspace freed) on the other races, and a non-blocking CuPy stream
+does not even order against torch's legacy default stream. CuPy's Stream for a raw pointer is made
+once per (device, stream): Stream.from_external on CuPy 14 (ExternalStream warns there on every
+construction), ExternalStream on CuPy 13; pointer 0 is Stream.null, entered like any other (never
+assumed current: a caller inside `with cupy.cuda.Stream(non_blocking=True)` has another).
 """
 
 from __future__ import annotations

@@ -1,17 +1,13 @@
 """torch.ops.reduce_ladder.sum(x, variant="cuda/fastest", dim=None): reduce_sum as a torch operator
-(registered by `import harness`, about 1 ms). Eager, it runs api.reduce_sum (its hot path on a
-cache hit); under torch.compile(fullgraph=True) Dynamo records one opaque node, shaped by the fake
-implementation below (which raises reduce_sum's errors while Dynamo traces); in a CUDA-graph
-capture, api's capture rules hold (call it once with such an input before capturing).
+(registered by `import harness`, about 1 ms). Under torch.compile(fullgraph=True) it is one opaque
+node, shaped by the fake implementation below (which raises reduce_sum's errors while Dynamo
+traces); in a CUDA-graph capture api's rules hold. It mutates nothing and has no autograd formula.
 
-Registered with the low-level torch.library.Library, not torch.library.custom_op, which routes
-every call through Python wrappers of its own. Dispatch alone (timeit, CPU, torch 2.13):
-custom_op 8.4 us per call, Library.impl on the CPU key 1.6 us, on CompositeExplicitAutograd
-3.0 us (a plain Python call 0.06 us); so the implementation sits on the CUDA and CPU keys (CPU:
-Triton's interpreter). `noop` (reduce_ladder::noop) is the same registration around a function
-that returns a tensor made once: what dispatch costs alone (experiments.call_profile). The
-operator mutates nothing and has no autograd formula (with an input that requires grad, torch's
-autograd fallback warns and backward raises).
+Registered with torch.library.Library on the CUDA and CPU keys (CPU: Triton's interpreter), not
+with torch.library.custom_op, which wraps every call in Python of its own. Dispatch alone
+(timeit, CPU, torch 2.13): custom_op 8.4 us, Library.impl on the CPU key 1.6 us, on
+CompositeExplicitAutograd 3.0 us. `noop` is the same registration around a function that returns
+a tensor made once: what dispatch costs alone (experiments.call_profile).
 """
 
 from __future__ import annotations

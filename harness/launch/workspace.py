@@ -1,22 +1,18 @@
-"""Where a cached launch's workspace (partials + the last-block ticket counter) lives, eagerly
-and inside a CUDA-graph capture.
+"""Where a cached launch's workspace (partials + the last-block ticket counter) lives.
 
-Eager (`off_thread`): a cached launch (harness.launch.plan_cache) owns its workspace
-beyond the call that made it, so it is allocated on a worker thread, not the caller's. Why: torch
-routes allocations to a private memory pool per THREAD (torch.cuda.use_mem_pool; torch.compile's
-CUDA-graph trees route a warm-up's allocations to the graph's pool), and memory left in that pool
-without being a graph output makes Inductor stop with "Detected N tensor(s) in the cudagraph pool
-not tracked as outputs". The worker allocates with the launch's own stream current, so the
+Eager (`off_thread`): a cached launch owns its workspace beyond the call that made it, so it is
+allocated on a worker thread. Why: torch routes allocations to a private memory pool per THREAD
+(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees during a warm-up), and memory left in
+a graph's pool without being one of its outputs makes Inductor stop with "Detected N tensor(s) in
+the cudagraph pool not tracked as outputs". The worker makes the launch's stream current, so the
 counter's zero fill is ordered before its first kernel and freed memory is reused in that order.
 
-In a capture (`in_graph`): a graph bakes addresses in, so every graph captured from one entry
-would share one counter: two graphs replayed at once take each other's tickets (wrong sums), and
-torch.cuda.graph() without stream= captures every graph on one default capture stream. So each
-captured call gets memory of its own graph: cudaMallocAsync and cudaFreeAsync captured as memory
-nodes around the launch, the counter's zeroing as a memset node (every replay starts from 0). The
-driver keeps the memory of graphs that may run at once apart, and none of it is torch's (no pool
-for Inductor to object to, nothing to keep alive). The runtime calls come from CuPy; without it a
-capture of these launches is refused before anything is enqueued.
+In a capture (`in_graph`): a graph bakes addresses in, so graphs captured from one entry would
+share its counter and, replayed at once, take each other's tickets (wrong sums; torch.cuda.graph()
+without stream= captures every graph on one stream). So each captured call gets memory its own
+graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes around the launch, the
+counter's zeroing as a memset node (every replay starts from 0). The driver keeps the memory of
+graphs that may run at once apart, and none of it is torch's. The runtime calls come from CuPy.
 """
 
 from __future__ import annotations
