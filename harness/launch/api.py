@@ -1,30 +1,25 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
 Refused before any launch (tests/test_bad_input.py, test_api_args.py, test_gpu_bad_input.py):
-not a CuPy array / torch tensor, sparse, or on the CPU for a GPU variant (TypeError / ValueError
-saying what to do; CPU tensors only for Triton variants under TRITON_INTERPRET=1, never meta); a
-variant neither an id nor a catalogue.Variant (TypeError), unknown (catalogue.UnknownVariant, a
-KeyError) or a peer (ValueError); an unsupported dtype (TypeError); n past a 32-bit seed kernel's
-limit (ValueError); too little device memory (errors.DeviceMemoryError; the process keeps
-working). Accepted: empty (0, no launch), any shape (flattened; dim= with an axis variant:
-_axis_sum), non-contiguous views (from a private copy), any element offset, NaN / Inf (propagated
-as torch.sum does). The caller's data is never modified.
+not a CuPy array / torch tensor, sparse, or on the CPU for a GPU variant (CPU tensors only for
+Triton variants under TRITON_INTERPRET=1, never meta); a variant neither an id nor a
+catalogue.Variant, unknown (catalogue.UnknownVariant) or a peer; an unsupported dtype; n past a
+32-bit seed kernel's limit; too little device memory (errors.DeviceMemoryError). Accepted: empty
+(0, no launch), any shape (flattened; dim= with an axis variant: _axis_sum), non-contiguous views
+(from a private copy), any element offset, NaN / Inf (propagated). x is never modified.
 
-A call runs on x's device and the caller's current stream in x's library (stream.call_on).
-Supported contexts (tests/test_gpu_contexts.py): any torch or CuPy stream, blocking or not;
-several threads; torch.compile (fullgraph=True; default, reduce-overhead,
-max-autotune-no-cudagraphs); CUDA graphs captured on any stream and replayed concurrently (each
-with a workspace its graph owns: workspace.py); out=. A variant's first call with such an input
+A call runs on x's device and the caller's current stream in x's library (stream.call_on), in
+every context of tests/test_gpu_contexts.py: torch or CuPy streams, blocking or not; threads;
+torch.compile (fullgraph=True, every mode); CUDA graphs captured on any stream and replayed
+concurrently (with workspaces their graphs own); out=. A variant's first call with such an input
 inside a capture raises PlanCacheMiss before anything is enqueued; the capture stays valid.
 
-Speed: every 1-D family runs through plan_cache; a cached call costs one 0-d result and the
-launches, rebound by pointer (bit-identical to a fresh plan's sum). The hot path (`_hit`, tried
-first) takes a plain contiguous torch.Tensor and a variant id the checked path accepted before,
-and keys on cheap reads (timeit, CPython 3.12, CPU; GPU: experiments.call_profile):
-x.get_device() 0.05 us (x.device.index 0.08 us); the dtype's name from a dict 0.10 us (a cached
-name_of 0.16 us); the id, not a Variant (hashing one: 0.7 us); the stream as an int
-(stream.current_stream_ptr); the result as proto.new_empty(()) 2.1 us (torch.empty 2.5 us; never
-a plan's own buffer, which the next call overwrites).
+Speed: a cached call (plan_cache) costs one 0-d result and the launches, rebound by pointer. The
+hot path (`_hit`, tried first) takes a plain contiguous torch.Tensor and an id the checked path
+accepted before, and keys on cheap reads (timeit, CPython 3.12; GPU: experiments.call_profile):
+x.get_device() 0.05 us (x.device.index 0.08); the dtype's name from a dict 0.10 us (a cached
+name_of 0.16); the id, not a Variant (hashing one: 0.7 us); the stream as an int; the result as
+proto.new_empty(()) 2.1 us (torch.empty 2.5; never a plan's buffer, which the next call reuses).
 """
 
 from __future__ import annotations
@@ -122,18 +117,13 @@ def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.
 def reduce_sum(
     x: Any, variant: str | catalogue.Variant, *, dim: int | None = None, out: Any = None
 ) -> Any:
-    """Sum of all elements of x computed by `variant`: a 0-d array/tensor on x's device, in x's
-    library and dtype (int32 wraps modulo 2^32, as the seed kernels do; the fastest variants
-    return float16 / bfloat16 sums as float32, their accumulator); with dim=, the sum along that
-    dim by an axis variant (_axis_sum). x: a CuPy array or CUDA torch tensor, any shape, never
-    modified (in-place kernels work on a scratch copy); empty sums to 0 without a launch. Under
-    TRITON_INTERPRET=1 (read per call) a Triton variant also sums a CPU tensor in Triton's
-    interpreter (every program in Python: keep n small).
-
-    out: where to write the sum (as torch.sum's out=): a one-element dense tensor (or CuPy
-    array, with x one) of result_dtype on x's device, not overlapping x's span, not requiring
-    grad; it is returned. It saves the result's allocation, the largest single cost of a cached
-    call (4-5 us on the H100 host: experiments.call_profile).
+    """Sum of all elements of x (a CuPy array or CUDA torch tensor, any shape) by `variant`: 0-d,
+    on x's device, in x's library and dtype (int32 wraps modulo 2^32; the fastest variants return
+    float16 / bfloat16 sums as float32, their accumulator); with dim=, the sum along that dim by
+    an axis variant. Under TRITON_INTERPRET=1 a Triton variant also sums a CPU tensor (slowly).
+    out: a one-element dense tensor (or CuPy array) of result_dtype on x's device, outside x's
+    span, to write the sum into and return (as torch.sum's out=): it saves the result's
+    allocation, a cached call's largest single cost (4-5 us on the H100 host).
     """
     if type(x) is torch.Tensor and type(variant) is str and dim is None:
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
@@ -152,13 +142,9 @@ def reduce_sum(
 
 
 def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> Any:
-    """reduce_sum(x, variant, dim=d): torch.sum(x, dim=d)'s shape (keepdim False, negative dims
-    from the end) in x's library, device and stream, the same bits on every run (no atomics).
-    Unlike torch.sum: int32 sums in int32, wrapped modulo 2^32; float32 in float32; float16 /
-    bfloat16 add in float32 and round once. axis_plan.check's errors come before anything is
-    launched or copied; out= is refused. An empty reduced dim gives zeros, an empty output an
-    empty tensor, with no launch. Launches come from plan_cache.AxisCache; inside a capture, from
-    a plan of the call's own (its partials from the graph's pool)."""
+    """torch.sum(x, dim=d)'s shape, in x's library, device and stream, the same bits every run.
+    Unlike torch.sum: int32 sums in int32 (wrapping); float16 / bfloat16 add in float32 and round
+    once. axis_plan.check's errors come first; no out=; empty gives zeros, without a launch."""
     v = axis_plan.resolve(variant, dim)
     if out is not None:
         raise ValueError(f"out= is not supported with dim= ({v.id}); use the returned tensor")

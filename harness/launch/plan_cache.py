@@ -1,21 +1,18 @@
-"""The launch caches: a bounded, thread-safe LRU of every 1-D family's launches (PlanCache) and
-of the axis family's (AxisCache), so that reduce_sum builds no plan per call.
+"""The launch caches: bounded, thread-safe LRUs of the 1-D families' launches (PlanCache) and the
+axis family's (AxisCache), so that reduce_sum builds no plan per call.
 
-1-D key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer): n and dtype fix
-the grid, the integer widths and Triton's configuration bucket; data_ptr % 16 is the alignment
-class (the kernels' head before the first 16-byte boundary, Triton's pointer specialization).
-Axis key: (variant id, dtype, shape, dim, device, stream). Each stream gets its own entry, so its
-own workspace: two launches in flight at once on two streams sharing one ticket counter would
-take each other's tickets. No key holds a data pointer: an entry takes x and out per call, so
-any tensor of the same class hits and the cache keeps no caller's tensor alive.
+1-D key: (variant id, dtype, n, x.data_ptr() % 16, device, stream): n and dtype fix the grid,
+integer widths and Triton's configuration; data_ptr % 16 is the alignment class (the kernels'
+head, Triton's pointer specialization). Axis key: (variant id, dtype, shape, dim, device,
+stream). Per stream, so each stream has its own workspace: two launches in flight on two streams
+sharing a ticket counter take each other's tickets. No key holds a data pointer (entries take x
+and out per call), so any tensor of the class hits and no caller's tensor is kept alive.
 
-Capture: a captured call never uses an entry's workspace (workspace.py says why). `for_capture`
-takes the entry of the same key but built on ANY stream (kernel, grid and configuration do not
-depend on it) and the call launches it on the capturing stream with its graph's own workspace;
-the graph keeps nothing of the entry but the kernel, so eviction and clear() may free any entry.
-A miss while the current stream captures raises PlanCacheMiss before anything is enqueued
-(building would allocate, memset and may time Triton's candidates). Axis sums in a capture use a
-plan of their own (api).
+Capture: `for_capture` takes the entry of the same key on ANY stream (kernel, grid and
+configuration do not depend on it); the call launches it on the capturing stream with its graph's
+own workspace (workspace.py says why), so eviction may free any entry. A miss while capturing
+raises PlanCacheMiss before anything is enqueued (building would allocate, memset and may time
+Triton's candidates). Axis sums in a capture use a plan of their own (api).
 """
 
 from __future__ import annotations
