@@ -1,14 +1,13 @@
 """Plans: a variant bound to one input, buffers and launch closures made once, so timing loops
 measure launches, not allocation or Python setup; every launch queues on torch's current stream.
-make_plan checks the input, then the mapping picks the plan (this module's multi-pass Plan,
-single_launch's, reproducible_plan's); all answer one interface (ReductionPlan): variant, dtype,
+make_plan checks the input, then the mapping picks the plan: multi-pass (built here),
+single_launch's or reproducible_plan's, each a single_launch.Plan (ReductionPlan): variant, dtype,
 x, outs, n, launch_count, first_blocks, run(first_pass_only, restore), poison, restore, bytes_moved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
 import torch
@@ -20,64 +19,15 @@ from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
 from harness.launch.errors import DeviceMemoryError, no_room
+from harness.launch.single_launch import Plan, on_stream
 
 __all__ = ["DeviceMemoryError", "Plan", "ReductionPlan", "make_plan"]
 
 
-@dataclass
-class Plan:
-    """A multi-pass plan: launch k reads pass k's input (the input, then the partials of launch
-    k - 1) and writes outs[k]; the last pass writes a single value."""
-
-    variant: Variant
-    dtype: str
-    x: torch.Tensor
-    passes: list[Pass]
-    outs: list[torch.Tensor]
-    scratch: torch.Tensor | None
-    launches: list[Callable[[], None]]
-
-    @property
-    def n(self) -> int:
-        return self.x.numel()
-
-    @property
-    def launch_count(self) -> int:
-        return len(self.passes)
-
-    @property
-    def first_blocks(self) -> int:
-        return self.passes[0].blocks
-
-    def restore(self) -> None:
-        """Refill the scratch copy an in-place first pass destroys (no-op otherwise)."""
-        if self.scratch is not None:
-            self.scratch.copy_(self.x)
-
-    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch the passes; returns the buffer that will hold the result. restore=False: timing
-        loops refill the scratch copy in their untimed setup, not as the kernel's time."""
-        if restore:
-            self.restore()
-        for launch in self.launches[:1] if first_pass_only else self.launches:
-            launch()
-        return self.outs[0] if first_pass_only else self.outs[-1]
-
-    def poison(self) -> None:
-        for o in self.outs:
-            dtypes.poison_(o)
-
-    def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """Each pass's input read once, its partials written once."""
-        size = self.x.element_size()
-        ps = self.passes[:1] if first_pass_only else self.passes
-        return sum((p.n + p.blocks) * size for p in ps)
+ReductionPlan = Plan  # every family's plan is one (single_launch.Plan)
 
 
-ReductionPlan = Plan | single_launch.FastestPlan  # ReproduciblePlan is a FastestPlan
-
-
-def make_plan(variant: Variant, x: torch.Tensor) -> ReductionPlan:
+def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
     """`variant` bound to the flat tensor x: buffers allocated, launches prepared, nothing run."""
     if variant.launch is None:
         raise ValueError(f"{variant.id} has no launch policy (a peer is not run through a plan)")
@@ -114,7 +64,7 @@ def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
         _cuda_launch(variant, dtype, i, o, p) if cuda else partial(triton_pass(variant, p), i, o)
         for i, o, p in zip(inputs, outs, passes, strict=True)
     ]
-    return Plan(variant, dtype, x, passes, outs, scratch, launches)
+    return Plan(variant, dtype, x, outs, launches, passes[0].blocks, passes, scratch)
 
 
 def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
@@ -159,4 +109,4 @@ def _cuda_launch(
 
     kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, inp.element_size())
     args = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
-    return single_launch.on_stream(kern, blocks, threads, args, smem)
+    return on_stream(kern, blocks, threads, args, smem)

@@ -118,4 +118,4 @@ def make_plan(
         from triton_kernels import reproducible
 
         go = reproducible.launch(x, out, phi, plo, blocks)
-    return ReproduciblePlan(variant, dtype, x, [out], workspace, go, blocks)
+    return ReproduciblePlan(variant, dtype, x, [out], [go], blocks, workspace=workspace)

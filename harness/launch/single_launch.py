@@ -1,4 +1,5 @@
-"""The plan of the "single-launch" mapping (family "fastest"): one launch turns n elements into one.
+"""Plan, the class every 1-D plan is (plan.make_plan builds them), and the plan of the
+"single-launch" mapping (family "fastest"): one launch turns n elements into one.
 
 Its workspace: one partial per block (accumulator type) and a ticket counter, zeroed once; the
 last block resets it, so launches and graph replays need no memset, but two launches of one plan
@@ -9,33 +10,33 @@ accumulator's dtype (float16 / bfloat16 as float32, unrounded).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import FASTEST_UNROLL, Variant
+from harness.core.passes import Pass
 from harness.launch import workspace as workspace_memory
 from harness.launch.errors import no_room
 from harness.launch.stream import on_torch_stream
 from harness.launch.workspace import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
 
 
-def out_dtype(dtype: str) -> torch.dtype:
-    return dtypes.get(dtype).sum_torch
-
-
 @dataclass
-class FastestPlan:
-    """A single-launch variant bound to one input (plan.ReductionPlan; one pass)."""
+class Plan:
+    """A variant bound to one input: launch k reads the input (an in-place first pass: its scratch
+    copy), then launch k - 1's partials, and writes outs[k]; the last writes the sum."""
 
     variant: Variant
     dtype: str
     x: torch.Tensor
-    outs: list[torch.Tensor]  # [out]: one value of out_dtype(dtype)
-    workspace: list[torch.Tensor]  # [partials, counter]
-    launch: Callable[[], None]
-    first_blocks: int  # the grid it launches (blocks / programs)
+    outs: list[torch.Tensor]
+    launches: list[Callable[[], None]]
+    first_blocks: int  # the first launch's grid (blocks / programs)
+    passes: list[Pass] = field(default_factory=list)
+    scratch: torch.Tensor | None = None
+    workspace: list[torch.Tensor] = field(default_factory=list)  # a one-launch kernel's
 
     @property
     def n(self) -> int:
@@ -43,20 +44,62 @@ class FastestPlan:
 
     @property
     def launch_count(self) -> int:
-        return 1
-
-    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        self.launch()
-        return self.outs[0]
-
-    def poison(self) -> None:
-        dtypes.poison_(self.outs[0])
+        return len(self.launches)
 
     def restore(self) -> None:
-        """Nothing to restore (the input is only read)."""
+        """Refill the scratch copy an in-place first pass destroys (no-op otherwise)."""
+        if self.scratch is not None:
+            self.scratch.copy_(self.x)
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
+        """Launch the passes; returns the buffer that will hold the result. restore=False: timing
+        loops refill the scratch copy in their untimed setup, not as the kernel's time."""
+        if restore:
+            self.restore()
+        for launch in self.launches[:1] if first_pass_only else self.launches:
+            launch()
+        return self.outs[0] if first_pass_only else self.outs[-1]
+
+    def poison(self) -> None:
+        for o in self.outs:
+            dtypes.poison_(o)
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        return (self.n + 1) * self.x.element_size()
+        """Each pass's input read once, its partials written once."""
+        size = self.x.element_size()
+        ps = self.passes[:1] if first_pass_only else self.passes
+        return sum((p.n + p.blocks) * size for p in ps)
+
+
+def on_stream(kern, blocks: int, threads: int, args: tuple, smem: int = 0) -> Callable[[], None]:
+    """kern(args) on `blocks` x `threads` (smem: shared bytes) on torch's current stream."""
+    grid, block = (blocks,), (threads,)
+
+    def go() -> None:
+        with on_torch_stream():
+            kern(grid, block, args, shared_mem=smem)
+
+    return go
+
+
+def out_dtype(dtype: str) -> torch.dtype:
+    return dtypes.get(dtype).sum_torch
+
+
+@dataclass
+class FastestPlan(Plan):
+    """A one-launch plan: workspace [partials, counter]; its one pass is the whole run."""
+
+    @property
+    def launch(self) -> Callable[[], None]:
+        return self.launches[0]
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
+        self.launches[0]()  # nothing to restore: Plan.run's work without its checks
+        return self.outs[0]
+
+    def bytes_moved(self, first_pass_only: bool = False) -> int:
+        return (self.n + 1) * self.x.element_size()  # n read, one written
 
 
 def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
@@ -71,7 +114,7 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
         from triton_kernels import fastest
 
         launch, grid = fastest.tuned_launch(dtype, x, out, partials, counter)
-    return FastestPlan(variant, dtype, x, [out], [partials, counter], launch, grid)
+    return FastestPlan(variant, dtype, x, [out], [launch], grid, workspace=[partials, counter])
 
 
 def workspace(
@@ -147,14 +190,3 @@ def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> t
     xv = x.view(torch.int16) if x.element_size() == 2 else x
     views = (cupy.from_dlpack(t) for t in (xv, out, *workspace))
     return (*views, np.uint64(x.numel()))
-
-
-def on_stream(kern, blocks: int, threads: int, args: tuple, smem: int = 0) -> Callable[[], None]:
-    """kern(args) on `blocks` x `threads` (smem: shared bytes) on torch's current stream."""
-    grid, block = (blocks,), (threads,)
-
-    def go() -> None:
-        with on_torch_stream():
-            kern(grid, block, args, shared_mem=smem)
-
-    return go
