@@ -7,7 +7,6 @@ view runs the VEC = false instantiation (the same lanes in the same order, scala
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -77,24 +76,6 @@ def cuda_kernel(
     return cuda_loader.kernel_by_expression(variant.source, expr)
 
 
-def cuda_launch(
-    variant: Variant,
-    dtype: str,
-    x: torch.Tensor,
-    out: torch.Tensor,
-    workspace: list[torch.Tensor],
-    blocks: int,
-    threads: int | None = None,
-    unroll: int | str = CUDA_UNROLL,
-    prefetch: bool | str = CUDA_PREFETCH,
-) -> Callable[[], None]:
-    """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks;
-    threads / unroll / prefetch default to the catalogue's."""
-    threads = threads or variant.launch.threads
-    kern = cuda_kernel(variant, dtype, x.data_ptr(), threads, unroll, prefetch)
-    return on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
-
-
 def make_plan(
     variant: Variant, dtype: str, x: torch.Tensor, grid: int | None = None
 ) -> ReproduciblePlan:
@@ -113,7 +94,8 @@ def make_plan(
         counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
     workspace = [phi, plo, counter]
     if variant.backend == "cuda":
-        go = cuda_launch(variant, dtype, x, out, workspace, blocks)
+        kern, threads = cuda_kernel(variant, dtype, x.data_ptr()), variant.launch.threads
+        go = on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
     else:
         from triton_kernels import reproducible
 
