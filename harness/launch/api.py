@@ -107,8 +107,7 @@ def _variant(variant: str | catalogue.Variant) -> catalogue.Variant:
 
 
 def result_dtype(variant: str | catalogue.Variant, dtype: torch.dtype) -> torch.dtype:
-    """The dtype reduce_sum returns for `variant` over `dtype` input (the tile mapping says: the
-    input's, or the single-launch family's accumulator); a TypeError for an unsupported dtype."""
+    """The dtype reduce_sum returns for `variant` over `dtype` input (TypeError: unsupported)."""
     v = _variant(variant)
     _check_dtype(v, dtype)
     return dtypes.DTYPES[v.launch.mapping.sum_dtype(_DTYPE_NAMES[dtype])].torch
@@ -165,8 +164,7 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
 
 
 def axis_result_shape(x: torch.Tensor, variant: str | catalogue.Variant, dim: Any) -> tuple:
-    """The shape reduce_sum(x, variant, dim=dim) returns (in x's dtype), from x's shape and dtype
-    alone (the operator's fake implementation), or the error _axis_sum raises for them."""
+    """reduce_sum(x, variant, dim=dim)'s shape from x's shape and dtype (the fake), or its error."""
     v = axis_plan.resolve(variant, dim)
     p = axis_plan.check(v, tuple(x.shape), dim)
     _check_dtype(v, x.dtype)
@@ -226,9 +224,8 @@ _current_device = getattr(torch._C, "_cuda_getDevice", None)
 
 
 def _hit(x: torch.Tensor, variant: str):
-    """The cached launch for x (a plain tensor) and a variant id, or None: the checked path then
-    builds on a miss, switches to x's device, or captures with a graph-owned workspace. Only
-    attribute reads, a device and a stream query and one lookup of plan_cache.key_of's key."""
+    """The cached launch for x and a variant id, or None (then the checked path): attribute reads,
+    a device and a stream query and one lookup of plan_cache.key_of's key."""
     vid = _HOT_IDS.get(variant)
     if vid is None or not x.is_contiguous():
         return None
@@ -249,8 +246,7 @@ def _hit(x: torch.Tensor, variant: str):
 
 
 def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> Any:
-    """reduce_sum with every check of the module docstring, on x's device and stream, through
-    the plan cache into a new 0-d result or out= (a capture's with a workspace of its graph)."""
+    """reduce_sum with every check, on x's device and stream, into a new 0-d result or out=."""
     v = _variant(variant)
     t, lib = _as_torch(x, v, flat=False)
     want = result_dtype(v, t.dtype)

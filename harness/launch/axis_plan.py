@@ -101,8 +101,7 @@ Kernel = Callable[[torch.Tensor, torch.Tensor], None]
 
 
 def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
-    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst`, as a function of the
-    two flat tensors."""
+    """Pass `ps` of CUDA variant v (dtype src -> dst) as a function of the two flat tensors."""
     import numpy as np
 
     from harness.compile import cuda_loader
@@ -163,8 +162,7 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
 
 
 def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list[int]]:
-    """Every pass of v over problem p for input dtype `dtype`: the kernels and the sizes of the
-    partials between them (in the accumulator's dtype)."""
+    """Every pass of v over p for `dtype` input, and the sizes of the partials between them."""
     passes = v.launch.mapping.passes(p)
     acc = dtypes.get(dtype).sum_dtype
     ks: list[Kernel] = []

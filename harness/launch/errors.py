@@ -17,8 +17,7 @@ class PeerUnavailable(RuntimeError):
 
 @contextlib.contextmanager
 def no_room(message: str) -> Iterator[None]:
-    """torch's OutOfMemoryError in the block raised as DeviceMemoryError: message, then the first
-    line of torch's in parentheses."""
+    """torch's OutOfMemoryError in the block raised as DeviceMemoryError(message (torch's))."""
     try:
         yield
     except torch.cuda.OutOfMemoryError as e:

@@ -66,8 +66,7 @@ def cupy_accelerators(names: list[str]) -> Iterator[None]:
 
 
 def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | object]:
-    """A closure that runs the peer on x (buffers and views made once, compiled peers compiled
-    and warmed) and returns its result: a 0-d tensor / array for the sums, the copy's buffer."""
+    """A closure running the peer on x (buffers made, compiles warmed) and returning its result."""
     vid = variant.id
     if vid == TORCH_SUM_ID:
         return lambda: torch.sum(x)
@@ -127,8 +126,7 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
 
 
 def unavailable_reason(variant: Variant) -> str | None:
-    """Why a peer cannot run here (cuda.compute not installed, a torch without the cooperative
-    reduction), or None; known before anything is prepared."""
+    """Why a peer cannot run here (known before anything is prepared), or None."""
     if variant.id == COMPILE_COOP_ID:
         return coop_unavailable_reason()
     if variant.id not in CCCL_IDS:
@@ -149,8 +147,7 @@ def run(variant: Variant, x: torch.Tensor) -> torch.Tensor:
 
 
 def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
-    """Fewest bytes the peer must move: the copy reads and writes n elements; a sum reads n and
-    writes one result (at most 8 bytes), whatever a library moves internally."""
+    """Fewest bytes the peer must move: the copy 2 n elements, a sum n read and one written."""
     if variant.id == COPY_ID:
         return 2 * n * itemsize
     return n * itemsize + 8
@@ -161,8 +158,7 @@ def _sum(t: torch.Tensor) -> torch.Tensor:
 
 
 def fresh_sum() -> Callable[[torch.Tensor], torch.Tensor]:
-    """`lambda t: t.sum()` with a code object of its own (so its own Dynamo cache); the name says
-    which compile it was."""
+    """`lambda t: t.sum()` with a code object (so a Dynamo cache) and a name of its own."""
     code = _sum.__code__.replace(co_name=f"peer_sum_{next(_fresh_ids)}")
     return types.FunctionType(code, _sum.__globals__, code.co_name)
 
@@ -194,8 +190,7 @@ def compile_kwargs(variant: Variant) -> dict:
 
 
 class _TorchCurrentStream:
-    """torch's current stream through the __cuda_stream__ protocol, looked up at each call (so a
-    CUDA-graph capture stream is the one used while capturing)."""
+    """torch's current stream (a capture's while capturing) by the __cuda_stream__ protocol."""
 
     def __cuda_stream__(self) -> tuple[int, int]:
         return (0, torch.cuda.current_stream().cuda_stream)

@@ -76,8 +76,7 @@ def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
 
 
 def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
-    """Pass p of a multi-pass CUDA variant, for the plan and rebind_passes alike: (the CuPy kernel,
-    blocks, threads, dynamic shared memory bytes, the scalars after the two pointers, numpy's)."""
+    """Pass p of a multi-pass CUDA variant: (kernel, blocks, threads, shared bytes, scalars)."""
     import numpy as np
 
     launch = variant.launch

@@ -133,8 +133,8 @@ class LRU:
 
 
 class PlanCache(LRU):
-    """The 1-D families' launches; a second lock for builds (two threads missing one key build it
-    once; hits never wait on a build). launch_modes: backend -> rebind's launch mode."""
+    """The 1-D families' launches; a build lock (two threads missing one key build it once; hits
+    never wait on a build). launch_modes: backend -> rebind's launch mode."""
 
     def __init__(
         self, max_entries: int | None = None, launch_modes: dict[str, str] | None = None
@@ -146,9 +146,8 @@ class PlanCache(LRU):
     def get(
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
     ) -> Entry:
-        """The launch for x (contiguous, any shape) on stream_ptr (default: the current stream),
-        built on a miss, its workspace ordered after stream_ptr (pass only the stream whose work
-        it is)."""
+        """The launch for x on stream_ptr (default: the current one), built on a miss with its
+        workspace ordered after stream_ptr (so pass only the stream whose work it is)."""
         if stream_ptr is None:
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)
@@ -208,8 +207,7 @@ class AxisCache(LRU):
 
 
 def capturing() -> bool:
-    """Whether torch's current stream captures a CUDA graph: the C call that
-    torch.cuda.is_current_stream_capturing() makes, without its Python frame (CUDA builds only)."""
+    """torch.cuda.is_current_stream_capturing() without its Python frame (CUDA builds only)."""
     return torch._C._cuda_isCurrentStreamCapturing()
 
 

@@ -52,11 +52,8 @@ LaunchWith = Callable[[torch.Tensor, torch.Tensor, int, int, int], None]
 
 @dataclass
 class BoundLaunch:
-    """A cached launch of any 1-D family (this module's or rebind_passes'): one variant, dtype, n,
-    alignment class, device and stream; call it (or its go) with (x, out): x contiguous, of that
-    n and alignment class; out at least one element of out_dtype, 16-byte aligned (any torch
-    allocation). in_capture(x, out, stream_ptr): the same captured on stream_ptr with a workspace
-    the graph owns, or an error before anything is enqueued."""
+    """A cached launch of any 1-D family: one variant, dtype, n, alignment class, device and
+    stream; call it (or go) with x (contiguous, that class) and out (16-byte aligned)."""
 
     variant: Variant
     dtype: str
@@ -67,7 +64,7 @@ class BoundLaunch:
     proto: torch.Tensor  # out_dtype on the device: results are its new_empty (api)
     workspace: Sequence[torch.Tensor]  # owned, made once, the partials first
     go: Go
-    in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]
+    in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]  # (x, out, capturing stream)
     go_with: LaunchWith | None = None  # single-launch: None where the mode cannot be captured
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
@@ -81,8 +78,7 @@ class CaptureUnsupported(RuntimeError):
 def bind(
     variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
 ) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr` (Triton's
-    tuner may time its candidates over x here, once per size bucket and process)."""
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
     mode = mode or DEFAULT_MODE[variant.backend]
     if mode not in LAUNCH_MODES[variant.backend]:
         raise ValueError(
@@ -98,8 +94,7 @@ def bind(
     nbytes = ws[0].numel() * ws[0].element_size()
 
     def in_capture(x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
-        """go_with with a workspace the graph owns (workspace.in_graph), or CaptureUnsupported
-        before anything is enqueued."""
+        """go_with with a workspace the graph owns, or CaptureUnsupported before any launch."""
         if go_with is None:
             raise CaptureUnsupported(
                 f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "

@@ -25,8 +25,7 @@ from harness.launch.rebind import BoundLaunch, DriverKernel, triton_launcher
 
 
 def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x (n, dtype, alignment
-    class, device) on `stream_ptr`: workspace allocated, kernels loaded, nothing launched."""
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
     if variant.launch.mapping is REPRODUCIBLE:
         blocks, alloc, run, what = _reproducible(variant, dtype, x)
     else:
@@ -58,8 +57,7 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Boun
 
 
 def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
-    """plan.Plan's chain: pass k reads the input (or its scratch copy), then pass k - 1's
-    partials; the last pass writes the caller's out."""
+    """plan.Plan's chain: the input (or its scratch copy), then each pass's partials, then out."""
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
     device, n, dt = x.device, x.numel(), x.dtype  # never x itself: the entry outlives it
@@ -95,8 +93,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
-    """reproducible_plan's launch: the chunk partials and, for CUDA, the ticket counter; the
-    default grid."""
+    """reproducible_plan's launch: chunk partials (and CUDA's counter), the default grid."""
     n, device = x.numel(), x.device
     m = repro_geometry.chunk_count(n)
     blocks = reproducible_plan.default_grid(variant, n)

@@ -50,8 +50,7 @@ def vector_alignment(dtype: str, threads: int) -> int:
 def cuda_expression(
     dtype: str, threads: int, unroll: int | str, vec: bool, prefetch: bool | str = CUDA_PREFETCH
 ) -> str:
-    """reduce_reproducible's instantiation (unroll / prefetch: a value, or the .cu file's constant
-    the catalogue names)."""
+    """reduce_reproducible's instantiation (unroll / prefetch: a value or the .cu's constant)."""
     cxx = dtypes.get(dtype).cxx
     pf = prefetch if isinstance(prefetch, str) else ("true" if prefetch else "false")
     return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}, {pf}>"
@@ -79,8 +78,7 @@ def cuda_kernel(
 def make_plan(
     variant: Variant, dtype: str, x: torch.Tensor, grid: int | None = None
 ) -> ReproduciblePlan:
-    """`variant` over the flat x (plan.make_plan has checked the dtype and n) with `grid` blocks /
-    programs (default: default_grid)."""
+    """`variant` over the flat x (checked by plan.make_plan) with `grid` blocks (default_grid)."""
     if grid is not None and grid < 1:
         raise ValueError(f"a grid needs at least one block, got {grid}")
     x = x.reshape(-1)

@@ -120,8 +120,7 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """max_blocks partials (no grid either backend launches is larger, though Triton's tuner may
-    exceed the record's per_sm) and a zeroed counter, made by workspace.off_thread."""
+    """max_blocks partials (no grid is larger) and a zeroed counter, by workspace.off_thread."""
     slots = variant.launch.max_blocks
 
     def make() -> tuple[torch.Tensor, torch.Tensor]:
@@ -182,8 +181,7 @@ def cuda_kernel(
 
 
 def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
-    """reduce_fastest's (and reduce_reproducible's) arguments: CuPy views of x (16-bit floats as
-    int16: the kernel reads bits), out and the workspace, then n as a uint64."""
+    """reduce_fastest's arguments: views of x (16-bit floats as int16), out, workspace; n."""
     import cupy
     import numpy as np
 

@@ -92,8 +92,7 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
-    """One API call's device and stream (module docstring), for t from `lib` ("torch" or "cupy");
-    yields the stream's pointer (0 for a CPU tensor: Triton's interpreter, nothing to switch)."""
+    """One API call's device and stream (module docstring); yields the stream (CPU: 0)."""
     if not t.is_cuda:
         yield 0
         return

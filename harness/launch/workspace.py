@@ -36,8 +36,7 @@ _worker = concurrent.futures.ThreadPoolExecutor(
 
 
 def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
-    """make() on the workspace thread, `device` and stream `stream_ptr` (default: the caller's
-    current one) current; for a CPU device, here."""
+    """make() on the workspace thread, `device` and `stream_ptr` current (CPU: here)."""
     if device.type != "cuda":
         return make()
     from harness.launch.stream import current_stream_ptr, torch_stream
@@ -54,8 +53,7 @@ def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | No
 
 @contextlib.contextmanager
 def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
-    """(partials pointer, counter pointer) in memory the capture on `stream_ptr` owns: allocated,
-    the counter zeroed, freed after the block, each step captured."""
+    """(partials, counter) pointers in memory the capture on `stream_ptr` owns, counter zeroed."""
     from cupy.cuda import runtime
 
     counter_at = -(-max(partials_bytes, 1) // _ALIGN) * _ALIGN  # rounded up
