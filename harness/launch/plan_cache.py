@@ -2,17 +2,14 @@
 axis family's (AxisCache), so that reduce_sum builds no plan per call.
 
 1-D key: (variant id, dtype, n, x.data_ptr() % 16, device, stream): n and dtype fix the grid,
-integer widths and Triton's configuration; data_ptr % 16 is the alignment class (the kernels'
-head, Triton's pointer specialization). Axis key: (variant id, dtype, shape, dim, device,
-stream). Per stream, so each stream has its own workspace: two launches in flight on two streams
-sharing a ticket counter take each other's tickets. No key holds a data pointer (entries take x
-and out per call), so any tensor of the class hits and no caller's tensor is kept alive.
-
-Capture: `for_capture` takes the entry of the same key on ANY stream (kernel, grid and
-configuration do not depend on it); the call launches it on the capturing stream with its graph's
-own workspace (workspace.py says why), so eviction may free any entry. A miss while capturing
-raises PlanCacheMiss before anything is enqueued (building would allocate, memset and may time
-Triton's candidates). Axis sums in a capture use a plan of their own (api).
+integer widths and Triton's configuration; data_ptr % 16 is the alignment class. Axis key:
+(variant id, dtype, shape, dim, device, stream). Per stream, so each stream has its own workspace
+(two launches in flight on two streams sharing a ticket counter take each other's tickets). No
+key holds a data pointer, so any tensor of the class hits and no caller's tensor is kept alive.
+`for_capture` takes the entry of the same key on ANY stream (kernel, grid and configuration do not
+depend on it) to launch on the capturing stream with its graph's own workspace; a miss while
+capturing raises PlanCacheMiss before anything is enqueued (building would allocate, memset and
+may time Triton's candidates). Axis sums in a capture use a plan of their own (api).
 """
 
 from __future__ import annotations

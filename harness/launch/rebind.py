@@ -1,21 +1,17 @@
-"""The single-launch (fastest) family's cached launch (plan_cache's entry), x and out given per
-call: kernel, grid, configuration, workspace and stream fixed when built, by the uncached plan's
-functions, so its sum is bit-identical to a plan's. Launch modes (LAUNCH_MODES; DEFAULT_MODE the
-cache's; harness.studies.callable_bench times them):
-- cuda "cupy-driver": cuLaunchKernel through CuPy's Cython binding, the parameters packed once
-  (DriverKernel); per call only x's and out's pointers are written into them, under a lock (two
-  threads must not interleave writes and launch; the driver copies the parameters at the call).
-- cuda "driver": the same through cuda.bindings, where installed: 5.8 us a launch on an H100 host
-  (float32 2^10) against 7.0 us for "function", 8.1 us through ctypes, 11.4 us for torch.sum
-  (results/<device>/archive/call-profile.txt). Not the default: importing cuda.bindings.driver
-  resolves its function table through cuGetProcAddress, and compute-sanitizer reports each symbol
-  the driver lacks as an API error in the user's program.
-- cuda "function": cupy.cuda.Function, arguments packed once but for two fresh CIntptr;
-  "rawkernel": single_launch's way (DLPack views, the RawKernel in on_torch_stream()).
-- triton "bound": the CompiledKernel kernel.warmup returns, run with its arguments bound once
-  (skipping JITFunction.run's per-call binding, specialization and cache-key hashing: valid
-  because what the specialization depends on, n and x_ptr % 16, is in the cache key); "jit":
-  Triton's own path (the only one under the interpreter).
+"""The single-launch (fastest) family's cached launch, x and out given per call: kernel, grid,
+configuration, workspace and stream fixed when built, by the plan's functions (the same sum).
+Launch modes (LAUNCH_MODES; harness.studies.callable_bench times them; DEFAULT_MODE the cache's):
+cuda "cupy-driver" and "driver": cuLaunchKernel through CuPy's Cython binding or cuda.bindings
+(where installed), the parameters packed once (DriverKernel), per call only x's and out's
+pointers written in, under a lock (two threads must not interleave writes and launch; the driver
+copies the parameters at the call). "driver" took 5.8 us a launch on an H100 host (float32 2^10;
+"function" 7.0, ctypes 8.1, torch.sum 11.4: results/<device>/archive/call-profile.txt) but is not
+the default: importing cuda.bindings.driver resolves its function table through cuGetProcAddress,
+and compute-sanitizer reports each symbol the driver lacks as an API error in the user's program.
+"function": cupy.cuda.Function; "rawkernel": single_launch's way. triton "bound": the
+CompiledKernel kernel.warmup returns, run with its arguments bound once (skipping JITFunction.run's
+per-call binding and specialization: valid because n and x_ptr % 16 are in the cache key); "jit":
+Triton's own path (the only one under the interpreter).
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """The device and the stream a call runs on, made current in both libraries.
 
-An API call runs on ONE stream, the caller's current stream in x's library (torch's or CuPy's):
-every kernel, allocation and copy of the result. `call_on` makes x's device current and that
-stream current in torch AND CuPy: each keeps its own current stream, a kernel launched on one while
-the result is copied (or a workspace freed) on the other races, and a non-blocking CuPy stream
-does not even order against torch's legacy default stream. CuPy's Stream for a raw pointer is made
-once per (device, stream): Stream.from_external on CuPy 14 (ExternalStream warns there on every
-construction), ExternalStream on CuPy 13; pointer 0 is Stream.null, entered like any other (never
-assumed current: a caller inside `with cupy.cuda.Stream(non_blocking=True)` has another).
+An API call runs on ONE stream, the caller's current stream in x's library: every kernel,
+allocation and copy of the result. `call_on` makes it current in torch AND CuPy: each keeps its
+own current stream, a kernel launched on one while the result is copied (or a workspace freed) on
+the other races, and a non-blocking CuPy stream does not even order against torch's legacy
+default stream. CuPy 14 wraps a raw pointer with Stream.from_external (ExternalStream warns there),
+CuPy 13 with ExternalStream; pointer 0 is Stream.null, entered like any other.
 """
 
 from __future__ import annotations

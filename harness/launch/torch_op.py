@@ -1,13 +1,10 @@
 """torch.ops.reduce_ladder.sum(x, variant="cuda/fastest", dim=None): reduce_sum as a torch operator
-(registered by `import harness`, about 1 ms). Under torch.compile(fullgraph=True) it is one opaque
-node, shaped by the fake implementation below (which raises reduce_sum's errors while Dynamo
-traces); in a CUDA-graph capture api's rules hold. It mutates nothing and has no autograd formula.
-
-Registered with torch.library.Library on the CUDA and CPU keys (CPU: Triton's interpreter), not
-with torch.library.custom_op, which wraps every call in Python of its own. Dispatch alone
-(timeit, CPU, torch 2.13): custom_op 8.4 us, Library.impl on the CPU key 1.6 us, on
-CompositeExplicitAutograd 3.0 us. `noop` is the same registration around a function that returns
-a tensor made once: what dispatch costs alone (experiments.call_profile).
+(registered by `import harness`). Under torch.compile(fullgraph=True) one opaque node, shaped by
+the fake below (which raises reduce_sum's errors while Dynamo traces). It mutates nothing and has
+no autograd formula. Registered with torch.library.Library on the CUDA and CPU keys (CPU: Triton's
+interpreter), not with custom_op, which wraps every call in Python: dispatch alone costs 8.4 us
+with custom_op, 1.6 us with Library.impl on the CPU key (timeit, torch 2.13). `noop`, the same
+registration around a function returning a tensor made once, is what dispatch costs alone.
 """
 
 from __future__ import annotations

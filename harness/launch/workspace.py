@@ -1,18 +1,17 @@
 """Where a cached launch's workspace (partials + the last-block ticket counter) lives.
 
-Eager (`off_thread`): a cached launch owns its workspace beyond the call that made it, so it is
-allocated on a worker thread. Why: torch routes allocations to a private memory pool per THREAD
-(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees during a warm-up), and memory left in
-a graph's pool without being one of its outputs makes Inductor stop with "Detected N tensor(s) in
-the cudagraph pool not tracked as outputs". The worker makes the launch's stream current, so the
-counter's zero fill is ordered before its first kernel and freed memory is reused in that order.
+`off_thread`: a cached launch's workspace outlives the call that made it, so a worker thread
+allocates it, with the launch's stream current (the counter's zero fill ordered before its first
+kernel). Why: torch routes allocations to a memory pool per THREAD (torch.cuda.use_mem_pool;
+torch.compile's CUDA-graph trees during a warm-up), and memory left in a graph's pool without
+being one of its outputs makes Inductor stop ("Detected N tensor(s) in the cudagraph pool not
+tracked as outputs").
 
-In a capture (`in_graph`): a graph bakes addresses in, so graphs captured from one entry would
-share its counter and, replayed at once, take each other's tickets (wrong sums; torch.cuda.graph()
-without stream= captures every graph on one stream). So each captured call gets memory its own
-graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes around the launch, the
-counter's zeroing as a memset node (every replay starts from 0). The driver keeps the memory of
-graphs that may run at once apart, and none of it is torch's. The runtime calls come from CuPy.
+`in_graph`: a graph bakes addresses in, so graphs captured from one entry would share its counter
+and, replayed at once, take each other's tickets (wrong sums; per-stream entries do not help:
+torch.cuda.graph() without stream= captures every graph on one stream). So a captured call gets
+memory its own graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes around the
+launch, the counter's zeroing as a memset node; none of it is torch's (the calls are CuPy's).
 """
 
 from __future__ import annotations
