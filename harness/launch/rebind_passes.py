@@ -134,8 +134,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     out_tl = tl.float64 if dtype == "float64" else tl.float32
     with no_room(f"{variant.id} needs {what}; the allocation failed"):
         probe = make()  # what the kernels are compiled against: allocations like a call's
-        wide = torch.float64 if dtype == "float64" else torch.float32
-        res = torch.empty(1, dtype=wide, device=device)
+        res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
     chunk_meta, final_meta = tr.chunk_meta(), tr.final_meta(out_tl)
     grid = (max(1, min(blocks, m)),)
     chunks = triton_launcher(tr.reproducible_chunks_kernel, grid, (x, *probe, *scalars), chunk_meta)

@@ -39,22 +39,18 @@ def cupy_importable() -> bool:
 
 @functools.lru_cache(maxsize=64)
 def cupy_stream(ptr: int, device: int):
-    """CuPy's view of the CUDA stream `ptr` on `device` (module docstring)."""
+    """CuPy's view of the CUDA stream `ptr` on `device` (0: Stream.null, the legacy stream)."""
     import cupy
 
+    if ptr == 0:
+        return cupy.cuda.Stream.null
     with cupy.cuda.Device(device):
         if hasattr(cupy.cuda.Stream, "from_external"):
             return cupy.cuda.Stream.from_external(_Handle(ptr))
         return cupy.cuda.ExternalStream(ptr, device)
 
 
-def cupy_stream_or_null(ptr: int, device: int):
-    """cupy_stream(ptr, device), or CuPy's null stream for ptr 0 (the legacy default stream)."""
-    if ptr == 0:
-        import cupy
-
-        return cupy.cuda.Stream.null
-    return cupy_stream(ptr, device)
+cupy_stream_or_null = cupy_stream  # the name the launch modules call it by
 
 
 @functools.lru_cache(maxsize=64)
