@@ -1,24 +1,22 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
 Refused before any launch (tests/test_bad_input.py, test_api_args.py, test_gpu_bad_input.py):
-not a CuPy array / torch tensor, sparse, or on the CPU for a GPU variant (CPU tensors only for
-Triton variants under TRITON_INTERPRET=1, never meta); a variant neither an id nor a
-catalogue.Variant, unknown (catalogue.UnknownVariant) or a peer; an unsupported dtype; n past a
-32-bit seed kernel's limit; too little device memory (errors.DeviceMemoryError). Accepted: empty
-(0, no launch), any shape (flattened; dim= with an axis variant: _axis_sum), non-contiguous views
-(from a private copy), any element offset, NaN / Inf (propagated). x is never modified.
+not a CuPy array / torch tensor, sparse, on the CPU for a GPU variant (CPU tensors only for Triton
+variants under TRITON_INTERPRET=1, never meta); a variant neither an id nor a catalogue.Variant,
+unknown or a peer; an unsupported dtype; n past a 32-bit seed kernel's limit; too little device
+memory (errors.DeviceMemoryError). Accepted: empty (0, no launch), any shape, non-contiguous views
+(from a private copy), any offset, NaN / Inf. x is never modified.
 
 A call runs on x's device and the caller's current stream in x's library (stream.call_on), in
 every context of tests/test_gpu_contexts.py: torch or CuPy streams, blocking or not; threads;
 torch.compile (fullgraph=True, every mode); CUDA graphs captured on any stream and replayed
-concurrently (with workspaces their graphs own); out=. A variant's first call with such an input
-inside a capture raises PlanCacheMiss before anything is enqueued; the capture stays valid.
+concurrently; out=. A variant's first call with such an input inside a capture raises
+PlanCacheMiss before anything is enqueued; the capture stays valid.
 
-Speed: a cached call (plan_cache) costs one 0-d result and the launches, rebound by pointer. The
-hot path (`_hit`, tried first) takes a plain contiguous torch.Tensor and an id the checked path
-accepted before, and keys on cheap reads (timeit, CPython 3.12; GPU: experiments.call_profile):
-x.get_device() 0.05 us (x.device.index 0.08); the dtype's name from a dict 0.10 us (a cached
-name_of 0.16); the id, not a Variant (hashing one: 0.7 us); the stream as an int; the result as
+Speed: the hot path (`_hit`, tried first) takes a plain contiguous torch.Tensor and an id the
+checked path accepted before, and a cached launch (plan_cache). Its reads are the cheapest
+(timeit, CPython 3.12): x.get_device() 0.05 us (x.device.index 0.08); the dtype's name from a
+dict 0.10 us (a cached name_of 0.16); the id, not a Variant (hashing one: 0.7 us); the result as
 proto.new_empty(()) 2.1 us (torch.empty 2.5; never a plan's buffer, which the next call reuses).
 """
 

@@ -27,7 +27,6 @@ NDIMS = (2, 3)
 
 
 def is_axis(variant: object) -> bool:
-    """Whether `variant` (an id or a record) is one of the axis family's."""
     if isinstance(variant, str):
         return variant in catalogue.AXIS_BY_ID
     return isinstance(variant, Variant) and variant.id in catalogue.AXIS_BY_ID
@@ -211,7 +210,6 @@ class AxisPlan:
     launch: AxisLaunch
 
     def poison(self) -> None:
-        """Poison the output and every partial (an unwritten value fails)."""
         for t in (self.out, *self.launch.partials):
             dtypes.poison_(t)
 

@@ -160,7 +160,6 @@ def fresh_sum() -> Callable[[torch.Tensor], torch.Tensor]:
 
 
 def coop_unavailable_reason() -> str | None:
-    """Why the cooperative peer cannot run with this torch, or None where it can."""
     from torch._inductor import config
 
     if not hasattr(config.triton, "cooperative_reductions"):
@@ -172,7 +171,6 @@ def coop_unavailable_reason() -> str | None:
 
 
 def compile_kwargs(variant: Variant) -> dict:
-    """torch.compile's keyword arguments for one compiled peer."""
     vid = variant.id
     if vid not in COMPILE_IDS:
         raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")

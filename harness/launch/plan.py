@@ -90,7 +90,6 @@ def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
 
 
 def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tensor], None]:
-    """Pass p of a multi-pass Triton variant as a function of its input and output tensors."""
     from triton_kernels import tiles
 
     fn = getattr(tiles, variant.kernel)
