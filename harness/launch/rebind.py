@@ -105,9 +105,8 @@ def bind(
         with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
             go_with(x, out, stream_ptr, partials, counter)
 
-    n = x.numel()
     return BoundLaunch(
-        variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, in_capture, go_with
+        variant, dtype, x.numel(), blocks, mode, out_dtype, ws[0], ws, go, in_capture, go_with
     )
 
 

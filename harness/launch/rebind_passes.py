@@ -52,8 +52,7 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Boun
         with lock:
             run(x, out, graphs, stream)
 
-    n = x.numel()
-    return BoundLaunch(variant, dtype, n, blocks, "", out_dtype, proto, own, go, in_capture)
+    return BoundLaunch(variant, dtype, x.numel(), blocks, "", out_dtype, proto, own, go, in_capture)
 
 
 def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
