@@ -153,7 +153,7 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
         if p.outputs == 0 or p.length == 0:
             return _back(torch.zeros(p.out_shape, dtype=t.dtype, device=t.device), lib)
         if t.is_cuda and plan_cache.capturing():
-            return _back(axis_plan.make_plan(v, t, p).run(), lib)
+            return _back(axis_plan.make_plan(v, t, p).run(), lib)  # partials the graph owns
         d = axis_plan.normalize_dim(dim, t.dim())
         launch = plan_cache.default_axis().get(v, t, p, d, stream_ptr)
         res = torch.empty(p.out_shape, dtype=t.dtype, device=t.device)
