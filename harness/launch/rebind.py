@@ -25,8 +25,8 @@ import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import Variant
-from harness.launch import single_launch, workspace
-from harness.launch.stream import cupy_importable, cupy_stream_or_null, on_torch_stream
+from harness.launch import single_launch
+from harness.launch.stream import cupy_importable, cupy_stream_or_null, in_graph, on_torch_stream
 
 try:  # found, not imported (see "driver" above)
     _DRIVER: tuple[str, ...] = ("driver",) if importlib.util.find_spec("cuda.bindings") else ()
@@ -96,13 +96,13 @@ def bind(
                 f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "
                 f"graph; the default modes ({DEFAULT_MODE[variant.backend]!r}) can"
             )
-        if not cupy_importable():  # workspace.in_graph's runtime calls
+        if not cupy_importable():  # in_graph's runtime calls
             raise CaptureUnsupported(
                 f"{variant.id} in a CUDA-graph capture: a capture gives each graph a workspace of "
                 "its own through cudaMallocAsync, which needs CuPy: pip install -e '.[cuda13]' "
                 "(or '.[cuda12]')"
             )
-        with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
+        with in_graph(nbytes, stream_ptr) as (partials, counter):
             go_with(x, out, stream_ptr, partials, counter)
 
     return BoundLaunch(

@@ -2,7 +2,7 @@
 multi-pass ladder and the reproducible pair, x and out given per call, built by the uncached
 plans' functions (sums bit-identical to a fresh plan's). The workspace (the chain's partials, an
 in-place first pass's scratch copy, the reproducible pair's chunk partials and ticket counter) is
-made once by workspace.off_thread. One lock per entry covers a whole call: two threads sharing an
+made once by stream.off_thread. One lock per entry covers a whole call: two threads sharing an
 entry must not interleave their chains (pass 2 of one reading pass 1 of the other's partials). A
 captured call allocates its workspace inside the capture, from its private pool, so graphs
 replayed at once never share one (and the counter's zero fill is replayed too).
@@ -18,10 +18,11 @@ from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
-from harness.launch import reproducible_plan, workspace
+from harness.launch import reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
 from harness.launch.rebind import BoundLaunch, DriverKernel, triton_launcher
+from harness.launch.stream import COUNTER_DTYPE, off_thread
 
 
 def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> BoundLaunch:
@@ -36,7 +37,7 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Boun
             return alloc()
 
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
-    own, proto = workspace.off_thread(
+    own, proto = off_thread(
         lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)),
         x.device,
         stream_ptr if x.is_cuda else None,
@@ -101,7 +102,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     def make() -> list[torch.Tensor]:
         ws = [torch.empty(m, dtype=torch.float64, device=device) for _ in range(2)]
         if cuda:
-            ws.append(torch.zeros(1, dtype=workspace.COUNTER_DTYPE, device=device))
+            ws.append(torch.zeros(1, dtype=COUNTER_DTYPE, device=device))
         return ws
 
     if cuda:

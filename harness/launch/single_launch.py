@@ -17,10 +17,9 @@ import torch
 from harness.core import dtypes, passes
 from harness.core.catalogue import FASTEST_UNROLL, Variant
 from harness.core.passes import Pass
-from harness.launch import workspace as workspace_memory
 from harness.launch.errors import no_room
-from harness.launch.stream import on_torch_stream
-from harness.launch.workspace import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
+from harness.launch.stream import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
+from harness.launch.stream import off_thread, on_torch_stream
 
 
 @dataclass
@@ -120,7 +119,7 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """max_blocks partials (no grid is larger) and a zeroed counter, by workspace.off_thread."""
+    """max_blocks partials (no grid is larger) and a zeroed counter, by stream.off_thread."""
     slots = variant.launch.max_blocks
 
     def make() -> tuple[torch.Tensor, torch.Tensor]:
@@ -128,7 +127,7 @@ def workspace(
         return partials, torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
 
     with no_room(f"{variant.id} could not allocate its {slots}-slot workspace"):
-        return workspace_memory.off_thread(make, device, stream_ptr)
+        return off_thread(make, device, stream_ptr)
 
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:

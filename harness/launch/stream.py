@@ -1,4 +1,4 @@
-"""The device and the stream a call runs on, made current in both libraries.
+"""The device, the stream and the memory a launch uses.
 
 An API call runs on ONE stream, the caller's current stream in x's library: every kernel,
 allocation and copy of the result. `call_on` makes it current in torch AND CuPy: each keeps its
@@ -6,13 +6,28 @@ own current stream, a kernel launched on one while the result is copied (or a wo
 the other races, and a non-blocking CuPy stream does not even order against torch's legacy
 default stream. CuPy 14 wraps a raw pointer with Stream.from_external (ExternalStream warns there),
 CuPy 13 with ExternalStream; pointer 0 is Stream.null, entered like any other.
+
+A cached launch's workspace (partials + the last-block ticket counter) outlives the call that made
+it, so a worker thread allocates it (`off_thread`), with the launch's stream current (the
+counter's zero fill ordered before its first kernel). Why: torch routes allocations to a memory
+pool per THREAD (torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees during a warm-up), and
+memory left in a graph's pool without being one of its outputs makes Inductor stop ("Detected N
+tensor(s) in the cudagraph pool not tracked as outputs").
+
+In a capture (`in_graph`): a graph bakes addresses in, so graphs captured from one entry would
+share its counter and, replayed at once, take each other's tickets (wrong sums; per-stream entries
+do not help: torch.cuda.graph() without stream= captures every graph on one stream). So a captured
+call gets memory its own graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes
+around the launch, the counter's zeroing as a memset node; none of it is torch's (CuPy's calls).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import torch
 
@@ -108,3 +123,43 @@ def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
 
         with cupy.cuda.Device(dev), cupy_stream_or_null(ptr, dev):
             yield ptr
+
+
+COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
+_COUNTER_BYTES = 4
+_ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
+
+T = TypeVar("T")
+
+_worker = concurrent.futures.ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="reduce-ladder-workspace"
+)
+
+
+def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
+    """make() on the workspace thread, `device` and `stream_ptr` current (CPU: here)."""
+    if device.type != "cuda":
+        return make()
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    on = torch_stream(current_stream_ptr(index) if stream_ptr is None else stream_ptr, index)
+
+    def run() -> T:
+        with torch.cuda.device(index), torch.cuda.stream(on):
+            return make()
+
+    return _worker.submit(run).result()
+
+
+@contextlib.contextmanager
+def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
+    """(partials, counter) pointers in memory the capture on `stream_ptr` owns, counter zeroed."""
+    from cupy.cuda import runtime
+
+    counter_at = -(-max(partials_bytes, 1) // _ALIGN) * _ALIGN  # rounded up
+    ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
+    counter = ptr + counter_at
+    try:
+        runtime.memsetAsync(counter, 0, _COUNTER_BYTES, stream_ptr)
+        yield ptr, counter
+    finally:
+        runtime.freeAsync(ptr, stream_ptr)
