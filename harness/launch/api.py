@@ -1,17 +1,11 @@
 """The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
 
-Refused before any launch (tests/test_bad_input.py, test_api_args.py, test_gpu_bad_input.py):
-not a CuPy array / torch tensor, sparse, on the CPU for a GPU variant (CPU tensors only for Triton
-variants under TRITON_INTERPRET=1, never meta); a variant neither an id nor a catalogue.Variant,
-unknown or a peer; an unsupported dtype; n past a 32-bit seed kernel's limit; too little device
-memory (errors.DeviceMemoryError). Accepted: empty (0, no launch), any shape, non-contiguous views
-(from a private copy), any offset, NaN / Inf. x is never modified.
-
-A call runs on x's device and the caller's current stream in x's library (stream.call_on), in
-every context of tests/test_gpu_contexts.py: torch or CuPy streams, blocking or not; threads;
-torch.compile (fullgraph=True, every mode); CUDA graphs captured on any stream and replayed
-concurrently; out=. A variant's first call with such an input inside a capture raises
-PlanCacheMiss before anything is enqueued; the capture stays valid.
+Bad input is refused before any launch, x never modified (every case: docs/correctness.md's table,
+plus sparse and meta tensors, peers, variants neither an id nor a catalogue.Variant; tests:
+test_bad_input.py, test_api_args.py, test_gpu_bad_input.py). A call runs on x's device and the
+caller's current stream in x's library (stream.call_on), in every context README.md lists
+(tests/test_gpu_contexts.py); a variant's first call with such an input inside a CUDA-graph
+capture raises PlanCacheMiss before anything is enqueued, and the capture stays valid.
 
 Speed: the hot path (`_hit`, tried first) takes a plain contiguous torch.Tensor and an id the
 checked path accepted before, and a cached launch (plan_cache). Its reads are the cheapest
