@@ -21,9 +21,7 @@ from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
 from harness.launch.errors import no_room
-from harness.launch.stream import on_torch_stream
-
-NDIMS = (2, 3)
+from harness.launch.stream import cupy_view, on_torch_stream
 
 
 def is_axis(variant: object) -> bool:
@@ -66,7 +64,7 @@ def normalize_dim(dim: object, ndim: int) -> int:
 
 def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
     """The problem x.shape reduced along dim is, or a clear error."""
-    if len(shape) not in NDIMS:
+    if len(shape) not in (2, 3):
         raise ValueError(
             f"{v.id} takes a 2-D or 3-D tensor, got {len(shape)}-D {tuple(shape)}; the sum of a "
             "1-D tensor is the 1-D ladder's (reduce_sum without dim), and a tensor of more dims "
@@ -87,13 +85,6 @@ def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
             f"{p.numel:,}"
         )
     return p
-
-
-def _cupy(t: torch.Tensor):
-    """CuPy's view of t; 16-bit floats as int16 (CuPy has no bfloat16; the kernels read bits)."""
-    import cupy
-
-    return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
 
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], None]
@@ -123,7 +114,7 @@ def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
-            kern(ps.grid, block, (_cupy(x), _cupy(out), *tail))
+            kern(ps.grid, block, (cupy_view(x), cupy_view(out), *tail))
 
     return go
 

@@ -19,7 +19,7 @@ from harness.core.catalogue import FASTEST_UNROLL, Variant
 from harness.core.passes import Pass
 from harness.launch.errors import no_room
 from harness.launch.stream import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
-from harness.launch.stream import off_thread, on_torch_stream
+from harness.launch.stream import cupy_view, off_thread, on_torch_stream
 
 
 @dataclass
@@ -180,10 +180,7 @@ def cuda_kernel(
 
 
 def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
-    """reduce_fastest's arguments: views of x (16-bit floats as int16), out, workspace; n."""
-    import cupy
+    """reduce_fastest's (and reduce_reproducible's) arguments: CuPy views, then n."""
     import numpy as np
 
-    xv = x.view(torch.int16) if x.element_size() == 2 else x
-    views = (cupy.from_dlpack(t) for t in (xv, out, *workspace))
-    return (*views, np.uint64(x.numel()))
+    return (*(cupy_view(t) for t in (x, out, *workspace)), np.uint64(x.numel()))

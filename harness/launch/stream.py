@@ -68,6 +68,13 @@ def cupy_stream(ptr: int, device: int):
 cupy_stream_or_null = cupy_stream  # the name the launch modules call it by
 
 
+def cupy_view(t: torch.Tensor):
+    """CuPy's view of t; 16-bit floats as int16 (CuPy has no bfloat16; the kernels read bits)."""
+    import cupy
+
+    return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
+
+
 @functools.lru_cache(maxsize=64)
 def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
     """torch's view of the CUDA stream `ptr` on `device` (0: its default, the legacy stream)."""
