@@ -7,11 +7,10 @@ caller's current stream in x's library (stream.call_on), in every context README
 (tests/test_gpu_contexts.py); a variant's first call with such an input inside a CUDA-graph
 capture raises PlanCacheMiss before anything is enqueued, and the capture stays valid.
 
-Speed: the hot path (`_hit`, tried first) takes a plain contiguous torch.Tensor and an id the
-checked path accepted before, and a cached launch (plan_cache). Its reads are the cheapest
-(timeit, CPython 3.12): x.get_device() 0.05 us (x.device.index 0.08); the dtype's name from a
-dict 0.10 us (a cached name_of 0.16); the id, not a Variant (hashing one: 0.7 us); the result as
-proto.new_empty(()) 2.1 us (torch.empty 2.5; never a plan's buffer, which the next call reuses).
+Speed: the hot path (`_hit`, tried first: a plain contiguous tensor, an id the checked path
+accepted, a cached launch) reads the cheapest (timeit, CPython 3.12): x.get_device() 0.05 us
+(x.device.index 0.08); the dtype's name from a dict 0.10 us (a cached name_of 0.16); the id, not a
+Variant (hashing one: 0.7 us); proto.new_empty(()) 2.1 us (torch.empty 2.5) for the result.
 """
 
 from __future__ import annotations
@@ -120,7 +119,7 @@ def reduce_sum(
         launch = _hit(x, variant)  # None on a miss, off x's device, or inside a capture
         if launch is not None:
             if out is None:
-                res = launch.proto.new_empty(())  # the sum's dtype on x's device
+                res = launch.proto.new_empty(())  # new: a plan's buffer is the next call's
             elif _out_fits(out, launch.out_dtype, x):
                 res = out
             else:

@@ -1,9 +1,7 @@
 """The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels and plan.
-
 `resolve` and `check` raise reduce_sum(x, variant, dim=d)'s errors before anything is launched or
 copied. An AxisLaunch is every pass with x and out given per call (plan_cache.AxisCache's entry);
-an AxisPlan binds one to an input (the verify path, and a capture: its partials then come from
-the graph's pool). Every pass runs on torch's current stream.
+an AxisPlan binds one to an input (verify, and a capture: its partials then are the graph's).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """How each peer runs (what each is: harness.core.records_beyond), on torch's current stream, so it
-can be captured like the ladder kernels; where it cannot run here, PeerUnavailable says why.
-cupy.sum gets dtype=x.dtype: by default CuPy promotes int32 to int64 and then never uses CUB (the
-peer would silently be CuPy's own kernel). Every prepare() compiles a FRESH function (its own code
-object): Dynamo keeps its entries on the code object and past the recompile limit (8) silently
-runs the function eagerly, so one shared lambda timed at 11 sizes x 2 dtypes would time torch.sum
-under the compile label; prepare() compiles and warms up, so no timing sees a compile.
+can be captured like the ladder kernels; PeerUnavailable says why one cannot run here. cupy.sum
+gets dtype=x.dtype: by default CuPy promotes int32 to int64 and then never uses CUB (the peer would
+silently be CuPy's own kernel). Every prepare() compiles a FRESH function (its own code object):
+Dynamo keeps its entries on the code object and past the recompile limit (8) silently runs the
+function eagerly, so a shared lambda timed at 11 sizes x 2 dtypes would time torch.sum as the
+compile; prepare() compiles and warms up, so no timing sees a compile.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Plans: a variant bound to one input, buffers and launch closures made once, so timing loops
-measure launches, not allocation or Python setup; every launch queues on torch's current stream.
-make_plan checks the input, then the mapping picks the plan: multi-pass (built here),
-single_launch's or reproducible_plan's, each a single_launch.Plan (ReductionPlan): variant, dtype,
-x, outs, n, launch_count, first_blocks, run(first_pass_only, restore), poison, restore, bytes_moved.
+"""Plans: a variant bound to one input, buffers and launch closures made once (timing loops measure
+launches, not allocation), launched on torch's current stream. make_plan checks x; the mapping
+picks the plan: multi-pass (built here), single_launch's or reproducible_plan's, each a Plan.
 """
 
 from __future__ import annotations

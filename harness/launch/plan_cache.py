@@ -1,17 +1,15 @@
-"""The launch caches: bounded, thread-safe LRUs of the 1-D families' launches (PlanCache) and the
-axis family's (AxisCache), so that reduce_sum builds no plan per call.
-
-1-D key: (variant id, dtype, n, x.data_ptr() % 16, device, stream): n and dtype fix the grid,
-integer widths and Triton's configuration; data_ptr % 16 is the alignment class. Axis key:
-(variant id, dtype, shape, dim, device, stream). Per stream, so each stream has its own workspace
-(two launches in flight on two streams sharing a ticket counter take each other's tickets; a
-stream destroyed mid-launch and a new one at its address would share one, as in any cache keyed
-by the handle). No key holds a data pointer, so any tensor of the class hits and no caller's
-tensor is kept alive. `for_capture` takes the entry of the same key on ANY stream (kernel, grid
-and configuration do not depend on it) to launch on the capturing stream with its graph's own
-workspace (the graph keeps nothing of the entry but the kernel, so eviction is safe); a miss while
-capturing raises PlanCacheMiss before anything is enqueued (building would allocate, memset and
-may time Triton's candidates). Axis sums in a capture use a plan of their own (api).
+"""The launch caches, bounded thread-safe LRUs (PlanCache: the 1-D families'; AxisCache), so that
+reduce_sum builds no plan per call. 1-D key: (variant id, dtype, n, x.data_ptr() % 16, device,
+stream): n and dtype fix the grid, integer widths and Triton's configuration; data_ptr % 16 is the
+alignment class. Axis key: (variant id, dtype, shape, dim, device, stream). Per stream, so each
+stream has its own workspace (two launches in flight on two streams sharing a ticket counter take
+each other's tickets; a stream destroyed mid-launch and a new one at its address would share one,
+as in any cache keyed by the handle). No key holds a data pointer, so any tensor of the class hits
+and no caller's tensor is kept alive. `for_capture` takes the entry of the same key on ANY stream
+(kernel, grid and configuration do not depend on it) to launch on the capturing stream with its
+graph's own workspace (the graph keeps nothing of the entry but the kernel, so eviction is safe);
+a miss while capturing raises PlanCacheMiss before anything is enqueued (building would allocate,
+memset and may time Triton's candidates). Axis sums in a capture use a plan of their own (api).
 """
 
 from __future__ import annotations

@@ -1,17 +1,15 @@
-"""The single-launch (fastest) family's cached launch, x and out given per call: kernel, grid,
-configuration, workspace and stream fixed when built, by the plan's functions (the same sum).
-Launch modes (LAUNCH_MODES; harness.studies.callable_bench times them; DEFAULT_MODE the cache's):
-cuda "cupy-driver" and "driver": cuLaunchKernel through CuPy's Cython binding or cuda.bindings
-(where installed), the parameters packed once (DriverKernel), per call only x's and out's
-pointers written in, under a lock (two threads must not interleave writes and launch; the driver
-copies the parameters at the call). "driver" took 5.8 us a launch on an H100 host (float32 2^10;
-"function" 7.0, ctypes 8.1, torch.sum 11.4: results/<device>/archive/call-profile.txt) but is not
-the default: importing cuda.bindings.driver resolves its function table through cuGetProcAddress,
-and compute-sanitizer reports each symbol the driver lacks as an API error in the user's program.
-"function": cupy.cuda.Function; "rawkernel": single_launch's way. triton "bound": the
-CompiledKernel kernel.warmup returns, run with its arguments bound once (skipping JITFunction.run's
-per-call binding and specialization: valid because n and x_ptr % 16 are in the cache key); "jit":
-Triton's own path (the only one under the interpreter).
+"""The single-launch (fastest) family's cached launch: x and out per call, all else fixed when
+built, by the plan's functions. Launch modes (LAUNCH_MODES; DEFAULT_MODE the cache's,
+studies.callable_bench times them): cuda "cupy-driver" and "driver": cuLaunchKernel through CuPy's
+binding or cuda.bindings, the parameters packed once (DriverKernel), per call x's and out's pointers
+written in under a lock (no two threads interleave writes and launch; the driver copies the
+parameters at the call, so the next call may rewrite them). "driver" took 5.8 us a launch on an H100
+(float32 2^10; "function" 7.0, torch.sum 11.4: results/<device>/archive/call-profile.txt) but is not
+the default: importing cuda.bindings.driver resolves its table through cuGetProcAddress, and
+compute-sanitizer reports each symbol the driver lacks as an API error in the user's program.
+"function": cupy.cuda.Function; "rawkernel": single_launch's way. triton "bound": the CompiledKernel
+kernel.warmup returns, run with its arguments bound once (skipping JITFunction.run's per-call
+binding: valid as n and x_ptr % 16 are in the cache key); "jit": Triton's own path.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The cached launches (rebind.BoundLaunch) of the 1-D families but the single-launch one: the
-multi-pass ladder and the reproducible pair, x and out given per call, built by the uncached
-plans' functions (sums bit-identical to a fresh plan's). The workspace (the chain's partials, an
-in-place first pass's scratch copy, the reproducible pair's chunk partials and ticket counter) is
-made once by stream.off_thread. One lock per entry covers a whole call: two threads sharing an
-entry must not interleave their chains (pass 2 of one reading pass 1 of the other's partials). A
-captured call allocates its workspace inside the capture, from its private pool, so graphs
-replayed at once never share one (and the counter's zero fill is replayed too).
+"""The cached launches (rebind.BoundLaunch) of the multi-pass ladder and the reproducible pair, by
+the uncached plans' functions, their workspace made once by stream.off_thread. One lock per entry
+covers a whole call: two threads sharing an entry must not interleave their chains (pass 2 of one
+reading pass 1 of the other's partials). A captured call allocates its workspace inside the
+capture (its private pool), so graphs replayed at once never share one; its zero fill replays too.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The plan of family "reproducible": a workspace of chunk partials (hi, lo: M(n) float64 each,
-harness.core.repro_geometry) and a ticket counter, as single_launch's. Any grid G >= 1 gives the
-same bits (make_plan(..., grid=G)). The CUDA kernel loads a thread's P = 1024 / threads
-consecutive elements as one vector, which needs min(16, P x itemsize)-byte alignment: a misaligned
-view runs the VEC = false instantiation (the same lanes in the same order, scalar loads).
+harness.core.repro_geometry) and a ticket counter; any grid G >= 1 gives the same bits. The CUDA
+kernel loads a thread's P = 1024 / threads consecutive elements as one vector, which needs
+min(16, P x itemsize)-byte alignment: a misaligned view runs the VEC = false instantiation (the
+same lanes in the same order, scalar loads).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""Plan, the class every 1-D plan is (plan.make_plan builds them), and the plan of the
-"single-launch" mapping (family "fastest"): one launch turns n elements into one.
-
-Its workspace: one partial per block (accumulator type) and a ticket counter, zeroed once; the
+"""Plan, the class every 1-D plan is (plan.make_plan builds them), and the single-launch family's
+(fastest): one launch, a workspace of a partial per block and a ticket counter zeroed once (the
 last block resets it, so launches and graph replays need no memset, but two launches of one plan
-must not run at once on two streams (they would share the counter). The sum is in the
-accumulator's dtype (float16 / bfloat16 as float32, unrounded).
+must not run at once on two streams), the sum in the accumulator's dtype (float16 / bfloat16 as
+float32, unrounded).
 """
 
 from __future__ import annotations
@@ -142,12 +140,10 @@ def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
     return min(tiles, passes.single_launch_cap(launch))
 
 
-# The small-n path: up to SMALL_MAX_BYTES of input, cuda/fastest launches reduce_fastest_small
-# (cuda_kernels/fastest.cu: one block of SMALL_BLOCK threads, no workspace, no ticket, 32-bit
-# indices) instead of reduce_fastest. 32 KiB = one round of 512 threads x 4 16-byte vectors, every
-# load in flight at once (reduce_fastest covers the same 2^13 float32 with one block: below the
-# threshold the choice is the kernel's shape, not the grid). Measured by experiments.small_n_sweep
-# (its README has the finding); SMALL_MAX_BYTES = 0 switches the path off.
+# The small-n path: up to SMALL_MAX_BYTES of input, cuda/fastest launches reduce_fastest_small (one
+# block of SMALL_BLOCK threads, no workspace or ticket, 32-bit indices): 32 KiB is one round of 512
+# threads x 4 16-byte vectors, every load in flight at once (experiments.small_n_sweep measured it;
+# its README has the finding). SMALL_MAX_BYTES = 0 switches the path off.
 SMALL_MAX_BYTES = 32 * 1024
 SMALL_BLOCK = 512
 SMALL_ROUND_BYTES = 32 * 1024  # one round of the small kernel: BLOCK x UNROLL 16-byte vectors
