@@ -468,3 +468,20 @@ def test_builds_dispatch_by_family(monkeypatch, dev):
         cache.get(catalogue.get(vid), "int32", x, stream_ptr=5)
     assert built == [("rebind", ids[0])] + [("passes", i) for i in ids[1:]]
     assert [k[0] for k in cache.cached_keys()] == ids
+
+
+def test_pack_lays_out_the_driver_launch_parameters():
+    """rebind.pack, what every driver-mode launch passes cuLaunchKernel: one address per
+    parameter, pointers then scalars at their numpy width, and a rewritten slot is what the
+    array points at (the per-call rebinding)."""
+    import ctypes
+
+    import numpy as np
+
+    slots, addr, _keep = rebind.pack((0x1000, 0x2000, 7), (np.uint64(2**40 + 3), np.uint32(5)))
+    params = (ctypes.c_void_p * 5).from_address(addr)
+    assert [ctypes.c_void_p.from_address(params[i]).value for i in range(3)] == [0x1000, 0x2000, 7]
+    assert ctypes.c_uint64.from_address(params[3]).value == 2**40 + 3
+    assert ctypes.c_uint32.from_address(params[4]).value == 5
+    slots[0].value = 0xDEAD0
+    assert ctypes.c_void_p.from_address(params[0]).value == 0xDEAD0

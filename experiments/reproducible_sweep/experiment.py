@@ -55,7 +55,7 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
 
     from harness.check import verify
     from harness.core import catalogue, device, passes, repro_geometry, timing
-    from harness.launch import peers, reproducible_plan
+    from harness.launch import peers, reproducible_plan, single_launch
     from triton_kernels import reproducible as trepro
 
     cuda_v = catalogue.get("cuda/reproducible")
@@ -87,8 +87,11 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
                     grid = max(1, min(m, per_sm * sms))
                     ws = [torch.empty_like(t) for t in ref.workspace[:2]]
                     ws.append(torch.zeros_like(ref.workspace[2]))
-                    go = reproducible_plan.cuda_launch(
-                        cuda_v, dtype, x, out, ws, grid, threads, unroll, prefetch
+                    kern = reproducible_plan.cuda_kernel(
+                        cuda_v, dtype, x.data_ptr(), threads, unroll, prefetch
+                    )
+                    go = single_launch.on_stream(
+                        kern, grid, threads, single_launch.cuda_args(x, out, *ws)
                     )
                     label = f"cuda B{threads} U{unroll} p{per_sm}" + ("" if prefetch else " nopf")
                 else:

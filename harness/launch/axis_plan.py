@@ -1,11 +1,7 @@
 """The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels and plan.
-
-`resolve` and `check` run before anything is launched or copied and raise the errors
-reduce_sum(x, variant, dim=d) documents (harness.launch.api). An AxisLaunch is every pass with x
-and out given per call (what harness.launch.plan_cache.AxisCache keeps per variant, dtype, shape,
-dim, device and stream); an AxisPlan binds one to an input (the verify path, and a capture: its
-partials then come from the graph's pool). Every pass runs on torch's current stream (reduce_sum
-enters the caller's stream first, harness.launch.stream).
+`resolve` and `check` raise reduce_sum(x, variant, dim=d)'s errors before anything is launched or
+copied. An AxisLaunch is every pass with x and out given per call (plan_cache.AxisCache's entry);
+an AxisPlan binds one to an input (verify, and a capture: its partials then are the graph's).
 """
 
 from __future__ import annotations
@@ -23,13 +19,10 @@ from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
 from harness.launch.errors import no_room
-from harness.launch.stream import on_torch_stream
-
-NDIMS = (2, 3)
+from harness.launch.stream import cupy_view, on_torch_stream
 
 
 def is_axis(variant: object) -> bool:
-    """Whether `variant` (an id or a record) is one of the axis family's."""
     if isinstance(variant, str):
         return variant in catalogue.AXIS_BY_ID
     return isinstance(variant, Variant) and variant.id in catalogue.AXIS_BY_ID
@@ -39,9 +32,7 @@ def resolve(variant: str | Variant, dim: object) -> Variant:
     """The axis record for `variant`, or the error saying why a sum along `dim` cannot use it."""
     if not is_axis(variant):
         vid = variant if isinstance(variant, str) else getattr(variant, "id", variant)
-        if dim is None:
-            return catalogue.get_axis(str(vid))  # raises: unknown
-        if isinstance(vid, str) and vid in catalogue.BY_ID:
+        if dim is not None and isinstance(vid, str) and vid in catalogue.BY_ID:
             raise ValueError(
                 f"{vid} sums every element (a 1-D variant) and takes no dim; sums along a dim "
                 f"use the axis family: {', '.join(catalogue.AXIS_BY_ID)}"
@@ -70,8 +61,8 @@ def normalize_dim(dim: object, ndim: int) -> int:
 
 
 def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
-    """The problem x.shape reduced along dim is, or a clear error (module docstring)."""
-    if len(shape) not in NDIMS:
+    """The problem x.shape reduced along dim is, or a clear error."""
+    if len(shape) not in (2, 3):
         raise ValueError(
             f"{v.id} takes a 2-D or 3-D tensor, got {len(shape)}-D {tuple(shape)}; the sum of a "
             "1-D tensor is the 1-D ladder's (reduce_sum without dim), and a tensor of more dims "
@@ -94,31 +85,22 @@ def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
     return p
 
 
-def _cupy(t: torch.Tensor):
-    """CuPy's view of t; 16-bit floats as their bits (CuPy has no bfloat16; the kernels read
-    rl_half / rl_bfloat16, raw 16-bit storage)."""
-    import cupy
-
-    return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
-
-
 Kernel = Callable[[torch.Tensor, torch.Tensor], None]
 
 
 def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
-    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst`, as a function of the
-    two flat tensors, launched on torch's current stream."""
+    """Pass `ps` of CUDA variant v (dtype src -> dst) as a function of the two flat tensors."""
     import numpy as np
 
     from harness.compile import cuda_loader
 
     # every expression is in the catalogue's list for axis.cu: one module, compiled once
     kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
-    u = np.uint32
+    u, row = np.uint32, (ps.outer, ps.length)
     sizes = {
-        "r0": (ps.outer, ps.length),
-        "r1": (ps.outer, ps.length),
-        "r2": (ps.outer, ps.length),
+        "r0": row,
+        "r1": row,
+        "r2": row,
         "c0": (ps.outer, ps.length, ps.inner),
         "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
         "r3": (ps.outer, ps.length, ps.lanes),
@@ -130,13 +112,13 @@ def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
-            kern(ps.grid, block, (_cupy(x), _cupy(out), *tail))
+            kern(ps.grid, block, (cupy_view(x), cupy_view(out), *tail))
 
     return go
 
 
 def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
-    """Pass `ps` of Triton variant v reading dtype `src`, as a function of the two tensors."""
+    """Pass `ps` of Triton variant v reading dtype `src`, as cuda_kernel's."""
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
@@ -168,9 +150,7 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
 
 
 def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list[int]]:
-    """Every pass of v over problem p for input dtype `dtype`: the kernels (each a function of
-    its source and destination) and the sizes of the partial buffers between them (in the
-    accumulator's dtype, dtypes: sum_dtype)."""
+    """Every pass of v over p for `dtype` input, and the sizes of the partials between them."""
     passes = v.launch.mapping.passes(p)
     acc = dtypes.get(dtype).sum_dtype
     ks: list[Kernel] = []
@@ -184,10 +164,9 @@ def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list
 
 @dataclass
 class AxisLaunch:
-    """Every pass of one axis sum: its kernels and the partials between them; given the
-    contiguous x and out per call (what harness.launch.plan_cache.AxisCache keeps). The lock
-    holds a call's passes together: two threads on one stream sharing the entry would otherwise
-    enqueue A's split, B's split, A's combine, and A would read B's partials."""
+    """Every pass of one axis sum, the contiguous x and out given per call. The lock holds a
+    call's passes together: two threads on one stream sharing the entry would otherwise enqueue
+    A's split, B's split, A's combine, and A would read B's partials."""
 
     kernels: list[Kernel]
     partials: list[torch.Tensor]
@@ -202,8 +181,7 @@ class AxisLaunch:
 
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
-    """v's kernels over problem p and its partials on `device` (DeviceMemoryError when they
-    cannot be allocated)."""
+    """v's kernels over problem p and its partials on `device`."""
     ks, sizes = kernels(v, dtype, p)
     with no_room(f"{v.id} could not allocate its partials"):
         partials = [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
@@ -221,7 +199,6 @@ class AxisPlan:
     launch: AxisLaunch
 
     def poison(self) -> None:
-        """NaN / the int sentinel into the output and every partial (an unwritten value fails)."""
         for t in (self.out, *self.launch.partials):
             dtypes.poison_(t)
 
@@ -231,8 +208,7 @@ class AxisPlan:
 
 
 def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
-    """`v` over the contiguous x (check(v, x.shape, dim) gave p; at least one output, length >= 1).
-    Raises DeviceMemoryError when the output or the partials cannot be allocated."""
+    """`v` over the contiguous x (check gave p: at least one output, length >= 1)."""
     launch = bind(v, dtypes.name_of(x.dtype), p, x.device)
     with no_room(f"{v.id} could not allocate its output"):
         out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)

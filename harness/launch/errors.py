@@ -11,15 +11,13 @@ class DeviceMemoryError(MemoryError):
 
 
 class PeerUnavailable(RuntimeError):
-    """A peer that cannot run in this environment (an optional package not installed, a torch
-    without the compiler option it needs): the message says why and how to get it. Reported as
-    the record's reason rather than counted as a failure of the run."""
+    """A peer that cannot run here (a package or compiler option missing): the message says why
+    and how to get it; the record's reason, not a failure of the run."""
 
 
 @contextlib.contextmanager
 def no_room(message: str) -> Iterator[None]:
-    """torch's OutOfMemoryError in the block raised as DeviceMemoryError: message, then the first
-    line of torch's in parentheses."""
+    """torch's OutOfMemoryError in the block raised as DeviceMemoryError(message (torch's))."""
     try:
         yield
     except torch.cuda.OutOfMemoryError as e:

@@ -1,33 +1,10 @@
-"""How each peer runs: what a user would call instead of a ladder kernel, timed in the same run.
-
-Peers are catalogue records of their own (backend "peer"; ids in harness.core.catalogue, checked
-against the golden sum by harness.check.verify.check_peer):
-- peer/torch.sum: torch.sum(x); for int32 input it accumulates in and returns int64, so it is
-  compared against the EXACT (unwrapped) sum.
-- peer/cupy.sum-cub: cupy.sum(x, dtype=x.dtype) with CuPy's CUB accelerators on (one
-  cub::DeviceReduce). dtype=x.dtype is deliberate: by default CuPy promotes int32 to int64 and
-  then never uses CUB, so the peer would silently be CuPy's own kernel; with it, int32 wraps
-  modulo 2^32 as the ladder's kernels do. peer/cupy.sum-nocub: the accelerators off.
-- peer/copy: not a sum, a device-to-device copy into a preallocated buffer, for the device's copy
-  bandwidth (bytes = 2 n itemsize); checked only for equalling the input.
-- peer/torch.compile, -dynamic, -coop: Inductor's Triton for `t.sum()` (static shapes, dynamic
-  shapes, the cooperative reduction); int32 returns int64 like torch.sum.
-- peer/cuda.compute, -nondeterministic: cuda.compute.reduce_into with OpKind.PLUS (CUB),
-  run-to-run deterministic or not (atomics); int32 accumulates in int32.
-A peer that cannot run here raises harness.launch.errors.PeerUnavailable saying why.
-
-torch.compile: every prepare() compiles a FRESH function (its own code object): Dynamo keeps its
-entries on the code object and past the recompile limit (8) silently runs the function eagerly,
-so one shared lambda timed at 11 sizes x 2 dtypes would time torch.sum under the compile label.
-The compile and a warm-up run inside prepare(), so no timing sees a compile. The cooperative
-option goes through torch.compile(options=...), which patches the config for that compile only.
-
-cuda.compute: the CUB reduction is built once per prepare(); its temp storage sized (a call with
-temp_storage=None) and allocated once; h_init is 0 (the atomic kernel needs an initial value).
-
-Each peer runs on torch's current stream (CuPy through harness.launch.stream, cuda.compute through
-the __cuda_stream__ protocol), so it can be captured in a CUDA graph like the ladder kernels. The
-CuPy accelerator setting is restored after every call.
+"""How each peer runs (what each is: harness.core.records_beyond), on torch's current stream, so it
+can be captured like the ladder kernels; PeerUnavailable says why one cannot run here. cupy.sum
+gets dtype=x.dtype: by default CuPy promotes int32 to int64 and then never uses CUB (the peer would
+silently be CuPy's own kernel). Every prepare() compiles a FRESH function (its own code object):
+Dynamo keeps its entries on the code object and past the recompile limit (8) silently runs the
+function eagerly, so a shared lambda timed at 11 sizes x 2 dtypes would time torch.sum as the
+compile; prepare() compiles and warms up, so no timing sees a compile.
 """
 
 from __future__ import annotations
@@ -45,7 +22,6 @@ from harness.core.catalogue import (
     CCCL_IDS,
     COMPILE_COOP_ID,
     COMPILE_DYNAMIC_ID,
-    COMPILE_ID,
     COMPILE_IDS,
     COPY_ID,
     CUB_ID,
@@ -86,9 +62,7 @@ def cupy_accelerators(names: list[str]) -> Iterator[None]:
 
 
 def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | object]:
-    """A closure that runs the peer on x (buffers and views made once, compiled peers compiled
-    and warmed) and returns its result: a 0-d tensor / array for the sums, the destination buffer
-    for the copy. PeerUnavailable, with the reason, where it cannot run here."""
+    """A closure running the peer on x (buffers made, compiles warmed) and returning its result."""
     vid = variant.id
     if vid == TORCH_SUM_ID:
         return lambda: torch.sum(x)
@@ -107,116 +81,27 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
 
         return go
     if vid in COMPILE_IDS:
-        return _prepare_compiled(variant, x)
-    if vid in CCCL_IDS:
-        return _prepare_cccl(variant, x)
-    raise ValueError(f"{vid} is not a peer; peers: {', '.join(PEER_IDS)}")
-
-
-def unavailable_reason(variant: Variant) -> str | None:
-    """Why a peer cannot run in this environment before anything is prepared (cuda.compute not
-    installed, a torch without the cooperative reduction), or None."""
-    if variant.id in CCCL_IDS:
-        return cccl_unavailable_reason()
-    if variant.id == COMPILE_COOP_ID:
-        return coop_unavailable_reason()
-    return None
-
-
-def run(variant: Variant, x: torch.Tensor) -> torch.Tensor:
-    """The peer's result on x as a torch tensor (0-d for the sums; the copy for peer/copy)."""
-    out = prepare(variant, x)()
-    return out if isinstance(out, torch.Tensor) else torch.from_dlpack(out)
-
-
-def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
-    """Fewest bytes the peer must move: the copy reads and writes n elements; a sum reads n and
-    writes one result (at most 8 bytes). What a library moves internally is not counted."""
-    if variant.id == COPY_ID:
-        return 2 * n * itemsize
-    return n * itemsize + 8
-
-
-def _sum(t: torch.Tensor) -> torch.Tensor:
-    return t.sum()
-
-
-def fresh_sum() -> Callable[[torch.Tensor], torch.Tensor]:
-    """`lambda t: t.sum()` with a code object of its own (so its own Dynamo cache); the name says
-    which compile it was."""
-    code = _sum.__code__.replace(co_name=f"peer_sum_{next(_fresh_ids)}")
-    return types.FunctionType(code, _sum.__globals__, code.co_name)
-
-
-def coop_unavailable_reason() -> str | None:
-    """Why the cooperative peer cannot run with this torch, or None where it can."""
-    from torch._inductor import config
-
-    if not hasattr(config.triton, "cooperative_reductions"):
-        return (
-            f"torch {torch.__version__} has no torch._inductor.config.triton."
-            "cooperative_reductions (not available in this torch)"
-        )
-    return None
-
-
-def compile_kwargs(variant: Variant) -> dict:
-    """torch.compile's keyword arguments for one compiled peer."""
-    vid = variant.id
-    if vid == COMPILE_ID:
-        return {"dynamic": False, "fullgraph": True, "options": IN_PROCESS}
-    if vid == COMPILE_DYNAMIC_ID:
-        return {"dynamic": True, "fullgraph": True, "options": IN_PROCESS}
-    if vid == COMPILE_COOP_ID:
-        why = coop_unavailable_reason()
-        if why:
-            raise PeerUnavailable(f"{vid}: {why}")
-        return {"dynamic": False, "fullgraph": True, "options": {**IN_PROCESS, COOP_OPTION: True}}
-    raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")
-
-
-def _prepare_compiled(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor]:
-    fn = torch.compile(fresh_sum(), **compile_kwargs(variant))
-    if variant.id == COMPILE_DYNAMIC_ID and x.numel() > DYNAMIC_FIRST_N:
-        fn(x[:DYNAMIC_FIRST_N])  # the first call compiles, with this size as its size hint
-    fn(x)  # compiles (static) or reuses the dynamic kernel; either way warms it up
-    if x.is_cuda:
-        torch.cuda.synchronize()
-    return lambda: fn(x)
-
-
-def cccl_unavailable_reason() -> str | None:
-    """Why cuda.compute cannot run here (not installed, or no CUDA bindings), or None."""
-    try:
-        import cuda.compute as cc
-    except ImportError as e:
-        return f"cuda.compute is not installed ({type(e).__name__}: {e}); {CCCL_INSTALL}"
-    if not getattr(cc, "_BINDINGS_AVAILABLE", True):
-        return "cuda.compute is installed but its CUDA bindings are not available (no driver?)"
-    return None
-
-
-class _TorchCurrentStream:
-    """torch's current stream through the __cuda_stream__ protocol, looked up at each call (so a
-    CUDA-graph capture stream is the one used while capturing)."""
-
-    def __cuda_stream__(self) -> tuple[int, int]:
-        return (0, torch.cuda.current_stream().cuda_stream)
-
-
-def _prepare_cccl(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor]:
-    why = cccl_unavailable_reason()
+        fn = torch.compile(fresh_sum(), **compile_kwargs(variant))
+        if vid == COMPILE_DYNAMIC_ID and x.numel() > DYNAMIC_FIRST_N:
+            fn(x[:DYNAMIC_FIRST_N])  # the first call compiles, with this size as its size hint
+        fn(x)  # compiles (static) or reuses the dynamic kernel; either way warms it up
+        if x.is_cuda:
+            torch.cuda.synchronize()
+        return lambda: fn(x)
+    if vid not in CCCL_IDS:
+        raise ValueError(f"{vid} is not a peer; peers: {', '.join(PEER_IDS)}")
+    why = unavailable_reason(variant)
     if why:
-        raise PeerUnavailable(f"{variant.id}: {why}")
+        raise PeerUnavailable(f"{vid}: {why}")
     if not x.is_cuda:
-        raise ValueError(f"{variant.id} needs a CUDA tensor, got one on {x.device}")
+        raise ValueError(f"{vid} needs a CUDA tensor, got one on {x.device}")
     import cuda.compute as cc
     import numpy as np
 
-    level = cc.Determinism.RUN_TO_RUN if variant.id == CCCL_ID else cc.Determinism.NOT_GUARANTEED
+    level = cc.Determinism.RUN_TO_RUN if vid == CCCL_ID else cc.Determinism.NOT_GUARANTEED
     x = x.contiguous().reshape(-1)
     out = torch.empty(1, dtype=x.dtype, device=x.device)
-    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))
+    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))  # the atomic kernel needs one
     op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
     reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
     temp_bytes = reducer(
@@ -234,3 +119,72 @@ def _prepare_cccl(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tenso
     go()
     torch.cuda.synchronize()
     return go
+
+
+def unavailable_reason(variant: Variant) -> str | None:
+    """Why a peer cannot run here (known before anything is prepared), or None."""
+    if variant.id == COMPILE_COOP_ID:
+        return coop_unavailable_reason()
+    if variant.id not in CCCL_IDS:
+        return None
+    try:
+        import cuda.compute as cc
+    except ImportError as e:
+        return f"cuda.compute is not installed ({type(e).__name__}: {e}); {CCCL_INSTALL}"
+    if not getattr(cc, "_BINDINGS_AVAILABLE", True):
+        return "cuda.compute is installed but its CUDA bindings are not available (no driver?)"
+    return None
+
+
+def run(variant: Variant, x: torch.Tensor) -> torch.Tensor:
+    """The peer's result on x as a torch tensor (0-d for the sums; the copy for peer/copy)."""
+    out = prepare(variant, x)()
+    return out if isinstance(out, torch.Tensor) else torch.from_dlpack(out)
+
+
+def bytes_moved(variant: Variant, n: int, itemsize: int) -> int:
+    """Fewest bytes the peer must move: the copy 2 n elements, a sum n read and one written."""
+    if variant.id == COPY_ID:
+        return 2 * n * itemsize
+    return n * itemsize + 8
+
+
+def _sum(t: torch.Tensor) -> torch.Tensor:
+    return t.sum()
+
+
+def fresh_sum() -> Callable[[torch.Tensor], torch.Tensor]:
+    """`lambda t: t.sum()` with a code object (so a Dynamo cache) and a name of its own."""
+    code = _sum.__code__.replace(co_name=f"peer_sum_{next(_fresh_ids)}")
+    return types.FunctionType(code, _sum.__globals__, code.co_name)
+
+
+def coop_unavailable_reason() -> str | None:
+    from torch._inductor import config
+
+    if not hasattr(config.triton, "cooperative_reductions"):
+        return (
+            f"torch {torch.__version__} has no torch._inductor.config.triton."
+            "cooperative_reductions (not available in this torch)"
+        )
+    return None
+
+
+def compile_kwargs(variant: Variant) -> dict:
+    vid = variant.id
+    if vid not in COMPILE_IDS:
+        raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")
+    options = IN_PROCESS
+    if vid == COMPILE_COOP_ID:
+        why = coop_unavailable_reason()
+        if why:
+            raise PeerUnavailable(f"{vid}: {why}")
+        options = {**IN_PROCESS, COOP_OPTION: True}
+    return {"dynamic": vid == COMPILE_DYNAMIC_ID, "fullgraph": True, "options": options}
+
+
+class _TorchCurrentStream:
+    """torch's current stream (a capture's while capturing) by the __cuda_stream__ protocol."""
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, torch.cuda.current_stream().cuda_stream)

@@ -1,19 +1,12 @@
-"""Plans: a variant bound to one input tensor, its buffers and launch closures made once, so timing
-loops measure launches, not allocation or Python setup. CUDA kernels see the torch tensors through
-zero-copy CuPy views (DLPack); every launch queues on torch's current stream at run time.
-
-make_plan(variant, x) is the one entry point: it checks the input against the record, then the
-tile mapping picks the plan: a multi-pass mapping gets this module's Plan (the same kernel again
-over the partials until one is left), a one-launch mapping single_launch's FastestPlan, the
-reproducible family reproducible_plan's. All answer one interface (ReductionPlan), all callers
-use: variant, dtype, x, outs (run() returns one), n, launch_count (launches per run),
-first_blocks, run(first_pass_only=False, restore=True), poison(), restore(), bytes_moved().
+"""Plans: a variant bound to one input, buffers and launch closures made once (timing loops measure
+launches, not allocation), launched on torch's current stream. make_plan checks x; the mapping
+picks the plan: multi-pass (built here), single_launch's or reproducible_plan's, each a Plan.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from functools import partial
 
 import torch
 
@@ -24,66 +17,15 @@ from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
 from harness.launch.errors import DeviceMemoryError, no_room
-from harness.launch.stream import on_torch_stream
+from harness.launch.single_launch import Plan, on_stream
 
 __all__ = ["DeviceMemoryError", "Plan", "ReductionPlan", "make_plan"]
 
 
-@dataclass
-class Plan:
-    """A multi-pass plan: launch k reads pass k's input (the input, then the partials of launch
-    k - 1) and writes outs[k]; the last pass writes a single value."""
-
-    variant: Variant
-    dtype: str
-    x: torch.Tensor
-    passes: list[Pass]
-    outs: list[torch.Tensor]
-    scratch: torch.Tensor | None
-    launches: list[Callable[[], None]] = field(default_factory=list)
-
-    @property
-    def n(self) -> int:
-        return self.x.numel()
-
-    @property
-    def launch_count(self) -> int:
-        return len(self.passes)
-
-    @property
-    def first_blocks(self) -> int:
-        return self.passes[0].blocks
-
-    def restore(self) -> None:
-        """Refill the scratch copy an in-place first pass destroys (no-op otherwise)."""
-        if self.scratch is not None:
-            self.scratch.copy_(self.x)
-
-    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch the passes (asynchronously); returns the buffer that will hold the result.
-        restore=False leaves the scratch copy as it is: timing loops restore it in their untimed
-        setup, so the copy is not counted as the kernel's time."""
-        if restore:
-            self.restore()
-        for launch in self.launches[:1] if first_pass_only else self.launches:
-            launch()
-        return self.outs[0] if first_pass_only else self.outs[-1]
-
-    def poison(self) -> None:
-        for o in self.outs:
-            dtypes.poison_(o)
-
-    def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """Bytes read plus bytes written (each input read once, each partial written once)."""
-        size = self.x.element_size()
-        ps = self.passes[:1] if first_pass_only else self.passes
-        return sum((p.n + p.blocks) * size for p in ps)
+ReductionPlan = Plan  # every family's plan is one (single_launch.Plan)
 
 
-ReductionPlan = Plan | single_launch.FastestPlan  # ReproduciblePlan is a FastestPlan
-
-
-def make_plan(variant: Variant, x: torch.Tensor) -> ReductionPlan:
+def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
     """`variant` bound to the flat tensor x: buffers allocated, launches prepared, nothing run."""
     if variant.launch is None:
         raise ValueError(f"{variant.id} has no launch policy (a peer is not run through a plan)")
@@ -114,17 +56,17 @@ def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
     with no_room(f"{variant.id} needs {need(variant, passes, x)}; the allocation failed"):
         outs = [torch.empty(p.blocks, dtype=x.dtype, device=x.device) for p in passes]
         scratch = torch.empty_like(x) if launch.in_place else None
-    plan = Plan(variant, dtype, x, passes, outs, scratch)
     inputs = [scratch if scratch is not None else x, *outs[:-1]]
-    make = _cuda_launch if variant.backend == "cuda" else _triton_launch
-    plan.launches = [
-        make(variant, dtype, i, o, p) for i, o, p in zip(inputs, outs, passes, strict=True)
+    cuda = variant.backend == "cuda"
+    launches = [
+        _cuda_launch(variant, dtype, i, o, p) if cuda else partial(triton_pass(variant, p), i, o)
+        for i, o, p in zip(inputs, outs, passes, strict=True)
     ]
-    return plan
+    return Plan(variant, dtype, x, outs, launches, passes[0].blocks, passes, scratch)
 
 
 def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
-    """What a multi-pass plan allocates, for its DeviceMemoryError (the cached launch's too)."""
+    """What a multi-pass plan (or cached launch) allocates, for its DeviceMemoryError."""
     in_place = variant.launch.in_place
     need = (sum(p.blocks for p in passes) + (x.numel() if in_place else 0)) * x.element_size()
     scratch = " and the scratch copy its in-place first pass works on" if in_place else ""
@@ -132,9 +74,7 @@ def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
 
 
 def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
-    """Pass p of a multi-pass CUDA variant: (the CuPy kernel, blocks, threads, dynamic shared
-    memory bytes, the scalar arguments after the two pointers as numpy values), for the plan and
-    the plan cache (rebind_passes) alike."""
+    """Pass p of a multi-pass CUDA variant: (kernel, blocks, threads, shared bytes, scalars)."""
     import numpy as np
 
     launch = variant.launch
@@ -148,8 +88,6 @@ def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
 
 
 def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tensor], None]:
-    """Pass p of a multi-pass Triton variant as a function of its input and output tensors,
-    launched on torch's current stream (Triton's own per-call path)."""
     from triton_kernels import tiles
 
     fn = getattr(tiles, variant.kernel)
@@ -166,17 +104,5 @@ def _cuda_launch(
     import cupy
 
     kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, inp.element_size())
-    args: tuple = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
-
-    def go() -> None:
-        with on_torch_stream():
-            kern((blocks,), (threads,), args, shared_mem=smem)
-
-    return go
-
-
-def _triton_launch(
-    variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
-) -> Callable[[], None]:
-    go = triton_pass(variant, p)
-    return lambda: go(inp, out)
+    args = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
+    return on_stream(kern, blocks, threads, args, smem)

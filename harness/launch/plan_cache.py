@@ -1,35 +1,15 @@
-"""The launch caches: a bounded, thread-safe LRU of every 1-D family's launches (PlanCache) and
-of the axis family's (AxisCache), so that reduce_sum does not build a plan (workspace allocations,
-a memset, the grid, kernel lookups) on every call.
-
-1-D key: (variant id, dtype, n, x.data_ptr() % 16, device index, stream pointer). n and dtype fix
-the grid, the integer widths and Triton's configuration bucket; data_ptr % 16 is the alignment
-class (the kernels' head before the first 16-byte boundary, Triton's pointer specialization); the
-device owns the workspace. Axis key: (variant id, dtype, shape, dim, device, stream): shape and dim
-fix the passes, grids and partials (harness.core.axis_geometry).
-The stream: each stream gets its own workspace, so its own ticket counter and partials. The kernel
-leaves the counter at 0 after every launch, but two launches in flight at once on two streams
-sharing one counter would take each other's tickets (two multi-pass chains would write one set of
-partials). (A stream destroyed while its last launch runs and a new one created at the same
-address would share one: the caveat of any cache keyed by the handle.)
-
-Rebinding: no key holds a data pointer. An entry (rebind.BoundLaunch, from rebind or rebind_passes;
-axis_plan.AxisLaunch) takes the input and output per call and passes their pointers to the
-kernels, so any tensor of the same class hits, and the cache holds no reference to a caller's
-tensor (it cannot keep a large input alive). A key with the data pointer would make every fresh
-input miss (or hit by accident of the allocator's addresses) and would have to keep each input
-alive. A hit allocates nothing but the caller's result (harness.launch.api), as torch.sum does.
-
-Capture: a captured call does not use an entry's workspace (a graph bakes addresses in, so every
-graph captured from one entry would share its counter: harness.launch.workspace). `for_capture`
-finds the entry of the same (variant, dtype, n, alignment class, device) built on ANY stream (its
-kernel, grid and configuration do not depend on the stream), and the call launches it on the
-capturing stream with a workspace of the graph's own (the entries' in_capture); the graph keeps
-nothing of the entry but the kernel, which the compile caches keep, so eviction and clear() may
-free every entry. A miss while the current stream captures raises PlanCacheMiss before anything is
-enqueued (building would allocate, memset and may time Triton's candidates); the caller's capture
-stays valid. The axis family does not capture from its cache: api builds an axis plan whose
-partials the graph's allocator owns.
+"""The launch caches, bounded thread-safe LRUs (PlanCache: the 1-D families'; AxisCache), so that
+reduce_sum builds no plan per call. 1-D key: (variant id, dtype, n, x.data_ptr() % 16, device,
+stream): n and dtype fix the grid, integer widths and Triton's configuration; data_ptr % 16 is the
+alignment class. Axis key: (variant id, dtype, shape, dim, device, stream). Per stream, so each
+stream has its own workspace (two launches in flight on two streams sharing a ticket counter take
+each other's tickets; a stream destroyed mid-launch and a new one at its address would share one,
+as in any cache keyed by the handle). No key holds a data pointer, so any tensor of the class hits
+and no caller's tensor is kept alive. `for_capture` takes the entry of the same key on ANY stream
+(kernel, grid and configuration do not depend on it) to launch on the capturing stream with its
+graph's own workspace (the graph keeps nothing of the entry but the kernel, so eviction is safe);
+a miss while capturing raises PlanCacheMiss before anything is enqueued (building would allocate,
+memset and may time Triton's candidates). Axis sums in a capture use a plan of their own (api).
 """
 
 from __future__ import annotations
@@ -37,9 +17,9 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any
 
 import torch
 
@@ -78,11 +58,7 @@ def key_of(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Ke
     return (variant.id, dtype, x.numel(), x.data_ptr() % 16, x.get_device(), stream_ptr)
 
 
-K = TypeVar("K", bound=Hashable)
-E = TypeVar("E")
-
-
-class LRU(Generic[K, E]):
+class LRU:
     """At most max_entries entries (default REDUCE_LADDER_PLAN_CACHE_SIZE or 64), the least
     recently used evicted first; one lock for the table and its counters (hits, misses,
     evictions), so that they stay exact across threads."""
@@ -93,14 +69,14 @@ class LRU(Generic[K, E]):
         if max_entries < 1:
             raise ValueError(f"a plan cache needs max_entries >= 1, got {max_entries}")
         self.max_entries = max_entries
-        self._entries: OrderedDict[K, E] = OrderedDict()
+        self._entries: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = self.evictions = 0
 
-    def lookup(self, key: K) -> E | None:
-        """The entry (counted as a hit, made most recent), or None (nothing counted, nothing
-        built). The lock, get and move_to_end cost about 0.24 us together in CPython 3.12, a bare
-        dict get 0.10 us: the 0.14 us buys LRU order and exact counters across threads."""
+    def lookup(self, key: Any) -> Any:
+        """The entry (a hit, made most recent), or None (nothing counted or built). The lock,
+        get and move_to_end cost 0.24 us in CPython 3.12, a bare dict get 0.10 us: the difference
+        buys LRU order and exact counters across threads."""
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:
@@ -108,7 +84,7 @@ class LRU(Generic[K, E]):
                 self.hits += 1
             return entry
 
-    def first(self, match: Callable[[K], bool]) -> E | None:
+    def first(self, match: Callable[[Any], bool]) -> Any:
         """The most recent entry whose key matches (counted as a hit), or None."""
         with self._lock:
             for key in reversed(self._entries):
@@ -118,9 +94,8 @@ class LRU(Generic[K, E]):
                     return self._entries[key]
         return None
 
-    def add(self, key: K, entry: E) -> E:
-        """Counts a miss and keeps `entry` under key (or returns the one another thread added
-        first), evicting past max_entries."""
+    def add(self, key: Any, entry: Any) -> Any:
+        """Counts a miss, keeps `entry` (or returns another thread's), evicts past max_entries."""
         with self._lock:
             self.misses += 1
             entry = self._entries.setdefault(key, entry)
@@ -131,7 +106,7 @@ class LRU(Generic[K, E]):
             return entry
 
     def clear(self) -> None:
-        """Drop every entry (their workspaces are freed with them) and zero the counters."""
+        """Drop every entry (and its workspace) and zero the counters."""
         with self._lock:
             self._entries.clear()
             self.hits = self.misses = self.evictions = 0
@@ -142,13 +117,11 @@ class LRU(Generic[K, E]):
                 self.hits, self.misses, self.evictions, len(self._entries), self.max_entries
             )
 
-    def cached_keys(self) -> list[K]:
-        """Least recently used first."""
+    def cached_keys(self) -> list:  # least recently used first, as cached_launches
         with self._lock:
             return list(self._entries)
 
-    def cached_launches(self) -> list[E]:
-        """Least recently used first."""
+    def cached_launches(self) -> list:
         with self._lock:
             return list(self._entries.values())
 
@@ -156,10 +129,9 @@ class LRU(Generic[K, E]):
         return len(self._entries)
 
 
-class PlanCache(LRU[Key, Entry]):
-    """The 1-D families' launches. A second lock for builds (two threads missing one key build it
-    once; hits never wait on a build). launch_modes: backend -> the single-launch family's launch
-    mode (rebind.LAUNCH_MODES), default rebind's."""
+class PlanCache(LRU):
+    """The 1-D families' launches; a build lock (two threads missing one key build it once; hits
+    never wait on a build). launch_modes: backend -> rebind's launch mode."""
 
     def __init__(
         self, max_entries: int | None = None, launch_modes: dict[str, str] | None = None
@@ -171,9 +143,8 @@ class PlanCache(LRU[Key, Entry]):
     def get(
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
     ) -> Entry:
-        """The launch for x (contiguous, any shape) on stream_ptr (default: the current stream),
-        built on a miss. A miss allocates the workspace ordered after stream_ptr, so pass another
-        stream_ptr only for that stream's work (tests use it to name streams)."""
+        """The launch for x on stream_ptr (default: the current one), built on a miss with its
+        workspace ordered after stream_ptr (so pass only the stream whose work it is)."""
         if stream_ptr is None:
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)
@@ -183,8 +154,7 @@ class PlanCache(LRU[Key, Entry]):
         return entry
 
     def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
-        """The entry a call captured on the current stream launches: this stream's, else the most
-        recent one of another stream; PlanCacheMiss if none was built (nothing is enqueued)."""
+        """This stream's entry, else another stream's most recent one; else PlanCacheMiss."""
         key = key_of(variant, dtype, x, stream_of(x))
         entry = self.lookup(key) or self.first(lambda other: other[:5] == key[:5])
         if entry is not None:
@@ -218,14 +188,13 @@ def _miss(key: Key, x: torch.Tensor) -> PlanCacheMiss:
     )
 
 
-class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
+class AxisCache(LRU):
     """The axis family's launches (reduce_sum(x, variant, dim=d))."""
 
     def get(
         self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
     ) -> axis_plan.AxisLaunch:
-        """The entry for v over x's dtype, shape and dim on x's device and `stream`, built on a
-        miss (DeviceMemoryError when its partials cannot be allocated)."""
+        """The entry for v over x's dtype, shape and dim on x's device and `stream`."""
         dtype = dtypes.name_of(x.dtype)
         key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
         entry = self.lookup(key)
@@ -235,9 +204,7 @@ class AxisCache(LRU[tuple, axis_plan.AxisLaunch]):
 
 
 def capturing() -> bool:
-    """Whether torch's current stream is capturing a CUDA graph: the C call
-    torch.cuda.is_current_stream_capturing() makes, without its Python frame (CUDA tensors only:
-    a torch built without CUDA lacks it)."""
+    """torch.cuda.is_current_stream_capturing() without its Python frame (CUDA builds only)."""
     return torch._C._cuda_isCurrentStreamCapturing()
 
 
@@ -245,18 +212,15 @@ _default = PlanCache()
 _default_axis = AxisCache()
 
 
-def default() -> PlanCache:
-    """The process-wide cache reduce_sum and partials use."""
+def default() -> PlanCache:  # the process-wide caches reduce_sum and partials use
     return _default
 
 
 def default_axis() -> AxisCache:
-    """The process-wide cache reduce_sum uses for sums along a dim."""
     return _default_axis
 
 
-def clear() -> None:
-    """Both process-wide caches: the 1-D families' and the axis family's."""
+def clear() -> None:  # both process-wide caches
     _default.clear()
     _default_axis.clear()
 

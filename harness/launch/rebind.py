@@ -1,44 +1,25 @@
-"""The single-launch (fastest) family's cached launch, the input and output given per call: what
-harness.launch.plan_cache keeps for it. Only their pointers change per call; the kernel, grid,
-configuration, workspace (partials, ticket counter) and stream are fixed when it is built, from
-the functions the uncached plan uses (single_launch.cuda_kernel, triton_kernels.fastest), so a
-rebound launch adds in the same order and its sum is bit-identical to the uncached path's.
-
-Launch modes (LAUNCH_MODES; harness/studies/callable_bench.py compares them; DEFAULT_MODE is the
-cache's):
-- cuda "cupy-driver" (the default): cuLaunchKernel through CuPy's Cython binding
-  (cupy_backends.cuda.api.driver.launchKernel) with the parameter array packed ONCE (a ctypes
-  array of pointers to five ctypes values); per call only the x and out pointers are written
-  into it, under a lock (two threads sharing a launch must not interleave the writes and the
-  launch; the driver copies the parameters before cuLaunchKernel returns).
-- cuda "driver" (where cuda-python's `cuda.bindings` is installed): the same through
-  cuda.bindings.driver. Measured on an H100 host, float32 2^10, back to back: 5.8 us per launch
-  against 7.0 us for "function" and 8.1 us through ctypes' libcuda binding; torch.sum 11.4 us
-  (results/<device>/archive/call-profile.txt, callable.txt). Not the default: importing
-  cuda.bindings.driver resolves its function table through cuGetProcAddress, and
-  compute-sanitizer reported each symbol the driver lacks as an API error in a user's program
-  (34 on an H200), though no kernel was at fault.
-- "native", cuda and triton (opt-in: REDUCE_LADDER_NATIVE=1, harness.launch.native): the default
-  mode's kernel and parameters launched from a small C++ extension, which also allocates the
-  result (call), so a warm reduce_sum makes one call out of Python; where it cannot be built, or
-  for a Triton launch it does not make (_triton_params), the default is kept, with a warning.
-- cuda "function": cupy.cuda.Function called with the argument tuple packed once plus two fresh
-  CIntptr for x and out, and the CuPy stream found once: no DLPack export, CuPy ndarray, stream
-  context or numpy scalar per call.
-- cuda "rawkernel": single_launch's way (CuPy views through DLPack, the RawKernel called inside
-  on_torch_stream()): several microseconds of Python per call.
-- triton "bound": the CompiledKernel fastest_kernel.warmup returns, launched through its `run`
-  (the launcher the JIT calls) with the arguments bound once: pointers as plain ints, constexprs
-  in place, the stream fixed. It skips what JITFunction.run does per call (binding and
-  specializing every argument, hashing the kernel-cache key, the global-value check, the stream
-  lookup); valid because all the specialization depends on is in the cache key: n (integer
-  widths), x's alignment class (x_ptr's divisibility by 16), the workspace (made once, aligned).
-- triton "jit": fastest_kernel[grid](...) with tensors, Triton's own per-call path (the only one
-  under the interpreter, which has no compiled kernel).
+"""The single-launch (fastest) family's cached launch: x and out per call, all else fixed when
+built, by the plan's functions. Launch modes (LAUNCH_MODES; DEFAULT_MODE the cache's,
+studies.callable_bench times them): cuda "cupy-driver" and "driver": cuLaunchKernel through CuPy's
+binding or cuda.bindings, the parameters packed once (DriverKernel), per call x's and out's pointers
+written in under a lock (no two threads interleave writes and launch; the driver copies the
+parameters at the call, so the next call may rewrite them). "driver" took 5.8 us a launch on an H100
+(float32 2^10; "function" 7.0, torch.sum 11.4: results/<device>/archive/call-profile.txt) but is not
+the default: importing cuda.bindings.driver resolves its table through cuGetProcAddress, and
+compute-sanitizer reports each symbol the driver lacks as an API error in the user's program.
+"function": cupy.cuda.Function; "rawkernel": single_launch's way. triton "bound": the CompiledKernel
+kernel.warmup returns, run with its arguments bound once (skipping JITFunction.run's per-call
+binding: valid as n and x_ptr % 16 are in the cache key); "jit": Triton's own path. "native",
+cuda and triton (opt-in: REDUCE_LADDER_NATIVE=1, harness.launch.native): the default mode's kernel
+and parameters launched from a small C++ extension that also allocates the result (call), so a
+warm reduce_sum makes one call out of Python; where it cannot be built, or for a Triton launch it
+does not make (_triton_params), the default is kept, with a warning.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -46,28 +27,15 @@ import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import Variant
-from harness.launch import native, single_launch, workspace
-from harness.launch.stream import cupy_stream_or_null, on_torch_stream
+from harness.launch import native, single_launch
+from harness.launch.stream import cupy_importable, cupy_stream_or_null, in_graph, on_torch_stream
 
-
-def _driver_available() -> bool:
-    """Whether cuda.bindings is installed (found, not imported: see "driver" above)."""
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec("cuda.bindings") is not None
-    except (ImportError, ValueError):
-        return False
-
-
+try:  # found, not imported (see "driver" above)
+    _DRIVER: tuple[str, ...] = ("driver",) if importlib.util.find_spec("cuda.bindings") else ()
+except (ImportError, ValueError):
+    _DRIVER = ()
 LAUNCH_MODES: dict[str, tuple[str, ...]] = {
-    "cuda": (
-        "cupy-driver",
-        *(("driver",) if _driver_available() else ()),
-        "function",
-        "rawkernel",
-        "native",
-    ),
+    "cuda": ("cupy-driver", *_DRIVER, "function", "rawkernel", "native"),
     "triton": ("bound", "jit", "native"),
 }
 DEFAULT_MODE: dict[str, str] = {
@@ -85,14 +53,8 @@ LaunchWith = Callable[[torch.Tensor, torch.Tensor, int, int, int], None]
 
 @dataclass
 class BoundLaunch:
-    """A cached launch of any 1-D family (this module's or rebind_passes'): one variant, dtype, n,
-    alignment class, device and stream; call it (or its go) with (x, out).
-
-    x: contiguous, n elements, the alignment class it was built for (any shape); out: at least
-    one element of out_dtype, 16-byte aligned (any torch allocation: Triton specialized on an
-    aligned output). Asynchronous on its stream with the workspace it owns. in_capture(x, out,
-    stream_ptr): the same captured on stream_ptr (capturing; its device current) with a
-    workspace the graph owns, or an error before anything is enqueued."""
+    """A cached launch of any 1-D family: one variant, dtype, n, alignment class, device and
+    stream; call it (or go) with x (contiguous, that class) and out (16-byte aligned)."""
 
     variant: Variant
     dtype: str
@@ -103,7 +65,7 @@ class BoundLaunch:
     proto: torch.Tensor  # out_dtype on the device: results are its new_empty (api)
     workspace: Sequence[torch.Tensor]  # owned, made once, the partials first
     go: Go
-    in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]
+    in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]  # (x, out, capturing stream)
     go_with: LaunchWith | None = None  # single-launch: None where the mode cannot be captured
     call: Callable[[torch.Tensor], torch.Tensor] | None = None  # native: a new result + go
 
@@ -118,9 +80,7 @@ class CaptureUnsupported(RuntimeError):
 def bind(
     variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
 ) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x (n, dtype, alignment class,
-    device) on `stream_ptr`. Allocates the workspace; Triton's tuner may time its candidates over
-    x here (once per size bucket and process). Nothing is launched."""
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
     mode = mode or DEFAULT_MODE[variant.backend]
     if mode not in LAUNCH_MODES[variant.backend]:
         raise ValueError(
@@ -144,10 +104,26 @@ def bind(
         go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
     elif call is None:
         go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
-    capture = _capture(variant, mode, go_with, ws[0].numel() * ws[0].element_size())
-    n = x.numel()
+    nbytes = ws[0].numel() * ws[0].element_size()
+
+    def in_capture(x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
+        """go_with with a workspace the graph owns, or CaptureUnsupported before any launch."""
+        if go_with is None:
+            raise CaptureUnsupported(
+                f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "
+                f"graph; the default modes ({DEFAULT_MODE[variant.backend]!r}) can"
+            )
+        if not cupy_importable():  # in_graph's runtime calls
+            raise CaptureUnsupported(
+                f"{variant.id} in a CUDA-graph capture: a capture gives each graph a workspace of "
+                "its own through cudaMallocAsync, which needs CuPy: pip install -e '.[cuda13]' "
+                "(or '.[cuda12]')"
+            )
+        with in_graph(nbytes, stream_ptr) as (partials, counter):
+            go_with(x, out, stream_ptr, partials, counter)
+
     return BoundLaunch(
-        variant, dtype, n, blocks, mode, out_dtype, ws[0], ws, go, capture, go_with, call
+        variant, dtype, x.numel(), blocks, mode, out_dtype, ws[0], ws, go, in_capture, go_with, call
     )
 
 
@@ -157,29 +133,30 @@ def _native(variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream
     mode ("cupy-driver", "bound"; whose capture twin it keeps), launched and its result allocated
     in C++. NativeUnavailable where it cannot be built, or for a Triton launch it does not make."""
     module = native.load()
-    proto = torch.empty(1, dtype=out_dtype, device=x.device)
+    launch = module.Launch(stream_ptr, torch.empty(1, dtype=out_dtype, device=x.device))
     if variant.backend == "cuda":
         _, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, "cupy-driver")
         kern, _, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
-        import cupy
-
-        with cupy.cuda.Device(x.device.index or 0):
-            fn_ptr = kern.kernel.ptr
         params = [0, 0, ws[0].data_ptr(), ws[1].data_ptr(), x.numel()]  # in, out, p, counter, n
-        launch = module.Launch(stream_ptr, proto)
-        launch.add(fn_ptr, blocks, threads, 0, params, [0], [0], 1)
+        launch.add(cuda_function(kern, x), blocks, threads, 0, params, [0], [0], 1)
         return launch.into, go_with, blocks, launch.call
     go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, "bound", out_dtype)
     compiled, values, head_bytes = go.native  # x, x past its head, out, then the fixed values
-    params = _triton_params(compiled, values)
     md = compiled.metadata
-    threads = md.num_warps * 32
-    launch = module.Launch(stream_ptr, proto)
-    launch.add(compiled.function, blocks, threads, md.shared, params, [0, 1], [0, head_bytes], 2)
+    launch.add(compiled.function, blocks, md.num_warps * 32, md.shared,
+               triton_params(compiled, values), [0, 1], [0, head_bytes], 2)  # fmt: skip
     return launch.into, go_with, blocks, launch.call
 
 
-def _triton_params(compiled, values: tuple) -> list[int]:
+def cuda_function(kern, x: torch.Tensor) -> int:
+    """The CUfunction of a CuPy-loaded kernel on x's device, as an int."""
+    import cupy
+
+    with cupy.cuda.Device(x.device.index or 0):
+        return kern.kernel.ptr
+
+
+def triton_params(compiled, values: tuple) -> list[int]:
     """A compiled Triton kernel's parameters as the driver takes them: the values that are not
     constexpr (its signature says which), then the scratch pointers Triton's launcher appends
     (0 to 2 by version, null when the kernel needs no scratch; counted from the PTX entry).
@@ -204,25 +181,6 @@ def _triton_params(compiled, values: tuple) -> list[int]:
     return kept + [0] * extra
 
 
-def _capture(variant: Variant, mode: str, go_with: LaunchWith | None, nbytes: int):
-    """in_capture: go_with with a workspace the graph owns (workspace.in_graph);
-    CaptureUnsupported, before anything is enqueued, for a mode that cannot be captured."""
-
-    def in_capture(x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
-        if go_with is None:
-            raise CaptureUnsupported(
-                f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "
-                f"graph; the default modes ({DEFAULT_MODE[variant.backend]!r}) can"
-            )
-        why = workspace.capturable()
-        if why is not None:
-            raise CaptureUnsupported(f"{variant.id} in a CUDA-graph capture: {why}")
-        with workspace.in_graph(nbytes, stream_ptr) as (partials, counter):
-            go_with(x, out, stream_ptr, partials, counter)
-
-    return in_capture
-
-
 def _cuda(
     variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str
 ) -> tuple[Go, LaunchWith | None, int]:
@@ -238,15 +196,32 @@ def _cuda(
 
         return go_rawkernel, None, blocks
     import cupy
+    import numpy as np
     from cupy.cuda.function import CIntptr, CUIntMax
 
     dev = x.device.index or 0
     n = x.numel()
+    if mode in ("driver", "cupy-driver"):
+        k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),), mode)
+        x_arg, out_arg, p_arg, c_arg = k.slots
+        p_arg.value, c_arg.value = partials.data_ptr(), counter.data_ptr()
+        launch, fn, params_addr, lock = k.launch_kernel, k.fn, k.params_addr, threading.Lock()
+
+        def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
+            with lock:
+                x_arg.value = x.data_ptr()
+                out_arg.value = out.data_ptr()
+                launch(fn, blocks, 1, 1, threads, 1, 1, 0, stream_ptr, params_addr, 0)
+
+        def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
+            # a capture packs its own (not a hot path); alive until the launch returns
+            _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c), k.scalars)
+            launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
+
+        go_driver.keep = k  # the packed parameters live as long as the launch
+        return go_driver, with_driver, blocks
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
-    if mode in ("driver", "cupy-driver"):
-        go, go_with = _driver(fn.ptr, blocks, threads, stream_ptr, ws, n, mode)
-        return go, go_with, blocks
     stream = cupy_stream_or_null(stream_ptr, dev)
     # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
     tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(n))
@@ -261,56 +236,53 @@ def _cuda(
     return go_function, with_function, blocks
 
 
-def _driver(
-    fn_ptr: int, blocks: int, threads: int, stream_ptr: int, ws: Workspace, n: int, mode: str
-) -> tuple[Go, LaunchWith]:
-    """The "driver" and "cupy-driver" launch: the five parameters (in, out, partials, counter, n:
-    reduce_fastest's and reduce_fastest_small's) packed once; its capture twin packs all five per
-    call (a capture is not a hot path)."""
+def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
+    """cuLaunchKernel's parameters: (the pointers' c_void_p slots, to rewrite; the address of the
+    array pointing at them and at the scalars, each at its numpy width; what must stay alive)."""
     import ctypes
-    import threading
 
-    def pack(x: int, out: int, p: int, c: int) -> tuple:
-        values = (*(ctypes.c_void_p(v) for v in (x, out, p, c)), ctypes.c_uint64(n))
-        params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
-        return values, params
+    import numpy as np
 
-    if mode == "cupy-driver":
-        from cupy_backends.cuda.api.driver import launchKernel
+    width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
+    slots = [ctypes.c_void_p(p) for p in pointers]
+    values = [*slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]
+    params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
+    return slots, ctypes.addressof(params), (values, params)
 
-        def launch(params_addr: int, stream: int) -> None:
-            launchKernel(fn_ptr, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0)
 
-    else:
-        from cuda.bindings import driver
+class DriverKernel:
+    """One CUDA kernel on a fixed grid through cuLaunchKernel ("cupy-driver" or "driver" mode),
+    its parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
 
-        func = driver.CUfunction(fn_ptr)
-        ok = driver.CUresult.CUDA_SUCCESS
+    def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
+        import cupy
 
-        def launch(params_addr: int, stream: int) -> None:
-            (err,) = driver.cuLaunchKernel(
-                func, blocks, 1, 1, threads, 1, 1, 0, stream, params_addr, 0
-            )
-            if err != ok:
-                raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
+        with cupy.cuda.Device(device):
+            fn_ptr = kern.kernel.ptr  # the loaded cupy.cuda.Function for this device
+        if mode == "cupy-driver":
+            from cupy_backends.cuda.api.driver import launchKernel
 
-    values, params = pack(0, 0, ws[0].data_ptr(), ws[1].data_ptr())
-    x_arg, out_arg = values[0], values[1]
-    params_addr = ctypes.addressof(params)
-    lock = threading.Lock()
+            self.launch_kernel, self.fn = launchKernel, fn_ptr
+        else:
+            from cuda.bindings import driver
 
-    def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
-        with lock:
-            x_arg.value = x.data_ptr()
-            out_arg.value = out.data_ptr()
-            launch(params_addr, stream_ptr)
+            ok = driver.CUresult.CUDA_SUCCESS
 
-    def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
-        _values, own = pack(x.data_ptr(), out.data_ptr(), p, c)  # alive until the launch returns
-        launch(ctypes.addressof(own), s)
+            def launch_kernel(func, *args) -> None:
+                (err,) = driver.cuLaunchKernel(func, *args)
+                if err != ok:
+                    raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
 
-    go_driver.keep = (values, params)  # the packed parameters live as long as the launch
-    return go_driver, with_driver
+            self.launch_kernel, self.fn = launch_kernel, driver.CUfunction(fn_ptr)
+        self.grid = grid  # blocks, threads, dynamic shared memory bytes
+        self.scalars = scalars
+        self.slots, self.params_addr, self.keep = pack([0] * pointers, scalars)
+
+    def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
+        for slot, t in zip(self.slots, tensors, strict=True):
+            slot.value = t.data_ptr()
+        blocks, threads, smem = self.grid
+        self.launch_kernel(self.fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
 
 
 def _triton(
@@ -339,15 +311,29 @@ def _triton(
             kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
 
         return go_jit, None, programs
-    go, go_with = _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr)
-    return go, go_with, programs
+    args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
+    launch = triton_launcher(kernel, grid, args, meta)
+    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
+    head_bytes = head * x.element_size()
+    scalars = (head, n_bulk, *constexprs)
+    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
+
+    def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
+        p = x.data_ptr()
+        launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
+
+    def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
+        p = x.data_ptr()
+        launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
+
+    go_bound.native = (launch.compiled, (0, 0, 0, *fixed), head_bytes)  # rebind._native's
+    return go_bound, with_bound, programs
 
 
 def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
-    """The "bound" launch of any Triton kernel (module docstring): the CompiledKernel that
-    kernel.warmup(*args, grid=grid, **meta) returns (specialized on args: their integer values
-    and pointer alignments, which the caller's cache key must fix), as launch(stream, values):
-    values are every parameter in order, pointers as ints, constexprs in place."""
+    """The "bound" launch of any Triton kernel: kernel.warmup(*args, grid=grid, **meta)'s
+    CompiledKernel (specialized on args' integer values and pointer alignments, which the
+    caller's cache key must fix) as launch(stream, values): every parameter, pointers as ints."""
     from triton import knobs
 
     compiled = kernel.warmup(*args, grid=grid, **meta)
@@ -365,27 +351,3 @@ def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):
 
     launch.compiled = compiled  # for the native launch
     return launch
-
-
-def _triton_bound(kernel, x, ws, probe_out, head, n_bulk, grid, meta, stream_ptr):
-    """The "bound" launch (module docstring) and its capture twin, which also takes the stream
-    and the workspace's pointers."""
-    partials, counter = ws
-    args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
-    launch = triton_launcher(kernel, grid, args, meta)
-    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
-    head_bytes = head * x.element_size()
-    scalars = (head, n_bulk, *constexprs)
-    fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
-
-    def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
-        p = x.data_ptr()
-        launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
-
-    def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
-        p = x.data_ptr()
-        launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
-
-    go_bound.native = (launch.compiled, (0, 0, 0, *fixed), head_bytes)  # rebind._native's
-
-    return go_bound, with_bound

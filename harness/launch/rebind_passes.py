@@ -1,30 +1,8 @@
-"""The cached launches of every family but the single-launch one (rebind's): the ladder's
-multi-pass variants and the reproducible pair, the input and output given per call; what
-harness.launch.plan_cache keeps for them, under the same key, in the same table.
-
-Each entry (a rebind.BoundLaunch) is built once per (variant, dtype, n, alignment class, device,
-stream); per call nothing is made but what a kernel argument needs:
-- its workspace is made once by workspace.off_thread (out of every caller-thread memory pool):
-  the chain's partials (per pass but the last, which writes the caller's result) and, for an
-  in-place first pass (cuda/v0-gmem-interleaved, cuda/004-gmem...), the scratch copy it works on,
-  which the entry keeps for as long as it is cached; the reproducible pair's chunk partials and
-  the CUDA kernel's ticket counter, zeroed once (the kernel leaves it at 0);
-- CUDA kernels go through CuPy's cuLaunchKernel binding on the entry's stream, their parameters
-  packed once per pass (DriverKernel): no CuPy array, DLPack export, stream object or sync;
-- Triton kernels through Triton's per-call path on torch's current stream: the entry's stream on
-  every path that reaches it (the hot path keys on it; the checked path makes it current).
-The kernels, grids and scalars come from the uncached plans' functions (plan.cuda_pass /
-triton_pass, reproducible_plan.cuda_kernel / default_grid, triton_kernels.reproducible.launch),
-so a cached sum is bit-identical to a fresh plan's.
-
-One lock per entry covers a whole call (every pass, the scratch copy, the packed parameters): two
-threads sharing an entry enqueue their chains one after the other, never interleaved (pass 2 of
-one reading pass 1 of another's partials).
-
-Capture (in_capture): a graph must not bake the entry's workspace in (graphs replayed at once
-would share it), so a captured call allocates its own inside the capture: torch serves it from
-the capture's private pool, the graph owns it, and the counter's zero fill is captured, so every
-replay starts from 0. It is freed when the call returns.
+"""The cached launches (rebind.BoundLaunch) of the multi-pass ladder and the reproducible pair, by
+the uncached plans' functions, their workspace made once by stream.off_thread. One lock per entry
+covers a whole call: two threads sharing an entry must not interleave their chains (pass 2 of one
+reading pass 1 of the other's partials). A captured call allocates its workspace inside the
+capture (its private pool), so graphs replayed at once never share one; its zero fill replays too.
 """
 
 from __future__ import annotations
@@ -37,46 +15,15 @@ from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
-from harness.launch import reproducible_plan, workspace
+from harness.launch import reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
-from harness.launch.rebind import BoundLaunch, triton_launcher
-
-
-class DriverKernel:
-    """One CUDA kernel on a fixed grid through CuPy's cuLaunchKernel binding, its parameters
-    packed once: `pointers` pointer slots (rewritten per call), then the numpy scalars."""
-
-    def __init__(self, kern, device: int, grid: tuple[int, int, int], pointers: int, scalars):
-        import ctypes
-
-        import cupy
-        import numpy as np
-        from cupy_backends.cuda.api.driver import launchKernel
-
-        with cupy.cuda.Device(device):
-            self.fn_ptr = kern.kernel.ptr  # the loaded cupy.cuda.Function for this device
-        self.launch_kernel = launchKernel
-        self.grid = grid  # blocks, threads, dynamic shared memory bytes
-        width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
-        self.slots = [ctypes.c_void_p(0) for _ in range(pointers)]
-        values = [*self.slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]
-        self.params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
-        self.values = values  # alive as long as the packed array that points at them
-        self.params_addr = ctypes.addressof(self.params)
-
-    def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
-        for slot, t in zip(self.slots, tensors, strict=True):
-            slot.value = t.data_ptr()
-        blocks, threads, smem = self.grid
-        self.launch_kernel(
-            self.fn_ptr, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0
-        )
+from harness.launch.rebind import BoundLaunch, DriverKernel, triton_launcher
+from harness.launch.stream import COUNTER_DTYPE, off_thread
 
 
 def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x (n, dtype, alignment
-    class, device) on `stream_ptr`: workspace allocated, kernels loaded, nothing launched."""
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
     if variant.launch.mapping is REPRODUCIBLE:
         blocks, alloc, run, what = _reproducible(variant, dtype, x)
     else:
@@ -87,7 +34,7 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Boun
             return alloc()
 
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
-    own, proto = workspace.off_thread(
+    own, proto = off_thread(
         lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)),
         x.device,
         stream_ptr if x.is_cuda else None,
@@ -103,13 +50,11 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Boun
         with lock:
             run(x, out, graphs, stream)
 
-    n = x.numel()
-    return BoundLaunch(variant, dtype, n, blocks, "", out_dtype, proto, own, go, in_capture)
+    return BoundLaunch(variant, dtype, x.numel(), blocks, "", out_dtype, proto, own, go, in_capture)
 
 
 def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
-    """plan.Plan's chain: pass k reads the input (or its scratch copy), then pass k - 1's
-    partials; the last pass writes the caller's out."""
+    """plan.Plan's chain: the input (or its scratch copy), then each pass's partials, then out."""
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
     device, n, dt = x.device, x.numel(), x.dtype  # never x itself: the entry outlives it
@@ -125,6 +70,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
             kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, x.element_size())
             steps.append(DriverKernel(kern, dev, (blocks, threads, smem), 2, scalars))
     else:
+        # on torch's current stream: the entry's on every path that reaches it
         triton = [triton_pass(variant, p) for p in passes]
         steps = [lambda ts, stream, go=go: go(*ts) for go in triton]
     in_place = launch.in_place
@@ -144,17 +90,16 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
-    """reproducible_plan's launch: the chunk partials and, for CUDA, the ticket counter; the
-    default grid."""
+    """reproducible_plan's launch: chunk partials (and CUDA's counter), the default grid."""
     n, device = x.numel(), x.device
     m = repro_geometry.chunk_count(n)
     blocks = reproducible_plan.default_grid(variant, n)
-    cuda = variant.backend == "cuda"
+    cuda, what = variant.backend == "cuda", f"its {m}-chunk workspace"
 
     def make() -> list[torch.Tensor]:
         ws = [torch.empty(m, dtype=torch.float64, device=device) for _ in range(2)]
         if cuda:
-            ws.append(torch.zeros(1, dtype=workspace.COUNTER_DTYPE, device=device))
+            ws.append(torch.zeros(1, dtype=COUNTER_DTYPE, device=device))
         return ws
 
     if cuda:
@@ -167,7 +112,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        return blocks, make, run, f"its {m}-chunk workspace"
+        return blocks, make, run, what
 
     from triton_kernels import reproducible as tr
 
@@ -176,7 +121,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run_jit(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
             tr.launch(x, out, *ws, blocks)()
 
-        return blocks, make, run_jit, f"its {m}-chunk workspace"
+        return blocks, make, run_jit, what
     # Both kernels "bound" (rebind's module docstring): compiled once for this key (n fixes the
     # scalars, x_ptr % 16 x's alignment; the partials and the result are torch allocations, and
     # a caller's out= is a whole element, which is all the final kernel's one store assumes).
@@ -184,10 +129,9 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
 
     scalars = tr.chunk_scalars(n)
     out_tl = tl.float64 if dtype == "float64" else tl.float32
-    with no_room(f"{variant.id} needs its {m}-chunk workspace; the allocation failed"):
+    with no_room(f"{variant.id} needs {what}; the allocation failed"):
         probe = make()  # what the kernels are compiled against: allocations like a call's
-        wide = torch.float64 if dtype == "float64" else torch.float32
-        res = torch.empty(1, dtype=wide, device=device)
+        res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
     chunk_meta, final_meta = tr.chunk_meta(), tr.final_meta(out_tl)
     grid = (max(1, min(blocks, m)),)
     chunks = triton_launcher(tr.reproducible_chunks_kernel, grid, (x, *probe, *scalars), chunk_meta)
@@ -199,4 +143,4 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         chunks(s, (x.data_ptr(), phi, plo, *scalars, *constants))
         final(s, (phi, plo, out.data_ptr(), m, final_meta["LANES"], out_tl))
 
-    return blocks, make, run_bound, f"its {m}-chunk workspace"
+    return blocks, make, run_bound, what

@@ -1,19 +1,12 @@
-"""The plan of family "reproducible" (cuda/reproducible, triton/reproducible).
-
-A ReproduciblePlan owns its output and a workspace: the chunk partials (hi, lo: M(n) float64 each,
-harness.core.repro_geometry) and, for CUDA, the last-block ticket counter, zeroed once; the kernel
-leaves it at 0 (two launches of one plan must not run at once on two streams). The grid is free:
-default per_sm x SMs (at most one block per chunk); make_plan(..., grid=G) runs any G >= 1 (the
-tests sweep it as if on GPUs of 16 to 144 SMs) and never changes the bits. The CUDA kernel reads
-P = 1024 / threads consecutive elements per thread and step as one vector, which needs the input
-aligned to min(16, P x itemsize) bytes: a misaligned view runs the VEC = false instantiation (the
-same lanes in the same order, scalar loads). The sum: float32 for float32 / float16 / bfloat16
-input, float64 for float64.
+"""The plan of family "reproducible": a workspace of chunk partials (hi, lo: M(n) float64 each,
+harness.core.repro_geometry) and a ticket counter; any grid G >= 1 gives the same bits. The CUDA
+kernel loads a thread's P = 1024 / threads consecutive elements as one vector, which needs
+min(16, P x itemsize)-byte alignment: a misaligned view runs the VEC = false instantiation (the
+same lanes in the same order, scalar loads).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -27,24 +20,22 @@ from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, cuda_args, 
 
 @dataclass
 class ReproduciblePlan(FastestPlan):
-    """A FastestPlan with this family's workspace ([phi, plo, counter]), launch and byte count."""
+    """A FastestPlan with this family's workspace ([phi, plo, counter]) and byte count."""
 
     @property
     def launch_count(self) -> int:
         return 1 if self.variant.backend == "cuda" else 2
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """The input read, the partials written and read back (2 x 2 x 8 bytes per chunk), the
-        result written."""
+        """x read, the partials written and read back (2 x 2 x 8 bytes a chunk), the sum written."""
         m = repro_geometry.chunk_count(self.n)
         return self.n * self.x.element_size() + 32 * m + self.outs[0].element_size()
 
 
-def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
-    """At most per_sm (default: the record's) x SMs blocks, balanced: as few as still take the M
-    chunks in the same number of rounds, so every block sums the same number of chunks."""
-    per_sm = per_sm or variant.launch.per_sm
-    chunks, cap = repro_geometry.chunk_count(n), per_sm * passes.sm_count()
+def default_grid(variant: Variant, n: int) -> int:
+    """At most per_sm x SMs blocks, balanced: as few as still take the M chunks in the same number
+    of rounds, so every block sums the same number of chunks."""
+    chunks, cap = repro_geometry.chunk_count(n), variant.launch.per_sm * passes.sm_count()
     if chunks <= cap:
         return max(1, chunks)
     rounds = -(-chunks // cap)
@@ -52,16 +43,14 @@ def default_grid(variant: Variant, n: int, per_sm: int | None = None) -> int:
 
 
 def vector_alignment(dtype: str, threads: int) -> int:
-    """Bytes the CUDA kernel's vector loads need the input aligned to: a thread's P = 1024 /
-    threads consecutive elements, at most 16."""
+    """Bytes the CUDA kernel's vector loads need x aligned to (module docstring)."""
     return min(16, (repro_geometry.LANES // threads) * dtypes.get(dtype).itemsize)
 
 
 def cuda_expression(
     dtype: str, threads: int, unroll: int | str, vec: bool, prefetch: bool | str = CUDA_PREFETCH
 ) -> str:
-    """The instantiation of reduce_reproducible for these template arguments (unroll / prefetch:
-    a value, or the .cu file's constant the catalogue names, REPRO_UNROLL / REPRO_PREFETCH)."""
+    """reduce_reproducible's instantiation (unroll / prefetch: a value or the .cu's constant)."""
     cxx = dtypes.get(dtype).cxx
     pf = prefetch if isinstance(prefetch, str) else ("true" if prefetch else "false")
     return f"reduce_reproducible<{cxx}, {threads}, {unroll}, {'true' if vec else 'false'}, {pf}>"
@@ -75,8 +64,7 @@ def cuda_kernel(
     unroll: int | str = CUDA_UNROLL,
     prefetch: bool | str = CUDA_PREFETCH,
 ):
-    """The CuPy kernel for an input at address x_ptr (the plan's and the plan cache's): the
-    vector instantiation when x_ptr is aligned for it, else the scalar one."""
+    """The CuPy kernel for an input at x_ptr: the vector instantiation if aligned for it."""
     from harness.compile import cuda_loader
 
     threads = threads or variant.launch.threads
@@ -87,30 +75,10 @@ def cuda_kernel(
     return cuda_loader.kernel_by_expression(variant.source, expr)
 
 
-def cuda_launch(
-    variant: Variant,
-    dtype: str,
-    x: torch.Tensor,
-    out: torch.Tensor,
-    workspace: list[torch.Tensor],
-    blocks: int,
-    threads: int | None = None,
-    unroll: int | str = CUDA_UNROLL,
-    prefetch: bool | str = CUDA_PREFETCH,
-) -> Callable[[], None]:
-    """reduce_reproducible over the flat x on torch's current stream with `blocks` blocks;
-    threads / unroll / prefetch default to the catalogue's (experiments.reproducible_sweep times
-    others)."""
-    threads = threads or variant.launch.threads
-    kern = cuda_kernel(variant, dtype, x.data_ptr(), threads, unroll, prefetch)
-    return on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
-
-
 def make_plan(
     variant: Variant, dtype: str, x: torch.Tensor, grid: int | None = None
 ) -> ReproduciblePlan:
-    """`variant` over the flat x (plan.make_plan has checked the dtype and n) with `grid` blocks /
-    programs (default: default_grid); DeviceMemoryError when the workspace cannot be allocated."""
+    """`variant` over the flat x (checked by plan.make_plan) with `grid` blocks (default_grid)."""
     if grid is not None and grid < 1:
         raise ValueError(f"a grid needs at least one block, got {grid}")
     x = x.reshape(-1)
@@ -124,9 +92,10 @@ def make_plan(
         counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
     workspace = [phi, plo, counter]
     if variant.backend == "cuda":
-        go = cuda_launch(variant, dtype, x, out, workspace, blocks)
+        kern, threads = cuda_kernel(variant, dtype, x.data_ptr()), variant.launch.threads
+        go = on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
     else:
         from triton_kernels import reproducible
 
         go = reproducible.launch(x, out, phi, plo, blocks)
-    return ReproduciblePlan(variant, dtype, x, [out], workspace, go, blocks)
+    return ReproduciblePlan(variant, dtype, x, [out], [go], blocks, workspace=workspace)

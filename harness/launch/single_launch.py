@@ -1,46 +1,39 @@
-"""The plan of the "single-launch" mapping (family "fastest"): one launch turns n elements into one.
-
-A FastestPlan owns a workspace: one partial per block (accumulator type) and a 32-bit counter,
-zeroed once. The kernel leaves the counter at 0 after every launch (the last block resets it), so
-repeated launches, timing loops and CUDA-graph replays need no memset; two launches of one plan
-must not run at once on two streams (they would share the counter). The sum is returned in the
-accumulator's dtype (float16 / bfloat16 as float32, unrounded). The grid comes from the device's
-SM count (harness.core.passes.sm_count): cuda/fastest's here (cuda_grid), triton/fastest's from
-the configuration triton_kernels.fastest picks. Only the production launch: the ablation's other
-instantiations and grids are experiments.fastest_ablation's.
+"""Plan, the class every 1-D plan is (plan.make_plan builds them), and the single-launch family's
+(fastest): one launch, a workspace of a partial per block and a ticket counter zeroed once (the
+last block resets it, so launches and graph replays need no memset, but two launches of one plan
+must not run at once on two streams), the sum in the accumulator's dtype (float16 / bfloat16 as
+float32, unrounded).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import FASTEST_UNROLL, Variant
-from harness.launch import workspace as workspace_memory
+from harness.core.passes import Pass
 from harness.launch.errors import no_room
-from harness.launch.stream import on_torch_stream
-from harness.launch.workspace import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
-
-
-def out_dtype(dtype: str) -> torch.dtype:
-    return dtypes.get(dtype).sum_torch
+from harness.launch.stream import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
+from harness.launch.stream import cupy_view, off_thread, on_torch_stream
 
 
 @dataclass
-class FastestPlan:
-    """A single-launch variant bound to one input: its output, workspace and one launch (plan's
-    ReductionPlan interface; the "first pass" is the whole run)."""
+class Plan:
+    """A variant bound to one input: launch k reads the input (an in-place first pass: its scratch
+    copy), then launch k - 1's partials, and writes outs[k]; the last writes the sum."""
 
     variant: Variant
     dtype: str
     x: torch.Tensor
-    outs: list[torch.Tensor]  # [out]: one value of out_dtype(dtype)
-    workspace: list[torch.Tensor]  # [partials, counter]
-    launch: Callable[[], None]
-    first_blocks: int  # the grid it launches (blocks / programs)
+    outs: list[torch.Tensor]
+    launches: list[Callable[[], None]]
+    first_blocks: int  # the first launch's grid (blocks / programs)
+    passes: list[Pass] = field(default_factory=list)
+    scratch: torch.Tensor | None = None
+    workspace: list[torch.Tensor] = field(default_factory=list)  # a one-launch kernel's
 
     @property
     def n(self) -> int:
@@ -48,27 +41,66 @@ class FastestPlan:
 
     @property
     def launch_count(self) -> int:
-        return 1
-
-    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        """Launch (asynchronously); returns the one-element output (the flags change nothing)."""
-        self.launch()
-        return self.outs[0]
-
-    def poison(self) -> None:
-        dtypes.poison_(self.outs[0])
+        return len(self.launches)
 
     def restore(self) -> None:
-        """Nothing to restore (the input is only read)."""
+        """Refill the scratch copy an in-place first pass destroys (no-op otherwise)."""
+        if self.scratch is not None:
+            self.scratch.copy_(self.x)
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
+        """Launch the passes; returns the buffer that will hold the result. restore=False: timing
+        loops refill the scratch copy in their untimed setup, not as the kernel's time."""
+        if restore:
+            self.restore()
+        for launch in self.launches[:1] if first_pass_only else self.launches:
+            launch()
+        return self.outs[0] if first_pass_only else self.outs[-1]
+
+    def poison(self) -> None:
+        for o in self.outs:
+            dtypes.poison_(o)
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
-        """n elements read plus one written, in the input's itemsize (as Plan counts a pass)."""
-        return (self.n + 1) * self.x.element_size()
+        """Each pass's input read once, its partials written once."""
+        size = self.x.element_size()
+        ps = self.passes[:1] if first_pass_only else self.passes
+        return sum((p.n + p.blocks) * size for p in ps)
+
+
+def on_stream(kern, blocks: int, threads: int, args: tuple, smem: int = 0) -> Callable[[], None]:
+    """kern(args) on `blocks` x `threads` (smem: shared bytes) on torch's current stream."""
+    grid, block = (blocks,), (threads,)
+
+    def go() -> None:
+        with on_torch_stream():
+            kern(grid, block, args, shared_mem=smem)
+
+    return go
+
+
+def out_dtype(dtype: str) -> torch.dtype:
+    return dtypes.get(dtype).sum_torch
+
+
+@dataclass
+class FastestPlan(Plan):
+    """A one-launch plan: workspace [partials, counter]; its one pass is the whole run."""
+
+    @property
+    def launch(self) -> Callable[[], None]:
+        return self.launches[0]
+
+    def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
+        self.launches[0]()  # nothing to restore: Plan.run's work without its checks
+        return self.outs[0]
+
+    def bytes_moved(self, first_pass_only: bool = False) -> int:
+        return (self.n + 1) * self.x.element_size()  # n read, one written
 
 
 def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
-    """cuda/fastest or triton/fastest over x (plan.make_plan has checked the dtype and n);
-    DeviceMemoryError when the workspace cannot be allocated."""
+    """cuda/fastest or triton/fastest over x (plan.make_plan has checked the dtype and n)."""
     partials, counter = workspace(variant, dtype, x.device)
     with no_room(f"{variant.id}: no room for its result"):
         out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
@@ -79,17 +111,21 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
         from triton_kernels import fastest
 
         launch, grid = fastest.tuned_launch(dtype, x, out, partials, counter)
-    return FastestPlan(variant, dtype, x, [out], [partials, counter], launch, grid)
+    return FastestPlan(variant, dtype, x, [out], [launch], grid, workspace=[partials, counter])
 
 
 def workspace(
     variant: Variant, dtype: str, device: torch.device, stream_ptr: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The family's workspace (workspace.eager): max_blocks partials of the accumulator type
-    (>= any grid either backend launches: Triton's tuner may pick more programs per SM than the
-    record's per_sm, never more than this) and the ticket counter at 0."""
-    cap = variant.launch.max_blocks
-    return workspace_memory.eager(cap, out_dtype(dtype), device, stream_ptr, variant.id)
+    """max_blocks partials (no grid is larger) and a zeroed counter, by stream.off_thread."""
+    slots = variant.launch.max_blocks
+
+    def make() -> tuple[torch.Tensor, torch.Tensor]:
+        partials = torch.empty(slots, dtype=out_dtype(dtype), device=device)
+        return partials, torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
+
+    with no_room(f"{variant.id} could not allocate its {slots}-slot workspace"):
+        return off_thread(make, device, stream_ptr)
 
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:
@@ -98,26 +134,23 @@ def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:
 
 
 def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
-    """Blocks cuda/fastest launches: one per vector tile, at most min(per_sm x SMs, max_blocks)."""
+    """One block per vector tile, at most min(per_sm x SMs, max_blocks)."""
     launch = variant.launch
     tiles = vector_tiles(dtype, n, launch.threads, FASTEST_UNROLL[dtype])
     return min(tiles, passes.single_launch_cap(launch))
 
 
-# The small-n path: up to SMALL_MAX_BYTES of input, cuda/fastest launches reduce_fastest_small
-# (cuda_kernels/fastest.cu: one block of SMALL_BLOCK threads, no workspace, no ticket, 32-bit
-# indices) instead of reduce_fastest. 32 KiB = one round of 512 threads x 4 16-byte vectors, every
-# load in flight at once (reduce_fastest covers the same 2^13 float32 with one block: below the
-# threshold the choice is the kernel's shape, not the grid). Measured by experiments.small_n_sweep
-# (its README has the finding); SMALL_MAX_BYTES = 0 switches the path off.
+# The small-n path: up to SMALL_MAX_BYTES of input, cuda/fastest launches reduce_fastest_small (one
+# block of SMALL_BLOCK threads, no workspace or ticket, 32-bit indices): 32 KiB is one round of 512
+# threads x 4 16-byte vectors, every load in flight at once (experiments.small_n_sweep measured it;
+# its README has the finding). SMALL_MAX_BYTES = 0 switches the path off.
 SMALL_MAX_BYTES = 32 * 1024
 SMALL_BLOCK = 512
 SMALL_ROUND_BYTES = 32 * 1024  # one round of the small kernel: BLOCK x UNROLL 16-byte vectors
 
 
 def small_expression(dtype: str, block: int = SMALL_BLOCK) -> str:
-    """reduce_fastest_small's name expression for dtype and `block` threads (UNROLL:
-    SMALL_ROUND_BYTES / (16 x block))."""
+    """reduce_fastest_small's instantiation for dtype and `block` threads."""
     unroll = SMALL_ROUND_BYTES // (16 * block)
     return f"reduce_fastest_small<{dtypes.get(dtype).cxx}, {block}, {unroll}>"
 
@@ -129,9 +162,8 @@ def takes_small_path(dtype: str, n: int, max_bytes: int = SMALL_MAX_BYTES) -> bo
 def cuda_kernel(
     variant: Variant, dtype: str, n: int, max_bytes: int = SMALL_MAX_BYTES, block: int = SMALL_BLOCK
 ):
-    """(the CuPy kernel, blocks, threads) cuda/fastest launches over n elements of dtype: the
-    small-n kernel up to max_bytes, else reduce_fastest on cuda_grid's blocks. Every cuda/fastest
-    launch (plan, plan cache, sweep) picks it here, so they add in one order."""
+    """(the CuPy kernel, blocks, threads) of cuda/fastest over n elements: the small-n kernel up to
+    max_bytes, else cuda_grid's. Every cuda/fastest launch picks here, so all add in one order."""
     from harness.compile import cuda_loader
 
     if takes_small_path(dtype, n, max_bytes):
@@ -144,23 +176,7 @@ def cuda_kernel(
 
 
 def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
-    """reduce_fastest's (and reduce_reproducible's) arguments over x as CuPy views (CuPy passes
-    pointers only): 16-bit inputs as raw 16-bit integers (the kernel reads their bits), then out
-    and the workspace, n as a 64-bit integer."""
-    import cupy
+    """reduce_fastest's (and reduce_reproducible's) arguments: CuPy views, then n."""
     import numpy as np
 
-    xv = x.view(torch.int16) if x.element_size() == 2 else x
-    views = (cupy.from_dlpack(t) for t in (xv, out, *workspace))
-    return (*views, np.uint64(x.numel()))
-
-
-def on_stream(kern, blocks: int, threads: int, args: tuple) -> Callable[[], None]:
-    """kern(args) on `blocks` x `threads`, on torch's current stream at each call."""
-    grid, block = (blocks,), (threads,)
-
-    def go() -> None:
-        with on_torch_stream():
-            kern(grid, block, args)
-
-    return go
+    return (*(cupy_view(t) for t in (x, out, *workspace)), np.uint64(x.numel()))

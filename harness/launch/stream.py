@@ -1,33 +1,38 @@
-"""The device and the stream a call runs on, made current in both libraries.
+"""The device, the stream and the memory a launch uses.
 
-An API call (harness.launch.api) runs on ONE stream, the caller's current stream in the input's
-library (torch's for a tensor, CuPy's for a CuPy array): every kernel (CuPy, Triton, a driver
-launch), allocation and copy of the result. `call_on` makes x's device current and that stream
-current in torch AND CuPy, so whatever launches inside queues in one order, a CUDA-graph capture
-on that stream sees all of it, the result is read on the stream the caller reads it on, and a
-buffer the call frees returns to the caching allocator in that stream's order. Why both: CuPy and
-torch each keep their own current stream; a kernel launched on one while the result is copied
-(or a workspace freed) on the other races, and a non-blocking CuPy stream does not even order
-against torch's legacy default stream.
+An API call runs on ONE stream, the caller's current stream in x's library: every kernel,
+allocation and copy of the result. `call_on` makes it current in torch AND CuPy: each keeps its
+own current stream, a kernel launched on one while the result is copied (or a workspace freed) on
+the other races, and a non-blocking CuPy stream does not even order against torch's legacy
+default stream. (CuPy 14 wraps a raw pointer with Stream.from_external, CuPy 13 ExternalStream.)
 
-CuPy needs a Stream object for a raw pointer, made once per (device, stream): Stream.from_external
-on CuPy 14 (ExternalStream is deprecated there and warns on every construction), ExternalStream on
-CuPy 13. The legacy default stream (pointer 0) is CuPy's Stream.null, entered like any other: it
-is NOT assumed current in CuPy already (a caller inside `with cupy.cuda.Stream(non_blocking=True)`
-has another one).
+A cached launch's workspace (partials + the last-block ticket counter) outlives the call that made
+it, so a worker thread allocates it (`off_thread`), with the launch's stream current (the zero
+fill ordered before its first kernel). Why: torch routes allocations to a memory pool per THREAD
+(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees in a warm-up), and memory left in a
+graph's pool without being one of its outputs makes Inductor stop ("Detected N tensor(s) in the
+cudagraph pool not tracked as outputs").
+
+In a capture (`in_graph`): a graph bakes addresses in, so graphs captured from one entry would
+share its counter and, replayed at once, take each other's tickets (wrong sums; per-stream entries
+do not help: torch.cuda.graph() without stream= captures every graph on one stream). So a captured
+call gets memory its own graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes
+around the launch, the counter's zeroing as a memset node; none of it is torch's (CuPy's calls).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import torch
 
 
 class _Handle:
-    """A raw cudaStream_t speaking the CUDA stream protocol (what Stream.from_external reads)."""
+    """A raw cudaStream_t speaking the CUDA stream protocol (for Stream.from_external)."""
 
     def __init__(self, ptr: int) -> None:
         self.ptr = ptr
@@ -48,38 +53,39 @@ def cupy_importable() -> bool:
 
 @functools.lru_cache(maxsize=64)
 def cupy_stream(ptr: int, device: int):
-    """CuPy's view of the CUDA stream `ptr` on `device` (made once per stream)."""
+    """CuPy's view of the CUDA stream `ptr` on `device` (0: Stream.null, the legacy stream)."""
     import cupy
 
+    if ptr == 0:
+        return cupy.cuda.Stream.null
     with cupy.cuda.Device(device):
         if hasattr(cupy.cuda.Stream, "from_external"):
             return cupy.cuda.Stream.from_external(_Handle(ptr))
         return cupy.cuda.ExternalStream(ptr, device)
 
 
-def cupy_stream_or_null(ptr: int, device: int):
-    """cupy_stream(ptr, device), or CuPy's null stream for ptr 0 (the legacy default stream)."""
-    if ptr == 0:
-        import cupy
+cupy_stream_or_null = cupy_stream  # the name the launch modules call it by
 
-        return cupy.cuda.Stream.null
-    return cupy_stream(ptr, device)
+
+def cupy_view(t: torch.Tensor):
+    """CuPy's view of t; 16-bit floats as int16 (CuPy has no bfloat16; the kernels read bits)."""
+    import cupy
+
+    return cupy.from_dlpack(t.view(torch.int16) if t.element_size() == 2 else t)
 
 
 @functools.lru_cache(maxsize=64)
 def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
-    """torch's view of the CUDA stream `ptr` on `device` (made once per stream): its default
-    stream for 0 (the legacy stream), else an ExternalStream."""
+    """torch's view of the CUDA stream `ptr` on `device` (0: its default, the legacy stream)."""
     if ptr == 0:
         return torch.cuda.default_stream(device)
     return torch.cuda.ExternalStream(ptr, device=device)
 
 
 def current_stream_ptr(device: int) -> int:
-    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream):
-    torch._C._cuda_getCurrentRawStream, what Inductor's generated code reads, an int with no
-    torch.cuda.Stream built per call (torch.cuda.current_stream() builds one, a microsecond or
-    more); the public call where the private one is missing."""
+    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream),
+    from torch._C._cuda_getCurrentRawStream as Inductor's generated code reads it: an int, where
+    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more)."""
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
         return raw(device)
@@ -88,8 +94,7 @@ def current_stream_ptr(device: int) -> int:
 
 @contextlib.contextmanager
 def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
-    """Run CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current
-    stream), the legacy default stream included (as CuPy's Stream.null)."""
+    """CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current one)."""
     if stream is None:
         device = torch.cuda.current_device()
         ptr = current_stream_ptr(device)
@@ -102,9 +107,7 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
-    """One API call's device and stream (module docstring): t's device current, and the caller's
-    current stream in `lib` ("torch" or "cupy") current in torch and, where CuPy imports, CuPy.
-    Yields the stream's pointer; 0 for a CPU tensor (Triton's interpreter: nothing to switch)."""
+    """One API call's device and stream (module docstring); yields the stream (CPU: 0)."""
     if not t.is_cuda:
         yield 0
         return
@@ -126,3 +129,43 @@ def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
 
         with cupy.cuda.Device(dev), cupy_stream_or_null(ptr, dev):
             yield ptr
+
+
+COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
+_COUNTER_BYTES = 4
+_ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
+
+T = TypeVar("T")
+
+_worker = concurrent.futures.ThreadPoolExecutor(
+    max_workers=1, thread_name_prefix="reduce-ladder-workspace"
+)
+
+
+def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | None = None) -> T:
+    """make() on the workspace thread, `device` and `stream_ptr` current (CPU: here)."""
+    if device.type != "cuda":
+        return make()
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    on = torch_stream(current_stream_ptr(index) if stream_ptr is None else stream_ptr, index)
+
+    def run() -> T:
+        with torch.cuda.device(index), torch.cuda.stream(on):
+            return make()
+
+    return _worker.submit(run).result()
+
+
+@contextlib.contextmanager
+def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
+    """(partials, counter) pointers in memory the capture on `stream_ptr` owns, counter zeroed."""
+    from cupy.cuda import runtime
+
+    counter_at = -(-max(partials_bytes, 1) // _ALIGN) * _ALIGN  # rounded up
+    ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
+    counter = ptr + counter_at
+    try:
+        runtime.memsetAsync(counter, 0, _COUNTER_BYTES, stream_ptr)
+        yield ptr, counter
+    finally:
+        runtime.freeAsync(ptr, stream_ptr)
