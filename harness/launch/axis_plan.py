@@ -4,8 +4,8 @@
 reduce_sum(x, variant, dim=d) documents (harness.launch.api). An AxisLaunch is every pass with x
 and out given per call (what harness.launch.plan_cache.AxisCache keeps per variant, dtype, shape,
 dim, device and stream); an AxisPlan binds one to an input (the verify path, and a capture: its
-partials then come from the graph's pool). Every pass runs on torch's current stream (reduce_sum
-enters the caller's stream first, harness.launch.stream).
+partials and ticket counters then come from the graph's pool). Every pass runs on torch's current
+stream (reduce_sum enters the caller's stream first, harness.launch.stream).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
 from harness.launch.errors import no_room
 from harness.launch.stream import on_torch_stream
+from harness.launch.workspace import COUNTER_DTYPE
 
 NDIMS = (2, 3)
 
@@ -103,11 +104,24 @@ def _cupy(t: torch.Tensor):
 
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], None]
+# A pass's own workspace (a launch that combines its splits itself): its partials and counters.
+Workspace = tuple[torch.Tensor, torch.Tensor]
 
 
-def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
-    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst`, as a function of the
-    two flat tensors, launched on torch's current stream."""
+def own_workspace(ps: geom.AxisPass) -> tuple[int, int]:
+    """(partial slots, ticket counters) of a pass that combines its row splits in its own launch:
+    c3 over S > 1 splits, its (outer, S, inner) partials and a counter per strip (the grid's x);
+    (0, 0) for every other pass."""
+    if ps.kind == "c3" and ps.grid[1] > 1:
+        return ps.outer * ps.grid[1] * ps.inner, ps.grid[0]
+    return 0, 0
+
+
+def cuda_kernel(
+    v: Variant, ps: geom.AxisPass, src: str, dst: str, work: Workspace | None = None
+) -> Kernel:
+    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst` (c3: with its workspace
+    when split), as a function of the two flat tensors, launched on torch's current stream."""
     import numpy as np
 
     from harness.compile import cuda_loader
@@ -127,16 +141,21 @@ def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
     }[ps.kind]
     tail = tuple(u(s) for s in sizes)
     block = (v.launch.threads,)
+    c3 = ps.kind == "c3"  # takes (partials, counters): unsplit, any two pointers (unused)
+    own = tuple(map(_cupy, work)) if work else ()
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
-            kern(ps.grid, block, (_cupy(x), _cupy(out), *tail))
+            y = _cupy(out)
+            head = (_cupy(x), y, *(own or (y, y))) if c3 else (_cupy(x), y)
+            kern(ps.grid, block, (*head, *tail))
 
     return go
 
 
-def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
-    """Pass `ps` of Triton variant v reading dtype `src`, as a function of the two tensors."""
+def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | None = None) -> Kernel:
+    """Pass `ps` of Triton variant v reading dtype `src` (c3: with its workspace when split), as
+    a function of the two tensors."""
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
@@ -158,39 +177,45 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
         "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
         "r3": ((ps.outer, ps.length), subwarp),
         "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even}),
-        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even}),
+        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even, "SPLIT": work is not None}),
     }[ps.kind]
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
-        kern[ps.grid](x, out, *args, **meta, **acc, num_warps=warps)
+        own = (work or (out, out)) if ps.kind == "c3" else ()  # unsplit: unused pointers
+        kern[ps.grid](x, out, *own, *args, **meta, **acc, num_warps=warps)
 
     return go
 
 
-def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list[int]]:
-    """Every pass of v over problem p for input dtype `dtype`: the kernels (each a function of
-    its source and destination) and the sizes of the partial buffers between them (in the
-    accumulator's dtype, dtypes: sum_dtype)."""
-    passes = v.launch.mapping.passes(p)
+def kernels(
+    v: Variant, dtype: str, passes: list[geom.AxisPass], work: Workspace | None
+) -> list[Kernel]:
+    """The kernels of v's `passes` for input dtype `dtype`, each a function of its source and
+    destination (the partials between passes in the accumulator's dtype, dtypes: sum_dtype);
+    `work` goes to the pass that has its own (own_workspace)."""
     acc = dtypes.get(dtype).sum_dtype
     ks: list[Kernel] = []
     for i, ps in enumerate(passes):
         src = dtype if i == 0 else acc
         dst = dtype if i == len(passes) - 1 else acc
+        w = work if own_workspace(ps)[1] else None
         cuda = v.backend == "cuda"
-        ks.append(cuda_kernel(v, ps, src, dst) if cuda else triton_kernel(v, ps, src))
-    return ks, [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
+        ks.append(cuda_kernel(v, ps, src, dst, w) if cuda else triton_kernel(v, ps, src, w))
+    return ks
 
 
 @dataclass
 class AxisLaunch:
-    """Every pass of one axis sum: its kernels and the partials between them; given the
-    contiguous x and out per call (what harness.launch.plan_cache.AxisCache keeps). The lock
-    holds a call's passes together: two threads on one stream sharing the entry would otherwise
-    enqueue A's split, B's split, A's combine, and A would read B's partials."""
+    """Every pass of one axis sum: its kernels, the partials between them and the workspace of a
+    pass that combines its own splits (c3: partials and a ticket counter per strip, left at 0 by
+    every launch); given the contiguous x and out per call (what
+    harness.launch.plan_cache.AxisCache keeps). The lock holds a call's passes together: two
+    threads on one stream sharing the entry would otherwise enqueue A's split, B's split, A's
+    combine, and A would read B's partials."""
 
     kernels: list[Kernel]
     partials: list[torch.Tensor]
+    workspace: Workspace | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
@@ -202,12 +227,21 @@ class AxisLaunch:
 
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
-    """v's kernels over problem p and its partials on `device` (DeviceMemoryError when they
-    cannot be allocated)."""
-    ks, sizes = kernels(v, dtype, p)
+    """v's kernels over problem p, its partials and workspace on `device` (DeviceMemoryError when
+    they cannot be allocated). The counters are zeroed here, once, on torch's current stream
+    (before any launch in its order; the kernel leaves them at 0); inside a capture the zeroing
+    is a node of the graph, which owns them as it owns the partials."""
+    passes = v.launch.mapping.passes(p)
+    acc = dtypes.get(dtype).sum_torch
+    slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: c3, alone
+    sizes = [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
     with no_room(f"{v.id} could not allocate its partials"):
-        partials = [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
-    return AxisLaunch(ks, partials)
+        partials = [torch.empty(n, dtype=acc, device=device) for n in sizes]
+        work = None
+        if tickets:
+            counters = torch.zeros(tickets, dtype=COUNTER_DTYPE, device=device)
+            work = (torch.empty(slots, dtype=acc, device=device), counters)
+    return AxisLaunch(kernels(v, dtype, passes, work), partials, work)
 
 
 @dataclass
@@ -221,8 +255,10 @@ class AxisPlan:
     launch: AxisLaunch
 
     def poison(self) -> None:
-        """NaN / the int sentinel into the output and every partial (an unwritten value fails)."""
-        for t in (self.out, *self.launch.partials):
+        """NaN / the int sentinel into the output and every partial (an unwritten value fails);
+        the counters keep their zeros."""
+        work = self.launch.workspace
+        for t in (self.out, *self.launch.partials, *(work[:1] if work else ())):
             dtypes.poison_(t)
 
     def run(self) -> torch.Tensor:
