@@ -142,7 +142,8 @@ def cuda_kernel(
     tail = tuple(u(s) for s in sizes)
     block = (v.launch.threads,)
     c3 = ps.kind == "c3"  # takes (partials, counters): unsplit, any two pointers (unused)
-    own = tuple(map(_cupy, work)) if work else ()
+    with on_torch_stream():  # CuPy's views on torch's stream: no sync between the two
+        own = tuple(map(_cupy, work)) if work else ()
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
