@@ -188,23 +188,6 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | Non
     return go
 
 
-def kernels(
-    v: Variant, dtype: str, passes: list[geom.AxisPass], work: Workspace | None
-) -> list[Kernel]:
-    """The kernels of v's `passes` for input dtype `dtype`, each a function of its source and
-    destination (the partials between passes in the accumulator's dtype, dtypes: sum_dtype);
-    `work` goes to the pass that has its own (own_workspace)."""
-    acc = dtypes.get(dtype).sum_dtype
-    ks: list[Kernel] = []
-    for i, ps in enumerate(passes):
-        src = dtype if i == 0 else acc
-        dst = dtype if i == len(passes) - 1 else acc
-        w = work if own_workspace(ps)[1] else None
-        cuda = v.backend == "cuda"
-        ks.append(cuda_kernel(v, ps, src, dst, w) if cuda else triton_kernel(v, ps, src, w))
-    return ks
-
-
 @dataclass
 class AxisLaunch:
     """Every pass of one axis sum: its kernels, the partials between them and the workspace of a
@@ -228,21 +211,29 @@ class AxisLaunch:
 
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
-    """v's kernels over problem p, its partials and workspace on `device` (DeviceMemoryError when
-    they cannot be allocated). The counters are zeroed here, once, on torch's current stream
-    (before any launch in its order; the kernel leaves them at 0); inside a capture the zeroing
-    is a node of the graph, which owns them as it owns the partials."""
+    """v's kernels over problem p, its partials (in the accumulator's dtype, dtypes: sum_dtype)
+    and workspace on `device` (DeviceMemoryError when they cannot be allocated). The counters are
+    zeroed here, once, on torch's current stream (before any launch in its order; the kernel
+    leaves them at 0); inside a capture the zeroing is a node of the graph, which owns them as it
+    owns the partials."""
     passes = v.launch.mapping.passes(p)
-    acc = dtypes.get(dtype).sum_torch
+    acc = dtypes.get(dtype)
     slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: c3, alone
     sizes = [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
     with no_room(f"{v.id} could not allocate its partials"):
-        partials = [torch.empty(n, dtype=acc, device=device) for n in sizes]
+        partials = [torch.empty(n, dtype=acc.sum_torch, device=device) for n in sizes]
         work = None
         if tickets:
             counters = torch.zeros(tickets, dtype=COUNTER_DTYPE, device=device)
-            work = (torch.empty(slots, dtype=acc, device=device), counters)
-    return AxisLaunch(kernels(v, dtype, passes, work), partials, work)
+            work = (torch.empty(slots, dtype=acc.sum_torch, device=device), counters)
+    ks: list[Kernel] = []  # each a function of its source and destination (x, partials, out)
+    for i, ps in enumerate(passes):
+        src = dtype if i == 0 else acc.sum_dtype
+        dst = dtype if i == len(passes) - 1 else acc.sum_dtype
+        w = work if own_workspace(ps)[1] else None
+        cuda = v.backend == "cuda"
+        ks.append(cuda_kernel(v, ps, src, dst, w) if cuda else triton_kernel(v, ps, src, w))
+    return AxisLaunch(ks, partials, work)
 
 
 @dataclass
