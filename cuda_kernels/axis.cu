@@ -10,9 +10,11 @@
 // Acc<TIN>::type (AxisAcc below): float for float32 and for the 16-bit floats (read as bits,
 // converted exactly, the sum rounded once to TOUT on the store), unsigned int for int32 (wraps
 // modulo 2^32 by definition: the 1-D ladder's int sums, without signed overflow). TOUT is TIN,
-// except in split columns (c2): the first pass writes Acc partials and the second reads them.
-// No atomics: every output is the sum of the same elements in the same order on every run, so
-// the bits never change from run to run.
+// except in the two-pass splits (c2, r4): the first pass writes Acc partials and the second reads
+// them (c3 keeps its partials in a workspace of Acc and combines them in its own launch).
+// No float atomics (c3's only atomic is an integer ticket: which block is last varies, the order
+// it adds the partials in does not): every output is the sum of the same elements in the same
+// order on every run, so the bits never change from run to run.
 // Helpers stay in this file (not common.cuh), so that the 1-D ladder's sources, and the census
 // and porting guide compiled from them, do not change with this family.
 #include "common.cuh"
@@ -337,74 +339,149 @@ __global__ void axis_r4_split_rows(const TIN* in, TOUT* out, u32 length, u32 chu
     }
 }
 
-// c3 - columns: vectorized along the output, a strip of lanes * 4 columns per block.
+// c3's helpers. Rows r, r + groups, ... below `end` of a quad of columns from p (row stride
+// `inner`) into a[] (UNROLL rows loaded before any is added). L2: the partials, which other
+// blocks wrote, read with __ldcg (from L2: L1 is not coherent); otherwise plain loads.
+template <typename W, bool L2>
+__device__ __forceinline__ W column_load(const W* p) {
+    if constexpr (L2) {
+        return __ldcg(p);
+    } else {
+        return *p;
+    }
+}
+template <typename T, bool L2>
+__device__ __forceinline__ QuadBits<T> column_quad(const T* p) {
+    typedef typename QuadWord<QUAD * sizeof(T)>::type W;
+    QuadBits<T> q;
+    q.w = column_load<W, L2>(reinterpret_cast<const W*>(p));
+    return q;
+}
+template <typename T, bool L2>
+__device__ __forceinline__ void column_rows(typename AxisAcc<T>::type (&a)[QUAD], const T* p,
+                                            u32 inner, u32 r, u32 end, u32 groups, bool aligned,
+                                            u32 i) {
+    constexpr u32 UNROLL = 8;
+    if (aligned) {
+        for (; r + (UNROLL - 1) * groups < end; r += UNROLL * groups) {
+            QuadBits<T> v[UNROLL];
+#pragma unroll
+            for (u32 u = 0; u < UNROLL; ++u) {
+                v[u] = column_quad<T, L2>(p + (r + u * groups) * inner);
+            }
+#pragma unroll
+            for (u32 u = 0; u < UNROLL; ++u) add_quad(a, v[u]);
+        }
+        for (; r < end; r += groups) add_quad(a, column_quad<T, L2>(p + r * inner));
+    } else {
+        for (; r < end; r += groups) {
+            const T* q = p + r * inner;
+#pragma unroll
+            for (u32 e = 0; e < QUAD; ++e)
+                if (i + e < inner) a[e] += AxisAcc<T>::in(column_load<T, L2>(q + e));
+        }
+    }
+}
+// The block's `groups` row groups folded into group 0's a[] (a tree in shared memory, 4 arrays
+// of BLOCK, one per quad element: conflict-free); `groups` is the same for the whole block, so
+// the barriers are reached by all.
+template <typename A, u32 BLOCK>
+__device__ __forceinline__ void fold_groups(A (&a)[QUAD], A (&smem)[QUAD][BLOCK], u32 lanes) {
+    const u32 groups = BLOCK / lanes;
+    if (groups == 1) return;
+#pragma unroll
+    for (u32 e = 0; e < QUAD; ++e) smem[e][threadIdx.x] = a[e];
+    __syncthreads();
+    for (u32 s = groups / 2; s > 0; s >>= 1) {
+        if (threadIdx.x / lanes < s) {
+#pragma unroll
+            for (u32 e = 0; e < QUAD; ++e) smem[e][threadIdx.x] += smem[e][threadIdx.x + s * lanes];
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (u32 e = 0; e < QUAD; ++e) a[e] = smem[e][threadIdx.x];
+}
+// A quad's sums stored at q (the elements below `inner` only), as TOUT.
+template <typename TOUT, typename A>
+__device__ __forceinline__ void store_quad(TOUT* q, const A (&a)[QUAD], u32 i, u32 inner) {
+#pragma unroll
+    for (u32 e = 0; e < QUAD; ++e)
+        if (i + e < inner) q[e] = AxisAcc<TOUT>::out(a[e]);
+}
+// common.cuh's modular ticket, wrapping at gridDim.y - 1 (the blocks of one strip, one per split):
+// acq_rel, so the block that draws splits - 1 sees every partial the strip's blocks released, and
+// leaves the counter at 0 itself (common.cuh's ticket_acq_rel says why no reset store).
+__device__ __forceinline__ u32 strip_ticket(u32* counter) {
+    u32 ticket;
+    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
+                 : "=r"(ticket)
+                 : "l"(counter), "r"(gridDim.y - 1u)
+                 : "memory");
+    return ticket;
+}
+
+// c3 - columns: vectorized along the output, a strip of lanes * 4 columns per block, the row
+// splits combined in the same launch.
 // The idea: c1's 2-D tile with each thread owning a quad of 4 adjacent columns instead of one:
 // block (b, k) covers the strip of `lanes` * 4 columns b % strips of batch b / strips, with
-// BLOCK / lanes row groups; thread (g, l) adds rows g, g + G, ... of its quad's columns (UNROLL
+// G = BLOCK / lanes row groups; thread (g, l) adds rows g, g + G, ... of its quad's columns (8
 // rows loaded before any is added), as 16-byte loads; the G row groups are folded in shared
-// memory (4 arrays of BLOCK, one per quad element: conflict-free). The reduced dim may be split
-// across gridDim.y as in c2 (partials, then this kernel again, over the (outer, gridDim.y, inner)
-// partials with one split, adds each column's partials in split order). `lanes` is
-// chosen from the shape (axis_geometry): 256 lanes and one row group for wide outputs over few
-// rows (each thread walks its quad down all rows, no fold), 32 lanes and 8 row groups (a warp
-// reads 512 consecutive bytes of a row) otherwise, fewer lanes for narrow batches (inner = 8:
-// two lanes per row, a warp reads 16 whole rows). What changed from c1 / c2: 16 useful bytes per
-// load instead of 4, and a tile shaped to the output's width. Why: a very wide output over few
-// rows ((8, 2^24) along dim 0) gave c1 one 4-byte load per thread per row and a fold per 1 KB.
-// TOUT: the input's type (one split), or its accumulator's (the partials).
-template <typename TIN, typename TOUT, u32 BLOCK>
-__global__ void axis_c3_vector_columns(const TIN* in, TOUT* out, u32 outer, u32 length,
-                                       u32 inner, u32 chunk, u32 lanes) {
-    typedef AxisAcc<TIN> E;
-    typedef typename E::type A;
-    constexpr u32 UNROLL = 8;
+// memory. `lanes` is chosen from the shape (axis_vector): 256 lanes and one row group for wide
+// outputs over few rows (each thread walks its quad down all rows, no fold), 32 lanes and 8 row
+// groups (a warp reads 512 consecutive bytes of a row) otherwise, fewer lanes for narrow batches
+// (inner = 8: two lanes per row, a warp reads 16 whole rows).
+// The reduced dim may be split across gridDim.y = S blocks (rows [k*chunk, (k+1)*chunk)), and
+// then the combine is in this launch, as ATen's Reduce.cuh and fastest.cu do it: each block
+// writes its split's quad sums to partials (o, k, i) of an (outer, S, inner) workspace (in the
+// accumulator's type), takes a ticket on its strip's counter (counters[blockIdx.x], one per
+// strip), and the block that draws the last one adds the strip's S partials, thread (g, l) the
+// splits g, g + G, ... and then the same fold: a fixed order whichever block is last, so the bits
+// are the same on every run (no float atomics; the ticket leaves the counter at 0).
+// What changed from c1 / c2: 16 useful bytes per load instead of 4, a tile shaped to the output's
+// width, and no second launch. Why: a very wide output over few rows ((8, 2^24) along dim 0)
+// gave c1 one 4-byte load per thread per row and a fold per 1 KB; and a small column sum split
+// over blocks ((2048, 80) along dim 0, 8 splits) spent 4.0 us in a second launch adding 8 x 80
+// partials beside its 8.7 us split pass (H100), where torch.sum's one kernel took 10.5 us.
+template <typename T, u32 BLOCK>
+__global__ void axis_c3_vector_columns(const T* in, T* out, typename AxisAcc<T>::type* partials,
+                                       u32* counters, u32 outer, u32 length, u32 inner,
+                                       u32 chunk, u32 lanes) {
+    typedef typename AxisAcc<T>::type A;
     __shared__ A smem[QUAD][BLOCK];
-    const u32 groups = BLOCK / lanes;
-    const u32 lane = threadIdx.x % lanes;
-    const u32 group = threadIdx.x / lanes;
+    __shared__ bool is_last;
     const u32 width = lanes * QUAD;
     const u32 strips = (inner + width - 1) / width;
     const u32 o = blockIdx.x / strips;
-    const u32 i = (blockIdx.x - o * strips) * width + lane * QUAD;
+    const u32 i = (blockIdx.x - o * strips) * width + (threadIdx.x % lanes) * QUAD;
+    const u32 group = threadIdx.x / lanes;
     const u32 begin = blockIdx.y * chunk;
     const u32 end = min(length, begin + chunk);
+    const bool mine = group == 0 && i < inner;  // a thread that stores its quad's sums
     A a[QUAD] = {0, 0, 0, 0};
     if (i < inner) {
-        const TIN* p = in + o * length * inner + i;
-        u32 r = begin + group;
-        if (quads_aligned(in, inner)) {
-            for (; r + (UNROLL - 1) * groups < end; r += UNROLL * groups) {
-                QuadBits<TIN> v[UNROLL];
-#pragma unroll
-                for (u32 u = 0; u < UNROLL; ++u) v[u] = load_quad(p + (r + u * groups) * inner);
-#pragma unroll
-                for (u32 u = 0; u < UNROLL; ++u) add_quad(a, v[u]);
-            }
-            for (; r < end; r += groups) add_quad(a, load_quad(p + r * inner));
-        } else {
-            for (; r < end; r += groups) add_quad_scalar(a, p + r * inner, i, inner);
-        }
+        const T* p = in + o * length * inner + i;
+        column_rows<T, false>(a, p, inner, begin + group, end, BLOCK / lanes,
+                              quads_aligned(in, inner), i);
     }
-    if (groups > 1) {  // the same for the whole block: the barriers below are reached by all
-#pragma unroll
-        for (u32 e = 0; e < QUAD; ++e) smem[e][threadIdx.x] = a[e];
-        __syncthreads();
-        for (u32 s = groups / 2; s > 0; s >>= 1) {
-            if (group < s) {
-#pragma unroll
-                for (u32 e = 0; e < QUAD; ++e) {
-                    smem[e][threadIdx.x] += smem[e][threadIdx.x + s * lanes];
-                }
-            }
-            __syncthreads();
-        }
-#pragma unroll
-        for (u32 e = 0; e < QUAD; ++e) a[e] = smem[e][threadIdx.x];
+    fold_groups<A, BLOCK>(a, smem, lanes);
+    if (gridDim.y == 1) {
+        if (mine) store_quad(out + o * inner + i, a, i, inner);
+        return;
     }
-    if (group == 0 && i < inner) {
-        TOUT* q = out + (o * gridDim.y + blockIdx.y) * inner + i;
-#pragma unroll
-        for (u32 e = 0; e < QUAD; ++e)
-            if (i + e < inner) q[e] = AxisAcc<TOUT>::out(a[e]);
+    // S splits: this block's partial, then its strip's ticket; only the last block goes on.
+    const u32 splits = gridDim.y;
+    A* part = partials + o * splits * inner + i;
+    if (mine) store_quad(part + blockIdx.y * inner, a, i, inner);
+    __syncthreads();  // every partial of the block stored before thread 0 releases them
+    if (threadIdx.x == 0) is_last = strip_ticket(counters + blockIdx.x) == splits - 1;
+    __syncthreads();  // carries the acquire to the block's other threads
+    if (!is_last) return;
+    A c[QUAD] = {0, 0, 0, 0};
+    if (i < inner) {
+        column_rows<A, true>(c, part, inner, group, splits, BLOCK / lanes,
+                             quads_aligned(partials, inner), i);
     }
+    fold_groups<A, BLOCK>(c, smem, lanes);
+    if (mine) store_quad(out + o * inner + i, c, i, inner);
 }

@@ -152,6 +152,39 @@ def test_the_cache_reuses_kernels_and_partials_per_shape_dim_and_stream(dev):
     assert len(cache) == 2  # least recently used evicted
 
 
+@pytest.mark.parametrize(("shape", "dim"), [((2048, 80), 0), ((3, 600, 200), 1)])
+@pytest.mark.parametrize("vid", ["triton/axis-fastest", "triton/axis-c3-vector-columns"])
+def test_split_columns_are_one_launch_exact_with_the_counters_back_at_zero(vid, shape, dim, dev):
+    """c3 split over several blocks a strip (the fastest pair's pick for small column sums; the
+    3-D case: two strips a batch, the last one ragged) is one launch whose last block per strip
+    adds the partials: exact on integer data, the same bits twice, every counter 0 after a call."""
+    from harness.launch import axis_plan
+
+    v = catalogue.get_axis(vid)
+    p = axis_plan.check(v, shape, dim)
+    (ps,) = v.launch.mapping.passes(p)
+    assert ps.kind == "c3" and ps.grid[1] > 1, ps  # split: S blocks a strip
+    g = torch.Generator().manual_seed(sum(shape))
+    wide = torch.randint(-(2**31), 2**31, shape, dtype=torch.int64, generator=g)
+    small = torch.randint(-8, 9, shape, generator=g).to(torch.float32)
+    for x in (wide.to(torch.int32).to(dev), small.to(dev)):
+        r = axis_verify.check_axis(v, x, dim)
+        assert r.ok and r.exact_required, r.message
+        plan = axis_plan.make_plan(v, x, p)
+        partials, counters = plan.launch.workspace
+        assert len(plan.launch.kernels) == 1 and plan.launch.partials == []
+        assert partials.numel() == p.outer * ps.grid[1] * p.inner
+        assert counters.numel() == ps.grid[0] and counters.dtype == torch.int32
+        plan.poison()  # the partials, not the counters
+        first = plan.run().clone()
+        assert not counters.any()
+        assert torch.equal(plan.run(), first) and not counters.any()
+        want = torch.sum(x.to(torch.int64), dim=dim)
+        if x.dtype == torch.int32:
+            want = torch.remainder(want + 2**31, 2**32) - 2**31  # wrapped modulo 2^32
+        assert torch.equal(first.to(torch.int64), want)
+
+
 # The geometry, pure Python.
 
 
@@ -204,17 +237,19 @@ def test_triton_fastest_takes_split_columns_for_moderate_widths():
     assert catalogue.get_axis("cuda/axis-fastest").launch.mapping is vec.BY_SHAPE
 
 
-def test_column_second_pass_has_blocks_enough():
-    """c3's pass over the partials narrows its strips until it has COMBINE_TARGET_BLOCKS blocks
-    (one 256-lane block over (128, 1024) partials was a tenth of (65536, 1024)'s time)."""
-    p = geom.problem((65536, 1024), 0)
-    s, _ = vec.column_splits(p)
-    _, second = vec.VECTOR_COLUMNS.passes(p)
-    assert second.length == s and second.inner == 1024 and second.grid[1] == 1
-    assert second.grid[0] >= vec.COMBINE_TARGET_BLOCKS and second.lanes == 2
-    assert vec._strip_lanes(geom.Problem(1, s, 1024, (1024,))) == 256  # before: one block
-    few = geom.Problem(1, 300, 16, (16,))  # 4 quads: one lane is as narrow as a strip gets
-    assert vec.combine_lanes(few) == 1
+def test_split_columns_combine_in_their_own_launch():
+    """c3 split over S blocks a strip is one launch: the strip's last block adds the S partials
+    with the split's own tile (G = 256 / lanes row groups), so its chain is the split's plus
+    ceil(S / G) + log2(G) + COLUMN_UNROLL."""
+    p = geom.problem((2048, 80), 0)  # 80 columns: 32 lanes (20 of them with columns), 8 groups
+    assert vec.column_lanes(p) == 32 and vec.column_splits(p) == (8, 256)
+    (only,) = vec.VECTOR_COLUMNS.passes(p)
+    assert (only.kind, only.grid, only.chunk, only.lanes) == ("c3", (1, 8), 256, 32)
+    assert vec.VECTOR_COLUMNS.chain_length(p) == (256 // 8 + 3 + 8) + (1 + 3 + 8)
+    big = geom.problem((65536, 1024), 0)
+    s, chunk = vec.column_splits(big)
+    assert (s, chunk) == (128, 512) and len(vec.BY_SHAPE.passes(big)) == 1
+    assert vec.VECTOR_COLUMNS.chain_length(big) == (512 // 8 + 3 + 8) + (128 // 8 + 3 + 8)
 
 
 # The family apart from the 1-D catalogue, and its sources.
@@ -247,9 +282,10 @@ def test_every_cuda_stage_has_a_triton_twin_and_the_fastest_pair_counterparts():
 def test_axis_source_compiles_every_kind_without_spills(arch):
     r = nvrtc.compile_file(records_axis.SOURCE_CUDA, arch)
     assert set(r.lowered) == set(records_axis.name_expressions())
-    # 8 kinds x 4 dtypes, and for the 2 16-bit floats the split stages' partials: 3 first
-    # passes writing float32, 3 second passes (c0, r3, c3) reading them
-    assert len(r.resources) == len(set(r.lowered.values())) == 8 * 4 + 2 * 6
+    # 8 kinds x 4 dtypes, and for the 2 16-bit floats the two-pass splits' partials: 2 first
+    # passes writing float32 (c2's, r4's), 2 second passes (c0, r3) reading them; c3 combines
+    # its splits in its own launch, one kernel per dtype
+    assert len(r.resources) == len(set(r.lowered.values())) == 8 * 4 + 2 * 4
     for name, res in r.resources.items():
         assert res.spill_store_bytes == res.spill_load_bytes == res.stack_bytes == 0, name
 
@@ -266,8 +302,9 @@ def test_every_axis_kernel_opens_with_its_comment():
 
 
 def _triton_jobs():
-    """One compile job per Triton launch the plans make: each kind x dtype, and the split
-    stage's two passes through the accumulator's partials (as harness.launch.axis_plan)."""
+    """One compile job per Triton launch the plans make: each kind x dtype, c3 split (its
+    partials and counters), and the two-pass splits' passes through the accumulator's partials
+    (as harness.launch.axis_plan)."""
     tl_name = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
     sizes = {
         "r0": ["rows", "length"],
@@ -292,18 +329,22 @@ def _triton_jobs():
     jobs = []
     for d in records_axis.AXIS_DTYPES:
         acc = dtypes.get(d).sum_dtype
-        pairs = [(k, d, d) for k in sizes]
-        pairs += [(k, d, acc) for k in records_axis.SPLIT_KINDS]
-        pairs += [(k, acc, d) for k in ("c0", "r3", "c3")]
-        for kind, src, dst in dict.fromkeys(pairs):
+        pairs = [(k, d, d, False) for k in sizes] + [("c3", d, d, True)]
+        pairs += [(k, d, acc, False) for k in records_axis.SPLIT_KINDS]
+        pairs += [(k, acc, d, False) for k in records_axis.COMBINE_KINDS]
+        for kind, src, dst, split in dict.fromkeys(pairs):
             args = {"x_ptr": "*" + tl_name[src], "out_ptr": "*" + tl_name[dst]}
+            consts = {**meta[kind], "ACC": dtypes.get(src).sum_dtype}
+            if kind == "c3":  # its workspace (unused pointers when not split)
+                args |= {"part_ptr": "*" + tl_name[acc], "count_ptr": "*i32"}
+                consts["SPLIT"] = split
             jobs.append(
                 {
                     "module": "axis",
                     "kernel": records_axis.TRITON_KERNELS[kind],
                     "args": {**args, **{s: "i32" for s in sizes[kind]}},
-                    "aligned": ["x_ptr", "out_ptr"],
-                    "constexprs": {**meta[kind], "ACC": dtypes.get(src).sum_dtype},
+                    "aligned": list(args),
+                    "constexprs": consts,
                     "tl_dtypes": ["ACC"],
                     "capability": 90,
                     "options": {"num_warps": 8},
@@ -319,7 +360,7 @@ def test_every_triton_axis_kernel_compiles_for_sm_90():
 
     jobs = _triton_jobs()
     out = run_triton_jobs(jobs)
-    assert len(out) == len(jobs) == 8 * 4 + 2 * 6
+    assert len(out) == len(jobs) == 8 * 4 + 4 + 2 * 4
     for job, k in zip(jobs, out, strict=True):
         assert k["name"] == job["kernel"] and k["ptx"]
         if job["args"]["out_ptr"] == "*bf16":
@@ -354,11 +395,8 @@ def test_column_splits_cover_the_reduced_dim_once(length, inner):
     assert lanes & (lanes - 1) == 0 and 4 * lanes >= min(inner, 4 * lanes)
     assert chunk % (256 // lanes) == 0 and (s - 1) * chunk < length <= s * chunk
     assert s <= vec.MAX_SPLITS
-    passes = vec.VECTOR_COLUMNS.passes(p)
-    assert passes[0].grid[1] == s and passes[0].lanes == lanes
-    assert len(passes) == (1 if s == 1 else 2)
-    if s > 1:  # the same kernel over the (outer, s, inner) partials, one split
-        assert (passes[1].kind, passes[1].length, passes[1].grid[1]) == ("c3", s, 1)
+    (only,) = vec.VECTOR_COLUMNS.passes(p)  # one launch: the splits combine in it
+    assert only.grid[1] == s and only.lanes == lanes and only.chunk == chunk
 
 
 def test_sub_warp_lanes_follow_the_row_length():

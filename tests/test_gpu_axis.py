@@ -203,10 +203,17 @@ def test_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, nee
     assert bool(((first.double() - want.double()).abs() <= tol).all())
 
 
-@pytest.mark.parametrize("vid", ["cuda/axis-c2-split-columns", "triton/axis-c2-split-columns"])
+SPLIT_COLUMNS = [f"{b}/axis-{s}" for s in ("c2-split-columns", "c3-vector-columns", "fastest")
+                 for b in ("cuda", "triton")]  # fmt: skip
+
+
+@pytest.mark.parametrize("vid", SPLIT_COLUMNS)
 def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, needs_cupy):
-    # c2 has partials, the one thing an entry of harness.launch.plan_cache.AxisCache owns: each
-    # stream gets its own, and a captured call builds a plan whose partials the graph owns
+    # c2 has partials, c3 (the fastest pair's pick here: 16 splits of 3 strips) partials and a
+    # ticket counter per strip, what an entry of harness.launch.plan_cache.AxisCache owns: each
+    # stream gets its own, and a captured call builds a plan whose partials and counters the
+    # graph owns (the counters zeroed by a node of the graph: two graphs replayed at once on two
+    # streams, each replayed again, take no ticket of the other's)
     x = _small_ints((4096, 257))
     want = torch.sum(x, dim=0)
     assert torch.equal(harness.reduce_sum(x, vid, dim=0), want)  # warm-up: compiled, cached
@@ -218,12 +225,50 @@ def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, needs_cupy):
             outs.append(harness.reduce_sum(x, vid, dim=0))
     torch.cuda.synchronize()
     assert all(torch.equal(o, want) for o in outs)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        captured = harness.reduce_sum(x, vid, dim=0)
-    graph.replay()
+    graphs, captured = [torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()], []
+    for graph in graphs:
+        with torch.cuda.graph(graph):
+            captured.append(harness.reduce_sum(x, vid, dim=0))
+    for _ in range(3):
+        for graph, s in zip(graphs, streams, strict=True):
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                graph.replay()
+        for s in streams:
+            torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        assert all(torch.equal(c, want) for c in captured)
+
+
+# The small column sums (under a megabyte, split over a few blocks a strip) and a 3-D
+# middle dim of two strips a batch: one launch, its last block per strip adding the partials.
+SMALL_SPLITS = [((2048, 80), 0), ((288, 80), 0), ((512, 120), 0), ((2048, 224), 0),
+                ((3, 600, 200), 1)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape", "dim"), SMALL_SPLITS)
+@pytest.mark.parametrize("vid", [v for v in SPLIT_COLUMNS if "c2" not in v])
+def test_split_columns_are_one_launch_with_the_same_bits_every_run(vid, shape, dim, needs_cupy):
+    from harness.launch import axis_plan
+
+    v = catalogue.get_axis(vid)
+    x = _float32(shape)
+    p = axis_plan.check(v, shape, dim)
+    (ps,) = v.launch.mapping.passes(p)
+    assert ps.kind == "c3" and ps.grid[1] > 1, ps
+    r = axis_verify.check_axis(v, _int32(shape), dim)
+    assert r.ok and r.exact_required, r.message
+    plan = axis_plan.make_plan(v, x, p)
+    counters = plan.launch.workspace[1]
+    assert len(plan.launch.kernels) == 1 and counters.numel() == ps.grid[0]
+    plan.poison()
+    first = plan.run().clone()
+    for _ in range(20):  # whichever block is last, the same order: the same bits
+        assert torch.equal(plan.run().view(torch.int32), first.view(torch.int32))
     torch.cuda.synchronize()
-    assert torch.equal(captured, want)
+    assert not counters.any()
+    assert torch.equal(harness.reduce_sum(x, vid, dim=dim).view(torch.int32),
+                       first.view(torch.int32))  # fmt: skip
 
 
 VECTORIZED = [v.id for v in catalogue.AXIS_VARIANTS if v.stage in ("r3", "r4", "c3", "fastest")]

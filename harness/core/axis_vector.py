@@ -48,10 +48,6 @@ COLUMN_TARGET_BLOCKS = 1024
 MAX_SPLITS = 512
 MIN_SPLIT_ROWS = 256
 SHORT_COLUMNS = 256  # measured on the H100: 256 beat 64 and 128 on (120 or 224, 2^20) along dim 0
-# c3's second pass (the partials, few rows): fewer lanes a strip until it has at least
-# COMBINE_TARGET_BLOCKS blocks (one block of 256 lanes walking 128 partial rows of 1024 columns
-# was a tenth of (65536, 1024)'s time).
-COMBINE_TARGET_BLOCKS = 128
 # c3 over fewer than SHORT_COLUMNS rows (no row splits): narrower strips until the pass has about
 # two blocks per SM slot of the H100's 132 SMs.
 SHORT_TARGET_BLOCKS = 256
@@ -140,12 +136,6 @@ def column_lanes(p: Problem) -> int:
     return _narrowed(p, lanes, SHORT_TARGET_BLOCKS) if p.length < SHORT_COLUMNS else lanes
 
 
-def combine_lanes(q: Problem) -> int:
-    """c3's second pass over the partials q: _strip_lanes(q), halved while the pass has fewer
-    than COMBINE_TARGET_BLOCKS blocks (at least one lane: a quad of columns a strip)."""
-    return _narrowed(q, _strip_lanes(q), COMBINE_TARGET_BLOCKS)
-
-
 def column_splits(p: Problem) -> tuple[int, int]:
     """c3: (splits, rows per split), a function of the shape only: about COLUMN_TARGET_BLOCKS
     blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row
@@ -159,7 +149,7 @@ def column_splits(p: Problem) -> tuple[int, int]:
 
 
 def _partials(p: Problem, s: int) -> Problem:
-    """The (outer, s, inner) partials of s splits, as the second pass's problem."""
+    """The (outer, s, inner) partials of s splits, as a problem (r4's second pass, c3's combine)."""
     return Problem(p.outer, s, p.inner, p.out_shape)
 
 
@@ -175,13 +165,15 @@ def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
 
 @dataclass(frozen=True)
 class VectorColumns(_Mapping):
-    """c3: block (b, k) owns a strip of 4 x lanes columns (column_lanes) of batch b over split k
-    of the rows (column_splits); thread (g, l) adds rows g, g + G, ... (G = 256 / lanes row
-    groups) of its quad's 4 columns; the G groups are folded in shared memory; with S > 1 splits
-    a second pass, the same kernel over the (outer, S, inner) partials with one split, adds each
-    column's S partials in split order, with fewer lanes a strip (combine_lanes) so that it has
-    blocks enough. Chain per pass: ceil(rows / G) + log2(G) + COLUMN_UNROLL (slack for the rows of
-    the group dim Triton's layout may give one thread to fold), the two passes' added."""
+    """c3, one launch: block (b, k) owns a strip of 4 x lanes columns (column_lanes) of batch b
+    over split k of the rows (column_splits); thread (g, l) adds rows g, g + G, ... (G = 256 /
+    lanes row groups) of its quad's 4 columns; the G groups are folded in shared memory; with
+    S > 1 splits each block writes its strip's partials and the strip's last block (a ticket)
+    adds the S partials of each column in the same tile, thread (g, l) splits g, g + G, ..., and
+    the same fold. Chain: ceil(rows / G) + log2(G) + COLUMN_UNROLL (slack for the rows of the
+    group dim Triton's layout may give one thread to fold) for the split, and with S > 1 the
+    combine's ceil(S / G) + log2(G) + COLUMN_UNROLL added: an element's partial enters one
+    column's combine chain once."""
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
@@ -191,19 +183,13 @@ class VectorColumns(_Mapping):
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = column_splits(p)
-        first = _column_pass(p, s, chunk, column_lanes(p))
-        if s == 1:
-            return [first]
-        q = _partials(p, s)
-        return [first, _column_pass(q, 1, s, combine_lanes(q))]
+        return [_column_pass(p, s, chunk, column_lanes(p))]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = column_splits(p)
-        first = _column_chain(p, chunk, column_lanes(p))
-        if s == 1:
-            return first
-        q = _partials(p, s)
-        return first + _column_chain(q, s, combine_lanes(q))
+        lanes = column_lanes(p)
+        split = _column_chain(p, chunk, lanes)
+        return split if s == 1 else split + _column_chain(_partials(p, s), s, lanes)
 
 
 SUBWARP_ROWS = SubwarpRows()

@@ -29,9 +29,9 @@ SOURCE_CUDA = "axis.cu"
 SOURCE_TRITON = "axis.py"
 
 # The CUDA and Triton kernels of each launch kind (AxisPass.kind); {T} the element type, {B} the
-# block size; the column kernels read {I} and write {O}: both the element type, but in split
-# columns (c2), whose first pass writes partials in the accumulator's type (dtypes: sum_dtype)
-# and second reads them.
+# block size; the kernels of the two-pass splits (c2, r4) read {I} and write {O}: both the element
+# type, but a first pass writes partials in the accumulator's type (dtypes: sum_dtype) and the
+# second reads them (c3 combines its splits in its own launch: one kernel per element type).
 # fmt: off
 KERNELS: dict[str, tuple[str, str]] = {
     "r0":    ("axis_r0_thread_per_row<{T}, {B}>",          "rows_thread_kernel"),
@@ -41,14 +41,15 @@ KERNELS: dict[str, tuple[str, str]] = {
     "tiles": ("axis_c1_column_tiles<{I}, {O}, {B}>",       "column_tiles_kernel"),
     "r3":    ("axis_r3_subwarp_rows<{I}, {O}, {B}>",       "rows_subwarp_kernel"),
     "r4":    ("axis_r4_split_rows<{I}, {O}, {B}>",         "rows_split_kernel"),
-    "c3":    ("axis_c3_vector_columns<{I}, {O}, {B}>",     "columns_vector_kernel"),
+    "c3":    ("axis_c3_vector_columns<{T}, {B}>",          "columns_vector_kernel"),
 }
 # fmt: on
 CUDA_KERNELS: dict[str, str] = {kind: cuda for kind, (cuda, _) in KERNELS.items()}
 TRITON_KERNELS: dict[str, str] = {kind: triton for kind, (_, triton) in KERNELS.items()}
-# The kinds whose first pass may write partials in the accumulator's type (a split stage); the
-# second passes read them: c0 (c2's), r3 (r4's), c3 (c3's).
-SPLIT_KINDS = ("tiles", "r4", "c3")
+# The kinds whose first pass may write partials in the accumulator's type (a two-pass split); the
+# second passes read them: c0 (c2's), r3 (r4's).
+SPLIT_KINDS = ("tiles", "r4")
+COMBINE_KINDS = ("c0", "r3")
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,13 @@ def name_expression(
 
 def name_expressions() -> list[str]:
     """Every instantiation axis.cu must provide: each launch kind x dtype, and for the 16-bit
-    floats the split stages' two passes through float32 partials."""
+    floats the two-pass splits' passes through float32 partials."""
     exprs = []
     for d in AXIS_DTYPES:
         acc = dtypes.get(d).sum_dtype
         exprs += [name_expression(k, d) for k in CUDA_KERNELS]
         exprs += [name_expression(k, d, acc) for k in SPLIT_KINDS]
-        exprs += [name_expression(k, acc, d) for k in ("c0", "r3", "c3")]
+        exprs += [name_expression(k, acc, d) for k in COMBINE_KINDS]
     return list(dict.fromkeys(exprs))
 
 
@@ -164,7 +165,8 @@ AXIS_VARIANTS: tuple[Variant, ...] = (
            "columns: vectorized along the output, the tile shaped to its width",
            "each thread 4 adjacent columns as one load; 256 lanes for wide outputs over few rows, "
            "32 lanes x 8 row groups otherwise (fewer lanes for narrow batches); the rows split "
-           "across blocks when the tiles are too few, the same kernel adding the partials",
+           "across blocks when the tiles are too few, each strip's last block (a ticket) adding "
+           "its partials in split order in the same launch",
            "a program per strip, a [4 x groups, 4 x lanes] tile, tl.sum over the rows"),
     *_pair("fastest", "fastest", None, vec.BY_SHAPE,
            "axis fastest: a stage picked from the shape",

@@ -1,7 +1,11 @@
 """The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels and plan.
-`resolve` and `check` raise reduce_sum(x, variant, dim=d)'s errors before anything is launched or
-copied. An AxisLaunch is every pass with x and out given per call (plan_cache.AxisCache's entry);
-an AxisPlan binds one to an input (verify, and a capture: its partials then are the graph's).
+
+`resolve` and `check` run before anything is launched or copied and raise the errors
+reduce_sum(x, variant, dim=d) documents (harness.launch.api). An AxisLaunch is every pass with x
+and out given per call (what harness.launch.plan_cache.AxisCache keeps per variant, dtype, shape,
+dim, device and stream); an AxisPlan binds one to an input (the verify path, and a capture: its
+partials and ticket counters then come from the graph's pool). Every pass runs on torch's current
+stream (reduce_sum enters the caller's stream first, harness.launch.stream).
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import TRITON_KERNELS, name_expression
 from harness.launch.errors import no_room
-from harness.launch.stream import cupy_view, on_torch_stream
+from harness.launch.stream import COUNTER_DTYPE, cupy_view, on_torch_stream
+
+NDIMS = (2, 3)
 
 
 def is_axis(variant: object) -> bool:
+    """Whether `variant` (an id or a record) is one of the axis family's."""
     if isinstance(variant, str):
         return variant in catalogue.AXIS_BY_ID
     return isinstance(variant, Variant) and variant.id in catalogue.AXIS_BY_ID
@@ -32,7 +39,9 @@ def resolve(variant: str | Variant, dim: object) -> Variant:
     """The axis record for `variant`, or the error saying why a sum along `dim` cannot use it."""
     if not is_axis(variant):
         vid = variant if isinstance(variant, str) else getattr(variant, "id", variant)
-        if dim is not None and isinstance(vid, str) and vid in catalogue.BY_ID:
+        if dim is None:
+            return catalogue.get_axis(str(vid))  # raises: unknown
+        if isinstance(vid, str) and vid in catalogue.BY_ID:
             raise ValueError(
                 f"{vid} sums every element (a 1-D variant) and takes no dim; sums along a dim "
                 f"use the axis family: {', '.join(catalogue.AXIS_BY_ID)}"
@@ -61,8 +70,8 @@ def normalize_dim(dim: object, ndim: int) -> int:
 
 
 def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
-    """The problem x.shape reduced along dim is, or a clear error."""
-    if len(shape) not in (2, 3):
+    """The problem x.shape reduced along dim is, or a clear error (module docstring)."""
+    if len(shape) not in NDIMS:
         raise ValueError(
             f"{v.id} takes a 2-D or 3-D tensor, got {len(shape)}-D {tuple(shape)}; the sum of a "
             "1-D tensor is the 1-D ladder's (reduce_sum without dim), and a tensor of more dims "
@@ -86,21 +95,35 @@ def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
 
 
 Kernel = Callable[[torch.Tensor, torch.Tensor], None]
+# A pass's own workspace (a launch that combines its splits itself): its partials and counters.
+Workspace = tuple[torch.Tensor, torch.Tensor]
 
 
-def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
-    """Pass `ps` of CUDA variant v (dtype src -> dst) as a function of the two flat tensors."""
+def own_workspace(ps: geom.AxisPass) -> tuple[int, int]:
+    """(partial slots, ticket counters) of a pass that combines its row splits in its own launch:
+    c3 over S > 1 splits, its (outer, S, inner) partials and a counter per strip (the grid's x);
+    (0, 0) for every other pass."""
+    if ps.kind == "c3" and ps.grid[1] > 1:
+        return ps.outer * ps.grid[1] * ps.inner, ps.grid[0]
+    return 0, 0
+
+
+def cuda_kernel(
+    v: Variant, ps: geom.AxisPass, src: str, dst: str, work: Workspace | None = None
+) -> Kernel:
+    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst` (c3: with its workspace
+    when split), as a function of the two flat tensors, launched on torch's current stream."""
     import numpy as np
 
     from harness.compile import cuda_loader
 
     # every expression is in the catalogue's list for axis.cu: one module, compiled once
     kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
-    u, row = np.uint32, (ps.outer, ps.length)
+    u = np.uint32
     sizes = {
-        "r0": row,
-        "r1": row,
-        "r2": row,
+        "r0": (ps.outer, ps.length),
+        "r1": (ps.outer, ps.length),
+        "r2": (ps.outer, ps.length),
         "c0": (ps.outer, ps.length, ps.inner),
         "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
         "r3": (ps.outer, ps.length, ps.lanes),
@@ -109,16 +132,22 @@ def cuda_kernel(v: Variant, ps: geom.AxisPass, src: str, dst: str) -> Kernel:
     }[ps.kind]
     tail = tuple(u(s) for s in sizes)
     block = (v.launch.threads,)
+    c3 = ps.kind == "c3"  # takes (partials, counters): unsplit, any two pointers (unused)
+    with on_torch_stream():  # CuPy's views on torch's stream: no sync between the two
+        own = tuple(map(cupy_view, work)) if work else ()
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
-            kern(ps.grid, block, (cupy_view(x), cupy_view(out), *tail))
+            y = cupy_view(out)
+            head = (cupy_view(x), y, *(own or (y, y))) if c3 else (cupy_view(x), y)
+            kern(ps.grid, block, (*head, *tail))
 
     return go
 
 
-def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
-    """Pass `ps` of Triton variant v reading dtype `src`, as cuda_kernel's."""
+def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | None = None) -> Kernel:
+    """Pass `ps` of Triton variant v reading dtype `src` (c3: with its workspace when split), as
+    a function of the two tensors."""
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
@@ -140,36 +169,28 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str) -> Kernel:
         "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
         "r3": ((ps.outer, ps.length), subwarp),
         "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even}),
-        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even}),
+        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even, "SPLIT": work is not None}),
     }[ps.kind]
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
-        kern[ps.grid](x, out, *args, **meta, **acc, num_warps=warps)
+        own = (work or (out, out)) if ps.kind == "c3" else ()  # unsplit: unused pointers
+        kern[ps.grid](x, out, *own, *args, **meta, **acc, num_warps=warps)
 
     return go
 
 
-def kernels(v: Variant, dtype: str, p: geom.Problem) -> tuple[list[Kernel], list[int]]:
-    """Every pass of v over p for `dtype` input, and the sizes of the partials between them."""
-    passes = v.launch.mapping.passes(p)
-    acc = dtypes.get(dtype).sum_dtype
-    ks: list[Kernel] = []
-    for i, ps in enumerate(passes):
-        src = dtype if i == 0 else acc
-        dst = dtype if i == len(passes) - 1 else acc
-        cuda = v.backend == "cuda"
-        ks.append(cuda_kernel(v, ps, src, dst) if cuda else triton_kernel(v, ps, src))
-    return ks, [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
-
-
 @dataclass
 class AxisLaunch:
-    """Every pass of one axis sum, the contiguous x and out given per call. The lock holds a
-    call's passes together: two threads on one stream sharing the entry would otherwise enqueue
-    A's split, B's split, A's combine, and A would read B's partials."""
+    """Every pass of one axis sum: its kernels, the partials between them and the workspace of a
+    pass that combines its own splits (c3: partials and a ticket counter per strip, left at 0 by
+    every launch); given the contiguous x and out per call (what
+    harness.launch.plan_cache.AxisCache keeps). The lock holds a call's passes together: two
+    threads on one stream sharing the entry would otherwise enqueue A's split, B's split, A's
+    combine, and A would read B's partials."""
 
     kernels: list[Kernel]
     partials: list[torch.Tensor]
+    workspace: Workspace | None = None
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
@@ -181,11 +202,29 @@ class AxisLaunch:
 
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
-    """v's kernels over problem p and its partials on `device`."""
-    ks, sizes = kernels(v, dtype, p)
+    """v's kernels over problem p, its partials (in the accumulator's dtype, dtypes: sum_dtype)
+    and workspace on `device` (DeviceMemoryError when they cannot be allocated). The counters are
+    zeroed here, once, on torch's current stream (before any launch in its order; the kernel
+    leaves them at 0); inside a capture the zeroing is a node of the graph, which owns them as it
+    owns the partials."""
+    passes = v.launch.mapping.passes(p)
+    acc = dtypes.get(dtype)
+    slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: c3, alone
+    sizes = [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
     with no_room(f"{v.id} could not allocate its partials"):
-        partials = [torch.empty(n, dtype=dtypes.get(dtype).sum_torch, device=device) for n in sizes]
-    return AxisLaunch(ks, partials)
+        partials = [torch.empty(n, dtype=acc.sum_torch, device=device) for n in sizes]
+        work = None
+        if tickets:
+            counters = torch.zeros(tickets, dtype=COUNTER_DTYPE, device=device)
+            work = (torch.empty(slots, dtype=acc.sum_torch, device=device), counters)
+    ks: list[Kernel] = []  # each a function of its source and destination (x, partials, out)
+    for i, ps in enumerate(passes):
+        src = dtype if i == 0 else acc.sum_dtype
+        dst = dtype if i == len(passes) - 1 else acc.sum_dtype
+        w = work if own_workspace(ps)[1] else None
+        cuda = v.backend == "cuda"
+        ks.append(cuda_kernel(v, ps, src, dst, w) if cuda else triton_kernel(v, ps, src, w))
+    return AxisLaunch(ks, partials, work)
 
 
 @dataclass
@@ -199,7 +238,10 @@ class AxisPlan:
     launch: AxisLaunch
 
     def poison(self) -> None:
-        for t in (self.out, *self.launch.partials):
+        """NaN / the int sentinel into the output and every partial (an unwritten value fails);
+        the counters keep their zeros."""
+        work = self.launch.workspace
+        for t in (self.out, *self.launch.partials, *(work[:1] if work else ())):
             dtypes.poison_(t)
 
     def run(self) -> torch.Tensor:
@@ -208,7 +250,8 @@ class AxisPlan:
 
 
 def make_plan(v: Variant, x: torch.Tensor, p: geom.Problem) -> AxisPlan:
-    """`v` over the contiguous x (check gave p: at least one output, length >= 1)."""
+    """`v` over the contiguous x (check(v, x.shape, dim) gave p; at least one output, length >= 1).
+    Raises DeviceMemoryError when the output or the partials cannot be allocated."""
     launch = bind(v, dtypes.name_of(x.dtype), p, x.device)
     with no_room(f"{v.id} could not allocate its output"):
         out = torch.empty(p.outputs, dtype=x.dtype, device=x.device)
