@@ -67,10 +67,13 @@ def test_native_launches_are_named_in_the_entry_ids(monkeypatch):
     from harness.launch import rebind
 
     monkeypatch.setattr(rebind, "DEFAULT_MODE", {"cuda": "native", "triton": "native"})
-    ids = {e.id for e in call_entries.entries(["cuda/fastest", "cuda/reproducible"])}
-    native = "cuda/fastest native"
-    assert {f"api {native}", f"api {native} out=", f"op {native}"} <= ids
-    assert {"api cuda/reproducible", "op cuda/reproducible"} <= ids  # not a one-launch family
+    ids = {
+        e.id
+        for e in call_entries.entries(["cuda/fastest", "cuda/reproducible", "cuda/v3-sequential"])
+    }
+    for native in ("cuda/fastest native", "cuda/reproducible native"):
+        assert {f"api {native}", f"api {native} out=", f"op {native}"} <= ids
+    assert {"api cuda/v3-sequential", "op cuda/v3-sequential"} <= ids  # launched from Python
 
 
 def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path):

@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -70,6 +71,8 @@ struct Step {
 };
 
 // A cached launch: its steps (one kernel, or a family's passes) launched in order on one stream.
+// Several steps share the workspace between them (the first's partials are the next's input), so
+// a call holds the lock over all of them: two threads' calls must not interleave their steps.
 class Launch {
   public:
     Launch(int64_t stream, at::Tensor proto)
@@ -96,6 +99,8 @@ class Launch {
     // The launches into out (the caller's, already checked), returning it.
     at::Tensor into(const at::Tensor& x, const at::Tensor& out) const {
         const uint64_t base = reinterpret_cast<uint64_t>(x.data_ptr());
+        std::unique_lock<std::mutex> hold(lock_, std::defer_lock);
+        if (steps_.size() > 1) hold.lock();
         for (const Step& step : steps_) {
             uint64_t values[kMaxParams];
             void* pointers[kMaxParams];
@@ -127,6 +132,7 @@ class Launch {
     CUstream stream_;
     at::TensorOptions options_;
     std::vector<Step> steps_;
+    mutable std::mutex lock_;
 };
 
 }  // namespace

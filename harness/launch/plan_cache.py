@@ -175,7 +175,8 @@ class PlanCache(LRU):
                 mode = self.launch_modes[variant.backend]
                 entry = rebind.bind(variant, dtype, flat, stream_ptr, mode)
             else:
-                entry = rebind_passes.bind(variant, dtype, flat, stream_ptr)
+                mode = self.launch_modes[variant.backend]
+                entry = rebind_passes.bind(variant, dtype, flat, stream_ptr, mode)
             return self.add(key, entry)
 
 

@@ -60,7 +60,7 @@ class BoundLaunch:
     dtype: str
     n: int
     blocks: int  # the (first) launch's grid
-    mode: str  # the single-launch family's launch mode; "" for the others
+    mode: str  # the launch mode: the single-launch family's, "native" or "" for the others
     out_dtype: torch.dtype
     proto: torch.Tensor  # out_dtype on the device: results are its new_empty (api)
     workspace: Sequence[torch.Tensor]  # owned, made once, the partials first

@@ -3,6 +3,8 @@ the uncached plans' functions, their workspace made once by stream.off_thread. O
 covers a whole call: two threads sharing an entry must not interleave their chains (pass 2 of one
 reading pass 1 of the other's partials). A captured call allocates its workspace inside the
 capture (its private pool), so graphs replayed at once never share one; its zero fill replays too.
+With REDUCE_LADDER_NATIVE=1 the reproducible pair's eager calls launch natively (rebind's "native"
+mode: the same kernels and parameters from C++, which holds its own lock over a call's launches).
 """
 
 from __future__ import annotations
@@ -15,17 +17,28 @@ from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
-from harness.launch import reproducible_plan
+from harness.launch import native, reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
-from harness.launch.rebind import BoundLaunch, DriverKernel, triton_launcher
+from harness.launch.rebind import (
+    DEFAULT_MODE,
+    BoundLaunch,
+    DriverKernel,
+    cuda_function,
+    triton_launcher,
+    triton_params,
+)
 from harness.launch.stream import COUNTER_DTYPE, off_thread
 
 
-def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
+def bind(
+    variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
+) -> BoundLaunch:
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
+    "native" (default: rebind.DEFAULT_MODE's) launches the reproducible pair natively."""
+    steps = None  # the native launch's steps, given the workspace (the reproducible pair's)
     if variant.launch.mapping is REPRODUCIBLE:
-        blocks, alloc, run, what = _reproducible(variant, dtype, x)
+        blocks, alloc, run, what, steps = _reproducible(variant, dtype, x)
     else:
         blocks, alloc, run, what = _multi_pass(variant, dtype, x)
 
@@ -50,7 +63,21 @@ def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Boun
         with lock:
             run(x, out, graphs, stream)
 
-    return BoundLaunch(variant, dtype, x.numel(), blocks, "", out_dtype, proto, own, go, in_capture)
+    call = None
+    if steps is not None and x.is_cuda and (mode or DEFAULT_MODE[variant.backend]) == "native":
+        try:
+            launch = native.load().Launch(stream_ptr, proto)
+            for step in steps(own):
+                launch.add(*step)
+            go, call = launch.into, launch.call
+        except native.NativeUnavailable as why:  # said once per process; the default launch
+            import warnings
+
+            warnings.warn(str(why), RuntimeWarning, stacklevel=2)
+    mode = "native" if call is not None else ""
+    return BoundLaunch(
+        variant, dtype, x.numel(), blocks, mode, out_dtype, proto, own, go, in_capture, call=call
+    )
 
 
 def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
@@ -112,7 +139,11 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        return blocks, make, run, what
+        def steps(ws: list[torch.Tensor]) -> list[tuple]:  # (x, out, phi, plo, counter, n)
+            params = [0, 0, *(t.data_ptr() for t in ws), n]
+            return [(cuda_function(kern, x), grid[0], grid[1], 0, params, [0], [0], 1)]
+
+        return blocks, make, run, what, steps
 
     from triton_kernels import reproducible as tr
 
@@ -121,7 +152,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run_jit(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
             tr.launch(x, out, *ws, blocks)()
 
-        return blocks, make, run_jit, what
+        return blocks, make, run_jit, what, None
     # Both kernels "bound" (rebind's module docstring): compiled once for this key (n fixes the
     # scalars, x_ptr % 16 x's alignment; the partials and the result are torch allocations, and
     # a caller's out= is a whole element, which is all the final kernel's one store assumes).
@@ -143,4 +174,23 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         chunks(s, (x.data_ptr(), phi, plo, *scalars, *constants))
         final(s, (phi, plo, out.data_ptr(), m, final_meta["LANES"], out_tl))
 
-    return blocks, make, run_bound, what
+    def steps(ws: list[torch.Tensor]) -> list[tuple]:
+        phi, plo = ws[0].data_ptr(), ws[1].data_ptr()
+        x_at, out_at = -1, -2  # placeholders: found in the driver's parameters, then zeroed
+        one = triton_params(chunks.compiled, (x_at, phi, plo, *scalars, *constants))
+        two = triton_params(final.compiled, (phi, plo, out_at, m, final_meta["LANES"], out_tl))
+        return [
+            _native_step(chunks.compiled, grid[0], one, one.index(x_at), -1),
+            _native_step(final.compiled, 1, two, -1, two.index(out_at)),
+        ]
+
+    return blocks, make, run_bound, what, steps
+
+
+def _native_step(compiled, grid: int, params: list[int], x_slot: int, out_slot: int) -> tuple:
+    """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
+    x's pointer written at x_slot and out's at out_slot (-1: none) per call."""
+    md = compiled.metadata
+    xs = [x_slot] if x_slot >= 0 else []
+    fixed = [0 if i in (x_slot, out_slot) else v for i, v in enumerate(params)]
+    return compiled.function, grid, md.num_warps * 32, md.shared, fixed, xs, [0] * len(xs), out_slot

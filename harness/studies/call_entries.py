@@ -164,10 +164,12 @@ def entries(variants: Iterable[str] | None = None) -> list[Entry]:
 def _native(vid: str) -> bool:
     """Whether reduce_sum's cached launch of vid is the native one (harness.launch.native)."""
     from harness.core import catalogue
+    from harness.core.mappings import REPRODUCIBLE
     from harness.launch import rebind
 
     v = catalogue.BY_ID.get(vid)
-    return bool(v and v.launch.mapping.one_launch and rebind.DEFAULT_MODE[v.backend] == "native")
+    natively = v and (v.launch.mapping.one_launch or v.launch.mapping is REPRODUCIBLE)
+    return bool(natively and rebind.DEFAULT_MODE[v.backend] == "native")
 
 
 LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
