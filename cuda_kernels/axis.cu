@@ -409,17 +409,6 @@ __device__ __forceinline__ void store_quad(TOUT* q, const A (&a)[QUAD], u32 i, u
     for (u32 e = 0; e < QUAD; ++e)
         if (i + e < inner) q[e] = AxisAcc<TOUT>::out(a[e]);
 }
-// common.cuh's modular ticket, wrapping at gridDim.y - 1 (the blocks of one strip, one per split):
-// acq_rel, so the block that draws splits - 1 sees every partial the strip's blocks released, and
-// leaves the counter at 0 itself (common.cuh's ticket_acq_rel says why no reset store).
-__device__ __forceinline__ u32 strip_ticket(u32* counter) {
-    u32 ticket;
-    asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
-                 : "=r"(ticket)
-                 : "l"(counter), "r"(gridDim.y - 1u)
-                 : "memory");
-    return ticket;
-}
 
 // c3 - columns: vectorized along the output, a strip of lanes * 4 columns per block, the row
 // splits combined in the same launch.
@@ -474,7 +463,7 @@ __global__ void axis_c3_vector_columns(const T* in, T* out, typename AxisAcc<T>:
     A* part = partials + o * splits * inner + i;
     if (mine) store_quad(part + blockIdx.y * inner, a, i, inner);
     __syncthreads();  // every partial of the block stored before thread 0 releases them
-    if (threadIdx.x == 0) is_last = strip_ticket(counters + blockIdx.x) == splits - 1;
+    if (threadIdx.x == 0) is_last = ticket_acq_rel(counters + blockIdx.x, splits) == splits - 1;
     __syncthreads();  // carries the acquire to the block's other threads
     if (!is_last) return;
     A c[QUAD] = {0, 0, 0, 0};

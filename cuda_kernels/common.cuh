@@ -123,18 +123,23 @@ __device__ __forceinline__ void block_reduce_unrolled(volatile T* smem, u32 tid)
 // block calls it once, after its block's last store to the workspace. Release: that thread's
 // earlier stores are visible before the ticket is; acquire: the block that takes the last ticket
 // sees every store released before it (a __syncthreads() after it carries that to the block's
-// other threads). Returns the ticket, 0 .. gridDim.x - 1 (MEMBAR.ALL.GPU + ATOMG in SASS).
-// Modular: atom.inc wraps at gridDim.x - 1 (old >= G - 1 ? 0 : old + 1), so the block that draws
+// other threads). Returns the ticket, 0 .. G - 1 (MEMBAR.ALL.GPU + ATOMG in SASS), G the blocks
+// that share the counter: the grid's x by default, or what the caller says (axis c3: a strip's
+// blocks, the grid's y).
+// Modular: atom.inc wraps at G - 1 (old >= G - 1 ? 0 : old + 1), so the block that draws
 // G - 1 leaves the counter at 0 itself and no block ever stores to it. Why not a reset store:
 // should two launches ever share one counter, a plain `*counter = 0` can land between the other
 // launch's increments and leave it at k != 0, after which every launch's "last" block would be an
 // early one, silently, for good. With the wrap, each launch adds exactly G modulo G, so the
 // counter is back at 0 once the launches that shared it are done: an incident cannot outlive them.
-__device__ __forceinline__ u32 ticket_acq_rel(u32* counter) {
+__device__ __forceinline__ u32 ticket_acq_rel(u32* counter, u32 blocks) {
     u32 ticket;
     asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;"
                  : "=r"(ticket)
-                 : "l"(counter), "r"(gridDim.x - 1u)
+                 : "l"(counter), "r"(blocks - 1u)
                  : "memory");
     return ticket;
+}
+__device__ __forceinline__ u32 ticket_acq_rel(u32* counter) {
+    return ticket_acq_rel(counter, gridDim.x);
 }
