@@ -1,15 +1,8 @@
-"""The optional native launcher (native_launch.cpp): a cached CUDA plan's warm call with the result
-allocated and the kernel launched from C++, for per-call speed (the file's opening comment says
-what it saves and why the sum is the same bits). Off unless asked for: nothing here runs at import.
-
-    REDUCE_LADDER_NATIVE=1     the plan cache's CUDA launches use it (rebind's "native" mode),
-                               built on first use (a C++ compiler and ninja, about a minute, once
-                               per torch version; then loaded from the cache folder)
-    reduce-ladder native        builds it now and says where it is, or why it cannot be built
-
-Without a compiler, or with torch's C++ extension build failing, `load()` raises NativeUnavailable
-with the reason; the plan cache then keeps the default Python launch (rebind.DEFAULT_MODE) and
-says nothing per call. May import: torch.
+"""The optional native launcher (native_launch.cpp, whose opening comment says what it saves and
+why the sum is the same bits): off unless REDUCE_LADDER_NATIVE=1, then rebind's "native" mode,
+built on first use (a C++ compiler and ninja; about 30 s, once per torch version, then loaded
+from build_dir()). Where it cannot be built, load() raises NativeUnavailable with the reason and
+the plan cache keeps the default launch. May import: torch.
 """
 
 from __future__ import annotations

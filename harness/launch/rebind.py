@@ -27,6 +27,7 @@ import torch
 
 from harness.core import dtypes, passes
 from harness.core.catalogue import Variant
+from harness.core.mappings import REPRODUCIBLE
 from harness.launch import native, single_launch
 from harness.launch.stream import cupy_importable, cupy_stream_or_null, in_graph, on_torch_stream
 
@@ -91,7 +92,7 @@ def bind(
     ws = single_launch.workspace(variant, dtype, x.device, stream_ptr if x.is_cuda else None)
     call = None
     if mode == "native" and not x.is_cuda:  # Triton's interpreter: nothing is launched natively
-        mode = "bound"
+        mode = LAUNCH_MODES[variant.backend][0]
     if mode == "native":
         try:
             go, go_with, blocks, call = _native(variant, dtype, x, ws, stream_ptr, out_dtype)
@@ -99,7 +100,7 @@ def bind(
             import warnings
 
             warnings.warn(str(why), RuntimeWarning, stacklevel=2)
-            mode = "cupy-driver" if variant.backend == "cuda" else "bound"
+            mode = LAUNCH_MODES[variant.backend][0]
     if call is None and variant.backend == "cuda":
         go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
     elif call is None:
@@ -138,25 +139,43 @@ def _native(variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream
         _, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, "cupy-driver")
         kern, _, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
         params = [0, 0, ws[0].data_ptr(), ws[1].data_ptr(), x.numel()]  # in, out, p, counter, n
-        launch.add(cuda_function(kern, x), blocks, threads, 0, params, [0], [0], 1)
+        launch.add(cuda_function(kern, x.get_device()), blocks, threads, 0, params, [0], [0], 1)
         return launch.into, go_with, blocks, launch.call
     go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, "bound", out_dtype)
-    compiled, values, head_bytes = go.native  # x, x past its head, out, then the fixed values
-    md = compiled.metadata
-    launch.add(compiled.function, blocks, md.num_warps * 32, md.shared,
-               triton_params(compiled, values), [0, 1], [0, head_bytes], 2)  # fmt: skip
+    launch.add(*triton_step(*go.native))
     return launch.into, go_with, blocks, launch.call
 
 
-def cuda_function(kern, x: torch.Tensor) -> int:
-    """The CUfunction of a CuPy-loaded kernel on x's device, as an int."""
+def native_launch(variant: Variant, mode: str) -> bool:
+    """Whether `mode` launches `variant` natively (on a GPU, where the launcher builds): the
+    single-launch family here, the reproducible pair in rebind_passes."""
+    m = variant.launch.mapping
+    return mode == "native" and (m.one_launch or m is REPRODUCIBLE)
+
+
+def cuda_function(kern, device: int) -> int:
+    """The CUfunction of a CuPy-loaded kernel on `device`, as an int."""
     import cupy
 
-    with cupy.cuda.Device(x.device.index or 0):
+    with cupy.cuda.Device(device):
         return kern.kernel.ptr
 
 
-def triton_params(compiled, values: tuple) -> list[int]:
+X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call (real values >= 0)
+
+
+def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int | None = None):
+    """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
+    `values` its arguments in order with placeholders, `xs` each x placeholder's byte offset,
+    `out` the output's placeholder (None: the step writes no output)."""
+    params = _triton_params(compiled, values)
+    md, fixed = compiled.metadata, [max(v, 0) for v in params]
+    slots, out_slot = [params.index(p) for p in xs], -1 if out is None else params.index(out)
+    step = (compiled.function, grid, md.num_warps * 32, md.shared, fixed, slots, [*xs.values()])
+    return (*step, out_slot)
+
+
+def _triton_params(compiled, values: tuple) -> list[int]:
     """A compiled Triton kernel's parameters as the driver takes them: the values that are not
     constexpr (its signature says which), then the scratch pointers Triton's launcher appends
     (0 to 2 by version, null when the kernel needs no scratch; counted from the PTX entry).
@@ -255,10 +274,7 @@ class DriverKernel:
     its parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
 
     def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
-        import cupy
-
-        with cupy.cuda.Device(device):
-            fn_ptr = kern.kernel.ptr  # the loaded cupy.cuda.Function for this device
+        fn_ptr = cuda_function(kern, device)  # the loaded cupy.cuda.Function for this device
         if mode == "cupy-driver":
             from cupy_backends.cuda.api.driver import launchKernel
 
@@ -326,7 +342,8 @@ def _triton(
         p = x.data_ptr()
         launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
 
-    go_bound.native = (launch.compiled, (0, 0, 0, *fixed), head_bytes)  # rebind._native's
+    values = (X, X_PAST_HEAD, OUT, *fixed)
+    go_bound.native = (launch.compiled, programs, values, {X: 0, X_PAST_HEAD: head_bytes}, OUT)
     return go_bound, with_bound, programs
 
 

@@ -22,11 +22,14 @@ from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
 from harness.launch.rebind import (
     DEFAULT_MODE,
+    OUT,
     BoundLaunch,
     DriverKernel,
+    X,
     cuda_function,
+    native_launch,
     triton_launcher,
-    triton_params,
+    triton_step,
 )
 from harness.launch.stream import COUNTER_DTYPE, off_thread
 
@@ -64,7 +67,8 @@ def bind(
             run(x, out, graphs, stream)
 
     call = None
-    if steps is not None and x.is_cuda and (mode or DEFAULT_MODE[variant.backend]) == "native":
+    native_mode = native_launch(variant, mode or DEFAULT_MODE[variant.backend])
+    if steps is not None and x.is_cuda and native_mode:
         try:
             launch = native.load().Launch(stream_ptr, proto)
             for step in steps(own):
@@ -141,7 +145,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
 
         def steps(ws: list[torch.Tensor]) -> list[tuple]:  # (x, out, phi, plo, counter, n)
             params = [0, 0, *(t.data_ptr() for t in ws), n]
-            return [(cuda_function(kern, x), grid[0], grid[1], 0, params, [0], [0], 1)]
+            return [(cuda_function(kern, x.get_device()), grid[0], grid[1], 0, params, [0], [0], 1)]
 
         return blocks, make, run, what, steps
 
@@ -175,22 +179,10 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         final(s, (phi, plo, out.data_ptr(), m, final_meta["LANES"], out_tl))
 
     def steps(ws: list[torch.Tensor]) -> list[tuple]:
-        phi, plo = ws[0].data_ptr(), ws[1].data_ptr()
-        x_at, out_at = -1, -2  # placeholders: found in the driver's parameters, then zeroed
-        one = triton_params(chunks.compiled, (x_at, phi, plo, *scalars, *constants))
-        two = triton_params(final.compiled, (phi, plo, out_at, m, final_meta["LANES"], out_tl))
+        phi, plo, lanes = ws[0].data_ptr(), ws[1].data_ptr(), final_meta["LANES"]
         return [
-            _native_step(chunks.compiled, grid[0], one, one.index(x_at), -1),
-            _native_step(final.compiled, 1, two, -1, two.index(out_at)),
+            triton_step(chunks.compiled, grid[0], (X, phi, plo, *scalars, *constants), {X: 0}),
+            triton_step(final.compiled, 1, (phi, plo, OUT, m, lanes, out_tl), {}, OUT),
         ]
 
     return blocks, make, run_bound, what, steps
-
-
-def _native_step(compiled, grid: int, params: list[int], x_slot: int, out_slot: int) -> tuple:
-    """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
-    x's pointer written at x_slot and out's at out_slot (-1: none) per call."""
-    md = compiled.metadata
-    xs = [x_slot] if x_slot >= 0 else []
-    fixed = [0 if i in (x_slot, out_slot) else v for i, v in enumerate(params)]
-    return compiled.function, grid, md.num_warps * 32, md.shared, fixed, xs, [0] * len(xs), out_slot

@@ -164,12 +164,10 @@ def entries(variants: Iterable[str] | None = None) -> list[Entry]:
 def _native(vid: str) -> bool:
     """Whether reduce_sum's cached launch of vid is the native one (harness.launch.native)."""
     from harness.core import catalogue
-    from harness.core.mappings import REPRODUCIBLE
     from harness.launch import rebind
 
     v = catalogue.BY_ID.get(vid)
-    natively = v and (v.launch.mapping.one_launch or v.launch.mapping is REPRODUCIBLE)
-    return bool(natively and rebind.DEFAULT_MODE[v.backend] == "native")
+    return bool(v and rebind.native_launch(v, rebind.DEFAULT_MODE[v.backend]))
 
 
 LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
