@@ -298,31 +298,36 @@ __device__ __forceinline__ A block_fold(A acc) {
     return acc;
 }
 
-// r4 - rows: each row split over gridDim.y blocks, partials combined in a second pass.
+// r4 - rows: each row split over gridDim.y blocks, the splits combined in the same launch.
 // The idea: block (o, k) reads elements [k*chunk, min(length, (k+1)*chunk)) of row o (chunk a
 // multiple of BLOCK * 4), thread t the quads t, t + BLOCK, ... of it, UNROLL quads loaded before
-// any is added; the block folds (block_fold) and writes partial (o, k) of an (outer, gridDim.y)
-// buffer; r3's kernel then adds each row's gridDim.y partials in split order (no atomics). With
-// gridDim.y == 1 it writes the output directly: r1 with 16-byte loads. What changed from r1: a row
-// is no longer one block's (r1 gave (8, 2^24) eight blocks on a GPU of 132 SMs), and every thread
-// has UNROLL 16-byte loads in flight instead of one 4-byte load. Why: few long rows are limited
-// by how many bytes are in flight, and only more blocks and wider loads put more there.
-// TOUT: the input's type (one split), or its accumulator's (the partials).
-template <typename TIN, typename TOUT, u32 BLOCK>
-__global__ void axis_r4_split_rows(const TIN* in, TOUT* out, u32 length, u32 chunk) {
-    typedef AxisAcc<TIN> E;
+// any is added; the block folds (block_fold). With gridDim.y == 1 it writes the output directly:
+// r1 with 16-byte loads. With S = gridDim.y > 1 thread 0 writes partial (o, k) of an (outer, S)
+// buffer and takes a ticket on row o's counter; the block holding the row's last ticket adds the
+// row's S partials (thread t the partials t, t + BLOCK, ..., then block_fold): a fixed order
+// whichever block is last, no atomics on the values. What changed from r1: a row is no longer one
+// block's (r1 gave (8, 2^24) eight blocks on a GPU of 132 SMs), and every thread has UNROLL
+// 16-byte loads in flight instead of one 4-byte load. Why: few long rows are limited by how many
+// bytes are in flight, and only more blocks and wider loads put more there. The combine in the
+// same launch (c3's ticket) replaced a second launch of r3 over the partials, a few microseconds
+// that decided the shapes where torch is at the read limit ((1024, 2^18) along dim 1).
+template <typename T, u32 BLOCK>
+__global__ void axis_r4_split_rows(const T* in, T* out, typename AxisAcc<T>::type* partials,
+                                   u32* counters, u32 length, u32 chunk) {
+    typedef AxisAcc<T> E;
     typedef typename E::type A;
     constexpr u32 UNROLL = 4;
+    __shared__ bool is_last;
     const u32 begin = blockIdx.y * chunk;
     const u32 end = min(length, begin + chunk);
-    const TIN* p = in + blockIdx.x * length;
+    const T* p = in + blockIdx.x * length;
     A a[QUAD] = {0, 0, 0, 0};
     if (quads_aligned(in, length)) {
         const u32 nq = end > begin ? (end - begin) / QUAD : 0;  // whole quads: begin, end % 4 == 0
-        const TIN* b = p + begin;
+        const T* b = p + begin;
         u32 q = threadIdx.x;
         for (; q + (UNROLL - 1) * BLOCK < nq; q += UNROLL * BLOCK) {
-            QuadBits<TIN> v[UNROLL];
+            QuadBits<T> v[UNROLL];
 #pragma unroll
             for (u32 u = 0; u < UNROLL; ++u) v[u] = load_quad(b + QUAD * (q + u * BLOCK));
 #pragma unroll
@@ -334,9 +339,24 @@ __global__ void axis_r4_split_rows(const TIN* in, TOUT* out, u32 length, u32 chu
             add_quad_scalar(a, p + k, k, end);
     }
     const A acc = block_fold<A, BLOCK>(fold_quad(a));
-    if (threadIdx.x == 0) {
-        out[blockIdx.x * gridDim.y + blockIdx.y] = AxisAcc<TOUT>::out(acc);
+    if (gridDim.y == 1) {
+        if (threadIdx.x == 0) out[blockIdx.x] = E::out(acc);
+        return;
     }
+    // S splits: thread 0 stores this block's partial, then takes the row's ticket (its release
+    // covers its own store); only the row's last block goes on.
+    const u32 splits = gridDim.y;
+    A* part = partials + blockIdx.x * splits;
+    if (threadIdx.x == 0) {
+        part[blockIdx.y] = acc;
+        is_last = ticket_acq_rel(counters + blockIdx.x, splits) == splits - 1;
+    }
+    __syncthreads();  // carries the acquire to the block's other threads
+    if (!is_last) return;
+    A c = 0;
+    for (u32 k = threadIdx.x; k < splits; k += BLOCK) c += __ldcg(part + k);  // from L2
+    c = block_fold<A, BLOCK>(c);
+    if (threadIdx.x == 0) out[blockIdx.x] = E::out(c);
 }
 
 // c3's helpers. Rows r, r + groups, ... below `end` of a quad of columns from p (row stride

@@ -282,10 +282,10 @@ def test_every_cuda_stage_has_a_triton_twin_and_the_fastest_pair_counterparts():
 def test_axis_source_compiles_every_kind_without_spills(arch):
     r = nvrtc.compile_file(records_axis.SOURCE_CUDA, arch)
     assert set(r.lowered) == set(records_axis.name_expressions())
-    # 8 kinds x 4 dtypes, and for the 2 16-bit floats the two-pass splits' partials: 2 first
-    # passes writing float32 (c2's, r4's), 2 second passes (c0, r3) reading them; c3 combines
-    # its splits in its own launch, one kernel per dtype
-    assert len(r.resources) == len(set(r.lowered.values())) == 8 * 4 + 2 * 4
+    # 8 kinds x 4 dtypes, and for the 2 16-bit floats the two-pass split's partials: c2's first
+    # pass writing float32, its second (c0) reading them; r4 and c3 combine their splits in
+    # their own launch, one kernel per dtype
+    assert len(r.resources) == len(set(r.lowered.values())) == 8 * 4 + 2 * 2
     for name, res in r.resources.items():
         assert res.spill_store_bytes == res.spill_load_bytes == res.stack_bytes == 0, name
 
@@ -302,7 +302,7 @@ def test_every_axis_kernel_opens_with_its_comment():
 
 
 def _triton_jobs():
-    """One compile job per Triton launch the plans make: each kind x dtype, c3 split (its
+    """One compile job per Triton launch the plans make: each kind x dtype, r4 and c3 split (their
     partials and counters), and the two-pass splits' passes through the accumulator's partials
     (as harness.launch.axis_plan)."""
     tl_name = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
@@ -329,13 +329,13 @@ def _triton_jobs():
     jobs = []
     for d in records_axis.AXIS_DTYPES:
         acc = dtypes.get(d).sum_dtype
-        pairs = [(k, d, d, False) for k in sizes] + [("c3", d, d, True)]
+        pairs = [(k, d, d, False) for k in sizes] + [(k, d, d, True) for k in ("r4", "c3")]
         pairs += [(k, d, acc, False) for k in records_axis.SPLIT_KINDS]
         pairs += [(k, acc, d, False) for k in records_axis.COMBINE_KINDS]
         for kind, src, dst, split in dict.fromkeys(pairs):
             args = {"x_ptr": "*" + tl_name[src], "out_ptr": "*" + tl_name[dst]}
             consts = {**meta[kind], "ACC": dtypes.get(src).sum_dtype}
-            if kind == "c3":  # its workspace (unused pointers when not split)
+            if kind in records_axis.ONE_LAUNCH_SPLITS:  # the workspace (unused if not split)
                 args |= {"part_ptr": "*" + tl_name[acc], "count_ptr": "*i32"}
                 consts["SPLIT"] = split
             jobs.append(
@@ -378,12 +378,11 @@ def test_row_splits_cover_each_row_once_in_whole_tiles(length, outer):
     p = geom.Problem(outer, length, 1, (outer,))
     s, chunk = vec.row_splits(p)
     assert chunk % vec.ROW_TILE == 0 and (s - 1) * chunk < length <= s * chunk
-    passes = vec.SPLIT_ROWS.passes(p)
-    assert passes[0].grid == (outer, s) and passes[0].chunk == chunk
-    if s > 1:  # r3 adds each row's s partials
-        assert [(q.kind, q.outer, q.length) for q in passes[1:]] == [("r3", outer, s)]
-    else:
-        assert len(passes) == 1
+    (only,) = vec.SPLIT_ROWS.passes(p)  # s > 1: the row's last block adds its s partials
+    assert only.kind == "r4" and only.grid == (outer, s) and only.chunk == chunk
+    per = chunk // (4 * 256) if s > 1 else -(-length // (4 * 256))
+    combine = -(-s // 256) + vec.QUAD_FOLD + 8 if s > 1 else 0
+    assert vec.SPLIT_ROWS.chain_length(p) == per + 2 * vec.QUAD_FOLD + 8 + combine
 
 
 @pytest.mark.parametrize("length", [1, 7, 100, 600, 262_144])

@@ -205,30 +205,35 @@ def test_16_bit_floats_added_in_float32_rounded_once(vid, shape, dim, dtype, nee
 
 SPLIT_COLUMNS = [f"{b}/axis-{s}" for s in ("c2-split-columns", "c3-vector-columns", "fastest")
                  for b in ("cuda", "triton")]  # fmt: skip
+SPLIT_ROWS = [f"{b}/axis-{s}" for s in ("r4-split-rows", "fastest") for b in ("cuda", "triton")]
+# (variant, shape, dim): columns over 16 splits of 3 strips (c3, the fastest pair's pick), rows
+# over 16 splits each (r4, the fastest pair's pick for 8 long rows)
+SPLIT_CASES = [(v, (4096, 257), 0) for v in SPLIT_COLUMNS]
+SPLIT_CASES += [(v, (8, 2**20), 1) for v in SPLIT_ROWS]
 
 
-@pytest.mark.parametrize("vid", SPLIT_COLUMNS)
-def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, needs_cupy):
-    # c2 has partials, c3 (the fastest pair's pick here: 16 splits of 3 strips) partials and a
-    # ticket counter per strip, what an entry of harness.launch.plan_cache.AxisCache owns: each
-    # stream gets its own, and a captured call builds a plan whose partials and counters the
-    # graph owns (the counters zeroed by a node of the graph: two graphs replayed at once on two
-    # streams, each replayed again, take no ticket of the other's)
-    x = _small_ints((4096, 257))
-    want = torch.sum(x, dim=0)
-    assert torch.equal(harness.reduce_sum(x, vid, dim=0), want)  # warm-up: compiled, cached
+@pytest.mark.parametrize(("vid", "shape", "dim"), SPLIT_CASES)
+def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, shape, dim, needs_cupy):
+    # c2 has partials, c3 and r4 partials and a ticket counter per strip or row, what an entry
+    # of harness.launch.plan_cache.AxisCache owns: each stream gets its own, and a captured call
+    # builds a plan whose partials and counters the graph owns (the counters zeroed by a node of
+    # the graph: two graphs replayed at once on two streams, each replayed again, take no ticket
+    # of the other's)
+    x = _small_ints(shape)
+    want = torch.sum(x, dim=dim)
+    assert torch.equal(harness.reduce_sum(x, vid, dim=dim), want)  # warm-up: compiled, cached
     streams = [torch.cuda.Stream(), torch.cuda.Stream()]
     outs = []
     for s in streams:
         s.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(s):
-            outs.append(harness.reduce_sum(x, vid, dim=0))
+            outs.append(harness.reduce_sum(x, vid, dim=dim))
     torch.cuda.synchronize()
     assert all(torch.equal(o, want) for o in outs)
     graphs, captured = [torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()], []
     for graph in graphs:
         with torch.cuda.graph(graph):
-            captured.append(harness.reduce_sum(x, vid, dim=0))
+            captured.append(harness.reduce_sum(x, vid, dim=dim))
     for _ in range(3):
         for graph, s in zip(graphs, streams, strict=True):
             s.wait_stream(torch.cuda.current_stream())
@@ -240,22 +245,26 @@ def test_cached_calls_on_two_streams_and_in_a_cuda_graph(vid, needs_cupy):
         assert all(torch.equal(c, want) for c in captured)
 
 
-# The small column sums (under a megabyte, split over a few blocks a strip) and a 3-D
-# middle dim of two strips a batch: one launch, its last block per strip adding the partials.
+# The small column sums (under a megabyte, split over a few blocks a strip), a 3-D
+# middle dim of two strips a batch, and few long rows (r4: sanitize's (3, 200003), 8 rows of 2^20
+# in 16 splits, 2 rows of 2^22): one launch, its last block per strip or row adding the partials.
 SMALL_SPLITS = [((2048, 80), 0), ((288, 80), 0), ((512, 120), 0), ((2048, 224), 0),
                 ((3, 600, 200), 1)]  # fmt: skip
+LONG_ROWS = [((3, 200_003), 1), ((8, 2**20), 1), ((2, 2**22), 1)]
+ONE_LAUNCH = [(v, shape, dim, "c3") for v in SPLIT_COLUMNS if "c2" not in v
+              for shape, dim in SMALL_SPLITS]  # fmt: skip
+ONE_LAUNCH += [(v, shape, dim, "r4") for v in SPLIT_ROWS for shape, dim in LONG_ROWS]
 
 
-@pytest.mark.parametrize(("shape", "dim"), SMALL_SPLITS)
-@pytest.mark.parametrize("vid", [v for v in SPLIT_COLUMNS if "c2" not in v])
-def test_split_columns_are_one_launch_with_the_same_bits_every_run(vid, shape, dim, needs_cupy):
+@pytest.mark.parametrize(("vid", "shape", "dim", "kind"), ONE_LAUNCH)
+def test_splits_are_one_launch_with_the_same_bits_every_run(vid, shape, dim, kind, needs_cupy):
     from harness.launch import axis_plan
 
     v = catalogue.get_axis(vid)
     x = _float32(shape)
     p = axis_plan.check(v, shape, dim)
     (ps,) = v.launch.mapping.passes(p)
-    assert ps.kind == "c3" and ps.grid[1] > 1, ps
+    assert ps.kind == kind and ps.grid[1] > 1, ps
     r = axis_verify.check_axis(v, _int32(shape), dim)
     assert r.ok and r.exact_required, r.message
     plan = axis_plan.make_plan(v, x, p)

@@ -354,13 +354,13 @@ def test_axis_kernels_are_attributed_to_the_variants_whose_passes_launch_them():
         pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
     ids = ["cuda/axis-r0-thread-row", "cuda/axis-r4-split-rows", "cuda/axis-fastest"]
     ids += ["triton/axis-r4-split-rows", "triton/axis-fastest"]
-    assert sanitize.axis_kinds(profile_driver.lookup(ids[1])) == {"r4", "r3"}  # r3: r4's combine
+    assert sanitize.axis_kinds(profile_driver.lookup(ids[1])) == {"r4"}  # its combine: in r4
     names = sanitize.kernel_names([profile_driver.lookup(i) for i in ids])
     r0 = [k for k in names if k.startswith("_Z22axis_r0_thread_per_row")]
     assert len(r0) == 4 and all(names[k] == {"cuda/axis-r0-thread-row"} for k in r0)  # 4 dtypes
-    combine = [k for k in names if k.startswith("_Z20axis_r3_subwarp_rows")]
-    assert combine and all(names[k] == {ids[1], "cuda/axis-fastest"} for k in combine)
-    assert names["rows_subwarp_kernel"] == {"triton/axis-r4-split-rows", "triton/axis-fastest"}
+    r4 = [k for k in names if k.startswith("_Z18axis_r4_split_rows")]
+    assert len(r4) == 4 and all(names[k] == {ids[1], "cuda/axis-fastest"} for k in r4)
+    assert names["rows_split_kernel"] == {"triton/axis-r4-split-rows", "triton/axis-fastest"}
     assert names["columns_vector_kernel"] == {"triton/axis-fastest"}  # its pick for columns
     named_alone = sanitize.kernel_names([profile_driver.lookup("triton/axis-fastest")])
     assert {"rows_split_kernel", "columns_vector_kernel"} <= set(named_alone)

@@ -155,20 +155,38 @@ def rows_subwarp_kernel(
     _row_tiles(x_ptr, out_ptr, rows, length, ROWS, WIDTH, ACC)
 
 
+# r4's combine: the row's partials a [ROW_COMBINE] tile a step (CUDA: thread t the partials t,
+# t + 256, ...)
+ROW_COMBINE = tl.constexpr(256)
+
+
 @triton.jit(do_not_specialize=["length", "chunk"])
 def rows_split_kernel(
-    x_ptr, out_ptr, length, chunk, TILE: tl.constexpr, EVEN: tl.constexpr, ACC: tl.constexpr
+    x_ptr,
+    out_ptr,
+    part_ptr,  # SPLIT: (outer, num_programs(1)) ACC partials (workspace)
+    count_ptr,  # SPLIT: an int32 ticket counter per row, 0 at launch and after it
+    length,
+    chunk,
+    TILE: tl.constexpr,
+    EVEN: tl.constexpr,
+    SPLIT: tl.constexpr,
+    ACC: tl.constexpr,
 ):
     """r4 - program (o, k) reads elements [k*chunk, min(length, (k+1)*chunk)) of row o in
     tiles of TILE = 256 threads x 4 quads x 4 (CUDA: thread t's quads t, t+256, t+512, t+768 of
-    each step, loaded before they are added); tl.sum folds the tile (CUDA: block_fold) into
-    (o, k) of an (outer, num_programs(1)) output: with one split, the output itself. Changed
-    from r1: a row over several programs, and TILE elements in flight per step."""
+    each step, loaded before they are added); tl.sum folds the tile (CUDA: block_fold). One
+    split: the output (o). SPLIT (a row over num_programs(1) > 1 programs): each writes its
+    partial (o, k), takes a ticket on the row's counter (acq_rel), and the program holding the
+    row's last ticket adds the row's partials, a [ROW_COMBINE] tile a step (volatile loads), tl.sum,
+    stores the output and takes the splits back off the counter (a modular ticket, as c3's); a
+    fixed order whichever program is last, no float atomics. Changed from r1: a row over several
+    programs, and TILE elements in flight per step."""
     if EVEN:
         length = length // 4 * 4
     o = tl.program_id(0).to(tl.int64)
     k = tl.program_id(1).to(tl.int64)
-    splits = tl.num_programs(1).to(tl.int64)
+    splits = tl.num_programs(1)
     chunk = chunk // TILE * TILE  # a multiple of TILE (axis_geometry): now a visible one
     begin = k * chunk
     end = tl.minimum(length, begin + chunk)
@@ -177,7 +195,21 @@ def rows_split_kernel(
     for start in range(begin, end, TILE):
         offs = start + lanes
         acc += tl.load(x_ptr + o * length + offs, mask=offs < end, other=0).to(ACC)
-    tl.store(out_ptr + o * splits + k, tl.sum(acc, axis=0).to(out_ptr.dtype.element_ty))
+    total = tl.sum(acc, axis=0)
+    if SPLIT:
+        part = part_ptr + o * splits
+        tl.store(part + k, total)
+        tl.debug_barrier()  # the partial's store is done before the release
+        ticket = tl.atomic_add(count_ptr + o, 1, sem="acq_rel")
+        if ticket % splits == splits - 1:
+            comb = tl.zeros([ROW_COMBINE], dtype=ACC)
+            for first in range(0, splits, ROW_COMBINE):
+                idx = first + tl.arange(0, ROW_COMBINE)
+                comb += tl.load(part + idx, mask=idx < splits, other=0, volatile=True)
+            tl.store(out_ptr + o, tl.sum(comb, axis=0).to(out_ptr.dtype.element_ty))
+            tl.atomic_add(count_ptr + o, -splits)
+    else:
+        tl.store(out_ptr + o, total.to(out_ptr.dtype.element_ty))
 
 
 @triton.jit(do_not_specialize=["length", "inner", "chunk"])

@@ -91,27 +91,28 @@ def row_splits(p: Problem) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class SplitRows(_Mapping):
-    """r4: block (o, k) adds split k of row o (row_splits), thread t its quads t, t + 256, ...
-    into 4 accumulators, folded and then a block fold (5 shuffles + 3); with S > 1 splits a second
-    pass, r3 over the (outer, S) partials, adds each row's S partials in split order.
+    """r4, one launch: block (o, k) adds split k of row o (row_splits), thread t its quads t,
+    t + 256, ... into 4 accumulators, folded and then a block fold (5 shuffles + 3); with S > 1
+    splits each block writes its partial and takes a ticket on its row's counter, and the row's
+    last block adds the S partials, thread t the partials t, t + 256, ..., then the same fold.
     Chain: ceil(split / 1024) + 2 x QUAD_FOLD + log2(256) (the Triton tile gives a thread 16
-    elements to fold), plus r3's over S elements."""
+    elements to fold), and with S > 1 the combine's ceil(S / 256) + QUAD_FOLD + log2(256) added
+    (a Triton thread may hold several of the [256] combine tile's partials: QUAD_FOLD of slack)."""
 
     name: ClassVar[str] = "split-rows"
     along: ClassVar[str] = "rows"
     text: ClassVar[str] = (
-        "rows split over blocks (16-byte loads), then a second pass adding the splits"
+        "rows split over blocks (16-byte loads), the row's last block adding the splits"
     )
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = row_splits(p)
-        first = AxisPass("r4", (p.outer, s), p.outer, p.length, 1, chunk)
-        return [first] if s == 1 else [first, *SUBWARP_ROWS.passes(_partials(p, s))]
+        return [AxisPass("r4", (p.outer, s), p.outer, p.length, 1, chunk)]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = row_splits(p)
         per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
-        return per + (SUBWARP_ROWS.chain_length(_partials(p, s)) if s > 1 else 0)
+        return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + _tree(AXIS_BLOCK) if s > 1 else 0)
 
 
 def _strip_lanes(p: Problem) -> int:
@@ -149,7 +150,7 @@ def column_splits(p: Problem) -> tuple[int, int]:
 
 
 def _partials(p: Problem, s: int) -> Problem:
-    """The (outer, s, inner) partials of s splits, as a problem (r4's second pass, c3's combine)."""
+    """The (outer, s, inner) partials of s splits, as a problem (c3's combine)."""
     return Problem(p.outer, s, p.inner, p.out_shape)
 
 

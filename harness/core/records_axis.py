@@ -29,9 +29,10 @@ SOURCE_CUDA = "axis.cu"
 SOURCE_TRITON = "axis.py"
 
 # The CUDA and Triton kernels of each launch kind (AxisPass.kind); {T} the element type, {B} the
-# block size; the kernels of the two-pass splits (c2, r4) read {I} and write {O}: both the element
-# type, but a first pass writes partials in the accumulator's type (dtypes: sum_dtype) and the
-# second reads them (c3 combines its splits in its own launch: one kernel per element type).
+# block size; the kernels of the two-pass split (c2) read {I} and write {O}: both the element
+# type, but its first pass writes partials in the accumulator's type (dtypes: sum_dtype) and the
+# second reads them (r4 and c3 combine their splits in their own launch: one kernel per element
+# type).
 # fmt: off
 KERNELS: dict[str, tuple[str, str]] = {
     "r0":    ("axis_r0_thread_per_row<{T}, {B}>",          "rows_thread_kernel"),
@@ -40,16 +41,19 @@ KERNELS: dict[str, tuple[str, str]] = {
     "c0":    ("axis_c0_thread_per_column<{I}, {O}, {B}>",  "columns_thread_kernel"),
     "tiles": ("axis_c1_column_tiles<{I}, {O}, {B}>",       "column_tiles_kernel"),
     "r3":    ("axis_r3_subwarp_rows<{I}, {O}, {B}>",       "rows_subwarp_kernel"),
-    "r4":    ("axis_r4_split_rows<{I}, {O}, {B}>",         "rows_split_kernel"),
+    "r4":    ("axis_r4_split_rows<{T}, {B}>",              "rows_split_kernel"),
     "c3":    ("axis_c3_vector_columns<{T}, {B}>",          "columns_vector_kernel"),
 }
 # fmt: on
 CUDA_KERNELS: dict[str, str] = {kind: cuda for kind, (cuda, _) in KERNELS.items()}
 TRITON_KERNELS: dict[str, str] = {kind: triton for kind, (_, triton) in KERNELS.items()}
-# The kinds whose first pass may write partials in the accumulator's type (a two-pass split); the
-# second passes read them: c0 (c2's), r3 (r4's).
-SPLIT_KINDS = ("tiles", "r4")
-COMBINE_KINDS = ("c0", "r3")
+# The kind whose first pass may write partials in the accumulator's type (the two-pass split);
+# the second pass reads them: c0 (c2's).
+SPLIT_KINDS = ("tiles",)
+COMBINE_KINDS = ("c0",)
+# The kinds that combine their splits in their own launch (a last-block ticket): each takes its
+# partials and a ticket counter per row (r4) or strip (c3) after x and out.
+ONE_LAUNCH_SPLITS = ("r4", "c3")
 
 
 @dataclass(frozen=True)
@@ -156,11 +160,12 @@ AXIS_VARIANTS: tuple[Variant, ...] = (
            "reading 4 adjacent elements as one load, then shuffles of that width",
            "a program per 256 / lanes rows, a [rows, 4 x lanes] accumulator, " + _TL_SUM),
     *_pair("r4", "r4-split-rows", "r4", vec.SPLIT_ROWS,
-           "rows: each row split across blocks, deterministic second pass",
+           "rows: each row split across blocks, combined in the same launch",
            "few long rows: a row's splits go to several blocks, each with 16-byte loads and 4 "
-           "in flight per thread, writing partials (no atomics); r3's kernel adds each row's "
-           "partials in split order",
-           "a program per split, a [4096] tile a step, tl.sum; the same second pass (r3)"),
+           "in flight per thread, writing a partial (no atomics on the values); the row's last "
+           "block (a ticket) adds its partials in a fixed order in the same launch",
+           "a program per split, a [4096] tile a step, tl.sum; the row's last program (a "
+           "ticket) adds the partials, a [256] tile a step"),
     *_pair("c3", "c3-vector-columns", "c3", vec.VECTOR_COLUMNS,
            "columns: vectorized along the output, the tile shaped to its width",
            "each thread 4 adjacent columns as one load; 256 lanes for wide outputs over few rows, "

@@ -21,7 +21,7 @@ from harness.core import axis_geometry as geom
 from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
-from harness.core.records_axis import TRITON_KERNELS, name_expression
+from harness.core.records_axis import ONE_LAUNCH_SPLITS, TRITON_KERNELS, name_expression
 from harness.launch.errors import no_room
 from harness.launch.stream import COUNTER_DTYPE, cupy_view, on_torch_stream
 
@@ -100,10 +100,10 @@ Workspace = tuple[torch.Tensor, torch.Tensor]
 
 
 def own_workspace(ps: geom.AxisPass) -> tuple[int, int]:
-    """(partial slots, ticket counters) of a pass that combines its row splits in its own launch:
-    c3 over S > 1 splits, its (outer, S, inner) partials and a counter per strip (the grid's x);
-    (0, 0) for every other pass."""
-    if ps.kind == "c3" and ps.grid[1] > 1:
+    """(partial slots, ticket counters) of a pass that combines its splits in its own launch: r4
+    or c3 over S > 1 splits, its (outer, S, inner) partials and a counter per row (r4) or strip
+    (c3), the grid's x; (0, 0) for every other pass."""
+    if ps.kind in ONE_LAUNCH_SPLITS and ps.grid[1] > 1:
         return ps.outer * ps.grid[1] * ps.inner, ps.grid[0]
     return 0, 0
 
@@ -111,8 +111,9 @@ def own_workspace(ps: geom.AxisPass) -> tuple[int, int]:
 def cuda_kernel(
     v: Variant, ps: geom.AxisPass, src: str, dst: str, work: Workspace | None = None
 ) -> Kernel:
-    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst` (c3: with its workspace
-    when split), as a function of the two flat tensors, launched on torch's current stream."""
+    """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst` (r4, c3: with their
+    workspace when split), as a function of the two flat tensors, launched on torch's current
+    stream."""
     import numpy as np
 
     from harness.compile import cuda_loader
@@ -132,22 +133,22 @@ def cuda_kernel(
     }[ps.kind]
     tail = tuple(u(s) for s in sizes)
     block = (v.launch.threads,)
-    c3 = ps.kind == "c3"  # takes (partials, counters): unsplit, any two pointers (unused)
+    own_split = ps.kind in ONE_LAUNCH_SPLITS  # takes (partials, counters): unsplit, unused
     with on_torch_stream():  # CuPy's views on torch's stream: no sync between the two
         own = tuple(map(cupy_view, work)) if work else ()
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         with on_torch_stream():
             y = cupy_view(out)
-            head = (cupy_view(x), y, *(own or (y, y))) if c3 else (cupy_view(x), y)
+            head = (cupy_view(x), y, *(own or (y, y))) if own_split else (cupy_view(x), y)
             kern(ps.grid, block, (*head, *tail))
 
     return go
 
 
 def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | None = None) -> Kernel:
-    """Pass `ps` of Triton variant v reading dtype `src` (c3: with its workspace when split), as
-    a function of the two tensors."""
+    """Pass `ps` of Triton variant v reading dtype `src` (r4, c3: with their workspace when
+    split), as a function of the two tensors."""
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
@@ -168,12 +169,12 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | Non
         "c0": ((ps.outer, ps.length, ps.inner), {"BLOCK": v.launch.threads}),
         "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
         "r3": ((ps.outer, ps.length), subwarp),
-        "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even}),
+        "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even, "SPLIT": work is not None}),
         "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even, "SPLIT": work is not None}),
     }[ps.kind]
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
-        own = (work or (out, out)) if ps.kind == "c3" else ()  # unsplit: unused pointers
+        own = (work or (out, out)) if ps.kind in ONE_LAUNCH_SPLITS else ()  # unsplit: unused
         kern[ps.grid](x, out, *own, *args, **meta, **acc, num_warps=warps)
 
     return go
@@ -182,8 +183,8 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | Non
 @dataclass
 class AxisLaunch:
     """Every pass of one axis sum: its kernels, the partials between them and the workspace of a
-    pass that combines its own splits (c3: partials and a ticket counter per strip, left at 0 by
-    every launch); given the contiguous x and out per call (what
+    pass that combines its own splits (r4, c3: partials and a ticket counter per row or strip,
+    left at 0 by every launch); given the contiguous x and out per call (what
     harness.launch.plan_cache.AxisCache keeps). The lock holds a call's passes together: two
     threads on one stream sharing the entry would otherwise enqueue A's split, B's split, A's
     combine, and A would read B's partials."""
@@ -209,7 +210,7 @@ def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
     owns the partials."""
     passes = v.launch.mapping.passes(p)
     acc = dtypes.get(dtype)
-    slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: c3, alone
+    slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: r4 or c3, alone
     sizes = [ps.outer * ps.grid[1] * ps.inner for ps in passes[:-1]]
     with no_room(f"{v.id} could not allocate its partials"):
         partials = [torch.empty(n, dtype=acc.sum_torch, device=device) for n in sizes]
