@@ -170,14 +170,9 @@ class PlanCache(LRU):
             entry = self.lookup(key)  # another thread built it meanwhile
             if entry is not None:
                 return entry
-            flat = x.reshape(-1)
-            if variant.launch.mapping.one_launch:
-                mode = self.launch_modes[variant.backend]
-                entry = rebind.bind(variant, dtype, flat, stream_ptr, mode)
-            else:
-                mode = self.launch_modes[variant.backend]
-                entry = rebind_passes.bind(variant, dtype, flat, stream_ptr, mode)
-            return self.add(key, entry)
+            family = rebind if variant.launch.mapping.one_launch else rebind_passes
+            mode = self.launch_modes[variant.backend]
+            return self.add(key, family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode))
 
 
 def _miss(key: Key, x: torch.Tensor) -> PlanCacheMiss:

@@ -17,7 +17,7 @@ from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
-from harness.launch import native, reproducible_plan
+from harness.launch import reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
 from harness.launch.rebind import (
@@ -28,6 +28,7 @@ from harness.launch.rebind import (
     X,
     cuda_function,
     native_launch,
+    native_or,
     triton_launcher,
     triton_step,
 )
@@ -66,18 +67,9 @@ def bind(
         with lock:
             run(x, out, graphs, stream)
 
-    call = None
-    native_mode = native_launch(variant, mode or DEFAULT_MODE[variant.backend])
+    call, native_mode = None, native_launch(variant, mode or DEFAULT_MODE[variant.backend])
     if steps is not None and x.is_cuda and native_mode:
-        try:
-            launch = native.load().Launch(stream_ptr, proto)
-            for step in steps(own):
-                launch.add(*step)
-            go, call = launch.into, launch.call
-        except native.NativeUnavailable as why:  # said once per process; the default launch
-            import warnings
-
-            warnings.warn(str(why), RuntimeWarning, stacklevel=2)
+        go, call = native_or(go, stream_ptr, proto, lambda: steps(own))
     mode = "native" if call is not None else ""
     return BoundLaunch(
         variant, dtype, x.numel(), blocks, mode, out_dtype, proto, own, go, in_capture, call=call
