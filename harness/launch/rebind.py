@@ -147,14 +147,6 @@ def native_launch(variant: Variant, mode: str) -> bool:
     return mode == "native" and (m.one_launch or m is REPRODUCIBLE)
 
 
-def cuda_function(kern, device: int) -> int:
-    """The CUfunction of a CuPy-loaded kernel on `device`, as an int."""
-    import cupy
-
-    with cupy.cuda.Device(device):
-        return kern.kernel.ptr
-
-
 X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call (real values >= 0)
 
 
@@ -201,11 +193,6 @@ def _cuda(
     dev, n = x.get_device(), x.numel()
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, n)
     grid, block = (blocks,), (threads,)
-
-    def steps() -> list[tuple]:  # (x, out, partials, counter, n)
-        params = [0, 0, partials.data_ptr(), counter.data_ptr(), n]
-        return [(cuda_function(kern, dev), blocks, threads, 0, params, [0], [0], 1)]
-
     if mode == "rawkernel":
 
         def go_rawkernel(x: torch.Tensor, out: torch.Tensor) -> None:
@@ -213,7 +200,7 @@ def _cuda(
             with on_torch_stream():
                 kern(grid, block, args)
 
-        return go_rawkernel, None, blocks, steps
+        return go_rawkernel, None, blocks, None
     import cupy
     import numpy as np
     from cupy.cuda.function import CIntptr, CUIntMax
@@ -236,7 +223,7 @@ def _cuda(
             launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
 
         go_driver.keep = k  # the packed parameters live as long as the launch
-        return go_driver, with_driver, blocks, steps
+        return go_driver, with_driver, blocks, lambda: [k.step(partials, counter)]
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
     stream = cupy_stream(stream_ptr, dev)
@@ -250,7 +237,7 @@ def _cuda(
         args = (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), CIntptr(p), CIntptr(c), tail[2])
         fn(grid, block, args, 0, cupy_stream(s, dev))
 
-    return go_function, with_function, blocks, steps
+    return go_function, with_function, blocks, None
 
 
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
@@ -272,7 +259,10 @@ class DriverKernel:
     its parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
 
     def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
-        fn_ptr = cuda_function(kern, device)  # the loaded cupy.cuda.Function for this device
+        import cupy
+
+        with cupy.cuda.Device(device):
+            fn_ptr = self.function = kern.kernel.ptr  # the CUfunction loaded on this device
         if mode == "cupy-driver":
             from cupy_backends.cuda.api.driver import launchKernel
 
@@ -297,6 +287,13 @@ class DriverKernel:
             slot.value = t.data_ptr()
         blocks, threads, smem = self.grid
         self.launch_kernel(self.fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
+
+    def step(self, *fixed: torch.Tensor) -> tuple:
+        """This launch as a native step (native_launch.cpp's Launch.add): x's pointer and out's
+        written per call, then `fixed`'s pointers and the scalars as given here."""
+        blocks, threads, smem = self.grid
+        params = [0, 0, *(t.data_ptr() for t in fixed), *map(int, self.scalars)]
+        return (self.function, blocks, threads, smem, params, [0], [0], 1)
 
 
 def _triton(

@@ -26,7 +26,6 @@ from harness.launch.rebind import (
     BoundLaunch,
     DriverKernel,
     X,
-    cuda_function,
     native_launch,
     native_or,
     triton_launcher,
@@ -135,11 +134,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        def steps(ws: list[torch.Tensor]) -> list[tuple]:  # (x, out, phi, plo, counter, n)
-            params = [0, 0, *(t.data_ptr() for t in ws), n]
-            return [(cuda_function(kern, x.get_device()), grid[0], grid[1], 0, params, [0], [0], 1)]
-
-        return blocks, make, run, what, steps
+        return blocks, make, run, what, lambda ws: [k.step(*ws)]  # (x, out, phi, plo, counter, n)
 
     from triton_kernels import reproducible as tr
 
