@@ -82,11 +82,9 @@ def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
 def current_stream_ptr(device: int) -> int:
     """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream),
     from torch._C._cuda_getCurrentRawStream as Inductor's generated code reads it: an int, where
-    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more)."""
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device)
-    return torch.cuda.current_stream(device).cuda_stream
+    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more). CUDA builds
+    only, as every caller (CPU tensors have no stream)."""
+    return torch._C._cuda_getCurrentRawStream(device)
 
 
 @contextlib.contextmanager
