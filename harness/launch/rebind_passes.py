@@ -39,11 +39,9 @@ def bind(
 ) -> BoundLaunch:
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
     "native" (default: rebind.DEFAULT_MODE's) launches the reproducible pair natively."""
-    steps = None  # the native launch's steps, given the workspace (the reproducible pair's)
-    if variant.launch.mapping is REPRODUCIBLE:
-        blocks, alloc, run, what, steps = _reproducible(variant, dtype, x)
-    else:
-        blocks, alloc, run, what = _multi_pass(variant, dtype, x)
+    family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
+    # steps: the native launch's, given the workspace (the reproducible pair's; else None)
+    blocks, alloc, run, what, steps = family(variant, dtype, x)
 
     def make() -> list[torch.Tensor]:
         with no_room(f"{variant.id} needs {what}; the allocation failed"):
@@ -108,7 +106,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for step, i, o in zip(steps, ins, outs, strict=True):
             step((i, o), stream)
 
-    return passes[0].blocks, make, run, need(variant, passes[:-1], x)
+    return passes[0].blocks, make, run, need(variant, passes[:-1], x), None
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
