@@ -231,7 +231,7 @@ def test_a_warm_call_makes_no_cupy_stream_and_no_host_sync(vid, needs_cupy, monk
     def no_stream(*args, **kwargs):
         raise AssertionError("a CuPy stream object was made or entered per call")
 
-    for name in ("cupy_stream", "cupy_stream_or_null", "on_torch_stream"):
+    for name in ("cupy_stream", "on_torch_stream"):
         monkeypatch.setattr(stream, name, no_stream)
     torch.cuda.set_sync_debug_mode("error")
     try:

@@ -485,3 +485,53 @@ def test_pack_lays_out_the_driver_launch_parameters():
     assert ctypes.c_uint32.from_address(params[4]).value == 5
     slots[0].value = 0xDEAD0
     assert ctypes.c_void_p.from_address(params[0]).value == 0xDEAD0
+
+
+def test_a_driver_kernel_as_a_native_step_writes_x_and_out_per_call():
+    """DriverKernel.step, what the native launch of a CUDA entry adds: x's and out's slots first
+    (written per call), the fixed pointers, then the scalars as integers."""
+    import numpy as np
+
+    k = rebind.DriverKernel.__new__(rebind.DriverKernel)  # no GPU: the fields step reads
+    k.function, k.grid, k.scalars = 0xF00, (80, 256, 0), (np.uint64(5003),)
+    fixed = [torch.empty(4), torch.empty(1, dtype=torch.int32)]
+    step = k.step(*fixed)
+    params = [0, 0, fixed[0].data_ptr(), fixed[1].data_ptr(), 5003]
+    assert step == (0xF00, 80, 256, 0, params, [0], [0], 1)
+    assert all(type(p) is int for p in step[4])
+
+
+def test_native_or_keeps_the_python_launch_where_the_launcher_is_unavailable(monkeypatch):
+    """rebind.native_or: the native launch's into and call where it builds (its steps added in
+    order), else the Python launch kept and the reason said as a warning."""
+    from harness.launch import native
+
+    def python_go(x, out):
+        return None
+
+    def unavailable():
+        raise native.NativeUnavailable("no compiler here")
+
+    monkeypatch.setattr(native, "load", unavailable)
+    with pytest.warns(RuntimeWarning, match="no compiler here"):
+        assert rebind.native_or(python_go, 7, torch.empty(1), lambda: [("s",)]) == (python_go, None)
+
+    added: list = []
+
+    class Launch:
+        def __init__(self, stream, proto):
+            added.append(("stream", stream, proto.dtype))
+
+        def add(self, *step):
+            added.append(step)
+
+        def into(self, x, out):
+            return out
+
+        def call(self, x):
+            return x
+
+    monkeypatch.setattr(native, "load", lambda: type("Module", (), {"Launch": Launch}))
+    go, call = rebind.native_or(python_go, 7, torch.empty(1), lambda: [("a", 1), ("b", 2)])
+    assert go.__name__ == "into" and call.__name__ == "call"
+    assert added == [("stream", 7, torch.float32), ("a", 1), ("b", 2)]

@@ -22,7 +22,7 @@ import torch
 
 from harness.core import catalogue, device, dtypes
 from harness.launch import axis_plan, plan_cache, stream
-from harness.launch.errors import DeviceMemoryError
+from harness.launch.errors import no_room
 from harness.launch.plan import make_plan
 
 
@@ -61,13 +61,11 @@ def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[to
         )
     _check_dtype(variant, t.dtype)
     if not t.is_contiguous():
-        try:
+        size = t.numel() * t.element_size()
+        with no_room(
+            f"no device memory for a contiguous copy of the non-contiguous input ({size:,} bytes)"
+        ):
             t = t.contiguous()  # a private copy: the caller's view is left as it is
-        except torch.cuda.OutOfMemoryError as e:
-            raise DeviceMemoryError(
-                f"no device memory for a contiguous copy of the non-contiguous input "
-                f"({t.numel() * t.element_size():,} bytes): {str(e).splitlines()[0]}"
-            ) from None
     return (t.reshape(-1) if flat else t), lib
 
 

@@ -174,12 +174,10 @@ def compile_kwargs(variant: Variant) -> dict:
     vid = variant.id
     if vid not in COMPILE_IDS:
         raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")
-    options = IN_PROCESS
-    if vid == COMPILE_COOP_ID:
-        why = coop_unavailable_reason()
-        if why:
-            raise PeerUnavailable(f"{vid}: {why}")
-        options = {**IN_PROCESS, COOP_OPTION: True}
+    why = unavailable_reason(variant)
+    if why:
+        raise PeerUnavailable(f"{vid}: {why}")
+    options = {**IN_PROCESS, COOP_OPTION: True} if vid == COMPILE_COOP_ID else IN_PROCESS
     return {"dynamic": vid == COMPILE_DYNAMIC_ID, "fullgraph": True, "options": options}
 
 

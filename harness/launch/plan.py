@@ -16,13 +16,8 @@ from harness.core.catalogue import MAX_N_32BIT, Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
-from harness.launch.errors import DeviceMemoryError, no_room
+from harness.launch.errors import no_room
 from harness.launch.single_launch import Plan, on_stream
-
-__all__ = ["DeviceMemoryError", "Plan", "ReductionPlan", "make_plan"]
-
-
-ReductionPlan = Plan  # every family's plan is one (single_launch.Plan)
 
 
 def make_plan(variant: Variant, x: torch.Tensor) -> Plan:

@@ -149,9 +149,18 @@ class PlanCache(LRU):
             stream_ptr = stream_of(x)
         key = key_of(variant, dtype, x, stream_ptr)
         entry = self.lookup(key)
-        if entry is None:
-            return self._build(key, variant, dtype, x, stream_ptr)
-        return entry
+        if entry is not None:
+            return entry
+        if x.is_cuda and capturing():
+            raise _miss(key, x)
+        with self._build_lock:
+            entry = self.lookup(key)  # another thread built it meanwhile
+            if entry is None:
+                family = rebind if variant.launch.mapping.one_launch else rebind_passes
+                mode = self.launch_modes[variant.backend]
+                entry = family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode)
+                entry = self.add(key, entry)
+            return entry
 
     def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
         """This stream's entry, else another stream's most recent one; else PlanCacheMiss."""
@@ -160,24 +169,6 @@ class PlanCache(LRU):
         if entry is not None:
             return entry
         raise _miss(key, x)
-
-    def _build(
-        self, key: Key, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int
-    ) -> Entry:
-        if x.is_cuda and capturing():
-            raise _miss(key, x)
-        with self._build_lock:
-            entry = self.lookup(key)  # another thread built it meanwhile
-            if entry is not None:
-                return entry
-            flat = x.reshape(-1)
-            if variant.launch.mapping.one_launch:
-                mode = self.launch_modes[variant.backend]
-                entry = rebind.bind(variant, dtype, flat, stream_ptr, mode)
-            else:
-                mode = self.launch_modes[variant.backend]
-                entry = rebind_passes.bind(variant, dtype, flat, stream_ptr, mode)
-            return self.add(key, entry)
 
 
 def _miss(key: Key, x: torch.Tensor) -> PlanCacheMiss:

@@ -22,14 +22,15 @@ import importlib.util
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
-from harness.core import dtypes, passes
+from harness.core import passes
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.launch import native, single_launch
-from harness.launch.stream import cupy_importable, cupy_stream_or_null, in_graph, on_torch_stream
+from harness.launch.stream import cupy_importable, cupy_stream, in_graph, on_torch_stream
 
 try:  # found, not imported (see "driver" above)
     _DRIVER: tuple[str, ...] = ("driver",) if importlib.util.find_spec("cuda.bindings") else ()
@@ -39,9 +40,8 @@ LAUNCH_MODES: dict[str, tuple[str, ...]] = {
     "cuda": ("cupy-driver", *_DRIVER, "function", "rawkernel", "native"),
     "triton": ("bound", "jit", "native"),
 }
-DEFAULT_MODE: dict[str, str] = {
-    "cuda": "native" if native.requested() else LAUNCH_MODES["cuda"][0],
-    "triton": "native" if native.requested() else "bound",
+DEFAULT_MODE: dict[str, str] = {  # the first of each backend's, or "native" when requested
+    backend: "native" if native.requested() else modes[0] for backend, modes in LAUNCH_MODES.items()
 }
 RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
 
@@ -83,28 +83,21 @@ def bind(
 ) -> BoundLaunch:
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
     mode = mode or DEFAULT_MODE[variant.backend]
-    if mode not in LAUNCH_MODES[variant.backend]:
+    modes = LAUNCH_MODES[variant.backend]
+    if mode not in modes:
         raise ValueError(
-            f"launch mode {mode!r} is not one of {variant.backend}'s: "
-            f"{', '.join(LAUNCH_MODES[variant.backend])}"
+            f"launch mode {mode!r} is not one of {variant.backend}'s: {', '.join(modes)}"
         )
-    out_dtype = dtypes.get(dtype).sum_torch
     ws = single_launch.workspace(variant, dtype, x.device, stream_ptr if x.is_cuda else None)
+    # "native": the default mode's kernel, grid and parameters (and its capture twin) from C++
+    native_mode = mode == "native"
+    mode = modes[0] if native_mode else mode
+    build = _cuda if variant.backend == "cuda" else _triton
+    go, go_with, blocks, steps = build(variant, dtype, x, ws, stream_ptr, mode)
     call = None
-    if mode == "native" and not x.is_cuda:  # Triton's interpreter: nothing is launched natively
-        mode = LAUNCH_MODES[variant.backend][0]
-    if mode == "native":
-        try:
-            go, go_with, blocks, call = _native(variant, dtype, x, ws, stream_ptr, out_dtype)
-        except native.NativeUnavailable as why:  # said once per process; the default launch
-            import warnings
-
-            warnings.warn(str(why), RuntimeWarning, stacklevel=2)
-            mode = LAUNCH_MODES[variant.backend][0]
-    if call is None and variant.backend == "cuda":
-        go, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, mode)
-    elif call is None:
-        go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, mode, out_dtype)
+    if native_mode and x.is_cuda:  # Triton's interpreter: nothing is launched natively
+        go, call = native_or(go, stream_ptr, ws[0], steps)
+        mode = "native" if call is not None else mode
     nbytes = ws[0].numel() * ws[0].element_size()
 
     def in_capture(x: torch.Tensor, out: torch.Tensor, stream_ptr: int) -> None:
@@ -123,27 +116,28 @@ def bind(
         with in_graph(nbytes, stream_ptr) as (partials, counter):
             go_with(x, out, stream_ptr, partials, counter)
 
+    out_dtype = ws[0].dtype  # the partials are the sum's dtype
     return BoundLaunch(
         variant, dtype, x.numel(), blocks, mode, out_dtype, ws[0], ws, go, in_capture, go_with, call
     )
 
 
-def _native(variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int,
-            out_dtype: torch.dtype):  # fmt: skip
-    """The "native" launch (native_launch.cpp): the kernel, grid and parameters of the default
-    mode ("cupy-driver", "bound"; whose capture twin it keeps), launched and its result allocated
-    in C++. NativeUnavailable where it cannot be built, or for a Triton launch it does not make."""
-    module = native.load()
-    launch = module.Launch(stream_ptr, torch.empty(1, dtype=out_dtype, device=x.device))
-    if variant.backend == "cuda":
-        _, go_with, blocks = _cuda(variant, dtype, x, ws, stream_ptr, "cupy-driver")
-        kern, _, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
-        params = [0, 0, ws[0].data_ptr(), ws[1].data_ptr(), x.numel()]  # in, out, p, counter, n
-        launch.add(cuda_function(kern, x.get_device()), blocks, threads, 0, params, [0], [0], 1)
-        return launch.into, go_with, blocks, launch.call
-    go, go_with, blocks = _triton(dtype, x, ws, stream_ptr, "bound", out_dtype)
-    launch.add(*triton_step(*go.native))
-    return launch.into, go_with, blocks, launch.call
+Steps = Callable[[], list[tuple]]  # a native launch's steps: native_launch.cpp's Launch.add's
+
+
+def native_or(go: Go, stream_ptr: int, proto: torch.Tensor, steps: Steps) -> tuple[Go, Any]:
+    """(into, call) of the native launch of steps() on `stream_ptr` (results like proto), or
+    (go, None) where it cannot be made: the Python launch kept, the reason said once (a warning)."""
+    try:
+        launch = native.load().Launch(stream_ptr, proto)
+        for step in steps():
+            launch.add(*step)
+    except native.NativeUnavailable as why:
+        import warnings
+
+        warnings.warn(str(why), RuntimeWarning, stacklevel=3)
+        return go, None
+    return launch.into, launch.call
 
 
 def native_launch(variant: Variant, mode: str) -> bool:
@@ -151,14 +145,6 @@ def native_launch(variant: Variant, mode: str) -> bool:
     single-launch family here, the reproducible pair in rebind_passes."""
     m = variant.launch.mapping
     return mode == "native" and (m.one_launch or m is REPRODUCIBLE)
-
-
-def cuda_function(kern, device: int) -> int:
-    """The CUfunction of a CuPy-loaded kernel on `device`, as an int."""
-    import cupy
-
-    with cupy.cuda.Device(device):
-        return kern.kernel.ptr
 
 
 X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call (real values >= 0)
@@ -202,9 +188,10 @@ def _triton_params(compiled, values: tuple) -> list[int]:
 
 def _cuda(
     variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str
-) -> tuple[Go, LaunchWith | None, int]:
+) -> tuple[Go, LaunchWith | None, int, Steps]:
     partials, counter = ws
-    kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, x.numel())
+    dev, n = x.get_device(), x.numel()
+    kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, n)
     grid, block = (blocks,), (threads,)
     if mode == "rawkernel":
 
@@ -213,13 +200,11 @@ def _cuda(
             with on_torch_stream():
                 kern(grid, block, args)
 
-        return go_rawkernel, None, blocks
+        return go_rawkernel, None, blocks, None
     import cupy
     import numpy as np
     from cupy.cuda.function import CIntptr, CUIntMax
 
-    dev = x.device.index or 0
-    n = x.numel()
     if mode in ("driver", "cupy-driver"):
         k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),), mode)
         x_arg, out_arg, p_arg, c_arg = k.slots
@@ -238,10 +223,10 @@ def _cuda(
             launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
 
         go_driver.keep = k  # the packed parameters live as long as the launch
-        return go_driver, with_driver, blocks
+        return go_driver, with_driver, blocks, lambda: [k.step(partials, counter)]
     with cupy.cuda.Device(dev):
         fn = kern.kernel  # the loaded cupy.cuda.Function for this device
-    stream = cupy_stream_or_null(stream_ptr, dev)
+    stream = cupy_stream(stream_ptr, dev)
     # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
     tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(n))
 
@@ -250,9 +235,9 @@ def _cuda(
 
     def with_function(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
         args = (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), CIntptr(p), CIntptr(c), tail[2])
-        fn(grid, block, args, 0, cupy_stream_or_null(s, dev))
+        fn(grid, block, args, 0, cupy_stream(s, dev))
 
-    return go_function, with_function, blocks
+    return go_function, with_function, blocks, None
 
 
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
@@ -274,7 +259,10 @@ class DriverKernel:
     its parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
 
     def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
-        fn_ptr = cuda_function(kern, device)  # the loaded cupy.cuda.Function for this device
+        import cupy
+
+        with cupy.cuda.Device(device):
+            fn_ptr = self.function = kern.kernel.ptr  # the CUfunction loaded on this device
         if mode == "cupy-driver":
             from cupy_backends.cuda.api.driver import launchKernel
 
@@ -300,16 +288,23 @@ class DriverKernel:
         blocks, threads, smem = self.grid
         self.launch_kernel(self.fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
 
+    def step(self, *fixed: torch.Tensor) -> tuple:
+        """This launch as a native step (native_launch.cpp's Launch.add): x's pointer and out's
+        written per call, then `fixed`'s pointers and the scalars as given here."""
+        blocks, threads, smem = self.grid
+        params = [0, 0, *(t.data_ptr() for t in fixed), *map(int, self.scalars)]
+        return (self.function, blocks, threads, smem, params, [0], [0], 1)
+
 
 def _triton(
-    dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str, out_dtype: torch.dtype
-) -> tuple[Go, LaunchWith | None, int]:
+    variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str
+) -> tuple[Go, LaunchWith | None, int, Steps | None]:
     import triton.language as tl
 
     from triton_kernels import fastest
 
     partials, counter = ws
-    probe_out = torch.empty(1, dtype=out_dtype, device=x.device)  # what the tuner launches into
+    probe_out = torch.empty(1, dtype=partials.dtype, device=x.device)  # the tuner's output
     sms = passes.sm_count()
     for_config = fastest.launcher(dtype, fastest.kernel_args(x, probe_out, partials, counter), sms)
     cfg = fastest.tuned_config(dtype, x, for_config)
@@ -326,7 +321,7 @@ def _triton(
             flat = x.reshape(-1)
             kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
 
-        return go_jit, None, programs
+        return go_jit, None, programs, None
     args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
     launch = triton_launcher(kernel, grid, args, meta)
     constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
@@ -342,9 +337,11 @@ def _triton(
         p = x.data_ptr()
         launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
 
-    values = (X, X_PAST_HEAD, OUT, *fixed)
-    go_bound.native = (launch.compiled, programs, values, {X: 0, X_PAST_HEAD: head_bytes}, OUT)
-    return go_bound, with_bound, programs
+    def steps() -> list[tuple]:  # the native launch's: x (and x past its head) and out per call
+        values, xs = (X, X_PAST_HEAD, OUT, *fixed), {X: 0, X_PAST_HEAD: head_bytes}
+        return [triton_step(launch.compiled, programs, values, xs, OUT)]
+
+    return go_bound, with_bound, programs, steps
 
 
 def triton_launcher(kernel, grid: tuple[int, ...], args: tuple, meta: dict):

@@ -17,7 +17,7 @@ from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
-from harness.launch import native, reproducible_plan
+from harness.launch import reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
 from harness.launch.rebind import (
@@ -26,8 +26,8 @@ from harness.launch.rebind import (
     BoundLaunch,
     DriverKernel,
     X,
-    cuda_function,
     native_launch,
+    native_or,
     triton_launcher,
     triton_step,
 )
@@ -39,11 +39,9 @@ def bind(
 ) -> BoundLaunch:
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
     "native" (default: rebind.DEFAULT_MODE's) launches the reproducible pair natively."""
-    steps = None  # the native launch's steps, given the workspace (the reproducible pair's)
-    if variant.launch.mapping is REPRODUCIBLE:
-        blocks, alloc, run, what, steps = _reproducible(variant, dtype, x)
-    else:
-        blocks, alloc, run, what = _multi_pass(variant, dtype, x)
+    family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
+    # steps: the native launch's, given the workspace (the reproducible pair's; else None)
+    blocks, alloc, run, what, steps = family(variant, dtype, x)
 
     def make() -> list[torch.Tensor]:
         with no_room(f"{variant.id} needs {what}; the allocation failed"):
@@ -66,18 +64,9 @@ def bind(
         with lock:
             run(x, out, graphs, stream)
 
-    call = None
-    native_mode = native_launch(variant, mode or DEFAULT_MODE[variant.backend])
+    call, native_mode = None, native_launch(variant, mode or DEFAULT_MODE[variant.backend])
     if steps is not None and x.is_cuda and native_mode:
-        try:
-            launch = native.load().Launch(stream_ptr, proto)
-            for step in steps(own):
-                launch.add(*step)
-            go, call = launch.into, launch.call
-        except native.NativeUnavailable as why:  # said once per process; the default launch
-            import warnings
-
-            warnings.warn(str(why), RuntimeWarning, stacklevel=2)
+        go, call = native_or(go, stream_ptr, proto, lambda: steps(own))
     mode = "native" if call is not None else ""
     return BoundLaunch(
         variant, dtype, x.numel(), blocks, mode, out_dtype, proto, own, go, in_capture, call=call
@@ -117,7 +106,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for step, i, o in zip(steps, ins, outs, strict=True):
             step((i, o), stream)
 
-    return passes[0].blocks, make, run, need(variant, passes[:-1], x)
+    return passes[0].blocks, make, run, need(variant, passes[:-1], x), None
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
@@ -143,11 +132,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        def steps(ws: list[torch.Tensor]) -> list[tuple]:  # (x, out, phi, plo, counter, n)
-            params = [0, 0, *(t.data_ptr() for t in ws), n]
-            return [(cuda_function(kern, x.get_device()), grid[0], grid[1], 0, params, [0], [0], 1)]
-
-        return blocks, make, run, what, steps
+        return blocks, make, run, what, lambda ws: [k.step(*ws)]  # (x, out, phi, plo, counter, n)
 
     from triton_kernels import reproducible as tr
 

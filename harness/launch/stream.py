@@ -64,9 +64,6 @@ def cupy_stream(ptr: int, device: int):
         return cupy.cuda.ExternalStream(ptr, device)
 
 
-cupy_stream_or_null = cupy_stream  # the name the launch modules call it by
-
-
 def cupy_view(t: torch.Tensor):
     """CuPy's view of t; 16-bit floats as int16 (CuPy has no bfloat16; the kernels read bits)."""
     import cupy
@@ -85,11 +82,9 @@ def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
 def current_stream_ptr(device: int) -> int:
     """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream),
     from torch._C._cuda_getCurrentRawStream as Inductor's generated code reads it: an int, where
-    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more)."""
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device)
-    return torch.cuda.current_stream(device).cuda_stream
+    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more). CUDA builds
+    only, as every caller (CPU tensors have no stream)."""
+    return torch._C._cuda_getCurrentRawStream(device)
 
 
 @contextlib.contextmanager
@@ -101,7 +96,7 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
     else:
         device = stream.device.index if stream.device.index is not None else 0
         ptr = stream.cuda_stream
-    with cupy_stream_or_null(ptr, device):
+    with cupy_stream(ptr, device):
         yield
 
 
@@ -127,7 +122,7 @@ def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
             return
         import cupy
 
-        with cupy.cuda.Device(dev), cupy_stream_or_null(ptr, dev):
+        with cupy.cuda.Device(dev), cupy_stream(ptr, dev):
             yield ptr
 
 
