@@ -9,6 +9,7 @@ Several documents (one per step) render as one: their runs are pooled (merged_do
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from pathlib import Path
 
 from harness.core.sizes import size_label
@@ -55,9 +56,12 @@ def sum_rows(runs: list[dict]) -> list[dict]:
         t1 = base.get(key(r))
         speedup = t1 / r["total_ms"] if t1 else None
         efficiency = speedup if r["scaling"] == "weak" or not speedup else speedup / r["gpus"]
-        rows.append(r | {"speedup": speedup, "efficiency": efficiency})
-        rows[-1]["agg_gbps"] = 4 * r["n_total"] / (r["total_ms"] * 1e6)
-        rows[-1]["local_gbps"] = 4 * r["n_per_rank"] / (r["local_ms"] * 1e6)
+        agg_gbps = 4 * r["n_total"] / (r["total_ms"] * 1e6)
+        local_gbps = 4 * r["n_per_rank"] / (r["local_ms"] * 1e6)
+        rows.append(
+            r
+            | dict(speedup=speedup, efficiency=efficiency, agg_gbps=agg_gbps, local_gbps=local_gbps)
+        )
     return rows
 
 
@@ -84,17 +88,13 @@ def _n(header: str, key: str, fmt: str | Callable = "d", scale: float = 1) -> Co
     return numbers(header, lambda r: num(None if r[key] is None else r[key] * scale, fmt))
 
 
-def _text(header: str, key: str) -> Column:
-    return Column(header, lambda r: r[key])
-
-
 CHECK = Column("check", lambda r: "ok" if r["ok"] else "WRONG")
 SUM_COLUMNS = (
-    _text("scaling", "scaling"),
+    Column("scaling", itemgetter("scaling")),
     _n("K", "gpus"),
     _n("n per GPU", "n_per_rank", size_label),
     _n("n total", "n_total", size_label),
-    _text("combine", "combine"),
+    Column("combine", itemgetter("combine")),
     _n("local ms", "local_ms", ".3f"),
     _n("combine us", "combine_ms", ".1f", 1e3),
     _n("total ms", "total_ms", ".3f"),
@@ -106,7 +106,7 @@ SUM_COLUMNS = (
 )
 COMBINE_COLUMNS = (
     _n("K", "gpus"),
-    _text("combine", "combine"),
+    Column("combine", itemgetter("combine")),
     _n("calls", "calls"),
     _n("us per call (slowest rank)", "us_per_call", ".1f"),
     Column("per rank", lambda r: ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"])),
@@ -122,7 +122,7 @@ SWEEP_COLUMNS = (
     _n("busbw GB/s", "busbw", ".2f"),
     CHECK,
 )
-TARGET_COLUMNS = tuple(_text(h, h) for h in ("target", "measured", "verdict"))
+TARGET_COLUMNS = tuple(Column(h, itemgetter(h)) for h in ("target", "measured", "verdict"))
 
 
 def targets(runs: list[dict]) -> list[dict]:
@@ -175,9 +175,9 @@ def markdown(doc: dict) -> str:
     return "\n".join(parts)
 
 
-def plot(doc: dict, path: Path) -> dict:
+def plot(doc: dict, path: Path) -> None:
     """Left: the time split (local / combine, all_reduce) per K for each scaling at its largest
-    size; right: efficiency against K per scaling, size and combine. Returns what was drawn."""
+    size; right: efficiency against K per scaling, size and combine."""
     from harness.report.plots import figure, save
 
     rows = sum_rows(doc["runs"])
@@ -204,7 +204,6 @@ def plot(doc: dict, path: Path) -> dict:
     right.set_xticks(sorted({s["gpus"] for s in rows}) or [1])
     right.legend(fontsize=7)
     save(fig, path)
-    return {"bars": [b[0] for b in bars], "lines": sorted(lines)}
 
 
 def render(paths: list[str], out_dir: str) -> tuple[dict, list[Path]]:

@@ -43,13 +43,11 @@ MEMORY_HEADROOM = 4 * 2**30  # checksum chunks, the plan's buffers, NCCL's own, 
 KEPT = ("combine_calls", "sweep_iters", "sweep_warmup", "timeout_s", "warmup")
 METHOD = (
     "Per repetition: barrier, device drained, a short device-side gate, then CUDA events (the "
-    "CPU path: perf_counter) around the local sum and around the combine on every rank. Per "
-    "repetition the slowest rank is the one whose local sum took longest; its local and combine "
-    "times are kept (the others wait for it, so its combine is the collective alone), and the "
-    "medians over repetitions are reported. combine_loop: combines of a 1-element partial back to "
-    "back between two events, per call, the slowest rank. allreduce: nccl-tests' method (warm-up, "
-    "then iterations back to back between two events, per call; us_mean is the mean over ranks, "
-    "as nccl-tests reports)."
+    "CPU path: perf_counter) around the local sum and around the combine on every rank; kept: "
+    "the times of the rank whose local sum took longest (the others wait for it, so its combine "
+    "is the collective alone), medians over repetitions. combine_loop and allreduce: nccl-tests' "
+    "method (warm-up, then calls back to back between two events, per call; the slowest rank, "
+    "and for allreduce us_mean the mean over ranks)."
 )
 
 
@@ -175,20 +173,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def child_env(on_gpu: bool) -> dict[str, str]:
-    """What the children's environment gains, for the variables the caller left unset."""
-    wanted = {**NVLS_OFF, **({} if on_gpu else {"TRITON_INTERPRET": "1"})}
-    return {k: v for k, v in wanted.items() if k not in os.environ}
-
-
 def launch(req: Request, k: int) -> list[dict]:
     """K ranks, every case; the merged records (rank 0's file). RankFailure if a rank fails."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
     with tempfile.TemporaryDirectory(prefix="reduce-ladder-dist-") as tmp:
-        # os.environ while the children start (spawn copies it), then as it was
-        updates = child_env(req.on_gpu)
+        # NVLink multicast off (the CPU path: the interpreter) where the caller left them unset,
+        # in os.environ while the children start (spawn copies it), then as it was
+        wanted = {**NVLS_OFF, **({} if req.on_gpu else {"TRITON_INTERPRET": "1"})}
+        updates = {k: v for k, v in wanted.items() if k not in os.environ}
         os.environ.update(updates)
         try:
             args = (k, free_port(), tmp, req)

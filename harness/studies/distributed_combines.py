@@ -16,7 +16,6 @@ import json
 import os
 import statistics
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,43 +154,32 @@ def all_gather(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
     return total.to(torch.float32)
 
 
-COMBINES: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
-    "all_reduce": all_reduce,
-    "all_gather": all_gather,
-}
+COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
 def sum_case(me: Rank, n: int) -> list[dict]:
-    """One shard of n, summed and combined by each combine (timed_sum); the shard's checksum
-    before and after."""
-    req, k = me.req, me.k
-    shard = make_shard(n, req.seed, me.rank, me.dev)
+    """One shard of n, summed and combined by each combine in turn (timed_sum)."""
+    torch.cuda.empty_cache()  # the previous shard's memory back to the device (no-op on the CPU)
+    shard = make_shard(n, me.req.seed, me.rank, me.dev)
     before = checksum(shard)
-    goldens: list = [None] * k  # every rank's exact shard sum, added in rank order (float64)
+    goldens: list = [None] * me.k  # every rank's exact shard sum, added in rank order (float64)
     dist.all_gather_object(goldens, before[0])
     golden = sum(goldens)
-    case = dict(kind="sum", gpus=k, n_per_rank=n, n_total=n * k, variant=req.variant)
-    case["float32_exact_possible"] = max(map(abs, [*goldens, golden])) < FLOAT32_EXACT
-    plan = make_plan(catalogue.get(req.variant), shard)
-    out = []
-    for name in req.combines:
-        mine = timed_sum(me, plan, COMBINES[name]) | {"shard_golden": before[0]}
-        out.append({**case, "combine": name, "reps": req.reps, "golden": golden, "rank": mine})
-    del plan
-    unchanged = checksum(shard) == before
-    for r in out:
-        r["rank"]["partial_exact"] = r["rank"]["partial"] == before[0]
-        r["rank"]["shard_unchanged"] = unchanged
-    del shard
-    if req.on_gpu:
-        torch.cuda.empty_cache()
-    return out
+    exact_possible = max(map(abs, [*goldens, golden])) < FLOAT32_EXACT
+    case = dict(kind="sum", gpus=me.k, n_per_rank=n, n_total=n * me.k, variant=me.req.variant)
+    plan = make_plan(catalogue.get(me.req.variant), shard)
+    case |= dict(reps=me.req.reps, golden=golden, float32_exact_possible=exact_possible)
+    return [
+        {**case, "combine": name, "rank": timed_sum(me, plan, name, before)}
+        for name in me.req.combines
+    ]
 
 
-def timed_sum(me: Rank, plan: Any, combine: Callable) -> dict:
+def timed_sum(me: Rank, plan: Any, name: str, before: tuple[float, float]) -> dict:
     """An untimed check, warm-up, then per repetition (outputs poisoned, every rank aligned) the
-    marks around the local sum and around the combine: the partial, the results, the times."""
-    gathered = torch.empty(me.k, dtype=torch.float32, device=me.dev)
+    marks around the local sum and around the combine; the results, the times, the checks (the
+    partial against the shard's exact sum, the shard's checksum against `before`)."""
+    combine, gathered = COMBINES[name], torch.empty(me.k, dtype=torch.float32, device=me.dev)
 
     def fresh() -> None:  # the input as it was, every output poisoned
         plan.restore()
@@ -200,8 +188,8 @@ def timed_sum(me: Rank, plan: Any, combine: Callable) -> dict:
 
     fresh()
     partial = plan.run(restore=False)
-    mine = {"partial": float(partial.reshape(-1)[0]), "local_ms": [], "combine_ms": []}
-    mine["results"] = [float(combine(partial, gathered))]
+    mine = {"partial_exact": float(partial.reshape(-1)[0]) == before[0]}
+    mine |= {"results": [float(combine(partial, gathered))], "local_ms": [], "combine_ms": []}
     for _ in range(me.req.warmup):
         combine(plan.run(), gathered)
     for _ in range(me.req.reps):
@@ -215,7 +203,7 @@ def timed_sum(me: Rank, plan: Any, combine: Callable) -> dict:
         mine["local_ms"].append(me.clock.ms(t0, t1))
         mine["combine_ms"].append(me.clock.ms(t1, t2))
         mine["results"].append(float(result))
-    return mine
+    return mine | {"shard_unchanged": checksum(plan.x) == before}  # the plan's input: the shard
 
 
 def loop(me: Rank, kind: str, n: int, calls: int, combine: str = "all_reduce") -> dict:
