@@ -1,10 +1,11 @@
 """One sum across K GPUs on NCCL (docs/several-gpus.md): the parent side.
 
 resolve() makes every check before any process starts (DistributedUsageError, exit 2); launch()
-spawns K ranks (harness.studies.distributed_combines.run_rank) on a free localhost port with NVLink
-multicast off in their environment, and turns a failing rank into RankFailure naming it (exit 1);
-study() runs every K and returns the document. Without CUDA (or with --cpu) the same launcher runs
-on the CPU with gloo and the Triton variants under TRITON_INTERPRET=1, at small n.
+spawns K ranks (harness.studies.distributed_combines.run_rank), meeting through a file in the
+run's own temporary folder, with NVLink multicast off in their environment, and turns a failing
+rank into RankFailure naming it (exit 1); study() runs every K and returns the document. Without
+CUDA (or with --cpu) the same launcher runs on the CPU with gloo and the Triton variants under
+TRITON_INTERPRET=1, at small n.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import tempfile
 import time
 from collections.abc import Callable
@@ -166,13 +166,6 @@ def _check_variant(vid: str | None, on_gpu: bool, largest_shard: int) -> str:
     return vid
 
 
-def free_port() -> int:
-    """A localhost TCP port free now (the rendezvous binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def launch(req: Request, k: int) -> list[dict]:
     """K ranks, every case; the merged records (rank 0's file). RankFailure if a rank fails."""
     import torch.multiprocessing as mp
@@ -185,7 +178,7 @@ def launch(req: Request, k: int) -> list[dict]:
         updates = {k: v for k, v in wanted.items() if k not in os.environ}
         os.environ.update(updates)
         try:
-            args = (k, free_port(), tmp, req)
+            args = (k, tmp, req)
             ctx = mp.start_processes(rank_side.run_rank, args, k, join=False, start_method="spawn")
         finally:
             for name in updates:

@@ -1,9 +1,10 @@
 """One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): its
 seeded shard of integers in {-1, 0, 1} as float32 (every partial sum exact below 2^24), the local
 sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather added in rank
-order in float64), the back-to-back loops (the scalar combine, the all_reduce sweep) and the
-merge of every rank's records; docs/several-gpus.md says what is measured and why. Rank 0 writes
-the merged records to RESULT_FILE; a rank that raises writes its one line to ERROR_FILE first.
+order in float64), the back-to-back loops (the scalar combine, the all_reduce sweep), each case's
+record made from every rank's measurements (`everyone`); docs/several-gpus.md says what is
+measured and why. Rank 0 writes the records to RESULT_FILE; a rank that raises writes its one
+line to ERROR_FILE first.
 Timing is harness.core.timing.Clock's marks, not time_ms: every rank between barriers and a
 device gate, so that the slowest rank's local sum and combine can be kept.
 """
@@ -29,6 +30,7 @@ from harness.launch.plan import make_plan
 FAIL_RANK_ENV = "REDUCE_LADDER_DIST_FAIL_RANK"  # test hook: this rank raises after joining
 RESULT_FILE = "result.json"
 ERROR_FILE = "error-rank{rank}.txt"
+RENDEZVOUS_FILE = "rendezvous"
 CHUNK = 2**28  # elements per generation / checksum chunk (1 GiB of float32)
 WEIGHT_PERIOD = 251  # checksum weights 1..251 by position: a moved element changes the sum
 WATCHED_ENV = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
@@ -58,18 +60,21 @@ class Rank:
         else:
             dist.barrier()
 
+    def everyone(self, mine: Any) -> list:
+        """Every rank's `mine`, in rank order (on every rank)."""
+        every: list = [None] * self.k
+        dist.all_gather_object(every, mine)
+        return every
 
-def run_rank(rank: int, k: int, port: int, out_dir: str, req: Any) -> None:
+
+def run_rank(rank: int, k: int, out_dir: str, req: Any) -> None:
     """torch.multiprocessing's entry point. A failure's one line is written BEFORE the process
     group goes (tearing it down fails the other ranks, whose errors must come after: the parent
     names the oldest file); the group is torn down on every path."""
     try:
-        records = _measure(rank, k, port, req)
-        gathered: list = [None] * k
-        dist.all_gather_object(gathered, records)
+        records = _measure(rank, k, out_dir, req)
         if rank == 0:
-            merged = [merge_ranks([g[i] for g in gathered]) for i in range(len(records))]
-            Path(out_dir, RESULT_FILE).write_text(json.dumps(merged))
+            Path(out_dir, RESULT_FILE).write_text(json.dumps(records))
         dist.barrier()
     except BaseException as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -80,8 +85,9 @@ def run_rank(rank: int, k: int, port: int, out_dir: str, req: Any) -> None:
             dist.destroy_process_group()
 
 
-def _measure(rank: int, k: int, port: int, req: Any) -> list[dict]:
-    """Join the group, then every case of the request; this rank's records."""
+def _measure(rank: int, k: int, out_dir: str, req: Any) -> list[dict]:
+    """Join the group (its rendezvous a file in the run's folder), then every case of the
+    request; the records (the same on every rank)."""
     warnings.filterwarnings("ignore", message=".*all_gather_into_tensor.*", category=FutureWarning)
     if req.on_gpu:
         torch.cuda.set_device(rank)
@@ -95,7 +101,7 @@ def _measure(rank: int, k: int, port: int, req: Any) -> list[dict]:
     dev = torch.device("cuda", rank) if req.on_gpu else torch.device("cpu")
     dist.init_process_group(
         req.backend,
-        init_method=f"tcp://127.0.0.1:{port}",
+        init_method=Path(out_dir, RENDEZVOUS_FILE).as_uri(),
         rank=rank,
         world_size=k,
         timeout=datetime.timedelta(seconds=req.timeout_s),
@@ -105,7 +111,8 @@ def _measure(rank: int, k: int, port: int, req: Any) -> list[dict]:
         raise RuntimeError(f"injected failure on rank {rank} ({FAIL_RANK_ENV}={rank})")
     me = Rank(rank, k, req, dev, timing.Clock(req.on_gpu, dev))
     env = {name: os.environ.get(name) for name in (*WATCHED_ENV, "TRITON_INTERPRET")}
-    records = [{"kind": "env", "gpus": k, "rank": {"device": str(dev), "env": env}}]
+    every = dict(env_by_rank=me.everyone(env), device_by_rank=me.everyone(str(dev)))
+    records = [{"kind": "env", "gpus": k, **every}]
     records += [r for n in req.shard_sizes[k] for r in sum_case(me, n)]
     if req.combine_calls:
         records += [loop(me, "combine_loop", 1, req.combine_calls, c) for c in req.combines]
@@ -162,23 +169,22 @@ def sum_case(me: Rank, n: int) -> list[dict]:
     torch.cuda.empty_cache()  # the previous shard's memory back to the device (no-op on the CPU)
     shard = make_shard(n, me.req.seed, me.rank, me.dev)
     before = checksum(shard)
-    goldens: list = [None] * me.k  # every rank's exact shard sum, added in rank order (float64)
-    dist.all_gather_object(goldens, before[0])
+    goldens = me.everyone(before[0])  # every rank's exact shard sum, added in rank order
     golden = sum(goldens)
     exact_possible = max(map(abs, [*goldens, golden])) < FLOAT32_EXACT
     case = dict(kind="sum", gpus=me.k, n_per_rank=n, n_total=n * me.k, variant=me.req.variant)
     plan = make_plan(catalogue.get(me.req.variant), shard)
     case |= dict(reps=me.req.reps, golden=golden, float32_exact_possible=exact_possible)
     return [
-        {**case, "combine": name, "rank": timed_sum(me, plan, name, before)}
+        merge_sum(case | {"combine": name}, me.everyone(timed_sum(me, plan, name, before)))
         for name in me.req.combines
     ]
 
 
 def timed_sum(me: Rank, plan: Any, name: str, before: tuple[float, float]) -> dict:
     """An untimed check, warm-up, then per repetition (outputs poisoned, every rank aligned) the
-    marks around the local sum and around the combine; the results, the times, the checks (the
-    partial against the shard's exact sum, the shard's checksum against `before`)."""
+    marks around the local sum and around the combine: this rank's results, times and checks
+    (the partial against the shard's exact sum, the shard's checksum against `before`)."""
     combine, gathered = COMBINES[name], torch.empty(me.k, dtype=torch.float32, device=me.dev)
 
     def fresh() -> None:  # the input as it was, every output poisoned
@@ -230,32 +236,22 @@ def loop(me: Rank, kind: str, n: int, calls: int, combine: str = "all_reduce") -
     for _ in range(calls):
         call()
     us = me.clock.ms(start, me.clock.mark()) * 1e3 / calls
+    every = me.everyone((us, ok))
+    us_all, head = [e[0] for e in every], {"kind": kind, "gpus": me.k}
     if kind == "combine_loop":
-        case = {"combine": combine, "calls": calls}
+        what = {"combine": combine, "calls": calls, "us_per_call": max(us_all)}
+        what["us_per_call_by_rank"] = us_all
     else:
-        case = {"n": n, "bytes": 4 * n, "iters": calls}
-    return {"kind": kind, "gpus": me.k, **case, "rank": {"us": us, "correct": ok}}
+        what = {"n": n, "bytes": 4 * n, "iters": calls, "us_mean": statistics.fmean(us_all)}
+        what |= {"us_max": max(us_all), "us_by_rank": us_all}
+    return head | what | {"ok": all(e[1] for e in every)}
 
 
-def merge_ranks(per_rank: list[dict]) -> dict:
-    """One record from the K ranks' records of the same case (rank order)."""
-    merged = {k: v for k, v in per_rank[0].items() if k != "rank"}
-    ranks = [r["rank"] for r in per_rank]
-    if merged["kind"] == "env":
-        by_rank = {"env_by_rank": [r["env"] for r in ranks]}
-        return merged | by_rank | {"device_by_rank": [r["device"] for r in ranks]}
-    if merged["kind"] == "sum":
-        return merged | _merge_sum(merged, ranks)
-    us, ok = [r["us"] for r in ranks], all(r["correct"] for r in ranks)
-    if merged["kind"] == "combine_loop":
-        return merged | {"us_per_call": max(us), "us_per_call_by_rank": us, "ok": ok}
-    return merged | {"us_mean": statistics.fmean(us), "us_max": max(us), "us_by_rank": us, "ok": ok}
-
-
-def _merge_sum(merged: dict, ranks: list[dict]) -> dict:
-    """Per repetition, the slowest rank is the one whose local sum took longest: its local time
-    is the critical path, and since the others wait for it, its combine is the collective alone.
-    The medians over repetitions of that rank's local, combine and total are reported."""
+def merge_sum(case: dict, ranks: list[dict]) -> dict:
+    """The record of a sum case from every rank's timed_sum. Per repetition, the slowest rank is
+    the one whose local sum took longest: its local time is the critical path, and since the
+    others wait for it, its combine is the collective alone. The medians over repetitions of
+    that rank's local, combine and total are reported."""
     slowest = [max(ranks, key=lambda r: r["local_ms"][i]) for i in range(len(ranks[0]["local_ms"]))]
     local = [r["local_ms"][i] for i, r in enumerate(slowest)]
     comb = [r["combine_ms"][i] for i, r in enumerate(slowest)]
@@ -270,9 +266,9 @@ def _merge_sum(merged: dict, ranks: list[dict]) -> dict:
         "combine_ms_by_rank": [statistics.median(r["combine_ms"]) for r in ranks],
         "result": results[0][0],
         "ranks_agree": all(res == results[0] for res in results),
-        "exact": merged["float32_exact_possible"]
-        and all(x == merged["golden"] for res in results for x in res),
+        "exact": case["float32_exact_possible"]
+        and all(x == case["golden"] for res in results for x in res),
         "partials_exact": all(r["partial_exact"] for r in ranks),
         "shards_unchanged": all(r["shard_unchanged"] for r in ranks),
     }
-    return out | {"ok": all(out[k] for k in SUM_CHECKS)}
+    return case | out | {"ok": all(out[k] for k in SUM_CHECKS)}
