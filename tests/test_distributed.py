@@ -1,5 +1,5 @@
 """`reduce-ladder distributed` on the CPU: the real launcher with gloo and 2 processes, local sums
-through the Triton interpreter at small n (issue 16's CI path). Spawning costs seconds, so one
+through the Triton interpreter at small n (the CI path). Spawning costs seconds, so one
 launch checks everything a successful run must show, and one more the failure path; the bad
 input is refused before any process starts (launch is replaced by a tripwire there)."""
 

@@ -5,8 +5,9 @@
         [--json PATH] [--cpu --backend gloo] [--timeout 60]
     reduce-ladder distributed --render A.json [B.json ...] --out DIR [--json MERGED.json]
 
-A run prints the tables (Markdown) and writes --json; --render pools documents (one per step)
-into DIR/distributed.md and DIR/distributed.png, and with --json the pooled document.
+A run prints the tables (Markdown, on stdout; progress on stderr) and writes --json; --render
+pools documents (one per step) into DIR/distributed.md and DIR/distributed.png, and with --json
+the pooled document.
 Exit codes: 0 every sum exact; 1 a sum wrong or a rank failed (its message printed); 2 bad
 input, found before any process starts (K < 1, K above the GPUs present, a size that does not
 divide by K under strong scaling, NCCL missing, an unknown variant).
@@ -87,7 +88,7 @@ def cmd_distributed(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from None
         common.write_json(args.json, doc)
         print(distributed_tables.markdown(doc))
-        print("\n".join(f"  wrote {path}" for path in written))
+        _say("\n".join(f"  wrote {path}" for path in written))
         return EXIT_OK
     if args.out:
         raise UsageError("--out goes with --render")
