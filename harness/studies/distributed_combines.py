@@ -113,7 +113,9 @@ def _measure(rank: int, k: int, out_dir: str, req: Any) -> list[dict]:
     env = {name: os.environ.get(name) for name in (*WATCHED_ENV, "TRITON_INTERPRET")}
     every = dict(env_by_rank=me.everyone(env), device_by_rank=me.everyone(str(dev)))
     records = [{"kind": "env", "gpus": k, **every}]
-    records += [r for n in req.shard_sizes[k] for r in sum_case(me, n)]
+    for n in req.shard_sizes[k]:
+        records += sum_case(me, n)
+        torch.cuda.empty_cache()  # the shard's memory back to the device (a no-op on the CPU)
     if req.combine_calls:
         records += [loop(me, "combine_loop", 1, req.combine_calls, c) for c in req.combines]
     if req.sweep and k > 1:  # the all_reduce sweep (nccl-tests style)
@@ -166,7 +168,6 @@ COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 def sum_case(me: Rank, n: int) -> list[dict]:
     """One shard of n, summed and combined by each combine in turn (timed_sum)."""
-    torch.cuda.empty_cache()  # the previous shard's memory back to the device (no-op on the CPU)
     shard = make_shard(n, me.req.seed, me.rank, me.dev)
     before = checksum(shard)
     goldens = me.everyone(before[0])  # every rank's exact shard sum, added in rank order
