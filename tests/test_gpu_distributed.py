@@ -1,4 +1,4 @@
-"""`reduce-ladder distributed` on several GPUs with NCCL (issue 16). Skipped, with the reason,
+"""`reduce-ladder distributed` on several GPUs with NCCL. Skipped, with the reason,
 on a machine with fewer than 2 GPUs. Each launch spawns K processes (seconds each), so every
 launch checks several things: the sums exact on every rank for both combines, the golden rebuilt
 here from the seeds, every rank on its own GPU with NVLink multicast off, the sweep checked."""

@@ -5,8 +5,9 @@
         [--json PATH] [--cpu --backend gloo] [--timeout 60]
     reduce-ladder distributed --render A.json [B.json ...] --out DIR [--json MERGED.json]
 
-A run prints the tables (Markdown) and writes --json; --render pools documents (one per step)
-into DIR/distributed.md and DIR/distributed.png, and with --json the pooled document.
+A run prints the tables (Markdown, on stdout; progress on stderr) and writes --json; --render
+pools documents (one per step) into DIR/distributed.md and DIR/distributed.png, and with --json
+the pooled document.
 Exit codes: 0 every sum exact; 1 a sum wrong or a rank failed (its message printed); 2 bad
 input, found before any process starts (K < 1, K above the GPUs present, a size that does not
 divide by K under strong scaling, NCCL missing, an unknown variant).
@@ -17,13 +18,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+from dataclasses import fields
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from harness.core.sizes import size_label
 from harness.report import distributed_tables
 from harness.report.documents import ReportError
 from harness.studies import distributed
+from harness.studies.distributed import Request
 
 COMMAND = "distributed"
 
@@ -35,28 +37,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add = p.add_argument
     add("--gpus", nargs="+", metavar="K", help="process counts, e.g. 1,2,4 or 1 2 4")
     add("--sizes", nargs="+", metavar="N", help="weak: n per GPU; strong: n total")
-    add("--scaling", choices=distributed.SCALINGS, default="weak")
+    add("--scaling", choices=distributed.SCALINGS, default=Request.scaling)
     add("--variant", help="catalogue id (default cuda/fastest; CPU: triton/fastest)")
     add("--combines", nargs="+", help="all_reduce, all_gather (default: both)")
-    add("--reps", type=common.positive_int, default=10, help="timed repetitions (10)")
-    add("--warmup", type=common.positive_int, default=2)
-    add("--seed", type=int, default=0, help="rank r's generator: seed + r (0)")
+    add("--reps", type=common.positive_int, default=Request.reps, help="timed repetitions (10)")
+    add("--warmup", type=common.positive_int, default=Request.warmup)
+    add("--seed", type=int, default=Request.seed, help="rank r's generator: seed + r (0)")
     sweep = "all_reduce 2^10..2^28 for K > 1 (alone: no sums unless --sizes)"
     add("--sweep", action="store_true", help=sweep)
     add("--sweep-sizes", nargs="+", metavar="N", help="the sweep's sizes instead")
-    add("--combine-calls", type=int, default=100, help="scalar combine loop (0: off)")
+    calls = "scalar combine loop (0: off)"
+    add("--combine-calls", type=int, default=Request.combine_calls, help=calls)
     add("--backend", choices=distributed.BACKENDS, help="nccl (GPUs) or gloo (--cpu)")
     add("--cpu", action="store_true", help="the CPU path: gloo, Triton interpreter")
-    add("--timeout", type=float, default=60.0, help="process group timeout, s (60)")
+    timeout = "process group timeout, s (60)"
+    add("--timeout", dest="timeout_s", type=float, default=Request.timeout_s, help=timeout)
     add("--json", help="write the document (with --render: the pooled one)")
     add("--render", nargs="+", metavar="JSON", help="tabulate documents; needs --out")
     add("--out", help="folder for --render's distributed.md and distributed.png")
 
 
-def request_from(args: argparse.Namespace) -> distributed.Request:
+def request_from(args: argparse.Namespace) -> Request:
+    """The Request of the command line, its options parsed (UsageError: one line, exit 2)."""
     if not args.gpus:
         raise UsageError("--gpus K is needed (or --render JSON ... --out DIR)")
-    if args.combine_calls < 0 or args.timeout <= 0:
+    if args.combine_calls < 0 or args.timeout_s <= 0:
         raise UsageError("--combine-calls must be >= 0 and --timeout > 0")
     if args.variant:
         common.variant_ids([args.variant])  # unknown id: the usual message with suggestions
@@ -64,17 +69,12 @@ def request_from(args: argparse.Namespace) -> distributed.Request:
         gpus = tuple(int(s) for s in common.split_ids(args.gpus))
     except ValueError:
         raise UsageError(f"--gpus takes integers, e.g. 1,2,4 (got {' '.join(args.gpus)})") from None
+    given = {f.name: getattr(args, f.name) for f in fields(Request) if f.name in vars(args)}
     sizes, sweep_sizes = common.parse_sizes(args.sizes), common.parse_sizes(args.sweep_sizes)
-    same = ("scaling", "variant", "reps", "warmup", "seed", "backend", "cpu", "combine_calls")
-    return distributed.Request(
-        gpus=gpus,
-        sizes=tuple(sizes) if sizes else None,
-        combines=tuple(common.split_ids(args.combines)) or tuple(distributed.COMBINES),
-        timeout_s=args.timeout,
-        sweep=args.sweep or bool(sweep_sizes),
-        sweep_sizes=tuple(sweep_sizes) if sweep_sizes else distributed.SWEEP_SIZES,
-        **{k: getattr(args, k) for k in same},
-    )
+    given |= dict(gpus=gpus, sizes=sizes and tuple(sizes), sweep=args.sweep or bool(sweep_sizes))
+    given["sweep_sizes"] = tuple(sweep_sizes) if sweep_sizes else Request.sweep_sizes
+    given["combines"] = tuple(common.split_ids(args.combines)) or Request.combines
+    return Request(**given)
 
 
 def cmd_distributed(args: argparse.Namespace) -> int:
@@ -88,17 +88,25 @@ def cmd_distributed(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from None
         common.write_json(args.json, doc)
         print(distributed_tables.markdown(doc))
-        for path in written:
-            print(f"  wrote {path}")
+        _say("\n".join(f"  wrote {path}" for path in written))
         return EXIT_OK
     if args.out:
         raise UsageError("--out goes with --render")
     try:
-        resolved = distributed.resolve(request_from(args))
+        req = distributed.resolve(request_from(args))
     except distributed.DistributedUsageError as e:
         raise UsageError(str(e)) from None
+    where = "GPUs" if req.on_gpu else "CPU processes"
+    sizes = common.size_list(req.sizes) or "the sweep only"
+    ks, done = ", ".join(map(str, req.gpus)), itertools.count(1)
+    _say(
+        f"distributed: K = {ks} {where}, {req.variant} ({req.backend}), n = {sizes} ({req.scaling})"
+    )
     try:
-        doc = _study_with_progress(resolved)
+        doc = distributed.study(
+            req,
+            lambda k, s: _say(f"  K = {k}: done in {s:.1f} s ({next(done)} of {len(req.gpus)})"),
+        )
     except distributed.RankFailure as e:
         return common.fail(COMMAND, str(e))
     common.write_json(args.json, doc)
@@ -109,18 +117,5 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     return EXIT_FAILED if wrong else EXIT_OK
 
 
-def _study_with_progress(resolved: distributed.Request) -> dict:
-    """The study, a line on stderr as it starts and as each K ends (stdout keeps the tables)."""
-    gpus, where = resolved.gpus, "GPUs" if resolved.on_gpu else "CPU processes"
-    sizes = ", ".join(size_label(n) for n in resolved.sizes) or "the sweep only"
-    print(
-        f"distributed: K = {', '.join(map(str, gpus))} {where}, "
-        f"{resolved.variant} ({resolved.backend}), n = {sizes} ({resolved.scaling})",
-        file=sys.stderr,
-    )
-    done = itertools.count(1)
-
-    def progress(k: int, seconds: float) -> None:
-        print(f"  K = {k}: done in {seconds:.1f} s ({next(done)} of {len(gpus)})", file=sys.stderr)
-
-    return distributed.study(resolved, progress)
+def _say(line: str) -> None:
+    print(line, file=sys.stderr)  # progress: stdout keeps the tables

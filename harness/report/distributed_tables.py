@@ -8,7 +8,8 @@ Several documents (one per step) render as one: their runs are pooled (merged_do
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from operator import itemgetter
 from pathlib import Path
 
 from harness.core.sizes import size_label
@@ -18,9 +19,15 @@ from harness.report.markdown import Column, column_table, num, numbers
 
 TABLE_FILE = "distributed.md"
 PLOT_FILE = "distributed.png"
-WEAK_TARGET = 0.95  # issue 16: weak-scaling efficiency at 2^30 per GPU, K = 2 and 4
+WEAK_TARGET = 0.95  # weak-scaling efficiency at 2^30 per GPU, K = 2 and 4
 COMBINE_TARGET_US = 25.0  # one scalar combine on 4 GPUs
 STRONG_TARGETS = {2: 1.8, 4: 3.4}  # speedup at 2^32 total
+SUM_CHECKS = {  # a wrong sum's verdict: which checks failed
+    "wrong sum": "exact",
+    "ranks differ": "ranks_agree",
+    "partial wrong": "partials_exact",
+    "shard changed": "shards_unchanged",
+}
 
 
 def merged_document(docs: list[dict]) -> dict:
@@ -32,147 +39,130 @@ def merged_document(docs: list[dict]) -> dict:
     return merged
 
 
-@dataclass(frozen=True)
-class SumRow:
-    run: dict
-    speedup: float | None  # t1 / tK
-    efficiency: float | None  # weak: t1 / tK; strong: t1 / (K tK)
-
-    @property
-    def agg_gbps(self) -> float:
-        return 4 * self.run["n_total"] / (self.run["total_ms"] * 1e6)
-
-    @property
-    def local_gbps_per_gpu(self) -> float:
-        return 4 * self.run["n_per_rank"] / (self.run["local_ms"] * 1e6)
+def _size(run: dict) -> int:
+    """The size a scaling holds fixed: n per GPU (weak), n in total (strong)."""
+    return run["n_per_rank"] if run["scaling"] == "weak" else run["n_total"]
 
 
-def _key(run: dict) -> tuple:
-    size = run["n_per_rank"] if run["scaling"] == "weak" else run["n_total"]
-    return run["scaling"], run["variant"], run["combine"], size
-
-
-def sum_rows(runs: list[dict]) -> list[SumRow]:
-    sums = [r for r in runs if r["kind"] == "sum"]
-    base = {_key(r): r["total_ms"] for r in sums if r["gpus"] == 1}
+def sum_rows(runs: list[dict]) -> list[dict]:
+    """The sum runs in table order, each with its derived figures: speedup and efficiency against
+    the K = 1 run of the same scaling, variant, combine and size (None without one), aggregate
+    and per-GPU local bandwidth (GB/s)."""
+    key = lambda r: (r["scaling"], r["variant"], r["combine"], _size(r))  # noqa: E731
+    sums = sorted((r for r in runs if r["kind"] == "sum"), key=lambda r: (*key(r), r["gpus"]))
+    base = {key(r): r["total_ms"] for r in sums if r["gpus"] == 1}
     rows = []
-    for r in sorted(sums, key=lambda r: (*_key(r), r["gpus"])):
-        t1 = base.get(_key(r))
+    for r in sums:
+        t1 = base.get(key(r))
         speedup = t1 / r["total_ms"] if t1 else None
-        weak = r["scaling"] == "weak"
-        rows.append(SumRow(r, speedup, speedup and (speedup if weak else speedup / r["gpus"])))
+        efficiency = speedup if r["scaling"] == "weak" or not speedup else speedup / r["gpus"]
+        agg_gbps = 4 * r["n_total"] / (r["total_ms"] * 1e6)
+        local_gbps = 4 * r["n_per_rank"] / (r["local_ms"] * 1e6)
+        rows.append(
+            r
+            | dict(speedup=speedup, efficiency=efficiency, agg_gbps=agg_gbps, local_gbps=local_gbps)
+        )
     return rows
 
 
-def busbw_factor(k: int) -> float:
-    """nccl-tests' all_reduce bus-bandwidth factor 2(K-1)/K."""
-    return 2 * (k - 1) / k
-
-
-def sweep_rows(runs: list[dict]) -> list[tuple[dict, float, float]]:
-    """(run, algbw GB/s, busbw GB/s) per sweep point, by K then n."""
+def sweep_rows(runs: list[dict]) -> list[dict]:
+    """The sweep points by K then n, each with nccl-tests' algbw and busbw (GB/s)."""
     points = sorted(
         (r for r in runs if r["kind"] == "allreduce"), key=lambda r: (r["gpus"], r["n"])
     )
-    algbw = [r["bytes"] / (r["us_mean"] * 1e3) for r in points]  # bytes / ns = GB/s
-    return [(r, a, a * busbw_factor(r["gpus"])) for r, a in zip(points, algbw, strict=True)]
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
+    rows = [r | {"algbw": r["bytes"] / (r["us_mean"] * 1e3)} for r in points]  # bytes/ns = GB/s
+    return [r | {"busbw": r["algbw"] * 2 * (r["gpus"] - 1) / r["gpus"]} for r in rows]
 
 
 def _verdict(r: dict) -> str:
-    if r["ok"]:
-        return "exact"
-    bad = {"wrong sum": "exact", "ranks differ": "ranks_agree", "partial wrong": "partials_exact"}
-    why = [w for w, k in {**bad, "shard changed": "shards_unchanged"}.items() if not r[k]]
-    return "WRONG: " + ", ".join(why)
+    return (
+        "exact" if r["ok"] else "WRONG: " + ", ".join(w for w, k in SUM_CHECKS.items() if not r[k])
+    )
 
 
-def _ok(r: dict) -> str:
-    return "ok" if r["ok"] else "WRONG"
+def _n(header: str, key: str, fmt: str | Callable = "d", scale: float = 1) -> Column:
+    """A right-aligned column of row[key] (times scale): a format spec ("-" for None) or a
+    function of the value."""
+    if callable(fmt):
+        return numbers(header, lambda r: fmt(r[key]))
+    return numbers(header, lambda r: num(None if r[key] is None else r[key] * scale, fmt))
 
 
-C, R = Column, numbers  # text, numbers
+CHECK = Column("check", lambda r: "ok" if r["ok"] else "WRONG")
 SUM_COLUMNS = (
-    C("scaling", lambda s: s.run["scaling"]),
-    R("K", lambda s: str(s.run["gpus"])),
-    R("n per GPU", lambda s: size_label(s.run["n_per_rank"])),
-    R("n total", lambda s: size_label(s.run["n_total"])),
-    C("combine", lambda s: s.run["combine"]),
-    R("local ms", lambda s: num(s.run["local_ms"], ".3f")),
-    R("combine us", lambda s: num(s.run["combine_ms"] * 1e3, ".1f")),
-    R("total ms", lambda s: num(s.run["total_ms"], ".3f")),
-    R("agg GB/s", lambda s: num(s.agg_gbps, ".1f")),
-    R("local GB/s per GPU", lambda s: num(s.local_gbps_per_gpu, ".1f")),
-    R("speedup", lambda s: num(s.speedup, ".2f")),
-    R("efficiency", lambda s: _pct(s.efficiency)),
-    C("check", lambda s: _verdict(s.run)),
+    Column("scaling", itemgetter("scaling")),
+    _n("K", "gpus"),
+    _n("n per GPU", "n_per_rank", size_label),
+    _n("n total", "n_total", size_label),
+    Column("combine", itemgetter("combine")),
+    _n("local ms", "local_ms", ".3f"),
+    _n("combine us", "combine_ms", ".1f", 1e3),
+    _n("total ms", "total_ms", ".3f"),
+    _n("agg GB/s", "agg_gbps", ".1f"),
+    _n("local GB/s per GPU", "local_gbps", ".1f"),
+    _n("speedup", "speedup", ".2f"),
+    _n("efficiency", "efficiency", ".1%"),
+    Column("check", _verdict),
 )
 COMBINE_COLUMNS = (
-    R("K", lambda r: str(r["gpus"])),
-    C("combine", lambda r: r["combine"]),
-    R("calls", lambda r: str(r["calls"])),
-    R("us per call (slowest rank)", lambda r: num(r["us_per_call"], ".1f")),
-    C("per rank", lambda r: ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"])),
-    C("check", _ok),
+    _n("K", "gpus"),
+    Column("combine", itemgetter("combine")),
+    _n("calls", "calls"),
+    _n("us per call (slowest rank)", "us_per_call", ".1f"),
+    Column("per rank", lambda r: ", ".join(f"{u:.1f}" for u in r["us_per_call_by_rank"])),
+    CHECK,
 )
 SWEEP_COLUMNS = (
-    R("K", lambda p: str(p[0]["gpus"])),
-    R("n (float32)", lambda p: size_label(p[0]["n"])),
-    R("bytes", lambda p: f"{p[0]['bytes']:,}"),
-    R("time us (mean)", lambda p: num(p[0]["us_mean"], ".1f")),
-    R("time us (max)", lambda p: num(p[0]["us_max"], ".1f")),
-    R("algbw GB/s", lambda p: num(p[1], ".2f")),
-    R("busbw GB/s", lambda p: num(p[2], ".2f")),
-    C("check", lambda p: _ok(p[0])),
+    _n("K", "gpus"),
+    _n("n (float32)", "n", size_label),
+    _n("bytes", "bytes", ","),
+    _n("time us (mean)", "us_mean", ".1f"),
+    _n("time us (max)", "us_max", ".1f"),
+    _n("algbw GB/s", "algbw", ".2f"),
+    _n("busbw GB/s", "busbw", ".2f"),
+    CHECK,
 )
-
-TARGET_COLUMNS = tuple(
-    C(h, lambda t, i=i: t[i]) for i, h in enumerate(("target", "measured", "verdict"))
-)
+TARGET_COLUMNS = tuple(Column(h, itemgetter(h)) for h in ("target", "measured", "verdict"))
 
 
-def targets(runs: list[dict]) -> list[tuple[str, str, str]]:
-    """(target, measured, met / missed) for each issue target the runs can judge."""
+def targets(runs: list[dict]) -> list[dict]:
+    """{target, measured, verdict (met / missed)} for each target the runs can judge."""
     out = []
+
+    def judge(what: str, measured: str, met: bool) -> None:
+        out.append({"target": what, "measured": measured, "verdict": "met" if met else "missed"})
+
     for s in sum_rows(runs):
-        r, k = s.run, s.run["gpus"]
-        if r["combine"] != "all_reduce" or s.efficiency is None or k == 1:
+        k, eff = s["gpus"], s["efficiency"]
+        if s["combine"] != "all_reduce" or eff is None or k == 1:
             continue
-        if r["scaling"] == "weak" and r["n_per_rank"] == 2**30 and k in (2, 4):
-            met = s.efficiency >= WEAK_TARGET
+        if s["scaling"] == "weak" and s["n_per_rank"] == 2**30 and k in (2, 4):
             what = f"weak efficiency, K={k}, 2^30 per GPU >= {WEAK_TARGET:.0%}"
-            out.append((what, _pct(s.efficiency), "met" if met else "missed"))
+            judge(what, f"{eff:.1%}", eff >= WEAK_TARGET)
         goal = STRONG_TARGETS.get(k)
-        if r["scaling"] == "strong" and r["n_total"] == 2**32 and goal:
-            met = s.speedup >= goal
+        if s["scaling"] == "strong" and s["n_total"] == 2**32 and goal:
             what = f"strong speedup, K={k}, 2^32 total >= {goal}x"
-            out.append((what, f"{s.speedup:.2f}x", "met" if met else "missed"))
+            judge(what, f"{s['speedup']:.2f}x", s["speedup"] >= goal)
     for r in runs:
         if r["kind"] == "combine_loop" and r["gpus"] == 4 and r["combine"] == "all_reduce":
-            us, met = r["us_per_call"], r["us_per_call"] <= COMBINE_TARGET_US
             what = f"scalar combine, K=4 <= {COMBINE_TARGET_US:.0f} us"
-            out.append((what, f"{us:.1f} us", "met" if met else "missed"))
+            judge(what, f"{r['us_per_call']:.1f} us", r["us_per_call"] <= COMBINE_TARGET_US)
     return out
 
 
 def markdown(doc: dict) -> str:
     """The whole Markdown page of one (merged) document."""
-    runs = doc["runs"]
-    dev = doc.get("device", {})
+    runs, dev = doc["runs"], doc.get("device", {})
     names = dev.get("gpu_names") or ["CPU"]
+    seen = ", ".join(f"{k}={v}" for k, v in doc["child_env"].items())
     parts = [
         "# One sum across several GPUs\n",
         f"Device: {len(names)} x {names[0]}; backend {doc['backend']}; variant {doc['variant']}; "
-        f"NCCL {dev.get('nccl', '-')}; torch {dev.get('torch', '-')}. "
-        f"What rank 0 saw: {', '.join(f'{k}={v}' for k, v in doc['child_env'].items())}.\n",
+        f"NCCL {dev.get('nccl', '-')}; torch {dev.get('torch', '-')}. What rank 0 saw: {seen}.\n",
         f"Method: {doc['method']}\n",
     ]
-    loops = sorted(
-        (r for r in runs if r["kind"] == "combine_loop"), key=lambda r: (r["gpus"], r["combine"])
-    )
+    loops = [r for r in runs if r["kind"] == "combine_loop"]
+    loops.sort(key=lambda r: (r["gpus"], r["combine"]))
     sections = (
         ("## Sums: time split and scaling\n", SUM_COLUMNS, sum_rows(runs)),
         ("\n## One scalar combine per call\n", COMBINE_COLUMNS, loops),
@@ -180,29 +170,26 @@ def markdown(doc: dict) -> str:
         ("\n## Targets\n", TARGET_COLUMNS, targets(runs)),
     )
     parts += [
-        part
-        for title, cols, items in sections
-        if items
-        for part in (title, column_table(cols, items))
+        p for title, cols, rows in sections if rows for p in (title, column_table(cols, rows))
     ]
     return "\n".join(parts)
 
 
-def plot(doc: dict, path: Path) -> dict:
+def plot(doc: dict, path: Path) -> None:
     """Left: the time split (local / combine, all_reduce) per K for each scaling at its largest
-    size; right: efficiency against K per scaling and combine. Returns what was drawn."""
+    size; right: efficiency against K per scaling, size and combine."""
     from harness.report.plots import figure, save
 
     rows = sum_rows(doc["runs"])
     fig, (left, right) = figure(1, 2, figsize=(12, 4.5))
     bars, lines = [], {}
     for scaling in ("weak", "strong"):
-        mine = [s for s in rows if s.run["scaling"] == scaling and s.run["combine"] == "all_reduce"]
-        top = max((_key(s.run)[3] for s in mine), default=None)
-        bars += [(f"{scaling}\nK={s.run['gpus']}", s.run) for s in mine if _key(s.run)[3] == top]
-    for s in (s for s in rows if s.efficiency is not None):
-        label = f"{s.run['scaling']}, {size_label(_key(s.run)[3])}, {s.run['combine']}"
-        lines.setdefault(label, []).append((s.run["gpus"], s.efficiency))
+        mine = [s for s in rows if s["scaling"] == scaling and s["combine"] == "all_reduce"]
+        top = max(map(_size, mine), default=None)
+        bars += [(f"{scaling}\nK={s['gpus']}", s) for s in mine if _size(s) == top]
+    for s in (s for s in rows if s["efficiency"] is not None):
+        label = f"{s['scaling']}, {size_label(_size(s))}, {s['combine']}"
+        lines.setdefault(label, []).append((s["gpus"], 100 * s["efficiency"]))
     xs, local = range(len(bars)), [b[1]["local_ms"] for b in bars]
     left.bar(xs, local, label="local sum (slowest rank)", color="tab:blue")
     combine = [b[1]["combine_ms"] for b in bars]
@@ -211,14 +198,12 @@ def plot(doc: dict, path: Path) -> dict:
     left.set_title("time split, all_reduce combine")
     left.legend()
     for label, pts in sorted(lines.items()):
-        pts.sort()
-        right.plot([p[0] for p in pts], [100 * p[1] for p in pts], marker="o", label=label)
+        right.plot(*zip(*sorted(pts), strict=True), marker="o", label=label)
     right.axhline(100 * WEAK_TARGET, color="gray", linestyle=":", label="95%")
     right.set(xlabel="K (GPUs)", ylabel="efficiency vs K = 1 (%)", title="scaling efficiency")
-    right.set_xticks(sorted({s.run["gpus"] for s in rows}) or [1])
+    right.set_xticks(sorted({s["gpus"] for s in rows}) or [1])
     right.legend(fontsize=7)
     save(fig, path)
-    return {"bars": [b[0] for b in bars], "lines": sorted(lines)}
 
 
 def render(paths: list[str], out_dir: str) -> tuple[dict, list[Path]]:
@@ -228,8 +213,6 @@ def render(paths: list[str], out_dir: str) -> tuple[dict, list[Path]]:
     if not doc["runs"]:
         raise ReportError("no runs in the documents: nothing to tabulate")
     out = documents.output_path(out_dir, folder=True)
-    table = out / TABLE_FILE
-    table.write_text(markdown(doc))
-    picture = out / PLOT_FILE
-    plot(doc, picture)
-    return doc, [table, picture]
+    (out / TABLE_FILE).write_text(markdown(doc))
+    plot(doc, out / PLOT_FILE)
+    return doc, [out / TABLE_FILE, out / PLOT_FILE]

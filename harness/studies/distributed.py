@@ -1,10 +1,11 @@
 """One sum across K GPUs on NCCL (docs/several-gpus.md): the parent side.
 
 resolve() makes every check before any process starts (DistributedUsageError, exit 2); launch()
-spawns K ranks (harness.studies.distributed_combines.run_rank) on a free localhost port with NVLink
-multicast off in their environment, and turns a failing rank into RankFailure naming it (exit 1);
-study() runs every K and returns the document. Without CUDA (or with --cpu) the same launcher runs
-on the CPU with gloo and the Triton variants under TRITON_INTERPRET=1, at small n.
+spawns K ranks (harness.studies.distributed_combines.run_rank), meeting through a file in the
+run's own temporary folder, with NVLink multicast off in their environment, and turns a failing
+rank into RankFailure naming it (exit 1); study() runs every K and returns the document. Without
+CUDA (or with --cpu) the same launcher runs on the CPU with gloo and the Triton variants under
+TRITON_INTERPRET=1, at small n.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+import torch
+import torch.distributed as dist
 
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
@@ -40,13 +43,11 @@ MEMORY_HEADROOM = 4 * 2**30  # checksum chunks, the plan's buffers, NCCL's own, 
 KEPT = ("combine_calls", "sweep_iters", "sweep_warmup", "timeout_s", "warmup")
 METHOD = (
     "Per repetition: barrier, device drained, a short device-side gate, then CUDA events (the "
-    "CPU path: perf_counter) around the local sum and around the combine on every rank. Per "
-    "repetition the slowest rank is the one whose local sum took longest; its local and combine "
-    "times are kept (the others wait for it, so its combine is the collective alone), and the "
-    "medians over repetitions are reported. combine_loop: combines of a 1-element partial back to "
-    "back between two events, per call, the slowest rank. allreduce: nccl-tests' method (warm-up, "
-    "then iterations back to back between two events, per call; us_mean is the mean over ranks, "
-    "as nccl-tests reports)."
+    "CPU path: perf_counter) around the local sum and around the combine on every rank; kept: "
+    "the times of the rank whose local sum took longest (the others wait for it, so its combine "
+    "is the collective alone), medians over repetitions. combine_loop and allreduce: nccl-tests' "
+    "method (warm-up, then calls back to back between two events, per call; the slowest rank, "
+    "and for allreduce us_mean the mean over ranks)."
 )
 
 
@@ -90,58 +91,57 @@ def _refuse(cond: object, message: str) -> None:
 
 def resolve(req: Request) -> Request:
     """Every check, before any process starts; DistributedUsageError with one line otherwise."""
-    import torch
-    import torch.distributed as dist
-
     bad = sorted({k for k in req.gpus if k < 1})
     _refuse(not req.gpus or bad, f"--gpus must be at least 1 (got {bad or 'none'})")
     _refuse(req.scaling not in SCALINGS, f"unknown --scaling {req.scaling!r}; valid: weak, strong")
     unknown = [c for c in req.combines if c not in COMBINES]
     _refuse(unknown or not req.combines, f"unknown combine {unknown}; valid: {', '.join(COMBINES)}")
-    known_backend = req.backend in (None, *BACKENDS)
-    _refuse(not known_backend, f"unknown --backend {req.backend!r}; valid: nccl, gloo")
+    _refuse(
+        req.backend not in (None, *BACKENDS),
+        f"unknown --backend {req.backend!r}; valid: nccl, gloo",
+    )
     _refuse(not dist.is_available(), "this PyTorch build has no torch.distributed")
     gpu, why = device.torch_gpu()
     on_gpu = not req.cpu and req.backend != "gloo" and gpu
     why = "--cpu was given" if req.cpu else why
     _refuse(req.backend == "gloo" and not req.cpu, "--backend gloo is the CPU path: add --cpu")
     _refuse(req.backend == "nccl" and not on_gpu, f"--backend nccl needs CUDA GPUs ({why})")
-    backend = "nccl" if on_gpu else "gloo"
-    no_nccl = "NCCL missing: this PyTorch build has no NCCL backend "
-    no_nccl += "(torch.distributed.is_nccl_available() is False)"
-    _refuse(backend == "nccl" and not dist.is_nccl_available(), no_nccl)
+    _refuse(
+        on_gpu and not dist.is_nccl_available(),
+        "NCCL missing: this PyTorch build has no NCCL backend "
+        "(torch.distributed.is_nccl_available() is False)",
+    )
     present = torch.cuda.device_count() if on_gpu else 0
     too_many = f"--gpus {max(req.gpus)} asks for more GPUs than the {present} present"
     _refuse(on_gpu and max(req.gpus) > present, too_many)
     # --sweep alone measures the collectives only; otherwise a sum at the default size.
     default = () if req.sweep else ((DEFAULT_GPU_SIZE if on_gpu else DEFAULT_CPU_SIZE),)
     sizes = tuple(req.sizes or default)
-    shard_sizes: dict[int, tuple[int, ...]] = {}
+    strong = req.scaling == "strong"
     for k in req.gpus:
-        odd = [size_label(n) for n in sizes if n % k] if req.scaling == "strong" else []
+        odd = ", ".join(size_label(n) for n in sizes if strong and n % k)
         _refuse(
             odd,
-            f"strong scaling splits each size evenly over K ranks: {', '.join(odd)} does not "
-            f"divide by K={k}",
+            f"strong scaling splits each size evenly over K ranks: {odd} does not divide by K={k}",
         )
-        shard_sizes[k] = tuple(n // k for n in sizes) if req.scaling == "strong" else tuple(sizes)
+    shard_sizes = {k: tuple(n // k if strong else n for n in sizes) for k in req.gpus}
     largest = max(max(s, default=0) for s in shard_sizes.values())
+    where = "--cpu was given" if req.cpu else "no CUDA GPU"
     _refuse(
         not on_gpu and largest > CPU_MAX_N,
-        f"a shard of {size_label(largest)} is above the CPU path's limit of 2^16 "
-        f"({'--cpu was given' if req.cpu else 'no CUDA GPU'}: gloo and Triton's interpreter); "
-        "give --sizes up to 2^16, e.g. --sizes 4096",
+        f"a shard of {size_label(largest)} is above the CPU path's limit of 2^16 ({where}: gloo "
+        "and Triton's interpreter); give --sizes up to 2^16, e.g. --sizes 4096",
     )
     variant = _check_variant(req.variant, on_gpu, largest)
+    need = 4 * largest + MEMORY_HEADROOM
     for rank in range(max(req.gpus) if on_gpu else 0):
-        total = torch.cuda.get_device_properties(rank).total_memory
-        shard = max((max(shard_sizes[k], default=0) for k in req.gpus if k > rank), default=0)
-        need = 4 * shard + MEMORY_HEADROOM
+        has = torch.cuda.get_device_properties(rank).total_memory
         _refuse(
-            need > total,
-            f"a shard of {size_label(shard)} float32 on GPU {rank} needs {need / 2**30:.0f} GiB "
-            f"with headroom; it has {total / 2**30:.0f} GiB",
+            need > has,
+            f"a shard of {size_label(largest)} float32 on GPU {rank} needs {need / 2**30:.0f} "
+            f"GiB with headroom; it has {has / 2**30:.0f} GiB",
         )
+    backend = "nccl" if on_gpu else "gloo"
     return replace(
         req, on_gpu=on_gpu, backend=backend, variant=variant, sizes=sizes, shard_sizes=shard_sizes
     )
@@ -166,33 +166,20 @@ def _check_variant(vid: str | None, on_gpu: bool, largest_shard: int) -> str:
     return vid
 
 
-def free_port() -> int:
-    """A localhost TCP port free now (the rendezvous binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def child_env(on_gpu: bool) -> dict[str, str]:
-    """What the children's environment gains, for the variables the caller left unset."""
-    wanted = {**NVLS_OFF, **({} if on_gpu else {"TRITON_INTERPRET": "1"})}
-    return {k: v for k, v in wanted.items() if k not in os.environ}
-
-
 def launch(req: Request, k: int) -> list[dict]:
     """K ranks, every case; the merged records (rank 0's file). RankFailure if a rank fails."""
     import torch.multiprocessing as mp
     from torch.multiprocessing.spawn import ProcessException
 
     with tempfile.TemporaryDirectory(prefix="reduce-ladder-dist-") as tmp:
-        cfg = rank_side.RankConfig(k, free_port(), tmp, req)
-        # os.environ while the children start (spawn copies it), then as it was
-        updates = child_env(req.on_gpu)
+        # NVLink multicast off (the CPU path: the interpreter) where the caller left them unset,
+        # in os.environ while the children start (spawn copies it), then as it was
+        wanted = {**NVLS_OFF, **({} if req.on_gpu else {"TRITON_INTERPRET": "1"})}
+        updates = {k: v for k, v in wanted.items() if k not in os.environ}
         os.environ.update(updates)
         try:
-            ctx = mp.start_processes(
-                rank_side.run_rank, args=(cfg,), nprocs=k, join=False, start_method="spawn"
-            )
+            args = (k, tmp, req)
+            ctx = mp.start_processes(rank_side.run_rank, args, k, join=False, start_method="spawn")
         finally:
             for name in updates:
                 os.environ.pop(name, None)
@@ -217,25 +204,21 @@ def failure_message(e: Exception, folder: Path) -> str:
     return f"rank {getattr(e, 'error_index', '?')} failed: {last}"
 
 
-def study(req: Request, progress: Callable[[int, float], None] | None = None) -> dict:
+def study(req: Request, progress: Callable[[int, float], None] = lambda k, s: None) -> dict:
     """Every K of a resolved request in turn (progress(K, seconds) after each); the document."""
     runs = []
     for k in req.gpus:
         start = time.perf_counter()
         runs += launch(req, k)
-        if progress:
-            progress(k, time.perf_counter() - start)
+        progress(k, time.perf_counter() - start)
     info = device.device_info()
     if req.on_gpu:
-        import torch
-
         info["gpus_present"] = torch.cuda.device_count()
         info["gpu_names"] = [torch.cuda.get_device_name(i) for i in range(info["gpus_present"])]
         with contextlib.suppress(Exception):
             info["nccl"] = ".".join(str(x) for x in torch.cuda.nccl.version())
-    env = next(r["env_by_rank"][0] for r in runs if r["kind"] == "env")
-    doc = dict(schema=DISTRIBUTED_SCHEMA, device=info, backend=req.backend)
-    doc |= dict(on_gpu=req.on_gpu, variant=req.variant, scaling=req.scaling)
-    doc |= dict(gpus=list(req.gpus), sizes=list(req.sizes), seed=req.seed, reps=req.reps)
-    config = {k: getattr(req, k) for k in KEPT}
-    return doc | dict(child_env=env, method=METHOD, config=config, runs=runs)
+    doc = dict(schema=DISTRIBUTED_SCHEMA, device=info, backend=req.backend, on_gpu=req.on_gpu)
+    doc |= dict(variant=req.variant, scaling=req.scaling, gpus=list(req.gpus))
+    doc |= dict(sizes=list(req.sizes), seed=req.seed, reps=req.reps)
+    doc["child_env"] = next(r["env_by_rank"][0] for r in runs if r["kind"] == "env")
+    return doc | dict(method=METHOD, config={k: getattr(req, k) for k in KEPT}, runs=runs)
