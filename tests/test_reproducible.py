@@ -217,10 +217,10 @@ def test_cuda_instantiations_compile_without_spills_with_vector_loads(tmp_path):
 
 
 def test_bench_usage_errors(tmp_path, capsys):
-    from harness.studies import fastest_bench
+    from harness.studies import bench
 
     with pytest.raises(SystemExit) as e:
-        fastest_bench.main(["--json", str(tmp_path / "x.json"), "--variants", "peer/copy"])
+        bench.fastest_bench(["--json", str(tmp_path / "x.json"), "--variants", "peer/copy"])
     assert e.value.code == 2 and "peer/copy" in capsys.readouterr().err
 
 

@@ -29,7 +29,7 @@ from harness.cli import (
     run,
 )
 from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
-from harness.studies import bench, fastest_bench
+from harness.studies import bench
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
 
@@ -57,7 +57,7 @@ def ablation(argv: list[str], prog: str) -> int:
 # name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
 STUDIES = {
     "fastest-bench": (
-        fastest_bench.main,
+        bench.fastest_bench,
         "it times kernels against CuPy's and torch's",
         "the fastest pair against torch.sum, cupy.sum (CUB) and copy, n = 2^10..2^30; "
         "needs --json PATH and a GPU (options: reduce-ladder fastest-bench --help)",

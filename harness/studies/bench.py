@@ -4,6 +4,9 @@ and written as one ROWS document, a table per dtype printed.
 --variants, --dtypes and --sizes replace the suite's defaults; --list prints the cases and runs
 nothing (no GPU needed). Exit 2 for bad input or no GPU (before any work); 1 when a variant's sum
 was wrong or it failed (wrong demonstrations excepted); else 0.
+
+`reduce-ladder bench SUITE` is main; the older names: `reduce-ladder fastest-bench` (fastest_bench,
+its own options) and `python -m harness.studies.callable_bench` (bench callable).
 """
 
 from __future__ import annotations
@@ -18,9 +21,17 @@ from harness.report.documents import ReportError
 from harness.studies import axis_bench, call_entries, suites
 
 
+def _sizes_text(s: suites.Suite) -> str:
+    """A suite's default sizes as its listing gives them ("2^10..2^30": every power between)."""
+    ks = [n.bit_length() - 1 for n in s.sizes]
+    if len(ks) > 3 and list(s.sizes) == [2**k for k in range(ks[0], ks[-1] + 1)]:
+        return f"2^{ks[0]}..2^{ks[-1]}"
+    return ", ".join(sizes.size_label(n) for n in s.sizes) or "the shapes of --shapes"
+
+
 def parser(prog: str) -> argparse.ArgumentParser:
     listing = "\n".join(
-        f"  {s.name:<9} {s.description}\n            {', '.join(s.dtypes)}; {suites.sizes_text(s)}"
+        f"  {s.name:<9} {s.description}\n            {', '.join(s.dtypes)}; {_sizes_text(s)}"
         for s in suites.SUITES.values()
     )
     p = argparse.ArgumentParser(
@@ -89,6 +100,40 @@ def main(argv: list[str] | None = None, prog: str = "reduce-ladder bench") -> in
         return 2
     options = {k: getattr(a, k) for k in ("variants", "dtypes", "sizes", "reps") if getattr(a, k)}
     return run_suite(a.suite, found, a.json, options, a.reps)
+
+
+FASTEST_DOC = """\
+The fastest pair against torch.sum, cupy.sum (CUB) and the copy, n = 2^min .. 2^max: the suite
+"fastest" (`reduce-ladder bench fastest`) under its older command and options.
+
+    reduce-ladder fastest-bench --json out.json [--dtypes float32 int32] [--min 10 --max 30]
+        [--variants cuda/fastest triton/fastest cuda/reproducible ...]
+
+Writes the suite's ROWS document and prints its table per dtype; exit 1 when one of --variants
+(not a peer) failed.
+"""
+
+
+def fastest_bench(argv: list[str] | None = None, prog: str = "reduce-ladder fastest-bench") -> int:
+    """`reduce-ladder fastest-bench` (FASTEST_DOC); its --json path and the GPU are checked
+    before it is called (harness.cli.common.run_study)."""
+    p = argparse.ArgumentParser(
+        prog=prog, description=FASTEST_DOC, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--json", required=True, help="where to write the results")
+    p.add_argument("--dtypes", nargs="+", default=["float32", "int32"])
+    p.add_argument("--min", type=int, default=10, help="smallest log2 n (default 10)")
+    p.add_argument("--max", type=int, default=30, help="largest log2 n (default 30)")
+    default = list(suites.FASTEST_DEFAULT)
+    p.add_argument("--variants", nargs="+", default=default, help="default: the fastest pair")
+    a = p.parse_args(argv)
+    if bad := [v for v in a.variants if v not in catalogue.BY_ID or not catalogue.get(v).launch]:
+        p.error(f"not a variant with a kernel: {', '.join(bad)}")
+    ns = [2**k for k in range(a.min, a.max + 1)]
+    found = suites.cases(
+        "fastest", variants=[*a.variants, *suites.FASTEST_PEERS], dtypes=a.dtypes, sizes=ns
+    )
+    return run_suite("fastest", found, a.json, vars(a), counted=a.variants)
 
 
 def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:

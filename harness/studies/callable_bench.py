@@ -5,11 +5,6 @@ import sys
 
 from harness.studies import bench
 
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    return bench.main(["callable", *argv], prog="python -m harness.studies.callable_bench")
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    prog = "python -m harness.studies.callable_bench"
+    sys.exit(bench.main(["callable", *sys.argv[1:]], prog=prog))

@@ -1,8 +1,7 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
 rows (harness.report.records.Row). One registry (SUITES), one runner (run), two front ends:
-`reduce-ladder bench SUITE` (harness.studies.bench; `fastest-bench` and `callable_bench` are its
-older names) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py). `reduce-ladder bench
---help` lists each suite's description, dtypes and sizes.
+`reduce-ladder bench SUITE` (harness.studies.bench, which also answers the older `fastest-bench`
+and `callable_bench`) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py).
 
 A record suite's case is measured by harness.studies.session.check_and_time, as `reduce-ladder
 run` measures it (the sum checked, then device time by harness.core.timing.time_ms, and for
@@ -39,6 +38,11 @@ class Case:
         return "-".join(p.replace(" ", "_") for p in parts if p)
 
 
+def _supports(vid: str, dtype: str, n: int) -> bool:
+    v = catalogue.get(vid)
+    return dtype in v.dtypes and n <= v.max_n
+
+
 @dataclass(frozen=True)
 class Suite:
     name: str
@@ -47,18 +51,9 @@ class Suite:
     dtypes: tuple[str, ...]
     sizes: tuple[int, ...]
     measure: Callable[[Case, int | None], list[Row]]  # (case, reps) -> rows
-    supports: Callable[[str, str, int], bool]  # (variant, dtype, n) -> can it run
-    known: Callable[[], list[str]]  # every id --variants may name
-    records: bool = False  # measured by session.check_and_time: its rows rebuild a result record
-
-
-def _supports(vid: str, dtype: str, n: int) -> bool:
-    v = catalogue.get(vid)
-    return dtype in v.dtypes and n <= v.max_n
-
-
-def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
-    return [v.id for v in vs]
+    supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
+    known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)  # every id --variants names
+    records: bool = True  # measured by session.check_and_time: its rows rebuild a result record
 
 
 @cache
@@ -92,58 +87,46 @@ def _fastest_supports(vid: str, dtype: str, n: int) -> bool:
     return _supports(vid, dtype, n)
 
 
+def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
+    return [v.id for v in vs]
+
+
 FASTEST_DEFAULT = ("cuda/fastest", "triton/fastest")
 FASTEST_PEERS = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.COPY_ID)
-
-
-def _callable_measure(case: Case, reps: int | None) -> list[Row]:
-    return call_entries.measure(case.variant, case.dtype, case.n, common(case.suite), reps)
-
-
-def _axis_measure(case: Case, reps: int | None) -> list[Row]:
-    return axis_bench.measure(case.variant, case.dtype, case.config, common(case.suite), reps)
-
-
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
         Suite("ladder", "the ladder, verified and timed (`reduce-ladder run`'s defaults)",
               lambda d: _ids(session.ladder_variants(d)), ("float32",), session.DEFAULT_SIZES,
-              _record_measure(), _supports, lambda: list(catalogue.BY_ID), records=True),
+              _record_measure()),
         Suite("sweep", "every non-wrong variant and peer across n (the pytest-benchmark sweep)",
               lambda d: _ids(v for v in catalogue.ladder_order(catalogue.select())
                              if v.family != "001"),
               ("float32", "int32"), tuple(2**k for k in (10, 12, 14, 16, 18, 20, 22, 24, 25, 26,
                                                          28)),
-              _record_measure(), _supports, lambda: list(catalogue.BY_ID), records=True),
+              _record_measure()),
         Suite("seed004", "seed 004's table: its kernels, their Triton twins and the peers",
               lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
-              ("int32",), (2**24,), _record_measure(), _supports, lambda: list(catalogue.BY_ID),
-              records=True),
+              ("int32",), (2**24,), _record_measure()),
         Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
               lambda d: [*FASTEST_DEFAULT, *FASTEST_PEERS], ("float32", "int32"),
               tuple(2**k for k in range(10, 31)),
               _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
-              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"],
-              records=True),
+              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
               lambda d: call_entries.known(), call_entries.DEFAULT_DTYPES,
-              call_entries.DEFAULT_SIZES, _callable_measure, call_entries.supports,
-              call_entries.known),
+              call_entries.DEFAULT_SIZES,
+              lambda c, reps: call_entries.measure(c.variant, c.dtype, c.n, common(c.suite), reps),
+              call_entries.supports, call_entries.known, records=False),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
-              lambda d: axis_bench.subjects(), axis_bench.DTYPES, (), _axis_measure,
-              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
+              lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
+              lambda c, reps: axis_bench.measure(c.variant, c.dtype, c.config, common(c.suite),
+                                                 reps),
+              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects,
+              records=False),
     )
 }  # fmt: skip
-
-
-def sizes_text(s: Suite) -> str:
-    """A suite's default sizes as its listing gives them ("2^10..2^30": every power between)."""
-    ks = [n.bit_length() - 1 for n in s.sizes]
-    if len(ks) > 3 and list(s.sizes) == [2**k for k in range(ks[0], ks[-1] + 1)]:
-        return f"2^{ks[0]}..2^{ks[-1]}"
-    return ", ".join(size_label(n) for n in s.sizes) or "the shapes of --shapes"
 
 
 def get(name: str) -> Suite:
@@ -185,20 +168,16 @@ def cases(
     ]
 
 
-def measure(case: Case, reps: int | None = None) -> list[Row]:
-    """The case's rows (a failure inside is a row's check: "error" / "wrong", never raised)."""
-    return get(case.suite).measure(case, reps)
-
-
 def run(
     found: list[Case],
     reps: int | None = None,
     progress: Callable[[Case, list[Row]], None] | None = None,
 ) -> list[Row]:
-    """Every case measured in order; progress(case, its rows) after each."""
+    """Every case measured in order (a failure inside is a row's check: "error" / "wrong", never
+    raised); progress(case, its rows) after each."""
     out: list[Row] = []
     for c in found:
-        rs = measure(c, reps)
+        rs = get(c.suite).measure(c, reps)
         out += rs
         if progress:
             progress(c, rs)
@@ -207,9 +186,5 @@ def run(
 
 def failed(rows: Iterable[Row]) -> list[Row]:
     """Rows whose check failed, a wrong demonstration's excepted (its failure is the point)."""
-    bad = []
-    for r in rows:
-        v = catalogue.BY_ID.get(r.variant)
-        if r.check in ("wrong", "error") and not (v and v.wrong):
-            bad.append(r)
-    return bad
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
