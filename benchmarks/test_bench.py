@@ -70,7 +70,7 @@ def test_reduce(benchmark, case: suites.Case, bench_cfg):
 
     from harness.core.timing import Timing
 
-    rows = suites.measure(case)
+    rows = suites.run([case])
     if not rows:
         pytest.skip(f"{case.variant} does not take {case.dtype}")
     if any(r.check == "skipped" for r in rows):

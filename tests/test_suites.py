@@ -65,6 +65,14 @@ def test_callable_covers_every_api_variant_out_and_the_op_in_three_dtypes():
     ]  # fmt: skip
 
 
+def test_a_variant_a_suite_does_not_know_is_left_out_of_it():
+    """pytest-benchmark's --bench-variants applies to every suite: each keeps the ids it knows."""
+    assert suites.cases("axis", variants=["triton/tile-256"], dtypes=["float32"]) == []
+    assert suites.cases("ladder", variants=["torch.sum", "cuda/fastest"], sizes=[2**10]) == [
+        suites.Case("ladder", "cuda/fastest", "float32", 2**10)
+    ]
+
+
 def test_unknown_suite_is_a_key_error_naming_the_suites():
     with pytest.raises(KeyError, match="suites: ladder"):
         suites.cases("nope")

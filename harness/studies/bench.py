@@ -57,7 +57,7 @@ def select(p: argparse.ArgumentParser, a: argparse.Namespace) -> list[suites.Cas
         p.error(f"unknown suite {a.suite!r}; suites: {', '.join(suites.SUITES)}")
     suite = suites.get(a.suite)
     ids = [i.strip() for v in a.variants or () for i in v.split(",") if i.strip()] or None
-    valid = suite.known() + (list(catalogue.BY_ID) if a.suite == "callable" else [])
+    valid = suites.valid_ids(suite)
     unknown = [i for i in ids or () if i not in valid]
     if unknown:
         close = {i: catalogue.close_ids(i, valid) for i in unknown}
