@@ -18,16 +18,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
-from harness.cli import (
-    accuracy,
-    census,
-    distributed,
-    host,
-    list_variants,
-    profile,
-    report,
-    run,
-)
+from harness.cli import accuracy, census, distributed, host, list_variants, profile, report, run
 from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
 from harness.studies import bench
 
