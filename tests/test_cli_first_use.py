@@ -27,7 +27,7 @@ def test_every_help_names_reduce_ladder_command(command, capsys):
 @pytest.mark.parametrize("command", ["fastest-bench", "ablation"])
 def test_study_help_keeps_the_docstring_paragraphs(command, capsys):
     from experiments.fastest_ablation import experiment as fastest_ablation
-    from harness.studies import bench
+    from harness.cli import bench
 
     doc = {"fastest-bench": bench.FASTEST_DOC, "ablation": fastest_ablation.__doc__}[command]
     assert main([command, "--help"]) == 0

@@ -119,10 +119,9 @@ def test_failed_rows_leave_wrong_demonstrations_out():
 
 
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
-    """bench and fastest-bench end in bench.run_suite: the document written, a table per dtype,
+    """bench and fastest-bench end in suites.run_suite: the document written, a table per dtype,
     the per-call suite's overheads; a failed peer fails only a run that counts it."""
     from harness.launch.rebind import DEFAULT_MODE
-    from harness.studies import bench
 
     def row(variant, us, check="ok"):
         return records.Row("GPU", "s", variant, "", "int32", 1024, "call", us / 1e3, check=check)
@@ -131,13 +130,13 @@ def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeyp
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
     monkeypatch.setattr(suites, "run", lambda found, reps, progress=None: got)
     out = tmp_path / "c.json"
-    assert bench.run_suite("callable", [], str(out), {"sizes": ["2^10"]}) == 1
+    assert suites.run_suite("callable", [], str(out), {"sizes": ["2^10"]}) == 1
     printed = capsys.readouterr().out
     assert "callable, int32: microseconds" in printed and "+1.50 us" in printed
     doc = json.loads(out.read_text())
     assert doc["suite"] == "callable" and doc["options"] == {"sizes": ["2^10"]}
     assert len(doc["rows"]) == 3
-    assert bench.run_suite("callable", [], None, {}, counted=["api cuda/fastest"]) == 0
+    assert suites.run_suite("callable", [], None, {}, counted=["api cuda/fastest"]) == 0
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,8 @@
 """`python -m harness.studies.callable_bench [options]`: the older name of `reduce-ladder bench
-callable`, kept working."""
+callable`, kept working: it runs that command (a new process, the one command line)."""
 
+import os
 import sys
 
-from harness.studies import bench
-
 if __name__ == "__main__":
-    prog = "python -m harness.studies.callable_bench"
-    sys.exit(bench.main(["callable", *sys.argv[1:]], prog=prog))
+    os.execv(sys.executable, [sys.executable, "-m", "harness", "bench", "callable", *sys.argv[1:]])

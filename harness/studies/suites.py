@@ -1,7 +1,7 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
-rows (harness.report.records.Row). One registry (SUITES), one runner (run), two front ends:
-`reduce-ladder bench SUITE` (harness.studies.bench, which also answers the older `fastest-bench`
-and `callable_bench`) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py).
+rows (harness.report.records.Row). One registry (SUITES), one runner (run; run_suite writes and
+prints its rows), two front ends: `reduce-ladder bench SUITE` (harness.cli.bench, which also
+answers the older `fastest-bench`) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py).
 
 A record suite's case is measured by harness.studies.session.check_and_time, as `reduce-ladder
 run` measures it (the sum checked, then device time by harness.core.timing.time_ms, and for
@@ -13,13 +13,16 @@ end from host memory by `reduce-ladder host`, not a suite.
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from harness.core import catalogue
+from harness.core import catalogue, device
 from harness.core.sizes import size_label
-from harness.report.records import ResultRecord, Row, record_rows
+from harness.report import axis_tables, documents, tables
+from harness.report.records import ResultRecord, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, session
 
 
@@ -194,3 +197,40 @@ def failed(rows: Iterable[Row]) -> list[Row]:
     """Rows whose check failed, a wrong demonstration's excepted (its failure is the point)."""
     wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
     return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
+
+
+def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
+    """The cases measured, their ROWS document written (json_path, checked before), a table per
+    dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
+    these ids count), else 0. `bench` and `fastest-bench` (harness.cli.bench) both end here."""
+    chosen = None  # the fastest suite's document names the Triton configurations chosen
+    if name == "fastest":
+        from triton_kernels.fastest import chosen
+    t0 = time.time()
+    rows = run(found, reps, progress=_progress)
+    head = {"triton_configs": chosen()} if chosen else {}
+    doc = rows_document(rows, suite=name, device=device.device_info(), options=options,
+                        wall_s=time.time() - t0, **head)  # fmt: skip
+    if json_path:
+        documents.write_document(json_path, doc)
+    if name == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
+        print(axis_tables.markdown(rows, doc["device"].get("name", "")))
+    for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
+        print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
+        print(tables.suite_table(rows, dtype))
+    over = call_entries.overheads(rows) if name == "callable" else []
+    if over:  # reduce_sum's cost over the cached launch it runs (its `launch ...` entries ran)
+        print("\n".join(["\nreduce_sum over its cached launch:", *over]))
+    bad = [r for r in failed(rows) if counted is None or r.variant in counted]
+    for r in bad:
+        print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
+    if head:
+        print(f"triton configs: {head['triton_configs']}")
+    print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
+    return 1 if bad else 0
+
+
+def _progress(case: Case, rows: list) -> None:
+    bad = [r for r in rows if r.check in ("wrong", "error")]
+    if bad:
+        print(f"  {case.id}: {bad[0].check} {bad[0].info.get('message', '')}", file=sys.stderr)
