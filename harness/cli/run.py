@@ -53,11 +53,6 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
     return study, dtype
 
 
-def carries_study(v: Variant, study: str) -> bool:
-    """v is one of the note's own variants (labelled "<study>:..."), not a twin or a peer."""
-    return any(s.startswith(f"{study}:") for s in v.seeds)
-
-
 def resolve(args: argparse.Namespace) -> Selection:
     """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
     ids = common.variant_ids(args.variants)
@@ -69,8 +64,8 @@ def resolve(args: argparse.Namespace) -> Selection:
     variants = session.ladder_variants(dtype, ids or None, args.include_wrong, args.all)
     if study:
         variants = session.seed_variants(variants, study)
-    if study and not any(carries_study(v, study) for v in variants):
-        own = [v for v in catalogue.VARIANTS if carries_study(v, study)]
+    if study and not any(session.carries_study(v, study) for v in variants):
+        own = [v for v in catalogue.VARIANTS if session.carries_study(v, study)]
         if not ids and all(v.family == "001" for v in own):
             raise UsageError(
                 f"study {study}'s variants run end to end from host memory, which `run` and "

@@ -175,10 +175,15 @@ def failed(rows: list[dict]) -> bool:
     return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo") and not _skipped(r))
 
 
+def carries_study(v: Variant, seed: str) -> bool:
+    """v is one of the note's own variants (labelled "<seed>:..."), not a twin or a peer."""
+    return any(s.startswith(f"{seed}:") for s in v.seeds)
+
+
 def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:
     """One seed's variants (labels "<seed>:..."), their Triton twins and the peers, in order."""
     variants = list(variants)
-    own = {v.id for v in variants if any(s.startswith(f"{seed}:") for s in v.seeds)}
+    own = {v.id for v in variants if carries_study(v, seed)}
     twins = {catalogue.get(i).twin for i in own}
     return [v for v in variants if v.id in own or v.id in twins or v.backend == "peer"]
 

@@ -105,8 +105,7 @@ SUITES: dict[str, Suite] = {
         Suite("sweep", "every non-wrong variant and peer across n (the pytest-benchmark sweep)",
               lambda d: _ids(v for v in catalogue.ladder_order(catalogue.select())
                              if v.family != "001"),
-              ("float32", "int32"), tuple(2**k for k in (10, 12, 14, 16, 18, 20, 22, 24, 25, 26,
-                                                         28)),
+              ("float32", "int32"), tuple(2**k for k in (*range(10, 25, 2), 25, 26, 28)),
               _record_measure()),
         Suite("seed004", "seed 004's table: its kernels, their Triton twins and the peers",
               lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
@@ -158,8 +157,8 @@ def cases(
     suite may be a plain variant id: its api, api out= and op entries are meant. The axis suite
     takes shapes (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
     s = get(name)
-    valid = set(valid_ids(s)) if variants is not None else set()
-    named = [i for i in variants if i in valid] if variants is not None else None
+    valid = valid_ids(s) if variants is not None else []
+    named = None if variants is None else [i for i in variants if i in valid]
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
