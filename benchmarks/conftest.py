@@ -28,55 +28,51 @@ from harness.core.sizes import parse_size
 from harness.report.records import BENCH_SCHEMA
 from harness.studies import suites
 
+OPTIONS = {
+    "sizes": "log2 n list/ranges or sizes (10-28, 2^20)",
+    "dtypes": "comma-separated dtypes",
+    "variants": "comma-separated variant ids",
+    "rounds": "timed rounds per benchmark",
+}
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("reduce-ladder benchmarks")
-    g.addoption("--bench-sizes", default=None, help="log2 n list/ranges or sizes (10-28, 2^20)")
-    g.addoption("--bench-dtypes", default=None, help="comma-separated dtypes")
-    g.addoption("--bench-variants", default=None, help="comma-separated variant ids")
-    g.addoption("--bench-rounds", default=None, type=int, help="timed rounds per benchmark")
-
-
-def _opt(config: pytest.Config, name: str) -> str | None:
-    v = config.getoption(f"--bench-{name}")
-    return v if v is not None else os.environ.get(f"REDUCE_BENCH_{name.upper()}")
+    for name, help in OPTIONS.items():
+        g.addoption(f"--bench-{name}", default=os.environ.get(f"REDUCE_BENCH_{name.upper()}"),
+                    help=help)  # fmt: skip
 
 
 def parse_bench_sizes(text: str | None) -> list[int] | None:
     """'10-28' (every log2 in the range), '10,12,25' (log2 exponents: numbers below 64),
     '2^20', '1000', '2^20+3' (sizes); None (each suite's defaults) when not given."""
-    if not text:
-        return None
     out: list[int] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
+    for part in (p.strip() for p in (text or "").split(",")):
         if "-" in part and "^" not in part and "*" not in part:
             lo, hi = (int(s) for s in part.split("-"))
             out += [2**k for k in range(lo, hi + 1)]
         elif part.isdigit() and int(part) < 64:
             out.append(2 ** int(part))
-        else:
+        elif part:
             out.append(parse_size(part))
-    return sorted(set(out))
-
-
-def _list(config: pytest.Config, name: str) -> list[str] | None:
-    return [s.strip() for s in (_opt(config, name) or "").split(",") if s.strip()] or None
+    return sorted(set(out)) or None
 
 
 def bench_config(config: pytest.Config) -> dict:
-    ids, wanted = _list(config, "variants"), _list(config, "dtypes")
+    def listed(name: str) -> list[str] | None:
+        text = config.getoption(f"--bench-{name}") or ""
+        return [s.strip() for s in text.split(",") if s.strip()] or None
+
+    ids, wanted = listed("variants"), listed("dtypes")
     for i in ids or ():
         catalogue.get(i) if "/" in i and " " not in i else None  # a clear error for a bad id
-    for d in wanted or ():
-        if d not in dtypes.NAMES:
-            raise pytest.UsageError(f"unknown dtype {d!r}; valid: {', '.join(dtypes.NAMES)}")
+    if bad := [d for d in wanted or () if d not in dtypes.NAMES]:
+        raise pytest.UsageError(f"unknown dtype {bad[0]!r}; valid: {', '.join(dtypes.NAMES)}")
     return {
-        "sizes": parse_bench_sizes(_opt(config, "sizes")),
+        "sizes": parse_bench_sizes(config.getoption("--bench-sizes")),
         "dtypes": wanted,
         "variants": ids,
-        "rounds": int(_opt(config, "rounds") or 20),
+        "rounds": int(config.getoption("--bench-rounds") or 20),
     }
 
 
@@ -84,12 +80,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "case" not in metafunc.fixturenames:
         return
     cfg = bench_config(metafunc.config)
-    found = [
-        c
-        for name in suites.SUITES
-        for c in suites.cases(name, variants=cfg["variants"], dtypes=cfg["dtypes"],
-                              sizes=cfg["sizes"])
-    ]  # fmt: skip
+    found = [c for name in suites.SUITES for c in suites.cases(
+        name, variants=cfg["variants"], dtypes=cfg["dtypes"], sizes=cfg["sizes"])]  # fmt: skip
     metafunc.parametrize("case", found, ids=[c.id for c in found])
 
 
@@ -101,8 +93,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
         return
     keep = [i for i in items if getattr(i, "callspec", None) is None
             or i.callspec.params["case"].suite == name]  # fmt: skip
-    dropped = [i for i in items if i not in keep]
-    if dropped:
+    if dropped := [i for i in items if i not in keep]:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
 

@@ -3,10 +3,16 @@ benchmarks/gpu_session.sh's `callable` step)."""
 
 import pytest
 
+from harness.cli.main import main
 from harness.core import device
 from harness.launch.rebind import DEFAULT_MODE
 from harness.report.records import Row
-from harness.studies import call_entries, callable_bench
+from harness.studies import call_entries
+
+
+def callable_bench(argv: list[str]) -> int:
+    """What `python -m harness.studies.callable_bench ARGV` runs."""
+    return main(["bench", "callable", *argv])
 
 
 @pytest.mark.parametrize(
@@ -19,16 +25,24 @@ from harness.studies import call_entries, callable_bench
     ],
 )
 def test_usage_errors_exit_2_before_any_work(argv, tmp_path):
-    with pytest.raises(SystemExit) as e:
-        callable_bench.main(argv)
-    assert e.value.code == 2
+    assert callable_bench(argv) == 2
 
 
 @pytest.mark.skipif(device.gpu_available(), reason="checks the no-GPU message")
 def test_without_a_gpu_it_says_so(tmp_path, capsys):
     out = tmp_path / "c.json"
-    assert callable_bench.main(["--json", str(out), "--sizes", "2^10"]) == 2
+    assert callable_bench(["--json", str(out), "--sizes", "2^10"]) == 2
     assert "needs an NVIDIA GPU" in capsys.readouterr().err and not out.exists()
+
+
+def test_the_old_module_name_still_runs():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "harness.studies.callable_bench", "--list",
+                           "--sizes", "2^10", "--dtypes", "int32", "--variants", "torch.sum"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.split() == ["callable-int32-2^10-torch.sum"]
 
 
 def _row(entry, us, dtype="int32", n=1024):
@@ -76,10 +90,9 @@ def test_native_launches_are_named_in_the_entry_ids(monkeypatch):
     assert {"api cuda/v3-sequential", "op cuda/v3-sequential"} <= ids  # launched from Python
 
 
-def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path):
-    with pytest.raises(SystemExit) as e:
-        callable_bench.main(["--json", str(tmp_path), "--sizes", "2^10"])
-    assert e.value.code == 2
+def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path, capsys):
+    assert callable_bench(["--json", str(tmp_path), "--sizes", "2^10"]) == 2
+    assert "is a folder" in capsys.readouterr().err
 
 
 def _callable_doc(tmp_path):

@@ -217,11 +217,10 @@ def test_cuda_instantiations_compile_without_spills_with_vector_loads(tmp_path):
 
 
 def test_bench_usage_errors(tmp_path, capsys):
-    from harness.studies import fastest_bench
+    from harness.cli.main import main
 
-    with pytest.raises(SystemExit) as e:
-        fastest_bench.main(["--json", str(tmp_path / "x.json"), "--variants", "peer/copy"])
-    assert e.value.code == 2 and "peer/copy" in capsys.readouterr().err
+    argv = ["fastest-bench", "--json", str(tmp_path / "x.json"), "--variants", "peer/copy"]
+    assert main(argv) == 2 and "peer/copy" in capsys.readouterr().err
 
 
 def test_bench_takes_the_reproducible_pair_beside_the_peers():

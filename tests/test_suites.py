@@ -65,6 +65,14 @@ def test_callable_covers_every_api_variant_out_and_the_op_in_three_dtypes():
     ]  # fmt: skip
 
 
+def test_a_variant_a_suite_does_not_know_is_left_out_of_it():
+    """pytest-benchmark's --bench-variants applies to every suite: each keeps the ids it knows."""
+    assert suites.cases("axis", variants=["triton/tile-256"], dtypes=["float32"]) == []
+    assert suites.cases("ladder", variants=["torch.sum", "cuda/fastest"], sizes=[2**10]) == [
+        suites.Case("ladder", "cuda/fastest", "float32", 2**10)
+    ]
+
+
 def test_unknown_suite_is_a_key_error_naming_the_suites():
     with pytest.raises(KeyError, match="suites: ladder"):
         suites.cases("nope")
@@ -111,10 +119,9 @@ def test_failed_rows_leave_wrong_demonstrations_out():
 
 
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
-    """bench and fastest-bench end in bench.run_suite: the document written, a table per dtype,
+    """bench and fastest-bench end in suites.run_suite: the document written, a table per dtype,
     the per-call suite's overheads; a failed peer fails only a run that counts it."""
     from harness.launch.rebind import DEFAULT_MODE
-    from harness.studies import bench
 
     def row(variant, us, check="ok"):
         return records.Row("GPU", "s", variant, "", "int32", 1024, "call", us / 1e3, check=check)
@@ -123,13 +130,13 @@ def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeyp
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
     monkeypatch.setattr(suites, "run", lambda found, reps, progress=None: got)
     out = tmp_path / "c.json"
-    assert bench.run_suite("callable", [], str(out), {"sizes": ["2^10"]}) == 1
+    assert suites.run_suite("callable", [], str(out), {"sizes": ["2^10"]}) == 1
     printed = capsys.readouterr().out
     assert "callable, int32: microseconds" in printed and "+1.50 us" in printed
     doc = json.loads(out.read_text())
     assert doc["suite"] == "callable" and doc["options"] == {"sizes": ["2^10"]}
     assert len(doc["rows"]) == 3
-    assert bench.run_suite("callable", [], None, {}, counted=["api cuda/fastest"]) == 0
+    assert suites.run_suite("callable", [], None, {}, counted=["api cuda/fastest"]) == 0
 
 
 @pytest.mark.parametrize(

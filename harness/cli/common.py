@@ -50,11 +50,9 @@ def parse_size(text: str) -> int:
     try:
         return sizes.parse_size(text)
     except ValueError as e:
-        try:
-            value = int(text.strip())
-        except ValueError:
+        if not text.strip().removeprefix("-").isdigit():
             raise UsageError(str(e)) from None
-        raise UsageError(f"bad size {text!r}: sizes must be at least 1 (got {value})") from None
+        raise UsageError(f"bad size {text!r}: sizes must be at least 1 (got {int(text)})") from None
 
 
 def parse_sizes(values: Sequence[str] | None) -> list[int] | None:

@@ -12,8 +12,7 @@ import argparse
 from rich.console import Console
 from rich.markup import escape
 
-from harness.cli import common
-from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, plural, size_list, write_json
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.studies import session
@@ -56,11 +55,8 @@ def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
             exprs = catalogue.name_expressions(src)
             exprs += demo_records.name_expressions() if src == demo_records.SOURCE else []
             r = nvrtc.compile_file(src, arch, list(dict.fromkeys(exprs)))
-            spills = [
-                k
-                for k, res in r.resources.items()
-                if res.spill_store_bytes or res.spill_load_bytes or res.stack_bytes
-            ]
+            spills = [k for k, res in r.resources.items() if res.spill_store_bytes
+                      or res.spill_load_bytes or res.stack_bytes]  # fmt: skip
             row.update(status="spills" if spills else "ok", kernels=len(r.lowered), spilling=spills)
         except Exception as e:  # reported in the row; the other sources are still compiled
             row.update(status="error", message=f"{type(e).__name__}: {e}")
@@ -93,10 +89,10 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     sources = compiled_sources(sel)
     no_gpu = f"timings need an NVIDIA GPU, and this machine has none: {why}"
     if not sizes:
-        skipped = common.size_list(too_big)
         raise UsageError(
             f"nothing to check on the CPU: every size given is above the interpreter's limit of "
-            f"2^16 (skipped: {skipped}); give sizes up to 2^16, e.g. --sizes 1000 2^16 ({no_gpu})"
+            f"2^16 (skipped: {size_list(too_big)}); give sizes up to 2^16, e.g. --sizes 1000 2^16 "
+            f"({no_gpu})"
         )
     if not interpreted and not sources:
         what = "no Triton kernel and no CUDA source in the selection"
@@ -105,19 +101,17 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
         raise UsageError(f"nothing to check on the CPU: {what} ({no_gpu})")
     device.use_interpreter_if_no_gpu()
     if too_big:
-        skipped = common.size_list(too_big)
-        console.print(f"[yellow]Sizes above the interpreter's limit of 2^16 skipped: {skipped}.[/]")
+        console.print(
+            f"[yellow]Sizes above the interpreter's limit of 2^16 skipped: {size_list(too_big)}.[/]"
+        )
     quiet, ns = args.quiet, ", ".join(map(str, sizes))
-    twins = f"{common.plural(len(interpreted), 'Triton twin')} under TRITON_INTERPRET=1 at n = {ns}"
-    nvrtc = f"{common.plural(len(sources), 'CUDA source')} compiled by NVRTC ({ARCH})"
+    twins = f"{plural(len(interpreted), 'Triton twin')} under TRITON_INTERPRET=1 at n = {ns}"
+    nvrtc = f"{plural(len(sources), 'CUDA source')} compiled by NVRTC ({ARCH})"
     work = ([twins] if interpreted else []) + ([nvrtc] if sources else [])
     if not quiet:
         _what_stands_in(sel, console)
-        console.print(
-            f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
-            + ", and ".join(work)
-            + "."
-        )
+        console.print(f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
+                      + ", and ".join(work) + ".")  # fmt: skip
     rows = session.run_selection(interpreted, sel.dtype, sizes, timed=False)
     if rows and not quiet:  # --wide: the result and the golden too
         title = "Triton twins, interpreted on the CPU"
@@ -132,7 +126,7 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
         if c["status"] != "ok" or not quiet:
             console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
     if args.json:
-        common.write_json(args.json, session.run_document("cpu", rows, compile=compiled))
+        write_json(args.json, session.run_document("cpu", rows, compile=compiled))
     bad_compile = [c for c in compiled if c["status"] == "error"]
     if bad_compile and all("libnvrtc not found" in c.get("message", "") for c in bad_compile):
         console.print(
@@ -145,28 +139,29 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     if session.failed(rows) or bad_compile:
         console.print("[red]Some checks failed.[/]")
         return EXIT_FAILED
-    done = [common.plural(len(rows), "interpreted check")] if rows else []
-    done += [common.plural(len(compiled), "source") + " compiled"] if compiled else []
-    console.print(
-        f"CPU path passed: {', '.join(done)}. Run on a machine with an NVIDIA GPU for the timed "
-        "ladder."
-    )
+    done = [plural(len(rows), "interpreted check")] if rows else []
+    done += [plural(len(compiled), "source") + " compiled"] if compiled else []
+    console.print(f"CPU path passed: {', '.join(done)}. Run on a machine with an NVIDIA GPU for "
+                  "the timed ladder.")  # fmt: skip
     return EXIT_OK
 
 
 def print_failures(rows: list[dict], console: Console) -> None:
     """Wrong demonstrations with their verdict (a racy kernel can happen to be right); every
-    other row that is not ok, with its message."""
+    other row that is not ok, with its message; then the peers that cannot run here (an optional
+    library not installed): one line per reason, with the peers it skips and how to add them --
+    not an error, and not one line per row."""
+    skipped: dict[str, dict[str, None]] = {}  # the ids in order, each once, by reason
     for r in rows:
-        if r.get("wrong_demo"):
-            verdict = (
-                "WRONG in this run (the race showed)"
-                if r["status"] != "ok"
-                else "right in this run (the race did not show; the code is still racy)"
-            )
+        if r.get("extra", {}).get(session.UNAVAILABLE):
+            why = r.get("message", "").removeprefix("unavailable: ")
+            skipped.setdefault(why.removeprefix(f"{r['variant']}: "), {})[r["variant"]] = None
+        elif r.get("wrong_demo"):
+            verdict = "WRONG in this run (the race showed)" if r["status"] != "ok" else (
+                "right in this run (the race did not show; the code is still racy)")  # fmt: skip
             console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
-        elif r["status"] != "ok" and not r.get("extra", {}).get(session.UNAVAILABLE):
-            console.print(
-                f"  [red]{r['variant']} n={r['n']}: {r['status']}: "
-                f"{escape(r.get('message', ''))}[/]"
-            )
+        elif r["status"] != "ok":
+            message = escape(r.get("message", ""))
+            console.print(f"  [red]{r['variant']} n={r['n']}: {r['status']}: {message}[/]")
+    for why, ids in skipped.items():
+        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)

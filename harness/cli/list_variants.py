@@ -15,31 +15,24 @@ from harness.report import markdown as terminal
 from harness.report.markdown import KeyedText, TermColumn, short_id
 
 
-def twin_full(v: Variant) -> str:
-    """The wide table's twin cell: a CUDA variant's Triton twin, the CUDA ids a Triton variant
-    twins, or the other backend's counterpart (the fastest pair: same goal, its own tiles)."""
+def twin(v: Variant, wide: bool = False) -> str:
+    """The twin cell: a CUDA variant's Triton twin; on a Triton row the CUDA ids it twins (compact:
+    how many, their rows name it); else the other backend's counterpart (the fastest pair: same
+    goal, its own tiles), "(id)" when compact. Compact ids without their prefix."""
     if v.twin:
-        return v.twin
+        return v.twin if wide else short_id(v.twin)
     if v.twin_of:
-        return ", ".join(v.twin_of)
-    return f"{v.counterpart} (counterpart)" if v.counterpart else "-"
-
-
-def twin_short(v: Variant) -> str:
-    """The compact twin cell: the twin's id without prefix, or how many CUDA variants a Triton
-    one twins (their rows name it), or the counterpart's short id in parentheses."""
-    if v.twin:
-        return short_id(v.twin)
-    if v.twin_of:
-        return f"{len(v.twin_of)} CUDA"
-    return f"({short_id(v.counterpart)})" if v.counterpart else "-"
+        return ", ".join(v.twin_of) if wide else f"{len(v.twin_of)} CUDA"
+    if v.counterpart:
+        return f"{v.counterpart} (counterpart)" if wide else f"({short_id(v.counterpart)})"
+    return "-"
 
 
 ID, STAGE = TermColumn("id", lambda v: v.id, whole=True), TermColumn("stage", lambda v: v.stage)
 WIDE_COLUMNS = [
     *(ID, STAGE),
     TermColumn("seeds", lambda v: " ".join(v.seeds) or "-"),
-    TermColumn("twin", twin_full),
+    TermColumn("twin", lambda v: twin(v, wide=True)),
     TermColumn("dtypes", lambda v: ",".join(v.dtypes)),
     TermColumn("tile mapping", lambda v: v.tile_mapping),
     TermColumn("wrong", lambda v: "WRONG demo" if v.wrong else ""),
@@ -64,7 +57,7 @@ def catalogue_table(variants: list[Variant], *, wide: bool = False):
     columns = [
         *(ID, STAGE),
         TermColumn("dtypes", lambda v: terminal.short_dtypes(v.dtypes), whole=True),
-        TermColumn("twin", twin_short, whole=True),
+        TermColumn("twin", twin, whole=True),
         TermColumn("map", lambda v: mappings.key(v.tile_mapping)),
         TermColumn("wrong", lambda v: "WRONG" if v.wrong else ""),
     ]

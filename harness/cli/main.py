@@ -20,6 +20,7 @@ from pathlib import Path
 
 from harness.cli import (
     accuracy,
+    bench,
     census,
     distributed,
     host,
@@ -29,7 +30,6 @@ from harness.cli import (
     run,
 )
 from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
-from harness.studies import bench, fastest_bench
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
 
@@ -56,17 +56,6 @@ def ablation(argv: list[str], prog: str) -> int:
 # Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`):
 # name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
 STUDIES = {
-    "fastest-bench": (
-        fastest_bench.main,
-        "it times kernels against CuPy's and torch's",
-        "the fastest pair against torch.sum, cupy.sum (CUB) and copy, n = 2^10..2^30; "
-        "needs --json PATH and a GPU (options: reduce-ladder fastest-bench --help)",
-    ),
-    "bench": (
-        bench.main,
-        None,
-        "run a named suite and write its rows; the suites and options: reduce-ladder bench --help",
-    ),
     "ablation": (
         ablation,
         "it times kernel variants on the GPU",
@@ -75,8 +64,9 @@ STUDIES = {
     ),
 }
 # In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report
-# and compare, `profile` profile and sanitize.
-COMMANDS = (run, list_variants, report, census, host, *STUDIES, profile, accuracy, distributed)
+# and compare, `bench` fastest-bench and bench, `profile` profile and sanitize.
+COMMANDS = (run, list_variants, report, census, host, bench, *STUDIES, profile, accuracy,
+            distributed)  # fmt: skip
 DEFAULT_COMMAND = "run"
 
 

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from functools import partial
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.cli import common
-from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, size_list
 from harness.cli.cpu_path import print_failures, run_cpu_path
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
@@ -42,32 +41,16 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
     runs in its own first dtype (004: int32), otherwise float32."""
     if not study:
         return None, common.parse_dtype(dtype or "float32")
-    study = study.strip().rstrip(":")
-    if study not in known_studies():
-        notes = ", ".join(known_studies())
-        raise UsageError(f"unknown seed {study!r} (--study); study notes with variants: {notes}")
+    study, notes = study.strip().rstrip(":"), known_studies()
+    if study not in notes:
+        raise UsageError(
+            f"unknown seed {study!r} (--study); study notes with variants: {', '.join(notes)}"
+        )
     own = session.seed_dtypes(study)
     dtype = common.parse_dtype(dtype or own[0])
     if dtype not in own:
         raise UsageError(f"study {study}'s variants support {', '.join(own)}, not {dtype}")
     return study, dtype
-
-
-def carries_study(v: Variant, study: str) -> bool:
-    """v is one of the note's own variants (labelled "<study>:..."), not a twin or a peer."""
-    return any(s.startswith(f"{study}:") for s in v.seeds)
-
-
-def _empty_study_error(study: str, ids: list[str], dtype: str) -> UsageError:
-    own = [v for v in catalogue.VARIANTS if carries_study(v, study)]
-    if not ids and all(v.family == "001" for v in own):
-        return UsageError(
-            f"study {study}'s variants run end to end from host memory, which `run` and `check` "
-            f"do not measure: run `reduce-ladder host` for study {study}"
-        )
-    if ids:
-        return UsageError(f"none of {', '.join(ids)} is study {study}'s: nothing to check")
-    return UsageError(f"no variant of study {study} supports {dtype}: nothing to check")
 
 
 def resolve(args: argparse.Namespace) -> Selection:
@@ -81,23 +64,19 @@ def resolve(args: argparse.Namespace) -> Selection:
     variants = session.ladder_variants(dtype, ids or None, args.include_wrong, args.all)
     if study:
         variants = session.seed_variants(variants, study)
-        if not any(carries_study(v, study) for v in variants):
-            raise _empty_study_error(study, ids, dtype)
+    if study and not any(session.carries_study(v, study) for v in variants):
+        own = [v for v in catalogue.VARIANTS if session.carries_study(v, study)]
+        if not ids and all(v.family == "001" for v in own):
+            raise UsageError(
+                f"study {study}'s variants run end to end from host memory, which `run` and "
+                f"`check` do not measure: run `reduce-ladder host` for study {study}"
+            )
+        if ids:
+            raise UsageError(f"none of {', '.join(ids)} is study {study}'s: nothing to check")
+        raise UsageError(f"no variant of study {study} supports {dtype}: nothing to check")
     if not variants:
         raise UsageError(f"no variant selected ({dtype}): nothing to check")
     return Selection(ids, variants, dtype, study, sizes)
-
-
-def print_skipped(rows: list[dict], console: Console) -> None:
-    """Peers that cannot run here (an optional library not installed): one line per reason, with
-    the peers it skips and how to add them -- not an error, and not one line per row."""
-    by_reason: dict[str, dict[str, None]] = {}  # the ids in order, each once
-    for r in rows:
-        if r.get("extra", {}).get(session.UNAVAILABLE):
-            why = r.get("message", "").removeprefix("unavailable: ")
-            by_reason.setdefault(why.removeprefix(f"{r['variant']}: "), {})[r["variant"]] = None
-    for why, ids in by_reason.items():
-        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)
 
 
 # `check` on a GPU: the edges of a tile (255, 256, 257), a non-power of two and a size with many
@@ -156,20 +135,34 @@ def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     given = sel.sizes or list(session.DEFAULT_SIZES if timed else CHECK_SIZES)
     limit = max(v.max_n for v in sel.variants)
     memory = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
-    itemsize = dtypes.get(sel.dtype).itemsize
     too_big = [n for n in given if n > limit]
-    no_room = [n for n in given if n <= limit and n * itemsize > memory]
+    no_room = [n for n in given if n <= limit and n * dtypes.get(sel.dtype).itemsize > memory]
     notes = []
     if too_big:
-        notes.append(
-            f"above every selected variant's limit of {limit:,}: {common.size_list(too_big)}"
-        )
+        notes.append(f"above every selected variant's limit of {limit:,}: {size_list(too_big)}")
     if no_room:
         gib = f"{memory / 2**30:.0f} GiB"
-        notes.append(f"{sel.dtype} inputs larger than the GPU's {gib}: {common.size_list(no_room)}")
+        notes.append(f"{sel.dtype} inputs larger than the GPU's {gib}: {size_list(no_room)}")
     if not (kept := [n for n in given if n not in too_big and n not in no_room]):
         raise UsageError("nothing to run: every size is skipped (" + "; ".join(notes) + ")")
     return kept, notes
+
+
+def _seed_tables(rows: list[dict], sel: Selection, sizes: list[int], name, out: Console, quiet):
+    """The study note's table per size (printed unless quiet), for the run document's head."""
+    from harness.report import tables
+
+    found = []
+    for n in sizes:
+        srows = tables.seed_rows(rows, n, sel.dtype, sel.study)
+        title = f"seed {sel.study}, {name}, {sel.dtype}, n = {n:,}"
+        found.append({"seed": sel.study, "n": n, "dtype": sel.dtype, "title": title, "rows": srows})
+        if not quiet:
+            out.print(tables.rich_seed(srows, title))
+            out.print(
+                f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
+            )
+    return found
 
 
 def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Console) -> int:
@@ -186,7 +179,7 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         variants = [v for v in variants if v.backend != "cuda" and "cupy" not in v.id]
         if not variants:
             raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
-    dtype, study, name, head = sel.dtype, sel.study, device.device_info().get("name"), {}
+    dtype, name = sel.dtype, device.device_info().get("name")
     counts = f"{common.plural(len(variants), 'variant')} x {common.plural(len(sizes), 'size')}"
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")
@@ -198,9 +191,6 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     ) as bar:
         task = bar.add_task("", total=sum(dtype in v.dtypes for v in variants) * len(sizes))
 
-        def starting(v: Variant, n: int) -> None:
-            bar.update(task, description=f"{v.id} n={n:,}")
-
         def progress(row: dict) -> None:
             bar.advance(task)
             if row["status"] not in ("ok", session.SKIPPED) and not row.get("wrong_demo"):
@@ -208,37 +198,23 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
 
         rows = session.run_selection(
             variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress,
-            starting=starting,
+            starting=lambda v, n: bar.update(task, description=f"{v.id} n={n:,}"),
         )  # fmt: skip
-    if timed and study:
-        head["seed_tables"] = []
-        for n in sizes:
-            srows = tables.seed_rows(rows, n, dtype, study)
-            title = f"seed {study}, {name}, {dtype}, n = {n:,}"
-            table = {"seed": study, "n": n, "dtype": dtype, "title": title, "rows": srows}
-            head["seed_tables"].append(table)
-            if not args.quiet:
-                out.print(tables.rich_seed(srows, title))
-                markdown = f"### {title}\n\n" + tables.markdown_seed(srows)
-                out.print(markdown, highlight=False, markup=False)
+    head = {}
+    if timed and sel.study:
+        head["seed_tables"] = _seed_tables(rows, sel, sizes, name, out, args.quiet)
     if args.json:
-        common.write_json(
-            args.json, session.run_document("timed" if timed else "check", rows, **head)
-        )
-    if args.quiet:
-        pass
-    elif timed and not study:
+        mode = "timed" if timed else "check"
+        common.write_json(args.json, session.run_document(mode, rows, **head))
+    if not args.quiet and timed and not sel.study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
-            last, title = n == sizes[-1], f"{name}, {dtype}, n = {n:,}"
-            table = ladder_console_table(
-                rows, n, dtype, wide=args.wide, title=title, with_legend=last
-            )
-            out.print(table)
+            title = f"{name}, {dtype}, n = {n:,}"
+            out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title,
+                                           with_legend=n == sizes[-1]))  # fmt: skip
             if best := tables.best_line(rows, n, dtype):
                 out.print(f"  {best}", highlight=False)
-    else:
+    elif not args.quiet:
         out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
     out.print(f"summary: {session.summarize(rows)}")
     print_failures(rows, out)
-    print_skipped(rows, out)
     return EXIT_FAILED if session.failed(rows) else EXIT_OK  # wrong demonstrations do not count

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
+from harness.core import catalogue
 from harness.core import sizes as sizes_mod
 from harness.report.records import Row
 
@@ -27,6 +28,9 @@ DEFAULT_SIZES = tuple(2**k for k in range(10, 31, 2))
 DEFAULT_DTYPES = ("float32", "int32", "bfloat16")
 MAX_VIEWS = 256
 FASTEST = ("cuda/fastest", "triton/fastest")
+LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
+            ("cuda/fastest", "rawkernel"), ("triton/fastest", "bound"),
+            ("triton/fastest", "jit"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -38,81 +42,62 @@ class Entry:
     variant: str | None = None  # the catalogue variant it calls, if any (its dtypes apply)
 
 
-def _api(vid: str, out: bool = False):
-    def make(dtype, views):
-        import torch
-
-        from harness.launch.api import reduce_sum, result_dtype  # what `harness.reduce_sum` is
-
-        if not out:
-            return lambda x: reduce_sum(x, vid)
-        o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
-        return lambda x: reduce_sum(x, vid, out=o)
-
-    return make
+# The entries' makers: (what they need, dtype, views) -> the call; imports inside (torch, CuPy).
 
 
-def _torch_sum_out(dtype, views):
+def _api(vid: str, out: bool, dtype: str, views: list):
     import torch
 
-    o = torch.empty((), dtype=views[0].dtype, device=views[0].device)
-    return lambda x: torch.sum(x, dim=0, out=o)  # torch.sum takes out= only with a dim (1-D x)
+    from harness.launch.api import reduce_sum, result_dtype  # what `harness.reduce_sum` is
+
+    if not out:
+        return lambda x: reduce_sum(x, vid)
+    o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
+    return lambda x: reduce_sum(x, vid, out=o)
 
 
-def _launch(vid: str, mode: str):
-    def make(dtype, views):
-        import torch
-
-        from harness.core import catalogue
-        from harness.launch import plan_cache
-
-        v = catalogue.get(vid)
-        launch = plan_cache.PlanCache(launch_modes={v.backend: mode}).get(v, dtype, views[0])
-        out = torch.empty((), dtype=launch.out_dtype, device=views[0].device)
-        return lambda x: launch(x, out)
-
-    return make
-
-
-def _plan(vid: str):
-    def make(dtype, views):
-        from harness.core import catalogue
-        from harness.launch.plan import make_plan
-
-        plans = {id(x): make_plan(catalogue.get(vid), x) for x in views}
-        return lambda x: plans[id(x)].run()
-
-    return make
-
-
-def _op(vid: str, name: str = "sum"):
+def _op(vid: str, name: str, dtype: str, views: list):
     """torch.ops.reduce_ladder.<name> (noop: what the op's dispatch costs alone)."""
-
-    def make(dtype, views):
-        import torch
-
-        from harness.launch import torch_op  # noqa: F401  (registers the ops)
-
-        op = getattr(torch.ops.reduce_ladder, name)
-        return lambda x: op(x, vid)
-
-    return make
-
-
-def _torch_sum(dtype, views):
     import torch
 
+    from harness.launch import torch_op  # noqa: F401  (registers the ops)
+
+    op = getattr(torch.ops.reduce_ladder, name)
+    return lambda x: op(x, vid)
+
+
+def _plan(vid: str, dtype: str, views: list):
+    from harness.launch.plan import make_plan
+
+    plans = {id(x): make_plan(catalogue.get(vid), x) for x in views}
+    return lambda x: plans[id(x)].run()
+
+
+def _launch(vid: str, mode: str, dtype: str, views: list):
+    import torch
+
+    from harness.launch import plan_cache
+
+    v = catalogue.get(vid)
+    launch = plan_cache.PlanCache(launch_modes={v.backend: mode}).get(v, dtype, views[0])
+    out = torch.empty((), dtype=launch.out_dtype, device=views[0].device)
+    return lambda x: launch(x, out)
+
+
+def _torch(kind: str, dtype: str, views: list):
+    """torch.sum, torch.sum with out= (only with a dim: x is 1-D), or a torch.compile'd sum (a
+    fresh function per (dtype, n): its own Dynamo cache, so no recompile limit is reached)."""
+    import torch
+
+    if kind == "compile":
+        return torch.compile(lambda t: torch.sum(t), dynamic=False)
+    if kind == "out":
+        o = torch.empty((), dtype=views[0].dtype, device=views[0].device)
+        return lambda x: torch.sum(x, dim=0, out=o)
     return torch.sum
 
 
-def _torch_compile(dtype, views):
-    import torch
-
-    # A fresh function per (dtype, n): its own Dynamo cache, so no recompile limit is reached.
-    return torch.compile(lambda t: torch.sum(t), dynamic=False)
-
-
-def _cupy_cub(dtype, views):
+def _cupy_cub(dtype: str, views: list):
     if dtype == "bfloat16":
         return None  # CuPy has no bfloat16
     import cupy
@@ -129,50 +114,47 @@ def _cupy_cub(dtype, views):
 def api_variants() -> list[str]:
     """Every variant reduce_sum takes (every family's, peers, wrong demonstrations and seed 001's
     host-driven variants left out), in ladder order."""
-    from harness.core import catalogue
-
     return [v.id for v in catalogue.select() if v.backend != "peer" and v.family != "001"]
-
-
-def entries(variants: Iterable[str] | None = None) -> list[Entry]:
-    """The per-call entries: the API three ways per variant (api_variants() by default), then
-    the peers, the op's dispatch, and the fastest pair's plan and launch modes."""
-    out = [
-        Entry("torch.sum", "torch.sum(x)", _torch_sum),
-        Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated", _torch_sum_out),
-    ]
-    for v in api_variants() if variants is None else variants:
-        e = f"{v} native" if _native(v) else v  # REDUCE_LADDER_NATIVE=1: its launch said in the id
-        out += [
-            Entry(f"api {e}", f"harness.reduce_sum(x, {v!r}) (plan cache)", _api(v), v),
-            Entry(f"api {e} out=", f"harness.reduce_sum(x, {v!r}, out=o)", _api(v, True), v),
-            Entry(f"op {e}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager", _op(v), v),
-        ]
-    out += [
-        Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only",
-              _op("cuda/fastest", "noop")),
-        *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", _plan(v), v)
-          for v in FASTEST),
-        *(Entry(f"launch {v} {mode}", f"cached launch, {mode} mode, output preallocated",
-                _launch(v, mode), v) for v, mode in LAUNCHES),
-        Entry("cupy.sum-cub", "cupy.sum(a, dtype=a.dtype), CUB accelerators on", _cupy_cub),
-        Entry("torch.compile sum", "torch.compile(lambda t: torch.sum(t))", _torch_compile),
-    ]  # fmt: skip
-    return out
 
 
 def _native(vid: str) -> bool:
     """Whether reduce_sum's cached launch of vid is the native one (harness.launch.native)."""
-    from harness.core import catalogue
     from harness.launch import rebind
 
     v = catalogue.BY_ID.get(vid)
     return bool(v and rebind.native_launch(v, rebind.DEFAULT_MODE[v.backend]))
 
 
-LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
-            ("cuda/fastest", "rawkernel"), ("triton/fastest", "bound"),
-            ("triton/fastest", "jit"))  # fmt: skip
+def entries(variants: Iterable[str] | None = None) -> list[Entry]:
+    """The per-call entries: the API three ways per variant (api_variants() by default), then
+    the peers, the op's dispatch, and the fastest pair's plan and launch modes."""
+    out = [
+        Entry("torch.sum", "torch.sum(x)", partial(_torch, "sum")),
+        Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated",
+              partial(_torch, "out")),
+    ]  # fmt: skip
+    for v in api_variants() if variants is None else variants:
+        e = f"{v} native" if _native(v) else v  # REDUCE_LADDER_NATIVE=1: its launch said in the id
+        out += [
+            Entry(f"api {e}", f"harness.reduce_sum(x, {v!r}) (plan cache)",
+                  partial(_api, v, False), v),
+            Entry(f"api {e} out=", f"harness.reduce_sum(x, {v!r}, out=o)", partial(_api, v, True),
+                  v),
+            Entry(f"op {e}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager",
+                  partial(_op, v, "sum"), v),
+        ]  # fmt: skip
+    out += [
+        Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only",
+              partial(_op, "cuda/fastest", "noop")),
+        *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", partial(_plan, v), v)
+          for v in FASTEST),
+        *(Entry(f"launch {v} {mode}", f"cached launch, {mode} mode, output preallocated",
+                partial(_launch, v, mode), v) for v, mode in LAUNCHES),
+        Entry("cupy.sum-cub", "cupy.sum(a, dtype=a.dtype), CUB accelerators on", _cupy_cub),
+        Entry("torch.compile sum", "torch.compile(lambda t: torch.sum(t))",
+              partial(_torch, "compile")),
+    ]  # fmt: skip
+    return out
 
 
 _views: dict = {}
@@ -199,8 +181,6 @@ def views(dtype: str, n: int):
 @cache
 def entry(entry_id: str) -> Entry:
     """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
-    from harness.core import catalogue
-
     vid = entry_id.split(" ")[1] if " " in entry_id else ""
     found = {e.id: e for e in entries([vid] if vid in catalogue.BY_ID else [])}
     if entry_id not in found:
@@ -213,8 +193,6 @@ def known() -> list[str]:
 
 
 def supports(entry_id: str, dtype: str, n: int) -> bool:
-    from harness.core import catalogue
-
     v = entry(entry_id).variant
     if v is not None and not (dtype in catalogue.get(v).dtypes and n <= catalogue.get(v).max_n):
         return False
@@ -243,7 +221,8 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
         if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
             return []
         nbytes = vs[0].numel() * vs[0].element_size()
-        calls = calls_per_loop(nbytes, len(vs))
+        # every view once a loop where several; else about 30 ms of an HBM-bound sum
+        calls = len(vs) if len(vs) > 1 else max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
         with peers.cupy_accelerators(["cub"]):
             t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
     except Exception as e:  # recorded, the run goes on (a launch mode not available here...)
@@ -254,13 +233,6 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
                     info={"message": f"{type(e).__name__}: {e}"[:300]})]  # fmt: skip
     info = {"calls_per_loop": calls, "views": len(vs)}
     return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check="ok", info=info)]
-
-
-def calls_per_loop(nbytes: int, views: int) -> int:
-    """Calls per loop: every view once where several; else about 30 ms of an HBM-bound sum."""
-    if views > 1:
-        return views
-    return max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
 
 
 def overheads(rows: Iterable[Row]) -> list[str]:

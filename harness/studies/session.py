@@ -1,7 +1,8 @@
 """The main job: verify and time a selection of variants at some sizes (`reduce-ladder run` /
 `check`, and the record suites of harness.studies.suites: both measure a case by check_and_time),
 on the CPU too (check only). Each (variant, dtype, n) gives one result record, returned in its JSON
-form; run_document writes them as a ROWS document, from which the loader rebuilds the records."""
+form; run_document writes them as a ROWS document, from which the loader rebuilds the records.
+Also which variants a run selects: the ladder's, a study note's."""
 
 from __future__ import annotations
 
@@ -41,17 +42,6 @@ def run_document(mode: str, results: list[dict], suite: str = "ladder", **head) 
     return records.rows_document(rows, suite=suite, device=info, mode=mode, **head)
 
 
-def _small_sizes(fn: Callable[[], object], n: int) -> dict:
-    """graph / call timings for n <= 2^20 as record fields; a capture failure goes to extra."""
-    from harness.core import timing
-
-    got = timing.small_size_timings(fn, n)
-    out: dict = {k: records.timing_from(got.get(k)) for k in ("graph", "call")}
-    if "graph_error" in got:
-        out["extra"] = {"graph_error": got["graph_error"]}
-    return out
-
-
 def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
     """What is timed of v on x (benchmarks/test_bench.py times it too): (the call, its setup before
     each repetition, the plan); a peer's library call (or the copy) has no setup nor plan."""
@@ -66,30 +56,34 @@ def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object
 
 def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float) -> dict:
     """v's timings on x as record fields: a peer's call, else the plan's first pass (where
-    first_pass) and all its passes."""
+    first_pass) and all its passes; then, for n <= 2^20, the graph replay and one synchronized
+    call (a capture failure goes to extra)."""
     from harness.core import timing
     from harness.launch import peers
 
     how = {"reps": reps, "max_reps": max_reps, "target_ms": target_ms}
-    n = x.numel()
     fn, setup, plan = timed_call(v, x)
     if plan is None:
-        total = timing.time_ms(fn, **how)
-        bytes_total = peers.bytes_moved(v, n, x.element_size())
-        return {"total": total, "bytes_total": bytes_total, **_small_sizes(fn, n)}
-    first = None
-    if first_pass:
-        first_fn = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
-        first = timing.time_ms(first_fn, setup=setup, **how)
-    return {
-        "passes": plan.launch_count,
-        "blocks_first_pass": plan.first_blocks,
-        "first_pass": first,
-        "total": timing.time_ms(fn, setup=setup, **how),
-        "bytes_first_pass": plan.bytes_moved(first_pass_only=True) if first else None,
-        "bytes_total": plan.bytes_moved(),
-        **_small_sizes(plan.run, n),
-    }
+        out = {"total": timing.time_ms(fn, **how),
+               "bytes_total": peers.bytes_moved(v, x.numel(), x.element_size())}  # fmt: skip
+    else:
+        first = None
+        if first_pass:
+            first_fn = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
+            first = timing.time_ms(first_fn, setup=setup, **how)
+        out = {
+            "passes": plan.launch_count,
+            "blocks_first_pass": plan.first_blocks,
+            "first_pass": first,
+            "total": timing.time_ms(fn, setup=setup, **how),
+            "bytes_first_pass": plan.bytes_moved(first_pass_only=True) if first else None,
+            "bytes_total": plan.bytes_moved(),
+        }
+    small = timing.small_size_timings(fn if plan is None else plan.run, x.numel())
+    out.update({k: records.timing_from(small.get(k)) for k in ("graph", "call")})
+    if "graph_error" in small:
+        out["extra"] = {"graph_error": small["graph_error"]}
+    return out
 
 
 def check_and_time(
@@ -116,11 +110,9 @@ def check_and_time(
     try:
         x = verify.seed_like_input(n, dtype, dev)
         check = verify.check_variant(v, x)
+        status = "ok" if check.ok else "wrong"
         rec = dataclasses.replace(
-            rec,
-            status="ok" if check.ok else "wrong",
-            message=check.message,
-            check=records.check_from(check),
+            rec, status=status, message=check.message, check=records.check_from(check)
         )
         if timed and dev == "cuda":
             rec = dataclasses.replace(rec, **_timings(v, x, reps, first_pass, max_reps, target_ms))
@@ -132,12 +124,8 @@ def check_and_time(
             rec, status=SKIPPED, message=f"unavailable: {e}", extra={**rec.extra, UNAVAILABLE: True}
         )
     except Exception as e:  # reported in the record; the run goes on with the other variants
-        rec = dataclasses.replace(
-            rec,
-            status="error",
-            message=f"{type(e).__name__}: {e}",
-            extra={**rec.extra, "traceback": traceback.format_exc(limit=6)},
-        )
+        why, extra = f"{type(e).__name__}: {e}", {"traceback": traceback.format_exc(limit=6)}
+        rec = dataclasses.replace(rec, status="error", message=why, extra={**rec.extra, **extra})
     return rec.to_json()
 
 
@@ -154,16 +142,17 @@ def run_selection(
     """One record per (size, variant) taking dtype; starting(v, n) before, progress(row) after."""
     rows = []
     for n in sizes:
-        for v in variants:
-            if dtype not in v.dtypes:
-                continue
+        for v in (v for v in variants if dtype in v.dtypes):
             if starting:
                 starting(v, n)
-            row = check_and_time(v, dtype, n, timed=timed, reps=reps)
-            rows.append(row)
+            rows.append(check_and_time(v, dtype, n, timed=timed, reps=reps))
             if progress:
-                progress(row)
+                progress(rows[-1])
     return rows
+
+
+def _skipped(r: dict) -> bool:
+    return bool(r.get("extra", {}).get(UNAVAILABLE))
 
 
 def summarize(rows: list[dict]) -> dict:
@@ -171,29 +160,30 @@ def summarize(rows: list[dict]) -> dict:
     cannot run here ("skipped", only where there are some)."""
     out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
     for r in rows:
-        if r.get("extra", {}).get(UNAVAILABLE):
-            out[SKIPPED] = out.get(SKIPPED, 0) + 1
+        if _skipped(r):
+            key = SKIPPED
         elif r.get("wrong_demo"):
-            out["demo_wrong" if r["status"] != "ok" else "demo_right"] += 1
+            key = "demo_wrong" if r["status"] != "ok" else "demo_right"
         else:
-            out[r["status"]] = out.get(r["status"], 0) + 1
+            key = r["status"]
+        out[key] = out.get(key, 0) + 1
     return out
 
 
 def failed(rows: list[dict]) -> bool:
     """A non-demonstration variant errs or sums wrong (a peer that cannot run here does not)."""
-    return any(
-        r["status"] != "ok"
-        for r in rows
-        if not r.get("wrong_demo") and not r.get("extra", {}).get(UNAVAILABLE)
-    )
+    return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo") and not _skipped(r))
+
+
+def carries_study(v: Variant, seed: str) -> bool:
+    """v is one of the note's own variants (labelled "<seed>:..."), not a twin or a peer."""
+    return any(s.startswith(f"{seed}:") for s in v.seeds)
 
 
 def seed_variants(variants: Iterable[Variant], seed: str) -> list[Variant]:
     """One seed's variants (labels "<seed>:..."), their Triton twins and the peers, in order."""
     variants = list(variants)
-    prefix = f"{seed}:"
-    own = {v.id for v in variants if any(s.startswith(prefix) for s in v.seeds)}
+    own = {v.id for v in variants if carries_study(v, seed)}
     twins = {catalogue.get(i).twin for i in own}
     return [v for v in variants if v.id in own or v.id in twins or v.backend == "peer"]
 

@@ -1,8 +1,7 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
-rows (harness.report.records.Row). One registry (SUITES), one runner (run), two front ends:
-`reduce-ladder bench SUITE` (harness.studies.bench; `fastest-bench` and `callable_bench` are its
-older names) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py). `reduce-ladder bench
---help` lists each suite's description, dtypes and sizes.
+rows (harness.report.records.Row). One registry (SUITES), one runner (run; run_suite writes and
+prints its rows), two front ends: `reduce-ladder bench SUITE` (harness.cli.bench, which also
+answers the older `fastest-bench`) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py).
 
 A record suite's case is measured by harness.studies.session.check_and_time, as `reduce-ladder
 run` measures it (the sum checked, then device time by harness.core.timing.time_ms, and for
@@ -14,13 +13,16 @@ end from host memory by `reduce-ladder host`, not a suite.
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from harness.core import catalogue
+from harness.core import catalogue, device
 from harness.core.sizes import size_label
-from harness.report.records import ResultRecord, Row, record_rows
+from harness.report import axis_tables, documents, tables
+from harness.report.records import ResultRecord, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, session
 
 
@@ -39,6 +41,11 @@ class Case:
         return "-".join(p.replace(" ", "_") for p in parts if p)
 
 
+def _supports(vid: str, dtype: str, n: int) -> bool:
+    v = catalogue.get(vid)
+    return dtype in v.dtypes and n <= v.max_n
+
+
 @dataclass(frozen=True)
 class Suite:
     name: str
@@ -47,18 +54,9 @@ class Suite:
     dtypes: tuple[str, ...]
     sizes: tuple[int, ...]
     measure: Callable[[Case, int | None], list[Row]]  # (case, reps) -> rows
-    supports: Callable[[str, str, int], bool]  # (variant, dtype, n) -> can it run
-    known: Callable[[], list[str]]  # every id --variants may name
-    records: bool = False  # measured by session.check_and_time: its rows rebuild a result record
-
-
-def _supports(vid: str, dtype: str, n: int) -> bool:
-    v = catalogue.get(vid)
-    return dtype in v.dtypes and n <= v.max_n
-
-
-def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
-    return [v.id for v in vs]
+    supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
+    known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)  # every id --variants names
+    records: bool = True  # measured by session.check_and_time: its rows rebuild a result record
 
 
 @cache
@@ -92,58 +90,45 @@ def _fastest_supports(vid: str, dtype: str, n: int) -> bool:
     return _supports(vid, dtype, n)
 
 
+def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
+    return [v.id for v in vs]
+
+
 FASTEST_DEFAULT = ("cuda/fastest", "triton/fastest")
 FASTEST_PEERS = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.COPY_ID)
-
-
-def _callable_measure(case: Case, reps: int | None) -> list[Row]:
-    return call_entries.measure(case.variant, case.dtype, case.n, common(case.suite), reps)
-
-
-def _axis_measure(case: Case, reps: int | None) -> list[Row]:
-    return axis_bench.measure(case.variant, case.dtype, case.config, common(case.suite), reps)
-
-
 SUITES: dict[str, Suite] = {
     s.name: s
     for s in (
         Suite("ladder", "the ladder, verified and timed (`reduce-ladder run`'s defaults)",
               lambda d: _ids(session.ladder_variants(d)), ("float32",), session.DEFAULT_SIZES,
-              _record_measure(), _supports, lambda: list(catalogue.BY_ID), records=True),
+              _record_measure()),
         Suite("sweep", "every non-wrong variant and peer across n (the pytest-benchmark sweep)",
               lambda d: _ids(v for v in catalogue.ladder_order(catalogue.select())
                              if v.family != "001"),
-              ("float32", "int32"), tuple(2**k for k in (10, 12, 14, 16, 18, 20, 22, 24, 25, 26,
-                                                         28)),
-              _record_measure(), _supports, lambda: list(catalogue.BY_ID), records=True),
+              ("float32", "int32"), tuple(2**k for k in (*range(10, 25, 2), 25, 26, 28)),
+              _record_measure()),
         Suite("seed004", "seed 004's table: its kernels, their Triton twins and the peers",
               lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
-              ("int32",), (2**24,), _record_measure(), _supports, lambda: list(catalogue.BY_ID),
-              records=True),
+              ("int32",), (2**24,), _record_measure()),
         Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
               lambda d: [*FASTEST_DEFAULT, *FASTEST_PEERS], ("float32", "int32"),
               tuple(2**k for k in range(10, 31)),
               _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
-              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"],
-              records=True),
+              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
               lambda d: call_entries.known(), call_entries.DEFAULT_DTYPES,
-              call_entries.DEFAULT_SIZES, _callable_measure, call_entries.supports,
-              call_entries.known),
+              call_entries.DEFAULT_SIZES,
+              lambda c, reps: call_entries.measure(c.variant, c.dtype, c.n, common(c.suite), reps),
+              call_entries.supports, call_entries.known, records=False),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
-              lambda d: axis_bench.subjects(), axis_bench.DTYPES, (), _axis_measure,
-              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
+              lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
+              lambda c, reps: axis_bench.measure(c.variant, c.dtype, c.config, common(c.suite),
+                                                 reps),
+              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects,
+              records=False),
     )
 }  # fmt: skip
-
-
-def sizes_text(s: Suite) -> str:
-    """A suite's default sizes as its listing gives them ("2^10..2^30": every power between)."""
-    ks = [n.bit_length() - 1 for n in s.sizes]
-    if len(ks) > 3 and list(s.sizes) == [2**k for k in range(ks[0], ks[-1] + 1)]:
-        return f"2^{ks[0]}..2^{ks[-1]}"
-    return ", ".join(size_label(n) for n in s.sizes) or "the shapes of --shapes"
 
 
 def get(name: str) -> Suite:
@@ -151,6 +136,11 @@ def get(name: str) -> Suite:
     if name not in SUITES:
         raise KeyError(f"unknown suite {name!r}; suites: {', '.join(SUITES)}")
     return SUITES[name]
+
+
+def valid_ids(s: Suite) -> list[str]:
+    """Every id --variants may name in the suite (the per-call suite: any variant id too)."""
+    return s.known() + (list(catalogue.BY_ID) if s.name == "callable" else [])
 
 
 def cases(
@@ -162,12 +152,13 @@ def cases(
     shape_set: str = "reference",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
-    variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults.
-    A variant named explicitly in the callable suite may be a plain variant id: its api, api
-    out= and op entries are meant. The axis suite takes shapes (shape_set: a set of
-    axis_bench.SHAPE_SETS) instead of sizes."""
+    variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults (a
+    variant the suite does not know is left out). A variant named explicitly in the callable
+    suite may be a plain variant id: its api, api out= and op entries are meant. The axis suite
+    takes shapes (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
     s = get(name)
-    named = list(variants) if variants is not None else None
+    valid = valid_ids(s) if variants is not None else []
+    named = None if variants is None else [i for i in variants if i in valid]
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
@@ -185,20 +176,16 @@ def cases(
     ]
 
 
-def measure(case: Case, reps: int | None = None) -> list[Row]:
-    """The case's rows (a failure inside is a row's check: "error" / "wrong", never raised)."""
-    return get(case.suite).measure(case, reps)
-
-
 def run(
     found: list[Case],
     reps: int | None = None,
     progress: Callable[[Case, list[Row]], None] | None = None,
 ) -> list[Row]:
-    """Every case measured in order; progress(case, its rows) after each."""
+    """Every case measured in order (a failure inside is a row's check: "error" / "wrong", never
+    raised); progress(case, its rows) after each."""
     out: list[Row] = []
     for c in found:
-        rs = measure(c, reps)
+        rs = get(c.suite).measure(c, reps)
         out += rs
         if progress:
             progress(c, rs)
@@ -207,9 +194,42 @@ def run(
 
 def failed(rows: Iterable[Row]) -> list[Row]:
     """Rows whose check failed, a wrong demonstration's excepted (its failure is the point)."""
-    bad = []
-    for r in rows:
-        v = catalogue.BY_ID.get(r.variant)
-        if r.check in ("wrong", "error") and not (v and v.wrong):
-            bad.append(r)
-    return bad
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
+
+
+def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
+    """The cases measured, their ROWS document written (json_path, checked before), a table per
+    dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
+    these ids count), else 0. `bench` and `fastest-bench` (harness.cli.bench) both end here."""
+    chosen = None  # the fastest suite's document names the Triton configurations chosen
+    if name == "fastest":
+        from triton_kernels.fastest import chosen
+    t0 = time.time()
+    rows = run(found, reps, progress=_progress)
+    head = {"triton_configs": chosen()} if chosen else {}
+    doc = rows_document(rows, suite=name, device=device.device_info(), options=options,
+                        wall_s=time.time() - t0, **head)  # fmt: skip
+    if json_path:
+        documents.write_document(json_path, doc)
+    if name == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
+        print(axis_tables.markdown(rows, doc["device"].get("name", "")))
+    for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
+        print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
+        print(tables.suite_table(rows, dtype))
+    over = call_entries.overheads(rows) if name == "callable" else []
+    if over:  # reduce_sum's cost over the cached launch it runs (its `launch ...` entries ran)
+        print("\n".join(["\nreduce_sum over its cached launch:", *over]))
+    bad = [r for r in failed(rows) if counted is None or r.variant in counted]
+    for r in bad:
+        print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
+    if head:
+        print(f"triton configs: {head['triton_configs']}")
+    print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
+    return 1 if bad else 0
+
+
+def _progress(case: Case, rows: list) -> None:
+    bad = [r for r in rows if r.check in ("wrong", "error")]
+    if bad:
+        print(f"  {case.id}: {bad[0].check} {bad[0].info.get('message', '')}", file=sys.stderr)
