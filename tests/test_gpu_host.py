@@ -71,11 +71,12 @@ def test_adversarial_within_bound(vid, needs_cupy):
         assert r.value == float(emulate(x.numpy(), _tree(vid)))
 
 
-def test_api_accepts_numpy_and_torch(needs_cupy):
+def test_stage_accepts_numpy_and_torch(needs_cupy):
     a = np.arange(10_000, dtype=np.int32)
-    assert host_plan.reduce_host(a, "cuda/001-v4-smem") == int(a.sum())
+    v4, t_pinned = catalogue.get("cuda/001-v4-smem"), catalogue.get("triton/001-pinned")
+    assert host_plan.HostRunner(v4, host_plan.stage(a)).trip() == int(a.sum())
     t = torch.from_numpy(a.copy()).reshape(100, 100)
-    assert host_plan.reduce_host(t, "triton/001-pinned") == int(a.sum())
+    assert host_plan.HostRunner(t_pinned, host_plan.stage(t)).trip() == int(a.sum())
     assert np.array_equal(a, np.arange(10_000, dtype=np.int32))
 
 

@@ -17,22 +17,15 @@ from harness.report.readers import host_record
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
-_SHORT = {
-    "cuda/001-v0-gmem-interleaved": "V0",
-    "cuda/001-v1-gmem-sequential": "V1",
-    "cuda/001-v2-pinned": "V2",
-    "cuda/001-v3-streams": "V3",
-    "cuda/001-v4-smem": "V4",
-    "triton/001-pageable": "T-pageable",
-    "triton/001-pinned": "T-pinned",
-    "triton/001-streams": "T-streams",
-    "torch.sum pageable": "torch pageable",
-    "torch.sum pinned": "torch pinned",
-}
 
 
 def short(vid: str) -> str:
-    return _SHORT.get(vid, vid)
+    """V0..V4 for the seed's versions, T-<staging> for their Triton twins, "torch pageable" and
+    "torch pinned" for the peers."""
+    v = catalogue.BY_ID.get(vid)
+    if v is not None and v.family == "001":
+        return v.seeds[0].split(":")[1] if v.seeds else f"T-{v.staging}"
+    return vid.replace("torch.sum ", "torch ")
 
 
 def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]):

@@ -39,11 +39,8 @@ MISALIGNED_OFFSETS = (1, 2, 3)
 
 def study_variants() -> list[Variant]:
     """The variants the study runs, in catalogue order, then the two peers."""
-    ours = [
-        v
-        for v in catalogue.select(dtype=DTYPE)
-        if v.backend != "peer" and not v.staging and v.launch is not None
-    ]
+    ours = catalogue.select(dtype=DTYPE)
+    ours = [v for v in ours if v.backend != "peer" and not v.staging and v.launch is not None]
     return ours + [catalogue.get(p) for p in PEERS]
 
 
@@ -91,6 +88,14 @@ def _head(schema: str) -> dict:
     return {"schema": schema, "created": created, "device": device.device_info()}
 
 
+def _settle(where: str) -> None:
+    """After a failed launch: let the device finish what was queued before going on."""
+    if where == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
 def accuracy(
     variants: list[Variant],
     families: list[str],
@@ -125,7 +130,7 @@ def accuracy(
                     if not rec.extra["faithful"]:
                         bad.append(v.id)
                 except Exception as e:  # reported in the record, the study goes on
-                    _settle(where)
+                    _settle(where)  # let the device finish what was queued before going on
                     rec = records.for_variant(
                         v, DTYPE, n, status="error", message=f"{type(e).__name__}: {e}",
                         device=name, extra={"data": fam},
@@ -138,14 +143,6 @@ def accuracy(
         if where == "cuda":
             torch.cuda.empty_cache()
     return doc
-
-
-def _settle(where: str) -> None:
-    """After a failed launch: let the device finish what was queued before going on."""
-    if where == "cuda":
-        import torch
-
-        torch.cuda.synchronize()
 
 
 def reproducible_inputs() -> list[dict]:
