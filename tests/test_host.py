@@ -280,7 +280,7 @@ def test_sweep_finding_states_a_win_only_above_the_spread():
 def test_tables_render_from_rows():
     from rich.console import Console
 
-    from harness.report import host_tables
+    from harness.report import host_tables, readers
 
     rows = []
     for vid in [*HOST_IDS, *host.PEERS]:
@@ -303,7 +303,8 @@ def test_tables_render_from_rows():
         )
     rows[1]["status"] = "wrong"
     console = Console(width=200, record=True)
-    for t in host_tables.seed_tables(rows, "GPU", "float32"):
+    recs = [readers.host_record(r, "float32") for r in rows]
+    for t in host_tables.seed_tables(recs, "GPU", "float32"):
         console.print(t)
     entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
     console.print(host_tables.sweep_table(entry))

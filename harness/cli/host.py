@@ -94,13 +94,14 @@ def cmd_host(args: argparse.Namespace) -> int:
         out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
         rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
                                pipeline=opts["pipeline"], progress=progress)  # fmt: skip
-        doc["table"] = [readers.host_record(r).to_json() for r in rows]
+        recs = [readers.host_record(r) for r in rows]
+        doc["table"] = [r.to_json() for r in recs]
         common.write_json(args.json, doc)
-        for t in host_tables.seed_tables(rows, name, opts["dtype"]):
+        for t in host_tables.seed_tables(recs, name, opts["dtype"]):
             out.print(t)
-        bad = [r for r in rows if r.get("status") != "ok"]
+        bad = [r for r in recs if not r.ok]
         for r in bad:
-            out.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
+            out.print(f"[red]  {r.variant} n={r.n}: {r.status} {r.message}")
         failed |= bool(bad)
     if not args.no_adversarial:
         adv = host.adversarial_rows(variants=variants)

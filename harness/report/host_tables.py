@@ -2,7 +2,7 @@
 regenerated, where the time goes, the stream sweep, the adversarial input.
 
 The table's rows are result records (harness.report.readers.host_record: the end-to-end
-timings in `extra`), or the study's own rows as harness.studies.host.table_rows makes them."""
+timings in `extra`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pathlib import Path
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import grid, rich_as_markdown, rich_table
-from harness.report.readers import host_record
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
@@ -40,8 +39,9 @@ def _split(x: dict) -> str:
     return f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
 
 
-def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dtype: str) -> list:
-    records = [r if isinstance(r, ResultRecord) else host_record(r, dtype) for r in rows]
+def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype: str) -> list:
+    """The seed's table (end-to-end ms, GB/s) and where the time goes: sizes down, variants
+    across."""
     cols = list(dict.fromkeys(r.variant for r in records))
     legend = ", ".join(
         f"{short(c)} = {c}" + (f" ({catalogue.BY_ID[c].staging})" if c in catalogue.BY_ID else "")

@@ -37,10 +37,11 @@ import torch
 from harness.check import verify
 from harness.core import dtypes, timing
 from harness.core.catalogue import HOST_TILE, Variant
-from harness.core.passes import Pass, cdiv, plan_passes
+from harness.core.passes import Pass, cdiv, one_pass, plan_passes
+from harness.launch import plan
+from harness.launch.stream import on_torch_stream
 
 STAGINGS = ("pageable", "pinned", "streams")
-THREADS = HOST_TILE.threads
 TILE = HOST_TILE.threads * HOST_TILE.tiles  # 2048 elements per block / program
 DEFAULT_PIPELINE = (4, 2**22)  # (streams, chunk elements) of V3 in the table
 Trip = Callable[[Sequence[torch.cuda.Event] | None], float | int]
@@ -100,35 +101,29 @@ def stage(x: torch.Tensor | np.ndarray) -> Staged:
                   parts, torch.empty(1, dtype=x.dtype, pin_memory=True))  # fmt: skip
 
 
-Launcher = Callable[[torch.Tensor, torch.Tensor, int, torch.cuda.Stream], None]
+Launch = Callable[[torch.cuda.Stream], None]
 
 
-def _launcher(v: Variant, dtype: str) -> Launcher:
-    """launch(inp, out, n_in, stream): one pass of v's block kernel, 1024 threads, 2048-element
-    tiles, ceil(n_in / 2048) blocks."""
+def _pass(v: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, n_in: int) -> Launch:
+    """One pass of v's block kernel over n_in elements of inp into out (one partial per tile),
+    prepared once as the ladder's plans prepare theirs (harness.launch.plan), launched on the
+    stream it is given."""
+    p = one_pass(v.launch, n_in)
     if v.backend == "cuda":
-        from harness.compile import cuda_loader
-        from harness.launch.stream import on_torch_stream
+        kern, blocks, threads, smem, scalars = plan.cuda_pass(v, dtype, p, inp.element_size())
+        # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
+        args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), *scalars)
 
-        kern = cuda_loader.kernel(v, dtype)
-
-        def launch_cuda(inp, out, n_in, stream):
-            # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
-            args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), np.uint64(n_in))
+        def launch_cuda(stream: torch.cuda.Stream) -> None:
             with on_torch_stream(stream):
-                kern((cdiv(n_in, TILE),), (THREADS,), args)
+                kern((blocks,), (threads,), args, shared_mem=smem)
 
         return launch_cuda
+    run = plan.triton_pass(v, p)
 
-    from triton_kernels import tiles
-
-    fn = getattr(tiles, v.kernel)
-
-    def launch_triton(inp, out, n_in, stream):
+    def launch_triton(stream: torch.cuda.Stream) -> None:
         with torch.cuda.stream(stream):
-            fn[(cdiv(n_in, TILE),)](
-                inp, out, n_in, BLOCK=THREADS, TILES=HOST_TILE.tiles, num_warps=THREADS // 32
-            )
+            run(inp, out)
 
     return launch_triton
 
@@ -151,16 +146,19 @@ class HostRunner:
             raise ValueError(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}")
         if streams < 1:
             raise ValueError(f"streams must be >= 1, got {streams}")
-        self.staged, self.staging, self.launch = s, v.staging, _launcher(v, dtype)
+        self.staged, self.staging = s, v.staging
         passes = host_passes(s.n)
-        # (input, output, n_in) of every pass, the first from the data on the device
-        self.chain = [(s.dev, s.parts[0], s.n)] + [
-            (s.parts[(k - 1) % 2], s.parts[k % 2], p.n) for k, p in enumerate(passes) if k
+        # every pass, the first from the data on the device, then between the partial buffers
+        self.chain = [_pass(v, dtype, s.dev, s.parts[0], s.n)] + [
+            _pass(v, dtype, s.parts[(k - 1) % 2], s.parts[k % 2], p.n)
+            for k, p in enumerate(passes)
+            if k
         ]
         self.final = s.parts[(len(passes) - 1) % 2]
-        # the pipeline's chunks: (device slice, pinned slice, where its partials go, n_in)
+        # the pipeline's chunks: device slice, pinned slice, its first pass (partials in place)
         ranges = chunk_ranges(s.n, chunk) if v.staging == "streams" else []
-        self.chunks = [(s.dev[a:b], s.pinned[a:b], s.parts[0][a // TILE :], b - a)
+        self.chunks = [(s.dev[a:b], s.pinned[a:b],
+                        _pass(v, dtype, s.dev[a:b], s.parts[0][a // TILE :], b - a))
                        for a, b in ranges]  # fmt: skip
         self.pool = [torch.cuda.Stream() for _ in range(streams)] if ranges else []
 
@@ -173,11 +171,11 @@ class HostRunner:
         if self.staging == "streams":
             for st in self.pool:
                 st.wait_stream(main)  # the previous trip's passes read the partial buffer
-            for i, (dev, src, out, n_in) in enumerate(self.chunks):
+            for i, (dev, src, first_pass) in enumerate(self.chunks):
                 st = self.pool[i % len(self.pool)]
                 with torch.cuda.stream(st):
                     dev.copy_(src, non_blocking=True)
-                self.launch(dev, out, n_in, st)
+                first_pass(st)
             for st in self.pool:
                 main.wait_stream(st)
             chain = chain[1:]
@@ -194,8 +192,8 @@ class HostRunner:
 
     def run_passes(self, stream: torch.cuda.Stream, chain: Sequence | None = None) -> None:
         """The chain of kernels (every pass by default) over data already on the device."""
-        for inp, out, n_in in self.chain if chain is None else chain:
-            self.launch(inp, out, n_in, stream)
+        for launch in self.chain if chain is None else chain:
+            launch(stream)
 
 
 def check_host(
