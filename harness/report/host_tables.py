@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import grid, rich_as_markdown, rich_table
+from harness.report.markdown import grid, num, rich_as_markdown, rich_table
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
@@ -49,12 +49,7 @@ def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype:
     )
 
     def timed(key: str, fmt: str) -> Callable[[ResultRecord], str]:
-        def cell(r: ResultRecord) -> str:
-            if not r.ok:
-                return r.status.upper()
-            return "-" if r.extra.get(key) is None else format(r.extra[key], fmt)
-
-        return cell
+        return lambda r: num(r.extra.get(key), fmt) if r.ok else r.status.upper()
 
     seed = f"seed 001, {device_name}, {dtype}: "
     specs = (
@@ -115,8 +110,6 @@ def adversarial_table(adv: dict):
 def markdown(host: Document) -> str:
     """The whole host study (`reduce-ladder host --json`, loaded by harness.report.documents)
     as one Markdown document."""
-    if host.kind != "host":
-        raise ValueError(f"not a host-study document (schema {host.schema!r})")
     doc = host.raw
     dev = doc.get("device", {})
     name = dev.get("name")

@@ -291,7 +291,7 @@ def new_document() -> dict:
             "(the seed's V2 allocates its input with cudaMallocHost)",
             "split": "h2d_ms, kernels_ms, d2h_ms: CUDA events on the stream (medians); the "
             "pipeline (V3, triton/001-streams) overlaps copies and kernels: device_ms only",
-            "data": "integers 0..99 (the seed's rand() % 100); golden exact (int64 / float64 of "
+            "data": "integers 0..99 (the seed's rand() % 100); golden exact (int64 sums of the "
             "integers), float results within gamma_L * sum|x|",
         },
     }
