@@ -28,7 +28,6 @@ from harness.studies.host_plan import (
     DEFAULT_PIPELINE,
     HostRunner,
     Staged,
-    check_host,
     chunk_ranges,
     h2d_alone,
     kernels_alone,
@@ -137,11 +136,10 @@ def _measure(
                 value = verify.wrap_int32(int(value))
             c = verify.compare(catalogue.get(TORCH_SUM_ID), dtype, s.n, value, g)
         else:
-            streams, chunk = pipeline
-            c = check_host(v, s, g, streams=streams, chunk=chunk)
-            trip = HostRunner(v, s, streams=streams, chunk=chunk).trip
+            runner = HostRunner(v, s, streams=pipeline[0], chunk=pipeline[1])
+            c, trip = runner.check(g), runner.trip
             if staging == "streams":
-                row.update(streams=streams, chunk=round_chunk(chunk))
+                row.update(streams=pipeline[0], chunk=round_chunk(pipeline[1]))
         row.update(value=c.value, golden=c.golden, abs_err=c.abs_err, bound=c.tolerance,
                    status="ok" if c.ok else "wrong")  # fmt: skip
         row.update(time_trips(trip, reps=_reps_for(s.n, reps), split=staging != "streams"))
@@ -202,8 +200,8 @@ def stream_sweep(
             if round_chunk(ch) > n and ch != chunks[0]:
                 continue
             for k in streams:
-                c = check_host(v, s, g, streams=k, chunk=ch)
-                t = time_trips(HostRunner(v, s, streams=k, chunk=ch).trip, reps=r_n, split=False)
+                r = HostRunner(v, s, streams=k, chunk=ch)
+                c, t = r.check(g), time_trips(r.trip, reps=r_n, split=False)
                 row = {"streams": k, "chunk": round_chunk(ch), "ok": c.ok, **t}
                 row["chunks"] = len(chunk_ranges(n, ch))
                 row["gbps"] = bound["bytes"] / t["e2e_ms"] / 1e6
@@ -264,7 +262,7 @@ def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None 
     naive = naive_running_sum(x)
     rows = []
     for v in variants:
-        c = check_host(v, s, g)
+        c = HostRunner(v, s).check(g)
         rows.append({"variant": v.id, "value": c.value, "abs_err": c.abs_err,
                      "bound": c.tolerance, "ok": c.ok})  # fmt: skip
     return {

@@ -146,7 +146,7 @@ class HostRunner:
             raise ValueError(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}")
         if streams < 1:
             raise ValueError(f"streams must be >= 1, got {streams}")
-        self.staged, self.staging = s, v.staging
+        self.variant, self.dtype, self.staged, self.staging = v, dtype, s, v.staging
         passes = host_passes(s.n)
         # every pass, the first from the data on the device, then between the partial buffers
         self.chain = [_pass(v, dtype, s.dev, s.parts[0], s.n)] + [
@@ -190,20 +190,17 @@ class HostRunner:
         main.synchronize()
         return verify.as_number(s.result[0])
 
+    def check(self, g: verify.Golden) -> verify.CheckResult:
+        """One checked trip: poisoned partials, the result against the exact golden and its
+        bound."""
+        for p in self.staged.parts:
+            dtypes.poison_(p)
+        return verify.compare(self.variant, self.dtype, self.staged.n, self.trip(), g)
+
     def run_passes(self, stream: torch.cuda.Stream, chain: Sequence | None = None) -> None:
         """The chain of kernels (every pass by default) over data already on the device."""
         for launch in self.chain if chain is None else chain:
             launch(stream)
-
-
-def check_host(
-    v: Variant, s: Staged, g: verify.Golden, *, streams: int = 4, chunk: int = 2**22
-) -> verify.CheckResult:
-    """One checked trip: poisoned partials, the result against the exact golden and its bound."""
-    for p in s.parts:
-        dtypes.poison_(p)
-    value = HostRunner(v, s, streams=streams, chunk=chunk).trip()
-    return verify.compare(v, dtypes.name_of(s.host.dtype), s.n, value, g)
 
 
 def peer_trip(kind: str, s: Staged) -> Trip:
