@@ -134,7 +134,7 @@ def _usage(capsys, *argv: str) -> str:
 
 
 def test_unknown_family(capsys):
-    assert "unknown data family gauss; valid: uniform" in _usage(capsys, "--families", "gauss")
+    assert "unknown data family 'gauss'; valid: uniform" in _usage(capsys, "--families", "gauss")
 
 
 def test_bad_size(capsys):

@@ -35,7 +35,7 @@ def staged(request):
 def test_equals_golden_and_leaves_host_data(vid, staged, needs_cupy):
     x, before, g, s = staged
     v = catalogue.get(vid)
-    r = host_plan.check_host(v, s, g, streams=3, chunk=2**20 + 5)  # a chunk that does not divide n
+    r = host_plan.HostRunner(v, s, streams=3, chunk=2**20 + 5).check(g)  # chunk does not divide n
     assert r.ok, r.message
     if x.dtype == torch.int32 or (g.integer_valued and g.abs_sum <= 2**24):
         assert r.exact_required and r.value == g.value
@@ -52,8 +52,8 @@ def test_pipeline_any_streams_and_chunk(vid, streams, chunk, needs_cupy):
     n = 2**22 + 1001
     x = host.seed_like_host(n, "int32", seed=streams)
     s = host_plan.stage(x)
-    r = host_plan.check_host(
-        catalogue.get(vid), s, host.exact_golden(x), streams=streams, chunk=chunk
+    r = host_plan.HostRunner(catalogue.get(vid), s, streams=streams, chunk=chunk).check(
+        host.exact_golden(x)
     )
     assert r.ok and r.exact_required, r.message
 
@@ -63,7 +63,7 @@ def test_adversarial_within_bound(vid, needs_cupy):
     n = 2**22
     x = host.adversarial_input(n)
     g = host.exact_golden(x)
-    r = host_plan.check_host(catalogue.get(vid), host_plan.stage(x), g)
+    r = host_plan.HostRunner(catalogue.get(vid), host_plan.stage(x)).check(g)
     assert r.ok and r.tolerance > 0, r.message
     naive = host.naive_running_sum(x)
     assert r.abs_err < abs(naive - g.value)  # the tree beats the naive loop
@@ -71,11 +71,12 @@ def test_adversarial_within_bound(vid, needs_cupy):
         assert r.value == float(emulate(x.numpy(), _tree(vid)))
 
 
-def test_api_accepts_numpy_and_torch(needs_cupy):
+def test_stage_accepts_numpy_and_torch(needs_cupy):
     a = np.arange(10_000, dtype=np.int32)
-    assert host_plan.reduce_host(a, "cuda/001-v4-smem") == int(a.sum())
+    v4, t_pinned = catalogue.get("cuda/001-v4-smem"), catalogue.get("triton/001-pinned")
+    assert host_plan.HostRunner(v4, host_plan.stage(a)).trip() == int(a.sum())
     t = torch.from_numpy(a.copy()).reshape(100, 100)
-    assert host_plan.reduce_host(t, "triton/001-pinned") == int(a.sum())
+    assert host_plan.HostRunner(t_pinned, host_plan.stage(t)).trip() == int(a.sum())
     assert np.array_equal(a, np.arange(10_000, dtype=np.int32))
 
 
@@ -88,7 +89,7 @@ def test_past_2_31_elements(needs_cupy):
     s = host_plan.stage(x)
     failures = []
     for vid in HOST:
-        r = host_plan.check_host(catalogue.get(vid), s, g, streams=4, chunk=2**26)
+        r = host_plan.HostRunner(catalogue.get(vid), s, streams=4, chunk=2**26).check(g)
         if not r.ok:
             failures.append(f"{vid}: {r.message}")
     assert not failures

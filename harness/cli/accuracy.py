@@ -26,13 +26,10 @@ from harness.studies import accuracy as study
 
 
 def selected_families(values: list[str] | None) -> list[str]:
-    names = common.split_ids(values)
-    if unknown := [f for f in names if f not in battery.NAMES]:
-        raise UsageError(
-            f"unknown data famil{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
-            f"valid: {', '.join(battery.NAMES)}"
-        )
-    return names or list(battery.NAMES)
+    try:
+        return [battery.get(f).name for f in common.split_ids(values)] or list(battery.NAMES)
+    except ValueError as e:  # an unknown family, named with the valid ones
+        raise UsageError(str(e)) from None
 
 
 def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:

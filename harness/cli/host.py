@@ -43,20 +43,15 @@ def _parse(args: argparse.Namespace) -> dict:
         raise UsageError(f"bad --streams {args.streams}: write integers such as 1,2,4,8") from None
     if any(k < 1 or k > 64 for k in streams):
         raise UsageError(f"stream counts must be in 1..64, got {streams}")
-    ids = common.split_ids(args.variants)
-    valid = [v.id for v in catalogue.select(family="001")]
-    if bad := [i for i in ids if i not in valid]:
-        raise UsageError(common.unknown_ids_message(bad, valid, "seed-001 variant id"))
+    ids = common.variant_ids(args.variants, [v.id for v in catalogue.select(family="001")])
     pipe = common.split_ids([args.pipeline])
     try:
-        pipeline = (int(pipe[0]), common.parse_sizes([pipe[1]])[0])
-        if len(pipe) != 2:
+        if len(pipe) != 2 or int(pipe[0]) < 1:
             raise ValueError
-    except (ValueError, IndexError):
-        why = f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22"
-        raise UsageError(why) from None
-    if pipeline[0] < 1:
-        raise UsageError("--pipeline needs at least 1 stream")
+        pipeline = (int(pipe[0]), common.parse_sizes([pipe[1]])[0])
+    except ValueError:
+        why = f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK (at least 1 stream) such as"
+        raise UsageError(why + " 4,2^22") from None
     return {
         "sizes": common.parse_sizes(args.sizes) or list(host.DEFAULT_SIZES),
         "streams": streams or list(host.DEFAULT_STREAMS),
@@ -99,13 +94,14 @@ def cmd_host(args: argparse.Namespace) -> int:
         out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
         rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
                                pipeline=opts["pipeline"], progress=progress)  # fmt: skip
-        doc["table"] = [readers.host_record(r).to_json() for r in rows]
+        recs = [readers.host_record(r) for r in rows]
+        doc["table"] = [r.to_json() for r in recs]
         common.write_json(args.json, doc)
-        for t in host_tables.seed_tables(rows, name, opts["dtype"]):
+        for t in host_tables.seed_tables(recs, name, opts["dtype"]):
             out.print(t)
-        bad = [r for r in rows if r.get("status") != "ok"]
+        bad = [r for r in recs if not r.ok]
         for r in bad:
-            out.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
+            out.print(f"[red]  {r.variant} n={r.n}: {r.status} {r.message}")
         failed |= bool(bad)
     if not args.no_adversarial:
         adv = host.adversarial_rows(variants=variants)

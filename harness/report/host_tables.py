@@ -2,7 +2,7 @@
 regenerated, where the time goes, the stream sweep, the adversarial input.
 
 The table's rows are result records (harness.report.readers.host_record: the end-to-end
-timings in `extra`), or the study's own rows as harness.studies.host.table_rows makes them."""
+timings in `extra`)."""
 
 from __future__ import annotations
 
@@ -12,27 +12,19 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import grid, rich_as_markdown, rich_table
-from harness.report.readers import host_record
+from harness.report.markdown import grid, num, rich_as_markdown, rich_table
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
-_SHORT = {
-    "cuda/001-v0-gmem-interleaved": "V0",
-    "cuda/001-v1-gmem-sequential": "V1",
-    "cuda/001-v2-pinned": "V2",
-    "cuda/001-v3-streams": "V3",
-    "cuda/001-v4-smem": "V4",
-    "triton/001-pageable": "T-pageable",
-    "triton/001-pinned": "T-pinned",
-    "triton/001-streams": "T-streams",
-    "torch.sum pageable": "torch pageable",
-    "torch.sum pinned": "torch pinned",
-}
 
 
 def short(vid: str) -> str:
-    return _SHORT.get(vid, vid)
+    """V0..V4 for the seed's versions, T-<staging> for their Triton twins, "torch pageable" and
+    "torch pinned" for the peers."""
+    v = catalogue.BY_ID.get(vid)
+    if v is not None and v.family == "001":
+        return v.seeds[0].split(":")[1] if v.seeds else f"T-{v.staging}"
+    return vid.replace("torch.sum ", "torch ")
 
 
 def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]):
@@ -47,8 +39,9 @@ def _split(x: dict) -> str:
     return f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
 
 
-def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dtype: str) -> list:
-    records = [r if isinstance(r, ResultRecord) else host_record(r, dtype) for r in rows]
+def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype: str) -> list:
+    """The seed's table (end-to-end ms, GB/s) and where the time goes: sizes down, variants
+    across."""
     cols = list(dict.fromkeys(r.variant for r in records))
     legend = ", ".join(
         f"{short(c)} = {c}" + (f" ({catalogue.BY_ID[c].staging})" if c in catalogue.BY_ID else "")
@@ -56,12 +49,7 @@ def seed_tables(rows: Iterable[ResultRecord | dict], device_name: str | None, dt
     )
 
     def timed(key: str, fmt: str) -> Callable[[ResultRecord], str]:
-        def cell(r: ResultRecord) -> str:
-            if not r.ok:
-                return r.status.upper()
-            return "-" if r.extra.get(key) is None else format(r.extra[key], fmt)
-
-        return cell
+        return lambda r: num(r.extra.get(key), fmt) if r.ok else r.status.upper()
 
     seed = f"seed 001, {device_name}, {dtype}: "
     specs = (
@@ -122,8 +110,6 @@ def adversarial_table(adv: dict):
 def markdown(host: Document) -> str:
     """The whole host study (`reduce-ladder host --json`, loaded by harness.report.documents)
     as one Markdown document."""
-    if host.kind != "host":
-        raise ValueError(f"not a host-study document (schema {host.schema!r})")
     doc = host.raw
     dev = doc.get("device", {})
     name = dev.get("name")

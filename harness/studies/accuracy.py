@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -39,11 +40,8 @@ MISALIGNED_OFFSETS = (1, 2, 3)
 
 def study_variants() -> list[Variant]:
     """The variants the study runs, in catalogue order, then the two peers."""
-    ours = [
-        v
-        for v in catalogue.select(dtype=DTYPE)
-        if v.backend != "peer" and not v.staging and v.launch is not None
-    ]
+    ours = catalogue.select(dtype=DTYPE)
+    ours = [v for v in ours if v.backend != "peer" and not v.staging and v.launch is not None]
     return ours + [catalogue.get(p) for p in PEERS]
 
 
@@ -91,6 +89,14 @@ def _head(schema: str) -> dict:
     return {"schema": schema, "created": created, "device": device.device_info()}
 
 
+def _settle(where: str) -> None:
+    """After a failed launch: let the device finish what was queued before going on."""
+    if where == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+
+
 def accuracy(
     variants: list[Variant],
     families: list[str],
@@ -125,7 +131,7 @@ def accuracy(
                     if not rec.extra["faithful"]:
                         bad.append(v.id)
                 except Exception as e:  # reported in the record, the study goes on
-                    _settle(where)
+                    _settle(where)  # let the device finish what was queued before going on
                     rec = records.for_variant(
                         v, DTYPE, n, status="error", message=f"{type(e).__name__}: {e}",
                         device=name, extra={"data": fam},
@@ -138,14 +144,6 @@ def accuracy(
         if where == "cuda":
             torch.cuda.empty_cache()
     return doc
-
-
-def _settle(where: str) -> None:
-    """After a failed launch: let the device finish what was queued before going on."""
-    if where == "cuda":
-        import torch
-
-        torch.cuda.synchronize()
 
 
 def reproducible_inputs() -> list[dict]:
@@ -180,13 +178,11 @@ def reproducible(
         "inputs": inputs,
         "results": {v.id: {} for v in variants},
     }
-    host: dict[tuple, np.ndarray] = {}
+    # each input made once (its offsets follow it); only the latest kept in host memory
+    data = lru_cache(maxsize=1)(lambda fam, dtype, n: battery.get(fam).generate(n, SEED, dtype))
     for item in inputs:
-        fam, dtype, n = item["family"], item["dtype"], item["n"]
-        if (fam, dtype, n) not in host:
-            host.clear()  # one input at a time in host memory
-            host[(fam, dtype, n)] = battery.get(fam).generate(n, SEED, dtype)
-        x = battery.to_tensor(host[(fam, dtype, n)], dtype, where, item["offset"])
+        dtype = item["dtype"]
+        x = battery.to_tensor(data(item["family"], dtype, item["n"]), dtype, where, item["offset"])
         for v in variants:
             if dtype not in v.dtypes:
                 continue

@@ -6,9 +6,9 @@ to end (harness.studies.host_plan runs and times the trip). Here: the study's in
 exact goldens, the driver, and its JSON document (`reduce-ladder host --json`).
 
 The seed insists on an EXACT golden for host data (a naive float sum loses small terms), so the
-golden is computed on the CPU from the caller's array itself: int64 for integers, float64 for
-integer-valued floats, math.fsum otherwise. The adversarial input shows why a tree is needed: a
-naive float32 running sum loses every one of its small terms.
+golden is computed on the CPU from the caller's array itself: int64 for integers and
+integer-valued floats, harness.check.exact's exact sum otherwise. The adversarial input shows why
+a tree is needed: a naive float32 running sum loses every one of its small terms.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
-from harness.check import verify
+from harness.check import exact, verify
 from harness.core import catalogue, device, dtypes
-from harness.core.catalogue import Variant
+from harness.core.catalogue import TORCH_SUM_ID, Variant
 from harness.report import records
 from harness.studies.host_plan import (
     DEFAULT_PIPELINE,
     HostRunner,
-    check_host,
+    Staged,
     chunk_ranges,
     h2d_alone,
     kernels_alone,
@@ -43,7 +43,6 @@ DEFAULT_CHUNKS = (2**20, 2**22, 2**24)
 DEFAULT_SWEEP_SIZES = (2**25, 2**30)
 PEERS = ("torch.sum pageable", "torch.sum pinned")
 ADVERSARIAL_N = 2**22
-FSUM_MAX_N = 2**24  # math.fsum walks Python floats: exact, but slow past this
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,35 +56,24 @@ def _slices(n: int, step: int = 2**26) -> Iterable[slice]:
 def exact_golden(x: torch.Tensor) -> verify.Golden:
     """The EXACT sum of a CPU tensor, as the seed insists (a naive float sum loses small terms).
 
-    Integers: int64 arithmetic (wrapped to int32 for int32 data, as the kernels wrap). Integer-
-    valued floats with sum|x| < 2^53: float64 accumulation, exact whatever the order because every
-    partial sum is an integer below 2^53. Other floats: math.fsum (exact, correctly rounded), up to
-    FSUM_MAX_N elements. Works in slices, so no n-sized temporary is made.
+    Integers, and floats that are all integers below 2^31: int64 arithmetic over slices (no
+    n-sized temporary; wrapped to int32 for int32 data, as the kernels wrap). Other floats: the
+    exact sum of their binary values (harness.check.exact), rounded once to float64.
     """
     x = x.reshape(-1)
-    n = x.numel()
-    if n == 0:
-        return verify.Golden(0, 0.0, True, 0.0)
-    if not x.dtype.is_floating_point:
-        total = sum(int(torch.sum(x[s], dtype=torch.int64)) for s in _slices(n))
-        abs_sum = sum(int(torch.sum(x[s].to(torch.int64).abs())) for s in _slices(n))
-        value = verify.wrap_int32(total) if x.dtype == torch.int32 else total
-        return verify.Golden(value, float(abs_sum), True, 0.0)
-    if all(
-        bool(torch.isfinite(x[s]).all()) and bool((x[s] == torch.round(x[s])).all())
-        for s in _slices(n)
-    ):  # integer-valued
-        abs_sum = math.fsum(float(torch.sum(x[s].abs(), dtype=torch.float64)) for s in _slices(n))
-        if abs_sum < 2**53:
-            total = sum(int(torch.sum(x[s], dtype=torch.float64)) for s in _slices(n))
-            return verify.Golden(total, abs_sum, True, 0.0)
-    if n > FSUM_MAX_N:
-        raise ValueError(
-            f"an exact golden of {n:,} non-integer floats needs math.fsum, too slow past "
-            f"{FSUM_MAX_N:,}: use integer-valued data at this size"
-        )
-    vals = x.to(torch.float64).tolist()
-    return verify.Golden(math.fsum(vals), math.fsum(abs(v) for v in vals), False, 0.0)
+    total = abs_total = 0
+    for s in _slices(x.numel()):
+        part = x[s]
+        if part.is_floating_point() and not bool(
+            ((part == torch.round(part)) & (part.abs() < 2**31)).all()
+        ):  # not integers (NaN and infinities included)
+            value, abs_sum = exact.exact_sum(x), exact.exact_abs_sum(x)
+            return verify.Golden(float(value), float(abs_sum), False, 0.0)
+        wide = part.to(torch.int64)
+        total += int(wide.sum())
+        abs_total += int(wide.abs().sum())
+    value = verify.wrap_int32(total) if x.dtype == torch.int32 else total
+    return verify.Golden(value, float(abs_total), True, 0.0)
 
 
 def adversarial_input(n: int = ADVERSARIAL_N) -> torch.Tensor:
@@ -100,12 +88,9 @@ def adversarial_input(n: int = ADVERSARIAL_N) -> torch.Tensor:
 
 
 def naive_running_sum(x: torch.Tensor) -> float:
-    """s = 0; for v in x: s += v, in float32 (what a plain CPU loop computes)."""
-    s = np.float32(0)
-    for part in _slices(x.numel()):
-        a = np.concatenate([[s], x[part].numpy()]).astype(np.float32)
-        s = np.add.accumulate(a, dtype=np.float32)[-1]
-    return float(s)
+    """s = 0; for v in x: s += v, in float32 (what a plain CPU loop computes: accumulate is the
+    running sum, in order, each step rounded to float32)."""
+    return float(np.add.accumulate(x.numpy(), dtype=np.float32)[-1])
 
 
 def seed_like_host(n: int, dtype: str = "float32", seed: int = 0) -> torch.Tensor:
@@ -113,12 +98,7 @@ def seed_like_host(n: int, dtype: str = "float32", seed: int = 0) -> torch.Tenso
     there is one (fast at 2^30+), then copied to the host."""
     dev = "cuda" if device.gpu_available() else "cpu"
     g = torch.Generator(device=dev).manual_seed(seed)
-    out = torch.empty(n, dtype=dtypes.torch_dtype(dtype))
-    for s in _slices(n, 2**28):
-        part = torch.randint(0, 100, (s.stop - s.start,), dtype=torch.int32, device=dev,
-                             generator=g)  # fmt: skip
-        out[s].copy_(part.to(out.dtype))
-    return out
+    return verify.seed_like_input(n, dtype, dev, g).cpu()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,6 +112,41 @@ def host_variants(ids: Iterable[str] | None = None) -> list[Variant]:
 
 def _reps_for(n: int, reps: int | None) -> int | None:
     return reps if reps is not None else (3 if n >= 2**28 else None)
+
+
+def _free() -> None:
+    """One size's buffers freed before the next."""
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+
+
+def _measure(
+    v: Variant | str, s: Staged, g: verify.Golden, pipeline: tuple[int, int], reps: int | None
+) -> dict:
+    """One row of the table: a variant, or a peer (what a user would write with torch), checked
+    against the exact golden, then timed end to end (readers.host_record reads it)."""
+    dtype, peer = dtypes.name_of(s.host.dtype), isinstance(v, str)
+    vid, staging = (v, v.split()[-1]) if peer else (v.id, v.staging)
+    row = {"n": s.n, "log2n": math.log2(s.n), "dtype": dtype, "variant": vid, "staging": staging}
+    try:
+        if peer:
+            trip = peer_trip(v, s)
+            value = trip()
+            if dtype.startswith("int"):  # torch.sum of int32 gives int64: wrap as kernels do
+                value = verify.wrap_int32(int(value))
+            c = verify.compare(catalogue.get(TORCH_SUM_ID), dtype, s.n, value, g)
+        else:
+            runner = HostRunner(v, s, streams=pipeline[0], chunk=pipeline[1])
+            c, trip = runner.check(g), runner.trip
+            if staging == "streams":
+                row.update(streams=pipeline[0], chunk=round_chunk(pipeline[1]))
+        row.update(value=c.value, golden=c.golden, abs_err=c.abs_err, bound=c.tolerance,
+                   status="ok" if c.ok else "wrong")  # fmt: skip
+        row.update(time_trips(trip, reps=_reps_for(s.n, reps), split=staging != "streams"))
+        row["gbps"] = s.n * s.host.element_size() / row["e2e_ms"] / 1e6
+    except Exception as e:  # reported in the row; the study goes on
+        row.update(status="error", message=f"{type(e).__name__}: {e}")
+    return row
 
 
 def table_rows(
@@ -149,45 +164,12 @@ def table_rows(
     for n in sizes:
         x = seed_like_host(n, dtype, seed=n % 1000)
         g, s = exact_golden(x), stage(x)
-        r_n = _reps_for(n, reps)
         for v in [*variants, *PEERS]:
-            vid = v if isinstance(v, str) else v.id
-            row = {"n": n, "log2n": math.log2(n), "dtype": dtype, "variant": vid}
-            if isinstance(v, str):  # a peer: what a user would write with torch
-                row.update(backend="peer", stage="peer", seeds=[], staging=v.split()[-1])
-                trip = peer_trip(v, s)
-                value = trip()
-                if dtype.startswith("int"):  # torch.sum of int32 gives int64: wrap as kernels do
-                    value = verify.wrap_int32(int(value))
-                err = float(abs(value - g.value))
-                any_order = verify.gamma(n, verify.UNIT_ROUNDOFF.get(dtype, 0.0)) * g.abs_sum
-                tol = 0.0 if dtype.startswith("int") else any_order
-                row.update(value=value, golden=g.value, abs_err=err, bound=tol)
-                row["status"] = "ok" if err <= tol else "wrong"
-                row.update(time_trips(trip, reps=r_n))
-                row["gbps"] = n * x.element_size() / row["e2e_ms"] / 1e6
-            else:
-                row.update(backend=v.backend, stage=v.stage, seeds=list(v.seeds),
-                           staging=v.staging)  # fmt: skip
-                try:
-                    st, ch = pipeline
-                    c = check_host(v, s, g, streams=st, chunk=ch)
-                    row.update(value=c.value, golden=c.golden, abs_err=c.abs_err,
-                               bound=c.tolerance)  # fmt: skip
-                    row["status"] = "ok" if c.ok else "wrong"
-                    if v.staging == "streams":
-                        row.update(streams=st, chunk=round_chunk(ch))
-                    trip = HostRunner(v, s, streams=st, chunk=ch).trip
-                    row.update(time_trips(trip, reps=r_n, split=v.staging != "streams"))
-                    row["gbps"] = n * x.element_size() / row["e2e_ms"] / 1e6
-                except Exception as e:  # reported in the row; the study goes on
-                    row.update(status="error", message=f"{type(e).__name__}: {e}")
-            rows.append(row)
+            rows.append(_measure(v, s, g, pipeline, reps))
             if progress:
-                progress(row)
-        del s, x  # one size's buffers freed before the next
-        torch.cuda.synchronize()
-        torch.cuda.empty_cache()
+                progress(rows[-1])
+        del s, x
+        _free()
     return rows
 
 
@@ -209,24 +191,17 @@ def stream_sweep(
         x = seed_like_host(n, dtype, seed=7)
         g, s = exact_golden(x), stage(x)
         r_n = _reps_for(n, reps)
-        bound = h2d_alone(s)
-        k_ms = kernels_alone(v, s)
+        bound, k_ms = h2d_alone(s), kernels_alone(v, s)
         v2 = HostRunner(catalogue.get("cuda/001-v2-pinned"), s)
-        entry = {
-            "n": n,
-            "bytes": bound["bytes"],
-            "h2d_alone": bound,
-            "kernels_alone_ms": k_ms,
-            "ideal_overlap_ms": max(bound["pinned_ms"], k_ms),
-            "v2_one_copy": time_trips(v2.trip, reps=r_n),
-            "configs": [],
-        }
+        entry = {"n": n, "bytes": bound["bytes"], "h2d_alone": bound, "kernels_alone_ms": k_ms,
+                 "ideal_overlap_ms": max(bound["pinned_ms"], k_ms),
+                 "v2_one_copy": time_trips(v2.trip, reps=r_n), "configs": []}  # fmt: skip
         for ch in chunks:
             if round_chunk(ch) > n and ch != chunks[0]:
                 continue
             for k in streams:
-                c = check_host(v, s, g, streams=k, chunk=ch)
-                t = time_trips(HostRunner(v, s, streams=k, chunk=ch).trip, reps=r_n, split=False)
+                r = HostRunner(v, s, streams=k, chunk=ch)
+                c, t = r.check(g), time_trips(r.trip, reps=r_n, split=False)
                 row = {"streams": k, "chunk": round_chunk(ch), "ok": c.ok, **t}
                 row["chunks"] = len(chunk_ranges(n, ch))
                 row["gbps"] = bound["bytes"] / t["e2e_ms"] / 1e6
@@ -235,9 +210,8 @@ def stream_sweep(
                     progress({"n": n, **row})
         entry["finding"] = sweep_finding(entry)
         out["sizes"].append(entry)
-        del s, x  # one size's buffers freed before the next
-        torch.cuda.synchronize()
-        torch.cuda.empty_cache()
+        del s, x
+        _free()
     return out
 
 
@@ -288,7 +262,7 @@ def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None 
     naive = naive_running_sum(x)
     rows = []
     for v in variants:
-        c = check_host(v, s, g)
+        c = HostRunner(v, s).check(g)
         rows.append({"variant": v.id, "value": c.value, "abs_err": c.abs_err,
                      "bound": c.tolerance, "ok": c.ok})  # fmt: skip
     return {
@@ -315,7 +289,7 @@ def new_document() -> dict:
             "(the seed's V2 allocates its input with cudaMallocHost)",
             "split": "h2d_ms, kernels_ms, d2h_ms: CUDA events on the stream (medians); the "
             "pipeline (V3, triton/001-streams) overlaps copies and kernels: device_ms only",
-            "data": "integers 0..99 (the seed's rand() % 100); golden exact (int64 / float64 of "
+            "data": "integers 0..99 (the seed's rand() % 100); golden exact (int64 sums of the "
             "integers), float results within gamma_L * sum|x|",
         },
     }

@@ -29,24 +29,22 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from harness.check import verify
-from harness.core import catalogue, dtypes, timing
+from harness.core import dtypes, timing
 from harness.core.catalogue import HOST_TILE, Variant
-from harness.core.passes import Pass, cdiv, plan_passes
+from harness.core.passes import Pass, cdiv, one_pass, plan_passes
+from harness.launch import plan
+from harness.launch.stream import on_torch_stream
 
 STAGINGS = ("pageable", "pinned", "streams")
-THREADS = HOST_TILE.threads
 TILE = HOST_TILE.threads * HOST_TILE.tiles  # 2048 elements per block / program
 DEFAULT_PIPELINE = (4, 2**22)  # (streams, chunk elements) of V3 in the table
-
-
-# ---------------------------------------------------------------------------------------------
-# Pure planning (no GPU): passes, chunks, where a chunk's partials go
+Trip = Callable[[Sequence[torch.cuda.Event] | None], float | int]
 
 
 def host_passes(n: int) -> list[Pass]:
@@ -56,7 +54,8 @@ def host_passes(n: int) -> list[Pass]:
 
 
 def round_chunk(chunk: int) -> int:
-    """A chunk is a whole number of tiles, so each chunk's blocks are the single pass's blocks."""
+    """A chunk is a whole number of tiles, so each chunk's blocks are the single pass's blocks and
+    chunk [a, b)'s partials land at [a / 2048, ...): exactly where one whole pass writes them."""
     if chunk < 1:
         raise ValueError(f"chunk must be >= 1 element, got {chunk}")
     return cdiv(chunk, TILE) * TILE
@@ -68,48 +67,21 @@ def chunk_ranges(n: int, chunk: int) -> list[tuple[int, int]]:
     return [(a, min(n, a + c)) for a in range(0, n, c)]
 
 
-def chunk_partials(a: int, b: int) -> tuple[int, int]:
-    """Where chunk [a, b)'s first-pass partials go in the partial buffer: [a/2048, that + blocks).
-    Because a is a multiple of the tile, this is exactly the slice one whole pass would write."""
-    if a % TILE:
-        raise ValueError(f"chunk start {a} is not a multiple of the tile {TILE}")
-    return a // TILE, a // TILE + cdiv(b - a, TILE)
-
-
-# ---------------------------------------------------------------------------------------------
-# Device side: buffers shared by the variants at one size, and one runner per variant
-
-
 @dataclass
 class Staged:
     """The host data and the device buffers of one size, shared by every variant (saves time and
-    memory at 2^30+). `host` is the caller's array: read, never written."""
+    memory at 2^30+). `host` is the caller's array: read, never written; `pinned` the same data
+    in page-locked memory, allocated and filled once, outside any timed region."""
 
     host: torch.Tensor
+    pinned: torch.Tensor
     dev: torch.Tensor
     parts: tuple[torch.Tensor, torch.Tensor]
     result: torch.Tensor  # one element of pinned host memory: where the scalar lands
-    _pinned: torch.Tensor | None = None
 
     @property
     def n(self) -> int:
         return self.host.numel()
-
-    @property
-    def pinned(self) -> torch.Tensor:
-        """The data in page-locked memory: allocated and filled once, outside any timed region
-        (the caller's array itself when it is already pinned)."""
-        if self._pinned is None:
-            if self.host.is_pinned():
-                self._pinned = self.host
-            else:
-                self._pinned = torch.empty(self.n, dtype=self.host.dtype, pin_memory=True)
-                self._pinned.copy_(self.host)
-        return self._pinned
-
-    def poison(self) -> None:
-        for p in self.parts:
-            dtypes.poison_(p)
 
 
 def stage(x: torch.Tensor | np.ndarray) -> Staged:
@@ -119,188 +91,145 @@ def stage(x: torch.Tensor | np.ndarray) -> Staged:
     if x.device.type != "cpu":
         raise ValueError(f"seed 001 reduces HOST data; got a tensor on {x.device}")
     dtypes.name_of(x.dtype)  # a clear error for unsupported dtypes
-    x = x.reshape(-1)
-    if not x.is_contiguous():
-        x = x.contiguous()  # a private copy: the caller's view is left as it is
-    n = x.numel()
-    if n < 1:
+    x = x.reshape(-1).contiguous()  # a view, or a private copy: the caller's array is not touched
+    if x.numel() < 1:
         raise ValueError("seed 001 needs n >= 1")
-    ps = host_passes(n)
+    ps = host_passes(x.numel())
     sizes = (ps[0].blocks, ps[1].blocks if len(ps) > 1 else 1)
     parts = tuple(torch.empty(s, dtype=x.dtype, device="cuda") for s in sizes)
-    result = torch.empty(1, dtype=x.dtype, pin_memory=True)
-    return Staged(x, torch.empty(n, dtype=x.dtype, device="cuda"), parts, result)
+    return Staged(x, x if x.is_pinned() else x.pin_memory(), torch.empty_like(x, device="cuda"),
+                  parts, torch.empty(1, dtype=x.dtype, pin_memory=True))  # fmt: skip
 
 
-Launcher = Callable[[torch.Tensor, torch.Tensor, int, torch.cuda.Stream], None]
+Launch = Callable[[torch.cuda.Stream], None]
 
 
-def _launcher(v: Variant, dtype: str) -> Launcher:
-    """launch(inp, out, n_in, stream): one pass of v's block kernel, 1024 threads, 2048-element
-    tiles, ceil(n_in / 2048) blocks."""
+def _pass(v: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, n_in: int) -> Launch:
+    """One pass of v's block kernel over n_in elements of inp into out (one partial per tile),
+    prepared once as the ladder's plans prepare theirs (harness.launch.plan), launched on the
+    stream it is given."""
+    p = one_pass(v.launch, n_in)
     if v.backend == "cuda":
-        from harness.compile import cuda_loader
-        from harness.launch.stream import on_torch_stream
+        kern, blocks, threads, smem, scalars = plan.cuda_pass(v, dtype, p, inp.element_size())
+        # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
+        args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), *scalars)
 
-        kern = cuda_loader.kernel(v, dtype)
-
-        def launch_cuda(inp, out, n_in, stream):
-            # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
-            args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), np.uint64(n_in))
+        def launch_cuda(stream: torch.cuda.Stream) -> None:
             with on_torch_stream(stream):
-                kern((cdiv(n_in, TILE),), (THREADS,), args)
+                kern((blocks,), (threads,), args, shared_mem=smem)
 
         return launch_cuda
+    run = plan.triton_pass(v, p)
 
-    from triton_kernels import tiles
-
-    fn = getattr(tiles, v.kernel)
-
-    def launch_triton(inp, out, n_in, stream):
+    def launch_triton(stream: torch.cuda.Stream) -> None:
         with torch.cuda.stream(stream):
-            fn[(cdiv(n_in, TILE),)](
-                inp, out, n_in, BLOCK=THREADS, TILES=HOST_TILE.tiles, num_warps=THREADS // 32
-            )
+            run(inp, out)
 
     return launch_triton
 
 
-_STREAM_POOL: list[torch.cuda.Stream] = []
+def _mark(events: Sequence[torch.cuda.Event] | None, i: int, stream: torch.cuda.Stream) -> None:
+    """Record a trip's event i on the stream, when the trip is timed."""
+    if events:
+        events[i].record(stream)
 
 
-def _streams(k: int) -> list[torch.cuda.Stream]:
-    while len(_STREAM_POOL) < k:
-        _STREAM_POOL.append(torch.cuda.Stream())
-    return _STREAM_POOL[:k]
-
-
-@dataclass
 class HostRunner:
     """One variant bound to one Staged size: everything but the trip itself is prepared here."""
 
-    variant: Variant
-    staged: Staged
-    streams: int = DEFAULT_PIPELINE[0]
-    chunk: int = DEFAULT_PIPELINE[1]
-    passes: list[Pass] = field(init=False)
-    dtype: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        v = self.variant
+    def __init__(self, v: Variant, s: Staged, *, streams: int = DEFAULT_PIPELINE[0],
+                 chunk: int = DEFAULT_PIPELINE[1]):  # fmt: skip
+        dtype = dtypes.name_of(s.host.dtype)
         if v.family != "001":
             raise ValueError(f"{v.id} is not a seed-001 variant (family 001)")
-        self.dtype = dtypes.name_of(self.staged.host.dtype)
-        if self.dtype not in v.dtypes:
-            raise ValueError(f"{v.id} supports {', '.join(v.dtypes)}, not {self.dtype}")
-        if self.streams < 1:
-            raise ValueError(f"streams must be >= 1, got {self.streams}")
-        self.passes = host_passes(self.staged.n)
-        self._launch = _launcher(v, self.dtype)
-        s = self.staged
-        self._rest = [
-            (s.parts[(k - 1) % 2], s.parts[k % 2], p.n) for k, p in enumerate(self.passes) if k
+        if dtype not in v.dtypes:
+            raise ValueError(f"{v.id} supports {', '.join(v.dtypes)}, not {dtype}")
+        if streams < 1:
+            raise ValueError(f"streams must be >= 1, got {streams}")
+        self.variant, self.dtype, self.staged, self.staging = v, dtype, s, v.staging
+        passes = host_passes(s.n)
+        # every pass, the first from the data on the device, then between the partial buffers
+        self.chain = [_pass(v, dtype, s.dev, s.parts[0], s.n)] + [
+            _pass(v, dtype, s.parts[(k - 1) % 2], s.parts[k % 2], p.n)
+            for k, p in enumerate(passes)
+            if k
         ]
-        self._final = s.parts[(len(self.passes) - 1) % 2]
-        if v.staging == "streams":
-            src = s.pinned
-            self._chunks = []
-            for a, b in chunk_ranges(s.n, self.chunk):
-                lo, _ = chunk_partials(a, b)
-                self._chunks.append((s.dev[a:b], src[a:b], s.parts[0][lo:], b - a))
-            self._pool = _streams(self.streams)
-        elif v.staging == "pinned":
-            _ = s.pinned  # allocated and filled now, outside every timed region
+        self.final = s.parts[(len(passes) - 1) % 2]
+        # the pipeline's chunks: device slice, pinned slice, its first pass (partials in place)
+        ranges = chunk_ranges(s.n, chunk) if v.staging == "streams" else []
+        self.chunks = [(s.dev[a:b], s.pinned[a:b],
+                        _pass(v, dtype, s.dev[a:b], s.parts[0][a // TILE :], b - a))
+                       for a, b in ranges]  # fmt: skip
+        self.pool = [torch.cuda.Stream() for _ in range(streams)] if ranges else []
 
     def trip(self, events: Sequence[torch.cuda.Event] | None = None) -> float | int:
         """Host data -> device -> passes -> the scalar on the host. events: 4 CUDA events (start,
         after H2D, after the kernels, after D2H); the pipeline skips the second."""
-        s = self.staged
-        main = torch.cuda.current_stream()
-        if events:
-            events[0].record(main)
-        if self.variant.staging == "streams":
-            self._pipeline(main)
-        else:
-            if self.variant.staging == "pageable":
-                s.dev.copy_(s.host)  # from pageable memory: the driver stages it, synchronously
-            else:
-                s.dev.copy_(s.pinned, non_blocking=True)
-            if events:
-                events[1].record(main)
-            self._launch(s.dev, s.parts[0], s.n, main)
-        for inp, out, n_in in self._rest:
-            self._launch(inp, out, n_in, main)
-        if events:
-            events[2].record(main)
-        s.result.copy_(self._final[:1], non_blocking=True)
-        if events:
-            events[3].record(main)
+        s, main = self.staged, torch.cuda.current_stream()
+        _mark(events, 0, main)
+        chain = self.chain
+        if self.staging == "streams":
+            for st in self.pool:
+                st.wait_stream(main)  # the previous trip's passes read the partial buffer
+            for i, (dev, src, first_pass) in enumerate(self.chunks):
+                st = self.pool[i % len(self.pool)]
+                with torch.cuda.stream(st):
+                    dev.copy_(src, non_blocking=True)
+                first_pass(st)
+            for st in self.pool:
+                main.wait_stream(st)
+            chain = chain[1:]
+        else:  # from pageable memory the driver stages the copy, synchronously
+            pinned = self.staging == "pinned"
+            s.dev.copy_(s.pinned if pinned else s.host, non_blocking=pinned)
+            _mark(events, 1, main)
+        self.run_passes(main, chain)
+        _mark(events, 2, main)
+        s.result.copy_(self.final[:1], non_blocking=True)
+        _mark(events, 3, main)
         main.synchronize()
         return verify.as_number(s.result[0])
 
-    def run_passes(self, stream: torch.cuda.Stream) -> None:
-        """Every pass over the data already on the device (staged.dev): the chain of kernels
-        alone, no transfer (what kernels_alone times)."""
-        s = self.staged
-        self._launch(s.dev, s.parts[0], s.n, stream)
-        for inp, out, n_in in self._rest:
-            self._launch(inp, out, n_in, stream)
+    def check(self, g: verify.Golden) -> verify.CheckResult:
+        """One checked trip: poisoned partials, the result against the exact golden and its
+        bound."""
+        for p in self.staged.parts:
+            dtypes.poison_(p)
+        return verify.compare(self.variant, self.dtype, self.staged.n, self.trip(), g)
 
-    def _pipeline(self, main: torch.cuda.Stream) -> None:
-        pool = self._pool
-        for st in pool:
-            st.wait_stream(main)  # the previous trip's passes read the partial buffer
-        for i, (dev, src, out, n_in) in enumerate(self._chunks):
-            st = pool[i % len(pool)]
-            with torch.cuda.stream(st):
-                dev.copy_(src, non_blocking=True)
-            self._launch(dev, out, n_in, st)
-        for st in pool:
-            main.wait_stream(st)
+    def run_passes(self, stream: torch.cuda.Stream, chain: Sequence | None = None) -> None:
+        """The chain of kernels (every pass by default) over data already on the device."""
+        for launch in self.chain if chain is None else chain:
+            launch(stream)
 
 
-def reduce_host(
-    x: torch.Tensor | np.ndarray | Staged,
-    variant: str | Variant,
-    *,
-    streams: int = DEFAULT_PIPELINE[0],
-    chunk: int = DEFAULT_PIPELINE[1],
-) -> float | int:
-    """Sum of host array x by a seed-001 variant, as a Python number (x is never modified)."""
-    v = catalogue.get(variant) if isinstance(variant, str) else variant
-    s = x if isinstance(x, Staged) else stage(x)
-    return HostRunner(v, s, streams=streams, chunk=chunk).trip()
+def peer_trip(kind: str, s: Staged) -> Trip:
+    """What a user would write: x.cuda().sum().item() (pageable), or from pinned memory."""
+    pinned = kind.endswith("pinned")
+    src = s.pinned if pinned else s.host
 
+    def trip(ev=None):
+        main = torch.cuda.current_stream()
+        _mark(ev, 0, main)
+        d = src.to("cuda", non_blocking=pinned)
+        _mark(ev, 1, main)
+        r = d.sum()
+        _mark(ev, 2, main)
+        value = r.item()
+        _mark(ev, 3, main)
+        return value
 
-def check_host(
-    v: Variant, s: Staged, g: verify.Golden, *, streams: int = 4, chunk: int = 2**22
-) -> verify.CheckResult:
-    """One checked trip: poisoned partials, the result against the exact golden and its bound."""
-    s.poison()
-    value = HostRunner(v, s, streams=streams, chunk=chunk).trip()
-    return verify.compare(v, dtypes.name_of(s.host.dtype), s.n, value, g)
+    return trip
 
 
 # ---------------------------------------------------------------------------------------------
 # Timing the trips (the module docstring says how)
 
 
-def time_trips(
-    trip: Callable[[Sequence[torch.cuda.Event] | None], object],
-    *,
-    reps: int | None,
-    split: bool = True,
-    warmup: int = 2,
-    target_ms: float = 150.0,
-    max_reps: int = 50,
-) -> dict:
+def time_trips(trip: Trip, *, reps: int | None, split: bool = True) -> dict:
     """Median end-to-end milliseconds (host clock) and the event split of a trip (split=False:
-    the trip records no event after its copy, e.g. the pipeline). The loop is
-    harness.core.timing.trips."""
-    wall, splits = timing.trips(
-        trip, events=4, reps=reps, warmup=warmup, target_ms=target_ms, max_reps=max_reps,
-        skipped=() if split else (1,),  # the pipeline records no event after its copy
-    )  # fmt: skip
+    the trip records no event after its copy, e.g. the pipeline)."""
+    wall, splits = timing.trips(trip, events=4, reps=reps, skipped=() if split else (1,))
     e2e = timing.Timing.of(wall)
     out = {
         "reps": e2e.reps,
@@ -313,33 +242,10 @@ def time_trips(
         "h2d_ms": statistics.median(s[0] for s in splits) if split else None,
         "kernels_ms": statistics.median(s[1] - s[0] for s in splits) if split else None,
     }
-    if out["h2d_ms"] is not None:
+    if split:
         out["h2d_share"] = out["h2d_ms"] / e2e.median_ms
         out["kernels_share"] = out["kernels_ms"] / e2e.median_ms
     return out
-
-
-def peer_trip(kind: str, s: Staged) -> Callable[[Sequence[torch.cuda.Event] | None], float]:
-    """What a user would write: x.cuda().sum().item() (pageable), or from pinned memory."""
-    pinned = kind.endswith("pinned")
-    src = s.pinned if pinned else s.host
-
-    def trip(ev=None):
-        main = torch.cuda.current_stream()
-        if ev:
-            ev[0].record(main)
-        d = src.to("cuda", non_blocking=pinned)
-        if ev:
-            ev[1].record(main)
-        r = d.sum()
-        if ev:
-            ev[2].record(main)
-        value = r.item()
-        if ev:
-            ev[3].record(main)
-        return value
-
-    return trip
 
 
 def h2d_alone(s: Staged, reps: int = 5) -> dict:
@@ -356,6 +262,5 @@ def h2d_alone(s: Staged, reps: int = 5) -> dict:
 
 def kernels_alone(v: Variant, s: Staged, reps: int = 5) -> float:
     """Median ms of v's passes on data already on the device (the chain, no transfer)."""
-    r = HostRunner(v, s)
-    main = torch.cuda.current_stream()
+    r, main = HostRunner(v, s), torch.cuda.current_stream()
     return statistics.median(timing.serial_ms(lambda: r.run_passes(main), reps=reps))
