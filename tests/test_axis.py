@@ -410,8 +410,8 @@ def test_chain_lengths_of_the_vectorized_stages():
     long_rows = geom.problem((8, 2**24), 1)
     s, chunk = vec.row_splits(long_rows)
     assert (s, chunk) == (256, 65_536)
-    second = 256 // 128 + vec.QUAD_FOLD + 5  # r3 over 256 partials: 32 lanes of 2 quads
-    assert vec.SPLIT_ROWS.chain_length(long_rows) == 64 + 16 + 8 + second
+    combine = 256 // 256 + vec.QUAD_FOLD + 8  # the row's last block: 256 partials, one a thread
+    assert vec.SPLIT_ROWS.chain_length(long_rows) == 64 + 16 + 8 + combine
     wide = geom.problem((8, 2**24), 0)  # 8 rows: one row group of 256 lanes, no split
     assert vec.column_lanes(wide) == 256 and vec.column_splits(wide) == (1, 8)
     assert vec.VECTOR_COLUMNS.chain_length(wide) == 8 + 0 + vec.COLUMN_UNROLL
