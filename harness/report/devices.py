@@ -259,15 +259,24 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     return out
 
 
+def ratio_table(
+    rows: list[DeviceRow], labels: list[str], expected: tuple[float | None, ...] = ()
+) -> tuple[list[str], list[list[str]]]:
+    """The header and cells of a comparison: per row its variant, each device's µs, the ratio
+    t(first) / t(device) per other device and, given the datasheets' ratios, the measured one
+    over the datasheet's."""
+    others = labels[1:]
+    header = ["variant", *[f"{x} µs" for x in labels], *[f"{labels[0]} / {o}" for o in others]]
+    header += [f"/ datasheet ({o})" for o in others] if expected else []
+    cells = []
+    for r in rows:
+        pairs = zip(r.ratios, expected, strict=True) if expected else ()
+        over = [x / e if x and e else None for x, e in pairs]
+        cells.append([r.variant, *map(us, r.ms), *[num(x, ".2f") for x in (*r.ratios, *over)]])
+    return header, cells
+
+
 def _source_tables(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
-    exp = expected_ratios(runs)
-    others = runs[1:]
-    header = [
-        "variant",
-        *[f"{r.label} µs" for r in runs],
-        *[f"{runs[0].label} / {o.label}" for o in others],
-        *[f"/ datasheet ({o.label})" for o in others],
-    ]
     out = []
     for s, (globs, measure) in SOURCES.items():
         mine = [r for r in rows if r.source == s]
@@ -276,19 +285,9 @@ def _source_tables(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
         out += [f"### {s}", "", f"{measure}; from {', '.join(globs)}.", ""]
         for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
             n = max(r.n for r in mine if r.dtype == dtype)
-            cells = (
-                [
-                    f"`{r.variant}`",
-                    *[us(m) for m in r.ms],
-                    *[num(x, ".2f") for x in r.ratios],
-                    *[
-                        num(x / e if x and e else None, ".2f")
-                        for x, e in zip(r.ratios, exp, strict=True)
-                    ],
-                ]
-                for r in mine
-                if r.dtype == dtype and r.n == n
-            )
+            at = [r for r in mine if r.dtype == dtype and r.n == n]
+            header, cells = ratio_table(at, [r.label for r in runs], expected_ratios(runs))
+            cells = [[f"`{c[0]}`", *c[1:]] for c in cells]
             out += [f"**{dtype}, n = {size_label(n)}**", ""]
             out += markdown_lines(header, cells, ("l", *[RIGHT] * (len(header) - 1)))
             out.append("")

@@ -34,8 +34,9 @@ from harness.core.catalogue import (
 )
 from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
+from harness.report import markdown as md
 from harness.report.markdown import Column, column_table, num, numbers, terminal_table, us
-from harness.report.records import ResultRecord
+from harness.report.records import ResultRecord, median
 
 # The order the tables and plots show the peers (a run without some of them shows the rest):
 # CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and x torch.sum.
@@ -82,6 +83,11 @@ class PeerRatios:
 
 
 NO_RATIOS = PeerRatios()
+
+
+def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
+    """Records from records or their JSON form (the session's rows)."""
+    return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
 
 
 def records_at(records: Iterable[ResultRecord], dtype: str, n: int) -> dict[str, ResultRecord]:
@@ -276,7 +282,7 @@ COMPACT_COLUMNS = (
 WIDE_COLUMNS = (
     _STAGE,
     _VARIANT,
-    numbers("1st pass µs", lambda e: us(e.main.first_pass.median_ms if _first(e) else None)),
+    numbers("1st pass µs", lambda e: us(median(e.main and e.main.first_pass))),
     *_CUDA,
     numbers("step ×", lambda e: num(e.step_x, ".2f")),
     numbers("cum. ×", lambda e: num(e.cum_x, ".1f")),
@@ -284,10 +290,6 @@ WIDE_COLUMNS = (
     *_TWIN,
     _CHECK,
 )
-
-
-def _first(e: LadderRow) -> bool:
-    return e.main is not None and e.main.first_pass is not None
 
 
 def markdown_ladder(records: Iterable[ResultRecord], dtype: str, n: int) -> str:
@@ -344,13 +346,10 @@ def ladder_console_table(
     """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend
     (with_legend=False: the table alone, where the legend is printed once for several sizes), as
     one rich renderable. rows: result records, or their JSON form (the session's rows)."""
-    from rich.console import Group
-    from rich.text import Text
-
-    records = [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
+    records = as_records(rows)
     ladder = ladder_rows(records, dtype, n)
     if title is None:
         dev = next((r.device for r in records if r.device), None)
         title = f"{dev + ', ' if dev else ''}{dtype}, n = {n:,} ({size_label(n)})"
-    notes = [Text(line, style="dim") for line in legend(ladder, wide=wide)] if with_legend else []
-    return Group(rich_ladder_table(ladder, title, wide=wide), *notes)
+    notes = legend(ladder, wide=wide) if with_legend else []
+    return md.with_legend(rich_ladder_table(ladder, title, wide=wide), notes)

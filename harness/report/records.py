@@ -39,7 +39,7 @@ harness.report.documents; new documents are written at the versions below.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,11 @@ def timing_from(d: Any) -> Timing | None:
     if not isinstance(d, dict) or d.get("median_ms") is None:
         return None
     return Timing(d["median_ms"], d.get("min_ms"), d.get("p10_ms"), d.get("p90_ms"), d.get("reps"))
+
+
+def median(t: Timing | None) -> float | None:
+    """A timing's median (ms), or None where it was not timed."""
+    return t.median_ms if t else None
 
 
 TIMING_FIELDS = ("first_pass", "total", "graph", "call")
@@ -207,20 +212,15 @@ def _gbps(nbytes: int | None, t: Timing | None) -> float | None:
     return nbytes / t.median_ms / 1e6 if nbytes and t and t.median_ms else None
 
 
+def identity(v: Variant) -> dict[str, Any]:
+    """A record's identity fields from the catalogue record (so no producer spells them)."""
+    return {"variant": v.id, "backend": v.backend, "stage": v.stage, "family": v.family,
+            "seeds": tuple(v.seeds), "twin": v.twin, "wrong_demo": v.wrong}  # fmt: skip
+
+
 def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord:
-    """A record whose identity comes from the catalogue record (so no producer spells it)."""
-    return ResultRecord(
-        variant=v.id,
-        backend=v.backend,
-        dtype=dtype,
-        n=n,
-        stage=v.stage,
-        family=v.family,
-        seeds=tuple(v.seeds),
-        twin=v.twin,
-        wrong_demo=v.wrong,
-        **measured,
-    )
+    """A record whose identity comes from the catalogue record."""
+    return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
 
 
 def check_from(result: Any) -> Check:
@@ -342,29 +342,16 @@ def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
             groups.setdefault((r.variant, r.dtype, r.n), []).append(r)
     out = []
     for (vid, dtype, n), rs in groups.items():
-        info = rs[0].info
         timed = {r.metric: r for r in rs if r.metric in TIMING_FIELDS}
-        measured = {
-            **{
-                m: Timing(r.median_ms, r.min_ms, r.p10_ms, r.p90_ms, r.reps)
-                for m, r in timed.items()
-            },
-            "status": rs[0].check or "ok",
-            "message": info.get("message") or "",
-            "check": Check.from_json(info["check"]) if "check" in info else None,
-            "passes": info.get("passes"),
-            "blocks_first_pass": info.get("blocks_first_pass"),
+        rec = ResultRecord.from_json({
+            **rs[0].info, "variant": vid, "dtype": dtype, "n": n, "status": rs[0].check or "ok",
+            **{metric: asdict(r) for metric, r in timed.items()},
             "bytes_first_pass": timed["first_pass"].bytes if "first_pass" in timed else None,
             "bytes_total": next((r.bytes for m, r in timed.items() if m != "first_pass"), None),
             "device": rs[0].device if rs[0].device != NO_GPU else None,
-            "extra": dict(info.get("extra") or {}),
-        }
+        })  # fmt: skip
         v = catalogue.BY_ID.get(vid)
-        if v is not None:
-            out.append(for_variant(v, dtype, n, **measured))
-        else:
-            out.append(ResultRecord(variant=vid, backend=vid.split("/")[0], dtype=dtype, n=n,
-                                    **measured))  # fmt: skip
+        out.append(rec if v is None else replace(rec, **identity(v)))
     return out
 
 

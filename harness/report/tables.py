@@ -25,17 +25,13 @@ from harness.report.ladder_table import (
     CUB_ID,
     PEER_LABELS,
     TORCH_ID,
+    as_records,
     check_text,
     peer_ratios,
     records_at,
 )
 from harness.report.markdown import terminal_table
-from harness.report.records import ResultRecord, Row
-
-
-def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
-    """Records from records or their JSON form."""
-    return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
+from harness.report.records import ResultRecord, Row, median
 
 
 def best_line(rows: Iterable[ResultRecord | dict], n: int, dtype: str = "float32") -> str | None:
@@ -90,11 +86,6 @@ SEED_FIGURES_MS: dict[str, float] = {
 ITEMSIZE = {"float32": 4, "int32": 4}
 
 
-def _first_pass_ms(r: ResultRecord | None) -> float | None:
-    """The first kernel alone (an in-place variant's scratch refill is untimed setup)."""
-    return r.first_pass.median_ms if r and r.first_pass else None
-
-
 def seed_rows(
     rows: Iterable[ResultRecord | dict], n: int, dtype: str, seed: str = "004"
 ) -> list[dict]:
@@ -127,13 +118,14 @@ def seed_rows(
         r, t = at[v.id], at.get(v.twin or "")
         label = next(s for s in v.seeds if s.startswith(prefix))
         written = r.blocks_first_pass or one_pass(v.launch, n).blocks
-        out.append(row(label.removeprefix(prefix), v.id, r, _first_pass_ms(r), written, v.twin, t,
-                       _first_pass_ms(t), seed_ms=SEED_FIGURES_MS.get(label),
+        # the first kernel alone (an in-place variant's scratch refill is untimed setup)
+        out.append(row(label.removeprefix(prefix), v.id, r, median(r.first_pass), written, v.twin,
+                       t, median(t and t.first_pass), seed_ms=SEED_FIGURES_MS.get(label),
                        in_place=bool(v.launch and v.launch.in_place)))  # fmt: skip
     for i, r in at.items():
         if r.backend == "peer":  # the copy writes all n; a sum writes one value
             written = n if i == COPY_ID else 1
-            out.append(row(i.removeprefix("peer/"), i, r, r.ms or _first_pass_ms(r), written))
+            out.append(row(i.removeprefix("peer/"), i, r, r.ms or median(r.first_pass), written))
     return out
 
 
