@@ -126,34 +126,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "runs", nargs="+", metavar="RUN.json", help="one run, or several to compare with the first"
-    )
+    # fmt: off
+    p.add_argument("runs", nargs="+", metavar="RUN.json",
+                   help="one run, or several to compare with the first")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument(
-        "--n", default=None, metavar="N", help="n of the ladder table/plot (default: 2^25 or below)"
-    )
-    p.add_argument(
-        "--doc",
-        "--readme",
-        dest="readme",
-        action="append",
-        metavar="FILE.md",
-        help="rewrite its generated blocks (ladder:begin/end, ladder-summary:begin/end); "
-        "repeatable",
-    )
+    p.add_argument("--n", default=None, metavar="N",
+                   help="n of the ladder table/plot (default: 2^25 or below)")
+    p.add_argument("--doc", "--readme", dest="readme", action="append", metavar="FILE.md",
+                   help="rewrite its generated blocks (ladder:begin/end, "
+                   "ladder-summary:begin/end); repeatable")
     p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
-    p.add_argument(
-        "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"
-    )
+    p.add_argument("--accuracy", metavar="ACCURACY.json",
+                   help="also render a `reduce-ladder accuracy` study")
     p.add_argument("--axis", nargs="+", metavar="AXIS.json",
-                   help="also render `bench axis` runs (their rows together)")  # fmt: skip
+                   help="also render `bench axis` runs (their rows together)")
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
-    p.add_argument(
-        "--callable", nargs="+", metavar="CALLABLE.json",
-        help="also the per-call-from-Python figures (several: one table, the later files' entries "
-        "beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)",
-    )  # fmt: skip
+    p.add_argument("--callable", nargs="+", metavar="CALLABLE.json",
+                   help="also the per-call-from-Python figures (several: one table, the later "
+                   "files' entries beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)")
+    # fmt: on
     p.set_defaults(func=cmd_report)
     add_compare_parser(sub)
 

@@ -38,19 +38,9 @@ from harness.report import markdown as md
 from harness.report.markdown import Column, column_table, num, numbers, terminal_table, us
 from harness.report.records import ResultRecord, median
 
-# The order the tables and plots show the peers (a run without some of them shows the rest):
-# CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and x torch.sum.
-PEER_ORDER = (
-    CUB_ID,
-    NOCUB_ID,
-    CCCL_ID,
-    CCCL_NONDET_ID,
-    TORCH_ID,
-    COMPILE_ID,
-    COMPILE_DYNAMIC_ID,
-    COMPILE_COOP_ID,
-    COPY_ID,
-)
+# The peers' labels, in the order the tables and plots show them (a run without some of them shows
+# the rest): CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and
+# x torch.sum.
 PEER_LABELS = {
     CUB_ID: "cupy.sum (CUB)",
     NOCUB_ID: "cupy.sum (no CUB)",
@@ -62,6 +52,7 @@ PEER_LABELS = {
     COMPILE_COOP_ID: "torch.compile (coop)",
     COPY_ID: "copy bandwidth",
 }
+PEER_ORDER = tuple(PEER_LABELS)
 
 
 @dataclass(frozen=True)
@@ -206,19 +197,9 @@ def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[Lad
         elif vid not in shown:  # a Triton variant no CUDA row twins: the Triton columns only
             pairs.append(("stage", None, r))
     steps = ladder_steps(main if kind == "stage" else None for kind, main, _ in pairs)
-    return [
-        LadderRow(
-            kind=kind,
-            stage=(main or twin).stage,
-            main=main,
-            twin=twin,
-            main_ratios=_sum_ratios(main, at),
-            twin_ratios=peer_ratios(twin, at) if twin else NO_RATIOS,
-            step_x=step_x,
-            cum_x=cum_x,
-        )
-        for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)
-    ]
+    return [LadderRow(kind, (main or twin).stage, main, twin, _sum_ratios(main, at),
+                      peer_ratios(twin, at) if twin else NO_RATIOS, step_x, cum_x)
+            for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)]  # fmt: skip
 
 
 def _sum_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRatios:
