@@ -36,6 +36,7 @@ from harness.report.records import (
     ResultRecord,
     Row,
     for_variant,
+    identity,
     record_rows,
     timing_from,
 )
@@ -49,30 +50,20 @@ _HOST_CHECK = {"value", "golden", "abs_err", "bound"}
 def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
     """A host-study row (harness.studies.host.table_rows) as a record; dtype for rows that do not
     name theirs."""
-    vid = row["variant"]
-    v = catalogue.BY_ID.get(vid)
+    v = catalogue.BY_ID.get(row["variant"])
+    ident = identity(v) if v else {"variant": row["variant"], "backend": "peer", "stage": "peer",
+                                   "family": "peer"}  # fmt: skip
     check = None
     if "golden" in row or "bound" in row:
-        check = Check(
-            value=row.get("value"),
-            golden=row.get("golden"),
-            abs_err=row.get("abs_err"),
-            tolerance=row.get("bound"),
-        )
+        check = Check(row.get("value"), row.get("golden"), row.get("abs_err"), row.get("bound"))
     return ResultRecord(
-        variant=vid,
-        backend=row.get("backend") or (v.backend if v else "peer"),
-        stage=str(row.get("stage") or (v.stage if v else "peer")),
-        family=v.family if v else "peer",
-        seeds=tuple(row.get("seeds") or (v.seeds if v else ())),
-        twin=v.twin if v else None,
-        dtype=row.get("dtype") or dtype or "",
-        n=int(row["n"]),
-        status=row.get("status", "ok"),
-        message=row.get("message") or "",
-        check=check,
+        **{**ident, "backend": row.get("backend") or ident["backend"], "wrong_demo": False,
+           "stage": str(row.get("stage") or ident["stage"]),
+           "seeds": tuple(row.get("seeds") or ident.get("seeds", ()))},
+        dtype=row.get("dtype") or dtype or "", n=int(row["n"]), status=row.get("status", "ok"),
+        message=row.get("message") or "", check=check,
         extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
-    )
+    )  # fmt: skip
 
 
 # fastest-bench/1 row keys, in order (cuda/ and triton/ reproducible with --variants), and the

@@ -185,27 +185,18 @@ class ResultRecord:
         check = d.get("check")
         if check is None and "golden" in d:  # run/1: the check's fields sit in the row
             check = d
+        plain = ("twin", "status", "passes", "blocks_first_pass", "bytes_first_pass", "bytes_total")
+        device = d.get("device")
         return cls(
-            variant=d["variant"],
-            backend=d.get("backend") or d["variant"].split("/")[0],
-            dtype=d["dtype"],
-            n=int(d["n"]),
-            stage=str(d.get("stage") or ""),
-            family=d.get("family") or "",
-            seeds=tuple(d.get("seeds") or ()),
-            twin=d.get("twin"),
-            wrong_demo=bool(d.get("wrong_demo")),
-            status=d.get("status", "ok"),
-            message=d.get("message") or "",
+            **{k: d[k] for k in plain if k in d}, variant=d["variant"], dtype=d["dtype"],
+            backend=d.get("backend") or d["variant"].split("/")[0], n=int(d["n"]),
+            stage=str(d.get("stage") or ""), family=d.get("family") or "",
+            seeds=tuple(d.get("seeds") or ()), wrong_demo=bool(d.get("wrong_demo")),
+            message=d.get("message") or "", extra=dict(d.get("extra") or {}),
             check=Check.from_json(check) if isinstance(check, dict) else None,
             **{k: timing_from(d.get(k)) for k in TIMING_FIELDS},
-            passes=d.get("passes"),
-            blocks_first_pass=d.get("blocks_first_pass"),
-            bytes_first_pass=d.get("bytes_first_pass"),
-            bytes_total=d.get("bytes_total"),
-            device=d.get("device") if isinstance(d.get("device"), str) else None,
-            extra=dict(d.get("extra") or {}),
-        )
+            device=device if isinstance(device, str) else None,
+        )  # fmt: skip
 
 
 def _gbps(nbytes: int | None, t: Timing | None) -> float | None:

@@ -76,7 +76,7 @@ def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool =
 
 # Seed 004's own nsys times (ms) for 16M ints, 256 threads, on its (unnamed) GPU: printed beside
 # ours for reference only. The seed gives no figure for its Dyn kernels ("no difference seen").
-SEED_FIGURES_MS: dict[str, float] = {
+SEED_FIGURES_MS = {
     "004:reduceGmem": 0.248,
     "004:reduceSmem": 0.201,
     "004:reduceGmemUnroll": 0.120,
@@ -96,13 +96,8 @@ def seed_rows(
     at = records_at(as_records(rows), dtype, n)
     prefix = f"{seed}:"
     size = ITEMSIZE[dtype]
-    cuda = [
-        catalogue.BY_ID[i]
-        for i, r in at.items()
-        if i in catalogue.BY_ID
-        and r.backend == "cuda"
-        and any(s.startswith(prefix) for s in catalogue.BY_ID[i].seeds)
-    ]
+    cuda = [v for i, r in at.items() if r.backend == "cuda" and (v := catalogue.BY_ID.get(i))
+            and any(s.startswith(prefix) for s in v.seeds)]  # fmt: skip
 
     def row(kernel, vid, r, ms, written, twin=None, t=None, tms=None, **more) -> dict:
         nbytes = (n + written) * size
@@ -213,12 +208,8 @@ BASE = "torch.sum"
 METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
           "views rotated to cover 2x L2 (harness.core.timing.loop_ms)")  # fmt: skip
 # The catalogue's variants and peers -> the per-call entry a user calls them through.
-PUBLIC_ENTRY = {
-    "cuda/fastest": "api cuda/fastest",
-    "triton/fastest": "api triton/fastest",
-    CUB_ID: "cupy.sum-cub",
-    TORCH_ID: "torch.sum",
-}
+PUBLIC_ENTRY = {"cuda/fastest": "api cuda/fastest", "triton/fastest": "api triton/fastest",
+                CUB_ID: "cupy.sum-cub", TORCH_ID: BASE}  # fmt: skip
 PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/fastest",
            "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function")  # fmt: skip
 
@@ -318,26 +309,17 @@ def write_callable(
     file names written."""
     out = Path(out_dir)
     (out / "callable.md").write_text(callable_markdown(doc))
-    written = ["callable.md"]
-    for dtype in _dtypes(doc):
-        name = f"callable-{dtype}.png"
+    written = ["callable.md", *(f"callable-{dtype}.png" for dtype in _dtypes(doc))]
+    for dtype, name in zip(_dtypes(doc), written[1:], strict=True):
         plot_callable(doc, dtype, out / name)
-        written.append(name)
     rows = callable_joined_rows(records, doc)
     names = ", ".join(f"`{Path(s).name}`" for s in sources)
-    section = [
-        "",
-        "## Per call from Python beside device time",
-        "",
-        f"The fastest pair and the peers as users call them: [callable.md](callable.md) (from "
-        f"{names}). Device time: this run; per call: back-to-back calls from "
-        "Python (harness.reduce_sum for the fastest pair).",
-        "",
-    ]
-    if rows:
-        section.append(md.markdown_table(JOINED_HEADER, rows, "lll" + md.RIGHT * 4))
-    else:
-        section.append("No (variant, dtype, n) is in both files.\n")
+    section = ["", "## Per call from Python beside device time", "",
+               f"The fastest pair and the peers as users call them: [callable.md](callable.md) "
+               f"(from {names}). Device time: this run; per call: back-to-back calls from Python "
+               "(harness.reduce_sum for the fastest pair).", "",
+               md.markdown_table(JOINED_HEADER, rows, "lll" + md.RIGHT * 4) if rows
+               else "No (variant, dtype, n) is in both files.\n"]  # fmt: skip
     report = out / "report.md"
     report.write_text(report.read_text() + "\n".join(section))
     return written
