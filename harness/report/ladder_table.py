@@ -35,7 +35,7 @@ from harness.core.catalogue import (
 from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
 from harness.report import markdown as md
-from harness.report.markdown import Column, column_table, num, numbers, terminal_table, us
+from harness.report.markdown import Column, column_table, num, numbers, short_id, terminal_table, us
 from harness.report.records import ResultRecord, median
 
 # The peers' labels, in the order the tables and plots show them (a run without some of them shows
@@ -138,8 +138,7 @@ class LadderRow:
         """The row's id as the tables show it: a CUDA id without "cuda/", a peer's in full."""
         if self.main is None:
             return "-"
-        vid = self.main.variant
-        return vid if self.main.backend == "peer" else vid.split("/", 1)[-1]
+        return self.main.variant if self.main.backend == "peer" else short_id(self.main.variant)
 
     @property
     def short_id(self) -> str:
@@ -151,10 +150,8 @@ class LadderRow:
     @property
     def failed(self) -> bool:
         """A failed check that is not a wrong demonstration's point (a skipped peer is neither)."""
-        return any(
-            r is not None and not r.ok and not r.wrong_demo and r.status != "skipped"
-            for r in (self.main, self.twin)
-        )
+        return any(r is not None and not r.ok and not r.wrong_demo and r.status != "skipped"
+                   for r in (self.main, self.twin))  # fmt: skip
 
 
 def variant_order(records: Iterable[ResultRecord]) -> list[str]:
@@ -241,7 +238,7 @@ _CUDA = [
     numbers("× CUB", lambda e: num(e.main_ratios.x_cub, ".2f")),
     numbers("× torch.sum", lambda e: num(e.main_ratios.x_torch, ".2f")),
 ]
-_TWIN_NAME = Column("Triton twin", lambda e: e.twin.variant.split("/", 1)[-1] if e.twin else "-")
+_TWIN_NAME = Column("Triton twin", lambda e: short_id(e.twin.variant) if e.twin else "-")
 _TWIN = [
     numbers("µs", lambda e: us(e.twin.ms if e.twin else None)),
     numbers("GB/s", lambda e: _gbps(e.twin)),
@@ -297,14 +294,10 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
         v = catalogue.BY_ID.get(r.variant) if r else None
         if v is None or (e.kind == "peer" and not wide):
             continue
-        twin = (
-            f" [twin {e.twin.variant.split('/', 1)[-1]}]" if e.twin and e.main and not wide else ""
-        )
+        twin = f" [twin {short_id(e.twin.variant)}]" if e.twin and e.main and not wide else ""
         lines.append(f"{e.short_id}: {v.change}{twin}")
-    return [
-        *lines,
-        COLUMN_KEY + ("; step ×, cum. ×: t(previous / first stage) / t" if wide else ""),
-    ]
+    steps = "; step ×, cum. ×: t(previous / first stage) / t" if wide else ""
+    return [*lines, COLUMN_KEY + steps]
 
 
 def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
