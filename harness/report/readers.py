@@ -94,19 +94,10 @@ def fastest_bench_records(row: dict[str, Any], device: str | None = None) -> lis
         extra: dict[str, Any] = {"bytes_read": row.get("bytes_read")}
         if "error" in graph:
             extra["graph_error"] = graph["error"]
-        out.append(
-            for_variant(
-                catalogue.get(FASTEST_BENCH_IDS.get(key, key)),
-                row["dtype"],
-                int(row["n"]),
-                status=status,
-                message=message,
-                total=timing_from(timed),
-                graph=timing_from(graph),
-                device=device,
-                extra=extra,
-            )
-        )
+        v = catalogue.get(FASTEST_BENCH_IDS.get(key, key))
+        out.append(for_variant(v, row["dtype"], int(row["n"]), status=status, message=message,
+                               total=timing_from(timed), graph=timing_from(graph), device=device,
+                               extra=extra))  # fmt: skip
     return out
 
 
