@@ -77,14 +77,12 @@ def cmd_report(args: argparse.Namespace) -> int:
             if source:
                 for name in page.write(source, written.out_dir):
                     out.print(f"  wrote {name}", highlight=False)
-                sources = [source] if isinstance(source, str) else source
-                _link(written.out_dir, title, page.MARKDOWN_NAME, ", ".join(map(_name, sources)))
+                names = ", ".join(Path(s).name for s in _listed(source))
+                _link(written.out_dir, title, page.MARKDOWN_NAME, names)
         main = written.runs[0]
         if callable_doc is not None:
-            names = tables.write_callable(
-                callable_doc, written.out_dir, main.records, args.callable
-            )
-            for name in names:
+            for name in tables.write_callable(callable_doc, written.out_dir, main.records,
+                                              args.callable):  # fmt: skip
                 out.print(f"  wrote {written.out_dir / name}", highlight=False)
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
@@ -95,10 +93,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {written.out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            for flag in ("n", "host", "accuracy"):
-                argv += [f"--{flag}", getattr(args, flag)] if getattr(args, flag) else []
-            for flag in ("callable", "axis"):
-                argv += [f"--{flag}", *getattr(args, flag)] if getattr(args, flag) else []
+            for flag in ("n", "host", "accuracy", "callable", "axis"):
+                given = getattr(args, flag)
+                argv += [f"--{flag}", *_listed(given)] if given else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])
             for doc in args.readme:
                 run_report.update_readme(doc, written, command)
@@ -108,8 +105,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _name(path: str) -> str:
-    return Path(path).name
+def _listed(given: str | list[str]) -> list[str]:
+    """An option's value as a list (one file, or the files of an nargs="+" option)."""
+    return [given] if isinstance(given, str) else given
 
 
 def _link(out_dir: Path, title: str, page: str, source: str) -> None:
@@ -126,34 +124,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "runs", nargs="+", metavar="RUN.json", help="one run, or several to compare with the first"
-    )
+    # fmt: off
+    p.add_argument("runs", nargs="+", metavar="RUN.json",
+                   help="one run, or several to compare with the first")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument(
-        "--n", default=None, metavar="N", help="n of the ladder table/plot (default: 2^25 or below)"
-    )
-    p.add_argument(
-        "--doc",
-        "--readme",
-        dest="readme",
-        action="append",
-        metavar="FILE.md",
-        help="rewrite its generated blocks (ladder:begin/end, ladder-summary:begin/end); "
-        "repeatable",
-    )
+    p.add_argument("--n", default=None, metavar="N",
+                   help="n of the ladder table/plot (default: 2^25 or below)")
+    p.add_argument("--doc", "--readme", dest="readme", action="append", metavar="FILE.md",
+                   help="rewrite its generated blocks (ladder:begin/end, "
+                   "ladder-summary:begin/end); repeatable")
     p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
-    p.add_argument(
-        "--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"
-    )
+    p.add_argument("--accuracy", metavar="ACCURACY.json",
+                   help="also render a `reduce-ladder accuracy` study")
     p.add_argument("--axis", nargs="+", metavar="AXIS.json",
-                   help="also render `bench axis` runs (their rows together)")  # fmt: skip
+                   help="also render `bench axis` runs (their rows together)")
     p.add_argument("--wide", action="store_true", help="every column in the terminal table")
-    p.add_argument(
-        "--callable", nargs="+", metavar="CALLABLE.json",
-        help="also the per-call-from-Python figures (several: one table, the later files' entries "
-        "beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)",
-    )  # fmt: skip
+    p.add_argument("--callable", nargs="+", metavar="CALLABLE.json",
+                   help="also the per-call-from-Python figures (several: one table, the later "
+                   "files' entries beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)")
+    # fmt: on
     p.set_defaults(func=cmd_report)
     add_compare_parser(sub)
 

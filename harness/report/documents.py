@@ -105,15 +105,9 @@ def _head(path: str, kind: str, doc: dict) -> Document:
     dev = dev or (doc.get("versions") or {})  # inductor-code/1: the device among the versions
     if isinstance(dev.get("device"), str) and "name" not in dev:
         dev = {**dev, "name": dev["device"]}
-    return Document(
-        path,
-        kind,
-        doc.get("schema", ""),
-        dev.get("name") or "no GPU",
-        doc.get("created", ""),
-        meta={"device": dev, "mode": doc.get("mode"), "synthetic": doc.get("synthetic", False)},
-        raw=doc,
-    )
+    meta = {"device": dev, "mode": doc.get("mode"), "synthetic": doc.get("synthetic", False)}
+    name, schema = dev.get("name") or records.NO_GPU, doc.get("schema", "")
+    return Document(path, kind, schema, name, doc.get("created", ""), meta=meta, raw=doc)
 
 
 def _bench(path: str, doc: dict) -> Document:
@@ -133,17 +127,11 @@ def _bench(path: str, doc: dict) -> Document:
         )
     mi = doc.get("machine_info") or {}
     gpu = mi.get("gpu") or {}
-    name = gpu.get("name") or next((r.device for r in rows if r.device), "")
-    return Document(
-        path,
-        "pytest-benchmark",
-        (mi.get("reduce_ladder") or {}).get("schema", ""),
-        name or "unknown device",
-        doc.get("datetime", ""),
-        rows,
-        {"device": gpu, "synthetic": mi.get("synthetic", False)},
-        doc,
-    )
+    name = gpu.get("name") or next((r.device for r in rows if r.device), "") or "unknown device"
+    schema = (mi.get("reduce_ladder") or {}).get("schema", "")
+    meta = {"device": gpu, "synthetic": mi.get("synthetic", False)}
+    created = doc.get("datetime", "")
+    return Document(path, "pytest-benchmark", schema, name, created, rows, meta, doc)
 
 
 def _records(kind: str, key: str, old: Callable[[dict, Document], list] | None = None):

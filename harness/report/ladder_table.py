@@ -34,22 +34,13 @@ from harness.core.catalogue import (
 )
 from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
-from harness.report.markdown import Column, column_table, num, numbers, terminal_table, us
-from harness.report.records import ResultRecord
+from harness.report import markdown as md
+from harness.report.markdown import Column, column_table, num, numbers, short_id, terminal_table, us
+from harness.report.records import ResultRecord, median
 
-# The order the tables and plots show the peers (a run without some of them shows the rest):
-# CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and x torch.sum.
-PEER_ORDER = (
-    CUB_ID,
-    NOCUB_ID,
-    CCCL_ID,
-    CCCL_NONDET_ID,
-    TORCH_ID,
-    COMPILE_ID,
-    COMPILE_DYNAMIC_ID,
-    COMPILE_COOP_ID,
-    COPY_ID,
-)
+# The peers' labels, in the order the tables and plots show them (a run without some of them shows
+# the rest): CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and
+# x torch.sum.
 PEER_LABELS = {
     CUB_ID: "cupy.sum (CUB)",
     NOCUB_ID: "cupy.sum (no CUB)",
@@ -61,6 +52,7 @@ PEER_LABELS = {
     COMPILE_COOP_ID: "torch.compile (coop)",
     COPY_ID: "copy bandwidth",
 }
+PEER_ORDER = tuple(PEER_LABELS)
 
 
 @dataclass(frozen=True)
@@ -82,6 +74,11 @@ class PeerRatios:
 
 
 NO_RATIOS = PeerRatios()
+
+
+def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
+    """Records from records or their JSON form (the session's rows)."""
+    return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
 
 
 def records_at(records: Iterable[ResultRecord], dtype: str, n: int) -> dict[str, ResultRecord]:
@@ -141,8 +138,7 @@ class LadderRow:
         """The row's id as the tables show it: a CUDA id without "cuda/", a peer's in full."""
         if self.main is None:
             return "-"
-        vid = self.main.variant
-        return vid if self.main.backend == "peer" else vid.split("/", 1)[-1]
+        return self.main.variant if self.main.backend == "peer" else short_id(self.main.variant)
 
     @property
     def short_id(self) -> str:
@@ -154,10 +150,8 @@ class LadderRow:
     @property
     def failed(self) -> bool:
         """A failed check that is not a wrong demonstration's point (a skipped peer is neither)."""
-        return any(
-            r is not None and not r.ok and not r.wrong_demo and r.status != "skipped"
-            for r in (self.main, self.twin)
-        )
+        return any(r is not None and not r.ok and not r.wrong_demo and r.status != "skipped"
+                   for r in (self.main, self.twin))  # fmt: skip
 
 
 def variant_order(records: Iterable[ResultRecord]) -> list[str]:
@@ -200,19 +194,9 @@ def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[Lad
         elif vid not in shown:  # a Triton variant no CUDA row twins: the Triton columns only
             pairs.append(("stage", None, r))
     steps = ladder_steps(main if kind == "stage" else None for kind, main, _ in pairs)
-    return [
-        LadderRow(
-            kind=kind,
-            stage=(main or twin).stage,
-            main=main,
-            twin=twin,
-            main_ratios=_sum_ratios(main, at),
-            twin_ratios=peer_ratios(twin, at) if twin else NO_RATIOS,
-            step_x=step_x,
-            cum_x=cum_x,
-        )
-        for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)
-    ]
+    return [LadderRow(kind, (main or twin).stage, main, twin, _sum_ratios(main, at),
+                      peer_ratios(twin, at) if twin else NO_RATIOS, step_x, cum_x)
+            for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)]  # fmt: skip
 
 
 def _sum_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRatios:
@@ -254,7 +238,7 @@ _CUDA = [
     numbers("× CUB", lambda e: num(e.main_ratios.x_cub, ".2f")),
     numbers("× torch.sum", lambda e: num(e.main_ratios.x_torch, ".2f")),
 ]
-_TWIN_NAME = Column("Triton twin", lambda e: e.twin.variant.split("/", 1)[-1] if e.twin else "-")
+_TWIN_NAME = Column("Triton twin", lambda e: short_id(e.twin.variant) if e.twin else "-")
 _TWIN = [
     numbers("µs", lambda e: us(e.twin.ms if e.twin else None)),
     numbers("GB/s", lambda e: _gbps(e.twin)),
@@ -276,7 +260,7 @@ COMPACT_COLUMNS = (
 WIDE_COLUMNS = (
     _STAGE,
     _VARIANT,
-    numbers("1st pass µs", lambda e: us(e.main.first_pass.median_ms if _first(e) else None)),
+    numbers("1st pass µs", lambda e: us(median(e.main and e.main.first_pass))),
     *_CUDA,
     numbers("step ×", lambda e: num(e.step_x, ".2f")),
     numbers("cum. ×", lambda e: num(e.cum_x, ".1f")),
@@ -284,10 +268,6 @@ WIDE_COLUMNS = (
     *_TWIN,
     _CHECK,
 )
-
-
-def _first(e: LadderRow) -> bool:
-    return e.main is not None and e.main.first_pass is not None
 
 
 def markdown_ladder(records: Iterable[ResultRecord], dtype: str, n: int) -> str:
@@ -314,14 +294,10 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
         v = catalogue.BY_ID.get(r.variant) if r else None
         if v is None or (e.kind == "peer" and not wide):
             continue
-        twin = (
-            f" [twin {e.twin.variant.split('/', 1)[-1]}]" if e.twin and e.main and not wide else ""
-        )
+        twin = f" [twin {short_id(e.twin.variant)}]" if e.twin and e.main and not wide else ""
         lines.append(f"{e.short_id}: {v.change}{twin}")
-    return [
-        *lines,
-        COLUMN_KEY + ("; step ×, cum. ×: t(previous / first stage) / t" if wide else ""),
-    ]
+    steps = "; step ×, cum. ×: t(previous / first stage) / t" if wide else ""
+    return [*lines, COLUMN_KEY + steps]
 
 
 def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
@@ -344,13 +320,10 @@ def ladder_console_table(
     """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend
     (with_legend=False: the table alone, where the legend is printed once for several sizes), as
     one rich renderable. rows: result records, or their JSON form (the session's rows)."""
-    from rich.console import Group
-    from rich.text import Text
-
-    records = [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
+    records = as_records(rows)
     ladder = ladder_rows(records, dtype, n)
     if title is None:
         dev = next((r.device for r in records if r.device), None)
         title = f"{dev + ', ' if dev else ''}{dtype}, n = {n:,} ({size_label(n)})"
-    notes = [Text(line, style="dim") for line in legend(ladder, wide=wide)] if with_legend else []
-    return Group(rich_ladder_table(ladder, title, wide=wide), *notes)
+    notes = legend(ladder, wide=wide) if with_legend else []
+    return md.with_legend(rich_ladder_table(ladder, title, wide=wide), notes)

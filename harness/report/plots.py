@@ -1,11 +1,12 @@
-"""Every plot (matplotlib, Agg; no GPU needed) but compare.png (harness.report.run_tables); each
-returns what it drew, for the tests:
+"""Every plot of the ladder's report (matplotlib, Agg; no GPU needed); each returns what it drew,
+for the tests:
 - bandwidth_vs_n_<dtype>.png: effective GB/s against log2 n, one panel per group of stages (at
   most PANEL_LINES variants, so about 8 lines with the peers, which are on every panel);
 - ladder_<dtype>_<n>.png: the ladder at one n, a CUDA bar and its Triton twin's bar per row;
-- compare_<source>.png (`reduce-ladder compare`): a panel per dtype (rows) and variant family
-  (columns), t(baseline) / t(device) against log2 n: a thin line per variant, a thick one for
-  the family's median, the datasheet's ratio dashed, one colour per device."""
+- compare_<source>.png (`reduce-ladder compare`) and a report's compare.png (runs compared with
+  the first): a panel per dtype (rows) and variant family (columns), t(baseline) / t(device)
+  against log2 n: a thin line per variant, a thick one for the family's median, the datasheet's
+  ratio dashed, one colour per device."""
 
 from __future__ import annotations
 
@@ -284,27 +285,28 @@ def y_range(rows: list[DeviceRow], expected) -> tuple[float, float]:
     return min([0.65, *values]) * 0.97, min(max([1.05, *values]) * 1.03, CAP)
 
 
-def ratio_axis(ax, lo: float, hi: float, ticks=DEVICE_TICKS, *, x: bool = False) -> None:
-    """A log y (or x) axis from lo to hi labelled with plain ratios (0.70, 1.00, 4.00), not powers
-    of ten, the ticks evenly spread (a tick closer than a tenth of the axis to the last one kept
-    is left out; 1.00 wins over a neighbour too close to it)."""
+def ratio_axis(ax, lo: float, hi: float) -> None:
+    """A log y axis from lo to hi labelled with plain ratios (0.70, 1.00, 4.00), not powers of
+    ten, the ticks evenly spread (a tick closer than a tenth of the axis to the last one kept is
+    left out; 1.00 wins over a neighbour too close to it)."""
     from matplotlib.ticker import NullLocator
 
-    (ax.set_xscale if x else ax.set_yscale)("log")
-    (ax.set_xlim if x else ax.set_ylim)(lo, hi)
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
     gap = math.log(hi / lo) / 10
     kept: list[float] = []
-    for t in (t for t in sorted(ticks) if lo <= t <= hi):
+    for t in (t for t in DEVICE_TICKS if lo <= t <= hi):
         if t == 1.0 or not kept or math.log(t / kept[-1]) >= gap:
             if kept and kept[-1] != 1.0 and math.log(t / kept[-1]) < gap:
                 kept.pop()
             kept.append(t)
-    (ax.set_xticks if x else ax.set_yticks)(kept, [f"{t:.2f}" for t in kept])
-    (ax.xaxis if x else ax.yaxis).set_minor_locator(NullLocator())
+    ax.set_yticks(kept, [f"{t:.2f}" for t in kept])
+    ax.yaxis.set_minor_locator(NullLocator())
 
 
-def plot_device_source(path: Path, source: str, rows: list[DeviceRow], runs: list[DeviceRun]):
-    """One source's figure: a panel per dtype (rows) and family (columns)."""
+def plot_device_source(path: Path, title: str, rows: list[DeviceRow], runs: list[DeviceRun]):
+    """One source's figure: a panel per dtype (rows) and family (columns); returns what it drew
+    (the title, the panels, the variants)."""
     rank = {f: i for i, f in enumerate(FAMILY_ORDER)}
     fams = sorted({r.family for r in rows}, key=lambda f: (rank.get(f, len(rank)), f))
     dts = sorted({r.dtype for r in rows}, key=lambda d: (d != "float32", d))
@@ -332,9 +334,13 @@ def plot_device_source(path: Path, source: str, rows: list[DeviceRow], runs: lis
     unique = dict(zip(labels, handles, strict=True))  # one entry per label
     fig.legend(list(unique.values()), list(unique), loc="lower center",
                ncol=min(len(unique), 4) or 1, fontsize=8)  # fmt: skip
-    fig.suptitle(f"{source}: time on {runs[0].label} / time on each device", fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 1 - 0.04 * (title.count("\n") + 1)))
     save(fig, path, dpi=100, tight=False)
+    panels = [f"{f}, {d}" for d in dts for f in fams if any(r.dtype == d and r.family == f
+                                                           for r in rows)]  # fmt: skip
+    return {"path": str(path), "title": title, "panels": panels,
+            "variants": list(dict.fromkeys(r.variant for r in rows))}  # fmt: skip
 
 
 def plot_devices(out_dir: Path, rows: list[DeviceRow], runs: list[DeviceRun]) -> list[str]:
@@ -344,5 +350,6 @@ def plot_devices(out_dir: Path, rows: list[DeviceRow], runs: list[DeviceRun]) ->
         mine = [r for r in rows if r.source == s]
         if mine:
             names.append(f"compare_{s}.png")
-            plot_device_source(out_dir / names[-1], s, mine, runs)
+            title = f"{s}: time on {runs[0].label} / time on each device"
+            plot_device_source(out_dir / names[-1], title, mine, runs)
     return names

@@ -23,7 +23,7 @@ a family without times (profile, sanitize, reproducible, compare, census, manife
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from harness.core import catalogue
@@ -36,6 +36,7 @@ from harness.report.records import (
     ResultRecord,
     Row,
     for_variant,
+    identity,
     record_rows,
     timing_from,
 )
@@ -49,30 +50,20 @@ _HOST_CHECK = {"value", "golden", "abs_err", "bound"}
 def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
     """A host-study row (harness.studies.host.table_rows) as a record; dtype for rows that do not
     name theirs."""
-    vid = row["variant"]
-    v = catalogue.BY_ID.get(vid)
+    v = catalogue.BY_ID.get(row["variant"])
+    ident = identity(v) if v else {"variant": row["variant"], "backend": "peer", "stage": "peer",
+                                   "family": "peer"}  # fmt: skip
     check = None
     if "golden" in row or "bound" in row:
-        check = Check(
-            value=row.get("value"),
-            golden=row.get("golden"),
-            abs_err=row.get("abs_err"),
-            tolerance=row.get("bound"),
-        )
+        check = Check(row.get("value"), row.get("golden"), row.get("abs_err"), row.get("bound"))
     return ResultRecord(
-        variant=vid,
-        backend=row.get("backend") or (v.backend if v else "peer"),
-        stage=str(row.get("stage") or (v.stage if v else "peer")),
-        family=v.family if v else "peer",
-        seeds=tuple(row.get("seeds") or (v.seeds if v else ())),
-        twin=v.twin if v else None,
-        dtype=row.get("dtype") or dtype or "",
-        n=int(row["n"]),
-        status=row.get("status", "ok"),
-        message=row.get("message") or "",
-        check=check,
+        **{**ident, "backend": row.get("backend") or ident["backend"], "wrong_demo": False,
+           "stage": str(row.get("stage") or ident["stage"]),
+           "seeds": tuple(row.get("seeds") or ident.get("seeds", ()))},
+        dtype=row.get("dtype") or dtype or "", n=int(row["n"]), status=row.get("status", "ok"),
+        message=row.get("message") or "", check=check,
         extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
-    )
+    )  # fmt: skip
 
 
 # fastest-bench/1 row keys, in order (cuda/ and triton/ reproducible with --variants), and the
@@ -103,19 +94,10 @@ def fastest_bench_records(row: dict[str, Any], device: str | None = None) -> lis
         extra: dict[str, Any] = {"bytes_read": row.get("bytes_read")}
         if "error" in graph:
             extra["graph_error"] = graph["error"]
-        out.append(
-            for_variant(
-                catalogue.get(FASTEST_BENCH_IDS.get(key, key)),
-                row["dtype"],
-                int(row["n"]),
-                status=status,
-                message=message,
-                total=timing_from(timed),
-                graph=timing_from(graph),
-                device=device,
-                extra=extra,
-            )
-        )
+        v = catalogue.get(FASTEST_BENCH_IDS.get(key, key))
+        out.append(for_variant(v, row["dtype"], int(row["n"]), status=status, message=message,
+                               total=timing_from(timed), graph=timing_from(graph), device=device,
+                               extra=extra))  # fmt: skip
     return out
 
 
@@ -159,124 +141,111 @@ def versions(doc: Document) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items()))
 
 
-class _Maker:
-    """Rows of one document: its device, suite and versions said once."""
+def _maker(doc: Document):
+    """Rows of one document (its device, suite and versions said once): timed(t, **fields) is
+    [a Row of the timing t (a Timing or its JSON form)], or [] where there is none."""
+    common = {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
 
-    def __init__(self, doc: Document):
-        self.doc = doc
-        self.common = {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
-
-    def timed(self, t: Timing | dict | None, **fields: Any) -> list[Row]:
+    def timed(t: Timing | dict | None, **fields: Any) -> list[Row]:
         t = timing_from(t) if isinstance(t, dict) else t
-        if t is None:
-            return []
-        stats = {"min_ms": t.min_ms, "p10_ms": t.p10_ms, "p90_ms": t.p90_ms, "reps": t.reps}
-        return [Row(**self.common, **fields, median_ms=t.median_ms, **stats)]
+        return [] if t is None else [Row(**common, **fields, **asdict(t))]
 
-    def median(self, ms: float | None, **fields: Any) -> list[Row]:
-        return [] if ms is None else [Row(**self.common, **fields, median_ms=ms)]
+    return timed
 
 
-def record_rows_of(doc: Document) -> list[Row]:
-    m = _Maker(doc)
-    out = []
-    for r in doc.records:
-        out += [row for row in record_rows(r, **m.common) if row.median_ms is not None]
-        if "e2e_ms" in r.extra:  # the host study: from host memory, per staging
-            ident = {"variant": r.variant, "dtype": r.dtype, "shape": r.n, "check": r.status}
-            out += _e2e(m, r, ident)
-    return out
-
-
-def _e2e(m: _Maker, r: ResultRecord, ident: dict) -> list[Row]:
-    t = _timing(r.extra["e2e_ms"], r.extra.get("e2e_min_ms"), r.extra.get("reps"))
-    return m.timed(t, **ident, config=r.extra.get("staging", ""), metric="e2e")
-
-
-def callable_rows(doc: Document) -> list[Row]:
-    m = _Maker(doc)
-    out = []
-    for r in doc.raw.get("results", []):
-        if r.get("us_per_call") is None:
-            continue
-        t = _timing(r["us_per_call"] / 1e3, _ms(r.get("min_us")))
-        ident = {"variant": r["entry"], "config": "", "dtype": r["dtype"], "shape": r["n"]}
-        out += m.timed(t, **ident, metric="call", bytes=r.get("touched_bytes"))
-    return out
-
-
-def _timing(median_ms: float, min_ms: float | None, reps: int | None = None) -> Timing:
-    return Timing(median_ms, min_ms, None, None, reps)  # type: ignore[arg-type]
+def _timing(median_ms: float | None, min_ms: float | None = None, reps: int | None = None):
+    """A Timing of the statistics a document kept (None where it kept no median)."""
+    return None if median_ms is None else Timing(median_ms, min_ms, None, None, reps)  # type: ignore[arg-type]
 
 
 def _ms(us: float | None) -> float | None:
     return None if us is None else us / 1e3
 
 
+def record_rows_of(doc: Document) -> list[Row]:
+    timed = _maker(doc)
+    common = {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
+    out = []
+    for r in doc.records:
+        out += [row for row in record_rows(r, **common) if row.median_ms is not None]
+        if "e2e_ms" in r.extra:  # the host study: from host memory, per staging
+            t = _timing(r.extra["e2e_ms"], r.extra.get("e2e_min_ms"), r.extra.get("reps"))
+            out += timed(t, variant=r.variant, config=r.extra.get("staging", ""), dtype=r.dtype,
+                         shape=r.n, metric="e2e", check=r.status)  # fmt: skip
+    return out
+
+
+def callable_rows(doc: Document) -> list[Row]:
+    timed = _maker(doc)
+    out = []
+    for r in doc.raw.get("results", []):
+        if r.get("us_per_call") is not None:
+            t = _timing(r["us_per_call"] / 1e3, _ms(r.get("min_us")))
+            out += timed(t, variant=r["entry"], config="", dtype=r["dtype"], shape=r["n"],
+                         metric="call", bytes=r.get("touched_bytes"))  # fmt: skip
+    return out
+
+
 def rounds_rows(doc: Document) -> list[Row]:
     """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
-    m = _Maker(doc)
+    timed = _maker(doc)
     dtype = doc.raw.get("dtype", "")
     out = []
     for row in doc.raw.get("rows", []):
         for what, rounds in (row.get("times") or {}).items():
             check = (row.get("verdicts") or {}).get(what, "")
             for rnd, t in rounds.items():
-                ident = {"variant": what, "config": "", "dtype": dtype, "shape": row["n"]}
-                out += m.timed(t, **ident, metric=rnd, check=check)
+                out += timed(t, variant=what, config="", dtype=dtype, shape=row["n"], metric=rnd,
+                             check=check)  # fmt: skip
     return out
 
 
 def small_n_rows(doc: Document) -> list[Row]:
-    m = _Maker(doc)
+    timed = _maker(doc)
     out = []
     for row in doc.raw.get("rows", []):
         agrees = row.get("sum_agrees") or {}
         for path, us in (row.get("us") or {}).items():
             check = "" if path not in agrees else ("ok" if agrees[path] else "wrong")
-            ident = {"variant": path, "config": "", "dtype": row["dtype"], "shape": row["n"]}
-            out += m.median(_ms(us), **ident, metric="total", check=check)
+            out += timed(_timing(_ms(us)), variant=path, config="", dtype=row["dtype"],
+                         shape=row["n"], metric="total", check=check)  # fmt: skip
     return out
 
 
 def repro_sweep_rows(doc: Document) -> list[Row]:
-    m = _Maker(doc)
+    timed = _maker(doc)
     out = []
     for row in doc.raw.get("rows", []):
+        ident = {"config": row["shape"], "dtype": row["dtype"], "shape": row["n"]}
+        ident["metric"] = "total"
         check = "ok" if row.get("same_bits") else "wrong"
-        ident = {"dtype": row["dtype"], "shape": row["n"], "metric": "total"}
-        out += m.median(row.get("median_ms"), variant=row["variant"], config=row["shape"],
-                        **ident, check=check)  # fmt: skip
+        out += timed(_timing(row.get("median_ms")), variant=row["variant"], **ident, check=check)
         for peer, ms in (row.get("peers_ms") or {}).items():
-            out += m.median(ms, variant=peer, config=row["shape"], **ident)
+            out += timed(_timing(ms), variant=peer, **ident)
     return out
 
 
 def call_profile_rows(doc: Document) -> list[Row]:
-    m = _Maker(doc)
+    timed = _maker(doc)
     raw = doc.raw
     ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
-    return [
-        row
-        for entry, us in (raw.get("per_call_us") or {}).items()
-        for row in m.median(_ms(us), variant=entry, **ident, metric="call")
-    ]
+    return [row for entry, us in (raw.get("per_call_us") or {}).items()
+            for row in timed(_timing(_ms(us)), variant=entry, **ident, metric="call")]  # fmt: skip
 
 
 def inductor_rows(doc: Document) -> list[Row]:
-    m = _Maker(doc)
+    timed = _maker(doc)
     out = []
     for mode in doc.raw.get("modes", []):
         for c in mode.get("calls", []):
-            check = "ok" if c.get("ok") else "wrong"
-            ident = {"variant": "torch.compile", "config": mode["mode"], "shape": c["n"]}
-            out += m.timed(c.get("timing"), **ident, dtype=doc.raw.get("dtype", ""),
-                           metric="call", check=check)  # fmt: skip
+            out += timed(c.get("timing"), variant="torch.compile", config=mode["mode"],
+                         dtype=doc.raw.get("dtype", ""), shape=c["n"], metric="call",
+                         check="ok" if c.get("ok") else "wrong")  # fmt: skip
     return out
 
 
 def distributed_rows(doc: Document) -> list[Row]:
-    m = _Maker(doc)
+    timed = _maker(doc)
     out = []
     for r in doc.raw.get("runs", []):
         if r.get("kind") != "sum":
@@ -285,5 +254,5 @@ def distributed_rows(doc: Document) -> list[Row]:
         ident |= {"dtype": "float32", "shape": (r["n_per_rank"], r["gpus"])}
         check = "ok" if r.get("ok") else "wrong"
         for metric in ("local", "combine", "total"):
-            out += m.median(r.get(f"{metric}_ms"), **ident, metric=metric, check=check)
+            out += timed(_timing(r.get(f"{metric}_ms")), **ident, metric=metric, check=check)
     return out

@@ -39,7 +39,7 @@ harness.report.documents; new documents are written at the versions below.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,11 @@ def timing_from(d: Any) -> Timing | None:
     if not isinstance(d, dict) or d.get("median_ms") is None:
         return None
     return Timing(d["median_ms"], d.get("min_ms"), d.get("p10_ms"), d.get("p90_ms"), d.get("reps"))
+
+
+def median(t: Timing | None) -> float | None:
+    """A timing's median (ms), or None where it was not timed."""
+    return t.median_ms if t else None
 
 
 TIMING_FIELDS = ("first_pass", "total", "graph", "call")
@@ -180,47 +185,33 @@ class ResultRecord:
         check = d.get("check")
         if check is None and "golden" in d:  # run/1: the check's fields sit in the row
             check = d
+        plain = ("twin", "status", "passes", "blocks_first_pass", "bytes_first_pass", "bytes_total")
+        device = d.get("device")
         return cls(
-            variant=d["variant"],
-            backend=d.get("backend") or d["variant"].split("/")[0],
-            dtype=d["dtype"],
-            n=int(d["n"]),
-            stage=str(d.get("stage") or ""),
-            family=d.get("family") or "",
-            seeds=tuple(d.get("seeds") or ()),
-            twin=d.get("twin"),
-            wrong_demo=bool(d.get("wrong_demo")),
-            status=d.get("status", "ok"),
-            message=d.get("message") or "",
+            **{k: d[k] for k in plain if k in d}, variant=d["variant"], dtype=d["dtype"],
+            backend=d.get("backend") or d["variant"].split("/")[0], n=int(d["n"]),
+            stage=str(d.get("stage") or ""), family=d.get("family") or "",
+            seeds=tuple(d.get("seeds") or ()), wrong_demo=bool(d.get("wrong_demo")),
+            message=d.get("message") or "", extra=dict(d.get("extra") or {}),
             check=Check.from_json(check) if isinstance(check, dict) else None,
             **{k: timing_from(d.get(k)) for k in TIMING_FIELDS},
-            passes=d.get("passes"),
-            blocks_first_pass=d.get("blocks_first_pass"),
-            bytes_first_pass=d.get("bytes_first_pass"),
-            bytes_total=d.get("bytes_total"),
-            device=d.get("device") if isinstance(d.get("device"), str) else None,
-            extra=dict(d.get("extra") or {}),
-        )
+            device=device if isinstance(device, str) else None,
+        )  # fmt: skip
 
 
 def _gbps(nbytes: int | None, t: Timing | None) -> float | None:
     return nbytes / t.median_ms / 1e6 if nbytes and t and t.median_ms else None
 
 
+def identity(v: Variant) -> dict[str, Any]:
+    """A record's identity fields from the catalogue record (so no producer spells them)."""
+    return {"variant": v.id, "backend": v.backend, "stage": v.stage, "family": v.family,
+            "seeds": tuple(v.seeds), "twin": v.twin, "wrong_demo": v.wrong}  # fmt: skip
+
+
 def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord:
-    """A record whose identity comes from the catalogue record (so no producer spells it)."""
-    return ResultRecord(
-        variant=v.id,
-        backend=v.backend,
-        dtype=dtype,
-        n=n,
-        stage=v.stage,
-        family=v.family,
-        seeds=tuple(v.seeds),
-        twin=v.twin,
-        wrong_demo=v.wrong,
-        **measured,
-    )
+    """A record whose identity comes from the catalogue record."""
+    return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
 
 
 def check_from(result: Any) -> Check:
@@ -342,29 +333,16 @@ def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
             groups.setdefault((r.variant, r.dtype, r.n), []).append(r)
     out = []
     for (vid, dtype, n), rs in groups.items():
-        info = rs[0].info
         timed = {r.metric: r for r in rs if r.metric in TIMING_FIELDS}
-        measured = {
-            **{
-                m: Timing(r.median_ms, r.min_ms, r.p10_ms, r.p90_ms, r.reps)
-                for m, r in timed.items()
-            },
-            "status": rs[0].check or "ok",
-            "message": info.get("message") or "",
-            "check": Check.from_json(info["check"]) if "check" in info else None,
-            "passes": info.get("passes"),
-            "blocks_first_pass": info.get("blocks_first_pass"),
+        rec = ResultRecord.from_json({
+            **rs[0].info, "variant": vid, "dtype": dtype, "n": n, "status": rs[0].check or "ok",
+            **{metric: asdict(r) for metric, r in timed.items()},
             "bytes_first_pass": timed["first_pass"].bytes if "first_pass" in timed else None,
             "bytes_total": next((r.bytes for m, r in timed.items() if m != "first_pass"), None),
             "device": rs[0].device if rs[0].device != NO_GPU else None,
-            "extra": dict(info.get("extra") or {}),
-        }
+        })  # fmt: skip
         v = catalogue.BY_ID.get(vid)
-        if v is not None:
-            out.append(for_variant(v, dtype, n, **measured))
-        else:
-            out.append(ResultRecord(variant=vid, backend=vid.split("/")[0], dtype=dtype, n=n,
-                                    **measured))  # fmt: skip
+        out.append(rec if v is None else replace(rec, **identity(v)))
     return out
 
 

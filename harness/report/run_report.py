@@ -119,26 +119,17 @@ def write_report(
         bw_name, ladder_name = plot_names(dtype, n)
         plots_drawn[bw_name] = plots.plot_bandwidth_vs_n(main, dtype, out / bw_name)
         plots_drawn[ladder_name] = plots.plot_ladder(main, dtype, n, out / ladder_name)
-        md += [f"## {dtype}", "", f"### The ladder at n = {size_label(n)} ({n:,})", ""]
-        md += [markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", ""]
-        md += [
-            f"### Effective bandwidth vs n ({dtype})",
-            "",
-            f"![bandwidth {dtype}]({bw_name})",
-            "",
-        ]
-        md += ["Effective GB/s (✗: failed check):", "", run_tables.sweep_table(main, dtype, "gbps")]
-        md += ["% of copy bandwidth:", "", run_tables.sweep_table(main, dtype, "pct_copy")]
+        md += [f"## {dtype}", "", f"### The ladder at n = {size_label(n)} ({n:,})", "",
+               markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", "",
+               f"### Effective bandwidth vs n ({dtype})", "", f"![bandwidth {dtype}]({bw_name})",
+               "", "Effective GB/s (✗: failed check):", "",
+               run_tables.sweep_table(main, dtype, "gbps"), "% of copy bandwidth:", "",
+               run_tables.sweep_table(main, dtype, "pct_copy")]  # fmt: skip
         small = [s for s in main.sizes(dtype) if s <= 2**20]
         if small:
             md += run_tables.small_sizes_section(main, dtype, small)
-        md += [
-            f"<details><summary>Every {dtype} measurement, with its ratios</summary>",
-            "",
-            run_tables.all_measurements_table(main, dtype),
-            "</details>",
-            "",
-        ]
+        md += [f"<details><summary>Every {dtype} measurement, with its ratios</summary>", "",
+               run_tables.all_measurements_table(main, dtype), "</details>", ""]  # fmt: skip
     bad = [r for r in main.records if not r.ok and not r.wrong_demo]
     if bad:
         md += ["## Failed checks", ""]
@@ -153,12 +144,16 @@ def write_report(
                 runs, compared, out / "compare.png"
             )
     md += hardware_section(main, out)
-    report = out / "report.md"
-    try:
-        report.write_text("\n".join(md))
-    except OSError as e:
-        raise ReportError(f"cannot write {report}: {e.strerror or e}") from None
+    report = _write(out / "report.md", "\n".join(md))
     return WrittenReport(out, report, plots_drawn, refs, runs, compared)
+
+
+def _write(path: Path, text: str) -> Path:
+    try:
+        path.write_text(text)
+    except OSError as e:
+        raise ReportError(f"cannot write {path}: {e.strerror or e}") from None
+    return path
 
 
 def _run_line(r: Document, name: str) -> str:
@@ -209,14 +204,10 @@ def hardware_section(run: Document, out: Path) -> list[str]:
 LADDER_BEGIN, LADDER_END = "<!-- ladder:begin -->", "<!-- ladder:end -->"
 SUMMARY_BEGIN, SUMMARY_END = "<!-- ladder-summary:begin -->", "<!-- ladder-summary:end -->"
 
-# The summary's columns after the first: (header, variant id); the stages are found in the run.
-SUMMARY_IDS = (
-    ("cuda/fastest", "cuda/fastest"),
-    ("triton/fastest", "triton/fastest"),
-    ("CUB (cupy.sum)", "peer/cupy.sum-cub"),
-    ("torch.sum", "peer/torch.sum"),
-    ("copy", COPY_ID),
-)
+# The summary's columns after the first: header -> variant id; the stages are found in the run.
+SUMMARY_IDS = {"cuda/fastest": "cuda/fastest", "triton/fastest": "triton/fastest",
+               "CUB (cupy.sum)": "peer/cupy.sum-cub", "torch.sum": "peer/torch.sum",
+               "copy": COPY_ID}  # fmt: skip
 
 
 def _generated(command: str) -> str:
@@ -226,26 +217,18 @@ def _generated(command: str) -> str:
 def readme_block(written: WrittenReport, readme: Path, command: str) -> str:
     """The ladder block for the file `readme` (links relative to its folder)."""
     run = written.runs[0]
-    lines = [
-        LADDER_BEGIN,
-        _generated(command),
-        "",
-        f"Measured on **{run.device}** (`{rel(Path(run.path), readme.parent)}`, {run.created}).",
-        "",
-    ]
+    lines = [LADDER_BEGIN, _generated(command), "",
+             f"Measured on **{run.device}** (`{rel(Path(run.path), readme.parent)}`, "
+             f"{run.created}).", ""]  # fmt: skip
     for dtype, n in written.ref_n.items():
         # The device in each table's caption: the page shows one device's numbers, and the
         # other devices' are one link away (results/compare/), so each table says whose they are.
         caption = f"**{dtype}, n = {size_label(n)}, on {run.device}**"
         lines += [caption, "", markdown_ladder(run.records, dtype, n)]
-    main_plot = written.out_dir / plot_names(run.dtypes()[0], 1)[0]
-    lines += [
-        f"![effective bandwidth vs n]({rel(main_plot, readme.parent)})",
-        "",
-        f"Full report: [{rel(written.markdown, readme.parent)}]"
-        f"({rel(written.markdown, readme.parent)}).",
-        LADDER_END,
-    ]
+    plot = rel(written.out_dir / plot_names(run.dtypes()[0], 1)[0], readme.parent)
+    report = rel(written.markdown, readme.parent)
+    lines += [f"![effective bandwidth vs n]({plot})", "", f"Full report: [{report}]({report}).",
+              LADDER_END]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -260,31 +243,18 @@ def summary_block(written: WrittenReport, command: str) -> str:
     rows = []
     for dtype, n in written.ref_n.items():
         at = records_at(run.records, dtype, n)
-        stages = [
-            r
-            for r in at.values()
-            if r.backend == "cuda" and r.stage.isdigit() and r.ok and r.ms is not None
-        ]
+        stages = [r for r in at.values()
+                  if r.backend == "cuda" and r.stage.isdigit() and r.ok and r.ms]  # fmt: skip
         first = next((r for r in stages if r.stage == "0"), None)
         best = min(stages, key=lambda r: r.ms, default=None)
         best_cell = "-" if best is None else f"{_gbps(best)} ({best.variant.split('/', 1)[-1]})"
-        rows.append(
-            [f"{dtype}, {size_label(n)}", _gbps(first), best_cell]
-            + [_gbps(at.get(vid)) for _, vid in SUMMARY_IDS]
-        )
-    headers = ["dtype, n", "stage 0", "best stage", *(h for h, _ in SUMMARY_IDS)]
-    return "\n".join(
-        [
-            SUMMARY_BEGIN,
-            _generated(command),
-            "",
-            "Effective bandwidth in GB/s (bytes read and written / device time; higher is "
-            f"better),\nmeasured on **{run.device}**, each sum checked against its golden first:",
-            "",
-            markdown_table(headers, rows),
-            SUMMARY_END,
-        ]
-    )
+        rows.append([f"{dtype}, {size_label(n)}", _gbps(first), best_cell,
+                     *(_gbps(at.get(vid)) for vid in SUMMARY_IDS.values())])  # fmt: skip
+    headers = ["dtype, n", "stage 0", "best stage", *SUMMARY_IDS]
+    return "\n".join([SUMMARY_BEGIN, _generated(command), "",
+                      "Effective bandwidth in GB/s (bytes read and written / device time; higher "
+                      f"is better),\nmeasured on **{run.device}**, each sum checked against its "
+                      "golden first:", "", markdown_table(headers, rows), SUMMARY_END])  # fmt: skip
 
 
 def _span(text: str, begin: str, end: str) -> tuple[int, int] | None:
@@ -323,8 +293,4 @@ def rendered(text: str, written: WrittenReport, path: Path, command: str) -> str
 def update_readme(readme: str | Path, written: WrittenReport, command: str) -> None:
     """Regenerate the blocks of the file readme (check_readme says it has one)."""
     p = Path(readme)
-    new = rendered(check_readme(p), written, p, command)
-    try:
-        p.write_text(new)
-    except OSError as e:
-        raise ReportError(f"cannot write {p}: {e.strerror or e}") from None
+    _write(p, rendered(check_readme(p), written, p, command))

@@ -1,7 +1,8 @@
 """report.md's tables: one run across sizes (variants x sizes of one field; every measurement of
 a dtype with its ratios) and runs compared with the first (per variant at one (dtype, n), the
 time in run A over the time in each other run B, C, ...: above 1 the other run is faster), as
-Markdown and, for the comparison, on the terminal and in compare.png."""
+Markdown and, for the comparison, on the terminal and in compare.png. The runs compared are the
+devices of harness.report.devices (lettered A, B, ...): one comparison, one figure."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report.devices import DeviceRow, DeviceRun, device_rows
+from harness.report.devices import DeviceRow, DeviceRun, device_rows, ratio_table
 from harness.report.documents import Document
 from harness.report.ladder_table import (
     PeerRatios,
@@ -19,18 +20,14 @@ from harness.report.ladder_table import (
     variant_order,
 )
 from harness.report.markdown import grid, markdown_table, num, rich_table, us
-from harness.report.plots import figure, ratio_axis, save
-from harness.report.records import ResultRecord
+from harness.report.plots import plot_device_source
+from harness.report.records import ResultRecord, median
 
 
 def _ratios(run: Document, dtype: str) -> Callable[[ResultRecord], PeerRatios]:
     """(record -> its PeerRatios), the peers looked up once per size."""
     by_n = {n: records_at(run.records, dtype, n) for n in run.sizes(dtype)}
     return lambda r: peer_ratios(r, by_n[r.n])
-
-
-def _med(t) -> float | None:
-    return t.median_ms if t else None
 
 
 def size_grid(
@@ -53,7 +50,7 @@ def sweep_table(run: Document, dtype: str, field: str) -> str:
 
 def small_sizes_section(run: Document, dtype: str, sizes: list[int]) -> list[str]:
     """Device time per call from CUDA-graph replay beside one synchronized call's wall time."""
-    cell = lambda r: f"{us(_med(r.graph))} / {us(_med(r.call))}"  # noqa: E731
+    cell = lambda r: f"{us(median(r.graph))} / {us(median(r.call))}"  # noqa: E731
     head = lambda n: f"{size_label(n)} graph / call µs"  # noqa: E731
     return [
         f"### Small sizes: launch overhead ({dtype})",
@@ -75,8 +72,8 @@ def all_measurements_table(run: Document, dtype: str) -> str:
     rows.sort(key=lambda r: (order[r.variant], r.n))
     ratios = _ratios(run, dtype)
     body = [
-        [r.variant, size_label(r.n), check_text(r), us(r.ms), us(_med(r.graph)), us(_med(r.call)),
-         num(r.gbps_total, ".1f"), num(q.pct_copy, ".1f"), num(q.x_cub, ".2f"),
+        [r.variant, size_label(r.n), check_text(r), *(us(median(t)) for t in (r.total, r.graph,
+         r.call)), num(r.gbps_total, ".1f"), num(q.pct_copy, ".1f"), num(q.x_cub, ".2f"),
          num(q.x_torch, ".2f")]
         for r in rows
         for q in (ratios(r),)
@@ -88,23 +85,24 @@ def all_measurements_table(run: Document, dtype: str) -> str:
 # runs compared with the first
 
 
-RATIO_TICKS = (1.02, 1.05, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0)
-
-
 def run_letter(k: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[k]
 
 
+def run_points(runs: list[Document]) -> list[DeviceRun]:
+    """The runs as the devices of a comparison (harness.report.devices), lettered A, B, ...: each
+    passing timed record a point."""
+    out = [DeviceRun(Path(r.path).parent, run_letter(k), r.device) for k, r in enumerate(runs)]
+    for point, run in zip(out, runs, strict=True):
+        point.points = {("ladder", r.variant, r.dtype, r.n): (r.family, r.ms)
+                        for r in run.records if r.ok and r.ms}  # fmt: skip
+        point.order = variant_order(run.records)
+    return out
+
+
 def compare_rows(runs: list[Document], dtype: str, n: int) -> list[DeviceRow]:
-    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order:
-    the devices' comparison (harness.report.devices.device_rows) of the runs' points there."""
-    points = [DeviceRun(Path(r.path).parent, run_letter(k), r.device) for k, r in enumerate(runs)]
-    for point, run in zip(points, runs, strict=True):
-        at = records_at(run.records, dtype, n).values()
-        point.points = {("ladder", r.variant, dtype, n): (r.family, r.ms) for r in at
-                        if r.ok and r.ms}  # fmt: skip
-        point.order = variant_order(at)
-    return device_rows(points)
+    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order."""
+    return [r for r in device_rows(run_points(runs)) if r.dtype == dtype and r.n == n]
 
 
 def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, int]:
@@ -115,13 +113,9 @@ def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, i
 
 def _tables(runs: list[Document], sizes: dict[str, int]):
     """Per dtype: its n, the header and the cells of its table."""
-    others = [run_letter(k) for k in range(1, len(runs))]
-    header = ["variant", *[f"{run_letter(k)} µs" for k in range(len(runs))],
-              *[f"A / {o}" for o in others]]  # fmt: skip
+    letters = [run_letter(k) for k in range(len(runs))]
     for d, n in sizes.items():
-        cells = [[r.variant, *map(us, r.ms), *[num(x, ".2f") for x in r.ratios]]
-                 for r in compare_rows(runs, d, n)]  # fmt: skip
-        yield d, n, header, cells
+        yield d, n, *ratio_table(compare_rows(runs, d, n), letters)
 
 
 def runs_line(runs: list[Document]) -> str:
@@ -150,40 +144,11 @@ def rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
 
 
 def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
-    """Per variant, t(A) / t(other run) at one n per dtype, on a log axis centred on 1 (so
-    a few per cent either way is visible); titled with every run's device and date."""
-    series = []  # (label, rows, index of the ratio)
-    for d, n in n_by_dtype.items():
-        rows = compare_rows(runs, d, n)
-        for k in range(1, len(runs)):
-            pts = [r for r in rows if r.ratios[k - 1] is not None]
-            if pts:
-                label = f"{d}, n = {size_label(n)}: A / {run_letter(k)}"
-                series.append((label, pts, k - 1))
-    variants = list(dict.fromkeys(r.variant for _, pts, _ in series for r in pts))
-    fig, ax = figure(figsize=(10, max(4, 0.28 * len(variants) * max(1, len(series)) + 2.5)))
-    h = 0.8 / max(1, len(series))
-    ys = {v: i for i, v in enumerate(variants)}
-    spread = 1.05
-    for k, (label, pts, i) in enumerate(series):
-        ratios = [r.ratios[i] for r in pts]
-        spread = max(spread, *[max(x, 1 / x) for x in ratios])
-        at = [ys[r.variant] + (k - (len(series) - 1) / 2) * h for r in pts]
-        ax.barh(at, [x - 1 for x in ratios], h, left=1, label=label)  # bars grow from 1
-    limit = spread * 1.05
-    ratio_axis(ax, 1 / limit, limit, {1.0, *RATIO_TICKS, *(1 / t for t in RATIO_TICKS)}, x=True)
-    ax.axvline(1.0, color="black", linewidth=1)
-    ax.set_yticks(range(len(variants)), variants, fontsize=7)
-    ax.set_ylim(len(variants) - 0.5, -0.5)  # the first variant on top, no empty margin
-    ax.set_xlabel("time in A / time in the other run (log scale; above 1: the other run faster)")
-    title = "\n".join(
-        f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
-        for k, r in enumerate(runs)
-    )
-    ax.set_title(title, fontsize=9)
-    if series:
-        ax.legend(fontsize=8)
-    ax.grid(True, axis="x", which="both", alpha=0.3)
-    save(fig, path)
-    labels = [label for label, _, _ in series]
-    return {"path": str(path), "series": labels, "variants": variants, "title": title}
+    """t(A) / t(each other run) against n, per variant family and dtype compared: the figure
+    `reduce-ladder compare` draws per source (harness.report.plots.plot_device_source), titled
+    with every run's device and date."""
+    points = run_points(runs)
+    rows = [r for r in device_rows(points) if r.dtype in n_by_dtype]
+    title = "\n".join(f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
+                      for k, r in enumerate(runs))  # fmt: skip
+    return plot_device_source(Path(path), title, rows, points)

@@ -25,17 +25,13 @@ from harness.report.ladder_table import (
     CUB_ID,
     PEER_LABELS,
     TORCH_ID,
+    as_records,
     check_text,
     peer_ratios,
     records_at,
 )
 from harness.report.markdown import terminal_table
-from harness.report.records import ResultRecord, Row
-
-
-def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
-    """Records from records or their JSON form."""
-    return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
+from harness.report.records import ResultRecord, Row, median
 
 
 def best_line(rows: Iterable[ResultRecord | dict], n: int, dtype: str = "float32") -> str | None:
@@ -80,7 +76,7 @@ def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool =
 
 # Seed 004's own nsys times (ms) for 16M ints, 256 threads, on its (unnamed) GPU: printed beside
 # ours for reference only. The seed gives no figure for its Dyn kernels ("no difference seen").
-SEED_FIGURES_MS: dict[str, float] = {
+SEED_FIGURES_MS = {
     "004:reduceGmem": 0.248,
     "004:reduceSmem": 0.201,
     "004:reduceGmemUnroll": 0.120,
@@ -88,11 +84,6 @@ SEED_FIGURES_MS: dict[str, float] = {
 }
 
 ITEMSIZE = {"float32": 4, "int32": 4}
-
-
-def _first_pass_ms(r: ResultRecord | None) -> float | None:
-    """The first kernel alone (an in-place variant's scratch refill is untimed setup)."""
-    return r.first_pass.median_ms if r and r.first_pass else None
 
 
 def seed_rows(
@@ -105,13 +96,8 @@ def seed_rows(
     at = records_at(as_records(rows), dtype, n)
     prefix = f"{seed}:"
     size = ITEMSIZE[dtype]
-    cuda = [
-        catalogue.BY_ID[i]
-        for i, r in at.items()
-        if i in catalogue.BY_ID
-        and r.backend == "cuda"
-        and any(s.startswith(prefix) for s in catalogue.BY_ID[i].seeds)
-    ]
+    cuda = [v for i, r in at.items() if r.backend == "cuda" and (v := catalogue.BY_ID.get(i))
+            and any(s.startswith(prefix) for s in v.seeds)]  # fmt: skip
 
     def row(kernel, vid, r, ms, written, twin=None, t=None, tms=None, **more) -> dict:
         nbytes = (n + written) * size
@@ -127,13 +113,14 @@ def seed_rows(
         r, t = at[v.id], at.get(v.twin or "")
         label = next(s for s in v.seeds if s.startswith(prefix))
         written = r.blocks_first_pass or one_pass(v.launch, n).blocks
-        out.append(row(label.removeprefix(prefix), v.id, r, _first_pass_ms(r), written, v.twin, t,
-                       _first_pass_ms(t), seed_ms=SEED_FIGURES_MS.get(label),
+        # the first kernel alone (an in-place variant's scratch refill is untimed setup)
+        out.append(row(label.removeprefix(prefix), v.id, r, median(r.first_pass), written, v.twin,
+                       t, median(t and t.first_pass), seed_ms=SEED_FIGURES_MS.get(label),
                        in_place=bool(v.launch and v.launch.in_place)))  # fmt: skip
     for i, r in at.items():
         if r.backend == "peer":  # the copy writes all n; a sum writes one value
             written = n if i == COPY_ID else 1
-            out.append(row(i.removeprefix("peer/"), i, r, r.ms or _first_pass_ms(r), written))
+            out.append(row(i.removeprefix("peer/"), i, r, r.ms or median(r.first_pass), written))
     return out
 
 
@@ -221,12 +208,8 @@ BASE = "torch.sum"
 METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
           "views rotated to cover 2x L2 (harness.core.timing.loop_ms)")  # fmt: skip
 # The catalogue's variants and peers -> the per-call entry a user calls them through.
-PUBLIC_ENTRY = {
-    "cuda/fastest": "api cuda/fastest",
-    "triton/fastest": "api triton/fastest",
-    CUB_ID: "cupy.sum-cub",
-    TORCH_ID: "torch.sum",
-}
+PUBLIC_ENTRY = {"cuda/fastest": "api cuda/fastest", "triton/fastest": "api triton/fastest",
+                CUB_ID: "cupy.sum-cub", TORCH_ID: BASE}  # fmt: skip
 PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/fastest",
            "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function")  # fmt: skip
 
@@ -326,26 +309,17 @@ def write_callable(
     file names written."""
     out = Path(out_dir)
     (out / "callable.md").write_text(callable_markdown(doc))
-    written = ["callable.md"]
-    for dtype in _dtypes(doc):
-        name = f"callable-{dtype}.png"
+    written = ["callable.md", *(f"callable-{dtype}.png" for dtype in _dtypes(doc))]
+    for dtype, name in zip(_dtypes(doc), written[1:], strict=True):
         plot_callable(doc, dtype, out / name)
-        written.append(name)
     rows = callable_joined_rows(records, doc)
     names = ", ".join(f"`{Path(s).name}`" for s in sources)
-    section = [
-        "",
-        "## Per call from Python beside device time",
-        "",
-        f"The fastest pair and the peers as users call them: [callable.md](callable.md) (from "
-        f"{names}). Device time: this run; per call: back-to-back calls from "
-        "Python (harness.reduce_sum for the fastest pair).",
-        "",
-    ]
-    if rows:
-        section.append(md.markdown_table(JOINED_HEADER, rows, "lll" + md.RIGHT * 4))
-    else:
-        section.append("No (variant, dtype, n) is in both files.\n")
+    section = ["", "## Per call from Python beside device time", "",
+               f"The fastest pair and the peers as users call them: [callable.md](callable.md) "
+               f"(from {names}). Device time: this run; per call: back-to-back calls from Python "
+               "(harness.reduce_sum for the fastest pair).", "",
+               md.markdown_table(JOINED_HEADER, rows, "lll" + md.RIGHT * 4) if rows
+               else "No (variant, dtype, n) is in both files.\n"]  # fmt: skip
     report = out / "report.md"
     report.write_text(report.read_text() + "\n".join(section))
     return written
