@@ -130,15 +130,18 @@ def kernel_record(row: ncu_metrics.KernelRow) -> dict:
 
 
 def variant_record(a: Attributed) -> dict:
-    v = lookup(a.entry["variant"])
-    kernels = [kernel_record(r) for r in a.rows]
-    total = ncu_metrics.aggregate([k["metrics"] for k in kernels])
-    rec = dict(variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin)
-    rec |= dict(twin_of=list(v.twin_of), dtype=a.entry["dtype"], n=a.entry["n"])
-    rec |= {k: a.entry[k] for k in ("shape", "dim") if k in a.entry}  # an axis variant's case
-    rec["check"] = {k: a.entry.get(k) for k in ("ok", "value", "expected", "message")}
-    total = {"metrics": total, "derived": ncu_metrics.derive(total)}
-    return rec | dict(kernels=kernels, nvtx_ranges=a.nvtx_names, total=total)
+    """One variant's result: what the catalogue says of it, where it ran, the check's verdict, its
+    kernels and their total (each metric by its aggregate)."""
+    v, e = lookup(a.entry["variant"]), a.entry
+    total = ncu_metrics.aggregate([ncu_metrics.keyed(r) for r in a.rows])
+    return dict(
+        variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin,
+        twin_of=list(v.twin_of), dtype=e["dtype"], n=e["n"],
+        **{k: e[k] for k in ("shape", "dim") if k in e},  # an axis variant's case
+        check={k: e.get(k) for k in ("ok", "value", "expected", "message")},
+        kernels=[kernel_record(r) for r in a.rows], nvtx_ranges=a.nvtx_names,
+        total={"metrics": total, "derived": ncu_metrics.derive(total)},
+    )  # fmt: skip
 
 
 def _export(ncu: str, job: Job, raw_dir: Path, suffix: str, *extra: str) -> list | None:

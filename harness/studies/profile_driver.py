@@ -36,12 +36,9 @@ def range_name(variant_id: str) -> str:
 
 def lookup(variant_id: str) -> Variant:
     """A catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)."""
-    if variant_id in catalogue.BY_ID:
-        return catalogue.BY_ID[variant_id]
-    if variant_id in catalogue.AXIS_BY_ID:
-        return catalogue.AXIS_BY_ID[variant_id]
-    if variant_id in demo_records.BY_ID:
-        return demo_records.BY_ID[variant_id]
+    for table in (catalogue.BY_ID, catalogue.AXIS_BY_ID, demo_records.BY_ID):
+        if variant_id in table:
+            return table[variant_id]
     raise KeyError(f"unknown variant {variant_id!r}")
 
 
@@ -185,12 +182,6 @@ def _check(v: Variant, x) -> dict:
     return {"ok": got == want, "value": got, "expected": want, "launches": 1}
 
 
-def launch_count(plan) -> int:
-    """Kernels one plan.run() launches (its launch_count, else its launches listed)."""
-    count = getattr(plan, "launch_count", None)
-    return count if isinstance(count, int) else len(plan.launches)
-
-
 def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     """The variant's passes once inside its NVTX range; its launches (None: a library call)."""
     import torch
@@ -209,7 +200,7 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     else:  # what the suites time: a peer's call (no launches of ours to count), a plan's run
         run, restore, plan = timed_call(v, x)
         restore = restore or (lambda: None)
-        launches = None if plan is None else launch_count(plan)
+        launches = None if plan is None else plan.launch_count
 
     restore()
     torch.cuda.synchronize()
@@ -239,18 +230,14 @@ def run(
     manifest = []
     for v, dtype, n, shape, dim in _work(variants, sizes, dtype_names, mode, shapes):
         entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
+        if shape is not None:
+            entry.update(n=math.prod(shape), shape=list(shape), dim=dim)
         try:
-            if shape is None:
-                x = verify.seed_like_input(n, dtype, "cuda")
-                entry.update(_check(v, x))
-                if mode == "profile":
-                    entry["launches"] = _profiled(v, x)
-            else:
-                entry.update(n=math.prod(shape), shape=list(shape), dim=dim)
-                x = verify.seed_like_input(math.prod(shape), dtype, "cuda").view(shape)
-                entry.update(_axis_check(v, x, dim, mode))
-                if mode == "profile":
-                    entry["launches"] = _profiled(v, x, dim)
+            x = verify.seed_like_input(entry["n"], dtype, "cuda")
+            x = x if shape is None else x.view(shape)
+            entry.update(_check(v, x) if shape is None else _axis_check(v, x, dim, mode))
+            if mode == "profile":
+                entry["launches"] = _profiled(v, x, dim)
         except Exception as e:  # recorded, and the next variant still runs
             # (a CUDA error is sticky: what follows it fails too, and says so)
             msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -266,9 +253,9 @@ def run(
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m harness.studies.profile_driver")
-    p.add_argument("--variant", "--variants", dest="variants", nargs="+", required=True)
-    p.add_argument("--n", "--sizes", dest="sizes", nargs="+", required=True)
-    p.add_argument("--dtype", "--dtypes", dest="dtypes", nargs="+", default=["float32"])
+    p.add_argument("--variant", dest="variants", nargs="+", required=True)
+    p.add_argument("--n", dest="sizes", nargs="+", required=True)
+    p.add_argument("--dtype", dest="dtypes", nargs="+", default=["float32"])
     p.add_argument("--mode", choices=("profile", "sanitize"), default="profile")
     p.add_argument("--manifest", help="write the manifest (JSON) here")
     p.add_argument("--shapes", nargs="*", default=[], help="MxN:DIM: axis variants, peers")
