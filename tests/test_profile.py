@@ -403,13 +403,14 @@ def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_p
     assert [(len(j.variants), j.shapes) for j in jobs] == [(2, tuple(shapes))] + [
         (1, (s,)) for s in shapes
     ]
-    assert len({j.stem for j in jobs}) == 3
+    assert len({j.label for j in jobs}) == 3
     for j in jobs:  # what the driver is given parses (n is unused beside shapes, but checked)
         argv = profile_study.ncu_command("ncu", j, tmp_path, tmp_path / "m")
         argv = argv[argv.index("harness.studies.profile_driver") + 1 :]
         assert profile_driver.main([*argv, "--dtype", "nope"]) == 2
         assert "unknown dtype(s) nope" in capsys.readouterr().err  # n and shapes were accepted
-    cmd = profile_driver.driver_command("profile", vs, [2**24], ["float32"], tmp_path / "m", shapes)
+    job = profile_driver.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
+    cmd = job.command("profile", tmp_path / "m")
     assert cmd[cmd.index("--shapes") + 1 : cmd.index("--shapes") + 3] == ["2048x120:0", "4x80x33:1"]
 
 

@@ -16,11 +16,13 @@ Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU or bad usage (
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
@@ -48,16 +50,8 @@ def is_demo(v: Variant) -> bool:
 
 # sanitize: partial tiles, rows not 16-byte aligned, a 3-D middle dim, few long rows and tall-skinny
 # columns (r4 splits rows past about 2^17, hence 200,003: sums of ~10^7, exact in float32).
-AXIS_SANITIZE_CASES = (
-    ((37, 1003), 1),
-    ((1003, 37), 0),
-    ((5, 37, 131), 1),
-    ((3, 40_003), 1),
-    ((3, 200_003), 1),
-    ((40_003, 5), 0),
-)
-
-
+AXIS_SANITIZE_CASES = (((37, 1003), 1), ((1003, 37), 0), ((5, 37, 131), 1), ((3, 40_003), 1),
+                       ((3, 200_003), 1), ((40_003, 5), 0))  # fmt: skip
 Shape = tuple[tuple[int, ...], int]  # (shape, dim): a sum along dim
 
 
@@ -70,9 +64,8 @@ def parse_shape(text: str) -> Shape:
             raise ValueError
         return shape, int(dim)
     except ValueError:
-        raise ValueError(
-            f"a shape is MxN:DIM or BxMxN:DIM (e.g. 2048x120:0), got {text!r}"
-        ) from None
+        msg = f"a shape is MxN:DIM or BxMxN:DIM (e.g. 2048x120:0), got {text!r}"
+        raise ValueError(msg) from None
 
 
 def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None) -> list[Shape]:
@@ -81,17 +74,17 @@ def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None)
     differ most), along dim 1 (dim 0 for a column stage); or the shapes given (--shapes)."""
     from harness.launch import axis_plan
 
-    along = 0 if v.launch.mapping.along == "columns" else 1
-    wanted = AXIS_SANITIZE_CASES if mode == "sanitize" else (((max(1, n // 256), 256), along),)
-    wanted = shapes or wanted
-    taken = []
-    for shape, dim in wanted:
+    def takes(shape: tuple[int, ...], dim: int) -> bool:
         try:
             axis_plan.check(v, shape, dim)
         except ValueError:
-            continue
-        taken.append((shape, dim))
-    return taken
+            return False
+        return True
+
+    along = 0 if v.launch.mapping.along == "columns" else 1
+    profiled = (((max(1, n // 256), 256), along),)
+    wanted = shapes or (AXIS_SANITIZE_CASES if mode == "sanitize" else profiled)
+    return [(shape, dim) for shape, dim in wanted if takes(shape, dim)]
 
 
 def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
@@ -126,15 +119,24 @@ def _work(variants, sizes, dtype_names, mode, shapes=None):
                 yield v, dtype, n, shape, dim
 
 
-def driver_command(
-    mode: str, variants: list[Variant], sizes, dtypes, manifest: Path, shapes: list[Shape] = ()
-) -> list[str]:
-    """This module as a process: what the tools run."""
-    args = ["--mode", mode, "--dtype", *dtypes, "--n", *map(str, sizes)]
-    if shapes:
-        args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in shapes)]
-    args += ["--manifest", str(manifest), "--variant", *(v.id for v in variants)]
-    return [sys.executable, "-m", "harness.studies.profile_driver", *args]
+@dataclass
+class Job:
+    """One driver process under a tool: these variants at these sizes and dtypes (the axis
+    variants and the peers at the shapes, if any); label names its raw files."""
+
+    variants: list[Variant]
+    sizes: tuple[int, ...]
+    dtypes: tuple[str, ...]
+    label: str
+    shapes: tuple[Shape, ...] = ()
+
+    def command(self, mode: str, manifest: Path) -> list[str]:
+        """This module as a process: what the tools run."""
+        args = ["--mode", mode, "--dtype", *self.dtypes, "--n", *map(str, self.sizes)]
+        if self.shapes:
+            args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in self.shapes)]
+        args += ["--manifest", str(manifest), "--variant", *(v.id for v in self.variants)]
+        return [sys.executable, "-m", "harness.studies.profile_driver", *args]
 
 
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
@@ -221,12 +223,10 @@ def run(
     if mode == "sanitize":
         # Memory from cudaMalloc one allocation per tensor, so memcheck knows each buffer's end
         # (the sanitize study also sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 for torch's allocator).
-        try:
+        with contextlib.suppress(ImportError):
             import cupy
 
             cupy.cuda.set_allocator(None)
-        except ImportError:
-            pass
     manifest = []
     for v, dtype, n, shape, dim in _work(variants, sizes, dtype_names, mode, shapes):
         entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
@@ -266,8 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         variants = [lookup(i) for i in args.variants]
         sizes = [parse_size(s) for s in args.sizes]
         shapes = [parse_shape(s) for s in args.shapes]
-        bad = [d for d in args.dtypes if d not in dtypes.NAMES]
-        if bad:
+        if bad := [d for d in args.dtypes if d not in dtypes.NAMES]:
             raise ValueError(f"unknown dtype(s) {', '.join(bad)}")
     except (KeyError, ValueError) as e:
         print(f"profile_driver: error: {e.args[0] if e.args else e}", file=sys.stderr)

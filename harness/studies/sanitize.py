@@ -8,7 +8,6 @@ Expected: no report for a default kernel; reported, not failed: racecheck's haza
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes, records_axis
@@ -16,7 +15,7 @@ from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
 from harness.studies import gpu_tools, sanitizer_log
-from harness.studies.profile_driver import axis_cases, driver_command, lookup
+from harness.studies.profile_driver import Job, axis_cases, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
@@ -72,21 +71,13 @@ def select(include_wrong: bool = False) -> list[Variant]:
     return chosen
 
 
-@dataclass
-class Batch:
-    variants: list[Variant]
-    sizes: tuple[int, ...]
-    dtypes: tuple[str, ...]
-    label: str
-
-
-def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]:
+def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Job]:
     """Non-demonstrations together (all their dtypes); each seed bug alone, at its own sizes."""
     normal = [v for v in variants if v.family != demo_records.FAMILY]
     used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
-    out = [Batch(normal, sizes, used, "default")] if normal else []
+    out = [Job(normal, sizes, used, "default")] if normal else []
     for v in (v for v in variants if v.family == demo_records.FAMILY):
-        out.append(Batch([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
+        out.append(Job([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
     return out
 
 
@@ -203,10 +194,10 @@ def sanitize(
         stem = f"sanitize-{tool}-{batch.label}"
         flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
         manifest = work / f"{stem}.manifest.json"
-        driver = driver_command("sanitize", batch.variants, batch.sizes, batch.dtypes, manifest)
+        cmd = [path, *flags, *batch.command("sanitize", manifest)]
         timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
         log_path = raw_dir and raw_dir / f"{stem}.txt"
-        done, ran = gpu_tools.run_logged([path, *flags, *driver], timeout, log_path, manifest, ENV)
+        done, ran = gpu_tools.run_logged(cmd, timeout, log_path, manifest, ENV)
         log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
         complete = log.complete and not done.timed_out
         doc["runs"].append(
