@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.variant import stage_key
 from harness.report import documents
 from harness.report.markdown import markdown_table
 
@@ -239,12 +240,8 @@ def _select(doc: dict, **want) -> list[dict]:
 
 def ladder_stages(doc: dict, n: int, dtype: str) -> list[dict]:
     """The CUDA results at (n, dtype) in ladder order (stage, then document order)."""
-
-    def key(r: dict) -> tuple:
-        head = r["stage"].split("-")[0]
-        return (int(head) if head.isdigit() else 10**6, r["stage"])
-
-    return sorted(_select(doc, n=n, dtype=dtype, backend="cuda"), key=key)
+    cuda = _select(doc, n=n, dtype=dtype, backend="cuda")
+    return sorted(cuda, key=lambda r: stage_key(r["stage"]))
 
 
 def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
