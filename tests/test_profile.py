@@ -440,9 +440,9 @@ def test_the_peers_sum_along_a_dim_is_checked_against_the_exact_sums_rounded_onc
 
     peer = catalogue.get("peer/torch.sum")
     x = seed_like_input(2048 * 120, dtype, "cpu").view(2048, 120)  # sums up to 2048 x 99
-    assert profile_driver._axis_check(peer, x, 0, "profile") == {"ok": True, "message": ""}
+    assert profile_driver._check(peer, x, 0, "profile") == {"ok": True, "message": ""}
     wide = seed_like_input(3 * 400_000, dtype, "cpu").view(3, 400_000)  # sums past 2^24
-    assert profile_driver._axis_check(peer, wide, 1, "profile")["ok"] is None  # not judged
+    assert profile_driver._check(peer, wide, 1, "profile")["ok"] is None  # not judged
 
 
 # -- a real recording (H100, ncu 2025.3.1: cupy.sum through CUB at 2^24 float32) ---------------

@@ -87,22 +87,6 @@ def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None)
     return [(shape, dim) for shape, dim in wanted if takes(shape, dim)]
 
 
-def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
-    from harness.check import axis_verify
-
-    if v.backend == "peer":  # torch.sum(x, dim): exact on these integers while every |sum| is
-        import torch  # an integer float32 holds exactly (2^24), else not judged
-
-        g = axis_verify.golden(x, dim)
-        if float(g.abs_sum.max()) > 2**24:
-            return {"ok": None, "message": "not checked: sums past 2^24"}
-        got = torch.sum(x, dim=dim)  # 16-bit floats: added in float32, rounded once
-        same = torch.equal(got, g.value.to(got.dtype))
-        return {"ok": same, "message": "" if same else "differs from the exact sums"}
-    r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
-    return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
-
-
 def _work(variants, sizes, dtype_names, mode, shapes=None):
     """(variant, dtype, n, shape or None, dim or None) in run order; with shapes, the axis
     variants and the peers (torch.sum(x, dim)) at those."""
@@ -167,12 +151,24 @@ def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], No
     return restore, run, out
 
 
-def _check(v: Variant, x) -> dict:
-    """The checked run (a demonstration: its first pass's partials against the exact sum)."""
+def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
+    """The checked run: the sum along dim for an axis case (torch.sum(x, dim) exact on these
+    integers while every |sum| is an integer float32 holds exactly, 2^24, else not judged); a
+    demonstration's first pass's partials against the exact sum; else the variant's check."""
     import torch
 
-    from harness.check import verify
+    from harness.check import axis_verify, verify
 
+    if dim is not None and v.backend == "peer":
+        g = axis_verify.golden(x, dim)
+        if float(g.abs_sum.max()) > 2**24:
+            return {"ok": None, "message": "not checked: sums past 2^24"}
+        got = torch.sum(x, dim=dim)  # 16-bit floats: added in float32, rounded once
+        same = torch.equal(got, g.value.to(got.dtype))
+        return {"ok": same, "message": "" if same else "differs from the exact sums"}
+    if dim is not None:
+        r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
+        return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
     if not is_demo(v):
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
@@ -235,7 +231,7 @@ def run(
         try:
             x = verify.seed_like_input(entry["n"], dtype, "cuda")
             x = x if shape is None else x.view(shape)
-            entry.update(_check(v, x) if shape is None else _axis_check(v, x, dim, mode))
+            entry.update(_check(v, x, dim, mode))
             if mode == "profile":
                 entry["launches"] = _profiled(v, x, dim)
         except Exception as e:  # recorded, and the next variant still runs
