@@ -106,13 +106,14 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
             names = [v.kernel] if kinds is None else [records_axis.TRITON_KERNELS[k] for k in kinds]
             for name in filter(None, names):
                 by_name.setdefault(name, set()).add(v.id)
-        elif v.backend == "cuda" and (kinds is not None or v.source):
-            source = v.source if kinds is None else records_axis.SOURCE_CUDA
+        elif v.backend == "cuda" and kinds is not None:
             every = records_axis.name_expressions()
-            wanted = [v.name_expression(d) for d in v.dtypes] if kinds is None else [
-                e for e in every if kind_of[e.split("<")[0]] in kinds]  # fmt: skip
+            wanted = [e for e in every if kind_of[e.split("<")[0]] in kinds]
             for expr in wanted:
-                exprs.setdefault(source, {}).setdefault(expr, set()).add(v.id)
+                exprs.setdefault(records_axis.SOURCE_CUDA, {}).setdefault(expr, set()).add(v.id)
+        elif v.backend == "cuda" and v.source:
+            for expr in (v.name_expression(d) for d in v.dtypes):
+                exprs.setdefault(v.source, {}).setdefault(expr, set()).add(v.id)
     for source, table in exprs.items():
         # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
         # not match them (their records then count as "unattributed", which fails the run)
