@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import records
+from harness.report import profile_tables, records
 from harness.studies import gpu_tools, ncu_metrics
 from harness.studies.profile_driver import Job, lookup, range_name
 
@@ -196,10 +196,6 @@ def merge(docs: list[dict]) -> dict:
     """Several profile documents (one per dtype / size run) as one: runs and results in order."""
     if not docs:
         raise ValueError("nothing to merge")
-    out = {**docs[0], "runs": [], "results": []}
-    for d in docs:
-        if d.get("schema") != SCHEMA:
-            raise ValueError(f"not a profile document (schema {d.get('schema')!r})")
-        out["runs"] += d["runs"]
-        out["results"] += d["results"]
-    return out
+    if bad := [d.get("schema") for d in docs if d.get("schema") != SCHEMA]:
+        raise ValueError(f"not a profile document (schema {bad[0]!r})")
+    return profile_tables.merge_documents(docs, ("runs", "results"))
