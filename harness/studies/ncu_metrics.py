@@ -220,7 +220,8 @@ def aggregate(kernels: list[dict[str, float | None]]) -> dict[str, float | None]
         if not present:
             out[m.key] = None
         elif m.aggregate in ("sum", "max"):
-            out[m.key] = sum(values) if m.aggregate == "sum" else max(values)
+            # (v or 0: a zero count adds up as the integer 0, as the stored documents have it)
+            out[m.key] = sum(v or 0 for v in values) if m.aggregate == "sum" else max(values)
         else:
             weight = "duration_ns" if m.aggregate == "time" else "inst_executed"
             weights = [k.get(weight) or 0 for _, k in present]
