@@ -251,9 +251,9 @@ def run(
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m harness.studies.profile_driver")
-    p.add_argument("--variant", dest="variants", nargs="+", required=True)
-    p.add_argument("--n", dest="sizes", nargs="+", required=True)
-    p.add_argument("--dtype", dest="dtypes", nargs="+", default=["float32"])
+    p.add_argument("--variant", "--variants", dest="variants", nargs="+", required=True)
+    p.add_argument("--n", "--sizes", dest="sizes", nargs="+", required=True)
+    p.add_argument("--dtype", "--dtypes", dest="dtypes", nargs="+", default=["float32"])
     p.add_argument("--mode", choices=("profile", "sanitize"), default="profile")
     p.add_argument("--manifest", help="write the manifest (JSON) here")
     p.add_argument("--shapes", nargs="*", default=[], help="MxN:DIM: axis variants, peers")
