@@ -21,7 +21,7 @@ pytestmark = pytest.mark.gpu
 @pytest.fixture(scope="module")
 def doc() -> dict:
     try:
-        return sanitize.sanitize(sanitize.select(None, include_wrong=True))
+        return sanitize.sanitize(sanitize.select(include_wrong=True))
     except gpu_tools.ToolUnavailable as e:
         pytest.skip(f"compute-sanitizer cannot run here: {e}")
 

@@ -60,24 +60,24 @@ driver: cuda/v3-sequential float32 n=16777216: ok
 "Grid Size","Device","CC","dram__bytes_read.sum","gpu__time_duration.sum",\
 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",\
 "smsp__inst_executed.sum","smsp__thread_inst_executed_pred_on.sum"
-"","","","","","","","","","","","Kbyte","usecond","sector","request","inst","inst"
+"","","","","","","","","","","","byte","ns","sector","request","inst","inst"
 "0","4242","python","h","{V3}",\
-"1","7","(256, 1, 1)","(65536, 1, 1)","0","9.0","65,536.00","52.50","2,097,152","524,288",\
+"1","7","(256, 1, 1)","(65536, 1, 1)","0","9.0","65,536,000","52,500","2,097,152","524,288",\
 "10,000","300,000"
 "1","4242","python","h","{V3}",\
-"1","7","(256, 1, 1)","(256, 1, 1)","0","9.0","n/a","3.20","8,192","2,048","100","1,600"
+"1","7","(256, 1, 1)","(256, 1, 1)","0","9.0","n/a","3,200","8,192","2,048","100","1,600"
 ==PROF== Disconnected from process 4242
 """
 
 
-def test_parse_raw_page_with_units_row_and_thousands_separators():
+def test_parse_raw_page_with_base_units_row_and_thousands_separators():
     rows = ncu_metrics.parse_csv(RAW)
     assert [r.id for r in rows] == [0, 1]
     a, b = rows
     assert a.name.startswith("void reduce_v3_sequential<float, 256>")
     assert a.info["Grid Size"] == "(65536, 1, 1)"
-    assert a.values["dram__bytes_read.sum"] == 65_536_000.0  # Kbyte -> byte
-    assert a.values["gpu__time_duration.sum"] == 52_500.0  # usecond -> ns
+    assert a.values["dram__bytes_read.sum"] == 65_536_000.0  # --print-units base: bytes
+    assert a.values["gpu__time_duration.sum"] == 52_500.0  # and ns
     assert a.values["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 2_097_152
     assert b.values["dram__bytes_read.sum"] is None  # n/a
     k = ncu_metrics.keyed(a)
@@ -92,13 +92,10 @@ def test_parse_rejects_text_without_a_header():
         ncu_metrics.parse_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
 
 
-def test_numbers_and_units():
+def test_numbers():
     assert ncu_metrics.parse_number("6,553,600") == 6553600
     assert ncu_metrics.parse_number("304.02") == 304.02
-    assert ncu_metrics.parse_number("n/a") is None
-    assert ncu_metrics.to_base_unit(1.5, "Gbyte/second") == 1.5e9
-    assert ncu_metrics.to_base_unit(2.0, "msecond") == 2e6
-    assert ncu_metrics.to_base_unit(45.0, "%") == 45.0
+    assert ncu_metrics.parse_number("n/a") is None and ncu_metrics.parse_number("") is None
 
 
 def test_stall_shares_and_aggregation_over_passes():
@@ -199,18 +196,19 @@ RACECHECK = """========= COMPUTE-SANITIZER
 def test_memcheck_records_per_kernel_and_summary():
     log = sanitizer_log.parse(MEMCHECK)
     assert log.complete and log.errors == 2
-    (f,) = log.kernels.values()
-    assert f.kernel == "_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"
-    assert f.records == 2 and f.kinds == {"Invalid __global__ read of size N bytes": 2}
+    ((kernel, f),) = log.kernels.items()
+    assert kernel == "_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"
+    assert f["records"] == 2 and f["kinds"] == {"Invalid __global__ read of size N bytes": 2}
 
 
 def test_racecheck_summary_hazards_and_classes():
     log = sanitizer_log.parse(RACECHECK)
     assert (log.hazards_displayed, log.hazard_errors, log.hazard_warnings) == (2, 1, 1)
+    counts = ("records", "errors", "warnings", "hazards")
     k = log.kernels["_Z1kILi1EEvv"]
-    assert (k.records, k.errors, k.warnings, k.hazards) == (1, 1, 0, 248)
+    assert tuple(k[c] for c in counts) == (1, 1, 0, 248)
     t = log.kernels["adjacent_tiles_kernel"]
-    assert (t.records, t.errors, t.warnings, t.hazards) == (1, 0, 1, 1024)
+    assert tuple(t[c] for c in counts) == (1, 0, 1, 1024)
 
 
 def test_synccheck_record_and_a_clean_run_and_a_killed_run():
@@ -223,7 +221,7 @@ def test_synccheck_record_and_a_clean_run_and_a_killed_run():
     log = sanitizer_log.parse(text)
     assert log.errors == 1 and log.complete
     (f,) = log.kernels.values()
-    assert f.kinds == {"Barrier error detected. Divergent thread(s) in warp": 1}
+    assert f["kinds"] == {"Barrier error detected. Divergent thread(s) in warp": 1}
     clean = sanitizer_log.parse(
         "========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors"
     )
@@ -236,13 +234,13 @@ def test_synccheck_record_and_a_clean_run_and_a_killed_run():
 
 
 def test_sanitize_selection_keeps_demonstrations_out_of_the_default():
-    default = sanitize.select(None)
+    default = sanitize.select()
     assert default and not any(v.wrong for v in default)
     assert all(v.backend in ("cuda", "triton") for v in default)
     assert set(catalogue.AXIS_VARIANTS) <= set(default)  # every axis kernel too
-    full = {v.id for v in sanitize.select(None, include_wrong=True)}
+    full = {v.id for v in sanitize.select(include_wrong=True)}
     assert set(sanitize.DEMO_TOOL) <= full and "cuda/v5-wrong-nosync" in full
-    named = sanitize.select(["cuda/demo-000-v1-sync-in-if"])
+    named = [profile_driver.lookup("cuda/demo-000-v1-sync-in-if")]
     batches = sanitize.plan_batches(named, sanitize.DEFAULT_SIZES)
     assert [b.sizes for b in batches] == [(2**12,)]  # whole tiles: the seed has no bounds check
     assert all(v in catalogue.BY_ID for v in sanitize.VOLATILE_SHARED | sanitize.VOLATILE_GLOBAL)
@@ -293,7 +291,7 @@ def test_demo_kernels_compile_with_nvrtc():
 
 def _no_tool(monkeypatch):
     monkeypatch.setattr(gpu_tools.shutil, "which", lambda name: None)
-    monkeypatch.setattr(gpu_tools, "_SEARCH", {})
+    monkeypatch.setattr(gpu_tools.glob, "glob", lambda pattern: [])
     monkeypatch.delenv("NCU", raising=False)
     monkeypatch.delenv("COMPUTE_SANITIZER", raising=False)
 
@@ -405,13 +403,14 @@ def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_p
     assert [(len(j.variants), j.shapes) for j in jobs] == [(2, tuple(shapes))] + [
         (1, (s,)) for s in shapes
     ]
-    assert len({j.stem for j in jobs}) == 3
+    assert len({j.label for j in jobs}) == 3
     for j in jobs:  # what the driver is given parses (n is unused beside shapes, but checked)
         argv = profile_study.ncu_command("ncu", j, tmp_path, tmp_path / "m")
         argv = argv[argv.index("harness.studies.profile_driver") + 1 :]
         assert profile_driver.main([*argv, "--dtype", "nope"]) == 2
         assert "unknown dtype(s) nope" in capsys.readouterr().err  # n and shapes were accepted
-    cmd = profile_driver.driver_command("profile", vs, [2**24], ["float32"], tmp_path / "m", shapes)
+    job = profile_driver.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
+    cmd = job.command("profile", tmp_path / "m")
     assert cmd[cmd.index("--shapes") + 1 : cmd.index("--shapes") + 3] == ["2048x120:0", "4x80x33:1"]
 
 
@@ -441,20 +440,9 @@ def test_the_peers_sum_along_a_dim_is_checked_against_the_exact_sums_rounded_onc
 
     peer = catalogue.get("peer/torch.sum")
     x = seed_like_input(2048 * 120, dtype, "cpu").view(2048, 120)  # sums up to 2048 x 99
-    assert profile_driver._axis_check(peer, x, 0, "profile") == {"ok": True, "message": ""}
+    assert profile_driver._check(peer, x, 0, "profile") == {"ok": True, "message": ""}
     wide = seed_like_input(3 * 400_000, dtype, "cpu").view(3, 400_000)  # sums past 2^24
-    assert profile_driver._axis_check(peer, wide, 1, "profile")["ok"] is None  # not judged
-
-
-def test_launch_count_reads_either_plan_shape():
-    class MultiPass:
-        launches = (print, print, print)
-
-    class SingleLaunch:
-        launch_count = 1
-
-    assert profile_driver.launch_count(MultiPass()) == 3
-    assert profile_driver.launch_count(SingleLaunch()) == 1
+    assert profile_driver._check(peer, wide, 1, "profile")["ok"] is None  # not judged
 
 
 # -- a real recording (H100, ncu 2025.3.1: cupy.sum through CUB at 2^24 float32) ---------------
@@ -495,8 +483,8 @@ def test_recorded_sanitizer_logs_parse():
         (SANITIZER_DATA / "sanitize-memcheck-demo-004-gmem-early-return.txt").read_text()
     )
     assert early.complete and early.errors > 0
-    (findings,) = early.kernels.values()
-    assert "seed004_reduce_gmem_early_return" in findings.kernel and findings.records > 0
+    ((kernel, findings),) = early.kernels.items()
+    assert "seed004_reduce_gmem_early_return" in kernel and findings["records"] > 0
     sync = sanitizer_log.parse(
         (SANITIZER_DATA / "sanitize-synccheck-demo-000-v1-sync-in-if.txt").read_text()
     )

@@ -42,9 +42,9 @@ SANITIZE_HELP = "every default kernel under compute-sanitizer (memcheck, raceche
 
 def raw_dir_for(json_path: str | None, raw: str | None, default: str | None = None) -> Path | None:
     """--raw, else "<stem>-raw/" beside --json, else the default (None: no raw output kept)."""
-    if raw or not json_path:
-        return Path(raw or default) if raw or default else None
-    return Path(json_path).with_name(Path(json_path).stem + "-raw")
+    if json_path and not raw:
+        return Path(json_path).with_name(Path(json_path).stem + "-raw")
+    return Path(raw or default) if raw or default else None
 
 
 def named_variants(values: list[str] | None) -> list:
@@ -79,8 +79,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
             doc = documents.load_document(args.render, "profile").raw
         except documents.ReportError as e:
             raise UsageError(f"cannot read {args.render}: {e}") from None
-        path = profile_tables.render(doc, common.check_writable(args.out, "--out", folder=True))
-        print(f"wrote {path}")
+        print(f"wrote {profile_tables.render(doc, common.check_writable(args.out, '--out', True))}")
         return EXIT_OK
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
     dtype = common.parse_dtype(args.dtype)
@@ -129,7 +128,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     from harness.studies import sanitize as study
 
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
-    variants = named_variants(args.variants) or study.select(None, args.include_wrong)
+    variants = named_variants(args.variants) or study.select(args.include_wrong)
     ns = tuple(common.parse_sizes(args.sizes) or study.DEFAULT_SIZES)
     tools = tuple(args.tools or study.TOOLS)
     if unknown := [t for t in tools if t not in study.TOOLS]:

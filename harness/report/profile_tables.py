@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.variant import stage_key
 from harness.report import documents
-from harness.report.markdown import Column, column_table
+from harness.report.markdown import markdown_table
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
 # Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
@@ -105,15 +106,21 @@ def find(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) ->
     return None
 
 
-def _first(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict:
+def _first(doc: dict, vid: str, n: int, dtype: str) -> dict:
     """The first kernel (first pass) of `vid`: what the seeds' ncu runs show; {} if none."""
     r = find(doc, vid, n, dtype)
     return r["kernels"][0] if r and r["kernels"] else {}
 
 
-def _total(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
-    r = find(doc, vid, n, dtype)
+def _total(doc: dict, vid: str | None, n: int, dtype: str) -> dict | None:
+    r = find(doc, vid, n, dtype) if vid else None
     return r["total"] if r else None
+
+
+def _get(k: dict | None, key: str):
+    """A kernel's (or a total's) metric, else its derived figure, under `key`; None if neither."""
+    k = k or {}
+    return k.get("metrics", {}).get(key, k.get("derived", {}).get(key))
 
 
 def _fmt(x, digits: int = 0) -> str:
@@ -124,51 +131,43 @@ def _fmt(x, digits: int = 0) -> str:
     return f"{round(x):,}"
 
 
-def _table(columns: list[Column], items: list, note: str = "") -> str:
-    """A Markdown table of `items` through `columns`, then the note."""
-    return column_table(columns, items, align=False) + (f"\n{note}\n" if note else "")
-
-
-def _m(k: dict | None) -> dict:
-    return (k or {}).get("metrics", {})
-
-
-def _d(k: dict | None) -> dict:
-    return (k or {}).get("derived", {})
+def _table(header: list[str], rows: list[list[str]], note: str = "") -> str:
+    """A Markdown table, then the note."""
+    return markdown_table(header, rows) + (f"\n{note}\n" if note else "")
 
 
 def _gbs(k: dict) -> str:
-    return f"{_fmt(_d(k).get('gld_gbs'), 2)} / {_fmt(_d(k).get('gst_gbs'), 2)}"
+    return f"{_fmt(_get(k, 'gld_gbs'), 2)} / {_fmt(_get(k, 'gst_gbs'), 2)}"
 
 
-# seed 004's table: one row per seed kernel (name, id, seed figures, expected, our first kernel)
-# and per Triton twin (id, kernel; no seed or expected figures).
-SEED004_COLUMNS = [
-    Column("kernel", lambda r: f"{r[0]} (`{r[1]}`)" if r[0] else f"Triton twin `{r[1]}`"),
-    Column("seed ld sectors", lambda r: _fmt(r[2]) if r[0] else ""),
-    Column("seed st sectors", lambda r: _fmt(r[3]) if r[0] else ""),
-    Column("expected ld", lambda r: _fmt(r[6][0]) if r[0] else ""),
-    Column("expected st", lambda r: _fmt(r[6][1]) if r[0] else ""),
-    Column("ours ld", lambda r: _fmt(_m(r[7]).get("gld_sectors"))),
-    Column("ours st", lambda r: _fmt(_m(r[7]).get("gst_sectors"))),
-    Column("seed ld / st GB/s", lambda r: f"{r[4]:.2f} / {r[5]:.2f}" if r[0] else ""),
-    Column("ours ld / st GB/s", lambda r: _gbs(r[7])),
-]
+SEED004_HEADER = ["kernel", "seed ld sectors", "seed st sectors", "expected ld", "expected st",
+                  "ours ld", "ours st", "seed ld / st GB/s", "ours ld / st GB/s"]  # fmt: skip
 
 
 def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
     """Markdown: seed 004's sector table and throughput pair, the seed's figures beside ours."""
     expected = seed004_expected(n)
-    items = [(*row, expected[row[1]], _first(doc, row[1], n, dtype)) for row in SEED004_ROWS]
+
+    def ours(k: dict) -> list[str]:
+        return [_fmt(_get(k, "gld_sectors")), _fmt(_get(k, "gst_sectors"))]
+
+    rows = [
+        [f"{name} (`{vid}`)", _fmt(ld), _fmt(st), *map(_fmt, expected[vid]), *ours(k),
+         f"{ld_gbs:.2f} / {st_gbs:.2f}", _gbs(k)]
+        for name, vid, ld, st, ld_gbs, st_gbs in SEED004_ROWS
+        for k in [_first(doc, vid, n, dtype)]
+    ]  # fmt: skip
     twins = [(vid, _first(doc, vid, n, dtype)) for vid in SEED004_TWINS]
-    items += [("", vid, None, None, 0, 0, (), k) for vid, k in twins if k]
+    rows += [
+        [f"Triton twin `{vid}`", "", "", "", "", *ours(k), "", _gbs(k)] for vid, k in twins if k
+    ]
     note = (
         f"Seed columns: quoted from the seed ({SEED004_FILE}, 16M int, 256 threads, its GPU). "
         f"Expected: the access pattern's arithmetic (harness.report.profile_tables."
         f"seed004_expected). Ours: the first pass's kernel at n = {n:,} {dtype}, "
         "from profile.json; GB/s = sectors x 32 B over the kernel's duration."
     )
-    return _table(SEED004_COLUMNS, items, note)
+    return _table(SEED004_HEADER, rows, note)
 
 
 def _ratio(x: float | None, base: float | None) -> str:
@@ -176,39 +175,31 @@ def _ratio(x: float | None, base: float | None) -> str:
 
 
 def _share(t: dict | None, reason: str = "barrier") -> float | None:
-    share = _d(t).get("stall_share", {}).get(reason)
-    return None if share is None else 100 * share
+    share = _get(t, "stall_share") or {}
+    return None if share.get(reason) is None else 100 * share[reason]
 
 
-# seed 000's column: one row per (stage, id, quoted, % of peak, our first kernel, our v0's DRAM %)
-SEED000_COLUMNS = [
-    Column("stage", lambda r: f"{r[0]} (`{r[1]}`)"),
-    Column("seed: throughput, % peak", lambda r: r[2]),
-    Column("seed % / v0", lambda r: _ratio(r[3], SEED000_STAGES[0][3]) if r[3] else "-"),
-    Column("ours: DRAM % of peak", lambda r: _fmt(_m(r[4]).get("dram_throughput_pct"), 2)),
-    Column("ours / v0", lambda r: _ratio(_m(r[4]).get("dram_throughput_pct"), r[5])),
-    Column("seed: threads per warp", lambda r: SEED000_THREADS_PER_WARP.get(r[0], "")),
-    Column("ours: threads per warp instr.", lambda r: _fmt(_d(r[4]).get("threads_per_inst"), 2)),
-    Column("seed: bank conflicts", lambda r: SEED000_BANK_CONFLICTS.get(r[0], "")),
-    Column(
-        "ours: bank conflicts",
-        lambda r: (
-            f"ld {_fmt(_m(r[4]).get('shared_ld_bank_conflicts'))} / st "
-            f"{_fmt(_m(r[4]).get('shared_st_bank_conflicts'))}"
-        ),
-    ),
-    Column("seed: barrier stall share", lambda r: SEED000_BARRIER_SHARE.get(r[0], "")),
-    Column(
-        "ours: barrier stall share",
-        lambda r: "-" if _share(r[4]) is None else f"{_share(r[4]):.1f}%",
-    ),
-]
+SEED000_HEADER = ["stage", "seed: throughput, % peak", "seed % / v0", "ours: DRAM % of peak",
+                  "ours / v0", "seed: threads per warp", "ours: threads per warp instr.",
+                  "seed: bank conflicts", "ours: bank conflicts", "seed: barrier stall share",
+                  "ours: barrier stall share"]  # fmt: skip
 
 
 def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     """Markdown: seed 000's figures per stage beside ours (first pass), ratios to stage 0."""
-    base = _m(_first(doc, SEED000_STAGES[0][1], n, dtype)).get("dram_throughput_pct")
-    items = [(*s, _first(doc, s[1], n, dtype), base) for s in SEED000_STAGES]
+    base = _get(_first(doc, SEED000_STAGES[0][1], n, dtype), "dram_throughput_pct")
+    rows = []
+    for stage, vid, quoted, pct in SEED000_STAGES:
+        k = _first(doc, vid, n, dtype)
+        dram, barrier = _get(k, "dram_throughput_pct"), _share(k)
+        conflicts = [_fmt(_get(k, f"shared_{w}_bank_conflicts")) for w in ("ld", "st")]
+        rows.append([
+            f"{stage} (`{vid}`)", quoted, _ratio(pct, SEED000_STAGES[0][3]) if pct else "-",
+            _fmt(dram, 2), _ratio(dram, base), SEED000_THREADS_PER_WARP.get(stage, ""),
+            _fmt(_get(k, "threads_per_inst"), 2), SEED000_BANK_CONFLICTS.get(stage, ""),
+            "ld {} / st {}".format(*conflicts), SEED000_BARRIER_SHARE.get(stage, ""),
+            "-" if barrier is None else f"{barrier:.1f}%",
+        ])  # fmt: skip
     note = (
         f"Seed columns: quoted from the seed ({SEED000_FILE}; its GPU and n). Ours: the first "
         f"pass's kernel at n = {n:,} {dtype} from profile.json; threads per warp instruction = "
@@ -216,40 +207,31 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
         "cycles at a barrier / cycles between issued instructions. Throughputs compare as ratios "
         "to stage 0 because the GPUs differ."
     )
-    return _table(SEED000_COLUMNS, items, note)
+    return _table(SEED000_HEADER, rows, note)
 
 
-def _top(d: dict, count: int = 2) -> str:
-    top = d.get("top_stalls") or []
-    return ", ".join(f"{r} {100 * s:.0f}%" for r, s in top[:count]) or "-"
-
-
-def _counter(header: str, key: str, digits: int = 0, part=_m) -> Column:
-    """A column of one counter (part: _m the metrics, _d the derived figures) of a row's totals."""
-    return Column(header, lambda r: _fmt(part(r[1]).get(key), digits))
-
-
-def _us(r: tuple) -> str:
-    ns = _m(r[1]).get("duration_ns")
-    return _fmt(ns / 1e3, 1) if ns else "-"
-
-
-# The ladder's counters: one row per (variant id, its totals), metric by metric.
-LADDER_COLUMNS = [
-    Column("variant", lambda r: r[0]),
-    Column("µs", _us),
-    _counter("DRAM %", "dram_throughput_pct", 1),
-    _counter("L1 hit %", "l1_hit_pct", 1),
-    _counter("L2 hit %", "l2_hit_pct", 1),
-    _counter("ld sectors/req", "gld_sectors_per_request", 2, _d),
-    _counter("st sectors", "gst_sectors"),
-    _counter("shared ld instr.", "shared_ld_inst"),
-    _counter("shared ld conflicts", "shared_ld_bank_conflicts"),
-    _counter("threads/instr.", "threads_per_inst", 1, _d),
-    _counter("occupancy %", "occupancy_pct", 1),
-    _counter("regs", "registers"),
-    Column("top stalls", lambda r: _top(_d(r[1]))),
+# The ladder's counters, one row per variant's totals: (header, metric or derived key, digits).
+LADDER_COUNTERS = [
+    ("DRAM %", "dram_throughput_pct", 1),
+    ("L1 hit %", "l1_hit_pct", 1),
+    ("L2 hit %", "l2_hit_pct", 1),
+    ("ld sectors/req", "gld_sectors_per_request", 2),
+    ("st sectors", "gst_sectors", 0),
+    ("shared ld instr.", "shared_ld_inst", 0),
+    ("shared ld conflicts", "shared_ld_bank_conflicts", 0),
+    ("threads/instr.", "threads_per_inst", 1),
+    ("occupancy %", "occupancy_pct", 1),
+    ("regs", "registers", 0),
 ]
+LADDER_HEADER = ["variant", "µs", *(h for h, _, _ in LADDER_COUNTERS), "top stalls"]
+
+
+def _counters(label: str, t: dict | None) -> list[str]:
+    """One row of the ladder's counters: the label, then t's (a variant's totals) figures."""
+    ns = _get(t, "duration_ns")
+    top = ", ".join(f"{r} {100 * s:.0f}%" for r, s in (_get(t, "top_stalls") or [])[:2]) or "-"
+    figures = [_fmt(_get(t, key), digits) for _, key, digits in LADDER_COUNTERS]
+    return [label, _fmt(ns / 1e3, 1) if ns else "-", *figures, top]
 
 
 def _select(doc: dict, **want) -> list[dict]:
@@ -258,29 +240,25 @@ def _select(doc: dict, **want) -> list[dict]:
 
 def ladder_stages(doc: dict, n: int, dtype: str) -> list[dict]:
     """The CUDA results at (n, dtype) in ladder order (stage, then document order)."""
-
-    def key(r: dict) -> tuple:
-        head = r["stage"].split("-")[0]
-        return (int(head) if head.isdigit() else 10**6, r["stage"])
-
-    return sorted(_select(doc, n=n, dtype=dtype, backend="cuda"), key=key)
+    cuda = _select(doc, n=n, dtype=dtype, backend="cuda")
+    return sorted(cuda, key=lambda r: stage_key(r["stage"]))
 
 
 def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     """Markdown: every CUDA stage's counters (all passes summed), its Triton twin below it."""
-    items = []
+    rows = []
     for r in ladder_stages(doc, n, dtype):
-        twin = _total(doc, r["twin"], n, dtype) if r.get("twin") else None
-        items += [(f"`{r['variant']}`", r["total"])]
-        items += [(f"↳ `{r['twin']}`", twin)] if twin else []
+        rows.append(_counters(f"`{r['variant']}`", r["total"]))
+        if twin := _total(doc, r.get("twin"), n, dtype):
+            rows.append(_counters(f"↳ `{r['twin']}`", twin))
     peers = _select(doc, backend="peer", n=n, dtype=dtype)
-    return _table(LADDER_COLUMNS, items + [(f"`{r['variant']}`", r["total"]) for r in peers])
+    return _table(LADDER_HEADER, rows + [_counters(f"`{r['variant']}`", r["total"]) for r in peers])
 
 
 PLOT_PANELS = (
-    ("DRAM throughput, % of peak", lambda t: _m(t).get("dram_throughput_pct"), "linear"),
-    ("shared-load bank conflicts", lambda t: _m(t).get("shared_ld_bank_conflicts"), "symlog"),
-    ("global load sectors / request", lambda t: _d(t).get("gld_sectors_per_request"), "linear"),
+    ("DRAM throughput, % of peak", lambda t: _get(t, "dram_throughput_pct"), "linear"),
+    ("shared-load bank conflicts", lambda t: _get(t, "shared_ld_bank_conflicts"), "symlog"),
+    ("global load sectors / request", lambda t: _get(t, "gld_sectors_per_request"), "linear"),
     ("barrier stall share, %", _share, "linear"),
 )
 
@@ -292,7 +270,7 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     stages = ladder_stages(doc, n, dtype)
     ids = [r["variant"] for r in stages]
     fig, axes = figure(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
-    twins = [_total(doc, r["twin"], n, dtype) if r.get("twin") else None for r in stages]
+    twins = [_total(doc, r.get("twin"), n, dtype) for r in stages]
     for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
         for line, style, label in (
             ([r["total"] for r in stages], "o-", "CUDA"),
@@ -334,31 +312,32 @@ def render(doc: dict, out_dir: Path) -> Path:
     return out_dir / "profile.md"
 
 
-def _where(r: dict) -> str:
-    """n, or an axis run's shape and dim."""
-    if "shape" in r:
-        return f"{'x'.join(map(str, r['shape']))} dim {r['dim']}"
-    return f"{r['n']:,}"
-
-
 def terminal_summary(doc: dict) -> str:
-    """Every result's counters (what `reduce-ladder profile` prints last)."""
-    items = [(f"`{r['variant']}` {r['dtype']} {_where(r)}", r["total"]) for r in doc["results"]]
-    return _table(LADDER_COLUMNS, items)
+    """Every result's counters (what `reduce-ladder profile` prints last); an axis run's shape
+    and dim in place of n."""
+    rows = []
+    for r in doc["results"]:
+        where = (
+            f"{'x'.join(map(str, r['shape']))} dim {r['dim']}" if "shape" in r else f"{r['n']:,}"
+        )
+        rows.append(_counters(f"`{r['variant']}` {r['dtype']} {where}", r["total"]))
+    return _table(LADDER_HEADER, rows)
 
 
 # ---------------------------------------------------------------------------------------------
 # A sanitize document's verdicts (the run report; the porting guide words more)
 
 
+def merge_documents(docs: list[dict], keys: tuple[str, ...]) -> dict:
+    """Documents read as one: the first document's header, every document's lists under keys."""
+    return dict(docs[0]) | {key: [item for d in docs for item in d.get(key, [])] for key in keys}
+
+
 def merge_sanitize(docs: list[dict]) -> dict:
     """Sanitize documents of one device read as one (`reduce-ladder sanitize --json` over
     variants added later writes its own file, e.g. sanitize-reproducible.json, beside
     sanitize.json): the first document's header, every document's variants, runs and kernels."""
-    merged = dict(docs[0])
-    for key in ("variants", "runs", "kernels"):
-        merged[key] = [item for d in docs for item in d.get(key, [])]
-    return merged
+    return merge_documents(docs, ("variants", "runs", "kernels"))
 
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")

@@ -20,54 +20,36 @@ class ToolUnavailable(RuntimeError):
 
 
 # Per tool: its environment variable, what ships it, where it lies when it is not on PATH.
-_TOOLS = {
-    "ncu": ("NCU", "Nsight Compute (also in the CUDA toolkit)"),
-    "compute-sanitizer": ("COMPUTE_SANITIZER", "the CUDA toolkit"),
-}
-_SEARCH = {
-    "ncu": [
-        "/usr/local/cuda/bin/ncu",
-        "/opt/nvidia/nsight-compute/*/ncu",
-        "/usr/local/cuda-*/bin/ncu",
-    ],
-    "compute-sanitizer": [
-        "/usr/local/cuda/bin/compute-sanitizer",
-        "/usr/local/cuda/compute-sanitizer/compute-sanitizer",
-        "/usr/local/cuda-*/bin/compute-sanitizer",
-    ],
-}
+TOOLS = {
+    "ncu": ("NCU", "Nsight Compute (also in the CUDA toolkit)",
+        ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu",
+         "/usr/local/cuda-*/bin/ncu")),
+    "compute-sanitizer": ("COMPUTE_SANITIZER", "the CUDA toolkit",
+        ("/usr/local/cuda/bin/compute-sanitizer",
+         "/usr/local/cuda/compute-sanitizer/compute-sanitizer",
+         "/usr/local/cuda-*/bin/compute-sanitizer")),
+}  # fmt: skip
 # Output that means the tool ran but could not measure anything: (marker, what to tell the user).
 FAILURE_MARKERS: tuple[tuple[str, str], ...] = (
-    (
-        "ERR_NVGPUCTRPERM",
-        "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): run as root or load "
-        "the driver with NVreg_RestrictProfilingToAdminUsers=0",
-    ),
-    (
-        "LibraryNotLoaded",
-        "the profiler's injection library did not load (LibraryNotLoaded): the tool does not "
-        "match the driver, or the process could not be instrumented",
-    ),
+    ("ERR_NVGPUCTRPERM", "ncu may not read the GPU performance counters (ERR_NVGPUCTRPERM): run as "
+     "root or load the driver with NVreg_RestrictProfilingToAdminUsers=0"),
+    ("LibraryNotLoaded", "the profiler's injection library did not load (LibraryNotLoaded): the "
+     "tool does not match the driver, or the process could not be instrumented"),
     ("Failed to initialize profiler", "the profiler could not initialize on this GPU / driver"),
     ("Device not supported", "the tool does not support this GPU"),
     ("no CUDA-capable device", "no CUDA device is visible to the process"),
-)
-
-
-def counter_failure(text: str) -> str | None:
-    """The one-line reason when the tool's output says it could not measure, else None."""
-    return next((reason for marker, reason in FAILURE_MARKERS if marker in text), None)
+)  # fmt: skip
 
 
 def find_tool(name: str) -> str:
     """Path of `name`: $NCU / $COMPUTE_SANITIZER, then PATH, then the toolkit's usual places."""
-    env, shipped = _TOOLS[name]
+    env, shipped, places = TOOLS[name]
     if path := os.environ.get(env):
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
         raise ToolUnavailable(f"{env}={path} is not an executable file")
     found = shutil.which(name) or next(
-        (p for pat in _SEARCH.get(name, []) for p in sorted(glob.glob(pat), reverse=True)), None
+        (p for pat in places for p in sorted(glob.glob(pat), reverse=True)), None
     )
     if found and os.access(found, os.X_OK):
         return found
@@ -114,10 +96,8 @@ def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Co
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
         return Completed(cmd, p.returncode, p.stdout, p.stderr)
     except subprocess.TimeoutExpired as e:
-        out, err = (
-            x.decode(errors="replace") if isinstance(x, bytes) else x or ""
-            for x in (e.stdout, e.stderr)
-        )
+        out, err = (x.decode(errors="replace") if isinstance(x, bytes) else x or ""
+                    for x in (e.stdout, e.stderr))  # fmt: skip
         return Completed(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
 
 
@@ -130,7 +110,7 @@ def run_logged(
     done = run(cmd, timeout=timeout, env=env)
     if log:
         log.write_text(" ".join(cmd) + "\n\n" + done.text)
-    if reason := counter_failure(done.text):
+    if reason := next((why for marker, why in FAILURE_MARKERS if marker in done.text), None):
         raise ToolUnavailable(reason)
     try:
         return done, documents.load_document(manifest, "manifest").raw["launches"]

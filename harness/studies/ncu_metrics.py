@@ -3,8 +3,8 @@
 `METRICS` is the single list: each entry is a real Nsight Compute metric name, the key the harness
 stores it under, how it adds up over a variant's passes (AGGREGATES) and what it tells. The profile
 study passes exactly these names to `ncu --metrics` and parses `ncu --csv --page raw` (one row per
-kernel launch, one column per metric, the second row the units; thousands separators stripped,
-prefixed units scaled to bytes and ns).
+kernel launch, one column per metric, the second row the units: base units, bytes and ns;
+thousands separators stripped).
 
 Warp stalls: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio` is the cycles a
 warp spends stalled for <reason> between two issued instructions, and
@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 from dataclasses import dataclass, field
 
 # How a metric adds up over the kernels (passes) of one variant:
@@ -110,16 +109,12 @@ STALL_REASONS: dict[str, str] = {
 # fmt: on
 
 
-def stall_metric(reason: str) -> str:
-    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
-
-
 STALL_METRICS: tuple[Metric, ...] = tuple(
-    Metric(f"stall_{r}", stall_metric(r), "inst", f"Cycles per issued instruction stalled: {w}.")
+    Metric(f"stall_{r}", f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio", "inst",
+           f"Cycles per issued instruction stalled: {w}.")
     for r, w in STALL_REASONS.items()
-)
+)  # fmt: skip
 ALL_METRICS: tuple[Metric, ...] = METRICS + STALL_METRICS
-BY_NAME: dict[str, Metric] = {m.name: m for m in ALL_METRICS}
 
 
 def metric_names() -> list[str]:
@@ -149,50 +144,37 @@ class KernelRow:
 _INFO = "ID,Process ID,Process Name,Host Name,Kernel Name,Kernel Time,Context,Stream,Block Size"
 INFO_COLUMNS = frozenset((*_INFO.split(","), "Grid Size", "Device", "CC"))
 
-# Unit prefixes ncu prints when it scales values (--print-units auto), to base bytes / ns / Hz.
-_BYTE_SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
-_TIME_SCALE = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9, "ns": 1, "us": 1e3}
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
-
 
 def parse_number(text: str) -> float | None:
     """'6,553,600' -> 6553600.0; '304.02' -> 304.02; '', 'n/a' -> None."""
-    s = text.strip()
     try:
-        x = float(s.replace(",", "") if _THOUSANDS.match(s) else s)
+        x = float(text.strip().replace(",", ""))
     except ValueError:
         return None
     return None if math.isnan(x) else x
 
 
-def to_base_unit(value: float | None, unit: str) -> float | None:
-    """Scale a value printed in a prefixed unit to bytes (per second), ns or plain."""
-    head, _, per = unit.strip().partition("/")
-    scale = _BYTE_SCALE.get(head) or (None if per else _TIME_SCALE.get(head)) or 1
-    return None if value is None else value * scale
-
-
 def parse_csv(text: str) -> list[KernelRow]:
-    """Kernels in ncu's order from `--csv --page raw` output (ncu's own lines dropped)."""
+    """Kernels in ncu's order from `--csv --page raw --print-units base` output (ncu's own lines
+    dropped; the units row, base units: bytes, ns, %, skipped)."""
     rows = list(csv.reader(io.StringIO("\n".join(ln for ln in text.splitlines() if ln[:1] == '"'))))
     start = next((i for i, r in enumerate(rows) if r[:1] == ["ID"] and "Kernel Name" in r), None)
     if start is None:
         raise NcuCsvError('no ncu CSV header (a row starting with "ID" naming "Kernel Name")')
     header, body = rows[start], rows[start + 1 :]
-    units = [""] * len(header)
-    if body and body[0] and body[0][0] == "":  # the raw page's units row
-        units, body = body[0], body[1:]
+    if body and body[0][:1] == [""]:  # the raw page's units row
+        body = body[1:]
     out: list[KernelRow] = []
     for r in body:
         if len(r) != len(header):
             raise NcuCsvError(f"row of {len(r)} cells under a header of {len(header)}: {r[:3]}")
         cells = dict(zip(header, r, strict=True))
         row = KernelRow(int(parse_number(cells["ID"]) or 0), cells["Kernel Name"])
-        for col, unit, cell in zip(header, units, r, strict=True):
+        for col, cell in cells.items():
             if col in INFO_COLUMNS or "_Range:" in col:
                 row.info[col] = cell
             else:
-                row.values[col] = to_base_unit(parse_number(cell), unit)
+                row.values[col] = parse_number(cell)
         out.append(row)
     return out
 
@@ -233,22 +215,17 @@ def aggregate(kernels: list[dict[str, float | None]]) -> dict[str, float | None]
     """A variant's keyed metrics over its kernels (passes), each by its metric's aggregate."""
     out: dict[str, float | None] = {}
     for m in ALL_METRICS:
-        vals = [k.get(m.key) for k in kernels]
-        if all(v is None for v in vals):
+        present = [(k[m.key], k) for k in kernels if k.get(m.key) is not None]
+        values = [v for v, _ in present]
+        if not present:
             out[m.key] = None
-            continue
-        if m.aggregate == "sum":
-            out[m.key] = sum(v or 0 for v in vals)
-        elif m.aggregate == "max":
-            out[m.key] = max(v for v in vals if v is not None)
+        elif m.aggregate in ("sum", "max"):
+            # (v or 0: a zero count adds up as the integer 0, as the stored documents have it)
+            out[m.key] = sum(v or 0 for v in values) if m.aggregate == "sum" else max(values)
         else:
             weight = "duration_ns" if m.aggregate == "time" else "inst_executed"
-            pairs = [(v, k.get(weight) or 0) for v, k in zip(vals, kernels, strict=True)]
-            pairs = [(v, w) for v, w in pairs if v is not None]
-            wsum = sum(w for _, w in pairs)
-            out[m.key] = (
-                sum(v * w for v, w in pairs) / wsum
-                if wsum
-                else sum(v for v, _ in pairs) / len(pairs)
-            )
+            weights = [k.get(weight) or 0 for _, k in present]
+            wsum = sum(weights)
+            mean = sum(v * w for v, w in zip(values, weights, strict=True)) / wsum if wsum else None
+            out[m.key] = sum(values) / len(values) if mean is None else mean
     return out

@@ -15,9 +15,9 @@ from pathlib import Path
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import records
+from harness.report import profile_tables, records
 from harness.studies import gpu_tools, ncu_metrics
-from harness.studies.profile_driver import driver_command, lookup, range_name
+from harness.studies.profile_driver import Job, lookup, range_name
 
 SCHEMA = records.PROFILE_SCHEMA
 DEFAULT_SIZES = (2**24,)
@@ -41,17 +41,6 @@ def default_variants(dtype: str = "float32") -> list[Variant]:
     return [*chosen, *(catalogue.get(p) for p in PEERS if dtype in catalogue.get(p).dtypes)]
 
 
-@dataclass
-class Job:
-    """One ncu process: variants in this order at one (dtype, n) or shapes; a peer last."""
-
-    dtype: str
-    n: int
-    variants: list[Variant]
-    stem: str = ""
-    shapes: tuple = ()
-
-
 def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) -> list[Job]:
     """The ncu processes, in order: per n, ours with one peer last, each other peer alone; with
     shapes, ours over every shape in one job, each peer at each shape alone."""
@@ -60,12 +49,12 @@ def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) 
     if shapes:  # n is unused beside shapes
         runs = [(own, tuple(shapes))] if own else []
         runs += [([p], (s,)) for p in peers for s in shapes]
-        return [
-            Job(dtype, 1, g, f"profile-{dtype}-shapes-{k}", sh) for k, (g, sh) in enumerate(runs)
-        ]
+        return [Job(g, (1,), (dtype,), f"profile-{dtype}-shapes-{k}", sh)
+                for k, (g, sh) in enumerate(runs)]  # fmt: skip
     groups = [own + peers[:1], *([p] for p in peers[1:])] if own else [[p] for p in peers]
+    label = {n: size_label(n).replace("^", "_").replace(",", "") for n in sizes}
     return [
-        Job(dtype, n, g, f"profile-{dtype}-{size_label(n).replace('^', '_').replace(',', '')}-{k}")
+        Job(g, (n,), (dtype,), f"profile-{dtype}-{label[n]}-{k}")
         for n in sizes
         for k, g in enumerate(gr for gr in groups if gr)
     ]
@@ -74,9 +63,8 @@ def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) 
 def ncu_command(ncu: str, job: Job, raw_dir: Path, manifest: Path) -> list[str]:
     includes = [a for v in job.variants for a in ("--nvtx-include", f"{range_name(v.id)}/")]
     metrics = ["--metrics", ",".join(ncu_metrics.metric_names())]
-    export = ["--export", str(raw_dir / f"{job.stem}.ncu-rep"), "--force-overwrite"]
-    driver = driver_command("profile", job.variants, [job.n], [job.dtype], manifest, job.shapes)
-    return [ncu, *NCU_FLAGS, *includes, *metrics, *export, *driver]
+    export = ["--export", str(raw_dir / f"{job.label}.ncu-rep"), "--force-overwrite"]
+    return [ncu, *NCU_FLAGS, *includes, *metrics, *export, *job.command("profile", manifest)]
 
 
 @dataclass
@@ -108,17 +96,15 @@ def attribute(
         raise ProfileError(f"ncu profiled {len(rows)} kernels; the driver launched {i}")
     if not renamed or len(renamed) != len(rows):
         return out, "unavailable (no NVTX-renamed export of the same kernels)"
-    j, wrong = 0, []
-    for a in out:
-        for _ in a.rows:
-            name = renamed[j].name
-            a.nvtx_names.append(name)
-            # The renamed kernel carries its innermost range (a library's own, e.g. CUB's
-            # cub::DeviceReduce::Sum, nests inside ours); the push/pop column has the whole stack.
-            stack = " ".join([name, *(v for k, v in renamed[j].info.items() if "_Range:" in k)])
-            if a.entry["range"] not in stack:
-                wrong.append(f"kernel {j} ({a.entry['variant']}) is in range {name!r}")
-            j += 1
+    wrong = []
+    owners = [a for a in out for _ in a.rows]
+    for j, (a, r) in enumerate(zip(owners, renamed, strict=True)):
+        a.nvtx_names.append(r.name)
+        # The renamed kernel carries its innermost range (a library's own, e.g. CUB's
+        # cub::DeviceReduce::Sum, nests inside ours); the push/pop column has the whole stack.
+        stack = " ".join([r.name, *(v for k, v in r.info.items() if "_Range:" in k)])
+        if a.entry["range"] not in stack:
+            wrong.append(f"kernel {j} ({a.entry['variant']}) is in range {r.name!r}")
     return out, ("agrees" if not wrong else "DIFFERS: " + "; ".join(wrong[:5]))
 
 
@@ -130,48 +116,52 @@ def kernel_record(row: ncu_metrics.KernelRow) -> dict:
 
 
 def variant_record(a: Attributed) -> dict:
-    v = lookup(a.entry["variant"])
-    kernels = [kernel_record(r) for r in a.rows]
-    total = ncu_metrics.aggregate([k["metrics"] for k in kernels])
-    rec = dict(variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin)
-    rec |= dict(twin_of=list(v.twin_of), dtype=a.entry["dtype"], n=a.entry["n"])
-    rec |= {k: a.entry[k] for k in ("shape", "dim") if k in a.entry}  # an axis variant's case
-    rec["check"] = {k: a.entry.get(k) for k in ("ok", "value", "expected", "message")}
-    total = {"metrics": total, "derived": ncu_metrics.derive(total)}
-    return rec | dict(kernels=kernels, nvtx_ranges=a.nvtx_names, total=total)
+    """One variant's result: what the catalogue says of it, where it ran, the check's verdict, its
+    kernels and their total (each metric by its aggregate)."""
+    v, e = lookup(a.entry["variant"]), a.entry
+    total = ncu_metrics.aggregate([ncu_metrics.keyed(r) for r in a.rows])
+    return dict(
+        variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin,
+        twin_of=list(v.twin_of), dtype=e["dtype"], n=e["n"],
+        **{k: e[k] for k in ("shape", "dim") if k in e},  # an axis variant's case
+        check={k: e.get(k) for k in ("ok", "value", "expected", "message")},
+        kernels=[kernel_record(r) for r in a.rows], nvtx_ranges=a.nvtx_names,
+        total={"metrics": total, "derived": ncu_metrics.derive(total)},
+    )  # fmt: skip
 
 
 def _export(ncu: str, job: Job, raw_dir: Path, suffix: str, *extra: str) -> list | None:
     """ncu's report as CSV (kept as <stem><suffix>); its kernels, None if it has none."""
-    report = str(raw_dir / f"{job.stem}.ncu-rep")
+    report = str(raw_dir / f"{job.label}.ncu-rep")
     done = gpu_tools.run([ncu, "--import", report, *EXPORT_FLAGS, *extra], timeout=300)
-    (raw_dir / f"{job.stem}{suffix}").write_text(done.stdout)
+    (raw_dir / f"{job.label}{suffix}").write_text(done.stdout)
     try:
         return ncu_metrics.parse_csv(done.stdout)
     except ncu_metrics.NcuCsvError as e:
         if extra:
             return None
         why = f"{e} (ncu --import: {done.stderr.strip()[:200]})"
-        raise ProfileError(f"{job.stem}: {why}") from None
+        raise ProfileError(f"{job.label}: {why}") from None
 
 
 def run_job(ncu: str, job: Job, raw_dir: Path) -> tuple[list[dict], dict]:
     """Profile one job; (variant records, run record). Raises ToolUnavailable / ProfileError."""
-    manifest_path = raw_dir / f"{job.stem}.manifest.json"
+    manifest_path = raw_dir / f"{job.label}.manifest.json"
     cmd = ncu_command(ncu, job, raw_dir, manifest_path)
     done, manifest = gpu_tools.run_logged(
-        cmd, RUN_TIMEOUT_S, raw_dir / f"{job.stem}.ncu.log", manifest_path
+        cmd, RUN_TIMEOUT_S, raw_dir / f"{job.label}.ncu.log", manifest_path
     )
     if done.timed_out or manifest is None:
         errors = [ln for ln in done.text.splitlines() if "ERROR" in ln or "error" in ln]
         why = errors[-1] if errors else f"rc={done.rc}"
-        raise ProfileError(f"ncu on {job.stem} gave no result ({why}); see {job.stem}.ncu.log")
+        raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {job.label}.ncu.log")
     rows = _export(ncu, job, raw_dir, ".csv")
     renamed = _export(ncu, job, raw_dir, ".nvtx.csv", "--print-nvtx-rename", "kernel")
     attributed, nvtx_check = attribute(rows, manifest, renamed)
-    run = {"dtype": job.dtype, "n": job.n, "variants": [v.id for v in job.variants], "rc": done.rc}
-    run |= {"kernels": len(rows), "raw_csv": f"{job.stem}.csv", "report": f"{job.stem}.ncu-rep"}
-    return [variant_record(a) for a in attributed], {**run, "nvtx_check": nvtx_check}
+    run = dict(dtype=job.dtypes[0], n=job.sizes[0], variants=[v.id for v in job.variants])
+    run |= dict(rc=done.rc, kernels=len(rows), raw_csv=f"{job.label}.csv")
+    run |= dict(report=f"{job.label}.ncu-rep", nvtx_check=nvtx_check)
+    return [variant_record(a) for a in attributed], run
 
 
 def profile(
@@ -192,10 +182,9 @@ def profile(
     doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
     doc |= dict(runs=[], results=[])
     for job in plan_jobs(variants, sizes, dtype, shapes):
-        where = (
-            f"shapes {', '.join(map(str, job.shapes))}" if shapes else f"n = {size_label(job.n)}"
-        )
         if progress:
+            where = f"n = {size_label(job.sizes[0])}"
+            where = f"shapes {', '.join(map(str, job.shapes))}" if shapes else where
             progress(f"ncu: {len(job.variants)} variant(s), {dtype}, {where}")
         records, run = run_job(ncu, job, raw_dir)
         doc["runs"].append(run)
@@ -207,10 +196,6 @@ def merge(docs: list[dict]) -> dict:
     """Several profile documents (one per dtype / size run) as one: runs and results in order."""
     if not docs:
         raise ValueError("nothing to merge")
-    out = {**docs[0], "runs": [], "results": []}
-    for d in docs:
-        if d.get("schema") != SCHEMA:
-            raise ValueError(f"not a profile document (schema {d.get('schema')!r})")
-        out["runs"] += d["runs"]
-        out["results"] += d["results"]
-    return out
+    if bad := [d.get("schema") for d in docs if d.get("schema") != SCHEMA]:
+        raise ValueError(f"not a profile document (schema {bad[0]!r})")
+    return profile_tables.merge_documents(docs, ("runs", "results"))

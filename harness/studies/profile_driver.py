@@ -16,11 +16,13 @@ Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU or bad usage (
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
@@ -36,12 +38,9 @@ def range_name(variant_id: str) -> str:
 
 def lookup(variant_id: str) -> Variant:
     """A catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)."""
-    if variant_id in catalogue.BY_ID:
-        return catalogue.BY_ID[variant_id]
-    if variant_id in catalogue.AXIS_BY_ID:
-        return catalogue.AXIS_BY_ID[variant_id]
-    if variant_id in demo_records.BY_ID:
-        return demo_records.BY_ID[variant_id]
+    for table in (catalogue.BY_ID, catalogue.AXIS_BY_ID, demo_records.BY_ID):
+        if variant_id in table:
+            return table[variant_id]
     raise KeyError(f"unknown variant {variant_id!r}")
 
 
@@ -51,16 +50,8 @@ def is_demo(v: Variant) -> bool:
 
 # sanitize: partial tiles, rows not 16-byte aligned, a 3-D middle dim, few long rows and tall-skinny
 # columns (r4 splits rows past about 2^17, hence 200,003: sums of ~10^7, exact in float32).
-AXIS_SANITIZE_CASES = (
-    ((37, 1003), 1),
-    ((1003, 37), 0),
-    ((5, 37, 131), 1),
-    ((3, 40_003), 1),
-    ((3, 200_003), 1),
-    ((40_003, 5), 0),
-)
-
-
+AXIS_SANITIZE_CASES = (((37, 1003), 1), ((1003, 37), 0), ((5, 37, 131), 1), ((3, 40_003), 1),
+                       ((3, 200_003), 1), ((40_003, 5), 0))  # fmt: skip
 Shape = tuple[tuple[int, ...], int]  # (shape, dim): a sum along dim
 
 
@@ -73,9 +64,8 @@ def parse_shape(text: str) -> Shape:
             raise ValueError
         return shape, int(dim)
     except ValueError:
-        raise ValueError(
-            f"a shape is MxN:DIM or BxMxN:DIM (e.g. 2048x120:0), got {text!r}"
-        ) from None
+        msg = f"a shape is MxN:DIM or BxMxN:DIM (e.g. 2048x120:0), got {text!r}"
+        raise ValueError(msg) from None
 
 
 def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None) -> list[Shape]:
@@ -84,33 +74,17 @@ def axis_cases(v: Variant, n: int, mode: str, shapes: list[Shape] | None = None)
     differ most), along dim 1 (dim 0 for a column stage); or the shapes given (--shapes)."""
     from harness.launch import axis_plan
 
-    along = 0 if v.launch.mapping.along == "columns" else 1
-    wanted = AXIS_SANITIZE_CASES if mode == "sanitize" else (((max(1, n // 256), 256), along),)
-    wanted = shapes or wanted
-    taken = []
-    for shape, dim in wanted:
+    def takes(shape: tuple[int, ...], dim: int) -> bool:
         try:
             axis_plan.check(v, shape, dim)
         except ValueError:
-            continue
-        taken.append((shape, dim))
-    return taken
+            return False
+        return True
 
-
-def _axis_check(v: Variant, x, dim: int, mode: str) -> dict:
-    from harness.check import axis_verify
-
-    if v.backend == "peer":  # torch.sum(x, dim): exact on these integers while every |sum| is
-        import torch  # an integer float32 holds exactly (2^24), else not judged
-
-        g = axis_verify.golden(x, dim)
-        if float(g.abs_sum.max()) > 2**24:
-            return {"ok": None, "message": "not checked: sums past 2^24"}
-        got = torch.sum(x, dim=dim)  # 16-bit floats: added in float32, rounded once
-        same = torch.equal(got, g.value.to(got.dtype))
-        return {"ok": same, "message": "" if same else "differs from the exact sums"}
-    r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
-    return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
+    along = 0 if v.launch.mapping.along == "columns" else 1
+    profiled = (((max(1, n // 256), 256), along),)
+    wanted = shapes or (AXIS_SANITIZE_CASES if mode == "sanitize" else profiled)
+    return [(shape, dim) for shape, dim in wanted if takes(shape, dim)]
 
 
 def _work(variants, sizes, dtype_names, mode, shapes=None):
@@ -129,15 +103,24 @@ def _work(variants, sizes, dtype_names, mode, shapes=None):
                 yield v, dtype, n, shape, dim
 
 
-def driver_command(
-    mode: str, variants: list[Variant], sizes, dtypes, manifest: Path, shapes: list[Shape] = ()
-) -> list[str]:
-    """This module as a process: what the tools run."""
-    args = ["--mode", mode, "--dtype", *dtypes, "--n", *map(str, sizes)]
-    if shapes:
-        args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in shapes)]
-    args += ["--manifest", str(manifest), "--variant", *(v.id for v in variants)]
-    return [sys.executable, "-m", "harness.studies.profile_driver", *args]
+@dataclass
+class Job:
+    """One driver process under a tool: these variants at these sizes and dtypes (the axis
+    variants and the peers at the shapes, if any); label names its raw files."""
+
+    variants: list[Variant]
+    sizes: tuple[int, ...]
+    dtypes: tuple[str, ...]
+    label: str
+    shapes: tuple[Shape, ...] = ()
+
+    def command(self, mode: str, manifest: Path) -> list[str]:
+        """This module as a process: what the tools run."""
+        args = ["--mode", mode, "--dtype", *self.dtypes, "--n", *map(str, self.sizes)]
+        if self.shapes:
+            args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in self.shapes)]
+        args += ["--manifest", str(manifest), "--variant", *(v.id for v in self.variants)]
+        return [sys.executable, "-m", "harness.studies.profile_driver", *args]
 
 
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
@@ -168,12 +151,26 @@ def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], No
     return restore, run, out
 
 
-def _check(v: Variant, x) -> dict:
-    """The checked run (a demonstration: its first pass's partials against the exact sum)."""
+def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
+    """The checked run: the sum along dim for an axis case (torch.sum(x, dim) exact on these
+    integers while every |sum| is an integer float32 holds exactly, 2^24, else not judged); a
+    demonstration's first pass's partials against the exact sum; else the variant's check."""
     import torch
 
     from harness.check import verify
 
+    if dim is not None:  # the axis checks, imported only where the run has axis cases
+        from harness.check import axis_verify
+    if dim is not None and v.backend == "peer":
+        g = axis_verify.golden(x, dim)
+        if float(g.abs_sum.max()) > 2**24:
+            return {"ok": None, "message": "not checked: sums past 2^24"}
+        got = torch.sum(x, dim=dim)  # 16-bit floats: added in float32, rounded once
+        same = torch.equal(got, g.value.to(got.dtype))
+        return {"ok": same, "message": "" if same else "differs from the exact sums"}
+    if dim is not None:
+        r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
+        return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
     if not is_demo(v):
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
@@ -183,12 +180,6 @@ def _check(v: Variant, x) -> dict:
     torch.cuda.synchronize()
     got, want = float(out.double().sum().item()), float(x.double().sum().item())
     return {"ok": got == want, "value": got, "expected": want, "launches": 1}
-
-
-def launch_count(plan) -> int:
-    """Kernels one plan.run() launches (its launch_count, else its launches listed)."""
-    count = getattr(plan, "launch_count", None)
-    return count if isinstance(count, int) else len(plan.launches)
 
 
 def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
@@ -209,7 +200,7 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     else:  # what the suites time: a peer's call (no launches of ours to count), a plan's run
         run, restore, plan = timed_call(v, x)
         restore = restore or (lambda: None)
-        launches = None if plan is None else launch_count(plan)
+        launches = None if plan is None else plan.launch_count
 
     restore()
     torch.cuda.synchronize()
@@ -230,27 +221,21 @@ def run(
     if mode == "sanitize":
         # Memory from cudaMalloc one allocation per tensor, so memcheck knows each buffer's end
         # (the sanitize study also sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 for torch's allocator).
-        try:
+        with contextlib.suppress(ImportError):
             import cupy
 
             cupy.cuda.set_allocator(None)
-        except ImportError:
-            pass
     manifest = []
     for v, dtype, n, shape, dim in _work(variants, sizes, dtype_names, mode, shapes):
         entry = dict(variant=v.id, dtype=dtype, n=n, range=range_name(v.id), wrong=v.wrong)
+        if shape is not None:
+            entry.update(n=math.prod(shape), shape=list(shape), dim=dim)
         try:
-            if shape is None:
-                x = verify.seed_like_input(n, dtype, "cuda")
-                entry.update(_check(v, x))
-                if mode == "profile":
-                    entry["launches"] = _profiled(v, x)
-            else:
-                entry.update(n=math.prod(shape), shape=list(shape), dim=dim)
-                x = verify.seed_like_input(math.prod(shape), dtype, "cuda").view(shape)
-                entry.update(_axis_check(v, x, dim, mode))
-                if mode == "profile":
-                    entry["launches"] = _profiled(v, x, dim)
+            x = verify.seed_like_input(entry["n"], dtype, "cuda")
+            x = x if shape is None else x.view(shape)
+            entry.update(_check(v, x, dim, mode))
+            if mode == "profile":
+                entry["launches"] = _profiled(v, x, dim)
         except Exception as e:  # recorded, and the next variant still runs
             # (a CUDA error is sticky: what follows it fails too, and says so)
             msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -279,8 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         variants = [lookup(i) for i in args.variants]
         sizes = [parse_size(s) for s in args.sizes]
         shapes = [parse_shape(s) for s in args.shapes]
-        bad = [d for d in args.dtypes if d not in dtypes.NAMES]
-        if bad:
+        if bad := [d for d in args.dtypes if d not in dtypes.NAMES]:
             raise ValueError(f"unknown dtype(s) {', '.join(bad)}")
     except (KeyError, ValueError) as e:
         print(f"profile_driver: error: {e.args[0] if e.args else e}", file=sys.stderr)

@@ -8,18 +8,16 @@ Expected: no report for a default kernel; reported, not failed: racecheck's haza
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records
+from harness.report.profile_tables import TOOLS
 from harness.studies import gpu_tools, sanitizer_log
-from harness.studies.profile_driver import axis_cases, driver_command, lookup
+from harness.studies.profile_driver import Job, axis_cases, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA
-TOOLS = sanitizer_log.TOOLS
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
 RUN_TIMEOUT_S = 420  # one tool over every default kernel
 DEMO_TIMEOUT_S = 120  # a seed bug alone (a broken barrier may hang: the timeout is a finding)
@@ -60,15 +58,12 @@ def volatile_kind(vid: str) -> str:
 
 def default_variants() -> list[Variant]:
     """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's."""
-    return [v for v in catalogue.select() if v.backend in ("cuda", "triton")] + list(
-        catalogue.AXIS_VARIANTS
-    )
+    chosen = [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
+    return chosen + list(catalogue.AXIS_VARIANTS)
 
 
-def select(ids: Iterable[str] | None, include_wrong: bool = False) -> list[Variant]:
-    """Named variants, or the defaults (+ the wrong demonstrations and seed bugs: include_wrong)."""
-    if ids:
-        return [lookup(i) for i in ids]
+def select(include_wrong: bool = False) -> list[Variant]:
+    """The defaults (+ the wrong demonstrations and the seeds' bugs: include_wrong)."""
     chosen = default_variants()
     if include_wrong:
         chosen += [v for v in catalogue.VARIANTS if v.wrong and v.backend == "cuda"]
@@ -76,29 +71,14 @@ def select(ids: Iterable[str] | None, include_wrong: bool = False) -> list[Varia
     return chosen
 
 
-@dataclass
-class Batch:
-    variants: list[Variant]
-    sizes: tuple[int, ...]
-    dtypes: tuple[str, ...]
-    label: str
-
-
-def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Batch]:
+def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Job]:
     """Non-demonstrations together (all their dtypes); each seed bug alone, at its own sizes."""
     normal = [v for v in variants if v.family != demo_records.FAMILY]
-    demos = [v for v in variants if v.family == demo_records.FAMILY]
     used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
-    out = [Batch(normal, sizes, used, "default")] if normal else []
-    for v in demos:
-        out.append(Batch([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
+    out = [Job(normal, sizes, used, "default")] if normal else []
+    for v in (v for v in variants if v.family == demo_records.FAMILY):
+        out.append(Job([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
     return out
-
-
-def command(tool_path: str, tool: str, batch: Batch, manifest: Path) -> list[str]:
-    flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
-    driver = driver_command("sanitize", batch.variants, batch.sizes, batch.dtypes, manifest)
-    return [tool_path, *flags, *driver]
 
 
 def axis_kinds(v: Variant) -> set[str]:
@@ -106,40 +86,34 @@ def axis_kinds(v: Variant) -> set[str]:
     from harness.core import axis_geometry as geom
 
     cases = axis_cases(v, 0, "sanitize")
-    return {
-        ps.kind for shape, dim in cases for ps in v.launch.mapping.passes(geom.problem(shape, dim))
-    }
+    return {ps.kind for s, d in cases for ps in v.launch.mapping.passes(geom.problem(s, d))}
 
 
 def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
     """Kernel name as the sanitizer prints it (--demangle no) -> the ids of the variants that
-    launch it (CUDA names from NVRTC, no GPU needed; Triton's: the function names)."""
+    launch it (CUDA names from NVRTC, no GPU needed; Triton's: the function names). An axis
+    variant's kernels depend on the shape (a split stage ends in another kind's kernel reading
+    float32 partials; the fastest pair picks a stage): each is given to every axis variant whose
+    passes launch its kind on the shapes sanitize runs."""
     from harness.compile import nvrtc
 
     by_name: dict[str, set[str]] = {}
-    exprs: dict[str, dict[str, list[str]]] = {}  # source -> expression -> variant ids
-    for v in variants:
-        if v.family == records_axis.FAMILY:
-            continue  # below: an axis variant launches kernels chosen by the shape
-        if v.backend == "triton" and v.kernel:
-            by_name.setdefault(v.kernel, set()).add(v.id)
-        elif v.backend == "cuda" and v.source:
-            for d in v.dtypes:
-                exprs.setdefault(v.source, {}).setdefault(v.name_expression(d), []).append(v.id)
-    # An axis variant's kernels depend on the shape (a split stage ends in another kind's kernel
-    # reading float32 partials; the fastest pair picks a stage): each kernel is attributed to
-    # every selected axis variant whose passes launch its kind on the shapes sanitize runs.
-    axis = [v for v in variants if v.family == records_axis.FAMILY]
-    kinds = {v.id: axis_kinds(v) for v in axis}
+    exprs: dict[str, dict[str, set[str]]] = {}  # source -> expression -> variant ids
     kind_of = {t.split("<")[0]: k for k, t in records_axis.CUDA_KERNELS.items()}
-    if any(v.backend == "cuda" for v in axis):
-        table = exprs.setdefault(records_axis.SOURCE_CUDA, {})
-        for expr in records_axis.name_expressions():
-            kind = kind_of[expr.split("<")[0]]
-            table[expr] = [v.id for v in axis if v.backend == "cuda" and kind in kinds[v.id]]
-    for v in (v for v in axis if v.backend == "triton"):
-        for kind in kinds[v.id]:
-            by_name.setdefault(records_axis.TRITON_KERNELS[kind], set()).add(v.id)
+    for v in variants:
+        kinds = axis_kinds(v) if v.family == records_axis.FAMILY else None
+        if v.backend == "triton":
+            names = [v.kernel] if kinds is None else [records_axis.TRITON_KERNELS[k] for k in kinds]
+            for name in filter(None, names):
+                by_name.setdefault(name, set()).add(v.id)
+        elif v.backend == "cuda" and kinds is not None:
+            every = records_axis.name_expressions()
+            wanted = [e for e in every if kind_of[e.split("<")[0]] in kinds]
+            for expr in wanted:
+                exprs.setdefault(records_axis.SOURCE_CUDA, {}).setdefault(expr, set()).add(v.id)
+        elif v.backend == "cuda" and v.source:
+            for expr in (v.name_expression(d) for d in v.dtypes):
+                exprs.setdefault(v.source, {}).setdefault(expr, set()).add(v.id)
     for source, table in exprs.items():
         # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
         # not match them (their records then count as "unattributed", which fails the run)
@@ -151,12 +125,14 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
     return by_name
 
 
+COUNTS = ("records", "errors", "warnings", "hazards")
+
+
 def _variant_counts(log: sanitizer_log.SanitizerLog, names: dict[str, set[str]], vid: str) -> dict:
-    mine = [f for k, f in log.kernels.items() if vid in names.get(k, set())]
-    counts = {
-        c: sum(getattr(f, c) for f in mine) for c in ("records", "errors", "warnings", "hazards")
-    }
-    shared = {o for k in log.kernels for o in names.get(k, set()) if vid in names[k]} - {vid}
+    """The records of the kernels `vid` launches, added up, and who else launches them."""
+    mine = [k for k in log.kernels if vid in names.get(k, ())]
+    counts = {c: sum(log.kernels[k][c] for k in mine) for c in COUNTS}
+    shared = set().union(*(names[k] for k in mine)) - {vid}
     return counts | {"kernels_shared_with": sorted(shared)}
 
 
@@ -201,32 +177,28 @@ def sanitize(
     progress=None,
 ) -> dict:
     """The sanitize document: per run, per kernel, per variant (see the module docstring)."""
+    from harness.compile import nvrtc
+
     path = gpu_tools.find_tool("compute-sanitizer")
     gpu_tools.require_gpu()
     names = kernel_names(variants)
     work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))
     work.mkdir(parents=True, exist_ok=True)
-    from harness.compile import nvrtc
-
     lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
-    doc = dict(
-        schema=SCHEMA, device=device.device_info(), compute_sanitizer=gpu_tools.tool_version(path)
-    )
-    doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[], variants=[])
+    doc = dict(schema=SCHEMA, device=device.device_info())
+    doc |= dict(compute_sanitizer=gpu_tools.tool_version(path), sizes=list(sizes), env=ENV)
+    doc |= dict(kernel_names=lowered, runs=[], kernels=[], variants=[])
     per_variant: dict[str, dict[str, dict]] = {v.id: {} for v in variants}
     for tool, batch in ((t, b) for t in tools for b in plan_batches(variants, sizes)):
         if progress:
             progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
         stem = f"sanitize-{tool}-{batch.label}"
-        timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
+        flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
         manifest = work / f"{stem}.manifest.json"
-        done, ran = gpu_tools.run_logged(
-            command(path, tool, batch, manifest),
-            timeout,
-            raw_dir and raw_dir / f"{stem}.txt",
-            manifest,
-            ENV,
-        )
+        cmd = [path, *flags, *batch.command("sanitize", manifest)]
+        timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
+        log_path = raw_dir and raw_dir / f"{stem}.txt"
+        done, ran = gpu_tools.run_logged(cmd, timeout, log_path, manifest, ENV)
         log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
         complete = log.complete and not done.timed_out
         doc["runs"].append(
@@ -234,9 +206,9 @@ def sanitize(
             | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.rc}
             | {"complete": complete, **log.summary(), "log": f"{stem}.txt"}
         )
-        for k, f in log.kernels.items():
+        for k, found in log.kernels.items():
             attributed = {"variants": sorted(names.get(k, ())) or ["unattributed"]}
-            doc["kernels"].append({"tool": tool, "kernel": k, **attributed, **f.counts()})
+            doc["kernels"].append({"tool": tool, "kernel": k, **attributed, **found})
         for v in batch.variants:
             counts = _variant_counts(log, names, v.id)
             if not complete or ran is None:
@@ -247,11 +219,10 @@ def sanitize(
                 counts["run_failed"] = f"{e['dtype']} n={e['n']}: {e.get('message', 'wrong sum')}"
             per_variant[v.id][tool] = counts
     for v in variants:
-        tools_of = per_variant[v.id]
         doc["variants"].append(
             {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong,
-             "volatile": volatile_kind(v.id), "tools": tools_of,
-             "verdict": verdict(v.id, tools_of)}
+             "volatile": volatile_kind(v.id), "tools": per_variant[v.id],
+             "verdict": verdict(v.id, per_variant[v.id])}
         )  # fmt: skip
     return doc
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from harness.report.profile_tables import TOOLS  # noqa: F401 (the tools, said once)
-
 PREFIX = "========="
 _ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*([\d,]+)\s+errors?")
 _RACE_SUMMARY = re.compile(
@@ -30,25 +28,17 @@ def _int(s: str) -> int:
 
 
 @dataclass
-class KernelFindings:
-    kernel: str
-    records: int = 0  # problems reported in this kernel
-    errors: int = 0  # racecheck: records classed Error (other tools: every record)
-    warnings: int = 0  # racecheck: records classed Warning
-    hazards: int = 0  # racecheck: the "[N hazards]" counts added up
-    kinds: dict[str, int] = field(default_factory=dict)  # header text -> count
-
-    def counts(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if k != "kernel"}
-
-
-@dataclass
 class SanitizerLog:
-    errors: int | None = None  # ERROR SUMMARY (None: the summary line is missing)
+    """The summary lines' counts (None where a line is missing) and per kernel its findings:
+    records (problems reported in it), errors and warnings (racecheck's classes; another tool's
+    records are all errors), hazards (racecheck's "[N hazards]" added up), kinds (header -> count).
+    """
+
+    errors: int | None = None  # ERROR SUMMARY
     hazards_displayed: int | None = None  # RACECHECK SUMMARY
     hazard_errors: int | None = None
     hazard_warnings: int | None = None
-    kernels: dict[str, KernelFindings] = field(default_factory=dict)
+    kernels: dict[str, dict] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -56,7 +46,6 @@ class SanitizerLog:
         return self.errors is not None or self.hazards_displayed is not None
 
     def summary(self) -> dict:
-        """The summary lines' counts (None where a line is missing)."""
         return {k: v for k, v in asdict(self).items() if k != "kernels"}
 
 
@@ -67,12 +56,21 @@ def _kind(header: str) -> str:
     return re.sub(r"\d+", "N", h).strip().rstrip(".")
 
 
+def _record(log: SanitizerLog, kernel: str, header: str) -> dict:
+    zero = dict(records=0, errors=0, warnings=0, hazards=0, kinds={})
+    f = log.kernels.setdefault(kernel, zero)
+    f["records"] += 1
+    f["kinds"][_kind(header)] = f["kinds"].get(_kind(header), 0) + 1
+    race = _RACE.match(header)
+    f["warnings" if race and race.group(1).lower().startswith("warn") else "errors"] += 1
+    return f
+
+
 def parse(text: str) -> SanitizerLog:
     log = SanitizerLog()
-    lines = [ln[len(PREFIX) :] for ln in text.splitlines() if ln.startswith(PREFIX)]
     header: str | None = None
-    current: KernelFindings | None = None
-    for raw in lines:
+    current: dict | None = None
+    for raw in (ln[len(PREFIX) :] for ln in text.splitlines() if ln.startswith(PREFIX)):
         body = raw[1:] if raw.startswith(" ") else raw  # one space after the prefix
         if m := _ERROR_SUMMARY.search(body):
             log.errors, header, current = _int(m.group(1)), None, None
@@ -88,16 +86,5 @@ def parse(text: str) -> SanitizerLog:
             if current is None and (m := _AT.match(body)):
                 current = _record(log, m.group(1).strip(), header)
             if current is not None and (h := _HAZARDS.search(body)):
-                current.hazards += _int(h.group(1))
+                current["hazards"] += _int(h.group(1))
     return log
-
-
-def _record(log: SanitizerLog, kernel: str, header: str) -> KernelFindings:
-    f = log.kernels.setdefault(kernel, KernelFindings(kernel))
-    f.records += 1
-    f.kinds[_kind(header)] = f.kinds.get(_kind(header), 0) + 1
-    if (race := _RACE.match(header)) and race.group(1).lower().startswith("warn"):
-        f.warnings += 1
-    else:
-        f.errors += 1
-    return f
