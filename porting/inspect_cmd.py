@@ -10,14 +10,15 @@ import json
 from pathlib import Path
 
 from harness.cli import common
+from harness.compile import nvrtc
 from harness.core import catalogue
+from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
+from porting import census, doc, sass
+from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
 
 
 def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
-    from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
-    from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
-
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     columns = [
         TermColumn("variant", lambda r: r.variant),
@@ -37,20 +38,16 @@ def census_table(rows, title: str, *, wide: bool = False):
 def run(args: argparse.Namespace) -> int:
     """The census of the selected variants, or the guide at --write-doc and its appendix beside
     it (arguments already checked by harness.cli.census)."""
-    from harness.compile import nvrtc
-    from porting import census, doc, sass
-
     if args.write_doc:
         common.check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
         for path in doc.write(args.write_doc, census_path=args.census):
             print(f"wrote {path}")
         return common.EXIT_OK
-    ids = common.variant_ids(args.variants)
+    ids = common.split_ids(args.variants)
     dtype = None if args.dtype == "all" else args.dtype
     selected = [catalogue.get(i) for i in ids] if ids else list(catalogue.VARIANTS)
     skipped = census.not_compiled(selected, dtype)
-    variants = [v for v in selected if census.compiled(v)]
-    if not variants:
+    if not (variants := [v for v in selected if census.compiled(v)]):
         raise common.UsageError(
             "no CUDA or Triton variant selected (peers have no kernel to inspect)"
         )
@@ -73,8 +70,9 @@ def run(args: argparse.Namespace) -> int:
     out = common.console()
     out.print(census_table(rows, title, wide=args.wide))
     if skipped:
-        names = ", ".join(s["variant"] for s in skipped)
-        out.print(f"{census.NOT_COMPILED}: {names}", highlight=False)
+        out.print(
+            f"{census.NOT_COMPILED}: {', '.join(s['variant'] for s in skipped)}", highlight=False
+        )
     if spilling := [r.variant for r in rows if r.spills]:
         out.print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
     return common.EXIT_OK
