@@ -260,8 +260,6 @@ def document(rows: list[Census], arch: str, skipped: list[dict] | None = None) -
 
 
 def load_document(path: str | Path) -> tuple[dict, list[Census]]:
-    try:
-        doc = documents.load_document(path, "census").raw
-    except documents.ReportError as e:
-        raise ValueError(str(e)) from None
+    """A census document (ReportError: not one) and its rows."""
+    doc = documents.load_document(path, "census").raw
     return doc, [Census.from_record(r) for r in doc["census"]]

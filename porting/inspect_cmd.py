@@ -12,6 +12,7 @@ from pathlib import Path
 from harness.cli import common
 from harness.compile import nvrtc
 from harness.core import catalogue
+from harness.report.documents import ReportError
 from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
 from porting import census, doc, sass
 from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
@@ -26,10 +27,7 @@ def census_table(rows, title: str, *, wide: bool = False):
         TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
         *(TermColumn(h, lambda r, f=f: cell(r, f), right=True) for h, _, f in counts),
     ]
-    # each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)
-    in_order = dict.fromkeys(v.stage for v in catalogue.ladder_order(catalogue.VARIANTS))
-    rank = {st: i for i, st in enumerate(in_order)}
-    ordered = sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend))
+    ordered = sorted(rows, key=lambda r: (catalogue.stage_key(r.stage), r.backend))
     table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)
     legend = "; ".join(f"{h}: {d}" for h, d, _ in counts)
     return with_legend(table, [legend + ("" if wide else " (every column: --wide)")])
@@ -40,8 +38,11 @@ def run(args: argparse.Namespace) -> int:
     it (arguments already checked by harness.cli.census)."""
     if args.write_doc:
         common.check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
-        for path in doc.write(args.write_doc, census_path=args.census):
-            print(f"wrote {path}")
+        try:
+            written = doc.write(args.write_doc, census_path=args.census)
+        except ReportError as e:  # an unreadable --census
+            raise common.UsageError(str(e)) from None
+        print("\n".join(f"wrote {path}" for path in written))
         return common.EXIT_OK
     ids = common.split_ids(args.variants)
     dtype = None if args.dtype == "all" else args.dtype

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from harness.core.catalogue import Variant
@@ -231,10 +232,7 @@ def profile_view(root: Path, doc_dir: Path) -> dict | None:
     rendering = (root / path.split(" + ")[0]).parent / profile_tables.RENDERING_DIR / "profile.md"
     link = Path(os.path.relpath(rendering, doc_dir)).as_posix() if rendering.is_file() else None
     device = doc.get("device", {}).get("name", "?")
-    return {"path": path, "doc": doc, "device": device, "ncu": doc.get("ncu", "ncu")} | {
-        "summary": [h for h, *_ in COLUMNS],
-        "rendering": link,
-    }
+    return {"path": path, "doc": doc, "device": device, "rendering": link}
 
 
 def sanitized(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
@@ -245,18 +243,19 @@ def sanitized(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
 
 def _bug(doc: dict, v: dict) -> dict:
     """A seed's kernel as written: the tools that flag it, with the kinds of report each printed."""
-    kinds: dict[str, dict[str, int]] = {}
+    kinds: dict[str, Counter] = defaultdict(Counter)
     for k in (k for k in doc.get("kernels", []) if v["variant"] in k["variants"]):
-        for kind, count in k["kinds"].items():
-            kinds.setdefault(k["tool"], {}).setdefault(kind, 0)
-            kinds[k["tool"]][kind] += count
-    said = {t: "; ".join(f"{n} x {kind!r}" for kind, n in kinds.get(t, {}).items()) for t in TOOLS}
+        kinds[k["tool"]].update(k["kinds"])
+    said = [
+        f"{t}: " + "; ".join(f"{n} x {kind!r}" for kind, n in kinds[t].items())
+        for t in flagged_by(v)
+    ]
     demo = SEED_BUGS.get(v["variant"])
     return {
         "id": v["variant"],
         "title": f" ({demo.title})" if demo else "",
         "flagged": flagged_by(v),
-        "kinds": "; ".join(f"{t}: {said[t]}" for t in flagged_by(v)),
+        "kinds": "; ".join(said),
         "counts": ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v)),
     }
 

@@ -414,12 +414,11 @@ def test_porting_doc_covers_every_stage_with_each_source_once():
                 if not kernel_sources.has_kernel(v):  # axis-fastest: the stages' kernels
                     assert f"`{v.id}` has no kernel of its own" in guide, v.id
                     continue
-                kernel, helpers = kernel_sources.cuda_kernel_text(v)
+                kernel, helpers = kernel_sources.kernel_text(v)
                 sources[f"{v.source}:{v.kernel}"] = kernel_sources.code_only(kernel)
                 sources.update({f"helper {name}": text for name, text in helpers})
-                tri = kernel_sources.triton_kernel_text(t)
+                tri, helpers = kernel_sources.kernel_text(t)
                 sources[f"{t.source}:{t.kernel}"] = kernel_sources.code_only(tri)
-                helpers = kernel_sources.triton_helpers(t)
                 sources.update({f"helper {name}": text for name, text in helpers})
     assert any(name == "helper _row_tiles" for name in sources)  # a Triton helper
     for what, text in sources.items():
