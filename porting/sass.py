@@ -23,20 +23,16 @@ class ToolMissing(RuntimeError):
 
 @cache
 def find_tool(name: str) -> str:
-    """Path of a CUDA binary tool (cuobjdump): Triton's wheel first, then PATH, CUDA_HOME /
-    CUDA_PATH and /usr/local/cuda."""
+    """Path of a CUDA binary tool (cuobjdump): Triton's wheel first, then PATH, then CUDA_HOME."""
     spec = importlib.util.find_spec("triton")
-    wheel = (spec and spec.submodule_search_locations) or []
-    dirs = [Path(p, "backends", "nvidia", "bin") for p in wheel]
-    dirs += [Path(w).parent for w in [shutil.which(name)] if w]
-    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    candidates = [d / name for d in dirs] + [Path(h, "bin", name) for h in homes if h]
-    for c in candidates:
-        if c.is_file() and os.access(c, os.X_OK):
+    wheel = [Path(p, "backends", "nvidia", "bin", name) for p in spec.submodule_search_locations]
+    home = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", name)
+    for c in [*wheel, shutil.which(name), home]:
+        if c and os.access(c, os.X_OK):
             return str(c)
     raise ToolMissing(
         f"{name} not found: it ships in Triton's wheel (triton/backends/nvidia/bin), or install a "
-        f"CUDA toolkit and set CUDA_HOME. Looked in: {', '.join(map(str, candidates))}"
+        "CUDA toolkit and set CUDA_HOME"
     )
 
 
