@@ -24,7 +24,6 @@ REGEN = (
     "reduce-ladder inspect --write-doc docs/porting.md"
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
 # What an optimization becomes in Triton: each lesson's `how` is one of these.
 HOW = ("done by the compiler", "tile shape", "num_warps", "program count", "host code")
 HOW += ("not expressible",)
@@ -80,7 +79,6 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     else:
         lines = measured.lines(variants, st.dtype, ctx["results"])
     fields = measured.note_fields(profile, st.family, st.stage)
-    every = st.family in EVERY_DTYPE
     return {
         "st": st,
         "sources": sources,
@@ -92,7 +90,7 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         "hw": measured.counter_line(profile, variants),
         "note": fields
         and ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED),
-        "census": stages.census_rows(variants, ctx["census"], every_dtype=every),
+        "census": stages.census_rows(variants, ctx["census"]),
     }
 
 

@@ -91,11 +91,9 @@ def load_census(path: Path) -> tuple[dict, dict]:
     return doc, {(r.variant, r.dtype): r for r in rows}
 
 
-def census_rows(variants: list[Variant], census: dict, every_dtype: bool = False) -> list:
-    """(variant, dtype, its census row or None) per variant (its doc_dtype), or per variant and
-    dtype it lists (every_dtype)."""
-    dts = (lambda v: v.dtypes) if every_dtype else (lambda v: [doc_dtype(v)])
-    return [(v, d, census.get((v.id, d))) for v in variants for d in dts(v)]
+def census_rows(variants: list[Variant], census: dict) -> list:
+    """(variant, dtype, its census row or None) per variant and dtype it lists."""
+    return [(v, d, census.get((v.id, d))) for v in variants for d in v.dtypes]
 
 
 def census_facts(st: Stage, census: dict) -> list[dict] | None:
