@@ -78,7 +78,9 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         lines = measured.axis_lines(variants, ctx["axis"])
     else:
         lines = measured.lines(variants, st.dtype, ctx["results"])
-    fields = measured.note_fields(profile, st.family, st.stage)
+    note = None  # the counters' note (lessons.md), where the profile has its variants
+    if fields := measured.note_fields(profile, st.family, st.stage):
+        note = ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED)
     return {
         "st": st,
         "sources": sources,
@@ -88,8 +90,7 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         "facts": stages.census_facts(st, ctx["census"]),
         "measured": lines,
         "hw": measured.counter_line(profile, variants),
-        "note": fields
-        and ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED),
+        "note": note,
         "census": stages.census_rows(variants, ctx["census"]),
     }
 

@@ -1,11 +1,8 @@
-"""Compile Triton kernels for an explicit target, without a GPU: the Triton half of the census.
-
-A job (porting.census.triton_job, JSON-ready) names a kernel of triton_kernels/, its argument
-types, meta-parameters and the target's compute capability; `triton.compile` with a GPUTarget
-needs no driver. Each comes back as its kernel name, dynamic shared memory, PTX and CUBIN
-(base64). Under Triton's interpreter (TRITON_INTERPRET=1, as the CPU test suite runs) the jobs run
-in a child process without it (`python -m porting.triton_compile --triton-worker`, JSON on stdin
-and stdout).
+"""Compile Triton kernels for an explicit target, without a GPU (`triton.compile` with a
+GPUTarget needs no driver): the Triton half of the census. A job (porting.census.triton_job)
+comes back as its kernel name, dynamic shared memory, PTX and CUBIN (base64); under Triton's
+interpreter (TRITON_INTERPRET=1, the CPU test suite) the jobs run in a child process without it
+(`python -m porting.triton_compile --triton-worker`, JSON on stdin and stdout).
 """
 
 from __future__ import annotations
