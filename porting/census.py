@@ -103,41 +103,33 @@ def cell(r: Census, field: str) -> str:
     return str(attrgetter(field)(r))
 
 
-def _arch_number(arch: str) -> int:
-    m = re.fullmatch(r"sm_(\d+)[a-z]?", arch)
-    if not m:
+def _capability(arch: str) -> int:
+    """sm_90a -> 90."""
+    if not (m := re.fullmatch(r"sm_(\d+)[a-z]?", arch)):
         raise ValueError(f"bad architecture {arch!r}: write e.g. sm_80, sm_90, sm_100")
     return int(m.group(1))
 
 
 @cache
 def _disassemble(cubin: bytes) -> tuple[dict, dict]:
-    """(SASS by function, resources by function) of a CUBIN."""
+    """(SASS by function, resources by function) of a CUBIN (one per CUDA source)."""
     usage = sass.parse_resource_usage(sass.cuobjdump(cubin, "--dump-resource-usage"))
     return sass.split_sass(sass.cuobjdump(cubin, "--dump-sass")), usage
 
 
-def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, res: dict, **f):
+def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, **found):
     """A census row, counted the same way for both backends: the CUBIN's SASS and resources
-    (cuobjdump's; `res`: the compiler's where cuobjdump names none) and the kernel's PTX."""
+    (cuobjdump's registers and stack over the compiler's in `found`) and the kernel's PTX."""
     code, usage = _disassemble(cubin)
     symbol = symbol if symbol in code else next(iter(code), symbol)
-    use = usage.get(symbol, {})
-    return Census(
-        variant=v.id,
-        backend=v.backend,
-        stage=v.stage,
-        family=v.family,
-        dtype=dtype,
-        arch=arch,
-        symbol=symbol,
-        registers=use.get("REG", res.get("registers", 0)),
-        stack_bytes=use.get("STACK", res.get("stack_bytes", 0)),
-        local_bytes=use.get("LOCAL", 0),
-        counts=sass.count_sass(code.get(symbol, [])),
-        int_divrem=sass.ptx_int_divrem(sass.split_ptx(ptx).get(symbol, ptx)),
-        **f,
-    )
+    use = {"REG": found.pop("registers", 0), "STACK": found.pop("stack_bytes", 0)}
+    use |= {"LOCAL": 0} | usage.get(symbol, {})
+    names = {"variant": v.id, "backend": v.backend, "stage": v.stage, "family": v.family}
+    names |= {"dtype": dtype, "arch": arch, "symbol": symbol}
+    sizes = {"registers": use["REG"], "stack_bytes": use["STACK"], "local_bytes": use["LOCAL"]}
+    counts = sass.count_sass(code.get(symbol, []))
+    divrem = sass.ptx_int_divrem(sass.split_ptx(ptx).get(symbol, ptx))
+    return Census(**names, **sizes, **found, counts=counts, int_divrem=divrem)
 
 
 @cache
@@ -149,26 +141,15 @@ def _nvrtc(source: str, arch: str):
 
 def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
     r = _nvrtc(v.source, arch)
-    symbol = r.lowered[v.name_expression(dtype)]
-    res, launch = r.resources.get(symbol), v.launch
-    return _row(
-        v,
-        dtype,
-        arch,
-        r.cubin,
-        symbol,
-        r.ptx,
-        {"registers": res.registers, "stack_bytes": res.stack_bytes} if res else {},
-        launch=f"{launch.threads} threads",
-        static_smem=res.smem_bytes if res else 0,
-        # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-        dynamic_smem=launch.threads * dtypes.get(dtype).itemsize if launch.dynamic_smem else 0,
-        spill_bytes=(res.spill_store_bytes + res.spill_load_bytes) if res else 0,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Triton
+    symbol, threads = r.lowered[v.name_expression(dtype)], v.launch.threads
+    found = {"launch": f"{threads} threads", "static_smem": 0, "spill_bytes": 0}
+    if res := r.resources.get(symbol):
+        found |= {"registers": res.registers, "stack_bytes": res.stack_bytes}
+        found |= {"static_smem": res.smem_bytes}
+        found["spill_bytes"] = res.spill_store_bytes + res.spill_load_bytes
+    # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
+    found["dynamic_smem"] = threads * dtypes.get(dtype).itemsize if v.launch.dynamic_smem else 0
+    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, **found)
 
 
 def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
@@ -177,10 +158,7 @@ def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
     if Path(v.source or "tiles.py").stem == "tiles":
         return None
     module = importlib.import_module(f"triton_kernels.{Path(v.source).stem}")
-    spec = module.triton_census_spec(dtype or v.dtypes[0])
-    if spec["kernel"] != v.kernel:
-        raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
-    return spec
+    return module.triton_census_spec(dtype or v.dtypes[0])
 
 
 def triton_meta(v: Variant) -> dict:
@@ -191,44 +169,34 @@ def triton_meta(v: Variant) -> dict:
 
 
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
-    """One compile job for porting.triton_compile (JSON-ready). args maps each non-constexpr
-    parameter to a Triton type and `aligned` names the pointers declared 16-byte aligned, from the
-    module's census spec (an argument: a dtype name, or (dtype name, aligned) for a pointer; the
-    tile twins: None, the worker's defaults); tl_dtypes: the constexprs whose value is a
-    triton.language dtype."""
+    """One compile job for porting.triton_compile (JSON-ready). From the module's census spec
+    (an argument: a dtype name, or (dtype name, 16-byte aligned) for a pointer): args, each
+    non-constexpr parameter's Triton type, `aligned`, the pointers declared aligned, ACC a
+    triton.language dtype; the tile twins: None, the worker's defaults."""
     spec = _own_spec(v, dtype) or {"meta": v.launch.mapping.triton_meta(v.launch)}
-    types = {k: (t, None) if isinstance(t, str) else t for k, t in spec.get("args", {}).items()}
-    meta = spec["meta"]
+    meta, args = spec["meta"], spec.get("args")
+    types = {k: (t, None) if isinstance(t, str) else t for k, t in (args or {}).items()}
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
         "dtype": TRITON_DTYPES[dtype],
-        "args": {k: ("" if a is None else "*") + TRITON_DTYPES[t] for k, (t, a) in types.items()}
-        if "args" in spec
+        "args": {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
+        if args
         else None,
-        "aligned": [k for k, (_, a) in types.items() if a] if "args" in spec else None,
+        "aligned": [k for k, (_, a) in types.items() if a] if args else None,
         "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
-        "tl_dtypes": ["ACC"] if "args" in spec else [],
+        "tl_dtypes": ["ACC"] if args else [],
         "options": {k: meta[k] for k in _LAUNCH_KEYS if k in meta},
         "meta": meta,  # all of the above in the launcher's order (the census's `launch` text)
-        "capability": _arch_number(arch),
+        "capability": _capability(arch),
     }
 
 
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    return _row(
-        v,
-        dtype,
-        arch,
-        base64.b64decode(art["cubin"]),
-        art["name"],
-        art["ptx"],
-        {},
-        launch=", ".join(f"{k}={val}" for k, val in job["meta"].items()),
-        static_smem=sass.ptx_static_shared(art["ptx"]),
-        dynamic_smem=art["shared"],
-        spill_bytes=0,
-    )
+    found = {"launch": ", ".join(f"{k}={val}" for k, val in job["meta"].items())}
+    found |= {"static_smem": sass.ptx_static_shared(art["ptx"]), "dynamic_smem": art["shared"]}
+    cubin = base64.b64decode(art["cubin"])
+    return _row(v, dtype, arch, cubin, art["name"], art["ptx"], spill_bytes=0, **found)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +217,7 @@ def census_pairs(variants: list[Variant], dtype: str | None) -> list[tuple[Varia
 
 def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "sm_90"):
     """Census of every CUDA and Triton variant of the selection (cached per process)."""
-    _arch_number(arch)
+    _capability(arch)
     pairs = census_pairs(variants, dtype)
     todo = [(v, d) for v, d in pairs if (v.id, d, arch) not in _CACHE]
     for v, d in todo:
@@ -292,8 +260,6 @@ def document(rows: list[Census], arch: str, skipped: list[dict] | None = None) -
 
 
 def load_document(path: str | Path) -> tuple[dict, list[Census]]:
-    try:
-        doc = documents.load_document(path, "census").raw
-    except documents.ReportError as e:
-        raise ValueError(str(e)) from None
+    """A census document (ReportError: not one) and its rows."""
+    doc = documents.load_document(path, "census").raw
     return doc, [Census.from_record(r) for r in doc["census"]]

@@ -1,33 +1,63 @@
 """The porting guide, docs/porting.md, and its appendix beside it (`reduce-ladder inspect
---write-doc docs/porting.md`): the templates porting/guide.md and porting/appendix.md (Jinja2:
-the layout and the words) rendered with what is built here from the committed catalogue, kernel
-sources, census and results. A pure function of those (a test regenerates it byte for byte).
+--write-doc docs/porting.md`): the Jinja2 templates porting/guide.md and porting/appendix.md (the
+layout and the words; porting/lessons.md: what each CUDA optimization becomes in Triton, per
+stage, and the notes the hardware counters are worded into) rendered with what stages,
+kernel_sources and measured read from the committed catalogue, sources, census and results. A
+pure function of those (a test regenerates it byte for byte).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from porting import hardware, kernel_sources, sanitizer, stages
+import jinja2
+
+from harness.report import profile_tables
+from porting import kernel_sources, measured, stages
 from porting.census import WIDE_COLUMNS, cell, triton_meta
-from porting.lessons import ENV, LESSONS
-from porting.stages import AXIS, ROOT, Stage, short
+from porting.stages import AXIS, CENSUS, ROOT, Stage, short
 
 DOC = ROOT / "docs" / "porting.md"
-CENSUS = stages.CENSUS
 REGEN = (
     "reduce-ladder inspect --dtype all --json docs/census-sm_90.json\n"
     "reduce-ladder inspect --write-doc docs/porting.md"
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-EVERY_DTYPE = ("fastest", "reproducible")  # families whose census shows every dtype they list
+# What an optimization becomes in Triton: each lesson's `how` is one of these.
+HOW = ("done by the compiler", "tile shape", "num_warps", "program count", "host code")
+HOW += ("not expressible",)
+# Seed 000's figures the notes quote beside ours
+SEED = {
+    "tpi": profile_tables.SEED000_THREADS_PER_WARP,
+    "conflicts": profile_tables.SEED000_BANK_CONFLICTS["v2"],
+}
 
 
-def appendix_path(doc: Path) -> Path:
-    """The appendix written beside the guide: <stem>-appendix.md."""
-    return doc.with_name(f"{doc.stem}-appendix.md")
+def unwrap(text: str) -> str:
+    """Wrapped paragraphs, each on one line (as the generated lines are), a blank line between."""
+    paragraphs = text.strip("\n").split("\n\n")
+    return "\n\n".join(" ".join(ln.strip() for ln in p.split("\n")) for p in paragraphs)
 
 
+_PARTS = re.split(r"^## (.+)\n", Path(__file__).with_name("lessons.md").read_text(), flags=re.M)
+_SECTIONS = {h: unwrap(body) for h, body in zip(_PARTS[1::2], _PARTS[2::2], strict=True)}
+# the notes (`## text note-FAMILY-STAGE`), and (family, stage) -> (how, why)
+TEXTS = {h[5:]: body for h, body in _SECTIONS.items() if h.startswith("text ")}
+LESSONS: dict[tuple[str, str], tuple[str, str]] = {
+    tuple(head.split(":")[0].split()): (head.split(": ", 1)[1], body)
+    for head, body in _SECTIONS.items()
+    if not head.startswith("text ")
+}
+ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+ENV.filters["unwrap"] = lambda text: unwrap(text) + "\n"
+ENV.filters["num"] = lambda x, digits=0: "-" if x is None else f"{x:,.{digits}f}"
 ENV.globals |= {
     "short": short,
     "cells": lambda r: [cell(r, f) for *_, f in WIDE_COLUMNS],
@@ -35,14 +65,22 @@ ENV.globals |= {
 }
 
 
+def appendix_path(doc: Path) -> Path:
+    """The appendix written beside the guide: <stem>-appendix.md."""
+    return doc.with_name(f"{doc.stem}-appendix.md")
+
+
 def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     """What the guide's screen and the appendix's section of one stage show."""
     sources, also = kernel_sources.stage_sources(st, shown, ctx["guide"], ctx["appendix"], parts)
     variants, profile = [*st.cuda, *st.twins], ctx["profile"] and ctx["profile"]["doc"]
-    axis = st.family == AXIS
-    measured = stages.measured(variants, st.dtype, ctx["axis" if axis else "results"], axis)
-    parts = (profile, st.family, st.stage, list(st.cuda), list(st.twins))
-    every = st.family in EVERY_DTYPE
+    if st.family == AXIS:
+        lines = measured.axis_lines(variants, ctx["axis"])
+    else:
+        lines = measured.lines(variants, st.dtype, ctx["results"])
+    note = None  # the counters' note (lessons.md), where the profile has its variants
+    if fields := measured.note_fields(profile, st.family, st.stage):
+        note = ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED)
     return {
         "st": st,
         "sources": sources,
@@ -50,9 +88,10 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         "why": LESSONS[(st.family, st.stage)][1],
         "also": also,
         "facts": stages.census_facts(st, ctx["census"]),
-        "measured": measured,
-        "hw": hardware.stage(*parts),
-        "census": stages.census_rows(variants, ctx["census"], every_dtype=every),
+        "measured": lines,
+        "hw": measured.counter_line(profile, variants),
+        "note": note,
+        "census": stages.census_rows(variants, ctx["census"]),
     }
 
 
@@ -65,38 +104,36 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
         "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
         "columns": WIDE_COLUMNS,
         "arch": cdoc.get("arch", "?"),
-        "results": stages.load_results(root),
-        "axis": stages.load_axis(root),
-        "axis_dtype": stages.AXIS_DTYPE,
-        "axis_peer": stages.AXIS_PEER,
-        "profile": hardware.view(hardware.committed(root), root, doc.parent),
-        "sanitize": sanitizer.view(sanitizer.committed(root)),
+        "results": measured.load_results(root),
+        "axis": measured.load(root, (measured.AXIS_RESULTS,), "rows"),
+        "axis_dtype": measured.AXIS_DTYPE,
+        "axis_peer": measured.AXIS_PEER,
+        "profile": measured.profile_view(root, doc.parent),
+        "sanitize": measured.sanitize_view(root),
         "guide": doc.name,
         "appendix": appendix_path(doc).name,
         "inductor": INDUCTOR_PAGE,
     }
-    ctx["results_sources"] = stages.results_sources(ctx["results"])
+    ctx["results_sources"] = measured.results_sources(ctx["results"])
     ctx["axis_sources"] = ", ".join(f"`{p}`" for p, _ in ctx["axis"]) or "no committed run yet"
-    shown, parts = {}, {}
-    ctx["families"] = []
     profile = ctx["profile"] and ctx["profile"]["doc"]
+    shown, parts, ctx["families"] = {}, {}, []
     for fam in stages.families():
         sts = stages.stages(fam)
         ids = [v.id for st in sts for v in (*st.cuda, *st.twins) if not v.wrong]
         ctx["families"].append(
             {
                 "name": fam,
-                "seeds": ", ".join(stages.family_seeds(fam)) or "none",
-                "profiled": bool(profile and hardware.stage_keys(profile, ids)),
-                "sanitized": sanitizer.family(ctx["sanitize"], ids),
+                "seeds": stages.family_seeds(fam),
+                "profiled": bool(profile and measured.profiled(profile, ids)),
+                "sanitized": measured.sanitized(ctx["sanitize"], ids),
                 "stages": [_stage(st, ctx, shown, parts) for st in sts],
             }
         )
     ps = stages.peers()
     ctx["peers"] = ps and {
         "variants": ps,
-        "measured": stages.measured(ps, "float32", ctx["results"]),
-        "hw": hardware.stage(profile, "peer", "peer", ps, []),
+        "measured": measured.lines(ps, "float32", ctx["results"]),
     }
     return ctx | {
         part: [*parts.get(part, {}).values()] for part in ("counterparts", "helpers", "wrong")

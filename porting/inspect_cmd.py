@@ -10,14 +10,16 @@ import json
 from pathlib import Path
 
 from harness.cli import common
+from harness.compile import nvrtc
 from harness.core import catalogue
+from harness.report.documents import ReportError
+from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
+from porting import census, doc, sass
+from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
 
 
 def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
-    from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
-    from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
-
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     columns = [
         TermColumn("variant", lambda r: r.variant),
@@ -25,10 +27,7 @@ def census_table(rows, title: str, *, wide: bool = False):
         TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
         *(TermColumn(h, lambda r, f=f: cell(r, f), right=True) for h, _, f in counts),
     ]
-    # each stage's rank in ladder order (0, 1, ..., 8, the seeds' stages, fastest, peer)
-    in_order = dict.fromkeys(v.stage for v in catalogue.ladder_order(catalogue.VARIANTS))
-    rank = {st: i for i, st in enumerate(in_order)}
-    ordered = sorted(rows, key=lambda r: (rank.get(r.stage, len(rank)), r.backend))
+    ordered = sorted(rows, key=lambda r: (catalogue.stage_key(r.stage), r.backend))
     table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)
     legend = "; ".join(f"{h}: {d}" for h, d, _ in counts)
     return with_legend(table, [legend + ("" if wide else " (every column: --wide)")])
@@ -37,20 +36,19 @@ def census_table(rows, title: str, *, wide: bool = False):
 def run(args: argparse.Namespace) -> int:
     """The census of the selected variants, or the guide at --write-doc and its appendix beside
     it (arguments already checked by harness.cli.census)."""
-    from harness.compile import nvrtc
-    from porting import census, doc, sass
-
     if args.write_doc:
         common.check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
-        for path in doc.write(args.write_doc, census_path=args.census):
-            print(f"wrote {path}")
+        try:
+            written = doc.write(args.write_doc, census_path=args.census)
+        except ReportError as e:  # an unreadable --census
+            raise common.UsageError(str(e)) from None
+        print("\n".join(f"wrote {path}" for path in written))
         return common.EXIT_OK
-    ids = common.variant_ids(args.variants)
+    ids = common.split_ids(args.variants)
     dtype = None if args.dtype == "all" else args.dtype
     selected = [catalogue.get(i) for i in ids] if ids else list(catalogue.VARIANTS)
     skipped = census.not_compiled(selected, dtype)
-    variants = [v for v in selected if census.compiled(v)]
-    if not variants:
+    if not (variants := [v for v in selected if census.compiled(v)]):
         raise common.UsageError(
             "no CUDA or Triton variant selected (peers have no kernel to inspect)"
         )
@@ -73,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     out = common.console()
     out.print(census_table(rows, title, wide=args.wide))
     if skipped:
-        names = ", ".join(s["variant"] for s in skipped)
-        out.print(f"{census.NOT_COMPILED}: {names}", highlight=False)
+        out.print(
+            f"{census.NOT_COMPILED}: {', '.join(s['variant'] for s in skipped)}", highlight=False
+        )
     if spilling := [r.variant for r in rows if r.spills]:
         out.print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
     return common.EXIT_OK

@@ -21,7 +21,7 @@ _FN = re.compile(
 _LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 
 
-def cuda_functions(path: Path) -> dict[str, str]:
+def _cuda_functions(path: Path) -> dict[str, str]:
     """name -> text (leading comments, template line, body) of every __global__ and __device__
     function defined in a CUDA file (the name may sit on the line after __launch_bounds__)."""
     text = path.read_text()
@@ -37,41 +37,10 @@ def cuda_functions(path: Path) -> dict[str, str]:
     return out
 
 
-def _called(name: str, funcs: dict[str, str]) -> list[tuple[str, str]]:
-    """[(name, text)] of the functions of `funcs` that `name` calls, transitively."""
-    found: dict[str, str] = {}
-    todo = [funcs[name]]
-    while todo:
-        body = code_only(todo.pop(0))
-        for other, text in funcs.items():
-            if other != name and other not in found and re.search(rf"\b{other}\b\s*[<(]", body):
-                found[other] = text
-                todo.append(text)
-    return list(found.items())
-
-
-def kernel_name(v: Variant) -> str:
-    return (v.kernel or "").split("<")[0].strip()
-
-
-def cuda_kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
-    """The kernel's own text and [(name, text)] of the helpers it calls (its file's and its
-    headers'), transitively."""
-    path = ROOT / "cuda_kernels" / v.source
-    every: dict[str, str] = {}
-    for inc in re.findall(r'#include\s+"([^"]+)"', path.read_text()):
-        every.update(cuda_functions(ROOT / "cuda_kernels" / inc))
-    own = cuda_functions(path)
-    if kernel_name(v) not in own:
-        raise ValueError(f"{v.id}: no function {kernel_name(v)} in cuda_kernels/{v.source}")
-    every.update(own)
-    return own[kernel_name(v)], _called(kernel_name(v), every)
-
-
-def _triton_functions(v: Variant) -> dict[str, str]:
-    """{name: text from decorator to last line} of the functions in v's Triton file, read with
-    ast so that no Triton import (nor its interpreter mode) is involved."""
-    text = (ROOT / "triton_kernels" / (v.source or "tiles.py")).read_text()
+def _triton_functions(path: Path) -> dict[str, str]:
+    """{name: text from decorator to last line} of the functions in a Triton file, read with ast
+    so that no Triton import (nor its interpreter mode) is involved."""
+    text = path.read_text()
     lines = text.splitlines()
     return {
         node.name: "\n".join(
@@ -84,17 +53,39 @@ def _triton_functions(v: Variant) -> dict[str, str]:
     }
 
 
+def kernel_name(v: Variant) -> str:
+    return (v.kernel or "").split("<")[0].strip()
+
+
+def kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
+    """The kernel's own text and [(name, text)] of the helpers it calls, transitively (CUDA: its
+    file's and its headers')."""
+    if v.backend == "cuda":
+        path = ROOT / "cuda_kernels" / v.source
+        headers = re.findall(r'#include\s+"([^"]+)"', path.read_text())
+        every = {k: t for inc in headers for k, t in _cuda_functions(path.parent / inc).items()}
+        own = _cuda_functions(path)
+    else:
+        path = ROOT / "triton_kernels" / (v.source or "tiles.py")
+        every, own = {}, _triton_functions(path)
+    name = kernel_name(v)
+    if name not in own:
+        raise ValueError(f"{v.id}: no function {name} in {path.relative_to(ROOT)}")
+    every |= own
+    found: dict[str, str] = {}  # the functions it calls, transitively
+    todo = [own[name]]
+    while todo:
+        body = code_only(todo.pop(0))
+        for other, text in every.items():
+            if other != name and other not in found and re.search(rf"\b{other}\b\s*[<(]", body):
+                found[other] = text
+                todo.append(text)
+    return own[name], list(found.items())
+
+
 def triton_kernel_text(v: Variant) -> str:
     """The @triton.jit function's text (decorator to last line)."""
-    found = _triton_functions(v).get(v.kernel)
-    if found is None:
-        raise ValueError(f"{v.id}: no function {v.kernel} in triton_kernels/{v.source}")
-    return found
-
-
-def triton_helpers(v: Variant) -> list[tuple[str, str]]:
-    """[(name, text)] of the functions of the same file the kernel calls, transitively."""
-    return _called(v.kernel, _triton_functions(v))
+    return kernel_text(v)[0]
 
 
 def code_only(text: str) -> str:
@@ -153,7 +144,7 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
         if not has_kernel(v):
             out.append({"kind": "none", "id": v.id})
             continue
-        kernel, helpers = cuda_kernel_text(v)
+        kernel, helpers = kernel_text(v)
         name, where = kernel_name(v), f"`cuda_kernels/{v.source}`"
         if v.wrong:  # in the appendix, never in a stage's screen
             calls = ", ".join(f"`{h}`" for h, _ in helpers) or "none"
@@ -181,7 +172,7 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
         out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
         out[-1]["triton_code"] = tri_code
     for t in (t for t in st.twins if has_kernel(t)):
-        if not printed(_key(t), t.kernel, triton_helpers(t), "python"):
+        if not printed(_key(t), t.kernel, kernel_text(t)[1], "python"):
             shown[_key(t)] = here
             out.append({"kind": "triton", "t": t, "code": code_only(triton_kernel_text(t))})
     also = ", ".join(dict.fromkeys(earlier))

@@ -6,6 +6,7 @@ opcodes tell the ladder's story; the PTX gives the integer divides (SASS has non
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -22,48 +23,38 @@ class ToolMissing(RuntimeError):
 
 @cache
 def find_tool(name: str) -> str:
-    """Path of a CUDA binary tool (cuobjdump, nvdisasm, ptxas): Triton's wheel first, then PATH,
-    CUDA_HOME / CUDA_PATH and /usr/local/cuda."""
-    import importlib.util
-
+    """Path of a CUDA binary tool (cuobjdump): Triton's wheel first, then PATH, then CUDA_HOME."""
     spec = importlib.util.find_spec("triton")
-    wheel = [
-        Path(p) / "backends" / "nvidia" / "bin"
-        for p in (spec and spec.submodule_search_locations) or []
-    ]
-    homes = [os.environ[e] for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)]
-    candidates = [d / name for d in wheel] + [Path(w) for w in [shutil.which(name)] if w]
-    candidates += [Path(h) / "bin" / name for h in [*homes, "/usr/local/cuda"]]
-    for c in candidates:
-        if c.is_file() and os.access(c, os.X_OK):
+    wheel = [Path(p, "backends", "nvidia", "bin", name) for p in spec.submodule_search_locations]
+    home = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", name)
+    for c in [*wheel, shutil.which(name), home]:
+        if c and os.access(c, os.X_OK):
             return str(c)
     raise ToolMissing(
         f"{name} not found: it ships in Triton's wheel (triton/backends/nvidia/bin), or install a "
-        f"CUDA toolkit and set CUDA_HOME. Looked in: {', '.join(map(str, candidates)) or '-'}"
+        "CUDA toolkit and set CUDA_HOME"
     )
 
 
 def tool_version(name: str) -> str:
     """The release of a CUDA binary tool ("13.1.80"), or "unavailable" when it is missing."""
     try:
-        out = subprocess.run(
-            [find_tool(name), "--version"], capture_output=True, text=True, timeout=30
-        ).stdout
-    except (ToolMissing, OSError, subprocess.SubprocessError):
+        out = subprocess.run([find_tool(name), "--version"], capture_output=True, text=True).stdout
+    except (ToolMissing, OSError):
         return "unavailable"
     m = re.search(r"release [\d.]+, V([\d.]+)", out)
-    return m.group(1) if m else out.strip().splitlines()[-1] if out.strip() else "unknown"
+    return m.group(1) if m else "unknown"
 
 
-def cuobjdump(cubin: bytes, *flags: str) -> str:
+def cuobjdump(cubin: bytes, flag: str) -> str:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "k.cubin"
         path.write_bytes(cubin)
         r = subprocess.run(
-            [find_tool("cuobjdump"), *flags, str(path)], capture_output=True, text=True
+            [find_tool("cuobjdump"), flag, str(path)], capture_output=True, text=True
         )
     if r.returncode != 0:
-        raise RuntimeError(f"cuobjdump {' '.join(flags)} failed: {r.stderr.strip()}")
+        raise RuntimeError(f"cuobjdump {flag} failed: {r.stderr.strip()}")
     return r.stdout
 
 
@@ -72,7 +63,6 @@ _INSN = re.compile(
     r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)([^;]*);"
 )
 _RESOURCE = re.compile(r"^\s*Function\s+(\S+):\s*$")
-_FIELD = re.compile(r"([A-Z_]+(?:\[\d+\])?):(\d+)")
 
 
 def split_sass(sass: str) -> dict[str, list[tuple[int, str, str]]]:
@@ -95,38 +85,32 @@ def parse_resource_usage(text: str) -> dict[str, dict[str, int]]:
         if m := _RESOURCE.match(line):
             current = m.group(1)
         elif current and "REG:" in line:
-            out[current] = {k: int(v) for k, v in _FIELD.findall(line)}
+            out[current] = {k: int(v) for k, v in re.findall(r"([A-Z_]+(?:\[\d+\])?):(\d+)", line)}
             current = None
     return out
 
 
 def split_ptx(ptx: str) -> dict[str, str]:
     """PTX module -> {entry name: its text} (from one `.entry` to the next)."""
-    parts = re.split(r"(?m)^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+", ptx)
-    out = {}
-    for part in parts[1:]:
-        m = re.match(r"([A-Za-z_$][\w$]*)", part)
-        if m:
-            out[m.group(1)] = part
-    return out
-
-
-_INT_DIVREM = re.compile(r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b", re.M)
-_STATIC_SHARED = re.compile(r"\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]")
+    parts = re.split(r"(?m)^\s*(?:\.(?:visible|weak)\s+)?\.entry\s+", ptx)[1:]
+    return {m.group(1): part for part in parts if (m := re.match(r"([A-Za-z_$][\w$]*)", part))}
 
 
 def ptx_int_divrem(ptx_entry: str) -> int:
     """Integer divide / remainder instructions (div.u32, rem.s64, ...) in one PTX entry."""
-    return len(_INT_DIVREM.findall(ptx_entry))
+    return len(
+        re.findall(
+            r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b", ptx_entry, re.M
+        )
+    )
 
 
 def ptx_static_shared(ptx: str) -> int:
     """Bytes of non-extern `.shared` arrays declared in a PTX module (Triton declares none)."""
-    return sum(
-        int(m.group(1))
-        for line in ptx.splitlines()
-        if ".extern" not in line and (m := _STATIC_SHARED.search(line))
+    found = re.findall(
+        r"^(?!.*\.extern).*\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]", ptx, re.M
     )
+    return sum(map(int, found))
 
 
 @dataclass
@@ -170,7 +154,6 @@ def count_sass(insns: list[tuple[int, str, str]]) -> Counts:
             c.ldg["128" if "128" in mods else "64" if "64" in mods else "32"] += 1
         elif head in ("BRA", "JMP"):
             m = re.search(r"0x([0-9a-f]+)", operands)
-            if m and int(m.group(1), 16) < addr:
-                c.back_edges += 1
+            c.back_edges += bool(m and int(m.group(1), 16) < addr)
     c.sts_addresses = len(sts_addresses)
     return c

@@ -1,7 +1,6 @@
-"""The porting guide's hardware parts (porting.hardware, porting.sanitizer: the counters and notes
-per stage in docs/porting.md, every counter and the sanitizer's findings in
-docs/porting-appendix.md) and the run report's links, checked against the committed
-results/*/profile.json and sanitize.json (no GPU).
+"""The porting guide's hardware parts (porting.measured: the counters and notes per stage in
+docs/porting.md, the sanitizer's findings in docs/porting-appendix.md) and the run report's
+links, checked against the committed results/*/profile.json and sanitize.json (no GPU).
 
 The freshness test in test_inspect.py proves the doc is what the generator makes of the committed
 JSON; these prove the generator reads the right fields: each number checked here is read back
@@ -19,19 +18,18 @@ import pytest
 
 from harness.report import profile_tables, records, run_report
 from porting import doc as porting_doc
-from porting import hardware as porting_hardware
-from porting import sanitizer as porting_sanitizer
+from porting import measured
 
 ROOT = porting_doc.ROOT
-PROFILE = porting_hardware.newest(ROOT, porting_hardware.PROFILE_NAME)
-SANITIZE = porting_sanitizer.committed(ROOT)
+PROFILE = measured.newest(ROOT, profile_tables.PROFILE_NAME)
+SANITIZE = measured.committed(ROOT, "sanitize.json", "sanitize")
 needs_profile = pytest.mark.skipif(PROFILE is None, reason="no results/*/profile.json committed")
 needs_sanitize = pytest.mark.skipif(SANITIZE is None, reason="no results/*/sanitize.json committed")
 
 
 @pytest.fixture(scope="module")
 def doc_text() -> str:
-    """The appendix: every counter of every stage, the seeds' tables, the sanitizer section."""
+    """The appendix: the sanitizer section."""
     return porting_doc.appendix_path(porting_doc.DOC).read_text()
 
 
@@ -47,13 +45,10 @@ def _stage_block(text: str, fam: str, stage: str) -> str:
 
 
 def _hardware_cells(block: str, vid: str) -> dict[str, str]:
-    """The hardware table's row of `vid` in a stage's block, by column name."""
-    head = block.index("**Measured by the hardware")
-    lines = block[head:].splitlines()
-    header = next(ln for ln in lines if ln.startswith("| variant | µs"))
-    row = next(ln for ln in lines if ln.startswith(f"| `{vid}` |"))
-    names = [c.strip() for c in header.strip("|").split("|")]
-    return dict(zip(names, (c.strip() for c in row.strip("|").split("|")), strict=True))
+    """The cells of `vid` in a stage's line of counters in the guide, by column name."""
+    line = next(ln for ln in block.splitlines() if ln.startswith("**Hardware counters**"))
+    cells = re.search(rf"`{re.escape(vid)}` \(([^)]*)\)", line).group(1)
+    return dict(c.rsplit(" ", 1) for c in cells.split(", "))
 
 
 def _int(cell: str) -> int:
@@ -68,9 +63,9 @@ def _kernel_sum(vid: str, key: str, n: int = 2**24, dtype: str = "float32") -> f
 
 
 @needs_profile
-def test_v2_hardware_table_shows_about_100x_the_bank_conflicts_of_v3(doc_text):
+def test_v2_counters_show_about_100x_the_bank_conflicts_of_v3(guide_text):
     cells = {
-        vid: _hardware_cells(_stage_block(doc_text, "ladder", stage), vid)
+        vid: _hardware_cells(_stage_block(guide_text, "ladder", stage), vid)
         for vid, stage in (("cuda/v2-strided-index", "2"), ("cuda/v3-sequential", "3"))
     }
     ld = {vid: _int(c["bank conflicts ld"]) for vid, c in cells.items()}
@@ -81,10 +76,10 @@ def test_v2_hardware_table_shows_about_100x_the_bank_conflicts_of_v3(doc_text):
 
 
 @needs_profile
-def test_stage_tables_show_cuda_beside_its_twin_at_the_profiled_size(doc_text):
+def test_stage_counters_show_cuda_beside_its_twin_at_the_profiled_size(guide_text):
     _, doc = PROFILE
-    block = _stage_block(doc_text, "ladder", "5")
-    assert f"({porting_hardware.device_name(doc)}, n = 2^24 float32)" in block
+    block = _stage_block(guide_text, "ladder", "5")
+    assert f"({doc['device']['name']}, n = 2^24 float32)" in block
     for vid in ("cuda/v5-volatile", "cuda/v5-syncwarp", "triton/pair-adjacent-256"):
         cells = _hardware_cells(block, vid)
         duration_us = _kernel_sum(vid, "duration_ns") / 1e3
@@ -96,7 +91,7 @@ def test_divergence_note_says_what_this_gpu_shows(guide_text):
     """The stage-2 sentence follows the data: "does not show" exactly when v2's threads per warp
     instruction are not above v1's; the instruction ratio it quotes is the document's."""
     v1, v2 = (
-        porting_hardware.counters(PROFILE[1], vid, 2**24, "float32")
+        measured.counters(PROFILE[1], vid, 2**24, "float32")
         for vid in ("cuda/v1-smem-interleaved", "cuda/v2-strided-index")
     )
     block = _stage_block(guide_text, "ladder", "2")
@@ -107,13 +102,11 @@ def test_divergence_note_says_what_this_gpu_shows(guide_text):
 
 
 @needs_profile
-def test_seed_tables_are_linked_from_the_doc(doc_text):
-    """The appendix links the profile's rendering, which holds the seeds' own tables regenerated
+def test_seed_tables_are_linked_from_the_doc(guide_text):
+    """The guide links the profile's rendering, which holds the seeds' own tables regenerated
     from the same document."""
     path, doc = PROFILE
-    from harness.report import profile_tables
-
-    links = re.findall(r"\]\((\.\./results/[^)]+/profile\.md)\)", doc_text)
+    links = re.findall(r"\]\((\.\./results/[^)]+/profile\.md)\)", guide_text)
     assert links, "no link to the profile's rendering"
     rendering = (porting_doc.DOC.parent / links[0]).resolve()
     assert rendering.parent.parent.parent == (ROOT / path).parent.resolve()
@@ -124,8 +117,8 @@ def test_seed_tables_are_linked_from_the_doc(doc_text):
 
 @needs_profile
 def test_guide_shows_each_stages_counters_beside_its_twin(guide_text):
-    """The guide's one line of a stage's counters: the summary columns only, the same µs as
-    the appendix's full table."""
+    """The guide's one line of a stage's counters: the summary columns only, each variant's µs
+    the document's."""
     block = _stage_block(guide_text, "ladder", "5")
     line = next(ln for ln in block.splitlines() if ln.startswith("**Hardware counters**"))
     assert "bank conflicts ld" in line and "occupancy %" not in line  # the summary columns
@@ -158,15 +151,16 @@ def test_sanitizer_section_agrees_with_the_study_verdicts(doc_text):
 
 
 def test_without_documents_nothing_is_added(tmp_path):
-    assert porting_hardware.newest(tmp_path, "profile.json") is None
-    assert porting_hardware.committed(tmp_path) is None
-    assert porting_hardware.view(None, tmp_path, tmp_path) is None
-    assert porting_hardware.stage(None, "ladder", "1", [], []) is None
-    assert porting_sanitizer.view(None) is None
+    assert measured.newest(tmp_path, "profile.json") is None
+    assert measured.committed(tmp_path) is None
+    assert measured.profile_view(tmp_path, tmp_path) is None
+    assert measured.counter_line(None, []) is None
+    assert measured.sanitize_view(tmp_path) is None
     ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)
     appendix = porting_doc.ENV.get_template("appendix.md").render(ctx)
-    assert "No hardware counters are committed yet (results/*/profile.json)." in appendix
-    assert '<a id="sanitizer">' not in appendix and '<a id="hardware-seeds">' not in appendix
+    guide = porting_doc.render_guide(ctx)
+    assert "**Hardware counters**: not measured yet" in guide and "Nsight Compute on" not in guide
+    assert '<a id="sanitizer">' not in appendix
 
 
 def test_newest_prefers_the_later_created_stamp_then_the_later_path(tmp_path):
@@ -178,7 +172,7 @@ def test_newest_prefers_the_later_created_stamp_then_the_later_path(tmp_path):
         (tmp_path / "results" / device / "profile.json").write_text(json.dumps(doc))
     (tmp_path / "results" / "d-gpu").mkdir()
     (tmp_path / "results" / "d-gpu" / "profile.json").write_text("{not json")
-    path, doc = porting_hardware.newest(tmp_path, "profile.json")
+    path, doc = measured.newest(tmp_path, "profile.json")
     assert (path, doc["device"]["name"]) == ("results/a-gpu/profile.json", "a-gpu")
 
 

@@ -38,15 +38,13 @@ def check_arch(arch: str) -> None:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    if args.write_doc:
-        check_writable(args.write_doc, "--write-doc")
-        return porting_entry().run(args)
-    variant_ids(args.variants)  # unknown ids: a usage error, with suggestions
-    dtype = None if args.dtype == "all" else args.dtype
-    if dtype is not None and dtype not in dtypes.NAMES:
-        raise UsageError(f"unknown dtype {dtype!r}; valid: {', '.join(dtypes.NAMES)}, all")
-    check_arch(args.arch)
-    check_writable(args.json)
+    check_writable(args.write_doc, "--write-doc")
+    if not args.write_doc:
+        variant_ids(args.variants)  # unknown ids: a usage error, with suggestions
+        if args.dtype != "all" and args.dtype not in dtypes.NAMES:
+            raise UsageError(f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}, all")
+        check_arch(args.arch)
+        check_writable(args.json)
     return porting_entry().run(args)
 
 

@@ -1,0 +1,288 @@
+"""What the committed results say of the guide's variants: the timed runs (results/<device>/: the
+ladder runs, then seed 001's host study and the reproducible pair's bench; the axis family's
+axis.json), one line per GPU; Nsight Compute's counters (the newest profile.json with the
+profile-*.json beside it), a stage's line and the numbers its note is worded from; what
+compute-sanitizer found (sanitize.json and the sanitize-*.json beside it). Every table of every
+size is the report layer's (results/<device>/report/), linked, not copied.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from harness.core.catalogue import Variant
+from harness.core.demo_records import BY_ID as SEED_BUGS
+from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.sizes import size_label
+from harness.report import profile_tables, records
+from harness.report.documents import Document, ReportError, load_document
+from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
+
+LADDER_GLOB = "ladder-*.json"
+OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
+REF_N = 2**25  # the guide's one line per device: this n where measured, else the largest
+AXIS_RESULTS, AXIS_DTYPE, AXIS_PEER = "axis.json", "float32", "peer/torch.sum"
+
+
+def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
+    """[(path relative to the repo, document)] of results/*/<name>, name by name; an unreadable
+    file is left out, as a missing one would be."""
+    out = []
+    for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
+        with contextlib.suppress(ReportError):
+            out.append((p.relative_to(root).as_posix(), load_document(p, kind)))
+    return out
+
+
+def load_results(root: Path) -> list[tuple[str, Document]]:
+    """The timed ladder runs (any version: the loader's "cli" family), then OTHER_RESULTS."""
+    found = load(root, (LADDER_GLOB, *OTHER_RESULTS))
+    return [(p, d) for p, d in found if d.kind != "cli" or d.meta.get("mode") == "timed"]
+
+
+def results_sources(results: list[tuple[str, Document]]) -> str:
+    """The result files read, by name, each with the devices it was found for."""
+    devices: dict[str, list[str]] = {}
+    for p in (Path(p) for p, _ in results):
+        devices.setdefault(p.name, []).append(p.parent.name)
+    return ", ".join(f"`{name}` ({', '.join(devs)})" for name, devs in devices.items())
+
+
+def _cell(r) -> str:
+    """A record's time and bandwidth (seed 001's host study: end to end, the kernels' share)."""
+    if isinstance(r, records.Row):  # the axis suite's rows
+        gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
+        return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
+    if r.timed:
+        gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
+        return f"{r.ms * 1e3:,.1f} µs{gbps}"
+    kernels = r.extra.get("kernels_ms")  # the streams overlap copies and kernels: not split
+    of_which = f", kernels {kernels * 1e3:,.0f} µs" if kernels is not None else ""
+    return f"{r.extra['e2e_ms']:,.2f} ms end to end{of_which}"
+
+
+def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, list]]:
+    """(device, where, [(variant, cell)]) one per device, at REF_N in `dtype` (else the largest
+    n measured): the ladder runs' records, the other documents' for the variants they lack."""
+    ids = [v.id for v in variants if not v.wrong]
+    # the ladder runs first: a variant they hold is not read from the other documents
+    runs = sorted(((d, Path(p).match(LADDER_GLOB)) for p, d in results), key=lambda x: not x[1])
+    held = {r.variant for d, ladder in runs if ladder for r in d.records}
+    found: dict[tuple[str, int], dict[str, str]] = {}
+    for doc, ladder in runs:
+        for r in doc.records:
+            ok = r.ok and (r.timed or "e2e_ms" in r.extra) and r.dtype == dtype
+            if r.variant in ids and ok and (ladder or r.variant not in held):
+                found.setdefault((doc.device, r.n), {})[r.variant] = _cell(r)
+    out = []
+    for dev in dict.fromkeys(d for d, _ in found):
+        ns = {n for d, n in found if d == dev}
+        n = REF_N if REF_N in ns else max(ns)
+        cells = found[(dev, n)]
+        out.append(
+            (dev, f"n = {size_label(n)} {dtype}", [(v, cells[v]) for v in ids if v in cells])
+        )
+    return out
+
+
+def _axis_rows(doc: Document) -> dict[str, dict[str, records.Row]]:
+    """{config ("MxN dim=D"): {variant: row}} of the timed AXIS_DTYPE rows."""
+    out: dict[str, dict[str, records.Row]] = {}
+    for r in doc.rows:
+        if r.metric == "total" and r.median_ms is not None and r.dtype == AXIS_DTYPE:
+            out.setdefault(r.config, {})[r.variant] = r
+    return out
+
+
+def axis_config(vid: str, runs: list[tuple[str, Document]]) -> str | None:
+    """The shape where `vid` comes closest to the fastest CUDA stage, in the first run."""
+    at = _axis_rows(runs[0][1]) if runs else {}
+
+    def gap(config: str) -> float:
+        cuda = [r.median_ms for v, r in at[config].items() if v.startswith("cuda/")]
+        return at[config][vid].median_ms / min(cuda)
+
+    return min((c for c in at if vid in at[c]), key=gap, default=None)
+
+
+def axis_lines(variants: list[Variant], runs) -> list[tuple[str, str, list]]:
+    """The axis family's lines: each run at axis_config's shape, beside the peer."""
+    ids = [*(v.id for v in variants), AXIS_PEER]
+    config, out = axis_config(ids[0], runs), []
+    for _, doc in runs:
+        if ids[0] in (at := _axis_rows(doc).get(config, {})):
+            where = f"{config.replace(' dim=', ' along dim ')}, {AXIS_DTYPE}"
+            out.append((doc.device, where, [(v, _cell(at[v])) for v in ids if v in at]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Nsight Compute's counters and compute-sanitizer's findings: the newest device folder's
+
+
+def newest(root: Path, name: str) -> tuple[str, dict] | None:
+    """(path relative to root, document) of the newest readable results/*/<name>, else None:
+    the largest "created" stamp, then the last path in sorted order."""
+    found = [(str(d.raw.get("created", "")), p, d.raw) for p, d in load(root, (name,)) if d.raw]
+    return max(found, key=lambda t: t[:2])[1:] if found else None
+
+
+def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "profile"):
+    """The newest device folder's <name> with the <stem>-*.json beside it (runs over variants
+    added since) as one document; the path names every file read. None: no document."""
+    if (found := newest(root, name)) is None:
+        return None
+    rel, doc = found
+    names, docs = [rel], [doc]
+    for p in sorted((root / rel).parent.glob(f"{Path(name).stem}-*.json")):
+        with contextlib.suppress(ReportError):
+            docs.append(load_document(p, kind).raw)
+            names.append(p.name)
+    if kind == "sanitize":
+        return " + ".join(names), profile_tables.merge_sanitize(docs)
+    return " + ".join(names), {**doc, "results": [r for d in docs for r in d.get("results", [])]}
+
+
+def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
+    """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
+    for r in doc.get("results", []):
+        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
+            return r["total"]["metrics"] | r["total"]["derived"]
+    return None
+
+
+# The guide's counter columns (the ladder's story): header, metric, digits ("M": in millions);
+# their meaning: porting/shared.md.
+COLUMNS = (
+    ("µs", "duration_ns", 1),
+    ("DRAM %", "dram_throughput_pct", 1),
+    ("ld sectors / req", "gld_sectors_per_request", 2),
+    ("bank conflicts ld", "shared_ld_bank_conflicts", 0),
+    ("threads / warp instr.", "threads_per_inst", 1),
+    ("warp instr.", "inst_executed", "M"),
+    ("top stall", "top_stalls", None),
+)
+
+
+def _counter(c: dict, metric: str, digits) -> str:
+    x = c.get(metric)
+    if metric == "top_stalls":
+        return f"{x[0][0]} {100 * x[0][1]:.0f}%" if x else "-"
+    if x is None:
+        return "-"
+    x = x / 1e3 if metric == "duration_ns" else x
+    return f"{x / 1e6:,.1f}M" if digits == "M" else f"{x:,.{digits}f}"
+
+
+def profiled(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
+    """The (n, dtype) pairs the profile holds for these variants, in document order."""
+    return list(
+        dict.fromkeys((r.get("n"), r["dtype"]) for r in doc["results"] if r["variant"] in ids)
+    )
+
+
+def counter_line(doc: dict | None, variants: list[Variant]):
+    """(where, [(variant, [(header, cell)])]): the variants' COLUMNS at the first (n, dtype) the
+    profile holds for the CUDA ones (None: no profile, or none profiled)."""
+    cuda = [v.id for v in variants if v.backend == "cuda" and not v.wrong]
+    if doc is None or not (keys := profiled(doc, cuda)):
+        return None
+    n, dtype = keys[0]
+    rows = [(v.id, counters(doc, v.id, n, dtype)) for v in variants if not v.wrong]
+    cells = [(vid, [(h, _counter(c, m, d)) for h, m, d in COLUMNS]) for vid, c in rows if c]
+    return (f"n = {size_label(n)} {dtype}" if n else dtype), cells
+
+
+# (family, stage) -> the ladder variants whose counters its note (lessons.md) reads (a, b, c)
+NOTES = {
+    ("ladder", "1"): ("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"),
+    ("ladder", "2"): ("cuda/v1-smem-interleaved", "cuda/v2-strided-index"),
+    ("ladder", "3"): ("cuda/v2-strided-index", "cuda/v3-sequential"),
+    ("ladder", "8"): ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
+}
+
+
+def note_fields(doc: dict | None, fam: str, stage: str) -> dict | None:
+    """The counters the stage's note is worded from, at the ladder's profiled size (the fastest
+    pair's: its largest profiled n, where its DRAM share settles); None where one of its variants
+    was not profiled or the stage has no note."""
+    if doc is None:
+        return None
+    if (fam, stage) == ("fastest", "fastest"):
+        if not (sizes := [n for n, dt in profiled(doc, ["cuda/fastest"]) if dt == "float32"]):
+            return None
+        ab = [counters(doc, f"{b}/fastest", max(sizes), "float32") for b in ("cuda", "triton")]
+        return {"n": size_label(max(sizes)), "a": ab[0], "b": ab[1]}
+    if (fam, stage) not in NOTES:
+        return None
+    got = [counters(doc, vid, 2**24, "float32") for vid in NOTES[(fam, stage)]]
+    return None if None in got else dict(zip("abc", got, strict=False))
+
+
+def profile_view(root: Path, doc_dir: Path) -> dict | None:
+    """What the guide says of the committed counters (None: none committed): where they come
+    from, the link to the profile's rendering (the report layer's: the counters along the ladder,
+    the seeds' tables)."""
+    if (found := committed(root)) is None:
+        return None
+    path, doc = found
+    rendering = (root / path.split(" + ")[0]).parent / profile_tables.RENDERING_DIR / "profile.md"
+    link = Path(os.path.relpath(rendering, doc_dir)).as_posix() if rendering.is_file() else None
+    device = doc.get("device", {}).get("name", "?")
+    return {"path": path, "doc": doc, "device": device, "rendering": link}
+
+
+def sanitized(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
+    """The family's variants the sanitize documents hold, each with the tools that report on it."""
+    variants = view["doc"].get("variants", []) if view else []
+    return [(v["variant"], flagged_by(v)) for v in variants if v["variant"] in ids]
+
+
+def _bug(doc: dict, v: dict) -> dict:
+    """A seed's kernel as written: the tools that flag it, with the kinds of report each printed."""
+    kinds: dict[str, Counter] = defaultdict(Counter)
+    for k in (k for k in doc.get("kernels", []) if v["variant"] in k["variants"]):
+        kinds[k["tool"]].update(k["kinds"])
+    said = [
+        f"{t}: " + "; ".join(f"{n} x {kind!r}" for kind, n in kinds[t].items())
+        for t in flagged_by(v)
+    ]
+    demo = SEED_BUGS.get(v["variant"])
+    return {
+        "id": v["variant"],
+        "title": f" ({demo.title})" if demo else "",
+        "flagged": flagged_by(v),
+        "kinds": "; ".join(said),
+        "counts": ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v)),
+    }
+
+
+def sanitize_view(root: Path) -> dict | None:
+    """What the guide and the appendix say of the committed sanitize documents (None: none)."""
+    if (found := committed(root, "sanitize.json", "sanitize")) is None:
+        return None
+    path, doc = found
+    variants = doc.get("variants", [])
+    default = [v for v in variants if not v.get("wrong")]
+    raced = [v for v in default if records_of(v, "racecheck")]
+    others = {t: sum(records_of(v, t) for v in default) for t in TOOLS if t != "racecheck"}
+    return {
+        "path": path,
+        "summary": profile_tables.sanitize_summary(doc),
+        "device": doc.get("device", {}).get("name", "?"),
+        "version": doc.get("compute_sanitizer", "compute-sanitizer"),
+        "sizes": ", ".join(f"{n:,}" for n in doc.get("sizes", [])),
+        "tools": ", ".join(TOOLS),
+        "doc": doc,
+        "default": default,
+        "clean": [v for v in default if not flagged_by(v)],
+        "others": ", ".join(f"{t} {count}" for t, count in others.items()),
+        "raced": [v for v in raced if v.get("volatile")],
+        "unexpected": [v for v in raced if not v.get("volatile")],
+        "volatile_clean": [v for v in default if v.get("volatile") and not flagged_by(v)],
+        "wrong": [v for v in variants if v.get("wrong") and v.get("family") != SEED_BUG_FAMILY],
+        "bugs": [_bug(doc, v) for v in variants if v.get("family") == SEED_BUG_FAMILY],
+    }
