@@ -259,9 +259,8 @@ __device__ __forceinline__ A fold_quad(const A (&a)[QUAD]) {
 // loads), a row of 64 is 16 lanes, and every load is a whole quad. Why: short rows (norms over a
 // few features, (2^20, 4)) made r2 issue mostly empty loads; here every lane's load is 16 useful
 // bytes and a warp reads 512 consecutive bytes.
-// Also the second pass of r4 (T: the accumulator's type, over the (outer, splits) partials).
-template <typename T, typename TOUT, u32 BLOCK>
-__global__ void axis_r3_subwarp_rows(const T* in, TOUT* out, u32 rows, u32 length, u32 lanes) {
+template <typename T, u32 BLOCK>
+__global__ void axis_r3_subwarp_rows(const T* in, T* out, u32 rows, u32 length, u32 lanes) {
     typedef AxisAcc<T> E;
     typedef typename E::type A;
     const u32 lane = threadIdx.x % lanes;
@@ -279,7 +278,7 @@ __global__ void axis_r3_subwarp_rows(const T* in, TOUT* out, u32 rows, u32 lengt
     }
     A acc = fold_quad(a);
     for (u32 s = lanes / 2; s > 0; s >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, s, lanes);
-    if (row < rows && lane == 0) out[row] = AxisAcc<TOUT>::out(acc);
+    if (row < rows && lane == 0) out[row] = E::out(acc);
 }
 
 // The BLOCK threads' values folded into thread 0's: five shuffles per warp, then warp 0 folds the

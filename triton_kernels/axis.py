@@ -161,27 +161,18 @@ ROW_COMBINE = tl.constexpr(256)
 
 
 @triton.jit(do_not_specialize=["length", "chunk"])
-def rows_split_kernel(
-    x_ptr,
-    out_ptr,
-    part_ptr,  # SPLIT: (outer, num_programs(1)) ACC partials (workspace)
-    count_ptr,  # SPLIT: an int32 ticket counter per row, 0 at launch and after it
-    length,
-    chunk,
-    TILE: tl.constexpr,
-    EVEN: tl.constexpr,
-    SPLIT: tl.constexpr,
-    ACC: tl.constexpr,
-):
+def rows_split_kernel(x_ptr, out_ptr, part_ptr, count_ptr, length, chunk, TILE: tl.constexpr,
+                      EVEN: tl.constexpr, SPLIT: tl.constexpr, ACC: tl.constexpr):  # fmt: skip
     """r4 - program (o, k) reads elements [k*chunk, min(length, (k+1)*chunk)) of row o in
     tiles of TILE = 256 threads x 4 quads x 4 (CUDA: thread t's quads t, t+256, t+512, t+768 of
     each step, loaded before they are added); tl.sum folds the tile (CUDA: block_fold). One
-    split: the output (o). SPLIT (a row over num_programs(1) > 1 programs): each writes its
-    partial (o, k), takes a ticket on the row's counter (acq_rel), and the program holding the
-    row's last ticket adds the row's partials, a [ROW_COMBINE] tile a step (volatile loads), tl.sum,
-    stores the output and takes the splits back off the counter (a modular ticket, as c3's); a
-    fixed order whichever program is last, no float atomics. Changed from r1: a row over several
-    programs, and TILE elements in flight per step."""
+    split: the output (o). SPLIT (a row over num_programs(1) > 1 programs; part_ptr its
+    (outer, splits) ACC partials, count_ptr an int32 ticket counter per row, 0 at launch and
+    after it): each writes its partial (o, k), takes a ticket on the row's counter (acq_rel),
+    and the program holding the row's last ticket adds the row's partials, a [ROW_COMBINE] tile
+    a step (volatile loads), tl.sum, stores the output and takes the splits back off the counter
+    (a modular ticket, as c3's); a fixed order whichever program is last, no float atomics.
+    Changed from r1: a row over several programs, and TILE elements in flight per step."""
     if EVEN:
         length = length // 4 * 4
     o = tl.program_id(0).to(tl.int64)

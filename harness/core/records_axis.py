@@ -40,7 +40,7 @@ KERNELS: dict[str, tuple[str, str]] = {
     "r2":    ("axis_r2_warp_per_row<{T}, {B}>",            "rows_warp_kernel"),
     "c0":    ("axis_c0_thread_per_column<{I}, {O}, {B}>",  "columns_thread_kernel"),
     "tiles": ("axis_c1_column_tiles<{I}, {O}, {B}>",       "column_tiles_kernel"),
-    "r3":    ("axis_r3_subwarp_rows<{I}, {O}, {B}>",       "rows_subwarp_kernel"),
+    "r3":    ("axis_r3_subwarp_rows<{T}, {B}>",            "rows_subwarp_kernel"),
     "r4":    ("axis_r4_split_rows<{T}, {B}>",              "rows_split_kernel"),
     "c3":    ("axis_c3_vector_columns<{T}, {B}>",          "columns_vector_kernel"),
 }
