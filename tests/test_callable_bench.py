@@ -5,7 +5,6 @@ import pytest
 
 from harness.cli.main import main
 from harness.core import device
-from harness.launch.rebind import DEFAULT_MODE
 from harness.report.records import Row
 from harness.studies import call_entries
 
@@ -52,7 +51,7 @@ def _row(entry, us, dtype="int32", n=1024):
 def test_overhead_is_api_minus_its_cached_launch():
     rows = [
         _row("api cuda/fastest", 9.5),
-        _row(f"launch cuda/fastest {DEFAULT_MODE['cuda']}", 8.0),  # the mode the cache uses
+        _row("launch cuda/fastest cupy-driver", 8.0),  # the mode the cache uses
         _row("api triton/fastest", None),  # not measured: no line
     ]
     assert call_entries.overheads(rows) == ["cuda/fastest int32 2^10: +1.50 us"]

@@ -121,12 +121,11 @@ def test_failed_rows_leave_wrong_demonstrations_out():
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
     """bench and fastest-bench end in suites.run_suite: the document written, a table per dtype,
     the per-call suite's overheads; a failed peer fails only a run that counts it."""
-    from harness.launch.rebind import DEFAULT_MODE
 
     def row(variant, us, check="ok"):
         return records.Row("GPU", "s", variant, "", "int32", 1024, "call", us / 1e3, check=check)
 
-    got = [row("api cuda/fastest", 9.5), row(f"launch cuda/fastest {DEFAULT_MODE['cuda']}", 8.0),
+    got = [row("api cuda/fastest", 9.5), row("launch cuda/fastest cupy-driver", 8.0),
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
     monkeypatch.setattr(suites, "run", lambda found, reps, progress=None: got)
     out = tmp_path / "c.json"

@@ -1,24 +1,23 @@
 """The single-launch (fastest) family's cached launch: x and out per call, all else fixed when
-built, by the plan's functions. Launch modes (LAUNCH_MODES; DEFAULT_MODE the cache's,
-studies.callable_bench times them): cuda "cupy-driver" and "driver": cuLaunchKernel through CuPy's
-binding or cuda.bindings, the parameters packed once (DriverKernel), per call x's and out's pointers
-written in under a lock (no two threads interleave writes and launch; the driver copies the
-parameters at the call, so the next call may rewrite them). "driver" took 5.8 us a launch on an H100
-(float32 2^10; "function" 7.0, torch.sum 11.4: results/<device>/archive/call-profile.txt) but is not
-the default: importing cuda.bindings.driver resolves its table through cuGetProcAddress, and
-compute-sanitizer reports each symbol the driver lacks as an API error in the user's program.
-"function": cupy.cuda.Function; "rawkernel": single_launch's way. triton "bound": the CompiledKernel
-kernel.warmup returns, run with its arguments bound once (skipping JITFunction.run's per-call
-binding: valid as n and x_ptr % 16 are in the cache key); "jit": Triton's own path. "native",
-cuda and triton (opt-in: REDUCE_LADDER_NATIVE=1, harness.launch.native): the default mode's kernel
-and parameters launched from a small C++ extension that also allocates the result (call), so a
-warm reduce_sum makes one call out of Python; where it cannot be built, or for a Triton launch it
-does not make (_triton_params), the default is kept, with a warning.
+built, by the plan's functions. Launch modes (LAUNCH_MODES; DEFAULT_MODE the cache's): cuda
+"cupy-driver": cuLaunchKernel through CuPy's binding, the parameters packed once (DriverKernel),
+per call x's and out's pointers written in under a lock (no two threads interleave writes and
+launch; the driver copies the parameters at the call, so the next call may rewrite them). triton
+"bound": the CompiledKernel kernel.warmup returns, run with its arguments bound once (skipping
+JITFunction.run's per-call binding: valid as n and x_ptr % 16 are in the cache key); under
+Triton's interpreter (no GPU) the JIT's own path. "native", cuda and triton (opt-in:
+REDUCE_LADDER_NATIVE=1, harness.launch.native): the default mode's kernel and parameters launched
+from a small C++ extension that also allocates the result (call), so a warm reduce_sum makes one
+call out of Python; where it cannot be built, or for a Triton launch it does not make
+(_triton_params), the default is kept, with a warning.
+Measured by the per-call suite (results/<device>/callable-native.json, archive/callable.txt; H100
+float32 2^10, us a launch): packed cuLaunchKernel 6.2 via cuda.bindings (whose import
+compute-sanitizer flags; CuPy's is the same call), cupy.cuda.Function 6.1, RawKernel 180; Triton
+bound 12.9, its JIT 40.5. Commit 2f3c5ec still has the modes compared.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,15 +29,11 @@ from harness.core import passes
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.launch import native, single_launch
-from harness.launch.stream import cupy_importable, cupy_stream, in_graph, on_torch_stream
+from harness.launch.stream import cupy_importable, in_graph
 
-try:  # found, not imported (see "driver" above)
-    _DRIVER: tuple[str, ...] = ("driver",) if importlib.util.find_spec("cuda.bindings") else ()
-except (ImportError, ValueError):
-    _DRIVER = ()
 LAUNCH_MODES: dict[str, tuple[str, ...]] = {
-    "cuda": ("cupy-driver", *_DRIVER, "function", "rawkernel", "native"),
-    "triton": ("bound", "jit", "native"),
+    "cuda": ("cupy-driver", "native"),
+    "triton": ("bound", "native"),
 }
 DEFAULT_MODE: dict[str, str] = {  # the first of each backend's, or "native" when requested
     backend: "native" if native.requested() else modes[0] for backend, modes in LAUNCH_MODES.items()
@@ -93,7 +88,7 @@ def bind(
     native_mode = mode == "native"
     mode = modes[0] if native_mode else mode
     build = _cuda if variant.backend == "cuda" else _triton
-    go, go_with, blocks, steps = build(variant, dtype, x, ws, stream_ptr, mode)
+    go, go_with, blocks, steps = build(variant, dtype, x, ws, stream_ptr)
     call = None
     if native_mode and x.is_cuda:  # Triton's interpreter: nothing is launched natively
         go, call = native_or(go, stream_ptr, ws[0], steps)
@@ -104,8 +99,7 @@ def bind(
         """go_with with a workspace the graph owns, or CaptureUnsupported before any launch."""
         if go_with is None:
             raise CaptureUnsupported(
-                f"{variant.id}'s {mode!r} launch mode cannot be captured in a CUDA "
-                f"graph; the default modes ({DEFAULT_MODE[variant.backend]!r}) can"
+                f"{variant.id} under Triton's interpreter cannot be captured in a CUDA graph"
             )
         if not cupy_importable():  # in_graph's runtime calls
             raise CaptureUnsupported(
@@ -187,57 +181,31 @@ def _triton_params(compiled, values: tuple) -> list[int]:
 
 
 def _cuda(
-    variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str
-) -> tuple[Go, LaunchWith | None, int, Steps]:
+    variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int
+) -> tuple[Go, LaunchWith, int, Steps]:
+    import numpy as np
+
     partials, counter = ws
     dev, n = x.get_device(), x.numel()
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, n)
-    grid, block = (blocks,), (threads,)
-    if mode == "rawkernel":
+    k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),))
+    x_arg, out_arg, p_arg, c_arg = k.slots
+    p_arg.value, c_arg.value = partials.data_ptr(), counter.data_ptr()
+    launch, fn, params_addr, lock = k.launch_kernel, k.fn, k.params_addr, threading.Lock()
 
-        def go_rawkernel(x: torch.Tensor, out: torch.Tensor) -> None:
-            args = single_launch.cuda_args(x, out, partials, counter)
-            with on_torch_stream():
-                kern(grid, block, args)
+    def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
+        with lock:
+            x_arg.value = x.data_ptr()
+            out_arg.value = out.data_ptr()
+            launch(fn, blocks, 1, 1, threads, 1, 1, 0, stream_ptr, params_addr, 0)
 
-        return go_rawkernel, None, blocks, None
-    import cupy
-    import numpy as np
-    from cupy.cuda.function import CIntptr, CUIntMax
+    def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
+        # a capture packs its own (not a hot path); alive until the launch returns
+        _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c), k.scalars)
+        launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
 
-    if mode in ("driver", "cupy-driver"):
-        k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),), mode)
-        x_arg, out_arg, p_arg, c_arg = k.slots
-        p_arg.value, c_arg.value = partials.data_ptr(), counter.data_ptr()
-        launch, fn, params_addr, lock = k.launch_kernel, k.fn, k.params_addr, threading.Lock()
-
-        def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
-            with lock:
-                x_arg.value = x.data_ptr()
-                out_arg.value = out.data_ptr()
-                launch(fn, blocks, 1, 1, threads, 1, 1, 0, stream_ptr, params_addr, 0)
-
-        def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
-            # a capture packs its own (not a hot path); alive until the launch returns
-            _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c), k.scalars)
-            launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
-
-        go_driver.keep = k  # the packed parameters live as long as the launch
-        return go_driver, with_driver, blocks, lambda: [k.step(partials, counter)]
-    with cupy.cuda.Device(dev):
-        fn = kern.kernel  # the loaded cupy.cuda.Function for this device
-    stream = cupy_stream(stream_ptr, dev)
-    # Packed once: CPointer subclasses are passed to cuLaunchKernel as they are.
-    tail = (CIntptr(partials.data_ptr()), CIntptr(counter.data_ptr()), CUIntMax(n))
-
-    def go_function(x: torch.Tensor, out: torch.Tensor) -> None:
-        fn(grid, block, (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), *tail), 0, stream)
-
-    def with_function(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
-        args = (CIntptr(x.data_ptr()), CIntptr(out.data_ptr()), CIntptr(p), CIntptr(c), tail[2])
-        fn(grid, block, args, 0, cupy_stream(s, dev))
-
-    return go_function, with_function, blocks, None
+    go_driver.keep = k  # the packed parameters live as long as the launch
+    return go_driver, with_driver, blocks, lambda: [k.step(partials, counter)]
 
 
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
@@ -255,29 +223,16 @@ def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
 
 
 class DriverKernel:
-    """One CUDA kernel on a fixed grid through cuLaunchKernel ("cupy-driver" or "driver" mode),
-    its parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
+    """One CUDA kernel on a fixed grid through CuPy's cuLaunchKernel ("cupy-driver" mode), its
+    parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
 
-    def __init__(self, kern, device: int, grid, pointers: int, scalars, mode="cupy-driver"):
+    def __init__(self, kern, device: int, grid, pointers: int, scalars):
         import cupy
+        from cupy_backends.cuda.api.driver import launchKernel
 
         with cupy.cuda.Device(device):
             fn_ptr = self.function = kern.kernel.ptr  # the CUfunction loaded on this device
-        if mode == "cupy-driver":
-            from cupy_backends.cuda.api.driver import launchKernel
-
-            self.launch_kernel, self.fn = launchKernel, fn_ptr
-        else:
-            from cuda.bindings import driver
-
-            ok = driver.CUresult.CUDA_SUCCESS
-
-            def launch_kernel(func, *args) -> None:
-                (err,) = driver.cuLaunchKernel(func, *args)
-                if err != ok:
-                    raise RuntimeError(f"cuLaunchKernel failed: {err!r}")
-
-            self.launch_kernel, self.fn = launch_kernel, driver.CUfunction(fn_ptr)
+        self.launch_kernel, self.fn = launchKernel, fn_ptr
         self.grid = grid  # blocks, threads, dynamic shared memory bytes
         self.scalars = scalars
         self.slots, self.params_addr, self.keep = pack([0] * pointers, scalars)
@@ -297,7 +252,7 @@ class DriverKernel:
 
 
 def _triton(
-    variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int, mode: str
+    variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int
 ) -> tuple[Go, LaunchWith | None, int, Steps | None]:
     import triton.language as tl
 
@@ -315,7 +270,7 @@ def _triton(
     meta = {**meta, "ACC": getattr(tl, meta["ACC"])}
     grid = (programs,)
     kernel = fastest.fastest_kernel
-    if mode == "jit" or x.device.type != "cuda":
+    if x.device.type != "cuda":  # Triton's interpreter: no compiled kernel, the JIT's own path
 
         def go_jit(x: torch.Tensor, out: torch.Tensor) -> None:
             flat = x.reshape(-1)

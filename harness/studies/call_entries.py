@@ -10,8 +10,9 @@ covering twice the L2 size (at most MAX_VIEWS; the bytes touched are the row's b
 The entries: for every variant reduce_sum takes, `api V`, `api V out=` (a preallocated result) and
 `op V` (torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum
 (CUB), a torch.compile'd sum, the op's dispatch alone, and for the fastest pair the plan reused
-and each cached launch mode (what reduce_sum adds to: overheads()). Rows: metric "call", config
-the entry's kind.
+and the cached launch alone, in the plan cache's default mode (what reduce_sum adds to:
+overheads()). The other launch modes it once compared: harness.launch.rebind's docstring.
+Rows: metric "call", config the entry's kind.
 """
 
 from __future__ import annotations
@@ -28,9 +29,7 @@ DEFAULT_SIZES = tuple(2**k for k in range(10, 31, 2))
 DEFAULT_DTYPES = ("float32", "int32", "bfloat16")
 MAX_VIEWS = 256
 FASTEST = ("cuda/fastest", "triton/fastest")
-LAUNCHES = (("cuda/fastest", "driver"), ("cuda/fastest", "function"),
-            ("cuda/fastest", "rawkernel"), ("triton/fastest", "bound"),
-            ("triton/fastest", "jit"))  # fmt: skip
+LAUNCHES = (("cuda/fastest", "cupy-driver"), ("triton/fastest", "bound"))  # rebind's defaults
 
 
 @dataclass(frozen=True)
@@ -127,7 +126,7 @@ def _native(vid: str) -> bool:
 
 def entries(variants: Iterable[str] | None = None) -> list[Entry]:
     """The per-call entries: the API three ways per variant (api_variants() by default), then
-    the peers, the op's dispatch, and the fastest pair's plan and launch modes."""
+    the peers, the op's dispatch, and the fastest pair's plan and cached launch."""
     out = [
         Entry("torch.sum", "torch.sum(x)", partial(_torch, "sum")),
         Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated",
@@ -225,7 +224,7 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
         calls = len(vs) if len(vs) > 1 else max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
         with peers.cupy_accelerators(["cub"]):
             t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
-    except Exception as e:  # recorded, the run goes on (a launch mode not available here...)
+    except Exception as e:  # recorded, the run goes on (CuPy missing for a launch...)
         import torch
 
         torch.cuda.synchronize()
@@ -238,11 +237,9 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
 def overheads(rows: Iterable[Row]) -> list[str]:
     """reduce_sum's cost over the cached launch it runs (api - launch, default modes), per
     (dtype, n) measured."""
-    from harness.launch.rebind import DEFAULT_MODE
-
     us = {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in rows if r.median_ms is not None}
     lines = []
-    for v, mode in (("cuda/fastest", DEFAULT_MODE["cuda"]), ("triton/fastest", "bound")):
+    for v, mode in LAUNCHES:
         for (entry, dtype, n), t in us.items():
             launch = us.get((f"launch {v} {mode}", dtype, n))
             if entry == f"api {v}" and launch is not None:
