@@ -111,6 +111,14 @@ class Mapping:
         _need_n(n)
         return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
 
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        """Block b reads per_thread adjacent tiles of `threads` elements (tiles, chunked)."""
+        t, k = launch.threads, p.per_thread
+        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        return index // (launch.threads * p.per_thread)
+
     def chain_length(self, launch: Launch, n: int) -> int:
         """Per pass of the chain: the thread's serial sum (per_thread additions, counting the add
         onto the zero start, which is exact) plus the block tree (ceil(log2 threads) levels;
@@ -131,13 +139,6 @@ class Tiles(Mapping):
 
     name: ClassVar[str] = "tiles"
 
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t, k = launch.threads, launch.tiles
-        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
-
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
-        return index // (launch.threads * launch.tiles)
-
     def triton_meta(self, launch: Launch) -> dict[str, int]:
         return {**super().triton_meta(launch), "TILES": launch.tiles}
 
@@ -148,13 +149,14 @@ class Tiles(Mapping):
 
 @dataclass(frozen=True)
 class SplitPair(Mapping):
-    """Block b reads tile b and tile b + gridDim (two halves of the grid's span)."""
+    """Block b reads tile b and tile b + gridDim (two halves of the grid's span): a grid-stride
+    walk over the two halves (its grid covers n with 2 tiles a block, so there is no third)."""
 
     name: ClassVar[str] = "split-pair"
 
     def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
         t = launch.threads
-        return _tile_ranges([block * t, (block + p.blocks) * t], t, p.n)
+        return _tile_ranges(range(block * t, p.n, p.blocks * t), t, p.n)
 
     def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
         return (index // launch.threads) % p.blocks
@@ -184,13 +186,9 @@ class GridStride(_FixedGrid):
     """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
 
     name: ClassVar[str] = "grid-stride"
-
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t = launch.threads
-        return _tile_ranges(range(block * t, p.n, p.blocks * t), t, p.n)
-
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
-        return (index // launch.threads) % p.blocks
+    # the same walk as split-pair's, over as many grid spans as n needs
+    block_elements = SplitPair.block_elements
+    block_of = SplitPair.block_of
 
     def describe(self, launch: Launch) -> str:
         return f"{launch.max_blocks} blocks x {launch.threads}, grid-stride"
@@ -207,13 +205,6 @@ class Chunked(_FixedGrid):
         per_thread = super().grid(launch, n).per_thread
         # Block b owns per_thread whole tiles; fewer blocks may be needed than the cap.
         return Pass(n, cdiv(n, launch.threads * per_thread), per_thread)
-
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t, k = launch.threads, p.per_thread
-        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
-
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
-        return index // (launch.threads * p.per_thread)
 
     def describe(self, launch: Launch) -> str:
         return f"{launch.max_blocks} blocks x {launch.threads}, contiguous chunk per block"

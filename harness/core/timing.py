@@ -97,14 +97,8 @@ def time_ms(
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    if reps is None:
-        start, end = _events(2)
-        start.record()
-        for _ in range(3):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        est = max(start.elapsed_time(end) / 3, 1e-3)
+    if reps is None:  # sized from three calls' device time
+        est = max(statistics.median(serial_ms(fn, reps=3, warmup=0)), 1e-3)
         reps = int(min(max_reps, max(10, target_ms / est)))
     starts, ends = _events(reps), _events(reps)
 
