@@ -72,7 +72,9 @@ class Launch:
             )
         if self.threads < 32 or self.threads > 1024 or self.threads & (self.threads - 1):
             raise ValueError(f"threads must be a power of two in 32..1024, got {self.threads}")
-        self.mapping.check(self)
+        missing = [f for f in self.mapping.needs if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"mapping {self.mapping.name!r} needs {' and '.join(missing)}")
 
     @property
     def num_warps(self) -> int:
@@ -103,9 +105,7 @@ class Mapping:
     one_launch: ClassVar[bool] = False
     cuda_takes_per_thread: ClassVar[bool] = False
     triton_takes_per_thread: ClassVar[bool] = False
-
-    def check(self, launch: Launch) -> None:
-        pass
+    needs: ClassVar[tuple[str, ...]] = ()  # the Launch fields the mapping cannot do without
 
     def grid(self, launch: Launch, n: int) -> Pass:
         _need_n(n)
@@ -170,10 +170,7 @@ class _FixedGrid(Mapping):
     """A grid of at most max_blocks blocks covering n elements, per_thread elements a thread."""
 
     cuda_takes_per_thread: ClassVar[bool] = True
-
-    def check(self, launch: Launch) -> None:
-        if not launch.max_blocks:
-            raise ValueError(f"mapping {launch.mapping.name!r} needs max_blocks")
+    needs: ClassVar[tuple[str, ...]] = ("max_blocks",)
 
     def grid(self, launch: Launch, n: int) -> Pass:
         _need_n(n)
@@ -225,10 +222,7 @@ class SingleLaunch(Mapping):
 
     name: ClassVar[str] = "single-launch"
     one_launch: ClassVar[bool] = True
-
-    def check(self, launch: Launch) -> None:
-        if not (launch.max_blocks and launch.per_sm):
-            raise ValueError("mapping 'single-launch' needs max_blocks and per_sm")
+    needs: ClassVar[tuple[str, ...]] = ("max_blocks", "per_sm")
 
     def grid(self, launch: Launch, n: int) -> Pass:
         """One launch, one value out. per_thread bounds the busiest lane's serial additions:
