@@ -106,6 +106,7 @@ class Mapping:
     cuda_takes_per_thread: ClassVar[bool] = False
     triton_takes_per_thread: ClassVar[bool] = False
     needs: ClassVar[tuple[str, ...]] = ()  # the Launch fields the mapping cannot do without
+    summary: ClassVar[str] = ""  # describe()'s line, formatted with the Launch's fields
 
     def grid(self, launch: Launch, n: int) -> Pass:
         _need_n(n)
@@ -132,6 +133,9 @@ class Mapping:
     def sum_dtype(self, dtype: str) -> str:
         return dtype
 
+    def describe(self, launch: Launch) -> str:
+        return self.summary.format_map(vars(launch))
+
 
 @dataclass(frozen=True)
 class Tiles(Mapping):
@@ -153,6 +157,7 @@ class SplitPair(Mapping):
     walk over the two halves (its grid covers n with 2 tiles a block, so there is no third)."""
 
     name: ClassVar[str] = "split-pair"
+    summary: ClassVar[str] = "tile b + tile b+grid of {threads} per block"
 
     def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
         t = launch.threads
@@ -160,9 +165,6 @@ class SplitPair(Mapping):
 
     def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
         return (index // launch.threads) % p.blocks
-
-    def describe(self, launch: Launch) -> str:
-        return f"tile b + tile b+grid of {launch.threads} per block"
 
 
 @dataclass(frozen=True)
@@ -183,12 +185,10 @@ class GridStride(_FixedGrid):
     """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
 
     name: ClassVar[str] = "grid-stride"
+    summary: ClassVar[str] = "{max_blocks} blocks x {threads}, grid-stride"
     # the same walk as split-pair's, over as many grid spans as n needs
     block_elements = SplitPair.block_elements
     block_of = SplitPair.block_of
-
-    def describe(self, launch: Launch) -> str:
-        return f"{launch.max_blocks} blocks x {launch.threads}, grid-stride"
 
 
 @dataclass(frozen=True)
@@ -196,15 +196,13 @@ class Chunked(_FixedGrid):
     """A fixed grid of at most max_blocks; block b owns per_thread consecutive tiles."""
 
     name: ClassVar[str] = "chunked"
+    summary: ClassVar[str] = "{max_blocks} blocks x {threads}, contiguous chunk per block"
     triton_takes_per_thread: ClassVar[bool] = True
 
     def grid(self, launch: Launch, n: int) -> Pass:
         per_thread = super().grid(launch, n).per_thread
         # Block b owns per_thread whole tiles; fewer blocks may be needed than the cap.
         return Pass(n, cdiv(n, launch.threads * per_thread), per_thread)
-
-    def describe(self, launch: Launch) -> str:
-        return f"{launch.max_blocks} blocks x {launch.threads}, contiguous chunk per block"
 
 
 def single_launch_cap(launch: Launch) -> int:
@@ -223,6 +221,9 @@ class SingleLaunch(Mapping):
     name: ClassVar[str] = "single-launch"
     one_launch: ClassVar[bool] = True
     needs: ClassVar[tuple[str, ...]] = ("max_blocks", "per_sm")
+    summary: ClassVar[str] = (
+        "grid >= {per_sm}/SM (<= {max_blocks}) x >= {threads} lanes, one launch"
+    )
 
     def grid(self, launch: Launch, n: int) -> Pass:
         """One launch, one value out. per_thread bounds the busiest lane's serial additions:
@@ -253,12 +254,6 @@ class SingleLaunch(Mapping):
             "(harness.launch.single_launch.triton_census_spec, triton_kernels.fastest)"
         )
 
-    def describe(self, launch: Launch) -> str:
-        return (
-            f"grid >= {launch.per_sm}/SM (<= {launch.max_blocks}) x >= {launch.threads} lanes, "
-            "one launch"
-        )
-
     def sum_dtype(self, dtype: str) -> str:
         # Its accumulator: float16 / bfloat16 are summed and returned in float32.
         return dtypes.get(dtype).sum_dtype
@@ -273,6 +268,9 @@ class Reproducible(SingleLaunch):
 
     name: ClassVar[str] = "reproducible"
     one_launch: ClassVar[bool] = False
+    summary: ClassVar[str] = (
+        f"any grid x {{threads}} threads; {repro_geometry.LANES} dd lanes per chunk"
+    )
 
     def grid(self, launch: Launch, n: int) -> Pass:  # per_thread: what a lane adds per chunk
         _need_n(n)
@@ -282,9 +280,6 @@ class Reproducible(SingleLaunch):
         # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
         # double-double lanes err far less): lane updates, tree, final updates, tree, hi + lo.
         return repro_geometry.dd_chain_length(n) + 1
-
-    def describe(self, launch: Launch) -> str:
-        return f"any grid x {launch.threads} threads; {repro_geometry.LANES} dd lanes per chunk"
 
 
 def _need_n(n: int) -> None:
