@@ -69,9 +69,8 @@ FASTEST = {"stage": "fastest", "family": "fastest", "dtypes": FASTEST_DTYPES, "m
 # fmt: off
 FASTEST_CUDA = Variant(id="cuda/fastest", backend="cuda", **FASTEST,
     title="one launch: 16-byte loads, SM-sized persistent grid, last-block finish",
-    change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid "
-    "from the SM count, "
-    "deterministic last-block-done combine instead of a second pass",
+    change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid from "
+    "the SM count, deterministic last-block-done combine instead of a second pass",
     launch=Launch(threads=256, mapping=SINGLE_LAUNCH, tiles=FASTEST_STEP, max_blocks=2048,
                   per_sm=4),
     source="fastest.cu", kernel="reduce_fastest<{T}, {B}, {U}, FAST_ACQ_REL>",
