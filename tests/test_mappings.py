@@ -16,7 +16,7 @@ from harness.core.mappings import (
     TILES,
     Launch,
 )
-from harness.core.passes import block_elements, chain_length, one_pass, plan_passes
+from harness.core.passes import chain_length, one_pass, plan_passes
 
 CATALOGUE_LAUNCHES = sorted({v.launch for v in catalogue.VARIANTS if v.launch}, key=repr)
 # Beside the catalogue's: small fixed grids (so that grid-stride wraps several times and chunked
@@ -61,7 +61,7 @@ def test_blocks_of_every_pass_partition_the_input(launch, n):
     for p in plan_passes(launch, n):
         seen = bytearray(p.n)
         for b in range(p.blocks):
-            ranges = block_elements(launch, p, b)
+            ranges = launch.mapping.block_elements(launch, p, b)
             assert ranges, f"block {b} of {p.blocks} reads nothing (n={p.n})"
             for r in ranges:
                 for i in r:
@@ -77,7 +77,7 @@ def test_block_of_names_the_block_that_reads_each_element(launch, n):
     p = one_pass(launch, n)
     owner = [-1] * n
     for b in range(p.blocks):
-        for r in block_elements(launch, p, b):
+        for r in launch.mapping.block_elements(launch, p, b):
             for i in r:
                 owner[i] = b
     assert [launch.mapping.block_of(launch, p, i) for i in range(n)] == owner

@@ -158,7 +158,7 @@ def test_sync_perf_counter_is_perf_counter_without_a_gpu(monkeypatch):
     def no_device():
         raise AssertionError("synchronize called without a GPU")
 
-    monkeypatch.setattr(timing, "_cuda_ready", lambda: False)
+    monkeypatch.setattr(timing.device, "gpu_available", lambda: False)
     monkeypatch.setattr(torch.cuda, "synchronize", no_device)
     a = timing.sync_perf_counter()
     b = time.perf_counter()
@@ -168,7 +168,7 @@ def test_sync_perf_counter_is_perf_counter_without_a_gpu(monkeypatch):
 
 def test_sync_perf_counter_waits_for_the_device_before_reading_the_clock(monkeypatch):
     log = []
-    monkeypatch.setattr(timing, "_cuda_ready", lambda: True)
+    monkeypatch.setattr(timing.device, "gpu_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: log.append("sync"))
     monkeypatch.setattr(
         timing, "time", types.SimpleNamespace(perf_counter=lambda: log.append("clock") or 1.0)
@@ -195,3 +195,25 @@ def test_small_size_timings_only_small_sizes_and_reports_capture_failures(monkey
         "call": one.record(),
         "graph": one.record(),
     }
+
+
+def test_loop_ms_times_calls_back_to_back_rotating_over_the_args(monkeypatch):
+    fake = FakeDevice([2.0])
+    fake.install(monkeypatch)
+    seen: list[str] = []
+    t = timing.loop_ms(lambda x: seen.append(x) or fake.fn(), ["a", "b", "c"], calls=4, loops=3)
+    assert t.median_ms == 2.0 and t.reps == 3  # the loop's time over its calls
+    assert seen == list("abcabcabcabcab")  # 2 warm-up calls, then 3 loops of 4, rotating
+    loop = fake.log[fake.log.index(("sync",)) + 1 :][:6]
+    assert [e[0] for e in loop] == ["record", "fn", "fn", "fn", "fn", "record"]
+
+
+def test_call_ms_is_the_host_wall_time_of_a_synchronized_call(monkeypatch):
+    fake = FakeDevice([1.0], host_ms_per_call=3.0)
+    fake.install(monkeypatch)
+    t = timing.call_ms(fake.fn, reps=4, warmup=1)
+    assert t.median_ms == pytest.approx(3.0) and t.reps == 4
+    assert fake.calls == 5
+    # each timed call is bracketed by synchronizations: the device is idle at both clock reads
+    timed = [e[0] for e in fake.log[2:]]
+    assert timed == ["sync", "fn", "sync", "sync"] * 4

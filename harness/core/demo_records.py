@@ -17,8 +17,8 @@ DEMO = {"family": FAMILY, "source": SOURCE, "twin": "triton/tile-256", "wrong": 
 
 # fmt: off
 DEMO_VARIANTS: list[Variant] = [
-    Variant(
-        id="cuda/demo-000-v1-sync-in-if", backend="cuda", stage="1", **DEMO, dtypes=("float32",),
+    Variant(id="cuda/demo-000-v1-sync-in-if", backend="cuda", stage="1", **DEMO,
+        dtypes=("float32",),
         title="DEMO (seed 000 v1 as written): __syncthreads() inside the divergent if",
         change="seed 000's reduce_v1_shared_mem unchanged: the barrier sits inside "
         "`if (tid % (i * 2) == 0)`, so only some threads of a warp reach it",
@@ -26,8 +26,7 @@ DEMO_VARIANTS: list[Variant] = [
         notes="Meant for compute-sanitizer synccheck (divergent barrier); on an H200 no tool "
         "flags it (tests/test_gpu_sanitize.py). Seed "
         "000_63f2b61950f09972.txt; no bounds check, so it is run on whole tiles, first pass only."),
-    Variant(
-        id="cuda/demo-004-gmem-early-return", backend="cuda", stage="004-1", **DEMO,
+    Variant(id="cuda/demo-004-gmem-early-return", backend="cuda", stage="004-1", **DEMO,
         dtypes=("int32",),
         title="DEMO (seed 004 reduceGmem as written): early return before __syncthreads()",
         change="seed 004's reduceGmem unchanged: `if (idx >= n) return;` before the barriers; in "

@@ -7,13 +7,11 @@ import importlib
 import os
 from functools import cache
 
-_why_interpreting = "TRITON_INTERPRET=1 is set: Triton runs interpreted on the CPU"
-
 
 @cache
 def torch_gpu() -> tuple[bool, str]:
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        return False, _why_interpreting
+    if interpreting():
+        return False, "TRITON_INTERPRET=1 is set: Triton runs interpreted on the CPU"
     try:
         import torch
     except Exception as e:  # an import failure of any kind means no GPU path
@@ -53,15 +51,10 @@ def gpu_available() -> bool:
 
 def use_interpreter_if_no_gpu() -> bool:
     """Select Triton's interpreter when there is no GPU. Must run before triton_kernels is
-    imported (Triton reads the variable when a kernel is decorated). Returns True if set."""
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        return True
-    ok, why = torch_gpu()
-    if not ok:
-        global _why_interpreting
-        _why_interpreting = why
+    imported (Triton reads the variable when a kernel is decorated). Returns True if set.
+    torch_gpu() keeps the reason there is no GPU (its answer is cached before the switch)."""
+    if interpreting() or not torch_gpu()[0]:
         os.environ["TRITON_INTERPRET"] = "1"
-        torch_gpu.cache_clear()
         return True
     return False
 

@@ -22,7 +22,6 @@ class DType:
     name: str  # the catalogue's spelling, e.g. "float32"
     cxx: str  # the C++ type in CUDA name expressions
     itemsize: int  # bytes per element
-    is_float: bool
     sum_dtype: str  # what the single-launch family returns a sum in (its accumulator)
 
     @property
@@ -44,11 +43,11 @@ class DType:
 DTYPES: dict[str, DType] = {
     d.name: d
     for d in (
-        DType("float32", "float", 4, True, "float32"),
-        DType("int32", "int", 4, False, "int32"),
-        DType("float16", "rl_half", 2, True, "float32"),
-        DType("bfloat16", "rl_bfloat16", 2, True, "float32"),
-        DType("float64", "double", 8, True, "float64"),
+        DType("float32", "float", 4, "float32"),
+        DType("int32", "int", 4, "int32"),
+        DType("float16", "rl_half", 2, "float32"),
+        DType("bfloat16", "rl_bfloat16", 2, "float32"),
+        DType("float64", "double", 8, "float64"),
     )
 }
 NAMES: tuple[str, ...] = tuple(DTYPES)

@@ -72,7 +72,9 @@ class Launch:
             )
         if self.threads < 32 or self.threads > 1024 or self.threads & (self.threads - 1):
             raise ValueError(f"threads must be a power of two in 32..1024, got {self.threads}")
-        self.mapping.check(self)
+        missing = [f for f in self.mapping.needs if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"mapping {self.mapping.name!r} needs {' and '.join(missing)}")
 
     @property
     def num_warps(self) -> int:
@@ -103,13 +105,20 @@ class Mapping:
     one_launch: ClassVar[bool] = False
     cuda_takes_per_thread: ClassVar[bool] = False
     triton_takes_per_thread: ClassVar[bool] = False
-
-    def check(self, launch: Launch) -> None:
-        pass
+    needs: ClassVar[tuple[str, ...]] = ()  # the Launch fields the mapping cannot do without
+    summary: ClassVar[str] = ""  # describe()'s line, formatted with the Launch's fields
 
     def grid(self, launch: Launch, n: int) -> Pass:
         _need_n(n)
         return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
+
+    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
+        """Block b reads per_thread adjacent tiles of `threads` elements (tiles, chunked)."""
+        t, k = launch.threads, p.per_thread
+        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
+
+    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        return index // (launch.threads * p.per_thread)
 
     def chain_length(self, launch: Launch, n: int) -> int:
         """Per pass of the chain: the thread's serial sum (per_thread additions, counting the add
@@ -124,19 +133,15 @@ class Mapping:
     def sum_dtype(self, dtype: str) -> str:
         return dtype
 
+    def describe(self, launch: Launch) -> str:
+        return self.summary.format_map(vars(launch))
+
 
 @dataclass(frozen=True)
 class Tiles(Mapping):
     """Block b reads `tiles` adjacent tiles of `threads` elements: [b*T*k, (b+1)*T*k)."""
 
     name: ClassVar[str] = "tiles"
-
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t, k = launch.threads, launch.tiles
-        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
-
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
-        return index // (launch.threads * launch.tiles)
 
     def triton_meta(self, launch: Launch) -> dict[str, int]:
         return {**super().triton_meta(launch), "TILES": launch.tiles}
@@ -148,19 +153,18 @@ class Tiles(Mapping):
 
 @dataclass(frozen=True)
 class SplitPair(Mapping):
-    """Block b reads tile b and tile b + gridDim (two halves of the grid's span)."""
+    """Block b reads tile b and tile b + gridDim (two halves of the grid's span): a grid-stride
+    walk over the two halves (its grid covers n with 2 tiles a block, so there is no third)."""
 
     name: ClassVar[str] = "split-pair"
+    summary: ClassVar[str] = "tile b + tile b+grid of {threads} per block"
 
     def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
         t = launch.threads
-        return _tile_ranges([block * t, (block + p.blocks) * t], t, p.n)
+        return _tile_ranges(range(block * t, p.n, p.blocks * t), t, p.n)
 
     def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
         return (index // launch.threads) % p.blocks
-
-    def describe(self, launch: Launch) -> str:
-        return f"tile b + tile b+grid of {launch.threads} per block"
 
 
 @dataclass(frozen=True)
@@ -168,10 +172,7 @@ class _FixedGrid(Mapping):
     """A grid of at most max_blocks blocks covering n elements, per_thread elements a thread."""
 
     cuda_takes_per_thread: ClassVar[bool] = True
-
-    def check(self, launch: Launch) -> None:
-        if not launch.max_blocks:
-            raise ValueError(f"mapping {launch.mapping.name!r} needs max_blocks")
+    needs: ClassVar[tuple[str, ...]] = ("max_blocks",)
 
     def grid(self, launch: Launch, n: int) -> Pass:
         _need_n(n)
@@ -184,16 +185,10 @@ class GridStride(_FixedGrid):
     """A fixed grid of at most max_blocks; thread t of block b reads b*T + t + i*G*T."""
 
     name: ClassVar[str] = "grid-stride"
-
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t = launch.threads
-        return _tile_ranges(range(block * t, p.n, p.blocks * t), t, p.n)
-
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
-        return (index // launch.threads) % p.blocks
-
-    def describe(self, launch: Launch) -> str:
-        return f"{launch.max_blocks} blocks x {launch.threads}, grid-stride"
+    summary: ClassVar[str] = "{max_blocks} blocks x {threads}, grid-stride"
+    # the same walk as split-pair's, over as many grid spans as n needs
+    block_elements = SplitPair.block_elements
+    block_of = SplitPair.block_of
 
 
 @dataclass(frozen=True)
@@ -201,22 +196,13 @@ class Chunked(_FixedGrid):
     """A fixed grid of at most max_blocks; block b owns per_thread consecutive tiles."""
 
     name: ClassVar[str] = "chunked"
+    summary: ClassVar[str] = "{max_blocks} blocks x {threads}, contiguous chunk per block"
     triton_takes_per_thread: ClassVar[bool] = True
 
     def grid(self, launch: Launch, n: int) -> Pass:
         per_thread = super().grid(launch, n).per_thread
         # Block b owns per_thread whole tiles; fewer blocks may be needed than the cap.
         return Pass(n, cdiv(n, launch.threads * per_thread), per_thread)
-
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t, k = launch.threads, p.per_thread
-        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
-
-    def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
-        return index // (launch.threads * p.per_thread)
-
-    def describe(self, launch: Launch) -> str:
-        return f"{launch.max_blocks} blocks x {launch.threads}, contiguous chunk per block"
 
 
 def single_launch_cap(launch: Launch) -> int:
@@ -234,10 +220,10 @@ class SingleLaunch(Mapping):
 
     name: ClassVar[str] = "single-launch"
     one_launch: ClassVar[bool] = True
-
-    def check(self, launch: Launch) -> None:
-        if not (launch.max_blocks and launch.per_sm):
-            raise ValueError("mapping 'single-launch' needs max_blocks and per_sm")
+    needs: ClassVar[tuple[str, ...]] = ("max_blocks", "per_sm")
+    summary: ClassVar[str] = (
+        "grid >= {per_sm}/SM (<= {max_blocks}) x >= {threads} lanes, one launch"
+    )
 
     def grid(self, launch: Launch, n: int) -> Pass:
         """One launch, one value out. per_thread bounds the busiest lane's serial additions:
@@ -268,12 +254,6 @@ class SingleLaunch(Mapping):
             "(harness.launch.single_launch.triton_census_spec, triton_kernels.fastest)"
         )
 
-    def describe(self, launch: Launch) -> str:
-        return (
-            f"grid >= {launch.per_sm}/SM (<= {launch.max_blocks}) x >= {launch.threads} lanes, "
-            "one launch"
-        )
-
     def sum_dtype(self, dtype: str) -> str:
         # Its accumulator: float16 / bfloat16 are summed and returned in float32.
         return dtypes.get(dtype).sum_dtype
@@ -288,6 +268,9 @@ class Reproducible(SingleLaunch):
 
     name: ClassVar[str] = "reproducible"
     one_launch: ClassVar[bool] = False
+    summary: ClassVar[str] = (
+        f"any grid x {{threads}} threads; {repro_geometry.LANES} dd lanes per chunk"
+    )
 
     def grid(self, launch: Launch, n: int) -> Pass:  # per_thread: what a lane adds per chunk
         _need_n(n)
@@ -297,9 +280,6 @@ class Reproducible(SingleLaunch):
         # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
         # double-double lanes err far less): lane updates, tree, final updates, tree, hi + lo.
         return repro_geometry.dd_chain_length(n) + 1
-
-    def describe(self, launch: Launch) -> str:
-        return f"any grid x {launch.threads} threads; {repro_geometry.LANES} dd lanes per chunk"
 
 
 def _need_n(n: int) -> None:

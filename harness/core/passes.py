@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness.core.mappings import Launch, Pass, cdiv, plan_passes, single_launch_cap, sm_count
 
 __all__ = ["Pass", "cdiv", "plan_passes", "single_launch_cap", "sm_count"]
-__all__ += ["block_elements", "chain_length", "one_pass"]
+__all__ += ["chain_length", "one_pass"]
 
 
 def one_pass(launch: Launch, n: int) -> Pass:
@@ -21,8 +21,3 @@ def one_pass(launch: Launch, n: int) -> Pass:
 def chain_length(launch: Launch, n: int) -> int:
     """The most additions any element goes through (the float error bound, harness.check.verify)."""
     return launch.mapping.chain_length(launch, n)
-
-
-def block_elements(launch: Launch, p: Pass, block: int) -> list[range]:
-    """The input indices block `block` of pass `p` reads, as ranges clipped to [0, p.n)."""
-    return launch.mapping.block_elements(launch, p, block)

@@ -20,32 +20,27 @@ SEED_001 = {"family": "001", "max_n": MAX_N_64BIT, "dtypes": ("float32", "int32"
 
 # fmt: off
 HOST_CUDA: list[Variant] = [
-    cuda_variant(
-        "001-v0-gmem-interleaved", stage="V0", **SEED_001, staging="pageable",
+    cuda_variant("001-v0-gmem-interleaved", stage="V0", **SEED_001, staging="pageable",
         title="interleaved pairs in global memory, in place",
         change="host loop of passes from pageable host memory; left = start + id*2*stride",
         seeds=("001:V0",), twin="001-pageable", launch=HOST_TILE_IN_PLACE,
         source="host_passes.cu", kernel="reduce_001_v0_gmem_interleaved<{T}>"),
-    cuda_variant(
-        "001-v1-gmem-sequential", stage="V1", **SEED_001, staging="pageable",
+    cuda_variant("001-v1-gmem-sequential", stage="V1", **SEED_001, staging="pageable",
         title="sequential (coalesced) addressing in global memory",
         change="left = start + tid, right = left + stride, stride halving (seed's race fixed)",
         seeds=("001:V1",), twin="001-pageable", launch=HOST_TILE_IN_PLACE,
         source="host_passes.cu", kernel="reduce_001_v1_gmem_sequential<{T}>"),
-    cuda_variant(
-        "001-v2-pinned", stage="V2", **SEED_001, staging="pinned",
+    cuda_variant("001-v2-pinned", stage="V2", **SEED_001, staging="pinned",
         title="pinned (page-locked) host memory",
         change="V1's kernel; the host data sits in pinned memory, so the copy is a direct DMA",
         seeds=("001:V2",), twin="001-pinned", launch=HOST_TILE_IN_PLACE,
         source="host_passes.cu", kernel="reduce_001_v1_gmem_sequential<{T}>"),
-    cuda_variant(
-        "001-v3-streams", stage="V3", **SEED_001, staging="streams",
+    cuda_variant("001-v3-streams", stage="V3", **SEED_001, staging="streams",
         title="multi-stream pipeline (pinned)",
         change="V1's kernel; chunks copied async on several streams, reduced as they arrive",
         seeds=("001:V3",), twin="001-streams", launch=HOST_TILE_IN_PLACE,
         source="host_passes.cu", kernel="reduce_001_v1_gmem_sequential<{T}>"),
-    cuda_variant(
-        "001-v4-smem", stage="V4", **SEED_001, staging="pinned",
+    cuda_variant("001-v4-smem", stage="V4", **SEED_001, staging="pinned",
         title="shared memory (pinned, one stream)",
         change="V2 with the tree in shared memory; input read once, never written",
         seeds=("001:V4",), twin="001-pinned", launch=HOST_TILE,
@@ -53,8 +48,7 @@ HOST_CUDA: list[Variant] = [
 ]
 
 HOST_TRITON: list[Variant] = [
-    triton_twin(
-        f"001-{staging}", cuda=HOST_CUDA, family="001", max_n=MAX_N_64BIT, staging=staging,
+    triton_twin(f"001-{staging}", cuda=HOST_CUDA, family="001", max_n=MAX_N_64BIT, staging=staging,
         title=f"Triton twin of the seed-001 host loop, {staging} host memory",
         launch=HOST_TILE, kernel="adjacent_tiles_kernel",
         change="same host loop and staging; tl.sum over the same 2 x 1024 tile")
@@ -73,20 +67,17 @@ FASTEST_DTYPES = ("float32", "int32", "float16", "bfloat16", "float64")
 FASTEST_STEP = 32
 FASTEST = {"stage": "fastest", "family": "fastest", "dtypes": FASTEST_DTYPES, "max_n": MAX_N_64BIT}
 # fmt: off
-FASTEST_CUDA = Variant(
-    id="cuda/fastest", backend="cuda", **FASTEST,
+FASTEST_CUDA = Variant(id="cuda/fastest", backend="cuda", **FASTEST,
     title="one launch: 16-byte loads, SM-sized persistent grid, last-block finish",
-    change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid "
-    "from the SM count, "
-    "deterministic last-block-done combine instead of a second pass",
+    change="past stage 8: LDG.E.128 x8 (x4 for 16-bit types) in flight per thread, grid from "
+    "the SM count, deterministic last-block-done combine instead of a second pass",
     launch=Launch(threads=256, mapping=SINGLE_LAUNCH, tiles=FASTEST_STEP, max_blocks=2048,
                   per_sm=4),
     source="fastest.cu", kernel="reduce_fastest<{T}, {B}, {U}, FAST_ACQ_REL>",
     counterpart="triton/fastest",
     notes="Deterministic for a given device (SM count), n and alignment. float16/bfloat16 "
     "accumulate in float32 and return float32; int32 wraps modulo 2^32.")
-FASTEST_TRITON = Variant(
-    id="triton/fastest", backend="triton", **FASTEST,
+FASTEST_TRITON = Variant(id="triton/fastest", backend="triton", **FASTEST,
     title="one launch: autotuned persistent grid-stride, last-program finish",
     change="programs from the SM count, BLOCK / num_warps / num_stages / programs per SM "
     "autotuned per device, dtype and size bucket; atomic-ticket last-program combine",

@@ -38,16 +38,14 @@ COMMON = dict(
 )
 
 # fmt: off
-REPRODUCIBLE_CUDA = Variant(
-    id="cuda/reproducible", backend="cuda", **COMMON,
+REPRODUCIBLE_CUDA = Variant(id="cuda/reproducible", backend="cuda", **COMMON,
     title="reproducible: fixed chunks, double-double lanes, fixed trees, one launch",
     change=f"{LANES} TwoSum lanes per chunk of C(n) elements (a function of n only), "
     "adjacent-pair trees in registers, shuffles and shared memory; a free persistent grid and a "
     "last-block final over the chunk partials",
     launch=Launch(threads=256, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS, per_sm=4),
     source="reproducible.cu", kernel=CUDA_KERNEL, counterpart="triton/reproducible")
-REPRODUCIBLE_TRITON = Variant(
-    id="triton/reproducible", backend="triton", **COMMON,
+REPRODUCIBLE_TRITON = Variant(id="triton/reproducible", backend="triton", **COMMON,
     title="reproducible: fixed chunks, double-double lanes, fixed trees, two launches",
     change=f"the same chunks, {LANES} lanes per program, tl.reshape + tl.split pair trees; a "
     "persistent grid over the chunks, then one program over the partials",

@@ -9,6 +9,7 @@ product module makes a timing event or reads perf_counter).
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -16,6 +17,8 @@ from dataclasses import asdict, dataclass
 from functools import cache
 
 import torch
+
+from harness.core import device
 
 
 @dataclass(frozen=True)
@@ -97,14 +100,8 @@ def time_ms(
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    if reps is None:
-        start, end = _events(2)
-        start.record()
-        for _ in range(3):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        est = max(start.elapsed_time(end) / 3, 1e-3)
+    if reps is None:  # sized from three calls' device time
+        est = max(statistics.median(serial_ms(fn, reps=3, warmup=0)), 1e-3)
         reps = int(min(max_reps, max(10, target_ms / est)))
     starts, ends = _events(reps), _events(reps)
 
@@ -146,9 +143,7 @@ def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) ->
             for _ in range(calls):
                 fn()
     torch.cuda.current_stream().wait_stream(stream)
-    graph.replay()
-    torch.cuda.synchronize()
-    return Timing.of([ms / calls for ms in serial_ms(graph.replay, reps=replays, warmup=0)])
+    return Timing.of([ms / calls for ms in serial_ms(graph.replay, reps=replays, warmup=1)])
 
 
 # Sizes at or below this also get CUDA-graph replay time and host wall time per call: there the
@@ -156,42 +151,34 @@ def graph_ms(fn: Callable[[], object], *, calls: int = 20, replays: int = 20) ->
 GRAPH_MAX_N = 2**20
 
 
-@cache
-def _cuda_ready() -> bool:
-    try:
-        return torch.cuda.is_available()
-    except Exception:
-        return False
-
-
 def sync_perf_counter() -> float:
     """perf_counter() once the device is idle (pytest-benchmark's --benchmark-timer)."""
-    if _cuda_ready():
+    if device.gpu_available():
         torch.cuda.synchronize()
     return time.perf_counter()
 
 
 def call_ms(fn: Callable[[], object], *, reps: int = 50, warmup: int = 3) -> Timing:
-    """Host wall time (ms) of one synchronized call of fn(): what a Python call costs end to end."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
+    """Host wall time (ms) of one synchronized call of fn(): what a Python call costs end to end
+    (a trip of one call and a synchronize)."""
+
+    def trip(_events: Sequence | None) -> None:
         fn()
         torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return Timing.of(times)
+
+    return Timing.of(trips(trip, events=0, reps=reps, warmup=warmup)[0])
 
 
 def _events(count: int) -> list:
     return [torch.cuda.Event(enable_timing=True) for _ in range(count)]
 
 
-def serial_ms(fn: Callable[[], object], *, reps: int = 5, warmup: int = 1) -> list[float]:
-    """Device time (ms) of each of `reps` calls of fn(), events around each, synchronized after
-    it (no flush, no gate): host-driven work (a copy, a chain of launches) and graph replays."""
+def serial_ms(
+    fn: Callable[[], object], *, reps: int = 5, warmup: int = 1, calls: int = 1
+) -> list[float]:
+    """Device time (ms) per call of fn() in each of `reps` repetitions of `calls` calls back to
+    back, events around each repetition, synchronized after it (no flush, no gate): host-driven
+    work (a copy, a chain of launches), graph replays and a caller's loop (loop_ms)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -199,10 +186,11 @@ def serial_ms(fn: Callable[[], object], *, reps: int = 5, warmup: int = 1) -> li
     for _ in range(reps):
         start, end = _events(2)
         start.record()
-        fn()
+        for _ in range(calls):
+            fn()
         end.record()
         torch.cuda.synchronize()
-        out.append(start.elapsed_time(end))
+        out.append(start.elapsed_time(end) / calls)
     return out
 
 
@@ -211,19 +199,9 @@ def loop_ms(
 ) -> Timing:
     """Time per call of fn(arg) called back to back, `calls` calls per loop rotating over args,
     events around the loop: what a caller's loop pays per call. Over `loops` loops."""
-    for x in args[:2]:
-        fn(x)
-    torch.cuda.synchronize()
-    k, times = len(args), []
-    for _ in range(loops):
-        start, end = _events(2)
-        start.record()
-        for i in range(calls):
-            fn(args[i % k])
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    return Timing.of(times)
+    rotation = itertools.cycle(args)
+    warmup = min(2, len(args))
+    return Timing.of(serial_ms(lambda: fn(next(rotation)), reps=loops, warmup=warmup, calls=calls))
 
 
 def trips(
