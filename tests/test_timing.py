@@ -49,6 +49,9 @@ class FakeDevice:
             def elapsed_time(self, end: Event) -> float:
                 return end.at - self.at
 
+            def synchronize(self) -> None:
+                dev.log.append(("sync",))
+
         monkeypatch.setattr(torch.cuda, "Event", Event)
         monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: dev.log.append(("sync",)))
         monkeypatch.setattr(timing, "flush_l2", lambda: dev.log.append(("flush",)))
@@ -203,7 +206,7 @@ def test_loop_ms_times_calls_back_to_back_rotating_over_the_args(monkeypatch):
     seen: list[str] = []
     t = timing.loop_ms(lambda x: seen.append(x) or fake.fn(), ["a", "b", "c"], calls=4, loops=3)
     assert t.median_ms == 2.0 and t.reps == 3  # the loop's time over its calls
-    assert seen == list("abcabcabcabcab")  # 2 warm-up calls, then 3 loops of 4, rotating
+    assert seen == list("ab" + "abca" * 3)  # 2 warm-up calls, then 3 loops of 4, rotating
     loop = fake.log[fake.log.index(("sync",)) + 1 :][:6]
     assert [e[0] for e in loop] == ["record", "fn", "fn", "fn", "fn", "record"]
 
