@@ -49,7 +49,7 @@ from harness.core.timing import Timing
 RECORD_VERSION = 2
 RUN_SCHEMA = "reduce-ladder/run/2"  # `reduce-ladder run/check --json`: {"results": [record]}
 BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
-FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # studies.fastest_bench: {"results"}
+FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # `reduce-ladder fastest-bench`: {"results"}
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
 FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # experiments/fastest_ablation
 HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # experiments/hopper_loads: times per path
