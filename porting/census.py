@@ -158,7 +158,10 @@ def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
     if Path(v.source or "tiles.py").stem == "tiles":
         return None
     module = importlib.import_module(f"triton_kernels.{Path(v.source).stem}")
-    return module.triton_census_spec(dtype or v.dtypes[0])
+    spec = module.triton_census_spec(dtype or v.dtypes[0])
+    if spec["kernel"] != v.kernel:
+        raise ValueError(f"{v.id}: census spec is for {spec['kernel']}, catalogue says {v.kernel}")
+    return spec
 
 
 def triton_meta(v: Variant) -> dict:

@@ -18,7 +18,7 @@ from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables, records
-from harness.report.documents import Document, ReportError, load_document
+from harness.report.documents import Document, ReportError, load_document, merge_documents
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
 
 LADDER_GLOB = "ladder-*.json"
@@ -141,9 +141,8 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
         with contextlib.suppress(ReportError):
             docs.append(load_document(p, kind).raw)
             names.append(p.name)
-    if kind == "sanitize":
-        return " + ".join(names), profile_tables.merge_sanitize(docs)
-    return " + ".join(names), {**doc, "results": [r for d in docs for r in d.get("results", [])]}
+    lists = profile_tables.SANITIZE_LISTS if kind == "sanitize" else profile_tables.PROFILE_LISTS
+    return " + ".join(names), merge_documents(docs, lists)
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
@@ -232,7 +231,8 @@ def profile_view(root: Path, doc_dir: Path) -> dict | None:
     rendering = (root / path.split(" + ")[0]).parent / profile_tables.RENDERING_DIR / "profile.md"
     link = Path(os.path.relpath(rendering, doc_dir)).as_posix() if rendering.is_file() else None
     device = doc.get("device", {}).get("name", "?")
-    return {"path": path, "doc": doc, "device": device, "rendering": link}
+    headers = [h for h, *_ in COLUMNS]  # the legend follows the columns shown
+    return {"path": path, "doc": doc, "device": device, "rendering": link, "headers": headers}
 
 
 def sanitized(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:

@@ -23,24 +23,30 @@ class ToolMissing(RuntimeError):
 
 @cache
 def find_tool(name: str) -> str:
-    """Path of a CUDA binary tool (cuobjdump): Triton's wheel first, then PATH, then CUDA_HOME."""
+    """Path of a CUDA binary tool (cuobjdump): Triton's wheel first, then PATH, then CUDA_HOME,
+    CUDA_PATH and /usr/local/cuda."""
     spec = importlib.util.find_spec("triton")
-    wheel = [Path(p, "backends", "nvidia", "bin", name) for p in spec.submodule_search_locations]
-    home = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", name)
-    for c in [*wheel, shutil.which(name), home]:
-        if c and os.access(c, os.X_OK):
+    wheel = [Path(p, "backends", "nvidia", "bin", name)
+             for p in (spec and spec.submodule_search_locations) or []]  # fmt: skip
+    homes = [os.environ[e] for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)]
+    found = [Path(w) for w in [shutil.which(name)] if w]
+    candidates = [*wheel, *found, *(Path(h, "bin", name) for h in [*homes, "/usr/local/cuda"])]
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
             return str(c)
     raise ToolMissing(
         f"{name} not found: it ships in Triton's wheel (triton/backends/nvidia/bin), or install a "
-        "CUDA toolkit and set CUDA_HOME"
+        f"CUDA toolkit and set CUDA_HOME. Looked in: {', '.join(map(str, candidates)) or '-'}"
     )
 
 
 def tool_version(name: str) -> str:
     """The release of a CUDA binary tool ("13.1.80"), or "unavailable" when it is missing."""
     try:
-        out = subprocess.run([find_tool(name), "--version"], capture_output=True, text=True).stdout
-    except (ToolMissing, OSError):
+        out = subprocess.run(
+            [find_tool(name), "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
+    except (ToolMissing, OSError, subprocess.SubprocessError):
         return "unavailable"
     m = re.search(r"release [\d.]+, V([\d.]+)", out)
     return m.group(1) if m else "unknown"

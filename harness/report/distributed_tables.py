@@ -32,8 +32,7 @@ SUM_CHECKS = {  # a wrong sum's verdict: which checks failed
 
 def merged_document(docs: list[dict]) -> dict:
     """One document with every run (the first document's device and settings)."""
-    merged = {k: v for k, v in docs[0].items() if k != "runs"}
-    merged["runs"] = [r for d in docs for r in d["runs"]]
+    merged = documents.merge_documents(docs, ("runs",))
     merged["gpus"] = sorted({r["gpus"] for r in merged["runs"]})
     merged["scaling"] = sorted({r["scaling"] for r in merged["runs"] if r["kind"] == "sum"})
     return merged

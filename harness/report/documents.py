@@ -49,6 +49,12 @@ def read_json(path: str | Path) -> dict | list:
         raise ReportError(f"{p}: not valid JSON ({e.msg} at line {e.lineno})") from None
 
 
+def merge_documents(docs: list[dict], keys: tuple[str, ...]) -> dict:
+    """Documents of one family read as one (a run over variants added later writes its own file
+    beside the first): the first document's header, every document's lists under keys."""
+    return dict(docs[0]) | {key: [item for d in docs for item in d.get(key, [])] for key in keys}
+
+
 def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Document:
     """The file's Document; with kind, a ReportError unless it is of that family (or one of
     those families)."""

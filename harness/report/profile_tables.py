@@ -328,16 +328,16 @@ def terminal_summary(doc: dict) -> str:
 # A sanitize document's verdicts (the run report; the porting guide words more)
 
 
-def merge_documents(docs: list[dict], keys: tuple[str, ...]) -> dict:
-    """Documents read as one: the first document's header, every document's lists under keys."""
-    return dict(docs[0]) | {key: [item for d in docs for item in d.get(key, [])] for key in keys}
+# The lists a profile's and a sanitize run's documents pool when several are read as one.
+PROFILE_LISTS = ("runs", "results")
+SANITIZE_LISTS = ("variants", "runs", "kernels")
 
 
 def merge_sanitize(docs: list[dict]) -> dict:
     """Sanitize documents of one device read as one (`reduce-ladder sanitize --json` over
     variants added later writes its own file, e.g. sanitize-reproducible.json, beside
     sanitize.json): the first document's header, every document's variants, runs and kernels."""
-    return merge_documents(docs, ("variants", "runs", "kernels"))
+    return documents.merge_documents(docs, SANITIZE_LISTS)
 
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")

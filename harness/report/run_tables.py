@@ -1,8 +1,10 @@
 """report.md's tables: one run across sizes (variants x sizes of one field; every measurement of
 a dtype with its ratios) and runs compared with the first (per variant at one (dtype, n), the
 time in run A over the time in each other run B, C, ...: above 1 the other run is faster), as
-Markdown and, for the comparison, on the terminal and in compare.png. The runs compared are the
-devices of harness.report.devices (lettered A, B, ...): one comparison, one figure."""
+Markdown and on the terminal; compare.png draws the same ratios against every n, per variant
+family and dtype (the figure `reduce-ladder compare` draws, its axis capped as there: a ratio
+beyond the cap is drawn at the edge and named). The runs compared are the devices of
+harness.report.devices (lettered A, B, ...): one comparison, one figure."""
 
 from __future__ import annotations
 

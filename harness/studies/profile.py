@@ -15,7 +15,7 @@ from pathlib import Path
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import profile_tables, records
+from harness.report import documents, profile_tables, records
 from harness.studies import gpu_tools, ncu_metrics
 from harness.studies.profile_driver import Job, lookup, range_name
 
@@ -198,4 +198,4 @@ def merge(docs: list[dict]) -> dict:
         raise ValueError("nothing to merge")
     if bad := [d.get("schema") for d in docs if d.get("schema") != SCHEMA]:
         raise ValueError(f"not a profile document (schema {bad[0]!r})")
-    return profile_tables.merge_documents(docs, ("runs", "results"))
+    return documents.merge_documents(docs, profile_tables.PROFILE_LISTS)
