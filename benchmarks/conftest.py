@@ -19,11 +19,12 @@ one size. Without a GPU every benchmark is skipped with the reason.
 
 from __future__ import annotations
 
+import difflib
 import os
 
 import pytest
 
-from harness.core import catalogue, device, dtypes
+from harness.core import device, dtypes
 from harness.core.sizes import parse_size
 from harness.report.records import BENCH_SCHEMA
 from harness.studies import suites
@@ -64,16 +65,31 @@ def bench_config(config: pytest.Config) -> dict:
         return [s.strip() for s in text.split(",") if s.strip()] or None
 
     ids, wanted = listed("variants"), listed("dtypes")
-    for i in ids or ():
-        catalogue.get(i) if "/" in i and " " not in i else None  # a clear error for a bad id
+    # each suite keeps the ids it knows (suites.cases): an id no suite knows is a typo
+    known = {i for s in suites.SUITES.values() for i in suites.valid_ids(s)}
+    if bad := [i for i in ids or () if i not in known]:
+        close = difflib.get_close_matches(bad[0], known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise pytest.UsageError(f"--bench-variants: no suite has {bad[0]!r}{hint}")
     if bad := [d for d in wanted or () if d not in dtypes.NAMES]:
         raise pytest.UsageError(f"unknown dtype {bad[0]!r}; valid: {', '.join(dtypes.NAMES)}")
     return {
         "sizes": parse_bench_sizes(config.getoption("--bench-sizes")),
         "dtypes": wanted,
         "variants": ids,
-        "rounds": int(config.getoption("--bench-rounds") or 20),
+        "rounds": _rounds(config.getoption("--bench-rounds")),
     }
+
+
+def _rounds(text: str | None) -> int:
+    """--bench-rounds: a positive count (unset or 0: the default 20)."""
+    try:
+        rounds = int(text or 0)
+    except ValueError:
+        raise pytest.UsageError(f"--bench-rounds takes a count, got {text!r}") from None
+    if rounds < 0:
+        raise pytest.UsageError(f"--bench-rounds takes a count, got {rounds}")
+    return rounds or 20
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -10,11 +10,11 @@
 // Acc<TIN>::type (AxisAcc below): float for float32 and for the 16-bit floats (read as bits,
 // converted exactly, the sum rounded once to TOUT on the store), unsigned int for int32 (wraps
 // modulo 2^32 by definition: the 1-D ladder's int sums, without signed overflow). TOUT is TIN,
-// except in the two-pass splits (c2, r4): the first pass writes Acc partials and the second reads
-// them (c3 keeps its partials in a workspace of Acc and combines them in its own launch).
-// No float atomics (c3's only atomic is an integer ticket: which block is last varies, the order
-// it adds the partials in does not): every output is the sum of the same elements in the same
-// order on every run, so the bits never change from run to run.
+// except in the two-pass split (c2): its first pass writes Acc partials and the second reads them
+// (r4 and c3 keep their partials in a workspace of Acc and combine them in their own launch).
+// No float atomics (r4's and c3's only atomic is an integer ticket: which block is last varies,
+// the order it adds the partials in does not): every output is the sum of the same elements in
+// the same order on every run, so the bits never change from run to run.
 // Helpers stay in this file (not common.cuh), so that the 1-D ladder's sources, and the census
 // and porting guide compiled from them, do not change with this family.
 #include "common.cuh"

@@ -140,7 +140,7 @@ def _candidates(n: int, x) -> tuple[dict[str, Callable[[], object]], dict[str, o
     cv = catalogue.get("cuda/fastest")
     plan = make_plan(cv, x)
     key = f"cuda {catalogue_label()}"
-    fns[key], outs[key] = plan.launch, plan.outs[0]
+    fns[key], outs[key] = plan.launches[0], plan.outs[0]
     for label, shape in CUDA_SHAPES.items():
         plan = make_plan(cv, x)
         key = f"cuda {label}"

@@ -99,8 +99,8 @@ def time_ms(
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    if reps is None:  # sized from three calls' device time
-        est = max(statistics.median(serial_ms(fn, reps=3, warmup=0)), 1e-3)
+    if reps is None:  # sized from three calls' device time, back to back
+        est = max(serial_ms(fn, reps=1, warmup=0, calls=3)[0], 1e-3)
         reps = int(min(max_reps, max(10, target_ms / est)))
     starts, ends = _events(reps), _events(reps)
 
@@ -159,13 +159,17 @@ def sync_perf_counter() -> float:
 
 def call_ms(fn: Callable[[], object], *, reps: int = 50, warmup: int = 3) -> Timing:
     """Host wall time (ms) of one synchronized call of fn(): what a Python call costs end to end
-    (a trip of one call and a synchronize)."""
-
-    def trip(_events: Sequence | None) -> None:
+    (its own loop, not trips': a wrapper's frame would be timed with the call)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
         fn()
         torch.cuda.synchronize()
-
-    return Timing.of(trips(trip, events=0, reps=reps, warmup=warmup)[0])
+        times.append((time.perf_counter() - t0) * 1e3)
+    return Timing.of(times)
 
 
 def _events(count: int) -> list:
@@ -177,7 +181,7 @@ def serial_ms(
 ) -> list[float]:
     """Device time (ms) per call of fn() in each of `reps` repetitions of `calls` calls back to
     back, events around each repetition, synchronized after it (no flush, no gate): host-driven
-    work (a copy, a chain of launches), graph replays and a caller's loop (loop_ms)."""
+    work (a copy, a chain of launches), graph replays, time_ms's estimate of its reps."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()

@@ -88,9 +88,8 @@ class FastestPlan(Plan):
     """A one-launch plan: workspace [partials, counter]; its one pass is the whole run."""
 
     def run(self, first_pass_only: bool = False, restore: bool = True) -> torch.Tensor:
-        self.launches[
-            0
-        ]()  # nothing to restore: Plan.run's work without its checks (timed per call)
+        # nothing to restore: Plan.run's work without its checks (timed per call)
+        self.launches[0]()
         return self.outs[0]
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:

@@ -61,7 +61,7 @@ PROFILE_SCHEMA = (
 )
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
 INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # experiments.inductor_code: facts, times
-CALLABLE_SCHEMA = "reduce-ladder/callable/1"  # studies.callable_bench: us per call from Python
+CALLABLE_SCHEMA = "reduce-ladder/callable/1"  # older per-call runs: us per call
 ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device

@@ -23,13 +23,15 @@ from functools import cache, partial
 
 from harness.core import catalogue
 from harness.core import sizes as sizes_mod
+from harness.launch.rebind import LAUNCH_MODES
 from harness.report.records import Row
 
 DEFAULT_SIZES = tuple(2**k for k in range(10, 31, 2))
 DEFAULT_DTYPES = ("float32", "int32", "bfloat16")
 MAX_VIEWS = 256
 FASTEST = ("cuda/fastest", "triton/fastest")
-LAUNCHES = (("cuda/fastest", "cupy-driver"), ("triton/fastest", "bound"))  # rebind's defaults
+# the fastest pair's cached launch in the plan cache's default mode (not native: the one it adds to)
+LAUNCHES = tuple((v, LAUNCH_MODES[catalogue.get(v).backend][0]) for v in FASTEST)
 
 
 @dataclass(frozen=True)
