@@ -229,10 +229,28 @@ def test_triton_fastest_takes_split_columns_for_moderate_widths():
     for shape in [(4096, 4096), (65536, 1024), (512, 512), (8192, 8192)]:
         assert pick(geom.problem(shape, 0)) is geom.SPLIT_COLUMNS, shape
     for shape in [(262144, 128), (2**20, 64), (1024, 2**18), (256, 4096), (8, 2**24)]:
-        assert pick(geom.problem(shape, 0)) is vec.VECTOR_COLUMNS, shape
-    for shape, dim in [((2**20, 64), 1), ((8, 2**24), 1), ((4096, 4096), 1)]:
+        assert pick(geom.problem(shape, 0)) is vec.VECTOR_COLUMNS_TRITON, shape
+    assert pick(geom.problem((2**20, 64), 1)) is vec.SUBWARP_ROWS
+    for shape in [(8, 2**24), (4096, 4096)]:
+        assert pick(geom.problem(shape, 1)) is vec.SPLIT_ROWS_TRITON
+
+
+def test_triton_fastest_splits_its_own_way():
+    """Fewer, longer c3 programs and more r4 splits of few long rows than the CUDA fastest's,
+    each split still covering the reduced dim once (a function of the shape only)."""
+    tall = geom.problem((288, 32768), 0)  # 256 strips: the CUDA c3 splits the rows in two
+    assert vec.VECTOR_COLUMNS.passes(tall)[0].grid == (256, 2)
+    assert vec.VECTOR_COLUMNS_TRITON.passes(tall)[0].grid == (256, 1)
+    few = geom.problem((80, 32768), 1)  # 80 rows: one block each for CUDA, 4 splits for Triton
+    assert vec.SPLIT_ROWS.passes(few)[0].grid == (80, 1)
+    (four,) = vec.SPLIT_ROWS_TRITON.passes(few)
+    assert four.grid == (80, 4) and four.chunk == 8192 and four.chunk % vec.ROW_TILE == 0
+    for shape, dim in [((131072, 80), 0), ((80, 131072), 1), ((7, 100_003), 1)]:
         p = geom.problem(shape, dim)
-        assert pick(p) is vec.BY_SHAPE.pick(p)
+        ours = vec.BY_SHAPE_TRITON.pick(p)
+        (ps,) = ours.passes(p)
+        assert (ps.grid[1] - 1) * ps.chunk < p.length <= ps.grid[1] * ps.chunk
+        assert ours.chain_length(p) >= ps.chunk // (4 * 256)
     assert catalogue.get_axis("triton/axis-fastest").launch.mapping is vec.BY_SHAPE_TRITON
     assert catalogue.get_axis("cuda/axis-fastest").launch.mapping is vec.BY_SHAPE
 

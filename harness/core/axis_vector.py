@@ -80,11 +80,13 @@ class SubwarpRows(_Mapping):
         return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + _tree(lanes)
 
 
-def row_splits(p: Problem) -> tuple[int, int]:
-    """r4: (splits, elements per split), a function of the shape only: about
-    ROW_TARGET_BLOCKS blocks over all rows, each split a multiple of ROW_TILE and at least
-    MIN_SPLIT elements (one split when there are rows enough)."""
-    want = max(1, min(cdiv(ROW_TARGET_BLOCKS, p.outer), cdiv(p.length, MIN_SPLIT)))
+def row_splits(
+    p: Problem, target: int = ROW_TARGET_BLOCKS, least: int = MIN_SPLIT
+) -> tuple[int, int]:
+    """r4: (splits, elements per split), a function of the shape only: about `target` blocks
+    over all rows, each split a multiple of ROW_TILE and at least `least` elements (one split
+    when there are rows enough)."""
+    want = max(1, min(cdiv(target, p.outer), cdiv(p.length, least)))
     chunk = cdiv(cdiv(p.length, want), ROW_TILE) * ROW_TILE
     return cdiv(p.length, chunk), chunk
 
@@ -104,13 +106,18 @@ class SplitRows(_Mapping):
     text: ClassVar[str] = (
         "rows split over blocks (16-byte loads), the row's last block adding the splits"
     )
+    target: int = ROW_TARGET_BLOCKS  # row_splits' aim and least split (the Triton fastest's:
+    least: int = MIN_SPLIT  # SPLIT_ROWS_TRITON)
+
+    def splits(self, p: Problem) -> tuple[int, int]:
+        return row_splits(p, self.target, self.least)
 
     def passes(self, p: Problem) -> list[AxisPass]:
-        s, chunk = row_splits(p)
+        s, chunk = self.splits(p)
         return [AxisPass("r4", (p.outer, s), p.outer, p.length, 1, chunk)]
 
     def chain_length(self, p: Problem) -> int:
-        s, chunk = row_splits(p)
+        s, chunk = self.splits(p)
         per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
         return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + _tree(AXIS_BLOCK) if s > 1 else 0)
 
@@ -137,14 +144,13 @@ def column_lanes(p: Problem) -> int:
     return _narrowed(p, lanes, SHORT_TARGET_BLOCKS) if p.length < SHORT_COLUMNS else lanes
 
 
-def column_splits(p: Problem) -> tuple[int, int]:
-    """c3: (splits, rows per split), a function of the shape only: about COLUMN_TARGET_BLOCKS
-    blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row
-    groups."""
+def column_splits(p: Problem, target: int = COLUMN_TARGET_BLOCKS) -> tuple[int, int]:
+    """c3: (splits, rows per split), a function of the shape only: about `target` blocks, at
+    most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row groups."""
     lanes = column_lanes(p)
     groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
-    want = min(cdiv(COLUMN_TARGET_BLOCKS, blocks), MAX_SPLITS, cdiv(p.length, MIN_SPLIT_ROWS))
+    want = min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, MIN_SPLIT_ROWS))
     chunk = cdiv(cdiv(p.length, max(1, want)), groups) * groups
     return cdiv(p.length, chunk), chunk
 
@@ -181,13 +187,14 @@ class VectorColumns(_Mapping):
     text: ClassVar[str] = (
         "a 16-byte quad of columns per thread, the tile shaped to the output's width"
     )
+    target: int = COLUMN_TARGET_BLOCKS  # column_splits' aim (the Triton fastest's: 256)
 
     def passes(self, p: Problem) -> list[AxisPass]:
-        s, chunk = column_splits(p)
+        s, chunk = column_splits(p, self.target)
         return [_column_pass(p, s, chunk, column_lanes(p))]
 
     def chain_length(self, p: Problem) -> int:
-        s, chunk = column_splits(p)
+        s, chunk = column_splits(p, self.target)
         lanes = column_lanes(p)
         split = _column_chain(p, chunk, lanes)
         return split if s == 1 else split + _column_chain(_partials(p, s), s, lanes)
@@ -196,6 +203,14 @@ class VectorColumns(_Mapping):
 SUBWARP_ROWS = SubwarpRows()
 SPLIT_ROWS = SplitRows()
 VECTOR_COLUMNS = VectorColumns()
+# The Triton fastest's own splits of the same stages (a sweep of the twins' kernels on the H100,
+# experiments/axis-triton-splits): its c3 ends each program in a cross-warp tl.sum through shared
+# memory (docs/axis.md: bank conflicts), so it wants fewer, longer programs than the CUDA c3
+# (about 256: (288, 32768) along dim 0 took 18.5 us in one split against 26.0 in two); its r4
+# wants more splits of few long rows (about 512 programs, at least 2 tiles a split: (80, 32768)
+# along dim 1 took 10.1 us in 4 splits against 12.9 in one).
+SPLIT_ROWS_TRITON = SplitRows(target=512, least=2 * ROW_TILE)
+VECTOR_COLUMNS_TRITON = VectorColumns(target=256)
 
 # The fastest pair's choice (ByShape.pick): rows of at most SHORT_ROW elements, when there are at
 # least MANY_ROWS of them, get a few lanes each (r3); other rows are split over blocks (r4: one
@@ -211,20 +226,22 @@ TILE_COLUMNS = (512, 8192)
 @dataclass(frozen=True)
 class ByShape(_Mapping):
     """The fastest pair: one of the stages' mappings, picked from the shape alone (pick);
-    `tiles` (the Triton twin's) sends moderately wide column sums of many rows to c2."""
+    `triton` (the Triton twin's) sends moderately wide column sums of many rows to c2 and splits
+    r4 and c3 its own way (SPLIT_ROWS_TRITON, VECTOR_COLUMNS_TRITON)."""
 
     name: ClassVar[str] = "by-shape"
     along: ClassVar[str] = "any"
-    tiles: bool = False
+    triton: bool = False
 
     def pick(self, p: Problem) -> _Mapping:
         if p.rows:
-            short = p.length <= SHORT_ROW and p.outer >= MANY_ROWS
-            return SUBWARP_ROWS if short else SPLIT_ROWS
+            if p.length <= SHORT_ROW and p.outer >= MANY_ROWS:
+                return SUBWARP_ROWS
+            return SPLIT_ROWS_TRITON if self.triton else SPLIT_ROWS
         lo, hi = TILE_COLUMNS
-        if self.tiles and p.length >= TILE_ROWS and lo <= p.inner <= hi:
+        if self.triton and p.length >= TILE_ROWS and lo <= p.inner <= hi:
             return SPLIT_COLUMNS
-        return VECTOR_COLUMNS
+        return VECTOR_COLUMNS_TRITON if self.triton else VECTOR_COLUMNS
 
     def passes(self, p: Problem) -> list[AxisPass]:
         return self.pick(p).passes(p)
@@ -233,11 +250,14 @@ class ByShape(_Mapping):
         return self.pick(p).chain_length(p)
 
     def describe(self) -> str:
-        tiles = f", c2 for {TILE_ROWS}+ rows of {TILE_COLUMNS[0]}-{TILE_COLUMNS[1]} columns"
+        own = (
+            f", c2 for {TILE_ROWS}+ rows of {TILE_COLUMNS[0]}-{TILE_COLUMNS[1]} columns, "
+            "r4 and c3 with their own splits"
+        )
         return "by shape: r3 for many short rows, r4 for other rows, c3 for columns" + (
-            tiles if self.tiles else ""
+            own if self.triton else ""
         )
 
 
 BY_SHAPE = ByShape()
-BY_SHAPE_TRITON = ByShape(tiles=True)
+BY_SHAPE_TRITON = ByShape(triton=True)

@@ -177,7 +177,9 @@ AXIS_VARIANTS: tuple[Variant, ...] = (
            "axis fastest: a stage picked from the shape",
            "rows: r3 for many rows of at most 1024 elements, else r4; columns: c3",
            "the same choice among the Triton twins, except c2 for column sums of 512 rows or "
-           "more of 512 to 8192 columns (measured faster than Triton's c3 there)",
+           "more of 512 to 8192 columns (measured faster than Triton's c3 there), and r4 and c3 "
+           "split their own way: fewer, longer c3 programs (Triton's fold through shared memory "
+           "ends each one) and more r4 splits of few long rows",
            vec.BY_SHAPE_TRITON),
 )
 # fmt: on
