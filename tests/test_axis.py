@@ -245,6 +245,8 @@ def test_triton_fastest_splits_its_own_way():
     assert vec.SPLIT_ROWS.passes(few)[0].grid == (80, 1)
     (four,) = vec.SPLIT_ROWS_TRITON.passes(few)
     assert four.grid == (80, 4) and four.chunk == 8192 and four.chunk % vec.ROW_TILE == 0
+    bf16 = geom.problem((288, 32768), 0, itemsize=2)  # 16-bit columns: the CUDA's splits
+    assert vec.VECTOR_COLUMNS_TRITON.passes(bf16) == vec.VECTOR_COLUMNS.passes(bf16)
     for shape, dim in [((131072, 80), 0), ((80, 131072), 1), ((7, 100_003), 1)]:
         p = geom.problem(shape, dim)
         ours = vec.BY_SHAPE_TRITON.pick(p)

@@ -59,7 +59,7 @@ def check_axis(v: Variant, x: torch.Tensor, dim: int, golden_on_cpu: bool = Fals
     golden_on_cpu: the golden and the comparison on the CPU (the sanitize study: under
     compute-sanitizer's initcheck, ATen's own reduce_kernel in float64 / int64, which the golden
     runs on the GPU, is reported; measured on an H100, not a kernel of ours)."""
-    p = axis_plan.check(v, tuple(x.shape), dim)
+    p = axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize)
     dim = axis_plan.normalize_dim(dim, x.dim())
     before = x.clone()
     t = x.contiguous()

@@ -140,7 +140,7 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
         raise ValueError(f"out= is not supported with dim= ({v.id}); use the returned tensor")
     if not isinstance(x, torch.Tensor) and not hasattr(x, "__cuda_array_interface__"):
         _as_torch(x, v)  # raises the TypeError saying how to move x to the GPU
-    p = axis_plan.check(v, tuple(x.shape), dim)
+    p = axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize)
     t, lib = _as_torch(x, v, flat=False)
     with stream.call_on(t, lib) as stream_ptr:
         if p.outputs == 0 or p.length == 0:
@@ -157,7 +157,7 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
 def axis_result_shape(x: torch.Tensor, variant: str | catalogue.Variant, dim: Any) -> tuple:
     """reduce_sum(x, variant, dim=dim)'s shape from x's shape and dtype (the fake), or its error."""
     v = axis_plan.resolve(variant, dim)
-    p = axis_plan.check(v, tuple(x.shape), dim)
+    p = axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize)
     _check_dtype(v, x.dtype)
     return p.out_shape
 

@@ -69,15 +69,16 @@ def normalize_dim(dim: object, ndim: int) -> int:
     return d % ndim
 
 
-def check(v: Variant, shape: tuple[int, ...], dim: object) -> geom.Problem:
-    """The problem x.shape reduced along dim is, or a clear error (module docstring)."""
+def check(v: Variant, shape: tuple[int, ...], dim: object, itemsize: int = 4) -> geom.Problem:
+    """The problem x.shape (of `itemsize`-byte elements) reduced along dim is, or a clear error
+    (module docstring)."""
     if len(shape) not in NDIMS:
         raise ValueError(
             f"{v.id} takes a 2-D or 3-D tensor, got {len(shape)}-D {tuple(shape)}; the sum of a "
             "1-D tensor is the 1-D ladder's (reduce_sum without dim), and a tensor of more dims "
             "can be viewed as 3-D around its reduced dim first"
         )
-    p = geom.problem(tuple(int(s) for s in shape), normalize_dim(dim, len(shape)))
+    p = geom.problem(tuple(int(s) for s in shape), normalize_dim(dim, len(shape)), itemsize)
     mapping = v.launch.mapping
     if not mapping.takes(p):
         kind = "rows (the reduced dim innermost)" if p.rows else "columns (a strided dim)"

@@ -193,7 +193,7 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     if dim is not None and v.backend == "peer":
         restore, run, launches = (lambda: None), (lambda: torch.sum(x, dim=dim)), None
     elif dim is not None:
-        plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim))
+        plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize))
         restore, run, launches = plan.poison, plan.run, len(plan.launch.kernels)
     elif is_demo(v):
         restore, run, _ = _demo_first_pass(v, x)
