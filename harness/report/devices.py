@@ -5,9 +5,8 @@ and the ratio the datasheets' memory bandwidth predicts. Renders OUT/README.md (
 stands out, computed from the rows: nothing typed in, and per source and dtype the table at the
 largest n every device timed) and compare.json; the plots are harness.report.plots.plot_devices.
 
-The runs of one report (`reduce-ladder report A.json B.json ...`) are compared the same way: each
-run a device lettered A, B, ... (run_points), one table per dtype at the first run's reference n
-in report.md and on the terminal.
+The runs of one report (`reduce-ladder report A.json B.json ...`) are compared the same way, each
+run a device lettered A, B, ... (run_points), in report.md and on the terminal.
 
 Ratio convention: t(baseline) / t(device), above 1 the device is faster. The datasheet's
 expectation for a kernel bound by memory bandwidth is bw(device) / bw(baseline) (H100 SXM against
@@ -132,14 +131,23 @@ def load_device(folder: Path) -> DeviceRun:
             doc = load_document(p)
             records += doc.records
             run.device = run.device or (doc.device if doc.records else "")
-            metric = "call" if doc.kind == "callable" else "total"
-            ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
-            for x in doc_rows(doc):
-                family, wrong = ident.get(x.variant, ("callable", False))
-                if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
-                    run.points.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
+            for key, point in points(doc, source).items():
+                run.points.setdefault(key, point)  # the first file wins a key
     run.order = variant_order(records)
     return run
+
+
+def points(doc: Document, source: str) -> dict[Key, tuple[str, float]]:
+    """The document's passing timed points (a record's whole reduction, a callable entry's time
+    per call; no wrong demonstrations): key -> (variant family, ms)."""
+    metric = "call" if doc.kind == "callable" else "total"
+    ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
+    out: dict[Key, tuple[str, float]] = {}
+    for x in doc_rows(doc):
+        family, wrong = ident.get(x.variant, ("callable", False))
+        if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
+            out.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
+    return out
 
 
 def expected_ratios(runs: list[DeviceRun]) -> tuple[float | None, ...]:
@@ -345,12 +353,9 @@ def run_letter(k: int) -> str:
 
 
 def run_points(runs: list[Document]) -> list[DeviceRun]:
-    """The runs as the devices of a comparison, lettered A, B, ...: each passing timed record a
-    point (source "ladder")."""
+    """The runs as the devices of a comparison, lettered A, B, ..., each a ladder file's points."""
     return [DeviceRun(Path(run.path).parent, run_letter(k), run.device,
-                      points={("ladder", r.variant, r.dtype, r.n): (r.family, r.ms)
-                              for r in run.records if r.ok and r.ms},
-                      order=variant_order(run.records))
+                      points=points(run, "ladder"), order=variant_order(run.records))
             for k, run in enumerate(runs)]  # fmt: skip
 
 
