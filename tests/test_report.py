@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.report import plots, records, run_report, run_tables
+from harness.report import devices, plots, records, run_report
 from harness.report.documents import load_run
 from harness.report.ladder_table import PEER_LABELS, PEER_ORDER, markdown_ladder
 
@@ -191,13 +191,13 @@ def test_comparison_ratios(written):
 
 def test_three_runs_compare_each_with_the_first(tmp_path):
     runs = [load_run(CLI_JSON), load_run(BENCH_JSON), load_run(CLI_JSON)]
-    rows = run_tables.compare_rows(runs, "float32", 2**24)
+    rows = devices.compare_rows(runs, "float32", 2**24)
     row = next(r for r in rows if r.variant == "triton/chunked-1024")
     assert len(row.ms) == 3 and row.ratios[1] == 1.0 and row.ratios[0] > 1
-    sizes = run_tables.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
-    md = "\n".join(run_tables.markdown_section(runs, sizes))
+    sizes = devices.common_sizes(runs, {"float32": 2**24, "int32": 2**20})
+    md = "\n".join(devices.runs_markdown(runs, sizes))
     assert "| variant | A µs | B µs | C µs | A / B | A / C |" in md
-    drawn = run_tables.plot_compare(runs, {"float32": 2**24}, tmp_path / "compare.png")
+    drawn = run_report.plot_compare(runs, {"float32": 2**24}, tmp_path / "compare.png")
     assert all(p.endswith(", float32") for p in drawn["panels"]) and drawn["title"].count("\n") == 2
 
 

@@ -34,15 +34,14 @@ def selected_families(values: list[str] | None) -> list[str]:
 
 def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:
     variants = study.study_variants()
-    ids, valid = common.split_ids(values), [v.id for v in variants]
-    if known := [i for i in ids if i not in valid and i in catalogue.BY_ID]:
+    valid = [v.id for v in variants]
+    if known := [i for i in common.split_ids(values) if i not in valid and i in catalogue.BY_ID]:
         raise UsageError(
             f"{', '.join(known)}: not in the accuracy study (it takes the float32 variants "
             "that are not wrong demonstrations nor seed 001's host-staged ones, and the "
             f"peers {', '.join(study.PEERS)})"
         )
-    if unknown := [i for i in ids if i not in valid]:
-        raise UsageError(common.unknown_ids_message(unknown, valid, "variant id"))
+    ids = common.variant_ids(values, valid)  # an unknown id: the close ones named
     return [v for v in variants if v.id in ids] if ids else variants
 
 

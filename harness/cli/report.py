@@ -33,7 +33,6 @@ from harness.report import (
     host_tables,
     plots,
     run_report,
-    run_tables,
     tables,
 )
 from harness.report.documents import ReportError, write_document
@@ -87,7 +86,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
-        for table in run_tables.rich_tables(written.runs, written.compared):
+        for table in devices.runs_rich_tables(written.runs, written.compared):
             out.print(table)
         for name in ("report.md", *written.plots):
             out.print(f"  wrote {written.out_dir / name}", highlight=False)

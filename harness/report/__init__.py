@@ -7,8 +7,8 @@ May import: harness.core, harness.compile, harness.launch, harness.check.
     markdown       the one table writer (Column, column_table, grid: a pivot) as Markdown or on
                    the terminal, and the number formats
     ladder_table   the ladder table (one builder, three renderings) and every ratio it prints
-    run_report     DIR/report.md and the generated blocks of docs/ladder.md and README.md;
-                   run_tables: its tables across sizes and runs compared with the first
+    run_report     DIR/report.md (its tables across sizes: pivots of the run's records) and
+                   the generated blocks of docs/ladder.md and README.md
     devices        device folders (or runs) compared: rows, ratios, README.md, compare.json
     plots          every plot of the ladder's report and of the comparison
     tables         what `run` and `check` print besides the ladder; seed 004's table; a suite's

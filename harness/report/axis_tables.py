@@ -168,13 +168,13 @@ MARKDOWN_NAME = "axis.md"
 PLOT_NAME = "axis.png"
 
 
-def load(paths: str | Path | Sequence[str | Path]) -> list[Row]:
+def load(paths: Sequence[str | Path]) -> list[Row]:
     """The axis rows of one or more ROWS documents (`reduce-ladder bench axis --json`), in order;
     ReportError naming the file that holds none."""
     from harness.report.documents import ReportError, load_document, rows
 
     found: list[Row] = []
-    for path in [paths] if isinstance(paths, str | Path) else paths:
+    for path in paths:
         mine = [r for r in rows(load_document(path)) if r.suite == "axis"]
         if not lines(mine):
             raise ReportError(f"{path}: no timed axis rows (`reduce-ladder bench axis --json`)")
@@ -182,15 +182,14 @@ def load(paths: str | Path | Sequence[str | Path]) -> list[Row]:
     return found
 
 
-def write(doc_paths: str | Path | Sequence[str | Path], out_dir: str | Path) -> list[Path]:
+def write(doc_paths: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
     """axis.md (the plot linked) and axis.png in out_dir, from the documents' rows."""
     found = load(doc_paths)
-    names = [doc_paths] if isinstance(doc_paths, str | Path) else doc_paths
     device = found[0].device
     out = Path(out_dir)
     plot(found, out / PLOT_NAME, device)
     text = markdown(found, device)
     text += f"\n![% of the read limit by shape]({PLOT_NAME})\n\nRendered from "
-    text += ", ".join(f"`{Path(p).name}`" for p in names) + ".\n"
+    text += ", ".join(f"`{Path(p).name}`" for p in doc_paths) + ".\n"
     (out / MARKDOWN_NAME).write_text(text)
     return [out / MARKDOWN_NAME, out / PLOT_NAME]

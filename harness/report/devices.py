@@ -5,10 +5,13 @@ and the ratio the datasheets' memory bandwidth predicts. Renders OUT/README.md (
 stands out, computed from the rows: nothing typed in, and per source and dtype the table at the
 largest n every device timed) and compare.json; the plots are harness.report.plots.plot_devices.
 
-Ratio convention (as in harness.report.run_tables): t(baseline) / t(device), above 1 the device
-is faster. The datasheet's expectation for a kernel bound by memory bandwidth is
-bw(device) / bw(baseline) (H100 SXM against H200: 3.35 / 4.8 = 0.70); launch-bound sizes and
-latency-bound code sit near 1 instead, which is what the comparison is there to show.
+The runs of one report (`reduce-ladder report A.json B.json ...`) are compared the same way, each
+run a device lettered A, B, ... (run_points), in report.md and on the terminal.
+
+Ratio convention: t(baseline) / t(device), above 1 the device is faster. The datasheet's
+expectation for a kernel bound by memory bandwidth is bw(device) / bw(baseline) (H100 SXM against
+H200: 3.35 / 4.8 = 0.70); launch-bound sizes and latency-bound code sit near 1 instead, which is
+what the comparison is there to show.
 """
 
 from __future__ import annotations
@@ -19,14 +22,15 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import median
+from string import ascii_uppercase
 
 from harness.core import dtypes
 from harness.core.device import datasheet_bw
 from harness.core.sizes import size_label
-from harness.report.documents import ReportError, load_document
+from harness.report.documents import Document, ReportError, load_document
 from harness.report.documents import rows as doc_rows
 from harness.report.ladder_table import variant_order
-from harness.report.markdown import RIGHT, markdown_lines, num, us
+from harness.report.markdown import RIGHT, markdown_lines, markdown_table, num, rich_table, us
 from harness.report.records import COMPARE_SCHEMA
 
 # source -> (globs inside the folder, read in this order; what its time is)
@@ -127,14 +131,23 @@ def load_device(folder: Path) -> DeviceRun:
             doc = load_document(p)
             records += doc.records
             run.device = run.device or (doc.device if doc.records else "")
-            metric = "call" if doc.kind == "callable" else "total"
-            ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
-            for x in doc_rows(doc):
-                family, wrong = ident.get(x.variant, ("callable", False))
-                if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
-                    run.points.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
+            for key, point in points(doc, source).items():
+                run.points.setdefault(key, point)  # the first file wins a key
     run.order = variant_order(records)
     return run
+
+
+def points(doc: Document, source: str) -> dict[Key, tuple[str, float]]:
+    """The document's passing timed points (a record's whole reduction, a callable entry's time
+    per call; no wrong demonstrations): key -> (variant family, ms)."""
+    metric = "call" if doc.kind == "callable" else "total"
+    ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
+    out: dict[Key, tuple[str, float]] = {}
+    for x in doc_rows(doc):
+        family, wrong = ident.get(x.variant, ("callable", False))
+        if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
+            out.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
+    return out
 
 
 def expected_ratios(runs: list[DeviceRun]) -> tuple[float | None, ...]:
@@ -192,16 +205,6 @@ def _devices_table(runs: list[DeviceRun], out_dir: Path) -> list[str]:
     return markdown_lines(header, cells)
 
 
-def _group_line(what: str, ratios: list[float], exp: float | None) -> str:
-    x = median(ratios)
-    line = f"{what}: median over {len(ratios)} results = {x:.2f}"
-    if exp is not None:
-        near = sum(1 for r in ratios if abs(r / exp - 1) <= NEAR)
-        line += f" (datasheet {exp:.2f}, measured / datasheet {x / exp:.2f})"
-        line += f"; {near} of {len(ratios)} within {NEAR:.0%} of the datasheet ratio"
-    return line + "."
-
-
 def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     """Bullets computed from the rows, per other device and shared source: the median ratio where
     the baseline reads at BOUND_FRACTION of its datasheet bandwidth or more (bandwidth-bound:
@@ -210,26 +213,25 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     out = []
     base = runs[0]
     shared = [s for s in SOURCES if all(s in r.files for r in runs)]
+    bound = lambda r: _read_fraction(r, base.bandwidth) >= BOUND_FRACTION  # noqa: E731
+    groups = (  # (what, which rows, whether the datasheet ratio applies)
+        (f"where {base.label} reads at >= {BOUND_FRACTION:.0%} of its datasheet bandwidth", bound,
+         True),
+        (f"n >= {size_label(BANDWIDTH_BOUND_N)} below that",
+         lambda r: r.n >= BANDWIDTH_BOUND_N and not bound(r), True),
+        (f"n <= {size_label(LAUNCH_BOUND_N)} (launch-bound)", lambda r: r.n <= LAUNCH_BOUND_N,
+         False),
+    )  # fmt: skip
     for k, (dev, exp) in enumerate(zip(runs[1:], expected_ratios(runs), strict=True)):
         out.append(
             f"- **{dev.label}** against **{base.label}** (t({base.label}) / t({dev.label})):"
         )
         for source in shared:
             mine = [r for r in rows if r.source == source and r.ratios[k] is not None]
-            bound = [
-                r.ratios[k] for r in mine if _read_fraction(r, base.bandwidth) >= BOUND_FRACTION
-            ]
-            big = [r.ratios[k] for r in mine if r.n >= BANDWIDTH_BOUND_N
-                   and _read_fraction(r, base.bandwidth) < BOUND_FRACTION]  # fmt: skip
-            small = [r.ratios[k] for r in mine if r.n <= LAUNCH_BOUND_N]
-            for values, what, e in (
-                (bound, f"{source}, where {base.label} reads at >= {BOUND_FRACTION:.0%} of its "
-                 "datasheet bandwidth", exp),
-                (big, f"{source}, n >= {size_label(BANDWIDTH_BOUND_N)} below that", exp),
-                (small, f"{source}, n <= {size_label(LAUNCH_BOUND_N)} (launch-bound)", None),
-            ):  # fmt: skip
-                if values:
-                    out.append("  - " + _group_line(what, values, e))
+            for what, which, applies in groups:
+                ratios = [r.ratios[k] for r in mine if which(r)]
+                if ratios:
+                    out.append(f"  - {source}, " + _group_line(what, ratios, applies and exp))
         far = [r for r in rows if r.n >= BANDWIDTH_BOUND_N and r.ratios[k] is not None]
         if exp is not None and far:
             far.sort(key=lambda r: (-abs(math.log(r.ratios[k] / exp)), r.source, r.variant,
@@ -251,6 +253,16 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
                 + ("compared where the folders have it." if compared else "not compared.")
             )
     return out
+
+
+def _group_line(what: str, ratios: list[float], exp: float | None) -> str:
+    x = median(ratios)
+    line = f"{what}: median over {len(ratios)} results = {x:.2f}"
+    if exp:
+        near = sum(1 for r in ratios if abs(r / exp - 1) <= NEAR)
+        line += f" (datasheet {exp:.2f}, measured / datasheet {x / exp:.2f})"
+        line += f"; {near} of {len(ratios)} within {NEAR:.0%} of the datasheet ratio"
+    return line + "."
 
 
 def ratio_table(
@@ -330,3 +342,59 @@ def compare_json(runs: list[DeviceRun], out_dir: Path) -> dict:
     return {"schema": COMPARE_SCHEMA, "baseline": runs[0].label,
             "ratio": "t(baseline) / t(device); expected: bandwidth(device) / bandwidth(baseline)",
             "devices": devices, "rows": rows}  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# runs compared with the first (`reduce-ladder report A.json B.json ...`)
+
+
+def run_letter(k: int) -> str:
+    return ascii_uppercase[k]
+
+
+def run_points(runs: list[Document]) -> list[DeviceRun]:
+    """The runs as the devices of a comparison, lettered A, B, ..., each a ladder file's points."""
+    return [DeviceRun(Path(run.path).parent, run_letter(k), run.device,
+                      points=points(run, "ladder"), order=variant_order(run.records))
+            for k, run in enumerate(runs)]  # fmt: skip
+
+
+def compare_rows(runs: list[Document], dtype: str, n: int) -> list[DeviceRow]:
+    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order."""
+    return [r for r in device_rows(run_points(runs)) if r.dtype == dtype and r.n == n]
+
+
+def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, int]:
+    """dtype -> the n to compare at: the first run's reference n, where every run has it."""
+    return {d: n for d in runs[0].dtypes() if (n := preferred.get(d)) is not None
+            and all(n in r.sizes(d) for r in runs[1:])}  # fmt: skip
+
+
+def _run_tables(runs: list[Document], sizes: dict[str, int]):
+    """Per dtype: its title, the header and the cells of its table."""
+    letters = [run_letter(k) for k in range(len(runs))]
+    for d, n in sizes.items():
+        yield f"{d}, n = {size_label(n)}", *ratio_table(compare_rows(runs, d, n), letters)
+
+
+def runs_line(runs: list[Document]) -> str:
+    return ", ".join(f"{run_letter(k)} = {r.label}" for k, r in enumerate(runs)) + "."
+
+
+def runs_markdown(runs: list[Document], sizes: dict[str, int]) -> list[str]:
+    """report.md's comparison: one table per dtype at its n."""
+    md = ["## Comparison", "", runs_line(runs), ""]
+    if not sizes:
+        return [*md, "The runs share no dtype and size; nothing to compare.", ""]
+    others = " / ".join(run_letter(k) for k in range(1, len(runs)))
+    for title, header, cells in _run_tables(runs, sizes):
+        what = f"time in A / time in {others} (above 1: {others} faster)"
+        md += [f"{title}: {what}", "", markdown_table(header, cells)]
+    return [*md, "![comparison](compare.png)", ""]
+
+
+def runs_rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
+    """The same tables for the terminal."""
+    what = "time in A / time in the other run (above 1: the other run is faster)"
+    return [rich_table(f"{title}: {what}", header, cells, caption=runs_line(runs))
+            for title, header, cells in _run_tables(runs, sizes)]  # fmt: skip

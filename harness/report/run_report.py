@@ -1,4 +1,7 @@
-"""DIR/report.md and its plots from one run, or from several compared with the first.
+"""DIR/report.md and its plots from one run, or from several compared with the first
+(harness.report.devices compares them): per dtype the ladder at one n, then the run across its
+sizes as pivots of its records (variants down, sizes across: effective GB/s, % of the copy's,
+and at n <= 2^20 the CUDA-graph time beside one call's wall time).
 
 Every input is checked before anything is written: the runs load, the first has timings (a
 CPU-mode run checks sums but times nothing: no plot to draw), a requested n is one the run has,
@@ -18,15 +21,23 @@ has (a file needs at least one); the same functions render them for the freshnes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.sizes import size_label
-from harness.report import documents, plots, profile_tables, run_tables
-from harness.report.devices import rel
+from harness.report import devices, documents, plots, profile_tables
+from harness.report.devices import rel, run_letter
 from harness.report.documents import Document, ReportError, load_document, load_run
-from harness.report.ladder_table import COPY_ID, markdown_ladder, records_at
-from harness.report.markdown import markdown_table, num
+from harness.report.ladder_table import (
+    COPY_ID,
+    markdown_ladder,
+    peer_ratios,
+    records_at,
+    variant_order,
+)
+from harness.report.markdown import grid, markdown_table, num, us
+from harness.report.records import ResultRecord, median
 
 DEFAULT_REF_N = 2**25
 
@@ -113,7 +124,7 @@ def write_report(
     if any(r.meta.get("synthetic") for r in runs):
         md += ["> **SYNTHETIC TEST DATA: these numbers were not measured on any GPU.**", ""]
     for k, r in enumerate(runs):
-        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {run_tables.run_letter(k)}"))
+        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {run_letter(k)}"))
     md += ["", HOW_TO_READ, ""]
     for dtype, n in refs.items():
         bw_name, ladder_name = plot_names(dtype, n)
@@ -122,14 +133,7 @@ def write_report(
         md += [f"## {dtype}", "", f"### The ladder at n = {size_label(n)} ({n:,})", "",
                markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", "",
                f"### Effective bandwidth vs n ({dtype})", "", f"![bandwidth {dtype}]({bw_name})",
-               "", "Effective GB/s (✗: failed check):", "",
-               run_tables.sweep_table(main, dtype, "gbps"), "% of copy bandwidth:", "",
-               run_tables.sweep_table(main, dtype, "pct_copy")]  # fmt: skip
-        small = [s for s in main.sizes(dtype) if s <= 2**20]
-        if small:
-            md += run_tables.small_sizes_section(main, dtype, small)
-        md += [f"<details><summary>Every {dtype} measurement, with its ratios</summary>", "",
-               run_tables.all_measurements_table(main, dtype), "</details>", ""]  # fmt: skip
+               "", *sweep_section(main, dtype)]  # fmt: skip
     bad = [r for r in main.records if not r.ok and not r.wrong_demo]
     if bad:
         md += ["## Failed checks", ""]
@@ -137,15 +141,56 @@ def write_report(
         md.append("")
     compared: dict[str, int] = {}
     if len(runs) > 1:
-        compared = run_tables.common_sizes(runs, refs)
-        md += run_tables.markdown_section(runs, compared)
+        compared = devices.common_sizes(runs, refs)
+        md += devices.runs_markdown(runs, compared)
         if compared:
-            plots_drawn["compare.png"] = run_tables.plot_compare(
-                runs, compared, out / "compare.png"
-            )
+            plots_drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
     md += hardware_section(main, out)
     report = _write(out / "report.md", "\n".join(md))
     return WrittenReport(out, report, plots_drawn, refs, runs, compared)
+
+
+def size_grid(
+    records: list[ResultRecord], sizes: list[int], cell: Callable[[ResultRecord], str],
+    head: Callable[[int], str] = size_label,
+) -> str:  # fmt: skip
+    """Markdown: a pivot of one dtype's records, variants down (ladder order), sizes across,
+    cell(record) ("-": not measured)."""
+    rows = [r for r in records if r.n in sizes]
+    _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
+    return markdown_table(["variant", *map(head, sizes)], body)
+
+
+def sweep_section(run: Document, dtype: str) -> list[str]:
+    """The run across its sizes: effective GB/s and % of the copy's (✗: a failed check), and at
+    n <= 2^20 device time per call from CUDA-graph replay beside one call's wall time."""
+    mine, sizes = [r for r in run.records if r.dtype == dtype], run.sizes(dtype)
+    at = {n: records_at(mine, dtype, n) for n in sizes}
+    pct = lambda r: peer_ratios(r, at[r.n]).pct_copy  # noqa: E731
+    gbps = lambda r: r.gbps_total  # noqa: E731
+    md = []
+    for what, value in (("Effective GB/s (✗: failed check)", gbps), ("% of copy bandwidth", pct)):
+        cell = lambda r, value=value: num(value(r), ".0f") if r.ok else "✗"  # noqa: E731
+        md += [f"{what}:", "", size_grid(mine, sizes, cell)]
+    small = [s for s in sizes if s <= 2**20]
+    if small:
+        md += [f"### Small sizes: launch overhead ({dtype})", "",
+               "Device time per call from CUDA-graph replay (what the kernels cost) beside the "
+               "host wall time of one synchronized Python call (what a caller pays):", "",
+               size_grid(mine, small, lambda r: f"{us(median(r.graph))} / {us(median(r.call))}",
+                         lambda n: f"{size_label(n)} graph / call µs")]  # fmt: skip
+    return md
+
+
+def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
+    """t(A) / t(each other run) against n, per variant family and dtype compared: the figure
+    `reduce-ladder compare` draws per source (harness.report.plots.plot_device_source), titled
+    with every run's device and date."""
+    points = devices.run_points(runs)
+    rows = [r for r in devices.device_rows(points) if r.dtype in n_by_dtype]
+    title = "\n".join(f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
+                      for k, r in enumerate(runs))  # fmt: skip
+    return plots.plot_device_source(Path(path), title, rows, points)
 
 
 def _write(path: Path, text: str) -> Path:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
 from harness.core.passes import one_pass
 from harness.core.sizes import size_label
 from harness.report import markdown as md
@@ -83,8 +83,6 @@ SEED_FIGURES_MS = {
     "004:reduceSmemUnroll": 0.097,
 }
 
-ITEMSIZE = {"float32": 4, "int32": 4}
-
 
 def seed_rows(
     rows: Iterable[ResultRecord | dict], n: int, dtype: str, seed: str = "004"
@@ -95,7 +93,7 @@ def seed_rows(
     library call (n in, 1 out)."""
     at = records_at(as_records(rows), dtype, n)
     prefix = f"{seed}:"
-    size = ITEMSIZE[dtype]
+    size = dtypes.get(dtype).itemsize
     cuda = [v for i, r in at.items() if r.backend == "cuda" and (v := catalogue.BY_ID.get(i))
             and any(s.startswith(prefix) for s in v.seeds)]  # fmt: skip
 
@@ -221,12 +219,11 @@ def load_callable(*paths: str | Path) -> Document:
     run with REDUCE_LADDER_NATIVE=1 beside the default one); ReportError naming a file with no
     per-call rows."""
     docs = [load_document(path, ("callable", "rows")) for path in paths]
+    merged: list[Row] = []
     for path, doc in zip(paths, docs, strict=True):
         if not _calls(doc):
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
-    merged = _calls(docs[0])
-    for doc in docs[1:]:
-        seen = {r.variant for r in merged}
+        seen = {r.variant for r in merged}  # an entry of an earlier file keeps its time
         merged += [r for r in _calls(doc) if r.variant not in seen]
     return docs[0] if len(docs) == 1 else replace(docs[0], kind="rows", rows=merged)
 

@@ -148,20 +148,13 @@ def accuracy(
 
 def reproducible_inputs() -> list[dict]:
     """The fixed list of seeded inputs of reproducible.json, in a fixed order."""
-    out = []
-    for fam in battery.FAMILIES:
-        for dtype in REPRO_DTYPES:
-            if dtype not in fam.dtypes:
-                continue
-            for n in REPRO_SIZES:
-                offsets = (0, *MISALIGNED_OFFSETS) if n in MISALIGNED_SIZES else (0,)
-                for off in offsets:
-                    key = f"{fam.name}/{dtype}/n={n}/offset={off}/seed={SEED}"
-                    out.append(
-                        {"key": key, "family": fam.name, "dtype": dtype, "n": n, "offset": off,
-                         "seed": SEED}
-                    )  # fmt: skip
-    return out
+    return [
+        {"key": f"{fam.name}/{dtype}/n={n}/offset={off}/seed={SEED}", "family": fam.name,
+         "dtype": dtype, "n": n, "offset": off, "seed": SEED}
+        for fam in battery.FAMILIES for dtype in REPRO_DTYPES if dtype in fam.dtypes
+        for n in REPRO_SIZES
+        for off in ((0, *MISALIGNED_OFFSETS) if n in MISALIGNED_SIZES else (0,))
+    ]  # fmt: skip
 
 
 def reproducible(
