@@ -112,6 +112,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         doc["sweep"] = sweep
         common.write_json(args.json, doc)
         failed |= not all(c["ok"] for e in sweep["sizes"] for c in e["configs"])
+    common.write_json(args.json, doc)  # every part skipped: the settings alone
     print(host_tables.markdown(document_from(doc, args.json or "host.json")))
     out.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
     return EXIT_FAILED if failed else EXIT_OK
