@@ -12,9 +12,9 @@
 #   strong  K = 1, 2, 4; 2^32 float32 in total; both combines                      (~45 s)
 #   sweep   all_reduce of 2^10..2^28 float32 (nccl-tests' algbw / busbw), K = 2, 4  (~30 s)
 #   big     2^36 float32 on 4 GPUs (2^34 = 64 GiB per GPU), checked exact          (~40 s)
-#   render  the pooled table and plot -> files/report/, files/distributed.json     (~5 s)
+#   render  the pooled table -> files/report/, files/distributed.json             (~5 s)
 # Then, on the dev machine: unpack session.tgz; commit files/distributed.json and
-# files/report/distributed.{md,png} (and the step files, the logs) under results/<device>-x4/.
+# files/report/distributed.md (and the step files, the logs) under results/<device>-x4/.
 # Steps run in separate calls come back in separate archives: render needs no GPU, so pool them
 # there:  reduce-ladder distributed --render DIR/distributed-*.json --out DIR/report \
 #             --json DIR/distributed.json
@@ -81,7 +81,7 @@ for step in $steps; do
       grep -E "^\| weak|WRONG" "$F/distributed-2e36.txt"
       ;;
     render)
-      note "table and plot"
+      note "the pooled table"
       mkdir -p "$F/report"
       ls "$F"/distributed-*.json > /dev/null 2>&1 || { echo "render: no step files"; continue; }
       dist --render "$F"/distributed-*.json --out "$F/report" --json "$F/distributed.json" \

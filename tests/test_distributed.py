@@ -88,7 +88,6 @@ def test_render_the_gloo_run(gloo_run: tuple[int, dict], tmp_path: Path) -> None
     assert main(["distributed", "--render", str(src), "--out", str(tmp_path)]) == 0
     table = (tmp_path / distributed_tables.TABLE_FILE).read_text()
     assert "all_gather" in table and "busbw" in table
-    assert (tmp_path / distributed_tables.PLOT_FILE).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_a_failing_rank_ends_all_ranks(monkeypatch, capsys, tmp_path: Path) -> None:
@@ -204,15 +203,6 @@ def test_efficiency_speedup_and_bus_bandwidth_follow_their_definitions() -> None
             "us_max": 110.0,
             "ok": True,
         },
-        {
-            "kind": "combine_loop",
-            "gpus": 4,
-            "combine": "all_reduce",
-            "calls": 100,
-            "us_per_call": 30.0,
-            "us_per_call_by_rank": [30.0] * 4,
-            "ok": True,
-        },
     ]
     rows = {(s["scaling"], s["gpus"]): s for s in distributed_tables.sum_rows(runs)}
     assert rows["weak", 4]["efficiency"] == 1.0 / 1.25  # t1 / tK
@@ -221,13 +211,6 @@ def test_efficiency_speedup_and_bus_bandwidth_follow_their_definitions() -> None
     assert rows["weak", 4]["agg_gbps"] == 4 * 4 * 2**30 / (1.25 * 1e6)
     (point,) = distributed_tables.sweep_rows(runs)
     assert point["algbw"] == 2**22 / 100e3 and point["busbw"] == point["algbw"] * 2 * 3 / 4
-    verdicts = {t["target"].split(",")[0]: t["verdict"] for t in distributed_tables.targets(runs)}
-    # 80% < 95%; 3.2x < 3.4x; 30 us > 25 us
-    assert verdicts == {
-        "weak efficiency": "missed",
-        "strong speedup": "missed",
-        "scalar combine": "missed",
-    }
 
 
 def test_committed_multi_gpu_reports_regenerate(tmp_path: Path) -> None:

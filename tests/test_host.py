@@ -261,7 +261,6 @@ def _synthetic_entry(configs):
             "pageable_gbps": 14.9,
         },
         "kernels_alone_ms": 0.3,
-        "ideal_overlap_ms": 2.5,
         "v2_one_copy": {"e2e_ms": 2.9},
         "configs": configs,
     }
@@ -277,11 +276,8 @@ def test_sweep_finding_states_a_win_only_above_the_spread():
     assert "No stream count beat one stream" in host.sweep_finding(tie)
 
 
-def test_tables_render_from_rows():
-    from rich.console import Console
-
-    from harness.report import host_tables, readers
-
+def _synthetic_rows(wrong: str | None = None) -> list[dict]:
+    """A table row per variant and peer at n = 2^11 (`wrong`'s sum marked wrong)."""
     rows = []
     for vid in [*HOST_IDS, *host.PEERS]:
         staging = catalogue.BY_ID[vid].staging if vid in catalogue.BY_ID else "pinned"
@@ -289,8 +285,9 @@ def test_tables_render_from_rows():
         rows.append(
             {
                 "n": 2**11,
+                "dtype": "float32",
                 "variant": vid,
-                "status": "ok",
+                "status": "wrong" if vid == wrong else "ok",
                 "e2e_ms": 0.05,
                 "gbps": 0.16,
                 "device_ms": 0.04,
@@ -301,14 +298,11 @@ def test_tables_render_from_rows():
                 "staging": staging,
             }
         )
-    rows[1]["status"] = "wrong"
-    console = Console(width=200, record=True)
-    recs = [readers.host_record(r, "float32") for r in rows]
-    for t in host_tables.seed_tables(recs, "GPU", "float32"):
-        console.print(t)
-    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
-    console.print(host_tables.sweep_table(entry))
-    adv = {
+    return rows
+
+
+def _synthetic_adversarial() -> dict:
+    return {
         "n": 4,
         "input": "x",
         "exact": 7,
@@ -317,9 +311,40 @@ def test_tables_render_from_rows():
         "torch_sum_abs_err": 0.0,
         "rows": [{"variant": HOST_IDS[0], "abs_err": 0.0, "bound": 1.0, "ok": True}],
     }
-    console.print(host_tables.adversarial_table(adv))
-    text = console.export_text()
+
+
+def test_tables_render_from_rows():
+    from harness.report import host_tables, readers
+
+    recs = [readers.host_record(r) for r in _synthetic_rows(wrong=HOST_IDS[1])]
+    text = "\n".join(host_tables.seed_tables(recs, "GPU", "float32"))
+    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
+    text += host_tables.sweep_table(entry) + host_tables.adversarial_table(_synthetic_adversarial())
     assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text
+    assert "| 1,048,576 x4 | 3.000 (1.0) | 2.900 (1.0) |" in text
+
+
+@pytest.mark.parametrize("wrong", [None, HOST_IDS[2]])
+def test_host_command_prints_the_page_it_writes(monkeypatch, capsys, tmp_path, wrong):
+    """`reduce-ladder host` with the GPU parts replaced by synthetic results: the JSON document
+    loads as a host study, stdout holds the page `report --host` renders from it, a wrong sum
+    exits 1."""
+    from harness.cli import common
+    from harness.report import host_tables
+
+    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(4, 2**20, 2.6)])
+    monkeypatch.setattr(common, "require_gpu", lambda *a, **k: None)
+    monkeypatch.setattr(device, "cupy_gpu", lambda: (True, ""))
+    monkeypatch.setattr(host, "table_rows", lambda *a, **k: _synthetic_rows(wrong))
+    monkeypatch.setattr(host, "adversarial_rows", lambda **k: _synthetic_adversarial())
+    sweep = {"variant": "cuda/001-v3-streams", "sizes": [entry | {"finding": "found"}]}
+    monkeypatch.setattr(host, "stream_sweep", lambda *a, **k: sweep)
+    out = tmp_path / "host.json"
+    assert main(["host", "--quiet", "--json", str(out)]) == (1 if wrong else 0)
+    page = host_tables.markdown(host_tables.load(out))
+    printed = capsys.readouterr().out
+    assert page in printed and "Finding: found" in page and "adversarial input" in page
+    assert ("some checks FAILED" in printed) == bool(wrong)
 
 
 def test_study_driver_on_the_cpu_with_the_device_parts_replaced(monkeypatch):
@@ -357,5 +382,5 @@ def test_study_driver_on_the_cpu_with_the_device_parts_replaced(monkeypatch):
     assert [(c["streams"], c["chunk"]) for c in entry["configs"]] == [
         (k, c) for c in (2**20, 2**21) for k in (1, 2)
     ]
-    assert entry["ideal_overlap_ms"] == 1.0 and entry["finding"] == "finding"
+    assert entry["kernels_alone_ms"] == 0.2 and entry["finding"] == "finding"
     assert len(freed) == 3

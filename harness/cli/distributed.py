@@ -6,8 +6,7 @@
     reduce-ladder distributed --render A.json [B.json ...] --out DIR [--json MERGED.json]
 
 A run prints the tables (Markdown, on stdout; progress on stderr) and writes --json; --render
-pools documents (one per step) into DIR/distributed.md and DIR/distributed.png, and with --json
-the pooled document.
+pools documents (one per step) into DIR/distributed.md, and with --json the pooled document.
 Exit codes: 0 every sum exact; 1 a sum wrong or a rank failed (its message printed); 2 bad
 input, found before any process starts (K < 1, K above the GPUs present, a size that does not
 divide by K under strong scaling, NCCL missing, an unknown variant).
@@ -54,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add("--timeout", dest="timeout_s", type=float, default=Request.timeout_s, help=timeout)
     add("--json", help="write the document (with --render: the pooled one)")
     add("--render", nargs="+", metavar="JSON", help="tabulate documents; needs --out")
-    add("--out", help="folder for --render's distributed.md and distributed.png")
+    add("--out", help="folder for --render's distributed.md")
 
 
 def request_from(args: argparse.Namespace) -> Request:

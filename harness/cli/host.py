@@ -1,6 +1,7 @@
 """`reduce-ladder host`: seed 001's study (harness.studies.host), end to end from host memory: the
 seed's table, the stream sweep of V3's pipeline against the copy-engine bound, and every variant's
-error on an adversarial input. Without a GPU: exit 2 after the usage checks, nothing written."""
+error on an adversarial input, printed as the page `reduce-ladder report --host` writes (host.md).
+Without a GPU: exit 2 after the usage checks, nothing written."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     common.check_writable(args.json)
     common.require_gpu("host", "it measures transfers from host memory to the GPU")
     from harness.report import host_tables, readers
+    from harness.report.documents import document_from
     from harness.studies import host
 
     out = common.console()
@@ -94,30 +96,23 @@ def cmd_host(args: argparse.Namespace) -> int:
         out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
         rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
                                pipeline=opts["pipeline"], progress=progress)  # fmt: skip
-        recs = [readers.host_record(r) for r in rows]
-        doc["table"] = [r.to_json() for r in recs]
+        doc["table"] = [readers.host_record(r).to_json() for r in rows]
         common.write_json(args.json, doc)
-        for t in host_tables.seed_tables(recs, name, opts["dtype"]):
-            out.print(t)
-        bad = [r for r in recs if not r.ok]
-        for r in bad:
-            out.print(f"[red]  {r.variant} n={r.n}: {r.status} {r.message}")
-        failed |= bool(bad)
+        for r in rows:
+            if r["status"] != "ok":
+                out.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
+                failed = True
     if not args.no_adversarial:
-        adv = host.adversarial_rows(variants=variants)
-        doc["adversarial"] = adv
+        doc["adversarial"] = host.adversarial_rows(variants=variants)
         common.write_json(args.json, doc)
-        out.print(host_tables.adversarial_table(adv))
-        failed |= not all(r["ok"] for r in adv["rows"])
+        failed |= not all(r["ok"] for r in doc["adversarial"]["rows"])
     if not args.no_sweep and any(v.id == "cuda/001-v3-streams" for v in variants):
         sweep = host.stream_sweep(opts["sweep_sizes"], opts["streams"], opts["chunks"],
                                   opts["dtype"], reps=args.reps, progress=progress)  # fmt: skip
         doc["sweep"] = sweep
         common.write_json(args.json, doc)
-        for entry in sweep["sizes"]:
-            out.print(host_tables.sweep_table(entry))
-            out.print(f"finding: {entry['finding']}", highlight=False)
         failed |= not all(c["ok"] for e in sweep["sizes"] for c in e["configs"])
-    common.write_json(args.json, doc)
+    common.write_json(args.json, doc)  # every part skipped: the settings alone
+    print(host_tables.markdown(document_from(doc, args.json or "host.json")))
     out.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
     return EXIT_FAILED if failed else EXIT_OK

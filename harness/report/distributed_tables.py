@@ -1,9 +1,9 @@
-"""The tables and the plot of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents), every
-derived figure from the measured times: aggregate bandwidth (the K shards' bytes over the slowest
-rank's local + combine time); weak efficiency t1 / tK, strong speedup t1 / tK and efficiency
-t1 / (K tK), t1 the K = 1 run of the same scaling, size, combine and variant ("-" without one);
-nccl-tests' algbw = bytes / t and busbw = algbw * 2(K-1)/K; the targets, each with its figure.
-Several documents (one per step) render as one: their runs are pooled (merged_document).
+"""The tables of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents), every derived
+figure from the measured times: aggregate bandwidth (the K shards' bytes over the slowest rank's
+local + combine time); weak efficiency t1 / tK, strong speedup t1 / tK and efficiency t1 / (K tK),
+t1 the K = 1 run of the same scaling, size, combine and variant ("-" without one); nccl-tests'
+algbw = bytes / t and busbw = algbw * 2(K-1)/K. Several documents (one per step) render as one:
+their runs are pooled (merged_document).
 """
 
 from __future__ import annotations
@@ -18,11 +18,7 @@ from harness.report.documents import ReportError, load_document
 from harness.report.markdown import Column, column_table, num, numbers
 
 TABLE_FILE = "distributed.md"
-PLOT_FILE = "distributed.png"
-WEAK_TARGET = 0.95  # weak-scaling efficiency at 2^30 per GPU, K = 2 and 4
-COMBINE_TARGET_US = 25.0  # one scalar combine on 4 GPUs
-STRONG_TARGETS = {2: 1.8, 4: 3.4}  # speedup at 2^32 total
-SUM_CHECKS = {  # a wrong sum's verdict: which checks failed
+SUM_CHECKS = {  # a sum is exact when all four hold; a wrong one's verdict names those that failed
     "wrong sum": "exact",
     "ranks differ": "ranks_agree",
     "partial wrong": "partials_exact",
@@ -121,32 +117,6 @@ SWEEP_COLUMNS = (
     _n("busbw GB/s", "busbw", ".2f"),
     CHECK,
 )
-TARGET_COLUMNS = tuple(Column(h, itemgetter(h)) for h in ("target", "measured", "verdict"))
-
-
-def targets(runs: list[dict]) -> list[dict]:
-    """{target, measured, verdict (met / missed)} for each target the runs can judge."""
-    out = []
-
-    def judge(what: str, measured: str, met: bool) -> None:
-        out.append({"target": what, "measured": measured, "verdict": "met" if met else "missed"})
-
-    for s in sum_rows(runs):
-        k, eff = s["gpus"], s["efficiency"]
-        if s["combine"] != "all_reduce" or eff is None or k == 1:
-            continue
-        if s["scaling"] == "weak" and s["n_per_rank"] == 2**30 and k in (2, 4):
-            what = f"weak efficiency, K={k}, 2^30 per GPU >= {WEAK_TARGET:.0%}"
-            judge(what, f"{eff:.1%}", eff >= WEAK_TARGET)
-        goal = STRONG_TARGETS.get(k)
-        if s["scaling"] == "strong" and s["n_total"] == 2**32 and goal:
-            what = f"strong speedup, K={k}, 2^32 total >= {goal}x"
-            judge(what, f"{s['speedup']:.2f}x", s["speedup"] >= goal)
-    for r in runs:
-        if r["kind"] == "combine_loop" and r["gpus"] == 4 and r["combine"] == "all_reduce":
-            what = f"scalar combine, K=4 <= {COMBINE_TARGET_US:.0f} us"
-            judge(what, f"{r['us_per_call']:.1f} us", r["us_per_call"] <= COMBINE_TARGET_US)
-    return out
 
 
 def markdown(doc: dict) -> str:
@@ -166,7 +136,6 @@ def markdown(doc: dict) -> str:
         ("## Sums: time split and scaling\n", SUM_COLUMNS, sum_rows(runs)),
         ("\n## One scalar combine per call\n", COMBINE_COLUMNS, loops),
         ("\n## all_reduce sweep (nccl-tests definitions)\n", SWEEP_COLUMNS, sweep_rows(runs)),
-        ("\n## Targets\n", TARGET_COLUMNS, targets(runs)),
     )
     parts += [
         p for title, cols, rows in sections if rows for p in (title, column_table(cols, rows))
@@ -174,44 +143,12 @@ def markdown(doc: dict) -> str:
     return "\n".join(parts)
 
 
-def plot(doc: dict, path: Path) -> None:
-    """Left: the time split (local / combine, all_reduce) per K for each scaling at its largest
-    size; right: efficiency against K per scaling, size and combine."""
-    from harness.report.plots import figure, save
-
-    rows = sum_rows(doc["runs"])
-    fig, (left, right) = figure(1, 2, figsize=(12, 4.5))
-    bars, lines = [], {}
-    for scaling in ("weak", "strong"):
-        mine = [s for s in rows if s["scaling"] == scaling and s["combine"] == "all_reduce"]
-        top = max(map(_size, mine), default=None)
-        bars += [(f"{scaling}\nK={s['gpus']}", s) for s in mine if _size(s) == top]
-    for s in (s for s in rows if s["efficiency"] is not None):
-        label = f"{s['scaling']}, {size_label(_size(s))}, {s['combine']}"
-        lines.setdefault(label, []).append((s["gpus"], 100 * s["efficiency"]))
-    xs, local = range(len(bars)), [b[1]["local_ms"] for b in bars]
-    left.bar(xs, local, label="local sum (slowest rank)", color="tab:blue")
-    combine = [b[1]["combine_ms"] for b in bars]
-    left.bar(xs, combine, bottom=local, label="combine", color="tab:orange")
-    left.set(xticks=list(xs), xticklabels=[b[0] for b in bars], ylabel="ms per call (median)")
-    left.set_title("time split, all_reduce combine")
-    left.legend()
-    for label, pts in sorted(lines.items()):
-        right.plot(*zip(*sorted(pts), strict=True), marker="o", label=label)
-    right.axhline(100 * WEAK_TARGET, color="gray", linestyle=":", label="95%")
-    right.set(xlabel="K (GPUs)", ylabel="efficiency vs K = 1 (%)", title="scaling efficiency")
-    right.set_xticks(sorted({s["gpus"] for s in rows}) or [1])
-    right.legend(fontsize=7)
-    save(fig, path)
-
-
 def render(paths: list[str], out_dir: str) -> tuple[dict, list[Path]]:
-    """Load, merge, write DIR/distributed.md and DIR/distributed.png; (merged doc, files)."""
+    """Load, merge, write DIR/distributed.md; (merged doc, files)."""
     documents.check_output(out_dir, folder=True, option="--out")
     doc = merged_document([load_document(p, "distributed").raw for p in paths])
     if not doc["runs"]:
         raise ReportError("no runs in the documents: nothing to tabulate")
     out = documents.output_path(out_dir, folder=True)
     (out / TABLE_FILE).write_text(markdown(doc))
-    plot(doc, out / PLOT_FILE)
-    return doc, [out / TABLE_FILE, out / PLOT_FILE]
+    return doc, [out / TABLE_FILE]

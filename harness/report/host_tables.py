@@ -1,5 +1,6 @@
-"""Seed 001's host study as tables (rich, and Markdown for host.md): the seed's table
-regenerated, where the time goes, the stream sweep, the adversarial input.
+"""Seed 001's host study as one Markdown page (host.md beside report.md, and what `reduce-ladder
+host` prints): the seed's table regenerated, where the time goes, the adversarial input, the
+stream sweep.
 
 The table's rows are result records (harness.report.readers.host_record: the end-to-end
 timings in `extra`)."""
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import grid, num, rich_as_markdown, rich_table
+from harness.report.markdown import grid, markdown_lines, num
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
@@ -27,9 +28,9 @@ def short(vid: str) -> str:
     return vid.replace("torch.sum ", "torch ")
 
 
-def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]):
-    """A rich table, every column right-aligned."""
-    return rich_table(title, header, rows, right=[True] * len(header), caption=caption)
+def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A Markdown table, its title in bold above and its caption below."""
+    return "\n".join([f"**{title}**", "", *markdown_lines(header, rows), "", caption]) + "\n"
 
 
 def _split(x: dict) -> str:
@@ -39,7 +40,7 @@ def _split(x: dict) -> str:
     return f"{x['h2d_ms']:.3f} + {x['kernels_ms']:.3f} ({100 * x['h2d_share']:.0f}%)"
 
 
-def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype: str) -> list:
+def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype: str) -> list[str]:
     """The seed's table (end-to-end ms, GB/s) and where the time goes: sizes down, variants
     across."""
     cols = list(dict.fromkeys(r.variant for r in records))
@@ -70,7 +71,7 @@ def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype:
     ]  # fmt: skip
 
 
-def sweep_table(entry: dict):
+def sweep_table(entry: dict) -> str:
     """A pivot of the configurations: chunk down, streams across."""
     cfgs, b = entry["configs"], entry["h2d_alone"]
     streams = sorted({c["streams"] for c in cfgs})
@@ -92,7 +93,7 @@ def sweep_table(entry: dict):
     )
 
 
-def adversarial_table(adv: dict):
+def adversarial_table(adv: dict) -> str:
     return _table(
         f"adversarial input, n = {adv['n']:,}: {adv['input']}",
         f"exact sum {adv['exact']}; a naive float32 running sum gives "
@@ -125,9 +126,9 @@ def markdown(host: Document) -> str:
     tables = seed_tables(host.records, name, dtype) if host.records else []
     if doc.get("adversarial"):
         tables.append(adversarial_table(doc["adversarial"]))
-    parts += map(rich_as_markdown, tables)
+    parts += tables
     for entry in (doc.get("sweep") or {}).get("sizes", []):
-        parts += [rich_as_markdown(sweep_table(entry)), f"Finding: {entry['finding']}\n"]
+        parts += [sweep_table(entry), f"Finding: {entry['finding']}\n"]
     return "\n".join(parts)
 
 

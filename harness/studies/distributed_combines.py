@@ -26,6 +26,7 @@ import torch.distributed as dist
 
 from harness.core import catalogue, timing
 from harness.launch.plan import make_plan
+from harness.report.distributed_tables import SUM_CHECKS
 
 FAIL_RANK_ENV = "REDUCE_LADDER_DIST_FAIL_RANK"  # test hook: this rank raises after joining
 RESULT_FILE = "result.json"
@@ -37,7 +38,6 @@ WATCHED_ENV = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_
 FLOAT32_EXACT = 2**24  # integers below this are exact in float32, and so are sums staying below
 GATE_S = 5e-4  # device-side wait before each timed repetition (outlasts queuing two calls)
 GATE_PER_CALL_S = 1e-4  # and per call of a back-to-back loop (a combine queues in < 100 us)
-SUM_CHECKS = ("ranks_agree", "exact", "partials_exact", "shards_unchanged")
 
 
 @dataclass(frozen=True)
@@ -272,4 +272,4 @@ def merge_sum(case: dict, ranks: list[dict]) -> dict:
         "partials_exact": all(r["partial_exact"] for r in ranks),
         "shards_unchanged": all(r["shard_unchanged"] for r in ranks),
     }
-    return case | out | {"ok": all(out[k] for k in SUM_CHECKS)}
+    return case | out | {"ok": all(out[k] for k in SUM_CHECKS.values())}
