@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 
+from harness.core import catalogue
 from harness.report import profile_tables
 from harness.report.markdown import short_id
 from porting import census, measured
@@ -130,7 +131,7 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
                 "stages": [_stage(st, ctx, shown, parts) for st in sts],
             }
         )
-    ps = ks.peers()
+    ps = catalogue.select(backend="peer")  # library calls: no kernel here to compile or port
     ctx["peers"] = ps and {
         "variants": ps,
         "measured": measured.lines(ps, "float32", ctx["results"]),

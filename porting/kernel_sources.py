@@ -16,7 +16,6 @@ from pathlib import Path
 from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.report.markdown import short_id
-from porting.census import compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 CENSUS = ROOT / "docs" / "census-sm_90.json"
@@ -76,11 +75,6 @@ def stages(family: str) -> list[Stage]:
 
 def family_seeds(family: str) -> str:
     return ", ".join(sorted({s.split(":")[0] for v in _cuda(family) for s in v.seeds})) or "none"
-
-
-def peers() -> list[Variant]:
-    """Catalogue records that are library calls (no kernel here to compile or port)."""
-    return [v for v in catalogue.VARIANTS if not compiled(v)]
 
 
 def census_facts(st: Stage, census: dict) -> list[dict] | None:

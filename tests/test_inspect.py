@@ -429,7 +429,7 @@ def test_porting_doc_covers_every_stage_with_each_source_once():
     for what, text in sources.items():
         assert both.count(text) == 1, f"{what}: printed {both.count(text)} times"
     assert "not described yet" not in both
-    for v in kernel_sources.peers():
+    for v in catalogue.select(backend="peer"):
         assert f"`{v.id}`" in guide and f"`{v.id}`" in appendix, v.id
 
 
