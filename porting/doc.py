@@ -1,8 +1,8 @@
 """The porting guide, docs/porting.md, and its appendix beside it (`reduce-ladder inspect
 --write-doc docs/porting.md`): the Jinja2 templates porting/guide.md and porting/appendix.md (the
 layout and the words; porting/lessons.md: what each CUDA optimization becomes in Triton, per
-stage, and the notes the hardware counters are worded into) rendered with what stages,
-kernel_sources and measured read from the committed catalogue, sources, census and results. A
+stage, and the notes the hardware counters are worded into) rendered with what kernel_sources
+and measured read from the committed catalogue, sources, census and results. A
 pure function of those (a test regenerates it byte for byte).
 """
 
@@ -13,10 +13,13 @@ from pathlib import Path
 
 import jinja2
 
+from harness.core import catalogue
 from harness.report import profile_tables
-from porting import kernel_sources, measured, stages
+from harness.report.markdown import short_id
+from porting import census, measured
+from porting import kernel_sources as ks
 from porting.census import WIDE_COLUMNS, cell, triton_meta
-from porting.stages import AXIS, CENSUS, ROOT, Stage, short
+from porting.kernel_sources import AXIS, CENSUS, ROOT, Stage
 
 DOC = ROOT / "docs" / "porting.md"
 REGEN = (
@@ -24,9 +27,6 @@ REGEN = (
     "reduce-ladder inspect --write-doc docs/porting.md"
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-# What an optimization becomes in Triton: each lesson's `how` is one of these.
-HOW = ("done by the compiler", "tile shape", "num_warps", "program count", "host code")
-HOW += ("not expressible",)
 # Seed 000's figures the notes quote beside ours
 SEED = {
     "tpi": profile_tables.SEED000_THREADS_PER_WARP,
@@ -59,7 +59,7 @@ ENV = jinja2.Environment(
 ENV.filters["unwrap"] = lambda text: unwrap(text) + "\n"
 ENV.filters["num"] = lambda x, digits=0: "-" if x is None else f"{x:,.{digits}f}"
 ENV.globals |= {
-    "short": short,
+    "short": short_id,
     "cells": lambda r: [cell(r, f) for *_, f in WIDE_COLUMNS],
     "meta": lambda t: ", ".join(f"{k} = {v}" for k, v in triton_meta(t).items()),
 }
@@ -72,7 +72,7 @@ def appendix_path(doc: Path) -> Path:
 
 def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     """What the guide's screen and the appendix's section of one stage show."""
-    sources, also = kernel_sources.stage_sources(st, shown, ctx["guide"], ctx["appendix"], parts)
+    sources, also = ks.stage_sources(st, shown, ctx["guide"], ctx["appendix"], parts)
     variants, profile = [*st.cuda, *st.twins], ctx["profile"] and ctx["profile"]["doc"]
     if st.family == AXIS:
         lines = measured.axis_lines(variants, ctx["axis"])
@@ -87,20 +87,21 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         "how": LESSONS[(st.family, st.stage)][0],
         "why": LESSONS[(st.family, st.stage)][1],
         "also": also,
-        "facts": stages.census_facts(st, ctx["census"]),
+        "facts": ks.census_facts(st, ctx["census"]),
         "measured": lines,
         "hw": measured.counter_line(profile, variants),
         "note": note,
-        "census": stages.census_rows(variants, ctx["census"]),
+        # (variant, dtype, its census row or None) per variant and dtype it lists
+        "census": [(v, d, ctx["census"].get((v.id, d))) for v in variants for d in v.dtypes],
     }
 
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
-    cdoc, census = stages.load_census(census_path)
+    cdoc, rows = census.load_document(census_path) if census_path.is_file() else ({}, [])
     ctx = {
         "regen": REGEN,
         "cdoc": cdoc,
-        "census": census,
+        "census": {(r.variant, r.dtype): r for r in rows},
         "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
         "columns": WIDE_COLUMNS,
         "arch": cdoc.get("arch", "?"),
@@ -118,19 +119,19 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
     ctx["axis_sources"] = ", ".join(f"`{p}`" for p, _ in ctx["axis"]) or "no committed run yet"
     profile = ctx["profile"] and ctx["profile"]["doc"]
     shown, parts, ctx["families"] = {}, {}, []
-    for fam in stages.families():
-        sts = stages.stages(fam)
+    for fam in ks.families():
+        sts = ks.stages(fam)
         ids = [v.id for st in sts for v in (*st.cuda, *st.twins) if not v.wrong]
         ctx["families"].append(
             {
                 "name": fam,
-                "seeds": stages.family_seeds(fam),
+                "seeds": ks.family_seeds(fam),
                 "profiled": bool(profile and measured.profiled(profile, ids)),
                 "sanitized": measured.sanitized(ctx["sanitize"], ids),
                 "stages": [_stage(st, ctx, shown, parts) for st in sts],
             }
         )
-    ps = stages.peers()
+    ps = catalogue.select(backend="peer")  # library calls: no kernel here to compile or port
     ctx["peers"] = ps and {
         "variants": ps,
         "measured": measured.lines(ps, "float32", ctx["results"]),

@@ -1,19 +1,100 @@
-"""Kernel text for the porting guide, read from the committed sources (CUDA: the kernel and the
-helpers it calls; Triton: read with ast, no Triton import), and each stage's sources as the guide
-prints them, each once, with what the appendix prints instead (stage_sources).
+"""The stages of every family, read from the catalogue: each CUDA stage with the Triton variants
+shown beside it (its tile twins, or the counterpart built for the same goal with its own tiles),
+what the committed census says of them, and their kernels' text as the guide prints it, read
+from the committed sources (CUDA: the kernel and the helpers it calls; Triton: read with ast, no
+Triton import), each once, with what the appendix prints instead (stage_sources).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
+from harness.core import catalogue
 from harness.core.catalogue import Variant
-from porting import stages
-from porting.stages import Stage, short
+from harness.report.markdown import short_id
 
-ROOT = stages.ROOT
+ROOT = Path(__file__).resolve().parents[1]
+CENSUS = ROOT / "docs" / "census-sm_90.json"
+AXIS = "axis"  # the family of sums along a dim: its records apart (catalogue.AXIS_VARIANTS)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a family: its CUDA variants and the Triton variants shown beside them."""
+
+    family: str
+    stage: str
+    cuda: tuple[Variant, ...]
+    twins: tuple[Variant, ...]
+
+    anchor = property(lambda self: f"{self.family}-stage-{self.stage}")
+    title = property(lambda self: self.cuda[0].title)
+    # "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)
+    word = property(lambda self: "twin" if all(v.twin for v in self.cuda) else "counterpart")
+    dtype = property(lambda self: doc_dtype(self.cuda[0]))
+
+
+def doc_dtype(v: Variant) -> str:
+    return "float32" if "float32" in v.dtypes else v.dtypes[0]
+
+
+def _cuda(family: str | None = None) -> list[Variant]:
+    every = [*catalogue.VARIANTS, *catalogue.AXIS_VARIANTS]
+    return [v for v in every if v.backend == "cuda" and family in (None, v.family)]
+
+
+def record(vid: str) -> Variant:
+    return catalogue.AXIS_BY_ID.get(vid) or catalogue.get(vid)
+
+
+def triton_partner(v: Variant) -> str | None:
+    """The Triton variant shown beside a CUDA one: its tile twin, else its counterpart (families
+    "fastest", "reproducible": built for the same goal with their own tiles)."""
+    return v.twin or v.counterpart
+
+
+def families() -> list[str]:
+    return list(dict.fromkeys(v.family for v in _cuda()))
+
+
+def stages(family: str) -> list[Stage]:
+    """The family's stages: in ladder order, the axis family's in its records' order."""
+    cuda = _cuda(family)
+    ordered = cuda if family == AXIS else catalogue.ladder_order(cuda)
+    out = []
+    for st in dict.fromkeys(v.stage for v in ordered):
+        cs = tuple(v for v in cuda if v.stage == st)
+        partners = dict.fromkeys(p for v in cs if (p := triton_partner(v)))
+        out.append(Stage(family, st, cs, tuple(map(record, partners))))
+    return out
+
+
+def family_seeds(family: str) -> str:
+    return ", ".join(sorted({s.split(":")[0] for v in _cuda(family) for s in v.seeds})) or "none"
+
+
+def census_facts(st: Stage, census: dict) -> list[dict] | None:
+    """The stage's census facts (CUDA, then Triton: each count as a value or a min-max span),
+    None where a variant is not in the census; the templates word them."""
+    rows = [[census.get((v.id, doc_dtype(v))) for v in vs] for vs in (st.cuda, st.twins)]
+    if not rows[0] or None in rows[0] + rows[1]:
+        return None
+
+    def span(rs: list, key: str) -> str:
+        vals = sorted({attrgetter(key)(r) for r in rs})
+        return str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
+
+    keys = ("counts.barriers", "counts.shuffles", "counts.lds", "static_smem", "dynamic_smem")
+    return [{k.split(".")[-1]: span(rs, k) for k in (*keys, "registers")} for rs in rows if rs]
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel text
+
 # a function: the comment lines and template line above it, then the __global__ / __device__ line
 _FN = re.compile(
     r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?\b(\w+)\s*\(", re.M
@@ -55,6 +136,11 @@ def _triton_functions(path: Path) -> dict[str, str]:
 
 def kernel_name(v: Variant) -> str:
     return (v.kernel or "").split("<")[0].strip()
+
+
+def has_kernel(v: Variant) -> bool:
+    """Whether `v` names a kernel of its own (axis-fastest launches the stages' kernels)."""
+    return kernel_name(v).isidentifier()
 
 
 def kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
@@ -108,11 +194,6 @@ def _key(v: Variant) -> str:
     return f"{v.backend}:{v.source}:{kernel_name(v)}"
 
 
-def has_kernel(v: Variant) -> bool:
-    """Whether `v` names a kernel of its own (axis-fastest launches the stages' kernels)."""
-    return kernel_name(v).isidentifier()
-
-
 def _entry(parts: dict, part: str, key: str, title: str, code: str, caption="", lang="cuda"):
     """An appendix entry (`parts`: {part: {key: entry}}), the first one of each key kept."""
     anchor = {"counterparts": "kernel", "helpers": "helper", "wrong": "wrong"}[part]
@@ -150,13 +231,13 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
             calls = ", ".join(f"`{h}`" for h, _ in helpers) or "none"
             caption = f"{v.title}: {v.change}. {v.notes}".rstrip()
             caption += f"\n\n`{name}` ({where}; helpers it calls: {calls}):"
-            _entry(parts, "wrong", short(v.id), f"`{v.id}` ({at})", kernel, caption)
+            _entry(parts, "wrong", short_id(v.id), f"`{v.id}` ({at})", kernel, caption)
             continue
         if printed(_key(v), name, helpers):
             continue
         same = [u for u in st.cuda if _key(u) == _key(v) and not u.wrong]
         block = {"name": name, "source": v.source, "code": code_only(kernel)}
-        block["users"] = ", ".join(short(u.id) for u in same)
+        block["users"] = ", ".join(short_id(u.id) for u in same)
         if st.word == "counterpart":
             shown[_key(v)] = (f"{appendix}#kernel-{name}", "appendix")
             out.append(block | {"kind": "appendix", "lines": len(kernel.splitlines())})
@@ -165,15 +246,16 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
             _entry(parts, "counterparts", name, f"`{name}` ({at})", kernel, caption)
             continue
         shown[_key(v)] = here
-        partners = {stages.triton_partner(u) for u in same}
+        partners = {triton_partner(u) for u in same}
         tri = {_key(t): t for t in st.twins if t.id in partners and _key(t) not in shown}
         shown.update(dict.fromkeys(tri, here))
         tri_code = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri.values())
         out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
         out[-1]["triton_code"] = tri_code
     for t in (t for t in st.twins if has_kernel(t)):
-        if not printed(_key(t), t.kernel, kernel_text(t)[1], "python"):
+        own, helpers = kernel_text(t)
+        if not printed(_key(t), t.kernel, helpers, "python"):
             shown[_key(t)] = here
-            out.append({"kind": "triton", "t": t, "code": code_only(triton_kernel_text(t))})
+            out.append({"kind": "triton", "t": t, "code": code_only(own)})
     also = ", ".join(dict.fromkeys(earlier))
     return out, f"- also called or launched: {also}." if also else None

@@ -24,7 +24,7 @@ representable: the result must then be EXACT.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 
@@ -105,9 +105,6 @@ class CheckResult:
     exact_required: bool
     input_unchanged: bool
     message: str = ""
-
-    def record(self) -> dict:
-        return asdict(self)
 
 
 def same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:

@@ -16,11 +16,10 @@ from cuda_kernels import SOURCE_DIR, source_path
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
 
-def expand(name: str | Path, _seen: frozenset[str] = frozenset()) -> str:
+def expand(name: str | Path) -> str:
     """The source of cuda_kernels/<name> (or of the file at a Path) with local includes inlined
     (each header once)."""
-    path = name if isinstance(name, Path) else source_path(name)
-    return _expand(path, set(_seen))
+    return _expand(name if isinstance(name, Path) else source_path(name), set())
 
 
 def display_name(source: str | Path) -> str:
