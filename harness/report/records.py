@@ -216,7 +216,7 @@ def check_from(result: Any) -> Check:
 # of rows: harness.report.markdown.grid). Every suite writes them; the loader reads every older
 # family that holds timings into them (harness.report.readers).
 # - suite: the suite's name (harness.studies.suites) in a ROWS document; for an older document its
-#   family (documents.FAMILIES' kind: "cli", "fastest-bench", "callable"...).
+#   family (documents.FAMILIES' kind: "cli", "host", "callable"...).
 # - variant: a catalogue id (a variant or a peer), or what the study names its subject by (a
 #   callable entry, an ablation's design, a memory path); config: what else tells two rows of one
 #   variant apart ("" for most: a host row's staging, a sweep's launch shape, a combine).
