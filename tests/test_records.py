@@ -1,6 +1,5 @@
-"""The result record: its JSON form round-trips, every committed results/ file (every format the
-harness ever wrote) reads through the loader into records, and every schema string is spelled in
-one place."""
+"""The result record: its JSON form round-trips, every committed results/ file reads through the
+loader into records, and every schema string is spelled in one place."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ import pytest
 
 from harness.core import catalogue
 from harness.core.timing import Timing
-from harness.report import readers, records
+from harness.report import records
 from harness.report.documents import Document, load_document
 from harness.report.records import Check, ResultRecord
 
@@ -84,7 +83,7 @@ def test_json_form_round_trips_and_leaves_out_what_was_not_measured():
         "exact_required": True,
     }
     assert "graph" not in doc and "call" not in doc and None not in doc.values()
-    # the record's identity and timings keep run/1's names (readers of old rows need no map)
+    # the identity first, in the order the record declares it
     assert list(doc)[:9] == [
         "variant",
         "backend",
@@ -122,40 +121,10 @@ def test_every_committed_result_file_reads_through_the_loader(path: Path):
         assert timed and all(r.total and r.gbps_total > 0 for r in timed)
     if doc.kind == "host":
         assert all("e2e_ms" in r.extra and r.check is not None for r in doc.records if r.ok)
-    if doc.kind == "fastest-bench":
+    if doc.kind == "rows" and doc.raw.get("suite") == "fastest":  # `reduce-ladder fastest-bench`
         ids = {r.variant for r in doc.records}
         pairs = ({"cuda/fastest", "triton/fastest"}, {"cuda/reproducible", "triton/reproducible"})
         assert "peer/copy" in ids and any(pair <= ids for pair in pairs)  # --variants picks one
-
-
-def test_fastest_bench_rows_become_records():
-    t = {"median_ms": 0.5, "min_ms": 0.4, "p10_ms": 0.45, "p90_ms": 0.55, "reps": 5}
-    row = {
-        "dtype": "bfloat16",
-        "n": 1024,
-        "bytes_read": 2048,
-        "cuda/fastest:ok": True,
-        "cuda/fastest": t,
-        "triton/fastest:ok": False,
-        "triton/fastest:message": "|result - golden| = 1 > tolerance 0",
-        "triton/fastest": t,
-        "torch.sum": t,
-        "cupy.sum-cub": {"error": "peer/cupy.sum-cub cannot take bfloat16: TypeError: no"},
-        "copy": t,
-        "cuda/fastest:graph": {"error": "RuntimeError: capture"},
-    }
-    got = {r.variant: r for r in readers.fastest_bench_records(row, "GPU")}
-    assert list(got) == [
-        "cuda/fastest",
-        "triton/fastest",
-        "peer/torch.sum",
-        "peer/cupy.sum-cub",
-        "peer/copy",
-    ]
-    assert got["cuda/fastest"].ok and got["cuda/fastest"].extra["graph_error"]
-    assert got["triton/fastest"].status == "wrong"  # checked, wrong, still timed
-    assert got["peer/cupy.sum-cub"].status == "error" and got["peer/cupy.sum-cub"].total is None
-    assert got["peer/copy"].extra["bytes_read"] == 2048 and got["peer/copy"].device == "GPU"
 
 
 def test_schema_strings_are_spelled_in_one_place():
@@ -170,24 +139,3 @@ def test_schema_strings_are_spelled_in_one_place():
             if p not in allowed and spelled.search(p.read_text()):
                 found.append(p.relative_to(ROOT).as_posix())
     assert found == [], f"schema strings outside records.py: {found}"
-
-
-def test_host_study_written_as_records_renders_as_the_committed_one():
-    """`reduce-ladder host --json` now writes its table as records (host/2): the same study in
-    either version renders the same host.md."""
-    import json
-
-    from harness.report import host_tables
-    from harness.report.documents import document_from
-
-    path = ROOT / "results" / "nvidia-h200" / "host.json"
-    old = json.loads(path.read_text())
-    new = {
-        **old,
-        "schema": records.HOST_SCHEMA,
-        "table": [readers.host_record(r).to_json() for r in old["table"]],
-    }
-    new = json.loads(json.dumps(new))  # through JSON, as a file would be
-    assert host_tables.markdown(document_from(new, "host.json")) == host_tables.markdown(
-        load_document(path)
-    )

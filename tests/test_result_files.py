@@ -55,8 +55,8 @@ def test_every_committed_json_file_loads(path: Path):
     doc = load_document(path)
     assert doc.kind in FAMILY
     family = FAMILY[doc.kind]
-    if family.schemas and doc.kind != "pytest-benchmark":
-        assert doc.schema in family.schemas
+    if family.schema and doc.kind != "pytest-benchmark":
+        assert doc.schema == family.schema
     suite = doc.raw.get("suite") if doc.kind == "rows" else doc.kind  # a ROWS document: its suite
     for r in rows(doc):
         assert isinstance(r, Row) and r.suite == suite and r.median_ms >= 0
@@ -72,7 +72,7 @@ def test_every_family_has_a_committed_file_and_a_schema_of_its_own():
     kinds = {load_document(p).kind for p in JSON_FILES}
     want = set(FAMILY) - (NOT_YET_COMMITTED - kinds)
     assert kinds == want, f"families without a committed file: {want - kinds}"
-    schemas = [s for f in FAMILIES for s in f.schemas]
+    schemas = [f.schema for f in FAMILIES if f.schema]
     assert len(schemas) == len(set(schemas))
 
 
@@ -153,20 +153,3 @@ def test_readers_of_results_go_through_the_loader():
                 found.append(_rel(p))
     assert not found, f"read result files through harness.report.documents: {found}"
     assert documents.load_document is load_document
-
-
-def test_old_schema_names_are_the_loaders_alone():
-    """The versions read but never written (records.*_V1) are named in records.py, where every
-    schema string is spelled, and used by the loader alone; a reader asks the family (kind)."""
-    old = [name for name in dir(records) if name.endswith("_SCHEMA_V1")]
-    assert old
-    allowed = {"harness/report/records.py", "harness/report/documents.py"}
-    found = [
-        f"{_rel(p)}: {name}"
-        for top in ("harness", "porting", "experiments", "benchmarks")
-        for p in sorted((ROOT / top).rglob("*.py"))
-        if _rel(p) not in allowed
-        for name in old
-        if name in p.read_text()
-    ]
-    assert not found, f"old schema names outside the loader: {found}"

@@ -2,7 +2,7 @@
 May import: harness.core, harness.compile, harness.launch, harness.check.
 
     records        the result record, the long-format row (Row), the Document, every schema string
-    documents      the one loader (FAMILIES: any document, any version, into records and rows)
+    documents      the one loader (FAMILIES: any result document into records and rows)
                    and the one rule for outputs; readers: what it reads beyond a record's JSON
     markdown       the one table writer (Column, column_table, grid: a pivot) as Markdown or on
                    the terminal, and the number formats

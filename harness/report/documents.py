@@ -1,17 +1,17 @@
-"""The one loader: every committed result file, in any version the harness ever wrote, read by
-schema string into a Document (records.Document). FAMILIES has one entry per family: its kind,
-its schema strings (the one written now first, then the old ones still read; spelled only here and
-in records.py), its parser and, where it holds times, its long-format rows. The run,
-pytest-benchmark, fastest-bench, host and accuracy families parse into result records, a ROWS
-document (every suite writes one now) into rows and the records rebuilt from them, the others
-are read as they are (raw) for their own tables; pytest-benchmark's JSON is known by its shape, a
-manifest (profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
+"""The one loader: every committed result file read by schema string into a Document
+(records.Document). FAMILIES has one entry per family: its kind, its schema (spelled in
+records.py; the committed files of older versions were rewritten in the current one:
+experiments/migrate_legacy_results), its parser and, where it holds times, its long-format rows.
+The run, pytest-benchmark, host and accuracy families parse into result records, a ROWS document
+(every suite writes one now) into rows and the records rebuilt from them, the others are read as
+they are (raw) for their own tables; pytest-benchmark's JSON is known by its shape, a manifest
+(profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
 
 load_document(path, kind) reads any of them (kind: the family, or families, the caller
 accepts); load_run only what the report compares (a ladder run or the benchmark suite). Every
 failure is a ReportError with the file's name and what is wrong. rows(doc) gives a document's
-timed measurements as records.Row, whatever its family (harness.report.readers reads the older
-shapes).
+timed measurements as records.Row, whatever its family (harness.report.readers reads the
+studies' own shapes).
 
 Every output (a --json file, an --out folder, a generated doc) follows one rule, here:
 check_output before the work (a thing in the way, or a place nothing can be written, is a
@@ -61,7 +61,7 @@ def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Documen
     doc = document_from(read_json(path), str(path))
     kinds = (kind,) if isinstance(kind, str) else kind
     if kinds and doc.kind not in kinds:
-        want = " or ".join(FAMILY[k].schemas[0] if FAMILY[k].schemas else k for k in kinds)
+        want = " or ".join(FAMILY[k].schema or k for k in kinds)
         raise ReportError(f"{path}: not a {want} document (found {doc.schema or doc.kind!r})")
     return doc
 
@@ -92,7 +92,7 @@ def document_from(doc: dict | list, path: str) -> Document:
             f"{path}: unknown format (schema {schema!r}); expected a run document "
             f"({records.RUN_SCHEMA!r}, from `reduce-ladder run --json`), pytest-benchmark's JSON "
             "(from `pytest benchmarks/ --benchmark-json=...`) or another result document "
-            f"({', '.join(s for f in FAMILIES for s in f.schemas[:1])})"
+            f"({', '.join(f.schema for f in FAMILIES if f.schema)})"
         )
     try:
         return family.parse(path, doc)
@@ -123,7 +123,7 @@ def _bench(path: str, doc: dict) -> Document:
         if "variant" not in info:
             continue  # not one of ours
         try:
-            rows.append(readers.bench_record(info))
+            rows.append(ResultRecord.from_json(info))
         except (KeyError, TypeError, ValueError) as e:
             raise ReportError(f"{path}: benchmark {b.get('name')!r} lacks a field ({e})") from None
     if not rows:
@@ -140,16 +140,12 @@ def _bench(path: str, doc: dict) -> Document:
     return Document(path, "pytest-benchmark", schema, name, created, rows, meta, doc)
 
 
-def _records(kind: str, key: str, old: Callable[[dict, Document], list] | None = None):
-    """The parser of a family whose documents hold result records under `key`; old(doc, out)
-    reads the records of its older version (the schema after the first)."""
+def _records(kind: str, key: str):
+    """The parser of a family whose documents hold result records under `key`."""
 
     def parse(path: str, doc: dict) -> Document:
         out = _head(path, kind, doc)
-        if old is not None and doc["schema"] != FAMILY[kind].schemas[0]:
-            out.records = old(doc, out)
-        else:
-            out.records = [ResultRecord.from_json(r) for r in doc.get(key) or [] if "variant" in r]
+        out.records = [ResultRecord.from_json(r) for r in doc.get(key) or [] if "variant" in r]
         return out
 
     return parse
@@ -172,32 +168,27 @@ def _manifest(path: str, doc: list) -> Document:
 
 @dataclass(frozen=True)
 class Family:
-    """One family of result documents: its kind, its schema strings (the one written now first,
-    then the old ones still read), its parser and, where it holds times, its rows."""
+    """One family of result documents: its kind, its schema string (none: known by its shape),
+    its parser and, where it holds times, its rows."""
 
     kind: str
-    schemas: tuple[str, ...]
+    schema: str
     parse: Callable[[str, dict | list], Document]
     rows: Callable[[Document], list[Row]] | None = None
 
 
 def _raw(kind: str, schema: str, rows: Callable[[Document], list[Row]] | None = None) -> Family:
     """A family read as it is (the Document's raw): its own tables read its own fields."""
-    return Family(kind, (schema,), lambda path, doc: _head(path, kind, doc), rows)
+    return Family(kind, schema, lambda path, doc: _head(path, kind, doc), rows)
 
 
 _RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
-    Family("cli", (records.RUN_SCHEMA, records.RUN_SCHEMA_V1), _records("cli", "results"),
-           _RECORD_ROWS),
-    Family("pytest-benchmark", (records.BENCH_SCHEMA, records.BENCH_SCHEMA_V1), _bench,
-           _RECORD_ROWS),
-    Family("fastest-bench", (records.FASTEST_BENCH_SCHEMA, records.FASTEST_BENCH_SCHEMA_V1),
-           _records("fastest-bench", "results", readers.old_fastest_bench), _RECORD_ROWS),
-    Family("host", (records.HOST_SCHEMA, records.HOST_SCHEMA_V1),
-           _records("host", "table", readers.old_host), _RECORD_ROWS),
-    Family("accuracy", (records.ACCURACY_SCHEMA,), _records("accuracy", "results"), _RECORD_ROWS),
-    Family("rows", (records.ROWS_SCHEMA,), _rows,  # as written
+    Family("cli", records.RUN_SCHEMA, _records("cli", "results"), _RECORD_ROWS),
+    Family("pytest-benchmark", records.BENCH_SCHEMA, _bench, _RECORD_ROWS),
+    Family("host", records.HOST_SCHEMA, _records("host", "table"), _RECORD_ROWS),
+    Family("accuracy", records.ACCURACY_SCHEMA, _records("accuracy", "results"), _RECORD_ROWS),
+    Family("rows", records.ROWS_SCHEMA, _rows,  # as written
            lambda doc: [r for r in doc.rows if r.median_ms is not None]),
     _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),
     _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA, readers.rounds_rows),
@@ -212,12 +203,12 @@ FAMILIES: tuple[Family, ...] = (
     _raw("reproducible", records.REPRODUCIBLE_SCHEMA),
     _raw("compare", records.COMPARE_SCHEMA),
     _raw("census", records.CENSUS_SCHEMA),
-    Family("manifest", (), _manifest),
+    Family("manifest", "", _manifest),
 )  # fmt: skip
 FAMILY = {f.kind: f for f in FAMILIES}
 # pytest-benchmark's JSON is known by its shape (its schema sits in machine_info), a manifest by
 # being a list
-BY_SCHEMA = {s: f for f in FAMILIES if f.kind != "pytest-benchmark" for s in f.schemas}
+BY_SCHEMA = {f.schema: f for f in FAMILIES if f.kind != "pytest-benchmark" and f.schema}
 
 
 def rows(doc: Document) -> list[Row]:

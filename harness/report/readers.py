@@ -1,8 +1,6 @@
 """What the one loader (harness.report.documents: FAMILIES) reads beyond a record's or a row's
-own JSON: the records of the older formats and of the studies' own row shapes, and every timed
-family's measurements as long-format rows (records.Row).
-
-Records from row shapes of their own:
+own JSON: the host study's rows as records, and every timed family's measurements as long-format
+rows (records.Row).
 
 - the host study (seed 001, `reduce-ladder host`): one row per (n, variant or peer), measured end
   to end from host memory. Its timings are not the device timings of the record (host clock,
@@ -11,11 +9,6 @@ Records from row shapes of their own:
   kernels_share, gbps (bytes of host data / e2e time), staging, streams, chunk, log2n. Its peers
   ("torch.sum pageable", "torch.sum pinned") are not catalogue ids. The check's bound is the
   row's "bound".
-- the fastest bench (fastest-bench/1): one row per (dtype, n) holding cuda/fastest,
-  triton/fastest, torch.sum, cupy.sum-cub and the copy side by side. Each becomes a record of its
-  catalogue id; `extra` keeps bytes_read (n itemsize: the bench's bandwidth counts bytes read,
-  the copy's 2 n itemsize) and a graph capture's error.
-- pytest-benchmark's bench/1: the catalogue record beside the row, the check nested.
 
 Rows: each timed family's `*_rows(doc)` (FAMILIES names it), the fields as records.Row says;
 a family without times (profile, sanitize, reproducible, compare, census, manifest) gives none.
@@ -23,19 +16,16 @@ a family without times (profile, sanitize, reproducible, compare, census, manife
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from harness.core import catalogue
-from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
 from harness.core.timing import Timing
-from harness.report import records
 from harness.report.records import (
     Check,
     Document,
     ResultRecord,
     Row,
-    for_variant,
     identity,
     record_rows,
     timing_from,
@@ -64,66 +54,6 @@ def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
         message=row.get("message") or "", check=check,
         extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
     )  # fmt: skip
-
-
-# fastest-bench/1 row keys, in order (cuda/ and triton/ reproducible with --variants), and the
-# catalogue ids of those that are not one
-FASTEST_BENCH_KEYS = ("cuda/fastest", "triton/fastest", "cuda/reproducible", "triton/reproducible",
-                      "torch.sum", "cupy.sum-cub", "copy")  # fmt: skip
-FASTEST_BENCH_IDS = {"torch.sum": TORCH_SUM_ID, "cupy.sum-cub": CUB_ID, "copy": COPY_ID}
-
-
-def fastest_bench_records(row: dict[str, Any], device: str | None = None) -> list[ResultRecord]:
-    """The records of one fastest-bench/1 row (one dtype and n), in FASTEST_BENCH_KEYS order;
-    a key the row lacks (a peer that cannot take the dtype) is left out."""
-    out = []
-    for key in FASTEST_BENCH_KEYS:
-        timed = row.get(key)
-        checked = f"{key}:ok" in row
-        if timed is None and not checked:
-            continue
-        timed = timed if isinstance(timed, dict) else {}
-        graph = row.get(f"{key}:graph") or {}
-        status, message = "ok", ""
-        if checked and not row[f"{key}:ok"]:
-            # The bench times a variant whose check ran (and failed); one that raised has no time.
-            message = row.get(f"{key}:message", "")
-            status = "wrong" if timed.get("median_ms") is not None else "error"
-        if "error" in timed:
-            status, message = "error", message or timed["error"]
-        extra: dict[str, Any] = {"bytes_read": row.get("bytes_read")}
-        if "error" in graph:
-            extra["graph_error"] = graph["error"]
-        v = catalogue.get(FASTEST_BENCH_IDS.get(key, key))
-        out.append(for_variant(v, row["dtype"], int(row["n"]), status=status, message=message,
-                               total=timing_from(timed), graph=timing_from(graph), device=device,
-                               extra=extra))  # fmt: skip
-    return out
-
-
-def bench_record(info: dict) -> ResultRecord:
-    r = ResultRecord.from_json(info)
-    if info.get("schema") == records.BENCH_SCHEMA:
-        return r
-    # bench/1: the catalogue record beside the row, the check nested with its message, no
-    # wrong_demo or seeds of the row's own
-    cat = info.get("catalogue") or {}
-    check = info.get("check") or {}
-    return replace(
-        r,
-        wrong_demo=bool(info.get("wrong_demo") or cat.get("wrong")),
-        seeds=tuple(cat.get("seeds") or ()),
-        message=check.get("message") or "",
-    )
-
-
-def old_fastest_bench(doc: dict, out: Document) -> list[ResultRecord]:
-    return [r for row in doc["rows"] for r in fastest_bench_records(row, out.device)]
-
-
-def old_host(doc: dict, out: Document) -> list[ResultRecord]:
-    dtype = (doc.get("options") or {}).get("dtype")
-    return [host_record(r, dtype) for r in doc.get("table") or []]
 
 
 # -- rows -------------------------------------------------------------------------------------

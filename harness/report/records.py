@@ -33,8 +33,8 @@ JSON form of a record (RECORD_VERSION 2; a field that was not measured is left o
 - extra: what one producer measures beyond these (the host study's end-to-end split, a capture
   error, a traceback), documented by that producer.
 
-Old formats (run/1, bench/1, fastest-bench/1, host/1) are read into the record by
-harness.report.documents; new documents are written at the versions below.
+harness.report.documents reads every document; new documents are written at the versions below
+(the committed files of older versions were rewritten in them: experiments/migrate_legacy_results).
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from harness.core.timing import Timing
 RECORD_VERSION = 2
 RUN_SCHEMA = "reduce-ladder/run/2"  # `reduce-ladder run/check --json`: {"results": [record]}
 BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
-FASTEST_BENCH_SCHEMA = "reduce-ladder/fastest-bench/2"  # `reduce-ladder fastest-bench`: {"results"}
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
 FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # experiments/fastest_ablation
 HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # experiments/hopper_loads: times per path
@@ -68,11 +67,6 @@ COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per 
 DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
 NO_GPU = "no GPU"  # a row's device where there was none (the CPU path)
 ROWS_SCHEMA = "reduce-ladder/rows/1"  # every suite (harness.studies.suites): {"rows": [Row]}
-# The versions before the record (committed under results/): read, never written.
-RUN_SCHEMA_V1 = "reduce-ladder/run/1"
-BENCH_SCHEMA_V1 = "reduce-ladder/bench/1"
-FASTEST_BENCH_SCHEMA_V1 = "reduce-ladder/fastest-bench/1"
-HOST_SCHEMA_V1 = "reduce-ladder/host/1"
 CENSUS_SCHEMA = "reduce-ladder/census/1"  # `reduce-ladder inspect --json` (porting.census)
 
 
@@ -170,7 +164,7 @@ class ResultRecord:
                 v = {k: x for k, x in asdict(v).items() if x is not None}
             out[f.name] = v
             if f.name == "status":
-                out["ok"] = self.ok  # beside status, as the run/1 rows had it
+                out["ok"] = self.ok  # beside status, for readers' convenience
             if f.name == "bytes_total":
                 for name in ("first_pass", "total"):
                     g = getattr(self, f"gbps_{name}")
@@ -180,11 +174,8 @@ class ResultRecord:
 
     @classmethod
     def from_json(cls, d: dict) -> ResultRecord:
-        """A record from its JSON form (version 2, or a run/1 row: the same fields, the check
-        flat). KeyError when the identity is missing."""
+        """A record from its JSON form. KeyError when the identity is missing."""
         check = d.get("check")
-        if check is None and "golden" in d:  # run/1: the check's fields sit in the row
-            check = d
         plain = ("twin", "status", "passes", "blocks_first_pass", "bytes_first_pass", "bytes_total")
         device = d.get("device")
         return cls(
@@ -225,7 +216,7 @@ def check_from(result: Any) -> Check:
 # of rows: harness.report.markdown.grid). Every suite writes them; the loader reads every older
 # family that holds timings into them (harness.report.readers).
 # - suite: the suite's name (harness.studies.suites) in a ROWS document; for an older document its
-#   family (documents.FAMILIES' kind: "cli", "fastest-bench", "callable"...).
+#   family (documents.FAMILIES' kind: "cli", "host", "callable"...).
 # - variant: a catalogue id (a variant or a peer), or what the study names its subject by (a
 #   callable entry, an ablation's design, a memory path); config: what else tells two rows of one
 #   variant apart ("" for most: a host row's staging, a sweep's launch shape, a combine).

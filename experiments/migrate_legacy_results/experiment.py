@@ -1,0 +1,173 @@
+"""One-off: the committed result files in a format no producer writes any more, rewritten in the
+format its producer writes now, so that the loader (harness.report.documents) reads one version of
+each family. Every measured value is copied as it was read, never recomputed; a file is written
+only when the loader reads back from it the very records the old reader made of the old file.
+
+    fastest-bench/1, /2  ->  rows/1, suite "fastest"  (`reduce-ladder fastest-bench --json` now)
+    host/1               ->  host/2                   (`reduce-ladder host --json`)
+    bench/1              ->  bench/2 in pytest-benchmark's JSON (benchmarks/test_bench.py)
+
+The readers of the old versions live here now (they left harness/report/readers.py with this
+migration); a file already in the current format is left alone, so a second run changes nothing.
+README.md lists the files converted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.core import catalogue
+from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
+from harness.report import documents, readers, records
+from harness.report.records import (
+    ResultRecord,
+    for_variant,
+    record_rows,
+    rows_document,
+    timing_from,
+)
+from harness.studies.session import row_common
+
+ROOT = Path(__file__).resolve().parents[2]
+# the old schema strings, by family and version (records.py spells the current ones only)
+_PREFIX = records.ROWS_SCHEMA.split("/")[0]
+FASTEST_V1, FASTEST_V2 = (f"{_PREFIX}/fastest-bench/{v}" for v in (1, 2))
+HOST_V1 = f"{_PREFIX}/host/1"
+BENCH_V1 = f"{_PREFIX}/bench/1"
+
+# -- the old readers ----------------------------------------------------------------------------
+
+# fastest-bench/1 row keys, in order (cuda/ and triton/ reproducible with --variants), and the
+# catalogue ids of those that are not one
+FASTEST_BENCH_KEYS = ("cuda/fastest", "triton/fastest", "cuda/reproducible", "triton/reproducible",
+                      "torch.sum", "cupy.sum-cub", "copy")  # fmt: skip
+FASTEST_BENCH_IDS = {"torch.sum": TORCH_SUM_ID, "cupy.sum-cub": CUB_ID, "copy": COPY_ID}
+
+
+def fastest_bench_records(row: dict[str, Any], device: str | None) -> list[ResultRecord]:
+    """The records of one fastest-bench/1 row (one dtype and n, every variant and peer side by
+    side), in FASTEST_BENCH_KEYS order; a key the row lacks (a peer that cannot take the dtype)
+    is left out. extra keeps bytes_read (n itemsize) and a graph capture's error."""
+    out = []
+    for key in FASTEST_BENCH_KEYS:
+        timed = row.get(key)
+        checked = f"{key}:ok" in row
+        if timed is None and not checked:
+            continue
+        timed = timed if isinstance(timed, dict) else {}
+        graph = row.get(f"{key}:graph") or {}
+        status, message = "ok", ""
+        if checked and not row[f"{key}:ok"]:
+            # The bench times a variant whose check ran (and failed); one that raised has no time.
+            message = row.get(f"{key}:message", "")
+            status = "wrong" if timed.get("median_ms") is not None else "error"
+        if "error" in timed:
+            status, message = "error", message or timed["error"]
+        extra: dict[str, Any] = {"bytes_read": row.get("bytes_read")}
+        if "error" in graph:
+            extra["graph_error"] = graph["error"]
+        v = catalogue.get(FASTEST_BENCH_IDS.get(key, key))
+        out.append(for_variant(v, row["dtype"], int(row["n"]), status=status, message=message,
+                               total=timing_from(timed), graph=timing_from(graph), device=device,
+                               extra=extra))  # fmt: skip
+    return out
+
+
+def bench_v1_record(info: dict) -> ResultRecord:
+    """A bench/1 extra_info: the catalogue record beside the row, the check nested with its
+    message, no wrong_demo or seeds of the row's own."""
+    cat = info.get("catalogue") or {}
+    check = info.get("check") or {}
+    return replace(
+        ResultRecord.from_json(info),
+        wrong_demo=bool(info.get("wrong_demo") or cat.get("wrong")),
+        seeds=tuple(cat.get("seeds") or ()),
+        message=check.get("message") or "",
+    )
+
+
+# -- the conversions: (the document now, the records the old reader made) ----------------------
+
+
+def fastest(doc: dict) -> tuple[dict, list[ResultRecord]]:
+    device = doc["device"]
+    if doc["schema"] == FASTEST_V1:
+        recs = [r for row in doc["rows"] for r in fastest_bench_records(row, device.get("name"))]
+    else:
+        recs = [ResultRecord.from_json(r) for r in doc["results"] if "variant" in r]
+    common = row_common("fastest", device)
+    rows = [row for r in recs for row in record_rows(r, **common)]
+    head = {k: v for k, v in doc.items()
+            if k not in ("schema", "created", "device", "results", "rows")}  # fmt: skip
+    new = rows_document(rows, suite="fastest", device=device, **head)
+    new["created"] = doc["created"]  # when it was measured
+    return new, recs
+
+
+def host(doc: dict) -> tuple[dict, list[ResultRecord]]:
+    dtype = (doc.get("options") or {}).get("dtype")
+    recs = [readers.host_record(r, dtype) for r in doc.get("table") or []]
+    return {**doc, "schema": records.HOST_SCHEMA, "table": [r.to_json() for r in recs]}, recs
+
+
+def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
+    recs, benchmarks = [], []
+    for b in doc["benchmarks"]:
+        info = b.get("extra_info") or {}
+        if "variant" in info:
+            recs.append(bench_v1_record(info))
+            b = {**b, "extra_info": {"schema": records.BENCH_SCHEMA, **recs[-1].to_json()}}
+        benchmarks.append(b)
+    mi = doc["machine_info"]
+    mi = {**mi, "reduce_ladder": {**mi["reduce_ladder"], "schema": records.BENCH_SCHEMA}}
+    return {**doc, "machine_info": mi, "benchmarks": benchmarks}, recs
+
+
+def convert(doc: dict | list) -> tuple[dict, list[ResultRecord]] | None:
+    """The document in its current format and the records the old reader made of it, or None
+    where it is current (or not a family this migration converts)."""
+    if not isinstance(doc, dict):
+        return None
+    if isinstance(doc.get("benchmarks"), list) and "machine_info" in doc:
+        schema = (doc["machine_info"].get("reduce_ladder") or {}).get("schema")
+        return bench(doc) if schema == BENCH_V1 else None
+    if doc.get("schema") in (FASTEST_V1, FASTEST_V2):
+        return fastest(doc)
+    return host(doc) if doc.get("schema") == HOST_V1 else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
+    ap.add_argument("--dry-run", action="store_true", help="check and say, write nothing")
+    a = ap.parse_args(argv)
+    bad = 0
+    for path in sorted((a.root / "results").rglob("*.json")):
+        got = convert(documents.read_json(path))
+        if got is None:
+            continue
+        new, recs = got
+        # pytest-benchmark's own indent (and no final newline) for its file, the harness's for
+        # the others
+        bench_file = path.read_text().startswith("{\n    ")
+        text = json.dumps(new, indent=4 if bench_file else 1) + ("" if bench_file else "\n")
+        tmp = path.with_name(path.name + ".migrating")
+        tmp.write_text(text)
+        try:  # read back as the file will be read
+            same = [r.to_json() for r in documents.load_document(tmp).records] == [
+                r.to_json() for r in recs
+            ]
+        except documents.ReportError:
+            same = False
+        rel = path.relative_to(a.root).as_posix()
+        print(f"{rel}: {len(recs)} records {'kept' if same else 'CHANGED: not written'}")
+        if same and not a.dry_run:
+            tmp.replace(path)
+        else:
+            tmp.unlink()
+        bad += not same
+    return 1 if bad else 0

@@ -1,0 +1,90 @@
+"""experiments/migrate_legacy_results: the old fastest bench's side-by-side rows become records as
+its reader made them; a legacy folder is rewritten in the current formats with the very records
+(times, checks, the header) the old readers made, and a second run changes nothing; every
+committed result file is in a current format already."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from experiments.migrate_legacy_results import experiment as migrate
+from harness.report import documents, records
+
+ROOT = Path(__file__).resolve().parents[1]
+T = {"median_ms": 0.5, "min_ms": 0.4, "p10_ms": 0.45, "p90_ms": 0.55, "reps": 5}
+
+
+def test_fastest_bench_rows_become_records():
+    row = {
+        "dtype": "bfloat16",
+        "n": 1024,
+        "bytes_read": 2048,
+        "cuda/fastest:ok": True,
+        "cuda/fastest": T,
+        "triton/fastest:ok": False,
+        "triton/fastest:message": "|result - golden| = 1 > tolerance 0",
+        "triton/fastest": T,
+        "torch.sum": T,
+        "cupy.sum-cub": {"error": "peer/cupy.sum-cub cannot take bfloat16: TypeError: no"},
+        "copy": T,
+        "cuda/fastest:graph": {"error": "RuntimeError: capture"},
+    }
+    got = {r.variant: r for r in migrate.fastest_bench_records(row, "GPU")}
+    assert list(got) == [
+        "cuda/fastest",
+        "triton/fastest",
+        "peer/torch.sum",
+        "peer/cupy.sum-cub",
+        "peer/copy",
+    ]
+    assert got["cuda/fastest"].ok and got["cuda/fastest"].extra["graph_error"]
+    assert got["triton/fastest"].status == "wrong"  # checked, wrong, still timed
+    assert got["peer/cupy.sum-cub"].status == "error" and got["peer/cupy.sum-cub"].total is None
+    assert got["peer/copy"].extra["bytes_read"] == 2048 and got["peer/copy"].device == "GPU"
+
+
+def _legacy_folder(root: Path) -> dict[str, list[dict]]:
+    """results/gpu/ with a fastest-bench/1 file and a host/1 file; the records the old readers
+    made of each, by name."""
+    folder = root / "results" / "gpu"
+    folder.mkdir(parents=True)
+    device = {"name": "GPU", "torch": "2.11"}
+    row = {"dtype": "float32", "n": 1024, "bytes_read": 4096, "cuda/fastest:ok": True,
+           "cuda/fastest": T, "copy": T}  # fmt: skip
+    fastest = {"schema": migrate.FASTEST_V1, "created": "then", "device": device,
+               "timing": "CUDA events", "wall_s": 3.0, "rows": [row]}  # fmt: skip
+    host_row = {"n": 2048, "variant": "cuda/001-v2-pinned", "staging": "pinned", "value": 7.0,
+                "golden": 7, "bound": 0.0, "status": "ok", "e2e_ms": 0.05}  # fmt: skip
+    host = {"schema": migrate.HOST_V1, "created": "then", "device": device,
+            "options": {"dtype": "float32"}, "table": [host_row], "sweep": [1, 2]}  # fmt: skip
+    for name, doc in (("fastest.json", fastest), ("host.json", host)):
+        (folder / name).write_text(json.dumps(doc))
+    return {"fastest.json": [r.to_json() for r in migrate.fastest(fastest)[1]],
+            "host.json": [r.to_json() for r in migrate.host(host)[1]]}  # fmt: skip
+
+
+def test_a_legacy_folder_is_rewritten_with_its_records_and_once(tmp_path: Path, capsys):
+    before = _legacy_folder(tmp_path)
+    assert migrate.main(["--root", str(tmp_path), "--dry-run"]) == 0
+    assert "2 records kept" in capsys.readouterr().out
+    fastest_file = tmp_path / "results" / "gpu" / "fastest.json"
+    assert records.ROWS_SCHEMA not in fastest_file.read_text()  # a dry run writes nothing
+    assert migrate.main(["--root", str(tmp_path)]) == 0
+    fastest = documents.load_document(fastest_file, "rows")
+    host = documents.load_document(tmp_path / "results" / "gpu" / "host.json", "host")
+    assert [r.to_json() for r in fastest.records] == before["fastest.json"]
+    assert [r.to_json() for r in host.records] == before["host.json"]
+    assert fastest.raw["suite"] == "fastest" and fastest.created == "then"
+    assert fastest.raw["timing"] == "CUDA events" and host.raw["sweep"] == [1, 2]
+    capsys.readouterr()
+    assert migrate.main(["--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == ""  # nothing left to convert
+    assert not list(tmp_path.rglob("*.migrating"))
+
+
+def test_every_committed_result_file_is_in_a_current_format(tmp_path: Path):
+    copy = tmp_path / "results"
+    shutil.copytree(ROOT / "results", copy, ignore=shutil.ignore_patterns("*.png", "*raw*"))
+    assert [p for p in copy.rglob("*.json") if migrate.convert(documents.read_json(p))] == []
