@@ -152,13 +152,12 @@ def cases(
     shape_set: str = "reference",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
-    variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults (a
-    variant the suite does not know is left out). A variant named explicitly in the callable
-    suite may be a plain variant id: its api, api out= and op entries are meant. The axis suite
-    takes shapes (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
+    variant that can run at that dtype and n; variants (of valid_ids) / dtypes / sizes replace the
+    defaults. A variant named explicitly in the callable suite may be a plain variant id: its
+    api, api out= and op entries are meant. The axis suite takes shapes (shape_set: a set of
+    axis_bench.SHAPE_SETS) instead of sizes."""
     s = get(name)
-    valid = valid_ids(s) if variants is not None else []
-    named = None if variants is None else [i for i in variants if i in valid]
+    named = None if variants is None else list(variants)
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
