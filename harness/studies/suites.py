@@ -1,12 +1,14 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
 rows (harness.report.records.Row). One registry (SUITES), one runner (run; run_suite writes and
-prints its rows), two front ends: `reduce-ladder bench SUITE` (harness.cli.bench, which also
-answers the older `fastest-bench`) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py).
+prints a suite's rows), three front ends: `reduce-ladder run` / `check` (the ladder's cases,
+harness.cli.run, which draws its tables from the rows' records), `reduce-ladder bench SUITE`
+(harness.cli.bench, which also answers the older `fastest-bench`) and `pytest benchmarks/ -k
+SUITE` (benchmarks/test_bench.py).
 
-A record suite's case is measured by harness.studies.session.check_and_time, as `reduce-ladder
-run` measures it (the sum checked, then device time by harness.core.timing.time_ms, and for
-n <= 2^20 the graph replay and one synchronized call): its rows are the record's timings. A
-callable case is timed by harness.core.timing.loop_ms (metric "call"), an axis case by
+A record suite's case is measured by harness.studies.session.check_and_time (the sum checked,
+then device time by harness.core.timing.time_ms, and for n <= 2^20 the graph replay and one
+synchronized call; checked only where run's timed is False): its rows are the record's timings.
+A callable case is timed by harness.core.timing.loop_ms (metric "call"), an axis case by
 harness.studies.axis_bench (config "8x16777216 dim=1"). Seed 001's variants are measured end to
 end from host memory by `reduce-ladder host`, not a suite.
 """
@@ -53,7 +55,7 @@ class Suite:
     variants: Callable[[str], list[str]]  # dtype -> the default variant (or entry) ids
     dtypes: tuple[str, ...]
     sizes: tuple[int, ...]
-    measure: Callable[[Case, int | None], list[Row]]  # (case, reps) -> rows
+    measure: Callable[[Case, int | None, bool], list[Row]]  # (case, reps, timed) -> rows
     supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
     known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)  # every id --variants names
     records: bool = True  # measured by session.check_and_time: its rows rebuild a result record
@@ -67,11 +69,12 @@ def common(suite: str) -> dict:
 
 def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
     """A record suite's measure: session.check_and_time (how: its first_pass, max_reps,
-    target_ms), the repetitions given, else reps_for(n)."""
+    target_ms), the repetitions given, else reps_for(n); timed=False: checked only."""
 
-    def measure(case: Case, reps: int | None) -> list[Row]:
+    def measure(case: Case, reps: int | None, timed: bool) -> list[Row]:
         v = catalogue.get(case.variant)
-        rec = session.check_and_time(v, case.dtype, case.n, reps=reps or reps_for(case.n), **how)
+        reps = reps or reps_for(case.n)
+        rec = session.check_and_time(v, case.dtype, case.n, timed=timed, reps=reps, **how)
         return record_rows(ResultRecord.from_json(rec), **common(case.suite))
 
     return measure
@@ -119,12 +122,13 @@ SUITES: dict[str, Suite] = {
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
               lambda d: call_entries.known(), call_entries.DEFAULT_DTYPES,
               call_entries.DEFAULT_SIZES,
-              lambda c, reps: call_entries.measure(c.variant, c.dtype, c.n, common(c.suite), reps),
+              lambda c, reps, timed: call_entries.measure(c.variant, c.dtype, c.n,
+                                                          common(c.suite), reps),
               call_entries.supports, call_entries.known, records=False),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
               lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
-              lambda c, reps: axis_bench.measure(c.variant, c.dtype, c.config, common(c.suite),
-                                                 reps),
+              lambda c, reps, timed: axis_bench.measure(c.variant, c.dtype, c.config,
+                                                        common(c.suite), reps),
               lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects,
               records=False),
     )
@@ -179,12 +183,14 @@ def run(
     found: list[Case],
     reps: int | None = None,
     progress: Callable[[Case, list[Row]], None] | None = None,
+    timed: bool = True,
 ) -> list[Row]:
     """Every case measured in order (a failure inside is a row's check: "error" / "wrong", never
-    raised); progress(case, its rows) after each."""
+    raised); progress(case, its rows) after each. timed=False: a record suite's cases checked
+    only (`reduce-ladder check`, and on the CPU the interpreted twins)."""
     out: list[Row] = []
     for c in found:
-        rs = get(c.suite).measure(c, reps)
+        rs = get(c.suite).measure(c, reps, timed)
         out += rs
         if progress:
             progress(c, rs)
