@@ -28,17 +28,15 @@ from harness.core.sizes import parse_size
 from harness.report.records import BENCH_SCHEMA
 from harness.studies import suites
 
-OPTIONS = {
-    "sizes": "log2 n list/ranges or sizes (10-28, 2^20)",
-    "rounds": "timed rounds per benchmark",
-}
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("reduce-ladder benchmarks")
-    for name, help in OPTIONS.items():
-        g.addoption(f"--bench-{name}", default=os.environ.get(f"REDUCE_BENCH_{name.upper()}"),
-                    help=help)  # fmt: skip
+    """The options; argparse converts them (and the environment's defaults) and says what is
+    wrong with a bad one."""
+    g, env = parser.getgroup("reduce-ladder benchmarks"), os.environ.get
+    g.addoption("--bench-sizes", type=parse_bench_sizes, default=env("REDUCE_BENCH_SIZES"),
+                help="log2 n list/ranges or sizes (10-28, 2^20)")  # fmt: skip
+    g.addoption("--bench-rounds", type=count, default=env("REDUCE_BENCH_ROUNDS", "20"),
+                help="timed rounds per benchmark (default 20)")  # fmt: skip
 
 
 def parse_bench_sizes(text: str | None) -> list[int] | None:
@@ -56,29 +54,18 @@ def parse_bench_sizes(text: str | None) -> list[int] | None:
     return sorted(set(out)) or None
 
 
-def bench_config(config: pytest.Config) -> dict:
-    return {
-        "sizes": parse_bench_sizes(config.getoption("--bench-sizes")),
-        "rounds": _rounds(config.getoption("--bench-rounds")),
-    }
-
-
-def _rounds(text: str | None) -> int:
-    """--bench-rounds: a positive count (unset or 0: the default 20)."""
-    try:
-        rounds = int(text or 0)
-    except ValueError:
-        raise pytest.UsageError(f"--bench-rounds takes a count, got {text!r}") from None
-    if rounds < 0:
-        raise pytest.UsageError(f"--bench-rounds takes a count, got {rounds}")
-    return rounds or 20
+def count(text: str) -> int:
+    """--bench-rounds: a count of rounds (0: the default 20)."""
+    if not text.strip().isdigit():
+        raise ValueError(text)
+    return int(text) or 20
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "case" not in metafunc.fixturenames:
         return
-    cfg = bench_config(metafunc.config)
-    found = [c for name in suites.SUITES for c in suites.cases(name, sizes=cfg["sizes"])]
+    sizes = metafunc.config.getoption("--bench-sizes")
+    found = [c for name in suites.SUITES for c in suites.cases(name, sizes=sizes)]
     metafunc.parametrize("case", found, ids=[c.id for c in found])
 
 
@@ -97,12 +84,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
 
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:
     machine_info["gpu"] = device.device_info()
-    machine_info["reduce_ladder"] = {"schema": BENCH_SCHEMA, **bench_config(config)}
-
-
-@pytest.fixture(scope="session")
-def bench_cfg(request: pytest.FixtureRequest) -> dict:
-    return bench_config(request.config)
+    options = {k: config.getoption(f"--bench-{k}") for k in ("sizes", "rounds")}
+    machine_info["reduce_ladder"] = {"schema": BENCH_SCHEMA, **options}
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
