@@ -139,6 +139,7 @@ def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeyp
         (["bench", "ladder", "--sizes", "0"], "at least 1"),
         (["bench", "seed004", "--dtypes", "float64"], "nothing to run"),
         (["bench", "ladder", "--reps", "0"], "at least 1"),
+        (["bench", "axis", "--shapes", "x"], "invalid choice: 'x'"),
     ],
 )
 def test_bench_usage_errors_exit_2(argv, words, capsys):

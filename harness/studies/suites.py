@@ -167,7 +167,7 @@ def cases(
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
     dts = list(dtypes or s.dtypes)
     if name == "axis":  # shape, dim pairs instead of sizes; dtype inside, one input per pair
-        cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.shapes(shape_set)]
+        cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.SHAPE_SETS[shape_set]]
         grid = [(d, cfg, axis_bench.numel(cfg)) for cfg in cfgs for d in dts]
     else:
         grid = [(d, "", n) for d in dts for n in sizes or s.sizes]
