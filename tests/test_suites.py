@@ -178,7 +178,7 @@ def test_pytest_benchmark_collects_one_suite_with_k():
 
 
 def test_entries_are_what_the_callable_suite_lists():
-    assert suites.get("callable").known() == list(call_entries.entries())
+    assert suites.get("callable").variants("int32") == list(call_entries.entries())
 
 
 def test_run_writes_a_rows_document_the_seed_table_and_the_report_read(tmp_path):

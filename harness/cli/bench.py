@@ -73,7 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def select(a: argparse.Namespace) -> list[suites.Case]:
     """The cases asked for; a UsageError for anything that cannot run."""
-    ids = common.variant_ids(a.variants, suites.valid_ids(suites.get(a.suite))) or None
+    ids = common.variant_ids(a.variants, suites.get(a.suite).known()) or None
     ns = common.parse_sizes(a.sizes)
     if a.suite == "axis" and ns:
         raise UsageError("the axis suite takes --shapes, not --sizes")

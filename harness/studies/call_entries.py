@@ -165,10 +165,6 @@ def entry(entry_id: str) -> tuple[Maker, str | None]:
     return entries([vid] if vid in catalogue.BY_ID else [])[entry_id]
 
 
-def known() -> list[str]:
-    return list(entries())
-
-
 def supports(entry_id: str, dtype: str, n: int) -> bool:
     """The variant's dtypes and max_n, where it calls one; CuPy has no bfloat16."""
     v = catalogue.BY_ID.get(entry(entry_id)[1] or "")

@@ -57,7 +57,8 @@ class Suite:
     sizes: tuple[int, ...]
     measure: Callable[[Case, int | None, bool], list[Row]]  # (case, reps, timed) -> rows
     supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
-    known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)  # every id --variants names
+    # every id --variants may name (the per-call suite: its entries and any variant id)
+    known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)
     records: bool = True  # measured by session.check_and_time: its rows rebuild a result record
 
 
@@ -120,11 +121,12 @@ SUITES: dict[str, Suite] = {
               _fastest_supports,
               lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
-              lambda d: call_entries.known(), call_entries.DEFAULT_DTYPES,
+              lambda d: list(call_entries.entries()), call_entries.DEFAULT_DTYPES,
               call_entries.DEFAULT_SIZES,
               lambda c, reps, timed: call_entries.measure(c.variant, c.dtype, c.n,
                                                           common(c.suite), reps),
-              call_entries.supports, call_entries.known, records=False),
+              call_entries.supports, lambda: [*call_entries.entries(), *catalogue.BY_ID],
+              records=False),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
               lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
               lambda c, reps, timed: axis_bench.measure(c.variant, c.dtype, c.config,
@@ -142,11 +144,6 @@ def get(name: str) -> Suite:
     return SUITES[name]
 
 
-def valid_ids(s: Suite) -> list[str]:
-    """Every id --variants may name in the suite (the per-call suite: any variant id too)."""
-    return s.known() + (list(catalogue.BY_ID) if s.name == "callable" else [])
-
-
 def cases(
     name: str,
     *,
@@ -156,10 +153,10 @@ def cases(
     shape_set: str = "reference",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
-    variant that can run at that dtype and n; variants (of valid_ids) / dtypes / sizes replace the
-    defaults. A variant named explicitly in the callable suite may be a plain variant id: its
-    api, api out= and op entries are meant. The axis suite takes shapes (shape_set: a set of
-    axis_bench.SHAPE_SETS) instead of sizes."""
+    variant that can run at that dtype and n; variants (of its known ids) / dtypes / sizes
+    replace the defaults. A variant named explicitly in the callable suite may be a plain
+    variant id: its api, api out= and op entries are meant. The axis suite takes shapes
+    (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
     s = get(name)
     named = None if variants is None else list(variants)
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
