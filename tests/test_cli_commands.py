@@ -18,7 +18,7 @@ no_gpu = pytest.mark.skipif(device.gpu_available(), reason="exercises the no-GPU
 
 def test_every_command_is_registered_from_an_imported_module_or_a_study():
     assert all(isinstance(m, types.ModuleType) or m in STUDIES for m in COMMANDS)
-    assert all(callable(study_main) for study_main, _, _ in STUDIES.values())
+    assert all(callable(study_main) for study_main, _ in STUDIES.values())
     assert set(command_names(build_parser())) == {
         "run",
         "check",
