@@ -59,7 +59,6 @@ class Suite:
     supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
     # every id --variants may name (the per-call suite: its entries and any variant id)
     known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)
-    records: bool = True  # measured by session.check_and_time: its rows rebuild a result record
 
 
 @cache
@@ -125,14 +124,12 @@ SUITES: dict[str, Suite] = {
               call_entries.DEFAULT_SIZES,
               lambda c, reps, timed: call_entries.measure(c.variant, c.dtype, c.n,
                                                           common(c.suite), reps),
-              call_entries.supports, lambda: [*call_entries.entries(), *catalogue.BY_ID],
-              records=False),
+              call_entries.supports, lambda: [*call_entries.entries(), *catalogue.BY_ID]),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
               lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
               lambda c, reps, timed: axis_bench.measure(c.variant, c.dtype, c.config,
                                                         common(c.suite), reps),
-              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects,
-              records=False),
+              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
     )
 }  # fmt: skip
 
