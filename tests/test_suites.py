@@ -190,7 +190,7 @@ def test_run_writes_a_rows_document_the_seed_table_and_the_report_read(tmp_path)
         _record("cuda/004-smem" if "cuda/004-smem" in catalogue.BY_ID else "cuda/v3-sequential")
     ]
     tables_head = [{"seed": "004", "n": 2**20, "dtype": "float32"}]
-    rows = [row for r in recs for row in records.record_rows(r, **session.row_common("ladder"))]
+    rows = [row for r in recs for row in records.record_rows(r, **suites.common("ladder"))]
     doc = session.run_document("timed", rows, seed_tables=tables_head)
     assert doc["schema"] == records.ROWS_SCHEMA and doc["mode"] == "timed"
     path = tmp_path / "run.json"

@@ -24,14 +24,6 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def row_common(suite: str, info: dict | None = None) -> dict:
-    """device, suite, versions: what every row measured here shares."""
-    info = device.device_info() if info is None else info
-    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
-    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
-    return {"device": info.get("name") or records.NO_GPU, "suite": suite, "versions": vs}
-
-
 def run_document(mode: str, rows: list[records.Row], **head) -> dict:
     """`run` / `check --json`: the ladder's ROWS document, with mode ("timed", "check", "cpu") and
     head (seed_tables, compile) beside the rows."""

@@ -24,7 +24,7 @@ from functools import cache
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.report import axis_tables, documents, tables
-from harness.report.records import ResultRecord, Row, record_rows, rows_document
+from harness.report.records import NO_GPU, ResultRecord, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, session
 
 
@@ -63,8 +63,11 @@ class Suite:
 
 @cache
 def common(suite: str) -> dict:
-    """device, suite, versions of the rows measured here (the device looked up once)."""
-    return session.row_common(suite)
+    """device, suite, versions: what every row measured here shares (the device looked up once)."""
+    info = device.device_info()
+    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
+    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
+    return {"device": info.get("name") or NO_GPU, "suite": suite, "versions": vs}
 
 
 def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
