@@ -38,17 +38,17 @@ def known_studies() -> list[str]:
 
 
 def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, str]:
-    """--study and --dtype resolved: an unknown study is a usage error; without --dtype a study
-    runs in its own first dtype (004: int32), otherwise float32."""
+    """--study and --dtype (one of argparse's choices) resolved: an unknown study is a usage
+    error; without --dtype a study runs in its own first dtype (004: int32), otherwise float32."""
     if not study:
-        return None, common.parse_dtype(dtype or "float32")
+        return None, dtype or "float32"
     study, notes = study.strip().rstrip(":"), known_studies()
     if study not in notes:
         raise UsageError(
             f"unknown seed {study!r} (--study); study notes with variants: {', '.join(notes)}"
         )
     own = session.seed_dtypes(study)
-    dtype = common.parse_dtype(dtype or own[0])
+    dtype = dtype or own[0]
     if dtype not in own:
         raise UsageError(f"study {study}'s variants support {', '.join(own)}, not {dtype}")
     return study, dtype
@@ -103,7 +103,8 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
     ids = "variant ids (comma or space separated); default: every non-wrong one"
     add("--variants", nargs="*", metavar="ID", help=ids)
     add("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
-    add("--dtype", help="element type (default float32; with --study, the study's)")
+    dtype = "element type (default float32; with --study, the study's)"
+    add("--dtype", choices=dtypes.NAMES, metavar="DTYPE", help=dtype)
     study = "only one study note's variants (e.g. 004), their Triton twins and the peers; a timed "
     study += "run prints the note's table (004: effective bandwidth, CUDA beside Triton)"
     add("--study", metavar="NOTE", help=study)
