@@ -56,7 +56,7 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
 
 def resolve(args: argparse.Namespace) -> Selection:
     """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
-    ids = common.variant_ids(args.variants)
+    ids = list(dict.fromkeys(common.variant_ids(args.variants)))  # each once: one case each
     if args.variants is not None and not ids:
         raise UsageError("--variants needs at least one id (reduce-ladder list); without it: all")
     study, dtype = study_and_dtype(args.study, args.dtype)
