@@ -1,6 +1,7 @@
 """The pytest-benchmark front end of the named suites (harness.studies.suites): one benchmark per
-case of every suite, its id starting with the suite's name, so `-k SUITE` selects a suite. Not
-part of the default test run (pyproject's testpaths is tests/).
+case of every suite, its id "SUITE-DTYPE-N-VARIANT", so `-k SUITE` selects a suite and pytest's -k
+narrows it further (`-k "sweep and int32 and tile-256"`). Not part of the default test run
+(pyproject's testpaths is tests/).
 
     python3 -m pytest benchmarks/ -k sweep --benchmark-enable --benchmark-json=bench.json \\
         --benchmark-timer=harness.core.timing.sync_perf_counter
@@ -8,10 +9,9 @@ part of the default test run (pyproject's testpaths is tests/).
 
 Options (or environment variables, for scripts), replacing every suite's defaults:
     --bench-sizes    REDUCE_BENCH_SIZES    log2 exponents or sizes: "10-28", "10,12,2^20", "1000"
-    --bench-dtypes   REDUCE_BENCH_DTYPES   comma-separated dtypes
-    --bench-variants REDUCE_BENCH_VARIANTS comma-separated variant ids (per-call suite: a variant
-                                           id means its api, api out= and op entries)
     --bench-rounds   REDUCE_BENCH_ROUNDS   timed rounds per benchmark (default 20, 2 warm-up)
+Dtypes or variants beyond a suite's defaults: `reduce-ladder bench SUITE --dtypes ... --variants
+...` measures them the same way.
 
 Benchmarks are grouped by "suite dtype n=2^k", so pytest-benchmark's table compares the variants at
 one size. Without a GPU every benchmark is skipped with the reason.
@@ -19,29 +19,24 @@ one size. Without a GPU every benchmark is skipped with the reason.
 
 from __future__ import annotations
 
-import difflib
 import os
 
 import pytest
 
-from harness.core import device, dtypes
+from harness.core import device
 from harness.core.sizes import parse_size
 from harness.report.records import BENCH_SCHEMA
 from harness.studies import suites
 
-OPTIONS = {
-    "sizes": "log2 n list/ranges or sizes (10-28, 2^20)",
-    "dtypes": "comma-separated dtypes",
-    "variants": "comma-separated variant ids",
-    "rounds": "timed rounds per benchmark",
-}
-
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("reduce-ladder benchmarks")
-    for name, help in OPTIONS.items():
-        g.addoption(f"--bench-{name}", default=os.environ.get(f"REDUCE_BENCH_{name.upper()}"),
-                    help=help)  # fmt: skip
+    """The options; argparse converts them (and the environment's defaults) and says what is
+    wrong with a bad one."""
+    g, env = parser.getgroup("reduce-ladder benchmarks"), os.environ.get
+    g.addoption("--bench-sizes", type=parse_bench_sizes, default=env("REDUCE_BENCH_SIZES"),
+                help="log2 n list/ranges or sizes (10-28, 2^20)")  # fmt: skip
+    g.addoption("--bench-rounds", type=count, default=env("REDUCE_BENCH_ROUNDS", "20"),
+                help="timed rounds per benchmark (default 20)")  # fmt: skip
 
 
 def parse_bench_sizes(text: str | None) -> list[int] | None:
@@ -59,45 +54,18 @@ def parse_bench_sizes(text: str | None) -> list[int] | None:
     return sorted(set(out)) or None
 
 
-def bench_config(config: pytest.Config) -> dict:
-    def listed(name: str) -> list[str] | None:
-        text = config.getoption(f"--bench-{name}") or ""
-        return [s.strip() for s in text.split(",") if s.strip()] or None
-
-    ids, wanted = listed("variants"), listed("dtypes")
-    # each suite keeps the ids it knows (suites.cases): an id no suite knows is a typo
-    known = {i for s in suites.SUITES.values() for i in suites.valid_ids(s)}
-    if bad := [i for i in ids or () if i not in known]:
-        close = difflib.get_close_matches(bad[0], known, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise pytest.UsageError(f"--bench-variants: no suite has {bad[0]!r}{hint}")
-    if bad := [d for d in wanted or () if d not in dtypes.NAMES]:
-        raise pytest.UsageError(f"unknown dtype {bad[0]!r}; valid: {', '.join(dtypes.NAMES)}")
-    return {
-        "sizes": parse_bench_sizes(config.getoption("--bench-sizes")),
-        "dtypes": wanted,
-        "variants": ids,
-        "rounds": _rounds(config.getoption("--bench-rounds")),
-    }
-
-
-def _rounds(text: str | None) -> int:
-    """--bench-rounds: a positive count (unset or 0: the default 20)."""
-    try:
-        rounds = int(text or 0)
-    except ValueError:
-        raise pytest.UsageError(f"--bench-rounds takes a count, got {text!r}") from None
-    if rounds < 0:
-        raise pytest.UsageError(f"--bench-rounds takes a count, got {rounds}")
-    return rounds or 20
+def count(text: str) -> int:
+    """--bench-rounds: a count of rounds (0: the default 20)."""
+    if not text.strip().isdigit():
+        raise ValueError(text)
+    return int(text) or 20
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "case" not in metafunc.fixturenames:
         return
-    cfg = bench_config(metafunc.config)
-    found = [c for name in suites.SUITES for c in suites.cases(
-        name, variants=cfg["variants"], dtypes=cfg["dtypes"], sizes=cfg["sizes"])]  # fmt: skip
+    sizes = metafunc.config.getoption("--bench-sizes")
+    found = [c for name in suites.SUITES for c in suites.cases(name, sizes=sizes)]
     metafunc.parametrize("case", found, ids=[c.id for c in found])
 
 
@@ -116,12 +84,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
 
 def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: dict) -> None:
     machine_info["gpu"] = device.device_info()
-    machine_info["reduce_ladder"] = {"schema": BENCH_SCHEMA, **bench_config(config)}
-
-
-@pytest.fixture(scope="session")
-def bench_cfg(request: pytest.FixtureRequest) -> dict:
-    return bench_config(request.config)
+    options = {k: config.getoption(f"--bench-{k}") for k in ("sizes", "rounds")}
+    machine_info["reduce_ladder"] = {"schema": BENCH_SCHEMA, **options}
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:

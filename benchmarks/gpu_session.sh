@@ -160,8 +160,9 @@ for step in $steps; do
       ;;
     bench)
       # The suite "sweep": every non-wrong variant and the peers, float32 and int32, log2 n =
-      # 10..28 (even, and 25); BENCH_SUITE picks another suite (harness.studies.suites). Narrow
-      # with REDUCE_BENCH_SIZES / _DTYPES / _VARIANTS / _ROUNDS (benchmarks/conftest.py).
+      # 10..28 (even, and 25); BENCH_SUITE picks another suite (harness.studies.suites), a -k
+      # expression narrows it ("sweep and int32"); REDUCE_BENCH_SIZES / _ROUNDS replace the sizes
+      # and the rounds (benchmarks/conftest.py).
       python3 -m pytest benchmarks/ -k "${BENCH_SUITE:-sweep}" -q -p no:cacheprovider --benchmark-enable \
         --benchmark-timer=harness.core.timing.sync_perf_counter --benchmark-sort=name \
         --benchmark-columns=median,iqr,rounds --benchmark-json="$F/bench.json" \

@@ -57,7 +57,7 @@ def _one_call(case: suites.Case):
     return fn, setup
 
 
-def test_reduce(benchmark, case: suites.Case, bench_cfg):
+def test_reduce(benchmark, case: suites.Case, pytestconfig):
     ok, why = device.torch_gpu()
     if not ok:
         pytest.skip(f"needs an NVIDIA GPU: {why}")
@@ -86,10 +86,10 @@ def test_reduce(benchmark, case: suites.Case, bench_cfg):
         fn()
         torch.cuda.synchronize()
 
-    rounds = bench_cfg["rounds"]
+    rounds = pytestconfig.getoption("--bench-rounds")
     benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS)
-    if suites.SUITES[case.suite].records:  # the record, its call time pytest-benchmark's rounds
-        (rec,) = records_from_rows(rows)
+    # a record suite's record (its rows' configs are empty), its call time pytest-benchmark's rounds
+    for rec in records_from_rows(rows):
         stats = getattr(benchmark, "stats", None)  # None under --benchmark-disable: one call
         if stats is not None:
             rec = dataclasses.replace(rec, call=Timing.of([t * 1e3 for t in stats.stats.data]))

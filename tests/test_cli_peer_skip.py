@@ -12,6 +12,7 @@ import pytest
 from harness.cli import run
 from harness.cli.main import main
 from harness.core import catalogue
+from harness.report import records
 from harness.studies import session
 
 DATA = Path(__file__).parent / "data" / "synthetic_run_cli.json"
@@ -26,17 +27,19 @@ def simulated_gpu(monkeypatch):
     missing = {i: session.check_and_time(v, "float32", 1000) for i, v in zip(
         catalogue.CCCL_IDS, cccl, strict=True)}  # fmt: skip
 
-    def run_selection(variants, dtype, sizes, **kwargs):
-        rows = [r for r in doc["results"] if r["dtype"] == dtype and r["n"] in sizes]
-        for n in sizes:
-            rows += [{**row, "n": n} for row in missing.values()]
-        return rows
+    recs = {(r["variant"], r["dtype"], r["n"]): r for r in doc["results"]}
+    recs |= {(i, "float32", n): {**r, "n": n} for i, r in missing.items() for n in SIZES}
+
+    def run_cases(found, reps=None, timed=True):  # the suites' runner: each case's record rows
+        got = [records.ResultRecord.from_json(recs[key]) for c in found
+               if (key := (c.variant, c.dtype, c.n)) in recs]  # fmt: skip
+        return [row for r in got for row in records.record_rows(r, device="sim", suite="ladder")]
 
     monkeypatch.setattr(run.device, "gpu_available", lambda: True)
     monkeypatch.setattr(run.device, "cupy_gpu", lambda: (True, ""))
     monkeypatch.setattr(run, "gpu_sizes", lambda sel, timed: (SIZES, []))
     monkeypatch.setattr(run.device, "device_info", lambda: doc["device"])
-    monkeypatch.setattr(run.session, "run_selection", run_selection)
+    monkeypatch.setattr(run.suites, "run", run_cases)
 
 
 def test_missing_optional_peer_is_skipped_not_an_error(simulated_gpu, capsys, monkeypatch):

@@ -103,7 +103,8 @@ def test_wrong_demonstrations_are_reported(needs_cupy, record_property):
     assert all(wrong[vid] == 0 for vid in FIXED_V5), wrong
     assert all(0 <= wrong[vid] <= REPS for vid in WRONG_DEMOS)
 
-    rows = session.run_selection(catalogue.select(WRONG_DEMOS), "float32", [n], timed=False)
+    demos = catalogue.select(WRONG_DEMOS)
+    rows = [session.check_and_time(v, "float32", n, timed=False) for v in demos]
     assert [r["variant"] for r in rows] == WRONG_DEMOS
     for r in rows:
         assert r["wrong_demo"] and r["status"] in ("ok", "wrong")
@@ -113,9 +114,8 @@ def test_wrong_demonstrations_are_reported(needs_cupy, record_property):
 def test_timed_run_reports_first_pass_and_total(needs_cupy):
     from harness.studies import session
 
-    rows = session.run_selection(
-        catalogue.select(["cuda/v3-sequential", "triton/tile-256"]), "float32", [2**22], reps=10
-    )
+    vs = catalogue.select(["cuda/v3-sequential", "triton/tile-256"])
+    rows = [session.check_and_time(v, "float32", 2**22, reps=10) for v in vs]
     for r in rows:
         assert r["status"] == "ok"
         assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5

@@ -68,7 +68,7 @@ def test_benchmark_suite_collects_every_variant_and_peer():
         timeout=120,
     ).stdout
     # Every non-wrong variant and peer except seed 001's (measured end to end by `host`), in the
-    # ladder's dtypes (the fastest variants' half/double dtypes run on request: --bench-dtypes).
+    # ladder's dtypes (the fastest variants' half/double dtypes: `bench sweep --dtypes`).
     expected = {
         f"sweep-{d}-{s}-{v.id}"
         for v in catalogue.select()

@@ -9,7 +9,7 @@ import argparse
 
 from harness.cli import common
 from harness.cli.common import EXIT_OK, UsageError
-from harness.core import catalogue, sizes
+from harness.core import catalogue, dtypes, sizes
 from harness.studies import axis_bench, suites
 
 BENCH_DOC = """\
@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = common.command(sub, "fastest-bench", fastest_bench, help + "--json PATH and a GPU",
                        FASTEST_DOC)  # fmt: skip
     p.add_argument("--json", required=True, help="where to write the results")
-    p.add_argument("--dtypes", nargs="+", default=["float32", "int32"])
+    p.add_argument("--dtypes", nargs="+", default=["float32", "int32"], choices=dtypes.NAMES)
     p.add_argument("--min", type=int, default=10, help="smallest log2 n (default 10)")
     p.add_argument("--max", type=int, default=30, help="largest log2 n (default 30)")
     default = list(suites.FASTEST_DEFAULT)
@@ -59,29 +59,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     help = "run a named suite and write its rows; the suites and options: reduce-ladder bench "
     p = common.command(sub, "bench", bench, help + "--help", BENCH_DOC + "\nsuites:\n" + listing)
-    p.add_argument("suite", help="one of: " + ", ".join(suites.SUITES))
+    p.add_argument("suite", choices=suites.SUITES, metavar="SUITE", help="one of the suites above")
     p.add_argument("--json", metavar="PATH", help="write the ROWS document here")
     p.add_argument("--variants", nargs="+", metavar="ID", help="variant (or per-call entry) ids")
-    p.add_argument("--dtypes", nargs="+", metavar="D", help="element types")
+    p.add_argument("--dtypes", nargs="+", metavar="D", choices=dtypes.NAMES, help="element types")
     p.add_argument("--sizes", nargs="+", metavar="N", help="e.g. 2^10 2^20,2^24")
     reps = "repetitions (per-call suite: loops) per case"
     p.add_argument("--reps", type=common.positive_int, help=reps)
-    shapes = "the axis suite's shapes: reference (default), tritonbench, all"
-    p.add_argument("--shapes", default="reference", metavar="SET", help=shapes)
+    shapes = "the axis suite's shapes (default: reference)"
+    p.add_argument("--shapes", default="reference", choices=axis_bench.SHAPE_SETS, help=shapes)
     p.add_argument("--list", action="store_true", help="print the cases; run nothing")
 
 
 def select(a: argparse.Namespace) -> list[suites.Case]:
     """The cases asked for; a UsageError for anything that cannot run."""
-    if a.suite not in suites.SUITES:
-        raise UsageError(f"unknown suite {a.suite!r}; suites: {', '.join(suites.SUITES)}")
-    ids = common.variant_ids(a.variants, suites.valid_ids(suites.get(a.suite))) or None
-    for d in a.dtypes or ():
-        common.parse_dtype(d)
+    ids = common.variant_ids(a.variants, suites.get(a.suite).known()) or None
     ns = common.parse_sizes(a.sizes)
-    if a.suite == "axis" and a.shapes not in axis_bench.SHAPE_SETS:
-        sets = ", ".join(axis_bench.SHAPE_SETS)
-        raise UsageError(f"unknown shape set {a.shapes!r}; sets: {sets}")
     if a.suite == "axis" and ns:
         raise UsageError("the axis suite takes --shapes, not --sizes")
     found = suites.cases(a.suite, variants=ids, dtypes=a.dtypes, sizes=ns, shape_set=a.shapes)

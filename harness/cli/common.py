@@ -149,25 +149,6 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
         raise UsageError(f"`reduce-ladder {command}` needs an NVIDIA GPU ({why_needed}): {why}")
 
 
-def run_study(command: str, study_main: Callable[..., int], why_needed: str | None) -> Callable:
-    """The sub-command running a study's own main(argv, prog): where why_needed says why it needs
-    a GPU, its --json path and the GPU are checked first; its own parser answers --help."""
-
-    def cmd(args: argparse.Namespace) -> int:
-        argv = args.study_argv
-        if why_needed and not {"-h", "--help"} & set(argv):
-            pre = argparse.ArgumentParser(add_help=False)
-            pre.add_argument("--json")
-            check_writable(pre.parse_known_args(argv)[0].json)
-            require_gpu(command, why_needed, cupy=True)
-        try:
-            return study_main(argv, prog=f"reduce-ladder {command}")
-        except SystemExit as e:  # its argparse: --help (0) or a usage error (2)
-            return EXIT_USAGE if isinstance(e.code, str) else e.code or 0
-
-    return cmd
-
-
 def fail(command: str, message: str, code: int = EXIT_FAILED) -> int:
     """`reduce-ladder COMMAND: message` on stderr; the exit code (a failure after the checks)."""
     print(f"reduce-ladder {command}: {message}", file=sys.stderr)

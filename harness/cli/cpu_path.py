@@ -15,7 +15,7 @@ from rich.markup import escape
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, plural, size_list, write_json
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
-from harness.studies import session
+from harness.studies import session, suites
 
 # The interpreter runs every program in Python (0.2-0.5 s per twin at 2^16 on a 2-core CI machine).
 INTERPRETED_MAX_N = 2**16
@@ -112,7 +112,9 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
         _what_stands_in(sel, console)
         console.print(f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
                       + ", and ".join(work) + ".")  # fmt: skip
-    rows = session.run_selection(interpreted, sel.dtype, sizes, timed=False)
+    found = [suites.Case("ladder", v.id, sel.dtype, n) for n in sizes for v in interpreted]
+    measured = suites.run(found, timed=False)
+    rows = session.record_dicts(measured)
     if rows and not quiet:  # --wide: the result and the golden too
         title = "Triton twins, interpreted on the CPU"
         console.print(tables.rich_checks(rows, title, wide=args.wide))
@@ -126,7 +128,7 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
         if c["status"] != "ok" or not quiet:
             console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
     if args.json:
-        write_json(args.json, session.run_document("cpu", rows, compile=compiled))
+        write_json(args.json, session.run_document("cpu", measured, compile=compiled))
     bad_compile = [c for c in compiled if c["status"] == "error"]
     if bad_compile and all("libnvrtc not found" in c.get("message", "") for c in bad_compile):
         console.print(

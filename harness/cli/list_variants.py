@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from harness.cli.common import EXIT_OK, command, console, parse_dtype
+from harness.cli.common import EXIT_OK, command, console
 from harness.core import catalogue, dtypes
 from harness.core.variant import Variant
 from harness.report import markdown as terminal
@@ -71,15 +71,14 @@ def catalogue_table(variants: list[Variant], *, wide: bool = False):
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "list", cmd_list, "print the catalogue")
     p.add_argument("--format", choices=("table", "json"), default="table")
-    p.add_argument("--dtype", help="only the variants that support this dtype")
+    p.add_argument("--dtype", choices=dtypes.NAMES, help="only the variants taking this dtype")
     p.add_argument("--backend", choices=("cuda", "triton", "peer"))
     wide = "every column: seed labels, twins, tile mappings in full (default: a table that fits "
     p.add_argument("--wide", action="store_true", help=wide + "100 columns)")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    dtype = parse_dtype(args.dtype) if args.dtype else None
-    vs = catalogue.select(None, dtype=dtype, backend=args.backend, include_wrong=True)
+    vs = catalogue.select(None, dtype=args.dtype, backend=args.backend, include_wrong=True)
     if args.format == "json":
         print(json.dumps([v.record() for v in vs], indent=1))
     else:

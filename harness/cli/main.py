@@ -29,15 +29,28 @@ from harness.cli import (
     report,
     run,
 )
-from harness.cli.common import EXIT_FAILED, EXIT_USAGE, UsageError, WriteFailed, run_study
+from harness.cli.common import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    UsageError,
+    WriteFailed,
+    check_writable,
+    require_gpu,
+)
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
 
 
 def ablation(argv: list[str], prog: str) -> int:
     """`reduce-ladder ablation`, the old name of experiments/fastest_ablation/ (not installed
-    with the package), imported only now, after the output and GPU checks (tests/test_layout.py,
-    EXPERIMENT_ALIASES): from a checkout it is found beside harness/; elsewhere: exit 2."""
+    with the package): its --json path and the GPU checked first (its own parser answers
+    --help), then the experiment imported (tests/test_layout.py, EXPERIMENT_ALIASES): from a
+    checkout it is found beside harness/; elsewhere: exit 2."""
+    if not {"-h", "--help"} & set(argv):
+        pre = argparse.ArgumentParser(add_help=False)
+        pre.add_argument("--json")
+        check_writable(pre.parse_known_args(argv)[0].json)
+        require_gpu("ablation", "it times kernel variants on the GPU", cupy=True)
     if (CHECKOUT / "experiments/fastest_ablation").is_dir() and str(CHECKOUT) not in sys.path:
         sys.path.append(str(CHECKOUT))
     try:
@@ -53,12 +66,11 @@ def ablation(argv: list[str], prog: str) -> int:
     return experiment.main(argv, prog=prog)
 
 
-# Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`):
-# name: (its main(argv, prog), why it needs a GPU (None: its own parser checks), the help line).
+# Studies that keep their own parser (it answers their --help and says `reduce-ladder NAME`; its
+# argparse's exit, main's): name: (its main(argv, prog), the help line).
 STUDIES = {
     "ablation": (
         ablation,
-        "it times kernel variants on the GPU",
         "the fastest pair's design choices, one by one, and the launch probe; needs "
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
     ),
@@ -92,9 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for entry in COMMANDS:
         if entry in STUDIES:
-            study_main, why, help = STUDIES[entry]
-            p = sub.add_parser(entry, add_help=False, help=help)  # its own parser: --help
-            p.set_defaults(func=run_study(entry, study_main, why), takes_study_argv=True)
+            sub.add_parser(entry, add_help=False, help=STUDIES[entry][1])  # its own parser: --help
         else:
             entry.add_parser(sub)
     return parser
@@ -118,9 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not argv or argv[0] not in [*names, "-h", "--help", "--version"]:
             argv = [DEFAULT_COMMAND, *argv]
         args, extra = parser.parse_known_args(argv)
-        if getattr(args, "takes_study_argv", False):
-            args.study_argv = extra  # a study's own options, for its own parser
-        elif extra:
+        if args.command in STUDIES:  # its own options, for its own parser
+            return STUDIES[args.command][0](extra, f"reduce-ladder {args.command}")
+        if extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return args.func(args)
     except SystemExit as e:  # argparse: --help / --version (0) or a usage error (2)

@@ -2,7 +2,8 @@
 or checked only. What is asked for (a Selection: variants, dtype, study note, sizes) is resolved
 before anything runs: unknown ids, a dtype a named variant does not support, a study with no
 variant in the selection, a selection that leaves nothing to check are each a UsageError that
-says why. On a GPU every variant is verified (and, for `run`, timed); without one the CPU path
+says why. On a GPU every variant is verified (and, for `run`, timed) as a case of the suite
+"ladder", by the suites' runner (harness.studies.suites); without one the CPU path
 (harness.cli.cpu_path) checks what can be checked there."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, size_list
 from harness.cli.cpu_path import print_failures, run_cpu_path
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
-from harness.studies import session
+from harness.studies import session, suites
 
 
 @dataclass(frozen=True)
@@ -37,17 +38,17 @@ def known_studies() -> list[str]:
 
 
 def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, str]:
-    """--study and --dtype resolved: an unknown study is a usage error; without --dtype a study
-    runs in its own first dtype (004: int32), otherwise float32."""
+    """--study and --dtype (one of argparse's choices) resolved: an unknown study is a usage
+    error; without --dtype a study runs in its own first dtype (004: int32), otherwise float32."""
     if not study:
-        return None, common.parse_dtype(dtype or "float32")
+        return None, dtype or "float32"
     study, notes = study.strip().rstrip(":"), known_studies()
     if study not in notes:
         raise UsageError(
             f"unknown seed {study!r} (--study); study notes with variants: {', '.join(notes)}"
         )
     own = session.seed_dtypes(study)
-    dtype = common.parse_dtype(dtype or own[0])
+    dtype = dtype or own[0]
     if dtype not in own:
         raise UsageError(f"study {study}'s variants support {', '.join(own)}, not {dtype}")
     return study, dtype
@@ -55,7 +56,7 @@ def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, s
 
 def resolve(args: argparse.Namespace) -> Selection:
     """The selection `run` / `check` asked for; a UsageError for anything that cannot run."""
-    ids = common.variant_ids(args.variants)
+    ids = list(dict.fromkeys(common.variant_ids(args.variants)))  # each once: one case each
     if args.variants is not None and not ids:
         raise UsageError("--variants needs at least one id (reduce-ladder list); without it: all")
     study, dtype = study_and_dtype(args.study, args.dtype)
@@ -102,7 +103,8 @@ def selection_arguments(p: argparse.ArgumentParser) -> None:
     ids = "variant ids (comma or space separated); default: every non-wrong one"
     add("--variants", nargs="*", metavar="ID", help=ids)
     add("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
-    add("--dtype", help="element type (default float32; with --study, the study's)")
+    dtype = "element type (default float32; with --study, the study's)"
+    add("--dtype", choices=dtypes.NAMES, metavar="DTYPE", help=dtype)
     study = "only one study note's variants (e.g. 004), their Triton twins and the peers; a timed "
     study += "run prints the note's table (004: effective bandwidth, CUDA beside Triton)"
     add("--study", metavar="NOTE", help=study)
@@ -184,28 +186,29 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")
 
-    # What is running, how far along, time so far; on a terminal only, gone when done.
+    # What is running, how far along, time so far; on a terminal only, gone when done. Each case
+    # through the suites' runner; a case that is not ok is printed as it happens.
+    found = [
+        suites.Case("ladder", v.id, dtype, n) for n in sizes for v in variants if dtype in v.dtypes
+    ]
     columns = TextColumn("{task.description:<44}"), BarColumn(), MofNCompleteColumn()
     with Progress(
         *columns, TimeElapsedColumn(), console=out, transient=True, disable=args.quiet
     ) as bar:
-        task = bar.add_task("", total=sum(dtype in v.dtypes for v in variants) * len(sizes))
-
-        def progress(row: dict) -> None:
+        task, measured = bar.add_task("", total=len(found)), []
+        for c in found:
+            bar.update(task, description=f"{c.variant} n={c.n:,}")
+            measured += (got := suites.run([c], args.reps, timed=timed))
             bar.advance(task)
-            if row["status"] not in ("ok", session.SKIPPED) and not row.get("wrong_demo"):
-                bar.console.print(f"  {row['variant']} n={row['n']:,}: {row['status']}")
-
-        rows = session.run_selection(
-            variants, dtype, sizes, timed=timed, reps=args.reps, progress=progress,
-            starting=lambda v, n: bar.update(task, description=f"{v.id} n={n:,}"),
-        )  # fmt: skip
+            if bad := suites.failed(got):
+                bar.console.print(f"  {c.variant} n={c.n:,}: {bad[0].check}")
+    rows = session.record_dicts(measured)
     head = {}
     if timed and sel.study:
         head["seed_tables"] = _seed_tables(rows, sel, sizes, name, out, args.quiet)
     if args.json:
         mode = "timed" if timed else "check"
-        common.write_json(args.json, session.run_document(mode, rows, **head))
+        common.write_json(args.json, session.run_document(mode, measured, **head))
     if not args.quiet and timed and not sel.study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"

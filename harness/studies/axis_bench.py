@@ -27,30 +27,14 @@ from harness.core import catalogue, dtypes
 from harness.core.timing import Timing
 from harness.report.records import Row
 
-TRITONBENCH_SIZES = range(9, 22, 2)
-TRITONBENCH_DIMS: tuple[int, ...] = tuple(2**n for n in TRITONBENCH_SIZES) + tuple(
-    (n - 1) * (n + 1) for n in TRITONBENCH_SIZES
-)
-# tritonbench's TENSOR_BYTES_LIMIT, applied to float32 (its default dtype)
-TENSOR_BYTES_LIMIT = 8e9
-FLOAT32_BYTES = 4
-
 ShapeDim = tuple[tuple[int, ...], int]  # (shape, dim): a sum along dim
 
-
-def _fits(shape: tuple[int, ...]) -> bool:
-    return math.prod(shape) * FLOAT32_BYTES < TENSOR_BYTES_LIMIT
-
-
-TRITONBENCH_2D: tuple[ShapeDim, ...] = tuple(
-    ((m, n), dim)
-    for dim in (0, 1)
-    for m in TRITONBENCH_DIMS
-    for n in TRITONBENCH_DIMS
-    if _fits((m, n))
-)
-TRITONBENCH_3D: tuple[ShapeDim, ...] = tuple(
-    ((m, n, k), 1) for m in (8, 16) for n in (2**e for e in range(12, 22, 2)) for k in (8, 16)
+# tritonbench's M and N (its get_dim_vals); its 8e9-byte TENSOR_BYTES_LIMIT, on float32 (4 bytes,
+# its default dtype)
+_TB_DIMS = [2**n for n in range(9, 22, 2)] + [(n - 1) * (n + 1) for n in range(9, 22, 2)]
+TRITONBENCH: tuple[ShapeDim, ...] = (
+    *(((m, n), dim) for dim in (0, 1) for m in _TB_DIMS for n in _TB_DIMS if m * n * 4 < 8e9),
+    *(((m, n, k), 1) for m in (8, 16) for n in (2**e for e in range(12, 22, 2)) for k in (8, 16)),
 )
 ISSUE: tuple[ShapeDim, ...] = (
     ((2**20, 64), 1),
@@ -65,17 +49,12 @@ ISSUE: tuple[ShapeDim, ...] = (
     ((262144, 128), 0),
     ((2**20, 4), 1),
 )
-BENCH_SHAPES: tuple[ShapeDim, ...] = tuple(dict.fromkeys(TRITONBENCH_2D + TRITONBENCH_3D + ISSUE))
+SHAPE_SETS = {"reference": ISSUE, "tritonbench": TRITONBENCH,
+              "all": tuple(dict.fromkeys(TRITONBENCH + ISSUE))}  # fmt: skip
 
-SUITE = "axis"
 DTYPES = ("float32", "bfloat16", "int32")
 PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
 COPY = "copy"
-SHAPE_SETS = {
-    "reference": ISSUE,
-    "tritonbench": TRITONBENCH_2D + TRITONBENCH_3D,
-    "all": BENCH_SHAPES,
-}
 SLOW_MS = 5.0
 SLOW_REPS = 3
 MAX_REPS = 50
@@ -96,16 +75,11 @@ def parse_config(text: str) -> tuple[tuple[int, ...], int]:
     return tuple(int(s) for s in shape.split("x")), int(dim)
 
 
-def shapes(name: str) -> tuple[tuple[tuple[int, ...], int], ...]:
-    if name not in SHAPE_SETS:
-        raise ValueError(f"unknown shape set {name!r}; sets: {', '.join(SHAPE_SETS)}")
-    return SHAPE_SETS[name]
-
-
 def supports(subject: str, dtype: str) -> bool:
-    if subject in PEERS or subject == COPY:
-        return not (subject == "peer/cupy.sum" and dtype == "bfloat16")
-    return dtype in catalogue.get_axis(subject).dtypes
+    """An axis variant's dtypes; every peer's but CuPy's bfloat16."""
+    if subject in catalogue.AXIS_BY_ID:
+        return dtype in catalogue.get_axis(subject).dtypes
+    return not (subject == "peer/cupy.sum" and dtype == "bfloat16")
 
 
 _inputs: dict = {}

@@ -18,7 +18,6 @@ Rows: metric "call", config the entry's kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache, partial
 
 from harness.core import catalogue
@@ -34,16 +33,10 @@ FASTEST = ("cuda/fastest", "triton/fastest")
 LAUNCHES = tuple((v, LAUNCH_MODES[catalogue.get(v).backend][0]) for v in FASTEST)
 
 
-@dataclass(frozen=True)
-class Entry:
-    id: str
-    description: str
-    # (dtype, views) -> the call timed (one input per call), or None where unsupported
-    make: Callable[[str, list], Callable[[object], object] | None]
-    variant: str | None = None  # the catalogue variant it calls, if any (its dtypes apply)
-
-
-# The entries' makers: (what they need, dtype, views) -> the call; imports inside (torch, CuPy).
+# An entry is its maker, (dtype, views) -> the call timed (one input per call; the makers below
+# take what they need first, and import torch and CuPy inside), and the catalogue variant it
+# calls, if any (its dtypes and max_n apply).
+Maker = Callable[[str, list], Callable[[object], object]]
 
 
 def _api(vid: str, out: bool, dtype: str, views: list):
@@ -99,8 +92,6 @@ def _torch(kind: str, dtype: str, views: list):
 
 
 def _cupy_cub(dtype: str, views: list):
-    if dtype == "bfloat16":
-        return None  # CuPy has no bfloat16
     import cupy
 
     arrays = {id(x): cupy.from_dlpack(x) for x in views}
@@ -126,35 +117,23 @@ def _native(vid: str) -> bool:
     return bool(v and rebind.native_launch(v, rebind.DEFAULT_MODE[v.backend]))
 
 
-def entries(variants: Iterable[str] | None = None) -> list[Entry]:
-    """The per-call entries: the API three ways per variant (api_variants() by default), then
-    the peers, the op's dispatch, and the fastest pair's plan and cached launch."""
-    out = [
-        Entry("torch.sum", "torch.sum(x)", partial(_torch, "sum")),
-        Entry("torch.sum out=", "torch.sum(x, dim=0, out=o), o preallocated",
-              partial(_torch, "out")),
-    ]  # fmt: skip
+def entries(variants: Iterable[str] | None = None) -> dict[str, tuple[Maker, str | None]]:
+    """The per-call entries by id (the module docstring lists them), each (its maker, the variant
+    it calls); reduce_sum's three per variant of variants (default: api_variants())."""
+    out: dict[str, tuple[Maker, str | None]] = {
+        "torch.sum": (partial(_torch, "sum"), None),
+        "torch.sum out=": (partial(_torch, "out"), None),
+    }
     for v in api_variants() if variants is None else variants:
         e = f"{v} native" if _native(v) else v  # REDUCE_LADDER_NATIVE=1: its launch said in the id
-        out += [
-            Entry(f"api {e}", f"harness.reduce_sum(x, {v!r}) (plan cache)",
-                  partial(_api, v, False), v),
-            Entry(f"api {e} out=", f"harness.reduce_sum(x, {v!r}, out=o)", partial(_api, v, True),
-                  v),
-            Entry(f"op {e}", f"torch.ops.reduce_ladder.sum(x, {v!r}), eager",
-                  partial(_op, v, "sum"), v),
-        ]  # fmt: skip
-    out += [
-        Entry("op noop (dispatch)", "torch.ops.reduce_ladder.noop(x): dispatch only",
-              partial(_op, "cuda/fastest", "noop")),
-        *(Entry(f"plan {v}", f"make_plan({v!r}, x) once, run() per call", partial(_plan, v), v)
-          for v in FASTEST),
-        *(Entry(f"launch {v} {mode}", f"cached launch, {mode} mode, output preallocated",
-                partial(_launch, v, mode), v) for v, mode in LAUNCHES),
-        Entry("cupy.sum-cub", "cupy.sum(a, dtype=a.dtype), CUB accelerators on", _cupy_cub),
-        Entry("torch.compile sum", "torch.compile(lambda t: torch.sum(t))",
-              partial(_torch, "compile")),
-    ]  # fmt: skip
+        out[f"api {e}"] = (partial(_api, v, False), v)
+        out[f"api {e} out="] = (partial(_api, v, True), v)
+        out[f"op {e}"] = (partial(_op, v, "sum"), v)
+    out["op noop (dispatch)"] = (partial(_op, "cuda/fastest", "noop"), None)
+    out |= {f"plan {v}": (partial(_plan, v), v) for v in FASTEST}
+    out |= {f"launch {v} {mode}": (partial(_launch, v, mode), v) for v, mode in LAUNCHES}
+    out["cupy.sum-cub"] = (_cupy_cub, None)
+    out["torch.compile sum"] = (partial(_torch, "compile"), None)
     return out
 
 
@@ -180,22 +159,16 @@ def views(dtype: str, n: int):
 
 
 @cache
-def entry(entry_id: str) -> Entry:
+def entry(entry_id: str) -> tuple[Maker, str | None]:
     """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
     vid = entry_id.split(" ")[1] if " " in entry_id else ""
-    found = {e.id: e for e in entries([vid] if vid in catalogue.BY_ID else [])}
-    if entry_id not in found:
-        raise KeyError(entry_id)
-    return found[entry_id]
-
-
-def known() -> list[str]:
-    return [e.id for e in entries()]
+    return entries([vid] if vid in catalogue.BY_ID else [])[entry_id]
 
 
 def supports(entry_id: str, dtype: str, n: int) -> bool:
-    v = entry(entry_id).variant
-    if v is not None and not (dtype in catalogue.get(v).dtypes and n <= catalogue.get(v).max_n):
+    """The variant's dtypes and max_n, where it calls one; CuPy has no bfloat16."""
+    v = catalogue.BY_ID.get(entry(entry_id)[1] or "")
+    if v is not None and not (dtype in v.dtypes and n <= v.max_n):
         return False
     return not (entry_id == "cupy.sum-cub" and dtype == "bfloat16")
 
@@ -207,7 +180,7 @@ def call(entry_id: str, dtype: str, n: int):
 
     vs, _ = views(dtype, n)
     with peers.cupy_accelerators(["cub"]):
-        return entry(entry_id).make(dtype, vs), vs
+        return entry(entry_id)[0](dtype, vs), vs
 
 
 def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, loops: int = 5):
@@ -219,8 +192,6 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
              "shape": n, "metric": "call"}  # fmt: skip
     try:
         fn, vs = call(entry_id, dtype, n)
-        if fn is None:  # the entry cannot take this dtype (cupy.sum: no bfloat16)
-            return []
         nbytes = vs[0].numel() * vs[0].element_size()
         # every view once a loop where several; else about 30 ms of an HBM-bound sum
         calls = len(vs) if len(vs) > 1 else max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))

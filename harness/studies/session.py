@@ -1,7 +1,7 @@
-"""The main job: verify and time a selection of variants at some sizes (`reduce-ladder run` /
-`check`, and the record suites of harness.studies.suites: both measure a case by check_and_time),
-on the CPU too (check only). Each (variant, dtype, n) gives one result record, returned in its JSON
-form; run_document writes them as a ROWS document, from which the loader rebuilds the records.
+"""The main job's measure: verify and time one variant at one size (check_and_time), on the CPU too
+(check only): one result record, in its JSON form. The record suites of harness.studies.suites
+measure their cases by it, `reduce-ladder run` / `check` among them (through the suites' runner);
+run_document writes their rows as a ROWS document, from which the loader rebuilds the records.
 Also which variants a run selects: the ladder's, a study note's."""
 
 from __future__ import annotations
@@ -24,22 +24,16 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def row_common(suite: str, info: dict | None = None) -> dict:
-    """device, suite, versions: what every row measured here shares."""
-    info = device.device_info() if info is None else info
-    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
-    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
-    return {"device": info.get("name") or records.NO_GPU, "suite": suite, "versions": vs}
-
-
-def run_document(mode: str, results: list[dict], suite: str = "ladder", **head) -> dict:
-    """`run` / `check --json`: the results' ROWS document, with mode ("timed", "check", "cpu") and
+def run_document(mode: str, rows: list[records.Row], **head) -> dict:
+    """`run` / `check --json`: the ladder's ROWS document, with mode ("timed", "check", "cpu") and
     head (seed_tables, compile) beside the rows."""
-    info = device.device_info()
-    common = row_common(suite, info)
-    rows = [row for r in results for row in records.record_rows(
-        records.ResultRecord.from_json(r), **common)]  # fmt: skip
-    return records.rows_document(rows, suite=suite, device=info, mode=mode, **head)
+    return records.rows_document(rows, suite="ladder", device=device.device_info(), mode=mode,
+                                 **head)  # fmt: skip
+
+
+def record_dicts(rows: list[records.Row]) -> list[dict]:
+    """The result records of a run's rows, in their JSON form (what the ladder's tables read)."""
+    return [r.to_json() for r in records.records_from_rows(rows)]
 
 
 def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
@@ -127,28 +121,6 @@ def check_and_time(
         why, extra = f"{type(e).__name__}: {e}", {"traceback": traceback.format_exc(limit=6)}
         rec = dataclasses.replace(rec, status="error", message=why, extra={**rec.extra, **extra})
     return rec.to_json()
-
-
-def run_selection(
-    variants: Iterable[Variant],
-    dtype: str,
-    sizes: Iterable[int],
-    *,
-    timed: bool = True,
-    reps: int | None = None,
-    progress: Callable[[dict], None] | None = None,
-    starting: Callable[[Variant, int], None] | None = None,
-) -> list[dict]:
-    """One record per (size, variant) taking dtype; starting(v, n) before, progress(row) after."""
-    rows = []
-    for n in sizes:
-        for v in (v for v in variants if dtype in v.dtypes):
-            if starting:
-                starting(v, n)
-            rows.append(check_and_time(v, dtype, n, timed=timed, reps=reps))
-            if progress:
-                progress(rows[-1])
-    return rows
 
 
 def _skipped(r: dict) -> bool:

@@ -1,12 +1,14 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
 rows (harness.report.records.Row). One registry (SUITES), one runner (run; run_suite writes and
-prints its rows), two front ends: `reduce-ladder bench SUITE` (harness.cli.bench, which also
-answers the older `fastest-bench`) and `pytest benchmarks/ -k SUITE` (benchmarks/test_bench.py).
+prints a suite's rows), three front ends: `reduce-ladder run` / `check` (the ladder's cases,
+harness.cli.run, which draws its tables from the rows' records), `reduce-ladder bench SUITE`
+(harness.cli.bench, which also answers the older `fastest-bench`) and `pytest benchmarks/ -k
+SUITE` (benchmarks/test_bench.py).
 
-A record suite's case is measured by harness.studies.session.check_and_time, as `reduce-ladder
-run` measures it (the sum checked, then device time by harness.core.timing.time_ms, and for
-n <= 2^20 the graph replay and one synchronized call): its rows are the record's timings. A
-callable case is timed by harness.core.timing.loop_ms (metric "call"), an axis case by
+A record suite's case is measured by harness.studies.session.check_and_time (the sum checked,
+then device time by harness.core.timing.time_ms, and for n <= 2^20 the graph replay and one
+synchronized call; checked only where run's timed is False): its rows are the record's timings.
+A callable case is timed by harness.core.timing.loop_ms (metric "call"), an axis case by
 harness.studies.axis_bench (config "8x16777216 dim=1"). Seed 001's variants are measured end to
 end from host memory by `reduce-ladder host`, not a suite.
 """
@@ -22,7 +24,7 @@ from functools import cache
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.report import axis_tables, documents, tables
-from harness.report.records import ResultRecord, Row, record_rows, rows_document
+from harness.report.records import NO_GPU, ResultRecord, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, session
 
 
@@ -53,25 +55,29 @@ class Suite:
     variants: Callable[[str], list[str]]  # dtype -> the default variant (or entry) ids
     dtypes: tuple[str, ...]
     sizes: tuple[int, ...]
-    measure: Callable[[Case, int | None], list[Row]]  # (case, reps) -> rows
+    measure: Callable[[Case, int | None, bool], list[Row]]  # (case, reps, timed) -> rows
     supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
-    known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)  # every id --variants names
-    records: bool = True  # measured by session.check_and_time: its rows rebuild a result record
+    # every id --variants may name (the per-call suite: its entries and any variant id)
+    known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)
 
 
 @cache
 def common(suite: str) -> dict:
-    """device, suite, versions of the rows measured here (the device looked up once)."""
-    return session.row_common(suite)
+    """device, suite, versions: what every row measured here shares (the device looked up once)."""
+    info = device.device_info()
+    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
+    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
+    return {"device": info.get("name") or NO_GPU, "suite": suite, "versions": vs}
 
 
 def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
     """A record suite's measure: session.check_and_time (how: its first_pass, max_reps,
-    target_ms), the repetitions given, else reps_for(n)."""
+    target_ms), the repetitions given, else reps_for(n); timed=False: checked only."""
 
-    def measure(case: Case, reps: int | None) -> list[Row]:
+    def measure(case: Case, reps: int | None, timed: bool) -> list[Row]:
         v = catalogue.get(case.variant)
-        rec = session.check_and_time(v, case.dtype, case.n, reps=reps or reps_for(case.n), **how)
+        reps = reps or reps_for(case.n)
+        rec = session.check_and_time(v, case.dtype, case.n, timed=timed, reps=reps, **how)
         return record_rows(ResultRecord.from_json(rec), **common(case.suite))
 
     return measure
@@ -117,16 +123,16 @@ SUITES: dict[str, Suite] = {
               _fastest_supports,
               lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
-              lambda d: call_entries.known(), call_entries.DEFAULT_DTYPES,
+              lambda d: list(call_entries.entries()), call_entries.DEFAULT_DTYPES,
               call_entries.DEFAULT_SIZES,
-              lambda c, reps: call_entries.measure(c.variant, c.dtype, c.n, common(c.suite), reps),
-              call_entries.supports, call_entries.known, records=False),
+              lambda c, reps, timed: call_entries.measure(c.variant, c.dtype, c.n,
+                                                          common(c.suite), reps),
+              call_entries.supports, lambda: [*call_entries.entries(), *catalogue.BY_ID]),
         Suite("axis", "sums along one dim: every axis stage and the fastest pair beside the peers",
               lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
-              lambda c, reps: axis_bench.measure(c.variant, c.dtype, c.config, common(c.suite),
-                                                 reps),
-              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects,
-              records=False),
+              lambda c, reps, timed: axis_bench.measure(c.variant, c.dtype, c.config,
+                                                        common(c.suite), reps),
+              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
     )
 }  # fmt: skip
 
@@ -138,11 +144,6 @@ def get(name: str) -> Suite:
     return SUITES[name]
 
 
-def valid_ids(s: Suite) -> list[str]:
-    """Every id --variants may name in the suite (the per-call suite: any variant id too)."""
-    return s.known() + (list(catalogue.BY_ID) if s.name == "callable" else [])
-
-
 def cases(
     name: str,
     *,
@@ -152,19 +153,18 @@ def cases(
     shape_set: str = "reference",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
-    variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults (a
-    variant the suite does not know is left out). A variant named explicitly in the callable
-    suite may be a plain variant id: its api, api out= and op entries are meant. The axis suite
-    takes shapes (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
+    variant that can run at that dtype and n; variants (of its known ids) / dtypes / sizes
+    replace the defaults. A variant named explicitly in the callable suite may be a plain
+    variant id: its api, api out= and op entries are meant. The axis suite takes shapes
+    (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
     s = get(name)
-    valid = valid_ids(s) if variants is not None else []
-    named = None if variants is None else [i for i in variants if i in valid]
+    named = None if variants is None else list(variants)
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
         api = ("api {}", "api {} out=", "op {}")
         named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
     dts = list(dtypes or s.dtypes)
     if name == "axis":  # shape, dim pairs instead of sizes; dtype inside, one input per pair
-        cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.shapes(shape_set)]
+        cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.SHAPE_SETS[shape_set]]
         grid = [(d, cfg, axis_bench.numel(cfg)) for cfg in cfgs for d in dts]
     else:
         grid = [(d, "", n) for d in dts for n in sizes or s.sizes]
@@ -180,12 +180,14 @@ def run(
     found: list[Case],
     reps: int | None = None,
     progress: Callable[[Case, list[Row]], None] | None = None,
+    timed: bool = True,
 ) -> list[Row]:
     """Every case measured in order (a failure inside is a row's check: "error" / "wrong", never
-    raised); progress(case, its rows) after each."""
+    raised); progress(case, its rows) after each. timed=False: a record suite's cases checked
+    only (`reduce-ladder check`, and on the CPU the interpreted twins)."""
     out: list[Row] = []
     for c in found:
-        rs = get(c.suite).measure(c, reps)
+        rs = get(c.suite).measure(c, reps, timed)
         out += rs
         if progress:
             progress(c, rs)
