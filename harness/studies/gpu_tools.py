@@ -70,11 +70,12 @@ def require_gpu() -> None:
 
 
 def tool_version(path: str) -> str:
+    """The tool's last line of `--version` ("unknown" where it says nothing)."""
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError) as e:
+        out = run([path, "--version"], timeout=60).stdout
+    except OSError as e:
         return f"unknown ({e})"
-    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
     return lines[-1] if lines else "unknown"
 
 
