@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -318,7 +319,9 @@ def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_pa
     monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
     monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
     msg = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access counters"
-    monkeypatch.setattr(gpu_tools, "run", lambda cmd, **kw: gpu_tools.Completed(cmd, 1, "", msg))
+    monkeypatch.setattr(
+        gpu_tools, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
+    )
     code = reduce_ladder(["profile", "--variants", "cuda/v3-sequential", "--raw", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "ERR_NVGPUCTRPERM" in err
@@ -512,7 +515,7 @@ def _replay(monkeypatch, manifest: list[dict], output) -> None:
     def run(cmd, timeout, env=None):
         if "--manifest" in cmd:
             Path(cmd[cmd.index("--manifest") + 1]).write_text(json.dumps(manifest))
-        return gpu_tools.Completed(cmd, 0, output(cmd), "")
+        return subprocess.CompletedProcess(cmd, 0, output(cmd), "")
 
     monkeypatch.setattr(gpu_tools, "run", run)
     monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)

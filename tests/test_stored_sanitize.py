@@ -24,7 +24,7 @@ from harness.report import profile_tables
 from harness.studies import sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_IDS = [v.id for v in sanitize.default_variants()]
+DEFAULT_IDS = [v.id for v in sanitize.select()]
 
 
 def stored_documents() -> list[tuple[str, list[Path]]]:

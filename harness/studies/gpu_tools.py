@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from harness.core import device
 from harness.core.catalogue import Variant
@@ -89,32 +90,21 @@ def start(name: str, schema: str, raw_dir: Path) -> tuple[str, dict]:
     return path, {"schema": schema, "device": device.device_info(), key: tool_version(path)}
 
 
-@dataclass
-class Completed:
-    cmd: list[str]
-    rc: int | None  # None: killed at the timeout
-    stdout: str
-    stderr: str
-
-    @property
-    def text(self) -> str:
-        return self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr
-
-    @property
-    def timed_out(self) -> bool:
-        return self.rc is None
-
-
-def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Completed:
-    """Run a command, capturing its output; never raises for a failing or hanging command."""
+def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> CompletedProcess:
+    """Run a command, capturing its output; never raises for a failing or hanging command (one
+    killed at the timeout has returncode None)."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
-        return Completed(cmd, p.returncode, p.stdout, p.stderr)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
     except subprocess.TimeoutExpired as e:
         out, err = (x.decode(errors="replace") if isinstance(x, bytes) else x or ""
                     for x in (e.stdout, e.stderr))  # fmt: skip
-        return Completed(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
+        return CompletedProcess(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
+
+
+def output(done: CompletedProcess) -> str:
+    """A run's stdout, then its stderr."""
+    return done.stdout + ("\n" if done.stdout and done.stderr else "") + done.stderr
 
 
 @dataclass
@@ -139,7 +129,7 @@ class Job:
     def run(
         self, tool: list[str], mode: str, manifest: Path, log: Path | None, timeout: float,
         env: dict | None = None,
-    ) -> tuple[Completed, list | None]:  # fmt: skip
+    ) -> tuple[CompletedProcess, list | None]:  # fmt: skip
         """The tool (its command line up to the driver) over this job, its log (command, output)
         to `log`: (the run, the driver's manifest, None where unreadable); ToolUnavailable where
         the output says the tool could not measure."""
@@ -147,8 +137,8 @@ class Job:
         cmd = [*tool, *self.command(mode, manifest)]
         done = run(cmd, timeout=timeout, env=env)
         if log:
-            log.write_text(" ".join(cmd) + "\n\n" + done.text)
-        if reason := next((why for marker, why in FAILURE_MARKERS if marker in done.text), None):
+            log.write_text(" ".join(cmd) + "\n\n" + output(done))
+        if reason := next((why for marker, why in FAILURE_MARKERS if marker in output(done)), None):
             raise ToolUnavailable(reason)
         try:
             return done, documents.load_document(manifest, "manifest").raw["launches"]

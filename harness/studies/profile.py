@@ -170,15 +170,16 @@ def profile(
         manifest, log = (raw_dir / f"{job.label}{s}" for s in (".manifest.json", ".ncu.log"))
         done, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", manifest, log,
                                  RUN_TIMEOUT_S)  # fmt: skip
-        if done.timed_out or launched is None:
-            errors = [ln for ln in done.text.splitlines() if "ERROR" in ln or "error" in ln]
-            why = errors[-1] if errors else f"rc={done.rc}"
+        if done.returncode is None or launched is None:  # None: killed at the timeout
+            lines = gpu_tools.output(done).splitlines()
+            errors = [ln for ln in lines if "ERROR" in ln or "error" in ln]
+            why = errors[-1] if errors else f"rc={done.returncode}"
             raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {log.name}")
         rows = _export(ncu, job, raw_dir, ".csv")
         renamed = _export(ncu, job, raw_dir, ".nvtx.csv", "--print-nvtx-rename", "kernel")
         attributed, nvtx_check = attribute(rows, launched, renamed)
         doc["runs"].append(dict(
-            dtype=dtype, n=job.sizes[0], variants=[v.id for v in job.variants], rc=done.rc,
+            dtype=dtype, n=job.sizes[0], variants=[v.id for v in job.variants], rc=done.returncode,
             kernels=len(rows), raw_csv=f"{job.label}.csv", report=f"{job.label}.ncu-rep",
             nvtx_check=nvtx_check,
         ))  # fmt: skip

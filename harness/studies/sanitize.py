@@ -57,15 +57,11 @@ def volatile_kind(vid: str) -> str:
     return "shared" if vid in VOLATILE_SHARED else "global" if vid in VOLATILE_GLOBAL else ""
 
 
-def default_variants() -> list[Variant]:
-    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's."""
-    chosen = [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
-    return chosen + list(catalogue.AXIS_VARIANTS)
-
-
 def select(include_wrong: bool = False) -> list[Variant]:
-    """The defaults (+ the wrong demonstrations and the seeds' bugs: include_wrong)."""
-    chosen = default_variants()
+    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's
+    (+ the wrong demonstrations and the seeds' bugs: include_wrong)."""
+    chosen = [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
+    chosen += catalogue.AXIS_VARIANTS
     if include_wrong:
         chosen += [v for v in catalogue.VARIANTS if v.wrong and v.backend == "cuda"]
         chosen += [v for v in demo_records.DEMO_VARIANTS if v.id not in catalogue.BY_ID]
@@ -196,10 +192,10 @@ def sanitize(
         manifest = work / f"{stem}.manifest.json"
         done, ran = batch.run([path, *flags], "sanitize", manifest, log_path, timeout, ENV)
         log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
-        complete = log.complete and not done.timed_out
+        complete = log.complete and done.returncode is not None  # None: killed
         doc["runs"].append(
             {"tool": tool, "batch": batch.label, "variants": [v.id for v in batch.variants]}
-            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.rc}
+            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.returncode}
             | {"complete": complete, **log.summary(), "log": f"{stem}.txt"}
         )
         for k, found in log.kernels.items():
