@@ -334,12 +334,8 @@ def merge(docs: list[dict]) -> dict:
     """Profile (or sanitize) documents read as one (one per dtype / size run; or a run over
     variants added later, e.g. sanitize-reproducible.json beside sanitize.json): the first
     document's header, every document's lists in order."""
-    if not docs:
-        raise ValueError("nothing to merge")
-    if bad := [d.get("schema") for d in docs if d.get("schema") != docs[0].get("schema")]:
-        raise ValueError(f"documents of different kinds (schema {bad[0]!r})")
-    if docs[0].get("schema") not in LISTS:
-        raise ValueError(f"not a profile or sanitize document (schema {docs[0].get('schema')!r})")
+    if len(kinds := {d.get("schema") for d in docs}) != 1 or not kinds <= LISTS.keys():
+        raise ValueError(f"not profile or sanitize documents of one kind ({kinds or 'none'})")
     return documents.merge_documents(docs, LISTS[docs[0]["schema"]])
 
 
