@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ _NAME = re.compile(r"^(gpu|dram|l1tex|lts|smsp|sm|launch)__[a-z0-9_]+(\.[a-z_]+)
 
 def test_metric_table_is_well_formed():
     keys = [m.key for m in ncu_metrics.ALL_METRICS]
-    names = ncu_metrics.metric_names()
+    names = [m.name for m in ncu_metrics.ALL_METRICS]
     assert len(set(keys)) == len(keys) and len(set(names)) == len(names)
     for m in ncu_metrics.ALL_METRICS:
         assert _NAME.match(m.name), m.name
@@ -147,8 +148,8 @@ def test_attribution_by_launch_counts_with_a_library_call_last():
 def test_ncu_command_filters_by_one_nvtx_range_per_variant(tmp_path):
     vs = [catalogue.get("cuda/v3-sequential"), catalogue.get("peer/cupy.sum-cub")]
     job = profile_study.plan_jobs(vs, [2**24], "float32")[0]
-    cmd = profile_study.ncu_command("ncu", job, tmp_path, tmp_path / "m.json")
-    assert cmd[1:4] == ["--clock-control", "none", "--nvtx"]
+    cmd = profile_study.ncu_flags(job, tmp_path)
+    assert cmd[:3] == ["--clock-control", "none", "--nvtx"]
     includes = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--nvtx-include"]
     assert includes == ["rl.cuda.v3-sequential/", "rl.peer.cupy.sum-cub/"]
     names = [profile_driver.range_name(v.id) for v in catalogue.VARIANTS]
@@ -318,7 +319,9 @@ def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_pa
     monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
     monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
     msg = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access counters"
-    monkeypatch.setattr(gpu_tools, "run", lambda cmd, **kw: gpu_tools.Completed(cmd, 1, "", msg))
+    monkeypatch.setattr(
+        gpu_tools, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
+    )
     code = reduce_ladder(["profile", "--variants", "cuda/v3-sequential", "--raw", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "ERR_NVGPUCTRPERM" in err
@@ -405,11 +408,11 @@ def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_p
     ]
     assert len({j.label for j in jobs}) == 3
     for j in jobs:  # what the driver is given parses (n is unused beside shapes, but checked)
-        argv = profile_study.ncu_command("ncu", j, tmp_path, tmp_path / "m")
+        argv = j.command("profile", tmp_path / "m")
         argv = argv[argv.index("harness.studies.profile_driver") + 1 :]
         assert profile_driver.main([*argv, "--dtype", "nope"]) == 2
         assert "unknown dtype(s) nope" in capsys.readouterr().err  # n and shapes were accepted
-    job = profile_driver.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
+    job = gpu_tools.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
     cmd = job.command("profile", tmp_path / "m")
     assert cmd[cmd.index("--shapes") + 1 : cmd.index("--shapes") + 3] == ["2048x120:0", "4x80x33:1"]
 
@@ -512,7 +515,7 @@ def _replay(monkeypatch, manifest: list[dict], output) -> None:
     def run(cmd, timeout, env=None):
         if "--manifest" in cmd:
             Path(cmd[cmd.index("--manifest") + 1]).write_text(json.dumps(manifest))
-        return gpu_tools.Completed(cmd, 0, output(cmd), "")
+        return subprocess.CompletedProcess(cmd, 0, output(cmd), "")
 
     monkeypatch.setattr(gpu_tools, "run", run)
     monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)

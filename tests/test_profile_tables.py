@@ -7,6 +7,8 @@ the committed results/<device>/profile.json once it exists.
 
 from __future__ import annotations
 
+import pytest
+
 from harness.report import profile_tables, records
 from harness.studies import ncu_metrics
 
@@ -113,3 +115,15 @@ def test_render_command_writes_the_tables_and_the_plot(tmp_path):
     text = (tmp_path / "r" / "profile.md").read_text()
     assert "## Seed 004: global-memory sectors" in text and "## Seed 000: per stage" in text
     assert (tmp_path / "r" / f"counters-float32-{N}.png").is_file()
+
+
+def test_merge_pools_one_kinds_lists_and_refuses_mixed_kinds():
+    other = SYNTHETIC | {"device": {"name": "ANOTHER GPU"}, "runs": [{"n": 1}]}
+    merged = profile_tables.merge([SYNTHETIC, other])
+    assert merged["device"] == SYNTHETIC["device"]  # the first document's header
+    assert merged["results"] == SYNTHETIC["results"] * 2 and merged["runs"] == [{"n": 1}]
+    sanitize_doc = {"schema": records.SANITIZE_SCHEMA, "variants": [{"variant": "x"}]}
+    assert profile_tables.merge([sanitize_doc, sanitize_doc])["variants"] == [{"variant": "x"}] * 2
+    for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.CALL_PROFILE_SCHEMA}]):
+        with pytest.raises(ValueError, match="of one kind"):
+            profile_tables.merge(bad)

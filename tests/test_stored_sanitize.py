@@ -24,7 +24,7 @@ from harness.report import profile_tables
 from harness.studies import sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_IDS = [v.id for v in sanitize.default_variants()]
+DEFAULT_IDS = [v.id for v in sanitize.select()]
 
 
 def stored_documents() -> list[tuple[str, list[Path]]]:
@@ -45,7 +45,7 @@ def test_stored_sanitize_documents_are_committed():
 
 @pytest.fixture(scope="module", params=stored_documents(), ids=lambda p: p[0])
 def doc(request) -> dict:
-    return profile_tables.merge_sanitize([json.loads(p.read_text()) for p in request.param[1]])
+    return profile_tables.merge([json.loads(p.read_text()) for p in request.param[1]])
 
 
 def by_variant(doc: dict) -> dict[str, dict]:

@@ -1,20 +1,20 @@
 """Tables and plots from the hardware's documents: a profile document (`reduce-ladder profile
---render`, the porting guide):
-seed 004's global-memory sector table beside the counts its access pattern implies
-(seed004_expected), seed 000's per-stage figures beside ours (ratios to stage 0, the GPUs differ),
-the ladder's counters (each CUDA stage, its Triton twin below it) and their plot. The seeds'
-numbers are typed in below as quoted, with their files: the seeds' measurements, never ours.
-And a sanitize document's verdicts (harness.studies.sanitize; its log parser is
-harness.studies.sanitizer_log) in one sentence, as the run report links them.
+--render`, the porting guide): seed 004's global-memory sector table beside the counts its access
+pattern implies (seed004_expected), seed 000's per-stage figures beside ours (ratios to stage 0,
+the GPUs differ), the counters per variant (each CUDA stage, its Triton twin below it) and their
+plot; a sanitize document's verdicts in one sentence, as the run report links them; several
+documents of one kind read as one (merge). The seeds' numbers are typed in below as quoted, with
+their files: the seeds' measurements, never ours.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.variant import stage_key
-from harness.report import documents
+from harness.report import documents, records
 from harness.report.markdown import markdown_table
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
@@ -98,23 +98,21 @@ def seed004_expected(n: int = 2**24, threads: int = 256, itemsize: int = 4) -> d
     }
 
 
-def find(doc: dict, vid: str, n: int | None = None, dtype: str | None = None) -> dict | None:
-    """The result record of `vid` (at n / dtype if given) in a profile document."""
-    for r in doc.get("results", []):
-        if r["variant"] == vid and n in (None, r["n"]) and dtype in (None, r["dtype"]):
-            return r
-    return None
+def find(doc: dict, vid: str | None, n: int | None = None, dtype: str | None = None) -> dict | None:
+    """The result record of `vid` (at n / dtype if given) in a profile document; None: none."""
+    found = _select(doc, variant=vid, n=n, dtype=dtype) if vid else []
+    return found[0] if found else None
+
+
+def _select(doc: dict, **want) -> list[dict]:
+    """The results whose fields are as wanted (a None wanted: any)."""
+    return [r for r in doc.get("results", []) if all(v in (None, r[k]) for k, v in want.items())]
 
 
 def _first(doc: dict, vid: str, n: int, dtype: str) -> dict:
     """The first kernel (first pass) of `vid`: what the seeds' ncu runs show; {} if none."""
     r = find(doc, vid, n, dtype)
     return r["kernels"][0] if r and r["kernels"] else {}
-
-
-def _total(doc: dict, vid: str | None, n: int, dtype: str) -> dict | None:
-    r = find(doc, vid, n, dtype) if vid else None
-    return r["total"] if r else None
 
 
 def _get(k: dict | None, key: str):
@@ -227,32 +225,43 @@ LADDER_HEADER = ["variant", "µs", *(h for h, _, _ in LADDER_COUNTERS), "top sta
 
 
 def _counters(label: str, t: dict | None) -> list[str]:
-    """One row of the ladder's counters: the label, then t's (a variant's totals) figures."""
+    """One row of counters: the label, then t's (a variant's totals) figures."""
     ns = _get(t, "duration_ns")
     top = ", ".join(f"{r} {100 * s:.0f}%" for r, s in (_get(t, "top_stalls") or [])[:2]) or "-"
     figures = [_fmt(_get(t, key), digits) for _, key, digits in LADDER_COUNTERS]
     return [label, _fmt(ns / 1e3, 1) if ns else "-", *figures, top]
 
 
-def _select(doc: dict, **want) -> list[dict]:
-    return [r for r in doc.get("results", []) if all(r[k] == v for k, v in want.items())]
+def counters_table(labelled: Iterable[tuple[str, dict]]) -> str:
+    """Markdown: one row of counters per (label, result), the result's totals over its passes."""
+    return _table(LADDER_HEADER, [_counters(label, r["total"]) for label, r in labelled])
 
 
-def ladder_stages(doc: dict, n: int, dtype: str) -> list[dict]:
-    """The CUDA results at (n, dtype) in ladder order (stage, then document order)."""
+def _ladder(doc: dict, n: int, dtype: str) -> list[tuple[dict, dict | None]]:
+    """The CUDA results at (n, dtype) in ladder order (stage, then document order), each with its
+    Triton twin's result (None: not profiled)."""
     cuda = _select(doc, n=n, dtype=dtype, backend="cuda")
-    return sorted(cuda, key=lambda r: stage_key(r["stage"]))
+    cuda.sort(key=lambda r: stage_key(r["stage"]))
+    return [(r, find(doc, r.get("twin"), n, dtype)) for r in cuda]
 
 
 def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
-    """Markdown: every CUDA stage's counters (all passes summed), its Triton twin below it."""
+    """Markdown: every CUDA stage's counters, its Triton twin below it, then the peers'."""
     rows = []
-    for r in ladder_stages(doc, n, dtype):
-        rows.append(_counters(f"`{r['variant']}`", r["total"]))
-        if twin := _total(doc, r.get("twin"), n, dtype):
-            rows.append(_counters(f"↳ `{r['twin']}`", twin))
+    for r, twin in _ladder(doc, n, dtype):
+        rows += [(f"`{r['variant']}`", r), *([(f"↳ `{twin['variant']}`", twin)] if twin else [])]
     peers = _select(doc, backend="peer", n=n, dtype=dtype)
-    return _table(LADDER_HEADER, rows + [_counters(f"`{r['variant']}`", r["total"]) for r in peers])
+    return counters_table(rows + [(f"`{r['variant']}`", r) for r in peers])
+
+
+def terminal_summary(doc: dict) -> str:
+    """Every result's counters (what `reduce-ladder profile` prints last); an axis run's shape
+    and dim in place of n."""
+
+    def where(r: dict) -> str:
+        return f"{'x'.join(map(str, r['shape']))} dim {r['dim']}" if "shape" in r else f"{r['n']:,}"
+
+    return counters_table((f"`{r['variant']}` {r['dtype']} {where(r)}", r) for r in doc["results"])
 
 
 PLOT_PANELS = (
@@ -267,16 +276,15 @@ def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -
     """Counters along the ladder, CUDA stages and their twins; returns the stage ids drawn."""
     from harness.report.plots import figure, save
 
-    stages = ladder_stages(doc, n, dtype)
-    ids = [r["variant"] for r in stages]
+    ladder = _ladder(doc, n, dtype)
+    ids = [r["variant"] for r, _ in ladder]
     fig, axes = figure(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
-    twins = [_total(doc, r.get("twin"), n, dtype) for r in stages]
     for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
         for line, style, label in (
-            ([r["total"] for r in stages], "o-", "CUDA"),
-            (twins, "s--", "Triton twin"),
+            ([r for r, _ in ladder], "o-", "CUDA"),
+            ([twin for _, twin in ladder], "s--", "Triton twin"),
         ):
-            ys = [get(t) if t else None for t in line]
+            ys = [get(r["total"]) if r else None for r in line]
             ax.plot(range(len(ids)), [NAN if y is None else y for y in ys], style, label=label)
         ax.set_title(title, fontsize=9)
         ax.set_yscale(scale)
@@ -305,23 +313,11 @@ def render(doc: dict, out_dir: Path) -> Path:
     for dtype, n in sorted({(r["dtype"], r["n"]) for r in results}):
         parts += [f"## Counters per stage, {dtype}, n = {n:,}\n"]
         parts += [ladder_counters_table(doc, n, dtype)]
-        if ladder_stages(doc, n, dtype):
+        if _ladder(doc, n, dtype):
             plot_ladder(doc, out_dir / f"counters-{dtype}-{n}.png", n, dtype)
             parts += [f"![counters along the ladder](counters-{dtype}-{n}.png)\n"]
     (out_dir / "profile.md").write_text("\n".join(parts))
     return out_dir / "profile.md"
-
-
-def terminal_summary(doc: dict) -> str:
-    """Every result's counters (what `reduce-ladder profile` prints last); an axis run's shape
-    and dim in place of n."""
-    rows = []
-    for r in doc["results"]:
-        where = (
-            f"{'x'.join(map(str, r['shape']))} dim {r['dim']}" if "shape" in r else f"{r['n']:,}"
-        )
-        rows.append(_counters(f"`{r['variant']}` {r['dtype']} {where}", r["total"]))
-    return _table(LADDER_HEADER, rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,13 +327,16 @@ def terminal_summary(doc: dict) -> str:
 # The lists a profile's and a sanitize run's documents pool when several are read as one.
 PROFILE_LISTS = ("runs", "results")
 SANITIZE_LISTS = ("variants", "runs", "kernels")
+LISTS = {records.PROFILE_SCHEMA: PROFILE_LISTS, records.SANITIZE_SCHEMA: SANITIZE_LISTS}
 
 
-def merge_sanitize(docs: list[dict]) -> dict:
-    """Sanitize documents of one device read as one (`reduce-ladder sanitize --json` over
-    variants added later writes its own file, e.g. sanitize-reproducible.json, beside
-    sanitize.json): the first document's header, every document's variants, runs and kernels."""
-    return documents.merge_documents(docs, SANITIZE_LISTS)
+def merge(docs: list[dict]) -> dict:
+    """Profile (or sanitize) documents read as one (one per dtype / size run; or a run over
+    variants added later, e.g. sanitize-reproducible.json beside sanitize.json): the first
+    document's header, every document's lists in order."""
+    if len(kinds := {d.get("schema") for d in docs}) != 1 or not kinds <= LISTS.keys():
+        raise ValueError(f"not profile or sanitize documents of one kind ({kinds or 'none'})")
+    return documents.merge_documents(docs, LISTS[docs[0]["schema"]])
 
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")

@@ -1,6 +1,8 @@
-"""Finding and running NVIDIA's command-line tools (ncu, compute-sanitizer) over the driver
-process. Whatever keeps a tool from answering (not installed, no GPU, counters not readable) is a
-ToolUnavailable: one line saying what and how to fix it; the CLI prints it and exits 2."""
+"""NVIDIA's command-line tools (ncu, compute-sanitizer) over the driver process
+(harness.studies.profile_driver), for the profile and the sanitize study: finding the tool, the
+document's header, one job (a driver process under the tool) and its manifest. Whatever keeps a
+tool from answering (not installed, no GPU, counters not readable) is a ToolUnavailable: one line
+saying what and how to fix it; the CLI prints it and exits 2."""
 
 from __future__ import annotations
 
@@ -8,11 +10,15 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import CompletedProcess
 
 from harness.core import device
+from harness.core.catalogue import Variant
 from harness.report import documents
+from harness.studies.profile_driver import Shape
 
 
 class ToolUnavailable(RuntimeError):
@@ -65,54 +71,76 @@ def require_gpu() -> None:
 
 
 def tool_version(path: str) -> str:
+    """The tool's last line of `--version` ("unknown" where it says nothing)."""
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError) as e:
+        out = run([path, "--version"], timeout=60).stdout
+    except OSError as e:
         return f"unknown ({e})"
-    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
     return lines[-1] if lines else "unknown"
 
 
-@dataclass
-class Completed:
-    cmd: list[str]
-    rc: int | None  # None: killed at the timeout
-    stdout: str
-    stderr: str
-
-    @property
-    def text(self) -> str:
-        return self.stdout + ("\n" if self.stdout and self.stderr else "") + self.stderr
-
-    @property
-    def timed_out(self) -> bool:
-        return self.rc is None
+def start(name: str, schema: str, raw_dir: Path) -> tuple[str, dict]:
+    """(the tool's path, the document's header: schema, device, the tool's version under its
+    name); raw_dir made. ToolUnavailable where the tool or a GPU is missing."""
+    path = find_tool(name)
+    require_gpu()
+    raw_dir.mkdir(parents=True, exist_ok=True)
+    key = name.replace("-", "_")
+    return path, {"schema": schema, "device": device.device_info(), key: tool_version(path)}
 
 
-def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> Completed:
-    """Run a command, capturing its output; never raises for a failing or hanging command."""
+def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> CompletedProcess:
+    """Run a command, capturing its output; never raises for a failing or hanging command (one
+    killed at the timeout has returncode None)."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
-        return Completed(cmd, p.returncode, p.stdout, p.stderr)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
     except subprocess.TimeoutExpired as e:
         out, err = (x.decode(errors="replace") if isinstance(x, bytes) else x or ""
                     for x in (e.stdout, e.stderr))  # fmt: skip
-        return Completed(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
+        return CompletedProcess(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
 
 
-def run_logged(
-    cmd: list[str], timeout: float, log: Path | None, manifest: Path, env: dict | None = None
-) -> tuple[Completed, list | None]:
-    """Run the tool over the driver, its log (command, output) to `log`: (the run, the driver's
-    manifest, None where unreadable); ToolUnavailable where the output says it could not."""
-    manifest.unlink(missing_ok=True)
-    done = run(cmd, timeout=timeout, env=env)
-    if log:
-        log.write_text(" ".join(cmd) + "\n\n" + done.text)
-    if reason := next((why for marker, why in FAILURE_MARKERS if marker in done.text), None):
-        raise ToolUnavailable(reason)
-    try:
-        return done, documents.load_document(manifest, "manifest").raw["launches"]
-    except documents.ReportError:
-        return done, None
+def output(done: CompletedProcess) -> str:
+    """A run's stdout, then its stderr."""
+    return done.stdout + ("\n" if done.stdout and done.stderr else "") + done.stderr
+
+
+@dataclass
+class Job:
+    """One driver process under a tool: these variants at these sizes and dtypes (the axis
+    variants and the peers at the shapes, if any); label names its raw files."""
+
+    variants: list[Variant]
+    sizes: tuple[int, ...]
+    dtypes: tuple[str, ...]
+    label: str
+    shapes: tuple[Shape, ...] = ()
+
+    def command(self, mode: str, manifest: Path) -> list[str]:
+        """The driver as a process: what the tools run."""
+        args = ["--mode", mode, "--dtype", *self.dtypes, "--n", *map(str, self.sizes)]
+        if self.shapes:
+            args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in self.shapes)]
+        args += ["--manifest", str(manifest), "--variant", *(v.id for v in self.variants)]
+        return [sys.executable, "-m", "harness.studies.profile_driver", *args]
+
+    def run(
+        self, tool: list[str], mode: str, manifest: Path, log: Path | None, timeout: float,
+        env: dict | None = None,
+    ) -> tuple[CompletedProcess, list | None]:  # fmt: skip
+        """The tool (its command line up to the driver) over this job, its log (command, output)
+        to `log`: (the run, the driver's manifest, None where unreadable); ToolUnavailable where
+        the output says the tool could not measure."""
+        manifest.unlink(missing_ok=True)
+        cmd = [*tool, *self.command(mode, manifest)]
+        done = run(cmd, timeout=timeout, env=env)
+        if log:
+            log.write_text(" ".join(cmd) + "\n\n" + output(done))
+        if reason := next((why for marker, why in FAILURE_MARKERS if marker in output(done)), None):
+            raise ToolUnavailable(reason)
+        try:
+            return done, documents.load_document(manifest, "manifest").raw["launches"]
+        except documents.ReportError:
+            return done, None

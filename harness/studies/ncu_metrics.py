@@ -5,12 +5,6 @@ stores it under, how it adds up over a variant's passes (AGGREGATES) and what it
 study passes exactly these names to `ncu --metrics` and parses `ncu --csv --page raw` (one row per
 kernel launch, one column per metric, the second row the units: base units, bytes and ns;
 thousands separators stripped).
-
-Warp stalls: `smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio` is the cycles a
-warp spends stalled for <reason> between two issued instructions, and
-`smsp__average_warp_latency_per_inst_issued.ratio` the total of those gaps; a reason's share is the
-first over the second, as Nsight Compute's warp-stall rule words it ("5.6 cycles ... 34.1% of the
-total average of 16.5 cycles between issuing two instructions", seed 000, v4).
 """
 
 from __future__ import annotations
@@ -84,8 +78,11 @@ METRICS: tuple[Metric, ...] = tuple(Metric(*m) for m in (
      "Average cycles between two instructions a warp issues: what the stall reasons divide."),
 ))
 
-# Stall reasons as Nsight Compute's warp-stall rule names them (the metric is
-# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio), with what each waits for.
+# Stall reasons as Nsight Compute's warp-stall rule names them, with what each waits for. The
+# metric smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio is the cycles a warp
+# spends stalled for <reason> between two issued instructions; its share of warp_cycles_per_issue
+# (all of those gaps) is the share the rule words ("5.6 cycles ... 34.1% of the total average of
+# 16.5 cycles between issuing two instructions", seed 000, v4).
 STALL_REASONS: dict[str, str] = {
     "barrier": "waiting for sibling warps at a block barrier (__syncthreads)",
     "long_scoreboard": "waiting for an L1TEX (global, local) memory result",
@@ -115,11 +112,6 @@ STALL_METRICS: tuple[Metric, ...] = tuple(
     for r, w in STALL_REASONS.items()
 )  # fmt: skip
 ALL_METRICS: tuple[Metric, ...] = METRICS + STALL_METRICS
-
-
-def metric_names() -> list[str]:
-    """What `ncu --metrics` gets (comma-joined by the caller)."""
-    return [m.name for m in ALL_METRICS]
 
 
 # ---------------------------------------------------------------------------------------------

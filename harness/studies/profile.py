@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from harness.core import catalogue, device
+from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
-from harness.report import documents, profile_tables, records
+from harness.report import records
+from harness.report.profile_tables import merge  # noqa: F401  (benchmarks/gpu_profile.sh's name)
 from harness.studies import gpu_tools, ncu_metrics
-from harness.studies.profile_driver import Job, lookup, range_name
+from harness.studies.gpu_tools import Job
+from harness.studies.ncu_metrics import KernelRow
+from harness.studies.profile_driver import lookup, range_name
 
 SCHEMA = records.PROFILE_SCHEMA
 DEFAULT_SIZES = (2**24,)
@@ -60,22 +63,23 @@ def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) 
     ]
 
 
-def ncu_command(ncu: str, job: Job, raw_dir: Path, manifest: Path) -> list[str]:
+def ncu_flags(job: Job, raw_dir: Path) -> list[str]:
+    """ncu's options for a job: its variants' NVTX ranges, the metrics, where the report goes."""
     includes = [a for v in job.variants for a in ("--nvtx-include", f"{range_name(v.id)}/")]
-    metrics = ["--metrics", ",".join(ncu_metrics.metric_names())]
+    metrics = ["--metrics", ",".join(m.name for m in ncu_metrics.ALL_METRICS)]
     export = ["--export", str(raw_dir / f"{job.label}.ncu-rep"), "--force-overwrite"]
-    return [ncu, *NCU_FLAGS, *includes, *metrics, *export, *job.command("profile", manifest)]
+    return [*NCU_FLAGS, *includes, *metrics, *export]
 
 
 @dataclass
 class Attributed:
     entry: dict  # the driver's manifest entry
-    rows: list[ncu_metrics.KernelRow] = field(default_factory=list)
+    rows: list[KernelRow] = field(default_factory=list)
     nvtx_names: list[str] = field(default_factory=list)
 
 
 def attribute(
-    rows: list[ncu_metrics.KernelRow], manifest: list[dict], renamed: list | None = None
+    rows: list[KernelRow], manifest: list[dict], renamed: list[KernelRow] | None = None
 ) -> tuple[list[Attributed], str]:
     """Split ncu's rows (launch order) among the manifest's variants; (result, nvtx_check)."""
     out, i = [], 0
@@ -108,30 +112,30 @@ def attribute(
     return out, ("agrees" if not wrong else "DIFFERS: " + "; ".join(wrong[:5]))
 
 
-def kernel_record(row: ncu_metrics.KernelRow) -> dict:
-    m = ncu_metrics.keyed(row)
-    grid, block = row.info.get("Grid Size"), row.info.get("Block Size")
-    return dict(id=row.id, name=row.name, grid=grid, block=block, metrics=m,
-                derived=ncu_metrics.derive(m))  # fmt: skip
+def counters(metrics: dict) -> dict:
+    """A kernel's (or a variant's aggregated) keyed metrics and what they derive."""
+    return {"metrics": metrics, "derived": ncu_metrics.derive(metrics)}
 
 
 def variant_record(a: Attributed) -> dict:
     """One variant's result: what the catalogue says of it, where it ran, the check's verdict, its
     kernels and their total (each metric by its aggregate)."""
     v, e = lookup(a.entry["variant"]), a.entry
-    total = ncu_metrics.aggregate([ncu_metrics.keyed(r) for r in a.rows])
+    kernels = [dict(id=r.id, name=r.name, grid=r.info.get("Grid Size"),
+                    block=r.info.get("Block Size"), **counters(ncu_metrics.keyed(r)))
+               for r in a.rows]  # fmt: skip
     return dict(
         variant=v.id, backend=v.backend, stage=v.stage, family=v.family, twin=v.twin,
         twin_of=list(v.twin_of), dtype=e["dtype"], n=e["n"],
         **{k: e[k] for k in ("shape", "dim") if k in e},  # an axis variant's case
         check={k: e.get(k) for k in ("ok", "value", "expected", "message")},
-        kernels=[kernel_record(r) for r in a.rows], nvtx_ranges=a.nvtx_names,
-        total={"metrics": total, "derived": ncu_metrics.derive(total)},
+        kernels=kernels, nvtx_ranges=a.nvtx_names,
+        total=counters(ncu_metrics.aggregate([k["metrics"] for k in kernels])),
     )  # fmt: skip
 
 
 def _export(ncu: str, job: Job, raw_dir: Path, suffix: str, *extra: str) -> list | None:
-    """ncu's report as CSV (kept as <stem><suffix>); its kernels, None if it has none."""
+    """ncu's report as CSV (kept as <label><suffix>); its kernels, None if it has none."""
     report = str(raw_dir / f"{job.label}.ncu-rep")
     done = gpu_tools.run([ncu, "--import", report, *EXPORT_FLAGS, *extra], timeout=300)
     (raw_dir / f"{job.label}{suffix}").write_text(done.stdout)
@@ -144,26 +148,6 @@ def _export(ncu: str, job: Job, raw_dir: Path, suffix: str, *extra: str) -> list
         raise ProfileError(f"{job.label}: {why}") from None
 
 
-def run_job(ncu: str, job: Job, raw_dir: Path) -> tuple[list[dict], dict]:
-    """Profile one job; (variant records, run record). Raises ToolUnavailable / ProfileError."""
-    manifest_path = raw_dir / f"{job.label}.manifest.json"
-    cmd = ncu_command(ncu, job, raw_dir, manifest_path)
-    done, manifest = gpu_tools.run_logged(
-        cmd, RUN_TIMEOUT_S, raw_dir / f"{job.label}.ncu.log", manifest_path
-    )
-    if done.timed_out or manifest is None:
-        errors = [ln for ln in done.text.splitlines() if "ERROR" in ln or "error" in ln]
-        why = errors[-1] if errors else f"rc={done.rc}"
-        raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {job.label}.ncu.log")
-    rows = _export(ncu, job, raw_dir, ".csv")
-    renamed = _export(ncu, job, raw_dir, ".nvtx.csv", "--print-nvtx-rename", "kernel")
-    attributed, nvtx_check = attribute(rows, manifest, renamed)
-    run = dict(dtype=job.dtypes[0], n=job.sizes[0], variants=[v.id for v in job.variants])
-    run |= dict(rc=done.rc, kernels=len(rows), raw_csv=f"{job.label}.csv")
-    run |= dict(report=f"{job.label}.ncu-rep", nvtx_check=nvtx_check)
-    return [variant_record(a) for a in attributed], run
-
-
 def profile(
     variants: list[Variant],
     sizes: list[int],
@@ -173,12 +157,9 @@ def profile(
     shapes: tuple = (),
 ) -> dict:
     """The profile document; raw ncu output under raw_dir; shapes: ((shape, dim), ...) the axis
-    variants and the peers run at instead of n."""
-    ncu = gpu_tools.find_tool("ncu")
-    gpu_tools.require_gpu()
-    raw_dir.mkdir(parents=True, exist_ok=True)
+    variants and the peers run at instead of n. Raises ToolUnavailable / ProfileError."""
+    ncu, doc = gpu_tools.start("ncu", SCHEMA, raw_dir)
     flags = [*NCU_FLAGS, "--nvtx-include", "<range>/", "--metrics", "..."]
-    doc = dict(schema=SCHEMA, device=device.device_info(), ncu=gpu_tools.tool_version(ncu))
     doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
     doc |= dict(runs=[], results=[])
     for job in plan_jobs(variants, sizes, dtype, shapes):
@@ -186,16 +167,21 @@ def profile(
             where = f"n = {size_label(job.sizes[0])}"
             where = f"shapes {', '.join(map(str, job.shapes))}" if shapes else where
             progress(f"ncu: {len(job.variants)} variant(s), {dtype}, {where}")
-        records, run = run_job(ncu, job, raw_dir)
-        doc["runs"].append(run)
-        doc["results"].extend(records)
+        manifest, log = (raw_dir / f"{job.label}{s}" for s in (".manifest.json", ".ncu.log"))
+        done, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", manifest, log,
+                                 RUN_TIMEOUT_S)  # fmt: skip
+        if done.returncode is None or launched is None:  # None: killed at the timeout
+            lines = gpu_tools.output(done).splitlines()
+            errors = [ln for ln in lines if "ERROR" in ln or "error" in ln]
+            why = errors[-1] if errors else f"rc={done.returncode}"
+            raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {log.name}")
+        rows = _export(ncu, job, raw_dir, ".csv")
+        renamed = _export(ncu, job, raw_dir, ".nvtx.csv", "--print-nvtx-rename", "kernel")
+        attributed, nvtx_check = attribute(rows, launched, renamed)
+        doc["runs"].append(dict(
+            dtype=dtype, n=job.sizes[0], variants=[v.id for v in job.variants], rc=done.returncode,
+            kernels=len(rows), raw_csv=f"{job.label}.csv", report=f"{job.label}.ncu-rep",
+            nvtx_check=nvtx_check,
+        ))  # fmt: skip
+        doc["results"] += [variant_record(a) for a in attributed]
     return doc
-
-
-def merge(docs: list[dict]) -> dict:
-    """Several profile documents (one per dtype / size run) as one: runs and results in order."""
-    if not docs:
-        raise ValueError("nothing to merge")
-    if bad := [d.get("schema") for d in docs if d.get("schema") != SCHEMA]:
-        raise ValueError(f"not a profile document (schema {bad[0]!r})")
-    return documents.merge_documents(docs, profile_tables.PROFILE_LISTS)

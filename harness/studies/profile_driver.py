@@ -1,7 +1,7 @@
 """The process Nsight Compute and compute-sanitizer watch: it runs the named variants, no more.
 
     python -m harness.studies.profile_driver --variant ID [ID ...] --n N [N ...] --dtype D \
-        [--mode profile|sanitize] [--manifest PATH]
+        [--mode profile|sanitize] [--shapes MxN:DIM ...] [--manifest PATH]
 
 profile (default): per n and variant, the correctness check (outside any NVTX range), then the
 variant's passes launched exactly ONCE inside the NVTX range range_name(id), so `ncu --nvtx
@@ -22,7 +22,6 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
@@ -42,10 +41,6 @@ def lookup(variant_id: str) -> Variant:
         if variant_id in table:
             return table[variant_id]
     raise KeyError(f"unknown variant {variant_id!r}")
-
-
-def is_demo(v: Variant) -> bool:
-    return v.family == demo_records.FAMILY
 
 
 # sanitize: partial tiles, rows not 16-byte aligned, a 3-D middle dim, few long rows and tall-skinny
@@ -103,26 +98,6 @@ def _work(variants, sizes, dtype_names, mode, shapes=None):
                 yield v, dtype, n, shape, dim
 
 
-@dataclass
-class Job:
-    """One driver process under a tool: these variants at these sizes and dtypes (the axis
-    variants and the peers at the shapes, if any); label names its raw files."""
-
-    variants: list[Variant]
-    sizes: tuple[int, ...]
-    dtypes: tuple[str, ...]
-    label: str
-    shapes: tuple[Shape, ...] = ()
-
-    def command(self, mode: str, manifest: Path) -> list[str]:
-        """This module as a process: what the tools run."""
-        args = ["--mode", mode, "--dtype", *self.dtypes, "--n", *map(str, self.sizes)]
-        if self.shapes:
-            args += ["--shapes", *(f"{'x'.join(map(str, s))}:{d}" for s, d in self.shapes)]
-        args += ["--manifest", str(manifest), "--variant", *(v.id for v in self.variants)]
-        return [sys.executable, "-m", "harness.studies.profile_driver", *args]
-
-
 def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
     """(restore, run, out): a demonstration's first pass, on a scratch copy if it writes x."""
     import cupy
@@ -171,7 +146,7 @@ def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
     if dim is not None:
         r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
         return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
-    if not is_demo(v):
+    if v.family != demo_records.FAMILY:
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
     restore, run, out = _demo_first_pass(v, x)
@@ -195,7 +170,7 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     elif dim is not None:
         plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize))
         restore, run, launches = plan.poison, plan.run, len(plan.launch.kernels)
-    elif is_demo(v):
+    elif v.family == demo_records.FAMILY:
         restore, run, _ = _demo_first_pass(v, x)
     else:  # what the suites time: a peer's call (no launches of ours to count), a plan's run
         run, restore, plan = timed_call(v, x)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from harness.core import catalogue, demo_records, device, dtypes, records_axis
+from harness.core import catalogue, demo_records, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
 from harness.studies import gpu_tools, sanitizer_log
-from harness.studies.profile_driver import Job, axis_cases, lookup
+from harness.studies.gpu_tools import Job
+from harness.studies.profile_driver import axis_cases, lookup
 
 SCHEMA = records.SANITIZE_SCHEMA
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
@@ -56,15 +57,11 @@ def volatile_kind(vid: str) -> str:
     return "shared" if vid in VOLATILE_SHARED else "global" if vid in VOLATILE_GLOBAL else ""
 
 
-def default_variants() -> list[Variant]:
-    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's."""
-    chosen = [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
-    return chosen + list(catalogue.AXIS_VARIANTS)
-
-
 def select(include_wrong: bool = False) -> list[Variant]:
-    """The defaults (+ the wrong demonstrations and the seeds' bugs: include_wrong)."""
-    chosen = default_variants()
+    """Every kernel of a default run: the non-wrong CUDA and Triton variants, the axis family's
+    (+ the wrong demonstrations and the seeds' bugs: include_wrong)."""
+    chosen = [v for v in catalogue.select() if v.backend in ("cuda", "triton")]
+    chosen += catalogue.AXIS_VARIANTS
     if include_wrong:
         chosen += [v for v in catalogue.VARIANTS if v.wrong and v.backend == "cuda"]
         chosen += [v for v in demo_records.DEMO_VARIANTS if v.id not in catalogue.BY_ID]
@@ -179,31 +176,26 @@ def sanitize(
     """The sanitize document: per run, per kernel, per variant (see the module docstring)."""
     from harness.compile import nvrtc
 
-    path = gpu_tools.find_tool("compute-sanitizer")
-    gpu_tools.require_gpu()
-    names = kernel_names(variants)
     work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))
-    work.mkdir(parents=True, exist_ok=True)
+    path, doc = gpu_tools.start("compute-sanitizer", SCHEMA, work)
+    names = kernel_names(variants)
     lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
-    doc = dict(schema=SCHEMA, device=device.device_info())
-    doc |= dict(compute_sanitizer=gpu_tools.tool_version(path), sizes=list(sizes), env=ENV)
-    doc |= dict(kernel_names=lowered, runs=[], kernels=[], variants=[])
+    doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[])
     per_variant: dict[str, dict[str, dict]] = {v.id: {} for v in variants}
     for tool, batch in ((t, b) for t in tools for b in plan_batches(variants, sizes)):
         if progress:
             progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
         stem = f"sanitize-{tool}-{batch.label}"
         flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
-        manifest = work / f"{stem}.manifest.json"
-        cmd = [path, *flags, *batch.command("sanitize", manifest)]
         timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
         log_path = raw_dir and raw_dir / f"{stem}.txt"
-        done, ran = gpu_tools.run_logged(cmd, timeout, log_path, manifest, ENV)
+        manifest = work / f"{stem}.manifest.json"
+        done, ran = batch.run([path, *flags], "sanitize", manifest, log_path, timeout, ENV)
         log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
-        complete = log.complete and not done.timed_out
+        complete = log.complete and done.returncode is not None  # None: killed
         doc["runs"].append(
             {"tool": tool, "batch": batch.label, "variants": [v.id for v in batch.variants]}
-            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.rc}
+            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.returncode}
             | {"complete": complete, **log.summary(), "log": f"{stem}.txt"}
         )
         for k, found in log.kernels.items():
@@ -218,12 +210,12 @@ def sanitize(
                 e = failed[0]
                 counts["run_failed"] = f"{e['dtype']} n={e['n']}: {e.get('message', 'wrong sum')}"
             per_variant[v.id][tool] = counts
-    for v in variants:
-        doc["variants"].append(
-            {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong,
-             "volatile": volatile_kind(v.id), "tools": per_variant[v.id],
-             "verdict": verdict(v.id, per_variant[v.id])}
-        )  # fmt: skip
+    doc["variants"] = [
+        {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong,
+         "volatile": volatile_kind(v.id), "tools": per_variant[v.id],
+         "verdict": verdict(v.id, per_variant[v.id])}
+        for v in variants
+    ]  # fmt: skip
     return doc
 
 
