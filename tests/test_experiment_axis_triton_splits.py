@@ -33,6 +33,6 @@ def test_without_a_gpu_it_exits_2(monkeypatch, capsys):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("along", ["columns", "rows"])
-def test_every_candidate_sums_right_on_the_gpu(along, needs_gpu):
+def test_every_candidate_sums_right_on_the_gpu(along):
     line = sweep.sweep_shape((288, 4096) if along == "columns" else (80, 8192), along, "float32")
     assert "wrong=0" in line, line
