@@ -19,6 +19,7 @@ def test_column_candidates_cover_the_strip_widths_that_fit():
     lanes = sorted({c[0] for c in sweep.column_candidates(128)})  # 32 quads: at most 32 lanes
     assert lanes == [4, 8, 16, 32]
     assert max(c[0] for c in sweep.column_candidates(2**20)) == 256
+    assert all(la <= 32 * w for la, w, _ in sweep.column_candidates(4096))  # a row group at least
     assert {c[2] for c in sweep.column_candidates(80)} == set(sweep.SPLITS)
     assert all(c[2] <= 64 for c in sweep.row_candidates())
 

@@ -36,10 +36,11 @@ def cdiv(a: int, b: int) -> int:
 
 def column_candidates(columns: int) -> list[tuple[int, int, int]]:
     """(lanes, warps, splits) for c3 over `columns` columns: lanes a power of two from an eighth
-    of the widest useful strip (a quad a lane) up to it, 4 or 8 warps."""
+    of the widest useful strip (a quad a lane) up to it, 4 or 8 warps with at least one row
+    group (lanes <= 32 x warps)."""
     top = min(256, 1 << max(0, cdiv(columns, 4) - 1).bit_length())
     lanes = [1 << k for k in range(9) if top // 8 <= 1 << k <= top]
-    return [(la, w, s) for la in lanes for w in (4, 8) for s in SPLITS]
+    return [(la, w, s) for la in lanes for w in (4, 8) if la <= 32 * w for s in SPLITS]
 
 
 def row_candidates() -> list[tuple[int, int, int]]:
