@@ -1,17 +1,20 @@
-"""Every plot of the ladder's report (matplotlib, Agg; no GPU needed); each returns what it drew,
-for the tests:
-- bandwidth_vs_n_<dtype>.png: effective GB/s against log2 n, one panel per group of stages (at
-  most PANEL_LINES variants, so about 8 lines with the peers, which are on every panel);
+"""Every plot of the reports (matplotlib, Agg; no GPU needed). One small function, chart, draws
+the figures that are one kind (a value by size or shape: a line, bar or dot per variant or peer,
+a panel per group) from long-format rows, the way the Liger-Kernel benchmarks are drawn; each
+report names its columns. Drawn here:
+- bandwidth_vs_n_<dtype>.png: effective GB/s against n, one panel per group of stages (at most
+  PANEL_LINES variants, and the peers on every panel);
 - ladder_<dtype>_<n>.png: the ladder at one n, a CUDA bar and its Triton twin's bar per row;
 - compare_<source>.png (`reduce-ladder compare`) and a report's compare.png (runs compared with
   the first): a panel per dtype (rows) and variant family (columns), t(baseline) / t(device)
   against log2 n: a thin line per variant, a thick one for the family's median, the datasheet's
-  ratio dashed, one colour per device."""
+  ratio dashed, one colour per device (its own code: the medians and the named outliers)."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from statistics import median
 
@@ -35,7 +38,7 @@ def _plt():
 
 
 def figure(*args, **kw):
-    """Every plot's figure and axes (matplotlib's Agg: no display needed): plt.subplots."""
+    """A figure and its axes (matplotlib's Agg: no display needed): plt.subplots."""
     return _plt().subplots(*args, **kw)
 
 
@@ -55,12 +58,105 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)))
 
 
+def _value(row, key: str):
+    return row[key] if isinstance(row, Mapping) else getattr(row, key)
+
+
+def _style(k: int, count: int, kind: str) -> dict:
+    """The k-th of count hues: its own colour, marker and (for lines) dash."""
+    colours = _plt().get_cmap("tab10" if count <= 10 else "tab20").colors
+    style = {"color": colours[k % len(colours)]}
+    if kind == "line":
+        style |= {"marker": MARKERS[k % len(MARKERS)], "markersize": 4, "linewidth": 1.4,
+                  "linestyle": DASHES[k % len(DASHES)]}  # fmt: skip
+    elif kind == "dot":
+        style |= {"marker": MARKERS[k // len(colours) % len(MARKERS)], "s": 14}
+    return style
+
+
+def chart(
+    rows: Iterable, path: str | Path, *, x: str, y: str, hue: str, panel: str | None = None,
+    kind: str = "line", cols: int = 0, xorder: Sequence | None = None, xscale: str = "linear",
+    yscale: str | Mapping[str, str] = "linear", ylim: tuple | None = None, title: str = "",
+    xlabel: str = "", ylabel: str = "", refs: Sequence[tuple[float, str | None, dict]] = (),
+    styles: Mapping[str, dict] | None = None, size: tuple[float, float] = (8, 4.5),
+    rotate: int = 0, legend: str = "each", dpi: int = 110,
+) -> dict:  # fmt: skip
+    """One figure from long-format rows (dicts or records with those attributes): a panel per
+    value of `panel` (first seen first; `cols` to a row, every one in one row by default), in
+    each a line ("line"), bar ("bar") or dots ("dot") per value of `hue` of `y` against `x`.
+    x is categorical where its values are strings (in xorder, else first seen first; bars and
+    dots of one category set side by side), numeric otherwise; xscale "log2" is a base-2 log
+    axis, yscale a scale or one per panel; refs are (y, label, style) horizontal lines on every
+    panel; styles the matplotlib keywords of a hue (the rest cycle colours, markers and dashes).
+    Panels in one column share their x axis. `size` is one panel's; legend "each" (a legend
+    per panel) or "right" (one, beside the last).
+    Returns what it drew: {panel: {hue: [(x, y), ...]}} (panel None without panels)."""
+    rows = list(rows)
+    panels = list(dict.fromkeys(_value(r, panel) if panel else None for r in rows)) or [None]
+    hues = list(dict.fromkeys(_value(r, hue) for r in rows))
+    cats = list(xorder or dict.fromkeys(_value(r, x) for r in rows))
+    categorical = any(isinstance(c, str) for c in cats)
+    cols = cols or len(panels)
+    nrows = math.ceil(len(panels) / cols)
+    fig, axes = figure(nrows, cols, figsize=(size[0] * cols, size[1] * nrows), squeeze=False,
+                       sharex=cols == 1)  # fmt: skip
+    styles = {h: (styles or {}).get(h) or _style(k, len(hues), kind) for k, h in enumerate(hues)}
+    drawn: dict = {}
+    for ax, name in zip(axes.flat, panels, strict=False):
+        drawn[name] = {}
+        mine = [r for r in rows if not panel or _value(r, panel) == name]
+        for h in dict.fromkeys(_value(r, hue) for r in mine):  # this panel's, first seen first
+            k = hues.index(h)
+            pts = drawn[name][h] = [
+                (_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h
+            ]
+            if categorical:
+                width = 0.8 / len(hues) if kind == "bar" else 0.6 / len(hues)
+                shift = (k - (len(hues) - 1) / 2) * width if kind != "line" else 0
+                xs = [cats.index(p[0]) + shift for p in pts]
+            else:
+                pts.sort()
+                xs = [p[0] for p in pts]
+            ys = [p[1] for p in pts]
+            if kind == "bar":
+                ax.bar(xs, ys, width, label=h, **styles[h])
+            elif kind == "dot":
+                ax.scatter(xs, ys, label=h, **styles[h])
+            else:
+                ax.plot(xs, ys, label=h, **styles[h])
+        for at, label, style in refs:
+            ax.axhline(at, label=label, **style)
+        if categorical:
+            ax.set_xticks(range(len(cats)), cats, rotation=rotate, fontsize=7 if rotate else None,
+                          ha="right" if 0 < rotate < 90 else "center")  # fmt: skip
+        if xscale == "log2":
+            ax.set_xscale("log", base=2)
+        ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
+        if ylim:
+            ax.set_ylim(*ylim)
+        ax.grid(True, alpha=0.3)
+        ax.set_title(name if panel else title, fontsize=10)
+        ax.set_xlabel(xlabel)
+        if legend == "each" and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left")
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    if legend == "right":
+        axes.flat[len(panels) - 1].legend(fontsize=6, loc="center left", ncol=2,
+                                          bbox_to_anchor=(1.01, 0.5))  # fmt: skip
+    if panel and title:
+        fig.suptitle(title)
+    save(fig, path, dpi=dpi)
+    return drawn
+
+
 def grid_shape(panels: int) -> tuple[int, int]:
-    """(rows, cols) of 3 or 4 columns with the fewest empty cells (one is kept for the peers'
-    legend where there is room; none is left empty beyond it)."""
-    best = min((math.ceil((panels + 1) / c) * c - panels - 1, c) for c in (3, 4))
-    cols = best[1] if panels > 2 else max(1, panels)
-    return math.ceil((panels + (1 if panels > 2 else 0)) / cols), cols
+    """(rows, cols): 3 or 4 columns, whichever leaves the fewest empty cells."""
+    cols = min((3, 4), key=lambda c: (math.ceil(panels / c) * c - panels, c))
+    return math.ceil(panels / cols), cols if panels > 2 else max(1, panels)
 
 
 def _group(r: ResultRecord) -> str:
@@ -71,7 +167,7 @@ def _group(r: ResultRecord) -> str:
 
 def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]:
     """[(title, variant ids)]: CUDA then Triton, consecutive stages packed while they fit
-    PANEL_LINES, a group larger than that split evenly."""
+    PANEL_LINES, a group larger than that split evenly ("004 (1 of 2)": each title its own)."""
     first: dict[str, ResultRecord] = {}
     for r in records:
         first.setdefault(r.variant, r)
@@ -87,11 +183,12 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
             size = math.ceil(len(members) / parts)
             for i in range(0, len(members), size):
                 part = members[i : i + size]
+                label = f"{name} ({i // size + 1} of {parts})" if parts > 1 else name
                 if chunks and len(chunks[-1][1]) + len(part) <= PANEL_LINES:
-                    chunks[-1][0].append(name)
+                    chunks[-1][0].append(label)
                     chunks[-1][1].extend(part)
                 else:
-                    chunks.append(([name], list(part)))
+                    chunks.append(([label], list(part)))
         for names, members in chunks:
             names = list(dict.fromkeys(names))
             label = names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}"
@@ -100,68 +197,27 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
 
 
 def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
-    """Effective GB/s against log2 n, one panel per group of stages, the peers on each."""
-    from matplotlib.ticker import NullLocator
-
+    """Effective GB/s against n, one panel per group of stages, the peers on each; a linear
+    axis from 0 (the stages differ at large n, hundreds to thousands of GB/s, which a log axis
+    squeezed into its top decade; small n, launch-bound, sits near 0)."""
     rows = [r for r in run.records
             if r.dtype == dtype and r.ok and r.gbps_total and not r.wrong_demo]  # fmt: skip
     panels = bandwidth_panels([r for r in rows if r.backend != "peer"])
     peers = [p for p in PANEL_PEERS if any(r.variant == p for r in rows)]
-    nrows, cols = grid_shape(len(panels))
-    fig, axes = figure(nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True,
-                             squeeze=False)  # fmt: skip
-    palette = _plt().get_cmap("tab10").colors
-    log2s = sorted({math.log2(r.n) for r in rows})
-    drawn = []
-    for ax, (title, ids) in zip(axes.flat, panels, strict=False):
-        lines = [(vid, vid.split("/", 1)[1], {"marker": MARKERS[i % len(MARKERS)], "markersize": 4,
-                  "linewidth": 1.4, "linestyle": DASHES[i % len(DASHES)],
-                  "color": palette[i % len(palette)]}) for i, vid in enumerate(ids)]  # fmt: skip
-        for vid, label, style in lines + [(v, PEER_LABELS[v], PEER_STYLE[v]) for v in peers]:
-            pts = sorted((r.n, r.gbps_total) for r in rows if r.variant == vid)
-            ax.plot([math.log2(n) for n, _ in pts], [g for _, g in pts], label=label, **style)
-        labels = [label for _, label, _ in lines] + [PEER_LABELS[v] for v in peers]
-        _integer_ticks(ax, log2s)
-        ax.set_title(title, fontsize=10)
-        # A linear axis: the stages differ at large n (hundreds to thousands of GB/s), which a
-        # log axis from 1 GB/s squeezed into its top decade; small n (launch-bound) sits near 0.
-        ax.set_ylim(bottom=0)
-        ax.yaxis.set_minor_locator(NullLocator())
-        ax.grid(True, alpha=0.3)
-        handles, names = ax.get_legend_handles_labels()
-        keep = len(ids) if nrows * cols > len(panels) else len(names)  # peers: the spare cell
-        ax.legend(handles[:keep], names[:keep], fontsize=7, loc="upper left")
-        ax.set_xlabel("log2 n")
-        drawn.append({"title": title, "lines": labels})
-    spare = list(axes.flat)[len(panels) :]
-    for ax in spare[1:] if panels else spare:
-        ax.set_visible(False)
-    if spare and panels:  # the peers' legend, once, in the first spare cell
-        first = axes.flat[0].get_legend_handles_labels()
-        k = len(panels[0][1])
-        spare[0].axis("off")
-        spare[0].legend(first[0][k:], first[1][k:], loc="center", title="on every panel",
-                        fontsize=9)  # fmt: skip
-    for ax in axes[:, 0]:
-        ax.set_ylabel("effective GB/s (read + written)")
-    fig.suptitle(f"{run.device}: {dtype} sum, effective bandwidth vs n "
-                 "(cupy.sum without CUB: see the tables)")  # fmt: skip
-    # Fixed margins (inches): tight_layout would measure every tick label of every panel, slowly.
-    h, w = fig.get_figheight(), fig.get_figwidth()
-    fig.subplots_adjust(left=0.8 / w, right=1 - 0.15 / w, bottom=0.55 / h, top=1 - 0.7 / h,
-                        wspace=0.06, hspace=0.45 * 4.3 / (4.3 - 0.4))  # fmt: skip
-    save(fig, path, tight=False)
-    return {"path": str(path), "panels": drawn}
-
-
-def _integer_ticks(ax, log2s: list[float]) -> None:
-    """Ticks at whole log2 n only: every one when few, else every second."""
-    if not log2s:
-        return
-    lo, hi = math.floor(log2s[0]), math.ceil(log2s[-1])
-    step = 1 if hi - lo <= 10 else 2
-    ax.set_xticks(range(lo, hi + 1, step))
-    ax.set_xlim(lo - 0.5, hi + 0.5)
+    long = [{"panel": title, "line": PEER_LABELS.get(vid) or vid.split("/", 1)[1], "n": r.n,
+             "gbps": r.gbps_total} for title, ids in panels for vid in [*ids, *peers]
+            for r in rows if r.variant == vid]  # fmt: skip
+    styles = {vid.split("/", 1)[1]: _style(i, PANEL_LINES, "line")
+              for _, ids in panels for i, vid in enumerate(ids)}  # fmt: skip
+    styles |= {PEER_LABELS[p]: PEER_STYLE[p] for p in peers}
+    _, cols = grid_shape(len(panels))
+    drawn = chart(long, path, x="n", y="gbps", hue="line", panel="panel", cols=cols,
+                  xscale="log2", ylim=(0, None), size=(5.2, 4.3), xlabel="n",
+                  ylabel="effective GB/s (read + written)",
+                  styles=styles,
+                  title=f"{run.device}: {dtype} sum, effective bandwidth vs n "
+                  "(cupy.sum without CUB: see the tables)")  # fmt: skip
+    return {"path": str(path), "panels": [{"title": t, "lines": list(drawn[t])} for t, _ in panels]}
 
 
 def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
@@ -169,35 +225,20 @@ def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     no CUDA row twins has only its Triton bar; the peers and the copy as horizontal lines."""
     rows = ladder_rows(run.records, dtype, n)
     entries = [e for e in rows if e.kind == "stage" and not (e.main and e.main.wrong_demo)]
-    fig, ax = figure(figsize=(max(10, 0.55 * len(entries) + 4), 6))
-
-    def gb(r: ResultRecord | None) -> float:
-        return r.gbps_total if r and r.ok and r.gbps_total else 0.0
-
-    xs = list(range(len(entries)))
-    bar_labels = ["CUDA", "Triton twin"] if entries else []
-    for dx, label in zip((-0.2, 0.2), bar_labels, strict=False):
-        bars = [gb(e.main if dx < 0 else e.twin) for e in entries]
-        ax.bar([x + dx for x in xs], bars, 0.4, label=label)
-    lines = []
-    for e in rows:
-        r = e.main
-        if e.kind == "peer" and r.variant in PEER_STYLE and r.ok and r.gbps_total:
-            label = f"{PEER_LABELS[r.variant]} {r.gbps_total:.0f} GB/s"
-            ax.axhline(r.gbps_total, label=label, **PEER_STYLE[r.variant])
-            lines.append(PEER_LABELS[r.variant])
-    cats = [e.short_id for e in entries]
-    ax.set_xticks(xs, [f"{e.stage}: {c}" for e, c in zip(entries, cats, strict=True)])
-    ax.tick_params(axis="x", rotation=60, labelsize=8)
-    for t in ax.get_xticklabels():
-        t.set_horizontalalignment("right")
-    ax.set_ylabel("effective bandwidth, GB/s")
-    ax.set_title(f"{run.device}: the ladder at n = {size_label(n)}, {dtype}")
-    if bar_labels or lines:
-        ax.legend(fontsize=8, loc="upper left")
-    ax.grid(True, axis="y", alpha=0.3)
-    save(fig, path)
-    return {"path": str(path), "bars": bar_labels, "lines": lines, "categories": cats}
+    long = [{"row": f"{e.stage}: {e.short_id}", "bar": bar,
+             "gbps": r.gbps_total if r and r.ok and r.gbps_total else 0.0}
+            for bar in ("CUDA", "Triton twin") for e in entries
+            for r in [e.main if bar == "CUDA" else e.twin]]  # fmt: skip
+    peers = [e.main for e in rows if e.kind == "peer" and e.main.variant in PEER_STYLE
+             and e.main.ok and e.main.gbps_total]  # fmt: skip
+    refs = [(r.gbps_total, f"{PEER_LABELS[r.variant]} {r.gbps_total:.0f} GB/s",
+             PEER_STYLE[r.variant]) for r in peers]  # fmt: skip
+    drawn = chart(long, path, x="row", y="gbps", hue="bar", kind="bar", refs=refs, rotate=60,
+                  size=(max(10, 0.55 * len(entries) + 4), 6), ylabel="effective bandwidth, GB/s",
+                  title=f"{run.device}: the ladder at n = {size_label(n)}, {dtype}")  # fmt: skip
+    return {"path": str(path), "bars": list(drawn[None]),
+            "lines": [PEER_LABELS[r.variant] for r in peers],
+            "categories": [e.short_id for e in entries]}  # fmt: skip
 
 
 def save(fig, path: str | Path, dpi: int = 110, *, tight: bool = True) -> None:
