@@ -2,7 +2,7 @@
 harness.report.ladder_table.ladder_console_table): the fastest-per-backend line, the correctness
 table, a seed's own table (seed 004's effective bandwidth, `--seed 004`), and any suite's rows
 (suite_table: `reduce-ladder bench`, `fastest-bench`), and the per-call figures
-`reduce-ladder report --callable` adds (callable.md, its plots, the table joined with report.md's
+`reduce-ladder report --callable` adds (callable.md, the table joined with report.md's
 device times).
 
 The ladder, best-line, check and seed-row builders take result records or their JSON form (the
