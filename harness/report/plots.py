@@ -108,6 +108,9 @@ def chart(
         if panel and not mine:  # a panel of porder with no rows: its title on an empty cell
             ax.set_axis_off()
             continue
+        if xscale == "log2":
+            ax.set_xscale("log", base=2)
+        ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
         for h in dict.fromkeys(_value(r, hue) for r in mine):  # this panel's, first seen first
             k = hues.index(h)
             pts = [(_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h]
@@ -132,9 +135,6 @@ def chart(
         if categorical:
             ax.set_xticks(range(len(cats)), cats, rotation=rotate, fontsize=7 if rotate else None,
                           ha="right" if 0 < rotate < 90 else "center")  # fmt: skip
-        if xscale == "log2":
-            ax.set_xscale("log", base=2)
-        ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
         if ylim:
             ax.set_ylim(*ylim)
         if yticks:  # plain numbers (0.70, 1.00), not powers of ten
