@@ -4,6 +4,8 @@ for every panel, capped so one outlier squeezes nothing."""
 
 from pathlib import Path
 
+import pytest
+
 from harness.report import devices, plots
 from harness.report.documents import load_run
 
@@ -31,3 +33,32 @@ def test_compare_y_range_is_shared_and_capped():
         object.__setattr__(r, "ratios", [ratio])
     lo, hi = plots.y_range(rows, [0.7])
     assert lo < 0.65 and hi == plots.CAP
+
+
+def test_chart_draws_rows_by_hue_and_panel(tmp_path):
+    """chart reads records.Row attributes as it reads dict keys: a line per hue, sorted by x,
+    a panel per value, and a PNG written."""
+    from harness.report.records import Row
+
+    rows = [Row("GPU", "s", v, "", d, n, "device", ms) for v, d, n, ms in [
+        ("a", "float32", 2**20, 2.0), ("a", "float32", 2**10, 1.0), ("b", "float32", 2**10, 3.0),
+        ("a", "int32", 2**10, 4.0)]]  # fmt: skip
+    drawn = plots.chart(rows, tmp_path / "c.png", x="n", y="median_ms", hue="variant",
+                        panel="dtype", xscale="log2", yscale="log")  # fmt: skip
+    assert drawn == {"float32": {"a": [(2**10, 1.0), (2**20, 2.0)], "b": [(2**10, 3.0)]},
+                     "int32": {"a": [(2**10, 4.0)]}}  # fmt: skip
+    assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_chart_sets_bars_of_a_category_side_by_side(tmp_path, monkeypatch):
+    saved = {}
+    monkeypatch.setattr(plots, "save", lambda fig, path, **kw: saved.setdefault("fig", fig))
+    rows = [{"x": c, "bar": b, "y": 1.0} for b in ("CUDA", "Triton") for c in ("p", "q")]
+    plots.chart(rows, tmp_path / "b.png", x="x", y="y", hue="bar", kind="bar",
+                refs=[(2.0, "peer", {"color": "black"})])  # fmt: skip
+    (ax,) = saved["fig"].axes
+    centres = sorted(p.get_x() + p.get_width() / 2 for p in ax.patches)
+    assert centres == pytest.approx([-0.2, 0.2, 0.8, 1.2])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["p", "q"]
+    legend = {t.get_text() for t in ax.get_legend().get_texts()}  # matplotlib: lines first
+    assert legend == {"CUDA", "Triton", "peer"}
