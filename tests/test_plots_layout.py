@@ -1,8 +1,7 @@
-"""The plots as a reader meets them: no empty grid cells beyond the peers' legend, a linear
-bandwidth axis (large n, where the stages differ, not squeezed), an x label on every panel, and
-in the device comparison one y range for every panel, capped so one outlier squeezes nothing."""
+"""The plots as a reader meets them: a linear bandwidth axis (large n, where the stages differ,
+not squeezed), an x label and a legend on every panel, and in the device comparison one y range
+for every panel, capped so one outlier squeezes nothing."""
 
-import math
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,6 @@ from harness.report.documents import load_run
 DATA = Path(__file__).parent / "data" / "synthetic_run_cli.json"
 
 
-@pytest.mark.parametrize("panels", range(3, 12))
-def test_grid_has_the_fewest_spare_cells_one_for_the_legend(panels):
-    rows, cols = plots.grid_shape(panels)
-    spare = rows * cols - panels
-    assert spare == min(math.ceil((panels + 1) / c) * c - panels for c in (3, 4)) >= 1
-    assert plots.grid_shape(7) == (2, 4)  # the committed float32 figure: no empty cell
-
-
 def test_bandwidth_plot_is_linear_with_x_labels_everywhere(tmp_path, monkeypatch):
     import matplotlib.figure
 
@@ -28,11 +19,12 @@ def test_bandwidth_plot_is_linear_with_x_labels_everywhere(tmp_path, monkeypatch
     monkeypatch.setattr(plots, "save", lambda fig, path, **kw: saved.setdefault("fig", fig))
     drawn = plots.plot_bandwidth_vs_n(load_run(DATA), "float32", tmp_path / "b.png")
     fig: matplotlib.figure.Figure = saved["fig"]
-    panels = [ax for ax in fig.axes if ax.get_title()]
-    assert len(panels) == len(drawn["panels"])
-    assert all(ax.get_yscale() == "linear" and ax.get_xlabel() == "log2 n" for ax in panels)
-    spare = [ax for ax in fig.axes if ax.get_visible() and not ax.get_title()]
-    assert len(spare) == 1 and spare[0].get_legend().get_title().get_text() == "on every panel"
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == [p["title"] for p in drawn["panels"]]
+    assert all(ax.get_yscale() == "linear" and ax.get_xlabel() == "n" for ax in panels)
+    assert all(ax.get_xscale() == "log" and ax.get_ylim()[0] == 0 for ax in panels)
+    for ax, p in zip(panels, drawn["panels"], strict=True):
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == p["lines"]
 
 
 def test_compare_y_range_is_shared_and_capped():
@@ -41,3 +33,32 @@ def test_compare_y_range_is_shared_and_capped():
         object.__setattr__(r, "ratios", [ratio])
     lo, hi = plots.y_range(rows, [0.7])
     assert lo < 0.65 and hi == plots.CAP
+
+
+def test_chart_draws_rows_by_hue_and_panel(tmp_path):
+    """chart reads records.Row attributes as it reads dict keys: a line per hue, sorted by x,
+    a panel per value, and a PNG written."""
+    from harness.report.records import Row
+
+    rows = [Row("GPU", "s", v, "", d, n, "device", ms) for v, d, n, ms in [
+        ("a", "float32", 2**20, 2.0), ("a", "float32", 2**10, 1.0), ("b", "float32", 2**10, 3.0),
+        ("a", "int32", 2**10, 4.0)]]  # fmt: skip
+    drawn = plots.chart(rows, tmp_path / "c.png", x="n", y="median_ms", hue="variant",
+                        panel="dtype", xscale="log2", yscale="log")  # fmt: skip
+    assert drawn == {"float32": {"a": [(2**10, 1.0), (2**20, 2.0)], "b": [(2**10, 3.0)]},
+                     "int32": {"a": [(2**10, 4.0)]}}  # fmt: skip
+    assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_chart_sets_bars_of_a_category_side_by_side(tmp_path, monkeypatch):
+    saved = {}
+    monkeypatch.setattr(plots, "save", lambda fig, path, **kw: saved.setdefault("fig", fig))
+    rows = [{"x": c, "bar": b, "y": 1.0} for b in ("CUDA", "Triton") for c in ("p", "q")]
+    plots.chart(rows, tmp_path / "b.png", x="x", y="y", hue="bar", kind="bar",
+                refs=[(2.0, "peer", {"color": "black"})])  # fmt: skip
+    (ax,) = saved["fig"].axes
+    centres = sorted(p.get_x() + p.get_width() / 2 for p in ax.patches)
+    assert centres == pytest.approx([-0.2, 0.2, 0.8, 1.2])
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["p", "q"]
+    legend = {t.get_text() for t in ax.get_legend().get_texts()}  # matplotlib: lines first
+    assert legend == {"CUDA", "Triton", "peer"}

@@ -142,19 +142,6 @@ def test_bandwidth_panels_are_readable(written):
             assert p["title"].startswith(("CUDA: ", "Triton: "))
 
 
-def test_bandwidth_ticks_are_whole_log2_n(tmp_path):
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    from matplotlib import pyplot as plt
-
-    fig, ax = plt.subplots()
-    plots._integer_ticks(ax, [10.0, 12.0, 24.0, 25.0, 28.0])
-    ticks = list(ax.get_xticks())
-    plt.close(fig)
-    assert ticks == list(range(10, 29, 2))
-
-
 def test_ladder_plot_and_comparison_plot(written):
     run = written.runs[0]
     peers = [PEER_LABELS[p] for p in PEER_ORDER if p in plots.PEER_STYLE]  # lines drawn

@@ -98,36 +98,24 @@ def failures(doc: dict, promised: set[str]) -> list[str]:
 def plot(doc: dict, path: str | Path) -> dict:
     """ulps per family (log axis, one panel per n), one marker per variant; returns what it
     drew: {n: {variant: [ulps or None per family]}}."""
-    from harness.report.plots import _plt, figure, save
+    from harness.report.plots import chart
 
     recs = [r for r in accuracy_records(doc) if r.ok]
     sizes = sorted({r.n for r in recs})
     if not sizes:
         raise ReportError("the accuracy document has no results to plot")
     families = _families(recs)
-    fig, axes = figure(1, len(sizes), figsize=(7 * len(sizes), 5), squeeze=False)
-    drawn: dict = {}
     variants = list(dict.fromkeys(r.variant for r in recs))
-    cmap = _plt().get_cmap("tab20")
-    for ax, n in zip(axes[0], sizes, strict=True):
-        by = {(r.variant, _data(r)): r for r in recs if r.n == n}
-        drawn[n] = {}
-        for k, vid in enumerate(variants):
-            ys = [_plotted(by.get((vid, f))) for f in families]
-            drawn[n][vid] = ys
-            xs = [i + (k - len(variants) / 2) * 0.6 / len(variants) for i in range(len(families))]
-            pts = [(x, y) for x, y in zip(xs, ys, strict=True) if y is not None]
-            if pts:
-                ax.scatter(*zip(*pts, strict=True), s=14, color=cmap(k % 20), label=vid,
-                           marker="os^Dv<>"[k // 20 % 7])  # fmt: skip
-        ax.set_yscale("log")
-        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-        ax.set_xticks(range(len(families)), families, rotation=30, ha="right")
-        ax.set_title(f"n = {size_label(n)}: float32 ulps vs the exact sum (0 drawn at 1e-4)")
-        ax.set_ylabel("ulps (log); dashed: 1 ulp")
-    axes[0][-1].legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5), ncol=2)
-    save(fig, path)
-    return drawn
+    panel = "n = {}: float32 ulps vs the exact sum (0 drawn at 1e-4)".format
+    long = [{"n": panel(size_label(r.n)), "family": _data(r), "variant": r.variant, "ulps": u}
+            for r in sorted(recs, key=lambda r: r.n) if (u := _plotted(r))]  # fmt: skip
+    chart(long, path, x="family", y="ulps", hue="variant", panel="n", kind="dot",
+          xorder=families, yscale="log", rotate=30, size=(7, 5), legend="right",
+          ylabel="ulps (log); dashed: 1 ulp",
+          refs=[(1.0, None, {"color": "black", "linewidth": 0.8, "linestyle": "--"})])  # fmt: skip
+    by = {(r.n, r.variant, _data(r)): r for r in recs}
+    return {n: {v: [_plotted(by.get((n, v, f))) for f in families] for v in variants}
+            for n in sizes}  # fmt: skip
 
 
 def _plotted(r: ResultRecord | None) -> float | None:

@@ -147,21 +147,15 @@ def markdown(rows: Iterable[Row], device: str) -> str:
 
 def plot(rows: Iterable[Row], path: Path, device: str) -> None:
     """% of the read limit by shape: the pair and each peer."""
-    from harness.report.plots import figure, save
+    from harness.report.plots import chart
 
     ls = lines(rows)
-    fig, ax = figure(figsize=(max(8, len(ls) * 0.25), 4.5))
-    xs = range(len(ls))
-    for name in ("pair", *PEERS):
-        ys = [
-            100 * (ln.read_limit if name == "pair" else ln.read_limit * ln.ratio(name)) for ln in ls
-        ]
-        ax.plot(xs, ys, marker="o", ms=3, lw=1, label=name.removeprefix("peer/"))
-    ax.set_xticks(list(xs), [ln.label for ln in ls], rotation=90, fontsize=6)
-    ax.set_ylabel("% of the read limit")
-    ax.set_title(f"Sums along an axis, {device}")
-    ax.legend(fontsize=7)
-    save(fig, path, dpi=120)
+    long = [{"shape": ln.label, "line": name.removeprefix("peer/"),
+             "pct": 100 * ln.read_limit * (1 if name == "pair" else ln.ratio(name))}
+            for name in ("pair", *PEERS) for ln in ls]  # fmt: skip
+    chart(long, path, x="shape", y="pct", hue="line", rotate=90, dpi=120,
+          size=(max(8, len(ls) * 0.25), 4.5), ylabel="% of the read limit",
+          title=f"Sums along an axis, {device}")  # fmt: skip
 
 
 MARKDOWN_NAME = "axis.md"

@@ -1,17 +1,20 @@
-"""Every plot of the ladder's report (matplotlib, Agg; no GPU needed); each returns what it drew,
-for the tests:
-- bandwidth_vs_n_<dtype>.png: effective GB/s against log2 n, one panel per group of stages (at
-  most PANEL_LINES variants, so about 8 lines with the peers, which are on every panel);
+"""Every plot of the reports (matplotlib, Agg; no GPU needed) goes through one small function,
+chart: a value by size or shape from long-format rows, a line, bar or dot per variant or peer, a
+panel per group (the Liger-Kernel way: one benchmark table, one visualizer); each report only
+names its columns (axis_tables, accuracy_tables, profile_tables call it too). Drawn here:
+- bandwidth_vs_n_<dtype>.png: effective GB/s against n, one panel per group of stages (at most
+  PANEL_LINES variants, and the peers on every panel);
 - ladder_<dtype>_<n>.png: the ladder at one n, a CUDA bar and its Triton twin's bar per row;
 - compare_<source>.png (`reduce-ladder compare`) and a report's compare.png (runs compared with
   the first): a panel per dtype (rows) and variant family (columns), t(baseline) / t(device)
-  against log2 n: a thin line per variant, a thick one for the family's median, the datasheet's
-  ratio dashed, one colour per device."""
+  against n: a thin line per variant, a thick one for the median, the datasheet's ratio dashed,
+  one colour per device."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from statistics import median
 
@@ -34,11 +37,6 @@ def _plt():
     return plt
 
 
-def figure(*args, **kw):
-    """Every plot's figure and axes (matplotlib's Agg: no display needed): plt.subplots."""
-    return _plt().subplots(*args, **kw)
-
-
 PEER_STYLE = {
     CUB_ID: {"color": "black", "linestyle": "--"},
     NOCUB_ID: {"color": "gray", "linestyle": ":"},
@@ -49,18 +47,118 @@ PEER_STYLE = {
 # squash every panel's axis; it stays in the tables.
 PANEL_PEERS = (CUB_ID, TORCH_ID, COPY_ID)
 PANEL_LINES = 5  # variants per panel; with the three peers, at most 8 lines
+PANEL_COLUMNS = 4  # the committed figures: 7 panels (float32), 10 (int32)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 # Lines of one panel often nearly coincide (stage 4's four pairings): each its own dash as well
 # as its own colour and marker, so that overlapping lines stay apart.
 DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)))
 
 
-def grid_shape(panels: int) -> tuple[int, int]:
-    """(rows, cols) of 3 or 4 columns with the fewest empty cells (one is kept for the peers'
-    legend where there is room; none is left empty beyond it)."""
-    best = min((math.ceil((panels + 1) / c) * c - panels - 1, c) for c in (3, 4))
-    cols = best[1] if panels > 2 else max(1, panels)
-    return math.ceil((panels + (1 if panels > 2 else 0)) / cols), cols
+def _value(row, key: str):
+    return row[key] if isinstance(row, Mapping) else getattr(row, key)
+
+
+def _style(k: int, count: int, kind: str) -> dict:
+    """The k-th of count hues: its own colour, marker and (for lines) dash."""
+    colours = _plt().get_cmap("tab10" if count <= 10 else "tab20").colors
+    style = {"color": colours[k % len(colours)]}
+    if kind == "line":
+        style |= {"marker": MARKERS[k % len(MARKERS)], "markersize": 4, "linewidth": 1.4,
+                  "linestyle": DASHES[k % len(DASHES)]}  # fmt: skip
+    elif kind == "dot":
+        style |= {"marker": MARKERS[k // len(colours) % len(MARKERS)], "s": 14}
+    return style
+
+
+def chart(
+    rows: Iterable, path: str | Path, *, x: str, y: str, hue: str, panel: str | None = None,
+    kind: str = "line", cols: int = 0, porder: Sequence = (), xorder: Sequence = (),
+    xscale: str = "linear", yscale: str | Mapping[str, str] = "linear", ylim: tuple | None = None,
+    yticks: Sequence[float] = (), title: str = "", xlabel: str = "", ylabel: str = "",
+    refs: Sequence[tuple[float, str | None, dict]] = (), styles: Mapping[str, dict] | None = None,
+    size: tuple[float, float] = (8, 4.5), rotate: int = 0, legend: str = "each", dpi: int = 110,
+) -> dict:  # fmt: skip
+    """One figure from long-format rows (dicts or records with those attributes): a panel per
+    value of `panel` (in porder, else first seen first; `cols` to a row, else all in one), in
+    each a line ("line"), bar ("bar") or dots ("dot") per value of `hue` of `y` against `x`.
+    x is categorical where its values are strings (in xorder, else first seen first; bars and
+    dots of one category set side by side), numeric otherwise; xscale "log2" is a base-2 log
+    axis, yscale a scale or one per panel; refs are (y, label, style) horizontal lines on every
+    panel; styles the matplotlib keywords of a hue (its legend label too; the rest cycle colours,
+    markers and dashes); yticks, where given, the only ticks, labelled as plain numbers.
+    Panels in one column share their x axis. `size` is one panel's; legend "each" (a legend
+    per panel) or "right" (one, beside the last, an entry per label).
+    Returns what it drew: {panel: {hue: [(x, y), ...]}} (panel None without panels)."""
+    rows = list(rows)
+    panels = list(porder or dict.fromkeys(_value(r, panel) if panel else None for r in rows))
+    panels = panels or [None]
+    hues = list(dict.fromkeys(_value(r, hue) for r in rows))
+    cats = list(xorder or dict.fromkeys(_value(r, x) for r in rows))
+    categorical = any(isinstance(c, str) for c in cats)
+    cols = cols or len(panels)
+    nrows = math.ceil(len(panels) / cols)
+    fig, axes = _plt().subplots(nrows, cols, figsize=(size[0] * cols, size[1] * nrows),
+                                squeeze=False, sharex=cols == 1)  # fmt: skip
+    styles = {h: (styles or {}).get(h) or _style(k, len(hues), kind) for k, h in enumerate(hues)}
+    drawn: dict = {}
+    for ax, name in zip(axes.flat, panels, strict=False):
+        drawn[name] = {}
+        ax.set_title(name if panel else title, fontsize=10)
+        mine = [r for r in rows if not panel or _value(r, panel) == name]
+        if panel and not mine:  # a panel of porder with no rows: its title on an empty cell
+            ax.set_axis_off()
+            continue
+        if xscale == "log2":
+            ax.set_xscale("log", base=2)
+        ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
+        for h in dict.fromkeys(_value(r, hue) for r in mine):  # this panel's, first seen first
+            k = hues.index(h)
+            pts = [(_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h]
+            drawn[name][h] = pts
+            if categorical:
+                width = 0.8 / len(hues) if kind == "bar" else 0.6 / len(hues)
+                shift = (k - (len(hues) - 1) / 2) * width if kind != "line" else 0
+                xs = [cats.index(p[0]) + shift for p in pts]
+            else:
+                pts.sort()
+                xs = [p[0] for p in pts]
+            ys = [p[1] for p in pts]
+            style = {"label": h, **styles[h]}
+            if kind == "bar":
+                ax.bar(xs, ys, width, **style)
+            elif kind == "dot":
+                ax.scatter(xs, ys, **style)
+            else:
+                ax.plot(xs, ys, **style)
+        for at, label, style in refs:
+            ax.axhline(at, label=label, **style)
+        if categorical:
+            ax.set_xticks(range(len(cats)), cats, rotation=rotate, fontsize=7 if rotate else None,
+                          ha="right" if 0 < rotate < 90 else "center")  # fmt: skip
+        if ylim:
+            ax.set_ylim(*ylim)
+        if yticks:  # plain numbers (0.70, 1.00), not powers of ten
+            ax.set_yticks(yticks, [f"{t:.2f}" for t in yticks], minor=False)
+            ax.set_yticks([], minor=True)
+        ax.grid(True, alpha=0.3)
+        ax.set_xlabel(xlabel)
+        if legend == "each" and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left")
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    if legend == "right":  # every panel's entries, one per label
+        found: dict = {}
+        for ax in axes.flat:
+            found |= dict(zip(*ax.get_legend_handles_labels()[::-1], strict=True))
+        axes.flat[len(panels) - 1].legend(found.values(), found, fontsize=6, loc="center left",
+                                          ncol=2 if len(found) > 12 else 1,
+                                          bbox_to_anchor=(1.01, 0.5))  # fmt: skip
+    if panel and title:
+        fig.suptitle(title)
+    save(fig, path, dpi=dpi)
+    return drawn
 
 
 def _group(r: ResultRecord) -> str:
@@ -71,97 +169,52 @@ def _group(r: ResultRecord) -> str:
 
 def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]:
     """[(title, variant ids)]: CUDA then Triton, consecutive stages packed while they fit
-    PANEL_LINES, a group larger than that split evenly."""
+    PANEL_LINES, a group larger than that split evenly ("004 (1 of 2)": each title its own)."""
     first: dict[str, ResultRecord] = {}
     for r in records:
         first.setdefault(r.variant, r)
     panels: list[tuple[str, list[str]]] = []
     for backend, title in (("cuda", "CUDA"), ("triton", "Triton")):
-        ids = [v for v in variant_order(first.values()) if first[v].backend == backend]
-        groups: dict[str, list[str]] = {}
-        for vid in ids:
-            groups.setdefault(_group(first[vid]), []).append(vid)
+        groups: dict[str, list[str]] = defaultdict(list)
+        for vid in variant_order(first.values()):
+            if first[vid].backend == backend:
+                groups[_group(first[vid])].append(vid)
         chunks: list[tuple[list[str], list[str]]] = []  # (group names, ids)
-        for name, members in groups.items():
-            parts = math.ceil(len(members) / PANEL_LINES)
-            size = math.ceil(len(members) / parts)
-            for i in range(0, len(members), size):
-                part = members[i : i + size]
-                if chunks and len(chunks[-1][1]) + len(part) <= PANEL_LINES:
-                    chunks[-1][0].append(name)
-                    chunks[-1][1].extend(part)
+        for name, ids in groups.items():
+            parts = math.ceil(len(ids) / PANEL_LINES)
+            size = math.ceil(len(ids) / parts)
+            for i in range(0, len(ids), size):
+                label = f"{name} ({i // size + 1} of {parts})" if parts > 1 else name
+                if chunks and len(chunks[-1][1]) + len(ids[i : i + size]) <= PANEL_LINES:
+                    chunks[-1][0].append(label)
+                    chunks[-1][1].extend(ids[i : i + size])
                 else:
-                    chunks.append(([name], list(part)))
-        for names, members in chunks:
-            names = list(dict.fromkeys(names))
-            label = names[0] if len(names) == 1 else f"{names[0]} to {names[-1]}"
-            panels.append((f"{title}: {label}", members))
+                    chunks.append(([label], ids[i : i + size]))
+        panels += [(f"{title}: {' to '.join(dict.fromkeys([names[0], names[-1]]))}", ids)
+                   for names, ids in chunks]  # fmt: skip
     return panels
 
 
 def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
-    """Effective GB/s against log2 n, one panel per group of stages, the peers on each."""
-    from matplotlib.ticker import NullLocator
-
+    """Effective GB/s against n, one panel per group of stages, the peers on each; a linear
+    axis from 0 (the stages differ at large n, hundreds to thousands of GB/s, which a log axis
+    squeezed into its top decade; small n, launch-bound, sits near 0)."""
     rows = [r for r in run.records
             if r.dtype == dtype and r.ok and r.gbps_total and not r.wrong_demo]  # fmt: skip
     panels = bandwidth_panels([r for r in rows if r.backend != "peer"])
     peers = [p for p in PANEL_PEERS if any(r.variant == p for r in rows)]
-    nrows, cols = grid_shape(len(panels))
-    fig, axes = figure(nrows, cols, figsize=(5.2 * cols, 4.3 * nrows), sharey=True,
-                             squeeze=False)  # fmt: skip
-    palette = _plt().get_cmap("tab10").colors
-    log2s = sorted({math.log2(r.n) for r in rows})
-    drawn = []
-    for ax, (title, ids) in zip(axes.flat, panels, strict=False):
-        lines = [(vid, vid.split("/", 1)[1], {"marker": MARKERS[i % len(MARKERS)], "markersize": 4,
-                  "linewidth": 1.4, "linestyle": DASHES[i % len(DASHES)],
-                  "color": palette[i % len(palette)]}) for i, vid in enumerate(ids)]  # fmt: skip
-        for vid, label, style in lines + [(v, PEER_LABELS[v], PEER_STYLE[v]) for v in peers]:
-            pts = sorted((r.n, r.gbps_total) for r in rows if r.variant == vid)
-            ax.plot([math.log2(n) for n, _ in pts], [g for _, g in pts], label=label, **style)
-        labels = [label for _, label, _ in lines] + [PEER_LABELS[v] for v in peers]
-        _integer_ticks(ax, log2s)
-        ax.set_title(title, fontsize=10)
-        # A linear axis: the stages differ at large n (hundreds to thousands of GB/s), which a
-        # log axis from 1 GB/s squeezed into its top decade; small n (launch-bound) sits near 0.
-        ax.set_ylim(bottom=0)
-        ax.yaxis.set_minor_locator(NullLocator())
-        ax.grid(True, alpha=0.3)
-        handles, names = ax.get_legend_handles_labels()
-        keep = len(ids) if nrows * cols > len(panels) else len(names)  # peers: the spare cell
-        ax.legend(handles[:keep], names[:keep], fontsize=7, loc="upper left")
-        ax.set_xlabel("log2 n")
-        drawn.append({"title": title, "lines": labels})
-    spare = list(axes.flat)[len(panels) :]
-    for ax in spare[1:] if panels else spare:
-        ax.set_visible(False)
-    if spare and panels:  # the peers' legend, once, in the first spare cell
-        first = axes.flat[0].get_legend_handles_labels()
-        k = len(panels[0][1])
-        spare[0].axis("off")
-        spare[0].legend(first[0][k:], first[1][k:], loc="center", title="on every panel",
-                        fontsize=9)  # fmt: skip
-    for ax in axes[:, 0]:
-        ax.set_ylabel("effective GB/s (read + written)")
-    fig.suptitle(f"{run.device}: {dtype} sum, effective bandwidth vs n "
-                 "(cupy.sum without CUB: see the tables)")  # fmt: skip
-    # Fixed margins (inches): tight_layout would measure every tick label of every panel, slowly.
-    h, w = fig.get_figheight(), fig.get_figwidth()
-    fig.subplots_adjust(left=0.8 / w, right=1 - 0.15 / w, bottom=0.55 / h, top=1 - 0.7 / h,
-                        wspace=0.06, hspace=0.45 * 4.3 / (4.3 - 0.4))  # fmt: skip
-    save(fig, path, tight=False)
-    return {"path": str(path), "panels": drawn}
-
-
-def _integer_ticks(ax, log2s: list[float]) -> None:
-    """Ticks at whole log2 n only: every one when few, else every second."""
-    if not log2s:
-        return
-    lo, hi = math.floor(log2s[0]), math.ceil(log2s[-1])
-    step = 1 if hi - lo <= 10 else 2
-    ax.set_xticks(range(lo, hi + 1, step))
-    ax.set_xlim(lo - 0.5, hi + 0.5)
+    long = [{"panel": title, "line": PEER_LABELS.get(vid) or vid.split("/", 1)[1], "n": r.n,
+             "gbps": r.gbps_total} for title, ids in panels for vid in [*ids, *peers]
+            for r in rows if r.variant == vid]  # fmt: skip
+    styles = {vid.split("/", 1)[1]: _style(i, PANEL_LINES, "line")
+              for _, ids in panels for i, vid in enumerate(ids)}  # fmt: skip
+    styles |= {PEER_LABELS[p]: PEER_STYLE[p] for p in peers}
+    drawn = chart(long, path, x="n", y="gbps", hue="line", panel="panel", cols=PANEL_COLUMNS,
+                  xscale="log2", ylim=(0, None), size=(5.2, 4.3), xlabel="n", styles=styles,
+                  ylabel="effective GB/s (read + written)",
+                  title=f"{run.device}: {dtype} sum, effective bandwidth vs n "
+                  "(cupy.sum without CUB: see the tables)")  # fmt: skip
+    return {"path": str(path), "panels": [{"title": t, "lines": list(drawn[t])} for t, _ in panels]}
 
 
 def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
@@ -169,42 +222,26 @@ def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     no CUDA row twins has only its Triton bar; the peers and the copy as horizontal lines."""
     rows = ladder_rows(run.records, dtype, n)
     entries = [e for e in rows if e.kind == "stage" and not (e.main and e.main.wrong_demo)]
-    fig, ax = figure(figsize=(max(10, 0.55 * len(entries) + 4), 6))
-
-    def gb(r: ResultRecord | None) -> float:
-        return r.gbps_total if r and r.ok and r.gbps_total else 0.0
-
-    xs = list(range(len(entries)))
-    bar_labels = ["CUDA", "Triton twin"] if entries else []
-    for dx, label in zip((-0.2, 0.2), bar_labels, strict=False):
-        bars = [gb(e.main if dx < 0 else e.twin) for e in entries]
-        ax.bar([x + dx for x in xs], bars, 0.4, label=label)
-    lines = []
-    for e in rows:
-        r = e.main
-        if e.kind == "peer" and r.variant in PEER_STYLE and r.ok and r.gbps_total:
-            label = f"{PEER_LABELS[r.variant]} {r.gbps_total:.0f} GB/s"
-            ax.axhline(r.gbps_total, label=label, **PEER_STYLE[r.variant])
-            lines.append(PEER_LABELS[r.variant])
-    cats = [e.short_id for e in entries]
-    ax.set_xticks(xs, [f"{e.stage}: {c}" for e, c in zip(entries, cats, strict=True)])
-    ax.tick_params(axis="x", rotation=60, labelsize=8)
-    for t in ax.get_xticklabels():
-        t.set_horizontalalignment("right")
-    ax.set_ylabel("effective bandwidth, GB/s")
-    ax.set_title(f"{run.device}: the ladder at n = {size_label(n)}, {dtype}")
-    if bar_labels or lines:
-        ax.legend(fontsize=8, loc="upper left")
-    ax.grid(True, axis="y", alpha=0.3)
-    save(fig, path)
-    return {"path": str(path), "bars": bar_labels, "lines": lines, "categories": cats}
+    long = [{"row": f"{e.stage}: {e.short_id}", "bar": bar,
+             "gbps": r.gbps_total if r and r.ok and r.gbps_total else 0.0}
+            for bar in ("CUDA", "Triton twin") for e in entries
+            for r in [e.main if bar == "CUDA" else e.twin]]  # fmt: skip
+    peers = [e.main for e in rows if e.kind == "peer" and e.main.variant in PEER_STYLE
+             and e.main.ok and e.main.gbps_total]  # fmt: skip
+    refs = [(r.gbps_total, f"{PEER_LABELS[r.variant]} {r.gbps_total:.0f} GB/s",
+             PEER_STYLE[r.variant]) for r in peers]  # fmt: skip
+    drawn = chart(long, path, x="row", y="gbps", hue="bar", kind="bar", refs=refs, rotate=60,
+                  size=(max(10, 0.55 * len(entries) + 4), 6), ylabel="effective bandwidth, GB/s",
+                  title=f"{run.device}: the ladder at n = {size_label(n)}, {dtype}")  # fmt: skip
+    return {"path": str(path), "bars": list(drawn[None]),
+            "lines": [PEER_LABELS[r.variant] for r in peers],
+            "categories": [e.short_id for e in entries]}  # fmt: skip
 
 
-def save(fig, path: str | Path, dpi: int = 110, *, tight: bool = True) -> None:
-    """fig laid out tight (unless it has its own margins) and written to path; closed either
-    way, a ReportError where the file cannot be written."""
-    if tight:
-        fig.tight_layout()
+def save(fig, path: str | Path, dpi: int = 110) -> None:
+    """fig laid out tight and written to path; closed either way, a ReportError where the file
+    cannot be written."""
+    fig.tight_layout()
     try:
         fig.savefig(path, dpi=dpi)
     except OSError as e:
@@ -213,68 +250,9 @@ def save(fig, path: str | Path, dpi: int = 110, *, tight: bool = True) -> None:
         _plt().close(fig)
 
 
-# ---------------------------------------------------------------------------------------------
-# Devices compared: compare_<source>.png
-
-DEVICE_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")
-DEVICE_TICKS = (0.1, 0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
+DEVICE_TICKS = (0.1, 0.25, 0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0)
 FAMILY_ORDER = ("ladder", "004", "001", "fastest", "peer", "callable")
-OUTLIER = 0.04  # a variant this far (relative) from its family's median at the largest n is named
-CAP = 1.3  # the shared y axis ends here at most; a ratio beyond it is drawn at the edge, named
-
-
-def _name_lines(ax, names: list[tuple[float, float, str]], colour, ylim) -> None:
-    """Each (x, y, text) at the right of its line's end, pushed apart so that none overlap (at
-    least 1/14 of the log axis between neighbours); a ratio beyond the axis with its value."""
-    lo, hi = ylim
-    step = math.log(hi / lo) / 14
-    placed: list[float] = []
-    for x, y, text in sorted(names, key=lambda t: t[1]):
-        at = math.log(min(max(y, lo), hi))
-        if placed and at - placed[-1] < step:
-            at = placed[-1] + step
-        at = min(at, math.log(hi) - step / 2)  # inside the axis, clear of the title
-        placed.append(at)
-        label = f"{text} ({y:.2f})" if not lo <= y <= hi else text
-        ax.annotate(label, (x, min(max(y, lo), hi)), xytext=(x + 0.08, math.exp(at)),
-                    fontsize=6, color=colour, va="center", annotation_clip=False)  # fmt: skip
-
-
-def _device_panel(ax, rows: list[DeviceRow], runs: list[DeviceRun], expected, ylim) -> None:
-    ns = sorted({r.n for r in rows})
-    for k, dev in enumerate(runs[1:]):
-        colour = DEVICE_COLOURS[k % len(DEVICE_COLOURS)]
-        by_variant: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for r in rows:
-            if r.ratios[k] is not None:
-                by_variant[r.variant].append((r.n.bit_length() - 1, r.ratios[k]))
-        last = [pts[-1][1] for pts in map(sorted, by_variant.values())]
-        centre = median(last) if last else 1.0
-        names = []
-        for variant, pts in by_variant.items():
-            xs, ys = zip(*sorted(pts), strict=True)
-            ax.plot(xs, [min(max(y, ylim[0]), ylim[1]) for y in ys], color=colour, alpha=0.3,
-                    linewidth=0.8, marker=".", markersize=3,
-                    label=f"{dev.label}, one variant")  # fmt: skip
-            if abs(ys[-1] / centre - 1) > OUTLIER:  # the lines away from the median, named
-                names.append((xs[-1], ys[-1], variant.split("/", 1)[-1]))
-        _name_lines(ax, names, colour, ylim)
-        med = [
-            (n.bit_length() - 1, median(at))
-            for n in ns
-            if (at := [r.ratios[k] for r in rows if r.n == n and r.ratios[k] is not None])
-        ]
-        if med:
-            xs, ys = zip(*med, strict=True)
-            ax.plot(xs, ys, color=colour, linewidth=2.4, marker="o", label=f"{dev.label} median")
-        if expected[k] is not None:
-            ax.axhline(expected[k], color=colour, linestyle="--", linewidth=1.2,
-                       label=f"{dev.label} datasheet")  # fmt: skip
-    ax.axhline(1.0, color="gray", linewidth=0.6)
-    ratio_axis(ax, *ylim)
-    lo = [n.bit_length() - 1 for n in ns]
-    ax.set_xticks(lo, [str(x) for x in lo])
-    ax.set_xlim(min(lo) - 0.5, max(lo) + 1.3)  # room on the right for the names
+CAP = 1.3  # the shared y axis ends here at most; a ratio beyond it is drawn at the edge
 
 
 def y_range(rows: list[DeviceRow], expected) -> tuple[float, float]:
@@ -285,61 +263,41 @@ def y_range(rows: list[DeviceRow], expected) -> tuple[float, float]:
     return min([0.65, *values]) * 0.97, min(max([1.05, *values]) * 1.03, CAP)
 
 
-def ratio_axis(ax, lo: float, hi: float) -> None:
-    """A log y axis from lo to hi labelled with plain ratios (0.70, 1.00, 4.00), not powers of
-    ten, the ticks evenly spread (a tick closer than a tenth of the axis to the last one kept is
-    left out; 1.00 wins over a neighbour too close to it)."""
-    from matplotlib.ticker import NullLocator
-
-    ax.set_yscale("log")
-    ax.set_ylim(lo, hi)
-    gap = math.log(hi / lo) / 10
-    kept: list[float] = []
-    for t in (t for t in DEVICE_TICKS if lo <= t <= hi):
-        if t == 1.0 or not kept or math.log(t / kept[-1]) >= gap:
-            if kept and kept[-1] != 1.0 and math.log(t / kept[-1]) < gap:
-                kept.pop()
-            kept.append(t)
-    ax.set_yticks(kept, [f"{t:.2f}" for t in kept])
-    ax.yaxis.set_minor_locator(NullLocator())
-
-
 def plot_device_source(path: Path, title: str, rows: list[DeviceRow], runs: list[DeviceRun]):
-    """One source's figure: a panel per dtype (rows) and family (columns); returns what it drew
-    (the title, the panels, the variants)."""
+    """One source's figure: a panel per family and dtype (a row of families per dtype), in each
+    t(baseline) / t(device) against n: a thin line per variant, a thick one for the median, the
+    datasheet's ratio dashed, one colour per device; returns what it drew (the title, the
+    panels, the variants)."""
     rank = {f: i for i, f in enumerate(FAMILY_ORDER)}
     fams = sorted({r.family for r in rows}, key=lambda f: (rank.get(f, len(rank)), f))
     dts = sorted({r.dtype for r in rows}, key=lambda d: (d != "float32", d))
+    grid = [f"{f}, {d}" for d in dts for f in fams]
     expected = expected_ratios(runs)
-    ylim = y_range(rows, expected)
-    size = (max(3.6 * len(fams), 6.0) + 0.6, 2.9 * len(dts) + 1.2)
-    fig, axes = figure(len(dts), len(fams), figsize=size, squeeze=False)
-    for i, d in enumerate(dts):
-        for j, f in enumerate(fams):
-            ax = axes[i][j]
-            mine = [r for r in rows if r.dtype == d and r.family == f]
-            if mine:
-                _device_panel(ax, mine, runs, expected, ylim)
-            else:
-                ax.set_axis_off()
-                ax.text(0.5, 0.5, "not timed on both", ha="center", va="center", fontsize=8)
-            ax.set_title(f"{f}, {d}", fontsize=9)
-            if j == 0:
-                ax.set_ylabel(f"t({runs[0].label}) / t(device)", fontsize=8)
-            if i == len(dts) - 1:
-                ax.set_xlabel("log2 n", fontsize=8)
-            ax.tick_params(labelsize=7)
-    handles, labels = max((ax.get_legend_handles_labels() for ax in axes.flat),
-                          key=lambda hl: len(hl[0]))  # fmt: skip
-    unique = dict(zip(labels, handles, strict=True))  # one entry per label
-    fig.legend(list(unique.values()), list(unique), loc="lower center",
-               ncol=min(len(unique), 4) or 1, fontsize=8)  # fmt: skip
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 1 - 0.04 * (title.count("\n") + 1)))
-    save(fig, path, dpi=100, tight=False)
-    panels = [f"{f}, {d}" for d in dts for f in fams if any(r.dtype == d and r.family == f
-                                                           for r in rows)]  # fmt: skip
-    return {"path": str(path), "title": title, "panels": panels,
+    lo, hi = y_range(rows, expected)
+    long, styles, refs = [], {}, [(1.0, None, {"color": "gray", "linewidth": 0.6})]
+    for k, dev in enumerate(runs[1:]):
+        colour = _style(k, len(runs), "bar")["color"]  # tab10's k-th
+        mine = [r for r in rows if r.ratios[k] is not None]
+        at = defaultdict(list)  # (panel, n) -> ratios, for the median
+        for r in mine:
+            panel = f"{r.family}, {r.dtype}"
+            at[panel, r.n].append(r.ratios[k])
+            long.append({"panel": panel, "n": r.n, "line": f"{dev.label} {r.variant}",
+                         "ratio": min(max(r.ratios[k], lo), hi)})  # fmt: skip
+            styles[f"{dev.label} {r.variant}"] = {"color": colour, "alpha": 0.3, "linewidth": 0.8,
+                "marker": ".", "markersize": 3, "label": f"{dev.label}, one variant"}  # fmt: skip
+        long += [{"panel": p, "n": n, "line": f"{dev.label} median", "ratio": median(v)}
+                 for (p, n), v in at.items()]  # fmt: skip
+        styles[f"{dev.label} median"] = {"color": colour, "linewidth": 2.4, "marker": "o"}
+        if expected[k] is not None:
+            refs.append((expected[k], f"{dev.label} datasheet",
+                         {"color": colour, "linestyle": "--", "linewidth": 1.2}))  # fmt: skip
+    drawn = chart(long, path, x="n", y="ratio", hue="line", panel="panel", cols=len(fams),
+                  porder=grid, xscale="log2", yscale="log", ylim=(lo, hi), styles=styles, refs=refs,
+                  yticks=[t for t in DEVICE_TICKS if lo <= t <= hi], legend="right",
+                  size=(max(3.6, 6.6 / len(fams)), 2.9), xlabel="n", title=title, dpi=100,
+                  ylabel=f"t({runs[0].label}) / t(device)")  # fmt: skip
+    return {"path": str(path), "title": title, "panels": [p for p in grid if drawn[p]],
             "variants": list(dict.fromkeys(r.variant for r in rows))}  # fmt: skip
 
 

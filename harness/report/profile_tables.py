@@ -52,7 +52,6 @@ SEED004_ROWS: list[tuple[str, str, int | None, int | None, float, float]] = [
     ("reduceSmemUnroll", "cuda/004-smem-unroll4", 2_097_152, 16_384, 699.52, 5.46),
 ]
 SEED004_TWINS = ("triton/tile-256", "triton/quad-adjacent-256")
-NAN = float("nan")
 
 
 def sectors(first: int, count: int, itemsize: int = 4) -> int:
@@ -265,37 +264,28 @@ def terminal_summary(doc: dict) -> str:
 
 
 PLOT_PANELS = (
-    ("DRAM throughput, % of peak", lambda t: _get(t, "dram_throughput_pct"), "linear"),
-    ("shared-load bank conflicts", lambda t: _get(t, "shared_ld_bank_conflicts"), "symlog"),
-    ("global load sectors / request", lambda t: _get(t, "gld_sectors_per_request"), "linear"),
-    ("barrier stall share, %", _share, "linear"),
+    ("DRAM throughput, % of peak", lambda t: _get(t, "dram_throughput_pct")),
+    ("shared-load bank conflicts", lambda t: _get(t, "shared_ld_bank_conflicts")),
+    ("global load sectors / request", lambda t: _get(t, "gld_sectors_per_request")),
+    ("barrier stall share, %", _share),
 )
 
 
 def plot_ladder(doc: dict, path: Path, n: int = 2**24, dtype: str = "float32") -> list[str]:
     """Counters along the ladder, CUDA stages and their twins; returns the stage ids drawn."""
-    from harness.report.plots import figure, save
+    from harness.report.plots import chart
 
     ladder = _ladder(doc, n, dtype)
     ids = [r["variant"] for r, _ in ladder]
-    fig, axes = figure(len(PLOT_PANELS), 1, figsize=(11, 2.6 * len(PLOT_PANELS)), sharex=True)
-    for ax, (title, get, scale) in zip(axes, PLOT_PANELS, strict=True):
-        for line, style, label in (
-            ([r for r, _ in ladder], "o-", "CUDA"),
-            ([twin for _, twin in ladder], "s--", "Triton twin"),
-        ):
-            ys = [get(r["total"]) if r else None for r in line]
-            ax.plot(range(len(ids)), [NAN if y is None else y for y in ys], style, label=label)
-        ax.set_title(title, fontsize=9)
-        ax.set_yscale(scale)
-        ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    axes[-1].set_xticks(range(len(ids)))
-    axes[-1].set_xticklabels([i.split("/")[-1] for i in ids], rotation=60, ha="right", fontsize=7)
+    long = [{"panel": title, "stage": pair[0]["variant"].split("/")[-1], "line": line, "value": v}
+            for title, get in PLOT_PANELS for k, line in enumerate(("CUDA", "Triton twin"))
+            for pair in ladder if pair[k] and (v := get(pair[k]["total"])) is not None]  # fmt: skip
     name = doc.get("device", {}).get("name", "?")
     title = f"{name}: counters along the ladder, n = {n:,} {dtype} (Nsight Compute)"
-    fig.suptitle(title, fontsize=10)
-    save(fig, path)
+    chart(long, path, x="stage", y="value", hue="line", panel="panel", cols=1, rotate=60,
+          xorder=[i.split("/")[-1] for i in ids], size=(11, 2.6),
+          yscale={PLOT_PANELS[1][0]: "symlog"},
+          title=title)  # fmt: skip
     return ids
 
 

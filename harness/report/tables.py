@@ -2,7 +2,7 @@
 harness.report.ladder_table.ladder_console_table): the fastest-per-backend line, the correctness
 table, a seed's own table (seed 004's effective bandwidth, `--seed 004`), and any suite's rows
 (suite_table: `reduce-ladder bench`, `fastest-bench`), and the per-call figures
-`reduce-ladder report --callable` adds (callable.md, its plots, the table joined with report.md's
+`reduce-ladder report --callable` adds (callable.md, the table joined with report.md's
 device times).
 
 The ladder, best-line, check and seed-row builders take result records or their JSON form (the
@@ -196,11 +196,10 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
 # The per-call-from-Python figures in the report (`reduce-ladder report ... --callable PATH`): the
 # callable suite's rows (a ROWS document from `reduce-ladder bench callable`, or an older
 # callable/1 file, read into rows by the loader), metric "call". DIR/callable.md (one
-# suite_table per dtype: microseconds per call of every entry and its ratio to torch.sum) and
-# DIR/callable-DTYPE.png (per call vs n), and in DIR/report.md the table that puts both figures
-# side by side for the fastest variants and the peers: the run's device time and the time per
-# call from Python, each with its ratio to torch.sum, joined on (variant, dtype, n) where both
-# files have the row.
+# suite_table per dtype: microseconds per call of every entry and its ratio to torch.sum), and
+# in DIR/report.md the table that puts both figures side by side for the fastest variants and
+# the peers: the run's device time and the time per call from Python, each with its ratio to
+# torch.sum, joined on (variant, dtype, n) where both files have the row.
 
 BASE = "torch.sum"
 METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
@@ -208,10 +207,6 @@ METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, med
 # The catalogue's variants and peers -> the per-call entry a user calls them through.
 PUBLIC_ENTRY = {"cuda/fastest": "api cuda/fastest", "triton/fastest": "api triton/fastest",
                 CUB_ID: "cupy.sum-cub", TORCH_ID: BASE}  # fmt: skip
-# the cached launch: "function" in the committed runs, the default "cupy-driver" in later ones
-PLOTTED = ("torch.sum", "api cuda/fastest", "api triton/fastest", "op cuda/fastest",
-           "cupy.sum-cub", "torch.compile sum", "launch cuda/fastest function",
-           "launch cuda/fastest cupy-driver")  # fmt: skip
 
 
 def load_callable(*paths: str | Path) -> Document:
@@ -255,28 +250,6 @@ def callable_markdown(doc: Document) -> str:
     return "\n".join(out)
 
 
-def plot_callable(doc: Document, dtype: str, path: str | Path) -> list[str]:
-    """Per call (us) vs n for the PLOTTED entries; returns the entries drawn."""
-    from harness.report.plots import figure, save
-
-    by = per_call(doc)
-    fig, ax = figure(figsize=(8, 4.5))
-    drawn = []
-    for e in PLOTTED:
-        pts = sorted((n, t) for (entry, d, n), t in by.items() if entry == e and d == dtype)
-        if pts:
-            ax.plot([n for n, _ in pts], [t for _, t in pts], marker="o", label=e)
-            drawn.append(e)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("n (elements)")
-    ax.set_ylabel("us per call (back to back, from Python)")
-    ax.set_title(f"Per call from Python, {dtype}: {doc.device}")
-    ax.legend(fontsize=8)
-    save(fig, path)
-    return drawn
-
-
 def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
     """Both figures for the fastest variants and the peers, joined on (variant, dtype, n): device
     time (us) and its ratio to torch.sum's device time, per call (us) and its ratio to torch.sum
@@ -304,13 +277,11 @@ JOINED_HEADER = ["dtype", "n", "variant", "device us", "x torch.sum", "per call 
 def write_callable(
     doc: Document, out_dir: str | Path, records: list[ResultRecord], sources: Iterable[str]
 ) -> list[str]:
-    """callable.md, one plot per dtype, and the joined section appended to report.md; returns the
-    file names written."""
+    """callable.md (its tables are the figures; no plot) and the joined section appended to
+    report.md; returns the file names written."""
     out = Path(out_dir)
     (out / "callable.md").write_text(callable_markdown(doc))
-    written = ["callable.md", *(f"callable-{dtype}.png" for dtype in _dtypes(doc))]
-    for dtype, name in zip(_dtypes(doc), written[1:], strict=True):
-        plot_callable(doc, dtype, out / name)
+    written = ["callable.md"]
     rows = callable_joined_rows(records, doc)
     names = ", ".join(f"`{Path(s).name}`" for s in sources)
     section = ["", "## Per call from Python beside device time", "",
