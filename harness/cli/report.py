@@ -4,8 +4,8 @@ Renders on any machine (no GPU): the ladder table on the terminal (compact, fits
 --wide: every column), DIR/report.md, and the PNG plots (bandwidth vs n per dtype, the ladder at
 one n per dtype, and with several runs each one's per-variant time ratio to the first, also
 printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
---callable adds the per-call-from-Python figures (callable.md, plots, and both figures side by
-side for the fastest pair and the peers in report.md: harness.report.tables).
+--callable adds the per-call-from-Python figures (callable.md, and both figures side by side for
+the fastest pair and the peers in report.md: harness.report.tables).
 --doc (also spelled --readme; repeat it for several files) rewrites the generated blocks of that
 Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:end -->
 (docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
