@@ -145,17 +145,20 @@ def markdown(rows: Iterable[Row], device: str) -> str:
     return "\n".join(out)
 
 
-def plot(rows: Iterable[Row], path: Path, device: str) -> None:
-    """% of the read limit by shape: the pair and each peer."""
+def plot(rows: Iterable[Row], path: Path, device: str) -> dict:
+    """% of the read limit by shape, a panel per dtype: the pair and each peer at its input's
+    size (the copy's time over the sum's, the copy reading and writing the input once each)."""
     from harness.report.plots import chart
 
     ls = lines(rows)
-    long = [{"shape": ln.label, "line": name.removeprefix("peer/"),
-             "pct": 100 * ln.read_limit * (1 if name == "pair" else ln.ratio(name))}
+    long = [{"dtype": ln.dtype, "mb": ln.read_bytes / 2**20, "line": name.removeprefix("peer/"),
+             "pct": 100 * ln.read_limit / (1 if name == "pair" else ln.ratio(name))}
             for name in ("pair", *PEERS) for ln in ls]  # fmt: skip
-    chart(long, path, x="shape", y="pct", hue="line", rotate=90, dpi=120,
-          size=(max(8, len(ls) * 0.25), 4.5), ylabel="% of the read limit",
-          title=f"Sums along an axis, {device}")  # fmt: skip
+    return chart([r for r in long if math.isfinite(r["pct"])], path, x="mb", y="pct",
+                 hue="line", panel="dtype", kind="dot", xscale="log2", ylim=(0, 115),
+                 refs=[(100, "read limit", {"color": "black", "linewidth": 1})],
+                 xlabel="input (MiB)", ylabel="% of the read limit", size=(6, 4.5),
+                 title=f"Sums along an axis, {device}")  # fmt: skip
 
 
 MARKDOWN_NAME = "axis.md"
