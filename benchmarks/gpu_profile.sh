@@ -33,7 +33,7 @@ merge_profile() {
   local existing=() p
   for p in ${parts[@]+"${parts[@]}"}; do [ -f "$p" ] && existing+=("$p"); done
   [ ${#existing[@]} -gt 0 ] || return 0
-  python3 -c "import json, sys; from harness.studies.profile import merge; \
+  python3 -c "import json, sys; from harness.report.profile_tables import merge; \
 json.dump(merge([json.load(open(p)) for p in sys.argv[2:]]), open(sys.argv[1], 'w'), indent=1)" \
     "$F/profile.json" "${existing[@]}" || keep 1
 }

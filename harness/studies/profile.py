@@ -16,7 +16,6 @@ from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
 from harness.report import records
-from harness.report.profile_tables import merge  # noqa: F401  (benchmarks/gpu_profile.sh's name)
 from harness.studies import gpu_tools, ncu_metrics
 from harness.studies.gpu_tools import Job
 from harness.studies.ncu_metrics import KernelRow
