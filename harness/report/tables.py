@@ -224,7 +224,7 @@ def load_callable(*paths: str | Path) -> Document:
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
         seen = {r.variant for r in merged}  # an entry of an earlier file keeps its time
         merged += [r for r in _calls(doc) if r.variant not in seen]
-    return docs[0] if len(docs) == 1 else replace(docs[0], kind="rows", rows=merged)
+    return docs[0] if len(docs) == 1 else replace(docs[0], rows=merged)
 
 
 def _calls(doc: Document) -> list:
