@@ -38,9 +38,9 @@ def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tup
 
 
 def load_results(root: Path) -> list[tuple[str, Document]]:
-    """The timed ladder runs (any version: the loader's "cli" family), then OTHER_RESULTS."""
+    """The timed ladder runs (the ladder suite's ROWS documents), then OTHER_RESULTS."""
     found = load(root, (LADDER_GLOB, *OTHER_RESULTS))
-    return [(p, d) for p, d in found if d.kind != "cli" or d.meta.get("mode") == "timed"]
+    return [(p, d) for p, d in found if d.raw.get("suite") != "ladder" or d.meta["mode"] == "timed"]
 
 
 def results_sources(results: list[tuple[str, Document]]) -> str:

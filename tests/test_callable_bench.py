@@ -91,17 +91,24 @@ def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path, capsys):
     assert "is a folder" in capsys.readouterr().err
 
 
+def _call_rows(**us) -> list[dict]:
+    """The callable suite's rows at float32, n = 2^10 (us None: an entry that raised)."""
+    out = []
+    for entry, t in us.items():
+        row = Row("GPU", "callable", entry, entry.split(" ")[0], "float32", 1024, "call",
+                  None if t is None else t / 1e3, check="ok" if t else "error")  # fmt: skip
+        out.append(row.to_json())
+    return out
+
+
 def _callable_doc(tmp_path):
     import json
 
     from harness.report import records
 
-    rows = [
-        {"entry": "torch.sum", "dtype": "float32", "n": 1024, "us_per_call": 10.0},
-        {"entry": "api cuda/fastest", "dtype": "float32", "n": 1024, "us_per_call": 8.0},
-        {"entry": "cupy.sum-cub", "dtype": "float32", "n": 1024, "error": "boom"},
-    ]
-    doc = {"schema": records.CALLABLE_SCHEMA, "device": {"name": "GPU"}, "results": rows}
+    rows = _call_rows(**{"torch.sum": 10.0, "api cuda/fastest": 8.0, "cupy.sum-cub": None})
+    doc = {"schema": records.ROWS_SCHEMA, "suite": "callable", "device": {"name": "GPU"},
+           "rows": rows}  # fmt: skip
     path = tmp_path / "callable.json"
     path.write_text(json.dumps(doc))
     return path
@@ -137,10 +144,7 @@ def test_several_per_call_documents_read_as_one_table(tmp_path):
     first = _callable_doc(tmp_path)
     second = tmp_path / "native.json"
     doc = json.loads(first.read_text())
-    doc["results"] = [
-        {"entry": "api cuda/fastest native", "dtype": "float32", "n": 1024, "us_per_call": 5.0},
-        {"entry": "torch.sum", "dtype": "float32", "n": 1024, "us_per_call": 99.0},
-    ]
+    doc["rows"] = _call_rows(**{"api cuda/fastest native": 5.0, "torch.sum": 99.0})
     second.write_text(json.dumps(doc))
     merged = tables.per_call(tables.load_callable(first, second))
     assert merged[("api cuda/fastest native", "float32", 1024)] == pytest.approx(5.0)

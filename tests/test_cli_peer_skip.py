@@ -13,6 +13,7 @@ from harness.cli import run
 from harness.cli.main import main
 from harness.core import catalogue
 from harness.report import records
+from harness.report.documents import load_document
 from harness.studies import session
 
 DATA = Path(__file__).parent / "data" / "synthetic_run_cli.json"
@@ -27,11 +28,12 @@ def simulated_gpu(monkeypatch):
     missing = {i: session.check_and_time(v, "float32", 1000) for i, v in zip(
         catalogue.CCCL_IDS, cccl, strict=True)}  # fmt: skip
 
-    recs = {(r["variant"], r["dtype"], r["n"]): r for r in doc["results"]}
-    recs |= {(i, "float32", n): {**r, "n": n} for i, r in missing.items() for n in SIZES}
+    recs = {(r.variant, r.dtype, r.n): r for r in load_document(DATA).records}
+    recs |= {(i, "float32", n): records.ResultRecord.from_json({**r, "n": n})
+             for i, r in missing.items() for n in SIZES}  # fmt: skip
 
     def run_cases(found, reps=None, timed=True):  # the suites' runner: each case's record rows
-        got = [records.ResultRecord.from_json(recs[key]) for c in found
+        got = [recs[key] for c in found
                if (key := (c.variant, c.dtype, c.n)) in recs]  # fmt: skip
         return [row for r in got for row in records.record_rows(r, device="sim", suite="ladder")]
 

@@ -14,7 +14,7 @@ from harness.cli.main import main
 from harness.core.device import datasheet_bw
 from harness.core.timing import Timing
 from harness.report import devices
-from harness.report.records import RUN_SCHEMA, ResultRecord
+from harness.report.records import ResultRecord, record_rows, rows_document
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ("results/nvidia-h200", "results/nvidia-h100")
@@ -69,9 +69,9 @@ def test_committed_compare_rows_are_the_ladder_files_times():
     medians = {}
     for label, folder in zip((base, other), COMMITTED, strict=True):
         for path in sorted((ROOT / folder).glob("ladder-*.json")):
-            for r in json.loads(path.read_text())["results"]:
-                if r.get("ok") and r.get("total"):
-                    medians[(label, r["variant"], r["dtype"], r["n"])] = r["total"]["median_ms"]
+            for r in json.loads(path.read_text())["rows"]:
+                if r.get("check") == "ok" and r["metric"] == "total":
+                    medians[(label, r["variant"], r["dtype"], r["shape"])] = r["median_ms"]
     ladder = [r for r in doc["rows"] if r["source"] == "ladder"]
     assert ladder
     for row in ladder:
@@ -107,10 +107,11 @@ def _synthetic(root: Path, folder: str) -> Path:
             n=N,
             total=Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=3),
             device=name,
-        ).to_json()
+        )
         for vid, fam, ms in (("cuda/a", "ladder", ms_a), ("peer/b", "peer", ms_b))
     ]
-    doc = {"schema": RUN_SCHEMA, "device": {"name": name}, "results": recs}
+    rows = [row for r in recs for row in record_rows(r, device=name, suite="ladder", versions=())]
+    doc = rows_document(rows, suite="ladder", device={"name": name}, mode="timed")
     (d / "ladder-float32.json").write_text(json.dumps(doc))
     return d
 
@@ -223,10 +224,15 @@ def test_porting_doc_states_the_dynamic_pitfall_from_the_files():
     text = "\n".join(p.read_text() for p in sorted((ROOT / "docs").glob("porting*.md")))
     for folder in COMMITTED:
         ladder = json.loads((ROOT / folder / "ladder-float32.json").read_text())
-        dyn = [r for r in ladder["results"] if r["variant"] == "peer/torch.compile-dynamic"]
+        dyn = [
+            r
+            for r in ladder["rows"]
+            if r["variant"] == "peer/torch.compile-dynamic" and r["metric"] == "total"
+        ]
+        assert dyn
         for r in dyn:
-            ms = r["total"]["median_ms"]
-            assert f"{Path(folder).name}, ladder run at 2^{r['n'].bit_length() - 1}" in text
+            ms = r["median_ms"]
+            assert f"{Path(folder).name}, ladder run at 2^{r['shape'].bit_length() - 1}" in text
             assert f"{ms:,.1f} ms" in text
         study = json.loads((ROOT / folder / "inductor" / "inductor.json").read_text())
         calls = {(e["mode"], c["n"]): c for e in study["modes"] for c in e.get("calls", [])}

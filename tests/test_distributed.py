@@ -16,7 +16,7 @@ import torch
 from harness.cli import cpu_path
 from harness.cli.main import main
 from harness.report import distributed_tables
-from harness.report.records import DISTRIBUTED_SCHEMA, RUN_SCHEMA
+from harness.report.records import DISTRIBUTED_SCHEMA, ROWS_SCHEMA
 from harness.studies import distributed, distributed_combines
 
 SIZES = (4101, 65_521)  # neither a multiple of a tile; the second spans several programs
@@ -167,7 +167,9 @@ def test_nccl_missing_exits_2(no_launch, monkeypatch, capsys) -> None:
 
 def test_render_refuses_another_schema(tmp_path: Path, capsys) -> None:
     other = tmp_path / "bench.json"
-    other.write_text(json.dumps({"schema": RUN_SCHEMA, "results": []}))
+    other.write_text(
+        json.dumps({"schema": ROWS_SCHEMA, "suite": "ladder", "device": {}, "rows": []})
+    )
     assert main(["distributed", "--render", str(other), "--out", str(tmp_path)]) == 2
     assert f"not a {DISTRIBUTED_SCHEMA} document" in capsys.readouterr().err
 

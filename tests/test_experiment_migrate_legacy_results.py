@@ -1,7 +1,7 @@
 """experiments/migrate_legacy_results: the old fastest bench's side-by-side rows become records as
 its reader made them; a legacy folder is rewritten in the current formats with the very records
-(times, checks, the header) the old readers made, and a second run changes nothing; every
-committed result file is in a current format already."""
+and rows (times, checks, the header) the old readers made, and a second run changes nothing;
+every committed result file is in a current format already."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 from experiments.migrate_legacy_results import experiment as migrate
+from harness.core import catalogue
+from harness.core.timing import Timing
 from harness.report import documents, records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,8 +48,8 @@ def test_fastest_bench_rows_become_records():
 
 
 def _legacy_folder(root: Path) -> dict[str, list[dict]]:
-    """results/gpu/ with a fastest-bench/1 file and a host/1 file; the records the old readers
-    made of each, by name."""
+    """results/gpu/ with a file of each legacy family (fastest-bench/1, host/1, run/2,
+    callable/1); the records the old readers made of each, by name."""
     folder = root / "results" / "gpu"
     folder.mkdir(parents=True)
     device = {"name": "GPU", "torch": "2.11"}
@@ -59,10 +61,25 @@ def _legacy_folder(root: Path) -> dict[str, list[dict]]:
                 "golden": 7, "bound": 0.0, "status": "ok", "e2e_ms": 0.05}  # fmt: skip
     host = {"schema": migrate.HOST_V1, "created": "then", "device": device,
             "options": {"dtype": "float32"}, "table": [host_row], "sweep": [1, 2]}  # fmt: skip
-    for name, doc in (("fastest.json", fastest), ("host.json", host)):
+    timed = records.for_variant(catalogue.get("cuda/fastest"), "float32", 1024, passes=1,
+                                total=Timing(**T), bytes_total=4100, device="GPU")  # fmt: skip
+    demo = records.for_variant(catalogue.get("cuda/v5-wrong-nosync"), "float32", 1024,
+                               status="wrong", message="raced", device="GPU")  # fmt: skip
+    run = {"schema": migrate.RUN_V2, "created": "then", "mode": "timed", "device": device,
+           "results": [timed.to_json(), demo.to_json()],
+           "seed_tables": [{"seed": "004"}]}  # fmt: skip
+    calls = [{"dtype": "int32", "n": 1024, "calls_per_loop": 256, "loops": 5, "entry": e,
+              "touched_bytes": 4096, "us_per_call": us, "min_us": us - 1}
+             for e, us in (("torch.sum", 12.5), ("api cuda/fastest", 9.0))]  # fmt: skip
+    per_call = {"schema": migrate.CALLABLE_V1, "created": "then", "device": device,
+                "method": "a loop", "results": calls}  # fmt: skip
+    docs = {"fastest.json": fastest, "host.json": host, "ladder-float32.json": run,
+            "callable.json": per_call}  # fmt: skip
+    for name, doc in docs.items():
         (folder / name).write_text(json.dumps(doc))
     return {"fastest.json": [r.to_json() for r in migrate.fastest(fastest)[1]],
-            "host.json": [r.to_json() for r in migrate.host(host)[1]]}  # fmt: skip
+            "host.json": [r.to_json() for r in migrate.host(host)[1]],
+            "ladder-float32.json": [timed.to_json(), demo.to_json()]}  # fmt: skip
 
 
 def test_a_legacy_folder_is_rewritten_with_its_records_and_once(tmp_path: Path, capsys):
@@ -78,6 +95,19 @@ def test_a_legacy_folder_is_rewritten_with_its_records_and_once(tmp_path: Path, 
     assert [r.to_json() for r in host.records] == before["host.json"]
     assert fastest.raw["suite"] == "fastest" and fastest.created == "then"
     assert fastest.raw["timing"] == "CUDA events" and host.raw["sweep"] == [1, 2]
+    ladder = documents.load_document(tmp_path / "results" / "gpu" / "ladder-float32.json", "rows")
+    assert [r.to_json() for r in ladder.records] == before["ladder-float32.json"]
+    assert ladder.raw["suite"] == "ladder" and ladder.meta["mode"] == "timed"
+    assert ladder.raw["seed_tables"] == [{"seed": "004"}] and ladder.created == "then"
+    calls = documents.load_document(tmp_path / "results" / "gpu" / "callable.json", "rows")
+    assert calls.raw["suite"] == "callable" and calls.raw["method"] == "a loop"
+    assert not calls.records  # per-call entries, not result records
+    got = {(r.variant, r.config, r.metric, r.check): (r.median_ms, r.min_ms, r.reps, r.bytes)
+           for r in documents.rows(calls)}  # fmt: skip
+    assert got == {
+        ("torch.sum", "torch.sum", "call", "ok"): (12.5 / 1e3, 11.5 / 1e3, 5, 4096),
+        ("api cuda/fastest", "api", "call", "ok"): (9.0 / 1e3, 8.0 / 1e3, 5, 4096),
+    }
     capsys.readouterr()
     assert migrate.main(["--root", str(tmp_path)]) == 0
     assert capsys.readouterr().out == ""  # nothing left to convert

@@ -18,12 +18,10 @@ from harness.report.records import Check, ResultRecord
 ROOT = Path(__file__).resolve().parents[1]
 # Documents of other kinds committed beside the result documents: Nsight Compute counters and
 # compute-sanitizer verdicts (their own schemas, read by harness.report.profile_tables and the
-# GPU tests), the manifests their drivers write beside the raw tool output, and the per-call
-# benchmark (harness.studies.callable_bench: microseconds per Python call, not result records).
+# GPU tests) and the manifests their drivers write beside the raw tool output.
 NOT_RESULT_SCHEMAS = {
     records.PROFILE_SCHEMA,
     records.SANITIZE_SCHEMA,
-    records.CALLABLE_SCHEMA,
     records.INDUCTOR_CODE_SCHEMA,
     records.HOPPER_LOADS_SCHEMA,
     records.REPRO_SWEEP_SCHEMA,
@@ -116,7 +114,8 @@ def test_every_committed_result_file_reads_through_the_loader(path: Path):
         assert r.variant and r.backend in ("cuda", "triton", "peer") and r.n > 0 and r.dtype
         assert r.status in ("ok", "wrong", "error")
         assert ResultRecord.from_json(r.to_json()) == r
-    if doc.kind in ("cli", "pytest-benchmark") and doc.meta.get("mode") != "check":
+    ladder = doc.kind == "pytest-benchmark" or doc.raw.get("suite") == "ladder"
+    if ladder and doc.meta.get("mode") != "check":
         timed = [r for r in doc.records if r.ok]
         assert timed and all(r.total and r.gbps_total > 0 for r in timed)
     if doc.kind == "host":

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
+from harness.core import catalogue
 from harness.report import devices, plots, records, run_report
 from harness.report.documents import load_run
 from harness.report.ladder_table import PEER_LABELS, PEER_ORDER, markdown_ladder
@@ -23,9 +24,15 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _raw_rows(path: Path) -> list[dict]:
+    """The file's whole-reduction times as written, each {variant, backend, stage, dtype, n,
+    total, gbps_total} (a ROWS document's identity is the catalogue's, GB/s its bytes / time)."""
     doc = json.loads(path.read_text())
-    if "results" in doc:
-        return doc["results"]
+    if "rows" in doc:  # a ROWS document: one row per timing
+        return [{"variant": r["variant"], "backend": catalogue.get(r["variant"]).backend,
+                 "stage": catalogue.get(r["variant"]).stage, "dtype": r["dtype"], "n": r["shape"],
+                 "total": {"median_ms": r["median_ms"]},
+                 "gbps_total": r["bytes"] / r["median_ms"] / 1e6}
+                for r in doc["rows"] if r["metric"] == "total"]  # fmt: skip
     return [b["extra_info"] for b in doc["benchmarks"]]
 
 
@@ -52,7 +59,7 @@ def _table_row(md: str, first_cells: tuple[str, ...], section: str) -> list[str]
 
 def test_both_formats_load_to_the_same_records():
     a, b = load_run(CLI_JSON), load_run(BENCH_JSON)
-    assert a.kind == "cli" and b.kind == "pytest-benchmark"
+    assert a.raw["suite"] == "ladder" and b.kind == "pytest-benchmark"
     key = {(r.variant, r.dtype, r.n) for r in a.records if not r.wrong_demo}
     assert key == {(r.variant, r.dtype, r.n) for r in b.records}
     assert a.dtypes() == b.dtypes() == ["float32", "int32"]
@@ -245,9 +252,12 @@ def test_wide_terminal_table_shows_every_column():
 
 def test_cpu_mode_run_has_no_timings_and_nothing_is_written(tmp_path, capsys):
     doc = json.loads(CLI_JSON.read_text())
-    for r in doc["results"]:
-        for key in ("first_pass", "total", "graph", "call", "bytes_total", "bytes_first_pass"):
-            r.pop(key, None)
+    checked = {}  # each record's one row without its timings: its check (what `check` writes)
+    for r in doc["rows"]:
+        key = (r["variant"], r["dtype"], r["shape"])
+        keep = ("variant", "config", "dtype", "shape", "check", "info")
+        checked.setdefault(key, {k: v for k, v in r.items() if k in keep} | {"metric": "check"})
+    doc["rows"] = list(checked.values())
     doc["mode"] = "cpu"
     run = tmp_path / "cpu.json"
     run.write_text(json.dumps(doc))

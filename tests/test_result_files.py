@@ -78,7 +78,7 @@ def test_every_family_has_a_committed_file_and_a_schema_of_its_own():
 
 def test_a_format_the_loader_does_not_know_is_refused(tmp_path: Path):
     unknown = tmp_path / "new.json"
-    unknown.write_text(json.dumps({"schema": records.RUN_SCHEMA + "-new", "rows": []}))
+    unknown.write_text(json.dumps({"schema": records.ROWS_SCHEMA + "-new", "rows": []}))
     with pytest.raises(ReportError, match="unknown format"):
         load_document(unknown)
     with pytest.raises(ReportError, match=f"not a {records.ACCURACY_SCHEMA} document"):

@@ -15,7 +15,7 @@ from harness.cli.main import main
 from harness.core import catalogue, device
 from harness.report import tables
 from harness.report.documents import document_from, load_document
-from harness.report.records import RUN_SCHEMA
+from harness.report.records import ResultRecord, record_rows, rows_document
 from harness.studies import session
 
 N = 2**24
@@ -114,12 +114,11 @@ def test_seed_table_script_renders_and_refuses_cpu_runs(tmp_path):
     spec.loader.exec_module(mod)
     assert mod.slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
     assert mod.slug("NVIDIA H200") == "nvidia-h200"
-    doc = {
-        "schema": RUN_SCHEMA,
-        "device": {"name": "Synthetic GPU"},
-        "results": [_row("cuda/004-smem", 0.3), _row("triton/tile-256", 0.3)],
-        "seed_tables": [{"seed": "004", "n": N, "dtype": "int32"}],
-    }
+    recs = [ResultRecord.from_json(_row(vid, 0.3)) for vid in ("cuda/004-smem", "triton/tile-256")]
+    common = {"device": "Synthetic GPU", "suite": "ladder", "versions": ()}
+    doc = rows_document([row for r in recs for row in record_rows(r, **common)], suite="ladder",
+                        device={"name": "Synthetic GPU"}, mode="timed",
+                        seed_tables=[{"seed": "004", "n": N, "dtype": "int32"}])  # fmt: skip
     seed, md = mod.markdown(document_from(doc, "run.json"))
     assert seed == "004" and "| reduceSmem | 300.0 |" in md
     run = tmp_path / "run.json"

@@ -168,7 +168,7 @@ def _ladder(folder: Path) -> dict[str, list[ResultRecord]]:
     """A device folder's ladder run, by variant ({} where it has none)."""
     path = folder / f"ladder-{LADDER_DTYPE}.json"
     out: dict[str, list[ResultRecord]] = {}
-    for r in load_document(path, "cli").records if path.is_file() else []:
+    for r in load_document(path, "rows").records if path.is_file() else []:
         out.setdefault(r.variant, []).append(r)
     return out
 

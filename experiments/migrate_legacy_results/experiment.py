@@ -1,13 +1,16 @@
 """One-off: the committed result files in a format no producer writes any more, rewritten in the
 format its producer writes now, so that the loader (harness.report.documents) reads one version of
 each family. Every measured value is copied as it was read, never recomputed; a file is written
-only when the loader reads back from it the very records the old reader made of the old file.
+only when the loader reads back from it the very records (and, where the old reader made rows of
+it, the very rows) the old reader made of the old file.
 
     fastest-bench/1, /2  ->  rows/1, suite "fastest"  (`reduce-ladder fastest-bench --json` now)
+    run/2                ->  rows/1, suite "ladder"   (`reduce-ladder run` / `check --json`)
+    callable/1           ->  rows/1, suite "callable" (`reduce-ladder bench callable --json`)
     host/1               ->  host/2                   (`reduce-ladder host --json`)
     bench/1              ->  bench/2 in pytest-benchmark's JSON (benchmarks/test_bench.py)
 
-The readers of the old versions live here now (they left harness/report/readers.py with this
+The readers of the old versions live here now (they left harness/report with this
 migration); a file already in the current format is left alone, so a second run changes nothing.
 README.md lists the files converted.
 """
@@ -25,6 +28,7 @@ from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
 from harness.report import documents, readers, records
 from harness.report.records import (
     ResultRecord,
+    Row,
     for_variant,
     record_rows,
     rows_document,
@@ -37,6 +41,8 @@ _PREFIX = records.ROWS_SCHEMA.split("/")[0]
 FASTEST_V1, FASTEST_V2 = (f"{_PREFIX}/fastest-bench/{v}" for v in (1, 2))
 HOST_V1 = f"{_PREFIX}/host/1"
 BENCH_V1 = f"{_PREFIX}/bench/1"
+RUN_V2 = f"{_PREFIX}/run/2"  # `reduce-ladder run --json` before the rows: {"results": [record]}
+CALLABLE_V1 = f"{_PREFIX}/callable/1"  # the per-call run before the callable suite: us per call
 
 # -- the old readers ----------------------------------------------------------------------------
 
@@ -89,7 +95,23 @@ def bench_v1_record(info: dict) -> ResultRecord:
     )
 
 
-# -- the conversions: (the document now, the records the old reader made) ----------------------
+def callable_rows(doc: dict, common: dict) -> list[Row]:
+    """A callable/1 document's rows as its old reader made them (config "", no check, no reps;
+    microseconds as milliseconds), info keeping the row's calls per loop and its loops."""
+    out = []
+    for r in doc.get("results", []):
+        if r.get("us_per_call") is None:
+            continue
+        min_ms = None if r.get("min_us") is None else r["min_us"] / 1e3
+        info = {k: r[k] for k in ("calls_per_loop", "loops") if k in r}
+        out.append(Row(**common, variant=r["entry"], config="", dtype=r["dtype"], shape=r["n"],
+                       metric="call", median_ms=r["us_per_call"] / 1e3, min_ms=min_ms,
+                       bytes=r.get("touched_bytes"), info=info))  # fmt: skip
+    return out
+
+
+# -- the conversions: (the document now, the records the old reader made, the rows the loader
+# must read back where the old reader made rows: None where the records say it all) ----------
 
 
 def row_common(suite: str, info: dict) -> dict:
@@ -115,6 +137,33 @@ def fastest(doc: dict) -> tuple[dict, list[ResultRecord]]:
     return new, recs
 
 
+def run(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
+    """run/2 -> the ladder suite's ROWS document, as `reduce-ladder run --json` writes it now
+    (mode and seed_tables beside the rows); the rows read back are the old reader's, suite
+    "ladder" for "cli"."""
+    recs = [ResultRecord.from_json(r) for r in doc["results"] if "variant" in r]
+    common = row_common("ladder", doc["device"])
+    rows = [row for r in recs for row in record_rows(r, **common)]
+    head = {k: v for k, v in doc.items() if k not in ("schema", "created", "device", "results")}
+    new = rows_document(rows, suite="ladder", device=doc["device"], **head)
+    new["created"] = doc["created"]  # when it was measured
+    return new, recs, [r for r in rows if r.median_ms is not None]
+
+
+def per_call(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
+    """callable/1 -> the callable suite's ROWS document (method, entries, Triton configs and the
+    plan cache's counts beside the rows). What the suite writes beyond the old reader's rows is
+    said by the old file: config the entry's kind (its first word), check "ok" (a row with a
+    time was measured), reps its loops."""
+    common = row_common("callable", doc["device"])
+    rows = [replace(r, config=r.variant.split(" ")[0], check="ok", reps=r.info.get("loops"))
+            for r in callable_rows(doc, common)]  # fmt: skip
+    head = {k: v for k, v in doc.items() if k not in ("schema", "created", "device", "results")}
+    new = rows_document(rows, suite="callable", device=doc["device"], **head)
+    new["created"] = doc["created"]
+    return new, [], rows
+
+
 def host(doc: dict) -> tuple[dict, list[ResultRecord]]:
     dtype = (doc.get("options") or {}).get("dtype")
     recs = [readers.host_record(r, dtype) for r in doc.get("table") or []]
@@ -134,9 +183,10 @@ def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
     return {**doc, "machine_info": mi, "benchmarks": benchmarks}, recs
 
 
-def convert(doc: dict | list) -> tuple[dict, list[ResultRecord]] | None:
-    """The document in its current format and the records the old reader made of it, or None
-    where it is current (or not a family this migration converts)."""
+def convert(doc: dict | list) -> tuple | None:
+    """The document in its current format, the records the old reader made of it and (where the
+    conversion says them) the rows the loader must read back, or None where it is current (or
+    not a family this migration converts)."""
     if not isinstance(doc, dict):
         return None
     if isinstance(doc.get("benchmarks"), list) and "machine_info" in doc:
@@ -144,7 +194,18 @@ def convert(doc: dict | list) -> tuple[dict, list[ResultRecord]] | None:
         return bench(doc) if schema == BENCH_V1 else None
     if doc.get("schema") in (FASTEST_V1, FASTEST_V2):
         return fastest(doc)
+    if doc.get("schema") == RUN_V2:
+        return run(doc)
+    if doc.get("schema") == CALLABLE_V1:
+        return per_call(doc)
     return host(doc) if doc.get("schema") == HOST_V1 else None
+
+
+def _same(got: list, want: list) -> bool:
+    """Records or rows field for field (a row's device too, which its JSON form leaves out)."""
+    return [(getattr(x, "device", None), x.to_json()) for x in got] == [
+        (getattr(x, "device", None), x.to_json()) for x in want
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         got = convert(documents.read_json(path))
         if got is None:
             continue
-        new, recs = got
+        new, recs, want_rows = (*got, None) if len(got) == 2 else got
         # pytest-benchmark's own indent (and no final newline) for its file, the harness's for
         # the others
         bench_file = path.read_text().startswith("{\n    ")
@@ -165,13 +226,15 @@ def main(argv: list[str] | None = None) -> int:
         tmp = path.with_name(path.name + ".migrating")
         tmp.write_text(text)
         try:  # read back as the file will be read
-            same = [r.to_json() for r in documents.load_document(tmp).records] == [
-                r.to_json() for r in recs
-            ]
+            back = documents.load_document(tmp)
+            same = _same(back.records, recs)
+            if want_rows is not None:
+                same = same and _same(documents.rows(back), want_rows)
         except documents.ReportError:
             same = False
         rel = path.relative_to(a.root).as_posix()
-        print(f"{rel}: {len(recs)} records {'kept' if same else 'CHANGED: not written'}")
+        said = f"{len(recs)} records" + (f", {len(want_rows)} rows" if want_rows else "")
+        print(f"{rel}: {said} {'kept' if same else 'CHANGED: not written'}")
         if same and not a.dry_run:
             tmp.replace(path)
         else:

@@ -140,11 +140,11 @@ def load_device(folder: Path) -> DeviceRun:
 def points(doc: Document, source: str) -> dict[Key, tuple[str, float]]:
     """The document's passing timed points (a record's whole reduction, a callable entry's time
     per call; no wrong demonstrations): key -> (variant family, ms)."""
-    metric = "call" if doc.kind == "callable" else "total"
     ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
     out: dict[Key, tuple[str, float]] = {}
     for x in doc_rows(doc):
         family, wrong = ident.get(x.variant, ("callable", False))
+        metric = "call" if x.suite == "callable" else "total"  # the callable suite's: per call
         if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
             out.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
     return out

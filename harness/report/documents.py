@@ -2,13 +2,13 @@
 (records.Document). FAMILIES has one entry per family: its kind, its schema (spelled in
 records.py; the committed files of older versions were rewritten in the current one:
 experiments/migrate_legacy_results), its parser and, where it holds times, its long-format rows.
-The run, pytest-benchmark, host and accuracy families parse into result records, a ROWS document
-(every suite writes one now) into rows and the records rebuilt from them, the others are read as
-they are (raw) for their own tables; pytest-benchmark's JSON is known by its shape, a manifest
-(profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
+The pytest-benchmark, host and accuracy families parse into result records, a ROWS document
+(every suite writes one, `reduce-ladder run --json` too) into rows and the records rebuilt from
+them, the others are read as they are (raw) for their own tables; pytest-benchmark's JSON is
+known by its shape, a manifest (profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
 
 load_document(path, kind) reads any of them (kind: the family, or families, the caller
-accepts); load_run only what the report compares (a ladder run or the benchmark suite). Every
+accepts); load_run only what the report compares (a suite's records or the benchmark suite). Every
 failure is a ReportError with the file's name and what is wrong. rows(doc) gives a document's
 timed measurements as records.Row, whatever its family (harness.report.readers reads the
 studies' own shapes).
@@ -67,13 +67,13 @@ def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Documen
 
 
 def load_run(path: str | Path) -> Document:
-    """A run the report can compare: `reduce-ladder run --json`, pytest-benchmark's JSON, or a
-    suite's ROWS document with result records in it (`reduce-ladder bench ladder --json`)."""
+    """A run the report can compare: pytest-benchmark's JSON, or a suite's ROWS document with
+    result records in it (`reduce-ladder run --json`, `reduce-ladder bench ladder --json`)."""
     doc = load_document(path)
-    if doc.kind not in ("cli", "pytest-benchmark") and not (doc.kind == "rows" and doc.records):
+    if doc.kind != "pytest-benchmark" and not (doc.kind == "rows" and doc.records):
         raise ReportError(
             f"{path}: a {doc.kind} document ({doc.schema!r}), not a ladder run; expected a run "
-            f"document (from `reduce-ladder run --json`) or pytest-benchmark's JSON (from "
+            f"(from `reduce-ladder run --json`) or pytest-benchmark's JSON (from "
             "`pytest benchmarks/ --benchmark-json=...`)"
         )
     return doc
@@ -89,8 +89,8 @@ def document_from(doc: dict | list, path: str) -> Document:
     if family is None:
         schema = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         raise ReportError(
-            f"{path}: unknown format (schema {schema!r}); expected a run document "
-            f"({records.RUN_SCHEMA!r}, from `reduce-ladder run --json`), pytest-benchmark's JSON "
+            f"{path}: unknown format (schema {schema!r}); expected a ROWS document "
+            f"({records.ROWS_SCHEMA!r}, from `reduce-ladder run --json`), pytest-benchmark's JSON "
             "(from `pytest benchmarks/ --benchmark-json=...`) or another result document "
             f"({', '.join(f.schema for f in FAMILIES if f.schema)})"
         )
@@ -184,7 +184,6 @@ def _raw(kind: str, schema: str, rows: Callable[[Document], list[Row]] | None = 
 
 _RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
-    Family("cli", records.RUN_SCHEMA, _records("cli", "results"), _RECORD_ROWS),
     Family("pytest-benchmark", records.BENCH_SCHEMA, _bench, _RECORD_ROWS),
     Family("host", records.HOST_SCHEMA, _records("host", "table"), _RECORD_ROWS),
     Family("accuracy", records.ACCURACY_SCHEMA, _records("accuracy", "results"), _RECORD_ROWS),
@@ -195,7 +194,6 @@ FAMILIES: tuple[Family, ...] = (
     _raw("repro-sweep", records.REPRO_SWEEP_SCHEMA, readers.repro_sweep_rows),
     _raw("call-profile", records.CALL_PROFILE_SCHEMA, readers.call_profile_rows),
     _raw("small-n", records.SMALL_N_SCHEMA, readers.small_n_rows),
-    _raw("callable", records.CALLABLE_SCHEMA, readers.callable_rows),
     _raw("inductor-code", records.INDUCTOR_CODE_SCHEMA, readers.inductor_rows),
     _raw("distributed", records.DISTRIBUTED_SCHEMA, readers.distributed_rows),
     _raw("profile", records.PROFILE_SCHEMA),

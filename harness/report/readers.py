@@ -105,17 +105,6 @@ def record_rows_of(doc: Document) -> list[Row]:
     return out
 
 
-def callable_rows(doc: Document) -> list[Row]:
-    timed = _maker(doc)
-    out = []
-    for r in doc.raw.get("results", []):
-        if r.get("us_per_call") is not None:
-            t = _timing(r["us_per_call"] / 1e3, _ms(r.get("min_us")))
-            out += timed(t, variant=r["entry"], config="", dtype=r["dtype"], shape=r["n"],
-                         metric="call", bytes=r.get("touched_bytes"))  # fmt: skip
-    return out
-
-
 def rounds_rows(doc: Document) -> list[Row]:
     """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
     timed = _maker(doc)

@@ -47,7 +47,6 @@ from harness.core.catalogue import Variant
 from harness.core.timing import Timing
 
 RECORD_VERSION = 2
-RUN_SCHEMA = "reduce-ladder/run/2"  # `reduce-ladder run/check --json`: {"results": [record]}
 BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
 FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # experiments/fastest_ablation
@@ -60,13 +59,12 @@ PROFILE_SCHEMA = (
 )
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
 INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # experiments.inductor_code: facts, times
-CALLABLE_SCHEMA = "reduce-ladder/callable/1"  # older per-call runs: us per call
 ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device
 DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
 NO_GPU = "no GPU"  # a row's device where there was none (the CPU path)
-ROWS_SCHEMA = "reduce-ladder/rows/1"  # every suite (harness.studies.suites): {"rows": [Row]}
+ROWS_SCHEMA = "reduce-ladder/rows/1"  # every suite, `run`/`check --json` too: {"rows": [Row]}
 CENSUS_SCHEMA = "reduce-ladder/census/1"  # `reduce-ladder inspect --json` (porting.census)
 
 
@@ -216,7 +214,7 @@ def check_from(result: Any) -> Check:
 # of rows: harness.report.markdown.grid). Every suite writes them; the loader reads every older
 # family that holds timings into them (harness.report.readers).
 # - suite: the suite's name (harness.studies.suites) in a ROWS document; for an older document its
-#   family (documents.FAMILIES' kind: "cli", "host", "callable"...).
+#   family (documents.FAMILIES' kind: "host", "accuracy"...).
 # - variant: a catalogue id (a variant or a peer), or what the study names its subject by (a
 #   callable entry, an ablation's design, a memory path); config: what else tells two rows of one
 #   variant apart ("" for most: a host row's staging, a sweep's launch shape, a combine).

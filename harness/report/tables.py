@@ -194,12 +194,11 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # The per-call-from-Python figures in the report (`reduce-ladder report ... --callable PATH`): the
-# callable suite's rows (a ROWS document from `reduce-ladder bench callable`, or an older
-# callable/1 file, read into rows by the loader), metric "call". DIR/callable.md (one
-# suite_table per dtype: microseconds per call of every entry and its ratio to torch.sum), and
-# in DIR/report.md the table that puts both figures side by side for the fastest variants and
-# the peers: the run's device time and the time per call from Python, each with its ratio to
-# torch.sum, joined on (variant, dtype, n) where both files have the row.
+# callable suite's rows (a ROWS document from `reduce-ladder bench callable`), metric "call".
+# DIR/callable.md (one suite_table per dtype: microseconds per call of every entry and its ratio
+# to torch.sum), and in DIR/report.md the table that puts both figures side by side for the
+# fastest variants and the peers: the run's device time and the time per call from Python, each
+# with its ratio to torch.sum, joined on (variant, dtype, n) where both files have the row.
 
 BASE = "torch.sum"
 METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
@@ -213,14 +212,14 @@ def load_callable(*paths: str | Path) -> Document:
     """Per-call documents as one: the first, then each later one's entries the first lacks (a
     run with REDUCE_LADDER_NATIVE=1 beside the default one); ReportError naming a file with no
     per-call rows."""
-    docs = [load_document(path, ("callable", "rows")) for path in paths]
+    docs = [load_document(path, "rows") for path in paths]
     merged: list[Row] = []
     for path, doc in zip(paths, docs, strict=True):
         if not _calls(doc):
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
         seen = {r.variant for r in merged}  # an entry of an earlier file keeps its time
         merged += [r for r in _calls(doc) if r.variant not in seen]
-    return docs[0] if len(docs) == 1 else replace(docs[0], kind="rows", rows=merged)
+    return docs[0] if len(docs) == 1 else replace(docs[0], rows=merged)
 
 
 def _calls(doc: Document) -> list:

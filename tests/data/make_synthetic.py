@@ -1,6 +1,7 @@
-"""Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (a run document of
-result records, RUN_SCHEMA) and tests/data/synthetic_bench.json (pytest-benchmark's JSON, each
-extra_info a result record, BENCH_SCHEMA): the records of harness.report.records, so the
+"""Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (a run's ROWS
+document, suite "ladder", as `reduce-ladder run --json` writes it) and
+tests/data/synthetic_bench.json (pytest-benchmark's JSON, each extra_info a result record,
+BENCH_SCHEMA): the records of harness.report.records, so the
 fixtures cannot drift from what the producers write.
 
 SYNTHETIC TEST DATA, NOT A MEASUREMENT: the times come from a made-up model (a launch cost per
@@ -84,15 +85,13 @@ def cli_doc() -> dict:
     rows.append(
         dataclasses.replace(demo, status="wrong", message="|result - golden| = 3 > tolerance 0")
     )
-    return {
-        "schema": records.RUN_SCHEMA,
-        "created": "2000-01-01T00:00:00+00:00",
-        "mode": "timed",
-        "synthetic": True,
-        "note": NOTE,
-        "device": {"name": name, "sm_count": 0, "capability": "0.0"},
-        "results": [r.to_json() for r in rows],
-    }
+    common = {"device": name, "suite": "ladder", "versions": ()}
+    doc = records.rows_document(
+        [row for r in rows for row in records.record_rows(r, **common)], suite="ladder",
+        device={"name": name, "sm_count": 0, "capability": "0.0"}, mode="timed", synthetic=True,
+        note=NOTE,
+    )  # fmt: skip
+    return {**doc, "created": "2000-01-01T00:00:00+00:00"}
 
 
 def bench_doc() -> dict:
