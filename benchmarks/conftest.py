@@ -35,7 +35,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g, env = parser.getgroup("reduce-ladder benchmarks"), os.environ.get
     g.addoption("--bench-sizes", type=parse_bench_sizes, default=env("REDUCE_BENCH_SIZES"),
                 help="log2 n list/ranges or sizes (10-28, 2^20)")  # fmt: skip
-    g.addoption("--bench-rounds", type=count, default=env("REDUCE_BENCH_ROUNDS", "20"),
+    g.addoption("--bench-rounds", type=count, default=env("REDUCE_BENCH_ROUNDS") or "20",
                 help="timed rounds per benchmark (default 20)")  # fmt: skip
 
 

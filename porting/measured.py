@@ -40,7 +40,10 @@ def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tup
 def load_results(root: Path) -> list[tuple[str, Document]]:
     """The timed ladder runs (the ladder suite's ROWS documents), then OTHER_RESULTS."""
     found = load(root, (LADDER_GLOB, *OTHER_RESULTS))
-    return [(p, d) for p, d in found if d.raw.get("suite") != "ladder" or d.meta["mode"] == "timed"]
+    timed = ("timed", None)  # `run --json` says timed; `bench ladder --json` has no mode
+    return [
+        (p, d) for p, d in found if d.raw.get("suite") != "ladder" or d.meta.get("mode") in timed
+    ]
 
 
 def results_sources(results: list[tuple[str, Document]]) -> str:

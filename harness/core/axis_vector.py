@@ -157,7 +157,7 @@ def column_splits(p: Problem, target: int = COLUMN_TARGET_BLOCKS) -> tuple[int, 
 
 def _partials(p: Problem, s: int) -> Problem:
     """The (outer, s, inner) partials of s splits, as a problem (c3's combine)."""
-    return Problem(p.outer, s, p.inner, p.out_shape)
+    return Problem(p.outer, s, p.inner, p.out_shape, p.itemsize)
 
 
 def _column_pass(p: Problem, s: int, chunk: int, lanes: int) -> AxisPass:
@@ -209,7 +209,7 @@ SUBWARP_ROWS = SubwarpRows()
 SPLIT_ROWS = SplitRows()
 VECTOR_COLUMNS = VectorColumns()
 # The Triton fastest's own splits of the same stages (a sweep of the twins' kernels on the H100,
-# experiments/axis-triton-splits): its c3 ends each program in a cross-warp tl.sum through shared
+# experiments/axis_triton_splits): its c3 ends each program in a cross-warp tl.sum through shared
 # memory (docs/axis.md: bank conflicts), so it wants fewer, longer programs than the CUDA c3
 # (about 256: (288, 32768) along dim 0 took 18.5 us in one split against 26.0 in two); its r4
 # wants more splits of few long rows (about 512 programs, at least 2 tiles a split: (80, 32768)

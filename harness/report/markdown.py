@@ -77,19 +77,6 @@ def grid(
     return cs, [[label(d), *(cell(at[d, c]) if (d, c) in at else missing for c in cs)] for d in ds]
 
 
-def rich_as_markdown(table) -> str:
-    """A rich Table as a Markdown table: its title in bold above, its caption below."""
-    heads = [str(c.header) for c in table.columns]
-    cols = [[str(cell) for cell in c.cells] for c in table.columns]
-    lines = []
-    if table.title:
-        lines += [f"**{table.title}**", ""]
-    lines += markdown_lines(heads, zip(*cols, strict=True))
-    if table.caption:
-        lines += ["", str(table.caption)]
-    return "\n".join(lines) + "\n"
-
-
 def num(x: float | None, fmt: str) -> str:
     """x formatted, or "-" where there is no number (not measured, NaN)."""
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)

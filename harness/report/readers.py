@@ -1,6 +1,6 @@
-"""What the one loader (harness.report.documents: FAMILIES) reads beyond a record's or a row's
-own JSON: the host study's rows as records, and every timed family's measurements as long-format
-rows (records.Row).
+"""The row shapes beyond a record's or a row's own JSON: what the host study's producer turns its
+rows into (records), and every timed family's measurements as long-format rows (records.Row), read
+by the one loader (harness.report.documents: FAMILIES).
 
 - the host study (seed 001, `reduce-ladder host`): one row per (n, variant or peer), measured end
   to end from host memory. Its timings are not the device timings of the record (host clock,

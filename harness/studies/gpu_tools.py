@@ -80,12 +80,14 @@ def tool_version(path: str) -> str:
     return lines[-1] if lines else "unknown"
 
 
-def start(name: str, schema: str, raw_dir: Path) -> tuple[str, dict]:
+def start(name: str, schema: str, raw_dir: Path | None) -> tuple[str, dict]:
     """(the tool's path, the document's header: schema, device, the tool's version under its
-    name); raw_dir made. ToolUnavailable where the tool or a GPU is missing."""
+    name); raw_dir made (None: none). ToolUnavailable where the tool or a GPU is missing, before
+    anything is made."""
     path = find_tool(name)
     require_gpu()
-    raw_dir.mkdir(parents=True, exist_ok=True)
+    if raw_dir is not None:
+        raw_dir.mkdir(parents=True, exist_ok=True)
     key = name.replace("-", "_")
     return path, {"schema": schema, "device": device.device_info(), key: tool_version(path)}
 

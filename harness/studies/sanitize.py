@@ -176,8 +176,8 @@ def sanitize(
     """The sanitize document: per run, per kernel, per variant (see the module docstring)."""
     from harness.compile import nvrtc
 
-    work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))
-    path, doc = gpu_tools.start("compute-sanitizer", SCHEMA, work)
+    path, doc = gpu_tools.start("compute-sanitizer", SCHEMA, raw_dir)
+    work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))  # after the checks: none on exit 2
     names = kernel_names(variants)
     lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
     doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[])
