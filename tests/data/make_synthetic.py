@@ -1,8 +1,9 @@
 """Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (a run's ROWS
 document, suite "ladder", as `reduce-ladder run --json` writes it) and
 tests/data/synthetic_bench.json (pytest-benchmark's JSON, each extra_info a result record,
-BENCH_SCHEMA): the records of harness.report.records, so the
-fixtures cannot drift from what the producers write.
+BENCH_SCHEMA): the records of harness.report.records, so the fixtures' format is what the
+producers write. The committed fixtures were made from an older catalogue: running this now
+writes more variants (the tests read the committed files, not this script's output).
 
 SYNTHETIC TEST DATA, NOT A MEASUREMENT: the times come from a made-up model (a launch cost per
 pass plus bytes over a made-up bandwidth times a per-stage efficiency), only so that the report's
