@@ -7,9 +7,11 @@ For each shape (the axis suite's Triton misses, and shapes it must not lose), de
 call (harness.core.timing.time_ms: CUDA events, L2 flushed by reading, gated, median) of
 torch.sum, cuda/axis-fastest, triton/axis-fastest, then triton_kernels.axis's
 columns_vector_kernel (c3: lanes x warps x splits) or rows_split_kernel (r4: warps x tile x
-splits) launched directly on every candidate. Each candidate's output is poisoned first and
-compared exactly with torch.sum on integer-valued data (every partial sum is an integer far below
-2^24: exact in float32 and bfloat16's float32 accumulator); a wrong one is counted on its line.
+splits) launched directly on every candidate (not through harness.launch.axis_plan, whose
+launcher fixes the warps and the r4 tile that this sweep varies). Each candidate's output is
+poisoned first and compared exactly with torch.sum on integer-valued data (every partial sum is
+an integer far below 2^24: exact in float32 and bfloat16's float32 accumulator); a wrong one is
+counted on its line.
 A line names the five fastest candidates as `us@(lanes, warps)/splits(programs)` for c3 and
 `us@(warps, tile)/splits(programs)` for r4.
 """
