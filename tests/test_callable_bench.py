@@ -65,7 +65,7 @@ def test_table_gives_ratios_to_torch_sum():
         _row("api cuda/fastest", 8.0, "float32", 4096),
     ]
     text = tables.suite_table(rows, "float32")
-    assert "| 2^12 | 10.00 (1.00x) | 8.00 (1.25x) |" in text
+    assert "| api cuda/fastest | 8.00 (1.25x) |" in text  # two entries, one size: one per line
 
 
 def test_every_variant_reduce_sum_takes_is_an_entry_three_ways():
@@ -121,7 +121,8 @@ def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
 
     doc = tables.load_callable(_callable_doc(tmp_path))
     md = tables.callable_markdown(doc)
-    assert "| 2^10 | 10.00 (1.00x) | 8.00 (1.25x) |\n" in md  # cupy.sum-cub: no time, no column
+    # cupy.sum-cub has no time, so no line
+    assert "| torch.sum | 10.00 (1.00x) |\n| api cuda/fastest | 8.00 (1.25x) |\n" in md
 
     def rec(vid, ms):
         t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
@@ -161,3 +162,24 @@ def test_report_refuses_a_non_callable_document_before_writing(tmp_path):
     code = main(["report", "results/nvidia-h100/ladder-float32.json", "--out", str(out),
                  "--callable", str(bad)])  # fmt: skip
     assert code == 2 and not out.exists()
+
+
+def test_a_table_of_more_entries_than_sizes_puts_an_entry_on_each_line():
+    from harness.report import tables
+
+    rows = [_row("torch.sum", 10.0, "float32", 4096)] + [
+        _row(f"api cuda/v{i}", 20.0, "float32", 4096) for i in range(3)
+    ]
+    text = tables.suite_table(rows, "float32")
+    assert text.splitlines()[0] == "| entry | 2^12 |"
+    assert "| api cuda/v2 | 20.00 (0.50x) |" in text
+
+
+def test_a_table_of_more_sizes_than_entries_keeps_a_size_on_each_line():
+    from harness.report import tables
+
+    rows = [_row(e, t, "float32", 2**k) for k in (10, 12, 14)
+            for e, t in (("torch.sum", 10.0), ("api cuda/fastest", 5.0))]  # fmt: skip
+    text = tables.suite_table(rows, "float32")
+    assert text.splitlines()[0] == "| n | torch.sum | api cuda/fastest |"
+    assert "| 2^14 | 10.00 (1.00x) | 5.00 (2.00x) |" in text

@@ -171,9 +171,10 @@ BASELINES = ("peer/torch.sum", "torch.sum")
 
 
 def suite_table(rows: Iterable[Row], dtype: str) -> str:
-    """Markdown: per n, each variant's microseconds (device time, or per call for the per-call
+    """Markdown: each variant's microseconds per n (device time, or per call for the per-call
     suite) and its ratio to torch.sum (t(torch.sum) / t: >= 1.00x at least as fast); a failed
-    check shows its status instead."""
+    check shows its status instead. Sizes down and variants across, or the other way round when
+    there are more variants than sizes, so that the table stays narrow."""
     mine = [r for r in rows if r.dtype == dtype]
     metric = next((m for m in TABLE_METRICS if any(r.metric == m for r in mine)), "check")
     shown = [r for r in mine if r.metric in (metric, "check")]
@@ -187,8 +188,14 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
         return f"{r.median_ms * 1e3:.2f}{ratio}"
 
     ns = sorted({r.n for r in shown})
-    variants, body = md.grid(shown, lambda r: r.n, lambda r: r.variant, cell, ns,
-                          [r.variant for r in mine], label=size_label)  # fmt: skip
+    entries = list(dict.fromkeys(r.variant for r in mine))
+    if len(entries) > len(ns):  # more entries than sizes (the per-call suite's 100+): one per line
+        sizes, body = md.grid(shown, lambda r: r.variant, lambda r: r.n, cell, entries, ns)
+        return md.markdown_table(
+            ["entry", *map(size_label, sizes)], body, "l" + md.RIGHT * len(sizes)
+        )
+    variants, body = md.grid(shown, lambda r: r.n, lambda r: r.variant, cell, ns, entries,
+                             label=size_label)  # fmt: skip
     return md.markdown_table(["n", *variants], body, md.RIGHT * (len(variants) + 1))
 
 
@@ -240,7 +247,7 @@ def _ratio(base: float | None, t: float | None) -> str:
 
 
 def callable_markdown(doc: Document) -> str:
-    """callable.md: per dtype, n down, entries across: 'us (ratio to torch.sum)'."""
+    """callable.md: per dtype, an entry per line, n across: 'us (ratio to torch.sum)'."""
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
            "fast as torch.sum).", ""]  # fmt: skip
