@@ -7,7 +7,8 @@
 //   - Fixed lanes: LANES = 1024 double-double accumulators per chunk. Lane l visits c*C + l +
 //     1024*j, j = 0 .. C/1024 - 1, in j order, from (+0.0, +0.0); an element past n is +0.0 and
 //     the update is still done (never skipped), so every backend does the same operations. The
-//     update (Knuth's TwoSum, float64): v = double(x); s = hi + v; bp = s - hi;
+//     update (Knuth's TwoSum, float64; two_sum below gets its e by Fast2Sum, the same bits):
+//     v = double(x); s = hi + v; bp = s - hi;
 //     e = (hi - (s - bp)) + (v - bp); lo = lo + e; hi = s.
 //   - Fixed trees: the 1024 lanes by adjacent pairs, level by level (node i = dd_add(node 2i,
 //     node 2i+1), 10 levels) -> the chunk's partial (hi, lo) in two float64 arrays. Here thread t
@@ -28,7 +29,7 @@
 // a chunk (and which block finishes), never the operations or their order. A chunk's partial is
 // the same whichever block computes it.
 // Why this equals Triton bit for bit: both are the same sequence of IEEE binary64 additions and
-// subtractions, round to nearest even (here spelled __dadd_rn / __dsub_rn, which the compiler
+// subtractions (the Fast2Sum's operands picked by the same compare), round to nearest even (here spelled __dadd_rn / __dsub_rn, which the compiler
 // never contracts or reorders), plus exact widenings and the final round to nearest (both PTX
 // cvt without .ftz, so subnormals are kept although CuPy compiles with -ftz=true). No
 // multiplication, so no fused multiply-add; no fast-math. The finiteness test reads the exponent
@@ -174,11 +175,21 @@ __device__ __forceinline__ bool finite_bits(double s) {
            0x7ff0000000000000ull;
 }
 
-// TwoSum of v into the lane (hi, lo), in the design's order.
+// The design's TwoSum update of the lane (hi, lo) by v: s = hi + v, lo += e, hi = s, where e is
+// the rounding error of s (s + e == hi + v exactly). e is computed here by Fast2Sum on the
+// operands ordered by magnitude (Dekker: for |big| >= |small|, e = small - (s - big) exactly):
+// the update is 4 float64 operations and a compare instead of TwoSum's 7, and the float64 pipe
+// is what bounds this kernel where the input is narrow (docs/reproducible.md). The bits are
+// TwoSum's: the exact error of s is one number, so both give
+// the same e whenever s is finite, except that e may be -0.0 where TwoSum's is +0.0, and lo + e
+// is then lo all the same (lo starts at +0.0 and a round-to-nearest sum is -0.0 only when both
+// terms are, so lo is never -0.0). Where s is not finite, hi is not finite from then on and lo
+// is never read again (dd_add carries (s, 0); the final takes hi).
 __device__ __forceinline__ void two_sum(DD& a, double v) {
     const double s = __dadd_rn(a.hi, v);
-    const double bp = __dsub_rn(s, a.hi);
-    const double e = __dadd_rn(__dsub_rn(a.hi, __dsub_rn(s, bp)), __dsub_rn(v, bp));
+    const bool hi_big = fabs(a.hi) >= fabs(v);
+    const double big = hi_big ? a.hi : v, small = hi_big ? v : a.hi;
+    const double e = __dsub_rn(small, __dsub_rn(s, big));
     a.lo = __dadd_rn(a.lo, e);
     a.hi = s;
 }

@@ -67,3 +67,24 @@ def signs_with_marks(
     for i, v in marks:
         x[i] = v
     return x
+
+
+def lane_edge_values(n: int, seed: int, lanes: int = 1024) -> np.ndarray:
+    """float64 values for the reproducible pair's lanes (element i goes to lane i % lanes, in
+    rows of `lanes`): where computing a TwoSum's error another exact way could part from TwoSum.
+    Rows of signed zeros, a row then its negation (an exact cancellation to +0.0), a row repeated
+    (|hi| == |v|), and small integers times 2^-60 .. 2^60 (exact sums beside large errors)."""
+    rng = np.random.default_rng([seed, 20261125])
+    rows = -(-n // lanes)
+    x = rng.integers(-8, 9, (rows, lanes)) * np.exp2(rng.integers(-60, 61, (rows, lanes)))
+    kind = rng.integers(0, 5, rows)
+    for j in range(1, rows):
+        if kind[j] == 0:
+            x[j] = 0.0
+        elif kind[j] == 1:
+            x[j] = -0.0
+        elif kind[j] == 2:
+            x[j] = -x[j - 1]
+        elif kind[j] == 3:
+            x[j] = x[j - 1]
+    return x.reshape(-1)[:n].astype(np.float64)

@@ -102,6 +102,18 @@ def test_misaligned_views(dtype, offset, needs_cupy):
     assert verify.same_bits(before, base), "the caller's data changed"
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n", [3 * 4096 - 100, 2**20 + 3])
+def test_signed_zeros_cancellations_and_ties(dtype, n, needs_cupy):
+    """Where the kernels' Fast2Sum could part from the model's TwoSum (exact_data.lane_edge_values):
+    both backends still give the model's bits (float64 output shows the lanes' lo)."""
+    x = torch.from_numpy(exact_data.lane_edge_values(n, seed=n)).to(dtypes.torch_dtype(dtype))
+    x = x.cuda()
+    want = _model(x)
+    for vid in REPRO:
+        assert _bits(_run(vid, x)) == want, vid
+
+
 @pytest.mark.parametrize("vid", REPRO)
 def test_nan_inf_zero_and_tiny(vid, needs_cupy):
     v = catalogue.get(vid)

@@ -16,6 +16,7 @@ from harness.compile import nvrtc
 from harness.core import catalogue, repro_geometry
 from harness.launch import reproducible_plan
 from harness.launch.plan import make_plan
+from tests import exact_data
 from triton_kernels.reproducible import reference_sum
 
 TRITON = "triton/reproducible"
@@ -130,6 +131,28 @@ def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
         assert plo.numpy().tobytes() == want_lo.tobytes(), unroll
     with pytest.raises(ValueError, match="unroll"):
         trepro.launch(x, out, phi, plo, programs=2, unroll=3)
+
+
+@pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernels
+def test_triton_partials_on_signed_zeros_cancellations_and_ties(monkeypatch):
+    """The kernels get TwoSum's error by Fast2Sum on the operands ordered by magnitude; the
+    partials (hi and lo of every chunk) must still be the model's TwoSum bits where the two could
+    part: zeros of both signs, exact cancellations, |hi| == |v|, exact and inexact sums. Short
+    chunks (C patched to 4 steps) so that it runs under the interpreter in seconds."""
+    from triton_kernels import reproducible as trepro
+
+    c = 4 * repro_geometry.LANES
+    monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
+    monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
+    for dtype in (torch.float64, torch.float32):
+        x = torch.from_numpy(exact_data.lane_edge_values(3 * c - 100, seed=7)).to(dtype)
+        want_hi, want_lo = trepro.reference_partials(x.numpy())
+        assert np.all(want_lo != 0)  # every chunk carries an error to get wrong
+        phi, plo = torch.empty(3, dtype=torch.float64), torch.empty(3, dtype=torch.float64)
+        out = torch.empty(1, dtype=torch.float64 if dtype == torch.float64 else torch.float32)
+        trepro.launch(x, out, phi, plo, programs=2)()
+        assert phi.numpy().tobytes() == want_hi.tobytes(), dtype
+        assert plo.numpy().tobytes() == want_lo.tobytes(), dtype
 
 
 def test_records_mapping_and_bound():

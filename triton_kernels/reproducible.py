@@ -188,9 +188,12 @@ def _lane_tree(hi, lo):
 
 @triton.jit
 def _two_sum_update(hi, lo, v):
+    # The design's TwoSum update, its error e computed by Fast2Sum on the operands ordered by
+    # magnitude: the same bits in fewer float64 operations (cuda_kernels/reproducible.cu's
+    # two_sum says why).
     s = hi + v
-    bp = s - hi
-    e = (hi - (s - bp)) + (v - bp)
+    hi_big = tl.abs(hi) >= tl.abs(v)
+    e = tl.where(hi_big, v, hi) - (s - tl.where(hi_big, hi, v))
     return s, lo + e
 
 
