@@ -133,12 +133,32 @@ def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
         trepro.launch(x, out, phi, plo, programs=2, unroll=3)
 
 
+def test_fast2sum_on_ordered_operands_is_twosum_bit_for_bit():
+    """cuda/reproducible's two_sum: the error of s = hi + v by Fast2Sum on the operands ordered by
+    magnitude, and lo + e, are TwoSum's bits (numpy float64, round to nearest, one lane run down
+    each column of exact_data.lane_edge_values). e may differ only as -0.0 against +0.0, and lo
+    is never -0.0, so lo + e never does."""
+    x = exact_data.lane_edge_values(64 * 1024, seed=3).reshape(64, 1024)
+    with np.errstate(all="raise"):
+        hi, lo, lo2 = np.zeros(1024), np.zeros(1024), np.zeros(1024)
+        for v in x:
+            s = hi + v
+            bp = s - hi
+            lo = lo + ((hi - (s - bp)) + (v - bp))  # TwoSum, as the model writes it
+            big = np.where(np.abs(hi) >= np.abs(v), hi, v)
+            small = np.where(np.abs(hi) >= np.abs(v), v, hi)
+            lo2 = lo2 + (small - (s - big))  # Fast2Sum, as the CUDA kernel writes it
+            hi = s
+            assert lo2.tobytes() == lo.tobytes()
+    assert np.count_nonzero(lo) > 900 and not np.signbit(lo[lo == 0]).any()
+
+
 @pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernels
 def test_triton_partials_on_signed_zeros_cancellations_and_ties(monkeypatch):
-    """The kernels get TwoSum's error by Fast2Sum on the operands ordered by magnitude; the
-    partials (hi and lo of every chunk) must still be the model's TwoSum bits where the two could
-    part: zeros of both signs, exact cancellations, |hi| == |v|, exact and inexact sums. Short
-    chunks (C patched to 4 steps) so that it runs under the interpreter in seconds."""
+    """The partials (hi and lo of every chunk) are the model's bits at the lanes' edge cases:
+    zeros of both signs, exact cancellations, |hi| == |v|, exact and inexact sums (the CUDA twin,
+    which gets TwoSum's error by Fast2Sum, is checked on the same data on the GPU). Short chunks
+    (C patched to 4 steps) so that it runs under the interpreter in seconds."""
     from triton_kernels import reproducible as trepro
 
     c = 4 * repro_geometry.LANES
