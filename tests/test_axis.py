@@ -257,6 +257,29 @@ def test_triton_fastest_splits_its_own_way():
     assert catalogue.get_axis("cuda/axis-fastest").launch.mapping is vec.BY_SHAPE
 
 
+@pytest.mark.parametrize(
+    ("shape", "grid", "lanes"),
+    [
+        ((2**20, 64), (2, 256), 8),  # 16 lanes for CUDA: 8 lanes in 2 strips x 256 splits
+        ((262144, 128), (4, 128), 8),
+        ((131072, 288), (5, 103), 16),
+        ((2048, 80), (3, 32), 8),  # splits of 2 row groups (64 rows), not MIN_SPLIT_ROWS
+        ((16, 2**20, 16), (16, 32), 4),  # never more lanes than the columns' quads
+    ],
+)
+def test_triton_columns_narrow_below_512_columns(shape, grid, lanes):
+    """Under NARROW_COLUMNS 4-byte columns the Triton fastest's c3 takes about 8 strips of at
+    least 8 lanes and about 512 programs; 16-bit inputs and wider outputs keep its other rule."""
+    p = geom.problem(shape, len(shape) - 2)
+    (ps,) = vec.VECTOR_COLUMNS_TRITON.passes(p)
+    assert (ps.grid, ps.lanes) == (grid, lanes)
+    assert vec.VECTOR_COLUMNS_TRITON.chain_length(p) >= -(-ps.chunk // (256 // lanes))
+    bf16 = geom.problem(shape, len(shape) - 2, itemsize=2)
+    assert vec.VECTOR_COLUMNS_TRITON.passes(bf16) == vec.VECTOR_COLUMNS.passes(bf16)
+    wide = geom.problem((32768, 1024), 0)
+    assert not vec.VECTOR_COLUMNS_TRITON.narrow(wide)
+
+
 def test_split_columns_combine_in_their_own_launch():
     """c3 split over S blocks a strip is one launch: the strip's last block adds the S partials
     with the split's own tile (G = 256 / lanes row groups), so its chain is the split's plus
@@ -416,6 +439,10 @@ def test_column_splits_cover_the_reduced_dim_once(length, inner):
     assert s <= vec.MAX_SPLITS
     (only,) = vec.VECTOR_COLUMNS.passes(p)  # one launch: the splits combine in it
     assert only.grid[1] == s and only.lanes == lanes and only.chunk == chunk
+    (ours,) = vec.VECTOR_COLUMNS_TRITON.passes(p)  # the Triton fastest's, narrow rule included
+    lanes, s, chunk = ours.lanes, ours.grid[1], ours.chunk
+    assert lanes & (lanes - 1) == 0 and chunk % (256 // lanes) == 0
+    assert (s - 1) * chunk < length <= s * chunk and s <= vec.MAX_SPLITS
 
 
 def test_sub_warp_lanes_follow_the_row_length():

@@ -144,13 +144,16 @@ def column_lanes(p: Problem) -> int:
     return _narrowed(p, lanes, SHORT_TARGET_BLOCKS) if p.length < SHORT_COLUMNS else lanes
 
 
-def column_splits(p: Problem, target: int = COLUMN_TARGET_BLOCKS) -> tuple[int, int]:
+def column_splits(
+    p: Problem, target: int = COLUMN_TARGET_BLOCKS, lanes: int = 0, least: int = MIN_SPLIT_ROWS
+) -> tuple[int, int]:
     """c3: (splits, rows per split), a function of the shape only: about `target` blocks, at
-    most MAX_SPLITS splits of at least MIN_SPLIT_ROWS rows, a multiple of the row groups."""
-    lanes = column_lanes(p)
+    most MAX_SPLITS splits of at least `least` rows, a multiple of the row groups (of `lanes`
+    lanes a row; default column_lanes)."""
+    lanes = lanes or column_lanes(p)
     groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
-    want = min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, MIN_SPLIT_ROWS))
+    want = min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least))
     chunk = cdiv(cdiv(p.length, max(1, want)), groups) * groups
     return cdiv(p.length, chunk), chunk
 
@@ -188,19 +191,38 @@ class VectorColumns(_Mapping):
         "a 16-byte quad of columns per thread, the tile shaped to the output's width"
     )
     target: int = COLUMN_TARGET_BLOCKS  # column_splits' aim (the Triton fastest's: 256)
+    narrow_target: int = 0  # the Triton fastest's: narrow strips below NARROW_COLUMNS (narrow)
+
+    def narrow(self, p: Problem) -> bool:
+        """Whether p gets the narrow rule: fewer than NARROW_COLUMNS 4-byte columns, rows
+        enough to split, and a narrow_target."""
+        return (
+            bool(self.narrow_target)
+            and p.inner < NARROW_COLUMNS
+            and p.itemsize >= 4
+            and (p.length >= SHORT_COLUMNS)
+        )
+
+    def lanes(self, p: Problem) -> int:
+        """column_lanes, or under the narrow rule about 8 strips of at least 8 lanes."""
+        lanes = column_lanes(p)
+        return min(lanes, max(8, next_pow2(cdiv(p.inner, 8 * QUAD)))) if self.narrow(p) else lanes
 
     def splits(self, p: Problem) -> tuple[int, int]:
+        if self.narrow(p):  # about narrow_target programs, splits of at least 2 row groups
+            lanes = self.lanes(p)
+            return column_splits(p, self.narrow_target, lanes, 2 * (AXIS_BLOCK // lanes))
         # 16-bit inputs keep the CUDA aim: fewer programs measured slower there ((262144, 128)
         # bfloat16 along dim 0: 46 us in 512 splits, 59 in 256)
         return column_splits(p, self.target if p.itemsize >= 4 else COLUMN_TARGET_BLOCKS)
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = self.splits(p)
-        return [_column_pass(p, s, chunk, column_lanes(p))]
+        return [_column_pass(p, s, chunk, self.lanes(p))]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = self.splits(p)
-        lanes = column_lanes(p)
+        lanes = self.lanes(p)
         split = _column_chain(p, chunk, lanes)
         return split if s == 1 else split + _column_chain(_partials(p, s), s, lanes)
 
@@ -215,7 +237,13 @@ VECTOR_COLUMNS = VectorColumns()
 # wants more splits of few long rows (about 512 programs, at least 2 tiles a split: (80, 32768)
 # along dim 1 took 10.1 us in 4 splits against 12.9 in one).
 SPLIT_ROWS_TRITON = SplitRows(target=512, least=2 * ROW_TILE)
-VECTOR_COLUMNS_TRITON = VectorColumns(target=256)
+# Below NARROW_COLUMNS 4-byte columns its c3 wants narrower strips and more of them (a sweep of
+# the same shapes on the H100 and the H200 found the same best candidates on both): about 8
+# strips of at least 8 lanes, about 512 programs, splits of at least 2 row groups ((1048576, 64)
+# along dim 0: 8 lanes in 256 splits, 95.2 us on the H100 and 68.2 on the H200, against 105.9
+# and 84.9 for 16 lanes in 256; (2048, 80): 32 splits of 64 rows, 7.5 and 7.4 us against 11.7).
+NARROW_COLUMNS = 512
+VECTOR_COLUMNS_TRITON = VectorColumns(target=256, narrow_target=512)
 
 # The fastest pair's choice (ByShape.pick): rows of at most SHORT_ROW elements, when there are at
 # least MANY_ROWS of them, get a few lanes each (r3); other rows are split over blocks (r4: one
