@@ -148,8 +148,8 @@ def column_splits(
     p: Problem, target: int = COLUMN_TARGET_BLOCKS, lanes: int = 0, least: int = MIN_SPLIT_ROWS
 ) -> tuple[int, int]:
     """c3: (splits, rows per split), a function of the shape only: about `target` blocks, at
-    most MAX_SPLITS splits of at least `least` rows, a multiple of the row groups (of `lanes`
-    lanes a row; default column_lanes)."""
+    most MAX_SPLITS splits of at least `least` rows, a multiple of the row groups (`lanes`:
+    column_lanes by default)."""
     lanes = lanes or column_lanes(p)
     groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
@@ -191,17 +191,12 @@ class VectorColumns(_Mapping):
         "a 16-byte quad of columns per thread, the tile shaped to the output's width"
     )
     target: int = COLUMN_TARGET_BLOCKS  # column_splits' aim (the Triton fastest's: 256)
-    narrow_target: int = 0  # the Triton fastest's: narrow strips below NARROW_COLUMNS (narrow)
+    narrow_target: int = 0  # the Triton fastest's aim below NARROW_COLUMNS columns (narrow)
 
     def narrow(self, p: Problem) -> bool:
-        """Whether p gets the narrow rule: fewer than NARROW_COLUMNS 4-byte columns, rows
-        enough to split, and a narrow_target."""
-        return (
-            bool(self.narrow_target)
-            and p.inner < NARROW_COLUMNS
-            and p.itemsize >= 4
-            and (p.length >= SHORT_COLUMNS)
-        )
+        """The narrow rule applies: a narrow_target, 4-byte columns, rows enough to split."""
+        wide = p.inner >= NARROW_COLUMNS or p.length < SHORT_COLUMNS or p.itemsize < 4
+        return bool(self.narrow_target) and not wide
 
     def lanes(self, p: Problem) -> int:
         """column_lanes, or under the narrow rule about 8 strips of at least 8 lanes."""
