@@ -225,18 +225,12 @@ class VectorColumns(_Mapping):
 SUBWARP_ROWS = SubwarpRows()
 SPLIT_ROWS = SplitRows()
 VECTOR_COLUMNS = VectorColumns()
-# The Triton fastest's own splits of the same stages (a sweep of the twins' kernels on the H100,
-# experiments/axis_triton_splits): its c3 ends each program in a cross-warp tl.sum through shared
-# memory (docs/axis.md: bank conflicts), so it wants fewer, longer programs than the CUDA c3
-# (about 256: (288, 32768) along dim 0 took 18.5 us in one split against 26.0 in two); its r4
-# wants more splits of few long rows (about 512 programs, at least 2 tiles a split: (80, 32768)
-# along dim 1 took 10.1 us in 4 splits against 12.9 in one).
+# The Triton fastest's own splits of the same stages (sweeps of the twins' kernels,
+# experiments/axis_triton_splits; docs/axis.md has the numbers): its c3 ends each program in a
+# cross-warp tl.sum through shared memory (bank conflicts), so it wants fewer, longer programs
+# than the CUDA c3, except below NARROW_COLUMNS 4-byte columns, where the H100 and the H200 both
+# wanted about 8 narrow strips and 512 programs; its r4 wants more splits of few long rows.
 SPLIT_ROWS_TRITON = SplitRows(target=512, least=2 * ROW_TILE)
-# Below NARROW_COLUMNS 4-byte columns its c3 wants narrower strips and more of them (a sweep of
-# the same shapes on the H100 and the H200 found the same best candidates on both): about 8
-# strips of at least 8 lanes, about 512 programs, splits of at least 2 row groups ((1048576, 64)
-# along dim 0: 8 lanes in 256 splits, 95.2 us on the H100 and 68.2 on the H200, against 105.9
-# and 84.9 for 16 lanes in 256; (2048, 80): 32 splits of 64 rows, 7.5 and 7.4 us against 11.7).
 NARROW_COLUMNS = 512
 VECTOR_COLUMNS_TRITON = VectorColumns(target=256, narrow_target=512)
 
