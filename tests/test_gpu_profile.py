@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.core import catalogue
+from harness.report import profile_tables
 from harness.studies import gpu_tools
 from harness.studies import profile as profile_study
 from tests.test_stored_profile import FACTS, FASTEST, FLOAT32, INT32_004, N_BIG, N
@@ -32,7 +33,7 @@ def doc() -> dict:
         ]
     except gpu_tools.ToolUnavailable as e:
         pytest.skip(f"Nsight Compute cannot profile here: {e}")
-    return profile_study.merge(docs)
+    return profile_tables.merge(docs)
 
 
 @pytest.mark.parametrize("fact", sorted(FACTS))
