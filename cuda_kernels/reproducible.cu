@@ -28,9 +28,10 @@
 // are functions of n; the grid, the SM count, the stream and the run only decide WHICH block sums
 // a chunk (and which block finishes), never the operations or their order. A chunk's partial is
 // the same whichever block computes it.
-// Why this equals Triton bit for bit: both are the same sequence of IEEE binary64 additions and
-// subtractions (the Fast2Sum's operands picked by the same compare), round to nearest even (here spelled __dadd_rn / __dsub_rn, which the compiler
-// never contracts or reorders), plus exact widenings and the final round to nearest (both PTX
+// Why this equals Triton bit for bit: both compute the design's values with IEEE binary64
+// additions and subtractions, round to nearest even (here spelled __dadd_rn / __dsub_rn, which
+// the compiler never contracts or reorders; two_sum's e is TwoSum's by another exact route),
+// plus exact widenings and the final round to nearest (both PTX
 // cvt without .ftz, so subnormals are kept although CuPy compiles with -ftz=true). No
 // multiplication, so no fused multiply-add; no fast-math. The finiteness test reads the exponent
 // bits.
@@ -180,11 +181,11 @@ __device__ __forceinline__ bool finite_bits(double s) {
 // operands ordered by magnitude (Dekker: for |big| >= |small|, e = small - (s - big) exactly):
 // the update is 4 float64 operations and a compare instead of TwoSum's 7, and the float64 pipe
 // is what bounds this kernel where the input is narrow (docs/reproducible.md). The bits are
-// TwoSum's: the exact error of s is one number, so both give
-// the same e whenever s is finite, except that e may be -0.0 where TwoSum's is +0.0, and lo + e
-// is then lo all the same (lo starts at +0.0 and a round-to-nearest sum is -0.0 only when both
-// terms are, so lo is never -0.0). Where s is not finite, hi is not finite from then on and lo
-// is never read again (dd_add carries (s, 0); the final takes hi).
+// TwoSum's: the exact error of s is one number, so both give the same e whenever s is finite,
+// except that e may be -0.0 where TwoSum's is +0.0, and lo + e is then lo all the same (lo
+// starts at +0.0 and a round-to-nearest sum is -0.0 only when both terms are, so lo is never
+// -0.0). Where s is not finite, hi is not finite from then on and lo is never read again
+// (dd_add carries (s, 0); the final takes hi).
 __device__ __forceinline__ void two_sum(DD& a, double v) {
     const double s = __dadd_rn(a.hi, v);
     const bool hi_big = fabs(a.hi) >= fabs(v);

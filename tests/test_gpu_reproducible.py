@@ -107,8 +107,9 @@ def test_misaligned_views(dtype, offset, needs_cupy):
 def test_signed_zeros_cancellations_and_ties(dtype, n, needs_cupy):
     """Where the kernels' Fast2Sum could part from the model's TwoSum (exact_data.lane_edge_values):
     both backends still give the model's bits (float64 output shows the lanes' lo)."""
-    x = torch.from_numpy(exact_data.lane_edge_values(n, seed=n)).to(dtypes.torch_dtype(dtype))
-    x = x.cuda()
+    x = torch.from_numpy(exact_data.lane_edge_values(n, seed=n)).to(
+        "cuda", dtypes.torch_dtype(dtype)
+    )
     want = _model(x)
     for vid in REPRO:
         assert _bits(_run(vid, x)) == want, vid

@@ -108,27 +108,30 @@ def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
     """Phase 1 loads UNROLL rows per iteration as one tile and applies them in row order: every
     UNROLL gives the model's partials bit for bit, on whole chunks and the masked last one, also
     when steps is not a multiple of UNROLL (8 rows over 4 steps). C(n) is patched to steps x LANES
-    in both the model and the launcher, so long chunks run under the interpreter in seconds."""
+    in both the model and the launcher, so long chunks run under the interpreter in seconds.
+    Two inputs: magnitudes 2^-120 .. 2^120 (the row order shows in lo) and, in float64, the lanes'
+    edge cases of exact_data.lane_edge_values (signed zeros, exact cancellations, |hi| == |v|:
+    where the CUDA twin's Fast2Sum could part from TwoSum; it is checked on them on the GPU)."""
     from triton_kernels import reproducible as trepro
 
     c = steps * repro_geometry.LANES
     monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
     monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
     n = 2 * c + 777
-    rng = np.random.default_rng(steps)  # magnitudes 2^-120 .. 2^120: the row order shows in lo
-    x = torch.from_numpy(
-        (rng.standard_normal(n) * np.exp2(rng.integers(-120, 120, n))).astype(np.float32)
-    )
-    want_hi, want_lo = trepro.reference_partials(x.numpy())
-    for unroll in (1, 2, 4, 8):
-        out, phi, plo = (
-            torch.empty(1),
-            torch.empty(3, dtype=torch.float64),
-            torch.empty(3, dtype=torch.float64),
-        )
-        trepro.launch(x, out, phi, plo, programs=2, unroll=unroll)()
-        assert phi.numpy().tobytes() == want_hi.tobytes(), unroll
-        assert plo.numpy().tobytes() == want_lo.tobytes(), unroll
+    rng = np.random.default_rng(steps)
+    wide = (rng.standard_normal(n) * np.exp2(rng.integers(-120, 120, n))).astype(np.float32)
+    for x in (torch.from_numpy(wide), torch.from_numpy(exact_data.lane_edge_values(n, steps))):
+        want_hi, want_lo = trepro.reference_partials(x.numpy())
+        assert np.all(want_lo[:2] != 0)  # the whole chunks carry an error to get wrong
+        for unroll in (1, 2, 4, 8):
+            out, phi, plo = (
+                torch.empty(1, dtype=torch.float64 if x.dtype == torch.float64 else torch.float32),
+                torch.empty(3, dtype=torch.float64),
+                torch.empty(3, dtype=torch.float64),
+            )
+            trepro.launch(x, out, phi, plo, programs=2, unroll=unroll)()
+            assert phi.numpy().tobytes() == want_hi.tobytes(), (x.dtype, unroll)
+            assert plo.numpy().tobytes() == want_lo.tobytes(), (x.dtype, unroll)
     with pytest.raises(ValueError, match="unroll"):
         trepro.launch(x, out, phi, plo, programs=2, unroll=3)
 
@@ -151,28 +154,6 @@ def test_fast2sum_on_ordered_operands_is_twosum_bit_for_bit():
             hi = s
             assert lo2.tobytes() == lo.tobytes()
     assert np.count_nonzero(lo) > 900 and not np.signbit(lo[lo == 0]).any()
-
-
-@pytest.mark.interpreter  # tests/test_gpu_reproducible.py: the compiled kernels
-def test_triton_partials_on_signed_zeros_cancellations_and_ties(monkeypatch):
-    """The partials (hi and lo of every chunk) are the model's bits at the lanes' edge cases:
-    zeros of both signs, exact cancellations, |hi| == |v|, exact and inexact sums (the CUDA twin,
-    which gets TwoSum's error by Fast2Sum, is checked on the same data on the GPU). Short chunks
-    (C patched to 4 steps) so that it runs under the interpreter in seconds."""
-    from triton_kernels import reproducible as trepro
-
-    c = 4 * repro_geometry.LANES
-    monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
-    monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
-    for dtype in (torch.float64, torch.float32):
-        x = torch.from_numpy(exact_data.lane_edge_values(3 * c - 100, seed=7)).to(dtype)
-        want_hi, want_lo = trepro.reference_partials(x.numpy())
-        assert np.all(want_lo != 0)  # every chunk carries an error to get wrong
-        phi, plo = torch.empty(3, dtype=torch.float64), torch.empty(3, dtype=torch.float64)
-        out = torch.empty(1, dtype=torch.float64 if dtype == torch.float64 else torch.float32)
-        trepro.launch(x, out, phi, plo, programs=2)()
-        assert phi.numpy().tobytes() == want_hi.tobytes(), dtype
-        assert plo.numpy().tobytes() == want_lo.tobytes(), dtype
 
 
 def test_records_mapping_and_bound():
