@@ -18,7 +18,7 @@ from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables, records
-from harness.report.documents import Document, ReportError, load_document, merge_documents
+from harness.report.documents import Document, ReportError, load_document
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
 
 LADDER_GLOB = "ladder-*.json"
@@ -144,8 +144,7 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
         with contextlib.suppress(ReportError):
             docs.append(load_document(p, kind).raw)
             names.append(p.name)
-    lists = profile_tables.SANITIZE_LISTS if kind == "sanitize" else profile_tables.PROFILE_LISTS
-    return " + ".join(names), merge_documents(docs, lists)
+    return " + ".join(names), profile_tables.merge(docs)
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:

@@ -246,7 +246,7 @@ def test_triton_fastest_splits_its_own_way():
     (four,) = vec.SPLIT_ROWS_TRITON.passes(few)
     assert four.grid == (80, 4) and four.chunk == 8192 and four.chunk % vec.ROW_TILE == 0
     bf16 = geom.problem((288, 32768), 0, itemsize=2)  # 16-bit columns: the CUDA's splits
-    assert vec.VECTOR_COLUMNS_TRITON.passes(bf16) == vec.VECTOR_COLUMNS.passes(bf16)
+    assert vec.BY_SHAPE_TRITON.passes(bf16) == vec.VECTOR_COLUMNS.passes(bf16)
     for shape, dim in [((131072, 80), 0), ((80, 131072), 1), ((7, 100_003), 1)]:
         p = geom.problem(shape, dim)
         ours = vec.BY_SHAPE_TRITON.pick(p)
@@ -275,7 +275,7 @@ def test_triton_columns_narrow_below_512_columns(shape, grid, lanes):
     assert (ps.grid, ps.lanes) == (grid, lanes)
     assert vec.VECTOR_COLUMNS_TRITON.chain_length(p) >= -(-ps.chunk // (256 // lanes))
     bf16 = geom.problem(shape, len(shape) - 2, itemsize=2)
-    assert vec.VECTOR_COLUMNS_TRITON.passes(bf16) == vec.VECTOR_COLUMNS.passes(bf16)
+    assert vec.BY_SHAPE_TRITON.passes(bf16) == vec.VECTOR_COLUMNS.passes(bf16)
     wide = geom.problem((32768, 1024), 0)
     assert not vec.VECTOR_COLUMNS_TRITON.narrow(wide)
 

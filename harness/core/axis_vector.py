@@ -194,8 +194,8 @@ class VectorColumns(_Mapping):
     narrow_target: int = 0  # the Triton fastest's aim below NARROW_COLUMNS columns (narrow)
 
     def narrow(self, p: Problem) -> bool:
-        """The narrow rule applies: a narrow_target, 4-byte columns, rows enough to split."""
-        wide = p.inner >= NARROW_COLUMNS or p.length < SHORT_COLUMNS or p.itemsize < 4
+        """The narrow rule applies: a narrow_target, few columns, rows enough to split."""
+        wide = p.inner >= NARROW_COLUMNS or p.length < SHORT_COLUMNS
         return bool(self.narrow_target) and not wide
 
     def lanes(self, p: Problem) -> int:
@@ -207,9 +207,7 @@ class VectorColumns(_Mapping):
         if self.narrow(p):  # about narrow_target programs, splits of at least 2 row groups
             lanes = self.lanes(p)
             return column_splits(p, self.narrow_target, lanes, 2 * (AXIS_BLOCK // lanes))
-        # 16-bit inputs keep the CUDA aim: fewer programs measured slower there ((262144, 128)
-        # bfloat16 along dim 0: 46 us in 512 splits, 59 in 256)
-        return column_splits(p, self.target if p.itemsize >= 4 else COLUMN_TARGET_BLOCKS)
+        return column_splits(p, self.target)
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = self.splits(p)
@@ -263,7 +261,9 @@ class ByShape(_Mapping):
         lo, hi = TILE_COLUMNS
         if self.triton and p.length >= TILE_ROWS and lo <= p.inner <= hi:
             return SPLIT_COLUMNS
-        return VECTOR_COLUMNS_TRITON if self.triton else VECTOR_COLUMNS
+        # 16-bit columns keep the CUDA's c3: fewer programs measured slower there ((262144, 128)
+        # bfloat16 along dim 0: 46 us in 512 splits, 59 in 256)
+        return VECTOR_COLUMNS_TRITON if self.triton and p.itemsize >= 4 else VECTOR_COLUMNS
 
     def passes(self, p: Problem) -> list[AxisPass]:
         return self.pick(p).passes(p)

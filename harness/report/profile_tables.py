@@ -315,9 +315,10 @@ def render(doc: dict, out_dir: Path) -> Path:
 
 
 # The lists a profile's and a sanitize run's documents pool when several are read as one.
-PROFILE_LISTS = ("runs", "results")
-SANITIZE_LISTS = ("variants", "runs", "kernels")
-LISTS = {records.PROFILE_SCHEMA: PROFILE_LISTS, records.SANITIZE_SCHEMA: SANITIZE_LISTS}
+LISTS = {
+    records.PROFILE_SCHEMA: ("runs", "results"),
+    records.SANITIZE_SCHEMA: ("variants", "runs", "kernels"),
+}
 
 
 def merge(docs: list[dict]) -> dict:
