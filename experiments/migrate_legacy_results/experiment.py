@@ -34,6 +34,7 @@ from harness.report.records import (
     rows_document,
     timing_from,
 )
+from harness.studies.suites import row_common
 
 ROOT = Path(__file__).resolve().parents[2]
 # the old schema strings, by family and version (records.py spells the current ones only)
@@ -112,14 +113,6 @@ def callable_rows(doc: dict, common: dict) -> list[Row]:
 
 # -- the conversions: (the document now, the records the old reader made, the rows the loader
 # must read back where the old reader made rows: None where the records say it all) ----------
-
-
-def row_common(suite: str, info: dict) -> dict:
-    """device, suite, versions of the rows (harness.studies.suites.common, from the file's own
-    device block rather than this machine's)."""
-    keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
-    vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
-    return {"device": info.get("name") or records.NO_GPU, "suite": suite, "versions": vs}
 
 
 def fastest(doc: dict) -> tuple[dict, list[ResultRecord]]:

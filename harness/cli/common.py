@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.core import catalogue, device, dtypes, sizes
+from harness.core import catalogue, device, sizes
 from harness.core.catalogue import Variant
 from harness.report import documents
 from harness.report.documents import ReportError
@@ -74,13 +74,6 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
-
-
-def parse_dtype(text: str) -> str:
-    """A catalogue dtype name; a usage error naming the valid ones otherwise."""
-    if text not in dtypes.NAMES:
-        raise UsageError(f"unknown dtype {text!r}; valid: {', '.join(dtypes.NAMES)}")
-    return text
 
 
 def require_dtype(variants: Iterable[Variant], dtype: str) -> None:

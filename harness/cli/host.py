@@ -10,7 +10,7 @@ import math
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from harness.core import catalogue, device
+from harness.core import catalogue, device, dtypes
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     pipeline = "streams and chunk of V3 / triton/001-streams in the table (default 4,2^22)"
     p.add_argument("--pipeline", default="4,2^22", metavar="S,CHUNK", help=pipeline)
     p.add_argument("--variants", nargs="*", metavar="ID", help="seed-001 variant ids")
-    p.add_argument("--dtype", default="float32", help="float32 (default) or int32")
+    p.add_argument("--dtype", default="float32", choices=dtypes.NAMES, help="(default: float32)")
     reps = "timed trips (default: auto; 3 >= 2^28)"
     p.add_argument("--reps", type=common.positive_int, default=None, help=reps)
     p.add_argument("--no-table", action="store_true", help="skip the seed's table")
@@ -60,7 +60,7 @@ def _parse(args: argparse.Namespace) -> dict:
         "sweep_sizes": common.parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES),
         "pipeline": pipeline,
         "ids": ids or None,
-        "dtype": common.parse_dtype(args.dtype),
+        "dtype": args.dtype,
     }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, fail
+from harness.core import dtypes
 
 PROFILE = """`reduce-ladder profile`: each variant's hardware counters under Nsight Compute (ncu).
 
@@ -82,7 +83,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
         print(f"wrote {profile_tables.render(doc, common.check_writable(args.out, '--out', True))}")
         return EXIT_OK
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
-    dtype = common.parse_dtype(args.dtype)
+    dtype = args.dtype
     ns = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
     named = named_variants(args.variants)
     shapes = _shapes(args.shapes, named)
@@ -156,7 +157,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = common.command(sub, "profile", cmd_profile, PROFILE_HELP, PROFILE)
     p.add_argument("--variants", nargs="*", metavar="ID", help="default: ladder, twins, peers")
     p.add_argument("--sizes", nargs="*", metavar="N", help="default 2^24")
-    p.add_argument("--dtype", default="float32")
+    p.add_argument("--dtype", default="float32", choices=dtypes.NAMES)
     p.add_argument(
         "--shapes", nargs="*", metavar="MxN:DIM", help="axis variants, peers: sums along DIM"
     )

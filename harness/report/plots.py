@@ -115,8 +115,8 @@ def chart(
             k = hues.index(h)
             pts = [(_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h]
             drawn[name][h] = pts
+            width = (0.8 if kind == "bar" else 0.6) / len(hues)  # bars and dots side by side
             if categorical:
-                width = 0.8 / len(hues) if kind == "bar" else 0.6 / len(hues)
                 shift = (k - (len(hues) - 1) / 2) * width if kind != "line" else 0
                 xs = [cats.index(p[0]) + shift for p in pts]
             else:

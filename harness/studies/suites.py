@@ -64,7 +64,11 @@ class Suite:
 @cache
 def common(suite: str) -> dict:
     """device, suite, versions: what every row measured here shares (the device looked up once)."""
-    info = device.device_info()
+    return row_common(suite, device.device_info())
+
+
+def row_common(suite: str, info: dict) -> dict:
+    """device, suite, versions of rows measured on the device `info` describes."""
     keys = ("python", "torch", "triton", "cupy", "cuda_runtime", "driver")
     vs = tuple(sorted((k, str(info[k])) for k in keys if info.get(k)))
     return {"device": info.get("name") or NO_GPU, "suite": suite, "versions": vs}
