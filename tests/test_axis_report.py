@@ -93,6 +93,26 @@ def test_the_axis_suite_cases_and_configs() -> None:
     assert set(axis_bench.subjects()) >= {"cuda/axis-r0-thread-row", "peer/torch.sum", "copy"}
 
 
+def test_the_segmented_peer_takes_2d_rows_only_and_says_why_not(monkeypatch) -> None:
+    """cuda.compute's segmented reduce: no bfloat16 case; a column or middle-dim sum, or a
+    machine without cuda.compute, gives a "skipped" row with the reason (how to install it),
+    before any input is made (so this runs on the CPU), never an error."""
+    import sys
+
+    from harness.studies import suites
+
+    assert not axis_bench.supports(axis_bench.CCCL, "bfloat16")
+    assert axis_bench.supports(axis_bench.CCCL, "int32")
+    for cfg in ("4096x64 dim=0", "8x4096x8 dim=1"):
+        (row,) = axis_bench.measure(axis_bench.CCCL, "float32", cfg, suites.common("axis"))
+        assert row.check == "skipped" and "rows of a 2-D tensor" in row.info["message"]
+    monkeypatch.setitem(sys.modules, "cuda.compute", None)  # not installed, whatever is here
+    (row,) = axis_bench.measure(axis_bench.CCCL, "int32", "4096x64 dim=1", suites.common("axis"))
+    assert row.check == "skipped" and row.median_ms is None
+    assert "not installed" in row.info["message"] and "[cccl]" in row.info["message"]
+    assert not suites.failed([row])
+
+
 def test_measure_on_the_gpu() -> None:
     from harness.core import device
     from harness.studies import suites

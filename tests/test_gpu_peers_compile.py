@@ -82,3 +82,31 @@ def test_cuda_compute_unavailable_is_a_skip_with_reason():
     row = session.check_and_time(catalogue.get(catalogue.CCCL_ID), "float32", 1000)
     assert row["status"] == "skipped" and row["message"].startswith("unavailable:")
     assert not session.failed([row])
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 1000), (2**16, 64), (8, 100_003)])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_segmented_rows_equal_torch_sum(shape, dtype):
+    """cuda.compute's segmented reduce (the axis suite's row peer) gives torch.sum(x, 1) exactly
+    on integers 0..99 (float32: every partial sum below 2^24 is exact), int32 wrapped to int32;
+    called again on a side stream (torch's current stream) it gives the same row sums, and x is
+    untouched."""
+    skip_if_peer_unavailable(catalogue.CCCL_ID)
+    x = torch.randint(0, 100, shape, device="cuda", dtype=torch.int32).to(getattr(torch, dtype))
+    before = x.clone()
+    fn = peers.segmented_rows(x)
+    want = torch.sum(x, dim=1).to(x.dtype)
+    assert torch.equal(fn(), want)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        got = fn().clone()
+    side.synchronize()
+    assert torch.equal(got, want) and torch.equal(x, before)
+
+
+def test_segmented_rows_refuses_what_it_does_not_sum():
+    skip_if_peer_unavailable(catalogue.CCCL_ID)
+    for x in (torch.ones(4, 4, 4, device="cuda"), torch.ones(8, 8, device="cuda").t(),
+              torch.ones(8, 8, device="cuda", dtype=torch.bfloat16)):  # fmt: skip
+        with pytest.raises(ValueError, match="rows of a contiguous 2-D"):
+            peers.segmented_rows(x)

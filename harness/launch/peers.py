@@ -96,12 +96,11 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
     if not x.is_cuda:
         raise ValueError(f"{vid} needs a CUDA tensor, got one on {x.device}")
     import cuda.compute as cc
-    import numpy as np
 
     level = cc.Determinism.RUN_TO_RUN if vid == CCCL_ID else cc.Determinism.NOT_GUARANTEED
     x = x.contiguous().reshape(-1)
     out = torch.empty(1, dtype=x.dtype, device=x.device)
-    h_init = np.zeros(1, dtype=np.dtype(dtypes.name_of(x.dtype)))  # the atomic kernel needs one
+    h_init = _zero(x.dtype)  # the atomic kernel needs one
     op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
     reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
     temp_bytes = reducer(
@@ -121,12 +120,56 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
     return go
 
 
+def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """cuda.compute's segmented reduce (cub::DeviceSegmentedReduce) of a contiguous 2-D CUDA x's
+    rows, a segment per row: the offsets, the output and the temp storage made once, the call on
+    torch's current stream, warmed up. Sums in x's dtype (int32 wraps modulo 2^32); a 16-bit x
+    would be added in 16 bits, unlike torch.sum, so it is refused. PeerUnavailable where
+    cuda.compute cannot run here."""
+    why = cccl_unavailable_reason()
+    if why:
+        raise PeerUnavailable(f"cuda.compute segmented reduce: {why}")
+    if x.dim() != 2 or not x.is_contiguous() or not x.is_cuda or x.element_size() < 4:
+        got = f"{tuple(x.shape)} {x.dtype} on {x.device}"
+        raise ValueError(f"the segmented peer sums the rows of a contiguous 2-D CUDA tensor of "
+                         f"4-byte elements, got {got}")  # fmt: skip
+    import cuda.compute as cc
+
+    m, n = x.shape
+    bounds = torch.arange(0, (m + 1) * n, n, dtype=torch.int64, device=x.device)  # row starts
+    out = torch.empty(m, dtype=x.dtype, device=x.device)
+    args = {"d_in": x.reshape(-1), "d_out": out, "op": cc.OpKind.PLUS, "h_init": _zero(x.dtype),
+            "start_offsets_in": bounds[:-1], "end_offsets_in": bounds[1:]}  # fmt: skip
+    reducer = cc.make_segmented_reduce(**args)
+    args.update(num_segments=m, max_segment_size=n, stream=_TorchCurrentStream())
+    temp_bytes = int(reducer(temp_storage=None, **args))
+    temp = torch.empty(max(temp_bytes, 1), dtype=torch.uint8, device=x.device)
+
+    def go() -> torch.Tensor:
+        reducer(temp_storage=temp, **args)
+        return out
+
+    go()
+    torch.cuda.synchronize()
+    return go
+
+
+def _zero(dtype: torch.dtype):
+    """cuda.compute's h_init: a numpy zero of the sum's type."""
+    import numpy as np
+
+    return np.zeros(1, dtype=np.dtype(dtypes.name_of(dtype)))
+
+
 def unavailable_reason(variant: Variant) -> str | None:
     """Why a peer cannot run here (known before anything is prepared), or None."""
     if variant.id == COMPILE_COOP_ID:
         return coop_unavailable_reason()
-    if variant.id not in CCCL_IDS:
-        return None
+    return cccl_unavailable_reason() if variant.id in CCCL_IDS else None
+
+
+def cccl_unavailable_reason() -> str | None:
+    """Why cuda.compute cannot run here (not installed, or no CUDA bindings), or None."""
     try:
         import cuda.compute as cc
     except ImportError as e:

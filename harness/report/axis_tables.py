@@ -18,7 +18,7 @@ from harness.report.markdown import markdown_lines
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
-PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
+PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum", "peer/cuda.compute")
 # The targets' thresholds: every shape, short rows and narrow column sums, the
 # large-input geomean, and the Triton fastest against the CUDA one.
 EVERY_SHAPE = 1.00
@@ -84,7 +84,8 @@ def _x(r: float) -> str:
 
 def table(ls: list[Line]) -> list[str]:
     head = ("dtype, shape, dim", "best CUDA stage (us)", "best Triton stage (us)", "pair (us)",
-            "x torch.sum", "x compile", "x cupy", "% read limit", "Triton/CUDA")  # fmt: skip
+            "x torch.sum", "x compile", "x cupy", "x cuda.compute", "% read limit",
+            "Triton/CUDA")  # fmt: skip
     out = []
     for ln in ls:
         cuda, ct = ln.best("cuda/axis-")

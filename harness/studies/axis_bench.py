@@ -3,7 +3,9 @@ dim, every stage beside the peers.
 
 A case is one subject at one (shape, dim, dtype): an axis variant (the stages and the fastest
 pair, CUDA and Triton), a peer -- torch.sum(x, dim), torch.compile of it (static shapes, compiled
-before timing), cupy.sum(x, axis) (no bfloat16) -- or "copy", a device copy of x (the read limit).
+before timing), cupy.sum(x, axis) (no bfloat16), cuda.compute's segmented reduce (CUB's
+DeviceSegmentedReduce, a segment per row: 2-D rows only, no bfloat16; a "skipped" row with the
+reason elsewhere or where it is not installed) -- or "copy", a device copy of x (the read limit).
 Consecutive cases of one (shape, dim, dtype) share one input of integers 0..99, exact in every
 dtype here. An axis variant is first checked (harness.check.axis_verify); then every subject is
 timed by harness.core.timing.time_ms, over SLOW_REPS repetitions where one call takes more than
@@ -53,7 +55,8 @@ SHAPE_SETS = {"reference": ISSUE, "tritonbench": TRITONBENCH,
               "all": tuple(dict.fromkeys(TRITONBENCH + ISSUE))}  # fmt: skip
 
 DTYPES = ("float32", "bfloat16", "int32")
-PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum")
+CCCL = "peer/cuda.compute"
+PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum", CCCL)
 COPY = "copy"
 SLOW_MS = 5.0
 SLOW_REPS = 3
@@ -76,10 +79,22 @@ def parse_config(text: str) -> tuple[tuple[int, ...], int]:
 
 
 def supports(subject: str, dtype: str) -> bool:
-    """An axis variant's dtypes; every peer's but CuPy's bfloat16."""
+    """An axis variant's dtypes; every peer's but CuPy's and cuda.compute's bfloat16 (CuPy has
+    none; cuda.compute would add it in bfloat16, where torch.sum adds in float32)."""
     if subject in catalogue.AXIS_BY_ID:
         return dtype in catalogue.get_axis(subject).dtypes
-    return not (subject == "peer/cupy.sum" and dtype == "bfloat16")
+    return not (subject in ("peer/cupy.sum", CCCL) and dtype == "bfloat16")
+
+
+def refusal(subject: str, shape: tuple[int, ...], dim: int) -> str | None:
+    """Why a peer does not take this (shape, dim) here (its row is "skipped"), or None."""
+    if subject != CCCL:
+        return None
+    if len(shape) != 2 or dim != 1:
+        return "cuda.compute's segmented reduce sums contiguous segments: the rows of a 2-D tensor"
+    from harness.launch.peers import cccl_unavailable_reason
+
+    return cccl_unavailable_reason()
 
 
 _inputs: dict = {}
@@ -113,6 +128,10 @@ def call(subject: str, x, dim: int) -> Callable[[], object]:
         f = torch.compile(lambda t: torch.sum(t, dim=dim), dynamic=False, fullgraph=True)
         f(x)
         return lambda: f(x)
+    if subject == CCCL:
+        from harness.launch.peers import segmented_rows
+
+        return segmented_rows(x)
     if subject == "peer/cupy.sum":
         import cupy
 
@@ -142,6 +161,9 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
     shape, dim = parse_config(cfg)
     ident = {**common, "variant": subject, "config": cfg, "dtype": dtype, "shape": shape}
     ident["metric"] = "total"
+    why = refusal(subject, shape, dim)
+    if why:
+        return [Row(**ident, median_ms=None, check="skipped", info={"message": why})]
     try:
         x = input_for(shape, dtype)
         nbytes = x.numel() * x.element_size()
