@@ -8,6 +8,8 @@
 # estimated 10-15 s) before any timing; the estimates below count that.
 #   env     nvidia-smi, topology, versions                                         (~5 s)
 #   tests   tests/test_gpu_distributed.py + tests/test_distributed.py (gloo)       (~60-75 s)
+#   two-gpus  tests/test_gpu_two_devices.py: one process, every cached family on
+#           cuda:1 with cuda:0 current and the reverse (not in the default steps)  (~2-3 min)
 #   weak    K = 1, 2, 4; 2^30 float32 per GPU; both combines; the scalar combine     (~45 s)
 #   strong  K = 1, 2, 4; 2^32 float32 in total; both combines                      (~45 s)
 #   sweep   all_reduce of 2^10..2^28 float32 (nccl-tests' algbw / busbw), K = 2, 4  (~30 s)
@@ -53,6 +55,12 @@ for step in $steps; do
       python3 -m pytest -q -p no:cacheprovider tests/test_gpu_distributed.py \
         tests/test_distributed.py > "$F/pytest-distributed.log" 2>&1 || status=1
       tail -n 6 "$F/pytest-distributed.log"
+      ;;
+    two-gpus)
+      note "one process, two GPUs: reduce_sum and the op on either with the other current"
+      python3 -m pytest -q -p no:cacheprovider -rA tests/test_gpu_two_devices.py \
+        > "$F/pytest-two-gpus.log" 2>&1 || status=1
+      tail -n 8 "$F/pytest-two-gpus.log"
       ;;
     weak)
       note "weak scaling, 2^30 per GPU, K = $KS"

@@ -40,14 +40,22 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-@cache
 def sm_count() -> int:
-    """SM count of the current GPU ("single-launch" grids), CPU_SM_COUNT without one."""
+    """SM count of the current GPU ("single-launch" grids), CPU_SM_COUNT without one. The API
+    makes the input's device current first, so a grid follows the input's GPU."""
     if not device.gpu_available():
         return CPU_SM_COUNT
     import torch
 
-    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    return sm_count_of(torch.cuda.current_device())
+
+
+@cache
+def sm_count_of(index: int) -> int:
+    """SM count of GPU `index`, read once per device (not once per process: two GPUs may differ)."""
+    import torch
+
+    return torch.cuda.get_device_properties(index).multi_processor_count
 
 
 @dataclass(frozen=True)
