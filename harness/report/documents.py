@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,10 +174,10 @@ class Family:
     kind: str
     schema: str
     parse: Callable[[str, dict | list], Document]
-    rows: Callable[[Document], list[Row]] | None = None
+    rows: Callable[[Document], Iterable[Row]] | None = None
 
 
-def _raw(kind: str, schema: str, rows: Callable[[Document], list[Row]] | None = None) -> Family:
+def _raw(kind: str, schema: str, rows: Callable[[Document], Iterable[Row]] | None = None) -> Family:
     """A family read as it is (the Document's raw): its own tables read its own fields."""
     return Family(kind, schema, lambda path, doc: _head(path, kind, doc), rows)
 
@@ -212,7 +212,7 @@ BY_SCHEMA = {f.schema: f for f in FAMILIES if f.kind != "pytest-benchmark" and f
 def rows(doc: Document) -> list[Row]:
     """The document's timed measurements as long-format rows ([] for a family without times)."""
     make = FAMILY[doc.kind].rows
-    return make(doc) if make else []
+    return list(make(doc)) if make else []
 
 
 def write_document(path: str | Path, doc: dict) -> None:

@@ -16,6 +16,7 @@ a family without times (profile, sanitize, reproducible, compare, census, manife
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -92,80 +93,71 @@ def _ms(us: float | None) -> float | None:
     return None if us is None else us / 1e3
 
 
-def record_rows_of(doc: Document) -> list[Row]:
+def record_rows_of(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
     common = {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
-    out = []
     for r in doc.records:
-        out += [row for row in record_rows(r, **common) if row.median_ms is not None]
+        yield from (row for row in record_rows(r, **common) if row.median_ms is not None)
         if "e2e_ms" in r.extra:  # the host study: from host memory, per staging
             t = _timing(r.extra["e2e_ms"], r.extra.get("e2e_min_ms"), r.extra.get("reps"))
-            out += timed(t, variant=r.variant, config=r.extra.get("staging", ""), dtype=r.dtype,
-                         shape=r.n, metric="e2e", check=r.status)  # fmt: skip
-    return out
+            yield from timed(t, variant=r.variant, config=r.extra.get("staging", ""),
+                             dtype=r.dtype, shape=r.n, metric="e2e", check=r.status)  # fmt: skip
 
 
-def rounds_rows(doc: Document) -> list[Row]:
+def rounds_rows(doc: Document) -> Iterator[Row]:
     """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
     timed = _maker(doc)
     dtype = doc.raw.get("dtype", "")
-    out = []
     for row in doc.raw.get("rows", []):
         for what, rounds in (row.get("times") or {}).items():
             check = (row.get("verdicts") or {}).get(what, "")
             for rnd, t in rounds.items():
-                out += timed(t, variant=what, config="", dtype=dtype, shape=row["n"], metric=rnd,
-                             check=check)  # fmt: skip
-    return out
+                yield from timed(t, variant=what, config="", dtype=dtype, shape=row["n"],
+                                 metric=rnd, check=check)  # fmt: skip
 
 
-def small_n_rows(doc: Document) -> list[Row]:
+def small_n_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
-    out = []
     for row in doc.raw.get("rows", []):
         agrees = row.get("sum_agrees") or {}
         for path, us in (row.get("us") or {}).items():
             check = "" if path not in agrees else ("ok" if agrees[path] else "wrong")
-            out += timed(_timing(_ms(us)), variant=path, config="", dtype=row["dtype"],
-                         shape=row["n"], metric="total", check=check)  # fmt: skip
-    return out
+            yield from timed(_timing(_ms(us)), variant=path, config="", dtype=row["dtype"],
+                             shape=row["n"], metric="total", check=check)  # fmt: skip
 
 
-def repro_sweep_rows(doc: Document) -> list[Row]:
+def repro_sweep_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
-    out = []
     for row in doc.raw.get("rows", []):
         ident = {"config": row["shape"], "dtype": row["dtype"], "shape": row["n"]}
         ident["metric"] = "total"
         check = "ok" if row.get("same_bits") else "wrong"
-        out += timed(_timing(row.get("median_ms")), variant=row["variant"], **ident, check=check)
+        yield from timed(
+            _timing(row.get("median_ms")), variant=row["variant"], **ident, check=check
+        )
         for peer, ms in (row.get("peers_ms") or {}).items():
-            out += timed(_timing(ms), variant=peer, **ident)
-    return out
+            yield from timed(_timing(ms), variant=peer, **ident)
 
 
-def call_profile_rows(doc: Document) -> list[Row]:
+def call_profile_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
     raw = doc.raw
     ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
-    return [row for entry, us in (raw.get("per_call_us") or {}).items()
-            for row in timed(_timing(_ms(us)), variant=entry, **ident, metric="call")]  # fmt: skip
+    for entry, us in (raw.get("per_call_us") or {}).items():
+        yield from timed(_timing(_ms(us)), variant=entry, **ident, metric="call")
 
 
-def inductor_rows(doc: Document) -> list[Row]:
+def inductor_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
-    out = []
     for mode in doc.raw.get("modes", []):
         for c in mode.get("calls", []):
-            out += timed(c.get("timing"), variant="torch.compile", config=mode["mode"],
-                         dtype=doc.raw.get("dtype", ""), shape=c["n"], metric="call",
-                         check="ok" if c.get("ok") else "wrong")  # fmt: skip
-    return out
+            yield from timed(c.get("timing"), variant="torch.compile", config=mode["mode"],
+                             dtype=doc.raw.get("dtype", ""), shape=c["n"], metric="call",
+                             check="ok" if c.get("ok") else "wrong")  # fmt: skip
 
 
-def distributed_rows(doc: Document) -> list[Row]:
+def distributed_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
-    out = []
     for r in doc.raw.get("runs", []):
         if r.get("kind") != "sum":
             continue
@@ -173,5 +165,4 @@ def distributed_rows(doc: Document) -> list[Row]:
         ident |= {"dtype": "float32", "shape": (r["n_per_rank"], r["gpus"])}
         check = "ok" if r.get("ok") else "wrong"
         for metric in ("local", "combine", "total"):
-            out += timed(_timing(r.get(f"{metric}_ms")), **ident, metric=metric, check=check)
-    return out
+            yield from timed(_timing(r.get(f"{metric}_ms")), **ident, metric=metric, check=check)
