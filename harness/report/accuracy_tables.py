@@ -51,8 +51,7 @@ def cell(r: ResultRecord) -> str:
 
 def markdown(doc: dict) -> str:
     """One table per n; a family past the stated limit of the reproducible design is marked †."""
-    recs = accuracy_records(doc)
-    limits = doc.get("limits", {})
+    recs, limits = accuracy_records(doc), doc.get("limits", {})
     parts = [
         f"Error of the float32 result in ulps of the exact sum (ulp at the exact sum; ✓ faithful: "
         f"one of the two float32s around it). Device: "
@@ -69,10 +68,9 @@ def markdown(doc: dict) -> str:
         rows.append(
             ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
         )
-        limit = limits.get(str(n))
         parts += [f"### n = {size_label(n)} ({n:,})", ""]
         parts += [markdown_table(head, rows, ["", *[RIGHT] * len(families)])]
-        if limit is not None:
+        if (limit := limits.get(str(n))) is not None:
             parts += [
                 f"† kappa = sum|x| / |sum x| past K(n) = {limit:.3g}, the condition number up to "
                 "which the reproducible (double-double) design promises a faithful result "
@@ -96,31 +94,22 @@ def failures(doc: dict, promised: set[str]) -> list[str]:
 
 
 def plot(doc: dict, path: str | Path) -> dict:
-    """ulps per family (log axis, one panel per n), one marker per variant; returns what it
-    drew: {n: {variant: [ulps or None per family]}}."""
+    """ulps per family (log axis, one panel per n, 0 drawn at ZERO_ULPS_AT), one marker per
+    variant; returns what it drew: {n: {variant: [(family, ulps), ...]}}."""
     from harness.report.plots import chart
 
     recs = [r for r in accuracy_records(doc) if r.ok]
-    sizes = sorted({r.n for r in recs})
-    if not sizes:
+    if not recs:
         raise ReportError("the accuracy document has no results to plot")
-    families = _families(recs)
-    variants = list(dict.fromkeys(r.variant for r in recs))
     panel = "n = {}: float32 ulps vs the exact sum (0 drawn at 1e-4)".format
-    long = [{"n": panel(size_label(r.n)), "family": _data(r), "variant": r.variant, "ulps": u}
-            for r in sorted(recs, key=lambda r: r.n) if (u := _plotted(r))]  # fmt: skip
-    chart(long, path, x="family", y="ulps", hue="variant", panel="n", kind="dot",
-          xorder=families, yscale="log", rotate=30, size=(7, 5), legend="right",
-          ylabel="ulps (log); dashed: 1 ulp",
-          refs=[(1.0, None, {"color": "black", "linewidth": 0.8, "linestyle": "--"})])  # fmt: skip
-    by = {(r.n, r.variant, _data(r)): r for r in recs}
-    return {n: {v: [_plotted(by.get((n, v, f))) for f in families] for v in variants}
-            for n in sizes}  # fmt: skip
-
-
-def _plotted(r: ResultRecord | None) -> float | None:
-    ulps = None if r is None else r.extra.get("ulps")
-    return None if ulps is None else max(float(ulps), ZERO_ULPS_AT)
+    plotted = [r for r in sorted(recs, key=lambda r: r.n) if r.extra.get("ulps") is not None]
+    long = [{"n": panel(size_label(r.n)), "family": _data(r), "variant": r.variant,
+             "ulps": max(float(r.extra["ulps"]), ZERO_ULPS_AT)} for r in plotted]  # fmt: skip
+    one_ulp = (1.0, None, {"color": "black", "linewidth": 0.8, "linestyle": "--"})
+    drawn = chart(long, path, x="family", y="ulps", hue="variant", panel="n", kind="dot",
+                  xorder=_families(recs), yscale="log", rotate=30, size=(7, 5), legend="right",
+                  ylabel="ulps (log); dashed: 1 ulp", refs=[one_ulp])  # fmt: skip
+    return {n: drawn.get(panel(size_label(n)), {}) for n in sorted({r.n for r in recs})}
 
 
 def write(doc_path: str | Path, out_dir: str | Path) -> list[Path]:
