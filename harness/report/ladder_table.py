@@ -63,14 +63,12 @@ class PeerRatios:
 
     def text(self) -> str:
         """'0.50× CUB, 1.00× torch.sum, 45% of copy' (the ones measured), or '-'."""
-        parts = []
-        if self.x_cub is not None:
-            parts.append(f"{self.x_cub:.2f}× CUB")
-        if self.x_torch is not None:
-            parts.append(f"{self.x_torch:.2f}× torch.sum")
-        if self.pct_copy is not None:
-            parts.append(f"{self.pct_copy:.0f}% of copy")
-        return ", ".join(parts) or "-"
+        shown = (
+            (self.x_cub, "{:.2f}× CUB"),
+            (self.x_torch, "{:.2f}× torch.sum"),
+            (self.pct_copy, "{:.0f}% of copy"),
+        )
+        return ", ".join(form.format(x) for x, form in shown if x is not None) or "-"
 
 
 NO_RATIOS = PeerRatios()
