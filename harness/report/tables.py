@@ -122,13 +122,12 @@ def seed_rows(
     return out
 
 
-def _status(s: str | None) -> str:
-    return "-" if s is None else {"ok": "ok", "wrong": "WRONG", "error": "ERROR"}.get(s, s)
-
-
 def _seed_check(r: dict) -> str:
-    twin = "" if r["twin_status"] in (None, "ok") else f" / twin {_status(r['twin_status'])}"
-    return _status(r["status"]) + twin
+    """The kernel's status, and its twin's where that is not ok (a failure in capitals)."""
+    shown = {"wrong": "WRONG", "error": "ERROR"}
+    twin = r["twin_status"]
+    twin = "" if twin in (None, "ok") else f" / twin {shown.get(twin, twin)}"
+    return shown.get(r["status"], r["status"]) + twin
 
 
 SEED_COLUMNS = (
@@ -238,21 +237,18 @@ def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
-def _dtypes(doc: Document) -> list[str]:
-    return list(dict.fromkeys(r.dtype for r in _calls(doc)))
-
-
 def _ratio(base: float | None, t: float | None) -> str:
     return f"{base / t:.2f}x" if base and t else "-"
 
 
 def callable_markdown(doc: Document) -> str:
     """callable.md: per dtype, an entry per line, n across: 'us (ratio to torch.sum)'."""
+    calls = _calls(doc)
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
            "fast as torch.sum).", ""]  # fmt: skip
-    for dtype in _dtypes(doc):
-        out += [f"## {dtype}", "", suite_table(_calls(doc), dtype)]
+    for dtype in dict.fromkeys(r.dtype for r in calls):
+        out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
 
 
@@ -287,7 +283,6 @@ def write_callable(
     report.md; returns the file names written."""
     out = Path(out_dir)
     (out / "callable.md").write_text(callable_markdown(doc))
-    written = ["callable.md"]
     rows = callable_joined_rows(records, doc)
     names = ", ".join(f"`{Path(s).name}`" for s in sources)
     section = ["", "## Per call from Python beside device time", "",
@@ -298,4 +293,4 @@ def write_callable(
                else "No (variant, dtype, n) is in both files.\n"]  # fmt: skip
     report = out / "report.md"
     report.write_text(report.read_text() + "\n".join(section))
-    return written
+    return ["callable.md"]
