@@ -128,11 +128,6 @@ def _fmt(x, digits: int = 0) -> str:
     return f"{round(x):,}"
 
 
-def _table(header: list[str], rows: list[list[str]], note: str = "") -> str:
-    """A Markdown table, then the note."""
-    return markdown_table(header, rows) + (f"\n{note}\n" if note else "")
-
-
 def _gbs(k: dict) -> str:
     return f"{_fmt(_get(k, 'gld_gbs'), 2)} / {_fmt(_get(k, 'gst_gbs'), 2)}"
 
@@ -164,7 +159,7 @@ def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
         f"seed004_expected). Ours: the first pass's kernel at n = {n:,} {dtype}, "
         "from profile.json; GB/s = sectors x 32 B over the kernel's duration."
     )
-    return _table(SEED004_HEADER, rows, note)
+    return markdown_table(SEED004_HEADER, rows) + f"\n{note}\n"
 
 
 def _ratio(x: float | None, base: float | None) -> str:
@@ -204,7 +199,7 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
         "cycles at a barrier / cycles between issued instructions. Throughputs compare as ratios "
         "to stage 0 because the GPUs differ."
     )
-    return _table(SEED000_HEADER, rows, note)
+    return markdown_table(SEED000_HEADER, rows) + f"\n{note}\n"
 
 
 # The ladder's counters, one row per variant's totals: (header, metric or derived key, digits).
@@ -233,7 +228,7 @@ def _counters(label: str, t: dict | None) -> list[str]:
 
 def counters_table(labelled: Iterable[tuple[str, dict]]) -> str:
     """Markdown: one row of counters per (label, result), the result's totals over its passes."""
-    return _table(LADDER_HEADER, [_counters(label, r["total"]) for label, r in labelled])
+    return markdown_table(LADDER_HEADER, [_counters(label, r["total"]) for label, r in labelled])
 
 
 def _ladder(doc: dict, n: int, dtype: str) -> list[tuple[dict, dict | None]]:
