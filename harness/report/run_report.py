@@ -91,21 +91,6 @@ def reference_sizes(run: Document, want: int | None = None) -> dict[str, int]:
     return out
 
 
-def _prepare(paths: list[str | Path], out_dir: str | Path, ref_n: int | None):
-    if not paths:
-        raise ReportError("give one run, or several to compare")
-    runs = [load_run(p) for p in paths]
-    for r in runs:
-        if not r.timed:
-            raise ReportError(
-                f"{r.path}: no timings to plot (a {r.meta.get('mode') or 'CPU'}-mode run checks "
-                "sums but times nothing; run `reduce-ladder run --json ...` on an NVIDIA GPU); "
-                "nothing written"
-            )
-    refs = reference_sizes(runs[0], ref_n)
-    return runs, refs, writable_dir(out_dir)
-
-
 def writable_dir(path: str | Path) -> Path:
     """The output folder, checked (documents.check_output: ReportError where it cannot be
     written, before anything is rendered) and created if missing."""
@@ -116,9 +101,19 @@ def writable_dir(path: str | Path) -> Path:
 def write_report(
     paths: list[str | Path], out_dir: str | Path, ref_n: int | None = None
 ) -> WrittenReport:
-    """Write out_dir/report.md and the PNG plots; the first run is the one tabled and plotted."""
-    runs, refs, out = _prepare(paths, out_dir, ref_n)
-    main = runs[0]
+    """Write out_dir/report.md and the PNG plots; the first run is the one tabled and plotted.
+    Every input is checked first: nothing is written unless all is well."""
+    if not paths:
+        raise ReportError("give one run, or several to compare")
+    runs = [load_run(p) for p in paths]
+    for r in runs:
+        if not r.timed:
+            raise ReportError(
+                f"{r.path}: no timings to plot (a {r.meta.get('mode') or 'CPU'}-mode run checks "
+                "sums but times nothing; run `reduce-ladder run --json ...` on an NVIDIA GPU); "
+                "nothing written"
+            )
+    main, refs, out = runs[0], reference_sizes(runs[0], ref_n), writable_dir(out_dir)
     plots_drawn: dict[str, dict] = {}
     md: list[str] = ["# reduce-ladder report", ""]
     if any(r.meta.get("synthetic") for r in runs):
@@ -134,8 +129,7 @@ def write_report(
                markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", "",
                f"### Effective bandwidth vs n ({dtype})", "", f"![bandwidth {dtype}]({bw_name})",
                "", *sweep_section(main, dtype)]  # fmt: skip
-    bad = [r for r in main.records if not r.ok and not r.wrong_demo]
-    if bad:
+    if bad := [r for r in main.records if not r.ok and not r.wrong_demo]:
         md += ["## Failed checks", ""]
         md += [f"- {r.variant} {r.dtype} n={r.n}: {r.status} {r.message}" for r in bad]
         md.append("")
