@@ -3,7 +3,7 @@ producer writes it (the ladder session, the pytest-benchmark suite, the fastest 
 study) and every reader reads it (the tables, report.md and the ladder doc blocks, the porting doc,
 the seed table). Also the ONE spelling of every document schema string the harness writes.
 
-JSON form of a record (RECORD_VERSION 2; a field that was not measured is left out, never null):
+JSON form of a record (version 2; a field that was not measured is left out, never null):
 
     {"variant": "cuda/v3-sequential", "backend": "cuda", "stage": "3", "family": "ladder",
      "seeds": ["000:v3", "002:R3"], "twin": "triton/tile-256", "wrong_demo": false,
@@ -46,7 +46,6 @@ from typing import Any
 from harness.core.catalogue import Variant
 from harness.core.timing import Timing
 
-RECORD_VERSION = 2
 BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
 HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
 FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # experiments/fastest_ablation
@@ -54,9 +53,7 @@ HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # experiments/hopper_loads
 REPRO_SWEEP_SCHEMA = "reduce-ladder/repro-sweep/1"  # experiments/reproducible_sweep: per shape
 CALL_PROFILE_SCHEMA = "reduce-ladder/call-profile/1"  # experiments/call_profile: ns per step
 SMALL_N_SCHEMA = "reduce-ladder/small-n/1"  # experiments/small_n_sweep: times per path
-PROFILE_SCHEMA = (
-    "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters per kernel
-)
+PROFILE_SCHEMA = "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
 INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # experiments.inductor_code: facts, times
 ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
@@ -164,10 +161,8 @@ class ResultRecord:
             if f.name == "status":
                 out["ok"] = self.ok  # beside status, for readers' convenience
             if f.name == "bytes_total":
-                for name in ("first_pass", "total"):
-                    g = getattr(self, f"gbps_{name}")
-                    if g is not None:
-                        out[f"gbps_{name}"] = g
+                gbps = {"gbps_first_pass": self.gbps_first_pass, "gbps_total": self.gbps_total}
+                out |= {k: g for k, g in gbps.items() if g is not None}
         return out
 
     @classmethod
