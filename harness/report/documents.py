@@ -80,7 +80,7 @@ def load_run(path: str | Path) -> Document:
 
 
 def document_from(doc: dict | list, path: str) -> Document:
-    if _is_pytest_benchmark(doc):
+    if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list) and "machine_info" in doc:
         family = FAMILY["pytest-benchmark"]
     elif isinstance(doc, list):
         family = FAMILY["manifest"]
@@ -98,12 +98,6 @@ def document_from(doc: dict | list, path: str) -> Document:
         return family.parse(path, doc)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ReportError(f"{path}: a result row lacks a field or has a bad one ({e})") from None
-
-
-def _is_pytest_benchmark(doc: dict | list) -> bool:
-    if not isinstance(doc, dict):
-        return False
-    return isinstance(doc.get("benchmarks"), list) and "machine_info" in doc
 
 
 def _head(path: str, kind: str, doc: dict) -> Document:
