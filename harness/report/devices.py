@@ -160,8 +160,7 @@ def expected_ratios(runs: list[DeviceRun]) -> tuple[float | None, ...]:
 def device_rows(runs: list[DeviceRun]) -> list[DeviceRow]:
     """Every key the baseline timed and another device timed too, by source (SOURCES order),
     dtype, variant (ladder order; callable entries by name) and n."""
-    order = list(dict.fromkeys(v for r in runs for v in r.order))
-    rank = {v: i for i, v in enumerate(order)}
+    rank = {v: i for i, v in enumerate(dict.fromkeys(v for r in runs for v in r.order))}
     src_rank = {s: i for i, s in enumerate(SOURCES)}
     out = []
     for key, (family, _) in runs[0].points.items():
