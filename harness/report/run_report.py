@@ -63,12 +63,9 @@ class WrittenReport:
     compared: dict[str, int]  # dtype -> n the runs were compared at (empty: one run)
 
 
-def n_tag(n: int) -> str:
-    return f"log2n{n.bit_length() - 1}" if n & (n - 1) == 0 else f"n{n}"
-
-
 def plot_names(dtype: str, n: int) -> tuple[str, str]:
-    return f"bandwidth_vs_n_{dtype}.png", f"ladder_{dtype}_{n_tag(n)}.png"
+    tag = f"log2n{n.bit_length() - 1}" if n & (n - 1) == 0 else f"n{n}"
+    return f"bandwidth_vs_n_{dtype}.png", f"ladder_{dtype}_{tag}.png"
 
 
 def reference_sizes(run: Document, want: int | None = None) -> dict[str, int]:
@@ -77,17 +74,15 @@ def reference_sizes(run: Document, want: int | None = None) -> dict[str, int]:
     out = {}
     for dtype in run.dtypes():
         sizes = run.sizes(dtype)
-        if want is not None:
-            if want not in sizes:
-                listed = ", ".join(f"{size_label(s)}" for s in sizes)
-                raise ReportError(
-                    f"{run.path}: no {dtype} rows at n = {size_label(want)} ({want:,}); the run "
-                    f"has n = {listed}"
-                )
+        if want is None:
+            out[dtype] = max((n for n in sizes if n <= DEFAULT_REF_N), default=min(sizes))
+        elif want in sizes:
             out[dtype] = want
-            continue
-        below = [n for n in sizes if n <= DEFAULT_REF_N]
-        out[dtype] = max(below) if below else min(sizes)
+        else:
+            raise ReportError(
+                f"{run.path}: no {dtype} rows at n = {size_label(want)} ({want:,}); the run "
+                f"has n = {', '.join(map(size_label, sizes))}"
+            )
     return out
 
 
@@ -166,8 +161,7 @@ def sweep_section(run: Document, dtype: str) -> list[str]:
     for what, value in (("Effective GB/s (✗: failed check)", gbps), ("% of copy bandwidth", pct)):
         cell = lambda r, value=value: num(value(r), ".0f") if r.ok else "✗"  # noqa: E731
         md += [f"{what}:", "", size_grid(mine, sizes, cell)]
-    small = [s for s in sizes if s <= 2**20]
-    if small:
+    if small := [s for s in sizes if s <= 2**20]:
         md += [f"### Small sizes: launch overhead ({dtype})", "",
                "Device time per call from CUDA-graph replay (what the kernels cost) beside the "
                "host wall time of one synchronized Python call (what a caller pays):", "",
@@ -232,8 +226,7 @@ def hardware_section(run: Document, out: Path) -> list[str]:
             text = profile_tables.sanitize_summary(load_document(sanitize, "sanitize").raw)
         except (ReportError, KeyError, TypeError, AttributeError) as e:
             text = f"unreadable ({e})"
-        link = rel(sanitize, out)
-        md.append(f"- compute-sanitizer ([{sanitize.name}]({link})): {text}")
+        md.append(f"- compute-sanitizer ([{sanitize.name}]({rel(sanitize, out)})): {text}")
     return ["## Measured by the hardware", "", *md, ""] if md else []
 
 
@@ -323,8 +316,7 @@ def rendered(text: str, written: WrittenReport, path: Path, command: str) -> str
         (LADDER_BEGIN, LADDER_END, lambda: readme_block(written, path, command)),
         (SUMMARY_BEGIN, SUMMARY_END, lambda: summary_block(written, command)),
     ):
-        span = _span(text, begin, end)
-        if span:
+        if span := _span(text, begin, end):
             text = text[: span[0]] + block() + text[span[1] :]
     return text
 
