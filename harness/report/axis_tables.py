@@ -10,7 +10,7 @@ half the copy's time). The ratios are peer time / our time (>= 1.00: at least as
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,20 +90,21 @@ def table(ls: list[Line]) -> list[str]:
     for ln in ls:
         cuda, ct = ln.best("cuda/axis-")
         tri, tt = ln.best("triton/axis-")
-        cells = (ln.label, f"{cuda.removeprefix('cuda/axis-')} {_us(ct)}",
-                 f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
-                 *(_x(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
-                 _x(ln.triton_over_cuda))  # fmt: skip
-        out.append(cells)
+        out.append((ln.label, f"{cuda.removeprefix('cuda/axis-')} {_us(ct)}",
+                    f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
+                    *(_x(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
+                    _x(ln.triton_over_cuda)))  # fmt: skip
     return markdown_lines(head, out)
 
 
-def _verdict(name: str, misses: list[str], total: int) -> str:
-    if total == 0:
+def _verdict(name: str, ls: list[Line], figure: Callable[[Line], float], least: float) -> str:
+    """A target (figure(line) >= least on every line of ls) met, or its misses."""
+    misses = [f"{ln.label} {_x(figure(ln))}" for ln in ls if not figure(ln) >= least]
+    if not ls:
         return f"- {name}: no shape measured"
     if not misses:
-        return f"- {name}: met on all {total}"
-    return f"- {name}: missed on {len(misses)} of {total}: " + "; ".join(misses)
+        return f"- {name}: met on all {len(ls)}"
+    return f"- {name}: missed on {len(misses)} of {len(ls)}: " + "; ".join(misses)
 
 
 def _short_or_narrow(ln: Line) -> bool:
@@ -113,13 +114,8 @@ def _short_or_narrow(ln: Line) -> bool:
 
 
 def targets(ls: list[Line]) -> list[str]:
-    torch_misses = [f"{ln.label} {_x(ln.ratio(PEERS[0]))}" for ln in ls
-                    if not ln.ratio(PEERS[0]) >= EVERY_SHAPE]  # fmt: skip
+    x_torch = lambda ln: ln.ratio(PEERS[0])  # noqa: E731
     narrow = [ln for ln in ls if _short_or_narrow(ln)]
-    narrow_misses = [f"{ln.label} {_x(ln.ratio(PEERS[0]))}" for ln in narrow
-                     if not ln.ratio(PEERS[0]) >= NARROW_TARGET]  # fmt: skip
-    twin_misses = [f"{ln.label} {_x(ln.triton_over_cuda)}" for ln in ls
-                   if not ln.triton_over_cuda >= TRITON_OVER_CUDA]  # fmt: skip
     large = [ln.read_limit for ln in ls if ln.read_bytes >= LARGE_BYTES and ln.read_limit > 0]
     geo = math.exp(sum(map(math.log, large)) / len(large)) if large else math.nan
     geo_line = f"- geomean % of the read limit over inputs >= 32 MB (target >= {LARGE_GEOMEAN:.0%})"
@@ -130,11 +126,12 @@ def targets(ls: list[Line]) -> list[str]:
             "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
         )
     return [
-        _verdict(f"the pair >= {EVERY_SHAPE:.2f}x torch.sum", torch_misses, len(ls)),
+        _verdict(f"the pair >= {EVERY_SHAPE:.2f}x torch.sum", ls, x_torch, EVERY_SHAPE),
         _verdict(f"the pair >= {NARROW_TARGET}x torch.sum on rows of <= {SHORT_ROWS_MAX} and "
-                 f"dim-0 sums of <= {NARROW_COLUMNS_MAX} columns", narrow_misses, len(narrow)),
+                 f"dim-0 sums of <= {NARROW_COLUMNS_MAX} columns", narrow, x_torch, NARROW_TARGET),
         geo_line,
-        _verdict(f"Triton fastest >= {TRITON_OVER_CUDA}x the CUDA fastest", twin_misses, len(ls)),
+        _verdict(f"Triton fastest >= {TRITON_OVER_CUDA}x the CUDA fastest", ls,
+                 lambda ln: ln.triton_over_cuda, TRITON_OVER_CUDA),
     ]  # fmt: skip
 
 
