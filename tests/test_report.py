@@ -185,7 +185,8 @@ def test_comparison_ratios(written):
 
 def test_three_runs_compare_each_with_the_first(tmp_path):
     runs = [load_run(CLI_JSON), load_run(BENCH_JSON), load_run(CLI_JSON)]
-    rows = devices.compare_rows(runs, "float32", 2**24)
+    rows = [r for r in devices.device_rows(devices.run_points(runs)) if r.n == 2**24]
+    rows = [r for r in rows if r.dtype == "float32"]
     row = next(r for r in rows if r.variant == "triton/chunked-1024")
     assert len(row.ms) == 3 and row.ratios[1] == 1.0 and row.ratios[0] > 1
     sizes = devices.common_sizes(runs, {"float32": 2**24, "int32": 2**20})

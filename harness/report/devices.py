@@ -358,11 +358,6 @@ def run_points(runs: list[Document]) -> list[DeviceRun]:
             for k, run in enumerate(runs)]  # fmt: skip
 
 
-def compare_rows(runs: list[Document], dtype: str, n: int) -> list[DeviceRow]:
-    """Variants that passed in A and in at least one other run at (dtype, n), in ladder order."""
-    return [r for r in device_rows(run_points(runs)) if r.dtype == dtype and r.n == n]
-
-
 def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, int]:
     """dtype -> the n to compare at: the first run's reference n, where every run has it."""
     return {d: n for d in runs[0].dtypes() if (n := preferred.get(d)) is not None
@@ -370,10 +365,12 @@ def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, i
 
 
 def _run_tables(runs: list[Document], sizes: dict[str, int]):
-    """Per dtype: its title, the header and the cells of its table."""
-    letters = [run_letter(k) for k in range(len(runs))]
+    """Per dtype: its title, the header and the cells of its table (the variants that passed in
+    A and in at least one other run at its n, in ladder order)."""
+    rows, letters = device_rows(run_points(runs)), [run_letter(k) for k in range(len(runs))]
     for d, n in sizes.items():
-        yield f"{d}, n = {size_label(n)}", *ratio_table(compare_rows(runs, d, n), letters)
+        at = [r for r in rows if r.dtype == d and r.n == n]
+        yield f"{d}, n = {size_label(n)}", *ratio_table(at, letters)
 
 
 def runs_line(runs: list[Document]) -> str:
