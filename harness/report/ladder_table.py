@@ -71,9 +71,6 @@ class PeerRatios:
         return ", ".join(form.format(x) for x, form in shown if x is not None) or "-"
 
 
-NO_RATIOS = PeerRatios()
-
-
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
     """Records from records or their JSON form (the session's rows)."""
     return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
@@ -88,7 +85,7 @@ def peer_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRati
     """r against the peers in `at` (records_at of r's dtype and n). Only a passing, timed record
     gets ratios, and only against passing, timed peers."""
     if r is None or not r.ok or not r.ms:
-        return NO_RATIOS
+        return PeerRatios()
 
     def peer(vid: str) -> ResultRecord | None:
         p = at.get(vid)
@@ -193,7 +190,7 @@ def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[Lad
             pairs.append(("stage", None, r))
     steps = ladder_steps(main if kind == "stage" else None for kind, main, _ in pairs)
     return [LadderRow(kind, (main or twin).stage, main, twin, _sum_ratios(main, at),
-                      peer_ratios(twin, at) if twin else NO_RATIOS, step_x, cum_x)
+                      peer_ratios(twin, at), step_x, cum_x)
             for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)]  # fmt: skip
 
 

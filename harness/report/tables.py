@@ -39,8 +39,7 @@ def best_line(rows: Iterable[ResultRecord | dict], n: int, dtype: str = "float32
     at = records_at(as_records(rows), dtype, n)
     parts = []
     for backend in ("cuda", "triton"):
-        ok = [r for r in at.values() if r.backend == backend and r.ok and r.ms is not None]
-        if ok:
+        if ok := [r for r in at.values() if r.backend == backend and r.ok and r.ms is not None]:
             b = min(ok, key=lambda r: r.ms)
             parts.append(
                 f"fastest {backend}: {b.variant} {b.gbps_total or 0:.0f} GB/s "
