@@ -2,21 +2,12 @@
 dim, every stage beside the peers.
 
 A case is one subject at one (shape, dim, dtype): an axis variant (the stages and the fastest
-pair, CUDA and Triton), a peer -- torch.sum(x, dim), torch.compile of it (static shapes, compiled
-before timing), cupy.sum(x, axis) (no bfloat16), cuda.compute's segmented reduce (CUB's
-DeviceSegmentedReduce, a segment per row: 2-D rows only, no bfloat16; a "skipped" row with the
-reason elsewhere or where it is not installed) -- or "copy", a device copy of x (the read limit).
-Consecutive cases of one (shape, dim, dtype) share one input of integers 0..99, exact in every
-dtype here. An axis variant is first checked (harness.check.axis_verify); then every subject is
-timed by harness.core.timing.time_ms, over SLOW_REPS repetitions where one call takes more than
-SLOW_MS (a thread per row on a few long rows takes seconds).
-
-Shapes (SHAPE_SETS): "reference" (ISSUE: the issue's table and the shapes it names), "tritonbench"
-(the 2-D and 3-D shapes of tritonbench's `sum` operator, tritonbench/operators/sum/operator.py:
-every (M, N) of its get_dim_vals -- 2^n and (n - 1) * (n + 1) for n = 9, 11, ..., 21 -- under its
-8e9-byte limit, along dim 0 and 1; and its "large middle dim" 3-D set, reduced along N), "all".
-A row: variant the subject, config "MxN dim=D", metric "total", bytes = x's bytes read plus the
-output's written (the copy: read plus written); harness.report.axis_tables pivots the rows.
+pair, CUDA and Triton), a peer (PEERS: torch.sum(x, dim), torch.compile of it, cupy.sum(x, axis),
+cuda.compute's segmented reduce: a segment per row of a 2-D tensor) or "copy", a device copy of x
+(the read limit). Consecutive cases of one (shape, dim, dtype) share one input of integers 0..99,
+exact in every dtype here. An axis variant is checked (harness.check.axis_verify) before it is
+timed. A row: config "MxN dim=D", metric "total", bytes = x's bytes read plus the output's written
+(the copy: read plus written); harness.report.axis_tables pivots the rows.
 """
 
 from __future__ import annotations
@@ -31,8 +22,10 @@ from harness.report.records import Row
 
 ShapeDim = tuple[tuple[int, ...], int]  # (shape, dim): a sum along dim
 
-# tritonbench's M and N (its get_dim_vals); its 8e9-byte TENSOR_BYTES_LIMIT, on float32 (4 bytes,
-# its default dtype)
+# The shape sets: "reference" (ISSUE: the issue's table and the shapes it names), "tritonbench" (the
+# shapes of tritonbench's `sum` operator, tritonbench/operators/sum/operator.py: every (M, N) of its
+# get_dim_vals under its 8e9-byte TENSOR_BYTES_LIMIT on float32, along dim 0 and 1, and its "large
+# middle dim" 3-D set, reduced along N), "all".
 _TB_DIMS = [2**n for n in range(9, 22, 2)] + [(n - 1) * (n + 1) for n in range(9, 22, 2)]
 TRITONBENCH: tuple[ShapeDim, ...] = (
     *(((m, n), dim) for dim in (0, 1) for m in _TB_DIMS for n in _TB_DIMS if m * n * 4 < 8e9),

@@ -1,11 +1,10 @@
 """The per-call suite ("callable" of harness.studies.suites: `reduce-ladder bench callable`): what a
 user calls to sum, each entry made ready for one (dtype, n), and its measure.
 
-Every entry is called back to back in a Python loop, CUDA events around the whole loop
-(harness.core.timing.loop_ms): the time per call is the loop's time over its calls, median over
-`loops` loops; each entry warmed first (plan-cache misses, Triton's tuner, torch.compile) so the
-loops time hits. Where one input fits in L2 twice over, the loop rotates over views of one buffer
-covering twice the L2 size (at most MAX_VIEWS; the bytes touched are the row's bytes).
+Every entry is called back to back in a Python loop, warmed first (plan-cache misses, Triton's
+tuner, torch.compile) so that the loops time hits (harness.core.timing.loop_ms). Where one input
+fits in L2 twice over, the loop rotates over views of one buffer covering twice the L2 size (at
+most MAX_VIEWS; the bytes touched are the row's bytes).
 
 The entries: for every variant reduce_sum takes, `api V`, `api V out=` (a preallocated result) and
 `op V` (torch.ops.reduce_ladder.sum); beside them torch.sum (with and without out=), cupy.sum

@@ -1,16 +1,13 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
 rows (harness.report.records.Row). One registry (SUITES), one runner (run; run_suite writes and
-prints a suite's rows), three front ends: `reduce-ladder run` / `check` (the ladder's cases,
-harness.cli.run, which draws its tables from the rows' records), `reduce-ladder bench SUITE`
-(harness.cli.bench, which also answers the older `fastest-bench`) and `pytest benchmarks/ -k
-SUITE` (benchmarks/test_bench.py).
+prints a suite's rows), three front ends: `reduce-ladder run` / `check` (harness.cli.run),
+`reduce-ladder bench SUITE` (harness.cli.bench, also the older `fastest-bench`) and `pytest
+benchmarks/ -k SUITE` (benchmarks/test_bench.py).
 
-A record suite's case is measured by harness.studies.session.check_and_time (the sum checked,
-then device time by harness.core.timing.time_ms, and for n <= 2^20 the graph replay and one
-synchronized call; checked only where run's timed is False): its rows are the record's timings.
-A callable case is timed by harness.core.timing.loop_ms (metric "call"), an axis case by
-harness.studies.axis_bench (config "8x16777216 dim=1"). Seed 001's variants are measured end to
-end from host memory by `reduce-ladder host`, not a suite.
+A record suite's case is measured by harness.studies.session.check_and_time (its rows are the
+record's timings; checked only where run's timed is False), a callable case by
+harness.studies.call_entries, an axis case by harness.studies.axis_bench. Seed 001's variants are
+measured from host memory by `reduce-ladder host`, not a suite.
 """
 
 from __future__ import annotations
