@@ -8,6 +8,7 @@ Expected: no report for a default kernel; reported, not failed: racecheck's haza
 from __future__ import annotations
 
 import tempfile
+from collections import defaultdict
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, dtypes, records_axis
@@ -36,15 +37,14 @@ VOLATILE_SHARED = frozenset(
 # these (said in the report so a 0 is not read as "sound").
 VOLATILE_GLOBAL = frozenset({"cuda/004-gmem", "cuda/004-gmem-unroll4"})
 
-# Each seed bug, the tool meant to flag it, and the sizes it runs at. On an H200 (sm_90) memcheck
-# flags 004's early return; NO tool flags 000's divergent barrier (tests/test_gpu_sanitize.py).
+# Each seed bug, the tool meant to flag it, and the sizes it runs at. Measured on an H200 and an
+# H100 (sm_90): memcheck flags 004's early return; none of memcheck, racecheck, synccheck, initcheck
+# reports 000's barrier inside the divergent if, and its sum is right. Not a failure of a run:
+# tests/test_gpu_sanitize.py holds the fact, so a tool or GPU that starts flagging it shows there.
 DEMO_TOOL = {
     "cuda/demo-000-v1-sync-in-if": "synccheck",
     "cuda/demo-004-gmem-early-return": "memcheck",
 }
-# Measured on an H200 and an H100 (sm_90): none of memcheck, racecheck, synccheck, initcheck
-# reports 000's barrier inside the divergent if, and its sum is right. Not a failure of a run:
-# tests/test_gpu_sanitize.py holds the fact, so a tool or GPU that starts flagging it shows there.
 UNSEEN_ON_HOPPER = frozenset({"cuda/demo-000-v1-sync-in-if"})
 DEMO_SIZES = {
     "cuda/demo-000-v1-sync-in-if": (2**12,),  # whole tiles: the seed has no bounds check
@@ -94,23 +94,22 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
     passes launch its kind on the shapes sanitize runs."""
     from harness.compile import nvrtc
 
-    by_name: dict[str, set[str]] = {}
-    exprs: dict[str, dict[str, set[str]]] = {}  # source -> expression -> variant ids
+    by_name: dict[str, set[str]] = defaultdict(set)
+    exprs: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # source -> ...
     kind_of = {t.split("<")[0]: k for k, t in records_axis.CUDA_KERNELS.items()}
     for v in variants:
         kinds = axis_kinds(v) if v.family == records_axis.FAMILY else None
         if v.backend == "triton":
             names = [v.kernel] if kinds is None else [records_axis.TRITON_KERNELS[k] for k in kinds]
             for name in filter(None, names):
-                by_name.setdefault(name, set()).add(v.id)
+                by_name[name].add(v.id)
         elif v.backend == "cuda" and kinds is not None:
-            every = records_axis.name_expressions()
-            wanted = [e for e in every if kind_of[e.split("<")[0]] in kinds]
-            for expr in wanted:
-                exprs.setdefault(records_axis.SOURCE_CUDA, {}).setdefault(expr, set()).add(v.id)
+            for expr in records_axis.name_expressions():
+                if kind_of[expr.split("<")[0]] in kinds:
+                    exprs[records_axis.SOURCE_CUDA][expr].add(v.id)
         elif v.backend == "cuda" and v.source:
             for expr in (v.name_expression(d) for d in v.dtypes):
-                exprs.setdefault(v.source, {}).setdefault(expr, set()).add(v.id)
+                exprs[v.source][expr].add(v.id)
     for source, table in exprs.items():
         # NVRTC missing: the expressions stand in, and the sanitizer's mangled CUDA names will
         # not match them (their records then count as "unattributed", which fails the run)
@@ -118,8 +117,8 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
         if nvrtc.available():
             lowered = nvrtc.compile_file(source, "sm_90", list(table)).lowered
         for expr, ids in table.items():
-            by_name.setdefault(lowered[expr], set()).update(ids)
-    return by_name
+            by_name[lowered[expr]].update(ids)
+    return dict(by_name)
 
 
 COUNTS = ("records", "errors", "warnings", "hazards")
@@ -143,9 +142,8 @@ def verdict(vid: str, tools: dict[str, dict]) -> str:
         flagged = got["records"] > 0
         if not flagged and vid in UNSEEN_ON_HOPPER:
             return f"seed bug not seen by {tool} (as measured on sm_90: no tool sees it)"
-        return (
-            f"seed bug {'flagged' if flagged else 'NOT flagged'} by {tool} (the tool meant for it)"
-        )
+        said = "flagged" if flagged else "NOT flagged"
+        return f"seed bug {said} by {tool} (the tool meant for it)"
     incomplete = [t for t, c in tools.items() if c.get("incomplete")]
     run_failed = [f"{t} ({c['run_failed']})" for t, c in tools.items() if c.get("run_failed")]
     flagged = [t for t, c in tools.items() if t != "racecheck" and c["records"]]
