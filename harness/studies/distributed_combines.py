@@ -157,10 +157,7 @@ def all_gather(partial: torch.Tensor, gathered: torch.Tensor) -> torch.Tensor:
     """all_gather of the K partials into `gathered` (poisoned), added in rank order in float64."""
     dist.all_gather_into_tensor(gathered, partial.reshape(-1)[:1])
     as64 = gathered.to(torch.float64)
-    total = as64[0]
-    for value in as64[1:]:
-        total = total + value  # rank order, one addition at a time
-    return total.to(torch.float32)
+    return sum(as64[1:], as64[0]).to(torch.float32)  # rank order, one addition at a time
 
 
 COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
