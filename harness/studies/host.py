@@ -42,10 +42,6 @@ ADVERSARIAL_N = 2**22
 GOLDEN_SLICE = 2**26  # elements per slice of the exact golden's int64 sums
 
 
-# ---------------------------------------------------------------------------------------------
-# Inputs and their exact goldens
-
-
 def exact_golden(x: torch.Tensor) -> verify.Golden:
     """The EXACT sum of a CPU tensor, as the seed insists (a naive float sum loses small terms).
 
@@ -92,10 +88,6 @@ def seed_like_host(n: int, dtype: str = "float32", seed: int = 0) -> torch.Tenso
     dev = "cuda" if device.gpu_available() else "cpu"
     g = torch.Generator(device=dev).manual_seed(seed)
     return verify.seed_like_input(n, dtype, dev, g).cpu()
-
-
-# ---------------------------------------------------------------------------------------------
-# The study
 
 
 def host_variants(ids: Iterable[str] | None = None) -> list[Variant]:

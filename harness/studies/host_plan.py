@@ -16,8 +16,6 @@ reaches the device (Variant.staging):
             whole array would put them, and the remaining passes run after all streams (V3).
 
 Nothing here writes the caller's host array: the in-place kernels (V0..V3) work on the device copy.
-The tests hold a numpy emulation of the kernels' arithmetic that the GPU results must match bit
-for bit (tests/test_host.py: emulate).
 
 Timing (METHOD.md) differs from the device-time suites on purpose: a trip is timed END TO END on
 the host clock from host memory (what a caller waits for: PCIe and Python launch cost included;
@@ -106,8 +104,7 @@ Launch = Callable[[torch.cuda.Stream], None]
 
 def _pass(v: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, n_in: int) -> Launch:
     """One pass of v's block kernel over n_in elements of inp into out (one partial per tile),
-    prepared once as the ladder's plans prepare theirs (harness.launch.plan), launched on the
-    stream it is given."""
+    prepared once (harness.launch.plan), launched on the stream it is given."""
     p = one_pass(v.launch, n_in)
     if v.backend == "cuda":
         kern, blocks, threads, smem, scalars = plan.cuda_pass(v, dtype, p, inp.element_size())
@@ -191,8 +188,7 @@ class HostRunner:
         return verify.as_number(s.result[0])
 
     def check(self, g: verify.Golden) -> verify.CheckResult:
-        """One checked trip: poisoned partials, the result against the exact golden and its
-        bound."""
+        """One checked trip: poisoned partials, the result against the exact golden."""
         for p in self.staged.parts:
             dtypes.poison_(p)
         return verify.compare(self.variant, self.dtype, self.staged.n, self.trip(), g)
@@ -220,10 +216,6 @@ def peer_trip(kind: str, s: Staged) -> Trip:
         return value
 
     return trip
-
-
-# ---------------------------------------------------------------------------------------------
-# Timing the trips (the module docstring says how)
 
 
 def time_trips(trip: Trip, *, reps: int | None, split: bool = True) -> dict:

@@ -10,7 +10,6 @@ thousands separators stripped).
 from __future__ import annotations
 
 import csv
-import io
 import math
 from dataclasses import dataclass, field
 
@@ -114,10 +113,6 @@ STALL_METRICS: tuple[Metric, ...] = tuple(
 ALL_METRICS: tuple[Metric, ...] = METRICS + STALL_METRICS
 
 
-# ---------------------------------------------------------------------------------------------
-# Parsing ncu's CSV
-
-
 class NcuCsvError(ValueError):
     """The text is not ncu CSV output (no header row), or a row does not fit its header."""
 
@@ -149,7 +144,7 @@ def parse_number(text: str) -> float | None:
 def parse_csv(text: str) -> list[KernelRow]:
     """Kernels in ncu's order from `--csv --page raw --print-units base` output (ncu's own lines
     dropped; the units row, base units: bytes, ns, %, skipped)."""
-    rows = list(csv.reader(io.StringIO("\n".join(ln for ln in text.splitlines() if ln[:1] == '"'))))
+    rows = list(csv.reader(ln for ln in text.splitlines() if ln[:1] == '"'))
     start = next((i for i, r in enumerate(rows) if r[:1] == ["ID"] and "Kernel Name" in r), None)
     if start is None:
         raise NcuCsvError('no ncu CSV header (a row starting with "ID" naming "Kernel Name")')
@@ -169,10 +164,6 @@ def parse_csv(text: str) -> list[KernelRow]:
                 row.values[col] = parse_number(cell)
         out.append(row)
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# From raw metrics to what the reports read
 
 
 def keyed(row: KernelRow) -> dict[str, float | None]:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from harness.core import catalogue, demo_records, device, dtypes
 from harness.core.catalogue import Variant
+from harness.core.sizes import parse_size
 
 RANGE_PREFIX = "rl."
 
@@ -233,8 +234,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", help="write the manifest (JSON) here")
     p.add_argument("--shapes", nargs="*", default=[], help="MxN:DIM: axis variants, peers")
     args = p.parse_args(argv)
-    from harness.core.sizes import parse_size
-
     try:
         variants = [lookup(i) for i in args.variants]
         sizes = [parse_size(s) for s in args.sizes]
