@@ -131,15 +131,14 @@ def accuracy(
                     if not rec.extra["faithful"]:
                         bad.append(v.id)
                 except Exception as e:  # reported in the record, the study goes on
-                    _settle(where)  # let the device finish what was queued before going on
+                    _settle(where)
                     rec = records.for_variant(
                         v, DTYPE, n, status="error", message=f"{type(e).__name__}: {e}",
                         device=name, extra={"data": fam},
                     )  # fmt: skip
                 doc["results"].append(rec.to_json())
-            log(
-                f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {len(bad)} of {len(variants)} not faithful"
-            )
+            tally = f"{len(bad)} of {len(variants)} not faithful"
+            log(f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {tally}")
             del x
         if where == "cuda":
             torch.cuda.empty_cache()

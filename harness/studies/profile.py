@@ -55,7 +55,7 @@ def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) 
     return [
         Job(g, (n,), (dtype,), f"profile-{dtype}-{label[n]}-{k}")
         for n in sizes
-        for k, g in enumerate(gr for gr in groups if gr)
+        for k, g in enumerate(groups)
     ]
 
 
