@@ -186,22 +186,22 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")
 
-    # What is running, how far along, time so far; on a terminal only, gone when done. Each case
+    # What is running, how far along, time so far; on a terminal only, gone when done. The cases
     # through the suites' runner; a case that is not ok is printed as it happens.
-    found = [
-        suites.Case("ladder", v.id, dtype, n) for n in sizes for v in variants if dtype in v.dtypes
-    ]
+    found = [suites.Case("ladder", v.id, dtype, n) for n in sizes for v in variants]
+    labels = iter(f"{c.variant} n={c.n:,}" for c in found)
     columns = TextColumn("{task.description:<44}"), BarColumn(), MofNCompleteColumn()
     with Progress(
         *columns, TimeElapsedColumn(), console=out, transient=True, disable=args.quiet
     ) as bar:
-        task, measured = bar.add_task("", total=len(found)), []
-        for c in found:
-            bar.update(task, description=f"{c.variant} n={c.n:,}")
-            measured += (got := suites.run([c], args.reps, timed=timed))
-            bar.advance(task)
+        task = bar.add_task(next(labels, ""), total=len(found))
+
+        def progress(c: suites.Case, got: list) -> None:
             if bad := suites.failed(got):
                 bar.console.print(f"  {c.variant} n={c.n:,}: {bad[0].check}")
+            bar.update(task, advance=1, description=next(labels, ""))
+
+        measured = suites.run(found, args.reps, progress=progress, timed=timed)
     rows = session.record_dicts(measured)
     head = {}
     if timed and sel.study:
