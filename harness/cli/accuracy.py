@@ -26,10 +26,8 @@ from harness.studies import accuracy as study
 
 
 def selected_families(values: list[str] | None) -> list[str]:
-    try:
+    with common.usage_errors(ValueError):  # an unknown family, named with the valid ones
         return [battery.get(f).name for f in common.split_ids(values)] or list(battery.NAMES)
-    except ValueError as e:  # an unknown family, named with the valid ones
-        raise UsageError(str(e)) from None
 
 
 def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:

@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -89,37 +90,39 @@ def split_ids(values: Sequence[str] | None) -> list[str]:
     return [s.strip() for v in values or () for s in v.split(",") if s.strip()]
 
 
-def unknown_ids_message(unknown: Sequence[str], valid: Sequence[str], what: str) -> str:
-    """'unknown variant id 'v3-sequential'; did you mean cuda/v3-sequential?' -- the list of
-    valid ids only when nothing is close, or when it is short."""
+def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None) -> list[str]:
+    """The ids given (empty: none given), each a known catalogue id (or one of `valid`). An
+    unknown id is named with the close ones ("did you mean cuda/v3-sequential?"); the valid ids
+    are listed when nothing is close, or when they are few."""
+    ids, valid = split_ids(values), list(catalogue.BY_ID if valid is None else valid)
+    if not (unknown := [i for i in ids if i not in valid]):
+        return ids
     lines, lost = [], []
     for i in unknown:
-        close = catalogue.close_ids(i, valid)  # the same words as the API's KeyError
-        if close:
-            lines.append(f"unknown {what} {i!r}; did you mean {' or '.join(close)}?")
+        if close := catalogue.close_ids(i, valid):  # the same words as the API's KeyError
+            lines.append(f"unknown variant id {i!r}; did you mean {' or '.join(close)}?")
         else:
             lost.append(i)
     if lost:
-        lines.append(f"unknown {what}(s): {', '.join(lost)}")
+        lines.append(f"unknown variant id(s): {', '.join(lost)}")
     if lost or len(valid) <= 12:  # short enough to print with every error (seed 001's ten ids)
         lines.append("valid ids (reduce-ladder list):\n  " + "\n  ".join(valid))
-    return "\n".join(lines)
+    raise UsageError("\n".join(lines))
 
 
-def variant_ids(values: Sequence[str] | None, valid: Sequence[str] | None = None) -> list[str]:
-    """The ids given (empty: none given), each a known catalogue id (or one of `valid`)."""
-    ids, valid = split_ids(values), list(catalogue.BY_ID if valid is None else valid)
-    if unknown := [i for i in ids if i not in valid]:
-        raise UsageError(unknown_ids_message(unknown, valid, "variant id"))
-    return ids
+@contextmanager
+def usage_errors(*errors: type[Exception]):
+    """Turn these errors (bad input found by a library function) into a UsageError."""
+    try:
+        yield
+    except errors as e:
+        raise UsageError(str(e)) from None
 
 
 def check_writable(path: str | None, option: str = "--json", folder: bool = False) -> Path | None:
     """Fail before the work, not after it (harness.report.documents.check_output's rule)."""
-    try:
+    with usage_errors(ReportError):
         return documents.check_output(path, folder=folder, option=option) if path else None
-    except ReportError as e:
-        raise UsageError(str(e)) from None
 
 
 class WriteFailed(Exception):

@@ -81,20 +81,16 @@ def cmd_distributed(args: argparse.Namespace) -> int:
     if args.render:
         if not args.out:
             raise UsageError("--render needs --out DIR")
-        try:
+        with common.usage_errors(ReportError):
             doc, written = distributed_tables.render(args.render, args.out)
-        except ReportError as e:
-            raise UsageError(str(e)) from None
         common.write_json(args.json, doc)
         print(distributed_tables.markdown(doc))
         _say("\n".join(f"  wrote {path}" for path in written))
         return EXIT_OK
     if args.out:
         raise UsageError("--out goes with --render")
-    try:
+    with common.usage_errors(distributed.DistributedUsageError):
         req = distributed.resolve(request_from(args))
-    except distributed.DistributedUsageError as e:
-        raise UsageError(str(e)) from None
     where = "GPUs" if req.on_gpu else "CPU processes"
     sizes = common.size_list(req.sizes) or "the sweep only"
     ks, done = ", ".join(map(str, req.gpus)), itertools.count(1)

@@ -63,10 +63,8 @@ def tool_run(study_call, *args, **kwargs) -> dict:
     readable) is a usage error: one line, exit 2."""
     from harness.studies import gpu_tools
 
-    try:
+    with common.usage_errors(gpu_tools.ToolUnavailable):
         return study_call(*args, progress=lambda s: print(s, flush=True), **kwargs)
-    except gpu_tools.ToolUnavailable as e:
-        raise UsageError(str(e)) from None
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -111,10 +109,8 @@ def _shapes(values: list[str] | None, named: list) -> tuple:
 
     if not values:
         return ()
-    try:
+    with common.usage_errors(ValueError):
         shapes = tuple(parse_shape(v) for v in values)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
     if not named:
         raise UsageError("--shapes needs --variants AXIS_ID ... [peer/torch.sum]")
     if other := [v.id for v in named if v.family != "axis" and v.id != "peer/torch.sum"]:

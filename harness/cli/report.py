@@ -24,7 +24,7 @@ import argparse
 import shlex
 from pathlib import Path
 
-from harness.cli.common import EXIT_OK, UsageError, command, console, parse_size
+from harness.cli.common import EXIT_OK, UsageError, command, console, parse_size, usage_errors
 from harness.core.sizes import size_label
 from harness.report import (
     accuracy_tables,
@@ -61,35 +61,32 @@ PAGES = (
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    try:
+    # The pages asked for: (its module, the link's title, the file(s) it renders).
+    pages = [(page, title, getattr(args, opt)) for opt, page, title in PAGES if getattr(args, opt)]
+    with usage_errors(ReportError):
         ref_n = parse_size(args.n) if args.n else None
         for doc in args.readme or ():
             run_report.check_readme(doc)  # before rendering: fail fast on no block
-        for option, page, _ in PAGES:
-            if getattr(args, option):
-                page.load(getattr(args, option))  # checked before anything is written
+        for page, _, source in pages:
+            page.load(source)  # checked before anything is written
         callable_doc = tables.load_callable(*args.callable) if args.callable else None
         written = run_report.write_report(args.runs, args.out, ref_n)
-        out = console()
-        for option, page, title in PAGES:
-            source = getattr(args, option)
-            if source:
-                for name in page.write(source, written.out_dir):
-                    out.print(f"  wrote {name}", highlight=False)
-                names = ", ".join(Path(s).name for s in _listed(source))
-                _link(written.out_dir, title, page.MARKDOWN_NAME, names)
-        main = written.runs[0]
+        out, out_dir, main = console(), written.out_dir, written.runs[0]
+        for page, title, source in pages:
+            for name in page.write(source, out_dir):
+                out.print(f"  wrote {name}", highlight=False)
+            names = ", ".join(Path(s).name for s in _listed(source))
+            _link(out_dir, title, page.MARKDOWN_NAME, names)
         if callable_doc is not None:
-            for name in tables.write_callable(callable_doc, written.out_dir, main.records,
-                                              args.callable):  # fmt: skip
-                out.print(f"  wrote {written.out_dir / name}", highlight=False)
+            for name in tables.write_callable(callable_doc, out_dir, main.records, args.callable):
+                out.print(f"  wrote {out_dir / name}", highlight=False)
         for dtype, n in written.ref_n.items():
             title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
         for table in devices.runs_rich_tables(written.runs, written.compared):
             out.print(table)
         for name in ("report.md", *written.plots):
-            out.print(f"  wrote {written.out_dir / name}", highlight=False)
+            out.print(f"  wrote {out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
             for flag in ("n", "host", "accuracy", "callable", "axis"):
@@ -99,8 +96,6 @@ def cmd_report(args: argparse.Namespace) -> int:
             for doc in args.readme:
                 run_report.update_readme(doc, written, command)
                 out.print(f"  updated the generated blocks in {doc}", highlight=False)
-    except ReportError as e:
-        raise UsageError(str(e)) from None
     return EXIT_OK
 
 
@@ -116,43 +111,11 @@ def _link(out_dir: Path, title: str, page: str, source: str) -> None:
     report_md.write_text(report_md.read_text() + link)
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "report",
-        help="render runs (CLI or pytest-benchmark JSON) into tables, report.md and plots",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    # fmt: off
-    p.add_argument("runs", nargs="+", metavar="RUN.json",
-                   help="one run, or several to compare with the first")
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument("--n", default=None, metavar="N",
-                   help="n of the ladder table/plot (default: 2^25 or below)")
-    p.add_argument("--doc", "--readme", dest="readme", action="append", metavar="FILE.md",
-                   help="rewrite its generated blocks (ladder:begin/end, "
-                   "ladder-summary:begin/end); repeatable")
-    p.add_argument("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
-    p.add_argument("--accuracy", metavar="ACCURACY.json",
-                   help="also render a `reduce-ladder accuracy` study")
-    p.add_argument("--axis", nargs="+", metavar="AXIS.json",
-                   help="also render `bench axis` runs (their rows together)")
-    p.add_argument("--wide", action="store_true", help="every column in the terminal table")
-    p.add_argument("--callable", nargs="+", metavar="CALLABLE.json",
-                   help="also the per-call-from-Python figures (several: one table, the later "
-                   "files' entries beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)")
-    # fmt: on
-    p.set_defaults(func=cmd_report)
-    add_compare_parser(sub)
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
-    try:
+    with usage_errors(ReportError):
         folders = devices.check_folders(args.folders)
         out = run_report.writable_dir(args.out)  # created if missing
         runs = [devices.load_device(f) for f in folders]
-    except ReportError as e:
-        raise UsageError(str(e)) from None
     rows = devices.device_rows(runs)
     if not rows:
         raise UsageError(
@@ -160,12 +123,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"baseline {runs[0].label}; nothing to compare"
         )
     command = shlex.join(["reduce-ladder", "compare", *args.folders, "--out", args.out])
-    try:
+    with usage_errors(ReportError, OSError):
         drawn = plots.plot_devices(out, rows, runs)
         (out / "README.md").write_text(devices.render(runs, out, drawn, command))
         write_document(out / "compare.json", devices.compare_json(runs, out))
-    except (ReportError, OSError) as e:
-        raise UsageError(str(e)) from None
     con = console()
     for line in devices.stand_out(runs, rows):
         con.print(line, highlight=False, markup=False)
@@ -174,7 +135,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_compare_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    help = "render runs (CLI or pytest-benchmark JSON) into tables, report.md and plots"
+    add = command(sub, "report", cmd_report, help, __doc__).add_argument
+    add("runs", nargs="+", metavar="RUN.json", help="one run, or several to compare with the first")
+    add("--out", required=True, metavar="DIR", help="output directory")
+    add("--n", metavar="N", help="n of the ladder table/plot (default: 2^25 or below)")
+    blocks = "rewrite its generated blocks (ladder:begin/end, ladder-summary:begin/end); repeatable"
+    add("--doc", "--readme", dest="readme", action="append", metavar="FILE.md", help=blocks)
+    add("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
+    add("--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study")
+    axis = "also render `bench axis` runs (their rows together)"
+    add("--axis", nargs="+", metavar="AXIS.json", help=axis)
+    add("--wide", action="store_true", help="every column in the terminal table")
+    per_call = "also the per-call-from-Python figures (several: one table, the later files' "
+    per_call += "entries beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)"
+    add("--callable", nargs="+", metavar="CALLABLE.json", help=per_call)
     help = "compare device folders (results/<device>/): time ratios beside the datasheet's"
     p = command(sub, "compare", cmd_compare, help, COMPARE)
     folders = "device folders; the first is the baseline"
