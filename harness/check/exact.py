@@ -164,10 +164,8 @@ def exact_sum(x: Any, fmt: str | None = None) -> ExactSum:
 
 def _nonfinite(negative: np.ndarray, fraction: np.ndarray) -> ExactSum:
     """The IEEE outcome of a sum with these inf / NaN elements."""
-    if (fraction != 0).any():
-        return ExactSum(0, 0, math.nan)
     signs = set(negative.tolist())
-    if len(signs) == 2:  # inf + (-inf)
+    if (fraction != 0).any() or len(signs) == 2:  # a NaN, or inf + (-inf)
         return ExactSum(0, 0, math.nan)
     return ExactSum(0, 0, -math.inf if signs == {1} else math.inf)
 
@@ -246,10 +244,7 @@ def faithful(result: float, exact: ExactSum, fmt: str = "float32") -> bool:
     result = float(result)
     if not exact.is_finite:
         return math.isnan(result) if math.isnan(exact.nonfinite) else result == exact.nonfinite
-    if math.isnan(result):
-        return False
-    down, up = bracket(exact, fmt)
-    return result in (down, up)
+    return result in bracket(exact, fmt)  # a NaN result equals neither
 
 
 def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
