@@ -73,14 +73,13 @@ def cmd_host(args: argparse.Namespace) -> int:
     from harness.studies import host
 
     out = common.console()
-    variants = host.host_variants(opts["ids"])
+    variants = host.host_variants(opts.pop("ids"))
     cuda_ok, why_cuda = device.cupy_gpu()
     if not cuda_ok:
         out.print(f"[yellow]CUDA variants skipped: {why_cuda}[/]")
         variants = [v for v in variants if v.backend != "cuda"]
     doc = host.new_document()
-    doc["options"] = {k: v for k, v in opts.items() if k != "ids"}
-    doc["options"]["variants"] = [v.id for v in variants]
+    doc["options"] = opts | {"variants": [v.id for v in variants]}
     name = doc["device"].get("name")
 
     def show(row: dict) -> None:

@@ -84,7 +84,7 @@ DEFAULT_COMMAND = "run"
 
 def version() -> str:
     """The checkout's pyproject.toml version (PYTHONPATH=.), else the installed package's."""
-    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    pyproject = CHECKOUT / "pyproject.toml"
     if pyproject.is_file():
         return tomllib.loads(pyproject.read_text())["project"]["version"]
     try:
