@@ -41,8 +41,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     check_writable(args.write_doc, "--write-doc")
     if not args.write_doc:
         variant_ids(args.variants)  # unknown ids: a usage error, with suggestions
-        if args.dtype != "all" and args.dtype not in dtypes.NAMES:
-            raise UsageError(f"unknown dtype {args.dtype!r}; valid: {', '.join(dtypes.NAMES)}, all")
         check_arch(args.arch)
         check_writable(args.json)
     return porting_entry().run(args)
@@ -57,7 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add = p.add_argument
     add("--arch", default="sm_90", help="target architecture (default sm_90)")
     add("--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)")
-    add("--dtype", default="float32", help=f"{', '.join(dtypes.NAMES)} or all (default float32)")
+    dtype = f"{', '.join(dtypes.NAMES)} or all (default float32)"
+    add("--dtype", default="float32", choices=(*dtypes.NAMES, "all"), metavar="DTYPE", help=dtype)
     add("--format", choices=("table", "json"), default="table")
     wide = "every count (shared loads/stores, global load widths, atomics, ...); default: a table "
     add("--wide", action="store_true", help=wide + "that fits 100 columns")

@@ -88,11 +88,11 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     interpreted = interpreted_variants(sel)
     sources = compiled_sources(sel)
     no_gpu = f"timings need an NVIDIA GPU, and this machine has none: {why}"
+    limit = "the interpreter's limit of 2^16"
     if not sizes:
         raise UsageError(
-            f"nothing to check on the CPU: every size given is above the interpreter's limit of "
-            f"2^16 (skipped: {size_list(too_big)}); give sizes up to 2^16, e.g. --sizes 1000 2^16 "
-            f"({no_gpu})"
+            f"nothing to check on the CPU: every size given is above {limit} (skipped: "
+            f"{size_list(too_big)}); give sizes up to 2^16, e.g. --sizes 1000 2^16 ({no_gpu})"
         )
     if not interpreted and not sources:
         what = "no Triton kernel and no CUDA source in the selection"
@@ -101,9 +101,7 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
         raise UsageError(f"nothing to check on the CPU: {what} ({no_gpu})")
     device.use_interpreter_if_no_gpu()
     if too_big:
-        console.print(
-            f"[yellow]Sizes above the interpreter's limit of 2^16 skipped: {size_list(too_big)}.[/]"
-        )
+        console.print(f"[yellow]Sizes above {limit} skipped: {size_list(too_big)}.[/]")
     quiet, ns = args.quiet, ", ".join(map(str, sizes))
     twins = f"{plural(len(interpreted), 'Triton twin')} under TRITON_INTERPRET=1 at n = {ns}"
     nvrtc = f"{plural(len(sources), 'CUDA source')} compiled by NVRTC ({ARCH})"

@@ -81,15 +81,14 @@ def cmd_profile(args: argparse.Namespace) -> int:
         print(f"wrote {profile_tables.render(doc, common.check_writable(args.out, '--out', True))}")
         return EXIT_OK
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
-    dtype = args.dtype
     ns = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
     named = named_variants(args.variants)
     shapes = _shapes(args.shapes, named)
-    variants = named or study.default_variants(dtype)
-    common.require_dtype(variants, dtype)
+    variants = named or study.default_variants(args.dtype)
+    common.require_dtype(variants, args.dtype)
     raw = raw_dir_for(args.json, args.raw, "profile-raw")
     try:
-        doc = tool_run(study.profile, variants, ns, dtype, raw, shapes=shapes)
+        doc = tool_run(study.profile, variants, ns, args.dtype, raw, shapes=shapes)
     except study.ProfileError as e:
         return fail("profile", str(e))
     common.write_json(args.json, doc)
