@@ -33,7 +33,6 @@ class CudaCompileError(RuntimeError):
 
 @dataclass
 class KernelResources:
-    mangled: str
     registers: int
     stack_bytes: int
     spill_store_bytes: int
@@ -197,8 +196,6 @@ def parse_ptxas_log(log: str) -> dict[str, KernelResources]:
         elif (m := _FRAME.search(line)) and current:
             frame = tuple(int(g) for g in m.groups())
         elif (m := _USED.search(line)) and current:
-            out[current] = KernelResources(
-                current, int(m.group(1)), frame[0], frame[1], frame[2], int(m.group(2) or 0)
-            )
+            out[current] = KernelResources(int(m.group(1)), *frame, int(m.group(2) or 0))
             current = None
     return out
