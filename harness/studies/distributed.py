@@ -28,7 +28,7 @@ from harness.report.records import DISTRIBUTED_SCHEMA
 from harness.studies import distributed_combines as rank_side
 from harness.studies.distributed_combines import COMBINES
 
-SCALINGS = ("weak", "strong")  # the command line's choices (argparse checks them)
+SCALINGS = ("weak", "strong")
 BACKENDS = ("nccl", "gloo")
 DEFAULT_GPU_SIZE = 2**30
 DEFAULT_CPU_SIZE = 2**12 + 5  # small (the interpreter), and not a multiple of any tile
@@ -93,8 +93,13 @@ def resolve(req: Request) -> Request:
     """Every check, before any process starts; DistributedUsageError with one line otherwise."""
     bad = sorted({k for k in req.gpus if k < 1})
     _refuse(not req.gpus or bad, f"--gpus must be at least 1 (got {bad or 'none'})")
+    _refuse(req.scaling not in SCALINGS, f"unknown --scaling {req.scaling!r}; valid: weak, strong")
     unknown = [c for c in req.combines if c not in COMBINES]
     _refuse(unknown or not req.combines, f"unknown combine {unknown}; valid: {', '.join(COMBINES)}")
+    _refuse(
+        req.backend not in (None, *BACKENDS),
+        f"unknown --backend {req.backend!r}; valid: nccl, gloo",
+    )
     _refuse(not dist.is_available(), "this PyTorch build has no torch.distributed")
     gpu, why = device.torch_gpu()
     on_gpu = not req.cpu and req.backend != "gloo" and gpu
@@ -115,8 +120,10 @@ def resolve(req: Request) -> Request:
     strong = req.scaling == "strong"
     for k in req.gpus:
         odd = ", ".join(size_label(n) for n in sizes if strong and n % k)
-        why = f"{odd} does not divide by K={k}"
-        _refuse(odd, f"strong scaling splits each size evenly over K ranks: {why}")
+        _refuse(
+            odd,
+            f"strong scaling splits each size evenly over K ranks: {odd} does not divide by K={k}",
+        )
     shard_sizes = {k: tuple(n // k if strong else n for n in sizes) for k in req.gpus}
     largest = max(max(s, default=0) for s in shard_sizes.values())
     where = "--cpu was given" if req.cpu else "no CUDA GPU"
