@@ -42,10 +42,6 @@ class Check:
     exact_required: bool | None = None
     input_unchanged: bool | None = None
 
-    @classmethod
-    def from_json(cls, d: dict) -> Check:
-        return cls(**{f.name: d.get(f.name) for f in fields(cls)})
-
 
 def timing_from(d: Any) -> Timing | None:
     """A Timing from its JSON form (Timing.record()); None when absent."""
@@ -143,7 +139,7 @@ class ResultRecord:
             stage=str(d.get("stage") or ""), family=d.get("family") or "",
             seeds=tuple(d.get("seeds") or ()), wrong_demo=bool(d.get("wrong_demo")),
             message=d.get("message") or "", extra=dict(d.get("extra") or {}),
-            check=Check.from_json(check) if isinstance(check, dict) else None,
+            check=check_from(check) if isinstance(check, dict) else None,
             **{k: timing_from(d.get(k)) for k in TIMING_FIELDS},
             device=device if isinstance(device, str) else None,
         )  # fmt: skip
@@ -166,8 +162,9 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
 
 def check_from(result: Any) -> Check:
     """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
-    layer's torch code at load time)."""
-    return Check(**{f.name: getattr(result, f.name) for f in fields(Check)})
+    layer's torch code at load time), or of its JSON form."""
+    get = result.get if isinstance(result, dict) else lambda k: getattr(result, k)
+    return Check(**{f.name: get(f.name) for f in fields(Check)})
 
 
 # ---------------------------------------------------------------------------------------------
