@@ -1,21 +1,6 @@
 """The pytest-benchmark front end of the named suites (harness.studies.suites): one benchmark per
-case of every suite, its id "SUITE-DTYPE-N-VARIANT", so `-k SUITE` selects a suite and pytest's -k
-narrows it further (`-k "sweep and int32 and tile-256"`). Not part of the default test run
-(pyproject's testpaths is tests/).
-
-    python3 -m pytest benchmarks/ -k sweep --benchmark-enable --benchmark-json=bench.json \\
-        --benchmark-timer=harness.core.timing.sync_perf_counter
-    python3 -m pytest benchmarks/ -k fastest --benchmark-enable --bench-sizes 12,20
-
-Options (or environment variables, for scripts), replacing every suite's defaults:
-    --bench-sizes    REDUCE_BENCH_SIZES    log2 exponents or sizes: "10-28", "10,12,2^20", "1000"
-    --bench-rounds   REDUCE_BENCH_ROUNDS   timed rounds per benchmark (default 20, 2 warm-up)
-Dtypes or variants beyond a suite's defaults: `reduce-ladder bench SUITE --dtypes ... --variants
-...` measures them the same way.
-
-Benchmarks are grouped by "suite dtype n=2^k", so pytest-benchmark's table compares the variants at
-one size. Without a GPU every benchmark is skipped with the reason.
-"""
+case of every suite, `-k SUITE` selecting a suite; how to run it, its options and what its
+statistics hold: docs/development.md ("Adding a benchmark")."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""One pytest-benchmark per case of every named suite (harness.studies.suites; options in
-conftest.py). The measurement is the suite's own (the same code `reduce-ladder bench SUITE`
-runs); pytest-benchmark adds its selection (-k SUITE), its table, its JSON and `compare`.
-
-What pytest-benchmark's own statistics hold: the wall time of ONE SYNCHRONIZED PYTHON CALL of the
-case (the device idle before it, L2 flushed before it for the device-time suites; the call, then
-torch.cuda.synchronize), i.e. what one call costs a user, launch overhead included. The
---benchmark-timer=harness.core.timing.sync_perf_counter timer gives the same.
-The device time is NOT in those statistics: it is in extra_info, as the suite measured it:
-    extra_info["rows"]: the case's rows (harness.report.records.Row JSON: metric "total" = device
-        time by harness.core.timing.time_ms, "first_pass", "graph" for n <= 2^20, "call"; the
-        per-call suite's "call" = back-to-back calls from Python);
-    for a record suite also the result record itself (records.ResultRecord JSON, schema
-        BENCH_SCHEMA), its "call" replaced by pytest-benchmark's own rounds, which the report
-        (harness.report.documents) reads.
-A wrong sum fails the benchmark after its rows are recorded.
-"""
+"""One pytest-benchmark per case of every named suite (options in conftest.py): the suite's own
+measurement in extra_info["rows"] (and a record suite's record), pytest-benchmark's statistics the
+wall time of one synchronized Python call (docs/development.md, "Adding a benchmark")."""
 
 from __future__ import annotations
 

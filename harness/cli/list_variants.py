@@ -28,16 +28,6 @@ def twin(v: Variant, wide: bool = False) -> str:
     return "-"
 
 
-ID, STAGE = TermColumn("id", lambda v: v.id, whole=True), TermColumn("stage", lambda v: v.stage)
-WIDE_COLUMNS = [
-    *(ID, STAGE),
-    TermColumn("seeds", lambda v: " ".join(v.seeds) or "-"),
-    TermColumn("twin", lambda v: twin(v, wide=True)),
-    TermColumn("dtypes", lambda v: ",".join(v.dtypes)),
-    TermColumn("tile mapping", lambda v: v.tile_mapping),
-    TermColumn("wrong", lambda v: "WRONG demo" if v.wrong else ""),
-]
-
 COMPACT_KEY = (
     "twin: a CUDA variant's Triton twin (same tiles); on a Triton row, how many CUDA variants "
     "it twins; (id): the other backend's counterpart, not a twin. wrong: a wrong "
@@ -46,22 +36,24 @@ COMPACT_KEY = (
 
 
 def catalogue_table(variants: list[Variant], *, wide: bool = False):
-    """The catalogue in ladder order: compact (tile mappings as keys, spelled out in the legend
-    under the table) or wide (every column in full)."""
-    title = f"reduce-ladder catalogue ({len(variants)} variants)"
-    rows = catalogue.ladder_order(variants)
-    style = lambda v: "red" if v.wrong else None  # noqa: E731
-    if wide:
-        return terminal.terminal_table(title, WIDE_COLUMNS, rows, style)
-    mappings = KeyedText()
+    """The catalogue in ladder order: compact (dtypes and twins shortened, tile mappings as keys
+    spelled out in the legend under the table) or wide (seed labels too, every column in full)."""
+    mappings, C = KeyedText(), TermColumn
     columns = [
-        *(ID, STAGE),
-        TermColumn("dtypes", lambda v: terminal.short_dtypes(v.dtypes), whole=True),
-        TermColumn("twin", twin, whole=True),
-        TermColumn("map", lambda v: mappings.key(v.tile_mapping)),
-        TermColumn("wrong", lambda v: "WRONG" if v.wrong else ""),
-    ]
-    table = terminal.terminal_table(title, columns, rows, style)
+        C("id", lambda v: v.id, whole=True), C("stage", lambda v: v.stage),
+        *([C("seeds", lambda v: " ".join(v.seeds) or "-")] if wide else []),
+        C("dtypes", lambda v: ",".join(v.dtypes) if wide else terminal.short_dtypes(v.dtypes),
+          whole=not wide),
+        C("twin", lambda v: twin(v, wide), whole=not wide),
+        C("tile mapping", lambda v: v.tile_mapping) if wide
+        else C("map", lambda v: mappings.key(v.tile_mapping)),
+        C("wrong", lambda v: ("WRONG demo" if wide else "WRONG") if v.wrong else ""),
+    ]  # fmt: skip
+    title = f"reduce-ladder catalogue ({len(variants)} variants)"
+    style = lambda v: "red" if v.wrong else None  # noqa: E731
+    table = terminal.terminal_table(title, columns, catalogue.ladder_order(variants), style)
+    if wide:
+        return table
     legend = ["map: the tile mapping (blocks, tiles per block, threads)"]
     legend += [f"  {line}" for line in mappings.legend()]
     legend += ["dtypes: " + terminal.dtype_key(dtypes.NAMES), COMPACT_KEY]

@@ -1,12 +1,7 @@
 """reduce-ladder: the command line. Every sub-command is registered from an explicit import (a
-broken module fails loudly): a module's add_parser(sub), or a study with its own parser (STUDIES;
-`ablation`, the old name of a moved experiment, among them).
-
-Exit codes: 0 success (also the CPU path, when it checked something and its checks pass); 1 a
-variant failed (wrong sum or error; wrong demonstrations do not count) or a result could not be
-written after the work; 2 bad usage (unknown variant or dtype, bad size, an output that cannot be
-written, a selection that leaves nothing to check, a GPU-only command without a GPU).
-"""
+broken module fails loudly): a module's add_parser(sub), or a study with its own parser (STUDIES).
+Exit codes (README.md): 0 ok, 1 a variant failed or a result could not be written after the work,
+2 bad usage (before any work)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,8 @@
-"""The one loader: every committed result file read by schema string into a Document
-(records.Document). FAMILIES has one entry per family: its kind, its schema (spelled in
-records.py; the committed files of older versions were rewritten in the current one:
-experiments/migrate_legacy_results), its parser and, where it holds times, its long-format rows.
-The pytest-benchmark, host and accuracy families parse into result records, a ROWS document
-(every suite writes one, `reduce-ladder run --json` too) into rows and the records rebuilt from
-them, the others are read as they are (raw) for their own tables; pytest-benchmark's JSON is
-known by its shape, a manifest (profile-raw/, sanitize-raw/: *.manifest.json) by being a list.
-
-load_document(path, kind) reads any of them (kind: the family, or families, the caller
-accepts); load_run only what the report compares (a suite's records or the benchmark suite). Every
-failure is a ReportError with the file's name and what is wrong. rows(doc) gives a document's
-timed measurements as records.Row, whatever its family (harness.report.readers reads the
-studies' own shapes).
-
-Every output (a --json file, an --out folder, a generated doc) follows one rule, here:
-check_output before the work (a thing in the way, or a place nothing can be written, is a
-ReportError; the check leaves nothing behind), output_path when writing (missing parent folders
-are created, without a word).
-"""
+"""The one loader: every committed result file read by its schema string into a records.Document
+(FAMILIES: one entry per family, its parser and, where it holds times, its long-format rows:
+rows(doc)); pytest-benchmark's JSON is known by its shape, a manifest (*.manifest.json) by being a
+list. Every failure is a ReportError naming the file. Every output follows one rule, here:
+check_output before the work, output_path (missing folders created) when writing."""
 
 from __future__ import annotations
 
@@ -163,39 +148,37 @@ def _manifest(path: str, doc: list) -> Document:
 @dataclass(frozen=True)
 class Family:
     """One family of result documents: its kind, its schema string (none: known by its shape),
-    its parser and, where it holds times, its rows."""
+    its parser (none: read as it is, the Document's raw, for its own tables) and, where it holds
+    times, its rows."""
 
     kind: str
     schema: str
-    parse: Callable[[str, dict | list], Document]
     rows: Callable[[Document], Iterable[Row]] | None = None
+    parser: Callable[[str, dict | list], Document] | None = None
 
-
-def _raw(kind: str, schema: str, rows: Callable[[Document], Iterable[Row]] | None = None) -> Family:
-    """A family read as it is (the Document's raw): its own tables read its own fields."""
-    return Family(kind, schema, lambda path, doc: _head(path, kind, doc), rows)
+    def parse(self, path: str, doc: dict | list) -> Document:
+        return self.parser(path, doc) if self.parser else _head(path, self.kind, doc)  # type: ignore[arg-type]
 
 
 _RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
-    Family("pytest-benchmark", records.BENCH_SCHEMA, _bench, _RECORD_ROWS),
-    Family("host", records.HOST_SCHEMA, _records("host", "table"), _RECORD_ROWS),
-    Family("accuracy", records.ACCURACY_SCHEMA, _records("accuracy", "results"), _RECORD_ROWS),
-    Family("rows", records.ROWS_SCHEMA, _rows,  # as written
-           lambda doc: [r for r in doc.rows if r.median_ms is not None]),
-    _raw("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),
-    _raw("hopper-loads", records.HOPPER_LOADS_SCHEMA, readers.rounds_rows),
-    _raw("repro-sweep", records.REPRO_SWEEP_SCHEMA, readers.repro_sweep_rows),
-    _raw("call-profile", records.CALL_PROFILE_SCHEMA, readers.call_profile_rows),
-    _raw("small-n", records.SMALL_N_SCHEMA, readers.small_n_rows),
-    _raw("inductor-code", records.INDUCTOR_CODE_SCHEMA, readers.inductor_rows),
-    _raw("distributed", records.DISTRIBUTED_SCHEMA, readers.distributed_rows),
-    _raw("profile", records.PROFILE_SCHEMA),
-    _raw("sanitize", records.SANITIZE_SCHEMA),
-    _raw("reproducible", records.REPRODUCIBLE_SCHEMA),
-    _raw("compare", records.COMPARE_SCHEMA),
-    _raw("census", records.CENSUS_SCHEMA),
-    Family("manifest", "", _manifest),
+    Family("pytest-benchmark", records.BENCH_SCHEMA, _RECORD_ROWS, _bench),
+    Family("host", records.HOST_SCHEMA, _RECORD_ROWS, _records("host", "table")),
+    Family("accuracy", records.ACCURACY_SCHEMA, _RECORD_ROWS, _records("accuracy", "results")),
+    Family("rows", records.ROWS_SCHEMA,  # as written
+           lambda doc: [r for r in doc.rows if r.median_ms is not None], _rows),
+    Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),
+    Family("hopper-loads", records.HOPPER_LOADS_SCHEMA, readers.rounds_rows),
+    Family("repro-sweep", records.REPRO_SWEEP_SCHEMA, readers.repro_sweep_rows),
+    Family("call-profile", records.CALL_PROFILE_SCHEMA, readers.call_profile_rows),
+    Family("small-n", records.SMALL_N_SCHEMA, readers.small_n_rows),
+    Family("inductor-code", records.INDUCTOR_CODE_SCHEMA, readers.inductor_rows),
+    Family("distributed", records.DISTRIBUTED_SCHEMA, readers.distributed_rows),
+    *(Family(kind, schema) for kind, schema in (
+        ("profile", records.PROFILE_SCHEMA), ("sanitize", records.SANITIZE_SCHEMA),
+        ("reproducible", records.REPRODUCIBLE_SCHEMA), ("compare", records.COMPARE_SCHEMA),
+        ("census", records.CENSUS_SCHEMA))),
+    Family("manifest", "", None, _manifest),
 )  # fmt: skip
 FAMILY = {f.kind: f for f in FAMILIES}
 # pytest-benchmark's JSON is known by its shape (its schema sits in machine_info), a manifest by

@@ -1,18 +1,6 @@
-"""The row shapes beyond a record's or a row's own JSON: what the host study's producer turns its
-rows into (records), and every timed family's measurements as long-format rows (records.Row), read
-by the one loader (harness.report.documents: FAMILIES).
-
-- the host study (seed 001, `reduce-ladder host`): one row per (n, variant or peer), measured end
-  to end from host memory. Its timings are not the device timings of the record (host clock,
-  median, min and p10-p90 spread; the event split of the trip), so they travel in `extra`:
-  e2e_ms, e2e_min_ms, e2e_spread_ms, reps, device_ms, h2d_ms, kernels_ms, d2h_ms, h2d_share,
-  kernels_share, gbps (bytes of host data / e2e time), staging, streams, chunk, log2n. Its peers
-  ("torch.sum pageable", "torch.sum pinned") are not catalogue ids. The check's bound is the
-  row's "bound".
-
-Rows: each timed family's `*_rows(doc)` (FAMILIES names it), the fields as records.Row says;
-a family without times (profile, sanitize, reproducible, compare, census, manifest) gives none.
-"""
+"""The shapes beyond a record's or a row's own JSON (docs/results-format.md): the host study's rows
+as records (host_record, for its producer), and each timed family's measurements as long-format
+rows (`*_rows(doc)`, named by harness.report.documents' FAMILIES)."""
 
 from __future__ import annotations
 
@@ -74,19 +62,17 @@ def versions(doc: Document) -> tuple[tuple[str, str], ...]:
 
 def _maker(doc: Document):
     """Rows of one document (its device, suite and versions said once): timed(t, **fields) is
-    [a Row of the timing t (a Timing or its JSON form)], or [] where there is none."""
+    [a Row of the timing t: a Timing, its JSON form, or a median alone, in ms], or [] where there
+    is none."""
     common = {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
 
-    def timed(t: Timing | dict | None, **fields: Any) -> list[Row]:
+    def timed(t: Timing | dict | float | None, **fields: Any) -> list[Row]:
+        if isinstance(t, int | float):
+            t = Timing(t, None, None, None, None)  # type: ignore[arg-type]
         t = timing_from(t) if isinstance(t, dict) else t
         return [] if t is None else [Row(**common, **fields, **asdict(t))]
 
     return timed
-
-
-def _timing(median_ms: float | None, min_ms: float | None = None, reps: int | None = None):
-    """A Timing of the statistics a document kept (None where it kept no median)."""
-    return None if median_ms is None else Timing(median_ms, min_ms, None, None, reps)  # type: ignore[arg-type]
 
 
 def _ms(us: float | None) -> float | None:
@@ -99,21 +85,21 @@ def record_rows_of(doc: Document) -> Iterator[Row]:
     for r in doc.records:
         yield from (row for row in record_rows(r, **common) if row.median_ms is not None)
         if "e2e_ms" in r.extra:  # the host study: from host memory, per staging
-            t = _timing(r.extra["e2e_ms"], r.extra.get("e2e_min_ms"), r.extra.get("reps"))
-            yield from timed(t, variant=r.variant, config=r.extra.get("staging", ""),
-                             dtype=r.dtype, shape=r.n, metric="e2e", check=r.status)  # fmt: skip
+            x = r.extra
+            t = {"median_ms": x["e2e_ms"], "min_ms": x.get("e2e_min_ms"), "reps": x.get("reps")}
+            yield from timed(t, variant=r.variant, config=x.get("staging", ""), dtype=r.dtype,
+                             shape=r.n, metric="e2e", check=r.status)  # fmt: skip
 
 
 def rounds_rows(doc: Document) -> Iterator[Row]:
     """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
     timed = _maker(doc)
-    dtype = doc.raw.get("dtype", "")
     for row in doc.raw.get("rows", []):
         for what, rounds in (row.get("times") or {}).items():
             check = (row.get("verdicts") or {}).get(what, "")
             for rnd, t in rounds.items():
-                yield from timed(t, variant=what, config="", dtype=dtype, shape=row["n"],
-                                 metric=rnd, check=check)  # fmt: skip
+                yield from timed(t, variant=what, config="", dtype=doc.raw.get("dtype", ""),
+                                 shape=row["n"], metric=rnd, check=check)  # fmt: skip
 
 
 def small_n_rows(doc: Document) -> Iterator[Row]:
@@ -122,29 +108,30 @@ def small_n_rows(doc: Document) -> Iterator[Row]:
         agrees = row.get("sum_agrees") or {}
         for path, us in (row.get("us") or {}).items():
             check = "" if path not in agrees else ("ok" if agrees[path] else "wrong")
-            yield from timed(_timing(_ms(us)), variant=path, config="", dtype=row["dtype"],
+            yield from timed(_ms(us), variant=path, config="", dtype=row["dtype"],
                              shape=row["n"], metric="total", check=check)  # fmt: skip
 
 
 def repro_sweep_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
     for row in doc.raw.get("rows", []):
-        ident = {"config": row["shape"], "dtype": row["dtype"], "shape": row["n"]}
-        ident["metric"] = "total"
+        ident = {
+            "config": row["shape"],
+            "dtype": row["dtype"],
+            "shape": row["n"],
+            "metric": "total",
+        }
         check = "ok" if row.get("same_bits") else "wrong"
-        yield from timed(
-            _timing(row.get("median_ms")), variant=row["variant"], **ident, check=check
-        )
+        yield from timed(row.get("median_ms"), variant=row["variant"], **ident, check=check)
         for peer, ms in (row.get("peers_ms") or {}).items():
-            yield from timed(_timing(ms), variant=peer, **ident)
+            yield from timed(ms, variant=peer, **ident)
 
 
 def call_profile_rows(doc: Document) -> Iterator[Row]:
-    timed = _maker(doc)
-    raw = doc.raw
+    timed, raw = _maker(doc), doc.raw
     ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
     for entry, us in (raw.get("per_call_us") or {}).items():
-        yield from timed(_timing(_ms(us)), variant=entry, **ident, metric="call")
+        yield from timed(_ms(us), variant=entry, **ident, metric="call")
 
 
 def inductor_rows(doc: Document) -> Iterator[Row]:
@@ -159,10 +146,9 @@ def inductor_rows(doc: Document) -> Iterator[Row]:
 def distributed_rows(doc: Document) -> Iterator[Row]:
     timed = _maker(doc)
     for r in doc.raw.get("runs", []):
-        if r.get("kind") != "sum":
-            continue
-        ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}"}
-        ident |= {"dtype": "float32", "shape": (r["n_per_rank"], r["gpus"])}
-        check = "ok" if r.get("ok") else "wrong"
-        for metric in ("local", "combine", "total"):
-            yield from timed(_timing(r.get(f"{metric}_ms")), **ident, metric=metric, check=check)
+        if r.get("kind") == "sum":
+            ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
+                     "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
+                     "check": "ok" if r.get("ok") else "wrong"}  # fmt: skip
+            for metric in ("local", "combine", "total"):
+                yield from timed(r.get(f"{metric}_ms"), **ident, metric=metric)

@@ -1,41 +1,7 @@
-"""The result record: one measurement of one variant (or peer) at one dtype and size, as every
-producer writes it (the ladder session, the pytest-benchmark suite, the fastest bench, the host
-study) and every reader reads it (the tables, report.md and the ladder doc blocks, the porting doc,
-the seed table). Also the ONE spelling of every document schema string the harness writes.
-
-JSON form of a record (version 2; a field that was not measured is left out, never null):
-
-    {"variant": "cuda/v3-sequential", "backend": "cuda", "stage": "3", "family": "ladder",
-     "seeds": ["000:v3", "002:R3"], "twin": "triton/tile-256", "wrong_demo": false,
-     "dtype": "float32", "n": 16777216,
-     "status": "ok", "ok": true, "message": "",
-     "check": {"value": 830517824.0, "golden": 830517814, "abs_err": 10.0,
-               "tolerance": 1336.6, "exact_required": false, "input_unchanged": true},
-     "first_pass": TIMING, "total": TIMING, "graph": TIMING, "call": TIMING,
-     "passes": 3, "blocks_first_pass": 65536,
-     "bytes_first_pass": 67371008, "bytes_total": 67635204,
-     "gbps_first_pass": 363.5, "gbps_total": 351.6,
-     "device": "NVIDIA H200",
-     "extra": {...}}
-
-    TIMING = {"median_ms", "min_ms", "p10_ms", "p90_ms", "reps"}  (harness.core.timing.Timing)
-
-- status: "ok", "wrong" (the sum failed its check; for a wrong demonstration: the race showed),
-  "error" (the variant raised; message says what) or "skipped" (a peer whose optional library is
-  not installed here: extra.unavailable, message "unavailable: why"; not a failure). "ok" is
-  status == "ok", written for readers' convenience and ignored on reading.
-- first_pass: the first kernel alone (multi-pass variants); total: every pass (a peer: its one
-  call); graph: device time per call replayed from a CUDA graph (n <= 2^20); call: host wall time
-  of one synchronized Python call. All medians over repetitions, L2 flushed between them.
-- bytes_*: bytes read plus bytes written (every pass's input and partials; a peer: its input and
-  its one result; the copy: 2 n itemsize); gbps_* = bytes / median time (1 GB = 1e9 B), derived
-  on writing, recomputed on reading.
-- extra: what one producer measures beyond these (the host study's end-to-end split, a capture
-  error, a traceback), documented by that producer.
-
-harness.report.documents reads every document; new documents are written at the versions below
-(the committed files of older versions were rewritten in them: experiments/migrate_legacy_results).
-"""
+"""The result record (ResultRecord: one measurement of one variant or peer at one dtype and size)
+and the long-format row (Row: one timed measurement, whatever document it came from), their JSON
+forms (docs/results-format.md), and the ONE spelling of every document schema string the harness
+writes; harness.report.documents reads every document."""
 
 from __future__ import annotations
 
@@ -75,10 +41,6 @@ class Check:
     tolerance: float | None  # the error bound; 0 means the result must be exact
     exact_required: bool | None = None
     input_unchanged: bool | None = None
-
-    @classmethod
-    def from_json(cls, d: dict) -> Check:
-        return cls(**{f.name: d.get(f.name) for f in fields(cls)})
 
 
 def timing_from(d: Any) -> Timing | None:
@@ -177,7 +139,7 @@ class ResultRecord:
             stage=str(d.get("stage") or ""), family=d.get("family") or "",
             seeds=tuple(d.get("seeds") or ()), wrong_demo=bool(d.get("wrong_demo")),
             message=d.get("message") or "", extra=dict(d.get("extra") or {}),
-            check=Check.from_json(check) if isinstance(check, dict) else None,
+            check=check_from(check) if isinstance(check, dict) else None,
             **{k: timing_from(d.get(k)) for k in TIMING_FIELDS},
             device=device if isinstance(device, str) else None,
         )  # fmt: skip
@@ -200,33 +162,14 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
 
 def check_from(result: Any) -> Check:
     """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
-    layer's torch code at load time)."""
-    return Check(**{f.name: getattr(result, f.name) for f in fields(Check)})
+    layer's torch code at load time), or of its JSON form."""
+    get = result.get if isinstance(result, dict) else lambda k: getattr(result, k)
+    return Check(**{f.name: get(f.name) for f in fields(Check)})
 
 
 # ---------------------------------------------------------------------------------------------
-# The long-format row: one timed measurement, whatever document it came from (a table is a pivot
-# of rows: harness.report.markdown.grid). Every suite writes them; the loader reads every older
-# family that holds timings into them (harness.report.readers).
-# - suite: the suite's name (harness.studies.suites) in a ROWS document; for an older document its
-#   family (documents.FAMILIES' kind: "host", "accuracy"...).
-# - variant: a catalogue id (a variant or a peer), or what the study names its subject by (a
-#   callable entry, an ablation's design, a memory path); config: what else tells two rows of one
-#   variant apart ("" for most: a host row's staging, a sweep's launch shape, a combine).
-# - shape: n, or a tuple where one number is not enough (the distributed study: (n per GPU, K)).
-# - metric: which time ("first_pass", "total", "graph", "call" as in the record; "e2e" from host
-#   memory; "round1"/"round2" of an experiment; "local"/"combine" of a distributed sum). Times in
-#   milliseconds, whatever unit the document wrote them in; a statistic the document did not keep
-#   is None.
-# - bytes: bytes read plus written for the time (the record's bytes_first_pass or bytes_total),
-#   None where the document does not say.
-# - check: "ok", "wrong", "error", "skipped" (the record's status), or "" where the family checks
-#   nothing per time.
-# - versions: the software and the schema the row was measured under, as sorted (key, value)
-#   pairs.
-# The ROWS document, the one form every suite writes:
-#     {"schema": ROWS_SCHEMA, "created": ..., "suite": ..., "device": {...}, "versions": {...},
-#      "options": {...}, "rows": [row JSON: a Row's fields, device and versions said once above]}
+# The long-format row (docs/results-format.md): every suite writes them, the loader reads every
+# older family that holds timings into them (harness.report.readers); a table is a pivot of rows.
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,6 @@
-"""The main job's measure: verify and time one variant at one size (check_and_time), on the CPU too
-(check only): one result record, in its JSON form. The record suites of harness.studies.suites
-measure their cases by it, `reduce-ladder run` / `check` among them (through the suites' runner);
-run_document writes their rows as a ROWS document, from which the loader rebuilds the records.
-Also which variants a run selects: the ladder's, a study note's."""
+"""The main job's measure: verify and time one variant at one size (check_and_time; on the CPU:
+check only) into one result record (its JSON form), what the record suites of
+harness.studies.suites measure their cases by; and which variants a run selects."""
 
 from __future__ import annotations
 
@@ -81,16 +79,9 @@ def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: fl
 
 
 def check_and_time(
-    v: Variant,
-    dtype: str,
-    n: int,
-    *,
-    timed: bool = True,
-    reps: int | None = None,
-    first_pass: bool = True,
-    max_reps: int = MAX_REPS,
-    target_ms: float = 300.0,
-) -> dict:
+    v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None,
+    first_pass: bool = True, max_reps: int = MAX_REPS, target_ms: float = 300.0,
+) -> dict:  # fmt: skip
     """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
     and total times (at most max_reps repetitions, about target_ms worth where reps is None). An
     error is status "error" in the record (the run goes on), a wrong sum "wrong"."""
@@ -105,18 +96,16 @@ def check_and_time(
         x = verify.seed_like_input(n, dtype, dev)
         check = verify.check_variant(v, x)
         status = "ok" if check.ok else "wrong"
-        rec = dataclasses.replace(
-            rec, status=status, message=check.message, check=records.check_from(check)
-        )
+        rec = dataclasses.replace(rec, status=status, message=check.message,
+                                  check=records.check_from(check))  # fmt: skip
         if timed and dev == "cuda":
             rec = dataclasses.replace(rec, **_timings(v, x, reps, first_pass, max_reps, target_ms))
         del x
         if dev == "cuda":
             torch.cuda.synchronize()
     except PeerUnavailable as e:  # e.g. cuda.compute not installed: skipped with its reason
-        rec = dataclasses.replace(
-            rec, status=SKIPPED, message=f"unavailable: {e}", extra={**rec.extra, UNAVAILABLE: True}
-        )
+        rec = dataclasses.replace(rec, status=SKIPPED, message=f"unavailable: {e}",
+                                  extra={**rec.extra, UNAVAILABLE: True})  # fmt: skip
     except Exception as e:  # reported in the record; the run goes on with the other variants
         why, extra = f"{type(e).__name__}: {e}", {"traceback": traceback.format_exc(limit=6)}
         rec = dataclasses.replace(rec, status="error", message=why, extra={**rec.extra, **extra})
@@ -166,9 +155,8 @@ def seed_dtypes(seed: str) -> list[str]:
     return [d for d in dtypes.NAMES if any(d in v.dtypes for v in vs if v.seeds)]
 
 
-def ladder_variants(
-    dtype: str, ids: list[str] | None = None, include_wrong: bool = False, everything: bool = False
-) -> list[Variant]:
+def ladder_variants(dtype: str, ids: list[str] | None = None, include_wrong: bool = False,
+                    everything: bool = False) -> list[Variant]:  # fmt: skip
     """The ladder's selection: seed 001's variants (`reduce-ladder host`) only when named, the
     variants not run by default (the torch.compile peers) only when named or everything."""
     sel = catalogue.select(ids, dtype=dtype, include_wrong=include_wrong)

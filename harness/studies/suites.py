@@ -1,14 +1,8 @@
 """The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
-rows (harness.report.records.Row). One registry (SUITES), one runner (run; run_suite writes and
-prints a suite's rows), three front ends: `reduce-ladder run` / `check` (harness.cli.run),
-`reduce-ladder bench SUITE` (harness.cli.bench, also the older `fastest-bench`) and `pytest
-benchmarks/ -k SUITE` (benchmarks/test_bench.py).
-
-A record suite's case is measured by harness.studies.session.check_and_time (its rows are the
-record's timings; checked only where run's timed is False), a callable case by
-harness.studies.call_entries, an axis case by harness.studies.axis_bench. Seed 001's variants are
-measured from host memory by `reduce-ladder host`, not a suite.
-"""
+rows (records.Row: a record suite's by session.check_and_time, the callable suite's by
+call_entries, the axis suite's by axis_bench). One registry (SUITES), one runner (run; run_suite
+writes and prints a suite's rows) for `reduce-ladder run` / `check`, `reduce-ladder bench SUITE`
+(and `fastest-bench`) and `pytest benchmarks/ -k SUITE`."""
 
 from __future__ import annotations
 
