@@ -1,13 +1,6 @@
-"""`reduce-ladder accuracy`: every float32 variant and the peers on the accuracy battery, each
-result's error in float32 ulps against the exact sum (harness.studies.accuracy).
+"""`reduce-ladder accuracy [--sizes N ...] [--families F ...] [--variants ID ...] [--json PATH]
+[--reproducible-json PATH]`: the accuracy study (docs/studies.md#the-accuracy-studys-files).
 
-    reduce-ladder accuracy [--sizes N ...] [--families F ...] [--variants ID ...]
-                           [--json PATH] [--reproducible-json PATH]
-
-Default: every family of harness.check.battery at n = 2^20 and 2^25, every non-wrong float32
-variant (seed 001's host-staged family left out) and torch.sum, cupy.sum (CUB). --json writes
-the accuracy/1 document (results/<device>/accuracy.json); --reproducible-json the reproducible
-variants' result bits over the fixed input list (results/<device>/reproducible.json).
 Exit: 0 done; 1 a variant raised, a reproducible variant was not faithful on data inside its
 stated limit, or --reproducible-json found no reproducible variant to record (accuracy.json is
 written all the same); 2 bad usage or no GPU (before any work).

@@ -1,10 +1,7 @@
-"""The tables of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents), every derived
-figure from the measured times: aggregate bandwidth (the K shards' bytes over the slowest rank's
-local + combine time); weak efficiency t1 / tK, strong speedup t1 / tK and efficiency t1 / (K tK),
-t1 the K = 1 run of the same scaling, size, combine and variant ("-" without one); nccl-tests'
-algbw = bytes / t and busbw = algbw * 2(K-1)/K. Several documents (one per step) render as one:
-their runs are pooled (merged_document).
-"""
+"""The tables of `reduce-ladder distributed`, every derived figure from the measured times
+(docs/several-gpus.md): aggregate GB/s, weak / strong efficiency and speedup against the K = 1 run
+of the same scaling, size, combine and variant, nccl-tests' algbw and busbw. Documents of several
+steps render as one (merged_document)."""
 
 from __future__ import annotations
 

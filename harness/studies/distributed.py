@@ -1,11 +1,6 @@
-"""One sum across K GPUs on NCCL (docs/several-gpus.md): the parent side.
-
-resolve() makes every check before any process starts (DistributedUsageError, exit 2); launch()
-spawns K ranks (harness.studies.distributed_combines.run_rank), meeting through a file in the
-run's own temporary folder, with NVLink multicast off in their environment, and turns a failing
-rank into RankFailure naming it (exit 1); study() runs every K and returns the document. Without
-CUDA (or with --cpu) the same launcher runs on the CPU with gloo and the Triton variants under
-TRITON_INTERPRET=1, at small n.
+"""One sum across K GPUs on NCCL (docs/several-gpus.md), the parent side: resolve() makes every
+check before any process starts (DistributedUsageError, exit 2), launch() spawns K ranks
+(distributed_combines.run_rank) and names a failing one (RankFailure, exit 1), study() runs every K.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): its
-seeded shard of integers in {-1, 0, 1} as float32 (every partial sum exact below 2^24), the local
-sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather added in rank
-order in float64), the back-to-back loops (the scalar combine, the all_reduce sweep), each case's
-record made from every rank's measurements (`everyone`); docs/several-gpus.md says what is
-measured and why. Rank 0 writes the records to RESULT_FILE; a rank that raises writes its one
-line to ERROR_FILE first.
-Timing is harness.core.timing.Clock's marks, not time_ms: every rank between barriers and a
-device gate, so that the slowest rank's local sum and combine can be kept.
+"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them):
+its seeded shard, the local sum, the combines (COMBINES), the back-to-back loops, each case's
+record from every rank's measurements (docs/several-gpus.md). Rank 0 writes RESULT_FILE; a rank
+that raises writes its one line to ERROR_FILE first. Timed with timing.Clock's marks, every rank
+between barriers and a device gate, so that the slowest rank's local sum and combine can be kept.
 """
 
 from __future__ import annotations
