@@ -18,11 +18,6 @@ from harness.core import catalogue
 from harness.studies import accuracy as study
 
 
-def selected_families(values: list[str] | None) -> list[str]:
-    with common.usage_errors(ValueError):  # an unknown family, named with the valid ones
-        return [battery.get(f).name for f in common.split_ids(values)] or list(battery.NAMES)
-
-
 def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:
     variants = study.study_variants()
     valid = [v.id for v in variants]
@@ -38,7 +33,8 @@ def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:
 
 def cmd_accuracy(args: argparse.Namespace) -> int:
     sizes = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
-    families = selected_families(args.families)
+    with common.usage_errors(ValueError):  # an unknown family, named with the valid ones
+        families = [battery.get(f).name for f in common.split_ids(args.families)]
     variants = selected_variants(args.variants)
     common.check_writable(args.json)
     common.check_writable(args.reproducible_json, "--reproducible-json")
@@ -47,7 +43,7 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
     from harness.report import accuracy_tables
 
     log = partial(print, flush=True)
-    doc = study.accuracy(variants, families, sizes, log=log)
+    doc = study.accuracy(variants, families or list(battery.NAMES), sizes, log=log)
     common.write_json(args.json, doc)
     print(accuracy_tables.markdown(doc))
     failed = accuracy_tables.failures(doc, {v.id for v in repro})
