@@ -38,8 +38,7 @@ GATE_PER_CALL_S = 1e-4  # and per call of a back-to-back loop (a combine queues 
 
 @dataclass(frozen=True)
 class Rank:
-    """What one rank measures with: its index, K, the resolved Request of
-    harness.studies.distributed, its device and its clock."""
+    """One rank: its index, K, the resolved distributed.Request, its device and clock."""
 
     rank: int
     k: int
@@ -82,8 +81,7 @@ def run_rank(rank: int, k: int, out_dir: str, req: Any) -> None:
 
 
 def _measure(rank: int, k: int, out_dir: str, req: Any) -> list[dict]:
-    """Join the group (its rendezvous a file in the run's folder), then every case of the
-    request; the records (the same on every rank)."""
+    """Join the group, then every case of the request; the records (the same on every rank)."""
     warnings.filterwarnings("ignore", message=".*all_gather_into_tensor.*", category=FutureWarning)
     if req.on_gpu:
         torch.cuda.set_device(rank)
@@ -160,7 +158,6 @@ COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
 def sum_case(me: Rank, n: int) -> list[dict]:
-    """One shard of n, summed and combined by each combine in turn (timed_sum)."""
     shard = make_shard(n, me.req.seed, me.rank, me.dev)
     before = checksum(shard)
     goldens = me.everyone(before[0])  # every rank's exact shard sum, added in rank order
