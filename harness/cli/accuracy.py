@@ -1,13 +1,6 @@
-"""`reduce-ladder accuracy`: every float32 variant and the peers on the accuracy battery, each
-result's error in float32 ulps against the exact sum (harness.studies.accuracy).
+"""`reduce-ladder accuracy [--sizes N ...] [--families F ...] [--variants ID ...] [--json PATH]
+[--reproducible-json PATH]`: the accuracy study (docs/studies.md#the-accuracy-studys-files).
 
-    reduce-ladder accuracy [--sizes N ...] [--families F ...] [--variants ID ...]
-                           [--json PATH] [--reproducible-json PATH]
-
-Default: every family of harness.check.battery at n = 2^20 and 2^25, every non-wrong float32
-variant (seed 001's host-staged family left out) and torch.sum, cupy.sum (CUB). --json writes
-the accuracy/1 document (results/<device>/accuracy.json); --reproducible-json the reproducible
-variants' result bits over the fixed input list (results/<device>/reproducible.json).
 Exit: 0 done; 1 a variant raised, a reproducible variant was not faithful on data inside its
 stated limit, or --reproducible-json found no reproducible variant to record (accuracy.json is
 written all the same); 2 bad usage or no GPU (before any work).
@@ -25,11 +18,6 @@ from harness.core import catalogue
 from harness.studies import accuracy as study
 
 
-def selected_families(values: list[str] | None) -> list[str]:
-    with common.usage_errors(ValueError):  # an unknown family, named with the valid ones
-        return [battery.get(f).name for f in common.split_ids(values)] or list(battery.NAMES)
-
-
 def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:
     variants = study.study_variants()
     valid = [v.id for v in variants]
@@ -45,7 +33,8 @@ def selected_variants(values: list[str] | None) -> list[catalogue.Variant]:
 
 def cmd_accuracy(args: argparse.Namespace) -> int:
     sizes = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
-    families = selected_families(args.families)
+    with common.usage_errors(ValueError):  # an unknown family, named with the valid ones
+        families = [battery.get(f).name for f in common.split_ids(args.families)]
     variants = selected_variants(args.variants)
     common.check_writable(args.json)
     common.check_writable(args.reproducible_json, "--reproducible-json")
@@ -54,7 +43,7 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
     from harness.report import accuracy_tables
 
     log = partial(print, flush=True)
-    doc = study.accuracy(variants, families, sizes, log=log)
+    doc = study.accuracy(variants, families or list(battery.NAMES), sizes, log=log)
     common.write_json(args.json, doc)
     print(accuracy_tables.markdown(doc))
     failed = accuracy_tables.failures(doc, {v.id for v in repro})

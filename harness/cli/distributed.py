@@ -1,15 +1,6 @@
-"""`reduce-ladder distributed`: one sum across K GPUs on NCCL (docs/several-gpus.md).
-
-    reduce-ladder distributed --gpus 1,2,4 [--sizes 2^30 ...] [--scaling weak|strong]
-        [--variant cuda/fastest] [--combines all_reduce,all_gather] [--reps 10] [--sweep]
-        [--json PATH] [--cpu --backend gloo] [--timeout 60]
-    reduce-ladder distributed --render A.json [B.json ...] --out DIR [--json MERGED.json]
-
-A run prints the tables (Markdown, on stdout; progress on stderr) and writes --json; --render
-pools documents (one per step) into DIR/distributed.md, and with --json the pooled document.
-Exit codes: 0 every sum exact; 1 a sum wrong or a rank failed (its message printed); 2 bad
-input, found before any process starts (K < 1, K above the GPUs present, a size that does not
-divide by K under strong scaling, NCCL missing, an unknown variant).
+"""`reduce-ladder distributed`: one sum across K GPUs on NCCL; --render pools documents (one per
+step) into DIR/distributed.md. Usage, checks and exit codes (0 every sum exact; 1 a sum wrong or a
+rank failed; 2 bad input, before any process starts): docs/several-gpus.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The accuracy study's table and plot (an accuracy/1 document, harness.studies.accuracy): per n,
-a row per variant and a column per data family, each cell the float32 result's error in ulps of
-the exact sum and a mark (✓ faithful, ✗ not); the plot shows the same ulps on a log axis, one
-panel per n, the families along x.
-
-Read by `reduce-ladder accuracy` (the terminal) and `reduce-ladder report --accuracy PATH`
-(accuracy.md and accuracy.png beside report.md). No GPU needed.
-"""
+"""The accuracy study's table and plot (accuracy/1): per n, a row per variant, a column per
+data family, each cell the error in ulps of the exact sum and ✓ faithful / ✗ not; the plot the
+same ulps on a log axis, one panel per n. No GPU needed."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""The tables of `reduce-ladder distributed` (DISTRIBUTED_SCHEMA documents), every derived
-figure from the measured times: aggregate bandwidth (the K shards' bytes over the slowest rank's
-local + combine time); weak efficiency t1 / tK, strong speedup t1 / tK and efficiency t1 / (K tK),
-t1 the K = 1 run of the same scaling, size, combine and variant ("-" without one); nccl-tests'
-algbw = bytes / t and busbw = algbw * 2(K-1)/K. Several documents (one per step) render as one:
-their runs are pooled (merged_document).
-"""
+"""The tables of `reduce-ladder distributed`, every derived figure from the measured times
+(docs/several-gpus.md): aggregate GB/s, weak / strong efficiency and speedup against the K = 1 run
+of the same scaling, size, combine and variant, nccl-tests' algbw and busbw. Documents of several
+steps render as one (merged_document)."""
 
 from __future__ import annotations
 
@@ -34,16 +31,13 @@ def merged_document(docs: list[dict]) -> dict:
     return merged
 
 
-def _size(run: dict) -> int:
-    """The size a scaling holds fixed: n per GPU (weak), n in total (strong)."""
-    return run["n_per_rank"] if run["scaling"] == "weak" else run["n_total"]
-
-
 def sum_rows(runs: list[dict]) -> list[dict]:
     """The sum runs in table order, each with its derived figures: speedup and efficiency against
     the K = 1 run of the same scaling, variant, combine and size (None without one), aggregate
     and per-GPU local bandwidth (GB/s)."""
-    key = lambda r: (r["scaling"], r["variant"], r["combine"], _size(r))  # noqa: E731
+    # the size a scaling holds fixed: n per GPU (weak), n in total (strong)
+    fixed = lambda r: r["n_per_rank"] if r["scaling"] == "weak" else r["n_total"]  # noqa: E731
+    key = lambda r: (r["scaling"], r["variant"], r["combine"], fixed(r))  # noqa: E731
     sums = sorted((r for r in runs if r["kind"] == "sum"), key=lambda r: (*key(r), r["gpus"]))
     base = {key(r): r["total_ms"] for r in sums if r["gpus"] == 1}
     rows = []
@@ -51,12 +45,9 @@ def sum_rows(runs: list[dict]) -> list[dict]:
         t1 = base.get(key(r))
         speedup = t1 / r["total_ms"] if t1 else None
         efficiency = speedup if r["scaling"] == "weak" or not speedup else speedup / r["gpus"]
-        agg_gbps = 4 * r["n_total"] / (r["total_ms"] * 1e6)
-        local_gbps = 4 * r["n_per_rank"] / (r["local_ms"] * 1e6)
-        rows.append(
-            r
-            | dict(speedup=speedup, efficiency=efficiency, agg_gbps=agg_gbps, local_gbps=local_gbps)
-        )
+        rows.append(r | dict(speedup=speedup, efficiency=efficiency,
+                             agg_gbps=4 * r["n_total"] / (r["total_ms"] * 1e6),
+                             local_gbps=4 * r["n_per_rank"] / (r["local_ms"] * 1e6)))  # fmt: skip
     return rows
 
 
@@ -69,18 +60,17 @@ def sweep_rows(runs: list[dict]) -> list[dict]:
     return [r | {"busbw": r["algbw"] * 2 * (r["gpus"] - 1) / r["gpus"]} for r in rows]
 
 
-def _verdict(r: dict) -> str:
-    return (
-        "exact" if r["ok"] else "WRONG: " + ", ".join(w for w, k in SUM_CHECKS.items() if not r[k])
-    )
-
-
 def _n(header: str, key: str, fmt: str | Callable = "d", scale: float = 1) -> Column:
     """A right-aligned column of row[key] (times scale): a format spec ("-" for None) or a
     function of the value."""
     if callable(fmt):
         return numbers(header, lambda r: fmt(r[key]))
     return numbers(header, lambda r: num(None if r[key] is None else r[key] * scale, fmt))
+
+
+def wrong(r: dict) -> list[str]:
+    """The names of a sum's failed checks (SUM_CHECKS)."""
+    return [w for w, k in SUM_CHECKS.items() if not r[k]]
 
 
 CHECK = Column("check", lambda r: "ok" if r["ok"] else "WRONG")
@@ -97,7 +87,7 @@ SUM_COLUMNS = (
     _n("local GB/s per GPU", "local_gbps", ".1f"),
     _n("speedup", "speedup", ".2f"),
     _n("efficiency", "efficiency", ".1%"),
-    Column("check", _verdict),
+    Column("check", lambda r: "exact" if r["ok"] else "WRONG: " + ", ".join(wrong(r))),
 )
 COMBINE_COLUMNS = (
     _n("K", "gpus"),

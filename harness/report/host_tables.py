@@ -1,9 +1,5 @@
 """Seed 001's host study as one Markdown page (host.md beside report.md, and what `reduce-ladder
-host` prints): the seed's table regenerated, where the time goes, the adversarial input, the
-stream sweep.
-
-The table's rows are result records (harness.report.readers.host_record: the end-to-end
-timings in `extra`)."""
+host` prints); its table's rows are result records (readers.host_record)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""The accuracy study: every float32 variant and the peers (torch.sum, cupy.sum) on the data
-battery (harness.check.battery: seeded, made on the CPU), each result's error in float32 ulps
-against the EXACT sum (harness.check.exact); and the reproducible variants' result bits over a
-fixed list of seeded inputs. Seed 001's host-staged family is left out (it sums like the ladder).
-
-accuracy/1: {"schema", "created", "device", "seed", "limits": {n: K(n)}, "families", "results"}:
-one record per (variant, family, n), its check the result, the correctly rounded sum and
-|result - s|; extra: "data", "ulps" (null when the result is not finite while the sum is),
-"faithful" (one of the two float32s around s), "kappa", "within_limit", "result_hex".
-reproducible/1: {"schema", "created", "device", "inputs": [{"key", "family", "dtype", "n",
-"offset", "seed"}], "results": {variant: {key: {"hex", "bits"}}}}; offsets 1..3 hold offset 0's
-values 1..3 elements into a larger buffer: another alignment, the same bits owed.
-"""
+"""The accuracy study: every float32 variant and the peers on the data battery, ulps against the
+exact sum; the reproducible variants' result bits (docs/studies.md#the-accuracy-studys-files)."""
 
 from __future__ import annotations
 
@@ -18,6 +7,7 @@ import time
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -59,17 +49,20 @@ def run_sum(v: Variant, x):
     return reduce_sum(x, v)
 
 
-def result_bits(out) -> str:
-    """The raw bits of a 0-d result tensor, most significant byte first ("3f800000")."""
+def result_entry(v: Variant, x) -> dict:
+    """v's sum of x: its value in hex and its raw bits, most significant byte first."""
     import torch
 
-    return out.detach().reshape(1).view(torch.uint8).cpu().numpy().tobytes()[::-1].hex()
+    out = run_sum(v, x)
+    bits = out.detach().reshape(1).view(torch.uint8).cpu().numpy().tobytes()[::-1].hex()
+    return {"hex": float(out.item()).hex(), "bits": bits}
 
 
 def measure(
-    v: Variant, value: float, s: exact.ExactSum, n: int, family: str, kappa: float, device: str
+    v: Variant, x, s: exact.ExactSum, n: int, family: str, kappa: float, device: str
 ) -> records.ResultRecord:
-    """One result record of the accuracy study (see the module docstring)."""
+    """v's sum of x as one result record of the accuracy study (docs/studies.md)."""
+    value = float(run_sum(v, x).item())
     ulps = exact.ulp_error(value, s, "float32")
     finite = s.is_finite and np.isfinite(value)
     err = float(abs(Fraction(value) - s.fraction())) if finite else None
@@ -89,12 +82,17 @@ def _head(schema: str) -> dict:
     return {"schema": schema, "created": created, "device": device.device_info()}
 
 
-def _settle(where: str) -> None:
-    """After a failed launch: let the device finish what was queued before going on."""
-    if where == "cuda":
-        import torch
+def _attempt(where: str, fn: Callable, *args) -> tuple[Any, str | None]:
+    """(fn(*args), None), or after a failure (None, "Type: what"), the device first let finish what
+    was queued (the failure is reported, the study goes on)."""
+    try:
+        return fn(*args), None
+    except Exception as e:
+        if where == "cuda":
+            import torch
 
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
+        return None, f"{type(e).__name__}: {e}"
 
 
 def accuracy(
@@ -125,17 +123,12 @@ def accuracy(
             for v in variants:
                 if n > v.max_n:
                     continue
-                try:
-                    out = run_sum(v, x)
-                    rec = measure(v, float(out.item()), s, n, fam, kappa, name)
-                    if not rec.extra["faithful"]:
-                        bad.append(v.id)
-                except Exception as e:  # reported in the record, the study goes on
-                    _settle(where)
-                    rec = records.for_variant(
-                        v, DTYPE, n, status="error", message=f"{type(e).__name__}: {e}",
-                        device=name, extra={"data": fam},
-                    )  # fmt: skip
+                rec, error = _attempt(where, measure, v, x, s, n, fam, kappa, name)
+                if error:
+                    rec = records.for_variant(v, DTYPE, n, status="error", message=error,
+                                              device=name, extra={"data": fam})  # fmt: skip
+                elif not rec.extra["faithful"]:
+                    bad.append(v.id)
                 doc["results"].append(rec.to_json())
             tally = f"{len(bad)} of {len(variants)} not faithful"
             log(f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {tally}")
@@ -178,13 +171,8 @@ def reproducible(
         for v in variants:
             if dtype not in v.dtypes:
                 continue
-            try:
-                out = run_sum(v, x)
-                entry = {"hex": float(out.item()).hex(), "bits": result_bits(out)}
-            except Exception as e:
-                _settle(where)
-                entry = {"error": f"{type(e).__name__}: {e}"}
-            doc["results"][v.id][item["key"]] = entry
+            entry, error = _attempt(where, result_entry, v, x)
+            doc["results"][v.id][item["key"]] = {"error": error} if error else entry
         del x
     log(f"reproducible.json: {len(inputs)} inputs x {len(variants)} variants")
     return doc

@@ -1,11 +1,6 @@
-"""One sum across K GPUs on NCCL (docs/several-gpus.md): the parent side.
-
-resolve() makes every check before any process starts (DistributedUsageError, exit 2); launch()
-spawns K ranks (harness.studies.distributed_combines.run_rank), meeting through a file in the
-run's own temporary folder, with NVLink multicast off in their environment, and turns a failing
-rank into RankFailure naming it (exit 1); study() runs every K and returns the document. Without
-CUDA (or with --cpu) the same launcher runs on the CPU with gloo and the Triton variants under
-TRITON_INTERPRET=1, at small n.
+"""One sum across K GPUs on NCCL (docs/several-gpus.md), the parent side: resolve() makes every
+check before any process starts (DistributedUsageError, exit 2), launch() spawns K ranks
+(distributed_combines.run_rank) and names a failing one (RankFailure, exit 1), study() runs every K.
 """
 
 from __future__ import annotations
@@ -132,7 +127,8 @@ def resolve(req: Request) -> Request:
         f"a shard of {size_label(largest)} is above the CPU path's limit of 2^16 ({where}: gloo "
         "and Triton's interpreter); give --sizes up to 2^16, e.g. --sizes 4096",
     )
-    variant = _check_variant(req.variant, on_gpu, largest)
+    variant = req.variant or (DEFAULT_GPU_VARIANT if on_gpu else DEFAULT_CPU_VARIANT)
+    _check_variant(variant, on_gpu, largest)
     need = 4 * largest + MEMORY_HEADROOM
     for rank in range(max(req.gpus) if on_gpu else 0):
         has = torch.cuda.get_device_properties(rank).total_memory
@@ -147,8 +143,7 @@ def resolve(req: Request) -> Request:
     )
 
 
-def _check_variant(vid: str | None, on_gpu: bool, largest_shard: int) -> str:
-    vid = vid or (DEFAULT_GPU_VARIANT if on_gpu else DEFAULT_CPU_VARIANT)
+def _check_variant(vid: str, on_gpu: bool, largest_shard: int) -> None:
     v = catalogue.BY_ID.get(vid)
     _refuse(v is None, f"unknown variant {vid!r} (reduce-ladder list)")
     _refuse(v.launch is None, f"{vid} is a peer (a library call), not a catalogue variant")
@@ -163,7 +158,6 @@ def _check_variant(vid: str | None, on_gpu: bool, largest_shard: int) -> str:
         f"{vid} sums at most {v.max_n:,} elements per call; a shard of "
         f"{size_label(largest_shard)} needs a 64-bit variant such as {DEFAULT_GPU_VARIANT}",
     )
-    return vid
 
 
 def launch(req: Request, k: int) -> list[dict]:

@@ -1,12 +1,8 @@
-"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them): its
-seeded shard of integers in {-1, 0, 1} as float32 (every partial sum exact below 2^24), the local
-sum through a catalogue plan, the two combines (COMBINES: all_reduce; all_gather added in rank
-order in float64), the back-to-back loops (the scalar combine, the all_reduce sweep), each case's
-record made from every rank's measurements (`everyone`); docs/several-gpus.md says what is
-measured and why. Rank 0 writes the records to RESULT_FILE; a rank that raises writes its one
-line to ERROR_FILE first.
-Timing is harness.core.timing.Clock's marks, not time_ms: every rank between barriers and a
-device gate, so that the slowest rank's local sum and combine can be kept.
+"""One rank of `reduce-ladder distributed` (harness.studies.distributed spawns K of them):
+its seeded shard, the local sum, the combines (COMBINES), the back-to-back loops, each case's
+record from every rank's measurements (docs/several-gpus.md). Rank 0 writes RESULT_FILE; a rank
+that raises writes its one line to ERROR_FILE first. Timed with timing.Clock's marks, every rank
+between barriers and a device gate, so that the slowest rank's local sum and combine can be kept.
 """
 
 from __future__ import annotations
@@ -42,8 +38,7 @@ GATE_PER_CALL_S = 1e-4  # and per call of a back-to-back loop (a combine queues 
 
 @dataclass(frozen=True)
 class Rank:
-    """What one rank measures with: its index, K, the resolved Request of
-    harness.studies.distributed, its device and its clock."""
+    """One rank: its index, K, the resolved distributed.Request, its device and clock."""
 
     rank: int
     k: int
@@ -86,8 +81,7 @@ def run_rank(rank: int, k: int, out_dir: str, req: Any) -> None:
 
 
 def _measure(rank: int, k: int, out_dir: str, req: Any) -> list[dict]:
-    """Join the group (its rendezvous a file in the run's folder), then every case of the
-    request; the records (the same on every rank)."""
+    """Join the group, then every case of the request; the records (the same on every rank)."""
     warnings.filterwarnings("ignore", message=".*all_gather_into_tensor.*", category=FutureWarning)
     if req.on_gpu:
         torch.cuda.set_device(rank)
@@ -164,7 +158,6 @@ COMBINES = {"all_reduce": all_reduce, "all_gather": all_gather}
 
 
 def sum_case(me: Rank, n: int) -> list[dict]:
-    """One shard of n, summed and combined by each combine in turn (timed_sum)."""
     shard = make_shard(n, me.req.seed, me.rank, me.dev)
     before = checksum(shard)
     goldens = me.everyone(before[0])  # every rank's exact shard sum, added in rank order

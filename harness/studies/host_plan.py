@@ -1,27 +1,5 @@
-"""Seed 001's host loop, planned, run and timed: data in HOST memory, the scalar back on the host.
-
-The trip, as the seed builds it: copy the host data to the device; launch the block reduction (one
-partial per 2 x 1024-element tile) again and again over the partials, swapping two partial buffers,
-until one value is left; copy that value back. The variants (catalogue family "001") differ in
-their block kernel (V0, V1, V4; Triton twins: tl.sum over the same tile) and in how the data
-reaches the device (Variant.staging):
-
-  pageable  the data in ordinary (pageable) host memory; one synchronous copy (V0, V1)
-  pinned    the data in page-locked memory, one async copy (V2, V4). The pinned buffer is allocated
-            and filled OUTSIDE the timed region, as the seed's V2 allocates its host input with
-            cudaMallocHost: the timed trip starts from data already in pinned memory.
-  streams   pinned, cut into chunks (a multiple of the tile); chunk i is copied with an async copy
-            on stream i % S and its first pass is launched on the same stream, so copies of later
-            chunks overlap kernels of earlier ones; the partials land where one pass over the
-            whole array would put them, and the remaining passes run after all streams (V3).
-
-Nothing here writes the caller's host array: the in-place kernels (V0..V3) work on the device copy.
-
-Timing (METHOD.md) differs from the device-time suites on purpose: a trip is timed END TO END on
-the host clock from host memory (what a caller waits for: PCIe and Python launch cost included;
-no L2 flush) by harness.core.timing.trips, with CUDA events splitting it into H2D, kernels and D2H
-(the pipeline overlaps them: its device total only). GB/s = bytes of host data reduced / e2e time.
-"""
+"""Seed 001's host loop, planned, run and timed end to end: data in HOST memory, the scalar back
+on the host (the stagings and the timing: docs/studies.md#seed-001-the-host-study)."""
 
 from __future__ import annotations
 
