@@ -1,8 +1,7 @@
 """NVIDIA's command-line tools (ncu, compute-sanitizer) over the driver process
-(harness.studies.profile_driver), for the profile and the sanitize study: finding the tool, the
-document's header, one job (a driver process under the tool) and its manifest. Whatever keeps a
-tool from answering (not installed, no GPU, counters not readable) is a ToolUnavailable: one line
-saying what and how to fix it; the CLI prints it and exits 2."""
+(harness.studies.profile_driver), for the profile and the sanitize study. Whatever keeps a tool
+from answering (not installed, no GPU, counters not readable) is a ToolUnavailable: one line saying
+what and how to fix it; the CLI prints it and exits 2."""
 
 from __future__ import annotations
 
@@ -73,17 +72,15 @@ def require_gpu() -> None:
 def tool_version(path: str) -> str:
     """The tool's last line of `--version` ("unknown" where it says nothing)."""
     try:
-        out = run([path, "--version"], timeout=60).stdout
+        lines = [ln.strip() for ln in run([path, "--version"], timeout=60).stdout.splitlines()]
     except OSError as e:
         return f"unknown ({e})"
-    lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
-    return lines[-1] if lines else "unknown"
+    return next((ln for ln in reversed(lines) if ln), "unknown")
 
 
 def start(name: str, schema: str, raw_dir: Path | None) -> tuple[str, dict]:
-    """(the tool's path, the document's header: schema, device, the tool's version under its
-    name); raw_dir made (None: none). ToolUnavailable where the tool or a GPU is missing, before
-    anything is made."""
+    """(the tool's path, the document's header); raw_dir made (None: none). ToolUnavailable where
+    the tool or a GPU is missing, before anything is made."""
     path = find_tool(name)
     require_gpu()
     if raw_dir is not None:
@@ -94,7 +91,7 @@ def start(name: str, schema: str, raw_dir: Path | None) -> tuple[str, dict]:
 
 def run(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> CompletedProcess:
     """Run a command, capturing its output; never raises for a failing or hanging command (one
-    killed at the timeout has returncode None)."""
+    killed at the timeout has returncode None and says so in stderr)."""
     full_env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env)
