@@ -17,7 +17,7 @@ import pytest
 
 from harness.cli import main as reduce_ladder
 from harness.core import catalogue, demo_records, device
-from harness.studies import gpu_tools, ncu_metrics, profile_driver, sanitize, sanitizer_log
+from harness.studies import gpu_tools, ncu_metrics, profile_driver, sanitize
 from harness.studies import profile as profile_study
 
 # --------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ RACECHECK = """========= COMPUTE-SANITIZER
 
 
 def test_memcheck_records_per_kernel_and_summary():
-    log = sanitizer_log.parse(MEMCHECK)
+    log = sanitize.parse_log(MEMCHECK)
     assert log.complete and log.errors == 2
     ((kernel, f),) = log.kernels.items()
     assert kernel == "_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"
@@ -203,7 +203,7 @@ def test_memcheck_records_per_kernel_and_summary():
 
 
 def test_racecheck_summary_hazards_and_classes():
-    log = sanitizer_log.parse(RACECHECK)
+    log = sanitize.parse_log(RACECHECK)
     assert (log.hazards_displayed, log.hazard_errors, log.hazard_warnings) == (2, 1, 1)
     counts = ("records", "errors", "warnings", "hazards")
     k = log.kernels["_Z1kILi1EEvv"]
@@ -219,15 +219,13 @@ def test_synccheck_record_and_a_clean_run_and_a_killed_run():
         "=========     by thread (1,0,0) in block (0,0,0)\n"
         "========= ERROR SUMMARY: 1 error\n"
     )
-    log = sanitizer_log.parse(text)
+    log = sanitize.parse_log(text)
     assert log.errors == 1 and log.complete
     (f,) = log.kernels.values()
     assert f["kinds"] == {"Barrier error detected. Divergent thread(s) in warp": 1}
-    clean = sanitizer_log.parse(
-        "========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors"
-    )
+    clean = sanitize.parse_log("========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors")
     assert clean.complete and clean.errors == 0 and not clean.kernels
-    assert not sanitizer_log.parse("========= COMPUTE-SANITIZER\n[killed after 600 s]").complete
+    assert not sanitize.parse_log("========= COMPUTE-SANITIZER\n[killed after 600 s]").complete
 
 
 # --------------------------------------------------------------------------------------------
@@ -482,17 +480,17 @@ def test_recorded_sanitizer_logs_parse():
     """The logs of the committed run: memcheck flags 004's early return (reads past n on a
     partial tile) in its kernel; synccheck reports nothing for 000's divergent barrier on sm_90;
     memcheck over every default kernel is clean and complete."""
-    early = sanitizer_log.parse(
+    early = sanitize.parse_log(
         (SANITIZER_DATA / "sanitize-memcheck-demo-004-gmem-early-return.txt").read_text()
     )
     assert early.complete and early.errors > 0
     ((kernel, findings),) = early.kernels.items()
     assert "seed004_reduce_gmem_early_return" in kernel and findings["records"] > 0
-    sync = sanitizer_log.parse(
+    sync = sanitize.parse_log(
         (SANITIZER_DATA / "sanitize-synccheck-demo-000-v1-sync-in-if.txt").read_text()
     )
     assert sync.complete and sync.errors == 0 and not sync.kernels
-    clean = sanitizer_log.parse((SANITIZER_DATA / "sanitize-memcheck-default.txt").read_text())
+    clean = sanitize.parse_log((SANITIZER_DATA / "sanitize-memcheck-default.txt").read_text())
     assert clean.complete and clean.errors == 0 and not clean.kernels
 
 
