@@ -17,7 +17,7 @@ import pytest
 
 from harness.cli import main as reduce_ladder
 from harness.core import catalogue, demo_records, device
-from harness.studies import gpu_tools, ncu_metrics, profile_driver, sanitize
+from harness.studies import ncu_metrics, profile_driver, sanitize
 from harness.studies import profile as profile_study
 
 # --------------------------------------------------------------------------------------------
@@ -289,8 +289,8 @@ def test_demo_kernels_compile_with_nvrtc():
 
 
 def _no_tool(monkeypatch):
-    monkeypatch.setattr(gpu_tools.shutil, "which", lambda name: None)
-    monkeypatch.setattr(gpu_tools.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(profile_driver.shutil, "which", lambda name: None)
+    monkeypatch.setattr(profile_driver.glob, "glob", lambda pattern: [])
     monkeypatch.delenv("NCU", raising=False)
     monkeypatch.delenv("COMPUTE_SANITIZER", raising=False)
 
@@ -305,7 +305,7 @@ def test_missing_tool_is_one_line_and_exit_2(monkeypatch, capsys, command, tool)
 
 @pytest.mark.parametrize("command", ["profile", "sanitize"])
 def test_no_gpu_is_one_line_and_exit_2(monkeypatch, capsys, command):
-    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)
+    monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/" + name)
     monkeypatch.setattr(device, "torch_gpu", lambda: (False, "no GPU in this test"))
     assert reduce_ladder([command]) == 2
     err = capsys.readouterr().err
@@ -313,12 +313,12 @@ def test_no_gpu_is_one_line_and_exit_2(monkeypatch, capsys, command):
 
 
 def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/ncu")
-    monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
-    monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
+    monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/ncu")
+    monkeypatch.setattr(profile_driver, "require_gpu", lambda: None)
+    monkeypatch.setattr(profile_driver, "tool_version", lambda path: "fake")
     msg = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access counters"
     monkeypatch.setattr(
-        gpu_tools, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
+        profile_driver, "run_tool", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
     )
     code = reduce_ladder(["profile", "--variants", "cuda/v3-sequential", "--raw", str(tmp_path)])
     err = capsys.readouterr().err
@@ -410,7 +410,7 @@ def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_p
         argv = argv[argv.index("harness.studies.profile_driver") + 1 :]
         assert profile_driver.main([*argv, "--dtype", "nope"]) == 2
         assert "unknown dtype(s) nope" in capsys.readouterr().err  # n and shapes were accepted
-    job = gpu_tools.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
+    job = profile_driver.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
     cmd = job.command("profile", tmp_path / "m")
     assert cmd[cmd.index("--shapes") + 1 : cmd.index("--shapes") + 3] == ["2048x120:0", "4x80x33:1"]
 
@@ -507,18 +507,18 @@ def test_json_path_is_checked_before_any_work(tmp_path, capsys, command):
 
 
 def _replay(monkeypatch, manifest: list[dict], output) -> None:
-    """gpu_tools.run as the tool would: the driver's manifest written where the command names it,
-    output(cmd) the tool's recorded output."""
+    """profile_driver.run_tool as the tool would: the driver's manifest written where the command
+    names it, output(cmd) the tool's recorded output."""
 
     def run(cmd, timeout, env=None):
         if "--manifest" in cmd:
             Path(cmd[cmd.index("--manifest") + 1]).write_text(json.dumps(manifest))
         return subprocess.CompletedProcess(cmd, 0, output(cmd), "")
 
-    monkeypatch.setattr(gpu_tools, "run", run)
-    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)
-    monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
-    monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
+    monkeypatch.setattr(profile_driver, "run_tool", run)
+    monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/" + name)
+    monkeypatch.setattr(profile_driver, "require_gpu", lambda: None)
+    monkeypatch.setattr(profile_driver, "tool_version", lambda path: "fake")
 
 
 def test_profile_study_runs_ncu_exports_and_attributes(monkeypatch, tmp_path):

@@ -41,9 +41,9 @@ def _setup(args: argparse.Namespace, default_raw: str | None) -> tuple[list, Pat
 def _run(study_call, *args, **kwargs) -> dict:
     """The study's document; a tool that cannot answer here (missing, no GPU, counters not
     readable) is a usage error: one line, exit 2."""
-    from harness.studies import gpu_tools
+    from harness.studies.profile_driver import ToolUnavailable
 
-    with common.usage_errors(gpu_tools.ToolUnavailable):
+    with common.usage_errors(ToolUnavailable):
         return study_call(*args, progress=lambda s: print(s, flush=True), **kwargs)
 
 

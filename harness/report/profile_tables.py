@@ -182,7 +182,7 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     ks = {vid: _first(doc, vid, n, dtype) for _, vid, _ in SEED000_STAGES}
     base = [_get(ks[SEED000_STAGES[0][1]], "dram_throughput_pct"), pct(SEED000_STAGES[0][2])]
     rows = [[f"{stage} (`{vid}`)", quoted, _ratio(pct(quoted), base[1]),
-             _fmt(_get(k, "dram_throughput_pct"), 2), _ratio(_get(k, "dram_throughput_pct"), base[0]),
+             _fmt(dram := _get(k, "dram_throughput_pct"), 2), _ratio(dram, base[0]),
              SEED000_THREADS_PER_WARP.get(stage, ""), _fmt(_get(k, "threads_per_inst"), 2),
              SEED000_BANK_CONFLICTS.get(stage, ""), "ld " + _pair(k, "bank", " / st "),
              SEED000_BARRIER_SHARE.get(stage, ""), "-" if (b := _share(k)) is None else f"{b:.1f}%"]

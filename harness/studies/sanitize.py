@@ -16,9 +16,7 @@ from harness.core import catalogue, demo_records, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
-from harness.studies import gpu_tools
-from harness.studies.gpu_tools import Job
-from harness.studies.profile_driver import axis_cases, lookup
+from harness.studies.profile_driver import Job, axis_cases, lookup, start
 
 SCHEMA = records.SANITIZE_SCHEMA
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
@@ -243,7 +241,7 @@ def sanitize(
     """The sanitize document: per run, per kernel, per variant."""
     from harness.compile import nvrtc
 
-    path, doc = gpu_tools.start("compute-sanitizer", SCHEMA, raw_dir)
+    path, doc = start("compute-sanitizer", SCHEMA, raw_dir)
     work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))  # after the checks: none on exit 2
     names = kernel_names(variants)
     lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
