@@ -42,16 +42,10 @@ VOLATILE = {"shared": VOLATILE_SHARED, "global": VOLATILE_GLOBAL}
 # H100 (sm_90): memcheck flags 004's early return; none of memcheck, racecheck, synccheck, initcheck
 # reports 000's barrier inside the divergent if, and its sum is right. Not a failure of a run:
 # tests/test_gpu_sanitize.py holds the fact, so a tool or GPU that starts flagging it shows there.
-DEMO_TOOL = {
-    "cuda/demo-000-v1-sync-in-if": "synccheck",
-    "cuda/demo-004-gmem-early-return": "memcheck",
-}
-DEMO_SIZES = {
-    "cuda/demo-000-v1-sync-in-if": (2**12,),
-    "cuda/demo-004-gmem-early-return": (2**12 + 3,),
-}
+DEMOS = {"cuda/demo-000-v1-sync-in-if": ("synccheck", (2**12,)),
+         "cuda/demo-004-gmem-early-return": ("memcheck", (2**12 + 3,))}  # fmt: skip
+DEMO_TOOL = {vid: tool for vid, (tool, _) in DEMOS.items()}
 UNSEEN_ON_HOPPER = frozenset({"cuda/demo-000-v1-sync-in-if"})
-
 
 PREFIX = "========="
 _ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*([\d,]+)\s+errors?")
@@ -152,7 +146,9 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Job]:
     used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
     out = [Job(normal, sizes, used, "default")] if normal else []
     for v in (v for v in variants if v.family == demo_records.FAMILY):
-        out.append(Job([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
+        out.append(
+            Job([v], DEMOS[v.id][1] if v.id in DEMOS else sizes, v.dtypes, v.id.split("/")[-1])
+        )
     return out
 
 
