@@ -1,18 +1,13 @@
-"""The process Nsight Compute and compute-sanitizer watch, and those tools over it
-(docs/correctness.md).
+"""The process Nsight Compute and compute-sanitizer watch (docs/correctness.md), and the tools
+over it (Job, find_tool, start: a tool that cannot answer here is a ToolUnavailable, exit 2).
 
     python -m harness.studies.profile_driver --variant ID [ID ...] --n N [N ...] --dtype D \
         [--mode profile|sanitize] [--shapes MxN:DIM ...] [--manifest PATH]
 
 profile (default): per n and variant, the check (outside any NVTX range), then the variant's
-passes ONCE inside the range range_name(id), so `ncu --nvtx --nvtx-include ...` profiles only its
-kernels. sanitize: each variant once per n and dtype through the checked path. Demonstrations run
-their first pass only; the axis family runs on shapes (axis_cases). The manifest (JSON): what ran,
-in order (variant, dtype, n, range, launches inside it, None for a library call, the verdict).
+passes ONCE inside its range range_name(id), which ncu --nvtx-include selects. sanitize: each
+variant once per n and dtype through the checked path. The manifest (JSON): what ran, in order.
 Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU or bad usage (one line).
-
-The host side (Job, find_tool, start, run_tool): whatever keeps a tool from answering (not
-installed, no GPU, counters not readable) is a ToolUnavailable, one line; the CLI exits 2.
 """
 
 from __future__ import annotations
