@@ -15,8 +15,8 @@ import pytest
 
 from harness.core import catalogue
 from harness.report import profile_tables
-from harness.studies import gpu_tools
 from harness.studies import profile as profile_study
+from harness.studies import profile_driver
 from tests.test_stored_profile import FACTS, FASTEST, FLOAT32, INT32_004, N_BIG, N
 
 pytestmark = pytest.mark.gpu
@@ -31,7 +31,7 @@ def doc() -> dict:
             profile_study.profile([catalogue.get(i) for i in ids], [n], dtype, raw)
             for ids, n, dtype in runs
         ]
-    except gpu_tools.ToolUnavailable as e:
+    except profile_driver.ToolUnavailable as e:
         pytest.skip(f"Nsight Compute cannot profile here: {e}")
     return profile_tables.merge(docs)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.studies import gpu_tools, sanitize
+from harness.studies import profile_driver, sanitize
 from tests.test_stored_sanitize import FACTS
 
 pytestmark = pytest.mark.gpu
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.gpu
 def doc() -> dict:
     try:
         return sanitize.sanitize(sanitize.select(include_wrong=True))
-    except gpu_tools.ToolUnavailable as e:
+    except profile_driver.ToolUnavailable as e:
         pytest.skip(f"compute-sanitizer cannot run here: {e}")
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from harness.cli import main as reduce_ladder
 from harness.core import catalogue, demo_records, device
-from harness.studies import gpu_tools, ncu_metrics, profile_driver, sanitize, sanitizer_log
+from harness.studies import ncu_metrics, profile_driver, sanitize
 from harness.studies import profile as profile_study
 
 # --------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ RACECHECK = """========= COMPUTE-SANITIZER
 
 
 def test_memcheck_records_per_kernel_and_summary():
-    log = sanitizer_log.parse(MEMCHECK)
+    log = sanitize.parse_log(MEMCHECK)
     assert log.complete and log.errors == 2
     ((kernel, f),) = log.kernels.items()
     assert kernel == "_Z32seed004_reduce_gmem_early_returnIiLj256EEvPT_S1_j"
@@ -203,7 +203,7 @@ def test_memcheck_records_per_kernel_and_summary():
 
 
 def test_racecheck_summary_hazards_and_classes():
-    log = sanitizer_log.parse(RACECHECK)
+    log = sanitize.parse_log(RACECHECK)
     assert (log.hazards_displayed, log.hazard_errors, log.hazard_warnings) == (2, 1, 1)
     counts = ("records", "errors", "warnings", "hazards")
     k = log.kernels["_Z1kILi1EEvv"]
@@ -219,15 +219,13 @@ def test_synccheck_record_and_a_clean_run_and_a_killed_run():
         "=========     by thread (1,0,0) in block (0,0,0)\n"
         "========= ERROR SUMMARY: 1 error\n"
     )
-    log = sanitizer_log.parse(text)
+    log = sanitize.parse_log(text)
     assert log.errors == 1 and log.complete
     (f,) = log.kernels.values()
     assert f["kinds"] == {"Barrier error detected. Divergent thread(s) in warp": 1}
-    clean = sanitizer_log.parse(
-        "========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors"
-    )
+    clean = sanitize.parse_log("========= COMPUTE-SANITIZER\nok\n========= ERROR SUMMARY: 0 errors")
     assert clean.complete and clean.errors == 0 and not clean.kernels
-    assert not sanitizer_log.parse("========= COMPUTE-SANITIZER\n[killed after 600 s]").complete
+    assert not sanitize.parse_log("========= COMPUTE-SANITIZER\n[killed after 600 s]").complete
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,8 +289,8 @@ def test_demo_kernels_compile_with_nvrtc():
 
 
 def _no_tool(monkeypatch):
-    monkeypatch.setattr(gpu_tools.shutil, "which", lambda name: None)
-    monkeypatch.setattr(gpu_tools.glob, "glob", lambda pattern: [])
+    monkeypatch.setattr(profile_driver.shutil, "which", lambda name: None)
+    monkeypatch.setattr(profile_driver.glob, "glob", lambda pattern: [])
     monkeypatch.delenv("NCU", raising=False)
     monkeypatch.delenv("COMPUTE_SANITIZER", raising=False)
 
@@ -307,7 +305,7 @@ def test_missing_tool_is_one_line_and_exit_2(monkeypatch, capsys, command, tool)
 
 @pytest.mark.parametrize("command", ["profile", "sanitize"])
 def test_no_gpu_is_one_line_and_exit_2(monkeypatch, capsys, command):
-    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)
+    monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/" + name)
     monkeypatch.setattr(device, "torch_gpu", lambda: (False, "no GPU in this test"))
     assert reduce_ladder([command]) == 2
     err = capsys.readouterr().err
@@ -315,12 +313,12 @@ def test_no_gpu_is_one_line_and_exit_2(monkeypatch, capsys, command):
 
 
 def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/ncu")
-    monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
-    monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
+    monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/ncu")
+    monkeypatch.setattr(profile_driver, "require_gpu", lambda: None)
+    monkeypatch.setattr(profile_driver, "tool_version", lambda path: "fake")
     msg = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access counters"
     monkeypatch.setattr(
-        gpu_tools, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
+        profile_driver, "run_tool", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
     )
     code = reduce_ladder(["profile", "--variants", "cuda/v3-sequential", "--raw", str(tmp_path)])
     err = capsys.readouterr().err
@@ -412,7 +410,7 @@ def test_profile_shapes_run_the_axis_variants_and_the_peers_along_that_dim(tmp_p
         argv = argv[argv.index("harness.studies.profile_driver") + 1 :]
         assert profile_driver.main([*argv, "--dtype", "nope"]) == 2
         assert "unknown dtype(s) nope" in capsys.readouterr().err  # n and shapes were accepted
-    job = gpu_tools.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
+    job = profile_driver.Job(vs, (2**24,), ("float32",), "j", tuple(shapes))
     cmd = job.command("profile", tmp_path / "m")
     assert cmd[cmd.index("--shapes") + 1 : cmd.index("--shapes") + 3] == ["2048x120:0", "4x80x33:1"]
 
@@ -482,17 +480,17 @@ def test_recorded_sanitizer_logs_parse():
     """The logs of the committed run: memcheck flags 004's early return (reads past n on a
     partial tile) in its kernel; synccheck reports nothing for 000's divergent barrier on sm_90;
     memcheck over every default kernel is clean and complete."""
-    early = sanitizer_log.parse(
+    early = sanitize.parse_log(
         (SANITIZER_DATA / "sanitize-memcheck-demo-004-gmem-early-return.txt").read_text()
     )
     assert early.complete and early.errors > 0
     ((kernel, findings),) = early.kernels.items()
     assert "seed004_reduce_gmem_early_return" in kernel and findings["records"] > 0
-    sync = sanitizer_log.parse(
+    sync = sanitize.parse_log(
         (SANITIZER_DATA / "sanitize-synccheck-demo-000-v1-sync-in-if.txt").read_text()
     )
     assert sync.complete and sync.errors == 0 and not sync.kernels
-    clean = sanitizer_log.parse((SANITIZER_DATA / "sanitize-memcheck-default.txt").read_text())
+    clean = sanitize.parse_log((SANITIZER_DATA / "sanitize-memcheck-default.txt").read_text())
     assert clean.complete and clean.errors == 0 and not clean.kernels
 
 
@@ -509,18 +507,18 @@ def test_json_path_is_checked_before_any_work(tmp_path, capsys, command):
 
 
 def _replay(monkeypatch, manifest: list[dict], output) -> None:
-    """gpu_tools.run as the tool would: the driver's manifest written where the command names it,
-    output(cmd) the tool's recorded output."""
+    """profile_driver.run_tool as the tool would: the driver's manifest written where the command
+    names it, output(cmd) the tool's recorded output."""
 
     def run(cmd, timeout, env=None):
         if "--manifest" in cmd:
             Path(cmd[cmd.index("--manifest") + 1]).write_text(json.dumps(manifest))
         return subprocess.CompletedProcess(cmd, 0, output(cmd), "")
 
-    monkeypatch.setattr(gpu_tools, "run", run)
-    monkeypatch.setattr(gpu_tools, "find_tool", lambda name: "/opt/fake/" + name)
-    monkeypatch.setattr(gpu_tools, "require_gpu", lambda: None)
-    monkeypatch.setattr(gpu_tools, "tool_version", lambda path: "fake")
+    monkeypatch.setattr(profile_driver, "run_tool", run)
+    monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/" + name)
+    monkeypatch.setattr(profile_driver, "require_gpu", lambda: None)
+    monkeypatch.setattr(profile_driver, "tool_version", lambda path: "fake")
 
 
 def test_profile_study_runs_ncu_exports_and_attributes(monkeypatch, tmp_path):

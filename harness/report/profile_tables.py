@@ -1,11 +1,8 @@
-"""Tables and plots from the hardware's documents: a profile document (`reduce-ladder profile
---render`, the porting guide): seed 004's global-memory sector table beside the counts its access
-pattern implies (seed004_expected), seed 000's per-stage figures beside ours (ratios to stage 0,
-the GPUs differ), the counters per variant (each CUDA stage, its Triton twin below it) and their
-plot; a sanitize document's verdicts in one sentence, as the run report links them; several
-documents of one kind read as one (merge). The seeds' numbers are typed in below as quoted, with
-their files: the seeds' measurements, never ours.
-"""
+"""Tables and plots from the hardware's documents (`reduce-ladder profile --render`, the porting
+guide): seed 004's sector table beside the counts its access pattern implies, seed 000's figures
+beside ours, the counters per variant and their plot; a sanitize document's verdicts in one
+sentence; documents of one kind read as one (merge). The seeds' numbers are typed in as quoted,
+with their files: the seeds' measurements, never ours."""
 
 from __future__ import annotations
 
@@ -24,19 +21,18 @@ RENDERING_DIR = Path("report") / "profile"
 SEED000_FILE = "000_63f2b61950f09972.txt"
 SEED004_FILE = "004_53302091cfe0f7dc.txt"
 
-# Seed 000, as quoted per stage: "throughput, % of peak" (the seed's two figures), and the stage of
-# our ladder that implements it.
-SEED000_STAGES: list[tuple[str, str, str, float | None]] = [
-    ("v0", "cuda/v0-gmem-interleaved", "30, 12.61%", 12.61),
-    ("v1", "cuda/v1-smem-interleaved", "14, 65.71%", 65.71),
-    ("v2", "cuda/v2-strided-index", "33, 45.18%", 45.18),
-    ("v3", "cuda/v3-sequential", "33.79, 45.56%", 45.56),
-    ("v4a", "cuda/v4-adjacent-256", "68.11, 44.59%", 44.59),
-    ("v4b", "cuda/v4-adjacent-128", "55.5, 53.85%", 53.85),
-    ("v5", "cuda/v5-volatile", "242.79, 94.93%", 94.93),
-    ("v6", "cuda/v6-unroll-256", "249.34, 97.49%", 97.49),
-    ("v7", "cuda/v7-fixed-chunked", "-", None),
-    ("v8", "cuda/v8-shuffle-chunked", "-", None),
+# Seed 000, as quoted per stage: "throughput, % of peak", and the stage of ours that implements it.
+SEED000_STAGES: list[tuple[str, str, str]] = [
+    ("v0", "cuda/v0-gmem-interleaved", "30, 12.61%"),
+    ("v1", "cuda/v1-smem-interleaved", "14, 65.71%"),
+    ("v2", "cuda/v2-strided-index", "33, 45.18%"),
+    ("v3", "cuda/v3-sequential", "33.79, 45.56%"),
+    ("v4a", "cuda/v4-adjacent-256", "68.11, 44.59%"),
+    ("v4b", "cuda/v4-adjacent-128", "55.5, 53.85%"),
+    ("v5", "cuda/v5-volatile", "242.79, 94.93%"),
+    ("v6", "cuda/v6-unroll-256", "249.34, 97.49%"),
+    ("v7", "cuda/v7-fixed-chunked", "-"),
+    ("v8", "cuda/v8-shuffle-chunked", "-"),
 ]
 # Seed 000's other figures, each at the stage it was measured for.
 SEED000_THREADS_PER_WARP = {"v1": "7.8", "v2": "27.46"}
@@ -99,8 +95,7 @@ def seed004_expected(n: int = 2**24, threads: int = 256, itemsize: int = 4) -> d
 
 def find(doc: dict, vid: str | None, n: int | None = None, dtype: str | None = None) -> dict | None:
     """The result record of `vid` (at n / dtype if given) in a profile document; None: none."""
-    found = _select(doc, variant=vid, n=n, dtype=dtype) if vid else []
-    return found[0] if found else None
+    return next(iter(_select(doc, variant=vid, n=n, dtype=dtype) if vid else []), None)
 
 
 def _select(doc: dict, **want) -> list[dict]:
@@ -110,8 +105,7 @@ def _select(doc: dict, **want) -> list[dict]:
 
 def _first(doc: dict, vid: str, n: int, dtype: str) -> dict:
     """The first kernel (first pass) of `vid`: what the seeds' ncu runs show; {} if none."""
-    r = find(doc, vid, n, dtype)
-    return r["kernels"][0] if r and r["kernels"] else {}
+    return next(iter((find(doc, vid, n, dtype) or {}).get("kernels", [])), {})
 
 
 def _get(k: dict | None, key: str):
@@ -123,13 +117,19 @@ def _get(k: dict | None, key: str):
 def _fmt(x, digits: int = 0) -> str:
     if x is None:
         return "-"
-    if isinstance(x, float) and digits:
-        return f"{x:,.{digits}f}"
-    return f"{round(x):,}"
+    return f"{x:,.{digits}f}" if isinstance(x, float) and digits else f"{round(x):,}"
 
 
-def _gbs(k: dict) -> str:
-    return f"{_fmt(_get(k, 'gld_gbs'), 2)} / {_fmt(_get(k, 'gst_gbs'), 2)}"
+PAIRS = {
+    "gbs": (("gld_gbs", "gst_gbs"), 2),
+    "bank": (("shared_ld_bank_conflicts", "shared_st_bank_conflicts"), 0),
+}
+
+
+def _pair(k: dict, which: str, sep: str = " / ") -> str:
+    """A kernel's ld / st pair of figures (PAIRS)."""
+    keys, digits = PAIRS[which]
+    return sep.join(_fmt(_get(k, key), digits) for key in keys)
 
 
 SEED004_HEADER = ["kernel", "seed ld sectors", "seed st sectors", "expected ld", "expected st",
@@ -140,19 +140,15 @@ def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
     """Markdown: seed 004's sector table and throughput pair, the seed's figures beside ours."""
     expected = seed004_expected(n)
 
-    def ours(k: dict) -> list[str]:
-        return [_fmt(_get(k, "gld_sectors")), _fmt(_get(k, "gst_sectors"))]
+    def ours(vid: str) -> list[str]:
+        k = _first(doc, vid, n, dtype)
+        return [*(_fmt(_get(k, key)) for key in ("gld_sectors", "gst_sectors")), _pair(k, "gbs")]
 
-    rows = [
-        [f"{name} (`{vid}`)", _fmt(ld), _fmt(st), *map(_fmt, expected[vid]), *ours(k),
-         f"{ld_gbs:.2f} / {st_gbs:.2f}", _gbs(k)]
-        for name, vid, ld, st, ld_gbs, st_gbs in SEED004_ROWS
-        for k in [_first(doc, vid, n, dtype)]
-    ]  # fmt: skip
-    twins = [(vid, _first(doc, vid, n, dtype)) for vid in SEED004_TWINS]
-    rows += [
-        [f"Triton twin `{vid}`", "", "", "", "", *ours(k), "", _gbs(k)] for vid, k in twins if k
-    ]
+    rows = [[f"{name} (`{vid}`)", _fmt(ld), _fmt(st), *map(_fmt, expected[vid]), *ours(vid)[:2],
+             f"{ld_gbs:.2f} / {st_gbs:.2f}", ours(vid)[2]]
+            for name, vid, ld, st, ld_gbs, st_gbs in SEED004_ROWS]  # fmt: skip
+    rows += [[f"Triton twin `{vid}`", "", "", "", "", *ours(vid)[:2], "", ours(vid)[2]]
+             for vid in SEED004_TWINS if _first(doc, vid, n, dtype)]  # fmt: skip
     note = (
         f"Seed columns: quoted from the seed ({SEED004_FILE}, 16M int, 256 threads, its GPU). "
         f"Expected: the access pattern's arithmetic (harness.report.profile_tables."
@@ -167,8 +163,8 @@ def _ratio(x: float | None, base: float | None) -> str:
 
 
 def _share(t: dict | None, reason: str = "barrier") -> float | None:
-    share = _get(t, "stall_share") or {}
-    return None if share.get(reason) is None else 100 * share[reason]
+    share = (_get(t, "stall_share") or {}).get(reason)
+    return None if share is None else 100 * share
 
 
 SEED000_HEADER = ["stage", "seed: throughput, % peak", "seed % / v0", "ours: DRAM % of peak",
@@ -179,19 +175,18 @@ SEED000_HEADER = ["stage", "seed: throughput, % peak", "seed % / v0", "ours: DRA
 
 def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     """Markdown: seed 000's figures per stage beside ours (first pass), ratios to stage 0."""
-    base = _get(_first(doc, SEED000_STAGES[0][1], n, dtype), "dram_throughput_pct")
-    rows = []
-    for stage, vid, quoted, pct in SEED000_STAGES:
-        k = _first(doc, vid, n, dtype)
-        dram, barrier = _get(k, "dram_throughput_pct"), _share(k)
-        conflicts = [_fmt(_get(k, f"shared_{w}_bank_conflicts")) for w in ("ld", "st")]
-        rows.append([
-            f"{stage} (`{vid}`)", quoted, _ratio(pct, SEED000_STAGES[0][3]) if pct else "-",
-            _fmt(dram, 2), _ratio(dram, base), SEED000_THREADS_PER_WARP.get(stage, ""),
-            _fmt(_get(k, "threads_per_inst"), 2), SEED000_BANK_CONFLICTS.get(stage, ""),
-            "ld {} / st {}".format(*conflicts), SEED000_BARRIER_SHARE.get(stage, ""),
-            "-" if barrier is None else f"{barrier:.1f}%",
-        ])  # fmt: skip
+
+    def pct(quoted: str) -> float | None:  # "30, 12.61%" -> 12.61
+        return float(quoted.split(", ")[1].rstrip("%")) if ", " in quoted else None
+
+    ks = {vid: _first(doc, vid, n, dtype) for _, vid, _ in SEED000_STAGES}
+    base = [_get(ks[SEED000_STAGES[0][1]], "dram_throughput_pct"), pct(SEED000_STAGES[0][2])]
+    rows = [[f"{stage} (`{vid}`)", quoted, _ratio(pct(quoted), base[1]),
+             _fmt(dram := _get(k, "dram_throughput_pct"), 2), _ratio(dram, base[0]),
+             SEED000_THREADS_PER_WARP.get(stage, ""), _fmt(_get(k, "threads_per_inst"), 2),
+             SEED000_BANK_CONFLICTS.get(stage, ""), "ld " + _pair(k, "bank", " / st "),
+             SEED000_BARRIER_SHARE.get(stage, ""), "-" if (b := _share(k)) is None else f"{b:.1f}%"]
+            for stage, vid, quoted in SEED000_STAGES for k in [ks[vid]]]  # fmt: skip
     note = (
         f"Seed columns: quoted from the seed ({SEED000_FILE}; its GPU and n). Ours: the first "
         f"pass's kernel at n = {n:,} {dtype} from profile.json; threads per warp instruction = "
@@ -202,7 +197,7 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     return markdown_table(SEED000_HEADER, rows) + f"\n{note}\n"
 
 
-# The ladder's counters, one row per variant's totals: (header, metric or derived key, digits).
+# The ladder's counters, one column per variant's totals: (header, metric or derived key, digits).
 LADDER_COUNTERS = [
     ("DRAM %", "dram_throughput_pct", 1),
     ("L1 hit %", "l1_hit_pct", 1),
@@ -218,32 +213,31 @@ LADDER_COUNTERS = [
 LADDER_HEADER = ["variant", "µs", *(h for h, _, _ in LADDER_COUNTERS), "top stalls"]
 
 
-def _counters(label: str, t: dict | None) -> list[str]:
-    """One row of counters: the label, then t's (a variant's totals) figures."""
-    ns = _get(t, "duration_ns")
-    top = ", ".join(f"{r} {100 * s:.0f}%" for r, s in (_get(t, "top_stalls") or [])[:2]) or "-"
-    figures = [_fmt(_get(t, key), digits) for _, key, digits in LADDER_COUNTERS]
-    return [label, _fmt(ns / 1e3, 1) if ns else "-", *figures, top]
-
-
 def counters_table(labelled: Iterable[tuple[str, dict]]) -> str:
     """Markdown: one row of counters per (label, result), the result's totals over its passes."""
-    return markdown_table(LADDER_HEADER, [_counters(label, r["total"]) for label, r in labelled])
+
+    def row(label: str, t: dict) -> list[str]:
+        ns = _get(t, "duration_ns")
+        top = ", ".join(f"{r} {100 * s:.0f}%" for r, s in (_get(t, "top_stalls") or [])[:2])
+        figures = [_fmt(_get(t, key), digits) for _, key, digits in LADDER_COUNTERS]
+        return [label, _fmt(ns / 1e3, 1) if ns else "-", *figures, top or "-"]
+
+    return markdown_table(LADDER_HEADER, [row(label, r["total"]) for label, r in labelled])
 
 
 def _ladder(doc: dict, n: int, dtype: str) -> list[tuple[dict, dict | None]]:
     """The CUDA results at (n, dtype) in ladder order (stage, then document order), each with its
     Triton twin's result (None: not profiled)."""
-    cuda = _select(doc, n=n, dtype=dtype, backend="cuda")
-    cuda.sort(key=lambda r: stage_key(r["stage"]))
+    cuda = sorted(
+        _select(doc, n=n, dtype=dtype, backend="cuda"), key=lambda r: stage_key(r["stage"])
+    )
     return [(r, find(doc, r.get("twin"), n, dtype)) for r in cuda]
 
 
 def ladder_counters_table(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     """Markdown: every CUDA stage's counters, its Triton twin below it, then the peers'."""
-    rows = []
-    for r, twin in _ladder(doc, n, dtype):
-        rows += [(f"`{r['variant']}`", r), *([(f"↳ `{twin['variant']}`", twin)] if twin else [])]
+    rows = [(f"{'↳ ' * k}`{r['variant']}`", r)
+            for pair in _ladder(doc, n, dtype) for k, r in enumerate(pair) if r]  # fmt: skip
     peers = _select(doc, backend="peer", n=n, dtype=dtype)
     return counters_table(rows + [(f"`{r['variant']}`", r) for r in peers])
 

@@ -1,11 +1,7 @@
-"""Nsight Compute: the one table of metrics the harness collects, and the reader of ncu's CSV.
-
-`METRICS` is the single list: each entry is a real Nsight Compute metric name, the key the harness
-stores it under, how it adds up over a variant's passes (AGGREGATES) and what it tells. The profile
-study passes exactly these names to `ncu --metrics` and parses `ncu --csv --page raw` (one row per
-kernel launch, one column per metric, the second row the units: base units, bytes and ns;
-thousands separators stripped).
-"""
+"""Nsight Compute: the one table of metrics the harness collects (each a real ncu metric name, the
+key the harness stores it under, how it adds up over a variant's passes, what it tells), passed to
+`ncu --metrics`, and the reader of `ncu --csv --page raw` (a row per kernel launch, a column per
+metric, the second row the base units: bytes, ns)."""
 
 from __future__ import annotations
 
@@ -118,9 +114,7 @@ class NcuCsvError(ValueError):
 
 
 @dataclass
-class KernelRow:
-    """One profiled kernel launch: ncu's ID, the kernel's name and its metrics in base units."""
-
+class KernelRow:  # one profiled kernel launch
     id: int
     name: str
     values: dict[str, float | None] = field(default_factory=dict)  # by ncu metric name
@@ -143,26 +137,22 @@ def parse_number(text: str) -> float | None:
 
 def parse_csv(text: str) -> list[KernelRow]:
     """Kernels in ncu's order from `--csv --page raw --print-units base` output (ncu's own lines
-    dropped; the units row, base units: bytes, ns, %, skipped)."""
+    and the units row dropped)."""
     rows = list(csv.reader(ln for ln in text.splitlines() if ln[:1] == '"'))
     start = next((i for i, r in enumerate(rows) if r[:1] == ["ID"] and "Kernel Name" in r), None)
     if start is None:
         raise NcuCsvError('no ncu CSV header (a row starting with "ID" naming "Kernel Name")')
     header, body = rows[start], rows[start + 1 :]
-    if body and body[0][:1] == [""]:  # the raw page's units row
-        body = body[1:]
     out: list[KernelRow] = []
-    for r in body:
+    for r in body[1:] if body and body[0][:1] == [""] else body:  # the units row skipped
         if len(r) != len(header):
             raise NcuCsvError(f"row of {len(r)} cells under a header of {len(header)}: {r[:3]}")
         cells = dict(zip(header, r, strict=True))
-        row = KernelRow(int(parse_number(cells["ID"]) or 0), cells["Kernel Name"])
-        for col, cell in cells.items():
-            if col in INFO_COLUMNS or "_Range:" in col:
-                row.info[col] = cell
-            else:
-                row.values[col] = parse_number(cell)
-        out.append(row)
+        info = {c: v for c, v in cells.items() if c in INFO_COLUMNS or "_Range:" in c}
+        values = {c: parse_number(v) for c, v in cells.items() if c not in info}
+        out.append(
+            KernelRow(int(parse_number(cells["ID"]) or 0), cells["Kernel Name"], values, info)
+        )
     return out
 
 
@@ -177,20 +167,20 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 def derive(m: dict[str, float | None]) -> dict:
     """Ratios and shares computed from one kernel's (or one variant's summed) keyed metrics."""
-    d: dict = {}
-    d["gld_sectors_per_request"] = _ratio(m.get("gld_sectors"), m.get("gld_requests"))
-    d["gst_sectors_per_request"] = _ratio(m.get("gst_sectors"), m.get("gst_requests"))
+    d = {f"{w}_sectors_per_request": _ratio(m.get(f"{w}_sectors"), m.get(f"{w}_requests"))
+         for w in ("gld", "gst")}  # fmt: skip
     # threads that do work per warp instruction: 32 when no lane is ever predicated off
     d["threads_per_inst"] = _ratio(m.get("threads_pred_on"), m.get("inst_executed"))
     # global load / store throughput as seed 004 quotes it (l1tex bytes per second): sectors x 32
     # bytes over the kernel time; bytes / ns = GB/s
-    d["gld_gbs"] = _ratio((m.get("gld_sectors") or 0) * 32, m.get("duration_ns"))
-    d["gst_gbs"] = _ratio((m.get("gst_sectors") or 0) * 32, m.get("duration_ns"))
+    for w in ("gld", "gst"):
+        d[f"{w}_gbs"] = _ratio((m.get(f"{w}_sectors") or 0) * 32, m.get("duration_ns"))
     shares = {r: _ratio(m.get(f"stall_{r}"), m.get("warp_cycles_per_issue")) for r in STALL_REASONS}
     d["stall_share"] = {r: s for r, s in shares.items() if s is not None}
     # "selected" is the issue cycle itself, part of the total but not a stall
-    stalls = [(r, s) for r, s in d["stall_share"].items() if r != "selected"]
-    d["top_stalls"] = [[r, s] for r, s in sorted(stalls, key=lambda kv: kv[1], reverse=True)[:3]]
+    stalls = sorted((kv for kv in d["stall_share"].items() if kv[0] != "selected"),
+                    key=lambda kv: kv[1], reverse=True)  # fmt: skip
+    d["top_stalls"] = [[r, s] for r, s in stalls[:3]]
     return d
 
 
@@ -198,17 +188,18 @@ def aggregate(kernels: list[dict[str, float | None]]) -> dict[str, float | None]
     """A variant's keyed metrics over its kernels (passes), each by its metric's aggregate."""
     out: dict[str, float | None] = {}
     for m in ALL_METRICS:
-        present = [(k[m.key], k) for k in kernels if k.get(m.key) is not None]
-        values = [v for v, _ in present]
+        present = [k for k in kernels if k.get(m.key) is not None]
+        values = [k[m.key] for k in present]
+        weights = [k.get("duration_ns" if m.aggregate == "time" else "inst_executed") or 0
+                   for k in present]  # fmt: skip
         if not present:
             out[m.key] = None
-        elif m.aggregate in ("sum", "max"):
-            # (v or 0: a zero count adds up as the integer 0, as the stored documents have it)
-            out[m.key] = sum(v or 0 for v in values) if m.aggregate == "sum" else max(values)
+        elif m.aggregate == "sum":  # (v or 0: a zero adds up as the integer 0, as stored)
+            out[m.key] = sum(v or 0 for v in values)
+        elif m.aggregate == "max":
+            out[m.key] = max(values)
+        elif sum(weights):
+            out[m.key] = sum(v * w for v, w in zip(values, weights, strict=True)) / sum(weights)
         else:
-            weight = "duration_ns" if m.aggregate == "time" else "inst_executed"
-            weights = [k.get(weight) or 0 for _, k in present]
-            wsum = sum(weights)
-            mean = sum(v * w for v, w in zip(values, weights, strict=True)) / wsum if wsum else None
-            out[m.key] = sum(values) / len(values) if mean is None else mean
+            out[m.key] = sum(values) / len(values)
     return out

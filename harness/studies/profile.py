@@ -1,11 +1,7 @@
-"""The profile study: each variant's hardware counters under Nsight Compute (docs/correctness.md).
-
-Per job, ncu runs harness.studies.profile_driver with one NVTX range per variant (several variants
-launch the same kernel: names cannot say whose it is) and harness.studies.ncu_metrics' metrics;
-the report, its CSV exports (plain, and NVTX-renamed: the cross-check) and ncu's log stay in the
-raw folder. Kernels go to variants in launch order by the driver's manifest; a library call
-cannot count its launches, so it runs last in its job and takes the remaining rows.
-"""
+"""The profile study: each variant's hardware counters under Nsight Compute (docs/correctness.md):
+per job, ncu over harness.studies.profile_driver, one NVTX range per variant (several variants
+launch the same kernel: names cannot say whose it is); the report, its CSV exports (plain, and
+NVTX-renamed: the cross-check) and ncu's log stay in the raw folder."""
 
 from __future__ import annotations
 
@@ -16,10 +12,9 @@ from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.core.sizes import size_label
 from harness.report import records
-from harness.studies import gpu_tools, ncu_metrics
-from harness.studies.gpu_tools import Job
+from harness.studies import ncu_metrics, profile_driver
 from harness.studies.ncu_metrics import KernelRow
-from harness.studies.profile_driver import lookup, range_name
+from harness.studies.profile_driver import Job, lookup, range_name
 
 SCHEMA = records.PROFILE_SCHEMA
 DEFAULT_SIZES = (2**24,)
@@ -77,7 +72,8 @@ class Attributed:
 def attribute(
     rows: list[KernelRow], manifest: list[dict], renamed: list[KernelRow] | None = None
 ) -> tuple[list[Attributed], str]:
-    """Split ncu's rows (launch order) among the manifest's variants; (result, nvtx_check)."""
+    """Split ncu's rows (launch order) among the manifest's variants by their launch counts (a
+    library call cannot count them: it runs last, takes the rest); (result, nvtx_check)."""
     out, i = [], 0
     for k, entry in enumerate(manifest):
         count = entry.get("launches")
@@ -97,8 +93,7 @@ def attribute(
     if not renamed or len(renamed) != len(rows):
         return out, "unavailable (no NVTX-renamed export of the same kernels)"
     wrong = []
-    owners = [a for a in out for _ in a.rows]
-    for j, (a, r) in enumerate(zip(owners, renamed, strict=True)):
+    for j, (a, r) in enumerate(zip([o for o in out for _ in o.rows], renamed, strict=True)):
         a.nvtx_names.append(r.name)
         # The renamed kernel carries its innermost range (a library's own, e.g. CUB's
         # cub::DeviceReduce::Sum, nests inside ours); the push/pop column has the whole stack.
@@ -133,7 +128,7 @@ def variant_record(a: Attributed) -> dict:
 def _export(ncu: str, job: Job, raw_dir: Path, suffix: str, *extra: str) -> list | None:
     """ncu's report as CSV (kept as <label><suffix>); its kernels, None if it has none."""
     report = str(raw_dir / f"{job.label}.ncu-rep")
-    done = gpu_tools.run([ncu, "--import", report, *EXPORT_FLAGS, *extra], timeout=300)
+    done = profile_driver.run_tool([ncu, "--import", report, *EXPORT_FLAGS, *extra], timeout=300)
     (raw_dir / f"{job.label}{suffix}").write_text(done.stdout)
     try:
         return ncu_metrics.parse_csv(done.stdout)
@@ -154,7 +149,7 @@ def profile(
 ) -> dict:
     """The profile document; raw ncu output under raw_dir; shapes: ((shape, dim), ...) the axis
     variants and the peers run at instead of n. Raises ToolUnavailable / ProfileError."""
-    ncu, doc = gpu_tools.start("ncu", SCHEMA, raw_dir)
+    ncu, doc = profile_driver.start("ncu", SCHEMA, raw_dir)
     flags = [*NCU_FLAGS, "--nvtx-include", "<range>/", "--metrics", "..."]
     doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
     doc |= dict(runs=[], results=[])
@@ -167,7 +162,7 @@ def profile(
         done, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", manifest, log,
                                  RUN_TIMEOUT_S)  # fmt: skip
         if done.returncode is None or launched is None:  # None: killed at the timeout
-            lines = gpu_tools.output(done).splitlines()
+            lines = profile_driver.output(done).splitlines()
             errors = [ln for ln in lines if "ERROR" in ln or "error" in ln]
             why = errors[-1] if errors else f"rc={done.returncode}"
             raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {log.name}")

@@ -1,23 +1,22 @@
-"""Every default kernel under compute-sanitizer's four tools (docs/correctness.md): one process per
-tool over harness.studies.profile_driver, every buffer its own allocation, partial tiles. Reports
-go to kernels by name (a CUDA kernel's NVRTC-lowered name, a Triton kernel's function name).
-Expected: no report for a default kernel; reported, not failed: racecheck's hazards in the
-`volatile` warp-synchronous forms and the wrong demonstrations; each seed bug flagged by its tool.
-"""
+"""Every default kernel under compute-sanitizer's four tools (docs/correctness.md), and the reader
+of the tools' output: lines prefixed "=========", a problem ("record") a header line ("Invalid
+__global__ read of size 4 bytes", "Error: Race reported between Write access at k+0x3f0 ...") then
+an indented "at <kernel>+0x..." (racecheck: the kernel in the header), summaries ("ERROR SUMMARY:
+3 errors", "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)")."""
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections import defaultdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
-from harness.studies import gpu_tools, sanitizer_log
-from harness.studies.gpu_tools import Job
-from harness.studies.profile_driver import axis_cases, lookup
+from harness.studies.profile_driver import Job, axis_cases, lookup, start
 
 SCHEMA = records.SANITIZE_SCHEMA
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
@@ -36,25 +35,98 @@ VOLATILE_SHARED = frozenset(
 # The same lockstep code on GLOBAL memory: racecheck checks shared memory only, so it cannot see
 # these (said in the report so a 0 is not read as "sound").
 VOLATILE_GLOBAL = frozenset({"cuda/004-gmem", "cuda/004-gmem-unroll4"})
+VOLATILE = {"shared": VOLATILE_SHARED, "global": VOLATILE_GLOBAL}
 
-# Each seed bug, the tool meant to flag it, and the sizes it runs at. Measured on an H200 and an
+# Each seed bug, the tool meant to flag it, and the sizes it runs at: 000 on whole tiles (the seed
+# has no bounds check), 004 on a partial last tile (the bug needs one). Measured on an H200 and an
 # H100 (sm_90): memcheck flags 004's early return; none of memcheck, racecheck, synccheck, initcheck
 # reports 000's barrier inside the divergent if, and its sum is right. Not a failure of a run:
 # tests/test_gpu_sanitize.py holds the fact, so a tool or GPU that starts flagging it shows there.
-DEMO_TOOL = {
-    "cuda/demo-000-v1-sync-in-if": "synccheck",
-    "cuda/demo-004-gmem-early-return": "memcheck",
-}
+DEMOS = {"cuda/demo-000-v1-sync-in-if": ("synccheck", (2**12,)),
+         "cuda/demo-004-gmem-early-return": ("memcheck", (2**12 + 3,))}  # fmt: skip
+DEMO_TOOL = {vid: tool for vid, (tool, _) in DEMOS.items()}
 UNSEEN_ON_HOPPER = frozenset({"cuda/demo-000-v1-sync-in-if"})
-DEMO_SIZES = {
-    "cuda/demo-000-v1-sync-in-if": (2**12,),  # whole tiles: the seed has no bounds check
-    "cuda/demo-004-gmem-early-return": (2**12 + 3,),  # the bug needs a partial last tile
-}
+
+PREFIX = "========="
+_ERROR_SUMMARY = re.compile(r"ERROR SUMMARY:\s*([\d,]+)\s+errors?")
+_RACE_SUMMARY = re.compile(
+    r"RACECHECK SUMMARY:\s*([\d,]+)\s+hazards?\s+displayed\s*"
+    r"\(\s*([\d,]+)\s+errors?,\s*([\d,]+)\s+warnings?\s*\)"
+)
+_AT = re.compile(r"^\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(.+?)(?:\+0x[0-9a-fA-F]+|\s+in\s+\S+:\d+|$)")
+_HAZARDS = re.compile(r"\[([\d,]+)\s+hazards?\]")
+_RACE = re.compile(r"^(Error|Warning|ERROR|WARN(?:ING)?):\s*Race reported", re.IGNORECASE)
 
 
-def volatile_kind(vid: str) -> str:
-    """ "shared" / "global": where the variant's volatile lockstep last warp works; "" if none."""
-    return "shared" if vid in VOLATILE_SHARED else "global" if vid in VOLATILE_GLOBAL else ""
+COUNTS = ("records", "errors", "warnings", "hazards")
+
+
+def _int(s: str) -> int:
+    return int(s.replace(",", ""))
+
+
+@dataclass
+class SanitizerLog:
+    """The summary lines' counts (None where a line is missing) and per kernel its findings:
+    records (problems reported in it), errors and warnings (racecheck's classes; another tool's
+    records are all errors), hazards (racecheck's "[N hazards]" added up), kinds (header -> count).
+    """
+
+    errors: int | None = None  # ERROR SUMMARY
+    hazards_displayed: int | None = None  # RACECHECK SUMMARY
+    hazard_errors: int | None = None
+    hazard_warnings: int | None = None
+    kernels: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """A summary line was printed: the tool ran to the end (not killed, not crashed)."""
+        return self.errors is not None or self.hazards_displayed is not None
+
+    def summary(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "kernels"}
+
+
+def _kind(header: str) -> str:
+    """The record's kind without the numbers that vary (sizes, addresses)."""
+    h = _RACE.sub(lambda m: f"{m.group(1).capitalize()}: Race reported", header)
+    h = re.split(r"\s+between\s+|\s+at\s+0x", h)[0]
+    return re.sub(r"\d+", "N", h).strip().rstrip(".")
+
+
+def _record(log: SanitizerLog, kernel: str, header: str) -> dict:
+    zero = dict(records=0, errors=0, warnings=0, hazards=0, kinds={})
+    f = log.kernels.setdefault(kernel, zero)
+    f["records"] += 1
+    f["kinds"][_kind(header)] = f["kinds"].get(_kind(header), 0) + 1
+    race = _RACE.match(header)
+    f["warnings" if race and race.group(1).lower().startswith("warn") else "errors"] += 1
+    return f
+
+
+def parse_log(text: str) -> SanitizerLog:
+    """compute-sanitizer's output read: its summary lines, each record under its kernel."""
+    log = SanitizerLog()
+    header: str | None = None
+    current: dict | None = None
+    for raw in (ln[len(PREFIX) :] for ln in text.splitlines() if ln.startswith(PREFIX)):
+        body = raw[1:] if raw.startswith(" ") else raw  # one space after the prefix
+        if m := _ERROR_SUMMARY.search(body):
+            log.errors, header, current = _int(m.group(1)), None, None
+        elif m := _RACE_SUMMARY.search(body):
+            log.hazards_displayed, log.hazard_errors, log.hazard_warnings = map(_int, m.groups())
+            header = current = None
+        elif body.strip() and not body.startswith(" "):  # a record's header (or a note)
+            header, current = body.strip(), None
+            at_in_header = re.search(r"\baccess at\s+(.+?)\+0x", header)  # racecheck's first site
+            if at_in_header:
+                current = _record(log, at_in_header.group(1).strip(), header)
+        elif header is not None:
+            if current is None and (m := _AT.match(body)):
+                current = _record(log, m.group(1).strip(), header)
+            if current is not None and (h := _HAZARDS.search(body)):
+                current["hazards"] += _int(h.group(1))
+    return log
 
 
 def select(include_wrong: bool = False) -> list[Variant]:
@@ -74,7 +146,9 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Job]:
     used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
     out = [Job(normal, sizes, used, "default")] if normal else []
     for v in (v for v in variants if v.family == demo_records.FAMILY):
-        out.append(Job([v], DEMO_SIZES.get(v.id, sizes), v.dtypes, v.id.split("/")[-1]))
+        out.append(
+            Job([v], DEMOS[v.id][1] if v.id in DEMOS else sizes, v.dtypes, v.id.split("/")[-1])
+        )
     return out
 
 
@@ -121,17 +195,6 @@ def kernel_names(variants: list[Variant]) -> dict[str, set[str]]:
     return dict(by_name)
 
 
-COUNTS = ("records", "errors", "warnings", "hazards")
-
-
-def _variant_counts(log: sanitizer_log.SanitizerLog, names: dict[str, set[str]], vid: str) -> dict:
-    """The records of the kernels `vid` launches, added up, and who else launches them."""
-    mine = [k for k in log.kernels if vid in names.get(k, ())]
-    counts = {c: sum(log.kernels[k][c] for k in mine) for c in COUNTS}
-    shared = set().union(*(names[k] for k in mine)) - {vid}
-    return counts | {"kernels_shared_with": sorted(shared)}
-
-
 def verdict(vid: str, tools: dict[str, dict]) -> str:
     """One line per variant: what the tools say against what is expected of it."""
     if vid in DEMO_TOOL:
@@ -171,10 +234,10 @@ def sanitize(
     raw_dir: Path | None = None,
     progress=None,
 ) -> dict:
-    """The sanitize document: per run, per kernel, per variant (see the module docstring)."""
+    """The sanitize document: per run, per kernel, per variant."""
     from harness.compile import nvrtc
 
-    path, doc = gpu_tools.start("compute-sanitizer", SCHEMA, raw_dir)
+    path, doc = start("compute-sanitizer", SCHEMA, raw_dir)
     work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))  # after the checks: none on exit 2
     names = kernel_names(variants)
     lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
@@ -189,7 +252,7 @@ def sanitize(
         log_path = raw_dir and raw_dir / f"{stem}.txt"
         manifest = work / f"{stem}.manifest.json"
         done, ran = batch.run([path, *flags], "sanitize", manifest, log_path, timeout, ENV)
-        log = sanitizer_log.parse(done.stdout + "\n" + done.stderr)
+        log = parse_log(done.stdout + "\n" + done.stderr)
         complete = log.complete and done.returncode is not None  # None: killed
         doc["runs"].append(
             {"tool": tool, "batch": batch.label, "variants": [v.id for v in batch.variants]}
@@ -199,8 +262,10 @@ def sanitize(
         for k, found in log.kernels.items():
             attributed = {"variants": sorted(names.get(k, ())) or ["unattributed"]}
             doc["kernels"].append({"tool": tool, "kernel": k, **attributed, **found})
-        for v in batch.variants:
-            counts = _variant_counts(log, names, v.id)
+        for v in batch.variants:  # the records of the kernels v launches, and who else does
+            mine = [k for k in log.kernels if v.id in names.get(k, ())]
+            counts = {c: sum(log.kernels[k][c] for k in mine) for c in COUNTS}
+            counts["kernels_shared_with"] = sorted(set().union(*(names[k] for k in mine)) - {v.id})
             if not complete or ran is None:
                 counts["incomplete"] = True
             failed = [e for e in ran or [] if e["variant"] == v.id and not e["ok"]]
@@ -210,8 +275,8 @@ def sanitize(
             per_variant[v.id][tool] = counts
     doc["variants"] = [
         {"variant": v.id, "backend": v.backend, "family": v.family, "wrong": v.wrong,
-         "volatile": volatile_kind(v.id), "tools": per_variant[v.id],
-         "verdict": verdict(v.id, per_variant[v.id])}
+         "volatile": next((w for w, ids in VOLATILE.items() if v.id in ids), ""),
+         "tools": per_variant[v.id], "verdict": verdict(v.id, per_variant[v.id])}
         for v in variants
     ]  # fmt: skip
     return doc
@@ -225,7 +290,8 @@ def failures(doc: dict) -> list[str]:
         for r in doc["variants"]
         if any(b in r["verdict"] for b in bad)
     ]
-    for k in doc["kernels"]:
-        if k["variants"] == ["unattributed"] and k["tool"] != "racecheck":
-            out.append(f"{k['tool']} flagged a kernel no selected variant launches: {k['kernel']}")
-    return out
+    return out + [
+        f"{k['tool']} flagged a kernel no selected variant launches: {k['kernel']}"
+        for k in doc["kernels"]
+        if k["variants"] == ["unattributed"] and k["tool"] != "racecheck"
+    ]
