@@ -153,3 +153,39 @@ def test_readers_of_results_go_through_the_loader():
                 found.append(_rel(p))
     assert not found, f"read result files through harness.report.documents: {found}"
     assert documents.load_document is load_document
+
+
+def _as_pytest_benchmark(rows_doc: Path, tmp_path: Path) -> Path:
+    """pytest-benchmark's JSON of a rows suite (what `pytest benchmarks/ -k axis
+    --benchmark-json` writes: each benchmark's extra_info holds its case's rows, no record), made
+    from a committed ROWS document's rows, one benchmark per (variant, dtype, config)."""
+    doc = json.loads(rows_doc.read_text())
+    cases: dict[tuple, list[dict]] = {}
+    for r in doc["rows"]:
+        cases.setdefault((r["variant"], r["dtype"], r.get("config", "")), []).append(r)
+    gpu = {"name": doc["device"]["name"], **doc.get("versions", {})}
+    out = tmp_path / "bench.json"
+    out.write_text(json.dumps({
+        "machine_info": {"gpu": gpu, "reduce_ladder": {"schema": records.BENCH_SCHEMA}},
+        "datetime": doc.get("created", ""),
+        "benchmarks": [{"name": f"test_bench[{k}]", "extra_info": {"rows": rs}}
+                       for k, rs in cases.items()],
+    }))  # fmt: skip
+    return out
+
+
+def test_a_rows_suite_benchmark_file_reads_as_its_rows(tmp_path: Path):
+    """A rows suite's pytest-benchmark file (axis here) gives the same rows as the ROWS document
+    of the same run, the axis report reads it, and `report RUN` refuses it with where it goes."""
+    from harness.report import axis_tables
+
+    committed = RESULTS / "nvidia-h200" / "axis-tritonbench.json"
+    bench = _as_pytest_benchmark(committed, tmp_path)
+    got, want = load_document(bench), load_document(committed)
+    assert got.kind == "pytest-benchmark" and not got.records
+    key = lambda r: (r.variant, r.dtype, r.config, r.metric)  # noqa: E731
+    assert sorted(map(key, rows(got))) == sorted(map(key, rows(want))) != []
+    assert {r.device for r in rows(got)} == {want.device}
+    assert axis_tables.lines(axis_tables.load([bench])) == axis_tables.lines(rows(want))
+    with pytest.raises(ReportError, match="rows of the axis suite.*--axis"):
+        documents.load_run(bench)

@@ -55,11 +55,14 @@ def load_run(path: str | Path) -> Document:
     """A run the report can compare: pytest-benchmark's JSON, or a suite's ROWS document with
     result records in it (`reduce-ladder run --json`, `reduce-ladder bench ladder --json`)."""
     doc = load_document(path)
-    if doc.kind != "pytest-benchmark" and not (doc.kind == "rows" and doc.records):
+    if doc.kind not in ("pytest-benchmark", "rows") or not doc.records:
+        suites = sorted({r.suite for r in doc.rows if r.suite})
+        held = f"rows of the {', '.join(suites)} suite" if suites else f"a {doc.kind} document"
         raise ReportError(
-            f"{path}: a {doc.kind} document ({doc.schema!r}), not a ladder run; expected a run "
-            f"(from `reduce-ladder run --json`) or pytest-benchmark's JSON (from "
-            "`pytest benchmarks/ --benchmark-json=...`)"
+            f"{path}: {held} ({doc.schema!r}), not a ladder run; expected a run (from "
+            "`reduce-ladder run --json`) or pytest-benchmark's JSON of a record suite (from "
+            "`pytest benchmarks/ --benchmark-json=...`); a callable or axis suite's file goes "
+            "with --callable or --axis"
         )
     return doc
 
@@ -96,27 +99,40 @@ def _head(path: str, kind: str, doc: dict) -> Document:
 
 
 def _bench(path: str, doc: dict) -> Document:
-    rows = []
+    """A record suite's benchmarks carry a result record (and its rows), a rows suite's
+    (callable, axis) their rows only: either reads."""
+    recs, row_json = [], []
     for b in doc["benchmarks"]:
         info = b.get("extra_info") or {}
+        row_json += info.get("rows") or []
         if "variant" not in info:
-            continue  # not one of ours
+            continue  # a rows-only benchmark, or not one of ours
         try:
-            rows.append(ResultRecord.from_json(info))
+            recs.append(ResultRecord.from_json(info))
         except (KeyError, TypeError, ValueError) as e:
             raise ReportError(f"{path}: benchmark {b.get('name')!r} lacks a field ({e})") from None
-    if not rows:
+    if not recs and not row_json:
         raise ReportError(
             f"{path}: pytest-benchmark JSON without reduce-ladder benchmarks (was the suite "
             "skipped, e.g. run without a GPU?)"
         )
     mi = doc.get("machine_info") or {}
     gpu = mi.get("gpu") or {}
-    name = gpu.get("name") or next((r.device for r in rows if r.device), "") or "unknown device"
+    name = gpu.get("name") or next((r.device for r in recs if r.device), "") or "unknown device"
     schema = (mi.get("reduce_ladder") or {}).get("schema", "")
-    meta = {"device": gpu, "synthetic": mi.get("synthetic", False)}
-    created = doc.get("datetime", "")
-    return Document(path, "pytest-benchmark", schema, name, created, rows, meta, doc)
+    versions = tuple(sorted((k, str(gpu[k])) for k in readers.VERSION_KEYS if k in gpu))
+    out = Document(path, "pytest-benchmark", schema, name, doc.get("datetime", ""), recs,
+                   {"device": gpu, "synthetic": mi.get("synthetic", False)}, doc)  # fmt: skip
+    out.rows = [records.row_from_json(r, name, versions) for r in row_json]
+    return out
+
+
+def _bench_rows(doc: Document) -> Iterable[Row]:
+    """A record suite's rows from its records (their call time is pytest-benchmark's rounds),
+    a rows suite's as written."""
+    if doc.records:
+        return readers.record_rows_of(doc)
+    return [r for r in doc.rows if r.median_ms is not None]
 
 
 def _records(kind: str, key: str):
@@ -162,7 +178,7 @@ class Family:
 
 _RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
-    Family("pytest-benchmark", records.BENCH_SCHEMA, _RECORD_ROWS, _bench),
+    Family("pytest-benchmark", records.BENCH_SCHEMA, _bench_rows, _bench),
     Family("host", records.HOST_SCHEMA, _RECORD_ROWS, _records("host", "table")),
     Family("accuracy", records.ACCURACY_SCHEMA, _RECORD_ROWS, _records("accuracy", "results")),
     Family("rows", records.ROWS_SCHEMA,  # as written
