@@ -18,10 +18,11 @@ from string import ascii_uppercase
 from harness.core import dtypes
 from harness.core.device import datasheet_bw
 from harness.core.sizes import size_label
+from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.documents import rows as doc_rows
 from harness.report.ladder_table import variant_order
-from harness.report.markdown import RIGHT, markdown_lines, markdown_table, num, rich_table, us
+from harness.report.markdown import num, us
 from harness.report.records import COMPARE_SCHEMA
 
 # source -> (globs inside the folder, read in this order; what its time is)
@@ -261,7 +262,7 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
         "1 the device is faster. Expected ratio = the device's datasheet memory bandwidth over "
         f"the baseline's (harness.core.device.DATASHEET_BYTES_PER_S): what a sum bound by memory "
         "bandwidth should show; a launch-bound or latency-bound one sits elsewhere.", "",
-        "## Devices", "", *markdown_lines(header, cells), "",
+        "## Devices", "", *md.markdown_lines(header, cells), "",
         "## What stands out", "", *stand_out(runs, rows), "",
         "## Ratio against n", "",
         "Per variant family (columns) and dtype (rows): each variant a thin line, the family's "
@@ -279,9 +280,9 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
                 n = max(r.n for r in mine if r.dtype == dtype)
                 at = [r for r in mine if r.dtype == dtype and r.n == n]
                 header, cells = ratio_table(at, [r.label for r in runs], exp[1:], "`{}`".format)
-                align = ("l", *[RIGHT] * (len(header) - 1))
+                align = ("l", *[md.RIGHT] * (len(header) - 1))
                 lines += [f"**{dtype}, n = {size_label(n)}**", "",
-                          *markdown_lines(header, cells, align), ""]  # fmt: skip
+                          *md.markdown_lines(header, cells, align), ""]  # fmt: skip
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -341,18 +342,23 @@ def runs_line(runs: list[Document]) -> str:
 
 def runs_markdown(runs: list[Document], sizes: dict[str, int]) -> list[str]:
     """report.md's comparison: one table per dtype at its n."""
-    md = ["## Comparison", "", runs_line(runs), ""]
+    out = ["## Comparison", "", runs_line(runs), ""]
     if not sizes:
-        return [*md, "The runs share no dtype and size; nothing to compare.", ""]
+        return [*out, "The runs share no dtype and size; nothing to compare.", ""]
     others = " / ".join(run_letter(k) for k in range(1, len(runs)))
     for title, header, cells in _run_tables(runs, sizes):
         what = f"time in A / time in {others} (above 1: {others} faster)"
-        md += [f"{title}: {what}", "", markdown_table(header, cells)]
-    return [*md, "![comparison](compare.png)", ""]
+        out += [f"{title}: {what}", "", md.markdown_table(header, cells)]
+    return [*out, "![comparison](compare.png)", ""]
 
 
 def runs_rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
     """The same tables for the terminal."""
     what = "time in A / time in the other run (above 1: the other run is faster)"
-    return [rich_table(f"{title}: {what}", header, cells, caption=runs_line(runs))
-            for title, header, cells in _run_tables(runs, sizes)]  # fmt: skip
+    tables = []
+    for title, header, cells in _run_tables(runs, sizes):
+        columns = [md.Column(h, lambda c, i=i: c[i], right=i > 0) for i, h in enumerate(header)]
+        tables.append(
+            md.terminal_table(f"{title}: {what}", columns, cells, caption=runs_line(runs))
+        )
+    return tables

@@ -115,42 +115,29 @@ class KeyedText:
         return [f"{k}: {text}" for text, k in self.keys.items()]
 
 
-def rich_table(
-    title: str | None, header: Sequence[str], rows: Iterable[Sequence[str]], *,
-    right: Sequence[bool] | None = None, caption: str | None = None,
-    styles: Sequence[str | None] = (), whole: Sequence[bool] = (), section: int | None = None,
+def terminal_table(
+    title: str | None, columns: Sequence[Column], rows: Iterable[Any], row_style=None,
+    caption=None, styles: Sequence[str | None] = (), section: int | None = None,
 ):  # fmt: skip
-    """Every terminal table: the first column left, the rest right-aligned unless `right` says
-    otherwise; styles colour rows; a `whole` column never folds; a line drawn above row section."""
+    """Every terminal table: a rich Table of rows, one cell per column, in the ladder table's box
+    style; row_style(row) (or styles, one per row) may colour a row; a line above row section."""
     from rich import box
     from rich.table import Table
 
     table = Table(
         title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
     )
-    for i, h in enumerate(header):
+    for c in columns:
         # fold, never crop: a compact table is narrow enough not to fold at 100 columns, and
         # on a narrower terminal (or --wide) a folded number is still the number
-        table.add_column(h, justify="right" if (i > 0 if right is None else right[i]) else "left",
-                         overflow="fold", no_wrap=i < len(whole) and whole[i])  # fmt: skip
-    for k, cells in enumerate(rows):
+        table.add_column(c.header, justify="right" if c.right else "left", overflow="fold",
+                         no_wrap=c.whole)  # fmt: skip
+    for k, r in enumerate(rows):
         if k == section:
             table.add_section()
-        table.add_row(*cells, style=styles[k] if k < len(styles) else None)
+        style = row_style(r) if row_style else styles[k] if k < len(styles) else None
+        table.add_row(*(c.cell(r) for c in columns), style=style)
     return table
-
-
-def terminal_table(
-    title: str | None, columns: Sequence[Column], rows: Iterable[Any], row_style=None,
-    caption=None, styles: Sequence[str | None] = (), section: int | None = None,
-):  # fmt: skip
-    """rich_table of rows, one cell per column; row_style(row) (or styles) may colour a row."""
-    rows = list(rows)
-    return rich_table(
-        title, [c.header for c in columns], ([c.cell(r) for c in columns] for r in rows),
-        right=[c.right for c in columns], caption=caption, whole=[c.whole for c in columns],
-        styles=[row_style(r) for r in rows] if row_style else styles, section=section,
-    )  # fmt: skip
 
 
 def with_legend(table, lines: Iterable[str]):
