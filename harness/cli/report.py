@@ -60,8 +60,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         for page, title, source in pages:
             for name in page.write(source, out_dir):
                 out.print(f"  wrote {name}", highlight=False)
-            names = ", ".join(Path(s).name for s in _listed(source))
-            _link(out_dir, title, page.MARKDOWN_NAME, names)
+            names, link = ", ".join(Path(s).name for s in _listed(source)), page.MARKDOWN_NAME
+            report_md = out_dir / "report.md"  # a section that links the page
+            text = f"\n## {title}\n\nSee [{link}]({link}) (rendered from `{names}`).\n"
+            report_md.write_text(report_md.read_text() + text)
         if callable_doc is not None:
             for name in tables.write_callable(callable_doc, out_dir, main.records, args.callable):
                 out.print(f"  wrote {out_dir / name}", highlight=False)
@@ -87,13 +89,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _listed(given: str | list[str]) -> list[str]:
     """An option's value as a list (one file, or the files of an nargs="+" option)."""
     return [given] if isinstance(given, str) else given
-
-
-def _link(out_dir: Path, title: str, page: str, source: str) -> None:
-    """A section of report.md that links a page rendered beside it from `source` (file names)."""
-    report_md = out_dir / "report.md"
-    link = f"\n## {title}\n\nSee [{page}]({page}) (rendered from `{source}`).\n"
-    report_md.write_text(report_md.read_text() + link)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -280,7 +280,7 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
                 n = max(r.n for r in mine if r.dtype == dtype)
                 at = [r for r in mine if r.dtype == dtype and r.n == n]
                 header, cells = ratio_table(at, [r.label for r in runs], exp[1:], "`{}`".format)
-                align = ("l", *[md.RIGHT] * (len(header) - 1))
+                align = "l" + md.RIGHT * (len(header) - 1)
                 lines += [f"**{dtype}, n = {size_label(n)}**", "",
                           *md.markdown_lines(header, cells, align), ""]  # fmt: skip
     return "\n".join(lines).rstrip() + "\n"
