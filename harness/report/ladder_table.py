@@ -73,23 +73,6 @@ def peer_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRati
     )
 
 
-def ladder_steps(rows: Iterable[ResultRecord | None]) -> list[tuple[float | None, float | None]]:
-    """(step x, cumulative x) of each CUDA record, in the order given (ladder order); None
-    entries (rows with no CUDA record) get no steps and break nothing."""
-    out: list[tuple[float | None, float | None]] = []
-    family, first_ms, prev_ms = None, None, None
-    for r in rows:
-        if r is not None and r.family != family:  # a seed's own ladder starts its own x columns
-            family, first_ms, prev_ms = r.family, None, None
-        ms = r.ms if r is not None else None
-        usable = bool(ms) and r.ok and not r.wrong_demo  # a wrong sum's time is no reference
-        out.append((prev_ms / ms if usable and prev_ms else None,
-                    first_ms / ms if usable and first_ms else None))  # fmt: skip
-        if usable:
-            first_ms, prev_ms = first_ms or ms, ms
-    return out
-
-
 @dataclass(frozen=True)
 class LadderRow:
     kind: str  # "stage" or "peer"
@@ -134,28 +117,32 @@ def variant_order(records: Iterable[ResultRecord]) -> list[str]:
 
 def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[LadderRow]:
     at = records_at(records, dtype, n)
-    pairs: list[tuple[str, ResultRecord | None, ResultRecord | None]] = []
-    shown: set[str] = set()
+    rows, shown, family, first_ms, prev_ms = [], set(), None, None, None
     for vid in variant_order(at.values()):  # CUDA first: every twin is placed before its turn
         r = at[vid]
         if r.backend == "cuda":
             # its tile twin, or (not tile twins, like the fastest pair) the catalogue's counterpart
-            v = cat.BY_ID.get(r.variant)
-            twin = at.get(r.twin or (v.counterpart if v is not None else None) or "")
+            v = cat.BY_ID.get(vid)
+            kind, main, twin = "stage", r, at.get(r.twin or (v and v.counterpart) or "")
             shown |= {twin.variant} if twin is not None else set()
-            pairs.append(("stage", r, twin))
         elif r.backend == "peer":
-            pairs.append(("peer", r, None))
-        elif vid not in shown:  # a Triton variant no CUDA row twins: the Triton columns only
-            pairs.append(("stage", None, r))
-    steps = ladder_steps(main if kind == "stage" else None for kind, main, _ in pairs)
-    rows = []
-    for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True):
+            kind, main, twin = "peer", r, None
+        elif vid in shown:
+            continue
+        else:  # a Triton variant no CUDA row twins: the Triton columns only
+            kind, main, twin = "stage", None, r
+        # the steps, over the CUDA records of the stage rows
+        if kind == "stage" and main is not None and main.family != family:
+            family, first_ms, prev_ms = main.family, None, None  # a seed's own ladder: its own
+        ms = main.ms if kind == "stage" and main is not None else None
+        usable = bool(ms) and main.ok and not main.wrong_demo  # a wrong sum's time: no reference
+        steps = (prev_ms / ms if usable and prev_ms else None,
+                 first_ms / ms if usable and first_ms else None)  # fmt: skip
+        first_ms, prev_ms = (first_ms or ms, ms) if usable else (first_ms, prev_ms)
         ratios = peer_ratios(main, at)
         if main is not None and main.variant == COPY_ID:  # the copy is the yardstick, not a sum
             ratios = PeerRatios(pct_copy=ratios.pct_copy)
-        rows.append(LadderRow(kind, (main or twin).stage, main, twin, ratios,
-                              peer_ratios(twin, at), step_x, cum_x))  # fmt: skip
+        rows.append(LadderRow(kind, r.stage, main, twin, ratios, peer_ratios(twin, at), *steps))
     return rows
 
 
