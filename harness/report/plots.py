@@ -13,8 +13,7 @@ from pathlib import Path
 from statistics import median
 
 from harness.core import catalogue
-from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID
-from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
+from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID, TORCH_SUM_ID
 from harness.core.sizes import size_label
 from harness.report.devices import SOURCES, DeviceRow, DeviceRun, expected_ratios
 from harness.report.documents import Document, ReportError
@@ -31,15 +30,13 @@ def _plt():
     return plt
 
 
-PEER_STYLE = {
-    CUB_ID: {"color": "black", "linestyle": "--"},
-    NOCUB_ID: {"color": "gray", "linestyle": ":"},
-    TORCH_ID: {"color": "tab:red", "linestyle": "-."},
-    COPY_ID: {"color": "black", "linestyle": "-", "linewidth": 2.5},
-}
+PEER_STYLE = {CUB_ID: {"color": "black", "linestyle": "--"},
+              NOCUB_ID: {"color": "gray", "linestyle": ":"},
+              TORCH_SUM_ID: {"color": "tab:red", "linestyle": "-."},
+              COPY_ID: {"color": "black", "linestyle": "-", "linewidth": 2.5}}  # fmt: skip
 # On the bandwidth panels: CuPy without CUB is three decades below the rest at large n and would
 # squash every panel's axis; it stays in the tables.
-PANEL_PEERS = (CUB_ID, TORCH_ID, COPY_ID)
+PANEL_PEERS = (CUB_ID, TORCH_SUM_ID, COPY_ID)
 PANEL_LINES = 5  # variants per panel; with the three peers, at most 8 lines
 PANEL_COLUMNS = 4  # the committed figures: 7 panels (float32), 10 (int32)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -149,12 +146,6 @@ def chart(
     return drawn
 
 
-def _group(r: ResultRecord) -> str:
-    """A panel's unit: the stage of a ladder variant, the family of a seed's own rungs."""
-    v = catalogue.BY_ID.get(r.variant)
-    return v.family if v is not None and v.family not in ("ladder",) else f"stage {r.stage}"
-
-
 def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]:
     """[(title, variant ids)]: CUDA then Triton, consecutive stages packed while they fit
     PANEL_LINES, a group larger than that split evenly ("004 (1 of 2)": each title its own)."""
@@ -164,9 +155,11 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
     panels: list[tuple[str, list[str]]] = []
     for backend, title in (("cuda", "CUDA"), ("triton", "Triton")):
         groups: dict[str, list[str]] = defaultdict(list)
-        for vid in variant_order(first.values()):
-            if first[vid].backend == backend:
-                groups[_group(first[vid])].append(vid)
+        for vid in variant_order(first.values()):  # a panel's unit: a stage, or a seed's family
+            v, r = catalogue.BY_ID.get(vid), first[vid]
+            seed = v is not None and v.family != "ladder"
+            if r.backend == backend:
+                groups[v.family if seed else f"stage {r.stage}"].append(vid)
         chunks: list[tuple[list[str], list[str]]] = []  # (group names, ids)
         for name, ids in groups.items():
             parts = math.ceil(len(ids) / PANEL_LINES)
