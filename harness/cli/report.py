@@ -1,21 +1,11 @@
 """`reduce-ladder report RUN.json [RUN2.json ...] --out DIR [--n N] [--doc FILE.md ...] [--wide]`
 
-Renders on any machine (no GPU): the ladder table on the terminal (compact, fits 100 columns;
---wide: every column), DIR/report.md, and the PNG plots (bandwidth vs n per dtype, the ladder at
-one n per dtype, and with several runs each one's per-variant time ratio to the first, also
-printed). Reads `reduce-ladder run --json` documents and pytest-benchmark JSON alike.
---callable adds the per-call-from-Python figures (callable.md, and both figures side by side for
-the fastest pair and the peers in report.md: harness.report.tables).
---doc (also spelled --readme; repeat it for several files) rewrites the generated blocks of that
-Markdown file: the ladder tables between <!-- ladder:begin --> and <!-- ladder:end -->
-(docs/ladder.md), the one-row-per-dtype summary between <!-- ladder-summary:begin --> and
-<!-- ladder-summary:end --> (README.md); each file needs at least one of them.
---accuracy renders an accuracy study (`reduce-ladder accuracy --json`) into DIR/accuracy.md and
-DIR/accuracy.png and links it from report.md; --axis one or more `reduce-ladder bench axis --json`
-runs (their rows together) into DIR/axis.md and DIR/axis.png (harness.report.axis_tables),
-linked the same way.
-A run without timings (the CPU path's) or an --n the run lacks is an error; nothing is written.
-(This module also holds `reduce-ladder compare`: COMPARE.)
+Renders on any machine (no GPU) `reduce-ladder run --json` documents or pytest-benchmark JSON:
+the ladder table on the terminal (compact, fits 100 columns; --wide: every column), DIR/report.md
+and the PNG plots; several runs are each compared with the first. --host, --accuracy, --axis
+and --callable render a study's page beside report.md and link it from there; --doc rewrites the
+generated blocks of a Markdown file (docs/ladder.md, README.md). A run without timings (the CPU
+path's) or an --n the run lacks is an error; nothing is written.
 """
 
 from __future__ import annotations
@@ -40,16 +30,11 @@ from harness.report.ladder_table import ladder_console_table
 
 COMPARE = """`reduce-ladder compare DIR DIR [DIR ...] --out DIR`
 
-Renders on any machine (no GPU): N device folders (results/<device>/, one GPU session each; the
-first is the baseline) compared variant by variant. Per result source (ladder-*.json, fastest*.json,
-bench.json, seed004.json, callable.json: those present), dtype and n: each device's time, the
-ratio t(baseline) / t(device) and the ratio the datasheets' memory bandwidth predicts. Writes
-OUT/README.md (devices, versions from env.txt, what stands out, tables), OUT/compare_<source>.png
-(ratio against n per variant family, the datasheet line dashed) and OUT/compare.json (every row).
-The output depends only on the folders: it regenerates byte-identical.
-
-A folder that does not exist or holds no result file, a folder named twice, fewer than two
-folders, or an --out that cannot be written: exit 2 before anything is read or written.
+Renders on any machine (no GPU): N device folders (results/<device>/; the first the baseline)
+compared variant by variant, per result source, dtype and n: each device's time, t(baseline) /
+t(device) and the datasheets' ratio. Writes OUT/README.md, OUT/compare_<source>.png and
+OUT/compare.json, byte-identical from the same folders. A missing or empty folder, one named
+twice, fewer than two, or an --out that cannot be written: exit 2 before anything is written.
 """
 
 # The pages rendered beside report.md and linked from it: (option, its module, the link's title).
@@ -75,8 +60,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         for page, title, source in pages:
             for name in page.write(source, out_dir):
                 out.print(f"  wrote {name}", highlight=False)
-            names = ", ".join(Path(s).name for s in _listed(source))
-            _link(out_dir, title, page.MARKDOWN_NAME, names)
+            names, link = ", ".join(Path(s).name for s in _listed(source)), page.MARKDOWN_NAME
+            report_md = out_dir / "report.md"  # a section that links the page
+            text = f"\n## {title}\n\nSee [{link}]({link}) (rendered from `{names}`).\n"
+            report_md.write_text(report_md.read_text() + text)
         if callable_doc is not None:
             for name in tables.write_callable(callable_doc, out_dir, main.records, args.callable):
                 out.print(f"  wrote {out_dir / name}", highlight=False)
@@ -102,13 +89,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _listed(given: str | list[str]) -> list[str]:
     """An option's value as a list (one file, or the files of an nargs="+" option)."""
     return [given] if isinstance(given, str) else given
-
-
-def _link(out_dir: Path, title: str, page: str, source: str) -> None:
-    """A section of report.md that links a page rendered beside it from `source` (file names)."""
-    report_md = out_dir / "report.md"
-    link = f"\n## {title}\n\nSee [{page}]({page}) (rendered from `{source}`).\n"
-    report_md.write_text(report_md.read_text() + link)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -1,11 +1,7 @@
 """The axis suite's report, a pivot of its rows (harness.studies.axis_bench; config "MxN dim=D"):
-per (dtype, shape, dim) the best CUDA and Triton stage, the fastest pair, each peer, and the
-pair's % of the read limit; then the targets, each with its misses and by how much;
-and a plot of % of the read limit by shape.
-
-The read limit: the time to read x once at the copy's bandwidth (a copy reads and writes x, so
-half the copy's time). The ratios are peer time / our time (>= 1.00: at least as fast).
-"""
+per (dtype, shape, dim) the best CUDA and Triton stage, the fastest pair, each peer (peer time /
+ours: >= 1.00 at least as fast) and the pair's % of the read limit (reading x once at the copy's
+bandwidth: half the copy's time); the targets, each with its misses; a plot of % by shape."""
 
 from __future__ import annotations
 
@@ -14,7 +10,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.report.markdown import markdown_lines
+from harness.report import documents
+from harness.report.markdown import markdown_lines, num
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
@@ -75,7 +72,7 @@ def lines(rows: Iterable[Row]) -> list[Line]:
 
 
 def _us(ms: float) -> str:
-    return "-" if math.isnan(ms) else f"{ms * 1e3:,.1f}"
+    return num(ms * 1e3, ",.1f")
 
 
 def _x(r: float) -> str:
@@ -119,12 +116,12 @@ def targets(ls: list[Line]) -> list[str]:
     large = [ln.read_limit for ln in ls if ln.read_bytes >= LARGE_BYTES and ln.read_limit > 0]
     geo = math.exp(sum(map(math.log, large)) / len(large)) if large else math.nan
     geo_line = f"- geomean % of the read limit over inputs >= 32 MB (target >= {LARGE_GEOMEAN:.0%})"
-    if not large:
-        geo_line += ": no input of 32 MB or more measured"
-    else:
-        geo_line += f": {geo:.1%} over {len(large)} cases" + (
-            "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
-        )
+    short = "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
+    geo_line += (
+        f": {geo:.1%} over {len(large)} cases{short}"
+        if large
+        else ": no input of 32 MB or more measured"
+    )
     return [
         _verdict(f"the pair >= {EVERY_SHAPE:.2f}x torch.sum", ls, x_torch, EVERY_SHAPE),
         _verdict(f"the pair >= {NARROW_TARGET}x torch.sum on rows of <= {SHORT_ROWS_MAX} and "
@@ -166,13 +163,13 @@ PLOT_NAME = "axis.png"
 def load(paths: Sequence[str | Path]) -> list[Row]:
     """The axis rows of one or more ROWS documents (`reduce-ladder bench axis --json`), in order;
     ReportError naming the file that holds none."""
-    from harness.report.documents import ReportError, load_document, rows
-
     found: list[Row] = []
     for path in paths:
-        mine = [r for r in rows(load_document(path)) if r.suite == "axis"]
+        mine = [r for r in documents.rows(documents.load_document(path)) if r.suite == "axis"]
         if not lines(mine):
-            raise ReportError(f"{path}: no timed axis rows (`reduce-ladder bench axis --json`)")
+            raise documents.ReportError(
+                f"{path}: no timed axis rows (`reduce-ladder bench axis --json`)"
+            )
         found += mine
     return found
 

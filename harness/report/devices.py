@@ -1,18 +1,9 @@
 """Devices compared (`reduce-ladder compare`): N result folders (results/<device>/, one GPU
-session each), the same variant timed on each. Per result source (a kind of file the session
-writes), variant, dtype and n: each device's time, the ratio to the first folder (the baseline)
-and the ratio the datasheets' memory bandwidth predicts. Renders OUT/README.md (the devices, what
-stands out, computed from the rows: nothing typed in, and per source and dtype the table at the
-largest n every device timed) and compare.json; the plots are harness.report.plots.plot_devices.
-
-The runs of one report (`reduce-ladder report A.json B.json ...`) are compared the same way, each
-run a device lettered A, B, ... (run_points), in report.md and on the terminal.
-
-Ratio convention: t(baseline) / t(device), above 1 the device is faster. The datasheet's
-expectation for a kernel bound by memory bandwidth is bw(device) / bw(baseline) (H100 SXM against
-H200: 3.35 / 4.8 = 0.70); launch-bound sizes and latency-bound code sit near 1 instead, which is
-what the comparison is there to show.
-"""
+session each; the first the baseline), per result source, variant, dtype and n each device's
+time, t(baseline) / t(device) (above 1 the device is faster) and the ratio the datasheets' memory
+bandwidth predicts, bw(device) / bw(baseline), which launch- or latency-bound sizes do not follow.
+Renders OUT/README.md and compare.json; the plots are harness.report.plots.plot_devices. The runs
+of one report (`reduce-ladder report A.json B.json ...`) are compared the same way (run_points)."""
 
 from __future__ import annotations
 
@@ -27,10 +18,11 @@ from string import ascii_uppercase
 from harness.core import dtypes
 from harness.core.device import datasheet_bw
 from harness.core.sizes import size_label
+from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.documents import rows as doc_rows
 from harness.report.ladder_table import variant_order
-from harness.report.markdown import RIGHT, markdown_lines, markdown_table, num, rich_table, us
+from harness.report.markdown import num, us
 from harness.report.records import COMPARE_SCHEMA
 
 # source -> (globs inside the folder, read in this order; what its time is)
@@ -112,14 +104,12 @@ def check_folders(folders: Iterable[str | Path]) -> list[Path]:
 
 
 def load_device(folder: Path) -> DeviceRun:
-    """Every passing timed point of every result file in folder (a record's whole reduction, a
-    callable entry's time per call; no wrong demonstrations; the first file of a source wins a
-    key it shares with a later one), with env.txt as the GPU session writes it: nvidia-smi's CSV
-    header and row, then free lines."""
-    env: dict[str, str] = {}
-    lines = []
-    if (folder / ENV_FILE).is_file():
-        lines = [ln.strip() for ln in (folder / ENV_FILE).read_text().splitlines() if ln.strip()]
+    """Every point of every result file in folder (the first file of a source wins a key it
+    shares with a later one), with env.txt as the GPU session writes it: nvidia-smi's CSV header
+    and row, then free lines."""
+    env, env_file = {}, folder / ENV_FILE
+    lines = [ln.strip() for ln in env_file.read_text().splitlines()] if env_file.is_file() else []
+    lines = [ln for ln in lines if ln]
     if len(lines) >= 2 and "," in lines[0]:
         heads, vals = ([c.strip() for c in ln.split(",")] for ln in lines[:2])
         env, lines = dict(zip(heads, vals, strict=False)), lines[2:]
@@ -127,12 +117,11 @@ def load_device(folder: Path) -> DeviceRun:
     records = []
     for source, paths in result_files(folder).items():
         run.files[source] = [p.name for p in paths]
-        for p in paths:
-            doc = load_document(p)
+        for doc in map(load_document, paths):
             records += doc.records
             run.device = run.device or (doc.device if doc.records else "")
             for key, point in points(doc, source).items():
-                run.points.setdefault(key, point)  # the first file wins a key
+                run.points.setdefault(key, point)
     run.order = variant_order(records)
     return run
 
@@ -144,15 +133,14 @@ def points(doc: Document, source: str) -> dict[Key, tuple[str, float]]:
     out: dict[Key, tuple[str, float]] = {}
     for x in doc_rows(doc):
         family, wrong = ident.get(x.variant, ("callable", False))
-        metric = "call" if x.suite == "callable" else "total"  # the callable suite's: per call
+        metric = "call" if x.suite == "callable" else "total"
         if x.metric == metric and x.check in ("ok", "") and x.median_ms and not wrong:
             out.setdefault((source, x.variant, x.dtype, x.n), (family, x.median_ms))
     return out
 
 
 def expected_ratios(runs: list[DeviceRun]) -> tuple[float | None, ...]:
-    """Per device after the first: bw(device) / bw(baseline) from the datasheets (None where a
-    bandwidth is unknown)."""
+    """Per device after the first: bw(device) / bw(baseline) (None where one is unknown)."""
     base = runs[0].bandwidth
     return tuple(r.bandwidth / base if base and r.bandwidth else None for r in runs[1:])
 
@@ -167,52 +155,30 @@ def device_rows(runs: list[DeviceRun]) -> list[DeviceRow]:
         ms = tuple(r.points[key][1] if key in r.points else None for r in runs)
         ratios = tuple(ms[0] / m if m else None for m in ms[1:])
         if any(x is not None for x in ratios):
-            out.append(DeviceRow(key[0], family, key[1], key[2], key[3], ms, ratios))
+            out.append(DeviceRow(key[0], family, *key[1:], ms, ratios))
     out.sort(key=lambda r: (src_rank[r.source], r.dtype != "float32", r.dtype,
                             rank.get(r.variant, len(rank)), r.variant, r.n))  # fmt: skip
     return out
-
-
-def _read_fraction(row: DeviceRow, bandwidth: float | None) -> float:
-    """The baseline's input bytes / its time as a fraction of its datasheet bandwidth (0 where
-    unknown): near 1 the sum is bound by memory bandwidth there, and the datasheet ratio is the
-    one to expect."""
-    if not bandwidth or not row.ms[0] or row.dtype not in dtypes.NAMES:
-        return 0.0
-    return row.n * dtypes.get(row.dtype).itemsize / (row.ms[0] * 1e-3) / bandwidth
-
-
-# ---------------------------------------------------------------------------------------------
-# README.md and compare.json
 
 
 def rel(path: Path, start: Path) -> str:
     return Path(os.path.relpath(path.resolve(), start.resolve())).as_posix()
 
 
-def _devices_table(runs: list[DeviceRun], out_dir: Path) -> list[str]:
-    exp = (None, *expected_ratios(runs))
-    header = ("folder", "device", "driver", "memory", "datasheet bandwidth", "expected ratio",
-              "versions (env.txt)", "result files read")  # fmt: skip
-    cells = [[f"[{r.label}]({rel(r.folder, out_dir)})" + (" (baseline)" if k == 0 else ""),
-              r.device or "?", r.env.get("driver_version", "?"),
-              r.env.get("memory.total [MiB]", "?"),
-              "unknown" if r.bandwidth is None else f"{r.bandwidth / 1e12:.2f} TB/s",
-              "1" if k == 0 else num(exp[k], ".2f"), "<br>".join(r.env_notes) or "-",
-              "; ".join(f"{s}: {', '.join(fs)}" for s, fs in r.files.items())]
-             for k, r in enumerate(runs)]  # fmt: skip
-    return markdown_lines(header, cells)
-
-
 def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     """Bullets computed from the rows, per other device and shared source: the median ratio where
-    the baseline reads at BOUND_FRACTION of its datasheet bandwidth or more (bandwidth-bound:
-    the datasheet ratio applies), at large n below that (other limits), at launch-bound n; the
-    rows furthest from the datasheet; and the files only some folders have."""
-    out = []
-    base = runs[0]
-    shared = [s for s in SOURCES if all(s in r.files for r in runs)]
-    bound = lambda r: _read_fraction(r, base.bandwidth) >= BOUND_FRACTION  # noqa: E731
+    the baseline reads at BOUND_FRACTION of its datasheet bandwidth or more (the datasheet ratio
+    applies), at large n below that, at launch-bound n; the rows furthest from the datasheet;
+    and the files only some folders have."""
+    base, out = runs[0], []
+
+    def bound(r: DeviceRow) -> bool:  # the baseline's input bytes / time over its datasheet's
+        if not base.bandwidth or not r.ms[0] or r.dtype not in dtypes.NAMES:
+            return False
+        return (
+            r.n * dtypes.get(r.dtype).itemsize / (r.ms[0] * 1e-3) / base.bandwidth >= BOUND_FRACTION
+        )
+
     groups = (  # (what, which rows, whether the datasheet ratio applies)
         (f"where {base.label} reads at >= {BOUND_FRACTION:.0%} of its datasheet bandwidth", bound,
          True),
@@ -225,32 +191,27 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
         out.append(
             f"- **{dev.label}** against **{base.label}** (t({base.label}) / t({dev.label})):"
         )
-        for source in shared:
+        for source in [s for s in SOURCES if all(s in r.files for r in runs)]:
             mine = [r for r in rows if r.source == source and r.ratios[k] is not None]
             for what, which, applies in groups:
-                ratios = [r.ratios[k] for r in mine if which(r)]
-                if ratios:
+                if ratios := [r.ratios[k] for r in mine if which(r)]:
                     out.append(f"  - {source}, " + _group_line(what, ratios, applies and exp))
         far = [r for r in rows if r.n >= BANDWIDTH_BOUND_N and r.ratios[k] is not None]
         if exp is not None and far:
             far.sort(key=lambda r: (-abs(math.log(r.ratios[k] / exp)), r.source, r.variant,
                                     r.dtype, r.n))  # fmt: skip
-            big_n = size_label(BANDWIDTH_BOUND_N)
-            out.append(f"  - furthest from the datasheet ratio {exp:.2f}, n >= {big_n}:")
-            out += [
-                f"    - `{r.variant}` ({r.source}, {r.dtype}, n = {size_label(r.n)}): "
-                f"{us(r.ms[0])} µs on {base.label}, {us(r.ms[k + 1])} µs on {dev.label}: "
-                f"ratio {r.ratios[k]:.2f}, {r.ratios[k] / exp:.2f} x the datasheet's."
-                for r in far[:OUTLIERS]
-            ]
+            out.append(f"  - furthest from the datasheet ratio {exp:.2f}, "
+                       f"n >= {size_label(BANDWIDTH_BOUND_N)}:")  # fmt: skip
+            out += [f"    - `{r.variant}` ({r.source}, {r.dtype}, n = {size_label(r.n)}): "
+                    f"{us(r.ms[0])} µs on {base.label}, {us(r.ms[k + 1])} µs on {dev.label}: "
+                    f"ratio {r.ratios[k]:.2f}, {r.ratios[k] / exp:.2f} x the datasheet's."
+                    for r in far[:OUTLIERS]]  # fmt: skip
     for s, (globs, _) in SOURCES.items():
         have = [r.label for r in runs if s in r.files]
         if have and len(have) < len(runs):
             compared = base.label in have and len(have) > 1
-            out.append(
-                f"- {s} ({', '.join(globs)}) is only in {', '.join(have)}: "
-                + ("compared where the folders have it." if compared else "not compared.")
-            )
+            how = "compared where the folders have it." if compared else "not compared."
+            out.append(f"- {s} ({', '.join(globs)}) is only in {', '.join(have)}: {how}")
     return out
 
 
@@ -265,9 +226,9 @@ def _group_line(what: str, ratios: list[float], exp: float | None) -> str:
 
 
 def ratio_table(
-    rows: list[DeviceRow], labels: list[str], expected: tuple[float | None, ...] = ()
+    rows: list[DeviceRow], labels: list[str], expected: tuple[float | None, ...] = (), variant=str
 ) -> tuple[list[str], list[list[str]]]:
-    """The header and cells of a comparison: per row its variant, each device's µs, the ratio
+    """The header and cells of a comparison: per row variant(its id), each device's µs, the ratio
     t(first) / t(device) per other device and, given the datasheets' ratios, the measured one
     over the datasheet's."""
     others = labels[1:]
@@ -277,39 +238,31 @@ def ratio_table(
     for r in rows:
         pairs = zip(r.ratios, expected, strict=True) if expected else ()
         over = [x / e if x and e else None for x, e in pairs]
-        cells.append([r.variant, *map(us, r.ms), *[num(x, ".2f") for x in (*r.ratios, *over)]])
+        cells.append([variant(r.variant), *map(us, r.ms),
+                      *[num(x, ".2f") for x in (*r.ratios, *over)]])  # fmt: skip
     return header, cells
-
-
-def _source_tables(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
-    out = []
-    for s, (globs, measure) in SOURCES.items():
-        mine = [r for r in rows if r.source == s]
-        if not mine:
-            continue
-        out += [f"### {s}", "", f"{measure}; from {', '.join(globs)}.", ""]
-        for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
-            n = max(r.n for r in mine if r.dtype == dtype)
-            at = [r for r in mine if r.dtype == dtype and r.n == n]
-            header, cells = ratio_table(at, [r.label for r in runs], expected_ratios(runs))
-            cells = [[f"`{c[0]}`", *c[1:]] for c in cells]
-            out += [f"**{dtype}, n = {size_label(n)}**", ""]
-            out += markdown_lines(header, cells, ("l", *[RIGHT] * (len(header) - 1)))
-            out.append("")
-    return out
 
 
 def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str) -> str:
     """README.md."""
-    rows = device_rows(runs)
+    rows, exp = device_rows(runs), (None, *expected_ratios(runs))
     base, others = runs[0], runs[1:]
+    header = ("folder", "device", "driver", "memory", "datasheet bandwidth", "expected ratio",
+              "versions (env.txt)", "result files read")  # fmt: skip
+    cells = [[f"[{r.label}]({rel(r.folder, out_dir)})" + (" (baseline)" if k == 0 else ""),
+              r.device or "?", r.env.get("driver_version", "?"),
+              r.env.get("memory.total [MiB]", "?"),
+              "unknown" if r.bandwidth is None else f"{r.bandwidth / 1e12:.2f} TB/s",
+              "1" if k == 0 else num(exp[k], ".2f"), "<br>".join(r.env_notes) or "-",
+              "; ".join(f"{s}: {', '.join(fs)}" for s, fs in r.files.items())]
+             for k, r in enumerate(runs)]  # fmt: skip
     lines = [
         "# Devices compared", "", f"<!-- generated by: {command} -- do not edit by hand -->", "",
         f"Baseline: **{base.label}** ({base.device}). Ratio = t({base.label}) / t(device): above "
         "1 the device is faster. Expected ratio = the device's datasheet memory bandwidth over "
         f"the baseline's (harness.core.device.DATASHEET_BYTES_PER_S): what a sum bound by memory "
         "bandwidth should show; a launch-bound or latency-bound one sits elsewhere.", "",
-        "## Devices", "", *_devices_table(runs, out_dir), "",
+        "## Devices", "", *md.markdown_lines(header, cells), "",
         "## What stands out", "", *stand_out(runs, rows), "",
         "## Ratio against n", "",
         "Per variant family (columns) and dtype (rows): each variant a thin line, the family's "
@@ -319,14 +272,22 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
         "Per result source and dtype, at the largest n timed on the baseline and another device "
         f"(every n: compare.json). Compared with {base.label}: "
         + ", ".join(o.label for o in others) + ".", "",
-        *_source_tables(runs, rows),
     ]  # fmt: skip
+    for s, (globs, measure) in SOURCES.items():
+        if mine := [r for r in rows if r.source == s]:
+            lines += [f"### {s}", "", f"{measure}; from {', '.join(globs)}.", ""]
+            for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
+                n = max(r.n for r in mine if r.dtype == dtype)
+                at = [r for r in mine if r.dtype == dtype and r.n == n]
+                header, cells = ratio_table(at, [r.label for r in runs], exp[1:], "`{}`".format)
+                align = "l" + md.RIGHT * (len(header) - 1)
+                lines += [f"**{dtype}, n = {size_label(n)}**", "",
+                          *md.markdown_lines(header, cells, align), ""]  # fmt: skip
     return "\n".join(lines).rstrip() + "\n"
 
 
 def compare_json(runs: list[DeviceRun], out_dir: Path) -> dict:
-    exp = (None, *expected_ratios(runs))
-    labels = [r.label for r in runs]
+    exp, labels = (None, *expected_ratios(runs)), [r.label for r in runs]
 
     def by_label(labels: list[str], values: tuple) -> dict:
         return {k: x for k, x in zip(labels, values, strict=True) if x is not None}
@@ -369,8 +330,10 @@ def _run_tables(runs: list[Document], sizes: dict[str, int]):
     A and in at least one other run at its n, in ladder order)."""
     rows, letters = device_rows(run_points(runs)), [run_letter(k) for k in range(len(runs))]
     for d, n in sizes.items():
-        at = [r for r in rows if r.dtype == d and r.n == n]
-        yield f"{d}, n = {size_label(n)}", *ratio_table(at, letters)
+        yield (
+            f"{d}, n = {size_label(n)}",
+            *ratio_table([r for r in rows if r.dtype == d and r.n == n], letters),
+        )
 
 
 def runs_line(runs: list[Document]) -> str:
@@ -379,18 +342,23 @@ def runs_line(runs: list[Document]) -> str:
 
 def runs_markdown(runs: list[Document], sizes: dict[str, int]) -> list[str]:
     """report.md's comparison: one table per dtype at its n."""
-    md = ["## Comparison", "", runs_line(runs), ""]
+    out = ["## Comparison", "", runs_line(runs), ""]
     if not sizes:
-        return [*md, "The runs share no dtype and size; nothing to compare.", ""]
+        return [*out, "The runs share no dtype and size; nothing to compare.", ""]
     others = " / ".join(run_letter(k) for k in range(1, len(runs)))
     for title, header, cells in _run_tables(runs, sizes):
         what = f"time in A / time in {others} (above 1: {others} faster)"
-        md += [f"{title}: {what}", "", markdown_table(header, cells)]
-    return [*md, "![comparison](compare.png)", ""]
+        out += [f"{title}: {what}", "", md.markdown_table(header, cells)]
+    return [*out, "![comparison](compare.png)", ""]
 
 
 def runs_rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
     """The same tables for the terminal."""
     what = "time in A / time in the other run (above 1: the other run is faster)"
-    return [rich_table(f"{title}: {what}", header, cells, caption=runs_line(runs))
-            for title, header, cells in _run_tables(runs, sizes)]  # fmt: skip
+    tables = []
+    for title, header, cells in _run_tables(runs, sizes):
+        columns = [md.Column(h, lambda c, i=i: c[i], right=i > 0) for i, h in enumerate(header)]
+        tables.append(
+            md.terminal_table(f"{title}: {what}", columns, cells, caption=runs_line(runs))
+        )
+    return tables

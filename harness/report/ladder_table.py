@@ -1,19 +1,13 @@
-"""The ladder table, built once (ladder_rows) and shown three ways: Markdown (report.md and the
-docs/ladder.md: MARKDOWN_COLUMNS), and on the terminal compact (COMPACT_COLUMNS, fits 100 columns)
-or wide (WIDE_COLUMNS, every column), with what each stage changes in a legend under the table.
+"""The ladder table, built once (ladder_rows) and shown three ways: Markdown (report.md,
+docs/ladder.md) and on the terminal compact (fits 100 columns) or wide, what each stage changes in
+a legend under it. One row per CUDA stage at one (dtype, n), ladder order, its Triton twin (or the
+catalogue's counterpart) beside it; then any Triton variant no CUDA row twins; then the peers.
 
-One row per CUDA stage at one (dtype, n), ladder order, its Triton twin (or, for variants that
-are not tile twins such as the fastest pair, the catalogue's counterpart) beside it; then any
-Triton variant no CUDA row twins, on its own row in the Triton columns; then the peers.
-
-Every ratio the tables print is computed here only: against the peers measured in the same run at
-the same dtype and n (x CUB, x torch.sum, % copy), and along the ladder (step x, cumulative x).
-
-x_cub = t(cupy.sum, CUB on) / t and x_torch = t(torch.sum) / t: above 1 the variant is faster
-than the peer. pct_copy = effective GB/s / the device-to-device copy's GB/s * 100. step_x =
-t(previous stage) / t and cum_x = t(first stage of the family) / t, over the timed CUDA rows in
-ladder order; a seed's own ladder (a family, e.g. 004) starts its own, and wrong demonstrations
-and failed checks neither get nor give a step.
+Every ratio the tables print is computed here: against the peers of the same run, dtype and n
+(x CUB = t(cupy.sum, CUB) / t, x torch.sum alike: above 1 faster; % copy = GB/s over the copy's),
+and along the ladder (step x = t(previous stage) / t, cum. x = t(first stage of the family) / t,
+over the timed CUDA rows: a seed's own family starts its own; wrong demonstrations and failed
+checks neither get nor give a step).
 """
 
 from __future__ import annotations
@@ -21,37 +15,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harness.core import catalogue
-from harness.core.catalogue import (
-    CCCL_ID,
-    CCCL_NONDET_ID,
-    COMPILE_COOP_ID,
-    COMPILE_DYNAMIC_ID,
-    COMPILE_ID,
-    COPY_ID,
-    CUB_ID,
-    NOCUB_ID,
-)
+from harness.core import catalogue as cat
+from harness.core.catalogue import COPY_ID, CUB_ID
 from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
 from harness.core.sizes import size_label
 from harness.report import markdown as md
-from harness.report.markdown import Column, column_table, num, numbers, short_id, terminal_table, us
+from harness.report.markdown import Column, num, numbers, short_id, us
 from harness.report.records import ResultRecord, median
 
 # The peers' labels, in the order the tables and plots show them (a run without some of them shows
 # the rest): CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and
 # x torch.sum.
 PEER_LABELS = {
-    CUB_ID: "cupy.sum (CUB)",
-    NOCUB_ID: "cupy.sum (no CUB)",
-    CCCL_ID: "cuda.compute (run to run)",
-    CCCL_NONDET_ID: "cuda.compute (not guaranteed)",
-    TORCH_ID: "torch.sum",
-    COMPILE_ID: "torch.compile (static)",
-    COMPILE_DYNAMIC_ID: "torch.compile (dynamic)",
-    COMPILE_COOP_ID: "torch.compile (coop)",
+    CUB_ID: "cupy.sum (CUB)", cat.NOCUB_ID: "cupy.sum (no CUB)",
+    cat.CCCL_ID: "cuda.compute (run to run)", cat.CCCL_NONDET_ID: "cuda.compute (not guaranteed)",
+    TORCH_ID: "torch.sum", cat.COMPILE_ID: "torch.compile (static)",
+    cat.COMPILE_DYNAMIC_ID: "torch.compile (dynamic)", cat.COMPILE_COOP_ID: "torch.compile (coop)",
     COPY_ID: "copy bandwidth",
-}
+}  # fmt: skip
 PEER_ORDER = tuple(PEER_LABELS)
 
 
@@ -63,11 +44,8 @@ class PeerRatios:
 
     def text(self) -> str:
         """'0.50× CUB, 1.00× torch.sum, 45% of copy' (the ones measured), or '-'."""
-        shown = (
-            (self.x_cub, "{:.2f}× CUB"),
-            (self.x_torch, "{:.2f}× torch.sum"),
-            (self.pct_copy, "{:.0f}% of copy"),
-        )
+        shown = ((self.x_cub, "{:.2f}× CUB"), (self.x_torch, "{:.2f}× torch.sum"),
+                 (self.pct_copy, "{:.0f}% of copy"))  # fmt: skip
         return ", ".join(form.format(x) for x, form in shown if x is not None) or "-"
 
 
@@ -77,7 +55,6 @@ def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
 
 
 def records_at(records: Iterable[ResultRecord], dtype: str, n: int) -> dict[str, ResultRecord]:
-    """The records of one (dtype, n), by variant id."""
     return {r.variant: r for r in records if r.dtype == dtype and r.n == n}
 
 
@@ -86,35 +63,14 @@ def peer_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRati
     gets ratios, and only against passing, timed peers."""
     if r is None or not r.ok or not r.ms:
         return PeerRatios()
-
-    def peer(vid: str) -> ResultRecord | None:
-        p = at.get(vid)
-        return p if p is not None and p.ok and p.ms else None
-
-    cub, torch_sum, copy = peer(CUB_ID), peer(TORCH_ID), peer(COPY_ID)
+    cub, torch_sum, copy = (p if (p := at.get(v)) and p.ok and p.ms else None
+                            for v in (CUB_ID, TORCH_ID, COPY_ID))  # fmt: skip
     gbps, copy_gbps = r.gbps_total, copy.gbps_total if copy else None
     return PeerRatios(
         x_cub=cub.ms / r.ms if cub else None,
         x_torch=torch_sum.ms / r.ms if torch_sum else None,
         pct_copy=100 * gbps / copy_gbps if gbps and copy_gbps else None,
     )
-
-
-def ladder_steps(rows: Iterable[ResultRecord | None]) -> list[tuple[float | None, float | None]]:
-    """(step x, cumulative x) of each CUDA record, in the order given (ladder order); None
-    entries (rows with no CUDA record) get no steps and break nothing."""
-    out: list[tuple[float | None, float | None]] = []
-    family, first_ms, prev_ms = None, None, None
-    for r in rows:
-        if r is not None and r.family != family:  # a seed's own ladder starts its own x columns
-            family, first_ms, prev_ms = r.family, None, None
-        ms = r.ms if r is not None else None
-        usable = bool(ms) and r.ok and not r.wrong_demo  # a wrong sum's time is no reference
-        out.append((prev_ms / ms if usable and prev_ms else None,
-                    first_ms / ms if usable and first_ms else None))  # fmt: skip
-        if usable:
-            first_ms, prev_ms = first_ms or ms, ms
-    return out
 
 
 @dataclass(frozen=True)
@@ -138,9 +94,7 @@ class LadderRow:
     @property
     def short_id(self) -> str:
         """The compact table's id column: the CUDA id without "cuda/", else the full id."""
-        if self.main is None:
-            return self.twin.variant if self.twin else "-"
-        return self.name
+        return self.name if self.main else self.twin.variant if self.twin else "-"
 
     @property
     def failed(self) -> bool:
@@ -156,49 +110,40 @@ def variant_order(records: Iterable[ResultRecord]) -> list[str]:
         first.setdefault(r.variant, r)
     rank = {"cuda": 0, "triton": 1}
     others = [v for v in first if first[v].backend != "peer"]
-    others.sort(key=lambda v: (rank.get(first[v].backend, 2), catalogue.stage_key(first[v].stage)))
-    return (
-        others
-        + [p for p in PEER_ORDER if p in first]
-        + [v for v in first if first[v].backend == "peer" and v not in PEER_ORDER]
-    )
-
-
-def partner(r: ResultRecord) -> str | None:
-    """The Triton variant shown beside a CUDA record: its tile twin, or (for variants that are
-    not tile twins, like the fastest pair) the catalogue's counterpart."""
-    if r.twin:
-        return r.twin
-    v = catalogue.BY_ID.get(r.variant)
-    return v.counterpart if v is not None else None
+    others.sort(key=lambda v: (rank.get(first[v].backend, 2), cat.stage_key(first[v].stage)))
+    peers = [v for v in first if first[v].backend == "peer" and v not in PEER_ORDER]
+    return others + [p for p in PEER_ORDER if p in first] + peers
 
 
 def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[LadderRow]:
     at = records_at(records, dtype, n)
-    pairs: list[tuple[str, ResultRecord | None, ResultRecord | None]] = []
-    shown: set[str] = set()
+    rows, shown, family, first_ms, prev_ms = [], set(), None, None, None
     for vid in variant_order(at.values()):  # CUDA first: every twin is placed before its turn
         r = at[vid]
         if r.backend == "cuda":
-            twin = at.get(partner(r) or "")
-            if twin is not None:
-                shown.add(twin.variant)
-            pairs.append(("stage", r, twin))
+            # its tile twin, or (not tile twins, like the fastest pair) the catalogue's counterpart
+            v = cat.BY_ID.get(vid)
+            kind, main, twin = "stage", r, at.get(r.twin or (v and v.counterpart) or "")
+            shown |= {twin.variant} if twin is not None else set()
         elif r.backend == "peer":
-            pairs.append(("peer", r, None))
-        elif vid not in shown:  # a Triton variant no CUDA row twins: the Triton columns only
-            pairs.append(("stage", None, r))
-    steps = ladder_steps(main if kind == "stage" else None for kind, main, _ in pairs)
-    return [LadderRow(kind, (main or twin).stage, main, twin, _sum_ratios(main, at),
-                      peer_ratios(twin, at), step_x, cum_x)
-            for (kind, main, twin), (step_x, cum_x) in zip(pairs, steps, strict=True)]  # fmt: skip
-
-
-def _sum_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRatios:
-    ratios = peer_ratios(r, at)
-    if r is not None and r.variant == COPY_ID:  # the copy is the yardstick, not a sum
-        return PeerRatios(pct_copy=ratios.pct_copy)
-    return ratios
+            kind, main, twin = "peer", r, None
+        elif vid in shown:
+            continue
+        else:  # a Triton variant no CUDA row twins: the Triton columns only
+            kind, main, twin = "stage", None, r
+        # the steps, over the CUDA records of the stage rows
+        if kind == "stage" and main is not None and main.family != family:
+            family, first_ms, prev_ms = main.family, None, None  # a seed's own ladder: its own
+        ms = main.ms if kind == "stage" and main is not None else None
+        usable = bool(ms) and main.ok and not main.wrong_demo  # a wrong sum's time: no reference
+        steps = (prev_ms / ms if usable and prev_ms else None,
+                 first_ms / ms if usable and first_ms else None)  # fmt: skip
+        first_ms, prev_ms = (first_ms or ms, ms) if usable else (first_ms, prev_ms)
+        ratios = peer_ratios(main, at)
+        if main is not None and main.variant == COPY_ID:  # the copy is the yardstick, not a sum
+            ratios = PeerRatios(pct_copy=ratios.pct_copy)
+        rows.append(LadderRow(kind, r.stage, main, twin, ratios, peer_ratios(twin, at), *steps))
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,58 +165,41 @@ def _check(row: LadderRow) -> str:
     return check_text(row.main) + (f" / twin {check_text(twin)}" if twin and not twin.ok else "")
 
 
-def _gbps(r: ResultRecord | None) -> str:
-    return num(r.gbps_total if r else None, ".0f")
+def _side(main: bool) -> list[Column]:
+    """The µs, GB/s and ratio columns of the CUDA record (main) or of its twin."""
+    rec = (lambda e: e.main) if main else (lambda e: e.twin)
+    ratios = (lambda e: e.main_ratios) if main else (lambda e: e.twin_ratios)
+    return [
+        numbers("µs", lambda e: us(rec(e).ms if rec(e) else None)),
+        numbers("GB/s", lambda e: num(rec(e).gbps_total if rec(e) else None, ".0f")),
+        numbers("% copy", lambda e: num(ratios(e).pct_copy, ".0f")),
+        numbers("× CUB", lambda e: num(ratios(e).x_cub, ".2f")),
+        numbers("× torch.sum", lambda e: num(ratios(e).x_torch, ".2f")),
+    ]
 
 
-_STAGE = Column("stage", lambda e: e.stage)
-_VARIANT = Column("variant", lambda e: e.name)
-_CUDA = [
-    numbers("µs", lambda e: us(e.main.ms if e.main else None)),
-    numbers("GB/s", lambda e: _gbps(e.main)),
-    numbers("% copy", lambda e: num(e.main_ratios.pct_copy, ".0f")),
-    numbers("× CUB", lambda e: num(e.main_ratios.x_cub, ".2f")),
-    numbers("× torch.sum", lambda e: num(e.main_ratios.x_torch, ".2f")),
-]
+_CUDA, _TWIN = _side(True), _side(False)[:4]  # the twin without × torch.sum
+_STAGE, _VARIANT = Column("stage", lambda e: e.stage), Column("variant", lambda e: e.name)
 _TWIN_NAME = Column("Triton twin", lambda e: short_id(e.twin.variant) if e.twin else "-")
-_TWIN = [
-    numbers("µs", lambda e: us(e.twin.ms if e.twin else None)),
-    numbers("GB/s", lambda e: _gbps(e.twin)),
-    numbers("% copy", lambda e: num(e.twin_ratios.pct_copy, ".0f")),
-    numbers("× CUB", lambda e: num(e.twin_ratios.x_cub, ".2f")),
-]
 _CHECK = Column("check", _check)
 
 # report.md and docs/ladder.md (Markdown, so width is no concern)
 MARKDOWN_COLUMNS = (_STAGE, _VARIANT, *_CUDA, _TWIN_NAME, *_TWIN, _CHECK)
 # the terminal by default: fits 100 columns; the twins' names are in the legend
-COMPACT_COLUMNS = (
-    Column("id", lambda e: e.short_id),
-    *[c for c in _CUDA if c.header != "% copy"],
-    numbers("Triton µs", _TWIN[0].cell),
-    _CHECK,
-)
+COMPACT_COLUMNS = (Column("id", lambda e: e.short_id), *[c for c in _CUDA if c.header != "% copy"],
+                   numbers("Triton µs", _TWIN[0].cell), _CHECK)  # fmt: skip
 # the terminal with --wide: every column
 WIDE_COLUMNS = (
-    _STAGE,
-    _VARIANT,
-    numbers("1st pass µs", lambda e: us(median(e.main and e.main.first_pass))),
-    *_CUDA,
-    numbers("step ×", lambda e: num(e.step_x, ".2f")),
-    numbers("cum. ×", lambda e: num(e.cum_x, ".1f")),
-    _TWIN_NAME,
-    *_TWIN,
-    _CHECK,
-)
+    _STAGE, _VARIANT, numbers("1st pass µs", lambda e: us(median(e.main and e.main.first_pass))),
+    *_CUDA, numbers("step ×", lambda e: num(e.step_x, ".2f")),
+    numbers("cum. ×", lambda e: num(e.cum_x, ".1f")), _TWIN_NAME, *_TWIN, _CHECK,
+)  # fmt: skip
 
 
 def markdown_ladder(records: Iterable[ResultRecord], dtype: str, n: int) -> str:
     """The ladder at (dtype, n) as report.md and docs/ladder.md show it."""
-    return column_table(MARKDOWN_COLUMNS, ladder_rows(records, dtype, n), align=False)
+    return md.column_table(MARKDOWN_COLUMNS, ladder_rows(records, dtype, n), align=False)
 
-
-# ---------------------------------------------------------------------------------------------
-# the terminal
 
 COLUMN_KEY = (
     "µs: device time per call (median, L2 flushed); GB/s: bytes read + written / time; "
@@ -286,7 +214,7 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
     lines = []
     for e in rows:
         r = e.main or e.twin
-        v = catalogue.BY_ID.get(r.variant) if r else None
+        v = cat.BY_ID.get(r.variant) if r else None
         if v is None or (e.kind == "peer" and not wide):
             continue
         twin = f" [twin {short_id(e.twin.variant)}]" if e.twin and e.main and not wide else ""
@@ -299,22 +227,17 @@ def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
     """The ladder as a rich Table (compact or wide), the peers in a section of their own."""
     styles = ["red" if e.failed else ("dim" if e.kind == "peer" else None) for e in rows]
     peers = next((k for k, e in enumerate(rows) if e.kind == "peer"), None)
-    return terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows, styles=styles,
-                          section=peers)  # fmt: skip
+    return md.terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows,
+                             styles=styles, section=peers)  # fmt: skip
 
 
 def ladder_console_table(
-    rows: Iterable[ResultRecord | dict],
-    n: int,
-    dtype: str,
-    *,
-    wide: bool = False,
-    title: str | None = None,
-    with_legend: bool = True,
-):
+    rows: Iterable[ResultRecord | dict], n: int, dtype: str, *, wide: bool = False,
+    title: str | None = None, with_legend: bool = True,
+):  # fmt: skip
     """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend
-    (with_legend=False: the table alone, where the legend is printed once for several sizes), as
-    one rich renderable. rows: result records, or their JSON form (the session's rows)."""
+    (with_legend=False: the table alone, the legend printed once for several sizes). rows:
+    result records, or their JSON form (the session's rows)."""
     records = as_records(rows)
     ladder = ladder_rows(records, dtype, n)
     if title is None:

@@ -1,10 +1,6 @@
-"""The one table writer: a table is columns (Column: a header and how to fill its cell from one
-item) over items, or the cells of a pivot (grid); written as GitHub Markdown (report.md,
-docs/ladder.md, every page beside report.md, the porting doc) or, from the same columns, on the
-terminal (terminal_table: a rich Table in the ladder table's box style; compact by default, fits
-100 columns with no id or number split across lines, every column with --wide, long text in a
-legend under the table: KeyedText turns long repeated text into short keys the legend spells
-out). Also rich tables as Markdown, and the number formats every table's cells use."""
+"""The one table writer: columns (Column: a header and its cell from one item) over items, or the
+cells of a pivot (grid), written as GitHub Markdown or, from the same columns, as a rich Table on
+the terminal (long text in a legend under it: KeyedText); and the number formats of every cell."""
 
 from __future__ import annotations
 
@@ -19,44 +15,43 @@ RIGHT = "r"
 
 @dataclass(frozen=True)
 class Column:
-    """One column of a table: its header and its cell from one item."""
-
     header: str
     cell: Callable[[Any], str]
     right: bool = False  # numbers right-aligned
     whole: bool = False  # on the terminal never folded (ids): the other columns give way
 
 
+TermColumn = Column  # the name the terminal tables' callers know
+
+
 def numbers(header: str, cell: Callable[[Any], str]) -> Column:
-    """A column of numbers (right-aligned)."""
     return Column(header, cell, right=True)
 
 
 def markdown_lines(
     header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str] = ()
 ) -> list[str]:
-    """A GitHub Markdown table as lines: the header, the rule (`---:` for columns aligned RIGHT)
-    and the rows, "|" inside a cell escaped. A row may have fewer cells than the header (a note
-    spanning the rest)."""
-    rule = "".join("---:|" if a == RIGHT else "---|" for a in align) if align else ""
-    rule += "---|" * (len(header) - len(align))
-    lines = ["| " + " | ".join(header) + " |", "|" + rule]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in rows]
-    return lines
+    """The header, the rule (`---:` for columns aligned RIGHT) and the rows, "|" escaped. A row
+    may have fewer cells than the header (a note spanning the rest)."""
+    rule = "".join("---:|" if a == RIGHT else "---|" for a in align) + "---|" * (
+        len(header) - len(align)
+    )
+    body = ("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" for cells in rows)
+    return ["| " + " | ".join(header) + " |", "|" + rule, *body]
 
 
 def markdown_table(
     header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str] = ()
 ) -> str:
-    """markdown_lines as one string, ending in a newline."""
     return "\n".join(markdown_lines(header, rows, align)) + "\n"
 
 
 def column_table(columns: Sequence[Column], items: Iterable[Any], *, align: bool = True) -> str:
-    """Markdown: one row per item, one cell per column (align: the right columns' rule `---:`)."""
-    rows = ([c.cell(x) for c in columns] for x in items)
+    """One row per item, one cell per column (align: the right columns' rule `---:`)."""
     rule = [RIGHT if c.right else "" for c in columns] if align else ()
-    return markdown_table([c.header for c in columns], rows, rule)
+    return markdown_table(
+        [c.header for c in columns], ([c.cell(x) for c in columns] for x in items), rule
+    )
 
 
 def grid(
@@ -65,11 +60,9 @@ def grid(
     acrosses: Iterable[Any] | None = None, *, label: Callable[[Any], str] = str,
     missing: str = "-",
 ) -> tuple[list[Any], list[list[str]]]:  # fmt: skip
-    """A pivot of items: (the across keys, one row per down key: label(key), then a cell per
-    across key), the keys in the order given (else as first seen), each once; the first item of a
-    (down, across) pair gives its cell(item), a pair without one `missing`."""
-    items = list(items)
-    at: dict[tuple, Any] = {}
+    """A pivot: (the across keys, one row per down key: label(key), then a cell per across key),
+    keys in the order given (else first seen); a pair's first item gives its cell, else missing."""
+    items, at = list(items), {}
     for x in items:
         at.setdefault((down(x), across(x)), x)
     ds = dict.fromkeys(map(down, items) if downs is None else downs)
@@ -87,21 +80,13 @@ def us(ms: float | None) -> str:
     return num(None if ms is None else ms * 1e3, ".1f")
 
 
-# ---------------------------------------------------------------------------------------------
-# the terminal (`reduce-ladder list`, `inspect`, the ladder table, the checks)
-
-
-TermColumn = Column  # the name the terminal tables' callers know (a Column)
-
-
 def short_dtype(name: str) -> str:
-    """float32 -> f32, int32 -> i32, bfloat16 -> bf16: the catalogue's names, shortened."""
+    """float32 -> f32, int32 -> i32, bfloat16 -> bf16."""
     return name.replace("float", "f").replace("int", "i")
 
 
 def short_dtypes(names: Iterable[str]) -> str:
-    """'f32,i32,f16,bf16,f64'."""
-    return ",".join(short_dtype(n) for n in names)
+    return ",".join(map(short_dtype, names))
 
 
 def dtype_key(names: Iterable[str]) -> str:
@@ -116,61 +101,43 @@ def short_id(variant_id: str) -> str:
 
 @dataclass
 class KeyedText:
-    """Long text shown as a short key (A, B, ...) in a column and spelled out in the legend, keys
-    given in order of first appearance."""
+    """Long text shown as a short key (A, B, ...) in a column and spelled out in the legend."""
 
     keys: dict[str, str] = field(default_factory=dict)
 
     def key(self, text: str) -> str:
-        if text not in self.keys:
-            i = len(self.keys)
-            self.keys[text] = ascii_uppercase[i % 26] + (str(i // 26) if i >= 26 else "")
-        return self.keys[text]
+        i = len(self.keys)
+        return self.keys.setdefault(
+            text, ascii_uppercase[i % 26] + (str(i // 26) if i >= 26 else "")
+        )
 
     def legend(self) -> list[str]:
         return [f"{k}: {text}" for text, k in self.keys.items()]
-
-
-def rich_table(
-    title: str | None, header: Sequence[str], rows: Iterable[Sequence[str]], *,
-    right: Sequence[bool] | None = None, caption: str | None = None,
-    styles: Sequence[str | None] = (), whole: Sequence[bool] = (), section: int | None = None,
-):  # fmt: skip
-    """Every terminal table: a rich Table in the ladder table's box style, the first column left
-    and the rest right-aligned unless `right` says otherwise; styles colour rows (one per row);
-    a column marked `whole` never folds (ids: the other columns give way); a line is drawn above
-    row `section`."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(
-        title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
-    )
-    right = [i > 0 for i in range(len(header))] if right is None else right
-    for i, h in enumerate(header):
-        # fold, never crop: a compact table is narrow enough not to fold at 100 columns, and
-        # on a narrower terminal (or --wide) a folded number is still the number
-        table.add_column(h, justify="right" if right[i] else "left", overflow="fold",
-                         no_wrap=i < len(whole) and whole[i])  # fmt: skip
-    for k, cells in enumerate(rows):
-        if k == section:
-            table.add_section()
-        table.add_row(*cells, style=styles[k] if k < len(styles) else None)
-    return table
 
 
 def terminal_table(
     title: str | None, columns: Sequence[Column], rows: Iterable[Any], row_style=None,
     caption=None, styles: Sequence[str | None] = (), section: int | None = None,
 ):  # fmt: skip
-    """A rich Table of rows, one cell per column; row_style(row) (or styles, one per row) may
-    colour a row; a line is drawn above row `section`."""
-    rows = list(rows)
-    return rich_table(
-        title, [c.header for c in columns], ([c.cell(r) for c in columns] for r in rows),
-        right=[c.right for c in columns], caption=caption, whole=[c.whole for c in columns],
-        styles=[row_style(r) for r in rows] if row_style else styles, section=section,
-    )  # fmt: skip
+    """Every terminal table: a rich Table of rows, one cell per column, in the ladder table's box
+    style; row_style(row) (or styles, one per row) may colour a row; a line above row section."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=title, caption=caption, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+    )
+    for c in columns:
+        # fold, never crop: a compact table is narrow enough not to fold at 100 columns, and
+        # on a narrower terminal (or --wide) a folded number is still the number
+        table.add_column(c.header, justify="right" if c.right else "left", overflow="fold",
+                         no_wrap=c.whole)  # fmt: skip
+    for k, r in enumerate(rows):
+        if k == section:
+            table.add_section()
+        style = row_style(r) if row_style else styles[k] if k < len(styles) else None
+        table.add_row(*(c.cell(r) for c in columns), style=style)
+    return table
 
 
 def with_legend(table, lines: Iterable[str]):

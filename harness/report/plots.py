@@ -1,14 +1,8 @@
-"""Every plot of the reports (matplotlib, Agg; no GPU needed) goes through one small function,
-chart: a value by size or shape from long-format rows, a line, bar or dot per variant or peer, a
-panel per group (the Liger-Kernel way: one benchmark table, one visualizer); each report only
-names its columns (axis_tables, accuracy_tables, profile_tables call it too). Drawn here:
-- bandwidth_vs_n_<dtype>.png: effective GB/s against n, one panel per group of stages (at most
-  PANEL_LINES variants, and the peers on every panel);
-- ladder_<dtype>_<n>.png: the ladder at one n, a CUDA bar and its Triton twin's bar per row;
-- compare_<source>.png (`reduce-ladder compare`) and a report's compare.png (runs compared with
-  the first): a panel per dtype (rows) and variant family (columns), t(baseline) / t(device)
-  against n: a thin line per variant, a thick one for the median, the datasheet's ratio dashed,
-  one colour per device."""
+"""Every plot of the reports (matplotlib, Agg; no GPU needed) goes through chart: a value by size
+or shape from long-format rows, a line, bar or dot per hue, a panel per group; each report only
+names its columns. Drawn here: bandwidth_vs_n_<dtype>.png (GB/s against n, a panel per group of
+stages, the peers on each), ladder_<dtype>_<n>.png (a CUDA bar and its Triton twin's per row) and
+the device comparisons (t(baseline) / t(device) against n, a panel per dtype and family)."""
 
 from __future__ import annotations
 
@@ -19,8 +13,7 @@ from pathlib import Path
 from statistics import median
 
 from harness.core import catalogue
-from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID
-from harness.core.catalogue import TORCH_SUM_ID as TORCH_ID
+from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID, TORCH_SUM_ID
 from harness.core.sizes import size_label
 from harness.report.devices import SOURCES, DeviceRow, DeviceRun, expected_ratios
 from harness.report.documents import Document, ReportError
@@ -37,15 +30,13 @@ def _plt():
     return plt
 
 
-PEER_STYLE = {
-    CUB_ID: {"color": "black", "linestyle": "--"},
-    NOCUB_ID: {"color": "gray", "linestyle": ":"},
-    TORCH_ID: {"color": "tab:red", "linestyle": "-."},
-    COPY_ID: {"color": "black", "linestyle": "-", "linewidth": 2.5},
-}
+PEER_STYLE = {CUB_ID: {"color": "black", "linestyle": "--"},
+              NOCUB_ID: {"color": "gray", "linestyle": ":"},
+              TORCH_SUM_ID: {"color": "tab:red", "linestyle": "-."},
+              COPY_ID: {"color": "black", "linestyle": "-", "linewidth": 2.5}}  # fmt: skip
 # On the bandwidth panels: CuPy without CUB is three decades below the rest at large n and would
 # squash every panel's axis; it stays in the tables.
-PANEL_PEERS = (CUB_ID, TORCH_ID, COPY_ID)
+PANEL_PEERS = (CUB_ID, TORCH_SUM_ID, COPY_ID)
 PANEL_LINES = 5  # variants per panel; with the three peers, at most 8 lines
 PANEL_COLUMNS = 4  # the committed figures: 7 panels (float32), 10 (int32)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -78,25 +69,21 @@ def chart(
     refs: Sequence[tuple[float, str | None, dict]] = (), styles: Mapping[str, dict] | None = None,
     size: tuple[float, float] = (8, 4.5), rotate: int = 0, legend: str = "each", dpi: int = 110,
 ) -> dict:  # fmt: skip
-    """One figure from long-format rows (dicts or records with those attributes): a panel per
-    value of `panel` (in porder, else first seen first; `cols` to a row, else all in one), in
-    each a line ("line"), bar ("bar") or dots ("dot") per value of `hue` of `y` against `x`.
-    x is categorical where its values are strings (in xorder, else first seen first; bars and
-    dots of one category set side by side), numeric otherwise; xscale "log2" is a base-2 log
-    axis, yscale a scale or one per panel; refs are (y, label, style) horizontal lines on every
-    panel; styles the matplotlib keywords of a hue (its legend label too; the rest cycle colours,
-    markers and dashes); yticks, where given, the only ticks, labelled as plain numbers.
-    Panels in one column share their x axis. `size` is one panel's; legend "each" (a legend
-    per panel) or "right" (one, beside the last, an entry per label).
+    """One figure from long-format rows (dicts or records): a panel per value of `panel` (in
+    porder, else first seen; `cols` to a row), in each a line, bar or dots per value of `hue` of
+    `y` against `x` (categorical where its values are strings: in xorder, else first seen, bars
+    and dots side by side). xscale "log2" is a base-2 log axis, yscale one per panel or for all;
+    refs (y, label, style) horizontal lines; styles a hue's matplotlib keywords (the rest cycle);
+    yticks the only ticks; `size` one panel's; legend "each" panel or one "right" of the last.
     Returns what it drew: {panel: {hue: [(x, y), ...]}} (panel None without panels)."""
     rows = list(rows)
-    panels = list(porder or dict.fromkeys(_value(r, panel) if panel else None for r in rows))
-    panels = panels or [None]
+    panels = list(porder or dict.fromkeys(_value(r, panel) if panel else None for r in rows)) or [
+        None
+    ]
     hues = list(dict.fromkeys(_value(r, hue) for r in rows))
     cats = list(xorder or dict.fromkeys(_value(r, x) for r in rows))
     categorical = any(isinstance(c, str) for c in cats)
-    cols = cols or len(panels)
-    nrows = math.ceil(len(panels) / cols)
+    cols, nrows = cols or len(panels), math.ceil(len(panels) / (cols or len(panels)))
     fig, axes = _plt().subplots(nrows, cols, figsize=(size[0] * cols, size[1] * nrows),
                                 squeeze=False, sharex=cols == 1)  # fmt: skip
     styles = {h: (styles or {}).get(h) or _style(k, len(hues), kind) for k, h in enumerate(hues)}
@@ -113,8 +100,9 @@ def chart(
         ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
         for h in dict.fromkeys(_value(r, hue) for r in mine):  # this panel's, first seen first
             k = hues.index(h)
-            pts = [(_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h]
-            drawn[name][h] = pts
+            pts = drawn[name][h] = [
+                (_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h
+            ]
             width = (0.8 if kind == "bar" else 0.6) / len(hues)  # bars and dots side by side
             if categorical:
                 shift = (k - (len(hues) - 1) / 2) * width if kind != "line" else 0
@@ -122,14 +110,11 @@ def chart(
             else:
                 pts.sort()
                 xs = [p[0] for p in pts]
-            ys = [p[1] for p in pts]
-            style = {"label": h, **styles[h]}
+            style, ys = {"label": h, **styles[h]}, [p[1] for p in pts]
             if kind == "bar":
                 ax.bar(xs, ys, width, **style)
-            elif kind == "dot":
-                ax.scatter(xs, ys, **style)
             else:
-                ax.plot(xs, ys, **style)
+                (ax.scatter if kind == "dot" else ax.plot)(xs, ys, **style)
         for at, label, style in refs:
             ax.axhline(at, label=label, **style)
         if categorical:
@@ -161,12 +146,6 @@ def chart(
     return drawn
 
 
-def _group(r: ResultRecord) -> str:
-    """A panel's unit: the stage of a ladder variant, the family of a seed's own rungs."""
-    v = catalogue.BY_ID.get(r.variant)
-    return v.family if v is not None and v.family not in ("ladder",) else f"stage {r.stage}"
-
-
 def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]:
     """[(title, variant ids)]: CUDA then Triton, consecutive stages packed while they fit
     PANEL_LINES, a group larger than that split evenly ("004 (1 of 2)": each title its own)."""
@@ -176,9 +155,11 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
     panels: list[tuple[str, list[str]]] = []
     for backend, title in (("cuda", "CUDA"), ("triton", "Triton")):
         groups: dict[str, list[str]] = defaultdict(list)
-        for vid in variant_order(first.values()):
-            if first[vid].backend == backend:
-                groups[_group(first[vid])].append(vid)
+        for vid in variant_order(first.values()):  # a panel's unit: a stage, or a seed's family
+            v, r = catalogue.BY_ID.get(vid), first[vid]
+            seed = v is not None and v.family != "ladder"
+            if r.backend == backend:
+                groups[v.family if seed else f"stage {r.stage}"].append(vid)
         chunks: list[tuple[list[str], list[str]]] = []  # (group names, ids)
         for name, ids in groups.items():
             parts = math.ceil(len(ids) / PANEL_LINES)

@@ -1,22 +1,7 @@
-"""DIR/report.md and its plots from one run, or from several compared with the first
-(harness.report.devices compares them): per dtype the ladder at one n, then the run across its
-sizes as pivots of its records (variants down, sizes across: effective GB/s, % of the copy's,
-and at n <= 2^20 the CUDA-graph time beside one call's wall time).
-
-Every input is checked before anything is written: the runs load, the first has timings (a
-CPU-mode run checks sums but times nothing: no plot to draw), a requested n is one the run has,
-and DIR is writable.
-
-The generated blocks of the Markdown docs, each written between its two marker lines (nothing
-else in the file is touched):
-
-- the ladder block (LADDER_BEGIN ... LADDER_END, in docs/ladder.md): the ladder table per dtype,
-  the bandwidth plot and a link to the full report;
-- the summary block (SUMMARY_BEGIN ... SUMMARY_END, in README.md): one row per dtype, the
-  effective bandwidth of the first stage, the best stage, the fastest pair and the peers.
-
-`reduce-ladder report ... --doc docs/ladder.md --doc README.md` rewrites every block each file
-has (a file needs at least one); the same functions render them for the freshness test.
+"""DIR/report.md and its plots from one run, or several compared with the first: per dtype the
+ladder at one n, then the run across its sizes as pivots of its records. Every input is checked
+before anything is written. Also the generated blocks of the Markdown docs, each between its two
+marker lines: the ladder tables (docs/ladder.md) and the one-row-per-dtype summary (README.md).
 """
 
 from __future__ import annotations
@@ -74,21 +59,17 @@ def reference_sizes(run: Document, want: int | None = None) -> dict[str, int]:
     out = {}
     for dtype in run.dtypes():
         sizes = run.sizes(dtype)
-        if want is None:
-            out[dtype] = max((n for n in sizes if n <= DEFAULT_REF_N), default=min(sizes))
-        elif want in sizes:
-            out[dtype] = want
-        else:
+        if want is not None and want not in sizes:
             raise ReportError(
                 f"{run.path}: no {dtype} rows at n = {size_label(want)} ({want:,}); the run "
                 f"has n = {', '.join(map(size_label, sizes))}"
             )
+        out[dtype] = want or max((n for n in sizes if n <= DEFAULT_REF_N), default=min(sizes))
     return out
 
 
 def writable_dir(path: str | Path) -> Path:
-    """The output folder, checked (documents.check_output: ReportError where it cannot be
-    written, before anything is rendered) and created if missing."""
+    """The output folder, checked (a ReportError before anything is rendered) and created."""
     documents.check_output(path, folder=True, option="--out")
     return documents.output_path(path, folder=True)
 
@@ -109,71 +90,69 @@ def write_report(
                 "nothing written"
             )
     main, refs, out = runs[0], reference_sizes(runs[0], ref_n), writable_dir(out_dir)
-    plots_drawn: dict[str, dict] = {}
+    drawn: dict[str, dict] = {}
     md: list[str] = ["# reduce-ladder report", ""]
     if any(r.meta.get("synthetic") for r in runs):
         md += ["> **SYNTHETIC TEST DATA: these numbers were not measured on any GPU.**", ""]
     for k, r in enumerate(runs):
-        md.append(_run_line(r, "run" if len(runs) == 1 else f"run {run_letter(k)}"))
+        dev = r.meta.get("device") or {}
+        keys = ("sm_count", "capability", "torch", "triton", "cupy")
+        extra = ", ".join(f"{key} {dev[key]}" for key in keys if dev.get(key) is not None)
+        md.append(f"- {'run' if len(runs) == 1 else f'run {run_letter(k)}'}: **{r.device}** "
+                  f"({extra or 'no device details'}); {r.kind} file `{Path(r.path).name}`, "
+                  f"{r.created}; {len(r.records)} rows, dtypes {', '.join(r.dtypes())}, "
+                  f"n = {', '.join(size_label(n) for n in r.sizes())}")  # fmt: skip
     md += ["", HOW_TO_READ, ""]
     for dtype, n in refs.items():
         bw_name, ladder_name = plot_names(dtype, n)
-        plots_drawn[bw_name] = plots.plot_bandwidth_vs_n(main, dtype, out / bw_name)
-        plots_drawn[ladder_name] = plots.plot_ladder(main, dtype, n, out / ladder_name)
+        drawn[bw_name] = plots.plot_bandwidth_vs_n(main, dtype, out / bw_name)
+        drawn[ladder_name] = plots.plot_ladder(main, dtype, n, out / ladder_name)
         md += [f"## {dtype}", "", f"### The ladder at n = {size_label(n)} ({n:,})", "",
                markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", "",
                f"### Effective bandwidth vs n ({dtype})", "", f"![bandwidth {dtype}]({bw_name})",
                "", *sweep_section(main, dtype)]  # fmt: skip
     if bad := [r for r in main.records if not r.ok and not r.wrong_demo]:
         md += ["## Failed checks", ""]
-        md += [f"- {r.variant} {r.dtype} n={r.n}: {r.status} {r.message}" for r in bad]
-        md.append("")
+        md += [f"- {r.variant} {r.dtype} n={r.n}: {r.status} {r.message}" for r in bad] + [""]
     compared: dict[str, int] = {}
     if len(runs) > 1:
         compared = devices.common_sizes(runs, refs)
         md += devices.runs_markdown(runs, compared)
         if compared:
-            plots_drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
-    md += hardware_section(main, out)
-    report = _write(out / "report.md", "\n".join(md))
-    return WrittenReport(out, report, plots_drawn, refs, runs, compared)
-
-
-def size_grid(
-    records: list[ResultRecord], sizes: list[int], cell: Callable[[ResultRecord], str],
-    head: Callable[[int], str] = size_label,
-) -> str:  # fmt: skip
-    """Markdown: a pivot of one dtype's records, variants down (ladder order), sizes across,
-    cell(record) ("-": not measured)."""
-    rows = [r for r in records if r.n in sizes]
-    _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
-    return markdown_table(["variant", *map(head, sizes)], body)
+            drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
+    report = _write(out / "report.md", "\n".join(md + hardware_section(main, out)))
+    return WrittenReport(out, report, drawn, refs, runs, compared)
 
 
 def sweep_section(run: Document, dtype: str) -> list[str]:
-    """The run across its sizes: effective GB/s and % of the copy's (✗: a failed check), and at
-    n <= 2^20 device time per call from CUDA-graph replay beside one call's wall time."""
+    """The run across its sizes, variants down (ladder order): effective GB/s and % of the
+    copy's (✗: a failed check), and at n <= 2^20 device time per call from CUDA-graph replay
+    beside one call's wall time."""
     mine, sizes = [r for r in run.records if r.dtype == dtype], run.sizes(dtype)
     at = {n: records_at(mine, dtype, n) for n in sizes}
-    pct = lambda r: peer_ratios(r, at[r.n]).pct_copy  # noqa: E731
-    gbps = lambda r: r.gbps_total  # noqa: E731
-    md = []
-    for what, value in (("Effective GB/s (✗: failed check)", gbps), ("% of copy bandwidth", pct)):
+
+    def size_grid(sizes: list[int], cell: Callable[[ResultRecord], str], head=size_label) -> str:
+        rows = [r for r in mine if r.n in sizes]
+        _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
+        return markdown_table(["variant", *map(head, sizes)], body)
+
+    md, pct = [], lambda r: peer_ratios(r, at[r.n]).pct_copy
+    for what, value in (("Effective GB/s (✗: failed check)", lambda r: r.gbps_total),
+                        ("% of copy bandwidth", pct)):  # fmt: skip
         cell = lambda r, value=value: num(value(r), ".0f") if r.ok else "✗"  # noqa: E731
-        md += [f"{what}:", "", size_grid(mine, sizes, cell)]
+        md += [f"{what}:", "", size_grid(sizes, cell)]
     if small := [s for s in sizes if s <= 2**20]:
         md += [f"### Small sizes: launch overhead ({dtype})", "",
                "Device time per call from CUDA-graph replay (what the kernels cost) beside the "
                "host wall time of one synchronized Python call (what a caller pays):", "",
-               size_grid(mine, small, lambda r: f"{us(median(r.graph))} / {us(median(r.call))}",
+               size_grid(small, lambda r: f"{us(median(r.graph))} / {us(median(r.call))}",
                          lambda n: f"{size_label(n)} graph / call µs")]  # fmt: skip
     return md
 
 
 def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | Path) -> dict:
-    """t(A) / t(each other run) against n, per variant family and dtype compared: the figure
-    `reduce-ladder compare` draws per source (harness.report.plots.plot_device_source), titled
-    with every run's device and date."""
+    """t(A) / t(each other run) against n, per variant family and dtype compared (the figure
+    `reduce-ladder compare` draws per source), titled with every run's device and date."""
     points = devices.run_points(runs)
     rows = [r for r in devices.device_rows(points) if r.dtype in n_by_dtype]
     title = "\n".join(f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
@@ -187,20 +166,6 @@ def _write(path: Path, text: str) -> Path:
     except OSError as e:
         raise ReportError(f"cannot write {path}: {e.strerror or e}") from None
     return path
-
-
-def _run_line(r: Document, name: str) -> str:
-    dev = r.meta.get("device") or {}
-    extra = ", ".join(
-        f"{key} {dev[key]}"
-        for key in ("sm_count", "capability", "torch", "triton", "cupy")
-        if dev.get(key) is not None
-    )
-    return (
-        f"- {name}: **{r.device}** ({extra or 'no device details'}); "
-        f"{r.kind} file `{Path(r.path).name}`, {r.created}; {len(r.records)} rows, "
-        f"dtypes {', '.join(r.dtypes())}, n = {', '.join(size_label(n) for n in r.sizes())}"
-    )
 
 
 def hardware_section(run: Document, out: Path) -> list[str]:
@@ -242,56 +207,47 @@ SUMMARY_IDS = {"cuda/fastest": "cuda/fastest", "triton/fastest": "triton/fastest
                "copy": COPY_ID}  # fmt: skip
 
 
-def _generated(command: str) -> str:
-    return f"<!-- generated by: {command} -- do not edit by hand -->"
-
-
-def readme_block(written: WrittenReport, readme: Path, command: str) -> str:
-    """The ladder block for the file `readme` (links relative to its folder)."""
+def readme_block(written: WrittenReport, readme: Path) -> list[str]:
+    """The ladder tables per dtype for the file `readme` (links relative to its folder)."""
     run = written.runs[0]
-    lines = [LADDER_BEGIN, _generated(command), "",
-             f"Measured on **{run.device}** (`{rel(Path(run.path), readme.parent)}`, "
+    lines = [f"Measured on **{run.device}** (`{rel(Path(run.path), readme.parent)}`, "
              f"{run.created}).", ""]  # fmt: skip
     for dtype, n in written.ref_n.items():
         # The device in each table's caption: the page shows one device's numbers, and the
         # other devices' are one link away (results/compare/), so each table says whose they are.
-        caption = f"**{dtype}, n = {size_label(n)}, on {run.device}**"
-        lines += [caption, "", markdown_ladder(run.records, dtype, n)]
+        lines += [f"**{dtype}, n = {size_label(n)}, on {run.device}**", "",
+                  markdown_ladder(run.records, dtype, n)]  # fmt: skip
     plot = rel(written.out_dir / plot_names(run.dtypes()[0], 1)[0], readme.parent)
     report = rel(written.markdown, readme.parent)
-    lines += [f"![effective bandwidth vs n]({plot})", "", f"Full report: [{report}]({report}).",
-              LADDER_END]  # fmt: skip
-    return "\n".join(lines)
+    return [
+        *lines,
+        f"![effective bandwidth vs n]({plot})",
+        "",
+        f"Full report: [{report}]({report}).",
+    ]
 
 
-def _gbps(r) -> str:
-    return num(r.gbps_total if r is not None and r.ok else None, ".0f")
-
-
-def summary_block(written: WrittenReport, command: str) -> str:
+def summary_block(written: WrittenReport, readme: Path) -> list[str]:
     """One row per dtype at its ladder table's n: effective GB/s of stage 0, of the best CUDA
     stage of the ladder (stages 0-8, named), of the fastest pair and of the peers."""
-    run = written.runs[0]
-    rows = []
+    run, rows = written.runs[0], []
+    gbps = lambda r: num(r.gbps_total if r is not None and r.ok else None, ".0f")  # noqa: E731
     for dtype, n in written.ref_n.items():
         at = records_at(run.records, dtype, n)
         stages = [r for r in at.values()
                   if r.backend == "cuda" and r.stage.isdigit() and r.ok and r.ms]  # fmt: skip
-        first = next((r for r in stages if r.stage == "0"), None)
         best = min(stages, key=lambda r: r.ms, default=None)
-        best_cell = "-" if best is None else f"{_gbps(best)} ({best.variant.split('/', 1)[-1]})"
-        rows.append([f"{dtype}, {size_label(n)}", _gbps(first), best_cell,
-                     *(_gbps(at.get(vid)) for vid in SUMMARY_IDS.values())])  # fmt: skip
+        rows.append([f"{dtype}, {size_label(n)}",
+                     gbps(next((r for r in stages if r.stage == "0"), None)),
+                     "-" if best is None else f"{gbps(best)} ({best.variant.split('/', 1)[-1]})",
+                     *(gbps(at.get(vid)) for vid in SUMMARY_IDS.values())])  # fmt: skip
     headers = ["dtype, n", "stage 0", "best stage", *SUMMARY_IDS]
-    return "\n".join([SUMMARY_BEGIN, _generated(command), "",
-                      "Effective bandwidth in GB/s (bytes read and written / device time; higher "
-                      f"is better),\nmeasured on **{run.device}**, each sum checked against its "
-                      "golden first:", "", markdown_table(headers, rows), SUMMARY_END])  # fmt: skip
+    return ["Effective bandwidth in GB/s (bytes read and written / device time; higher is "
+            f"better),\nmeasured on **{run.device}**, each sum checked against its golden first:",
+            "", markdown_table(headers, rows)]  # fmt: skip
 
 
-def _span(text: str, begin: str, end: str) -> tuple[int, int] | None:
-    i, j = text.find(begin), text.find(end)
-    return (i, j + len(end)) if i >= 0 and j > i else None
+BLOCKS = ((LADDER_BEGIN, LADDER_END, readme_block), (SUMMARY_BEGIN, SUMMARY_END, summary_block))
 
 
 def check_readme(readme: str | Path) -> str:
@@ -301,7 +257,7 @@ def check_readme(readme: str | Path) -> str:
         text = p.read_text()
     except OSError as e:
         raise ReportError(f"cannot read {p}: {e.strerror or e}") from None
-    if not _span(text, LADDER_BEGIN, LADDER_END) and not _span(text, SUMMARY_BEGIN, SUMMARY_END):
+    if not any(_span(text, begin, end) for begin, end, _ in BLOCKS):
         raise ReportError(
             f"{p} has no {LADDER_BEGIN} ... {LADDER_END} block (the ladder tables) and no "
             f"{SUMMARY_BEGIN} ... {SUMMARY_END} block (the summary); add one pair of marker lines "
@@ -310,14 +266,18 @@ def check_readme(readme: str | Path) -> str:
     return text
 
 
+def _span(text: str, begin: str, end: str) -> tuple[int, int] | None:
+    i, j = text.find(begin), text.find(end)
+    return (i, j + len(end)) if i >= 0 and j > i else None
+
+
 def rendered(text: str, written: WrittenReport, path: Path, command: str) -> str:
     """text (the file at path) with each block it has regenerated."""
-    for begin, end, block in (
-        (LADDER_BEGIN, LADDER_END, lambda: readme_block(written, path, command)),
-        (SUMMARY_BEGIN, SUMMARY_END, lambda: summary_block(written, command)),
-    ):
+    for begin, end, block in BLOCKS:
         if span := _span(text, begin, end):
-            text = text[: span[0]] + block() + text[span[1] :]
+            lines = [begin, f"<!-- generated by: {command} -- do not edit by hand -->", "",
+                     *block(written, path), end]  # fmt: skip
+            text = text[: span[0]] + "\n".join(lines) + text[span[1] :]
     return text
 
 

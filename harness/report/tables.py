@@ -1,12 +1,7 @@
-"""The tables `reduce-ladder run` and `check` print beside the ladder (which is
-harness.report.ladder_table.ladder_console_table): the fastest-per-backend line, the correctness
-table, a seed's own table (seed 004's effective bandwidth, `--seed 004`), and any suite's rows
-(suite_table: `reduce-ladder bench`, `fastest-bench`), and the per-call figures
-`reduce-ladder report --callable` adds (callable.md, the table joined with report.md's
-device times).
-
-The ladder, best-line, check and seed-row builders take result records or their JSON form (the
-session's rows); the seed table's renderers take seed_rows' rows."""
+"""The tables `reduce-ladder run` and `check` print beside the ladder: the fastest-per-backend
+line, the correctness table, a seed's own table (`--seed 004`); any suite's rows as a table per
+dtype (`bench`, `fastest-bench`); and the per-call figures of `report --callable` (callable.md,
+joined with report.md's device times). The builders take result records or their JSON form."""
 
 from __future__ import annotations
 
@@ -17,34 +12,22 @@ from pathlib import Path
 from harness.core import catalogue, dtypes
 from harness.core.passes import one_pass
 from harness.core.sizes import size_label
+from harness.report import ladder_table as lt
 from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.documents import rows as rows_of
-from harness.report.ladder_table import (
-    COPY_ID,
-    CUB_ID,
-    PEER_LABELS,
-    TORCH_ID,
-    as_records,
-    check_text,
-    peer_ratios,
-    records_at,
-)
-from harness.report.markdown import terminal_table
 from harness.report.records import ResultRecord, Row, median
 
 
 def best_line(rows: Iterable[ResultRecord | dict], n: int, dtype: str = "float32") -> str | None:
     """'fastest cuda: ... / fastest triton: ...' with their ratios to the peers."""
-    at = records_at(as_records(rows), dtype, n)
+    at = lt.records_at(lt.as_records(rows), dtype, n)
     parts = []
     for backend in ("cuda", "triton"):
         if ok := [r for r in at.values() if r.backend == backend and r.ok and r.ms is not None]:
             b = min(ok, key=lambda r: r.ms)
-            parts.append(
-                f"fastest {backend}: {b.variant} {b.gbps_total or 0:.0f} GB/s "
-                f"({peer_ratios(b, at).text()})"
-            )
+            ratios = lt.peer_ratios(b, at).text()
+            parts.append(f"fastest {backend}: {b.variant} {b.gbps_total or 0:.0f} GB/s ({ratios})")
     return "; ".join(parts) or None
 
 
@@ -52,7 +35,7 @@ CHECK_COLUMNS = (  # fits 100 columns
     md.Column("variant", lambda r: r.variant),
     md.Column("dtype", lambda r: r.dtype),
     md.Column("n", lambda r: f"{r.n:,}"),
-    md.Column("check", check_text),
+    md.Column("check", lt.check_text),
     md.Column("|err|", lambda r: md.num(r.check and r.check.abs_err, ".3g")),
     md.Column("tolerance", lambda r: md.num(r.check and r.check.tolerance, ".3g")),
 )
@@ -66,8 +49,9 @@ CHECK_WIDE_COLUMNS = (
 
 def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool = False):
     """Each sum against its golden: compact (the error and its bound), or wide (the values)."""
-    return terminal_table(title, CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS, as_records(rows),
-                          lambda r: "red" if not r.ok and not r.wrong_demo else None)  # fmt: skip
+    columns = CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS
+    bad = lambda r: "red" if not r.ok and not r.wrong_demo else None  # noqa: E731
+    return md.terminal_table(title, columns, lt.as_records(rows), bad)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -75,12 +59,8 @@ def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool =
 
 # Seed 004's own nsys times (ms) for 16M ints, 256 threads, on its (unnamed) GPU: printed beside
 # ours for reference only. The seed gives no figure for its Dyn kernels ("no difference seen").
-SEED_FIGURES_MS = {
-    "004:reduceGmem": 0.248,
-    "004:reduceSmem": 0.201,
-    "004:reduceGmemUnroll": 0.120,
-    "004:reduceSmemUnroll": 0.097,
-}
+SEED_FIGURES_MS = {"004:reduceGmem": 0.248, "004:reduceSmem": 0.201,
+                   "004:reduceGmemUnroll": 0.120, "004:reduceSmemUnroll": 0.097}  # fmt: skip
 
 
 def seed_rows(
@@ -90,7 +70,7 @@ def seed_rows(
     then the peers. Like the seed it times one kernel (the first pass, n elements in, one partial
     per block out); effective bandwidth = (bytes read + bytes written) / time. Peers are one
     library call (n in, 1 out)."""
-    at = records_at(as_records(rows), dtype, n)
+    at = lt.records_at(lt.as_records(rows), dtype, n)
     prefix = f"{seed}:"
     size = dtypes.get(dtype).itemsize
     cuda = [v for i, r in at.items() if r.backend == "cuda" and (v := catalogue.BY_ID.get(i))
@@ -116,17 +96,16 @@ def seed_rows(
                        in_place=bool(v.launch and v.launch.in_place)))  # fmt: skip
     for i, r in at.items():
         if r.backend == "peer":  # the copy writes all n; a sum writes one value
-            written = n if i == COPY_ID else 1
+            written = n if i == lt.COPY_ID else 1
             out.append(row(i.removeprefix("peer/"), i, r, r.ms or median(r.first_pass), written))
     return out
 
 
 def _seed_check(r: dict) -> str:
     """The kernel's status, and its twin's where that is not ok (a failure in capitals)."""
-    shown = {"wrong": "WRONG", "error": "ERROR"}
+    shown = lambda s: {"wrong": "WRONG", "error": "ERROR"}.get(s, s)  # noqa: E731
     twin = r["twin_status"]
-    twin = "" if twin in (None, "ok") else f" / twin {shown.get(twin, twin)}"
-    return shown.get(r["status"], r["status"]) + twin
+    return shown(r["status"]) + ("" if twin in (None, "ok") else f" / twin {shown(twin)}")
 
 
 SEED_COLUMNS = (
@@ -157,13 +136,12 @@ def markdown_seed(rows: Iterable[dict]) -> str:
 
 def rich_seed(rows: Iterable[dict], title: str):
     bad = lambda r: "red" if r["status"] not in ("ok", "skipped") else None  # noqa: E731
-    return terminal_table(title, SEED_COLUMNS, rows, bad, caption=SEED_NOTE)
+    return md.terminal_table(title, SEED_COLUMNS, rows, bad, caption=SEED_NOTE)
 
 
 # ---------------------------------------------------------------------------------------------
-# Any suite's rows (harness.studies.suites) as one table per dtype: n down, variants across.
-
-# The metric a suite's table shows: device time where the suite measured it, else per call.
+# Any suite's rows (harness.studies.suites) as one table per dtype. The metric it shows: device
+# time where the suite measured it, else per call.
 TABLE_METRICS = ("total", "call")
 BASELINES = ("peer/torch.sum", "torch.sum")
 
@@ -198,27 +176,26 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The per-call-from-Python figures in the report (`reduce-ladder report ... --callable PATH`): the
-# callable suite's rows (a ROWS document from `reduce-ladder bench callable`), metric "call".
-# DIR/callable.md (one suite_table per dtype: microseconds per call of every entry and its ratio
-# to torch.sum), and in DIR/report.md the table that puts both figures side by side for the
-# fastest variants and the peers: the run's device time and the time per call from Python, each
-# with its ratio to torch.sum, joined on (variant, dtype, n) where both files have the row.
+# The per-call figures (`reduce-ladder report ... --callable PATH`: `bench callable`'s rows, metric
+# "call"): DIR/callable.md, and in report.md both figures side by side for the fastest pair and
+# the peers (the run's device time, the time per call from Python), joined on (variant, dtype, n).
 
 BASE = "torch.sum"
 METHOD = ("back-to-back calls in a Python loop, CUDA events around the loop, median per call; "
           "views rotated to cover 2x L2 (harness.core.timing.loop_ms)")  # fmt: skip
 # The catalogue's variants and peers -> the per-call entry a user calls them through.
 PUBLIC_ENTRY = {"cuda/fastest": "api cuda/fastest", "triton/fastest": "api triton/fastest",
-                CUB_ID: "cupy.sum-cub", TORCH_ID: BASE}  # fmt: skip
+                lt.CUB_ID: "cupy.sum-cub", lt.TORCH_ID: BASE}  # fmt: skip
+
+
+def _calls(doc: Document) -> list[Row]:
+    return [r for r in rows_of(doc) if r.metric == "call"]
 
 
 def load_callable(*paths: str | Path) -> Document:
     """Per-call documents as one: the first, then each later one's entries the first lacks (a
-    run with REDUCE_LADDER_NATIVE=1 beside the default one); ReportError naming a file with no
-    per-call rows."""
-    docs = [load_document(path, "rows") for path in paths]
-    merged: list[Row] = []
+    REDUCE_LADDER_NATIVE=1 run beside the default one); ReportError for a file with none."""
+    docs, merged = [load_document(path, "rows") for path in paths], []
     for path, doc in zip(paths, docs, strict=True):
         if not _calls(doc):
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
@@ -227,17 +204,9 @@ def load_callable(*paths: str | Path) -> Document:
     return docs[0] if len(docs) == 1 else replace(docs[0], rows=merged)
 
 
-def _calls(doc: Document) -> list:
-    return [r for r in rows_of(doc) if r.metric == "call"]
-
-
 def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
-    """(entry, dtype, n) -> microseconds per call, for the rows that were measured."""
+    """(entry, dtype, n) -> microseconds per call."""
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
-
-
-def _ratio(base: float | None, t: float | None) -> str:
-    return f"{base / t:.2f}x" if base and t else "-"
 
 
 def callable_markdown(doc: Document) -> str:
@@ -252,43 +221,34 @@ def callable_markdown(doc: Document) -> str:
 
 
 def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
-    """Both figures for the fastest variants and the peers, joined on (variant, dtype, n): device
-    time (us) and its ratio to torch.sum's device time, per call (us) and its ratio to torch.sum
-    per call. Only rows present in both files."""
+    """Per (variant, dtype, n) in both files: device time (us) and its ratio to torch.sum's, per
+    call (us) and its ratio to torch.sum's."""
     by = per_call(doc)
     device = {(r.variant, r.dtype, r.n): r.ms * 1000.0 for r in records if r.ok and r.ms}
+    ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
     rows = []
     for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: (kv[0][1], kv[0][2])):
-        entry = PUBLIC_ENTRY.get(vid)
-        call_us = by.get((entry, dtype, n)) if entry else None
-        if call_us is None:
-            continue
-        dev_base = device.get((TORCH_ID, dtype, n))
-        call_base = by.get((BASE, dtype, n))
-        rows.append([
-            dtype, size_label(n), PEER_LABELS.get(vid, vid),
-            f"{dev_us:.1f}", _ratio(dev_base, dev_us), f"{call_us:.1f}", _ratio(call_base, call_us),
-        ])  # fmt: skip
+        if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None:
+            rows.append([dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
+                         ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
+                         ratio(by.get((BASE, dtype, n)), call_us)])  # fmt: skip
     return rows
-
-
-JOINED_HEADER = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
 
 
 def write_callable(
     doc: Document, out_dir: str | Path, records: list[ResultRecord], sources: Iterable[str]
 ) -> list[str]:
-    """callable.md (its tables are the figures; no plot) and the joined section appended to
-    report.md; returns the file names written."""
+    """callable.md and the joined section appended to report.md; the file names written."""
     out = Path(out_dir)
     (out / "callable.md").write_text(callable_markdown(doc))
     rows = callable_joined_rows(records, doc)
+    header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
     names = ", ".join(f"`{Path(s).name}`" for s in sources)
     section = ["", "## Per call from Python beside device time", "",
                f"The fastest pair and the peers as users call them: [callable.md](callable.md) "
                f"(from {names}). Device time: this run; per call: back-to-back calls from Python "
                "(harness.reduce_sum for the fastest pair).", "",
-               md.markdown_table(JOINED_HEADER, rows, "lll" + md.RIGHT * 4) if rows
+               md.markdown_table(header, rows, "lll" + md.RIGHT * 4) if rows
                else "No (variant, dtype, n) is in both files.\n"]  # fmt: skip
     report = out / "report.md"
     report.write_text(report.read_text() + "\n".join(section))
