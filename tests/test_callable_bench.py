@@ -183,3 +183,42 @@ def test_a_table_of_more_sizes_than_entries_keeps_a_size_on_each_line():
     text = tables.suite_table(rows, "float32")
     assert text.splitlines()[0] == "| n | torch.sum | api cuda/fastest |"
     assert "| 2^14 | 10.00 (1.00x) | 5.00 (2.00x) |" in text
+
+
+def test_callable_targets_say_met_or_missed_with_the_worst_case(tmp_path):
+    """The per-call targets on made-up times: the fastest pair against torch.sum (>= 1.00x), the
+    reproducible pair (>= 0.90x), and another variant against its device time plus the CUDA
+    fastest's overhead (per call minus device time) and 2 us."""
+    import json
+
+    from harness.core.timing import Timing
+    from harness.report import tables
+    from harness.report.records import ResultRecord
+
+    path = _callable_doc(tmp_path)  # torch.sum 10 us, api cuda/fastest 8 us
+    doc = json.loads(path.read_text())
+    doc["rows"] += _call_rows(**{"op cuda/fastest": 12.5, "api cuda/reproducible": 11.0,
+                                 "api cuda/v3-sequential": 15.0})  # fmt: skip
+    path.write_text(json.dumps(doc))
+    calls = tables.load_callable(path)
+
+    def rec(vid, us):
+        t = Timing(median_ms=us / 1e3, min_ms=us / 1e3, p10_ms=us / 1e3, p90_ms=us / 1e3, reps=1)
+        return ResultRecord(variant=vid, backend="cuda", dtype="float32", n=1024, total=t)
+
+    # cuda/fastest's overhead: 8 - 5 = 3 us; v3: 15 - 9 - 3 = +3 us over, past the 2 us slack
+    got = tables.callable_targets(calls, [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 9.0)])
+    assert got[0] == ("- the fastest pair >= 1.00x torch.sum: missed on 1 of 2 (entry: misses, "
+                      "worst): op cuda/fastest 1, worst 0.80x (float32 2^10)")  # fmt: skip
+    assert got[1] == "- the reproducible pair >= 0.90x torch.sum: met on all 1"  # 10 / 11 = 0.91
+    assert got[2] == ("- every other variant's call within 2 us of its device time plus its "
+                      "backend's fastest call overhead: missed on 1 of 1; the most over: "
+                      "api cuda/v3-sequential float32 2^10, +3.0 us")  # fmt: skip
+    # 1 us faster is within the slack: met
+    met = tables.callable_targets(
+        calls, [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 10.5)]
+    )
+    assert (
+        met[2].startswith("- every other variant's call within 2 us") and "met on all 1" in met[2]
+    )
+    assert "## Targets" in tables.callable_markdown(calls, [rec("cuda/fastest", 5.0)])

@@ -195,7 +195,7 @@ def _calls(doc: Document) -> list[Row]:
 def load_callable(*paths: str | Path) -> Document:
     """Per-call documents as one: the first, then each later one's entries the first lacks (a
     REDUCE_LADDER_NATIVE=1 run beside the default one); ReportError for a file with none."""
-    docs, merged = [load_document(path, "rows") for path in paths], []
+    docs, merged = [load_document(path, ("rows", "pytest-benchmark")) for path in paths], []
     for path, doc in zip(paths, docs, strict=True):
         if not _calls(doc):
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
@@ -209,12 +209,76 @@ def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
-def callable_markdown(doc: Document) -> str:
-    """callable.md: per dtype, an entry per line, n across: 'us (ratio to torch.sum)'."""
+# The per-call targets: the fastest pair's and the reproducible pair's calls against torch.sum's,
+# at every n measured; every other variant's call within OTHER_SLACK_US of its device time plus
+# the call overhead of its backend's fastest (per call minus device time, at the same dtype and n).
+AT_LEAST = {"fastest": 1.00, "reproducible": 0.90}
+OTHER_SLACK_US = 2.0
+
+
+def _entry(name: str) -> tuple[str, str, bool] | None:
+    """'api cuda/fastest native out=' -> ('cuda/fastest', native, is the plain api call)."""
+    kind, _, rest = name.partition(" ")
+    if kind not in ("api", "op") or "/" not in rest:
+        return None
+    vid, _, mode = rest.partition(" ")
+    return vid, "native" in mode, kind == "api" and "out=" not in mode
+
+
+def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
+    """The targets' verdicts on a per-call document (the device times from a run's records):
+    met, or missed on how many, with each entry's worst case."""
+    calls = per_call(doc)
+    base = {(d, n): t for (e, d, n), t in calls.items() if e == BASE}
+    device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+    out = []
+    for family, least in AT_LEAST.items():
+        for native in (False, True):
+            got = [(e, d, n, base[d, n] / t) for (e, d, n), t in calls.items()
+                   if (p := _entry(e)) and p[0].endswith("/" + family) and p[1] == native
+                   and (d, n) in base]  # fmt: skip
+            if got:
+                what = f"the {family} pair{' (native launcher)' if native else ''}"
+                out.append(_per_call_verdict(f"{what} >= {least:.2f}x torch.sum", got, least))
+    over = []  # (entry, dtype, n, per call - device - its backend's fastest's overhead)
+    for (e, d, n), t in calls.items():
+        p = _entry(e)
+        if not p or not p[2] or p[1] or p[0].split("/")[1] in AT_LEAST:
+            continue
+        fast = f"{p[0].split('/')[0]}/fastest"
+        ft, fd = calls.get((f"api {fast}", d, n)), device.get((fast, d, n))
+        dev = device.get((p[0], d, n))
+        if None not in (ft, fd, dev):
+            over.append((e, d, n, t - dev - (ft - fd)))
+    if over:
+        bad, (e, d, n, x) = sum(o[3] > OTHER_SLACK_US for o in over), max(over, key=lambda o: o[3])
+        verdict = f"missed on {bad} of {len(over)}" if bad else f"met on all {len(over)}"
+        out.append(f"- every other variant's call within {OTHER_SLACK_US:.0f} us of its device "
+                   f"time plus its backend's fastest call overhead: {verdict}; the most over: "
+                   f"{e} {d} {size_label(n)}, {x:+.1f} us")  # fmt: skip
+    return out or ["- no entry of the targets measured"]
+
+
+def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: float) -> str:
+    misses = [g for g in got if not g[3] >= least]
+    if not misses:
+        return f"- {name}: met on all {len(got)}"
+    per = {}
+    for e, d, n, x in misses:
+        per.setdefault(e, []).append((x, d, n))
+    worst = "; ".join(f"{e} {len(v)}, worst {min(v)[0]:.2f}x ({min(v)[1]} {size_label(min(v)[2])})"
+                      for e, v in per.items())  # fmt: skip
+    return f"- {name}: missed on {len(misses)} of {len(got)} (entry: misses, worst): {worst}"
+
+
+def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
+    """callable.md: the targets (with a run's records: device times), then per dtype an entry per
+    line, n across: 'us (ratio to torch.sum)'."""
     calls = _calls(doc)
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
-           "fast as torch.sum).", ""]  # fmt: skip
+           "fast as torch.sum).", "", "## Targets", "", *callable_targets(doc, records or []),
+           ""]  # fmt: skip
     for dtype in dict.fromkeys(r.dtype for r in calls):
         out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
@@ -240,7 +304,7 @@ def write_callable(
 ) -> list[str]:
     """callable.md and the joined section appended to report.md; the file names written."""
     out = Path(out_dir)
-    (out / "callable.md").write_text(callable_markdown(doc))
+    (out / "callable.md").write_text(callable_markdown(doc, records))
     rows = callable_joined_rows(records, doc)
     header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
     names = ", ".join(f"`{Path(s).name}`" for s in sources)
