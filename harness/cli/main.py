@@ -13,17 +13,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
-from harness.cli import (
-    accuracy,
-    bench,
-    census,
-    distributed,
-    host,
-    list_variants,
-    profile,
-    report,
-    run,
-)
+from harness.cli import bench, census, list_variants, profile, report, run, studies
 from harness.cli.common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -71,9 +61,9 @@ STUDIES = {
     ),
 }
 # In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report
-# and compare, `bench` fastest-bench and bench, `profile` profile and sanitize.
-COMMANDS = (run, list_variants, report, census, host, bench, *STUDIES, profile, accuracy,
-            distributed)  # fmt: skip
+# and compare, `studies` host, accuracy and distributed, `bench` fastest-bench and bench, `profile`
+# profile and sanitize.
+COMMANDS = (run, list_variants, report, census, studies, bench, *STUDIES, profile)
 DEFAULT_COMMAND = "run"
 
 
