@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
-from harness.cli import bench, census, list_variants, profile, report, run, studies
+from harness.cli import bench, census, profile, report, run, studies
 from harness.cli.common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -60,10 +60,10 @@ STUDIES = {
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
     ),
 }
-# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report
-# and compare, `studies` host, accuracy and distributed, `bench` fastest-bench and bench, `profile`
-# profile and sanitize.
-COMMANDS = (run, list_variants, report, census, studies, bench, *STUDIES, profile)
+# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report,
+# compare and list, `studies` host, accuracy and distributed, `bench` fastest-bench and bench,
+# `profile` profile and sanitize.
+COMMANDS = (run, report, census, studies, bench, *STUDIES, profile)
 DEFAULT_COMMAND = "run"
 
 
