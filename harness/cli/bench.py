@@ -1,7 +1,5 @@
-"""`reduce-ladder bench SUITE`: a named suite (harness.studies.suites) run from the command line:
-its cases, selected, measured and written as one ROWS document, a table per dtype printed; and
-`reduce-ladder fastest-bench`, the suite "fastest" under its older command and options. Both end
-in suites.run_suite; the same cases run under pytest-benchmark as `pytest benchmarks/ -k SUITE`."""
+"""`reduce-ladder bench SUITE` and `fastest-bench` (the suite "fastest" under its older command and
+options): both end in suites.run_suite; the same cases run as `pytest benchmarks/ -k SUITE`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""reduce-ladder: the command line. Every sub-command is registered from an explicit import (a
-broken module fails loudly): a module's add_parser(sub), or a study with its own parser (STUDIES).
-Exit codes (README.md): 0 ok, 1 a variant failed or a result could not be written after the work,
-2 bad usage (before any work)."""
+"""reduce-ladder: every sub-command registered from an explicit import (a broken module fails
+loudly): a module's add_parser(sub), or a study with its own parser (STUDIES). Exit codes: 0 ok, 1
+a variant failed or a result could not be written after the work, 2 bad usage (before any work)."""
 
 from __future__ import annotations
 

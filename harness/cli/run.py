@@ -1,10 +1,6 @@
-"""`reduce-ladder run` (the default command) and `reduce-ladder check`: the same selection, timed
-or checked only. What is asked for (a Selection: variants, dtype, study note, sizes) is resolved
-before anything runs: unknown ids, a dtype a named variant does not support, a study with no
-variant in the selection, a selection that leaves nothing to check are each a UsageError that
-says why. On a GPU every variant is verified (and, for `run`, timed) as a case of the suite
-"ladder", by the suites' runner (harness.studies.suites); without one the CPU path
-(harness.cli.cpu_path) checks what can be checked there."""
+"""`reduce-ladder run` (the default command) and `reduce-ladder check`: the same Selection, resolved
+before anything runs (a UsageError says why it cannot), then timed or checked only: on a GPU as
+cases of the suite "ladder" (harness.studies.suites), without one by the CPU path (cpu_path.py)."""
 
 from __future__ import annotations
 
@@ -199,9 +195,8 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     head = {}
     if timed and sel.study:
         head["seed_tables"] = _seed_tables(rows, sel, sizes, name, out, args.quiet)
-    if args.json:
-        mode = "timed" if timed else "check"
-        common.write_json(args.json, session.run_document(mode, measured, **head))
+    mode = "timed" if timed else "check"
+    common.write_json(args.json, session.run_document(mode, measured, **head))
     if not args.quiet and timed and not sel.study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"
