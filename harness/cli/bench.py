@@ -11,12 +11,10 @@ from harness.core import catalogue, sizes
 from harness.studies import axis_bench, suites
 
 BENCH_DOC = """\
-Run a named suite (harness.studies.suites) from the command line: its cases, selected, measured
-and written as one ROWS document, a table per dtype printed.
-
---variants, --dtypes and --sizes replace the suite's defaults; --list prints the cases and runs
-nothing (no GPU needed). Exit 2 for bad input or no GPU (before any work); 1 when a variant's sum
-was wrong or it failed (wrong demonstrations excepted); else 0.
+Run a named suite (harness.studies.suites): its cases (--variants, --dtypes and --sizes replace its
+defaults), measured and written as one ROWS document, a table per dtype printed. Exit 2 for bad
+input or no GPU (before any work; --list needs none); 1 when a variant's sum was wrong or it
+failed (wrong demonstrations excepted); else 0.
 """
 
 FASTEST_DOC = """\
