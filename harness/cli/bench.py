@@ -1,7 +1,5 @@
-"""`reduce-ladder bench SUITE`: a named suite (harness.studies.suites) run from the command line:
-its cases, selected, measured and written as one ROWS document, a table per dtype printed; and
-`reduce-ladder fastest-bench`, the suite "fastest" under its older command and options. Both end
-in suites.run_suite; the same cases run under pytest-benchmark as `pytest benchmarks/ -k SUITE`."""
+"""`reduce-ladder bench SUITE` and `fastest-bench` (the suite "fastest" under its older command and
+options): both end in suites.run_suite; the same cases run as `pytest benchmarks/ -k SUITE`."""
 
 from __future__ import annotations
 
@@ -9,16 +7,14 @@ import argparse
 
 from harness.cli import common
 from harness.cli.common import EXIT_OK, UsageError
-from harness.core import catalogue, dtypes, sizes
+from harness.core import catalogue, sizes
 from harness.studies import axis_bench, suites
 
 BENCH_DOC = """\
-Run a named suite (harness.studies.suites) from the command line: its cases, selected, measured
-and written as one ROWS document, a table per dtype printed.
-
---variants, --dtypes and --sizes replace the suite's defaults; --list prints the cases and runs
-nothing (no GPU needed). Exit 2 for bad input or no GPU (before any work); 1 when a variant's sum
-was wrong or it failed (wrong demonstrations excepted); else 0.
+Run a named suite (harness.studies.suites): its cases (--variants, --dtypes and --sizes replace its
+defaults), measured and written as one ROWS document, a table per dtype printed. Exit 2 for bad
+input or no GPU (before any work; --list needs none); 1 when a variant's sum was wrong or it
+failed (wrong demonstrations excepted); else 0.
 """
 
 FASTEST_DOC = """\
@@ -44,31 +40,29 @@ def _sizes_text(s: suites.Suite) -> str:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """`fastest-bench` and `bench`."""
     help = "the fastest pair against torch.sum, cupy.sum (CUB) and copy, n = 2^10..2^30; needs "
-    p = common.command(sub, "fastest-bench", fastest_bench, help + "--json PATH and a GPU",
-                       FASTEST_DOC)  # fmt: skip
-    p.add_argument("--json", required=True, help="where to write the results")
-    p.add_argument("--dtypes", nargs="+", default=["float32", "int32"], choices=dtypes.NAMES)
-    p.add_argument("--min", type=int, default=10, help="smallest log2 n (default 10)")
-    p.add_argument("--max", type=int, default=30, help="largest log2 n (default 30)")
-    default = list(suites.FASTEST_DEFAULT)
-    p.add_argument("--variants", nargs="+", default=default, help="default: the fastest pair")
-
+    common.command(sub, "fastest-bench", fastest_bench, help + "--json PATH and a GPU", FASTEST_DOC,
+        json=dict(required=True, help="where to write the results"),
+        dtypes=dict(default=["float32", "int32"], help="default: float32 int32"),
+        min=dict(type=int, default=10, help="smallest log2 n (default 10)"),
+        max=dict(type=int, default=30, help="largest log2 n (default 30)"),
+        variants=dict(nargs="+", default=[*suites.FASTEST_DEFAULT], help="default: the pair"),
+    )  # fmt: skip
     listing = "\n".join(
         f"  {s.name:<9} {s.description}\n            {', '.join(s.dtypes)}; {_sizes_text(s)}"
         for s in suites.SUITES.values()
     )
     help = "run a named suite and write its rows; the suites and options: reduce-ladder bench "
-    p = common.command(sub, "bench", bench, help + "--help", BENCH_DOC + "\nsuites:\n" + listing)
+    doc = BENCH_DOC + "\nsuites:\n" + listing
+    p = common.command(sub, "bench", bench, help + "--help", doc, "dtypes",
+        json="write the ROWS document here",
+        variants=dict(nargs="+", help="variant (or per-call entry) ids"),
+        sizes=dict(nargs="+", help="e.g. 2^10 2^20,2^24"),
+        reps="repetitions (per-call suite: loops) per case",
+        shapes=dict(default="reference", choices=axis_bench.SHAPE_SETS,
+                    help="the axis suite's shapes (default: reference)"),
+        list=common.flag("print the cases; run nothing"),
+    )  # fmt: skip
     p.add_argument("suite", choices=suites.SUITES, metavar="SUITE", help="one of the suites above")
-    p.add_argument("--json", metavar="PATH", help="write the ROWS document here")
-    p.add_argument("--variants", nargs="+", metavar="ID", help="variant (or per-call entry) ids")
-    p.add_argument("--dtypes", nargs="+", metavar="D", choices=dtypes.NAMES, help="element types")
-    p.add_argument("--sizes", nargs="+", metavar="N", help="e.g. 2^10 2^20,2^24")
-    reps = "repetitions (per-call suite: loops) per case"
-    p.add_argument("--reps", type=common.positive_int, help=reps)
-    shapes = "the axis suite's shapes (default: reference)"
-    p.add_argument("--shapes", default="reference", choices=axis_bench.SHAPE_SETS, help=shapes)
-    p.add_argument("--list", action="store_true", help="print the cases; run nothing")
 
 
 def select(a: argparse.Namespace) -> list[suites.Case]:

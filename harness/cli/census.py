@@ -51,17 +51,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     help += "every CUDA and Triton variant; no GPU needed"
     doc = "Compile every CUDA variant (NVRTC) and Triton kernel (triton.compile, explicit target) "
     doc += "without a GPU and count what the compilers produced."
-    p = command(sub, "inspect", cmd_inspect, help, doc)
-    add = p.add_argument
-    add("--arch", default="sm_90", help="target architecture (default sm_90)")
-    add("--variants", nargs="*", metavar="ID", help="variant ids (default: every CUDA/Triton one)")
-    dtype = f"{', '.join(dtypes.NAMES)} or all (default float32)"
-    add("--dtype", default="float32", choices=(*dtypes.NAMES, "all"), metavar="DTYPE", help=dtype)
-    add("--format", choices=("table", "json"), default="table")
     wide = "every count (shared loads/stores, global load widths, atomics, ...); default: a table "
-    add("--wide", action="store_true", help=wide + "that fits 100 columns")
-    add("--json", metavar="PATH", help="also write the census document (JSON) here")
-    doc = "regenerate the porting reference (docs/porting.md) from the committed census JSON, the "
-    add("--write-doc", metavar="PATH", help=doc + "sources and the committed results, then exit")
-    census = "census JSON the doc is generated from (default docs/census-sm_90.json)"
-    add("--census", metavar="PATH", help=census)
+    write_doc = "regenerate the porting reference (docs/porting.md) from the committed census "
+    write_doc += "JSON, the sources and the committed results, then exit"
+    command(sub, "inspect", cmd_inspect, help, doc,
+        arch=dict(default="sm_90", help="target architecture (default sm_90)"),
+        variants="variant ids (default: every CUDA/Triton one)",
+        dtype=dict(default="float32", choices=(*dtypes.NAMES, "all"),
+                   help=f"{', '.join(dtypes.NAMES)} or all (default float32)"),
+        format=dict(choices=("table", "json"), default="table"),
+        wide=wide + "that fits 100 columns",
+        json="also write the census document (JSON) here",
+        write_doc=dict(metavar="PATH", help=write_doc),
+        census=dict(metavar="PATH", help="census JSON the doc is generated from (default "
+                    "docs/census-sm_90.json)"),
+    )  # fmt: skip

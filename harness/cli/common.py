@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.core import catalogue, device, sizes
+from harness.core import catalogue, device, dtypes, sizes
 from harness.core.catalogue import Variant
 from harness.report import documents
 from harness.report.documents import ReportError
@@ -37,13 +37,55 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def command(sub: argparse._SubParsersAction, name: str, func: Callable, help: str, doc=None):
-    """A sub-command's parser, run by func; a description's line breaks kept."""
+def command(sub, name: str, func: Callable, help: str, doc=None, *shared: str, **options):
+    """A sub-command's parser, run by func (a description's line breaks kept), with its options."""
     raw = doc and "\n" in doc
     fmt = argparse.RawDescriptionHelpFormatter if raw else argparse.HelpFormatter
     p = sub.add_parser(name, help=help, description=doc, formatter_class=fmt)
     p.set_defaults(func=func)
+    return add_options(p, *shared, **options)
+
+
+def add_options(p: argparse.ArgumentParser, *shared: str, **options: str | dict):
+    """`shared`: options of OPTIONS with their own help; `options`: a name (json: --json,
+    sweep_sizes: --sweep-sizes) and its help, or add_argument's settings (over OPTIONS')."""
+    for key, spec in [*((k, {}) for k in shared), *options.items()]:
+        spec = {"help": spec} if isinstance(spec, str) else spec
+        p.add_argument("--" + key.replace("_", "-"), **OPTIONS.get(key, {}) | spec)
     return p
+
+
+def flag(help: str) -> dict:
+    """An option that is on or off (add_options' settings)."""
+    return dict(action="store_true", help=help)
+
+
+def positive_int(text: str) -> int:
+    """argparse `type=` for counts such as --reps: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+# The options several commands take, as add_argument settings (a command adds its help, and may
+# override one: nargs="+" where giving none is an error).
+OPTIONS: dict[str, dict] = {
+    "variants": dict(nargs="*", metavar="ID"),
+    "sizes": dict(nargs="*", metavar="N"),
+    "dtype": dict(choices=dtypes.NAMES, metavar="DTYPE"),
+    "dtypes": dict(nargs="+", choices=dtypes.NAMES, metavar="D"),
+    "json": dict(metavar="PATH", help="write the document (JSON) here"),
+    "reps": dict(type=positive_int, help="timed repetitions (default: auto)"),
+    "out": dict(metavar="DIR"),
+    "raw": dict(metavar="DIR"),
+    "render": dict(metavar="JSON"),
+    "quiet": flag("only the summary and the verdict (and failures)"),
+    "wide": flag("every column (default: a table that fits 100 columns)"),
+}
 
 
 def parse_size(text: str) -> int:
@@ -64,17 +106,6 @@ def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
 def size_list(ns: Iterable[int]) -> str:
     """'2^24, 2^25' (the labels tables use)."""
     return ", ".join(sizes.size_label(n) for n in ns)
-
-
-def positive_int(text: str) -> int:
-    """argparse `type=` for counts such as --reps: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def require_dtype(variants: Iterable[Variant], dtype: str) -> None:

@@ -125,8 +125,7 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
             detail = f"local memory in {', '.join(c['spilling'])}"
         if c["status"] != "ok" or not quiet:
             console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
-    if args.json:
-        write_json(args.json, session.run_document("cpu", measured, compile=compiled))
+    write_json(args.json, session.run_document("cpu", measured, compile=compiled))
     bad_compile = [c for c in compiled if c["status"] == "error"]
     if bad_compile and all("libnvrtc not found" in c.get("message", "") for c in bad_compile):
         console.print(

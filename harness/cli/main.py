@@ -1,7 +1,6 @@
-"""reduce-ladder: the command line. Every sub-command is registered from an explicit import (a
-broken module fails loudly): a module's add_parser(sub), or a study with its own parser (STUDIES).
-Exit codes (README.md): 0 ok, 1 a variant failed or a result could not be written after the work,
-2 bad usage (before any work)."""
+"""reduce-ladder: every sub-command registered from an explicit import (a broken module fails
+loudly): a module's add_parser(sub), or a study with its own parser (STUDIES). Exit codes: 0 ok, 1
+a variant failed or a result could not be written after the work, 2 bad usage (before any work)."""
 
 from __future__ import annotations
 
@@ -13,17 +12,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
-from harness.cli import (
-    accuracy,
-    bench,
-    census,
-    distributed,
-    host,
-    list_variants,
-    profile,
-    report,
-    run,
-)
+from harness.cli import bench, census, profile, report, run, studies
 from harness.cli.common import (
     EXIT_FAILED,
     EXIT_USAGE,
@@ -70,10 +59,10 @@ STUDIES = {
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
     ),
 }
-# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report
-# and compare, `bench` fastest-bench and bench, `profile` profile and sanitize.
-COMMANDS = (run, list_variants, report, census, host, bench, *STUDIES, profile, accuracy,
-            distributed)  # fmt: skip
+# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report,
+# compare and list, `studies` host, accuracy and distributed, `bench` fastest-bench and bench,
+# `profile` profile and sanitize.
+COMMANDS = (run, report, census, studies, bench, *STUDIES, profile)
 DEFAULT_COMMAND = "run"
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, fail
-from harness.core import dtypes
 
 PROFILE = """Each variant's hardware counters under Nsight Compute (ncu). Default: the float32
 ladder (CUDA stages, Triton twins), the fastest pair and the peers at n = 2^24; the axis family at
@@ -116,20 +115,21 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     help = "hardware counters per variant under Nsight Compute (ncu)"
-    p = common.command(sub, "profile", cmd_profile, help, PROFILE)
+    common.command(sub, "profile", cmd_profile, help, PROFILE, "dtype",
+        variants="default: ladder, twins, peers",
+        sizes="default 2^24",
+        shapes=dict(nargs="*", metavar="MxN:DIM", help="axis variants, peers: along DIM"),
+        json="write the profile document here",
+        raw="raw ncu output (default: beside --json)",
+        render=dict(metavar="PROFILE.json", help="render a document; no profiling"),
+        out="with --render: where profile.md and plots go",
+    ).set_defaults(dtype="float32")  # fmt: skip
     help = "every default kernel under compute-sanitizer (memcheck, racecheck, ...)"
-    s = common.command(sub, "sanitize", cmd_sanitize, help, SANITIZE)
-    for q, default in ((p, "ladder, twins, peers"), (s, "every default kernel")):
-        q.add_argument("--variants", nargs="*", metavar="ID", help=f"default: {default}")
-    p.add_argument("--sizes", nargs="*", metavar="N", help="default 2^24")
-    p.add_argument("--dtype", default="float32", choices=dtypes.NAMES)
-    p.add_argument("--shapes", nargs="*", metavar="MxN:DIM", help="axis variants, peers: along DIM")
-    s.add_argument("--include-wrong", action="store_true", help="add the wrong demos, seed bugs")
-    s.add_argument("--sizes", nargs="*", metavar="N", help="default 1000 and 2^12+3")
-    s.add_argument("--tools", nargs="*", metavar="TOOL", help="default: all four")
-    for q, what in ((p, "profile document"), (s, "sanitize document")):
-        q.add_argument("--json", metavar="PATH", help=f"write the {what} here")
-    p.add_argument("--raw", metavar="DIR", help="raw ncu output (default: beside --json)")
-    s.add_argument("--raw", metavar="DIR", help="the tools' logs (default: beside --json)")
-    p.add_argument("--render", metavar="PROFILE.json", help="render a document; no profiling")
-    p.add_argument("--out", metavar="DIR", help="with --render: where profile.md and plots go")
+    common.command(sub, "sanitize", cmd_sanitize, help, SANITIZE,
+        variants="default: every default kernel",
+        include_wrong=common.flag("add the wrong demos, seed bugs"),
+        sizes="default 1000 and 2^12+3",
+        tools=dict(nargs="*", metavar="TOOL", help="default: all four"),
+        json="write the sanitize document here",
+        raw="the tools' logs (default: beside --json)",
+    )  # fmt: skip

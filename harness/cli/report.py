@@ -1,21 +1,16 @@
-"""`reduce-ladder report RUN.json [RUN2.json ...] --out DIR [--n N] [--doc FILE.md ...] [--wide]`
-
-Renders on any machine (no GPU) `reduce-ladder run --json` documents or pytest-benchmark JSON:
-the ladder table on the terminal (compact, fits 100 columns; --wide: every column), DIR/report.md
-and the PNG plots; several runs are each compared with the first. --host, --accuracy, --axis
-and --callable render a study's page beside report.md and link it from there; --doc rewrites the
-generated blocks of a Markdown file (docs/ladder.md, README.md). A run without timings (the CPU
-path's) or an --n the run lacks is an error; nothing is written.
-"""
+"""`reduce-ladder report`, `compare` and `list`: what renders on any machine, no GPU needed."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, command, console, parse_size, usage_errors
+from harness.core import catalogue, dtypes
 from harness.core.sizes import size_label
+from harness.core.variant import Variant
 from harness.report import (
     accuracy_tables,
     axis_tables,
@@ -25,13 +20,22 @@ from harness.report import (
     run_report,
     tables,
 )
+from harness.report import markdown as terminal
 from harness.report.documents import ReportError, write_document
 from harness.report.ladder_table import ladder_console_table
+from harness.report.markdown import KeyedText, TermColumn, short_id
 
-COMPARE = """`reduce-ladder compare DIR DIR [DIR ...] --out DIR`
-
-Renders on any machine (no GPU): N device folders (results/<device>/; the first the baseline)
-compared variant by variant, per result source, dtype and n: each device's time, t(baseline) /
+REPORT = """\
+`reduce-ladder run --json` documents or pytest-benchmark JSON rendered (no GPU needed): the ladder
+table on the terminal (compact, fits 100 columns; --wide: every column), DIR/report.md
+and the PNG plots; several runs are each compared with the first. --host, --accuracy, --axis
+and --callable render a study's page beside report.md and link it from there; --doc rewrites the
+generated blocks of a Markdown file (docs/ladder.md, README.md). A run without timings (the CPU
+path's) or an --n the run lacks is an error; nothing is written.
+"""
+COMPARE = """\
+N device folders (results/<device>/; the first the baseline), rendered (no GPU needed), compared
+variant by variant, per result source, dtype and n: each device's time, t(baseline) /
 t(device) and the datasheets' ratio. Writes OUT/README.md, OUT/compare_<source>.png and
 OUT/compare.json, byte-identical from the same folders. A missing or empty folder, one named
 twice, fewer than two, or an --out that cannot be written: exit 2 before anything is written.
@@ -115,24 +119,95 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def twin(v: Variant, wide: bool = False) -> str:
+    """The twin cell: a CUDA variant's Triton twin; on a Triton row the CUDA ids it twins (compact:
+    how many, their rows name it); else the other backend's counterpart (the fastest pair: same
+    goal, its own tiles), "(id)" when compact. Compact ids without their prefix."""
+    if v.twin:
+        return v.twin if wide else short_id(v.twin)
+    if v.twin_of:
+        return ", ".join(v.twin_of) if wide else f"{len(v.twin_of)} CUDA"
+    if v.counterpart:
+        return f"{v.counterpart} (counterpart)" if wide else f"({short_id(v.counterpart)})"
+    return "-"
+
+
+COMPACT_KEY = (
+    "twin: a CUDA variant's Triton twin (same tiles); on a Triton row, how many CUDA variants "
+    "it twins; (id): the other backend's counterpart, not a twin. wrong: a wrong "
+    "demonstration (its race is the point). Seed labels and every column: --wide"
+)
+
+
+def catalogue_table(variants: list[Variant], *, wide: bool = False):
+    """The catalogue in ladder order: compact (dtypes and twins shortened, tile mappings as keys
+    spelled out in the legend under the table) or wide (seed labels too, every column in full)."""
+    mappings, C = KeyedText(), TermColumn
+    columns = [
+        C("id", lambda v: v.id, whole=True), C("stage", lambda v: v.stage),
+        *([C("seeds", lambda v: " ".join(v.seeds) or "-")] if wide else []),
+        C("dtypes", lambda v: ",".join(v.dtypes) if wide else terminal.short_dtypes(v.dtypes),
+          whole=not wide),
+        C("twin", lambda v: twin(v, wide), whole=not wide),
+        C("tile mapping", lambda v: v.tile_mapping) if wide
+        else C("map", lambda v: mappings.key(v.tile_mapping)),
+        C("wrong", lambda v: ("WRONG demo" if wide else "WRONG") if v.wrong else ""),
+    ]  # fmt: skip
+    title = f"reduce-ladder catalogue ({len(variants)} variants)"
+    style = lambda v: "red" if v.wrong else None  # noqa: E731
+    table = terminal.terminal_table(title, columns, catalogue.ladder_order(variants), style)
+    if wide:
+        return table
+    legend = ["map: the tile mapping (blocks, tiles per block, threads)"]
+    legend += [f"  {line}" for line in mappings.legend()]
+    legend += ["dtypes: " + terminal.dtype_key(dtypes.NAMES), COMPACT_KEY]
+    return terminal.with_legend(table, legend)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    vs = catalogue.select(None, dtype=args.dtype, backend=args.backend, include_wrong=True)
+    if args.format == "json":
+        print(json.dumps([v.record() for v in vs], indent=1))
+    else:
+        console().print(catalogue_table(vs, wide=args.wide))
+    return EXIT_OK
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    """`report`, `compare` and `list`."""
     help = "render runs (CLI or pytest-benchmark JSON) into tables, report.md and plots"
-    add = command(sub, "report", cmd_report, help, __doc__).add_argument
-    add("runs", nargs="+", metavar="RUN.json", help="one run, or several to compare with the first")
-    add("--out", required=True, metavar="DIR", help="output directory")
-    add("--n", metavar="N", help="n of the ladder table/plot (default: 2^25 or below)")
     blocks = "rewrite its generated blocks (ladder:begin/end, ladder-summary:begin/end); repeatable"
-    add("--doc", "--readme", dest="readme", action="append", metavar="FILE.md", help=blocks)
-    add("--host", metavar="HOST.json", help="also render a `reduce-ladder host` study")
-    add("--accuracy", metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study")
-    axis = "also render `bench axis` runs (their rows together)"
-    add("--axis", nargs="+", metavar="AXIS.json", help=axis)
-    add("--wide", action="store_true", help="every column in the terminal table")
     per_call = "also the per-call-from-Python figures (several: one table, the later files' "
     per_call += "entries beside the first's, e.g. a REDUCE_LADDER_NATIVE=1 run)"
-    add("--callable", nargs="+", metavar="CALLABLE.json", help=per_call)
+    p = command(sub, "report", cmd_report, help, REPORT,
+        out=dict(required=True, help="output directory"),
+        n=dict(metavar="N", help="n of the ladder table/plot (default: 2^25 or below)"),
+        host=dict(metavar="HOST.json", help="also render a `reduce-ladder host` study"),
+        accuracy=dict(metavar="ACCURACY.json", help="also render a `reduce-ladder accuracy` study"),
+        axis=dict(nargs="+", metavar="AXIS.json", help="also `bench axis` runs, together"),
+        wide="every column in the terminal table",
+        callable=dict(nargs="+", metavar="CALLABLE.json", help=per_call),
+    )  # fmt: skip
+    p.add_argument("runs", nargs="+", metavar="RUN.json", help="one run, or several to compare")
+    p.add_argument(
+        "--doc", "--readme", dest="readme", action="append", metavar="FILE.md", help=blocks
+    )
     help = "compare device folders (results/<device>/): time ratios beside the datasheet's"
-    p = command(sub, "compare", cmd_compare, help, COMPARE)
-    folders = "device folders; the first is the baseline"
-    p.add_argument("folders", nargs="+", metavar="DIR", help=folders)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    p = command(
+        sub,
+        "compare",
+        cmd_compare,
+        help,
+        COMPARE,
+        out=dict(required=True, help="output folder (created)"),
+    )
+    p.add_argument(
+        "folders", nargs="+", metavar="DIR", help="device folders; the first is the baseline"
+    )
+    command(sub, "list", cmd_list, "print the catalogue", None,
+        format=dict(choices=("table", "json"), default="table"),
+        dtype="only the variants taking this dtype",
+        backend=dict(choices=("cuda", "triton", "peer")),
+        wide="every column: seed labels, twins, tile mappings in full (default: a table that fits "
+        "100 columns)",
+    )  # fmt: skip

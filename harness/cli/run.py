@@ -1,10 +1,6 @@
-"""`reduce-ladder run` (the default command) and `reduce-ladder check`: the same selection, timed
-or checked only. What is asked for (a Selection: variants, dtype, study note, sizes) is resolved
-before anything runs: unknown ids, a dtype a named variant does not support, a study with no
-variant in the selection, a selection that leaves nothing to check are each a UsageError that
-says why. On a GPU every variant is verified (and, for `run`, timed) as a case of the suite
-"ladder", by the suites' runner (harness.studies.suites); without one the CPU path
-(harness.cli.cpu_path) checks what can be checked there."""
+"""`reduce-ladder run` (the default command) and `reduce-ladder check`: the same Selection, resolved
+before anything runs (a UsageError says why it cannot), then timed or checked only: on a GPU as
+cases of the suite "ladder" (harness.studies.suites), without one by the CPU path (cpu_path.py)."""
 
 from __future__ import annotations
 
@@ -87,38 +83,31 @@ CHECK_SIZES = (1, 255, 256, 257, 1000, 2**20 + 3)
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """`run` and `check`."""
-    help, run = "verify and time the ladder (the default command)", "Verify and time the ladder "
-    run += "on a GPU (without one: the CPU path, no times)."
-    p = common.command(sub, "run", partial(run_or_check, timed=True), help, run)
+    run = "Verify and time the ladder on a GPU (without one: the CPU path, no times)."
+    help = "verify and time the ladder (the default command)"
+    p = common.command(sub, "run", partial(run_or_check, timed=True), help, run, "reps")
     selection_arguments(p)
-    p.add_argument("--reps", type=common.positive_int, help="timed repetitions (default: auto)")
     check = "Verify the selection (no timing); without a GPU: the CPU path."
     p = common.command(sub, "check", partial(run_or_check, timed=False), "correctness only", check)
-    selection_arguments(p)
-    p.set_defaults(reps=None)
+    selection_arguments(p).set_defaults(reps=None)
 
 
-def selection_arguments(p: argparse.ArgumentParser) -> None:
-    add = p.add_argument
-    ids = "variant ids (comma or space separated); default: every non-wrong one"
-    add("--variants", nargs="*", metavar="ID", help=ids)
-    add("--sizes", nargs="*", metavar="N", help="e.g. 2^24 2^25 or 1000,2^20+3")
-    dtype = "element type (default float32; with --study, the study's)"
-    add("--dtype", choices=dtypes.NAMES, metavar="DTYPE", help=dtype)
+def selection_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     study = "only one study note's variants (e.g. 004), their Triton twins and the peers; a timed "
     study += "run prints the note's table (004: effective bandwidth, CUDA beside Triton)"
-    add("--study", metavar="NOTE", help=study)
-    # The old name, kept working (it read like a random seed): listed in --help.
-    add("--seed", dest="study", metavar="NOTE", help="the old name of --study")
-    wrong = "also run the labelled wrong demonstrations (002 R5-wrong1/2)"
-    add("--include-wrong", action="store_true", help=wrong)
     every = "also the variants left out by default: the torch.compile peers (static, dynamic "
     every += "shapes, cooperative; each first call compiles for seconds)"
-    add("--all", action="store_true", help=every)
-    add("--json", metavar="PATH", help="write the run document (JSON) here")
-    add("--quiet", action="store_true", help="only the summary and the verdict (and failures)")
-    wide = "every column (default: a table that fits 100 columns)"
-    add("--wide", action="store_true", help=wide)
+    return common.add_options(
+        p, "json", "quiet", "wide",
+        variants="variant ids (comma or space separated); default: every non-wrong one",
+        sizes="e.g. 2^24 2^25 or 1000,2^20+3",
+        dtype="element type (default float32; with --study, the study's)",
+        study=dict(metavar="NOTE", help=study),
+        # The old name, kept working (it read like a random seed): listed in --help.
+        seed=dict(dest="study", metavar="NOTE", help="the old name of --study"),
+        include_wrong=common.flag("also run the labelled wrong demonstrations (002 R5-wrong1/2)"),
+        all=common.flag(every),
+    )  # fmt: skip
 
 
 def run_or_check(args: argparse.Namespace, timed: bool) -> int:
@@ -206,9 +195,8 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     head = {}
     if timed and sel.study:
         head["seed_tables"] = _seed_tables(rows, sel, sizes, name, out, args.quiet)
-    if args.json:
-        mode = "timed" if timed else "check"
-        common.write_json(args.json, session.run_document(mode, measured, **head))
+    mode = "timed" if timed else "check"
+    common.write_json(args.json, session.run_document(mode, measured, **head))
     if not args.quiet and timed and not sel.study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"
