@@ -1,17 +1,7 @@
-"""The axis family's geometry: a reduction along one dim as (outer, length, inner), and its first
-stages' tile mappings (r0..r2, c0..c2; the vectorized ones: axis_vector) as objects: the passes
-and the longest addition chain. Apart from harness.core.mappings: the input is a shape and a dim.
-
-A contiguous tensor reduced along dim d is (outer, length, inner) = (prod(shape[:d]), shape[d],
-prod(shape[d+1:])); element (o, r, i) sits at o*length*inner + r*inner + i, output (o, i) at
-o*inner + i. inner == 1: ROWS, `outer` rows of `length` contiguous elements (dim=-1); inner > 1:
-COLUMNS, `outer` batches of `inner` columns read with stride `inner` (dim 0 of a 2-D tensor:
-outer = 1; dim 1 of (B, M, N): B batches of N columns of length M).
-
-Every mapping reads the same elements in the same order on every run, with no float atomics: the
-bits depend only on the values and the shape. A CUDA block of AXIS_BLOCK threads and its Triton
-twin's program read the same tile.
-"""
+"""The axis family's geometry: a reduction along one dim as (outer, length, inner) (Problem), and
+its first stages' tile mappings (r0..r2, c0..c2; the vectorized ones: axis_vector) as objects: the
+passes and the longest addition chain. Shapes, stages and chains: docs/axis.md. Every mapping
+reads the same elements in the same order on every run, with no float atomics."""
 
 from __future__ import annotations
 

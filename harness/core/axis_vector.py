@@ -1,15 +1,8 @@
 """The axis family's vectorized stages (r3 sub-warp rows, r4 split rows, c3 vectorized columns)
-and the fastest pair's choice among every stage (ByShape), as axis_geometry's mappings.
-
-Every mapping here reads a QUAD, four adjacent elements, as one access (16 bytes for the 4-byte
-types, 8 for the 16-bit floats) when the contiguous dim is a multiple of 4 and the input aligned,
-and the same four elements one by one otherwise, in the same order: the bits depend only on the
-values and the shape. Every choice below (lanes, splits) is a function of the shape only, never of
-the GPU. The chain lengths are upper bounds for both twins: the CUDA kernel keeps one accumulator
-per quad element and folds the four at the end; the Triton tile's tl.sum folds what one thread
-holds serially (up to QUAD_FOLD elements for a row tile: 8 for the 16-bit floats) before its
-cross-lane tree.
-"""
+and the fastest pair's choice among every stage (ByShape), as axis_geometry's mappings. Each reads
+a QUAD, four adjacent elements, as one access where the contiguous dim and the address allow, else
+one by one in the same order; every choice (lanes, splits) is a function of the shape only, never
+of the GPU (docs/axis.md). The chain lengths are upper bounds for both twins."""
 
 from __future__ import annotations
 
