@@ -159,14 +159,19 @@ COLUMN_TILES = _OnePass(
 )  # fmt: skip
 
 
+def cut(length: int, want: int, multiple: int) -> tuple[int, int]:
+    """(splits, elements per split): `length` cut into about `want` (at least 1) splits, each a
+    multiple of `multiple`: what every split stage (c2, r4, c3) does with its aim."""
+    chunk = cdiv(cdiv(length, max(1, want)), multiple) * multiple
+    return cdiv(length, chunk), chunk
+
+
 def splits(p: Problem) -> tuple[int, int]:
     """c2: (splits, rows per split), a function of the shape only: about SPLIT_TARGET_BLOCKS
     blocks, each split at least MIN_SPLIT_ROWS rows, a multiple of the 8 row groups."""
     blocks = p.outer * cdiv(p.inner, STRIP)
-    want = max(1, min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS)))
-    groups = AXIS_BLOCK // STRIP
-    chunk = cdiv(cdiv(p.length, want), groups) * groups
-    return cdiv(p.length, chunk), chunk
+    want = min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS))
+    return cut(p.length, want, AXIS_BLOCK // STRIP)
 
 
 @dataclass(frozen=True)

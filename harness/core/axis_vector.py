@@ -18,6 +18,7 @@ from harness.core.axis_geometry import (
     _Mapping,
     _tree,
     cdiv,
+    cut,
 )
 from harness.core.repro_geometry import next_pow2
 
@@ -79,9 +80,7 @@ def row_splits(
     """r4: (splits, elements per split), a function of the shape only: about `target` blocks
     over all rows, each split a multiple of ROW_TILE and at least `least` elements (one split
     when there are rows enough)."""
-    want = max(1, min(cdiv(target, p.outer), cdiv(p.length, least)))
-    chunk = cdiv(cdiv(p.length, want), ROW_TILE) * ROW_TILE
-    return cdiv(p.length, chunk), chunk
+    return cut(p.length, min(cdiv(target, p.outer), cdiv(p.length, least)), ROW_TILE)
 
 
 @dataclass(frozen=True)
@@ -146,9 +145,7 @@ def column_splits(
     lanes = lanes or column_lanes(p)
     groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
-    want = min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least))
-    chunk = cdiv(cdiv(p.length, max(1, want)), groups) * groups
-    return cdiv(p.length, chunk), chunk
+    return cut(p.length, min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least)), groups)
 
 
 def _partials(p: Problem, s: int) -> Problem:
