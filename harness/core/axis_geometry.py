@@ -124,39 +124,29 @@ def _tile_chain(rows: int) -> int:
     return cdiv(rows, groups) + _tree(groups)
 
 
-# r0: thread t of block b owns row b*256 + t, adds its elements in order. Chain: length.
-THREAD_PER_ROW = _OnePass(
-    "thread-per-row", "rows", "r0",
+# r0: thread t of block b owns row b*256 + t, adds its elements in order.
+THREAD_PER_ROW = _OnePass("thread-per-row", "rows", "r0",
     "a thread per row, 256 rows per block; each thread adds its row in order",
-    lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length,
-)  # fmt: skip
-# r1: block b owns row b; thread t adds t, t+256, ..., a 256-slot tree. Chain: ceil(len/256) + 8.
-BLOCK_PER_ROW = _OnePass(
-    "block-per-row", "rows", "r1",
+    lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length)  # fmt: skip
+# r1: block b owns row b; thread t adds t, t+256, ..., then a 256-slot tree.
+BLOCK_PER_ROW = _OnePass("block-per-row", "rows", "r1",
     "a block per row; thread t adds t, t+256, ..., then a shared-memory tree",
-    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK),
-)  # fmt: skip
-# r2: warp w of block b: row b*8 + w; lane l adds l, l+32, ..., 5 shuffles. Chain: ceil(len/32) + 5.
-WARP_PER_ROW = _OnePass(
-    "warp-per-row", "rows", "r2",
+    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK))  # fmt: skip
+# r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ..., then 5 shuffles.
+WARP_PER_ROW = _OnePass("warp-per-row", "rows", "r2",
     "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles",
     lambda p: cdiv(p.outer, AXIS_BLOCK // WARP), lambda p: cdiv(p.length, WARP) + _tree(WARP),
 )  # fmt: skip
 # c0: thread j (over outer x inner outputs) owns column j and adds its `length` elements in row
-# order; a warp reads 32 adjacent columns of one row at a time (coalesced). Chain: length.
-THREAD_PER_COLUMN = _OnePass(
-    "thread-per-column", "columns", "c0",
+# order; a warp reads 32 adjacent columns of one row at a time (coalesced).
+THREAD_PER_COLUMN = _OnePass("thread-per-column", "columns", "c0",
     "a thread per column, 256 columns per block; each adds its column in row order",
-    lambda p: cdiv(p.outputs, AXIS_BLOCK), lambda p: p.length,
-)  # fmt: skip
+    lambda p: cdiv(p.outputs, AXIS_BLOCK), lambda p: p.length)  # fmt: skip
 # c1: block (o, s) owns the 32-column strip s of batch o; thread (g, l) (row group g < 8, lane
 # l < 32) adds rows g, g+8, ... of column 32s + l; the 8 row groups are folded in shared memory.
-# Chain: ceil(length / 8) + 3.
-COLUMN_TILES = _OnePass(
-    "column-tiles", "columns", "tiles",
+COLUMN_TILES = _OnePass("column-tiles", "columns", "tiles",
     "a block per 32-column strip, 8 row groups folded in shared memory",
-    lambda p: p.outer * cdiv(p.inner, STRIP), lambda p: _tile_chain(p.length),
-)  # fmt: skip
+    lambda p: p.outer * cdiv(p.inner, STRIP), lambda p: _tile_chain(p.length))  # fmt: skip
 
 
 def cut(length: int, want: int, multiple: int) -> tuple[int, int]:
