@@ -1,4 +1,4 @@
-"""The accuracy battery's families hold what harness.check.battery's docstring says of them, and
+"""The accuracy battery's families hold what docs/reproducible.md#the-data-battery says of them, and
 regenerate the committed documents' inputs on the CPU.
 
 Stored documents: results/<device>/accuracy.json records, per (family, n) at seed 0, the

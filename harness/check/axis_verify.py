@@ -1,12 +1,6 @@
 """Verification of the axis family (harness.core.records_axis): every output of a sum along one
-dim against its golden (verify.golden_along), with the 1-D ladder's rules (harness.check.verify)
-applied per output: exact for int32 and for integer-valued floats whose sum|x| stays within
-2^24, otherwise gamma_L * sum|x| plus the golden's own error, L the mapping's longest addition
-chain for this shape (mapping.chain_length). float16 / bfloat16 are added in float32 and the sum
-rounded once to the input's dtype: exact cases must equal the exact sum rounded to that dtype,
-the others get that one rounding (OUTPUT_ROUNDING x |sum|) on top of the bound. Outputs and
-partials are poisoned before the run; the caller's tensor must be bit-identical after it.
-"""
+dim against its golden (verify.golden_along), with the 1-D ladder's rules applied per output, the
+one rounding of a 16-bit output on top (docs/axis.md#how-it-is-checked)."""
 
 from __future__ import annotations
 

@@ -1,32 +1,6 @@
-"""The accuracy battery (issue 18): data families, seeded, generated on the CPU with numpy.
-
-The same (family, n, seed, dtype) gives the same bits on every machine: numpy's PCG64 streams
-are platform-independent, and the values are made on the host, then moved to the device.
-Family.generate returns float32 values exactly representable in the requested dtype (rounded to
-float16 / bfloat16 elementwise: pairs +-v still cancel exactly); to_tensor moves them to the
-device in that dtype without changing a value.
-
-Families (kappa = sum|x| / |sum x|, the condition number; harness.check.exact.condition_number):
-- uniform        uniform [0, 1) (rounded to float16 / bfloat16, the top becomes 1.0): kappa 1.
-- normal         standard normal: kappa about sqrt(n) (about 1e3 at 2^20, 5e3 at 2^25).
-- cancellation   large terms +-v (v ~ 1e8 N(0, 1)) in exactly cancelling pairs, shuffled, plus
-                 one uniform [0, 1) term in 64: the sum is that small part; kappa about 1e10 at
-                 every n of the study -- inside the double-double limit (about 3e20).
-- seed001        2^24 then ones: the sum a float32 running sum gets wrong (seed 001). kappa 1.
-- mixed          1e30, 1, -1e30 repeating: the ones vanish beside 1e30 in float32. At n = 2^20
-                 and 2^25 (n mod 3 != 0) the sum is about 1e30 and kappa about n; at n = 3k the
-                 sum is k and kappa 2e30 (past the limit on paper, exact for double-double).
-- subnormals     the format's own subnormal numbers, random signs: kappa about sqrt(n).
-- constant       0.1 (rounded to the format) everywhere: kappa 1.
-- past-limit     zeros but for 2^120, 2^60, 1, -2^120, -2^60 at stride 1024 (one lane of the
-                 reproducible design, 1024 lanes; at n <= 4096, stride n // 5; at n < 5, the
-                 pattern's first n values only): for n >= 5 the exact sum is 1 and kappa about
-                 2.7e36, far past the limit; a double-double accumulator keeps 2^120 + 2^60
-                 exactly, adds 1 to the low word 2^60 (lost), and returns 0. THE DOCUMENTED
-                 LIMIT: reported, never promised faithful.
-
-float16 has no range for 2^24, 1e8 or 1e30: those families are float32 / bfloat16 only (DTYPES).
-"""
+"""The accuracy battery (issue 18): data families, seeded, generated on the CPU with numpy, the
+same bits on every machine. The families and their condition numbers:
+docs/reproducible.md#the-data-battery."""
 
 from __future__ import annotations
 

@@ -1,21 +1,5 @@
-"""The exact golden of a float sum, and what "faithful" and "ulps" mean against it.
-
-Every finite binary float is an integer times a power of two: a float32 is m * 2^-149 for an
-integer m (float16: 2^-24, bfloat16: 2^-133, float64: 2^-1074). exact_sum reads the bit fields,
-groups the integer mantissas by (sign, exponent field) and sums each group with numpy, then
-combines the few hundred groups with Python ints: the result is the exact sum, no rounding
-anywhere. The per-group sums use np.bincount over 16-bit slices of the mantissa: bincount adds in
-float64, which is exact for integers while every partial sum stays below 2^53: a slice of w bits
-sums to below n * 2^w, so w = 53 - bit_length(n - 1) (the whole 23-bit fraction of a float32 up
-to n = 2^30; two slices of a float64's 52 bits at n = 2^25; never under 16 bits for n <= 2^36)
--- so "bincount-style" here is exact integer arithmetic. About 0.5 s at n = 2^25 (float32).
-
-Non-finite input gives the IEEE outcome a plain left-to-right sum gives: NaN if any element is
-NaN or both +inf and -inf occur, else the infinity's sign (the finite part does not matter).
-
-The comparisons (faithful, ulp_error, round_nearest) use Python ints and Fractions only: a
-float result converts to a Fraction exactly, so no comparison rounds.
-"""
+"""The exact golden of a float sum (integer mantissas summed per exponent, no rounding anywhere),
+and what "faithful" and "ulps" mean against it: docs/reproducible.md#the-exact-sum."""
 
 from __future__ import annotations
 
@@ -283,28 +267,9 @@ UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
 
 def faithful_condition_limit(n: int) -> float:
     """K(n): the double-double sums are promised faithful (float32) on data whose condition
-    number kappa = sum|x| / |sum x| is at most K(n). Rounded down; conservative by design.
-
-    Derivation. s = sum x (exact), S = sum |x|, u = 2^-53 (float64), m = dd_chain_length(n).
-    1. The double-double value D = hi + lo (exact) of the final accumulator: each lane update and
-       each tree node is an error-free TwoSum of the high words plus the low words added in
-       float64, so the computation is Ogita, Rump & Oishi's Sum2 ("Accurate sum and dot
-       product", SIAM J. Sci. Comput. 26(6), 2005, Prop. 4.5) with its chain of n - 1 additions
-       replaced by the longest chain of the tree, as Higham's bound (4.6) allows for any order:
-       |D - s| <= gamma_k^2 S, gamma_k = k u / (1 - k u). CONSERVATIVE: k = 2m, since a
-       double-double add of two accumulators adds two low words (and renormalizes) per node.
-    2. t = fl64(hi + lo): |t - D| <= u |D| <= u (|s| + gamma_k^2 S).
-    3. The float32 rounding of t is faithful to s whenever |t - s| <= 2^-26 |s|: for
-       2^e <= |s| < 2^(e+1) the float32 spacing on either side of s is at least 2^(e-24) (the
-       smaller one below a power of two) > 2^-25 |s|, so t stays inside the two midpoints around
-       the floats bracketing s and rounds to one of them. (Below the normal range the spacing is
-       2^-149 and the same inequality keeps t within half of it.) CONSERVATIVE: it ignores that
-       most of the time the spacing is twice that.
-    So gamma_k^2 S (1 + u) + u |s| <= 2^-26 |s|, i.e. kappa <= (2^-26 - u) / ((1 + u) gamma_k^2).
-    s = 0 (kappa infinite) is not covered unless every element is 0. The bound is a worst case:
-    on random data the error is far smaller, and data past K(n) are not necessarily rounded
-    unfaithfully -- the battery's "past-limit" family is built so that they are.
-    """
+    number kappa = sum|x| / |sum x| is at most K(n), the largest kappa with
+    gamma_k^2 kappa (1 + u) + u <= 2^-26 (k = 2 dd_chain_length(n), u = 2^-53). Rounded down;
+    conservative by design. The derivation: docs/reproducible.md#where-kn-comes-from."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     k = 2 * dd_chain_length(n)

@@ -1,25 +1,6 @@
-"""Golden sums, error bounds, and the correctness check every run goes through.
-
-Golden
-- Integer-valued data (int32, and floats drawn from integers as the seeds do): the exact sum in
-  int64 (exact while n * max|x| < 2^63, far past any size here).
-- int32 results: the exact sum wrapped modulo 2^32 into [-2^31, 2^31), because the seed kernels
-  accumulate in int; every int32 variant must equal it EXACTLY, also when the sum (and any
-  partial sum) runs far past 2^31: addition modulo 2^32 is associative, so every tree and every
-  chain of passes gives the same bits (docs/int32.md).
-- Other float data: the sum in float64 on the device. Its own error is at most
-  gamma_64(n) * sum|x| (recursive-summation bound, unit roundoff 2^-53), which is added to the
-  tolerance below; for n <= 2^31 that is under 2.4e-7 * sum|x|, i.e. 2^-29 times the float32 bound.
-
-Float tolerance (stated, not guessed)
-Any summation tree in which no input passes through more than L floating-point additions computes
-a sum s' with |s' - s| <= gamma_L * sum|x_i|, gamma_L = L*u / (1 - L*u), u = 2^-24 for float32
-(Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 4.6). L comes from the
-variant's tile mapping (launch.mapping.chain_length, harness.core.mappings): per pass, the
-thread's serial additions plus the depth of the block tree. If the data are integers and
-sum|x| <= 2^24, every partial sum is an integer of magnitude <= 2^24 and so exactly
-representable: the result must then be EXACT.
-"""
+"""Golden sums, error bounds derived from the tile mapping's longest addition chain (gamma_L *
+sum|x|, exact where every partial is), and the correctness check every run goes through; the
+rules and their reasons: docs/correctness.md#how-results-are-checked."""
 
 from __future__ import annotations
 
@@ -214,20 +195,19 @@ OVERFLOW_KINDS = ("full-range", "near-max", "near-min", "alternating")
 def overflow_input(n: int, kind: str, device: str | torch.device, generator=None) -> torch.Tensor:
     """int32 data whose partial sums wrap past +/-2^31: full-range (all of int32), near-max /
     near-min (within 2^20 of INT32_MAX / INT32_MIN), alternating (near 2^31, random signs)."""
-    shape = (n,)
-    if kind == "full-range":
-        x = torch.randint(-(2**31), 2**31, shape, dtype=torch.int64, generator=generator)
-    elif kind == "near-max":
-        x = 2**31 - 1 - torch.randint(0, 2**20, shape, dtype=torch.int64, generator=generator)
-    elif kind == "near-min":
-        x = -(2**31) + torch.randint(0, 2**20, shape, dtype=torch.int64, generator=generator)
-    elif kind == "alternating":
-        mag = 2**31 - 1 - torch.randint(0, 2**20, shape, dtype=torch.int64, generator=generator)
-        sign = torch.randint(0, 2, shape, dtype=torch.int64, generator=generator) * 2 - 1
-        x = mag * sign
-    else:
+
+    def draw(lo: int, hi: int) -> torch.Tensor:
+        return torch.randint(lo, hi, (n,), dtype=torch.int64, generator=generator)
+
+    make = {
+        "full-range": lambda: draw(-(2**31), 2**31),
+        "near-max": lambda: 2**31 - 1 - draw(0, 2**20),
+        "near-min": lambda: -(2**31) + draw(0, 2**20),
+        "alternating": lambda: (2**31 - 1 - draw(0, 2**20)) * (draw(0, 2) * 2 - 1),  # mag, sign
+    }
+    if kind not in make:
         raise ValueError(f"unknown overflow kind {kind!r}; expected one of {OVERFLOW_KINDS}")
-    return x.to(torch.int32).to(device)
+    return make[kind]().to(torch.int32).to(device)
 
 
 def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:

@@ -134,11 +134,7 @@ def compile_source(
         opts = [*COMPILE_OPTIONS, f"-arch={arch}", "-Xptxas=-v", *extra_options]
         arr = (ctypes.c_char_p * len(opts))(*(o.encode() for o in opts))
         rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
-        size = ctypes.c_size_t()
-        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        buf = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetProgramLog(prog, buf)
-        log = buf.value.decode(errors="replace")
+        log = _output(lib, prog, "ProgramLog").split(b"\0", 1)[0].decode(errors="replace")
         if rc != 0:
             raise CudaCompileError(f"NVRTC could not compile {name} for {arch}:\n{log.strip()}")
         lowered = {}
@@ -146,25 +142,24 @@ def compile_source(
             out = ctypes.c_char_p()
             _check(lib.nvrtcGetLoweredName(prog, expr.encode(), ctypes.byref(out)), "lowered name")
             lowered[expr] = out.value.decode()
-        lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
-        cubin = ctypes.create_string_buffer(size.value)
-        _check(lib.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
-        return CompileResult(
-            name, arch, cubin.raw, log, lowered, parse_ptxas_log(log), _get_ptx(lib, prog)
-        )
+        cubin = _output(lib, prog, "CUBIN", required=True)
+        ptx = _output(lib, prog, "PTX").split(b"\0", 1)[0].decode(errors="replace")
+        return CompileResult(name, arch, cubin, log, lowered, parse_ptxas_log(log), ptx)
     finally:
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def _get_ptx(lib: ctypes.CDLL, prog: ctypes.c_void_p) -> str:
-    """The program's PTX, or "" where NVRTC does not keep it for a real (sm_XX) target."""
+def _output(lib: ctypes.CDLL, prog: ctypes.c_void_p, what: str, required: bool = False) -> bytes:
+    """NVRTC's `what` ("ProgramLog", "CUBIN", "PTX") of prog; b"" where NVRTC gives none (no PTX
+    kept for a real sm_XX target), unless required."""
     size = ctypes.c_size_t()
-    if lib.nvrtcGetPTXSize(prog, ctypes.byref(size)) != 0 or size.value == 0:
-        return ""
+    rc = getattr(lib, f"nvrtcGet{what}Size")(prog, ctypes.byref(size))
     buf = ctypes.create_string_buffer(size.value)
-    if lib.nvrtcGetPTX(prog, buf) != 0:
-        return ""
-    return buf.value.decode(errors="replace")
+    if rc == 0 and size.value:
+        rc = getattr(lib, f"nvrtcGet{what}")(prog, buf)
+    if required:
+        _check(rc, f"nvrtcGet{what}")
+    return buf.raw if rc == 0 and size.value else b""
 
 
 def compile_file(

@@ -1,17 +1,7 @@
-"""The axis family's geometry: a reduction along one dim as (outer, length, inner), and its first
-stages' tile mappings (r0..r2, c0..c2; the vectorized ones: axis_vector) as objects: the passes
-and the longest addition chain. Apart from harness.core.mappings: the input is a shape and a dim.
-
-A contiguous tensor reduced along dim d is (outer, length, inner) = (prod(shape[:d]), shape[d],
-prod(shape[d+1:])); element (o, r, i) sits at o*length*inner + r*inner + i, output (o, i) at
-o*inner + i. inner == 1: ROWS, `outer` rows of `length` contiguous elements (dim=-1); inner > 1:
-COLUMNS, `outer` batches of `inner` columns read with stride `inner` (dim 0 of a 2-D tensor:
-outer = 1; dim 1 of (B, M, N): B batches of N columns of length M).
-
-Every mapping reads the same elements in the same order on every run, with no float atomics: the
-bits depend only on the values and the shape. A CUDA block of AXIS_BLOCK threads and its Triton
-twin's program read the same tile.
-"""
+"""The axis family's geometry: a reduction along one dim as (outer, length, inner) (Problem), and
+its first stages' tile mappings (r0..r2, c0..c2; the vectorized ones: axis_vector) as objects: the
+passes and the longest addition chain. Shapes, stages and chains: docs/axis.md. Every mapping
+reads the same elements in the same order on every run, with no float atomics."""
 
 from __future__ import annotations
 
@@ -134,49 +124,44 @@ def _tile_chain(rows: int) -> int:
     return cdiv(rows, groups) + _tree(groups)
 
 
-# r0: thread t of block b owns row b*256 + t, adds its elements in order. Chain: length.
-THREAD_PER_ROW = _OnePass(
-    "thread-per-row", "rows", "r0",
+# r0: thread t of block b owns row b*256 + t, adds its elements in order.
+THREAD_PER_ROW = _OnePass("thread-per-row", "rows", "r0",
     "a thread per row, 256 rows per block; each thread adds its row in order",
-    lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length,
-)  # fmt: skip
-# r1: block b owns row b; thread t adds t, t+256, ..., a 256-slot tree. Chain: ceil(len/256) + 8.
-BLOCK_PER_ROW = _OnePass(
-    "block-per-row", "rows", "r1",
+    lambda p: cdiv(p.outer, AXIS_BLOCK), lambda p: p.length)  # fmt: skip
+# r1: block b owns row b; thread t adds t, t+256, ..., then a 256-slot tree.
+BLOCK_PER_ROW = _OnePass("block-per-row", "rows", "r1",
     "a block per row; thread t adds t, t+256, ..., then a shared-memory tree",
-    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK),
-)  # fmt: skip
-# r2: warp w of block b: row b*8 + w; lane l adds l, l+32, ..., 5 shuffles. Chain: ceil(len/32) + 5.
-WARP_PER_ROW = _OnePass(
-    "warp-per-row", "rows", "r2",
+    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK))  # fmt: skip
+# r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ..., then 5 shuffles.
+WARP_PER_ROW = _OnePass("warp-per-row", "rows", "r2",
     "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles",
     lambda p: cdiv(p.outer, AXIS_BLOCK // WARP), lambda p: cdiv(p.length, WARP) + _tree(WARP),
 )  # fmt: skip
 # c0: thread j (over outer x inner outputs) owns column j and adds its `length` elements in row
-# order; a warp reads 32 adjacent columns of one row at a time (coalesced). Chain: length.
-THREAD_PER_COLUMN = _OnePass(
-    "thread-per-column", "columns", "c0",
+# order; a warp reads 32 adjacent columns of one row at a time (coalesced).
+THREAD_PER_COLUMN = _OnePass("thread-per-column", "columns", "c0",
     "a thread per column, 256 columns per block; each adds its column in row order",
-    lambda p: cdiv(p.outputs, AXIS_BLOCK), lambda p: p.length,
-)  # fmt: skip
+    lambda p: cdiv(p.outputs, AXIS_BLOCK), lambda p: p.length)  # fmt: skip
 # c1: block (o, s) owns the 32-column strip s of batch o; thread (g, l) (row group g < 8, lane
 # l < 32) adds rows g, g+8, ... of column 32s + l; the 8 row groups are folded in shared memory.
-# Chain: ceil(length / 8) + 3.
-COLUMN_TILES = _OnePass(
-    "column-tiles", "columns", "tiles",
+COLUMN_TILES = _OnePass("column-tiles", "columns", "tiles",
     "a block per 32-column strip, 8 row groups folded in shared memory",
-    lambda p: p.outer * cdiv(p.inner, STRIP), lambda p: _tile_chain(p.length),
-)  # fmt: skip
+    lambda p: p.outer * cdiv(p.inner, STRIP), lambda p: _tile_chain(p.length))  # fmt: skip
+
+
+def cut(length: int, want: int, multiple: int) -> tuple[int, int]:
+    """(splits, elements per split): `length` cut into about `want` (at least 1) splits, each a
+    multiple of `multiple`: what every split stage (c2, r4, c3) does with its aim."""
+    chunk = cdiv(cdiv(length, max(1, want)), multiple) * multiple
+    return cdiv(length, chunk), chunk
 
 
 def splits(p: Problem) -> tuple[int, int]:
     """c2: (splits, rows per split), a function of the shape only: about SPLIT_TARGET_BLOCKS
     blocks, each split at least MIN_SPLIT_ROWS rows, a multiple of the 8 row groups."""
     blocks = p.outer * cdiv(p.inner, STRIP)
-    want = max(1, min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS)))
-    groups = AXIS_BLOCK // STRIP
-    chunk = cdiv(cdiv(p.length, want), groups) * groups
-    return cdiv(p.length, chunk), chunk
+    want = min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS))
+    return cut(p.length, want, AXIS_BLOCK // STRIP)
 
 
 @dataclass(frozen=True)

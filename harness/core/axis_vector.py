@@ -1,15 +1,8 @@
 """The axis family's vectorized stages (r3 sub-warp rows, r4 split rows, c3 vectorized columns)
-and the fastest pair's choice among every stage (ByShape), as axis_geometry's mappings.
-
-Every mapping here reads a QUAD, four adjacent elements, as one access (16 bytes for the 4-byte
-types, 8 for the 16-bit floats) when the contiguous dim is a multiple of 4 and the input aligned,
-and the same four elements one by one otherwise, in the same order: the bits depend only on the
-values and the shape. Every choice below (lanes, splits) is a function of the shape only, never of
-the GPU. The chain lengths are upper bounds for both twins: the CUDA kernel keeps one accumulator
-per quad element and folds the four at the end; the Triton tile's tl.sum folds what one thread
-holds serially (up to QUAD_FOLD elements for a row tile: 8 for the 16-bit floats) before its
-cross-lane tree.
-"""
+and the fastest pair's choice among every stage (ByShape), as axis_geometry's mappings. Each reads
+a QUAD, four adjacent elements, as one access where the contiguous dim and the address allow, else
+one by one in the same order; every choice (lanes, splits) is a function of the shape only, never
+of the GPU (docs/axis.md). The chain lengths are upper bounds for both twins."""
 
 from __future__ import annotations
 
@@ -25,6 +18,7 @@ from harness.core.axis_geometry import (
     _Mapping,
     _tree,
     cdiv,
+    cut,
 )
 from harness.core.repro_geometry import next_pow2
 
@@ -86,9 +80,7 @@ def row_splits(
     """r4: (splits, elements per split), a function of the shape only: about `target` blocks
     over all rows, each split a multiple of ROW_TILE and at least `least` elements (one split
     when there are rows enough)."""
-    want = max(1, min(cdiv(target, p.outer), cdiv(p.length, least)))
-    chunk = cdiv(cdiv(p.length, want), ROW_TILE) * ROW_TILE
-    return cdiv(p.length, chunk), chunk
+    return cut(p.length, min(cdiv(target, p.outer), cdiv(p.length, least)), ROW_TILE)
 
 
 @dataclass(frozen=True)
@@ -153,9 +145,7 @@ def column_splits(
     lanes = lanes or column_lanes(p)
     groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
-    want = min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least))
-    chunk = cdiv(cdiv(p.length, max(1, want)), groups) * groups
-    return cdiv(p.length, chunk), chunk
+    return cut(p.length, min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least)), groups)
 
 
 def _partials(p: Problem, s: int) -> Problem:

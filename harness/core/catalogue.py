@@ -1,18 +1,6 @@
 """The catalogue of variants: one record per variant, the single source of truth (VARIANTS).
 Adding a variant is one record (records_ladder, records_beyond or records_reproducible, by
-family) plus one kernel (cuda_kernels/*.cu or triton_kernels/): docs/development.md.
-
-Vocabulary (the fields: harness.core.variant.Variant)
-- backend: "cuda" (cuda_kernels/, through CuPy), "triton" (triton_kernels/), "peer" (what a user
-  would call instead: torch.sum, cupy.sum, torch.compile, cuda.compute).
-- stage: the ladder's rung ("0".."8" for seeds 000/002; a seed's own rungs "004-1".."004-6" print
-  after the main ladder: stage_key). seeds: the labels implemented, e.g. "000:v3", spelt as
-  the issues spell them (tests/test_catalogue.py lists them all).
-- twin: the Triton variant that hands each program the same tile(s) as this CUDA block; both
-  derive their grid from the same Launch (harness.core.mappings), so "same tile" holds by
-  construction.
-- kernel: CUDA, a C++ name expression with {T} the element type and {B} the block size (from
-  launch.threads), instantiated through NVRTC; Triton, the @triton.jit function's name.
+family) plus one kernel; the fields' vocabulary: docs/development.md#adding-a-variant.
 
 The axis family (records_axis) is AXIS_VARIANTS / get_axis, kept out of VARIANTS. Every name the
 other layers use (Variant, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable here.

@@ -1,14 +1,8 @@
-"""Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads.
-
-A Launch (the catalogue's launch record) is a tile mapping plus its sizes. Each mapping is ONE
-object that answers, for a Launch and n elements: grid (the Pass), block_elements (the indices
-block b reads: a pure-Python statement of the CUDA index arithmetic, which the CPU tests check
-partitions [0, n)), block_of (the block that reads element i, ints or integer tensors: the
-reference partials of harness.check.verify), chain_length (the most additions any element goes
-through: the float error bound), triton_meta (the tile twins' BLOCK / TILES / num_warps),
-describe, one_launch and sum_dtype. Every other module asks the mapping object; none compares a
-mapping's name. Both backends derive their grid from the same Launch, so a CUDA stage and its
-Triton twin see the same tiles by construction.
+"""Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads. A Launch
+(the catalogue's launch record) is a tile mapping object plus its sizes; every other module asks
+the mapping object (its grid, the elements block b reads, its longest addition chain, its Triton
+meta-parameters), none compares a mapping's name. Both backends derive their grid from the same
+Launch, so a CUDA stage and its Triton twin see the same tiles by construction.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Pass policy: how a variant turns any n >= 1 into one value. A multi-pass variant reduces its
-input to one partial per block, and the harness runs the SAME kernel again over the partials,
-with the same launch policy, until one value is left (seed 001's host loop, applied to every
-stage); the seeds time the first pass, the harness also the whole chain. A one-launch mapping is
-one pass that returns the value itself. The mapping objects (harness.core.mappings) do the work;
-these are the entry points the other layers call.
-"""
+"""Pass policy: how a variant turns any n >= 1 into one value (docs/correctness.md): the same
+kernel again over the partials until one is left, or one launch that returns the value. The entry
+points the other layers call; the mapping objects do the work."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
-"""Catalogue records, part 4: family "axis", sums along one dim of a 2-D / 3-D tensor (rows in
-norms and softmax, columns in split-K finalizers). Read through harness.core.catalogue
-(AXIS_VARIANTS, get_axis).
+"""Catalogue records, part 4: family "axis", sums along one dim of a 2-D / 3-D tensor
+(docs/axis.md). Read through harness.core.catalogue (AXIS_VARIANTS, get_axis).
 
-Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS (run, check, list, the
-census, the porting guide, the benchmarks, the report, the tests) sums a 1-D input to a scalar;
-an axis variant takes a shape and a dim and returns a tensor, so each would need a filter, and
-the one that forgot it would break. Its geometry is an AxisLaunch (a mapping of axis_geometry /
-axis_vector). Each CUDA stage has a Triton twin reading the same tile per program; the fastest
-pair picks a stage's mapping from the shape. Every launch kind's kernel is named once
-(CUDA_KERNELS, TRITON_KERNELS): the split stages and the fastest pair launch the others' kernels.
+Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS sums a 1-D input to a
+scalar; an axis variant takes a shape and a dim and returns a tensor, so each would need a filter,
+and the one that forgot it would break. Its geometry is an AxisLaunch (axis_geometry /
+axis_vector's mappings). Every launch kind's kernel is named once (KERNELS).
 """
 
 from __future__ import annotations
