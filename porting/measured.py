@@ -1,9 +1,6 @@
-"""What the committed results say of the guide's variants: the timed runs (results/<device>/: the
-ladder runs, then seed 001's host study and the reproducible pair's bench; the axis family's
-axis.json), one line per GPU; Nsight Compute's counters (the newest profile.json with the
-profile-*.json beside it), a stage's line and the numbers its note is worded from; what
-compute-sanitizer found (sanitize.json and the sanitize-*.json beside it). Every table of every
-size is the report layer's (results/<device>/report/), linked, not copied.
+"""What the committed results say of the guide's variants: the timed runs, one line per GPU;
+Nsight Compute's counters (a stage's line, its note's numbers); compute-sanitizer's findings.
+Every table of every size is the report layer's (results/<device>/report/), linked, not copied.
 """
 
 from __future__ import annotations
@@ -28,8 +25,7 @@ AXIS_RESULTS, AXIS_DTYPE, AXIS_PEER = "axis.json", "float32", "peer/torch.sum"
 
 
 def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)] of results/*/<name>, name by name; an unreadable
-    file is left out, as a missing one would be."""
+    """[(path relative to the repo, document)] of the readable results/*/<name>, name by name."""
     out = []
     for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
         with contextlib.suppress(ReportError):
@@ -47,7 +43,6 @@ def load_results(root: Path) -> list[tuple[str, Document]]:
 
 
 def results_sources(results: list[tuple[str, Document]]) -> str:
-    """The result files read, by name, each with the devices it was found for."""
     devices: dict[str, list[str]] = {}
     for p in (Path(p) for p, _ in results):
         devices.setdefault(p.name, []).append(p.parent.name)
@@ -127,8 +122,7 @@ def axis_lines(variants: list[Variant], runs) -> list[tuple[str, str, list]]:
 
 
 def newest(root: Path, name: str) -> tuple[str, dict] | None:
-    """(path relative to root, document) of the newest readable results/*/<name>, else None:
-    the largest "created" stamp, then the last path in sorted order."""
+    """(path, document) of the readable results/*/<name> with the largest "created", then path."""
     found = [(str(d.raw.get("created", "")), p, d.raw) for p, d in load(root, (name,)) if d.raw]
     return max(found, key=lambda t: t[:2])[1:] if found else None
 
@@ -169,20 +163,15 @@ COLUMNS = (
 
 
 def _counter(c: dict, metric: str, digits) -> str:
-    x = c.get(metric)
-    if metric == "top_stalls":
+    if (x := c.get(metric)) is None or metric == "top_stalls":
         return f"{x[0][0]} {100 * x[0][1]:.0f}%" if x else "-"
-    if x is None:
-        return "-"
     x = x / 1e3 if metric == "duration_ns" else x
     return f"{x / 1e6:,.1f}M" if digits == "M" else f"{x:,.{digits}f}"
 
 
 def profiled(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     """The (n, dtype) pairs the profile holds for these variants, in document order."""
-    return list(
-        dict.fromkeys((r.get("n"), r["dtype"]) for r in doc["results"] if r["variant"] in ids)
-    )
+    return [*dict.fromkeys((r.get("n"), r["dtype"]) for r in doc["results"] if r["variant"] in ids)]
 
 
 def counter_line(doc: dict | None, variants: list[Variant]):
