@@ -186,44 +186,46 @@ def counter_line(doc: dict | None, variants: list[Variant]):
     return (f"n = {size_label(n)} {dtype}" if n else dtype), cells
 
 
-# (family, stage) -> the ladder variants whose counters its note (lessons.md) reads (a, b, c)
+# (family, stage) -> the variants whose counters its note (lessons.md) reads (a, b, c)
 NOTES = {
     ("ladder", "1"): ("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"),
     ("ladder", "2"): ("cuda/v1-smem-interleaved", "cuda/v2-strided-index"),
     ("ladder", "3"): ("cuda/v2-strided-index", "cuda/v3-sequential"),
     ("ladder", "8"): ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
+    ("fastest", "fastest"): ("cuda/fastest", "triton/fastest"),
 }
 
 
 def note_fields(doc: dict | None, fam: str, stage: str) -> dict | None:
-    """The counters the stage's note is worded from, at the ladder's profiled size (the fastest
-    pair's: its largest profiled n, where its DRAM share settles); None where one of its variants
-    was not profiled or the stage has no note."""
-    if doc is None:
+    """The counters the stage's note is worded from, at the largest float32 n its first variant
+    was profiled at (the fastest pair's DRAM share settles there); None where the stage has no
+    note or a variant was not profiled (the fastest pair's Triton one may be missing)."""
+    ids = NOTES.get((fam, stage), ()) if doc else ()
+    if not (sizes := [n for n, dt in profiled(doc, ids[:1]) if dt == "float32"] if ids else []):
         return None
-    if (fam, stage) == ("fastest", "fastest"):
-        if not (sizes := [n for n, dt in profiled(doc, ["cuda/fastest"]) if dt == "float32"]):
-            return None
-        ab = [counters(doc, f"{b}/fastest", max(sizes), "float32") for b in ("cuda", "triton")]
-        return {"n": size_label(max(sizes)), "a": ab[0], "b": ab[1]}
-    if (fam, stage) not in NOTES:
+    got = [counters(doc, vid, max(sizes), "float32") for vid in ids]
+    if None in (got[:1] if fam == "fastest" else got):
         return None
-    got = [counters(doc, vid, 2**24, "float32") for vid in NOTES[(fam, stage)]]
-    return None if None in got else dict(zip("abc", got, strict=False))
+    return dict(zip("abc", got, strict=False)) | {"n": size_label(max(sizes))}
+
+
+def _view(root: Path, name: str, kind: str) -> dict | None:
+    """The committed documents of a kind, read as one: their paths, the document, its GPU."""
+    if found := committed(root, name, kind):
+        path, doc = found
+        return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
+    return None
 
 
 def profile_view(root: Path, doc_dir: Path) -> dict | None:
-    """What the guide says of the committed counters (None: none committed): where they come
-    from, the link to the profile's rendering (the report layer's: the counters along the ladder,
-    the seeds' tables)."""
-    if (found := committed(root)) is None:
+    """The committed counters (None: none) and the link to the report layer's rendering of them
+    (the counters along the ladder, the seeds' tables)."""
+    if (view := _view(root, profile_tables.PROFILE_NAME, "profile")) is None:
         return None
-    path, doc = found
-    rendering = (root / path.split(" + ")[0]).parent / profile_tables.RENDERING_DIR / "profile.md"
+    rendering = (root / view["path"].split(" + ")[0]).parent / profile_tables.RENDERING_DIR
+    rendering /= "profile.md"
     link = Path(os.path.relpath(rendering, doc_dir)).as_posix() if rendering.is_file() else None
-    device = doc.get("device", {}).get("name", "?")
-    headers = [h for h, *_ in COLUMNS]  # the legend follows the columns shown
-    return {"path": path, "doc": doc, "device": device, "rendering": link, "headers": headers}
+    return view | {"rendering": link, "headers": [h for h, *_ in COLUMNS]}
 
 
 def sanitized(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
@@ -237,37 +239,28 @@ def _bug(doc: dict, v: dict) -> dict:
     kinds: dict[str, Counter] = defaultdict(Counter)
     for k in (k for k in doc.get("kernels", []) if v["variant"] in k["variants"]):
         kinds[k["tool"]].update(k["kinds"])
-    said = [
-        f"{t}: " + "; ".join(f"{n} x {kind!r}" for kind, n in kinds[t].items())
-        for t in flagged_by(v)
-    ]
+    said = [f"{t}: " + "; ".join(f"{n} x {kind!r}" for kind, n in kinds[t].items())
+            for t in flagged_by(v)]  # fmt: skip
     demo = SEED_BUGS.get(v["variant"])
-    return {
-        "id": v["variant"],
-        "title": f" ({demo.title})" if demo else "",
-        "flagged": flagged_by(v),
-        "kinds": "; ".join(said),
-        "counts": ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v)),
-    }
+    return {"id": v["variant"], "title": f" ({demo.title})" if demo else "",
+            "flagged": flagged_by(v), "kinds": "; ".join(said),
+            "counts": ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v))}  # fmt: skip
 
 
 def sanitize_view(root: Path) -> dict | None:
     """What the guide and the appendix say of the committed sanitize documents (None: none)."""
-    if (found := committed(root, "sanitize.json", "sanitize")) is None:
+    if (view := _view(root, "sanitize.json", "sanitize")) is None:
         return None
-    path, doc = found
+    doc = view["doc"]
     variants = doc.get("variants", [])
     default = [v for v in variants if not v.get("wrong")]
     raced = [v for v in default if records_of(v, "racecheck")]
     others = {t: sum(records_of(v, t) for v in default) for t in TOOLS if t != "racecheck"}
-    return {
-        "path": path,
+    return view | {
         "summary": profile_tables.sanitize_summary(doc),
-        "device": doc.get("device", {}).get("name", "?"),
         "version": doc.get("compute_sanitizer", "compute-sanitizer"),
         "sizes": ", ".join(f"{n:,}" for n in doc.get("sizes", [])),
         "tools": ", ".join(TOOLS),
-        "doc": doc,
         "default": default,
         "clean": [v for v in default if not flagged_by(v)],
         "others": ", ".join(f"{t} {count}" for t, count in others.items()),
