@@ -60,10 +60,9 @@ def families() -> list[str]:
 def stages(family: str) -> list[Stage]:
     """The family's stages: in ladder order, the axis family's in its records' order."""
     cuda = _cuda(family)
+    ordered = cuda if family == AXIS else catalogue.ladder_order(cuda)
     out = []
-    for st in dict.fromkeys(
-        v.stage for v in (cuda if family == AXIS else catalogue.ladder_order(cuda))
-    ):
+    for st in dict.fromkeys(v.stage for v in ordered):
         cs = tuple(v for v in cuda if v.stage == st)
         partners = dict.fromkeys(p for v in cs if (p := triton_partner(v)))
         out.append(Stage(family, st, cs, tuple(map(record, partners))))
