@@ -77,12 +77,9 @@ def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, 
                 found.setdefault((doc.device, r.n), {})[r.variant] = _cell(r)
     out = []
     for dev in dict.fromkeys(d for d, _ in found):
-        ns = {n for d, n in found if d == dev}
-        n = REF_N if REF_N in ns else max(ns)
-        cells = found[(dev, n)]
-        out.append(
-            (dev, f"n = {size_label(n)} {dtype}", [(v, cells[v]) for v in ids if v in cells])
-        )
+        n = REF_N if (dev, REF_N) in found else max(n for d, n in found if d == dev)
+        cells = [(v, found[(dev, n)][v]) for v in ids if v in found[(dev, n)]]
+        out.append((dev, f"n = {size_label(n)} {dtype}", cells))
     return out
 
 
@@ -143,10 +140,8 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
     """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
-    for r in doc.get("results", []):
-        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
-            return r["total"]["metrics"] | r["total"]["derived"]
-    return None
+    r = profile_tables.find(doc, vid, n, dtype)
+    return r and r["total"]["metrics"] | r["total"]["derived"]
 
 
 # The guide's counter columns (the ladder's story): header, metric, digits ("M": in millions);
