@@ -167,13 +167,12 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     spec = _own_spec(v, dtype) or {"meta": v.launch.mapping.triton_meta(v.launch)}
     meta, args = spec["meta"], spec.get("args")
     types = {k: (t, None) if isinstance(t, str) else t for k, t in (args or {}).items()}
+    typed = {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
         "dtype": TRITON_DTYPES[dtype],
-        "args": {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
-        if args
-        else None,
+        "args": typed if args else None,
         "aligned": [k for k, (_, a) in types.items() if a] if args else None,
         "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
         "tl_dtypes": ["ACC"] if args else [],
