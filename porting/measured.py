@@ -6,7 +6,6 @@ Every table of every size is the report layer's (results/<device>/report/), link
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables, records
+from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
 
@@ -218,8 +218,7 @@ def profile_view(root: Path, doc_dir: Path) -> dict | None:
     if (view := _view(root, profile_tables.PROFILE_NAME, "profile")) is None:
         return None
     rendering = (root / view["path"].split(" + ")[0]).parent / profile_tables.RENDERING_DIR
-    rendering /= "profile.md"
-    link = Path(os.path.relpath(rendering, doc_dir)).as_posix() if rendering.is_file() else None
+    link = rel(rendering / "profile.md", doc_dir) if (rendering / "profile.md").is_file() else None
     return view | {"rendering": link, "headers": [h for h, *_ in COLUMNS]}
 
 
