@@ -1,13 +1,8 @@
 """Render a seed's table from a run document, and file it under results/<device>/.
 
-    python3 benchmarks/seed_table.py RUN.json                      Markdown to stdout
-    python3 benchmarks/seed_table.py RUN.json --results results    also write
-        results/<device-slug>/seed<SEED>.json (the run document, unchanged) and seed<SEED>.md
-
-RUN.json is what `reduce-ladder run --seed 004 --dtype int32 --sizes 2^24 --json RUN.json` wrote
-on the GPU (benchmarks/gpu_session.sh, step seed004). The Markdown is rendered from the measured
-records (read by harness.report.documents, any run-document version) by
-harness.report.tables.seed_rows, so it can be regenerated from the committed JSON at any time.
+The run document is what `reduce-ladder run --seed 004 --dtype int32 --sizes 2^24 --json RUN.json`
+wrote on the GPU (docs/int32.md); the Markdown is rendered from its records, so it can be
+regenerated from the committed JSON at any time.
 """
 
 from __future__ import annotations
@@ -33,12 +28,10 @@ def slug(name: str) -> str:
 
 def markdown(run: Document) -> tuple[str, str]:
     """(seed, Markdown) for every seed table of the run document."""
-    doc = run.raw
-    dev = doc.get("device", {})
-    seeds = {r["seed"] for r in doc.get("seed_tables", [])}
-    if not seeds:
+    doc, dev = run.raw, run.raw.get("device", {})
+    if not (seeds := sorted({r["seed"] for r in doc.get("seed_tables", [])})):
         raise SystemExit("no seed_tables in this run document (was it a timed --seed run?)")
-    seed = sorted(seeds)[0]
+    seed = seeds[0]
     parts = [
         f"# Seed {seed}, regenerated on {dev.get('name', 'an unnamed device')}",
         "",
@@ -57,7 +50,7 @@ def markdown(run: Document) -> tuple[str, str]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("run_json", type=Path)
-    p.add_argument("--results", type=Path, help="results root: write <root>/<device>/seedNNN.*")
+    p.add_argument("--results", type=Path, help="also file it (copy and .md) in <root>/<device>/")
     a = p.parse_args(argv)
     try:
         run = load_document(a.run_json)
@@ -69,13 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         name = run.raw.get("device", {}).get("name")
         if not name:
             raise SystemExit("the run document names no GPU: not a GPU run, nothing to file")
-        d = a.results / slug(name)
-        d.mkdir(parents=True, exist_ok=True)
-        dest = d / f"seed{seed}.json"
+        dest = a.results / slug(name) / f"seed{seed}.json"
+        dest.parent.mkdir(parents=True, exist_ok=True)
         if Path(a.run_json).resolve() != dest.resolve():  # already filed: nothing to copy
             shutil.copyfile(a.run_json, dest)
-        (d / f"seed{seed}.md").write_text(md)
-        print(f"wrote {d / f'seed{seed}.json'} and {d / f'seed{seed}.md'}", file=sys.stderr)
+        dest.with_suffix(".md").write_text(md)
+        print(f"wrote {dest} and {dest.with_suffix('.md')}", file=sys.stderr)
     return 0
 
 

@@ -1,11 +1,7 @@
-"""The compiler census: what NVRTC and Triton made of every variant, on a machine without a GPU.
-
-Each CUDA variant is compiled by NVRTC (harness.compile.nvrtc), each Triton kernel by
-porting.triton_compile with the meta-parameters the harness launches it with, for an explicit
-architecture and every dtype a variant lists; porting.sass counts the CUBIN and PTX. Peers
-(library calls) are listed as `not_compiled`. Counts are static: instructions in the binary.
-Here: the rows and their columns, the selection and the JSON document of `reduce-ladder inspect
---json` (docs/census-sm_90.json).
+"""The compiler census: what NVRTC and Triton (porting.triton_compile, with the meta-parameters
+the harness launches) made of every variant for an explicit architecture and every dtype it lists,
+without a GPU; porting.sass counts the CUBIN and PTX. The rows, their columns and the JSON document
+of `reduce-ladder inspect --json` (docs/census-sm_90.json).
 """
 
 from __future__ import annotations
@@ -28,7 +24,7 @@ from porting.triton_compile import run_triton_jobs
 
 SCHEMA = records.CENSUS_SCHEMA
 TRITON_DTYPES = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
-TRITON_DTYPES["float64"] = "fp64"
+TRITON_DTYPES |= {"float64": "fp64"}
 NOT_COMPILED = "not compiled here (library call)"
 _LAUNCH_KEYS = ("num_warps", "num_stages")
 
@@ -58,10 +54,7 @@ class Census:
     def from_record(cls, d: dict) -> Census:
         return cls(**{**d, "counts": sass.Counts(**d["counts"])})
 
-    @property
-    def spills(self) -> bool:
-        return self.spill_bytes > 0 or self.local_bytes > 0 or self.counts.local_ops > 0
-
+    spills = property(lambda r: r.spill_bytes > 0 or r.local_bytes > 0 or r.counts.local_ops > 0)
     # the cells of the columns below that are not one field
     smem = property(lambda r: r.static_smem + r.dynamic_smem)
     local = property(lambda r: r.stack_bytes + r.local_bytes)
@@ -103,8 +96,7 @@ def cell(r: Census, field: str) -> str:
     return str(attrgetter(field)(r))
 
 
-def _capability(arch: str) -> int:
-    """sm_90a -> 90."""
+def _capability(arch: str) -> int:  # sm_90a -> 90
     if not (m := re.fullmatch(r"sm_(\d+)[a-z]?", arch)):
         raise ValueError(f"bad architecture {arch!r}: write e.g. sm_80, sm_90, sm_100")
     return int(m.group(1))
@@ -117,19 +109,17 @@ def _disassemble(cubin: bytes) -> tuple[dict, dict]:
     return sass.split_sass(sass.cuobjdump(cubin, "--dump-sass")), usage
 
 
-def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, **found):
+def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, launch: str,
+         smem: tuple[int, int], registers=0, stack_bytes=0, spill_bytes=0) -> Census:  # fmt: skip
     """A census row, counted the same way for both backends: the CUBIN's SASS and resources
-    (cuobjdump's registers and stack over the compiler's in `found`) and the kernel's PTX."""
+    (cuobjdump's registers and stack over the compiler's) and the kernel's PTX."""
     code, usage = _disassemble(cubin)
     symbol = symbol if symbol in code else next(iter(code), symbol)
-    use = {"REG": found.pop("registers", 0), "STACK": found.pop("stack_bytes", 0)}
-    use |= {"LOCAL": 0} | usage.get(symbol, {})
-    names = {"variant": v.id, "backend": v.backend, "stage": v.stage, "family": v.family}
-    names |= {"dtype": dtype, "arch": arch, "symbol": symbol}
-    sizes = {"registers": use["REG"], "stack_bytes": use["STACK"], "local_bytes": use["LOCAL"]}
+    use = {"REG": registers, "STACK": stack_bytes, "LOCAL": 0} | usage.get(symbol, {})
     counts = sass.count_sass(code.get(symbol, []))
-    divrem = sass.ptx_int_divrem(sass.split_ptx(ptx).get(symbol, ptx))
-    return Census(**names, **sizes, **found, counts=counts, int_divrem=divrem)
+    return Census(v.id, v.backend, v.stage, v.family, dtype, arch, symbol, launch, use["REG"],
+                  *smem, use["STACK"], use["LOCAL"], spill_bytes, counts,
+                  sass.ptx_int_divrem(sass.split_ptx(ptx).get(symbol, ptx)))  # fmt: skip
 
 
 @cache
@@ -142,19 +132,19 @@ def _nvrtc(source: str, arch: str):
 def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
     r = _nvrtc(v.source, arch)
     symbol, threads = r.lowered[v.name_expression(dtype)], v.launch.threads
-    found = {"launch": f"{threads} threads", "static_smem": 0, "spill_bytes": 0}
-    if res := r.resources.get(symbol):
-        found |= {"registers": res.registers, "stack_bytes": res.stack_bytes}
-        found |= {"static_smem": res.smem_bytes}
-        found["spill_bytes"] = res.spill_store_bytes + res.spill_load_bytes
+    res = r.resources.get(symbol)
+    used = {"registers": res.registers, "stack_bytes": res.stack_bytes} if res else {}
+    used["spill_bytes"] = res.spill_store_bytes + res.spill_load_bytes if res else 0
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-    found["dynamic_smem"] = threads * dtypes.get(dtype).itemsize if v.launch.dynamic_smem else 0
-    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, **found)
+    smem = (
+        res.smem_bytes if res else 0,
+        dtypes.get(dtype).itemsize * threads * v.launch.dynamic_smem,
+    )
+    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, f"{threads} threads", smem, **used)
 
 
 def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
-    """The census spec of a Triton kernel outside tiles.py (fastest.py, reproducible.py state
-    their own arguments and meta-parameters: triton_census_spec), None for the tile twins."""
+    """The triton_census_spec of a kernel outside tiles.py (None: a tile twin)."""
     if Path(v.source or "tiles.py").stem == "tiles":
         return None
     module = importlib.import_module(f"triton_kernels.{Path(v.source).stem}")
@@ -165,27 +155,24 @@ def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
 
 
 def triton_meta(v: Variant) -> dict:
-    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with: the
-    launch's mapping for the tile twins, the module's census spec for the others."""
+    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with."""
     spec = _own_spec(v)
     return dict(spec["meta"]) if spec else v.launch.mapping.triton_meta(v.launch)
 
 
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
-    """One compile job for porting.triton_compile (JSON-ready). From the module's census spec
-    (an argument: a dtype name, or (dtype name, 16-byte aligned) for a pointer): args, each
-    non-constexpr parameter's Triton type, `aligned`, the pointers declared aligned, ACC a
-    triton.language dtype; the tile twins: None, the worker's defaults."""
+    """One compile job for porting.triton_compile (JSON-ready). A census spec's args (a dtype name,
+    or (dtype name, 16-byte aligned) for a pointer) become Triton types, `aligned` and ACC a
+    triton.language dtype; the tile twins' None: the worker's defaults."""
     spec = _own_spec(v, dtype) or {"meta": v.launch.mapping.triton_meta(v.launch)}
     meta, args = spec["meta"], spec.get("args")
     types = {k: (t, None) if isinstance(t, str) else t for k, t in (args or {}).items()}
+    typed = {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
         "dtype": TRITON_DTYPES[dtype],
-        "args": {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
-        if args
-        else None,
+        "args": typed if args else None,
         "aligned": [k for k, (_, a) in types.items() if a] if args else None,
         "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
         "tl_dtypes": ["ACC"] if args else [],
@@ -196,10 +183,11 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
 
 
 def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    found = {"launch": ", ".join(f"{k}={val}" for k, val in job["meta"].items())}
-    found |= {"static_smem": sass.ptx_static_shared(art["ptx"]), "dynamic_smem": art["shared"]}
-    cubin = base64.b64decode(art["cubin"])
-    return _row(v, dtype, arch, cubin, art["name"], art["ptx"], spill_bytes=0, **found)
+    launch = ", ".join(f"{k}={val}" for k, val in job["meta"].items())
+    smem = (sass.ptx_static_shared(art["ptx"]), art["shared"])
+    return _row(
+        v, dtype, arch, base64.b64decode(art["cubin"]), art["name"], art["ptx"], launch, smem
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,8 +196,7 @@ def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> C
 _CACHE: dict[tuple[str, str, str], Census] = {}
 
 
-def compiled(v: Variant) -> bool:
-    """Whether the census compiles `v`: CUDA and Triton kernels of this repository."""
+def compiled(v: Variant) -> bool:  # CUDA and Triton kernels of this repository
     return v.backend in ("cuda", "triton") and v.launch is not None
 
 
@@ -223,9 +210,9 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
     _capability(arch)
     pairs = census_pairs(variants, dtype)
     todo = [(v, d) for v, d in pairs if (v.id, d, arch) not in _CACHE]
-    for v, d in todo:
-        if v.backend == "cuda":
-            _CACHE[(v.id, d, arch)] = _cuda_census(v, d, arch)
+    _CACHE.update(
+        {(v.id, d, arch): _cuda_census(v, d, arch) for v, d in todo if v.backend == "cuda"}
+    )
     tri = [(v, d) for v, d in todo if v.backend == "triton"]
     jobs = [triton_job(v, d, arch) for v, d in tri]
     for (v, d), job, art in zip(tri, jobs, run_triton_jobs(jobs), strict=True):
@@ -234,8 +221,7 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
 
 
 def not_compiled(variants: list[Variant], dtype: str | None = None) -> list[dict]:
-    """The selected records with nothing to compile (the peers: library calls), each with the
-    reason, listed rather than silently dropped; dtype: only those that support it."""
+    """The selected peers (nothing to compile), with the reason; dtype: those that support it."""
     return [
         {"variant": v.id, "backend": v.backend, "dtypes": list(v.dtypes), "reason": NOT_COMPILED}
         for v in variants

@@ -1,9 +1,7 @@
 """The porting guide, docs/porting.md, and its appendix beside it (`reduce-ladder inspect
---write-doc docs/porting.md`): the Jinja2 templates porting/guide.md and porting/appendix.md (the
-layout and the words; porting/lessons.md: what each CUDA optimization becomes in Triton, per
-stage, and the notes the hardware counters are worded into) rendered with what kernel_sources
-and measured read from the committed catalogue, sources, census and results. A
-pure function of those (a test regenerates it byte for byte).
+--write-doc docs/porting.md`): the Jinja2 templates porting/guide.md and appendix.md (the words:
+lessons.md, per stage) rendered with what kernel_sources and measured read from the committed
+catalogue, sources, census and results; a pure function of those (a test regenerates it).
 """
 
 from __future__ import annotations
@@ -49,13 +47,9 @@ LESSONS: dict[tuple[str, str], tuple[str, str]] = {
     for head, body in _SECTIONS.items()
     if not head.startswith("text ")
 }
-ENV = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent),
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-    undefined=jinja2.StrictUndefined,
-)
+ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), trim_blocks=True,
+                         lstrip_blocks=True, keep_trailing_newline=True,
+                         undefined=jinja2.StrictUndefined)  # fmt: skip
 ENV.filters["unwrap"] = lambda text: unwrap(text) + "\n"
 ENV.filters["num"] = lambda x, digits=0: "-" if x is None else f"{x:,.{digits}f}"
 ENV.globals |= {
@@ -65,8 +59,7 @@ ENV.globals |= {
 }
 
 
-def appendix_path(doc: Path) -> Path:
-    """The appendix written beside the guide: <stem>-appendix.md."""
+def appendix_path(doc: Path) -> Path:  # beside the guide
     return doc.with_name(f"{doc.stem}-appendix.md")
 
 
@@ -81,61 +74,41 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     note = None  # the counters' note (lessons.md), where the profile has its variants
     if fields := measured.note_fields(profile, st.family, st.stage):
         note = ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED)
-    return {
-        "st": st,
-        "sources": sources,
-        "how": LESSONS[(st.family, st.stage)][0],
-        "why": LESSONS[(st.family, st.stage)][1],
-        "also": also,
-        "facts": ks.census_facts(st, ctx["census"]),
-        "measured": lines,
-        "hw": measured.counter_line(profile, variants),
-        "note": note,
-        # (variant, dtype, its census row or None) per variant and dtype it lists
-        "census": [(v, d, ctx["census"].get((v.id, d))) for v in variants for d in v.dtypes],
-    }
+    how, why = LESSONS[(st.family, st.stage)]
+    return {"st": st, "sources": sources, "how": how, "why": why, "also": also, "note": note,
+            "facts": ks.census_facts(st, ctx["census"]), "measured": lines,
+            "hw": measured.counter_line(profile, variants),
+            # (variant, dtype, its census row or None) per variant and dtype it lists
+            "census": [(v, d, ctx["census"].get((v.id, d)))
+                       for v in variants for d in v.dtypes]}  # fmt: skip
 
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
     cdoc, rows = census.load_document(census_path) if census_path.is_file() else ({}, [])
-    ctx = {
-        "regen": REGEN,
-        "cdoc": cdoc,
-        "census": {(r.variant, r.dtype): r for r in rows},
-        "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
-        "columns": WIDE_COLUMNS,
-        "arch": cdoc.get("arch", "?"),
-        "results": measured.load_results(root),
-        "axis": measured.load(root, (measured.AXIS_RESULTS,), "rows"),
-        "axis_dtype": measured.AXIS_DTYPE,
-        "axis_peer": measured.AXIS_PEER,
-        "profile": measured.profile_view(root, doc.parent),
-        "sanitize": measured.sanitize_view(root),
-        "guide": doc.name,
-        "appendix": appendix_path(doc).name,
-        "inductor": INDUCTOR_PAGE,
-    }
-    ctx["results_sources"] = measured.results_sources(ctx["results"])
-    ctx["axis_sources"] = ", ".join(f"`{p}`" for p, _ in ctx["axis"]) or "no committed run yet"
+    results, axis = (
+        measured.load_results(root),
+        measured.load(root, (measured.AXIS_RESULTS,), "rows"),
+    )
+    ctx = {"regen": REGEN, "cdoc": cdoc, "census": {(r.variant, r.dtype): r for r in rows},
+           "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
+           "columns": WIDE_COLUMNS, "arch": cdoc.get("arch", "?"), "results": results,
+           "results_sources": measured.results_sources(results), "axis": axis,
+           "axis_sources": ", ".join(f"`{p}`" for p, _ in axis) or "no committed run yet",
+           "axis_dtype": measured.AXIS_DTYPE, "axis_peer": measured.AXIS_PEER,
+           "profile": measured.profile_view(root, doc.parent),
+           "sanitize": measured.sanitize_view(root), "guide": doc.name,
+           "appendix": appendix_path(doc).name, "inductor": INDUCTOR_PAGE}  # fmt: skip
     profile = ctx["profile"] and ctx["profile"]["doc"]
     shown, parts, ctx["families"] = {}, {}, []
     for fam in ks.families():
         sts = ks.stages(fam)
         ids = [v.id for st in sts for v in (*st.cuda, *st.twins) if not v.wrong]
-        ctx["families"].append(
-            {
-                "name": fam,
-                "seeds": ks.family_seeds(fam),
-                "profiled": bool(profile and measured.profiled(profile, ids)),
-                "sanitized": measured.sanitized(ctx["sanitize"], ids),
-                "stages": [_stage(st, ctx, shown, parts) for st in sts],
-            }
-        )
+        ctx["families"].append({"name": fam, "seeds": ks.family_seeds(fam),
+            "profiled": bool(profile and measured.profiled(profile, ids)),
+            "sanitized": measured.sanitized(ctx["sanitize"], ids),
+            "stages": [_stage(st, ctx, shown, parts) for st in sts]})  # fmt: skip
     ps = catalogue.select(backend="peer")  # library calls: no kernel here to compile or port
-    ctx["peers"] = ps and {
-        "variants": ps,
-        "measured": measured.lines(ps, "float32", ctx["results"]),
-    }
+    ctx["peers"] = ps and {"variants": ps, "measured": measured.lines(ps, "float32", results)}
     return ctx | {
         part: [*parts.get(part, {}).values()] for part in ("counterparts", "helpers", "wrong")
     }
@@ -152,9 +125,8 @@ def render_all(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -
 
 
 def write(path: str | Path = DOC, census_path: str | Path | None = None) -> list[Path]:
-    path = Path(path)
-    texts = render_all(Path(census_path).resolve() if census_path else CENSUS, ROOT, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    texts = render_all(Path(census_path).resolve() if census_path else CENSUS, ROOT, Path(path))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     for p, text in texts.items():
         p.write_text(text)
     return list(texts)

@@ -1,6 +1,6 @@
-"""The work of `reduce-ladder inspect`, reached from harness.cli.census's lazy entry (it has
-checked the arguments): the census of the selected variants as a table (compact or --wide) or
-JSON, or the porting guide regenerated (--write-doc). Errors found here are usage errors too.
+"""The work of `reduce-ladder inspect` (harness.cli.census has checked the arguments): the census
+as a table (compact or --wide) or JSON, or the porting guide regenerated (--write-doc). Errors
+found here are usage errors too.
 """
 
 from __future__ import annotations
@@ -34,8 +34,6 @@ def census_table(rows, title: str, *, wide: bool = False):
 
 
 def run(args: argparse.Namespace) -> int:
-    """The census of the selected variants, or the guide at --write-doc and its appendix beside
-    it (arguments already checked by harness.cli.census)."""
     if args.write_doc:
         common.check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
         try:
@@ -71,9 +69,8 @@ def run(args: argparse.Namespace) -> int:
     out = common.console()
     out.print(census_table(rows, title, wide=args.wide))
     if skipped:
-        out.print(
-            f"{census.NOT_COMPILED}: {', '.join(s['variant'] for s in skipped)}", highlight=False
-        )
+        names = ", ".join(s["variant"] for s in skipped)
+        out.print(f"{census.NOT_COMPILED}: {names}", highlight=False)
     if spilling := [r.variant for r in rows if r.spills]:
         out.print(f"[yellow]local memory / spills in: {', '.join(spilling)}[/]")
     return common.EXIT_OK

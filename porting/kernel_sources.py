@@ -1,8 +1,6 @@
 """The stages of every family, read from the catalogue: each CUDA stage with the Triton variants
-shown beside it (its tile twins, or the counterpart built for the same goal with its own tiles),
-what the committed census says of them, and their kernels' text as the guide prints it, read
-from the committed sources (CUDA: the kernel and the helpers it calls; Triton: read with ast, no
-Triton import), each once, with what the appendix prints instead (stage_sources).
+shown beside it, what the committed census says of them, and their kernels' text as the guide
+prints it (each once; what the appendix prints instead: stage_sources).
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ class Stage:
 
     anchor = property(lambda self: f"{self.family}-stage-{self.stage}")
     title = property(lambda self: self.cuda[0].title)
-    # "twin" (the same tiles as the CUDA block) or "counterpart" (its own tiles)
     word = property(lambda self: "twin" if all(v.twin for v in self.cuda) else "counterpart")
     dtype = property(lambda self: doc_dtype(self.cuda[0]))
 
@@ -52,8 +49,7 @@ def record(vid: str) -> Variant:
 
 
 def triton_partner(v: Variant) -> str | None:
-    """The Triton variant shown beside a CUDA one: its tile twin, else its counterpart (families
-    "fastest", "reproducible": built for the same goal with their own tiles)."""
+    """Its tile twin, else its counterpart (built for the same goal with its own tiles)."""
     return v.twin or v.counterpart
 
 
@@ -119,19 +115,14 @@ def _cuda_functions(path: Path) -> dict[str, str]:
 
 
 def _triton_functions(path: Path) -> dict[str, str]:
-    """{name: text from decorator to last line} of the functions in a Triton file, read with ast
-    so that no Triton import (nor its interpreter mode) is involved."""
+    """{name: text from decorator to last line} of a Triton file's functions (ast: no import)."""
     text = path.read_text()
-    lines = text.splitlines()
-    return {
-        node.name: "\n".join(
-            lines[
-                min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1 : node.end_lineno
-            ]
-        )
-        for node in ast.parse(text).body
-        if isinstance(node, ast.FunctionDef)
-    }
+    lines, fns = (
+        text.splitlines(),
+        [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)],
+    )
+    first = {n.name: min([n.lineno, *(d.lineno for d in n.decorator_list)]) for n in fns}
+    return {n.name: "\n".join(lines[first[n.name] - 1 : n.end_lineno]) for n in fns}
 
 
 def kernel_name(v: Variant) -> str:
@@ -170,7 +161,6 @@ def kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
 
 
 def triton_kernel_text(v: Variant) -> str:
-    """The @triton.jit function's text (decorator to last line)."""
     return kernel_text(v)[0]
 
 

@@ -1,15 +1,11 @@
-"""What the committed results say of the guide's variants: the timed runs (results/<device>/: the
-ladder runs, then seed 001's host study and the reproducible pair's bench; the axis family's
-axis.json), one line per GPU; Nsight Compute's counters (the newest profile.json with the
-profile-*.json beside it), a stage's line and the numbers its note is worded from; what
-compute-sanitizer found (sanitize.json and the sanitize-*.json beside it). Every table of every
-size is the report layer's (results/<device>/report/), linked, not copied.
+"""What the committed results say of the guide's variants: the timed runs, one line per GPU;
+Nsight Compute's counters (a stage's line, its note's numbers); compute-sanitizer's findings.
+Every table of every size is the report layer's (results/<device>/report/), linked, not copied.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -18,6 +14,7 @@ from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables, records
+from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
 
@@ -28,8 +25,7 @@ AXIS_RESULTS, AXIS_DTYPE, AXIS_PEER = "axis.json", "float32", "peer/torch.sum"
 
 
 def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)] of results/*/<name>, name by name; an unreadable
-    file is left out, as a missing one would be."""
+    """[(path relative to the repo, document)] of the readable results/*/<name>, name by name."""
     out = []
     for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
         with contextlib.suppress(ReportError):
@@ -47,7 +43,6 @@ def load_results(root: Path) -> list[tuple[str, Document]]:
 
 
 def results_sources(results: list[tuple[str, Document]]) -> str:
-    """The result files read, by name, each with the devices it was found for."""
     devices: dict[str, list[str]] = {}
     for p in (Path(p) for p, _ in results):
         devices.setdefault(p.name, []).append(p.parent.name)
@@ -82,12 +77,9 @@ def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, 
                 found.setdefault((doc.device, r.n), {})[r.variant] = _cell(r)
     out = []
     for dev in dict.fromkeys(d for d, _ in found):
-        ns = {n for d, n in found if d == dev}
-        n = REF_N if REF_N in ns else max(ns)
-        cells = found[(dev, n)]
-        out.append(
-            (dev, f"n = {size_label(n)} {dtype}", [(v, cells[v]) for v in ids if v in cells])
-        )
+        n = REF_N if (dev, REF_N) in found else max(n for d, n in found if d == dev)
+        cells = [(v, found[(dev, n)][v]) for v in ids if v in found[(dev, n)]]
+        out.append((dev, f"n = {size_label(n)} {dtype}", cells))
     return out
 
 
@@ -127,8 +119,7 @@ def axis_lines(variants: list[Variant], runs) -> list[tuple[str, str, list]]:
 
 
 def newest(root: Path, name: str) -> tuple[str, dict] | None:
-    """(path relative to root, document) of the newest readable results/*/<name>, else None:
-    the largest "created" stamp, then the last path in sorted order."""
+    """(path, document) of the readable results/*/<name> with the largest "created", then path."""
     found = [(str(d.raw.get("created", "")), p, d.raw) for p, d in load(root, (name,)) if d.raw]
     return max(found, key=lambda t: t[:2])[1:] if found else None
 
@@ -149,10 +140,8 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
     """The variant's summed metrics and derived ratios at (n, dtype) (None: not profiled)."""
-    for r in doc.get("results", []):
-        if (r["variant"], r.get("n"), r["dtype"]) == (vid, n, dtype):
-            return r["total"]["metrics"] | r["total"]["derived"]
-    return None
+    r = profile_tables.find(doc, vid, n, dtype)
+    return r and r["total"]["metrics"] | r["total"]["derived"]
 
 
 # The guide's counter columns (the ladder's story): header, metric, digits ("M": in millions);
@@ -169,20 +158,15 @@ COLUMNS = (
 
 
 def _counter(c: dict, metric: str, digits) -> str:
-    x = c.get(metric)
-    if metric == "top_stalls":
+    if (x := c.get(metric)) is None or metric == "top_stalls":
         return f"{x[0][0]} {100 * x[0][1]:.0f}%" if x else "-"
-    if x is None:
-        return "-"
     x = x / 1e3 if metric == "duration_ns" else x
     return f"{x / 1e6:,.1f}M" if digits == "M" else f"{x:,.{digits}f}"
 
 
 def profiled(doc: dict, ids: list[str]) -> list[tuple[int, str]]:
     """The (n, dtype) pairs the profile holds for these variants, in document order."""
-    return list(
-        dict.fromkeys((r.get("n"), r["dtype"]) for r in doc["results"] if r["variant"] in ids)
-    )
+    return [*dict.fromkeys((r.get("n"), r["dtype"]) for r in doc["results"] if r["variant"] in ids)]
 
 
 def counter_line(doc: dict | None, variants: list[Variant]):
@@ -197,44 +181,45 @@ def counter_line(doc: dict | None, variants: list[Variant]):
     return (f"n = {size_label(n)} {dtype}" if n else dtype), cells
 
 
-# (family, stage) -> the ladder variants whose counters its note (lessons.md) reads (a, b, c)
+# (family, stage) -> the variants whose counters its note (lessons.md) reads (a, b, c)
 NOTES = {
     ("ladder", "1"): ("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"),
     ("ladder", "2"): ("cuda/v1-smem-interleaved", "cuda/v2-strided-index"),
     ("ladder", "3"): ("cuda/v2-strided-index", "cuda/v3-sequential"),
     ("ladder", "8"): ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
+    ("fastest", "fastest"): ("cuda/fastest", "triton/fastest"),
 }
 
 
 def note_fields(doc: dict | None, fam: str, stage: str) -> dict | None:
-    """The counters the stage's note is worded from, at the ladder's profiled size (the fastest
-    pair's: its largest profiled n, where its DRAM share settles); None where one of its variants
-    was not profiled or the stage has no note."""
-    if doc is None:
+    """The counters the stage's note is worded from, at the largest float32 n its first variant
+    was profiled at (the fastest pair's DRAM share settles there); None where the stage has no
+    note or a variant was not profiled (the fastest pair's Triton one may be missing)."""
+    ids = NOTES.get((fam, stage), ()) if doc else ()
+    if not (sizes := [n for n, dt in profiled(doc, ids[:1]) if dt == "float32"] if ids else []):
         return None
-    if (fam, stage) == ("fastest", "fastest"):
-        if not (sizes := [n for n, dt in profiled(doc, ["cuda/fastest"]) if dt == "float32"]):
-            return None
-        ab = [counters(doc, f"{b}/fastest", max(sizes), "float32") for b in ("cuda", "triton")]
-        return {"n": size_label(max(sizes)), "a": ab[0], "b": ab[1]}
-    if (fam, stage) not in NOTES:
+    got = [counters(doc, vid, max(sizes), "float32") for vid in ids]
+    if None in (got[:1] if fam == "fastest" else got):
         return None
-    got = [counters(doc, vid, 2**24, "float32") for vid in NOTES[(fam, stage)]]
-    return None if None in got else dict(zip("abc", got, strict=False))
+    return dict(zip("abc", got, strict=False)) | {"n": size_label(max(sizes))}
+
+
+def _view(root: Path, name: str, kind: str) -> dict | None:
+    """The committed documents of a kind, read as one: their paths, the document, its GPU."""
+    if found := committed(root, name, kind):
+        path, doc = found
+        return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
+    return None
 
 
 def profile_view(root: Path, doc_dir: Path) -> dict | None:
-    """What the guide says of the committed counters (None: none committed): where they come
-    from, the link to the profile's rendering (the report layer's: the counters along the ladder,
-    the seeds' tables)."""
-    if (found := committed(root)) is None:
+    """The committed counters (None: none) and the link to the report layer's rendering of them
+    (the counters along the ladder, the seeds' tables)."""
+    if (view := _view(root, profile_tables.PROFILE_NAME, "profile")) is None:
         return None
-    path, doc = found
-    rendering = (root / path.split(" + ")[0]).parent / profile_tables.RENDERING_DIR / "profile.md"
-    link = Path(os.path.relpath(rendering, doc_dir)).as_posix() if rendering.is_file() else None
-    device = doc.get("device", {}).get("name", "?")
-    headers = [h for h, *_ in COLUMNS]  # the legend follows the columns shown
-    return {"path": path, "doc": doc, "device": device, "rendering": link, "headers": headers}
+    rendering = (root / view["path"].split(" + ")[0]).parent / profile_tables.RENDERING_DIR
+    link = rel(rendering / "profile.md", doc_dir) if (rendering / "profile.md").is_file() else None
+    return view | {"rendering": link, "headers": [h for h, *_ in COLUMNS]}
 
 
 def sanitized(view: dict | None, ids: list[str]) -> list[tuple[str, list[str]]]:
@@ -248,37 +233,28 @@ def _bug(doc: dict, v: dict) -> dict:
     kinds: dict[str, Counter] = defaultdict(Counter)
     for k in (k for k in doc.get("kernels", []) if v["variant"] in k["variants"]):
         kinds[k["tool"]].update(k["kinds"])
-    said = [
-        f"{t}: " + "; ".join(f"{n} x {kind!r}" for kind, n in kinds[t].items())
-        for t in flagged_by(v)
-    ]
+    said = [f"{t}: " + "; ".join(f"{n} x {kind!r}" for kind, n in kinds[t].items())
+            for t in flagged_by(v)]  # fmt: skip
     demo = SEED_BUGS.get(v["variant"])
-    return {
-        "id": v["variant"],
-        "title": f" ({demo.title})" if demo else "",
-        "flagged": flagged_by(v),
-        "kinds": "; ".join(said),
-        "counts": ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v)),
-    }
+    return {"id": v["variant"], "title": f" ({demo.title})" if demo else "",
+            "flagged": flagged_by(v), "kinds": "; ".join(said),
+            "counts": ", ".join(f"{t} {records_of(v, t)}" for t in tools_of(v))}  # fmt: skip
 
 
 def sanitize_view(root: Path) -> dict | None:
     """What the guide and the appendix say of the committed sanitize documents (None: none)."""
-    if (found := committed(root, "sanitize.json", "sanitize")) is None:
+    if (view := _view(root, "sanitize.json", "sanitize")) is None:
         return None
-    path, doc = found
+    doc = view["doc"]
     variants = doc.get("variants", [])
     default = [v for v in variants if not v.get("wrong")]
     raced = [v for v in default if records_of(v, "racecheck")]
     others = {t: sum(records_of(v, t) for v in default) for t in TOOLS if t != "racecheck"}
-    return {
-        "path": path,
+    return view | {
         "summary": profile_tables.sanitize_summary(doc),
-        "device": doc.get("device", {}).get("name", "?"),
         "version": doc.get("compute_sanitizer", "compute-sanitizer"),
         "sizes": ", ".join(f"{n:,}" for n in doc.get("sizes", [])),
         "tools": ", ".join(TOOLS),
-        "doc": doc,
         "default": default,
         "clean": [v for v in default if not flagged_by(v)],
         "others": ", ".join(f"{t} {count}" for t, count in others.items()),

@@ -1,7 +1,6 @@
-"""What the CUDA binary tools say about a CUBIN, counted: text in, numbers out (no GPU, no
-catalogue). cuobjdump (Triton's wheel, PATH or CUDA_HOME) gives the resources and the SASS, whose
-opcodes tell the ladder's story; the PTX gives the integer divides (SASS has none) and the static
-`.shared` arrays. Counts are static (instructions in the binary), not executed instructions.
+"""What cuobjdump says of a CUBIN (resources, SASS) and its PTX (integer divides, which SASS has
+not, and static `.shared` arrays), counted: text in, numbers out. Counts are static (instructions
+in the binary), not executed instructions.
 """
 
 from __future__ import annotations
@@ -26,14 +25,13 @@ def find_tool(name: str) -> str:
     """Path of a CUDA binary tool (cuobjdump): Triton's wheel first, then PATH, then CUDA_HOME,
     CUDA_PATH and /usr/local/cuda."""
     spec = importlib.util.find_spec("triton")
-    wheel = [Path(p, "backends", "nvidia", "bin", name)
-             for p in (spec and spec.submodule_search_locations) or []]  # fmt: skip
-    homes = [os.environ[e] for e in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(e)]
-    found = [Path(w) for w in [shutil.which(name)] if w]
-    candidates = [*wheel, *found, *(Path(h, "bin", name) for h in [*homes, "/usr/local/cuda"])]
-    for c in candidates:
-        if c.is_file() and os.access(c, os.X_OK):
-            return str(c)
+    homes = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    candidates = [*(Path(p, "backends", "nvidia", "bin", name)
+                    for p in (spec and spec.submodule_search_locations) or []),
+                  *(Path(w) for w in [shutil.which(name)] if w),
+                  *(Path(h, "bin", name) for h in homes if h)]  # fmt: skip
+    if found := next((c for c in candidates if c.is_file() and os.access(c, os.X_OK)), None):
+        return str(found)
     raise ToolMissing(
         f"{name} not found: it ships in Triton's wheel (triton/backends/nvidia/bin), or install a "
         f"CUDA toolkit and set CUDA_HOME. Looked in: {', '.join(map(str, candidates)) or '-'}"
@@ -43,19 +41,16 @@ def find_tool(name: str) -> str:
 def tool_version(name: str) -> str:
     """The release of a CUDA binary tool ("13.1.80"), or "unavailable" when it is missing."""
     try:
-        out = subprocess.run(
-            [find_tool(name), "--version"], capture_output=True, text=True, timeout=30
-        ).stdout
+        out = subprocess.run([find_tool(name), "--version"], capture_output=True, text=True,
+                             timeout=30).stdout  # fmt: skip
     except (ToolMissing, OSError, subprocess.SubprocessError):
         return "unavailable"
-    m = re.search(r"release [\d.]+, V([\d.]+)", out)
-    return m.group(1) if m else "unknown"
+    return m.group(1) if (m := re.search(r"release [\d.]+, V([\d.]+)", out)) else "unknown"
 
 
 def cuobjdump(cubin: bytes, flag: str) -> str:
     with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "k.cubin"
-        path.write_bytes(cubin)
+        (path := Path(d) / "k.cubin").write_bytes(cubin)
         r = subprocess.run(
             [find_tool("cuobjdump"), flag, str(path)], capture_output=True, text=True
         )
@@ -104,19 +99,14 @@ def split_ptx(ptx: str) -> dict[str, str]:
 
 def ptx_int_divrem(ptx_entry: str) -> int:
     """Integer divide / remainder instructions (div.u32, rem.s64, ...) in one PTX entry."""
-    return len(
-        re.findall(
-            r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b", ptx_entry, re.M
-        )
-    )
+    divrem = r"^\s*(?:@%?!?\w+\s+)?(?:div|rem)(?:\.\w+)*\.[us](?:16|32|64)\b"
+    return len(re.findall(divrem, ptx_entry, re.M))
 
 
 def ptx_static_shared(ptx: str) -> int:
     """Bytes of non-extern `.shared` arrays declared in a PTX module (Triton declares none)."""
-    found = re.findall(
-        r"^(?!.*\.extern).*\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]", ptx, re.M
-    )
-    return sum(map(int, found))
+    shared = r"^(?!.*\.extern).*\.shared\s+\.align\s+\d+\s+\.b8\s+[\w$]+\[(\d+)\]"
+    return sum(map(int, re.findall(shared, ptx, re.M)))
 
 
 @dataclass
@@ -139,11 +129,10 @@ class Counts:
 
 
 # SASS opcode (before its first ".") -> the Counts field it adds to; LDG, STS, BRA/JMP below.
-_COUNTED = {"BAR": "barriers", "SHFL": "shuffles", "REDUX": "warp_reductions", "LDS": "lds"}
-_COUNTED |= {"WARPSYNC": "warpsyncs", "STS": "sts", "STG": "stg", "LDL": "local_ops"}
-_COUNTED |= {"STL": "local_ops"} | dict.fromkeys(
-    ("ATOM", "ATOMG", "ATOMS", "RED", "REDG"), "atomics"
-)
+_OPS = {"barriers": "BAR", "shuffles": "SHFL", "warp_reductions": "REDUX", "lds": "LDS",
+        "sts": "STS", "warpsyncs": "WARPSYNC", "stg": "STG", "atomics": "ATOM ATOMG ATOMS RED REDG",
+        "local_ops": "LDL STL"}  # fmt: skip
+_COUNTED = {op: f for f, ops in _OPS.items() for op in ops.split()}
 
 
 def count_sass(insns: list[tuple[int, str, str]]) -> Counts:

@@ -1,8 +1,7 @@
-"""Compile Triton kernels for an explicit target, without a GPU (`triton.compile` with a
-GPUTarget needs no driver): the Triton half of the census. A job (porting.census.triton_job)
-comes back as its kernel name, dynamic shared memory, PTX and CUBIN (base64); under Triton's
-interpreter (TRITON_INTERPRET=1, the CPU test suite) the jobs run in a child process without it
-(`python -m porting.triton_compile --triton-worker`, JSON on stdin and stdout).
+"""Compile Triton kernels for an explicit target, without a GPU (a GPUTarget needs no driver): a
+job (porting.census.triton_job) comes back as its kernel name, dynamic shared memory, PTX and
+CUBIN (base64). Under TRITON_INTERPRET=1 (the CPU test suite) the jobs run in a child process
+without it (`python -m porting.triton_compile --triton-worker`, JSON on stdin and stdout).
 """
 
 from __future__ import annotations
@@ -67,14 +66,9 @@ def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
             target = GPUTarget("cuda", job["capability"], 32)
             k = triton.compile(_source(fn, job), target=target, options=job["options"])
         md = k.metadata if isinstance(k.metadata, dict) else k.metadata._asdict()
-        out.append(
-            {
-                "name": md.get("name") or job["kernel"],
-                "shared": int(md.get("shared") or 0),
-                "ptx": k.asm["ptx"],
-                "cubin": base64.b64encode(k.asm["cubin"]).decode(),
-            }
-        )
+        cubin = base64.b64encode(k.asm["cubin"]).decode()
+        out.append({"name": md.get("name") or job["kernel"], "shared": int(md.get("shared") or 0),
+                    "ptx": k.asm["ptx"], "cubin": cubin})  # fmt: skip
     return out
 
 
@@ -87,9 +81,8 @@ def run_triton_jobs(jobs: list[dict]) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     worker = [sys.executable, "-m", "porting.triton_compile", "--triton-worker"]
-    r = subprocess.run(
-        worker, input=json.dumps(jobs), capture_output=True, text=True, cwd=ROOT, env=env
-    )
+    r = subprocess.run(worker, input=json.dumps(jobs), capture_output=True, text=True, cwd=ROOT,
+                       env=env)  # fmt: skip
     if r.returncode != 0:
         raise RuntimeError(f"Triton compile worker failed:\n{r.stderr.strip()[-4000:]}")
     return json.loads(r.stdout)
