@@ -100,24 +100,11 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
     level = cc.Determinism.RUN_TO_RUN if vid == CCCL_ID else cc.Determinism.NOT_GUARANTEED
     x = x.contiguous().reshape(-1)
     out = torch.empty(1, dtype=x.dtype, device=x.device)
-    h_init = _zero(x.dtype)  # the atomic kernel needs one
-    op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
-    reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
-    temp_bytes = reducer(
-        temp_storage=None, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
-    )
-    temp = torch.empty(max(int(temp_bytes), 1), dtype=torch.uint8, device=x.device)
-    result = out.view(())
-
-    def go() -> torch.Tensor:
-        reducer(
-            temp_storage=temp, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
-        )
-        return result
-
-    go()
-    torch.cuda.synchronize()
-    return go
+    # h_init: the atomic kernel needs one
+    args = {"d_in": x, "d_out": out, "op": cc.OpKind.PLUS, "h_init": _zero(x.dtype)}
+    reducer = cc.make_reduce_into(**args, determinism=level)
+    args.update(num_items=x.numel(), stream=_TorchCurrentStream())
+    return _cccl_call(reducer, args, out.view(()))
 
 
 def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
@@ -142,12 +129,18 @@ def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
             "start_offsets_in": bounds[:-1], "end_offsets_in": bounds[1:]}  # fmt: skip
     reducer = cc.make_segmented_reduce(**args)
     args.update(num_segments=m, max_segment_size=n, stream=_TorchCurrentStream())
+    return _cccl_call(reducer, args, out)
+
+
+def _cccl_call(reducer, args: dict, result: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """cuda.compute's two calls: the temp storage's size (made once), then the reduction as
+    go(), warmed up here."""
     temp_bytes = int(reducer(temp_storage=None, **args))
-    temp = torch.empty(max(temp_bytes, 1), dtype=torch.uint8, device=x.device)
+    temp = torch.empty(max(temp_bytes, 1), dtype=torch.uint8, device=result.device)
 
     def go() -> torch.Tensor:
         reducer(temp_storage=temp, **args)
-        return out
+        return result
 
     go()
     torch.cuda.synchronize()

@@ -30,7 +30,15 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"{variant.id} supports {', '.join(variant.dtypes)}; got {dtype} "
             f"(variants for {dtype}: reduce-ladder list --dtype {dtype})"
         )
-    n = x.numel()
+    check_n(variant, x.numel())
+    if variant.launch.mapping is REPRODUCIBLE:  # family "reproducible": a plan of its own
+        return reproducible_plan.make_plan(variant, dtype, x)
+    if variant.launch.mapping.one_launch:
+        return single_launch.make_plan(variant, dtype, x)
+    return _multi_pass_plan(variant, dtype, x)
+
+
+def check_n(variant: Variant, n: int) -> None:
     if n < 1:
         raise ValueError("the ladder kernels need n >= 1 (the harness handles n = 0 itself)")
     if n > variant.max_n:
@@ -38,11 +46,6 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"{variant.id} indexes with 32-bit integers as its seed does and accepts at most "
             f"n = {variant.max_n:,} elements; got {n:,}"
         )
-    if variant.launch.mapping is REPRODUCIBLE:  # family "reproducible": a plan of its own
-        return reproducible_plan.make_plan(variant, dtype, x)
-    if variant.launch.mapping.one_launch:
-        return single_launch.make_plan(variant, dtype, x)
-    return _multi_pass_plan(variant, dtype, x)
 
 
 def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:

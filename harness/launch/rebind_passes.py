@@ -1,11 +1,5 @@
-"""The cached launches (rebind.BoundLaunch) of the multi-pass ladder and the reproducible pair, by
-the uncached plans' functions, their workspace made once by stream.off_thread. One lock per entry
-covers a whole call: two threads sharing an entry must not interleave their chains (pass 2 of one
-reading pass 1 of the other's partials). A captured call allocates its workspace inside the
-capture (its private pool), so graphs replayed at once never share one; its zero fill replays too.
-With REDUCE_LADDER_NATIVE=1 the reproducible pair's eager calls launch natively (rebind's "native"
-mode: the same kernels and parameters from C++, which holds its own lock over a call's launches).
-"""
+"""The cached launches (rebind.BoundLaunch) of the multi-pass ladder and the reproducible pair,
+by the uncached plans' functions; their locks and captures: docs/runtime.md#cached-launches."""
 
 from __future__ import annotations
 

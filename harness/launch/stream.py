@@ -1,24 +1,5 @@
-"""The device, the stream and the memory a launch uses.
-
-An API call runs on ONE stream, the caller's current stream in x's library: every kernel,
-allocation and copy of the result. `call_on` makes it current in torch AND CuPy: each keeps its
-own current stream, a kernel launched on one while the result is copied (or a workspace freed) on
-the other races, and a non-blocking CuPy stream does not even order against torch's legacy
-default stream. (CuPy 14 wraps a raw pointer with Stream.from_external, CuPy 13 ExternalStream.)
-
-A cached launch's workspace (partials + the last-block ticket counter) outlives the call that made
-it, so a worker thread allocates it (`off_thread`), with the launch's stream current (the zero
-fill ordered before its first kernel). Why: torch routes allocations to a memory pool per THREAD
-(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees in a warm-up), and memory left in a
-graph's pool without being one of its outputs makes Inductor stop ("Detected N tensor(s) in the
-cudagraph pool not tracked as outputs").
-
-In a capture (`in_graph`): a graph bakes addresses in, so graphs captured from one entry would
-share its counter and, replayed at once, take each other's tickets (wrong sums; per-stream entries
-do not help: torch.cuda.graph() without stream= captures every graph on one stream). So a captured
-call gets memory its own graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes
-around the launch, the counter's zeroing as a memset node; none of it is torch's (CuPy's calls).
-"""
+"""The device, the stream and the memory a launch uses: one stream per call, current in torch
+and CuPy; workspaces made off-thread or in a capture (docs/runtime.md#streams-and-workspaces)."""
 
 from __future__ import annotations
 
