@@ -15,8 +15,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
+from harness.compile import cuda_loader
 from harness.core import axis_geometry as geom
 from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes
@@ -115,10 +117,6 @@ def cuda_kernel(
     """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst` (r4, c3: with their
     workspace when split), as a function of the two flat tensors, launched on torch's current
     stream."""
-    import numpy as np
-
-    from harness.compile import cuda_loader
-
     # every expression is in the catalogue's list for axis.cu: one module, compiled once
     kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
     u = np.uint32

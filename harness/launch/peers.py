@@ -14,6 +14,7 @@ import itertools
 import types
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import torch
 
 from harness.core import dtypes
@@ -149,8 +150,6 @@ def _cccl_call(reducer, args: dict, result: torch.Tensor) -> Callable[[], torch.
 
 def _zero(dtype: torch.dtype):
     """cuda.compute's h_init: a numpy zero of the sum's type."""
-    import numpy as np
-
     return np.zeros(1, dtype=np.dtype(dtypes.name_of(dtype)))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
 import torch
 
 from harness.compile import cuda_loader
@@ -73,8 +74,6 @@ def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
 
 def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
     """Pass p of a multi-pass CUDA variant: (kernel, blocks, threads, shared bytes, scalars)."""
-    import numpy as np
-
     launch = variant.launch
     # Seed 001's kernels take a 64-bit n (max_n past 2^31); the ladder's seed kernels a 32-bit one.
     size_t = np.uint64 if variant.max_n > MAX_N_32BIT else np.uint32

@@ -4,11 +4,14 @@ what they cost: docs/runtime.md#cached-launches."""
 
 from __future__ import annotations
 
+import ctypes
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from harness.core import passes
@@ -113,8 +116,6 @@ def native_or(go: Go, stream_ptr: int, proto: torch.Tensor, steps: Steps) -> tup
         for step in steps():
             launch.add(*step)
     except native.NativeUnavailable as why:
-        import warnings
-
         warnings.warn(str(why), RuntimeWarning, stacklevel=3)
         return go, None
     return launch.into, launch.call
@@ -164,8 +165,6 @@ def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int
 def _cuda(
     variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int
 ) -> tuple[Go, LaunchWith, int, Steps]:
-    import numpy as np
-
     partials, counter = ws
     dev, n = x.get_device(), x.numel()
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, n)
@@ -192,10 +191,6 @@ def _cuda(
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
     """cuLaunchKernel's parameters: (the pointers' c_void_p slots, to rewrite; the address of the
     array pointing at them and at the scalars, each at its numpy width; what must stay alive)."""
-    import ctypes
-
-    import numpy as np
-
     width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
     slots = [ctypes.c_void_p(p) for p in pointers]
     values = [*slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import torch
 
 from harness.core import dtypes, repro_geometry
@@ -117,8 +118,6 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         return ws
 
     if cuda:
-        import numpy as np
-
         kern = reproducible_plan.cuda_kernel(variant, dtype, x.data_ptr())
         grid = (max(1, blocks), variant.launch.threads, 0)
         k = DriverKernel(kern, x.get_device(), grid, 5, (np.uint64(n),))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from harness.compile import cuda_loader
 from harness.core import dtypes, passes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
@@ -65,8 +66,6 @@ def cuda_kernel(
     prefetch: bool | str = CUDA_PREFETCH,
 ):
     """The CuPy kernel for an input at x_ptr: the vector instantiation if aligned for it."""
-    from harness.compile import cuda_loader
-
     threads = threads or variant.launch.threads
     vec = x_ptr % vector_alignment(dtype, threads) == 0
     expr = cuda_expression(dtype, threads, unroll, vec, prefetch)
