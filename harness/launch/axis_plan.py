@@ -102,6 +102,16 @@ Kernel = Callable[[torch.Tensor, torch.Tensor], None]
 Workspace = tuple[torch.Tensor, torch.Tensor]
 
 
+# Each pass kind's size arguments (after its pointers), the CUDA kernel's (as uint32) and Triton's.
+CUDA_SIZES = {"r0": "outer length", "r1": "outer length", "r2": "outer length",
+              "c0": "outer length inner", "tiles": "outer length inner chunk",
+              "r3": "outer length lanes", "r4": "length chunk",
+              "c3": "outer length inner chunk lanes"}  # fmt: skip
+TRITON_SIZES = {"r0": "outer length", "r1": "length", "r2": "outer length",
+                "c0": "outer length inner", "tiles": "length inner chunk", "r3": "outer length",
+                "r4": "length chunk", "c3": "length inner chunk"}  # fmt: skip
+
+
 def own_workspace(ps: geom.AxisPass) -> tuple[int, int]:
     """(partial slots, ticket counters) of a pass that combines its splits in its own launch: r4
     or c3 over S > 1 splits, its (outer, S, inner) partials and a counter per row (r4) or strip
@@ -119,18 +129,7 @@ def cuda_kernel(
     stream."""
     # every expression is in the catalogue's list for axis.cu: one module, compiled once
     kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
-    u = np.uint32
-    sizes = {
-        "r0": (ps.outer, ps.length),
-        "r1": (ps.outer, ps.length),
-        "r2": (ps.outer, ps.length),
-        "c0": (ps.outer, ps.length, ps.inner),
-        "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
-        "r3": (ps.outer, ps.length, ps.lanes),
-        "r4": (ps.length, ps.chunk),
-        "c3": (ps.outer, ps.length, ps.inner, ps.chunk, ps.lanes),
-    }[ps.kind]
-    tail = tuple(u(s) for s in sizes)
+    tail = tuple(np.uint32(getattr(ps, size)) for size in CUDA_SIZES[ps.kind].split())
     block = (v.launch.threads,)
     own_split = ps.kind in ONE_LAUNCH_SPLITS  # takes (partials, counters): unsplit, unused
     with on_torch_stream():  # CuPy's views on torch's stream: no sync between the two
@@ -151,26 +150,19 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | Non
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
-    warps = v.launch.num_warps
+    warps, t, lanes = v.launch.num_warps, v.launch.threads, max(ps.lanes, 1)
     acc = {"ACC": tk.ACC[dtypes.get(src).sum_dtype]}
-    rows = {"ROWS": v.launch.threads // geom.WARP, "WIDTH": geom.WARP}
-    tiles = {"GROUPS": v.launch.threads // geom.STRIP, "WIDTH": geom.STRIP}
-    lanes = max(ps.lanes, 1)
     # the contiguous dim a multiple of a quad: the row (r3, r4), the columns (c3)
     even = {"EVEN": (ps.inner if ps.kind == "c3" else ps.length) % vec.QUAD == 0}
-    subwarp = {"ROWS": v.launch.threads // lanes, "WIDTH": vec.QUAD * lanes, **even}
-    groups = v.launch.threads // lanes
-    quads = {"GROUPS": groups, "UNROLL": vec.COLUMN_UNROLL, "WIDTH": vec.QUAD * lanes}
-    args, meta = {
-        "r0": ((ps.outer, ps.length), {"BLOCK": v.launch.threads}),
-        "r1": ((ps.length,), {"BLOCK": v.launch.threads}),
-        "r2": ((ps.outer, ps.length), rows),
-        "c0": ((ps.outer, ps.length, ps.inner), {"BLOCK": v.launch.threads}),
-        "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
-        "r3": ((ps.outer, ps.length), subwarp),
-        "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even, "SPLIT": work is not None}),
-        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even, "SPLIT": work is not None}),
-    }[ps.kind]
+    split = {**even, "SPLIT": work is not None}
+    meta = {"r0": {"BLOCK": t}, "r1": {"BLOCK": t}, "c0": {"BLOCK": t},
+            "r2": {"ROWS": t // geom.WARP, "WIDTH": geom.WARP},
+            "tiles": {"GROUPS": t // geom.STRIP, "WIDTH": geom.STRIP},
+            "r3": {"ROWS": t // lanes, "WIDTH": vec.QUAD * lanes, **even},
+            "r4": {"TILE": vec.ROW_TILE, **split},
+            "c3": {"GROUPS": t // lanes, "UNROLL": vec.COLUMN_UNROLL, "WIDTH": vec.QUAD * lanes,
+                   **split}}[ps.kind]  # fmt: skip
+    args = tuple(getattr(ps, size) for size in TRITON_SIZES[ps.kind].split())
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         own = (work or (out, out)) if ps.kind in ONE_LAUNCH_SPLITS else ()  # unsplit: unused
