@@ -1,12 +1,5 @@
-"""The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels and plan.
-
-`resolve` and `check` run before anything is launched or copied and raise the errors
-reduce_sum(x, variant, dim=d) documents (harness.launch.api). An AxisLaunch is every pass with x
-and out given per call (what harness.launch.plan_cache.AxisCache keeps per variant, dtype, shape,
-dim, device and stream); an AxisPlan binds one to an input (the verify path, and a capture: its
-partials and ticket counters then come from the graph's pool). Every pass runs on torch's current
-stream (reduce_sum enters the caller's stream first, harness.launch.stream).
-"""
+"""The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels, cached
+launch and plan (docs/runtime.md#axis-sums)."""
 
 from __future__ import annotations
 

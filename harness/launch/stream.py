@@ -61,10 +61,8 @@ def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
 
 
 def current_stream_ptr(device: int) -> int:
-    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream),
-    from torch._C._cuda_getCurrentRawStream as Inductor's generated code reads it: an int, where
-    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more). CUDA builds
-    only, as every caller (CPU tensors have no stream)."""
+    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy one), read as
+    Inductor's code reads it: torch.cuda.current_stream() costs a microsecond more. CUDA only."""
     return torch._C._cuda_getCurrentRawStream(device)
 
 
@@ -108,7 +106,6 @@ def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
 
 
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
-_COUNTER_BYTES = 4
 _ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
 
 T = TypeVar("T")
@@ -141,7 +138,7 @@ def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
     ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
     counter = ptr + counter_at
     try:
-        runtime.memsetAsync(counter, 0, _COUNTER_BYTES, stream_ptr)
+        runtime.memsetAsync(counter, 0, COUNTER_DTYPE.itemsize, stream_ptr)
         yield ptr, counter
     finally:
         runtime.freeAsync(ptr, stream_ptr)
