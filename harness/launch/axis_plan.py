@@ -169,9 +169,7 @@ class AxisLaunch:
     """Every pass of one axis sum: its kernels, the partials between them and the workspace of a
     pass that combines its own splits (r4, c3: partials and a ticket counter per row or strip,
     left at 0 by every launch); given the contiguous x and out per call (what
-    harness.launch.plan_cache.AxisCache keeps). The lock holds a call's passes together: two
-    threads on one stream sharing the entry would otherwise enqueue A's split, B's split, A's
-    combine, and A would read B's partials."""
+    harness.launch.plan_cache.AxisCache keeps); its lock: docs/runtime.md#axis-sums."""
 
     kernels: list[Kernel]
     partials: list[torch.Tensor]
@@ -188,10 +186,8 @@ class AxisLaunch:
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
     """v's kernels over problem p, its partials (in the accumulator's dtype, dtypes: sum_dtype)
-    and workspace on `device` (DeviceMemoryError when they cannot be allocated). The counters are
-    zeroed here, once, on torch's current stream (before any launch in its order; the kernel
-    leaves them at 0); inside a capture the zeroing is a node of the graph, which owns them as it
-    owns the partials."""
+    and workspace on `device` (DeviceMemoryError when they cannot be allocated), the counters
+    zeroed here, once (docs/runtime.md#axis-sums)."""
     passes = v.launch.mapping.passes(p)
     acc = dtypes.get(dtype)
     slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: r4 or c3, alone

@@ -1,11 +1,5 @@
 """How each peer runs (what each is: harness.core.records_beyond), on torch's current stream, so it
-can be captured like the ladder kernels; PeerUnavailable says why one cannot run here. cupy.sum
-gets dtype=x.dtype: by default CuPy promotes int32 to int64 and then never uses CUB (the peer would
-silently be CuPy's own kernel). Every prepare() compiles a FRESH function (its own code object):
-Dynamo keeps its entries on the code object and past the recompile limit (8) silently runs the
-function eagerly, so a shared lambda timed at 11 sizes x 2 dtypes would time torch.sum as the
-compile; prepare() compiles and warms up, so no timing sees a compile.
-"""
+can be captured like the ladder kernels; PeerUnavailable says why one cannot run here."""
 
 from __future__ import annotations
 
@@ -78,6 +72,7 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
 
         def go():
             with on_torch_stream(), cupy_accelerators(accel):
+                # dtype=: by default CuPy sums int32 as int64, never by CUB (its own kernel)
                 return cupy.sum(a, dtype=a.dtype)
 
         return go
@@ -189,7 +184,9 @@ def _sum(t: torch.Tensor) -> torch.Tensor:
 
 
 def fresh_sum() -> Callable[[torch.Tensor], torch.Tensor]:
-    """`lambda t: t.sum()` with a code object (so a Dynamo cache) and a name of its own."""
+    """`lambda t: t.sum()` with a code object (so a Dynamo cache) and a name of its own: past its
+    recompile limit (8) Dynamo silently runs a shared function eagerly, and the timing of 11 sizes
+    x 2 dtypes would time torch.sum as the compile."""
     code = _sum.__code__.replace(co_name=f"peer_sum_{next(_fresh_ids)}")
     return types.FunctionType(code, _sum.__globals__, code.co_name)
 

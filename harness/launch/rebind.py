@@ -134,12 +134,8 @@ X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call
 def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int | None = None):
     """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
     `values` its arguments in order with placeholders, `xs` each x placeholder's byte offset,
-    `out` the output's placeholder (None: the step writes no output). The driver's parameters:
-    the values that are not constexpr (its signature says which), then the scratch pointers
-    Triton's launcher appends (0 to 2 by version, null when the kernel needs no scratch; counted
-    from the PTX entry). NativeUnavailable for what Triton's own launcher would do more for: a
-    scratch buffer, a cluster, a cooperative or PDL launch, a float scalar, a signature this does
-    not understand. A profiler's launch hook (Triton's knobs) is not called by the native launch."""
+    `out` the output's placeholder (None: the step writes no output); NativeUnavailable where
+    Triton's own launcher would do more (docs/runtime.md#cached-launches says what)."""
     md, sig = compiled.metadata, getattr(getattr(compiled, "src", None), "signature", None)
     needs_more = (
         getattr(md, "global_scratch_size", 0) or getattr(md, "profile_scratch_size", 0)
@@ -149,6 +145,8 @@ def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int
     kept = [] if not isinstance(sig, dict) or len(sig) != len(values) else [
         v for v, ty in zip(values, sig.values(), strict=True) if ty != "constexpr"
     ]  # fmt: skip
+    # after the values that are not constexpr, the scratch pointers Triton's launcher appends (0
+    # to 2 by version, null when the kernel needs no scratch; counted from the PTX entry)
     entry = compiled.asm.get("ptx", "").partition(".entry")[2].partition(")")[0]
     extra = entry.count(".param") - len(kept)
     if needs_more or not kept or not all(type(v) is int for v in kept) or not 0 <= extra <= 2:
