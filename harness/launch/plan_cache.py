@@ -136,8 +136,7 @@ class PlanCache(LRU):
             if entry is None:
                 family = rebind if variant.launch.mapping.one_launch else rebind_passes
                 mode = self.launch_modes[variant.backend]
-                entry = family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode)
-                entry = self.add(key, entry)
+                entry = self.add(key, family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode))
             return entry
 
     def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:

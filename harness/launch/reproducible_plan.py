@@ -86,8 +86,7 @@ def make_plan(
     blocks = grid if grid is not None else default_grid(variant, n)
     with no_room(f"{variant.id} could not allocate its {m}-chunk workspace"):
         out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
-        phi = torch.empty(m, dtype=torch.float64, device=x.device)
-        plo = torch.empty(m, dtype=torch.float64, device=x.device)
+        phi, plo = (torch.empty(m, dtype=torch.float64, device=x.device) for _ in range(2))
         counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
     workspace = [phi, plo, counter]
     if variant.backend == "cuda":

@@ -73,8 +73,7 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
         device = torch.cuda.current_device()
         ptr = current_stream_ptr(device)
     else:
-        device = stream.device.index if stream.device.index is not None else 0
-        ptr = stream.cuda_stream
+        device, ptr = stream.device.index or 0, stream.cuda_stream
     with cupy_stream(ptr, device):
         yield
 
