@@ -34,9 +34,7 @@ def resolve(variant: str | Variant, dim: object) -> Variant:
     """The axis record for `variant`, or the error saying why a sum along `dim` cannot use it."""
     if not is_axis(variant):
         vid = variant if isinstance(variant, str) else getattr(variant, "id", variant)
-        if dim is None:
-            return catalogue.get_axis(str(vid))  # raises: unknown
-        if isinstance(vid, str) and vid in catalogue.BY_ID:
+        if dim is not None and isinstance(vid, str) and vid in catalogue.BY_ID:
             raise ValueError(
                 f"{vid} sums every element (a 1-D variant) and takes no dim; sums along a dim "
                 f"use the axis family: {', '.join(catalogue.AXIS_BY_ID)}"
