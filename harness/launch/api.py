@@ -20,7 +20,6 @@ def _check_dtype(v: catalogue.Variant, dtype: torch.dtype) -> None:
 
 
 def _torch_view(x: Any) -> torch.Tensor | None:
-    """x itself if a torch tensor, a CuPy array's zero-copy torch view, else None."""
     if isinstance(x, torch.Tensor):
         return x
     if hasattr(x, "__cuda_array_interface__") and type(x).__module__.startswith("cupy"):

@@ -24,7 +24,6 @@ NDIMS = (2, 3)
 
 
 def is_axis(variant: object) -> bool:
-    """Whether `variant` (an id or a record) is one of the axis family's."""
     if isinstance(variant, str):
         return variant in catalogue.AXIS_BY_ID
     return isinstance(variant, Variant) and variant.id in catalogue.AXIS_BY_ID

@@ -43,7 +43,6 @@ _fresh_ids = itertools.count()
 
 @contextlib.contextmanager
 def cupy_accelerators(names: list[str]) -> Iterator[None]:
-    """Set CuPy's routine and reduction accelerators (e.g. ['cub'] or []) and restore them."""
     from cupy import _core
 
     routine, reduction = _core.get_routine_accelerators(), _core.get_reduction_accelerators()
@@ -144,7 +143,6 @@ def _cccl_call(reducer, args: dict, result: torch.Tensor) -> Callable[[], torch.
 
 
 def _zero(dtype: torch.dtype):
-    """cuda.compute's h_init: a numpy zero of the sum's type."""
     return np.zeros(1, dtype=np.dtype(dtypes.name_of(dtype)))
 
 

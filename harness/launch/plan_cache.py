@@ -38,7 +38,6 @@ class CacheInfo:
 
 
 def stream_of(x: torch.Tensor) -> int:
-    """The stream key for x: torch's current stream on x's device (0 for CPU tensors)."""
     return current_stream_ptr(x.get_device()) if x.is_cuda else 0
 
 
@@ -84,7 +83,6 @@ class LRU:
             return entry
 
     def clear(self) -> None:
-        """Drop every entry (and its workspace) and zero the counters."""
         with self._lock:
             self._entries.clear()
             self.hits = self.misses = self.evictions = 0
@@ -169,7 +167,6 @@ class AxisCache(LRU):
     def get(
         self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
     ) -> axis_plan.AxisLaunch:
-        """The entry for v over x's dtype, shape and dim on x's device and `stream`."""
         dtype = dtypes.name_of(x.dtype)
         key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
         entry = self.lookup(key)
