@@ -1,17 +1,5 @@
-"""The Python API: reduce_sum and partials over a CuPy array or a torch tensor.
-
-Bad input is refused before any launch, x never modified (every case: docs/correctness.md's table,
-plus sparse and meta tensors, peers, variants neither an id nor a catalogue.Variant; tests:
-test_bad_input.py, test_api_args.py, test_gpu_bad_input.py). A call runs on x's device and the
-caller's current stream in x's library (stream.call_on), in every context README.md lists
-(tests/test_gpu_contexts.py); a variant's first call with such an input inside a CUDA-graph
-capture raises PlanCacheMiss before anything is enqueued, and the capture stays valid.
-
-Speed: the hot path (`_hit`, tried first: a plain contiguous tensor, an id the checked path
-accepted, a cached launch) reads the cheapest (timeit, CPython 3.12): x.get_device() 0.05 us
-(x.device.index 0.08); the dtype's name from a dict 0.10 us (a cached name_of 0.16); the id, not a
-Variant (hashing one: 0.7 us); proto.new_empty(()) 2.1 us (torch.empty 2.5) for the result.
-"""
+"""The Python API: reduce_sum and partials over a CuPy array or a torch tensor; bad input refused
+before any launch; the hot path and its costs: docs/runtime.md#the-api."""
 
 from __future__ import annotations
 
@@ -23,7 +11,7 @@ import torch
 from harness.core import catalogue, device, dtypes
 from harness.launch import axis_plan, plan_cache, stream
 from harness.launch.errors import no_room
-from harness.launch.plan import make_plan
+from harness.launch.plan import check_n, make_plan
 
 
 def _check_dtype(v: catalogue.Variant, dtype: torch.dtype) -> None:
@@ -32,7 +20,6 @@ def _check_dtype(v: catalogue.Variant, dtype: torch.dtype) -> None:
 
 
 def _torch_view(x: Any) -> torch.Tensor | None:
-    """x itself if a torch tensor, a CuPy array's zero-copy torch view, else None."""
     if isinstance(x, torch.Tensor):
         return x
     if hasattr(x, "__cuda_array_interface__") and type(x).__module__.startswith("cupy"):
@@ -246,7 +233,7 @@ def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> A
         if t.numel() == 0:
             res = torch.zeros((), dtype=want, device=t.device)
         else:
-            _check_size(v, t)
+            check_n(v, t.numel())  # make_plan's limit (the cached path builds no plan)
             cache, name = plan_cache.default(), _DTYPE_NAMES[t.dtype]
             captured = t.is_cuda and plan_cache.capturing()
             launch = cache.for_capture(v, name, t) if captured else cache.get(v, name, t)
@@ -264,12 +251,6 @@ def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> A
         return out
 
 
-def _check_size(v: catalogue.Variant, t: torch.Tensor) -> None:
-    """make_plan's limit on n, for the cached path (which builds no plan to check it)."""
-    if t.numel() > v.max_n:
-        make_plan(v, t.reshape(-1))  # raises the ValueError naming the limit
-
-
 def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     """The first-pass partial sums of x under `variant`: one per CUDA block / Triton program."""
     v = _variant(variant)
@@ -279,7 +260,7 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     with stream.call_on(t, lib):
         if v.launch.mapping.one_launch:
             # One launch: its one "partial" is the sum, written into a poisoned buffer.
-            _check_size(v, t)
+            check_n(v, t.numel())
             launch = plan_cache.default().get(v, _DTYPE_NAMES[t.dtype], t)
             out = dtypes.poison_(launch.workspace[0].new_empty(1))
             launch(t, out)

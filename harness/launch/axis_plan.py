@@ -1,12 +1,5 @@
-"""The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels and plan.
-
-`resolve` and `check` run before anything is launched or copied and raise the errors
-reduce_sum(x, variant, dim=d) documents (harness.launch.api). An AxisLaunch is every pass with x
-and out given per call (what harness.launch.plan_cache.AxisCache keeps per variant, dtype, shape,
-dim, device and stream); an AxisPlan binds one to an input (the verify path, and a capture: its
-partials and ticket counters then come from the graph's pool). Every pass runs on torch's current
-stream (reduce_sum enters the caller's stream first, harness.launch.stream).
-"""
+"""The axis family (a sum along one dim, harness.core.records_axis): its checks, kernels, cached
+launch and plan (docs/runtime.md#axis-sums)."""
 
 from __future__ import annotations
 
@@ -15,8 +8,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
+from harness.compile import cuda_loader
 from harness.core import axis_geometry as geom
 from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes
@@ -29,7 +24,6 @@ NDIMS = (2, 3)
 
 
 def is_axis(variant: object) -> bool:
-    """Whether `variant` (an id or a record) is one of the axis family's."""
     if isinstance(variant, str):
         return variant in catalogue.AXIS_BY_ID
     return isinstance(variant, Variant) and variant.id in catalogue.AXIS_BY_ID
@@ -39,9 +33,7 @@ def resolve(variant: str | Variant, dim: object) -> Variant:
     """The axis record for `variant`, or the error saying why a sum along `dim` cannot use it."""
     if not is_axis(variant):
         vid = variant if isinstance(variant, str) else getattr(variant, "id", variant)
-        if dim is None:
-            return catalogue.get_axis(str(vid))  # raises: unknown
-        if isinstance(vid, str) and vid in catalogue.BY_ID:
+        if dim is not None and isinstance(vid, str) and vid in catalogue.BY_ID:
             raise ValueError(
                 f"{vid} sums every element (a 1-D variant) and takes no dim; sums along a dim "
                 f"use the axis family: {', '.join(catalogue.AXIS_BY_ID)}"
@@ -100,6 +92,16 @@ Kernel = Callable[[torch.Tensor, torch.Tensor], None]
 Workspace = tuple[torch.Tensor, torch.Tensor]
 
 
+# Each pass kind's size arguments (after its pointers), the CUDA kernel's (as uint32) and Triton's.
+CUDA_SIZES = {"r0": "outer length", "r1": "outer length", "r2": "outer length",
+              "c0": "outer length inner", "tiles": "outer length inner chunk",
+              "r3": "outer length lanes", "r4": "length chunk",
+              "c3": "outer length inner chunk lanes"}  # fmt: skip
+TRITON_SIZES = {"r0": "outer length", "r1": "length", "r2": "outer length",
+                "c0": "outer length inner", "tiles": "length inner chunk", "r3": "outer length",
+                "r4": "length chunk", "c3": "length inner chunk"}  # fmt: skip
+
+
 def own_workspace(ps: geom.AxisPass) -> tuple[int, int]:
     """(partial slots, ticket counters) of a pass that combines its splits in its own launch: r4
     or c3 over S > 1 splits, its (outer, S, inner) partials and a counter per row (r4) or strip
@@ -115,24 +117,9 @@ def cuda_kernel(
     """Pass `ps` of CUDA variant v reading dtype `src` and writing `dst` (r4, c3: with their
     workspace when split), as a function of the two flat tensors, launched on torch's current
     stream."""
-    import numpy as np
-
-    from harness.compile import cuda_loader
-
     # every expression is in the catalogue's list for axis.cu: one module, compiled once
     kern = cuda_loader.module(v.source).get_function(name_expression(ps.kind, src, dst))
-    u = np.uint32
-    sizes = {
-        "r0": (ps.outer, ps.length),
-        "r1": (ps.outer, ps.length),
-        "r2": (ps.outer, ps.length),
-        "c0": (ps.outer, ps.length, ps.inner),
-        "tiles": (ps.outer, ps.length, ps.inner, ps.chunk),
-        "r3": (ps.outer, ps.length, ps.lanes),
-        "r4": (ps.length, ps.chunk),
-        "c3": (ps.outer, ps.length, ps.inner, ps.chunk, ps.lanes),
-    }[ps.kind]
-    tail = tuple(u(s) for s in sizes)
+    tail = tuple(np.uint32(getattr(ps, size)) for size in CUDA_SIZES[ps.kind].split())
     block = (v.launch.threads,)
     own_split = ps.kind in ONE_LAUNCH_SPLITS  # takes (partials, counters): unsplit, unused
     with on_torch_stream():  # CuPy's views on torch's stream: no sync between the two
@@ -153,26 +140,19 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | Non
     from triton_kernels import axis as tk
 
     kern = getattr(tk, TRITON_KERNELS[ps.kind])
-    warps = v.launch.num_warps
+    warps, t, lanes = v.launch.num_warps, v.launch.threads, max(ps.lanes, 1)
     acc = {"ACC": tk.ACC[dtypes.get(src).sum_dtype]}
-    rows = {"ROWS": v.launch.threads // geom.WARP, "WIDTH": geom.WARP}
-    tiles = {"GROUPS": v.launch.threads // geom.STRIP, "WIDTH": geom.STRIP}
-    lanes = max(ps.lanes, 1)
     # the contiguous dim a multiple of a quad: the row (r3, r4), the columns (c3)
     even = {"EVEN": (ps.inner if ps.kind == "c3" else ps.length) % vec.QUAD == 0}
-    subwarp = {"ROWS": v.launch.threads // lanes, "WIDTH": vec.QUAD * lanes, **even}
-    groups = v.launch.threads // lanes
-    quads = {"GROUPS": groups, "UNROLL": vec.COLUMN_UNROLL, "WIDTH": vec.QUAD * lanes}
-    args, meta = {
-        "r0": ((ps.outer, ps.length), {"BLOCK": v.launch.threads}),
-        "r1": ((ps.length,), {"BLOCK": v.launch.threads}),
-        "r2": ((ps.outer, ps.length), rows),
-        "c0": ((ps.outer, ps.length, ps.inner), {"BLOCK": v.launch.threads}),
-        "tiles": ((ps.length, ps.inner, ps.chunk), tiles),
-        "r3": ((ps.outer, ps.length), subwarp),
-        "r4": ((ps.length, ps.chunk), {"TILE": vec.ROW_TILE, **even, "SPLIT": work is not None}),
-        "c3": ((ps.length, ps.inner, ps.chunk), {**quads, **even, "SPLIT": work is not None}),
-    }[ps.kind]
+    split = {**even, "SPLIT": work is not None}
+    meta = {"r0": {"BLOCK": t}, "r1": {"BLOCK": t}, "c0": {"BLOCK": t},
+            "r2": {"ROWS": t // geom.WARP, "WIDTH": geom.WARP},
+            "tiles": {"GROUPS": t // geom.STRIP, "WIDTH": geom.STRIP},
+            "r3": {"ROWS": t // lanes, "WIDTH": vec.QUAD * lanes, **even},
+            "r4": {"TILE": vec.ROW_TILE, **split},
+            "c3": {"GROUPS": t // lanes, "UNROLL": vec.COLUMN_UNROLL, "WIDTH": vec.QUAD * lanes,
+                   **split}}[ps.kind]  # fmt: skip
+    args = tuple(getattr(ps, size) for size in TRITON_SIZES[ps.kind].split())
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         own = (work or (out, out)) if ps.kind in ONE_LAUNCH_SPLITS else ()  # unsplit: unused
@@ -186,9 +166,7 @@ class AxisLaunch:
     """Every pass of one axis sum: its kernels, the partials between them and the workspace of a
     pass that combines its own splits (r4, c3: partials and a ticket counter per row or strip,
     left at 0 by every launch); given the contiguous x and out per call (what
-    harness.launch.plan_cache.AxisCache keeps). The lock holds a call's passes together: two
-    threads on one stream sharing the entry would otherwise enqueue A's split, B's split, A's
-    combine, and A would read B's partials."""
+    harness.launch.plan_cache.AxisCache keeps); its lock: docs/runtime.md#axis-sums."""
 
     kernels: list[Kernel]
     partials: list[torch.Tensor]
@@ -205,10 +183,8 @@ class AxisLaunch:
 
 def bind(v: Variant, dtype: str, p: geom.Problem, device) -> AxisLaunch:
     """v's kernels over problem p, its partials (in the accumulator's dtype, dtypes: sum_dtype)
-    and workspace on `device` (DeviceMemoryError when they cannot be allocated). The counters are
-    zeroed here, once, on torch's current stream (before any launch in its order; the kernel
-    leaves them at 0); inside a capture the zeroing is a node of the graph, which owns them as it
-    owns the partials."""
+    and workspace on `device` (DeviceMemoryError when they cannot be allocated), the counters
+    zeroed here, once (docs/runtime.md#axis-sums)."""
     passes = v.launch.mapping.passes(p)
     acc = dtypes.get(dtype)
     slots, tickets = max(map(own_workspace, passes))  # at most one pass has one: r4 or c3, alone

@@ -1,11 +1,5 @@
 """How each peer runs (what each is: harness.core.records_beyond), on torch's current stream, so it
-can be captured like the ladder kernels; PeerUnavailable says why one cannot run here. cupy.sum
-gets dtype=x.dtype: by default CuPy promotes int32 to int64 and then never uses CUB (the peer would
-silently be CuPy's own kernel). Every prepare() compiles a FRESH function (its own code object):
-Dynamo keeps its entries on the code object and past the recompile limit (8) silently runs the
-function eagerly, so a shared lambda timed at 11 sizes x 2 dtypes would time torch.sum as the
-compile; prepare() compiles and warms up, so no timing sees a compile.
-"""
+can be captured like the ladder kernels; PeerUnavailable says why one cannot run here."""
 
 from __future__ import annotations
 
@@ -14,6 +8,7 @@ import itertools
 import types
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import torch
 
 from harness.core import dtypes
@@ -48,7 +43,6 @@ _fresh_ids = itertools.count()
 
 @contextlib.contextmanager
 def cupy_accelerators(names: list[str]) -> Iterator[None]:
-    """Set CuPy's routine and reduction accelerators (e.g. ['cub'] or []) and restore them."""
     from cupy import _core
 
     routine, reduction = _core.get_routine_accelerators(), _core.get_reduction_accelerators()
@@ -77,6 +71,7 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
 
         def go():
             with on_torch_stream(), cupy_accelerators(accel):
+                # dtype=: by default CuPy sums int32 as int64, never by CUB (its own kernel)
                 return cupy.sum(a, dtype=a.dtype)
 
         return go
@@ -100,24 +95,11 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
     level = cc.Determinism.RUN_TO_RUN if vid == CCCL_ID else cc.Determinism.NOT_GUARANTEED
     x = x.contiguous().reshape(-1)
     out = torch.empty(1, dtype=x.dtype, device=x.device)
-    h_init = _zero(x.dtype)  # the atomic kernel needs one
-    op, stream, n = cc.OpKind.PLUS, _TorchCurrentStream(), x.numel()
-    reducer = cc.make_reduce_into(d_in=x, d_out=out, op=op, h_init=h_init, determinism=level)
-    temp_bytes = reducer(
-        temp_storage=None, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
-    )
-    temp = torch.empty(max(int(temp_bytes), 1), dtype=torch.uint8, device=x.device)
-    result = out.view(())
-
-    def go() -> torch.Tensor:
-        reducer(
-            temp_storage=temp, d_in=x, d_out=out, num_items=n, op=op, h_init=h_init, stream=stream
-        )
-        return result
-
-    go()
-    torch.cuda.synchronize()
-    return go
+    # h_init: the atomic kernel needs one
+    args = {"d_in": x, "d_out": out, "op": cc.OpKind.PLUS, "h_init": _zero(x.dtype)}
+    reducer = cc.make_reduce_into(**args, determinism=level)
+    args.update(num_items=x.numel(), stream=_TorchCurrentStream())
+    return _cccl_call(reducer, args, out.view(()))
 
 
 def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
@@ -142,12 +124,18 @@ def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
             "start_offsets_in": bounds[:-1], "end_offsets_in": bounds[1:]}  # fmt: skip
     reducer = cc.make_segmented_reduce(**args)
     args.update(num_segments=m, max_segment_size=n, stream=_TorchCurrentStream())
+    return _cccl_call(reducer, args, out)
+
+
+def _cccl_call(reducer, args: dict, result: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """cuda.compute's two calls: the temp storage's size (made once), then the reduction as
+    go(), warmed up here."""
     temp_bytes = int(reducer(temp_storage=None, **args))
-    temp = torch.empty(max(temp_bytes, 1), dtype=torch.uint8, device=x.device)
+    temp = torch.empty(max(temp_bytes, 1), dtype=torch.uint8, device=result.device)
 
     def go() -> torch.Tensor:
         reducer(temp_storage=temp, **args)
-        return out
+        return result
 
     go()
     torch.cuda.synchronize()
@@ -155,9 +143,6 @@ def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
 
 
 def _zero(dtype: torch.dtype):
-    """cuda.compute's h_init: a numpy zero of the sum's type."""
-    import numpy as np
-
     return np.zeros(1, dtype=np.dtype(dtypes.name_of(dtype)))
 
 
@@ -197,7 +182,9 @@ def _sum(t: torch.Tensor) -> torch.Tensor:
 
 
 def fresh_sum() -> Callable[[torch.Tensor], torch.Tensor]:
-    """`lambda t: t.sum()` with a code object (so a Dynamo cache) and a name of its own."""
+    """`lambda t: t.sum()` with a code object (so a Dynamo cache) and a name of its own: past its
+    recompile limit (8) Dynamo silently runs a shared function eagerly, and the timing of 11 sizes
+    x 2 dtypes would time torch.sum as the compile."""
     code = _sum.__code__.replace(co_name=f"peer_sum_{next(_fresh_ids)}")
     return types.FunctionType(code, _sum.__globals__, code.co_name)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
 import torch
 
 from harness.compile import cuda_loader
@@ -30,7 +31,15 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"{variant.id} supports {', '.join(variant.dtypes)}; got {dtype} "
             f"(variants for {dtype}: reduce-ladder list --dtype {dtype})"
         )
-    n = x.numel()
+    check_n(variant, x.numel())
+    if variant.launch.mapping is REPRODUCIBLE:  # family "reproducible": a plan of its own
+        return reproducible_plan.make_plan(variant, dtype, x)
+    if variant.launch.mapping.one_launch:
+        return single_launch.make_plan(variant, dtype, x)
+    return _multi_pass_plan(variant, dtype, x)
+
+
+def check_n(variant: Variant, n: int) -> None:
     if n < 1:
         raise ValueError("the ladder kernels need n >= 1 (the harness handles n = 0 itself)")
     if n > variant.max_n:
@@ -38,11 +47,6 @@ def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
             f"{variant.id} indexes with 32-bit integers as its seed does and accepts at most "
             f"n = {variant.max_n:,} elements; got {n:,}"
         )
-    if variant.launch.mapping is REPRODUCIBLE:  # family "reproducible": a plan of its own
-        return reproducible_plan.make_plan(variant, dtype, x)
-    if variant.launch.mapping.one_launch:
-        return single_launch.make_plan(variant, dtype, x)
-    return _multi_pass_plan(variant, dtype, x)
 
 
 def _multi_pass_plan(variant: Variant, dtype: str, x: torch.Tensor) -> Plan:
@@ -70,8 +74,6 @@ def need(variant: Variant, passes: list[Pass], x: torch.Tensor) -> str:
 
 def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
     """Pass p of a multi-pass CUDA variant: (kernel, blocks, threads, shared bytes, scalars)."""
-    import numpy as np
-
     launch = variant.launch
     # Seed 001's kernels take a 64-bit n (max_n past 2^31); the ladder's seed kernels a 32-bit one.
     size_t = np.uint64 if variant.max_n > MAX_N_32BIT else np.uint32

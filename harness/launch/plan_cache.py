@@ -1,23 +1,11 @@
 """The launch caches, bounded thread-safe LRUs (PlanCache: the 1-D families'; AxisCache), so that
-reduce_sum builds no plan per call. 1-D key: (variant id, dtype, n, x.data_ptr() % 16, device,
-stream): n and dtype fix the grid, integer widths and Triton's configuration; data_ptr % 16 is the
-alignment class. Axis key: (variant id, dtype, shape, dim, device, stream). Per stream, so each
-stream has its own workspace (two launches in flight on two streams sharing a ticket counter take
-each other's tickets; a stream destroyed mid-launch and a new one at its address would share one,
-as in any cache keyed by the handle). No key holds a data pointer, so any tensor of the class hits
-and no caller's tensor is kept alive. `for_capture` takes the entry of the same key on ANY stream
-(kernel, grid and configuration do not depend on it) to launch on the capturing stream with its
-graph's own workspace (the graph keeps nothing of the entry but the kernel, so eviction is safe);
-a miss while capturing raises PlanCacheMiss before anything is enqueued (building would allocate,
-memset and may time Triton's candidates). Axis sums in a capture use a plan of their own (api).
-"""
+reduce_sum builds no plan per call; their keys and captures: docs/runtime.md#the-launch-caches."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +38,6 @@ class CacheInfo:
 
 
 def stream_of(x: torch.Tensor) -> int:
-    """The stream key for x: torch's current stream on x's device (0 for CPU tensors)."""
     return current_stream_ptr(x.get_device()) if x.is_cuda else 0
 
 
@@ -84,16 +71,6 @@ class LRU:
                 self.hits += 1
             return entry
 
-    def first(self, match: Callable[[Any], bool]) -> Any:
-        """The most recent entry whose key matches (counted as a hit), or None."""
-        with self._lock:
-            for key in reversed(self._entries):
-                if match(key):
-                    self._entries.move_to_end(key)
-                    self.hits += 1
-                    return self._entries[key]
-        return None
-
     def add(self, key: Any, entry: Any) -> Any:
         """Counts a miss, keeps `entry` (or returns another thread's), evicts past max_entries."""
         with self._lock:
@@ -106,7 +83,6 @@ class LRU:
             return entry
 
     def clear(self) -> None:
-        """Drop every entry (and its workspace) and zero the counters."""
         with self._lock:
             self._entries.clear()
             self.hits = self.misses = self.evictions = 0
@@ -158,16 +134,21 @@ class PlanCache(LRU):
             if entry is None:
                 family = rebind if variant.launch.mapping.one_launch else rebind_passes
                 mode = self.launch_modes[variant.backend]
-                entry = family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode)
-                entry = self.add(key, entry)
+                entry = self.add(key, family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode))
             return entry
 
     def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
-        """This stream's entry, else another stream's most recent one; else PlanCacheMiss."""
+        """This stream's entry, else another stream's latest (a hit); else PlanCacheMiss."""
         key = key_of(variant, dtype, x, stream_of(x))
-        entry = self.lookup(key) or self.first(lambda other: other[:5] == key[:5])
+        entry = self.lookup(key)
         if entry is not None:
             return entry
+        with self._lock:
+            for other in reversed(self._entries):
+                if other[:5] == key[:5]:
+                    self._entries.move_to_end(other)
+                    self.hits += 1
+                    return self._entries[other]
         raise _miss(key, x)
 
 
@@ -186,7 +167,6 @@ class AxisCache(LRU):
     def get(
         self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
     ) -> axis_plan.AxisLaunch:
-        """The entry for v over x's dtype, shape and dim on x's device and `stream`."""
         dtype = dtypes.name_of(x.dtype)
         key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
         entry = self.lookup(key)

@@ -1,28 +1,17 @@
 """The single-launch (fastest) family's cached launch: x and out per call, all else fixed when
-built, by the plan's functions. Launch modes (LAUNCH_MODES; DEFAULT_MODE the cache's): cuda
-"cupy-driver": cuLaunchKernel through CuPy's binding, the parameters packed once (DriverKernel),
-per call x's and out's pointers written in under a lock (no two threads interleave writes and
-launch; the driver copies the parameters at the call, so the next call may rewrite them). triton
-"bound": the CompiledKernel kernel.warmup returns, run with its arguments bound once (skipping
-JITFunction.run's per-call binding: valid as n and x_ptr % 16 are in the cache key); under
-Triton's interpreter (no GPU) the JIT's own path. "native", cuda and triton (opt-in:
-REDUCE_LADDER_NATIVE=1, harness.launch.native): the default mode's kernel and parameters launched
-from a small C++ extension that also allocates the result (call), so a warm reduce_sum makes one
-call out of Python; where it cannot be built, or for a Triton launch it does not make
-(_triton_params), the default is kept, with a warning.
-Measured by the per-call suite (results/<device>/callable-native.json, archive/callable.txt; H100
-float32 2^10, us a launch): packed cuLaunchKernel 6.2 via cuda.bindings (whose import
-compute-sanitizer flags; CuPy's is the same call), cupy.cuda.Function 6.1, RawKernel 180; Triton
-bound 12.9, its JIT 40.5. Commit 2f3c5ec still has the modes compared.
-"""
+built, by the plan's functions; its launch modes (LAUNCH_MODES, DEFAULT_MODE the cache's) and
+what they cost: docs/runtime.md#cached-launches."""
 
 from __future__ import annotations
 
+import ctypes
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from harness.core import passes
@@ -127,8 +116,6 @@ def native_or(go: Go, stream_ptr: int, proto: torch.Tensor, steps: Steps) -> tup
         for step in steps():
             launch.add(*step)
     except native.NativeUnavailable as why:
-        import warnings
-
         warnings.warn(str(why), RuntimeWarning, stacklevel=3)
         return go, None
     return launch.into, launch.call
@@ -147,21 +134,8 @@ X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call
 def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int | None = None):
     """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
     `values` its arguments in order with placeholders, `xs` each x placeholder's byte offset,
-    `out` the output's placeholder (None: the step writes no output)."""
-    params = _triton_params(compiled, values)
-    md, fixed = compiled.metadata, [max(v, 0) for v in params]
-    slots, out_slot = [params.index(p) for p in xs], -1 if out is None else params.index(out)
-    step = (compiled.function, grid, md.num_warps * 32, md.shared, fixed, slots, [*xs.values()])
-    return (*step, out_slot)
-
-
-def _triton_params(compiled, values: tuple) -> list[int]:
-    """A compiled Triton kernel's parameters as the driver takes them: the values that are not
-    constexpr (its signature says which), then the scratch pointers Triton's launcher appends
-    (0 to 2 by version, null when the kernel needs no scratch; counted from the PTX entry).
-    NativeUnavailable for what Triton's own launcher would do more for: a scratch buffer, a
-    cluster, a cooperative or PDL launch, a float scalar, a signature this does not understand.
-    A profiler's launch hook (Triton's knobs) is not called by the native launch."""
+    `out` the output's placeholder (None: the step writes no output); NativeUnavailable where
+    Triton's own launcher would do more (docs/runtime.md#cached-launches says what)."""
     md, sig = compiled.metadata, getattr(getattr(compiled, "src", None), "signature", None)
     needs_more = (
         getattr(md, "global_scratch_size", 0) or getattr(md, "profile_scratch_size", 0)
@@ -171,27 +145,31 @@ def _triton_params(compiled, values: tuple) -> list[int]:
     kept = [] if not isinstance(sig, dict) or len(sig) != len(values) else [
         v for v, ty in zip(values, sig.values(), strict=True) if ty != "constexpr"
     ]  # fmt: skip
+    # after the values that are not constexpr, the scratch pointers Triton's launcher appends (0
+    # to 2 by version, null when the kernel needs no scratch; counted from the PTX entry)
     entry = compiled.asm.get("ptx", "").partition(".entry")[2].partition(")")[0]
     extra = entry.count(".param") - len(kept)
     if needs_more or not kept or not all(type(v) is int for v in kept) or not 0 <= extra <= 2:
         raise native.NativeUnavailable(
             "this Triton kernel's launch is not one the native launcher makes; the default is used"
         )
-    return kept + [0] * extra
+    params = kept + [0] * extra
+    fixed, slots = [max(v, 0) for v in params], [params.index(p) for p in xs]
+    out_slot = -1 if out is None else params.index(out)
+    step = (compiled.function, grid, md.num_warps * 32, md.shared, fixed, slots, [*xs.values()])
+    return (*step, out_slot)
 
 
 def _cuda(
     variant: Variant, dtype: str, x: torch.Tensor, ws: Workspace, stream_ptr: int
 ) -> tuple[Go, LaunchWith, int, Steps]:
-    import numpy as np
-
     partials, counter = ws
     dev, n = x.get_device(), x.numel()
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, n)
     k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),))
     x_arg, out_arg, p_arg, c_arg = k.slots
     p_arg.value, c_arg.value = partials.data_ptr(), counter.data_ptr()
-    launch, fn, params_addr, lock = k.launch_kernel, k.fn, k.params_addr, threading.Lock()
+    launch, fn, params_addr, lock = k.launch_kernel, k.function, k.params_addr, threading.Lock()
 
     def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
         with lock:
@@ -211,10 +189,6 @@ def _cuda(
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
     """cuLaunchKernel's parameters: (the pointers' c_void_p slots, to rewrite; the address of the
     array pointing at them and at the scalars, each at its numpy width; what must stay alive)."""
-    import ctypes
-
-    import numpy as np
-
     width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
     slots = [ctypes.c_void_p(p) for p in pointers]
     values = [*slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]
@@ -231,17 +205,17 @@ class DriverKernel:
         from cupy_backends.cuda.api.driver import launchKernel
 
         with cupy.cuda.Device(device):
-            fn_ptr = self.function = kern.kernel.ptr  # the CUfunction loaded on this device
-        self.launch_kernel, self.fn = launchKernel, fn_ptr
+            self.function = kern.kernel.ptr  # the CUfunction loaded on this device
+        self.launch_kernel, self.scalars = launchKernel, scalars
         self.grid = grid  # blocks, threads, dynamic shared memory bytes
-        self.scalars = scalars
         self.slots, self.params_addr, self.keep = pack([0] * pointers, scalars)
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
         for slot, t in zip(self.slots, tensors, strict=True):
             slot.value = t.data_ptr()
         blocks, threads, smem = self.grid
-        self.launch_kernel(self.fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
+        fn = self.function
+        self.launch_kernel(fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
 
     def step(self, *fixed: torch.Tensor) -> tuple:
         """This launch as a native step (native_launch.cpp's Launch.add): x's pointer and out's

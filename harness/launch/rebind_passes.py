@@ -1,42 +1,26 @@
-"""The cached launches (rebind.BoundLaunch) of the multi-pass ladder and the reproducible pair, by
-the uncached plans' functions, their workspace made once by stream.off_thread. One lock per entry
-covers a whole call: two threads sharing an entry must not interleave their chains (pass 2 of one
-reading pass 1 of the other's partials). A captured call allocates its workspace inside the
-capture (its private pool), so graphs replayed at once never share one; its zero fill replays too.
-With REDUCE_LADDER_NATIVE=1 the reproducible pair's eager calls launch natively (rebind's "native"
-mode: the same kernels and parameters from C++, which holds its own lock over a call's launches).
-"""
+"""The cached launches (rebind.BoundLaunch) of the multi-pass ladder and the reproducible pair,
+by the uncached plans' functions; their locks and captures: docs/runtime.md#cached-launches."""
 
 from __future__ import annotations
 
 import threading
 
+import numpy as np
 import torch
 
 from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
-from harness.launch import reproducible_plan
+from harness.launch import rebind, reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass
-from harness.launch.rebind import (
-    DEFAULT_MODE,
-    OUT,
-    BoundLaunch,
-    DriverKernel,
-    X,
-    native_launch,
-    native_or,
-    triton_launcher,
-    triton_step,
-)
 from harness.launch.stream import COUNTER_DTYPE, off_thread
 
 
 def bind(
     variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
-) -> BoundLaunch:
+) -> rebind.BoundLaunch:
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
     "native" (default: rebind.DEFAULT_MODE's) launches the reproducible pair natively."""
     family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
@@ -64,11 +48,11 @@ def bind(
         with lock:
             run(x, out, graphs, stream)
 
-    call, native_mode = None, native_launch(variant, mode or DEFAULT_MODE[variant.backend])
-    if steps is not None and x.is_cuda and native_mode:
-        go, call = native_or(go, stream_ptr, proto, lambda: steps(own))
+    call, mode = None, mode or rebind.DEFAULT_MODE[variant.backend]
+    if steps is not None and x.is_cuda and rebind.native_launch(variant, mode):
+        go, call = rebind.native_or(go, stream_ptr, proto, lambda: steps(own))
     mode = "native" if call is not None else ""
-    return BoundLaunch(
+    return rebind.BoundLaunch(
         variant, dtype, x.numel(), blocks, mode, out_dtype, proto, own, go, in_capture, call=call
     )
 
@@ -88,7 +72,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         steps = []
         for p in passes:
             kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, x.element_size())
-            steps.append(DriverKernel(kern, dev, (blocks, threads, smem), 2, scalars))
+            steps.append(rebind.DriverKernel(kern, dev, (blocks, threads, smem), 2, scalars))
     else:
         # on torch's current stream: the entry's on every path that reaches it
         triton = [triton_pass(variant, p) for p in passes]
@@ -123,11 +107,9 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         return ws
 
     if cuda:
-        import numpy as np
-
         kern = reproducible_plan.cuda_kernel(variant, dtype, x.data_ptr())
         grid = (max(1, blocks), variant.launch.threads, 0)
-        k = DriverKernel(kern, x.get_device(), grid, 5, (np.uint64(n),))
+        k = rebind.DriverKernel(kern, x.get_device(), grid, 5, (np.uint64(n),))
 
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
@@ -154,8 +136,9 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
     chunk_meta, final_meta = tr.chunk_meta(), tr.final_meta(out_tl)
     grid = (max(1, min(blocks, m)),)
-    chunks = triton_launcher(tr.reproducible_chunks_kernel, grid, (x, *probe, *scalars), chunk_meta)
-    final = triton_launcher(tr.reproducible_final_kernel, (1,), (*probe, res, m), final_meta)
+    launcher, step, X, OUT = rebind.triton_launcher, rebind.triton_step, rebind.X, rebind.OUT
+    chunks = launcher(tr.reproducible_chunks_kernel, grid, (x, *probe, *scalars), chunk_meta)
+    final = launcher(tr.reproducible_final_kernel, (1,), (*probe, res, m), final_meta)
     constants = (chunk_meta["LANES"], chunk_meta["UNROLL"])
 
     def run_bound(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], s: int) -> None:
@@ -166,8 +149,8 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     def steps(ws: list[torch.Tensor]) -> list[tuple]:
         phi, plo, lanes = ws[0].data_ptr(), ws[1].data_ptr(), final_meta["LANES"]
         return [
-            triton_step(chunks.compiled, grid[0], (X, phi, plo, *scalars, *constants), {X: 0}),
-            triton_step(final.compiled, 1, (phi, plo, OUT, m, lanes, out_tl), {}, OUT),
+            step(chunks.compiled, grid[0], (X, phi, plo, *scalars, *constants), {X: 0}),
+            step(final.compiled, 1, (phi, plo, OUT, m, lanes, out_tl), {}, OUT),
         ]
 
     return blocks, make, run_bound, what, steps

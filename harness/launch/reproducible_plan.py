@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from harness.compile import cuda_loader
 from harness.core import dtypes, passes, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
@@ -65,8 +66,6 @@ def cuda_kernel(
     prefetch: bool | str = CUDA_PREFETCH,
 ):
     """The CuPy kernel for an input at x_ptr: the vector instantiation if aligned for it."""
-    from harness.compile import cuda_loader
-
     threads = threads or variant.launch.threads
     vec = x_ptr % vector_alignment(dtype, threads) == 0
     expr = cuda_expression(dtype, threads, unroll, vec, prefetch)
@@ -87,8 +86,7 @@ def make_plan(
     blocks = grid if grid is not None else default_grid(variant, n)
     with no_room(f"{variant.id} could not allocate its {m}-chunk workspace"):
         out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
-        phi = torch.empty(m, dtype=torch.float64, device=x.device)
-        plo = torch.empty(m, dtype=torch.float64, device=x.device)
+        phi, plo = (torch.empty(m, dtype=torch.float64, device=x.device) for _ in range(2))
         counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
     workspace = [phi, plo, counter]
     if variant.backend == "cuda":

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
+from harness.compile import cuda_loader
 from harness.core import dtypes, passes
 from harness.core.catalogue import FASTEST_UNROLL, Variant
 from harness.core.passes import Pass
@@ -161,8 +163,6 @@ def cuda_kernel(
 ):
     """(the CuPy kernel, blocks, threads) of cuda/fastest over n elements: the small-n kernel up to
     max_bytes, else cuda_grid's. Every cuda/fastest launch picks here, so all add in one order."""
-    from harness.compile import cuda_loader
-
     if takes_small_path(dtype, n, max_bytes):
         exprs = tuple(small_expression(d, block) for d in variant.dtypes)  # one module, all dtypes
         mod = cuda_loader.module(variant.source, exprs)
@@ -174,6 +174,4 @@ def cuda_kernel(
 
 def cuda_args(x: torch.Tensor, out: torch.Tensor, *workspace: torch.Tensor) -> tuple:
     """reduce_fastest's (and reduce_reproducible's) arguments: CuPy views, then n."""
-    import numpy as np
-
     return (*(cupy_view(t) for t in (x, out, *workspace)), np.uint64(x.numel()))

@@ -1,24 +1,5 @@
-"""The device, the stream and the memory a launch uses.
-
-An API call runs on ONE stream, the caller's current stream in x's library: every kernel,
-allocation and copy of the result. `call_on` makes it current in torch AND CuPy: each keeps its
-own current stream, a kernel launched on one while the result is copied (or a workspace freed) on
-the other races, and a non-blocking CuPy stream does not even order against torch's legacy
-default stream. (CuPy 14 wraps a raw pointer with Stream.from_external, CuPy 13 ExternalStream.)
-
-A cached launch's workspace (partials + the last-block ticket counter) outlives the call that made
-it, so a worker thread allocates it (`off_thread`), with the launch's stream current (the zero
-fill ordered before its first kernel). Why: torch routes allocations to a memory pool per THREAD
-(torch.cuda.use_mem_pool; torch.compile's CUDA-graph trees in a warm-up), and memory left in a
-graph's pool without being one of its outputs makes Inductor stop ("Detected N tensor(s) in the
-cudagraph pool not tracked as outputs").
-
-In a capture (`in_graph`): a graph bakes addresses in, so graphs captured from one entry would
-share its counter and, replayed at once, take each other's tickets (wrong sums; per-stream entries
-do not help: torch.cuda.graph() without stream= captures every graph on one stream). So a captured
-call gets memory its own graph owns: cudaMallocAsync / cudaFreeAsync captured as memory nodes
-around the launch, the counter's zeroing as a memset node; none of it is torch's (CuPy's calls).
-"""
+"""The device, the stream and the memory a launch uses: one stream per call, current in torch
+and CuPy; workspaces made off-thread or in a capture (docs/runtime.md#streams-and-workspaces)."""
 
 from __future__ import annotations
 
@@ -80,10 +61,8 @@ def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
 
 
 def current_stream_ptr(device: int) -> int:
-    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy default stream),
-    from torch._C._cuda_getCurrentRawStream as Inductor's generated code reads it: an int, where
-    torch.cuda.current_stream() builds a torch.cuda.Stream (a microsecond or more). CUDA builds
-    only, as every caller (CPU tensors have no stream)."""
+    """The raw cudaStream_t of torch's current stream on `device` (0: the legacy one), read as
+    Inductor's code reads it: torch.cuda.current_stream() costs a microsecond more. CUDA only."""
     return torch._C._cuda_getCurrentRawStream(device)
 
 
@@ -94,8 +73,7 @@ def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
         device = torch.cuda.current_device()
         ptr = current_stream_ptr(device)
     else:
-        device = stream.device.index if stream.device.index is not None else 0
-        ptr = stream.cuda_stream
+        device, ptr = stream.device.index or 0, stream.cuda_stream
     with cupy_stream(ptr, device):
         yield
 
@@ -127,7 +105,6 @@ def call_on(t: torch.Tensor, lib: str) -> Iterator[int]:
 
 
 COUNTER_DTYPE = torch.int32  # the last-block ticket counter (the CUDA kernels read it as u32)
-_COUNTER_BYTES = 4
 _ALIGN = 256  # the partials' start and the counter's: as aligned as any cudaMalloc'd pointer
 
 T = TypeVar("T")
@@ -160,7 +137,7 @@ def in_graph(partials_bytes: int, stream_ptr: int) -> Iterator[tuple[int, int]]:
     ptr = runtime.mallocAsync(counter_at + _ALIGN, stream_ptr)
     counter = ptr + counter_at
     try:
-        runtime.memsetAsync(counter, 0, _COUNTER_BYTES, stream_ptr)
+        runtime.memsetAsync(counter, 0, COUNTER_DTYPE.itemsize, stream_ptr)
         yield ptr, counter
     finally:
         runtime.freeAsync(ptr, stream_ptr)

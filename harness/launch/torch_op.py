@@ -27,8 +27,6 @@ _lib.define(f"noop(Tensor x, str variant='{DEFAULT_VARIANT}') -> Tensor")
 def reduce_ladder_sum(
     x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
 ) -> torch.Tensor:
-    if dim is None:
-        return api.reduce_sum(x, variant)
     return api.reduce_sum(x, variant, dim=dim)
 
 
