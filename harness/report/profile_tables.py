@@ -63,16 +63,11 @@ def gmem_tree_sectors(threads: int = 256) -> tuple[int, int]:
     a multiple of 8 elements: the warp's 32 ints straddle one more sector) and write in[tid].
     Then thread 0 reads in[0] and writes one partial. At 256 threads: 100 and 49.
     """
-    loads = stores = 0
-    s = threads // 2
-    while s >= 64:
-        loads += sectors(0, s) + sectors(s, s)
-        stores += sectors(0, s)
-        s //= 2
-    for s in (32, 16, 8, 4, 2, 1):
-        loads += sectors(0, 32) + sectors(s, 32)
-        stores += sectors(0, 32)
-    return loads + 1, stores + 1
+    # (stride s, threads active): the block's steps threads/2 .. 64, then the last warp's 32 .. 1
+    steps = [(s, s) for s in (threads >> k for k in range(1, threads.bit_length())) if s >= 64]
+    steps += [(s, 32) for s in (32, 16, 8, 4, 2, 1)]
+    loads = sum(sectors(0, active) + sectors(s, active) for s, active in steps)
+    return loads + 1, sum(sectors(0, active) for _, active in steps) + 1
 
 
 def seed004_expected(n: int = 2**24, threads: int = 256, itemsize: int = 4) -> dict[str, tuple]:
@@ -120,15 +115,12 @@ def _fmt(x, digits: int = 0) -> str:
     return f"{x:,.{digits}f}" if isinstance(x, float) and digits else f"{round(x):,}"
 
 
-PAIRS = {
-    "gbs": (("gld_gbs", "gst_gbs"), 2),
-    "bank": (("shared_ld_bank_conflicts", "shared_st_bank_conflicts"), 0),
-}
+GBS = ("gld_gbs", "gst_gbs")
+BANK_CONFLICTS = ("shared_ld_bank_conflicts", "shared_st_bank_conflicts")
 
 
-def _pair(k: dict, which: str, sep: str = " / ") -> str:
-    """A kernel's ld / st pair of figures (PAIRS)."""
-    keys, digits = PAIRS[which]
+def _pair(k: dict, keys: tuple[str, str], digits: int = 0, sep: str = " / ") -> str:
+    """A kernel's ld / st pair of figures (GBS, BANK_CONFLICTS)."""
     return sep.join(_fmt(_get(k, key), digits) for key in keys)
 
 
@@ -142,7 +134,7 @@ def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
 
     def ours(vid: str) -> list[str]:
         k = _first(doc, vid, n, dtype)
-        return [*(_fmt(_get(k, key)) for key in ("gld_sectors", "gst_sectors")), _pair(k, "gbs")]
+        return [*(_fmt(_get(k, key)) for key in ("gld_sectors", "gst_sectors")), _pair(k, GBS, 2)]
 
     rows = [[f"{name} (`{vid}`)", _fmt(ld), _fmt(st), *map(_fmt, expected[vid]), *ours(vid)[:2],
              f"{ld_gbs:.2f} / {st_gbs:.2f}", ours(vid)[2]]
@@ -184,7 +176,7 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     rows = [[f"{stage} (`{vid}`)", quoted, _ratio(pct(quoted), base[1]),
              _fmt(dram := _get(k, "dram_throughput_pct"), 2), _ratio(dram, base[0]),
              SEED000_THREADS_PER_WARP.get(stage, ""), _fmt(_get(k, "threads_per_inst"), 2),
-             SEED000_BANK_CONFLICTS.get(stage, ""), "ld " + _pair(k, "bank", " / st "),
+             SEED000_BANK_CONFLICTS.get(stage, ""), "ld " + _pair(k, BANK_CONFLICTS, sep=" / st "),
              SEED000_BARRIER_SHARE.get(stage, ""), "-" if (b := _share(k)) is None else f"{b:.1f}%"]
             for stage, vid, quoted in SEED000_STAGES for k in [ks[vid]]]  # fmt: skip
     note = (
