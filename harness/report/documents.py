@@ -135,17 +135,6 @@ def _bench_rows(doc: Document) -> Iterable[Row]:
     return [r for r in doc.rows if r.median_ms is not None]
 
 
-def _records(kind: str, key: str):
-    """The parser of a family whose documents hold result records under `key`."""
-
-    def parse(path: str, doc: dict) -> Document:
-        out = _head(path, kind, doc)
-        out.records = [ResultRecord.from_json(r) for r in doc.get(key) or [] if "variant" in r]
-        return out
-
-    return parse
-
-
 def _rows(path: str, doc: dict) -> Document:
     out = _head(path, "rows", doc)
     vs = {**(doc.get("versions") or {}), "schema": doc["schema"]}
@@ -164,23 +153,30 @@ def _manifest(path: str, doc: list) -> Document:
 @dataclass(frozen=True)
 class Family:
     """One family of result documents: its kind, its schema string (none: known by its shape),
-    its parser (none: read as it is, the Document's raw, for its own tables) and, where it holds
-    times, its rows."""
+    its parser (none: read as it is, the Document's raw, for its own tables, with the result
+    records under records_key where it holds some) and, where it holds times, its rows."""
 
     kind: str
     schema: str
     rows: Callable[[Document], Iterable[Row]] | None = None
     parser: Callable[[str, dict | list], Document] | None = None
+    records_key: str = ""
 
     def parse(self, path: str, doc: dict | list) -> Document:
-        return self.parser(path, doc) if self.parser else _head(path, self.kind, doc)  # type: ignore[arg-type]
+        if self.parser:
+            return self.parser(path, doc)
+        out = _head(path, self.kind, doc)  # type: ignore[arg-type]
+        if self.records_key:
+            found = doc.get(self.records_key) or []  # type: ignore[union-attr]
+            out.records = [ResultRecord.from_json(r) for r in found if "variant" in r]
+        return out
 
 
 _RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _bench_rows, _bench),
-    Family("host", records.HOST_SCHEMA, _RECORD_ROWS, _records("host", "table")),
-    Family("accuracy", records.ACCURACY_SCHEMA, _RECORD_ROWS, _records("accuracy", "results")),
+    Family("host", records.HOST_SCHEMA, _RECORD_ROWS, records_key="table"),
+    Family("accuracy", records.ACCURACY_SCHEMA, _RECORD_ROWS, records_key="results"),
     Family("rows", records.ROWS_SCHEMA,  # as written
            lambda doc: [r for r in doc.rows if r.median_ms is not None], _rows),
     Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),
