@@ -25,14 +25,14 @@ from harness.report.ladder_table import variant_order
 from harness.report.markdown import num, us
 from harness.report.records import COMPARE_SCHEMA
 
-# source -> (globs inside the folder, read in this order; what its time is)
+# source -> (its files' glob inside the folder, read in name order; what its time is)
 SOURCES = {
-    "ladder": (("ladder-*.json",), "device time of the whole reduction (CUDA events)"),
-    "fastest": (("fastest.json",), "device time, the fastest pair and the peers"),
-    "fastest-more-dtypes": (("fastest-more-dtypes.json",), "device time, every dtype"),
-    "bench": (("bench.json",), "device time (pytest-benchmark sweep, every n)"),
-    "seed004": (("seed004.json",), "device time, seed 004's stages"),
-    "callable": (("callable.json",), "time per call from Python, back to back"),
+    "ladder": ("ladder-*.json", "device time of the whole reduction (CUDA events)"),
+    "fastest": ("fastest.json", "device time, the fastest pair and the peers"),
+    "fastest-more-dtypes": ("fastest-more-dtypes.json", "device time, every dtype"),
+    "bench": ("bench.json", "device time (pytest-benchmark sweep, every n)"),
+    "seed004": ("seed004.json", "device time, seed 004's stages"),
+    "callable": ("callable.json", "time per call from Python, back to back"),
 }
 ENV_FILE = "env.txt"
 BANDWIDTH_BOUND_N = 2**24  # from here the ladder's good stages move data at near the datasheet
@@ -77,9 +77,8 @@ class DeviceRow:
 
 def result_files(folder: Path) -> dict[str, list[Path]]:
     """source -> the files of that source in folder (sorted), only sources that have some."""
-    found = {s: sorted({p for g in globs for p in folder.glob(g) if p.is_file()})
-             for s, (globs, _) in SOURCES.items()}  # fmt: skip
-    return {s: ps for s, ps in found.items() if ps}
+    found = ((s, sorted(p for p in folder.glob(g) if p.is_file())) for s, (g, _) in SOURCES.items())
+    return {s: ps for s, ps in found if ps}
 
 
 def check_folders(folders: Iterable[str | Path]) -> list[Path]:
@@ -94,7 +93,7 @@ def check_folders(folders: Iterable[str | Path]) -> list[Path]:
                 f"{p}: not a folder (expected a device folder like results/nvidia-h200)"
             )
         if not result_files(p):
-            globs = ", ".join(g for gs, _ in SOURCES.values() for g in gs)
+            globs = ", ".join(glob for glob, _ in SOURCES.values())
             raise ReportError(f"{p}: holds no result file ({globs})")
     if len({p.resolve() for p in paths}) != len(paths):
         raise ReportError("a folder is named twice; name each device folder once")
@@ -206,12 +205,12 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
                     f"{us(r.ms[0])} µs on {base.label}, {us(r.ms[k + 1])} µs on {dev.label}: "
                     f"ratio {r.ratios[k]:.2f}, {r.ratios[k] / exp:.2f} x the datasheet's."
                     for r in far[:OUTLIERS]]  # fmt: skip
-    for s, (globs, _) in SOURCES.items():
+    for s, (glob, _) in SOURCES.items():
         have = [r.label for r in runs if s in r.files]
         if have and len(have) < len(runs):
             compared = base.label in have and len(have) > 1
             how = "compared where the folders have it." if compared else "not compared."
-            out.append(f"- {s} ({', '.join(globs)}) is only in {', '.join(have)}: {how}")
+            out.append(f"- {s} ({glob}) is only in {', '.join(have)}: {how}")
     return out
 
 
@@ -273,9 +272,9 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
         f"(every n: compare.json). Compared with {base.label}: "
         + ", ".join(o.label for o in others) + ".", "",
     ]  # fmt: skip
-    for s, (globs, measure) in SOURCES.items():
+    for s, (glob, measure) in SOURCES.items():
         if mine := [r for r in rows if r.source == s]:
-            lines += [f"### {s}", "", f"{measure}; from {', '.join(globs)}.", ""]
+            lines += [f"### {s}", "", f"{measure}; from {glob}.", ""]
             for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
                 n = max(r.n for r in mine if r.dtype == dtype)
                 at = [r for r in mine if r.dtype == dtype and r.n == n]
