@@ -286,8 +286,7 @@ def plot_devices(out_dir: Path, rows: list[DeviceRow], runs: list[DeviceRun]) ->
     """compare_<source>.png per source with rows, in SOURCES order; the names written."""
     names = []
     for s in SOURCES:
-        mine = [r for r in rows if r.source == s]
-        if mine:
+        if mine := [r for r in rows if r.source == s]:
             names.append(f"compare_{s}.png")
             title = f"{s}: time on {runs[0].label} / time on each device"
             plot_device_source(out_dir / names[-1], title, mine, runs)
