@@ -23,6 +23,10 @@
 #     the small-n sweep of cuda/fastest's two paths beside CUB / torch.sum at 2^10..2^16 (~20 s;
 #     experiments.small_n_sweep) -> archive/small-n.txt/.json.
 #     Whole step ~5 min estimated (the bench ~3, the GPU tests ~1).
+#   callable-docs: the three per-call documents the report reads (~6 min): callable-families.json
+#     (the pairs, one multi-pass variant a backend and the peers, --rounds 3, every n),
+#     callable-ladder.json (every variant, n = 2^10..2^30 by 16x) and callable-native.json (the
+#     same, REDUCE_LADDER_NATIVE=1), with their captures in archive/
 #   accuracy: every float32 variant and the peers on the accuracy battery at 2^20 and 2^25, ulps vs
 #     the exact sum, and the reproducible variants' bits over the fixed inputs (~2-3 min
 #     estimated: ~1 min of CPU-side data and exact sums, Triton compiles, ~1 min of GPU tests)
@@ -131,6 +135,21 @@ for step in $steps; do
       CUPY_ACCELERATORS=cub python3 -m harness bench callable ${CALLABLE_OPTS:-} \
         --json "$F/callable.json" > "$F/archive/callable.txt" 2>&1 || status=1
       tail -n 40 "$F/archive/callable.txt"
+      ;;
+    callable-docs)
+      # the three per-call documents the report reads (--callable, in this order; ~6 min)
+      note "per call: the pairs and one multi-pass variant a backend, 3 rounds, every n"
+      CUPY_ACCELERATORS=cub python3 -m harness bench callable --rounds 3 --variants cuda/fastest \
+        triton/fastest cuda/reproducible triton/reproducible cuda/v8-shuffle-chunked \
+        triton/chunked-1024 torch.sum 'torch.sum out=' cupy.sum-cub 'torch.compile sum' \
+        --json "$F/callable-families.json" > "$F/archive/callable-families.txt" 2>&1 || status=1
+      note "per call: every variant, the default launch, then the native one"
+      sizes="2^10 2^14 2^18 2^22 2^26 2^30"
+      CUPY_ACCELERATORS=cub python3 -m harness bench callable --sizes $sizes \
+        --json "$F/callable-ladder.json" > "$F/archive/callable-ladder.txt" 2>&1 || status=1
+      REDUCE_LADDER_NATIVE=1 CUPY_ACCELERATORS=cub python3 -m harness bench callable --sizes $sizes \
+        --json "$F/callable-native.json" > "$F/archive/callable-native.txt" 2>&1 || status=1
+      tail -n 3 "$F/archive/callable-native.txt"
       ;;
     accuracy)
       note "accuracy: ulps vs the exact sum; the reproducible variants' bits"

@@ -21,6 +21,7 @@ def callable_bench(argv: list[str]) -> int:
         ["--json", "x.json", "--sizes", "2^"],
         ["--json", "x.json", "--variants", "api cuda/nope"],
         ["--json", "x.json", "--reps", "0"],
+        ["--json", "x.json", "--rounds", "0"],
     ],
 )
 def test_usage_errors_exit_2_before_any_work(argv, tmp_path):
@@ -80,10 +81,15 @@ def test_native_launches_are_named_in_the_entry_ids(monkeypatch):
     from harness.launch import rebind
 
     monkeypatch.setattr(rebind, "DEFAULT_MODE", {"cuda": "native", "triton": "native"})
-    ids = set(call_entries.entries(["cuda/fastest", "cuda/reproducible", "cuda/v3-sequential"]))
-    for native in ("cuda/fastest native", "cuda/reproducible native"):
+    vids = ["cuda/fastest", "cuda/reproducible", "cuda/v8-shuffle-chunked", "cuda/004-gmem"]
+    ids = set(call_entries.entries(vids))
+    for native in (
+        "cuda/fastest native",
+        "cuda/reproducible native",
+        "cuda/v8-shuffle-chunked native",
+    ):
         assert {f"api {native}", f"api {native} out=", f"op {native}"} <= ids
-    assert {"api cuda/v3-sequential", "op cuda/v3-sequential"} <= ids  # launched from Python
+    assert {"api cuda/004-gmem", "op cuda/004-gmem"} <= ids  # in place: launched from Python
 
 
 def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path, capsys):
@@ -222,3 +228,43 @@ def test_callable_targets_say_met_or_missed_with_the_worst_case(tmp_path):
         met[2].startswith("- every other variant's call within 2 us") and "met on all 1" in met[2]
     )
     assert "## Targets" in tables.callable_markdown(calls, [rec("cuda/fastest", 5.0)])
+    # natively launched: against the native fastest's overhead, in a verdict of its own
+    doc["rows"] += _call_rows(
+        **{"api cuda/fastest native": 6.0, "api cuda/v3-sequential native": 12.5}
+    )
+    path.write_text(json.dumps(doc))
+    got = tables.callable_targets(
+        tables.load_callable(path), [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 9.0)]
+    )  # native overhead 6 - 5 = 1 us: 12.5 - 9 - 1 = +2.5 us
+    assert got[-1] == ("- every other variant's call (native launcher) within 2 us of its device "
+                       "time plus its backend's fastest call overhead: missed on 1 of 1; the most "
+                       "over: api cuda/v3-sequential native float32 2^10, +2.5 us")  # fmt: skip
+
+
+def test_rounds_measure_one_input_s_cases_in_turn_and_merge_their_medians(monkeypatch):
+    """suites.run(rounds=3): the cases of one (dtype, n) measured in turn, three times over, then
+    the next input's; each case's row the median of its rounds' medians, p10..p90 their spread; a
+    round that failed is the row."""
+    from dataclasses import replace
+
+    from harness.studies import suites
+
+    order, times = [], {"a": [3.0, 1.0, 2.0], "b": [5.0, 4.0, 6.0], "c": [1.0, 1.0, 1.0]}
+
+    def measure(case, reps, timed):
+        order.append((case.variant, case.n))
+        ms = times[case.variant].pop(0) if case.n == 1024 else 1.0
+        bad = case.variant == "c" and len(times["c"]) == 1  # c's second round fails
+        return [Row("GPU", "fake", case.variant, "", "float32", case.n, "call", None if bad else ms,
+                    min_ms=ms, reps=5, check="error" if bad else "ok")]  # fmt: skip
+
+    fake = replace(suites.get("callable"), name="fake", measure=measure)
+    monkeypatch.setitem(suites.SUITES, "fake", fake)
+    found = [suites.Case("fake", v, "float32", n) for n in (1024, 4096) for v in "abc"]
+    rows = suites.run(found, rounds=3)
+    assert order == [(v, n) for n in (1024, 4096) for _ in range(3) for v in "abc"]
+    a, b, c = rows[:3]
+    assert (a.median_ms, a.min_ms, a.reps, a.info["rounds"]) == (2.0, 1.0, 3, 3)
+    assert a.p10_ms < 2.0 < a.p90_ms and (b.median_ms, b.min_ms) == (5.0, 4.0)
+    assert c.check == "error" and c.median_ms is None
+    assert len(rows) == 6 and suites.run(found[3:4], rounds=1)[0].info == {}

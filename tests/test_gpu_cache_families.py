@@ -221,7 +221,10 @@ def test_a_first_call_inside_a_capture_says_so_and_leaves_it_valid(vid, needs_cu
 @pytest.mark.parametrize("vid", SOME)
 def test_a_warm_call_makes_no_cupy_stream_and_no_host_sync(vid, needs_cupy, monkeypatch):
     """Once warm, a call (hot path, and the checked path's cached launch) neither makes nor
-    enters a CuPy stream object, and torch sees no synchronizing call."""
+    enters a CuPy stream object, nor goes through Triton's JIT (a Triton pass is launched bound),
+    and torch sees no synchronizing call."""
+    from triton.runtime.jit import JITFunction
+
     x = data(vid, 2**20 + 5, "int")
     want = uncached(vid, x)
     harness.reduce_sum(x, vid)
@@ -231,8 +234,12 @@ def test_a_warm_call_makes_no_cupy_stream_and_no_host_sync(vid, needs_cupy, monk
     def no_stream(*args, **kwargs):
         raise AssertionError("a CuPy stream object was made or entered per call")
 
+    def no_jit(*args, **kwargs):
+        raise AssertionError("a warm call went through Triton's JIT")
+
     for name in ("cupy_stream", "on_torch_stream"):
         monkeypatch.setattr(stream, name, no_stream)
+    monkeypatch.setattr(JITFunction, "run", no_jit)
     torch.cuda.set_sync_debug_mode("error")
     try:
         got = [harness.reduce_sum(x, vid) for _ in range(3)]

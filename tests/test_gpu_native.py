@@ -1,5 +1,6 @@
 """The native launch (harness.launch.native, rebind's "native" mode) on the GPU, for the fastest
-and the reproducible pairs: built once, the same bits as the uncached plan and as the default
+and the reproducible pairs and the multi-pass ladder (seed 004's in-place kernels excepted, which
+keep the Python launch): built once, the same bits as the uncached plan and as the default
 Python launch for every dtype, size and alignment, through reduce_sum's hot path (result
 allocated in C++) and with out=, from threads at
 once, on a second stream, and inside a CUDA-graph capture (which launches its Python twin). Skipped
@@ -17,7 +18,10 @@ from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.gpu
 FASTEST = ["cuda/fastest", "triton/fastest"]
-NATIVE = [*FASTEST, "cuda/reproducible", "triton/reproducible"]  # every family launched natively
+MULTI_PASS = ["cuda/v4-split-256", "cuda/v8-shuffle-chunked", "cuda/001-v4-smem",
+              "triton/tile-256", "triton/chunked-1024"]  # fmt: skip
+NATIVE = [*FASTEST, "cuda/reproducible", "triton/reproducible", *MULTI_PASS]  # every family
+IN_PLACE = ["cuda/v0-gmem-interleaved", "cuda/004-gmem"]  # a copy first: the Python launch
 CASES = [(vid, d) for vid in NATIVE for d in catalogue.get(vid).dtypes]
 SIZES = (1, 17, 1000, 2**12 + 5, 2**16 + 3, 2**20 + 7, 2**24 + 1)
 
@@ -67,7 +71,7 @@ def test_native_equals_the_default_launch_on_float_data(vid):
         want = torch.empty((), device="cuda")
         py(x, want)
         assert verify.same_bits(harness.reduce_sum(x, vid), want), n
-        if vid != "triton/reproducible":  # the others take a ticket: back at 0
+        if vid in (*FASTEST, "cuda/reproducible"):  # they take a ticket: back at 0
             assert int(plan_cache.default().get(v, "float32", x).workspace[-1].item()) == 0
 
 
@@ -107,3 +111,15 @@ def test_native_on_a_second_stream_and_in_a_graph(vid):
         graph.replay()
         torch.cuda.synchronize()
         assert verify.same_bits(out, want)
+
+
+@pytest.mark.parametrize("vid", IN_PLACE)
+def test_an_in_place_chain_keeps_the_python_launch_and_its_sum(vid):
+    x = verify.seed_like_input(2**20 + 7, "int32", "cuda")
+    keep = x.clone()
+    want = fresh_sum(vid, x)
+    for _ in range(2):
+        assert verify.same_bits(harness.reduce_sum(x, vid), want)
+    assert torch.equal(x, keep)  # the chain works on its copy
+    launch = plan_cache.default().get(catalogue.get(vid), "int32", x)
+    assert launch.mode == "" and launch.call is None

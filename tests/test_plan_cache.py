@@ -479,17 +479,22 @@ def test_pack_lays_out_the_driver_launch_parameters():
 
 
 def test_a_driver_kernel_as_a_native_step_writes_x_and_out_per_call():
-    """DriverKernel.step, what the native launch of a CUDA entry adds: x's and out's slots first
-    (written per call), the fixed pointers, then the scalars as integers."""
+    """DriverKernel.step, what the native launch of a CUDA entry adds: its pointers in order (the
+    placeholders X and OUT become slots written per call), then the scalars as integers; a
+    middle pass of a chain has neither."""
     import numpy as np
 
     k = rebind.DriverKernel.__new__(rebind.DriverKernel)  # no GPU: the fields step reads
     k.function, k.grid, k.scalars = 0xF00, (80, 256, 0), (np.uint64(5003),)
     fixed = [torch.empty(4), torch.empty(1, dtype=torch.int32)]
-    step = k.step(*fixed)
+    step = k.step(rebind.X, rebind.OUT, *fixed)
     params = [0, 0, fixed[0].data_ptr(), fixed[1].data_ptr(), 5003]
     assert step == (0xF00, 80, 256, 0, params, [0], [0], 1)
     assert all(type(p) is int for p in step[4])
+    middle = k.step(fixed[0].data_ptr(), 0x2000)
+    assert middle == (0xF00, 80, 256, 0, [fixed[0].data_ptr(), 0x2000, 5003], [], [], -1)
+    first, last = k.step(rebind.X, 0x2000), k.step(0x2000, rebind.OUT)
+    assert (first[5], first[7], last[5], last[7]) == ([0], -1, [], 1)
 
 
 def test_native_or_keeps_the_python_launch_where_the_launcher_is_unavailable(monkeypatch):

@@ -84,15 +84,18 @@ def cuda_pass(variant: Variant, dtype: str, p: Pass, itemsize: int) -> tuple:
     return cuda_loader.kernel(variant, dtype), p.blocks, launch.threads, smem, scalars
 
 
-def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tensor], None]:
+def triton_pass_args(variant: Variant, p: Pass) -> tuple:
+    """Pass p of a multi-pass Triton variant: (kernel, grid, scalars after (in, out), meta)."""
     from triton_kernels import tiles
 
-    fn = getattr(tiles, variant.kernel)
     launch = variant.launch
-    grid, n, meta = (p.blocks,), p.n, launch.mapping.triton_meta(launch)
-    if launch.mapping.triton_takes_per_thread:
-        return lambda inp, out: fn[grid](inp, out, n, p.per_thread, **meta)
-    return lambda inp, out: fn[grid](inp, out, n, **meta)
+    scalars = (p.n, p.per_thread) if launch.mapping.triton_takes_per_thread else (p.n,)
+    return getattr(tiles, variant.kernel), (p.blocks,), scalars, launch.mapping.triton_meta(launch)
+
+
+def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tensor], None]:
+    fn, grid, scalars, meta = triton_pass_args(variant, p)
+    return lambda inp, out: fn[grid](inp, out, *scalars, **meta)
 
 
 def _cuda_launch(

@@ -16,7 +16,6 @@ import torch
 
 from harness.core import passes
 from harness.core.catalogue import Variant
-from harness.core.mappings import REPRODUCIBLE
 from harness.launch import native, single_launch
 from harness.launch.stream import cupy_importable, in_graph
 
@@ -122,10 +121,9 @@ def native_or(go: Go, stream_ptr: int, proto: torch.Tensor, steps: Steps) -> tup
 
 
 def native_launch(variant: Variant, mode: str) -> bool:
-    """Whether `mode` launches `variant` natively (on a GPU, where the launcher builds): the
-    single-launch family here, the reproducible pair in rebind_passes."""
-    m = variant.launch.mapping
-    return mode == "native" and (m.one_launch or m is REPRODUCIBLE)
+    """Whether `mode` launches `variant` natively (on a GPU, where the launcher builds): every
+    family but seed 004's in-place kernels, whose chain starts with a copy, not a launch."""
+    return mode == "native" and not variant.launch.in_place
 
 
 X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call (real values >= 0)
@@ -183,7 +181,7 @@ def _cuda(
         launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
 
     go_driver.keep = k  # the packed parameters live as long as the launch
-    return go_driver, with_driver, blocks, lambda: [k.step(partials, counter)]
+    return go_driver, with_driver, blocks, lambda: [k.step(X, OUT, partials, counter)]
 
 
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
@@ -217,12 +215,41 @@ class DriverKernel:
         fn = self.function
         self.launch_kernel(fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
 
-    def step(self, *fixed: torch.Tensor) -> tuple:
-        """This launch as a native step (native_launch.cpp's Launch.add): x's pointer and out's
-        written per call, then `fixed`'s pointers and the scalars as given here."""
+    def step(self, *pointers: int | torch.Tensor) -> tuple:
+        """This launch as a native step (native_launch.cpp's Launch.add): its pointer parameters
+        (tensors, addresses, or the placeholders X and OUT, written per call), then its scalars."""
         blocks, threads, smem = self.grid
-        params = [0, 0, *(t.data_ptr() for t in fixed), *map(int, self.scalars)]
-        return (self.function, blocks, threads, smem, params, [0], [0], 1)
+        ptrs = [p.data_ptr() if isinstance(p, torch.Tensor) else p for p in pointers]
+        xs = [i for i, p in enumerate(ptrs) if p == X]
+        out = ptrs.index(OUT) if OUT in ptrs else -1
+        params = [max(p, 0) for p in ptrs] + [*map(int, self.scalars)]
+        return (self.function, blocks, threads, smem, params, xs, [0] * len(xs), out)
+
+
+class BoundTriton:
+    """One Triton kernel launched "bound" (triton_launcher), as DriverKernel is a CUDA one: compiled
+    once against `args` (tensors like a call's where its pointers go: n and `x_ptr % 16` must be
+    in the caller's cache key), then per call the pointers of the tensors given, in order."""
+
+    def __init__(self, kernel, grid: int, args: tuple, meta: dict):
+        self.launch, self.grid = triton_launcher(kernel, (grid,), args, meta), grid
+        self.slots = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+        self.values = [*args, *(meta[name] for name in kernel.arg_names[len(args) :])]
+
+    def _with(self, pointers: Sequence[int]) -> list:
+        values = self.values[:]
+        for slot, p in zip(self.slots, pointers, strict=True):
+            values[slot] = p
+        return values
+
+    def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
+        self.launch(stream, self._with([t.data_ptr() for t in tensors]))
+
+    def step(self, *pointers: int | torch.Tensor) -> tuple:
+        """As DriverKernel.step: the placeholders X and OUT written per call."""
+        ptrs = [p.data_ptr() if isinstance(p, torch.Tensor) else p for p in pointers]
+        xs, out = ({X: 0} if X in ptrs else {}), (OUT if OUT in ptrs else None)
+        return triton_step(self.launch.compiled, self.grid, tuple(self._with(ptrs)), xs, out)
 
 
 def _triton(

@@ -14,7 +14,7 @@ from harness.core.mappings import REPRODUCIBLE
 from harness.core.passes import plan_passes
 from harness.launch import rebind, reproducible_plan
 from harness.launch.errors import no_room
-from harness.launch.plan import cuda_pass, need, triton_pass
+from harness.launch.plan import cuda_pass, need, triton_pass, triton_pass_args
 from harness.launch.stream import COUNTER_DTYPE, off_thread
 
 
@@ -22,9 +22,9 @@ def bind(
     variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
 ) -> rebind.BoundLaunch:
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
-    "native" (default: rebind.DEFAULT_MODE's) launches the reproducible pair natively."""
+    "native" (default: rebind.DEFAULT_MODE's) launches it natively where rebind.native_launch."""
     family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
-    # steps: the native launch's, given the workspace (the reproducible pair's; else None)
+    # steps: the native launch's, given the workspace (None under Triton's interpreter)
     blocks, alloc, run, what, steps = family(variant, dtype, x)
 
     def make() -> list[torch.Tensor]:
@@ -49,7 +49,7 @@ def bind(
             run(x, out, graphs, stream)
 
     call, mode = None, mode or rebind.DEFAULT_MODE[variant.backend]
-    if steps is not None and x.is_cuda and rebind.native_launch(variant, mode):
+    if steps is not None and rebind.native_launch(variant, mode):  # None: the interpreter
         go, call = rebind.native_or(go, stream_ptr, proto, lambda: steps(own))
     mode = "native" if call is not None else ""
     return rebind.BoundLaunch(
@@ -58,7 +58,8 @@ def bind(
 
 
 def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
-    """plan.Plan's chain: the input (or its scratch copy), then each pass's partials, then out."""
+    """plan.Plan's chain: the input (or its scratch copy), then each pass's partials, then out;
+    natively (rebind's "native" mode) where the chain starts from x itself."""
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
     device, n, dt = x.device, x.numel(), x.dtype  # never x itself: the entry outlives it
@@ -68,13 +69,22 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         return scratch + [torch.empty(p.blocks, dtype=dt, device=device) for p in passes[:-1]]
 
     if variant.backend == "cuda":
-        dev = x.get_device()
-        steps = []
+        dev, steps = x.get_device(), []
         for p in passes:
             kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, x.element_size())
             steps.append(rebind.DriverKernel(kern, dev, (blocks, threads, smem), 2, scalars))
-    else:
-        # on torch's current stream: the entry's on every path that reaches it
+    elif x.is_cuda:
+        # "bound", as the fastest pair's (rebind.triton_launcher): each pass compiled once against
+        # tensors like a call's (x itself, partials and a result from torch's allocator), then
+        # launched with its pointers, skipping the JIT's per-call binding (about 28 us a launch)
+        with no_room(f"{variant.id} needs {need(variant, passes[:-1], x)}; the allocation failed"):
+            res = torch.empty(1, dtype=dt, device=device)
+            chain = [x, *make(), res][launch.in_place :]  # in place: from the scratch copy, not x
+        steps = []
+        for p, i, o in zip(passes, chain, chain[1:], strict=False):
+            kernel, grid, scalars, meta = triton_pass_args(variant, p)
+            steps.append(rebind.BoundTriton(kernel, grid[0], (i, o, *scalars), meta))
+    else:  # Triton's interpreter: the JIT's own path, on torch's current stream
         triton = [triton_pass(variant, p) for p in passes]
         steps = [lambda ts, stream, go=go: go(*ts) for go in triton]
     in_place = launch.in_place
@@ -90,7 +100,12 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for step, i, o in zip(steps, ins, outs, strict=True):
             step((i, o), stream)
 
-    return passes[0].blocks, make, run, need(variant, passes[:-1], x), None
+    def native_steps(ws: list[torch.Tensor]) -> list[tuple]:  # x into the first, out from the last
+        chain = [rebind.X, *(t.data_ptr() for t in ws), rebind.OUT]
+        return [step.step(i, o) for step, i, o in zip(steps, chain, chain[1:], strict=False)]
+
+    native = native_steps if x.is_cuda and not in_place else None  # in place: a copy comes first
+    return passes[0].blocks, make, run, need(variant, passes[:-1], x), native
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
@@ -114,7 +129,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        return blocks, make, run, what, lambda ws: [k.step(*ws)]  # (x, out, phi, plo, counter, n)
+        return blocks, make, run, what, lambda ws: [k.step(rebind.X, rebind.OUT, *ws)]
 
     from triton_kernels import reproducible as tr
 
@@ -129,28 +144,20 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     # a caller's out= is a whole element, which is all the final kernel's one store assumes).
     import triton.language as tl
 
-    scalars = tr.chunk_scalars(n)
-    out_tl = tl.float64 if dtype == "float64" else tl.float32
+    scalars, out_tl = tr.chunk_scalars(n), tl.float64 if dtype == "float64" else tl.float32
     with no_room(f"{variant.id} needs {what}; the allocation failed"):
-        probe = make()  # what the kernels are compiled against: allocations like a call's
+        phi, plo = make()  # what the kernels are compiled against: allocations like a call's
         res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
-    chunk_meta, final_meta = tr.chunk_meta(), tr.final_meta(out_tl)
-    grid = (max(1, min(blocks, m)),)
-    launcher, step, X, OUT = rebind.triton_launcher, rebind.triton_step, rebind.X, rebind.OUT
-    chunks = launcher(tr.reproducible_chunks_kernel, grid, (x, *probe, *scalars), chunk_meta)
-    final = launcher(tr.reproducible_final_kernel, (1,), (*probe, res, m), final_meta)
-    constants = (chunk_meta["LANES"], chunk_meta["UNROLL"])
+    grid = max(1, min(blocks, m))
+    kernels = (tr.reproducible_chunks_kernel, tr.reproducible_final_kernel)
+    chunks = rebind.BoundTriton(kernels[0], grid, (x, phi, plo, *scalars), tr.chunk_meta())
+    final = rebind.BoundTriton(kernels[1], 1, (phi, plo, res, m), tr.final_meta(out_tl))
 
     def run_bound(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], s: int) -> None:
-        phi, plo = ws[0].data_ptr(), ws[1].data_ptr()
-        chunks(s, (x.data_ptr(), phi, plo, *scalars, *constants))
-        final(s, (phi, plo, out.data_ptr(), m, final_meta["LANES"], out_tl))
+        chunks((x, *ws), s)
+        final((*ws, out), s)
 
     def steps(ws: list[torch.Tensor]) -> list[tuple]:
-        phi, plo, lanes = ws[0].data_ptr(), ws[1].data_ptr(), final_meta["LANES"]
-        return [
-            step(chunks.compiled, grid[0], (X, phi, plo, *scalars, *constants), {X: 0}),
-            step(final.compiled, 1, (phi, plo, OUT, m, lanes, out_tl), {}, OUT),
-        ]
+        return [chunks.step(rebind.X, *ws), final.step(*ws, rebind.OUT)]
 
     return blocks, make, run_bound, what, steps

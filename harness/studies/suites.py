@@ -9,11 +9,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
+from itertools import groupby
 
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
+from harness.core.timing import Timing
 from harness.report import axis_tables, documents, tables
 from harness.report.records import NO_GPU, ResultRecord, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, session
@@ -176,16 +178,39 @@ def run(
     reps: int | None = None,
     progress: Callable[[Case, list[Row]], None] | None = None,
     timed: bool = True,
+    rounds: int = 1,
 ) -> list[Row]:
     """Every case measured in order (a failure inside is a row's check: "error" / "wrong", never
     raised); progress(case, its rows) after each. timed=False: a record suite's cases checked
-    only (`reduce-ladder check`, and on the CPU the interpreted twins)."""
+    only (`reduce-ladder check`, and on the CPU the interpreted twins). rounds > 1: the cases of
+    one input (dtype, n, config) measured in turn `rounds` times, so that a slow spell of the
+    host falls on every case of that input rather than on one; each row then merged (merge)."""
     out: list[Row] = []
-    for c in found:
-        rs = get(c.suite).measure(c, reps, timed)
-        out += rs
-        if progress:
-            progress(c, rs)
+    for _, same_input in groupby(found, key=lambda c: (c.dtype, c.n, c.config)):
+        group = list(same_input)
+        measured = [[get(c.suite).measure(c, reps, timed) for c in group] for _ in range(rounds)]
+        for c, *got in zip(group, *measured, strict=True):
+            rs = got[0] if rounds == 1 else merge(got)
+            out += rs
+            if progress:
+                progress(c, rs)
+    return out
+
+
+def merge(rounds: list[list[Row]]) -> list[Row]:
+    """One case's rows of several rounds as one set: where every round's row of a metric was
+    measured, a row whose samples are the rounds' medians (median of the medians; min, p10 and
+    p90 of the rounds' medians: the spread between runs; reps: the rounds), info["rounds"]
+    saying so; else the first round's row that failed or was not timed, as it is."""
+    out = []
+    for i, row in enumerate(rounds[0]):
+        same = [rs[i] for rs in rounds if i < len(rs) and rs[i].metric == row.metric]
+        failed = [r for r in same if r.check != "ok" or r.median_ms is None]
+        if failed or len(same) < len(rounds):
+            out.append(failed[0] if failed else row)
+        else:
+            t = Timing.of([r.median_ms for r in same])
+            out.append(replace(row, **t.record(), info={**row.info, "rounds": len(same)}))
     return out
 
 
@@ -195,7 +220,7 @@ def failed(rows: Iterable[Row]) -> list[Row]:
     return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
 
 
-def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
+def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1) -> int:
     """The cases measured, their ROWS document written (json_path, checked before), a table per
     dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
     these ids count), else 0. `bench` and `fastest-bench` (harness.cli.bench) both end here."""
@@ -203,7 +228,7 @@ def run_suite(name, found, json_path, options, reps=None, counted=None) -> int:
     if name == "fastest":
         from triton_kernels.fastest import chosen
     t0 = time.time()
-    rows = run(found, reps, progress=_progress)
+    rows = run(found, reps, progress=_progress, rounds=rounds)
     head = {"triton_configs": chosen()} if chosen else {}
     doc = rows_document(rows, suite=name, device=device.device_info(), options=options,
                         wall_s=time.time() - t0, **head)  # fmt: skip
