@@ -268,3 +268,19 @@ def test_rounds_measure_one_input_s_cases_in_turn_and_merge_their_medians(monkey
     assert a.p10_ms < 2.0 < a.p90_ms and (b.median_ms, b.min_ms) == (5.0, 4.0)
     assert c.check == "error" and c.median_ms is None
     assert len(rows) == 6 and suites.run(found[3:4], rounds=1)[0].info == {}
+
+
+def test_a_page_of_rounds_says_how_far_apart_they_were():
+    from harness.report import tables
+
+    def row(entry, med, p10, p90, rounds=3):
+        info = {"rounds": rounds} if rounds else {}
+        return Row("GPU", "callable", entry, "api", "float32", 1024, "call", med / 1e3,
+                   p10_ms=p10 / 1e3, p90_ms=p90 / 1e3, info=info)  # fmt: skip
+
+    rows = [row("torch.sum", 10, 9, 11), row("api a/b", 10, 10, 10), row("api c/d", 10, 5, 25)]
+    got = tables._spread(rows)
+    assert got[1] == ("3 cells are the median of 3 rounds measured in turn; their rounds' p10..p90 "
+                      "spread: 20% of the median in the middle cell, at most 200% (api c/d "
+                      "float32 2^10).")  # fmt: skip
+    assert tables._spread([row("torch.sum", 10, 9, 11, rounds=None)]) == []

@@ -280,11 +280,22 @@ def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) 
     calls = _calls(doc)
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
-           "fast as torch.sum).", "", "## Targets", "", *callable_targets(doc, records or []),
-           ""]  # fmt: skip
+           "fast as torch.sum).", *_spread(calls), "", "## Targets", "",
+           *callable_targets(doc, records or []), ""]  # fmt: skip
     for dtype in dict.fromkeys(r.dtype for r in calls):
         out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
+
+
+def _spread(calls: list[Row]) -> list[str]:
+    """Where rows are medians of rounds (bench --rounds): how far apart the rounds were."""
+    rel = sorted(((r.p90_ms - r.p10_ms) / r.median_ms, r) for r in calls if r.info.get("rounds"))
+    if not rel:
+        return []
+    (mid, _), (top, r) = rel[len(rel) // 2], rel[-1]
+    return ["", f"{len(rel)} cells are the median of {r.info['rounds']} rounds measured in turn; "
+            f"their rounds' p10..p90 spread: {mid:.0%} of the median in the middle cell, at most "
+            f"{top:.0%} ({r.variant} {r.dtype} {size_label(r.n)})."]  # fmt: skip
 
 
 def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
