@@ -60,6 +60,25 @@ def test_the_default_launch_mode_equals_the_uncached_plan(vid, needs_cupy):
         launch(x, out)
         assert verify.same_bits(out, fresh_sum(vid, x)), n
         assert int(launch.workspace[1].item()) == 0  # the ticket counter is back at 0
+        # CuPy is here: both backends' kernels go through its cuLaunchKernel binding
+        assert isinstance(launch.go.keep, rebind.DriverKernel)
+
+
+def test_a_triton_kernel_through_the_driver_equals_its_own_launcher(needs_cupy):
+    """rebind.BoundTriton launches through DriverKernel.of_triton where it can: the same sum as
+    Triton's own launcher, the tensors' pointers written per call."""
+    from triton_kernels import tiles
+
+    x, outs = torch.randn(3 * 2**16 + 5, device="cuda"), torch.empty(2, 8192, device="cuda")
+    grid, n = (x.numel() + 255) // 256, x.numel()
+    k = rebind.BoundTriton(
+        tiles.adjacent_tiles_kernel, grid, (x, outs[0], n), {"BLOCK": 256, "TILES": 1}
+    )
+    assert k.driver is not None
+    k((x, outs[0]), torch.cuda.current_stream().cuda_stream)
+    k.launch(torch.cuda.current_stream().cuda_stream, k._with([x.data_ptr(), outs[1].data_ptr()]))
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0][:grid], outs[1][:grid])
 
 
 @pytest.mark.parametrize("vid", FASTEST)

@@ -119,7 +119,7 @@ def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeyp
 
     got = [row("api cuda/fastest", 9.5), row("launch cuda/fastest cupy-driver", 8.0),
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
-    monkeypatch.setattr(suites, "run", lambda found, reps, progress=None: got)
+    monkeypatch.setattr(suites, "run", lambda found, reps, progress=None, rounds=1: got)
     out = tmp_path / "c.json"
     assert suites.run_suite("callable", [], str(out), {"sizes": ["2^10"]}) == 1
     printed = capsys.readouterr().out

@@ -127,13 +127,15 @@ def native_launch(variant: Variant, mode: str) -> bool:
 
 
 X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call (real values >= 0)
+SLOT = -(2**40)  # BoundTriton's: SLOT - i for its i-th tensor (no real argument is negative)
 
 
-def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int | None = None):
-    """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
-    `values` its arguments in order with placeholders, `xs` each x placeholder's byte offset,
-    `out` the output's placeholder (None: the step writes no output); NativeUnavailable where
-    Triton's own launcher would do more (docs/runtime.md#cached-launches says what)."""
+def driver_params(compiled, values: Sequence) -> list[int]:
+    """A compiled Triton kernel's parameters as the driver takes them, from all its arguments in
+    order (ints; placeholders < 0 allowed): those that are not constexpr, then the scratch
+    pointers Triton's launcher appends (0 to 2 by version, null when the kernel needs no scratch;
+    counted from the PTX entry); NativeUnavailable where Triton's own launcher would do more
+    (docs/runtime.md#cached-launches says what)."""
     md, sig = compiled.metadata, getattr(getattr(compiled, "src", None), "signature", None)
     needs_more = (
         getattr(md, "global_scratch_size", 0) or getattr(md, "profile_scratch_size", 0)
@@ -143,15 +145,20 @@ def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int
     kept = [] if not isinstance(sig, dict) or len(sig) != len(values) else [
         v for v, ty in zip(values, sig.values(), strict=True) if ty != "constexpr"
     ]  # fmt: skip
-    # after the values that are not constexpr, the scratch pointers Triton's launcher appends (0
-    # to 2 by version, null when the kernel needs no scratch; counted from the PTX entry)
     entry = compiled.asm.get("ptx", "").partition(".entry")[2].partition(")")[0]
     extra = entry.count(".param") - len(kept)
     if needs_more or not kept or not all(type(v) is int for v in kept) or not 0 <= extra <= 2:
         raise native.NativeUnavailable(
             "this Triton kernel's launch is not one the native launcher makes; the default is used"
         )
-    params = kept + [0] * extra
+    return kept + [0] * extra
+
+
+def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int | None = None):
+    """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
+    `values` its arguments in order with placeholders, `xs` each x placeholder's byte offset,
+    `out` the output's placeholder (None: the step writes no output); driver_params' error."""
+    md, params = compiled.metadata, driver_params(compiled, values)
     fixed, slots = [max(v, 0) for v in params], [params.index(p) for p in xs]
     out_slot = -1 if out is None else params.index(out)
     step = (compiled.function, grid, md.num_warps * 32, md.shared, fixed, slots, [*xs.values()])
@@ -215,6 +222,28 @@ class DriverKernel:
         fn = self.function
         self.launch_kernel(fn, blocks, 1, 1, threads, 1, 1, smem, stream, self.params_addr, 0)
 
+    @classmethod
+    def of_triton(cls, compiled, grid: int, values: Sequence, slots: Sequence[int]):
+        """A compiled Triton kernel launched the same way, its parameters (driver_params) packed
+        once, each held in 8 bytes (the driver reads a 4-byte one's low half), `slots` the
+        placeholders in values written per call, in order; None where CuPy does not import or
+        Triton's own launcher would do more (then that is used)."""
+        if not cupy_importable():
+            return None
+        try:
+            params = driver_params(compiled, values)
+        except native.NativeUnavailable:
+            return None
+        from cupy_backends.cuda.api.driver import launchKernel
+
+        k, md = cls.__new__(cls), compiled.metadata
+        cells = [ctypes.c_uint64(max(p, 0)) for p in params]
+        array = (ctypes.c_void_p * len(cells))(*(ctypes.addressof(c) for c in cells))
+        k.function, k.launch_kernel, k.scalars = compiled.function, launchKernel, ()
+        k.grid, k.keep = (grid, md.num_warps * 32, md.shared), (cells, array)
+        k.slots, k.params_addr = [cells[params.index(s)] for s in slots], ctypes.addressof(array)
+        return k
+
     def step(self, *pointers: int | torch.Tensor) -> tuple:
         """This launch as a native step (native_launch.cpp's Launch.add): its pointer parameters
         (tensors, addresses, or the placeholders X and OUT, written per call), then its scalars."""
@@ -234,7 +263,10 @@ class BoundTriton:
     def __init__(self, kernel, grid: int, args: tuple, meta: dict):
         self.launch, self.grid = triton_launcher(kernel, (grid,), args, meta), grid
         self.slots = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-        self.values = [*args, *(meta[name] for name in kernel.arg_names[len(args) :])]
+        self.values = [a.data_ptr() if i in self.slots else a for i, a in enumerate(args)]
+        self.values += [meta[name] for name in kernel.arg_names[len(args) :]]  # no tensor kept
+        held = [SLOT - i for i in range(len(self.slots))]  # the tensors' placeholders
+        self.driver = DriverKernel.of_triton(self.launch.compiled, grid, self._with(held), held)
 
     def _with(self, pointers: Sequence[int]) -> list:
         values = self.values[:]
@@ -243,7 +275,10 @@ class BoundTriton:
         return values
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
-        self.launch(stream, self._with([t.data_ptr() for t in tensors]))
+        if self.driver is not None:  # the caller holds the entry's lock (shared parameters)
+            self.driver(tensors, stream)
+        else:
+            self.launch(stream, self._with([t.data_ptr() for t in tensors]))
 
     def step(self, *pointers: int | torch.Tensor) -> tuple:
         """As DriverKernel.step: the placeholders X and OUT written per call."""
@@ -285,9 +320,25 @@ def _triton(
     scalars = (head, n_bulk, *constexprs)
     fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
 
-    def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
-        p = x.data_ptr()
-        launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
+    held = (X, X_PAST_HEAD, OUT)
+    driver = DriverKernel.of_triton(launch.compiled, programs, (*held, *fixed), held)
+    if driver is None:  # Triton's own launcher
+
+        def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
+            p = x.data_ptr()
+            launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
+
+    else:  # the same kernel and parameters through CuPy's binding: 2-3 us less a call
+        slots, lock, go = driver.slots, threading.Lock(), driver.launch_kernel
+        fn, (grid_x, threads, smem), params = driver.function, driver.grid, driver.params_addr
+
+        def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
+            p = x.data_ptr()
+            with lock:
+                slots[0].value, slots[1].value, slots[2].value = p, p + head_bytes, out.data_ptr()
+                go(fn, grid_x, 1, 1, threads, 1, 1, smem, stream_ptr, params, 0)
+
+        go_bound.keep = driver
 
     def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
         p = x.data_ptr()
