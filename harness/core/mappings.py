@@ -85,6 +85,10 @@ class Launch:
     def describe(self) -> str:
         return self.mapping.describe(self)
 
+    def chain_length(self, n: int) -> int:
+        """The most additions any element goes through (the error bound: harness.check.verify)."""
+        return self.mapping.chain_length(self, n)
+
 
 def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
     """Tiles of `width` elements starting at `starts`, clipped to [0, n); empty ones dropped."""
