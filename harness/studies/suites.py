@@ -252,6 +252,5 @@ def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1
 
 
 def _progress(case: Case, rows: list) -> None:
-    bad = [r for r in rows if r.check in ("wrong", "error")]
-    if bad:
+    if bad := [r for r in rows if r.check in ("wrong", "error")]:
         print(f"  {case.id}: {bad[0].check} {bad[0].info.get('message', '')}", file=sys.stderr)
