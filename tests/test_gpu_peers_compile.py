@@ -36,7 +36,7 @@ def test_compiled_peer_matches_golden(vid, dtype, n):
 @pytest.mark.parametrize("vid", COMPILED)
 def test_int32_overflow_exact(vid):
     """Sums far past 2^31: torch.compile's int64 result equals the unwrapped sum, cuda.compute's
-    int32 the wrapped one (check_peer picks the golden by the result's dtype)."""
+    int32 the wrapped one (check_variant picks a peer's golden by the result's dtype)."""
     skip_if_peer_unavailable(vid)
     x = verify.overflow_input(2**20 + 3, "full-range", "cuda")
     r = verify.check_variant(catalogue.get(vid), x)

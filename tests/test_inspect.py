@@ -206,7 +206,7 @@ def test_size_argument_width_matches_the_launcher(rows):
         if v.backend != "cuda":
             continue
         wide = v.max_n > catalogue.MAX_N_32BIT or v.launch.mapping.one_launch
-        want = ("y" if wide else "j") + ("j" if v.launch.takes_per_thread else "")
+        want = ("y" if wide else "j") + ("j" if v.launch.mapping.cuda_takes_per_thread else "")
         assert r.symbol.endswith(want), (vid, dtype, r.symbol)
     assert all(catalogue.get(v).max_n > 2**31 for v, _ in rows if v.startswith("cuda/001-"))
 

@@ -16,7 +16,7 @@ from harness.core.mappings import (
     TILES,
     Launch,
 )
-from harness.core.passes import chain_length, one_pass, plan_passes
+from harness.core.passes import one_pass, plan_passes
 
 CATALOGUE_LAUNCHES = sorted({v.launch for v in catalogue.VARIANTS if v.launch}, key=repr)
 # Beside the catalogue's: small fixed grids (so that grid-stride wraps several times and chunked
@@ -139,9 +139,9 @@ def test_seed_002_sizes():
 
 def test_chain_length_counts_serial_and_tree_additions():
     # one tile of 256: 1 + 8 per pass; 2^16 elements -> 256 blocks -> 1: two passes.
-    assert chain_length(catalogue.get("cuda/v3-sequential").launch, 2**16) == 2 * (1 + 8)
+    assert catalogue.get("cuda/v3-sequential").launch.chain_length(2**16) == 2 * (1 + 8)
     # grid-stride, 2^25: 128 serial + 8 tree, then 1024 -> 4 blocks (1 + 8), then 1 (1 + 8).
-    assert chain_length(catalogue.get("cuda/v8-shuffle-strided").launch, 2**25) == 136 + 9 + 9
+    assert catalogue.get("cuda/v8-shuffle-strided").launch.chain_length(2**25) == 136 + 9 + 9
 
 
 # Chain lengths the string-switched pass policy gave before the mappings became objects (the
@@ -159,7 +159,7 @@ PINNED_CHAIN_LENGTHS = {
 @pytest.mark.parametrize("vid", PINNED_CHAIN_LENGTHS)
 def test_chain_length_matches_the_pinned_bounds(vid):
     launch = catalogue.get(vid).launch
-    got = tuple(chain_length(launch, n) for n in (1, 1000, 65_537, 2**25, 2**31 - 1))
+    got = tuple(launch.chain_length(n) for n in (1, 1000, 65_537, 2**25, 2**31 - 1))
     assert got == PINNED_CHAIN_LENGTHS[vid]
 
 
@@ -170,7 +170,7 @@ def test_triton_twin_has_its_cuda_stages_pinned_chain(vid):
     if twin is None:
         pytest.skip(f"{vid} has no Triton twin")
     launch = catalogue.get(twin).launch
-    got = tuple(chain_length(launch, n) for n in (1, 1000, 65_537, 2**25, 2**31 - 1))
+    got = tuple(launch.chain_length(n) for n in (1, 1000, 65_537, 2**25, 2**31 - 1))
     assert got == PINNED_CHAIN_LENGTHS[vid]
 
 
@@ -197,14 +197,14 @@ PINNED_SINGLE_LAUNCH = {
 def test_single_launch_chain_is_pinned(sms, vid, monkeypatch):
     monkeypatch.setattr(mappings, "sm_count", lambda: sms)
     launch = catalogue.get(vid).launch
-    got = tuple(chain_length(launch, n) for n in (1, 1000, 2**25))
+    got = tuple(launch.chain_length(n) for n in (1, 1000, 2**25))
     assert got == PINNED_SINGLE_LAUNCH[sms, vid]
 
 
 @pytest.mark.parametrize("launch", LAUNCHES, ids=_id)
 def test_chain_length_never_shrinks_as_n_grows(launch):
     ns = sorted({*SIZES, *(2**k + d for k in range(1, 32) for d in (-1, 0, 1))})
-    lengths = [chain_length(launch, n) for n in ns if n >= 1]
+    lengths = [launch.chain_length(n) for n in ns if n >= 1]
     assert lengths == sorted(lengths)
 
 

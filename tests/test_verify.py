@@ -89,12 +89,10 @@ def test_single_launch_has_no_reference_partials():
         verify.reference_partials(catalogue.get("cuda/fastest"), torch.ones(1000))
 
 
-def test_check_peer_is_what_check_variant_runs_for_a_peer():
+def test_check_variant_checks_a_peer():
     x = torch.arange(1000, dtype=torch.float32)
     for vid in ("peer/torch.sum", "peer/copy"):
-        a = verify.check_peer(catalogue.get(vid), x)
-        b = verify.check_variant(catalogue.get(vid), x)
-        assert a.ok and a == b
+        assert verify.check_variant(catalogue.get(vid), x).ok
 
 
 def test_l2_flush_reads_without_allocating(monkeypatch):

@@ -269,7 +269,7 @@ def test_check_variant_sees_a_wrong_value(monkeypatch):
     assert not r.ok and r.abs_err == 1.0 and r.input_unchanged
 
 
-def test_check_peer_sees_the_input_changed(monkeypatch):
+def test_a_peer_check_sees_the_input_changed(monkeypatch):
     x = torch.arange(10, dtype=torch.float32)
 
     def bad_peer(v, t):
@@ -278,30 +278,30 @@ def test_check_peer_sees_the_input_changed(monkeypatch):
         return s
 
     monkeypatch.setattr(verify.peers, "run", bad_peer)
-    r = verify.check_peer(catalogue.get("peer/torch.sum"), x)
+    r = verify.check_variant(catalogue.get("peer/torch.sum"), x)
     assert not r.ok and not r.input_unchanged and "modified" in r.message
     monkeypatch.setattr(verify.peers, "run", lambda v, t: t.sum())
-    assert verify.check_peer(catalogue.get("peer/torch.sum"), torch.arange(10.0)).ok
+    assert verify.check_variant(catalogue.get("peer/torch.sum"), torch.arange(10.0)).ok
 
 
 def test_a_copy_that_differs_fails_even_with_the_same_sum(monkeypatch):
     x = torch.arange(10, dtype=torch.float32)
     # a permuted copy has the same sum (45) but is not the input
     monkeypatch.setattr(verify.peers, "run", lambda v, t: t.flip(0).clone())
-    r = verify.check_peer(catalogue.get(catalogue.COPY_ID), x)
+    r = verify.check_variant(catalogue.get(catalogue.COPY_ID), x)
     assert not r.ok and r.message == "the copy differs from the input"
     monkeypatch.setattr(verify.peers, "run", lambda v, t: t.clone())
-    assert verify.check_peer(catalogue.get(catalogue.COPY_ID), x).ok
+    assert verify.check_variant(catalogue.get(catalogue.COPY_ID), x).ok
 
 
 def test_int64_peer_result_of_int32_is_compared_unwrapped(monkeypatch):
     x = torch.tensor([2**31 - 1, 2**31 - 1], dtype=torch.int32)  # exact 2^32 - 2, wrapped -2
     v = catalogue.get("peer/torch.sum")
     monkeypatch.setattr(verify.peers, "run", lambda v, t: t.to(torch.int64).sum())
-    r = verify.check_peer(v, x)
+    r = verify.check_variant(v, x)
     assert r.ok and r.value == 2**32 - 2 and r.golden == 2**32 - 2
     monkeypatch.setattr(verify.peers, "run", lambda v, t: torch.tensor(-2, dtype=torch.int64))
-    assert not verify.check_peer(v, x).ok  # the wrapped value is wrong for an int64 sum
+    assert not verify.check_variant(v, x).ok  # the wrapped value is wrong for an int64 sum
 
 
 def test_same_bits_edges():
@@ -324,7 +324,7 @@ def test_int32_peer_result_of_int32_is_compared_wrapped(monkeypatch):
     x = torch.tensor([2**31 - 1, 2**31 - 1], dtype=torch.int32)
     v = catalogue.get("peer/torch.sum")
     monkeypatch.setattr(verify.peers, "run", lambda v, t: torch.tensor(-2, dtype=torch.int32))
-    r = verify.check_peer(v, x)
+    r = verify.check_variant(v, x)
     assert r.ok and r.value == -2 and r.golden == -2
 
 

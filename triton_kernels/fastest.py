@@ -71,7 +71,7 @@ class Config:
 
 
 # Every candidate keeps BLOCK >= 1024, per_sm >= 2 and BLOCK / (32 * num_warps) <= 32: what the
-# catalogue's launch record (threads=1024, per_sm=2) and passes.chain_length assume.
+# catalogue's launch record (threads=1024, per_sm=2) and Launch.chain_length assume.
 CONFIGS: tuple[Config, ...] = (
     Config(4096, 8, 1, 4),
     Config(4096, 8, 3, 4),

@@ -216,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     if variant.startswith("cuda/") and not on_gpu:
         ap.error(f"{variant} needs a GPU; without one profile triton/fastest (launch mocked)")
     try:
-        n = sizes.parse_sizes([args.n])[0]
-    except (ValueError, IndexError) as e:
+        n = sizes.parse_size(args.n)
+    except ValueError as e:
         ap.error(f"--n {args.n}: {e}")
     from harness.core import dtypes
 

@@ -27,12 +27,6 @@ def interpreter_truncates(v: Variant, dtype: str) -> bool:
     return v.backend == "triton" and dtype == "bfloat16" and device.interpreting()
 
 
-def _truncated_bf16(t: torch.Tensor) -> torch.Tensor:
-    """float64 values -> float32 -> bfloat16 toward zero (the interpreter's), as float64."""
-    bits = t.to(torch.float32).view(torch.int32) & -65536
-    return bits.view(torch.float32).double()
-
-
 @dataclass
 class AxisCheck:
     variant: str
@@ -80,8 +74,9 @@ def check_axis(v: Variant, x: torch.Tensor, dim: int, golden_on_cpu: bool = Fals
         # floats: the exact sum rounded once to the output's dtype (a no-op for float32 here)
         want = g.value if not x.dtype.is_floating_point else g.value.to(x.dtype).double()
         wrong = (got != want) | (got != got)  # NaN: an output never written (poison)
-        if interpreter_truncates(v, dtype):
-            wrong &= got != _truncated_bf16(g.value.double())
+        if interpreter_truncates(v, dtype):  # the exact sum to bfloat16 toward zero, as float64
+            bits = g.value.double().to(torch.float32).view(torch.int32) & -65536
+            wrong &= got != bits.view(torch.float32).double()
         bad = int(wrong.sum())
         ok = bad == 0
         max_err = float((got - want).abs().max()) if bad else 0.0

@@ -26,12 +26,10 @@ def round_to(a: np.ndarray, dtype: str) -> np.ndarray:
     a = np.asarray(a, dtype=np.float32)
     if dtype == "float32":
         return a
-    if dtype == "float16":
-        return a.astype(np.float16).astype(np.float32)
-    if dtype == "bfloat16":
+    if dtype in ("float16", "bfloat16"):
         import torch
 
-        return torch.from_numpy(a.copy()).to(torch.bfloat16).to(torch.float32).numpy()
+        return torch.from_numpy(a.copy()).to(getattr(torch, dtype)).to(torch.float32).numpy()
     raise ValueError(f"unknown dtype {dtype!r}; the battery has {', '.join(ALL_DTYPES)}")
 
 

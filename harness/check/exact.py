@@ -186,7 +186,7 @@ def _round(value: Fraction, fmt: str, mode: str) -> Fraction | float:
         return Fraction(0)
     sign = -1 if value < 0 else 1
     mag = abs(value)
-    quantum = max(_binade(mag) - f.precision + 1, f.min_exponent)
+    quantum = _quantum(mag, f)
     scaled = mag / Fraction(2) ** quantum  # the mantissa in units of the quantum
     low = scaled.numerator // scaled.denominator
     rest = scaled - low
@@ -237,17 +237,16 @@ def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
     2^min_exponent below the normal range and for s = 0 (Goldberg's / Higham's ulp(s)). The same
     unit on both sides of s: near a power of two a result just below it counts in the upper
     binade's ulp."""
-    f = float_format(fmt)
-    q = abs(exact.fraction())
+    return Fraction(2) ** _quantum(abs(exact.fraction()), float_format(fmt))
+
+
+def _quantum(q: Fraction, f: FloatFormat) -> int:
+    """The exponent of f's spacing at q >= 0 (ulp's, _round's): e - p + 1 for the binade
+    2^e <= q < 2^(e+1), found exactly, at least min_exponent (the subnormals', and q = 0's)."""
     if q == 0:
-        return Fraction(2) ** f.min_exponent
-    return Fraction(2) ** max(_binade(q) - f.precision + 1, f.min_exponent)
-
-
-def _binade(q: Fraction) -> int:
-    """The exponent e with 2^e <= q < 2^(e+1) (q > 0), found exactly."""
+        return f.min_exponent
     e = q.numerator.bit_length() - q.denominator.bit_length()
-    return e - 1 if Fraction(2) ** e > q else e
+    return max((e - 1 if Fraction(2) ** e > q else e) - f.precision + 1, f.min_exponent)
 
 
 def ulp_error(result: float, exact: ExactSum, fmt: str = "float32") -> float:

@@ -65,11 +65,9 @@ def golden(x: torch.Tensor) -> Golden:
 
 def tolerance(variant: Variant, dtype: str, n: int, g: Golden) -> float:
     """Largest |result - golden| the variant may show on this input; 0 means exact."""
-    if dtype.startswith("int"):
+    if dtype.startswith("int") or (g.integer_valued and g.abs_sum <= FLOAT32_EXACT_INTEGERS):
         return 0.0
-    if g.integer_valued and g.abs_sum <= FLOAT32_EXACT_INTEGERS:
-        return 0.0
-    length = variant.launch.mapping.chain_length(variant.launch, n) if variant.launch else n
+    length = variant.launch.chain_length(n) if variant.launch else n
     return gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
 
 
@@ -132,26 +130,19 @@ def compare(
 
 def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
     """Run `variant` on x with poisoned outputs; compare with the golden; check x is unchanged.
-    A peer (a library call, or the copy) is checked by check_peer."""
-    if variant.backend == "peer":
-        return check_peer(variant, x, g)
+    A peer (a library call, or the copy: harness.launch.peers): torch.sum of int32 returns an
+    int64, compared with the EXACT (unwrapped) sum; the copy must equal the input (its value: the
+    golden of the copy)."""
     dtype = dtypes.name_of(x.dtype)
     g = g if g is not None else golden(x)
     before = x.clone()
-    bound = plan.make_plan(variant, x)
-    bound.poison()
-    out = bound.run()
-    value = as_number(out[0])
-    unchanged = same_bits(before, x)
-    return compare(variant, dtype, x.numel(), value, g, unchanged)
-
-
-def check_peer(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
-    """A peer on x (harness.launch.peers). torch.sum of int32 returns an int64: compared with the
-    EXACT (unwrapped) sum; the copy must equal the input (its value: the golden of the copy)."""
-    dtype = dtypes.name_of(x.dtype)
-    g = g if g is not None else golden(x)
-    before = x.clone()
+    if variant.backend != "peer":
+        bound = plan.make_plan(variant, x)
+        bound.poison()
+        out = bound.run()
+        value = as_number(out[0])
+        unchanged = same_bits(before, x)
+        return compare(variant, dtype, x.numel(), value, g, unchanged)
     out = peers.run(variant, x)
     unchanged = bool(torch.equal(before, x))
     n = x.numel()

@@ -88,8 +88,6 @@ def bench(a: argparse.Namespace) -> int:
         return EXIT_OK
     common.check_writable(a.json)
     common.require_gpu("bench", "it measures the suite's cases")
-    if a.rounds < 1:
-        raise UsageError(f"--rounds must be at least 1, got {a.rounds}")
     keys = ("variants", "dtypes", "sizes", "reps", "rounds")
     options = {
         k: getattr(a, k) for k in keys if getattr(a, k) and (k, getattr(a, k)) != ("rounds", 1)

@@ -28,17 +28,13 @@ class Selection:
     sizes: list[int] | None  # as given (None: the path's defaults)
 
 
-def known_studies() -> list[str]:
-    """Study notes some variant carries a label of ("000", "001", "002", "004")."""
-    return sorted({s.split(":")[0] for v in catalogue.VARIANTS for s in v.seeds})
-
-
 def study_and_dtype(study: str | None, dtype: str | None) -> tuple[str | None, str]:
     """--study and --dtype (one of argparse's choices) resolved: an unknown study is a usage
     error; without --dtype a study runs in its own first dtype (004: int32), otherwise float32."""
     if not study:
         return None, dtype or "float32"
-    study, notes = study.strip().rstrip(":"), known_studies()
+    study = study.strip().rstrip(":")
+    notes = sorted({s.split(":")[0] for v in catalogue.VARIANTS for s in v.seeds})  # 000, ..., 004
     if study not in notes:
         raise UsageError(
             f"unknown seed {study!r} (--study); study notes with variants: {', '.join(notes)}"

@@ -191,29 +191,28 @@ def accuracy_variants(values: list[str] | None) -> list[catalogue.Variant]:
 
 
 def cmd_accuracy(args: argparse.Namespace) -> int:
-    study = accuracy_study
-    sizes = common.parse_sizes(args.sizes) or list(study.DEFAULT_SIZES)
+    sizes = common.parse_sizes(args.sizes) or list(accuracy_study.DEFAULT_SIZES)
     with common.usage_errors(ValueError):  # an unknown family, named with the valid ones
         families = [battery.get(f).name for f in common.split_ids(args.families)]
     variants = accuracy_variants(args.variants)
     common.check_writable(args.json)
     common.check_writable(args.reproducible_json, "--reproducible-json")
-    repro = study.reproducible_variants()
+    repro = accuracy_study.reproducible_variants()
     common.require_gpu("accuracy", "it runs every variant on the battery", cupy=True)
     from harness.report import accuracy_tables
 
     log = partial(print, flush=True)
-    doc = study.accuracy(variants, families or list(battery.NAMES), sizes, log=log)
+    doc = accuracy_study.accuracy(variants, families or list(battery.NAMES), sizes, log=log)
     common.write_json(args.json, doc)
     print(accuracy_tables.markdown(doc))
     failed = accuracy_tables.failures(doc, {v.id for v in repro})
     if args.reproducible_json and not repro:
         failed.append(
-            f"--reproducible-json: no variant of family {study.REPRODUCIBLE_FAMILY!r} in the "
-            f"catalogue; {args.reproducible_json} not written"
+            f"--reproducible-json: no variant of family {accuracy_study.REPRODUCIBLE_FAMILY!r} "
+            f"in the catalogue; {args.reproducible_json} not written"
         )
     elif args.reproducible_json:
-        rdoc = study.reproducible(repro, log=log)
+        rdoc = accuracy_study.reproducible(repro, log=log)
         common.write_json(args.reproducible_json, rdoc)
         for vid, by_key in rdoc["results"].items():
             failed += [f"{vid} {key}: {e['error']}" for key, e in by_key.items() if "error" in e]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from harness.core.mappings import cdiv
@@ -180,12 +180,9 @@ class SplitColumns(_Mapping):
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = splits(p)
-        strips = cdiv(p.inner, STRIP)
-        first = AxisPass("tiles", (p.outer * strips, s), p.outer, p.length, p.inner, chunk)
-        if s == 1:
-            return [first]
-        second = AxisPass("c0", (cdiv(p.outputs, AXIS_BLOCK), 1), p.outer, s, p.inner)
-        return [first, second]
+        grid = (p.outer * cdiv(p.inner, STRIP), s)
+        first = AxisPass("tiles", grid, p.outer, p.length, p.inner, chunk)
+        return [first, *(THREAD_PER_COLUMN.passes(replace(p, length=s)) if s > 1 else ())]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = splits(p)

@@ -6,7 +6,7 @@ of the GPU (docs/axis.md). The chain lengths are upper bounds for both twins."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from harness.core.axis_geometry import (
@@ -114,26 +114,17 @@ class SplitRows(_Mapping):
         return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + _tree(AXIS_BLOCK) if s > 1 else 0)
 
 
-def _strip_lanes(p: Problem) -> int:
-    """The widest strip: enough quads to cover the batch's columns, at most a warp (8 row
-    groups), or 256 (one row group) over fewer than SHORT_COLUMNS rows."""
-    most = AXIS_BLOCK if p.length < SHORT_COLUMNS else WARP
-    return min(most, next_pow2(cdiv(p.inner, QUAD)))
-
-
-def _narrowed(p: Problem, lanes: int, blocks: int) -> int:
-    """lanes halved while the pass has fewer than `blocks` blocks (at least one lane)."""
-    while lanes > 1 and p.outer * cdiv(p.inner, QUAD * lanes) < blocks:
+def column_lanes(p: Problem) -> int:
+    """c3's first pass: lanes per strip row (a power of two), the widest strip: enough quads to
+    cover the batch's columns, at most a warp (8 row groups); over fewer than SHORT_COLUMNS rows,
+    which are never split, 256 (one row group), halved (to at least one lane) until the pass has
+    SHORT_TARGET_BLOCKS blocks (one row group of 256 lanes over (224, 2048) was 2 blocks: 0.38x
+    torch.sum)."""
+    short = p.length < SHORT_COLUMNS
+    lanes = min(AXIS_BLOCK if short else WARP, next_pow2(cdiv(p.inner, QUAD)))
+    while short and lanes > 1 and p.outer * cdiv(p.inner, QUAD * lanes) < SHORT_TARGET_BLOCKS:
         lanes //= 2
     return lanes
-
-
-def column_lanes(p: Problem) -> int:
-    """c3's first pass: lanes per strip row (a power of two), _strip_lanes; over fewer than
-    SHORT_COLUMNS rows, which are never split, halved until the pass has SHORT_TARGET_BLOCKS
-    blocks (one row group of 256 lanes over (224, 2048) was 2 blocks: 0.38x torch.sum)."""
-    lanes = _strip_lanes(p)
-    return _narrowed(p, lanes, SHORT_TARGET_BLOCKS) if p.length < SHORT_COLUMNS else lanes
 
 
 def column_splits(
@@ -146,16 +137,6 @@ def column_splits(
     groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
     return cut(p.length, min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least)), groups)
-
-
-def _partials(p: Problem, s: int) -> Problem:
-    """The (outer, s, inner) partials of s splits, as a problem (c3's combine)."""
-    return Problem(p.outer, s, p.inner, p.out_shape, p.itemsize)
-
-
-def _column_pass(p: Problem, s: int, chunk: int, lanes: int) -> AxisPass:
-    grid = (p.outer * cdiv(p.inner, QUAD * lanes), s)
-    return AxisPass("c3", grid, p.outer, p.length, p.inner, chunk, lanes)
 
 
 def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
@@ -200,14 +181,16 @@ class VectorColumns(_Mapping):
         return column_splits(p, self.target)
 
     def passes(self, p: Problem) -> list[AxisPass]:
-        s, chunk = self.splits(p)
-        return [_column_pass(p, s, chunk, self.lanes(p))]
+        (s, chunk), lanes = self.splits(p), self.lanes(p)
+        grid = (p.outer * cdiv(p.inner, QUAD * lanes), s)
+        return [AxisPass("c3", grid, p.outer, p.length, p.inner, chunk, lanes)]
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = self.splits(p)
         lanes = self.lanes(p)
         split = _column_chain(p, chunk, lanes)
-        return split if s == 1 else split + _column_chain(_partials(p, s), s, lanes)
+        # with S > 1, the combine over the (outer, S, inner) partials
+        return split if s == 1 else split + _column_chain(replace(p, length=s), s, lanes)
 
 
 SUBWARP_ROWS = SubwarpRows()

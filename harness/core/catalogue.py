@@ -139,13 +139,9 @@ def ladder_order(variants: Iterable[Variant]) -> list[Variant]:
     return sorted(variants, key=lambda v: stage_key(v.stage))
 
 
-def cuda_sources() -> dict[str, list[Variant]]:
-    """CUDA variants grouped by source file."""
-    out: dict[str, list[Variant]] = {}
-    for v in VARIANTS:
-        if v.backend == "cuda" and v.source:
-            out.setdefault(v.source, []).append(v)
-    return out
+def cuda_sources() -> list[str]:
+    """The CUDA variants' source files, each once, in catalogue order."""
+    return list(dict.fromkeys(v.source for v in VARIANTS if v.backend == "cuda" and v.source))
 
 
 def name_expressions(source: str) -> list[str]:
@@ -153,5 +149,6 @@ def name_expressions(source: str) -> list[str]:
     (seed 001's V1, V2 and V3 launch one kernel); the axis source's: records_axis's."""
     if source == SOURCE_CUDA:
         return axis_name_expressions()
-    exprs = [v.name_expression(d) for v in cuda_sources().get(source, []) for d in v.dtypes]
+    cuda = [v for v in VARIANTS if v.backend == "cuda" and v.source == source]
+    exprs = [v.name_expression(d) for v in cuda for d in v.dtypes]
     return list(dict.fromkeys(exprs))

@@ -104,7 +104,4 @@ DATASHEET_BYTES_PER_S = (
 
 def datasheet_bw(name: str) -> float | None:
     """The datasheet's memory bandwidth (bytes/s) of the device called `name`, None if unknown."""
-    for key, bw in DATASHEET_BYTES_PER_S:
-        if key in name:
-            return bw
-    return None
+    return next((bw for key, bw in DATASHEET_BYTES_PER_S if key in name), None)

@@ -82,13 +82,12 @@ class Launch:
     def num_warps(self) -> int:
         return self.threads // 32
 
-    @property
-    def takes_per_thread(self) -> bool:
-        """Whether the CUDA kernels take the per-thread element count as an extra argument."""
-        return self.mapping.cuda_takes_per_thread
-
     def describe(self) -> str:
         return self.mapping.describe(self)
+
+    def chain_length(self, n: int) -> int:
+        """The most additions any element goes through (the error bound: harness.check.verify)."""
+        return self.mapping.chain_length(self, n)
 
 
 def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
@@ -105,7 +104,7 @@ class Mapping:
 
     name: ClassVar[str]
     one_launch: ClassVar[bool] = False
-    cuda_takes_per_thread: ClassVar[bool] = False
+    cuda_takes_per_thread: ClassVar[bool] = False  # per_thread an argument of the kernel
     triton_takes_per_thread: ClassVar[bool] = False
     needs: ClassVar[tuple[str, ...]] = ()  # the Launch fields the mapping cannot do without
     summary: ClassVar[str] = ""  # describe()'s line, formatted with the Launch's fields

@@ -6,14 +6,8 @@ from __future__ import annotations
 
 from harness.core.mappings import Launch, Pass, cdiv, plan_passes, single_launch_cap, sm_count
 
-__all__ = ["Pass", "cdiv", "plan_passes", "single_launch_cap", "sm_count"]
-__all__ += ["chain_length", "one_pass"]
+__all__ = ["Pass", "cdiv", "one_pass", "plan_passes", "single_launch_cap", "sm_count"]
 
 
 def one_pass(launch: Launch, n: int) -> Pass:
     return launch.mapping.grid(launch, n)
-
-
-def chain_length(launch: Launch, n: int) -> int:
-    """The most additions any element goes through (the float error bound, harness.check.verify)."""
-    return launch.mapping.chain_length(launch, n)

@@ -67,13 +67,11 @@ class AxisLaunch:
         return self.mapping.describe()
 
 
-def name_expression(
-    kind: str, src: str, dst: str | None = None, threads: int = g.AXIS_BLOCK
-) -> str:
+def name_expression(kind: str, src: str, dst: str | None = None) -> str:
     """The CUDA instantiation of launch kind `kind` reading dtype `src` and writing `dst`
-    (default: src)."""
+    (default: src), at the axis family's block size."""
     cxx = dtypes.get(src).cxx
-    return CUDA_KERNELS[kind].format(T=cxx, I=cxx, O=dtypes.get(dst or src).cxx, B=threads)
+    return CUDA_KERNELS[kind].format(T=cxx, I=cxx, O=dtypes.get(dst or src).cxx, B=g.AXIS_BLOCK)
 
 
 def name_expressions() -> list[str]:

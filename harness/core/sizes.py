@@ -6,7 +6,6 @@ One parser and one label for the CLI, the benchmarks and the reports.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 _SIZE = re.compile(r"^\s*(?:(\d+)\s*(?:\^|\*\*)\s*(\d+)|(\d+))\s*(?:([+-])\s*(\d+))?\s*$")
 
@@ -22,13 +21,6 @@ def parse_size(text: str) -> int:
     if n < 1:
         raise ValueError(f"bad size {text!r}: sizes must be at least 1 (got {n})")
     return n
-
-
-def parse_sizes(values: Sequence[str] | None) -> list[int] | None:
-    """Sizes given as several arguments and / or comma-separated; None when none are given."""
-    if not values:
-        return None
-    return [parse_size(s) for v in values for s in v.split(",") if s.strip()]
 
 
 def size_label(n: int) -> str:

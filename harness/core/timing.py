@@ -223,24 +223,21 @@ def trips(
     *,
     events: int,
     reps: int | None,
-    warmup: int = 2,
-    target_ms: float = 150.0,
-    max_reps: int = 50,
     skipped: Sequence[int] = (),
 ) -> tuple[list[float], list[list[float | None]]]:
     """A host trip timed end to end: (host wall ms per repetition, synchronized start to return;
     per repetition the ms from the first of the `events` events trip(ev) records to each other,
     None for `skipped`: an unrecorded event is never queried, since the failed
     cudaEventElapsedTime would leave its error for the next launch to raise). trip(None) is the
-    untimed form; reps=None picks about target_ms worth (5..max_reps)."""
-    for _ in range(warmup):
+    untimed form, run twice first to warm up; reps=None picks about 150 ms worth (5..50)."""
+    for _ in range(2):
         trip(None)
     if reps is None:
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         trip(None)
         est = max((time.perf_counter() - t0) * 1e3, 1e-3)
-        reps = int(min(max_reps, max(5, target_ms / est)))
+        reps = int(min(50, max(5, 150.0 / est)))
     walls, splits = [], []
     for _ in range(reps):
         ev = _events(events)

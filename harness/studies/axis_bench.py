@@ -12,7 +12,6 @@ timed. A row: config "MxN dim=D", metric "total", bytes = x's bytes read plus th
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 
@@ -171,7 +170,7 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
         msg = f"{type(e).__name__}: {e}"[:300]
         return [Row(**ident, median_ms=None, check="error", info={"message": msg})]
     check = "ok" if subject in catalogue.AXIS_BY_ID else ""
-    return [Row(**ident, **dataclasses.asdict(t), bytes=nbytes, check=check)]
+    return [Row(**ident, **t.record(), bytes=nbytes, check=check)]
 
 
 def numel(cfg: str) -> int:

@@ -128,7 +128,20 @@ def resolve(req: Request) -> Request:
         "and Triton's interpreter); give --sizes up to 2^16, e.g. --sizes 4096",
     )
     variant = req.variant or (DEFAULT_GPU_VARIANT if on_gpu else DEFAULT_CPU_VARIANT)
-    _check_variant(variant, on_gpu, largest)
+    v = catalogue.BY_ID.get(variant)
+    _refuse(v is None, f"unknown variant {variant!r} (reduce-ladder list)")
+    _refuse(v.launch is None, f"{variant} is a peer (a library call), not a catalogue variant")
+    _refuse("float32" not in v.dtypes, f"{variant} does not sum float32 (it supports {v.dtypes})")
+    _refuse(
+        not on_gpu and v.backend != "triton",
+        f"{variant} needs a GPU; the CPU path runs Triton variants under its interpreter "
+        f"(e.g. {DEFAULT_CPU_VARIANT})",
+    )
+    _refuse(
+        largest > v.max_n,
+        f"{variant} sums at most {v.max_n:,} elements per call; a shard of "
+        f"{size_label(largest)} needs a 64-bit variant such as {DEFAULT_GPU_VARIANT}",
+    )
     need = 4 * largest + MEMORY_HEADROOM
     for rank in range(max(req.gpus) if on_gpu else 0):
         has = torch.cuda.get_device_properties(rank).total_memory
@@ -140,23 +153,6 @@ def resolve(req: Request) -> Request:
     backend = "nccl" if on_gpu else "gloo"
     return replace(
         req, on_gpu=on_gpu, backend=backend, variant=variant, sizes=sizes, shard_sizes=shard_sizes
-    )
-
-
-def _check_variant(vid: str, on_gpu: bool, largest_shard: int) -> None:
-    v = catalogue.BY_ID.get(vid)
-    _refuse(v is None, f"unknown variant {vid!r} (reduce-ladder list)")
-    _refuse(v.launch is None, f"{vid} is a peer (a library call), not a catalogue variant")
-    _refuse("float32" not in v.dtypes, f"{vid} does not sum float32 (it supports {v.dtypes})")
-    _refuse(
-        not on_gpu and v.backend != "triton",
-        f"{vid} needs a GPU; the CPU path runs Triton variants under its interpreter "
-        f"(e.g. {DEFAULT_CPU_VARIANT})",
-    )
-    _refuse(
-        largest_shard > v.max_n,
-        f"{vid} sums at most {v.max_n:,} elements per call; a shard of "
-        f"{size_label(largest_shard)} needs a 64-bit variant such as {DEFAULT_GPU_VARIANT}",
     )
 
 

@@ -165,13 +165,12 @@ def stream_sweep(
     dtype: str = "float32",
     *,
     reps: int | None = None,
-    variant: str = "cuda/001-v3-streams",
     progress: Callable[[dict], None] | None = None,
 ) -> dict:
     """V3's pipeline over (streams x chunk) at each size, beside V2 (one copy, one stream), the
     H2D copy alone (the copy-engine bound) and the kernels alone."""
-    v = catalogue.get(variant)
-    out: dict = {"variant": variant, "sizes": []}
+    v = catalogue.get("cuda/001-v3-streams")
+    out: dict = {"variant": v.id, "sizes": []}
     for n in sizes:
         x = seed_like_host(n, dtype, seed=7)
         g, s = exact_golden(x), stage(x)
@@ -235,11 +234,10 @@ def sweep_finding(entry: dict) -> str:
     return " ".join(lines)
 
 
-def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None = None) -> dict:
-    """Every variant on adversarial_input(n): its error against its bound, and a naive float32
+def adversarial_rows(variants: Sequence[Variant]) -> dict:
+    """Every variant on adversarial_input(): its error against its bound, and a naive float32
     running sum's error (which the tree must beat)."""
-    variants = list(variants) if variants is not None else host_variants()
-    x = adversarial_input(n)
+    x = adversarial_input()
     g, s = exact_golden(x), stage(x)
     naive = naive_running_sum(x)
     rows = []
@@ -248,7 +246,7 @@ def adversarial_rows(n: int = ADVERSARIAL_N, variants: Sequence[Variant] | None 
         rows.append({"variant": v.id, "value": c.value, "abs_err": c.abs_err,
                      "bound": c.tolerance, "ok": c.ok})  # fmt: skip
     return {
-        "n": n,
+        "n": ADVERSARIAL_N,
         "input": "x[0] = 2^24, x[1:] = 1.0 (float32)",
         "exact": g.value,
         "naive_float32_running_sum": naive,

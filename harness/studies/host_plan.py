@@ -124,10 +124,9 @@ class HostRunner:
         self.variant, self.dtype, self.staged, self.staging = v, dtype, s, v.staging
         passes = host_passes(s.n)
         # every pass, the first from the data on the device, then between the partial buffers
-        self.chain = [_pass(v, dtype, s.dev, s.parts[0], s.n)] + [
-            _pass(v, dtype, s.parts[(k - 1) % 2], s.parts[k % 2], p.n)
+        self.chain = [
+            _pass(v, dtype, s.parts[(k - 1) % 2] if k else s.dev, s.parts[k % 2], p.n)
             for k, p in enumerate(passes)
-            if k
         ]
         self.final = s.parts[(len(passes) - 1) % 2]
         # the pipeline's chunks: device slice, pinned slice, its first pass (partials in place)

@@ -239,8 +239,7 @@ def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1
     for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
         print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
-    over = call_entries.overheads(rows) if name == "callable" else []
-    if over:  # reduce_sum's cost over the cached launch it runs (its `launch ...` entries ran)
+    if name == "callable" and (over := call_entries.overheads(rows)):  # `launch ...` entries ran
         print("\n".join(["\nreduce_sum over its cached launch:", *over]))
     bad = [r for r in failed(rows) if counted is None or r.variant in counted]
     for r in bad:
@@ -252,6 +251,5 @@ def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1
 
 
 def _progress(case: Case, rows: list) -> None:
-    bad = [r for r in rows if r.check in ("wrong", "error")]
-    if bad:
+    if bad := [r for r in rows if r.check in ("wrong", "error")]:
         print(f"  {case.id}: {bad[0].check} {bad[0].info.get('message', '')}", file=sys.stderr)
