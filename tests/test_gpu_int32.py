@@ -9,10 +9,12 @@ from functools import cache
 import pytest
 import torch
 
+import harness
 from harness.check import verify
 from harness.core import catalogue
 from harness.report import tables
 from tests import exact_data
+from tests.overflow_data import overflow_input
 
 pytestmark = pytest.mark.gpu
 
@@ -23,7 +25,7 @@ SIZES = (1, 255, 256, 257, 1000, 2**20 + 3, 2**24)
 # modulo 2^32, associative and commutative, so no order, tree or chain of passes can change its
 # bits: what an input kind can reveal is only whether the kernel wraps (int32 adds, not a float or
 # saturating accumulator, nor an unwrapped wider one) and whether it reads each element once, and
-# full-range shows both. The other overflow kinds of verify.OVERFLOW_KINDS (near-max: positive
+# full-range shows both. The other overflow kinds of OVERFLOW_KINDS (near-max: positive
 # wraps only, near-min: negative only, alternating: both ways) test the same wrap-around again,
 # so they are left out here: 46 variants x 7 sizes x 2 kinds = 644 items instead of 1,610, no
 # property lost. tests/test_int32.py checks that every overflow kind really overflows.
@@ -39,7 +41,7 @@ def _data(n: int, kind: str) -> tuple[torch.Tensor, verify.Golden]:
     if kind == "seed-like":
         x = verify.seed_like_input(n, "int32", "cpu", generator=gen).cuda()
     else:
-        x = verify.overflow_input(n, kind, "cuda", gen)
+        x = overflow_input(n, kind, "cuda", gen)
     return x, verify.golden(x)
 
 
@@ -60,8 +62,8 @@ def test_int32_equals_wrapped_golden(vid, n, kind, needs_cupy):
 def test_int32_cuda_partials_equal_twin_partials(vid, n, kind, needs_cupy):
     v = catalogue.get(vid)
     x, _ = _data(n, kind)
-    cuda = verify.first_pass_partials(v, x)
-    twin = verify.first_pass_partials(catalogue.get(v.twin), x)
+    cuda = harness.partials(x, v)
+    twin = harness.partials(x, catalogue.get(v.twin))
     assert cuda.dtype == twin.dtype == torch.int32
     assert torch.equal(cuda, twin)
     assert torch.equal(

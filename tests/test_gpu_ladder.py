@@ -40,8 +40,8 @@ def test_cuda_partials_equal_twin_partials(vid, n, needs_cupy):
     if v.wrong:
         pytest.skip("wrong demonstrations are checked in test_wrong_demonstrations_are_reported")
     x = exact_data.signed_integers(n, "float32", seed=n + 1)
-    cuda = verify.first_pass_partials(v, x)
-    twin = verify.first_pass_partials(catalogue.get(v.twin), x)
+    cuda = harness.partials(x, v)
+    twin = harness.partials(x, catalogue.get(v.twin))
     assert torch.equal(cuda, twin)
     assert torch.equal(cuda.to(torch.int64), verify.reference_partials(v, x))
 

@@ -14,6 +14,7 @@ from harness.check import verify
 from harness.core import catalogue
 from harness.launch import peers
 from tests.conftest import skip_if_peer_unavailable
+from tests.overflow_data import overflow_input
 
 pytestmark = pytest.mark.gpu
 
@@ -38,7 +39,7 @@ def test_int32_overflow_exact(vid):
     """Sums far past 2^31: torch.compile's int64 result equals the unwrapped sum, cuda.compute's
     int32 the wrapped one (check_variant picks a peer's golden by the result's dtype)."""
     skip_if_peer_unavailable(vid)
-    x = verify.overflow_input(2**20 + 3, "full-range", "cuda")
+    x = overflow_input(2**20 + 3, "full-range", "cuda")
     r = verify.check_variant(catalogue.get(vid), x)
     assert r.ok and r.tolerance == 0.0, r.message
 

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 import torch
 
+import harness
 from harness.check import verify
 from harness.core import catalogue, mappings
 from harness.core.passes import one_pass
+from tests.overflow_data import OVERFLOW_KINDS, overflow_input
 
 # Tile twins only (twin_of: the same tiles as CUDA blocks, so reference_partials applies).
 # triton/fastest is a single-launch counterpart with its own tiles: its int32 checks (every size
@@ -33,9 +35,9 @@ def test_wrap_int32_and_golden_wrap():
     assert verify.wrap_int32_tensor(t).tolist() == [-(2**31), 2**31 - 1, 5]
 
 
-@pytest.mark.parametrize("kind", verify.OVERFLOW_KINDS)
+@pytest.mark.parametrize("kind", OVERFLOW_KINDS)
 def test_overflow_inputs_really_overflow(kind):
-    x = verify.overflow_input(4096, kind, "cpu", torch.Generator().manual_seed(0))
+    x = overflow_input(4096, kind, "cpu", torch.Generator().manual_seed(0))
     assert x.dtype == torch.int32
     exact = int(x.to(torch.int64).sum())
     partial = x[:256].to(torch.int64).cumsum(0)
@@ -115,13 +117,13 @@ def test_twin_int32_exact(vid, n, dev):
     inputs = [verify.seed_like_input(n, "int32", "cpu", generator=gen)]
     # full-range wraps partial sums both ways; the other overflow kinds add no property to a sum
     # modulo 2^32 (see KINDS in tests/test_gpu_int32.py)
-    inputs.append(verify.overflow_input(n, "full-range", "cpu", gen))
+    inputs.append(overflow_input(n, "full-range", "cpu", gen))
     for x in inputs:
         x = x.to(dev)
         r = verify.check_variant(v, x)
         assert r.ok and r.exact_required, r.message
         assert r.value == verify.wrap_int32(int(x.to(torch.int64).sum()))
-        got = verify.first_pass_partials(v, x)
+        got = harness.partials(x, v)
         assert got.dtype == torch.int32
         ref = verify.wrap_int32_tensor(verify.reference_partials(v, x))
         assert torch.equal(got.to(torch.int64), ref), "per-program partials differ"
@@ -132,7 +134,7 @@ def test_fastest_int32_overflow_exact(dev):
     result equals the wrapped golden exactly (several programs at 70_003 elements)."""
     v = catalogue.get("triton/fastest")
     for n in (5003, 70_003):
-        x = verify.overflow_input(n, "full-range", dev, torch.Generator().manual_seed(n))
+        x = overflow_input(n, "full-range", dev, torch.Generator().manual_seed(n))
         r = verify.check_variant(v, x)
         assert r.ok and r.exact_required, r.message
         assert r.value == verify.wrap_int32(int(x.to(torch.int64).sum()))
@@ -140,7 +142,7 @@ def test_fastest_int32_overflow_exact(dev):
 
 def test_three_passes_int32(dev):
     v = catalogue.get("triton/tile-256")
-    x = verify.overflow_input(70_003, "full-range", dev, torch.Generator().manual_seed(3))
+    x = overflow_input(70_003, "full-range", dev, torch.Generator().manual_seed(3))
     r = verify.check_variant(v, x)
     assert r.ok and r.value == verify.wrap_int32(int(x.to(torch.int64).sum())), r.message
 

@@ -12,8 +12,11 @@ import zlib
 import pytest
 import torch
 
+import harness
 from harness.check import verify
 from harness.core import catalogue
+from harness.launch import api
+from tests.overflow_data import OVERFLOW_KINDS, overflow_input
 
 INT32_MAX = 2**31 - 1
 INT32_MIN = -(2**31)
@@ -21,7 +24,7 @@ NEAR = 2**20  # "within 2^20 of INT32_MAX / INT32_MIN"
 
 
 def _kind(kind: str, n: int = 4096, seed: int = 0) -> torch.Tensor:
-    return verify.overflow_input(n, kind, "cpu", torch.Generator().manual_seed(seed))
+    return overflow_input(n, kind, "cpu", torch.Generator().manual_seed(seed))
 
 
 def test_near_max_values_lie_within_2_20_of_int32_max():
@@ -76,17 +79,17 @@ def test_full_range_values_spread_over_all_of_int32():
     assert int((x.abs() < 2**30).sum()) > 1500
 
 
-@pytest.mark.parametrize("kind", verify.OVERFLOW_KINDS)
+@pytest.mark.parametrize("kind", OVERFLOW_KINDS)
 def test_overflow_input_is_int32_on_the_device_asked_and_seeded(kind):
     a, b = _kind(kind, 100, seed=7), _kind(kind, 100, seed=7)
     assert a.dtype == torch.int32 and a.device.type == "cpu" and torch.equal(a, b)
     assert not torch.equal(a, _kind(kind, 100, seed=8))
-    assert verify.overflow_input(5, kind, "meta").device.type == "meta"
+    assert overflow_input(5, kind, "meta").device.type == "meta"
 
 
 def test_an_unknown_overflow_kind_is_an_error():
     with pytest.raises(ValueError, match="unknown overflow kind 'wide'"):
-        verify.overflow_input(10, "wide", "cpu")
+        overflow_input(10, "wide", "cpu")
 
 
 # The bits of each kind at n = 1000 from a generator seeded 0: a regression pin (recorded from
@@ -101,7 +104,7 @@ CRC32_N1000_SEED0 = {
 
 
 def test_every_kind_makes_the_pinned_bits():
-    assert set(CRC32_N1000_SEED0) == set(verify.OVERFLOW_KINDS)
+    assert set(CRC32_N1000_SEED0) == set(OVERFLOW_KINDS)
     for kind, crc in CRC32_N1000_SEED0.items():
         assert format(zlib.crc32(_kind(kind, 1000).numpy().tobytes()), "08x") == crc, kind
 
@@ -136,7 +139,7 @@ def test_first_pass_partials_come_from_a_poisoned_buffer(monkeypatch, dev):
     """A first pass that writes only its first partial: the others read back as NaN (the
     poison), not as the stale values earlier runs left in the memory."""
     v = catalogue.get("triton/tile-256")
-    real = verify.plan.make_plan
+    real = api.make_plan
 
     def stale_plan(variant, x):
         bound = real(variant, x)
@@ -149,8 +152,8 @@ def test_first_pass_partials_come_from_a_poisoned_buffer(monkeypatch, dev):
         bound.launches[0] = first_block_only
         return bound
 
-    monkeypatch.setattr(verify.plan, "make_plan", stale_plan)
-    got = verify.first_pass_partials(v, torch.ones(1000, device=dev))
+    monkeypatch.setattr(api, "make_plan", stale_plan)
+    got = harness.partials(torch.ones(1000, device=dev), v)
     # 1000 elements in tiles of 256: 4 partials
     assert got.shape == (4,) and float(got[0]) == 1.0
     assert all(math.isnan(p) for p in got[1:].tolist()), got.tolist()

@@ -159,13 +159,6 @@ def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) ->
     return compare(variant, dtype, n, value, g, unchanged)
 
 
-def first_pass_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:
-    """The first-pass partials (one per block / program), computed into a poisoned buffer."""
-    bound = plan.make_plan(variant, x)
-    bound.poison()
-    return bound.run(first_pass_only=True).clone()
-
-
 def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=None) -> torch.Tensor:
     """Fresh random input as the seeds draw it: integers 0..99 (`rand() % 100`)."""
     return torch.randint(0, 100, (n,), dtype=torch.int32, device=device, generator=generator).to(
@@ -176,29 +169,6 @@ def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=No
 def wrap_int32_tensor(t: torch.Tensor) -> torch.Tensor:
     """int64 values wrapped modulo 2^32 into [-2^31, 2^31) (still int64): an int32 accumulator's."""
     return torch.remainder(t.to(torch.int64) + 2**31, 2**32) - 2**31
-
-
-# Kinds of int32 input chosen so that sums overflow: a random sum of n values of this size passes
-# 2^31 after a handful of elements, and every block / pass wraps many times.
-OVERFLOW_KINDS = ("full-range", "near-max", "near-min", "alternating")
-
-
-def overflow_input(n: int, kind: str, device: str | torch.device, generator=None) -> torch.Tensor:
-    """int32 data whose partial sums wrap past +/-2^31: full-range (all of int32), near-max /
-    near-min (within 2^20 of INT32_MAX / INT32_MIN), alternating (near 2^31, random signs)."""
-
-    def draw(lo: int, hi: int) -> torch.Tensor:
-        return torch.randint(lo, hi, (n,), dtype=torch.int64, generator=generator)
-
-    make = {
-        "full-range": lambda: draw(-(2**31), 2**31),
-        "near-max": lambda: 2**31 - 1 - draw(0, 2**20),
-        "near-min": lambda: -(2**31) + draw(0, 2**20),
-        "alternating": lambda: (2**31 - 1 - draw(0, 2**20)) * (draw(0, 2) * 2 - 1),  # mag, sign
-    }
-    if kind not in make:
-        raise ValueError(f"unknown overflow kind {kind!r}; expected one of {OVERFLOW_KINDS}")
-    return make[kind]().to(torch.int32).to(device)
 
 
 def reference_partials(variant: Variant, x: torch.Tensor) -> torch.Tensor:

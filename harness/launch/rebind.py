@@ -172,23 +172,34 @@ def _cuda(
     dev, n = x.get_device(), x.numel()
     kern, blocks, threads = single_launch.cuda_kernel(variant, dtype, n)
     k = DriverKernel(kern, dev, (blocks, threads, 0), 4, (np.uint64(n),))
-    x_arg, out_arg, p_arg, c_arg = k.slots
-    p_arg.value, c_arg.value = partials.data_ptr(), counter.data_ptr()
-    launch, fn, params_addr, lock = k.launch_kernel, k.function, k.params_addr, threading.Lock()
-
-    def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
-        with lock:
-            x_arg.value = x.data_ptr()
-            out_arg.value = out.data_ptr()
-            launch(fn, blocks, 1, 1, threads, 1, 1, 0, stream_ptr, params_addr, 0)
+    k.slots[2].value, k.slots[3].value = partials.data_ptr(), counter.data_ptr()
 
     def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
         # a capture packs its own (not a hot path); alive until the launch returns
         _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c), k.scalars)
-        launch(fn, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
+        k.launch_kernel(k.function, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
+
+    steps = lambda: [k.step(X, OUT, partials, counter)]  # noqa: E731
+    return _go_driver(k, stream_ptr), with_driver, blocks, steps
+
+
+def _go_driver(k: DriverKernel, stream_ptr: int, head_bytes: int | None = None) -> Go:
+    """The single-launch family's hot path: k's slots x, out (and, for Triton, x past its head of
+    head_bytes) written under a lock (the packed parameters are shared), then the launch."""
+    x_arg, out_arg, head_arg, *_ = *k.slots, None
+    go, fn, params, (blocks, threads, smem) = k.launch_kernel, k.function, k.params_addr, k.grid
+    lock = threading.Lock()
+
+    def go_driver(x: torch.Tensor, out: torch.Tensor) -> None:
+        p = x.data_ptr()
+        with lock:
+            x_arg.value, out_arg.value = p, out.data_ptr()
+            if head_bytes is not None:
+                head_arg.value = p + head_bytes
+            go(fn, blocks, 1, 1, threads, 1, 1, smem, stream_ptr, params, 0)
 
     go_driver.keep = k  # the packed parameters live as long as the launch
-    return go_driver, with_driver, blocks, lambda: [k.step(X, OUT, partials, counter)]
+    return go_driver
 
 
 def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
@@ -320,8 +331,8 @@ def _triton(
     scalars = (head, n_bulk, *constexprs)
     fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
 
-    held = (X, X_PAST_HEAD, OUT)
-    driver = DriverKernel.of_triton(launch.compiled, programs, (*held, *fixed), held)
+    held = (X, OUT, X_PAST_HEAD)  # in the order _go_driver writes them
+    driver = DriverKernel.of_triton(launch.compiled, programs, (X, X_PAST_HEAD, OUT, *fixed), held)
     if driver is None:  # Triton's own launcher
 
         def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
@@ -329,16 +340,7 @@ def _triton(
             launch(stream_ptr, (p, p + head_bytes, out.data_ptr(), *fixed))
 
     else:  # the same kernel and parameters through CuPy's binding: 2-3 us less a call
-        slots, lock, go = driver.slots, threading.Lock(), driver.launch_kernel
-        fn, (grid_x, threads, smem), params = driver.function, driver.grid, driver.params_addr
-
-        def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
-            p = x.data_ptr()
-            with lock:
-                slots[0].value, slots[1].value, slots[2].value = p, p + head_bytes, out.data_ptr()
-                go(fn, grid_x, 1, 1, threads, 1, 1, smem, stream_ptr, params, 0)
-
-        go_bound.keep = driver
+        go_bound = _go_driver(driver, stream_ptr, head_bytes)
 
     def with_bound(x: torch.Tensor, out: torch.Tensor, s: int, part: int, count: int) -> None:
         p = x.data_ptr()
