@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from harness.report import tables
-from harness.report.documents import Document, ReportError, load_document
+from harness.report.documents import Document, ReportError, load_document, output_path
 
 
 def slug(name: str) -> str:
@@ -62,8 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         name = run.raw.get("device", {}).get("name")
         if not name:
             raise SystemExit("the run document names no GPU: not a GPU run, nothing to file")
-        dest = a.results / slug(name) / f"seed{seed}.json"
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest = output_path(a.results / slug(name) / f"seed{seed}.json")
         if Path(a.run_json).resolve() != dest.resolve():  # already filed: nothing to copy
             shutil.copyfile(a.run_json, dest)
         dest.with_suffix(".md").write_text(md)

@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from harness.core import catalogue
-from harness.report import profile_tables
+from harness.report import documents, profile_tables
 from harness.report.markdown import short_id
 from porting import census, measured
 from porting import kernel_sources as ks
@@ -126,7 +126,6 @@ def render_all(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -
 
 def write(path: str | Path = DOC, census_path: str | Path | None = None) -> list[Path]:
     texts = render_all(Path(census_path).resolve() if census_path else CENSUS, ROOT, Path(path))
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
     for p, text in texts.items():
-        p.write_text(text)
+        documents.output_path(p).write_text(text)
     return list(texts)

@@ -13,7 +13,7 @@ from harness.cli import common
 from harness.compile import nvrtc
 from harness.core import catalogue
 from harness.report.documents import ReportError
-from harness.report.markdown import TermColumn, short_dtype, terminal_table, with_legend
+from harness.report.markdown import Column, short_dtype, terminal_table, with_legend
 from porting import census, doc, sass
 from porting.census import COMPACT_COLUMNS, WIDE_COLUMNS, cell
 
@@ -22,10 +22,10 @@ def census_table(rows, title: str, *, wide: bool = False):
     """The census in ladder order with what each column counts in a legend under it."""
     counts = WIDE_COLUMNS if wide else COMPACT_COLUMNS
     columns = [
-        TermColumn("variant", lambda r: r.variant),
-        TermColumn("stage", lambda r: r.stage),
-        TermColumn("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
-        *(TermColumn(h, lambda r, f=f: cell(r, f), right=True) for h, _, f in counts),
+        Column("variant", lambda r: r.variant),
+        Column("stage", lambda r: r.stage),
+        Column("dtype", (lambda r: r.dtype) if wide else (lambda r: short_dtype(r.dtype))),
+        *(Column(h, lambda r, f=f: cell(r, f), right=True) for h, _, f in counts),
     ]
     ordered = sorted(rows, key=lambda r: (catalogue.stage_key(r.stage), r.backend))
     table = terminal_table(title, columns, ordered, lambda r: "yellow" if r.spills else None)

@@ -23,7 +23,7 @@ from harness.report import (
 from harness.report import markdown as terminal
 from harness.report.documents import ReportError, write_document
 from harness.report.ladder_table import ladder_console_table
-from harness.report.markdown import KeyedText, TermColumn, short_id
+from harness.report.markdown import Column, KeyedText, short_id
 
 REPORT = """\
 `reduce-ladder run --json` documents or pytest-benchmark JSON rendered (no GPU needed): the ladder
@@ -142,11 +142,11 @@ COMPACT_KEY = (
 def catalogue_table(variants: list[Variant], *, wide: bool = False):
     """The catalogue in ladder order: compact (dtypes and twins shortened, tile mappings as keys
     spelled out in the legend under the table) or wide (seed labels too, every column in full)."""
-    mappings, C = KeyedText(), TermColumn
+    mappings, C = KeyedText(), Column
     columns = [
         C("id", lambda v: v.id, whole=True), C("stage", lambda v: v.stage),
         *([C("seeds", lambda v: " ".join(v.seeds) or "-")] if wide else []),
-        C("dtypes", lambda v: ",".join(v.dtypes) if wide else terminal.short_dtypes(v.dtypes),
+        C("dtypes", lambda v: ",".join(v.dtypes if wide else map(terminal.short_dtype, v.dtypes)),
           whole=not wide),
         C("twin", lambda v: twin(v, wide), whole=not wide),
         C("tile mapping", lambda v: v.tile_mapping) if wide
@@ -160,7 +160,8 @@ def catalogue_table(variants: list[Variant], *, wide: bool = False):
         return table
     legend = ["map: the tile mapping (blocks, tiles per block, threads)"]
     legend += [f"  {line}" for line in mappings.legend()]
-    legend += ["dtypes: " + terminal.dtype_key(dtypes.NAMES), COMPACT_KEY]
+    legend += ["dtypes: " + ", ".join(f"{terminal.short_dtype(d)} {d}" for d in dtypes.NAMES)]
+    legend += [COMPACT_KEY]
     return terminal.with_legend(table, legend)
 
 

@@ -135,23 +135,6 @@ def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     return kept, notes
 
 
-def _seed_tables(rows: list[dict], sel: Selection, sizes: list[int], name, out: Console, quiet):
-    """The study note's table per size (printed unless quiet), for the run document's head."""
-    from harness.report import tables
-
-    found = []
-    for n in sizes:
-        srows = tables.seed_rows(rows, n, sel.dtype, sel.study)
-        title = f"seed {sel.study}, {name}, {sel.dtype}, n = {n:,}"
-        found.append({"seed": sel.study, "n": n, "dtype": sel.dtype, "title": title, "rows": srows})
-        if not quiet:
-            out.print(tables.rich_seed(srows, title))
-            out.print(
-                f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False, markup=False
-            )
-    return found
-
-
 def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Console) -> int:
     from harness.report import tables
     from harness.report.ladder_table import ladder_console_table
@@ -189,8 +172,17 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         measured = suites.run(found, args.reps, progress=progress, timed=timed)
     rows = session.record_dicts(measured)
     head = {}
-    if timed and sel.study:
-        head["seed_tables"] = _seed_tables(rows, sel, sizes, name, out, args.quiet)
+    if timed and sel.study:  # the study note's table per size, for the run document's head
+        head["seed_tables"] = seed_tables = []
+        for n in sizes:
+            srows = tables.seed_rows(rows, n, dtype, sel.study)
+            title = f"seed {sel.study}, {name}, {dtype}, n = {n:,}"
+            seed_tables.append({"seed": sel.study, "n": n, "dtype": dtype, "title": title,
+                                "rows": srows})  # fmt: skip
+            if not args.quiet:
+                out.print(tables.rich_seed(srows, title))
+                out.print(f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False,
+                          markup=False)  # fmt: skip
     mode = "timed" if timed else "check"
     common.write_json(args.json, session.run_document(mode, measured, **head))
     if not args.quiet and timed and not sel.study:

@@ -307,13 +307,9 @@ def compare_json(runs: list[DeviceRun], out_dir: Path) -> dict:
 # runs compared with the first (`reduce-ladder report A.json B.json ...`)
 
 
-def run_letter(k: int) -> str:
-    return ascii_uppercase[k]
-
-
 def run_points(runs: list[Document]) -> list[DeviceRun]:
     """The runs as the devices of a comparison, lettered A, B, ..., each a ladder file's points."""
-    return [DeviceRun(Path(run.path).parent, run_letter(k), run.device,
+    return [DeviceRun(Path(run.path).parent, ascii_uppercase[k], run.device,
                       points=points(run, "ladder"), order=variant_order(run.records))
             for k, run in enumerate(runs)]  # fmt: skip
 
@@ -327,7 +323,7 @@ def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, i
 def _run_tables(runs: list[Document], sizes: dict[str, int]):
     """Per dtype: its title, the header and the cells of its table (the variants that passed in
     A and in at least one other run at its n, in ladder order)."""
-    rows, letters = device_rows(run_points(runs)), [run_letter(k) for k in range(len(runs))]
+    rows, letters = device_rows(run_points(runs)), list(ascii_uppercase[: len(runs)])
     for d, n in sizes.items():
         yield (
             f"{d}, n = {size_label(n)}",
@@ -336,7 +332,7 @@ def _run_tables(runs: list[Document], sizes: dict[str, int]):
 
 
 def runs_line(runs: list[Document]) -> str:
-    return ", ".join(f"{run_letter(k)} = {r.label}" for k, r in enumerate(runs)) + "."
+    return ", ".join(f"{ascii_uppercase[k]} = {r.label}" for k, r in enumerate(runs)) + "."
 
 
 def runs_markdown(runs: list[Document], sizes: dict[str, int]) -> list[str]:
@@ -344,7 +340,7 @@ def runs_markdown(runs: list[Document], sizes: dict[str, int]) -> list[str]:
     out = ["## Comparison", "", runs_line(runs), ""]
     if not sizes:
         return [*out, "The runs share no dtype and size; nothing to compare.", ""]
-    others = " / ".join(run_letter(k) for k in range(1, len(runs)))
+    others = " / ".join(ascii_uppercase[1 : len(runs)])
     for title, header, cells in _run_tables(runs, sizes):
         what = f"time in A / time in {others} (above 1: {others} faster)"
         out += [f"{title}: {what}", "", md.markdown_table(header, cells)]

@@ -172,11 +172,10 @@ class Family:
         return out
 
 
-_RECORD_ROWS = readers.record_rows_of
 FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _bench_rows, _bench),
-    Family("host", records.HOST_SCHEMA, _RECORD_ROWS, records_key="table"),
-    Family("accuracy", records.ACCURACY_SCHEMA, _RECORD_ROWS, records_key="results"),
+    Family("host", records.HOST_SCHEMA, readers.record_rows_of, records_key="table"),
+    Family("accuracy", records.ACCURACY_SCHEMA, readers.record_rows_of, records_key="results"),
     Family("rows", records.ROWS_SCHEMA,  # as written
            lambda doc: [r for r in doc.rows if r.median_ms is not None], _rows),
     Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),

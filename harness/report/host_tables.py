@@ -119,10 +119,9 @@ def markdown(host: Document) -> str:
     if isinstance(method, dict):
         parts.append("\n".join(f"- {k}: {v}" for k, v in method.items()) + "\n")
     dtype = doc.get("options", {}).get("dtype", "float32")
-    tables = seed_tables(host.records, name, dtype) if host.records else []
+    parts += seed_tables(host.records, name, dtype) if host.records else []
     if doc.get("adversarial"):
-        tables.append(adversarial_table(doc["adversarial"]))
-    parts += tables
+        parts.append(adversarial_table(doc["adversarial"]))
     for entry in (doc.get("sweep") or {}).get("sizes", []):
         parts += [sweep_table(entry), f"Finding: {entry['finding']}\n"]
     return "\n".join(parts)

@@ -21,9 +21,6 @@ class Column:
     whole: bool = False  # on the terminal never folded (ids): the other columns give way
 
 
-TermColumn = Column  # the name the terminal tables' callers know
-
-
 def numbers(header: str, cell: Callable[[Any], str]) -> Column:
     return Column(header, cell, right=True)
 
@@ -83,15 +80,6 @@ def us(ms: float | None) -> str:
 def short_dtype(name: str) -> str:
     """float32 -> f32, int32 -> i32, bfloat16 -> bf16."""
     return name.replace("float", "f").replace("int", "i")
-
-
-def short_dtypes(names: Iterable[str]) -> str:
-    return ",".join(map(short_dtype, names))
-
-
-def dtype_key(names: Iterable[str]) -> str:
-    """The legend's line for short_dtype: 'f32 float32, i32 int32, ...'."""
-    return ", ".join(f"{short_dtype(n)} {n}" for n in names)
 
 
 def short_id(variant_id: str) -> str:

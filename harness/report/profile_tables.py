@@ -275,11 +275,10 @@ def render(doc: dict, out_dir: Path) -> Path:
     n) and the counters' plots beside it; the page's path."""
     documents.output_path(out_dir, folder=True)
     results = doc.get("results", [])
-    dtypes = sorted({r["dtype"] for r in results})
     parts = [f"# Measured by the hardware ({doc.get('device', {}).get('name', '?')})\n"]
     if any(r["family"] == "004" for r in results):
         parts += ["## Seed 004: global-memory sectors\n", seed004_table(doc)]
-    if "float32" in dtypes:
+    if any(r["dtype"] == "float32" for r in results):
         parts += ["## Seed 000: per stage\n", seed000_column(doc)]
     for dtype, n in sorted({(r["dtype"], r["n"]) for r in results}):
         parts += [f"## Counters per stage, {dtype}, n = {n:,}\n"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from string import ascii_uppercase
 
 from harness.core.sizes import size_label
 from harness.report import devices, documents, plots, profile_tables
-from harness.report.devices import rel, run_letter
+from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import (
     COPY_ID,
@@ -79,8 +80,6 @@ def write_report(
 ) -> WrittenReport:
     """Write out_dir/report.md and the PNG plots; the first run is the one tabled and plotted.
     Every input is checked first: nothing is written unless all is well."""
-    if not paths:
-        raise ReportError("give one run, or several to compare")
     runs = [load_run(p) for p in paths]
     for r in runs:
         if not r.timed:
@@ -98,7 +97,7 @@ def write_report(
         dev = r.meta.get("device") or {}
         keys = ("sm_count", "capability", "torch", "triton", "cupy")
         extra = ", ".join(f"{key} {dev[key]}" for key in keys if dev.get(key) is not None)
-        md.append(f"- {'run' if len(runs) == 1 else f'run {run_letter(k)}'}: **{r.device}** "
+        md.append(f"- {'run' if len(runs) == 1 else f'run {ascii_uppercase[k]}'}: **{r.device}** "
                   f"({extra or 'no device details'}); {r.kind} file `{Path(r.path).name}`, "
                   f"{r.created}; {len(r.records)} rows, dtypes {', '.join(r.dtypes())}, "
                   f"n = {', '.join(size_label(n) for n in r.sizes())}")  # fmt: skip
@@ -155,8 +154,8 @@ def plot_compare(runs: list[Document], n_by_dtype: dict[str, int], path: str | P
     `reduce-ladder compare` draws per source), titled with every run's device and date."""
     points = devices.run_points(runs)
     rows = [r for r in devices.device_rows(points) if r.dtype in n_by_dtype]
-    title = "\n".join(f"{run_letter(k)}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
-                      for k, r in enumerate(runs))  # fmt: skip
+    title = "\n".join(f"{k}: {r.device}, {r.created or 'no date'} ({Path(r.path).name})"
+                      for k, r in zip(ascii_uppercase, runs, strict=False))  # fmt: skip
     return plots.plot_device_source(Path(path), title, rows, points)
 
 
