@@ -284,3 +284,31 @@ def test_a_page_of_rounds_says_how_far_apart_they_were():
                       "spread: 20% of the median in the middle cell, at most 200% (api c/d "
                       "float32 2^10).")  # fmt: skip
     assert tables._spread([row("torch.sum", 10, 9, 11, rounds=None)]) == []
+
+
+def test_another_variant_is_held_to_the_fastest_overhead_of_its_own_run(tmp_path):
+    """Two per-call files, the second a slower run of the host: its v3 call is compared with its
+    own run's cuda/fastest (14 - 5 = 9 us of overhead), not the first file's (8 - 5 = 3 us)."""
+    import json
+
+    from harness.core.timing import Timing
+    from harness.report import records, tables
+    from harness.report.records import ResultRecord
+
+    first = _callable_doc(tmp_path)  # api cuda/fastest 8 us
+    second = tmp_path / "slow.json"
+    rows = _call_rows(**{"api cuda/fastest": 14.0, "api cuda/v3-sequential": 20.0})
+    second.write_text(json.dumps({"schema": records.ROWS_SCHEMA, "suite": "callable",
+                                  "device": {"name": "GPU"}, "rows": rows}))  # fmt: skip
+
+    def rec(vid, us):
+        t = Timing(median_ms=us / 1e3, min_ms=us / 1e3, p10_ms=us / 1e3, p90_ms=us / 1e3, reps=1)
+        return ResultRecord(variant=vid, backend="cuda", dtype="float32", n=1024, total=t)
+
+    got = tables.callable_targets(
+        tables.load_callable(first, second),
+        [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 10.0)],
+    )  # 20 - 10 - 9 = +1 us: met (against the first run's overhead it would be +7 us, missed)
+    assert got[-1].endswith(
+        "met on all 1; the most over: api cuda/v3-sequential float32 2^10, +1.0 us"
+    )

@@ -196,12 +196,15 @@ def load_callable(*paths: str | Path) -> Document:
     """Per-call documents as one: the first, then each later one's entries the first lacks (a
     REDUCE_LADDER_NATIVE=1 run beside the default one); ReportError for a file with none."""
     docs, merged = [load_document(path, ("rows", "pytest-benchmark")) for path in paths], []
-    for path, doc in zip(paths, docs, strict=True):
+    for k, (path, doc) in enumerate(zip(paths, docs, strict=True)):
         if not _calls(doc):
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
         seen = {r.variant for r in merged}  # an entry of an earlier file keeps its time
-        merged += [r for r in _calls(doc) if r.variant not in seen]
-    return docs[0] if len(docs) == 1 else replace(docs[0], rows=merged)
+        merged += [
+            replace(r, info={**r.info, "run": k}) for r in _calls(doc) if r.variant not in seen
+        ]
+    runs = [per_call(d) for d in docs]  # each file's own: a target compares within one run
+    return replace(docs[0], rows=merged, raw={**docs[0].raw, "runs": runs})
 
 
 def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
@@ -241,12 +244,14 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
                 what = f"the {family} pair{' (native launcher)' if native else ''}"
                 out.append(_per_call_verdict(f"{what} >= {least:.2f}x torch.sum", got, least))
     over = {False: [], True: []}  # native: (entry, dtype, n, call - device - fastest overhead)
+    runs = doc.raw.get("runs") or [calls]  # the fastest's overhead from the entry's own run
+    run_of = {(r.variant, r.dtype, r.n): r.info.get("run", 0) for r in _calls(doc)}
     for (e, d, n), t in calls.items():
         p = _entry(e)
         if not p or not p[2] or p[0].split("/")[1] in AT_LEAST:
             continue
         fast = f"{p[0].split('/')[0]}/fastest"  # the same launcher's: native beside native
-        ft = calls.get((f"api {fast}{' native' if p[1] else ''}", d, n))
+        ft = runs[run_of[e, d, n]].get((f"api {fast}{' native' if p[1] else ''}", d, n))
         fd, dev = device.get((fast, d, n)), device.get((p[0], d, n))
         if None not in (ft, fd, dev):
             over[p[1]].append((e, d, n, t - dev - (ft - fd)))
