@@ -143,7 +143,8 @@ def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
 
 def test_several_per_call_documents_read_as_one_table(tmp_path):
     """A second run (e.g. REDUCE_LADDER_NATIVE=1) adds the entries the first lacks, beside them;
-    an entry both have keeps the first file's time."""
+    an entry both have keeps the first file's time; an entry's ratio is to torch.sum of its own
+    run (the runs are separate spells of the host)."""
     import json
 
     from harness.report import tables
@@ -156,7 +157,8 @@ def test_several_per_call_documents_read_as_one_table(tmp_path):
     merged = tables.per_call(tables.load_callable(first, second))
     assert merged[("api cuda/fastest native", "float32", 1024)] == pytest.approx(5.0)
     assert merged[("torch.sum", "float32", 1024)] == pytest.approx(10.0)  # the first file's
-    assert "| 5.00 (2.00x) |" in tables.callable_markdown(tables.load_callable(first, second))
+    page = tables.callable_markdown(tables.load_callable(first, second))
+    assert "| 5.00 (19.80x) |" in page and "| 8.00 (1.25x) |" in page  # 99 / 5, 10 / 8
 
 
 def test_report_refuses_a_non_callable_document_before_writing(tmp_path):
@@ -268,6 +270,13 @@ def test_rounds_measure_one_input_s_cases_in_turn_and_merge_their_medians(monkey
     assert a.p10_ms < 2.0 < a.p90_ms and (b.median_ms, b.min_ms) == (5.0, 4.0)
     assert c.check == "error" and c.median_ms is None
     assert len(rows) == 6 and suites.run(found[3:4], rounds=1)[0].info == {}
+    # a record suite's failed round is one "check" row where the others have two: it is the row
+    ok = [
+        Row("GPU", "fake", "v", "", "float32", 1, m, 1.0, check="ok")
+        for m in ("first_pass", "total")
+    ]
+    bad = [Row("GPU", "fake", "v", "", "float32", 1, "check", None, check="error")]
+    assert suites.merge([ok, bad, ok]) == bad
 
 
 def test_a_page_of_rounds_says_how_far_apart_they_were():
@@ -284,6 +293,7 @@ def test_a_page_of_rounds_says_how_far_apart_they_were():
                       "spread: 20% of the median in the middle cell, at most 200% (api c/d "
                       "float32 2^10).")  # fmt: skip
     assert tables._spread([row("torch.sum", 10, 9, 11, rounds=None)]) == []
+    assert "at most 0%" in tables._spread([row("a", 10, 10, 10), row("b", 10, 10, 10)])[1]  # ties
 
 
 def test_another_variant_is_held_to_the_fastest_overhead_of_its_own_run(tmp_path):

@@ -1,10 +1,10 @@
 """The native launch (harness.launch.native, rebind's "native" mode) on the GPU, for the fastest
-and the reproducible pairs and the multi-pass ladder (seed 004's in-place kernels excepted, which
-keep the Python launch): built once, the same bits as the uncached plan and as the default
-Python launch for every dtype, size and alignment, through reduce_sum's hot path (result
-allocated in C++) and with out=, from threads at
-once, on a second stream, and inside a CUDA-graph capture (which launches its Python twin). Skipped
-(with the reason) without a GPU, or where the launcher cannot be built (no compiler or ninja)."""
+and the reproducible pairs and the multi-pass ladder (the in-place chains excepted: stage 0,
+seeds 004 and 001 keep the Python launch): built once, the same bits as the uncached plan and as
+the default Python launch for every dtype, size and alignment, through reduce_sum's hot path
+(result allocated in C++) and with out=, from threads at once, on a second stream, and inside a
+CUDA-graph capture (which launches its Python twin). Skipped (with the reason) without a GPU, or
+where the launcher cannot be built (no compiler or ninja)."""
 
 import pytest
 import torch

@@ -58,8 +58,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         variants=dict(nargs="+", help="variant (or per-call entry) ids"),
         sizes=dict(nargs="+", help="e.g. 2^10 2^20,2^24"),
         reps="repetitions (per-call suite: loops) per case",
-        rounds=dict(type=int, default=1, help="measure the cases of each input in turn this many "
-                    "times; a row's median is then the rounds' median, p10..p90 their spread"),
+        rounds=dict(type=common.positive_int, help="measure the cases of each input in turn this "
+                    "many times (default 1); a row's median is then the rounds' median"),
         shapes=dict(default="reference", choices=axis_bench.SHAPE_SETS,
                     help="the axis suite's shapes (default: reference)"),
         list=common.flag("print the cases; run nothing"),
@@ -80,8 +80,6 @@ def select(a: argparse.Namespace) -> list[suites.Case]:
 
 
 def bench(a: argparse.Namespace) -> int:
-    if a.rounds < 1:
-        raise UsageError(f"--rounds must be at least 1, got {a.rounds}")
     found = select(a)
     if a.list:
         print("\n".join(c.id for c in found))
@@ -89,10 +87,8 @@ def bench(a: argparse.Namespace) -> int:
     common.check_writable(a.json)
     common.require_gpu("bench", "it measures the suite's cases")
     keys = ("variants", "dtypes", "sizes", "reps", "rounds")
-    options = {
-        k: getattr(a, k) for k in keys if getattr(a, k) and (k, getattr(a, k)) != ("rounds", 1)
-    }
-    return suites.run_suite(a.suite, found, a.json, options, a.reps, rounds=a.rounds)
+    options = {k: getattr(a, k) for k in keys if getattr(a, k)}
+    return suites.run_suite(a.suite, found, a.json, options, a.reps, rounds=a.rounds or 1)
 
 
 def fastest_bench(a: argparse.Namespace) -> int:

@@ -194,17 +194,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--doc", "--readme", dest="readme", action="append", metavar="FILE.md", help=blocks
     )
     help = "compare device folders (results/<device>/): time ratios beside the datasheet's"
-    p = command(
-        sub,
-        "compare",
-        cmd_compare,
-        help,
-        COMPARE,
-        out=dict(required=True, help="output folder (created)"),
-    )
-    p.add_argument(
-        "folders", nargs="+", metavar="DIR", help="device folders; the first is the baseline"
-    )
+    p = command(sub, "compare", cmd_compare, help, COMPARE,
+                out=dict(required=True, help="output folder (created)"))  # fmt: skip
+    p.add_argument("folders", nargs="+", metavar="DIR",
+                   help="device folders; the first is the baseline")  # fmt: skip
     command(sub, "list", cmd_list, "print the catalogue", None,
         format=dict(choices=("table", "json"), default="table"),
         dtype="only the variants taking this dtype",

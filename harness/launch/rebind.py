@@ -122,7 +122,7 @@ def native_or(go: Go, stream_ptr: int, proto: torch.Tensor, steps: Steps) -> tup
 
 def native_launch(variant: Variant, mode: str) -> bool:
     """Whether `mode` launches `variant` natively (on a GPU, where the launcher builds): every
-    family but seed 004's in-place kernels, whose chain starts with a copy, not a launch."""
+    family but the in-place chains (stage 0, seeds 004 and 001), which start with a copy of x."""
     return mode == "native" and not variant.launch.in_place
 
 

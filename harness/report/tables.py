@@ -160,7 +160,8 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
     def cell(r: Row) -> str:
         if r.check in ("wrong", "error") or r.median_ms is None:
             return r.check or "-"
-        ratio = f" ({base[r.n] / r.median_ms:.2f}x)" if r.n in base else ""
+        b = r.info.get("base_ms") or base.get(r.n)  # torch.sum of the row's own run, if known
+        ratio = f" ({b / r.median_ms:.2f}x)" if b else ""
         return f"{r.median_ms * 1e3:.2f}{ratio}"
 
     ns = sorted({r.n for r in shown})
@@ -194,17 +195,17 @@ def _calls(doc: Document) -> list[Row]:
 
 def load_callable(*paths: str | Path) -> Document:
     """Per-call documents as one: the first, then each later one's entries the first lacks (a
-    REDUCE_LADDER_NATIVE=1 run beside the default one); ReportError for a file with none."""
+    REDUCE_LADDER_NATIVE=1 run beside the default one), each row tagged with its file (its run:
+    a target compares within one) and that run's torch.sum; ReportError for a file with none."""
     docs, merged = [load_document(path, ("rows", "pytest-benchmark")) for path in paths], []
     for k, (path, doc) in enumerate(zip(paths, docs, strict=True)):
         if not _calls(doc):
             raise ReportError(f"{path}: no per-call rows (`reduce-ladder bench callable --json`)")
         seen = {r.variant for r in merged}  # an entry of an earlier file keeps its time
-        merged += [
-            replace(r, info={**r.info, "run": k}) for r in _calls(doc) if r.variant not in seen
-        ]
-    runs = [per_call(d) for d in docs]  # each file's own: a target compares within one run
-    return replace(docs[0], rows=merged, raw={**docs[0].raw, "runs": runs})
+        base = {(r.dtype, r.n): r.median_ms for r in _calls(doc) if r.variant == BASE}
+        merged += [replace(r, info={**r.info, "run": k, "base_ms": base.get((r.dtype, r.n))})
+                   for r in _calls(doc) if r.variant not in seen]  # fmt: skip
+    return replace(docs[0], rows=merged, raw={**docs[0].raw, "runs": list(map(per_call, docs))})
 
 
 def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
@@ -232,14 +233,14 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
     """The targets' verdicts on a per-call document (the device times from a run's records):
     met, or missed on how many, with each entry's worst case."""
     calls = per_call(doc)
-    base = {(d, n): t for (e, d, n), t in calls.items() if e == BASE}
+    base = {(r.variant, r.dtype, r.n): (r.info.get("base_ms") or 0) * 1e3 for r in _calls(doc)}
     device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
     out = []
     for family, least in AT_LEAST.items():
         for native in (False, True):
-            got = [(e, d, n, base[d, n] / t) for (e, d, n), t in calls.items()
+            got = [(e, d, n, base[e, d, n] / t) for (e, d, n), t in calls.items()  # its run's
                    if (p := _entry(e)) and p[0].endswith("/" + family) and p[1] == native
-                   and (d, n) in base]  # fmt: skip
+                   and base[e, d, n]]  # fmt: skip
             if got:
                 what = f"the {family} pair{' (native launcher)' if native else ''}"
                 out.append(_per_call_verdict(f"{what} >= {least:.2f}x torch.sum", got, least))
@@ -294,7 +295,8 @@ def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) 
 
 def _spread(calls: list[Row]) -> list[str]:
     """Where rows are medians of rounds (bench --rounds): how far apart the rounds were."""
-    rel = sorted(((r.p90_ms - r.p10_ms) / r.median_ms, r) for r in calls if r.info.get("rounds"))
+    rel = [((r.p90_ms - r.p10_ms) / r.median_ms, r) for r in calls if r.info.get("rounds")]
+    rel.sort(key=lambda pair: pair[0])  # not by the rows: a tie would compare them
     if not rel:
         return []
     (mid, _), (top, r) = rel[len(rel) // 2], rel[-1]

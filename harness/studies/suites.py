@@ -198,16 +198,17 @@ def run(
 
 
 def merge(rounds: list[list[Row]]) -> list[Row]:
-    """One case's rows of several rounds as one set: where every round's row of a metric was
-    measured, a row whose samples are the rounds' medians (median of the medians; min, p10 and
-    p90 of the rounds' medians: the spread between runs; reps: the rounds), info["rounds"]
-    saying so; else the first round's row that failed or was not timed, as it is."""
+    """One case's rows of several rounds as one set: a round that failed (a "wrong" or "error"
+    row) as it is; else per metric, where every round timed it, a row whose samples are the
+    rounds' medians (median of the medians; min, p10 and p90 of the rounds' medians: the spread
+    between runs; reps: the rounds), info["rounds"] saying so; else the first round's row."""
+    if failed := [rs for rs in rounds if any(r.check in ("wrong", "error") for r in rs)]:
+        return failed[0]
     out = []
-    for i, row in enumerate(rounds[0]):
-        same = [rs[i] for rs in rounds if i < len(rs) and rs[i].metric == row.metric]
-        failed = [r for r in same if r.check != "ok" or r.median_ms is None]
-        if failed or len(same) < len(rounds):
-            out.append(failed[0] if failed else row)
+    for row in rounds[0]:
+        same = [r for rs in rounds for r in rs if (r.metric, r.config) == (row.metric, row.config)]
+        if len(same) != len(rounds) or any(r.median_ms is None for r in same):
+            out.append(row)
         else:
             t = Timing.of([r.median_ms for r in same])
             out.append(replace(row, **t.record(), info={**row.info, "rounds": len(same)}))
