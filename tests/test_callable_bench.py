@@ -322,3 +322,23 @@ def test_another_variant_is_held_to_the_fastest_overhead_of_its_own_run(tmp_path
     assert got[-1].endswith(
         "met on all 1; the most over: api cuda/v3-sequential float32 2^10, +1.0 us"
     )
+
+
+def test_a_call_whose_run_lacks_the_fastest_entry_is_counted_not_held_to_another_run(tmp_path):
+    import json
+
+    from harness.core.timing import Timing
+    from harness.report import records, tables
+    from harness.report.records import ResultRecord
+
+    first = _callable_doc(tmp_path)  # api cuda/fastest 8 us
+    native = tmp_path / "native.json"  # a run with the native fastest only beside v3's Python call
+    rows = _call_rows(**{"api cuda/fastest native": 6.0, "api cuda/v3-sequential": 20.0})
+    native.write_text(json.dumps({"schema": records.ROWS_SCHEMA, "suite": "callable",
+                                  "device": {"name": "GPU"}, "rows": rows}))  # fmt: skip
+    t = Timing(median_ms=0.005, min_ms=0.005, p10_ms=0.005, p90_ms=0.005, reps=1)
+    recs = [ResultRecord(variant=v, backend="cuda", dtype="float32", n=1024, total=t)
+            for v in ("cuda/fastest", "cuda/v3-sequential")]  # fmt: skip
+    got = tables.callable_targets(tables.load_callable(first, native), recs)
+    assert not any(line.startswith("- every other") for line in got)
+    assert got[-1].startswith("- not held to that target: 1 calls whose run has no call")

@@ -245,7 +245,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
                 what = f"the {family} pair{' (native launcher)' if native else ''}"
                 out.append(_per_call_verdict(f"{what} >= {least:.2f}x torch.sum", got, least))
     over = {False: [], True: []}  # native: (entry, dtype, n, call - device - fastest overhead)
-    runs = doc.raw.get("runs") or [calls]  # the fastest's overhead from the entry's own run
+    runs, unmatched = doc.raw.get("runs") or [calls], 0  # the fastest's overhead: its own run's
     run_of = {(r.variant, r.dtype, r.n): r.info.get("run", 0) for r in _calls(doc)}
     for (e, d, n), t in calls.items():
         p = _entry(e)
@@ -254,6 +254,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
         fast = f"{p[0].split('/')[0]}/fastest"  # the same launcher's: native beside native
         ft = runs[run_of[e, d, n]].get((f"api {fast}{' native' if p[1] else ''}", d, n))
         fd, dev = device.get((fast, d, n)), device.get((p[0], d, n))
+        unmatched += ft is None and None not in (fd, dev)  # its run lacks that fastest entry
         if None not in (ft, fd, dev):
             over[p[1]].append((e, d, n, t - dev - (ft - fd)))
     for native, rows in over.items():
@@ -265,6 +266,9 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
                    f"{OTHER_SLACK_US:.0f} us of its device time plus its backend's fastest call "
                    f"overhead: {verdict}; the most over: {e} {d} {size_label(n)}, "
                    f"{x:+.1f} us")  # fmt: skip
+    if unmatched:
+        out.append(f"- not held to that target: {unmatched} calls whose run has no call of their "
+                   "backend's fastest by the same launcher")  # fmt: skip
     return out or ["- no entry of the targets measured"]
 
 

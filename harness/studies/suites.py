@@ -198,10 +198,9 @@ def run(
 
 
 def merge(rounds: list[list[Row]]) -> list[Row]:
-    """One case's rows of several rounds as one set: a round that failed (a "wrong" or "error"
-    row) as it is; else per metric, where every round timed it, a row whose samples are the
-    rounds' medians (median of the medians; min, p10 and p90 of the rounds' medians: the spread
-    between runs; reps: the rounds), info["rounds"] saying so; else the first round's row."""
+    """One case's rows of several rounds as one set: a failed round ("wrong" / "error") as it is;
+    else per metric timed in every round, the rounds' medians as its samples (median, min, p10,
+    p90: the spread between rounds; reps: the rounds; info["rounds"]); else round 0's row."""
     if failed := [rs for rs in rounds if any(r.check in ("wrong", "error") for r in rs)]:
         return failed[0]
     out = []
