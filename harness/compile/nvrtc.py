@@ -170,7 +170,7 @@ def compile_file(
 
     if name_expressions is None:
         name_expressions = [] if isinstance(source, Path) else catalogue_exprs(source)
-    name = cuda_source.display_name(source)
+    name = Path(source).name  # what compiler messages and results name it by
     return compile_source(cuda_source.expand(source), name, name_expressions, arch)
 
 

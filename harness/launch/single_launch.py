@@ -125,7 +125,7 @@ def workspace(
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:
     """Tiles of `threads` x `unroll` 16-byte vectors that cover n elements of dtype (>= 1)."""
-    return max(1, mappings.cdiv(n, threads * unroll * dtypes.get(dtype).per_16_bytes))
+    return max(1, mappings.cdiv(n, threads * unroll * (16 // dtypes.get(dtype).itemsize)))
 
 
 def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
