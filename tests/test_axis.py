@@ -15,6 +15,7 @@ from harness.compile import nvrtc
 from harness.core import axis_geometry as geom
 from harness.core import axis_vector as vec
 from harness.core import catalogue, dtypes, records_axis
+from tests.test_catalogue import cuda_sources
 
 TRITON = [v.id for v in catalogue.AXIS_VARIANTS if v.backend == "triton"]
 # Ragged on purpose: M, N not multiples of 8 / 32 / 256; N = 1; M = 1; a reduced dim long enough
@@ -303,7 +304,7 @@ def test_axis_variants_stay_out_of_the_1d_catalogue():
     assert not axis_ids & set(catalogue.BY_ID)
     assert not any(v.family == "axis" for v in catalogue.VARIANTS)
     assert not any(v.family == "axis" for v in catalogue.select(include_wrong=True))
-    assert "axis.cu" not in catalogue.cuda_sources()  # the census and the CPU path's 1-D lists
+    assert "axis.cu" not in cuda_sources()  # the census and the CPU path's 1-D lists
     with pytest.raises(KeyError):
         catalogue.get("cuda/axis-r1-block-row")
 

@@ -15,7 +15,7 @@ from experiments.fastest_ablation.experiment import grid_size
 from harness.check import verify
 from harness.cli.main import main as reduce_ladder
 from harness.compile import nvrtc
-from harness.core import catalogue, device, passes
+from harness.core import catalogue, device, mappings
 from harness.launch.plan import make_plan
 from triton_kernels import fastest
 
@@ -103,7 +103,7 @@ def test_cuda_grid_is_the_ablations_capped_catalogue_shape(dtype):
 
     v = catalogue.get("cuda/fastest")
     unroll = catalogue.FASTEST_UNROLL[dtype]
-    cap = min(v.launch.max_blocks, v.launch.per_sm * passes.sm_count())
+    cap = min(v.launch.max_blocks, v.launch.per_sm * mappings.sm_count())
     for n in (1, 17, 5003, 2**20 + 7, 2**31 + 5):
         tiles = vector_tiles(dtype, n, v.launch.threads, unroll)
         assert cuda_grid(v, dtype, n) == grid_size(tiles, cap, "capped") == min(tiles, cap)
@@ -115,7 +115,7 @@ def test_grid_policies():
     assert grid_size(32768, 528, "capped") == 528
     # 63 rounds either way; balanced: 521 blocks, the last round 466 of them, not 32 of 528
     g = grid_size(32768, 528, "balanced")
-    assert g == 521 and passes.cdiv(32768, g) == passes.cdiv(32768, 528) == 63
+    assert g == 521 and mappings.cdiv(32768, g) == mappings.cdiv(32768, 528) == 63
     assert 32768 - g * 62 == 466
     with pytest.raises(ValueError, match="grid policy"):
         grid_size(5, 5, "even")

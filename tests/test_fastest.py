@@ -11,9 +11,9 @@ import torch
 
 from harness.check import verify
 from harness.compile import nvrtc
-from harness.core import catalogue, dtypes, passes
+from harness.core import catalogue, dtypes, mappings
 from harness.launch.plan import make_plan
-from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, out_dtype
+from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan
 from triton_kernels import fastest
 from triton_kernels.fastest import head_elements
 
@@ -67,11 +67,12 @@ def test_single_launch_plan_is_one_launch(dtype, dev):
     assert plan.n == n and plan.launch_count == 1
     (out,) = plan.outs
     partials, counter = plan.workspace
-    assert out.shape == (1,) and out.dtype == out_dtype(dtype) == partials.dtype
+    assert out.shape == (1,) and out.dtype == dtypes.get(dtype).sum_torch == partials.dtype
     assert counter.dtype == COUNTER_DTYPE and int(counter.item()) == 0
     # the grid it launches: the default configuration's, from the bulk after the head
     cfg = fastest.DEFAULT
-    assert plan.first_blocks == fastest.program_count(cfg, n - head_elements(x), passes.sm_count())
+    sms = mappings.sm_count()
+    assert plan.first_blocks == fastest.program_count(cfg, n - head_elements(x), sms)
     assert 1 < plan.first_blocks <= partials.numel()
     golden = verify.golden(x).value
     plan.poison()
@@ -90,13 +91,16 @@ def test_triton_census_spec_names_the_plans_workspace():
     for dtype in DTYPES:
         spec = fastest.triton_census_spec(dtype)
         assert spec["args"]["count_ptr"] == (dtypes.name_of(COUNTER_DTYPE), True)
-        assert spec["args"]["out_ptr"][0] == dtypes.name_of(out_dtype(dtype))
+        assert spec["args"]["out_ptr"][0] == dtypes.name_of(dtypes.get(dtype).sum_torch)
         assert spec["meta"]["ONE_PROGRAM"] is False and spec["meta"]["EVEN"] is False
 
 
 def test_half_types_return_float32():
-    assert out_dtype("float16") == out_dtype("bfloat16") == torch.float32
-    assert out_dtype("int32") == torch.int32 and out_dtype("float64") == torch.float64
+    assert dtypes.get("float16").sum_torch == dtypes.get("bfloat16").sum_torch == torch.float32
+    assert (
+        dtypes.get("int32").sum_torch == torch.int32
+        and dtypes.get("float64").sum_torch == torch.float64
+    )
 
 
 def test_head_elements_reach_the_16_byte_boundary():
@@ -129,7 +133,7 @@ def test_single_launch_bound_grows_with_the_per_lane_work(sms, per_thread, monke
 
     monkeypatch.setattr(mappings, "sm_count", lambda: sms)
     launch = catalogue.get("cuda/fastest").launch
-    (p,) = passes.plan_passes(launch, 2**25)
+    (p,) = mappings.plan_passes(launch, 2**25)
     assert p.blocks == 1 and p.per_thread == per_thread
     assert launch.chain_length(2**25) > launch.chain_length(2**10)
 

@@ -14,7 +14,7 @@ import torch
 from harness.check import verify
 from harness.cli.main import main
 from harness.core import catalogue, device
-from harness.core.passes import cdiv
+from harness.core.mappings import cdiv
 from harness.studies import host, host_plan, session
 from harness.studies.host_plan import TILE
 

@@ -10,7 +10,7 @@ import torch
 import harness
 from harness.check import verify
 from harness.core import catalogue, mappings
-from harness.core.passes import one_pass
+from harness.core.mappings import one_pass
 from tests.overflow_data import OVERFLOW_KINDS, overflow_input
 
 # Tile twins only (twin_of: the same tiles as CUDA blocks, so reference_partials applies).

@@ -15,8 +15,9 @@ from harness.core.mappings import (
     SPLIT_PAIR,
     TILES,
     Launch,
+    one_pass,
+    plan_passes,
 )
-from harness.core.passes import one_pass, plan_passes
 
 CATALOGUE_LAUNCHES = sorted({v.launch for v in catalogue.VARIANTS if v.launch}, key=repr)
 # Beside the catalogue's: small fixed grids (so that grid-stride wraps several times and chunked
@@ -42,6 +43,21 @@ def _id(launch: Launch) -> str:
     return launch.describe()
 
 
+def block_elements(launch: Launch, p: mappings.Pass, block: int) -> list[range]:
+    """The elements block b of pass p reads, written out independently of block_of: per_thread
+    adjacent tiles of `threads` (tiles, chunked); tile b, b + grid, ... (split-pair, grid-stride);
+    everything (one launch: how its blocks share the input is the kernel's business)."""
+    t, k, m = launch.threads, p.per_thread, launch.mapping
+    if m.one_launch or m is mappings.REPRODUCIBLE:
+        return [range(0, p.n)]
+    if m in (SPLIT_PAIR, GRID_STRIDE):
+        starts = range(block * t, p.n, p.blocks * t)
+    else:
+        starts = [(block * k + j) * t for j in range(k)]
+    clipped = (range(max(0, s), min(p.n, s + t)) for s in starts)
+    return [r for r in clipped if r]
+
+
 def test_every_mapping_is_in_the_catalogue_and_the_registry():
     used = {v.launch.mapping for v in catalogue.VARIANTS if v.launch}
     assert used == set(mappings.MAPPINGS.values())
@@ -61,7 +77,7 @@ def test_blocks_of_every_pass_partition_the_input(launch, n):
     for p in plan_passes(launch, n):
         seen = bytearray(p.n)
         for b in range(p.blocks):
-            ranges = launch.mapping.block_elements(launch, p, b)
+            ranges = block_elements(launch, p, b)
             assert ranges, f"block {b} of {p.blocks} reads nothing (n={p.n})"
             for r in ranges:
                 for i in r:
@@ -77,7 +93,7 @@ def test_block_of_names_the_block_that_reads_each_element(launch, n):
     p = one_pass(launch, n)
     owner = [-1] * n
     for b in range(p.blocks):
-        for r in launch.mapping.block_elements(launch, p, b):
+        for r in block_elements(launch, p, b):
             for i in r:
                 owner[i] = b
     assert [launch.mapping.block_of(launch, p, i) for i in range(n)] == owner

@@ -7,6 +7,7 @@ import torch
 
 from harness.check import verify
 from harness.core import catalogue
+from tests.test_mappings import block_elements
 
 
 def test_int32_golden_wraps_like_the_kernels():
@@ -80,7 +81,7 @@ def test_reference_partials_follow_the_mappings_blocks(vid):
     p = v.launch.mapping.grid(v.launch, x.numel())
     assert ref.numel() == p.blocks
     for b in (0, 1, p.blocks // 2, p.blocks - 1):
-        rs = v.launch.mapping.block_elements(v.launch, p, b)
+        rs = block_elements(v.launch, p, b)
         assert int(ref[b]) == sum(int(x[r.start : r.stop].to(torch.int64).sum()) for r in rs)
 
 

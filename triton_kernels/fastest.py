@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import triton
 import triton.language as tl
 
-from harness.core import dtypes, passes
+from harness.core import dtypes, mappings
 
 if TYPE_CHECKING:
     import torch
@@ -275,7 +275,7 @@ def tuned_launch(
 ) -> tuple[Callable[[], None], int]:
     """The launch triton/fastest runs over x (and its grid): the configuration `choose` picks for
     this device, dtype and size bucket, timed here on a GPU; DEFAULT when interpreted."""
-    for_config = launcher(dtype, kernel_args(x, out, partials, counter), passes.sm_count())
+    for_config = launcher(dtype, kernel_args(x, out, partials, counter), mappings.sm_count())
     return for_config(tuned_config(dtype, x, for_config))
 
 

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from harness.core import dtypes, passes
+from harness.core import dtypes, mappings
 from harness.report import records
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def grid_size(tiles: int, cap: int, policy: str) -> int:
     tiles, cap = max(tiles, 1), max(cap, 1)
     if policy == "capped" or tiles <= cap:
         return min(tiles, cap)
-    return passes.cdiv(tiles, passes.cdiv(tiles, cap))
+    return mappings.cdiv(tiles, mappings.cdiv(tiles, cap))
 
 
 # cuda/fastest's kernel in other shapes: label -> (FLAGS, threads, UNROLL, per_sm, grid policy).
@@ -99,7 +99,7 @@ def cuda_shape_launch(
     v = plan.variant
     kern = cuda_loader.kernel_by_expression(v.source, cuda_expression(flags, threads, unroll))
     tiles = single_launch.vector_tiles(plan.dtype, plan.n, threads, unroll)
-    cap = min(v.launch.max_blocks, per_sm * passes.sm_count())
+    cap = min(v.launch.max_blocks, per_sm * mappings.sm_count())
     grid, block = (grid_size(tiles, cap, policy),), (threads,)
     args = single_launch.cuda_args(plan.x, plan.outs[0], *plan.workspace)
 
@@ -118,7 +118,7 @@ def triton_shape_launcher(
     from triton_kernels import fastest
 
     args = fastest.kernel_args(plan.x, plan.outs[0], *plan.workspace)
-    n_bulk, sms = args[-1], passes.sm_count()
+    n_bulk, sms = args[-1], mappings.sm_count()
 
     def launcher(cfg: Config) -> Callable[[], None]:
         g = grid_size(cfg.tiles(n_bulk), cfg.cap(sms), policy)

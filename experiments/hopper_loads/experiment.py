@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.core import passes
+from harness.core import mappings
 from harness.report import records
 
 SOURCE = Path(__file__).resolve().parent / "hopper_loads.cu"  # includes cuda_kernels/fastest.cu
@@ -80,7 +80,7 @@ def _candidates(x) -> dict[str, tuple[Callable[[], None], object, int]]:
     from harness.launch.plan import make_plan
     from harness.launch.stream import on_torch_stream
 
-    n, sms = x.numel(), passes.sm_count()
+    n, sms = x.numel(), mappings.sm_count()
     cv = catalogue.get("cuda/fastest")
     plan = make_plan(cv, x)
     out: dict[str, tuple[Callable[[], None], object, int]] = {
@@ -102,7 +102,7 @@ def _candidates(x) -> dict[str, tuple[Callable[[], None], object, int]]:
     for label, load in HINTED.items():
         out[label] = kernel_launch(hinted_expression(load), grid, THREADS)
     for label, (stages, tile_bytes, per_sm) in BULK.items():
-        tiles = passes.cdiv(n, tile_bytes // 4)
+        tiles = mappings.cdiv(n, tile_bytes // 4)
         g = max(1, min(tiles, per_sm * sms, cv.launch.max_blocks))
         out[label] = kernel_launch(bulk_expression(stages, tile_bytes), g, THREADS)
     for pid, label in (("peer/torch.sum", "torch.sum"), ("peer/cupy.sum-cub", "cupy.sum (CUB)")):

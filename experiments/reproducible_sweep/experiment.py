@@ -54,12 +54,12 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
     import torch
 
     from harness.check import verify
-    from harness.core import catalogue, device, passes, repro_geometry, timing
+    from harness.core import catalogue, device, mappings, repro_geometry, timing
     from harness.launch import peers, reproducible_plan, single_launch
     from triton_kernels import reproducible as trepro
 
     cuda_v = catalogue.get("cuda/reproducible")
-    sms = passes.sm_count()
+    sms = mappings.sm_count()
     doc: dict = {"device": device.device_info(), "sms": sms, "rows": []}
     for dtype in dtypes:
         for k in sizes:

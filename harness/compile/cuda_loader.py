@@ -34,7 +34,7 @@ def module(source: str | Path, extra: tuple[str, ...] = ()) -> cupy.RawModule:
     try:
         mod.compile()
     except cupy.cuda.compiler.CompileException as e:
-        name = cuda_source.display_name(source)
+        name = Path(source).name
         raise CudaCompileError(f"NVRTC (through CuPy) could not compile {name}:\n{e}") from None
     return mod
 

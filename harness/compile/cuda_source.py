@@ -22,11 +22,6 @@ def expand(name: str | Path) -> str:
     return _expand(name if isinstance(name, Path) else source_path(name), set())
 
 
-def display_name(source: str | Path) -> str:
-    """The file name compiler messages and results name a source by."""
-    return source.name if isinstance(source, Path) else source
-
-
 def _expand(path: Path, seen: set[str]) -> str:
     out = [f'#line 1 "{path.name}"']
     for lineno, line in enumerate(path.read_text().splitlines(), start=1):

@@ -119,7 +119,6 @@ def compile_source(
     name: str,
     name_expressions: list[str],
     arch: str = "sm_90",
-    extra_options: tuple[str, ...] = (),
 ) -> CompileResult:
     """Compile `code` (already include-expanded) to a CUBIN for `arch`."""
     lib = _lib()
@@ -131,7 +130,7 @@ def compile_source(
     try:
         for expr in name_expressions:
             _check(lib.nvrtcAddNameExpression(prog, expr.encode()), f"name expression {expr}")
-        opts = [*COMPILE_OPTIONS, f"-arch={arch}", "-Xptxas=-v", *extra_options]
+        opts = [*COMPILE_OPTIONS, f"-arch={arch}", "-Xptxas=-v"]
         arr = (ctypes.c_char_p * len(opts))(*(o.encode() for o in opts))
         rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
         log = _output(lib, prog, "ProgramLog").split(b"\0", 1)[0].decode(errors="replace")
@@ -171,7 +170,7 @@ def compile_file(
 
     if name_expressions is None:
         name_expressions = [] if isinstance(source, Path) else catalogue_exprs(source)
-    name = cuda_source.display_name(source)
+    name = Path(source).name  # what compiler messages and results name it by
     return compile_source(cuda_source.expand(source), name, name_expressions, arch)
 
 

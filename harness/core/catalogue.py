@@ -39,7 +39,7 @@ __all__ = [
     "AXIS_BY_ID", "AXIS_VARIANTS", "BY_ID", "CCCL_ID", "CCCL_IDS", "CCCL_NONDET_ID",
     "COMPILE_COOP_ID", "COMPILE_DYNAMIC_ID", "COMPILE_ID", "COMPILE_IDS", "COPY_ID", "CUB_ID",
     "DYNAMIC_FIRST_N", "FASTEST_DTYPES", "FASTEST_UNROLL", "HOST_TILE", "MAX_N_32BIT", "NOCUB_ID",
-    "PEER_IDS", "TORCH_SUM_ID", "VARIANTS", "Variant", "cuda_sources", "get",
+    "PEER_IDS", "TORCH_SUM_ID", "VARIANTS", "Variant", "get",
     "get_axis", "ladder_order", "name_expressions", "select", "stage_key",
 ]
 # fmt: on
@@ -137,11 +137,6 @@ def select(
 def ladder_order(variants: Iterable[Variant]) -> list[Variant]:
     """Stable sort by stage (catalogue order within a stage)."""
     return sorted(variants, key=lambda v: stage_key(v.stage))
-
-
-def cuda_sources() -> list[str]:
-    """The CUDA variants' source files, each once, in catalogue order."""
-    return list(dict.fromkeys(v.source for v in VARIANTS if v.backend == "cuda" and v.source))
 
 
 def name_expressions(source: str) -> list[str]:

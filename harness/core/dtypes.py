@@ -34,11 +34,6 @@ class DType:
     def sum_torch(self) -> torch.dtype:
         return DTYPES[self.sum_dtype].torch
 
-    @property
-    def per_16_bytes(self) -> int:
-        """Elements in one 16-byte vector load."""
-        return 16 // self.itemsize
-
 
 DTYPES: dict[str, DType] = {
     d.name: d

@@ -1,8 +1,10 @@
 """Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads. A Launch
 (the catalogue's launch record) is a tile mapping object plus its sizes; every other module asks
-the mapping object (its grid, the elements block b reads, its longest addition chain, its Triton
+the mapping object (its grid, the block of each element, its longest addition chain, its Triton
 meta-parameters), none compares a mapping's name. Both backends derive their grid from the same
-Launch, so a CUDA stage and its Triton twin see the same tiles by construction.
+Launch, so a CUDA stage and its Triton twin see the same tiles by construction. The pass policy
+(one_pass, plan_passes: docs/correctness.md): the same kernel again over the partials until one
+is left, or one launch that returns the value.
 """
 
 from __future__ import annotations
@@ -78,22 +80,12 @@ class Launch:
         if missing:
             raise ValueError(f"mapping {self.mapping.name!r} needs {' and '.join(missing)}")
 
-    @property
-    def num_warps(self) -> int:
-        return self.threads // 32
-
     def describe(self) -> str:
         return self.mapping.describe(self)
 
     def chain_length(self, n: int) -> int:
         """The most additions any element goes through (the error bound: harness.check.verify)."""
         return self.mapping.chain_length(self, n)
-
-
-def _tile_ranges(starts: range | list[int], width: int, n: int) -> list[range]:
-    """Tiles of `width` elements starting at `starts`, clipped to [0, n); empty ones dropped."""
-    clipped = (range(max(0, s), min(n, s + width)) for s in starts)
-    return [r for r in clipped if r]
 
 
 @dataclass(frozen=True)
@@ -113,12 +105,9 @@ class Mapping:
         _need_n(n)
         return Pass(n, cdiv(n, launch.threads * launch.tiles), launch.tiles)
 
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        """Block b reads per_thread adjacent tiles of `threads` elements (tiles, chunked)."""
-        t, k = launch.threads, p.per_thread
-        return _tile_ranges([(block * k + j) * t for j in range(k)], t, p.n)
-
     def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
+        """The block that reads element `index` (an int or a tensor of them): block b reads
+        per_thread adjacent tiles of `threads` elements (tiles, chunked)."""
         return index // (launch.threads * p.per_thread)
 
     def chain_length(self, launch: Launch, n: int) -> int:
@@ -129,7 +118,7 @@ class Mapping:
         return sum(p.per_thread + depth for p in plan_passes(launch, n))
 
     def triton_meta(self, launch: Launch) -> dict[str, int]:
-        return {"BLOCK": launch.threads, "num_warps": launch.num_warps}
+        return {"BLOCK": launch.threads, "num_warps": launch.threads // 32}
 
     def sum_dtype(self, dtype: str) -> str:
         return dtype
@@ -160,10 +149,6 @@ class SplitPair(Mapping):
     name: ClassVar[str] = "split-pair"
     summary: ClassVar[str] = "tile b + tile b+grid of {threads} per block"
 
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        t = launch.threads
-        return _tile_ranges(range(block * t, p.n, p.blocks * t), t, p.n)
-
     def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
         return (index // launch.threads) % p.blocks
 
@@ -187,9 +172,7 @@ class GridStride(_FixedGrid):
 
     name: ClassVar[str] = "grid-stride"
     summary: ClassVar[str] = "{max_blocks} blocks x {threads}, grid-stride"
-    # the same walk as split-pair's, over as many grid spans as n needs
-    block_elements = SplitPair.block_elements
-    block_of = SplitPair.block_of
+    block_of = SplitPair.block_of  # split-pair's walk, over as many grid spans as n needs
 
 
 @dataclass(frozen=True)
@@ -232,10 +215,6 @@ class SingleLaunch(Mapping):
         _need_n(n)
         steps = cdiv(cdiv(n, launch.threads * launch.tiles), single_launch_cap(launch))
         return Pass(n, 1, steps * launch.tiles + 2)
-
-    def block_elements(self, launch: Launch, p: Pass, block: int) -> list[range]:
-        # One launch reads everything; how its blocks share the input is the kernel's business.
-        return [range(0, p.n)]
 
     def block_of(self, launch: Launch, p: Pass, index: Any) -> Any:
         raise ValueError(
@@ -297,6 +276,10 @@ REPRODUCIBLE = Reproducible()
 MAPPINGS: dict[str, Mapping] = {
     m.name: m for m in (TILES, SPLIT_PAIR, GRID_STRIDE, CHUNKED, SINGLE_LAUNCH, REPRODUCIBLE)
 }
+
+
+def one_pass(launch: Launch, n: int) -> Pass:
+    return launch.mapping.grid(launch, n)
 
 
 def plan_passes(launch: Launch, n: int) -> list[Pass]:

@@ -14,8 +14,7 @@ import torch
 from harness.compile import cuda_loader
 from harness.core import dtypes
 from harness.core.catalogue import MAX_N_32BIT, Variant
-from harness.core.mappings import REPRODUCIBLE
-from harness.core.passes import Pass, plan_passes
+from harness.core.mappings import REPRODUCIBLE, Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
 from harness.launch.errors import no_room
 from harness.launch.single_launch import Plan, on_stream

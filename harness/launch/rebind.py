@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from harness.core import passes
+from harness.core import mappings
 from harness.core.catalogue import Variant
 from harness.launch import native, single_launch
 from harness.launch.stream import cupy_importable, in_graph
@@ -307,7 +307,7 @@ def _triton(
 
     partials, counter = ws
     probe_out = torch.empty(1, dtype=partials.dtype, device=x.device)  # the tuner's output
-    sms = passes.sm_count()
+    sms = mappings.sm_count()
     for_config = fastest.launcher(dtype, fastest.kernel_args(x, probe_out, partials, counter), sms)
     cfg = fastest.tuned_config(dtype, x, for_config)
     head = fastest.head_elements(x)

@@ -10,8 +10,7 @@ import torch
 
 from harness.core import dtypes, repro_geometry
 from harness.core.catalogue import Variant
-from harness.core.mappings import REPRODUCIBLE
-from harness.core.passes import plan_passes
+from harness.core.mappings import REPRODUCIBLE, plan_passes
 from harness.launch import rebind, reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass, triton_pass_args

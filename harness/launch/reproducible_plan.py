@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from harness.compile import cuda_loader
-from harness.core import dtypes, passes, repro_geometry
+from harness.core import dtypes, mappings, repro_geometry
 from harness.core.catalogue import Variant
 from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
 from harness.launch.errors import no_room
@@ -36,7 +36,7 @@ class ReproduciblePlan(FastestPlan):
 def default_grid(variant: Variant, n: int) -> int:
     """At most per_sm x SMs blocks, balanced: as few as still take the M chunks in the same number
     of rounds, so every block sums the same number of chunks."""
-    chunks, cap = repro_geometry.chunk_count(n), variant.launch.per_sm * passes.sm_count()
+    chunks, cap = repro_geometry.chunk_count(n), variant.launch.per_sm * mappings.sm_count()
     if chunks <= cap:
         return max(1, chunks)
     rounds = -(-chunks // cap)

@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from harness.compile import cuda_loader
-from harness.core import dtypes, passes
+from harness.core import dtypes, mappings
 from harness.core.catalogue import FASTEST_UNROLL, Variant
-from harness.core.passes import Pass
+from harness.core.mappings import Pass
 from harness.launch.errors import no_room
 from harness.launch.stream import COUNTER_DTYPE as COUNTER_DTYPE  # re-exported
 from harness.launch.stream import cupy_view, off_thread, on_torch_stream
@@ -81,10 +81,6 @@ def on_stream(kern, blocks: int, threads: int, args: tuple, smem: int = 0) -> Ca
     return go
 
 
-def out_dtype(dtype: str) -> torch.dtype:
-    return dtypes.get(dtype).sum_torch
-
-
 @dataclass
 class FastestPlan(Plan):
     """A one-launch plan: workspace [partials, counter]; its one pass is the whole run."""
@@ -102,7 +98,7 @@ def make_plan(variant: Variant, dtype: str, x: torch.Tensor) -> FastestPlan:
     """cuda/fastest or triton/fastest over x (plan.make_plan has checked the dtype and n)."""
     partials, counter = workspace(variant, dtype, x.device)
     with no_room(f"{variant.id}: no room for its result"):
-        out = torch.empty(1, dtype=out_dtype(dtype), device=x.device)
+        out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
     if variant.backend == "cuda":
         kern, grid, threads = cuda_kernel(variant, dtype, x.numel())
         launch = on_stream(kern, grid, threads, cuda_args(x, out, partials, counter))
@@ -120,7 +116,7 @@ def workspace(
     slots = variant.launch.max_blocks
 
     def make() -> tuple[torch.Tensor, torch.Tensor]:
-        partials = torch.empty(slots, dtype=out_dtype(dtype), device=device)
+        partials = torch.empty(slots, dtype=dtypes.get(dtype).sum_torch, device=device)
         return partials, torch.zeros(1, dtype=COUNTER_DTYPE, device=device)
 
     with no_room(f"{variant.id} could not allocate its {slots}-slot workspace"):
@@ -129,14 +125,14 @@ def workspace(
 
 def vector_tiles(dtype: str, n: int, threads: int, unroll: int) -> int:
     """Tiles of `threads` x `unroll` 16-byte vectors that cover n elements of dtype (>= 1)."""
-    return max(1, passes.cdiv(n, threads * unroll * dtypes.get(dtype).per_16_bytes))
+    return max(1, mappings.cdiv(n, threads * unroll * (16 // dtypes.get(dtype).itemsize)))
 
 
 def cuda_grid(variant: Variant, dtype: str, n: int) -> int:
     """One block per vector tile, at most min(per_sm x SMs, max_blocks)."""
     launch = variant.launch
     tiles = vector_tiles(dtype, n, launch.threads, FASTEST_UNROLL[dtype])
-    return min(tiles, passes.single_launch_cap(launch))
+    return min(tiles, mappings.single_launch_cap(launch))
 
 
 # The small-n path: up to SMALL_MAX_BYTES of input, cuda/fastest launches reduce_fastest_small (one

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.core import catalogue, dtypes
-from harness.core.passes import one_pass
+from harness.core.mappings import one_pass
 from harness.core.sizes import size_label
 from harness.report import ladder_table as lt
 from harness.report import markdown as md

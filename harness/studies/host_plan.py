@@ -13,7 +13,7 @@ import torch
 from harness.check import verify
 from harness.core import dtypes, timing
 from harness.core.catalogue import HOST_TILE, Variant
-from harness.core.passes import Pass, cdiv, one_pass, plan_passes
+from harness.core.mappings import Pass, cdiv, one_pass, plan_passes
 from harness.launch import plan
 from harness.launch.stream import on_torch_stream
 

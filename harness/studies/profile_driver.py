@@ -110,7 +110,7 @@ def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], No
     import torch
 
     from harness.compile import cuda_loader
-    from harness.core.passes import plan_passes
+    from harness.core.mappings import plan_passes
     from harness.launch.stream import on_torch_stream
 
     dtype = dtypes.name_of(x.dtype)

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from harness.core import catalogue
-from harness.core.passes import plan_passes
+from harness.core.mappings import plan_passes
 from harness.core.timing import Timing
 from harness.launch import peers
 from harness.report import records
