@@ -314,9 +314,9 @@ def _synthetic_adversarial() -> dict:
 
 
 def test_tables_render_from_rows():
-    from harness.report import host_tables, readers
+    from harness.report import host_tables, records
 
-    recs = [readers.host_record(r) for r in _synthetic_rows(wrong=HOST_IDS[1])]
+    recs = [records.host_record(r) for r in _synthetic_rows(wrong=HOST_IDS[1])]
     text = "\n".join(host_tables.seed_tables(recs, "GPU", "float32"))
     entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
     text += host_tables.sweep_table(entry) + host_tables.adversarial_table(_synthetic_adversarial())

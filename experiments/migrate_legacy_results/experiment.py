@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.core import catalogue
 from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
-from harness.report import documents, readers, records
+from harness.report import documents, records
 from harness.report.records import (
     ResultRecord,
     Row,
@@ -159,7 +159,7 @@ def per_call(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
 
 def host(doc: dict) -> tuple[dict, list[ResultRecord]]:
     dtype = (doc.get("options") or {}).get("dtype")
-    recs = [readers.host_record(r, dtype) for r in doc.get("table") or []]
+    recs = [records.host_record(r, dtype) for r in doc.get("table") or []]
     return {**doc, "schema": records.HOST_SCHEMA, "table": [r.to_json() for r in recs]}, recs
 
 

@@ -128,7 +128,7 @@ def cmd_host(args: argparse.Namespace) -> int:
     opts = _host_options(args)  # usage errors first, GPU or not
     common.check_writable(args.json)
     common.require_gpu("host", "it measures transfers from host memory to the GPU")
-    from harness.report import host_tables, readers
+    from harness.report import host_tables, records
     from harness.report.documents import document_from
     from harness.studies import host
 
@@ -155,7 +155,7 @@ def cmd_host(args: argparse.Namespace) -> int:
         out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
         rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
                                pipeline=opts["pipeline"], progress=progress)  # fmt: skip
-        doc["table"] = [readers.host_record(r).to_json() for r in rows]
+        doc["table"] = [records.host_record(r).to_json() for r in rows]
         common.write_json(args.json, doc)  # each part written as it is done
         for r in rows:
             if r["status"] != "ok":

@@ -9,9 +9,10 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import geometric_mean
 
 from harness.report import documents
-from harness.report.markdown import markdown_lines, num
+from harness.report.markdown import markdown_lines, num, times
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
@@ -75,10 +76,6 @@ def _us(ms: float) -> str:
     return num(ms * 1e3, ",.1f")
 
 
-def _x(r: float) -> str:
-    return "-" if math.isnan(r) else f"{r:.2f}x"
-
-
 def table(ls: list[Line]) -> list[str]:
     head = ("dtype, shape, dim", "best CUDA stage (us)", "best Triton stage (us)", "pair (us)",
             "x torch.sum", "x compile", "x cupy", "x cuda.compute", "% read limit",
@@ -89,14 +86,14 @@ def table(ls: list[Line]) -> list[str]:
         tri, tt = ln.best("triton/axis-")
         out.append((ln.label, f"{cuda.removeprefix('cuda/axis-')} {_us(ct)}",
                     f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
-                    *(_x(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
-                    _x(ln.triton_over_cuda)))  # fmt: skip
+                    *(times(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
+                    times(ln.triton_over_cuda)))  # fmt: skip
     return markdown_lines(head, out)
 
 
 def _verdict(name: str, ls: list[Line], figure: Callable[[Line], float], least: float) -> str:
     """A target (figure(line) >= least on every line of ls) met, or its misses."""
-    misses = [f"{ln.label} {_x(figure(ln))}" for ln in ls if not figure(ln) >= least]
+    misses = [f"{ln.label} {times(figure(ln))}" for ln in ls if not figure(ln) >= least]
     if not ls:
         return f"- {name}: no shape measured"
     if not misses:
@@ -114,19 +111,17 @@ def targets(ls: list[Line]) -> list[str]:
     x_torch = lambda ln: ln.ratio(PEERS[0])  # noqa: E731
     narrow = [ln for ln in ls if _short_or_narrow(ln)]
     large = [ln.read_limit for ln in ls if ln.read_bytes >= LARGE_BYTES and ln.read_limit > 0]
-    geo = math.exp(sum(map(math.log, large)) / len(large)) if large else math.nan
-    geo_line = f"- geomean % of the read limit over inputs >= 32 MB (target >= {LARGE_GEOMEAN:.0%})"
-    short = "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
-    geo_line += (
-        f": {geo:.1%} over {len(large)} cases{short}"
-        if large
-        else ": no input of 32 MB or more measured"
-    )
+    geo_got = "no input of 32 MB or more measured"
+    if large:
+        geo = geometric_mean(large)
+        short = "" if geo >= LARGE_GEOMEAN else f", short by {LARGE_GEOMEAN - geo:.1%} points"
+        geo_got = f"{geo:.1%} over {len(large)} cases{short}"
     return [
         _verdict(f"the pair >= {EVERY_SHAPE:.2f}x torch.sum", ls, x_torch, EVERY_SHAPE),
         _verdict(f"the pair >= {NARROW_TARGET}x torch.sum on rows of <= {SHORT_ROWS_MAX} and "
                  f"dim-0 sums of <= {NARROW_COLUMNS_MAX} columns", narrow, x_torch, NARROW_TARGET),
-        geo_line,
+        f"- geomean % of the read limit over inputs >= 32 MB (target >= {LARGE_GEOMEAN:.0%}): "
+        + geo_got,
         _verdict(f"Triton fastest >= {TRITON_OVER_CUDA}x the CUDA fastest", ls,
                  lambda ln: ln.triton_over_cuda, TRITON_OVER_CUDA),
     ]  # fmt: skip

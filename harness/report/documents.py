@@ -1,19 +1,20 @@
-"""The one loader: every committed result file read by its schema string into a records.Document
-(FAMILIES: one entry per family, its parser and, where it holds times, its long-format rows:
-rows(doc)); pytest-benchmark's JSON is known by its shape, a manifest (*.manifest.json) by being a
-list. Every failure is a ReportError naming the file. Every output follows one rule, here:
-check_output before the work, output_path (missing folders created) when writing."""
+"""The one loader: every result file read by its schema string (pytest-benchmark's JSON by its
+shape, a manifest by being a list) into a records.Document; rows(doc) its long-format rows. Every
+failure is a ReportError naming the file. Every output follows one rule: check_output before the
+work, output_path when writing."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from harness.report import readers, records
-from harness.report.records import Document, ResultRecord, Row
+from harness.report import records
+from harness.report.records import Document, ResultRecord, Row, record_rows, timing_from
 
 
 class ReportError(Exception):
@@ -120,18 +121,18 @@ def _bench(path: str, doc: dict) -> Document:
     gpu = mi.get("gpu") or {}
     name = gpu.get("name") or next((r.device for r in recs if r.device), "") or "unknown device"
     schema = (mi.get("reduce_ladder") or {}).get("schema", "")
-    versions = tuple(sorted((k, str(gpu[k])) for k in readers.VERSION_KEYS if k in gpu))
+    versions = tuple(sorted((k, str(gpu[k])) for k in VERSION_KEYS if k in gpu))
     out = Document(path, "pytest-benchmark", schema, name, doc.get("datetime", ""), recs,
                    {"device": gpu, "synthetic": mi.get("synthetic", False)}, doc)  # fmt: skip
     out.rows = [records.row_from_json(r, name, versions) for r in row_json]
     return out
 
 
-def _bench_rows(doc: Document) -> Iterable[Row]:
-    """A record suite's rows from its records (their call time is pytest-benchmark's rounds),
-    a rows suite's as written."""
-    if doc.records:
-        return readers.record_rows_of(doc)
+def _suite_rows(doc: Document) -> Iterable[Row]:
+    """A record suite's pytest-benchmark rows from its records (their call time is
+    pytest-benchmark's rounds), else the rows as written."""
+    if doc.records and doc.kind == "pytest-benchmark":
+        return record_rows_of(doc)
     return [r for r in doc.rows if r.median_ms is not None]
 
 
@@ -148,6 +149,113 @@ def _manifest(path: str, doc: list) -> Document:
     if not all(isinstance(r, dict) and "variant" in r for r in doc):
         raise ValueError("a manifest is a list of launches, each naming its variant")
     return Document(path, "manifest", "", "", "", raw={"launches": doc})
+
+
+# -- the long-format rows of each family with times ---------------------------------------------
+
+VERSION_KEYS = ("python", "torch", "triton", "cuda_runtime", "cuda", "driver")
+
+
+def versions(doc: Document) -> tuple[tuple[str, str], ...]:
+    dev = doc.meta.get("device") or {}
+    found = {k: str(dev[k]) for k in VERSION_KEYS if dev.get(k)}
+    found.update({k: str(v) for k, v in (doc.raw.get("versions") or {}).items() if k != "device"})
+    if doc.schema:
+        found["schema"] = doc.schema
+    return tuple(sorted(found.items()))
+
+
+def _common(doc: Document) -> dict[str, Any]:
+    return {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
+
+
+def _maker(doc: Document):
+    """timed(t, **fields): [the Row in doc of the timing t (its JSON form, or a median alone, in
+    ms)], or [] where there is none."""
+    common = _common(doc)
+
+    def timed(t: dict | float | None, **fields: Any) -> list[Row]:
+        t = timing_from({"median_ms": t} if isinstance(t, int | float) else t)
+        return [] if t is None else [Row(**common, **fields, **asdict(t))]
+
+    return timed
+
+
+def _ms(us: float | None) -> float | None:
+    return None if us is None else us / 1e3
+
+
+def record_rows_of(doc: Document) -> Iterator[Row]:
+    common = _common(doc)
+    for r in doc.records:
+        yield from (row for row in record_rows(r, **common) if row.median_ms is not None)
+        if (x := r.extra).get("e2e_ms") is not None:  # the host study: from host memory
+            yield Row(**common, variant=r.variant, config=x.get("staging", ""), dtype=r.dtype,
+                      shape=r.n, metric="e2e", median_ms=x["e2e_ms"], min_ms=x.get("e2e_min_ms"),
+                      reps=x.get("reps"), check=r.status)  # fmt: skip
+
+
+def rounds_rows(doc: Document) -> Iterator[Row]:
+    """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
+    timed = _maker(doc)
+    for row in doc.raw.get("rows", []):
+        for what, rounds in (row.get("times") or {}).items():
+            check = (row.get("verdicts") or {}).get(what, "")
+            for rnd, t in rounds.items():
+                yield from timed(t, variant=what, config="", dtype=doc.raw.get("dtype", ""),
+                                 shape=row["n"], metric=rnd, check=check)  # fmt: skip
+
+
+def small_n_rows(doc: Document) -> Iterator[Row]:
+    timed = _maker(doc)
+    for row in doc.raw.get("rows", []):
+        agrees = row.get("sum_agrees") or {}
+        for path, us in (row.get("us") or {}).items():
+            check = "" if path not in agrees else ("ok" if agrees[path] else "wrong")
+            yield from timed(_ms(us), variant=path, config="", dtype=row["dtype"],
+                             shape=row["n"], metric="total", check=check)  # fmt: skip
+
+
+def repro_sweep_rows(doc: Document) -> Iterator[Row]:
+    timed = _maker(doc)
+    for row in doc.raw.get("rows", []):
+        ident = {
+            "config": row["shape"],
+            "dtype": row["dtype"],
+            "shape": row["n"],
+            "metric": "total",
+        }
+        check = "ok" if row.get("same_bits") else "wrong"
+        yield from timed(row.get("median_ms"), variant=row["variant"], **ident, check=check)
+        for peer, ms in (row.get("peers_ms") or {}).items():
+            yield from timed(ms, variant=peer, **ident)
+
+
+def call_profile_rows(doc: Document) -> Iterator[Row]:
+    timed, raw = _maker(doc), doc.raw
+    ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
+    for entry, us in (raw.get("per_call_us") or {}).items():
+        yield from timed(_ms(us), variant=entry, **ident, metric="call")
+
+
+def inductor_rows(doc: Document) -> Iterator[Row]:
+    timed = _maker(doc)
+    for mode in doc.raw.get("modes", []):
+        for c in mode.get("calls", []):
+            yield from timed(c.get("timing"), variant="torch.compile", config=mode["mode"],
+                             dtype=doc.raw.get("dtype", ""), shape=c["n"], metric="call",
+                             check="ok" if c.get("ok") else "wrong")  # fmt: skip
+
+
+def distributed_rows(doc: Document) -> Iterator[Row]:
+    timed = _maker(doc)
+    for r in doc.raw.get("runs", []):
+        if r.get("kind") == "sum":
+            ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
+                     "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
+                     "check": "ok" if r.get("ok") else "wrong"}  # fmt: skip
+            for metric in ("local", "combine", "total"):
+                yield from timed(r.get(f"{metric}_ms"), **ident, metric=metric)
 
 
 @dataclass(frozen=True)
@@ -173,18 +281,17 @@ class Family:
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("pytest-benchmark", records.BENCH_SCHEMA, _bench_rows, _bench),
-    Family("host", records.HOST_SCHEMA, readers.record_rows_of, records_key="table"),
-    Family("accuracy", records.ACCURACY_SCHEMA, readers.record_rows_of, records_key="results"),
-    Family("rows", records.ROWS_SCHEMA,  # as written
-           lambda doc: [r for r in doc.rows if r.median_ms is not None], _rows),
-    Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, readers.rounds_rows),
-    Family("hopper-loads", records.HOPPER_LOADS_SCHEMA, readers.rounds_rows),
-    Family("repro-sweep", records.REPRO_SWEEP_SCHEMA, readers.repro_sweep_rows),
-    Family("call-profile", records.CALL_PROFILE_SCHEMA, readers.call_profile_rows),
-    Family("small-n", records.SMALL_N_SCHEMA, readers.small_n_rows),
-    Family("inductor-code", records.INDUCTOR_CODE_SCHEMA, readers.inductor_rows),
-    Family("distributed", records.DISTRIBUTED_SCHEMA, readers.distributed_rows),
+    Family("pytest-benchmark", records.BENCH_SCHEMA, _suite_rows, _bench),
+    Family("host", records.HOST_SCHEMA, record_rows_of, records_key="table"),
+    Family("accuracy", records.ACCURACY_SCHEMA, record_rows_of, records_key="results"),
+    Family("rows", records.ROWS_SCHEMA, _suite_rows, _rows),
+    Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, rounds_rows),
+    Family("hopper-loads", records.HOPPER_LOADS_SCHEMA, rounds_rows),
+    Family("repro-sweep", records.REPRO_SWEEP_SCHEMA, repro_sweep_rows),
+    Family("call-profile", records.CALL_PROFILE_SCHEMA, call_profile_rows),
+    Family("small-n", records.SMALL_N_SCHEMA, small_n_rows),
+    Family("inductor-code", records.INDUCTOR_CODE_SCHEMA, inductor_rows),
+    Family("distributed", records.DISTRIBUTED_SCHEMA, distributed_rows),
     *(Family(kind, schema) for kind, schema in (
         ("profile", records.PROFILE_SCHEMA), ("sanitize", records.SANITIZE_SCHEMA),
         ("reproducible", records.REPRODUCIBLE_SCHEMA), ("compare", records.COMPARE_SCHEMA),
@@ -225,9 +332,9 @@ def check_output(path: str | Path, *, folder: bool = False, option: str = "") ->
     """Before the work: can path (a file, or with folder=True a folder) be written? Missing
     folders are fine (output_path creates them); a file where a folder is needed, a folder where
     a file is, or a place where nothing can be written is a ReportError naming what is in the
-    way. The proof is a write: folders made for it, and a file it created, are removed again;
-    an existing file is opened for appending and sent zero bytes, which changes nothing and
-    still fails where writing would (a full device, a read-only file system)."""
+    way. The proof is a write that leaves nothing behind: a temporary file in the nearest folder
+    that exists, or zero bytes appended to an existing file, which changes nothing and still
+    fails where writing would (a full device, a read-only file system)."""
     p = Path(path)
     where = f"cannot write {path}" + (f" ({option})" if option else "")
     if folder and p.exists() and not p.is_dir():
@@ -235,29 +342,18 @@ def check_output(path: str | Path, *, folder: bool = False, option: str = "") ->
     if not folder and p.is_dir():
         raise ReportError(f"{where}: it is a folder; give a file name")
     folders = p if folder else p.parent
-    missing = []
-    while not folders.exists() and folders != folders.parent:
-        missing.append(folders)
-        folders = folders.parent
-    if not folders.is_dir():
-        raise ReportError(f"{where}: {folders} is a file, not a folder")
-    made: list[Path] = []
+    existing = next(d for d in (folders, *folders.parents) if d.exists())
+    if not existing.is_dir():
+        raise ReportError(f"{where}: {existing} is a file, not a folder")
     try:
-        for d in reversed(missing):
-            d.mkdir()
-            made.append(d)
-        target = p / ".reduce-ladder-write-test" if folder else p
-        existed = target.exists()
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        try:
-            os.write(fd, b"")
-        finally:
-            os.close(fd)
-            if not existed:
-                target.unlink()
+        if folder or not p.exists():
+            tempfile.TemporaryFile(dir=existing).close()
+        else:
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, b"")
+            finally:
+                os.close(fd)
     except OSError as e:
         raise ReportError(f"{where}: {e.strerror or e}") from None
-    finally:
-        for d in reversed(made):
-            d.rmdir()
     return p

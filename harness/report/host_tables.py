@@ -1,5 +1,5 @@
 """Seed 001's host study as one Markdown page (host.md beside report.md, and what `reduce-ladder
-host` prints); its table's rows are result records (readers.host_record)."""
+host` prints); its table's rows are result records (records.host_record)."""
 
 from __future__ import annotations
 

@@ -225,10 +225,10 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
 
 def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
     """The ladder as a rich Table (compact or wide), the peers in a section of their own."""
-    styles = ["red" if e.failed else ("dim" if e.kind == "peer" else None) for e in rows]
+    style = lambda e: "red" if e.failed else ("dim" if e.kind == "peer" else None)  # noqa: E731
     peers = next((k for k, e in enumerate(rows) if e.kind == "peer"), None)
-    return md.terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows,
-                             styles=styles, section=peers)  # fmt: skip
+    return md.terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows, style,
+                             section=peers)  # fmt: skip
 
 
 def ladder_console_table(

@@ -72,6 +72,12 @@ def num(x: float | None, fmt: str) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, fmt)
 
 
+def times(x: float | None) -> str:
+    """A ratio as "1.23x", or "-" where there is none."""
+    text = num(x, ".2f")
+    return text if text == "-" else text + "x"
+
+
 def us(ms: float | None) -> str:
     """Milliseconds shown as microseconds, one decimal."""
     return num(None if ms is None else ms * 1e3, ".1f")
@@ -105,10 +111,10 @@ class KeyedText:
 
 def terminal_table(
     title: str | None, columns: Sequence[Column], rows: Iterable[Any], row_style=None,
-    caption=None, styles: Sequence[str | None] = (), section: int | None = None,
+    caption=None, section: int | None = None,
 ):  # fmt: skip
     """Every terminal table: a rich Table of rows, one cell per column, in the ladder table's box
-    style; row_style(row) (or styles, one per row) may colour a row; a line above row section."""
+    style; row_style(row) may colour a row; a line above row section."""
     from rich import box
     from rich.table import Table
 
@@ -123,8 +129,7 @@ def terminal_table(
     for k, r in enumerate(rows):
         if k == section:
             table.add_section()
-        style = row_style(r) if row_style else styles[k] if k < len(styles) else None
-        table.add_row(*(c.cell(r) for c in columns), style=style)
+        table.add_row(*(c.cell(r) for c in columns), style=row_style and row_style(r))
     return table
 
 

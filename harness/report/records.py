@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.core.timing import Timing
 
@@ -160,6 +161,29 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
     return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
 
 
+_HOST_IDENTITY = {"variant", "backend", "stage", "seeds", "dtype", "n", "status", "message"}
+_HOST_CHECK = {"value", "golden", "abs_err", "bound"}
+
+
+def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
+    """A host-study row (harness.studies.host.table_rows) as a record; dtype for rows that do not
+    name theirs."""
+    v = catalogue.BY_ID.get(row["variant"])
+    ident = identity(v) if v else {"variant": row["variant"], "backend": "peer", "stage": "peer",
+                                   "family": "peer"}  # fmt: skip
+    check = None
+    if "golden" in row or "bound" in row:
+        check = Check(row.get("value"), row.get("golden"), row.get("abs_err"), row.get("bound"))
+    return ResultRecord(
+        **{**ident, "backend": row.get("backend") or ident["backend"], "wrong_demo": False,
+           "stage": str(row.get("stage") or ident["stage"]),
+           "seeds": tuple(row.get("seeds") or ident.get("seeds", ()))},
+        dtype=row.get("dtype") or dtype or "", n=int(row["n"]), status=row.get("status", "ok"),
+        message=row.get("message") or "", check=check,
+        extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
+    )  # fmt: skip
+
+
 def check_from(result: Any) -> Check:
     """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
     layer's torch code at load time), or of its JSON form."""
@@ -169,7 +193,7 @@ def check_from(result: Any) -> Check:
 
 # ---------------------------------------------------------------------------------------------
 # The long-format row (docs/results-format.md): every suite writes them, the loader reads every
-# older family that holds timings into them (harness.report.readers); a table is a pivot of rows.
+# older family that holds timings into them (harness.report.documents); a table is a pivot of rows.
 
 
 @dataclass(frozen=True)
@@ -252,8 +276,6 @@ def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
     """The records of the rows whose metrics are a record's (record_rows' inverse): one per
     (variant, dtype, n), in the order first seen; its identity from the catalogue where the
     variant is there."""
-    from harness.core import catalogue
-
     groups: dict[tuple, list[Row]] = {}
     for r in rows:
         if r.metric in (*TIMING_FIELDS, "check") and r.config == "":

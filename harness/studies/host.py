@@ -109,7 +109,7 @@ def _measure(
     v: Variant | str, s: Staged, g: verify.Golden, pipeline: tuple[int, int], reps: int | None
 ) -> dict:
     """One row of the table: a variant, or a peer (what a user would write with torch), checked
-    against the exact golden, then timed end to end (readers.host_record reads it)."""
+    against the exact golden, then timed end to end (records.host_record reads it)."""
     dtype, peer = dtypes.name_of(s.host.dtype), isinstance(v, str)
     vid, staging = (v, v.split()[-1]) if peer else (v.id, v.staging)
     row = {"n": s.n, "log2n": math.log2(s.n), "dtype": dtype, "variant": vid, "staging": staging}
@@ -257,7 +257,7 @@ def adversarial_rows(variants: Sequence[Variant]) -> dict:
 
 
 def new_document() -> dict:
-    """The study's document; its "table" holds result records (readers.host_record)."""
+    """The study's document; its "table" holds result records (records.host_record)."""
     return {
         "schema": records.HOST_SCHEMA,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
