@@ -26,10 +26,9 @@ CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run 
 
 
 def ablation(argv: list[str], prog: str) -> int:
-    """`reduce-ladder ablation`, the old name of experiments/fastest_ablation/ (not installed
-    with the package): its --json path and the GPU checked first (its own parser answers
-    --help), then the experiment imported (tests/test_layout.py, EXPERIMENT_ALIASES): from a
-    checkout it is found beside harness/; elsewhere: exit 2."""
+    """`reduce-ladder ablation`, the old name of experiments/fastest_ablation/ (not installed with
+    the package: found beside harness/ in a checkout, elsewhere exit 2); --json and the GPU
+    checked first (its own parser answers --help)."""
     if not {"-h", "--help"} & set(argv):
         pre = argparse.ArgumentParser(add_help=False)
         pre.add_argument("--json")
@@ -59,9 +58,7 @@ STUDIES = {
         "--json PATH and a GPU (options: reduce-ladder ablation --help)",
     ),
 }
-# In the order `reduce-ladder --help` lists them: `run` registers run and check, `report` report,
-# compare and list, `studies` host, accuracy and distributed, `bench` fastest-bench and bench,
-# `profile` profile and sanitize.
+# In the order `reduce-ladder --help` lists them (a module registers several commands).
 COMMANDS = (run, report, census, studies, bench, *STUDIES, profile)
 DEFAULT_COMMAND = "run"
 

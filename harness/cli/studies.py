@@ -1,8 +1,6 @@
-"""The studies that print the page `reduce-ladder report` renders from their document: `host` (seed
-001, end to end from host memory: host.md), `accuracy` (ulps against the exact sum: accuracy.md)
-and `distributed` (one sum across K GPUs on NCCL: distributed.md, docs/several-gpus.md). Each
-checks its options first (exit 2, nothing run or written), then needs a GPU (`distributed --cpu`:
-none)."""
+"""`reduce-ladder host`, `accuracy` and `distributed`: studies whose document has its own page.
+Each checks its options first (exit 2, nothing run or written), then needs a GPU (`distributed
+--cpu`: none)."""
 
 from __future__ import annotations
 

@@ -40,9 +40,8 @@ class Variant:
     family: str = "ladder"
     max_n: int = MAX_N_32BIT
     notes: str = ""
-    # Seed 001 (family "001"): where the data starts and how it reaches the device, see
-    # harness.studies.host_plan.STAGINGS ("pageable", "pinned", "streams"); "" for device-resident
-    # variants.
+    # Seed 001 (family "001"): where the data starts and how it reaches the device ("pageable",
+    # "pinned", "streams"; harness.studies.host_plan); "" for device-resident variants.
     staging: str = ""
     # A Triton record: the CUDA ids that name it as their twin (computed where it is written).
     twin_of: tuple[str, ...] = field(default=(), compare=False)

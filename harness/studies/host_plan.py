@@ -17,7 +17,6 @@ from harness.core.mappings import Pass, cdiv, one_pass, plan_passes
 from harness.launch import plan
 from harness.launch.stream import on_torch_stream
 
-STAGINGS = ("pageable", "pinned", "streams")
 TILE = HOST_TILE.threads * HOST_TILE.tiles  # 2048 elements per block / program
 DEFAULT_PIPELINE = (4, 2**22)  # (streams, chunk elements) of V3 in the table
 Trip = Callable[[Sequence[torch.cuda.Event] | None], float | int]

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 #   time  rates and percentages: the mean weighted by each kernel's duration
 #   inst  per-issued-instruction ratios (stall cycles): the mean weighted by instructions executed
 #   max   per-launch properties (registers): the largest over the passes
-AGGREGATES = ("sum", "time", "inst", "max")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,6 @@
-"""The named suites: each a case list (variant, dtype, n, config) and how one case is measured into
-rows (records.Row: a record suite's by session.check_and_time, the callable suite's by
-call_entries, the axis suite's by axis_bench). One registry (SUITES), one runner (run; run_suite
-writes and prints a suite's rows) for `reduce-ladder run` / `check`, `reduce-ladder bench SUITE`
-(and `fastest-bench`) and `pytest benchmarks/ -k SUITE`."""
+"""The named suites (SUITES): each a case list (variant, dtype, n, config) and how one case is
+measured into rows; one runner (run; run_suite writes and prints a suite's rows) for `reduce-ladder
+run` / `check`, `bench SUITE`, `fastest-bench` and `pytest benchmarks/ -k SUITE`."""
 
 from __future__ import annotations
 
@@ -150,10 +148,7 @@ def cases(
     shape_set: str = "reference",
 ) -> list[Case]:
     """The suite's cases, dtype then n then variant (consecutive cases share an input), each
-    variant that can run at that dtype and n; variants (of its known ids) / dtypes / sizes
-    replace the defaults. A variant named explicitly in the callable suite may be a plain
-    variant id: its api, api out= and op entries are meant. The axis suite takes shapes
-    (shape_set: a set of axis_bench.SHAPE_SETS) instead of sizes."""
+    variant that can run at that dtype and n; variants / dtypes / sizes replace the defaults."""
     s = get(name)
     named = None if variants is None else list(variants)
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
@@ -180,11 +175,10 @@ def run(
     timed: bool = True,
     rounds: int = 1,
 ) -> list[Row]:
-    """Every case measured in order (a failure inside is a row's check: "error" / "wrong", never
-    raised); progress(case, its rows) after each. timed=False: a record suite's cases checked
-    only (`reduce-ladder check`, and on the CPU the interpreted twins). rounds > 1: the cases of
-    one input (dtype, n, config) measured in turn `rounds` times, so that a slow spell of the
-    host falls on every case of that input rather than on one; each row then merged (merge)."""
+    """Every case measured in order (a failure is a row's check "error" / "wrong", never raised);
+    progress(case, its rows) after each. timed=False: checked only. rounds > 1: the cases of one
+    input measured in turn `rounds` times, so that a slow spell of the host falls on every case of
+    that input rather than on one; each case's rows then merged."""
     out: list[Row] = []
     for _, same_input in groupby(found, key=lambda c: (c.dtype, c.n, c.config)):
         group = list(same_input)
@@ -221,9 +215,8 @@ def failed(rows: Iterable[Row]) -> list[Row]:
 
 
 def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1) -> int:
-    """The cases measured, their ROWS document written (json_path, checked before), a table per
-    dtype printed (axis: its own pivot), and the failures; 1 when a variant failed (counted: only
-    these ids count), else 0. `bench` and `fastest-bench` (harness.cli.bench) both end here."""
+    """The cases measured, their ROWS document written, a table per dtype printed (axis: its own
+    pivot), and the failures; 1 when a variant failed (counted: only these ids count), else 0."""
     chosen = None  # the fastest suite's document names the Triton configurations chosen
     if name == "fastest":
         from triton_kernels.fastest import chosen
