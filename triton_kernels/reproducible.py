@@ -62,7 +62,6 @@ NUM_STAGES = 3  # phase 1 (measured: 1-4 all alike on an H100; the loads wait on
 # program and 512 programs only ~2 MB were in flight and the fp64 chains waited on memory
 # (0.63-0.87x the best peer on an H100); UNROLL rows put UNROLL times as much in flight.
 UNROLL = 4
-PER_SM = 4  # default programs per SM (the grid is free: it never changes the bits)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,11 +321,6 @@ def reproducible_final_kernel(
 # The wrapper (what harness.launch.reproducible_plan calls).
 
 
-def program_count(n: int, sms: int, per_sm: int = PER_SM) -> int:
-    """The default grid: per_sm programs per SM, at most one per chunk."""
-    return max(1, min(chunk_count(n), per_sm * sms))
-
-
 def launch(
     x: torch.Tensor,
     out: torch.Tensor,
@@ -386,10 +380,5 @@ def triton_census_spec(dtype: str) -> dict:
             "full_chunks": "int32",
             "chunks": "int32",
         },
-        "meta": {
-            "LANES": LANES,
-            "UNROLL": UNROLL,
-            "num_warps": NUM_WARPS,
-            "num_stages": NUM_STAGES,
-        },
+        "meta": chunk_meta(),
     }
