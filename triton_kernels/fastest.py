@@ -278,18 +278,14 @@ def tuned_config(dtype: str, x: torch.Tensor, for_config: ForConfig) -> Config:
 
 
 def triton_census_spec(dtype: str) -> dict:
-    """What `reduce-ladder inspect` compiles for triton/fastest and `dtype`: the arguments of
-    fastest_kernel as kernel_args passes them, and the meta-parameters of the configuration
-    used without tuning (DEFAULT, the first autotune candidate) on a grid of more than one
-    program (the general path: partials, ticket, last-program combine).
+    """What `reduce-ladder inspect` compiles for triton/fastest and `dtype`: fastest_kernel's
+    arguments as kernel_args passes them, with DEFAULT's meta-parameters (no tuning) on a grid of
+    more than one program (the general path: partials, ticket, last-program combine).
 
-    args: parameter -> (element dtype, 16-byte aligned) for pointers (the tensors
-    harness.launch.single_launch allocates: x and its aligned bulk view in the input dtype, out
-    and partials in the accumulator dtype, the counter int32), or "int32" for the scalars head and
-    n_bulk (what Triton types a Python int below 2^31 as; an input of 2^31+ elements compiles a
-    variant with 64-bit scalars). x is the input as given, at any alignment, so it is not
-    declared 16-byte aligned; torch allocations and x[head:] are. The census checks that every
-    non-constexpr parameter is named here.
+    args: parameter -> (element dtype, 16-byte aligned) for pointers, "int32" for the scalars
+    (what Triton types a Python int below 2^31 as; 2^31+ elements compile a variant with 64-bit
+    scalars). x is the input as given, at any alignment, so it is not declared aligned; torch
+    allocations and x[head:] are. The census checks that every runtime parameter is named here.
     """
     acc = dtypes.get(dtype).sum_dtype
     return {
