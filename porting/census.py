@@ -182,14 +182,6 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     }
 
 
-def _triton_census(v: Variant, dtype: str, arch: str, job: dict, art: dict) -> Census:
-    launch = ", ".join(f"{k}={val}" for k, val in job["meta"].items())
-    smem = (sass.ptx_static_shared(art["ptx"]), art["shared"])
-    return _row(
-        v, dtype, arch, base64.b64decode(art["cubin"]), art["name"], art["ptx"], launch, smem
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # The census of a selection
 
@@ -216,7 +208,10 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
     tri = [(v, d) for v, d in todo if v.backend == "triton"]
     jobs = [triton_job(v, d, arch) for v, d in tri]
     for (v, d), job, art in zip(tri, jobs, run_triton_jobs(jobs), strict=True):
-        _CACHE[(v.id, d, arch)] = _triton_census(v, d, arch, job, art)
+        launch = ", ".join(f"{k}={val}" for k, val in job["meta"].items())
+        smem = (sass.ptx_static_shared(art["ptx"]), art["shared"])
+        cubin = base64.b64decode(art["cubin"])
+        _CACHE[(v.id, d, arch)] = _row(v, d, arch, cubin, art["name"], art["ptx"], launch, smem)
     return [_CACHE[(v.id, d, arch)] for v, d in pairs]
 
 

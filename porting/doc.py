@@ -85,10 +85,8 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
     cdoc, rows = census.load_document(census_path) if census_path.is_file() else ({}, [])
-    results, axis = (
-        measured.load_results(root),
-        measured.load(root, (measured.AXIS_RESULTS,), "rows"),
-    )
+    results = measured.load_results(root)
+    axis = measured.load(root, (measured.AXIS_RESULTS,), "rows")
     ctx = {"regen": REGEN, "cdoc": cdoc, "census": {(r.variant, r.dtype): r for r in rows},
            "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
            "columns": WIDE_COLUMNS, "arch": cdoc.get("arch", "?"), "results": results,
@@ -114,14 +112,11 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
     }
 
 
-def render_guide(ctx: dict) -> str:
-    return ENV.get_template("guide.md").render(ctx)
-
-
 def render_all(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict[Path, str]:
     """{path: text} of the guide and its appendix."""
     ctx = context(census_path, root, doc)
-    return {doc: render_guide(ctx), appendix_path(doc): ENV.get_template("appendix.md").render(ctx)}
+    pages = {doc: "guide.md", appendix_path(doc): "appendix.md"}
+    return {path: ENV.get_template(name).render(ctx) for path, name in pages.items()}
 
 
 def write(path: str | Path = DOC, census_path: str | Path | None = None) -> list[Path]:

@@ -117,10 +117,8 @@ def _cuda_functions(path: Path) -> dict[str, str]:
 def _triton_functions(path: Path) -> dict[str, str]:
     """{name: text from decorator to last line} of a Triton file's functions (ast: no import)."""
     text = path.read_text()
-    lines, fns = (
-        text.splitlines(),
-        [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)],
-    )
+    lines = text.splitlines()
+    fns = [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
     first = {n.name: min([n.lineno, *(d.lineno for d in n.decorator_list)]) for n in fns}
     return {n.name: "\n".join(lines[first[n.name] - 1 : n.end_lineno]) for n in fns}
 
@@ -158,10 +156,6 @@ def kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
                 found[other] = text
                 todo.append(text)
     return own[name], list(found.items())
-
-
-def triton_kernel_text(v: Variant) -> str:
-    return kernel_text(v)[0]
 
 
 def code_only(text: str) -> str:
@@ -239,7 +233,7 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
         partners = {triton_partner(u) for u in same}
         tri = {_key(t): t for t in st.twins if t.id in partners and _key(t) not in shown}
         shown.update(dict.fromkeys(tri, here))
-        tri_code = "\n\n\n".join(code_only(triton_kernel_text(t)) for t in tri.values())
+        tri_code = "\n\n\n".join(code_only(kernel_text(t)[0]) for t in tri.values())
         out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
         out[-1]["triton_code"] = tri_code
     for t in (t for t in st.twins if has_kernel(t)):

@@ -126,7 +126,8 @@ def newest(root: Path, name: str) -> tuple[str, dict] | None:
 
 def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "profile"):
     """The newest device folder's <name> with the <stem>-*.json beside it (runs over variants
-    added since) as one document; the path names every file read. None: no document."""
+    added since) read as one: {"path": every file read, "doc": the document, "device": its GPU}.
+    None: no document."""
     if (found := newest(root, name)) is None:
         return None
     rel, doc = found
@@ -135,7 +136,8 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
         with contextlib.suppress(ReportError):
             docs.append(load_document(p, kind).raw)
             names.append(p.name)
-    return " + ".join(names), profile_tables.merge(docs)
+    doc = profile_tables.merge(docs)
+    return {"path": " + ".join(names), "doc": doc, "device": doc.get("device", {}).get("name", "?")}
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
@@ -204,18 +206,10 @@ def note_fields(doc: dict | None, fam: str, stage: str) -> dict | None:
     return dict(zip("abc", got, strict=False)) | {"n": size_label(max(sizes))}
 
 
-def _view(root: Path, name: str, kind: str) -> dict | None:
-    """The committed documents of a kind, read as one: their paths, the document, its GPU."""
-    if found := committed(root, name, kind):
-        path, doc = found
-        return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
-    return None
-
-
 def profile_view(root: Path, doc_dir: Path) -> dict | None:
     """The committed counters (None: none) and the link to the report layer's rendering of them
     (the counters along the ladder, the seeds' tables)."""
-    if (view := _view(root, profile_tables.PROFILE_NAME, "profile")) is None:
+    if (view := committed(root)) is None:
         return None
     rendering = (root / view["path"].split(" + ")[0]).parent / profile_tables.RENDERING_DIR
     link = rel(rendering / "profile.md", doc_dir) if (rendering / "profile.md").is_file() else None
@@ -243,7 +237,7 @@ def _bug(doc: dict, v: dict) -> dict:
 
 def sanitize_view(root: Path) -> dict | None:
     """What the guide and the appendix say of the committed sanitize documents (None: none)."""
-    if (view := _view(root, "sanitize.json", "sanitize")) is None:
+    if (view := committed(root, "sanitize.json", "sanitize")) is None:
         return None
     doc = view["doc"]
     variants = doc.get("variants", [])

@@ -454,11 +454,11 @@ def test_axis_chapter_measures_each_stage_from_the_committed_runs():
             assert f"{doc.device}, {config.replace(' dim=', ' along dim ')}" in block
     ids = {v.id for st in kernel_sources.stages(kernel_sources.AXIS) for v in (*st.cuda, *st.twins)}
     profile = measured.committed(porting_doc.ROOT)  # what the guide reads
-    profiled = {r["variant"] for r in profile[1].get("results", [])} if profile else set()
+    profiled = {r["variant"] for r in profile["doc"].get("results", [])} if profile else set()
     head = guide[guide.index("## Along an axis") : guide.index('<a id="axis-stage-r0"></a>')]
     assert ("**Hardware counters**: not measured yet" in head) is not bool(ids & profiled)
     sanitize = measured.committed(porting_doc.ROOT, "sanitize.json", "sanitize")
-    sanitized = {v["variant"] for v in sanitize[1].get("variants", [])} if sanitize else set()
+    sanitized = {v["variant"] for v in sanitize["doc"].get("variants", [])} if sanitize else set()
     assert ("**compute-sanitizer**: not run on this family yet" in head) is not bool(
         ids & sanitized
     )

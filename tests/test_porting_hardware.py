@@ -132,7 +132,7 @@ def test_guide_shows_each_stages_counters_beside_its_twin(guide_text):
 @needs_sanitize
 def test_sanitizer_section_agrees_with_the_study_verdicts(doc_text):
     """The clean count and the seed bugs' wording match sanitize.json's own verdicts."""
-    _, doc = SANITIZE
+    doc = SANITIZE["doc"]
     default = [v for v in doc["variants"] if not v["wrong"]]
     clean = sum(1 for v in default if v["verdict"] == "clean")
     assert f"{clean} of the {len(default)} default variants are clean" in doc_text
@@ -158,7 +158,7 @@ def test_without_documents_nothing_is_added(tmp_path):
     assert measured.sanitize_view(tmp_path) is None
     ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)
     appendix = porting_doc.ENV.get_template("appendix.md").render(ctx)
-    guide = porting_doc.render_guide(ctx)
+    guide = porting_doc.ENV.get_template("guide.md").render(ctx)
     assert "**Hardware counters**: not measured yet" in guide and "Nsight Compute on" not in guide
     assert '<a id="sanitizer">' not in appendix
 
@@ -229,7 +229,7 @@ def test_axis_chapter_shows_counters_and_verdicts_once_committed(tmp_path):
     clean = {"variant": "triton/axis-r1-block-row", "tools": tools, "wrong": False}
     (folder / "sanitize-axis.json").write_text(json.dumps(sanitize | {"variants": [clean]}))
     ctx = porting_doc.context(porting_doc.CENSUS, tmp_path, porting_doc.DOC)
-    guide = porting_doc.render_guide(ctx)
+    guide = porting_doc.ENV.get_template("guide.md").render(ctx)
     chapter = guide[guide.index("## Along an axis") :]
     assert "not measured yet" not in chapter and "not run on this family yet" not in chapter
     assert "1 of its 1 variants clean under memcheck" in chapter

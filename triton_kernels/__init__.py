@@ -1,9 +1,6 @@
-"""Triton twins of the CUDA ladder stages.
-
-Each kernel hands every program exactly the tile(s) of the input that the twin CUDA kernel hands
-its block, so with integer-valued data the per-program partial sums equal the per-block ones.
-The kernels are plain `@triton.jit` functions; the harness launches them (grid and meta-parameters
-come from the variant's catalogue record).
+"""The Triton kernels: plain `@triton.jit` functions the harness launches with the grid and
+meta-parameters of the variant's catalogue record. A twin hands every program the tile(s) its CUDA
+twin hands a block, so with integer-valued data their partial sums are equal.
 
 Import note: Triton chooses between compiling and interpreting (TRITON_INTERPRET=1) when a kernel
 is decorated, i.e. when this package is first imported. The harness sets the variable before

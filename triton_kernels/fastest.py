@@ -23,14 +23,11 @@ grid-stride twin (triton/grid-stride-1024):
 - determinism: the partials are combined in program order, whichever program finishes last, so
   the result is bit-identical across launches for a given device, n, alignment and configuration.
   The configuration is chosen by timing; a different process may pick another one (another
-  addition order) for the same n: `choose` caches per process, and `pin` fixes one.
+  addition order) for the same n: `choose` caches per process.
 - dtypes: float32, int32 (wraps modulo 2^32, as the golden), float64; float16 / bfloat16 are
   widened on load and accumulated in float32, and the result is stored as float32.
 
-The wrapper (below the kernel) is what harness.launch.single_launch calls: `tuned_launch` for a
-plan's launch, `triton_census_spec` for `reduce-ladder inspect`, and the pieces the ablation
-(experiments.fastest_ablation) assembles its other shapes from (`kernel_args`, `triton_meta`,
-`launch`, `measure_ms`). It may import harness.core only.
+The wrapper below the kernel may import harness.core only.
 """
 
 from __future__ import annotations
@@ -93,23 +90,13 @@ DEFAULT = CONFIGS[0]
 #   (harness.core.timing.time_ms: CUDA events, L2 flushed by a read, queued behind a gate, median:
 #   `measure_ms`), and the choice is made when a plan is built (harness.launch.single_launch),
 #   so no timed call and no CUDA-graph capture ever contains a tuning run.
-# - The choices are reported (`chosen`, into the fastest bench's result file), can be fixed
-#   (`pin`), and are skipped with REDUCE_LADDER_TRITON_TUNE=0 or without a GPU (DEFAULT).
+# - The choices are reported (`chosen`, into the fastest bench's result file), and are skipped
+#   with REDUCE_LADDER_TRITON_TUNE=0 (the tests, for speed) or without a GPU (DEFAULT).
 _chosen: dict[tuple[str, str, int], Config] = {}
-
-
-def tuning_enabled() -> bool:
-    """REDUCE_LADDER_TRITON_TUNE=0 skips the timing and uses DEFAULT (tests use it for speed)."""
-    return os.environ.get("REDUCE_LADDER_TRITON_TUNE", "1") != "0"
 
 
 def bucket(n: int) -> int:
     return n.bit_length()
-
-
-def pin(device: str, dtype: str, n: int, cfg: Config) -> None:
-    """Fix the configuration for (device, dtype, n's bucket) in this process."""
-    _chosen[(device, dtype, bucket(n))] = cfg
 
 
 def choose(device: str, dtype: str, n: int, time_config) -> Config:
@@ -117,7 +104,7 @@ def choose(device: str, dtype: str, n: int, time_config) -> Config:
     fastest of CONFIGS by time_config(cfg) -> ms (called only when tuning is enabled)."""
     key = (device, dtype, bucket(n))
     if key not in _chosen:
-        if not tuning_enabled():
+        if os.environ.get("REDUCE_LADDER_TRITON_TUNE", "1") == "0":
             return DEFAULT
         times = {cfg: time_config(cfg) for cfg in CONFIGS}
         _chosen[key] = min(times, key=times.get)
@@ -253,18 +240,17 @@ def launch(args: tuple, programs: int, meta: dict) -> Callable[[], None]:
     """A launch of fastest_kernel with kernel_args' `args` on a grid of `programs`, with `meta`
     in triton_meta's form."""
     meta = {**meta, "ACC": getattr(tl, meta["ACC"])}
-    grid = (programs,)
-    return lambda: fastest_kernel[grid](*args, **meta)
+    return lambda: fastest_kernel[(programs,)](*args, **meta)
 
 
-def launcher(
-    dtype: str, args: tuple, sms: int
-) -> Callable[[Config], tuple[Callable[[], None], int]]:
+ForConfig = Callable[[Config], tuple[Callable[[], None], int]]
+
+
+def launcher(dtype: str, args: tuple, sms: int) -> ForConfig:
     """cfg -> (the launch of fastest_kernel over `args` with cfg, its grid)."""
-    n_bulk = args[-1]
 
     def for_config(cfg: Config) -> tuple[Callable[[], None], int]:
-        g = program_count(cfg, n_bulk, sms)
+        g = program_count(cfg, args[-1], sms)
         return launch(args, g, triton_meta(cfg, dtype, g)), g
 
     return for_config
@@ -273,15 +259,12 @@ def launcher(
 def tuned_launch(
     dtype: str, x: torch.Tensor, out: torch.Tensor, partials: torch.Tensor, counter: torch.Tensor
 ) -> tuple[Callable[[], None], int]:
-    """The launch triton/fastest runs over x (and its grid): the configuration `choose` picks for
-    this device, dtype and size bucket, timed here on a GPU; DEFAULT when interpreted."""
+    """The launch triton/fastest runs over x, and its grid."""
     for_config = launcher(dtype, kernel_args(x, out, partials, counter), mappings.sm_count())
     return for_config(tuned_config(dtype, x, for_config))
 
 
-def tuned_config(
-    dtype: str, x: torch.Tensor, for_config: Callable[[Config], tuple[Callable[[], None], int]]
-) -> Config:
+def tuned_config(dtype: str, x: torch.Tensor, for_config: ForConfig) -> Config:
     """The configuration triton/fastest runs over x with: `choose`'s for this device, dtype and
     size bucket (candidates timed through for_config, a `launcher`); DEFAULT when interpreted.
     Also what harness.launch.rebind builds its cached launches from, so both paths agree."""
@@ -290,27 +273,19 @@ def tuned_config(
     import torch
 
     n = x.numel()
-    return choose(
-        torch.cuda.get_device_name(x.device),
-        dtype,
-        n,
-        lambda c: measure_ms(for_config(c)[0], n),
-    )
+    device = torch.cuda.get_device_name(x.device)
+    return choose(device, dtype, n, lambda c: measure_ms(for_config(c)[0], n))
 
 
 def triton_census_spec(dtype: str) -> dict:
-    """What `reduce-ladder inspect` compiles for triton/fastest and `dtype`: the arguments of
-    fastest_kernel as kernel_args passes them, and the meta-parameters of the configuration
-    used without tuning (DEFAULT, the first autotune candidate) on a grid of more than one
-    program (the general path: partials, ticket, last-program combine).
+    """What `reduce-ladder inspect` compiles for triton/fastest and `dtype`: fastest_kernel's
+    arguments as kernel_args passes them, with DEFAULT's meta-parameters (no tuning) on a grid of
+    more than one program (the general path: partials, ticket, last-program combine).
 
-    args: parameter -> (element dtype, 16-byte aligned) for pointers (the tensors
-    harness.launch.single_launch allocates: x and its aligned bulk view in the input dtype, out
-    and partials in the accumulator dtype, the counter int32), or "int32" for the scalars head and
-    n_bulk (what Triton types a Python int below 2^31 as; an input of 2^31+ elements compiles a
-    variant with 64-bit scalars). x is the input as given, at any alignment, so it is not
-    declared 16-byte aligned; torch allocations and x[head:] are. The census checks that every
-    non-constexpr parameter is named here.
+    args: parameter -> (element dtype, 16-byte aligned) for pointers, "int32" for the scalars
+    (what Triton types a Python int below 2^31 as; 2^31+ elements compile a variant with 64-bit
+    scalars). x is the input as given, at any alignment, so it is not declared aligned; torch
+    allocations and x[head:] are. The census checks that every runtime parameter is named here.
     """
     acc = dtypes.get(dtype).sum_dtype
     return {

@@ -18,7 +18,7 @@ from harness.report.documents import load_document
 from harness.report.markdown import markdown_lines
 from harness.report.records import ResultRecord
 from porting.census import triton_meta
-from porting.kernel_sources import triton_kernel_text
+from porting.kernel_sources import kernel_text
 
 OURS = ("triton/fastest", "triton/chunked-1024")
 LADDER_DTYPE = "float32"  # the dtype the inductor study captured
@@ -137,7 +137,7 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
     rows = []
     for vid in OURS:
         v = catalogue.get(vid)
-        text = triton_kernel_text(v)
+        text = kernel_text(v)[0]
         loads = [ln for ln in text.splitlines() if "tl.load(" in ln]
         masked = sum(1 for ln in loads if "mask=" in ln)
         meta = triton_meta(v)
