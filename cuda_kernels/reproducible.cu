@@ -1,7 +1,7 @@
 // cuda/reproducible: a sum whose bits depend only on the input's values and n (issue 18).
 //
-// Design (the same as triton_kernels/reproducible.py and the numpy model tests/repro_model.py,
-// bit for bit):
+// Design (the same as triton_kernels/reproducible.py and its numpy model reference_sum, bit for
+// bit):
 //   - Fixed chunks: C(n) = max(4096, next_pow2(ceil(n / 512))), a function of n only; M =
 //     ceil(n / C) <= 512 chunks; chunk c = elements [c*C, min(c*C + C, n)).
 //   - Fixed lanes: LANES = 1024 double-double accumulators per chunk. Lane l visits c*C + l +

@@ -5,8 +5,8 @@ not on the past-limit data.
 
 REFERENCE_SUMS is the hook for bit-exact models of the reproducible kernels: each entry is a
 callable x (float32 numpy array) -> np.float32, or "module:name" imported when the module
-exists (skipped, saying so, when it does not). tests.repro_model.reference_sum, the kernels' bit
-oracle, is listed."""
+exists (skipped, saying so, when it does not). triton_kernels.reproducible.reference_sum is
+listed: once that module lands it is tested here with no edit."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def dd_model_sum(x: np.ndarray) -> np.float32:
 
 REFERENCE_SUMS: dict[str, Callable | str] = {
     "local-dd-model": dd_model_sum,
-    "tests.repro_model": "tests.repro_model:reference_sum",
+    "triton_kernels.reproducible": "triton_kernels.reproducible:reference_sum",
 }
 
 

@@ -3,8 +3,8 @@ regenerate the committed documents' inputs on the CPU.
 
 Stored documents: results/<device>/accuracy.json records, per (family, n) at seed 0, the
 correctly rounded sum and kappa of the data the GPU run summed; results/<device>/reproducible.json
-records the reproducible kernels' result bits per input, and the numpy model (tests/repro_model.py)
-reproduces them bit for bit. Regenerating the data here and getting the same numbers proves
+records the reproducible kernels' result bits per input, and triton_kernels.reproducible's numpy
+model reproduces them bit for bit. Regenerating the data here and getting the same numbers proves
 the promise "the same (family, n, seed, dtype) gives the same bits on every machine".
 
 Family properties: each checked from its definition, with the bounds worked out in comments."""
@@ -23,7 +23,7 @@ import pytest
 import torch
 
 from harness.check import battery, exact
-from tests.repro_model import reference_sum
+from triton_kernels.reproducible import reference_sum
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCURACY = sorted(ROOT.glob("results/*/accuracy.json"))

