@@ -56,12 +56,12 @@ def paths(dtype: str, x) -> dict[str, tuple[Callable[[], None], object]]:
     import torch
 
     from harness.compile import cuda_loader
-    from harness.core import catalogue
+    from harness.core import catalogue, dtypes
     from harness.launch import peers, single_launch
 
     v = catalogue.get("cuda/fastest")
     n = x.numel()
-    acc = single_launch.out_dtype(dtype)
+    acc = dtypes.get(dtype).sum_torch
     ws = single_launch.workspace(v, dtype, x.device)
     out: dict[str, tuple[Callable[[], None], object]] = {}
 
