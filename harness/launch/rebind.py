@@ -41,8 +41,7 @@ LaunchWith = Callable[[torch.Tensor, torch.Tensor, int, int, int], None]
 @dataclass
 class BoundLaunch:
     """A cached launch of any 1-D family: one variant, dtype, n, alignment class, device and
-    stream; call it (or go) with x (contiguous, that class) and out (one element, at any offset:
-    a result from new_result's block, or a caller's out=; each kernel stores the sum alone)."""
+    stream; call it (or go) with x (contiguous, that class) and out (one element, any offset)."""
 
     variant: Variant
     dtype: str
