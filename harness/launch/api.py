@@ -106,7 +106,7 @@ def reduce_sum(
             if out is None:
                 if launch.call is not None:  # the native launch allocates in C++ too
                     return launch.call(x)
-                res = launch.new_result()  # new: a plan's buffer is the next call's
+                res = launch.proto.new_empty(())  # new: a plan's buffer is the next call's
             elif _out_fits(out, launch.out_dtype, x):
                 res = out
             else:

@@ -8,7 +8,7 @@ import ctypes
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,9 +27,6 @@ DEFAULT_MODE: dict[str, str] = {  # the first of each backend's, or "native" whe
     backend: "native" if native.requested() else modes[0] for backend, modes in LAUNCH_MODES.items()
 }
 RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
-# Results made at a time by BoundLaunch.new_result: one allocation and RESULT_POOL views of it cost
-# less than an allocation per call (docs/runtime.md#results).
-RESULT_POOL = 256
 
 
 Go = Callable[[torch.Tensor, torch.Tensor], None]  # (x, out)
@@ -49,25 +46,15 @@ class BoundLaunch:
     blocks: int  # the (first) launch's grid
     mode: str  # the launch mode: the single-launch family's, "native" or "" for the others
     out_dtype: torch.dtype
-    proto: torch.Tensor  # out_dtype on the device: what new_result allocates like
+    proto: torch.Tensor  # out_dtype on the device: results are its new_empty (api)
     workspace: Sequence[torch.Tensor]  # owned, made once, the partials first
     go: Go
     in_capture: Callable[[torch.Tensor, torch.Tensor, int], None]  # (x, out, capturing stream)
     go_with: LaunchWith | None = None  # single-launch: None where the mode cannot be captured
     call: Callable[[torch.Tensor], torch.Tensor] | None = None  # native: a new result + go
-    results: list[torch.Tensor] = field(default_factory=list)  # new_result's, not handed out yet
 
     def __call__(self, x: torch.Tensor, out: torch.Tensor) -> None:
         self.go(x, out)
-
-    def new_result(self) -> torch.Tensor:
-        """A 0-d result no call has had: one element of a block of RESULT_POOL allocated at once on
-        the entry's stream (a view of it). Not for a capture: the graph's results are its own."""
-        try:
-            return self.results.pop()
-        except IndexError:  # thread-safe: pop is atomic, and a second refill only wastes a block
-            self.results = list(self.proto.new_empty((RESULT_POOL,)).unbind())
-            return self.results.pop()
 
 
 class CaptureUnsupported(RuntimeError):

@@ -27,18 +27,7 @@ _lib.define(f"noop(Tensor x, str variant='{DEFAULT_VARIANT}') -> Tensor")
 def reduce_ladder_sum(
     x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
 ) -> torch.Tensor:
-    """reduce_sum, each result a tensor of its own (storage offset 0, as the fake's), not one of
-    the hot path's pooled results (docs/runtime.md#results): its own hot path, then the checks."""
-    launch = api._hit(x, variant) if dim is None else None  # None: an axis id, a miss, a capture
-    if launch is not None:
-        if launch.call is not None:  # the native launch allocates in C++
-            return launch.call(x)
-        res = launch.proto.new_empty(())
-        launch.go(x, res)
-        return res
-    if dim is not None or axis_plan.is_axis(variant):
-        return api.reduce_sum(x, variant, dim=dim)
-    return api._checked_sum(x, variant)
+    return api.reduce_sum(x, variant, dim=dim)
 
 
 _noop_results: dict[torch.device, torch.Tensor] = {}
