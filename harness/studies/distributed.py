@@ -88,8 +88,13 @@ def resolve(req: Request) -> Request:
     """Every check, before any process starts; DistributedUsageError with one line otherwise."""
     bad = sorted({k for k in req.gpus if k < 1})
     _refuse(not req.gpus or bad, f"--gpus must be at least 1 (got {bad or 'none'})")
-    unknown = [c for c in req.combines if c not in COMBINES]  # --scaling, --backend: choices
+    _refuse(req.scaling not in SCALINGS, f"unknown --scaling {req.scaling!r}; valid: weak, strong")
+    unknown = [c for c in req.combines if c not in COMBINES]
     _refuse(unknown or not req.combines, f"unknown combine {unknown}; valid: {', '.join(COMBINES)}")
+    _refuse(
+        req.backend not in (None, *BACKENDS),
+        f"unknown --backend {req.backend!r}; valid: nccl, gloo",
+    )
     _refuse(not dist.is_available(), "this PyTorch build has no torch.distributed")
     gpu, why = device.torch_gpu()
     on_gpu = not req.cpu and req.backend != "gloo" and gpu
