@@ -119,6 +119,10 @@ def test_check_writable_leaves_no_file_behind_and_existing_files_untouched(tmp_p
     assert kept.read_text() == "old"
     with pytest.raises(UsageError, match="is a file, not a folder"):
         check_writable(str(kept / "x.json"))
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")  # a folder's name taken by a broken link
+    with pytest.raises(UsageError, match="is a file, not a folder"):
+        check_writable(str(dangling / "x.json"))
 
 
 # -- numbers and architectures ------------------------------------------------------------------

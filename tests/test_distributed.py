@@ -255,3 +255,17 @@ def test_progress_is_printed_per_k_on_stderr(monkeypatch, capsys) -> None:
     captured = capsys.readouterr()
     assert "K = 1: done in" in captured.err and "(2 of 2)" in captured.err
     assert captured.out.strip() == "TABLES"
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"scaling": "Strong"}, "unknown --scaling 'Strong'"),
+        ({"backend": "mpi"}, "unknown --backend"),
+    ],
+)
+def test_resolve_refuses_what_the_command_line_would(change, message) -> None:
+    """A Python caller's Request has no argparse choices in front of it: resolve checks them."""
+    req = distributed.Request(gpus=(1,), cpu=True, **change)
+    with pytest.raises(distributed.DistributedUsageError, match=message):
+        distributed.resolve(req)

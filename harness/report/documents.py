@@ -342,7 +342,7 @@ def check_output(path: str | Path, *, folder: bool = False, option: str = "") ->
     if not folder and p.is_dir():
         raise ReportError(f"{where}: it is a folder; give a file name")
     folders = p if folder else p.parent
-    existing = next(d for d in (folders, *folders.parents) if d.exists())
+    existing = next(d for d in (folders, *folders.parents) if os.path.lexists(d))  # a link too
     if not existing.is_dir():
         raise ReportError(f"{where}: {existing} is a file, not a folder")
     try:
