@@ -342,3 +342,32 @@ def test_a_call_whose_run_lacks_the_fastest_entry_is_counted_not_held_to_another
     got = tables.callable_targets(tables.load_callable(first, native), recs)
     assert not any(line.startswith("- every other") for line in got)
     assert got[-1].startswith("- not held to that target: 1 calls whose run has no call")
+
+
+def test_per_call_over_device_time_is_a_median_per_family_and_entry(tmp_path):
+    """callable.md's section: per call minus the variant's device time, per family and backend
+    (down) and entry (across), the median over the cells up to 2^18 and how many."""
+    import json
+
+    from harness.core.timing import Timing
+    from harness.report import tables
+    from harness.report.records import ResultRecord
+
+    path = _callable_doc(tmp_path)  # torch.sum 10 us, api cuda/fastest 8 us (float32 2^10)
+    doc = json.loads(path.read_text())
+    doc["rows"] += _call_rows(**{"api cuda/v3-sequential": 15.0, "op cuda/v3-sequential": 20.0})
+    path.write_text(json.dumps(doc))
+
+    def rec(vid, us):
+        t = Timing(median_ms=us / 1e3, min_ms=us / 1e3, p10_ms=us / 1e3, p90_ms=us / 1e3, reps=1)
+        return ResultRecord(variant=vid, backend="cuda", dtype="float32", n=1024, total=t)
+
+    calls = tables.load_callable(path)
+    got = tables.overhead_section(calls, [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 9.0)])
+    table = got[-1].splitlines()
+    assert table[0] == "| family | api | op |"
+    assert table[2:] == [
+        "| fastest (cuda) | 3.0 (1) | - |",
+        "| ladder (cuda) | 6.0 (1) | 11.0 (1) |",
+    ]
+    assert tables.overhead_section(calls, []) == []  # no device time: no section

@@ -5,6 +5,7 @@ joined with report.md's device times). The builders take result records or their
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -284,6 +285,30 @@ def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: 
     return f"- {name}: missed on {len(misses)} of {len(got)} (entry: misses, worst): {worst}"
 
 
+OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (the tables below)
+
+
+def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
+    """What a call costs beyond its kernels: per family and backend (down) and entry (across), the
+    median over the cells up to OVERHEAD_MAX_N of per call minus the variant's device time."""
+    device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+    got: dict[tuple[str, str], list[float]] = {}
+    for (e, d, n), t in per_call(doc).items():
+        if (p := _entry(e)) and n <= OVERHEAD_MAX_N and (dev := device.get((p[0], d, n))):
+            v, entry = catalogue.get(p[0]), e.split(" ", 1)[0] + e.split(p[0], 1)[1]
+            got.setdefault((f"{v.family} ({v.backend})", entry), []).append(t - dev)
+    if not got:
+        return []
+    cell = lambda kv: f"{statistics.median(kv[1]):.1f} ({len(kv[1])})"  # noqa: E731
+    cols, body = md.grid(got.items(), lambda kv: kv[0][0], lambda kv: kv[0][1], cell)
+    return ["## Per call over device time, per family", "",
+            "What a call costs beyond its kernels (Python, the checks, the launches, the result): "
+            "per call minus the variant's device time in the report's run, microseconds, the "
+            f"median over the cells up to {size_label(OVERHEAD_MAX_N)} (how many), where a call "
+            "waits on the host. A family the run has no device time for is not listed.", "",
+            md.markdown_table(["family", *cols], body, "l" + md.RIGHT * len(cols))]  # fmt: skip
+
+
 def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
     """callable.md: the targets (with a run's records: device times), then per dtype an entry per
     line, n across: 'us (ratio to torch.sum)'."""
@@ -291,7 +316,8 @@ def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) 
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
            "fast as torch.sum).", *_spread(calls), "", "## Targets", "",
-           *callable_targets(doc, records or []), ""]  # fmt: skip
+           *callable_targets(doc, records or []), "",
+           *overhead_section(doc, records or [])]  # fmt: skip
     for dtype in dict.fromkeys(r.dtype for r in calls):
         out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
