@@ -1,9 +1,8 @@
 """Compile the CUDA sources with NVRTC directly, on a machine with or without a GPU.
 
-CuPy's compile path asks the driver for the device's architecture, so it needs a GPU. NVRTC itself
-does not: this module loads libnvrtc (from the nvidia-cuda-nvrtc wheel, or a CUDA toolkit) through
-ctypes and compiles for an explicit architecture. CI uses it to prove every source compiles for
-sm_80 and sm_90, and ptxas's verbose report (registers, stack frame, spills) comes back in the log.
+CuPy's compile path asks the driver for the device's architecture, so it needs a GPU; NVRTC does
+not: libnvrtc (the nvidia-cuda-nvrtc wheel's, or a CUDA toolkit's) is loaded through ctypes and
+compiles for an explicit architecture, ptxas's verbose report (registers, stack, spills) in its log.
 """
 
 from __future__ import annotations
@@ -51,60 +50,37 @@ class CompileResult:
     ptx: str = ""  # the PTX NVRTC produced on the way (empty if this NVRTC does not give it)
 
 
-def _candidate_paths() -> list[str]:
-    roots = [*site.getsitepackages(), site.getusersitepackages(), *sys.path]
-    pats = [f"nvidia/{d}/lib/libnvrtc.so*" for d in ("cu13", "cuda_nvrtc", "cu12")]
-    found = [p for r in roots if r for pat in pats for p in glob.glob(os.path.join(r, pat))]
-    for env in ("CUDA_PATH", "CUDA_HOME"):
-        if os.environ.get(env):
-            found += glob.glob(os.path.join(os.environ[env], "lib64", "libnvrtc.so*"))
-    found += glob.glob("/usr/local/cuda/lib64/libnvrtc.so*")
-    # Prefer the real library over builtins / alt names.
-    return [p for p in dict.fromkeys(found) if "builtins" not in p and "alt" not in p]
-
-
 @cache
 def _lib() -> ctypes.CDLL:
+    """The first libnvrtc that loads: a wheel's, $CUDA_PATH's or $CUDA_HOME's, /usr/local/cuda's
+    (the real library, not its builtins or alt names), else the system loader's."""
+    roots = [*site.getsitepackages(), site.getusersitepackages(), *sys.path]
+    dirs = [f"{r}/nvidia/{d}/lib" for r in roots if r for d in ("cu13", "cuda_nvrtc", "cu12")]
+    dirs += [f"{os.environ[e]}/lib64" for e in ("CUDA_PATH", "CUDA_HOME") if os.environ.get(e)]
+    found = [p for d in [*dirs, "/usr/local/cuda/lib64"] for p in glob.glob(f"{d}/libnvrtc.so*")]
+    found = [p for p in dict.fromkeys(found) if "builtins" not in p and "alt" not in p]
     errors = []
-    for path in _candidate_paths():
+    for path in [*found, "libnvrtc.so"]:
         try:
             return ctypes.CDLL(path)
         except OSError as e:  # try the next candidate
             errors.append(f"{path}: {e}")
-    try:
-        return ctypes.CDLL("libnvrtc.so")
-    except OSError as e:
-        errors.append(str(e))
     raise NvrtcUnavailable(
         "libnvrtc not found: install the nvidia-cuda-nvrtc wheel (pip install -e '.[cuda13]') "
-        "or a CUDA toolkit. Tried: " + "; ".join(errors or ["nothing found"])
+        "or a CUDA toolkit. Tried: " + "; ".join(errors)
     )
 
 
 def available() -> bool:
     try:
-        _lib()
-        return True
+        return bool(_lib())
     except NvrtcUnavailable:
         return False
 
 
-def version() -> str:
-    major, minor = ctypes.c_int(), ctypes.c_int()
-    _lib().nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
-    return f"{major.value}.{minor.value}"
-
-
-@cache
-def supported_archs() -> list[str]:
-    """The architectures this NVRTC compiles for ("sm_75", ..., "sm_120"), as it reports them
-    (nvrtcGetSupportedArchs): the CLI checks --arch against this before compiling anything."""
-    lib = _lib()
-    count = ctypes.c_int()
-    _check(lib.nvrtcGetNumSupportedArchs(ctypes.byref(count)), "nvrtcGetNumSupportedArchs")
-    archs = (ctypes.c_int * count.value)()
-    _check(lib.nvrtcGetSupportedArchs(archs), "nvrtcGetSupportedArchs")
-    return [f"sm_{a}" for a in archs]
+def _call(function: str, *args, what: str = "") -> None:
+    """lib.nvrtc<function>(*args); a RuntimeError naming `what` (else the function) if it fails."""
+    _check(getattr(_lib(), "nvrtc" + function)(*args), what or "nvrtc" + function)
 
 
 def _check(rc: int, what: str) -> None:
@@ -114,6 +90,23 @@ def _check(rc: int, what: str) -> None:
         raise RuntimeError(f"{what} failed: {lib.nvrtcGetErrorString(rc).decode()}")
 
 
+def version() -> str:
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    _call("Version", ctypes.byref(major), ctypes.byref(minor))
+    return f"{major.value}.{minor.value}"
+
+
+@cache
+def supported_archs() -> list[str]:
+    """The architectures this NVRTC compiles for ("sm_75", ..., "sm_120"), as it reports them
+    (nvrtcGetSupportedArchs): the CLI checks --arch against this before compiling anything."""
+    count = ctypes.c_int()
+    _call("GetNumSupportedArchs", ctypes.byref(count))
+    archs = (ctypes.c_int * count.value)()
+    _call("GetSupportedArchs", archs)
+    return [f"sm_{a}" for a in archs]
+
+
 def compile_source(
     code: str,
     name: str,
@@ -121,37 +114,32 @@ def compile_source(
     arch: str = "sm_90",
 ) -> CompileResult:
     """Compile `code` (already include-expanded) to a CUBIN for `arch`."""
-    lib = _lib()
     prog = ctypes.c_void_p()
-    _check(
-        lib.nvrtcCreateProgram(ctypes.byref(prog), code.encode(), name.encode(), 0, None, None),
-        "nvrtcCreateProgram",
-    )
+    _call("CreateProgram", ctypes.byref(prog), code.encode(), name.encode(), 0, None, None)
     try:
         for expr in name_expressions:
-            _check(lib.nvrtcAddNameExpression(prog, expr.encode()), f"name expression {expr}")
-        opts = [*COMPILE_OPTIONS, f"-arch={arch}", "-Xptxas=-v"]
-        arr = (ctypes.c_char_p * len(opts))(*(o.encode() for o in opts))
-        rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
-        log = _output(lib, prog, "ProgramLog").split(b"\0", 1)[0].decode(errors="replace")
+            _call("AddNameExpression", prog, expr.encode(), what=f"name expression {expr}")
+        opts = [o.encode() for o in (*COMPILE_OPTIONS, f"-arch={arch}", "-Xptxas=-v")]
+        rc = _lib().nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+        log = _output(prog, "ProgramLog").split(b"\0", 1)[0].decode(errors="replace")
         if rc != 0:
             raise CudaCompileError(f"NVRTC could not compile {name} for {arch}:\n{log.strip()}")
         lowered = {}
         for expr in name_expressions:
             out = ctypes.c_char_p()
-            _check(lib.nvrtcGetLoweredName(prog, expr.encode(), ctypes.byref(out)), "lowered name")
+            _call("GetLoweredName", prog, expr.encode(), ctypes.byref(out), what="lowered name")
             lowered[expr] = out.value.decode()
-        cubin = _output(lib, prog, "CUBIN", required=True)
-        ptx = _output(lib, prog, "PTX").split(b"\0", 1)[0].decode(errors="replace")
+        cubin = _output(prog, "CUBIN", required=True)
+        ptx = _output(prog, "PTX").split(b"\0", 1)[0].decode(errors="replace")
         return CompileResult(name, arch, cubin, log, lowered, parse_ptxas_log(log), ptx)
     finally:
-        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+        _lib().nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def _output(lib: ctypes.CDLL, prog: ctypes.c_void_p, what: str, required: bool = False) -> bytes:
+def _output(prog: ctypes.c_void_p, what: str, required: bool = False) -> bytes:
     """NVRTC's `what` ("ProgramLog", "CUBIN", "PTX") of prog; b"" where NVRTC gives none (no PTX
     kept for a real sm_XX target), unless required."""
-    size = ctypes.c_size_t()
+    size, lib = ctypes.c_size_t(), _lib()
     rc = getattr(lib, f"nvrtcGet{what}Size")(prog, ctypes.byref(size))
     buf = ctypes.create_string_buffer(size.value)
     if rc == 0 and size.value:
