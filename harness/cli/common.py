@@ -26,10 +26,9 @@ class UsageError(Exception):
 
 
 def console() -> Console:
-    """Rich console: the terminal's width, or COLUMNS; 200 columns into a file or a pipe."""
-    columns = os.environ.get("COLUMNS", "")
-    width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 200)
-    return Console(width=width)
+    """Rich console: the terminal's width, or COLUMNS (rich reads it); 200 into a file or a pipe."""
+    columns = os.environ.get("COLUMNS", "").isdigit()
+    return Console(width=None if columns or sys.stdout.isatty() else 200)
 
 
 def plural(count: int, noun: str) -> str:

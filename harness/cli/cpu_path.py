@@ -1,7 +1,6 @@
-"""`run` / `check` without a GPU: nothing can be timed, but every Triton kernel runs under Triton's
-interpreter (TRITON_INTERPRET=1) against the golden sums and every CUDA source compiles (NVRTC
-needs no GPU), so a CUDA variant is checked through its Triton twin and its source; a peer has
-nothing to check here. A selection that leaves nothing to check is a usage error, never "passed".
+"""`run` / `check` without a GPU (docs/correctness.md): every Triton kernel selected runs under
+Triton's interpreter (TRITON_INTERPRET=1) against the golden sums, a CUDA variant through its Triton
+twin and its source compiled by NVRTC; a selection that leaves nothing to check is a usage error.
 (`sel` below: harness.cli.run's Selection.) print_failures: how a run's failures print, either way.
 """
 
@@ -13,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, plural, size_list, write_json
+from harness.compile import cuda_source
 from harness.core import catalogue, device
 from harness.core.catalogue import Variant
 from harness.studies import session, suites
@@ -24,22 +24,9 @@ ARCH = "sm_90"
 
 def interpreted_variants(sel) -> list[Variant]:
     """The Triton variants selected and the twins of the CUDA ones (each once, in ladder order)."""
-    chosen: dict[str, Variant] = {}
-    for v in sel.variants:
-        if v.backend == "triton":
-            chosen[v.id] = v
-        elif v.backend == "cuda" and v.twin and sel.dtype in catalogue.get(v.twin).dtypes:
-            chosen[v.twin] = catalogue.get(v.twin)
-    return catalogue.ladder_order(chosen.values())
-
-
-def compiled_sources(sel) -> list[str]:
-    """Every CUDA source for the default run, else those of the CUDA variants selected."""
-    from harness.compile import cuda_source
-
-    if not sel.ids and not sel.study:
-        return cuda_source.sources()
-    return sorted({v.source for v in sel.variants if v.backend == "cuda" and v.source})
+    twins = [catalogue.get(v.twin) for v in sel.variants if v.backend == "cuda" and v.twin]
+    chosen = {v.id: v for v in [*sel.variants, *twins] if v.backend == "triton"}
+    return catalogue.ladder_order(v for v in chosen.values() if sel.dtype in v.dtypes)
 
 
 def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
@@ -64,20 +51,6 @@ def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
     return rows
 
 
-def _what_stands_in(sel, console: Console) -> None:
-    """For each CUDA variant named on the command line: what is checked in its place."""
-    for v in map(catalogue.get, sel.ids):
-        twin = f"its Triton twin {v.twin} runs interpreted and " if v.twin else ""
-        twin = twin or "it has no Triton twin; "
-        if v.backend == "cuda":
-            line = f"no GPU to launch it; {twin}its source {v.source} is compiled by NVRTC"
-        elif v.backend == "peer":
-            line = "a library call on the GPU; nothing to check without one"
-        else:
-            continue
-        console.print(f"  {v.id}: {line}", highlight=False)
-
-
 def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     from harness.report import tables
 
@@ -86,7 +59,9 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     sizes = [n for n in given if n <= INTERPRETED_MAX_N]
     too_big = [n for n in given if n > INTERPRETED_MAX_N]
     interpreted = interpreted_variants(sel)
-    sources = compiled_sources(sel)
+    # Every CUDA source for the default run, else those of the CUDA variants selected.
+    cuda = {v.source for v in sel.variants if v.backend == "cuda" and v.source}
+    sources = sorted(cuda) if sel.ids or sel.study else cuda_source.sources()
     no_gpu = f"timings need an NVIDIA GPU, and this machine has none: {why}"
     limit = "the interpreter's limit of 2^16"
     if not sizes:
@@ -107,7 +82,16 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     nvrtc = f"{plural(len(sources), 'CUDA source')} compiled by NVRTC ({ARCH})"
     work = ([twins] if interpreted else []) + ([nvrtc] if sources else [])
     if not quiet:
-        _what_stands_in(sel, console)
+        for v in map(catalogue.get, sel.ids):  # what is checked in its place
+            twin = f"its Triton twin {v.twin} runs interpreted and " if v.twin else ""
+            twin = twin or "it has no Triton twin; "
+            if v.backend == "cuda":
+                line = f"no GPU to launch it; {twin}its source {v.source} is compiled by NVRTC"
+            elif v.backend == "peer":
+                line = "a library call on the GPU; nothing to check without one"
+            else:
+                continue
+            console.print(f"  {v.id}: {line}", highlight=False)
         console.print(f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
                       + ", and ".join(work) + ".")  # fmt: skip
     found = [suites.Case("ladder", v.id, sel.dtype, n) for n in sizes for v in interpreted]

@@ -65,9 +65,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             for name in page.write(source, out_dir):
                 out.print(f"  wrote {name}", highlight=False)
             names, link = ", ".join(Path(s).name for s in _listed(source)), page.MARKDOWN_NAME
-            report_md = out_dir / "report.md"  # a section that links the page
-            text = f"\n## {title}\n\nSee [{link}]({link}) (rendered from `{names}`).\n"
-            report_md.write_text(report_md.read_text() + text)
+            with (out_dir / "report.md").open("a") as f:  # a section that links the page
+                f.write(f"\n## {title}\n\nSee [{link}]({link}) (rendered from `{names}`).\n")
         if callable_doc is not None:
             for name in tables.write_callable(callable_doc, out_dir, main.records, args.callable):
                 out.print(f"  wrote {out_dir / name}", highlight=False)
