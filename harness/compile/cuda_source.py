@@ -1,9 +1,7 @@
 """Read a ladder .cu file with its local #include "..." lines expanded in place: what both compile
 paths see (CuPy, the NVRTC wheel). Expanding here, not passing -I, because CuPy's kernel cache
 keys on the source text: an edit to common.cuh must change the key. `#line` directives keep
-compiler messages pointing at the real file and line. A source is a file name in cuda_kernels/
-("fastest.cu") or a Path to a .cu file elsewhere (an experiment's), whose local includes are
-looked up beside it first, then in cuda_kernels/.
+compiler messages pointing at the real file and line. Sources and includes: docs/architecture.md.
 """
 
 from __future__ import annotations
