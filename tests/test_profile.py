@@ -314,8 +314,7 @@ def test_no_gpu_is_one_line_and_exit_2(monkeypatch, capsys, command):
 
 def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/ncu")
-    monkeypatch.setattr(profile_driver, "require_gpu", lambda: None)
-    monkeypatch.setattr(profile_driver, "tool_version", lambda path: "fake")
+    monkeypatch.setattr(device, "torch_gpu", lambda: (True, ""))
     msg = "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access counters"
     monkeypatch.setattr(
         profile_driver, "run_tool", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", msg)
@@ -517,8 +516,7 @@ def _replay(monkeypatch, manifest: list[dict], output) -> None:
 
     monkeypatch.setattr(profile_driver, "run_tool", run)
     monkeypatch.setattr(profile_driver, "find_tool", lambda name: "/opt/fake/" + name)
-    monkeypatch.setattr(profile_driver, "require_gpu", lambda: None)
-    monkeypatch.setattr(profile_driver, "tool_version", lambda path: "fake")
+    monkeypatch.setattr(device, "torch_gpu", lambda: (True, ""))
 
 
 def test_profile_study_runs_ncu_exports_and_attributes(monkeypatch, tmp_path):

@@ -1,7 +1,6 @@
-"""The profile study: each variant's hardware counters under Nsight Compute (docs/correctness.md):
-per job, ncu over harness.studies.profile_driver, one NVTX range per variant (several variants
-launch the same kernel: names cannot say whose it is); the report, its CSV exports (plain, and
-NVTX-renamed: the cross-check) and ncu's log stay in the raw folder."""
+"""The profile study: each variant's hardware counters under Nsight Compute, per job ncu over
+harness.studies.profile_driver with one NVTX range per variant (docs/correctness.md); the report,
+its CSV exports (plain, and NVTX-renamed: the cross-check) and ncu's log stay in the raw folder."""
 
 from __future__ import annotations
 
@@ -151,8 +150,8 @@ def profile(
     variants and the peers run at instead of n. Raises ToolUnavailable / ProfileError."""
     ncu, doc = profile_driver.start("ncu", SCHEMA, raw_dir)
     flags = [*NCU_FLAGS, "--nvtx-include", "<range>/", "--metrics", "..."]
-    doc |= dict(ncu_flags=flags, metrics=[asdict(m) for m in ncu_metrics.ALL_METRICS])
-    doc |= dict(runs=[], results=[])
+    metrics = [asdict(m) for m in ncu_metrics.ALL_METRICS]
+    doc |= dict(ncu_flags=flags, metrics=metrics, runs=[], results=[])
     for job in plan_jobs(variants, sizes, dtype, shapes):
         if progress:
             where = f"n = {size_label(job.sizes[0])}"

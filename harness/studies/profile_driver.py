@@ -1,12 +1,12 @@
-"""The process Nsight Compute and compute-sanitizer watch (docs/correctness.md), and the tools
-over it (Job, find_tool, start: a tool that cannot answer here is a ToolUnavailable, exit 2).
+"""The process Nsight Compute and compute-sanitizer watch (docs/correctness.md: what it runs, the
+NVTX ranges, the manifest), and the tools over it (Job, find_tool, start: a tool that cannot answer
+here is a ToolUnavailable, exit 2).
 
     python -m harness.studies.profile_driver --variant ID [ID ...] --n N [N ...] --dtype D \
         [--mode profile|sanitize] [--shapes MxN:DIM ...] [--manifest PATH]
 
-profile (default): per n and variant, the check (outside any NVTX range), then the variant's
-passes ONCE inside its range range_name(id), which ncu --nvtx-include selects. sanitize: each
-variant once per n and dtype through the checked path. The manifest (JSON): what ran, in order.
+profile (default): per n and variant, the check, then the passes once inside range_name(id);
+sanitize: each variant once per n and dtype through the checked path.
 Exit: 0; 1 a non-demonstration variant gave a wrong sum; 2 no GPU or bad usage (one line).
 """
 
@@ -22,7 +22,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -32,12 +31,10 @@ from harness.core.catalogue import Variant
 from harness.core.sizes import parse_size
 from harness.report import documents
 
-RANGE_PREFIX = "rl."
-
 
 def range_name(variant_id: str) -> str:
     """The NVTX range of a variant's profiled launch: "/" is ncu's range separator, so "."."""
-    return RANGE_PREFIX + variant_id.replace("/", ".")
+    return "rl." + variant_id.replace("/", ".")
 
 
 def lookup(variant_id: str) -> Variant:
@@ -103,32 +100,46 @@ def _work(variants, sizes, dtype_names, mode, shapes=None):
                 yield v, dtype, n, shape, dim
 
 
-def _demo_first_pass(v: Variant, x) -> tuple[Callable[[], None], Callable[[], None], object]:
-    """(restore, run, out): a demonstration's first pass, on a scratch copy if it writes x."""
+def _passes(v: Variant, x, dim: int | None):
+    """(restore, run, launches, out) of v's passes on x: launches None for a library call; out, a
+    demonstration's partials (its first pass, on a scratch copy if it writes x)."""
+    import torch
+
+    if dim is not None and v.backend == "peer":
+        return (lambda: None), (lambda: torch.sum(x, dim=dim)), None, None
+    if dim is not None:
+        from harness.launch import axis_plan
+
+        plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize))
+        return plan.poison, plan.run, len(plan.launch.kernels), None
+    if v.family != demo_records.FAMILY:  # what the suites time: a peer's call, a plan's run
+        from harness.studies.session import timed_call
+
+        run, restore, plan = timed_call(v, x)
+        launches = None if plan is None else plan.launch_count
+        return restore or (lambda: None), run, launches, None
     import cupy
     import numpy as np
-    import torch
 
     from harness.compile import cuda_loader
     from harness.core.mappings import plan_passes
     from harness.launch.stream import on_torch_stream
 
-    dtype = dtypes.name_of(x.dtype)
-    kern = cuda_loader.kernel_by_expression(v.source, v.name_expression(dtype))
+    kern = cuda_loader.kernel_by_expression(v.source, v.name_expression(dtypes.name_of(x.dtype)))
     p = plan_passes(v.launch, x.numel())[0]
     out = torch.empty(p.blocks, dtype=x.dtype, device=x.device)
     work = torch.empty_like(x) if v.launch.in_place else x
     args = (cupy.from_dlpack(work), cupy.from_dlpack(out), np.uint32(x.numel()))
 
-    def restore() -> None:
-        if work is not x:
-            work.copy_(x)
-
     def run() -> None:
         with on_torch_stream():
             kern((p.blocks,), (v.launch.threads,), args)
 
-    return restore, run, out
+    def restore() -> None:
+        if work is not x:
+            work.copy_(x)
+
+    return restore, run, 1, out
 
 
 def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
@@ -154,7 +165,7 @@ def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
     if v.family != demo_records.FAMILY:
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
-    restore, run, out = _demo_first_pass(v, x)
+    restore, run, _, out = _passes(v, x, None)
     restore()
     run()
     torch.cuda.synchronize()
@@ -166,22 +177,7 @@ def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
     """The variant's passes once inside its NVTX range; its launches (None: a library call)."""
     import torch
 
-    from harness.launch import axis_plan
-    from harness.studies.session import timed_call
-
-    launches: int | None = 1
-    if dim is not None and v.backend == "peer":
-        restore, run, launches = (lambda: None), (lambda: torch.sum(x, dim=dim)), None
-    elif dim is not None:
-        plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize))
-        restore, run, launches = plan.poison, plan.run, len(plan.launch.kernels)
-    elif v.family == demo_records.FAMILY:
-        restore, run, _ = _demo_first_pass(v, x)
-    else:  # what the suites time: a peer's call (no launches of ours to count), a plan's run
-        run, restore, plan = timed_call(v, x)
-        restore = restore or (lambda: None)
-        launches = None if plan is None else plan.launch_count
-
+    restore, run, launches, _ = _passes(v, x, dim)
     restore()
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push(range_name(v.id))
@@ -199,8 +195,8 @@ def run_variants(
     from harness.check import verify
 
     if mode == "sanitize":
-        # Memory from cudaMalloc one allocation per tensor, so memcheck knows each buffer's end
-        # (the sanitize study also sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 for torch's allocator).
+        # CuPy's pool off: each buffer its own allocation, so memcheck knows its end (the study
+        # sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 for torch's allocator)
         with contextlib.suppress(ImportError):
             import cupy
 
@@ -304,30 +300,23 @@ def find_tool(name: str) -> str:
     )
 
 
-def require_gpu() -> None:
+def start(name: str, schema: str, raw_dir: Path | None) -> tuple[str, dict]:
+    """(the tool's path, the document's header, with the last line of the tool's `--version`);
+    raw_dir made (None: none). ToolUnavailable where the tool or a GPU is missing, before anything
+    is made."""
+    path = find_tool(name)
     ok, why = device.torch_gpu()
     if not ok:
         raise ToolUnavailable(f"no GPU: {why}")
-
-
-def tool_version(path: str) -> str:
-    """The tool's last line of `--version` ("unknown" where it says nothing)."""
-    try:
-        lines = [ln.strip() for ln in run_tool([path, "--version"], timeout=60).stdout.splitlines()]
-    except OSError as e:
-        return f"unknown ({e})"
-    return next((ln for ln in reversed(lines) if ln), "unknown")
-
-
-def start(name: str, schema: str, raw_dir: Path | None) -> tuple[str, dict]:
-    """(the tool's path, the document's header); raw_dir made (None: none). ToolUnavailable where
-    the tool or a GPU is missing, before anything is made."""
-    path = find_tool(name)
-    require_gpu()
     if raw_dir is not None:
         raw_dir.mkdir(parents=True, exist_ok=True)
-    key = name.replace("-", "_")
-    return path, {"schema": schema, "device": device.device_info(), key: tool_version(path)}
+    try:
+        said = [ln.strip() for ln in run_tool([path, "--version"], timeout=60).stdout.splitlines()]
+        version = next((ln for ln in reversed(said) if ln), "unknown")
+    except OSError as e:
+        version = f"unknown ({e})"
+    head = {"schema": schema, "device": device.device_info(), name.replace("-", "_"): version}
+    return path, head
 
 
 def run_tool(cmd: list[str], timeout: float, env: dict[str, str] | None = None) -> CompletedProcess:

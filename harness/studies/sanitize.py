@@ -24,24 +24,19 @@ RUN_TIMEOUT_S = 420  # one tool over every default kernel
 DEMO_TIMEOUT_S = 120  # a seed bug alone (a broken barrier may hang: the timeout is a finding)
 ENV = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
 
-# The forms racecheck may report hazards for by design (reported with their counts, not failed):
-# the volatile last warp in SHARED memory (warp_reduce_volatile, block_reduce_unrolled).
+# racecheck's hazards by design, reported, not failed (docs/correctness.md): the volatile last warp
+# in SHARED memory; on GLOBAL memory racecheck cannot see them (the report says so).
 VOLATILE_SHARED = frozenset(
     ["cuda/v5-volatile", "cuda/v5-volatile-split", "cuda/v6-unroll-split-256"]
     + [f"cuda/v6-unroll-{b}" for b in (128, 256, 512, 1024)]
     + ["cuda/v7-fixed-chunked", "cuda/v7-fixed-strided"]
     + [f"cuda/004-smem{s}" for s in ("", "-unroll4", "-dyn", "-unroll4-dyn")]
 )
-# The same lockstep code on GLOBAL memory: racecheck checks shared memory only, so it cannot see
-# these (said in the report so a 0 is not read as "sound").
 VOLATILE_GLOBAL = frozenset({"cuda/004-gmem", "cuda/004-gmem-unroll4"})
 VOLATILE = {"shared": VOLATILE_SHARED, "global": VOLATILE_GLOBAL}
 
-# Each seed bug, the tool meant to flag it, and the sizes it runs at: 000 on whole tiles (the seed
-# has no bounds check), 004 on a partial last tile (the bug needs one). Measured on an H200 and an
-# H100 (sm_90): memcheck flags 004's early return; none of memcheck, racecheck, synccheck, initcheck
-# reports 000's barrier inside the divergent if, and its sum is right. Not a failure of a run:
-# tests/test_gpu_sanitize.py holds the fact, so a tool or GPU that starts flagging it shows there.
+# Each seed bug, the tool meant to flag it, its sizes: 000 on whole tiles (no bounds check), 004
+# on a partial last tile. On sm_90 no tool sees 000's (docs/correctness.md, test_gpu_sanitize.py).
 DEMOS = {"cuda/demo-000-v1-sync-in-if": ("synccheck", (2**12,)),
          "cuda/demo-004-gmem-early-return": ("memcheck", (2**12 + 3,))}  # fmt: skip
 DEMO_TOOL = {vid: tool for vid, (tool, _) in DEMOS.items()}
@@ -144,12 +139,11 @@ def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Job]:
     """Non-demonstrations together (all their dtypes); each seed bug alone, at its own sizes."""
     normal = [v for v in variants if v.family != demo_records.FAMILY]
     used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
-    out = [Job(normal, sizes, used, "default")] if normal else []
-    for v in (v for v in variants if v.family == demo_records.FAMILY):
-        out.append(
-            Job([v], DEMOS[v.id][1] if v.id in DEMOS else sizes, v.dtypes, v.id.split("/")[-1])
-        )
-    return out
+    demos = [v for v in variants if v.family == demo_records.FAMILY]
+    alone = [
+        Job([v], DEMOS.get(v.id, ("", sizes))[1], v.dtypes, v.id.split("/")[-1]) for v in demos
+    ]
+    return ([Job(normal, sizes, used, "default")] if normal else []) + alone
 
 
 def axis_kinds(v: Variant) -> set[str]:
@@ -285,13 +279,10 @@ def sanitize(
 def failures(doc: dict) -> list[str]:
     """What fails a run: a default kernel flagged, a tool unfinished, a seed bug not flagged."""
     bad = ("FLAGGED", "FAILED", "UNEXPECTED", "NOT flagged", "did not complete")
-    out = [
-        f"{r['variant']}: {r['verdict']}"
-        for r in doc["variants"]
-        if any(b in r["verdict"] for b in bad)
-    ]
-    return out + [
+    failed = [r for r in doc["variants"] if any(b in r["verdict"] for b in bad)]
+    stray = [k for k in doc["kernels"] if k["variants"] == ["unattributed"]]
+    return [f"{r['variant']}: {r['verdict']}" for r in failed] + [
         f"{k['tool']} flagged a kernel no selected variant launches: {k['kernel']}"
-        for k in doc["kernels"]
-        if k["variants"] == ["unattributed"] and k["tool"] != "racecheck"
+        for k in stray
+        if k["tool"] != "racecheck"
     ]
