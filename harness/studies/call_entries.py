@@ -137,22 +137,25 @@ def entries(variants: Iterable[str] | None = None) -> dict[str, tuple[Maker, str
     return out
 
 
+_views: dict = {}
+
+
 def views(dtype: str, n: int):
     """(views of one buffer the loop rotates over, one view's bytes) for (dtype, n), kept while
     consecutive cases share them (see the module docstring)."""
-    return session.held(("views", dtype, n), partial(_make_views, dtype, n))
+    if (dtype, n) not in _views:
+        import torch
 
+        from harness.check import verify
 
-def _make_views(dtype: str, n: int):
-    import torch
-
-    from harness.check import verify
-
-    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
-    nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
-    count = 1 if nbytes >= 2 * l2 else min(MAX_VIEWS, -(-2 * l2 // nbytes))
-    buf = verify.seed_like_input(n * count, dtype, "cuda")
-    return [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
+        _views.clear()
+        torch.cuda.empty_cache()
+        l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+        nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
+        count = 1 if nbytes >= 2 * l2 else min(MAX_VIEWS, -(-2 * l2 // nbytes))
+        buf = verify.seed_like_input(n * count, dtype, "cuda")
+        _views[(dtype, n)] = [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
+    return _views[(dtype, n)]
 
 
 @cache
@@ -195,7 +198,7 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
         with peers.cupy_accelerators(["cub"]):
             t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
     except Exception as e:  # recorded, the run goes on (CuPy missing for a launch...)
-        return session.raised(ident, e)
+        return session.untimed(ident, "error", e)
     info = {"calls_per_loop": calls, "views": len(vs)}
     return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check="ok", info=info)]
 

@@ -112,32 +112,15 @@ def check_and_time(
     return rec.to_json()
 
 
-def untimed(ident: dict, check: str, message: str) -> list[records.Row]:
-    """A case's one row without a time: check "skipped", "wrong" or "error", with its message."""
-    return [records.Row(**ident, median_ms=None, check=check, info={"message": message})]
-
-
-def raised(ident: dict, e: Exception) -> list[records.Row]:
-    """The row of a case that raised (the device let finish what was queued; the run goes on)."""
-    import torch
-
-    torch.cuda.synchronize()
-    return untimed(ident, "error", f"{type(e).__name__}: {e}"[:300])
-
-
-_held: dict = {}
-
-
-def held(key: object, make: Callable[[], object]):
-    """make()'s input, kept while consecutive cases ask for the same key (the last one freed
-    first: one input on the device at a time)."""
-    if key not in _held:
+def untimed(ident: dict, check: str, why: str | Exception) -> list[records.Row]:
+    """A case's one row without a time: "skipped", "wrong", or "error" with the exception raised
+    (once the device has finished what was queued; the run goes on)."""
+    if isinstance(why, Exception):
         import torch
 
-        _held.clear()
-        torch.cuda.empty_cache()
-        _held[key] = make()
-    return _held[key]
+        torch.cuda.synchronize()
+        why = f"{type(why).__name__}: {why}"[:300]
+    return [records.Row(**ident, median_ms=None, check=check, info={"message": why})]
 
 
 def _skipped(r: dict) -> bool:
