@@ -93,13 +93,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
 
 
+def _ints(values: list[str] | None, option: str, example: str) -> list[int]:
+    """The integers of a list option (comma or space separated); a UsageError otherwise."""
+    try:
+        return [int(s) for s in common.split_ids(values)]
+    except ValueError:
+        got = " ".join(values or ())
+        raise UsageError(f"{option} takes integers, e.g. {example} (got {got})") from None
+
+
 def _host_options(args: argparse.Namespace) -> dict:
     from harness.studies import host
 
-    try:
-        streams = [int(s) for s in common.split_ids(args.streams)]
-    except ValueError:
-        raise UsageError(f"bad --streams {args.streams}: write integers such as 1,2,4,8") from None
+    streams = _ints(args.streams, "--streams", "1,2,4,8")
     if any(k < 1 or k > 64 for k in streams):
         raise UsageError(f"stream counts must be in 1..64, got {streams}")
     ids = common.variant_ids(args.variants, [v.id for v in catalogue.select(family="001")])
@@ -227,10 +233,7 @@ def request_from(args: argparse.Namespace) -> Request:
         raise UsageError("--combine-calls must be >= 0 and --timeout > 0")
     if args.variant:
         common.variant_ids([args.variant])  # unknown id: the usual message with suggestions
-    try:
-        gpus = tuple(int(s) for s in common.split_ids(args.gpus))
-    except ValueError:
-        raise UsageError(f"--gpus takes integers, e.g. 1,2,4 (got {' '.join(args.gpus)})") from None
+    gpus = tuple(_ints(args.gpus, "--gpus", "1,2,4"))
     given = {f.name: getattr(args, f.name) for f in fields(Request) if f.name in vars(args)}
     sizes, sweep_sizes = common.parse_sizes(args.sizes), common.parse_sizes(args.sweep_sizes)
     given |= dict(gpus=gpus, sizes=sizes and tuple(sizes), sweep=args.sweep or bool(sweep_sizes))

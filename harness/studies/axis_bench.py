@@ -18,6 +18,7 @@ from collections.abc import Callable
 from harness.core import catalogue, dtypes
 from harness.core.timing import Timing
 from harness.report.records import Row
+from harness.studies import session
 
 ShapeDim = tuple[tuple[int, ...], int]  # (shape, dim): a sum along dim
 
@@ -145,9 +146,8 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
     shape, dim = parse_config(cfg)
     ident = {**common, "variant": subject, "config": cfg, "dtype": dtype, "shape": shape}
     ident["metric"] = "total"
-    why = refusal(subject, shape, dim)
-    if why:
-        return [Row(**ident, median_ms=None, check="skipped", info={"message": why})]
+    if why := refusal(subject, shape, dim):
+        return session.untimed(ident, "skipped", why)
     try:
         x = input_for(shape, dtype)
         nbytes = x.numel() * x.element_size()
@@ -158,17 +158,12 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
             try:
                 got = axis_verify.check_axis(catalogue.get_axis(subject), x, dim)
             except (ValueError, TypeError) as e:  # the stage does not take this shape
-                return [Row(**ident, median_ms=None, check="skipped", info={"message": str(e)})]
+                return session.untimed(ident, "skipped", str(e))
             if not got.ok:
-                return [Row(**ident, median_ms=None, check="wrong", info={"message": got.message})]
-        fn = call(subject, x, dim)
-        t = _time(fn, reps)
+                return session.untimed(ident, "wrong", got.message)
+        t = _time(call(subject, x, dim), reps)
     except Exception as e:  # recorded; the run goes on
-        import torch
-
-        torch.cuda.synchronize()
-        msg = f"{type(e).__name__}: {e}"[:300]
-        return [Row(**ident, median_ms=None, check="error", info={"message": msg})]
+        return session.untimed(ident, "error", e)
     check = "ok" if subject in catalogue.AXIS_BY_ID else ""
     return [Row(**ident, **t.record(), bytes=nbytes, check=check)]
 

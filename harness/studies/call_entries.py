@@ -23,6 +23,7 @@ from harness.core import catalogue
 from harness.core import sizes as sizes_mod
 from harness.launch.rebind import LAUNCH_MODES
 from harness.report.records import Row
+from harness.studies import session
 
 DEFAULT_SIZES = tuple(2**k for k in range(10, 31, 2))
 DEFAULT_DTYPES = ("float32", "int32", "bfloat16")
@@ -197,11 +198,7 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
         with peers.cupy_accelerators(["cub"]):
             t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
     except Exception as e:  # recorded, the run goes on (CuPy missing for a launch...)
-        import torch
-
-        torch.cuda.synchronize()
-        return [Row(**ident, median_ms=None, check="error",
-                    info={"message": f"{type(e).__name__}: {e}"[:300]})]  # fmt: skip
+        return session.untimed(ident, "error", e)
     info = {"calls_per_loop": calls, "views": len(vs)}
     return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check="ok", info=info)]
 

@@ -1,10 +1,6 @@
 """Seed 001 end to end: the host study (the seed's table, the stream sweep, the adversarial input).
-
-A sum of data that starts in HOST memory, the scalar back on the host, by every seed-001 variant
-(pageable, pinned, streams) beside torch.sum, each checked against the exact golden (computed on
-the CPU from the caller's array: the seed insists on it) and timed end to end
-(harness.studies.host_plan runs and times the trip). Here: the study's inputs and their exact
-goldens, the driver, and its JSON document (`reduce-ladder host --json`).
+Its inputs and exact goldens, the driver and its document; the trip itself: host_plan.py; the
+method: docs/studies.md#seed-001-the-host-study.
 """
 
 from __future__ import annotations

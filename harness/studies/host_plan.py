@@ -6,6 +6,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
@@ -83,23 +84,19 @@ def _pass(v: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, n_in: in
     """One pass of v's block kernel over n_in elements of inp into out (one partial per tile),
     prepared once (harness.launch.plan), launched on the stream it is given."""
     p = one_pass(v.launch, n_in)
-    if v.backend == "cuda":
+    if v.backend != "cuda":
+        run, on = partial(plan.triton_pass(v, p), inp, out), torch.cuda.stream
+    else:
         kern, blocks, threads, smem, scalars = plan.cuda_pass(v, dtype, p, inp.element_size())
         # Raw pointers as 64-bit scalars: no per-launch DLPack wrapping on the timed path.
         args = (np.uint64(inp.data_ptr()), np.uint64(out.data_ptr()), *scalars)
+        run, on = partial(kern, (blocks,), (threads,), args, shared_mem=smem), on_torch_stream
 
-        def launch_cuda(stream: torch.cuda.Stream) -> None:
-            with on_torch_stream(stream):
-                kern((blocks,), (threads,), args, shared_mem=smem)
+    def launch(stream: torch.cuda.Stream) -> None:
+        with on(stream):
+            run()
 
-        return launch_cuda
-    run = plan.triton_pass(v, p)
-
-    def launch_triton(stream: torch.cuda.Stream) -> None:
-        with torch.cuda.stream(stream):
-            run(inp, out)
-
-    return launch_triton
+    return launch
 
 
 def _mark(events: Sequence[torch.cuda.Event] | None, i: int, stream: torch.cuda.Stream) -> None:

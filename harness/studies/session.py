@@ -112,6 +112,17 @@ def check_and_time(
     return rec.to_json()
 
 
+def untimed(ident: dict, check: str, why: str | Exception) -> list[records.Row]:
+    """A case's one row without a time: "skipped", "wrong", or "error" with the exception raised
+    (once the device has finished what was queued; the run goes on)."""
+    if isinstance(why, Exception):
+        import torch
+
+        torch.cuda.synchronize()
+        why = f"{type(why).__name__}: {why}"[:300]
+    return [records.Row(**ident, median_ms=None, check=check, info={"message": why})]
+
+
 def _skipped(r: dict) -> bool:
     return bool(r.get("extra", {}).get(UNAVAILABLE))
 
