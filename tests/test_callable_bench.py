@@ -92,6 +92,19 @@ def test_native_launches_are_named_in_the_entry_ids(monkeypatch):
     assert {"api cuda/004-gmem", "op cuda/004-gmem"} <= ids  # in place: launched from Python
 
 
+def test_a_variant_named_under_native_launches_selects_its_native_entries(monkeypatch):
+    # REDUCE_LADDER_NATIVE=1 `bench callable --variants V`: the cases are the ids entries() makes
+    from harness.launch import rebind
+    from harness.studies import suites
+
+    monkeypatch.setattr(rebind, "DEFAULT_MODE", {"cuda": "native", "triton": "native"})
+    found = suites.cases("callable", variants=["cuda/fastest", "torch.sum"], sizes=[1024])
+    named = {c.variant for c in found}
+    assert named == {"api cuda/fastest native", "api cuda/fastest native out=",
+                     "op cuda/fastest native", "torch.sum"}  # fmt: skip
+    assert named <= set(call_entries.entries(["cuda/fastest"]))
+
+
 def test_a_folder_for_json_is_a_usage_error_before_any_work(tmp_path, capsys):
     assert callable_bench(["--json", str(tmp_path), "--sizes", "2^10"]) == 2
     assert "is a folder" in capsys.readouterr().err

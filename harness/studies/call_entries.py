@@ -117,6 +117,13 @@ def _native(vid: str) -> bool:
     return bool(v and rebind.native_launch(v, rebind.DEFAULT_MODE[v.backend]))
 
 
+def variant_entries(vid: str) -> tuple[str, str, str]:
+    """The ids of reduce_sum's three entries for variant vid: api, api out=, op (each naming its
+    native launch under REDUCE_LADDER_NATIVE=1)."""
+    e = f"{vid} native" if _native(vid) else vid
+    return f"api {e}", f"api {e} out=", f"op {e}"
+
+
 def entries(variants: Iterable[str] | None = None) -> dict[str, tuple[Maker, str | None]]:
     """The per-call entries by id (the module docstring lists them), each (its maker, the variant
     it calls); reduce_sum's three per variant of variants (default: api_variants())."""
@@ -125,10 +132,10 @@ def entries(variants: Iterable[str] | None = None) -> dict[str, tuple[Maker, str
         "torch.sum out=": (partial(_torch, "out"), None),
     }
     for v in api_variants() if variants is None else variants:
-        e = f"{v} native" if _native(v) else v  # REDUCE_LADDER_NATIVE=1: its launch said in the id
-        out[f"api {e}"] = (partial(_api, v, False), v)
-        out[f"api {e} out="] = (partial(_api, v, True), v)
-        out[f"op {e}"] = (partial(_op, v, "sum"), v)
+        api, api_out, op = variant_entries(v)
+        out[api] = (partial(_api, v, False), v)
+        out[api_out] = (partial(_api, v, True), v)
+        out[op] = (partial(_op, v, "sum"), v)
     out["op noop (dispatch)"] = (partial(_op, "cuda/fastest", "noop"), None)
     out |= {f"plan {v}": (partial(_plan, v), v) for v in FASTEST}
     out |= {f"launch {v} {mode}": (partial(_launch, v, mode), v) for v, mode in LAUNCHES}

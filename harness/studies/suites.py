@@ -152,8 +152,8 @@ def cases(
     s = get(name)
     named = None if variants is None else list(variants)
     if name == "callable" and named is not None:  # a variant id: its api, api out= and op entries
-        api = ("api {}", "api {} out=", "op {}")
-        named = [f.format(i) for i in named for f in (api if i in catalogue.BY_ID else ("{}",))]
+        by_id = catalogue.BY_ID
+        named = [e for i in named for e in (call_entries.variant_entries(i) if i in by_id else [i])]
     dts = list(dtypes or s.dtypes)
     if name == "axis":  # shape, dim pairs instead of sizes; dtype inside, one input per pair
         cfgs = [axis_bench.config(shape, dim) for shape, dim in axis_bench.SHAPE_SETS[shape_set]]
