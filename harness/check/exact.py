@@ -10,52 +10,16 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.dtypes import DTYPES, DType
 from harness.core.repro_geometry import dd_chain_length
 
-
-@dataclass(frozen=True)
-class FloatFormat:
-    """The bit fields of an IEEE-style format (what harness.core.dtypes does not carry)."""
-
-    name: str
-    exponent_bits: int
-    fraction_bits: int
-    bits_dtype: type  # the unsigned integer numpy type of the same width
-
-    @property
-    def precision(self) -> int:  # the implicit bit counted
-        return self.fraction_bits + 1
-
-    @property
-    def bias(self) -> int:
-        return 2 ** (self.exponent_bits - 1) - 1
-
-    @property
-    def min_exponent(self) -> int:
-        """The exponent of the smallest subnormal: every float of the format is m * 2^this."""
-        return 1 - self.bias - self.fraction_bits
-
-    @property
-    def max_finite(self) -> Fraction:
-        top_exponent = 2**self.exponent_bits - 2 - self.bias  # the field below all ones
-        all_ones = 2**self.precision - 1
-        return Fraction(all_ones) * Fraction(2) ** (top_exponent - self.fraction_bits)
-
-
-FORMATS: dict[str, FloatFormat] = {
-    f.name: f
-    for f in (
-        FloatFormat("float16", 5, 10, np.uint16),
-        FloatFormat("bfloat16", 8, 7, np.uint16),
-        FloatFormat("float32", 8, 23, np.uint32),
-        FloatFormat("float64", 11, 52, np.uint64),
-    )
-}
+# The float formats' bit fields: the one dtype table's (harness.core.dtypes).
+FORMATS: dict[str, DType] = {d.name: d for d in DTYPES.values() if d.fraction_bits}
 # The largest n whose slice sums stay exact (a slice of at least 16 bits: 16 + 36 < 53).
 MAX_N = 2**36
 
 
-def float_format(fmt: str) -> FloatFormat:
+def float_format(fmt: str) -> DType:
     try:
         return FORMATS[fmt]
     except KeyError:
@@ -157,8 +121,8 @@ def _nonfinite(negative: np.ndarray, fraction: np.ndarray) -> ExactSum:
 def exact_abs_sum(x: Any, fmt: str | None = None) -> ExactSum:
     """sum |x_i| exactly (the sign bits cleared)."""
     bits, name = bit_pattern(x, fmt)
-    width = np.dtype(FORMATS[name].bits_dtype).itemsize * 8
-    cleared = bits & FORMATS[name].bits_dtype(2 ** (width - 1) - 1)
+    f = FORMATS[name]
+    cleared = bits & f.bits_dtype(2 ** (8 * f.itemsize - 1) - 1)
     return exact_sum(cleared, name)
 
 
@@ -240,7 +204,7 @@ def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
     return Fraction(2) ** _quantum(abs(exact.fraction()), float_format(fmt))
 
 
-def _quantum(q: Fraction, f: FloatFormat) -> int:
+def _quantum(q: Fraction, f: DType) -> int:
     """The exponent of f's spacing at q >= 0 (ulp's, _round's): e - p + 1 for the binade
     2^e <= q < 2^(e+1), found exactly, at least min_exponent (the subnormals', and q = 0's)."""
     if q == 0:

@@ -13,14 +13,8 @@ from harness.core import dtypes
 from harness.core.catalogue import COPY_ID, Variant
 from harness.launch import peers, plan
 
-# float16 / bfloat16 inputs are summed in float32 (the fastest variants; they return float32), so
-# their additions round to float32: u = 2^-24. The inputs themselves are exact in float32.
-UNIT_ROUNDOFF = {
-    "float32": 2.0**-24,
-    "float64": 2.0**-53,
-    "float16": 2.0**-24,
-    "bfloat16": 2.0**-24,
-}
+# float16 / bfloat16 inputs are summed in float32, so their additions round to float32: u = 2^-24.
+UNIT_ROUNDOFF = {name: d.unit_roundoff for name, d in dtypes.DTYPES.items() if d.fraction_bits}
 FLOAT32_EXACT_INTEGERS = 2**24
 
 
@@ -63,12 +57,23 @@ def golden(x: torch.Tensor) -> Golden:
     return Golden(g.value.item(), g.abs_sum.item(), g.integer_valued, g.own_error.item())
 
 
+def exact_required(dtype: str, g: Golden) -> bool:
+    """int data, or integer-valued floats whose every partial sum is an integer within 2^24 (on
+    every output of a sum along a dim): the result must be exact."""
+    most = float(g.abs_sum.max()) if isinstance(g.abs_sum, torch.Tensor) else g.abs_sum
+    return dtype.startswith("int") or (g.integer_valued and most <= FLOAT32_EXACT_INTEGERS)
+
+
+def bound(length: int, dtype: str, g: Golden) -> float | torch.Tensor:
+    """gamma_L * sum|x| plus the golden's own error: a float sum whose longest chain is L."""
+    return gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
+
+
 def tolerance(variant: Variant, dtype: str, n: int, g: Golden) -> float:
     """Largest |result - golden| the variant may show on this input; 0 means exact."""
-    if dtype.startswith("int") or (g.integer_valued and g.abs_sum <= FLOAT32_EXACT_INTEGERS):
+    if exact_required(dtype, g):
         return 0.0
-    length = variant.launch.chain_length(n) if variant.launch else n
-    return gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
+    return bound(variant.launch.chain_length(n) if variant.launch else n, dtype, g)
 
 
 @dataclass
