@@ -77,9 +77,7 @@ def bit_pattern(x: Any, fmt: str | None = None) -> tuple[np.ndarray, str]:
 
 
 def exact_sum(x: Any, fmt: str | None = None) -> ExactSum:
-    """The exact sum of x (the module docstring); n = 0 sums to exactly 0. Three passes over the
-    bits: each element's group (sign and exponent field), the count per group (the implicit bit
-    of the normal numbers), the weighted count of the fraction bits per group, in exact slices."""
+    """The exact sum of x (docs/reproducible.md#the-exact-sum); n = 0 sums to exactly 0."""
     bits, name = bit_pattern(x, fmt)
     f = FORMATS[name]
     n = bits.size
@@ -196,11 +194,8 @@ def faithful(result: float, exact: ExactSum, fmt: str = "float32") -> bool:
 
 
 def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
-    """The unit in the last place AT the exact sum s: the spacing of fmt's floats in the binade
-    [2^e, 2^(e+1)) holding |s|, 2^(e - p + 1) for precision p, and the subnormal spacing
-    2^min_exponent below the normal range and for s = 0 (Goldberg's / Higham's ulp(s)). The same
-    unit on both sides of s: near a power of two a result just below it counts in the upper
-    binade's ulp."""
+    """The unit in the last place AT the exact sum s (Goldberg's / Higham's ulp(s)): fmt's
+    spacing in the binade holding |s| (_quantum), the same on both sides of s."""
     return Fraction(2) ** _quantum(abs(exact.fraction()), float_format(fmt))
 
 
@@ -229,10 +224,8 @@ UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
 
 
 def faithful_condition_limit(n: int) -> float:
-    """K(n): the double-double sums are promised faithful (float32) on data whose condition
-    number kappa = sum|x| / |sum x| is at most K(n), the largest kappa with
-    gamma_k^2 kappa (1 + u) + u <= 2^-26 (k = 2 dd_chain_length(n), u = 2^-53). Rounded down;
-    conservative by design. The derivation: docs/reproducible.md#where-kn-comes-from."""
+    """K(n), the largest condition number on which the double-double sums are promised faithful
+    (float32), rounded down; the derivation: docs/reproducible.md#where-kn-comes-from."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     k = 2 * dd_chain_length(n)

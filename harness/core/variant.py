@@ -14,10 +14,8 @@ MAX_N_32BIT = 2**31 - 1
 # Seed 001's kernels and the fastest pair take 64-bit sizes.
 MAX_N_64BIT = 2**62
 
-# cuda/fastest's UNROLL ({U} in its name expression): 16-byte loads in flight per thread, per
-# dtype. 8 for 4- and 8-byte types; 4 for the 16-bit types, whose conversions need the registers
-# (UNROLL 8 measured slower for float16 than 4: results/nvidia-h200/superseded/
-# fastest-more-dtypes-unroll8.txt against archive/fastest-more-dtypes.txt, benchmarks/FASTEST.md).
+# cuda/fastest's UNROLL ({U} in its name expression): 16-byte loads in flight per thread; 4 for
+# the 16-bit types, whose conversions need the registers (8 measured slower: benchmarks/FASTEST.md).
 FASTEST_UNROLL = {"float32": 8, "int32": 8, "float64": 8, "float16": 4, "bfloat16": 4}
 
 
@@ -57,11 +55,8 @@ class Variant:
         return self.launch.describe() if self.launch else "library call"
 
     def name_expression(self, dtype: str) -> str:
-        """The C++ name expression NVRTC instantiates for this CUDA variant and element type.
-
-        The kernel template's {T} is the element type, {B} the block size (launch.threads, so the
-        template argument and the launch cannot disagree), {U} cuda/fastest's UNROLL for the dtype
-        (FASTEST_UNROLL; other kernels have no {U})."""
+        """The C++ name expression NVRTC instantiates for this CUDA variant and element type:
+        {T} the element type, {B} launch.threads, {U} FASTEST_UNROLL's (cuda/fastest only)."""
         if self.backend != "cuda" or self.kernel is None or self.launch is None:
             raise ValueError(f"{self.id} is not a CUDA kernel")
         return self.kernel.format(
@@ -90,9 +85,8 @@ def launch_policy(v: Variant) -> str:
 
 
 def stage_key(stage: str) -> tuple[int, str]:
-    """Sort key of a stage: the main ladder's "0".."8" in order, then a seed's own rungs
-    ("004-1".."004-6") as their own group, then everything else ("V0", "fastest", "repro"), the
-    peers last."""
+    """Sort key of a stage: "0".."8", then a seed's own rungs ("004-1".."004-6"), then the rest
+    ("V0", "fastest", "repro"), the peers last."""
     head = stage.split("-")[0]
     if "-" in stage and len(head) == 3 and head.isdigit():  # a seed's own rungs, e.g. "004-1"
         return (1000 + int(head), stage)
