@@ -24,8 +24,12 @@ def gamma(k: int, u: float) -> float:
     return k * u / (1 - k * u)
 
 
-def wrap_int32(s: int) -> int:
+def wrap_int32(s: int | torch.Tensor) -> int | torch.Tensor:
+    """An int (or int64 tensor) wrapped modulo 2^32 into [-2^31, 2^31): an int32 accumulator's."""
     return ((s + 2**31) % 2**32) - 2**31
+
+
+wrap_int32_tensor = wrap_int32  # the tensor form's older name
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ def golden_along(x: torch.Tensor, dim: int) -> Golden:
     if not x.dtype.is_floating_point:
         wide = x.to(torch.int64)
         exact = wide.sum(dim=dim)
-        value = wrap_int32_tensor(exact) if x.dtype == torch.int32 else exact
+        value = wrap_int32(exact) if x.dtype == torch.int32 else exact
         abs_sum = wide.abs().sum(dim=dim).to(torch.float64)
         return Golden(value, abs_sum, True, torch.zeros_like(abs_sum))
     abs_sum = x.abs().to(torch.float64).sum(dim=dim)  # |x| is exact: no float64 copy kept
@@ -142,9 +146,9 @@ def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) ->
     g = g if g is not None else golden(x)
     before = x.clone()
     if variant.backend != "peer":
-        bound = plan.make_plan(variant, x)
-        bound.poison()
-        out = bound.run()
+        bound_plan = plan.make_plan(variant, x)
+        bound_plan.poison()
+        out = bound_plan.run()
         value = as_number(out[0])
         unchanged = same_bits(before, x)
         return compare(variant, dtype, x.numel(), value, g, unchanged)
@@ -169,8 +173,3 @@ def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=No
     return torch.randint(0, 100, (n,), dtype=torch.int32, device=device, generator=generator).to(
         dtypes.torch_dtype(dtype)
     )
-
-
-def wrap_int32_tensor(t: torch.Tensor) -> torch.Tensor:
-    """int64 values wrapped modulo 2^32 into [-2^31, 2^31) (still int64): an int32 accumulator's."""
-    return torch.remainder(t.to(torch.int64) + 2**31, 2**32) - 2**31
