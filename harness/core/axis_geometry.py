@@ -18,8 +18,8 @@ WARP = 32
 # Column stages: a block covers a strip of STRIP adjacent columns (one warp reads 32 consecutive
 # elements of a row: 128 coalesced bytes for 4-byte types), and AXIS_BLOCK / STRIP row groups.
 STRIP = 32
-# Split-columns (c2): how many blocks the first pass aims at (a function of the shape only, never
-# of the device, so the bits are the same on every GPU); a split reads at least MIN_SPLIT_ROWS rows.
+# Split-columns (c2): the blocks the first pass aims at (never the device's: the same bits on
+# every GPU), splits of at least MIN_SPLIT_ROWS rows.
 SPLIT_TARGET_BLOCKS = 1024
 MIN_SPLIT_ROWS = 256
 

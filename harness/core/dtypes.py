@@ -39,8 +39,7 @@ class DType:
         return DTYPES[self.sum_dtype].torch
 
     @property
-    def bits_dtype(self) -> type:
-        """The unsigned integer numpy type of the same width."""
+    def bits_dtype(self) -> type:  # the unsigned integer numpy type of the same width
         import numpy as np
 
         return np.dtype(f"u{self.itemsize}").type

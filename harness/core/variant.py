@@ -38,16 +38,13 @@ class Variant:
     family: str = "ladder"
     max_n: int = MAX_N_32BIT
     notes: str = ""
-    # Seed 001 (family "001"): where the data starts and how it reaches the device ("pageable",
-    # "pinned", "streams"; harness.studies.host_plan); "" for device-resident variants.
+    # Seed 001: how host data reaches the device ("pageable", "pinned", "streams"), else "".
     staging: str = ""
     # A Triton record: the CUDA ids that name it as their twin (computed where it is written).
     twin_of: tuple[str, ...] = field(default=(), compare=False)
-    # The other backend's variant built for the same goal with its own tiles (family "fastest":
-    # cuda/fastest <-> triton/fastest). Not a twin: `twin` promises the same tiles, this does not.
+    # The other backend's variant for the same goal with its own tiles (not a twin).
     counterpart: str | None = None
-    # False: the main job (`reduce-ladder run` / `check` without --variants) leaves it out unless
-    # asked for with --all: a peer whose first call alone compiles for seconds (torch.compile).
+    # False: `run` / `check` leave it out without --all (torch.compile: seconds to compile).
     by_default: bool = True
 
     @property
