@@ -16,7 +16,7 @@ MAX_N_64BIT = 2**62
 
 # cuda/fastest's UNROLL ({U} in its name expression): 16-byte loads in flight per thread; 4 for
 # the 16-bit types, whose conversions need the registers (8 measured slower: benchmarks/FASTEST.md).
-FASTEST_UNROLL = {"float32": 8, "int32": 8, "float64": 8, "float16": 4, "bfloat16": 4}
+FASTEST_UNROLL = {name: 8 if d.itemsize >= 4 else 4 for name, d in dtypes.DTYPES.items()}
 
 
 @dataclass(frozen=True)
