@@ -26,7 +26,7 @@ def round_to(a: np.ndarray, dtype: str) -> np.ndarray:
     if dtype not in ALL_DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}; the battery has {', '.join(ALL_DTYPES)}")
     a = np.asarray(a, dtype=np.float32)
-    return a if dtype == "float32" else to_tensor(a, dtype, "cpu").float().numpy()
+    return a if dtype == "float32" else to_tensor(a.copy(), dtype, "cpu").float().numpy()
 
 
 def _cancellation(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:
