@@ -12,6 +12,7 @@ from harness.check import verify
 from harness.core import catalogue, mappings
 from harness.core.mappings import one_pass
 from tests.overflow_data import OVERFLOW_KINDS, overflow_input
+from tests.reference import reference_partials
 
 # Tile twins only (twin_of: the same tiles as CUDA blocks, so reference_partials applies).
 # triton/fastest is a single-launch counterpart with its own tiles: its int32 checks (every size
@@ -125,7 +126,7 @@ def test_twin_int32_exact(vid, n, dev):
         assert r.value == verify.wrap_int32(int(x.to(torch.int64).sum()))
         got = harness.partials(x, v)
         assert got.dtype == torch.int32
-        ref = verify.wrap_int32_tensor(verify.reference_partials(v, x))
+        ref = verify.wrap_int32_tensor(reference_partials(v, x))
         assert torch.equal(got.to(torch.int64), ref), "per-program partials differ"
 
 

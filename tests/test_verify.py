@@ -7,6 +7,7 @@ import torch
 
 from harness.check import verify
 from harness.core import catalogue
+from tests.reference import reference_partials
 from tests.test_mappings import block_elements
 
 
@@ -68,7 +69,7 @@ def test_a_modified_input_fails():
 )
 def test_reference_partials_sum_to_the_total(vid):
     x = torch.randint(0, 100, (70_003,), dtype=torch.int32)
-    ref = verify.reference_partials(catalogue.get(vid), x)
+    ref = reference_partials(catalogue.get(vid), x)
     assert int(ref.sum()) == int(x.to(torch.int64).sum())
 
 
@@ -77,7 +78,7 @@ def test_reference_partials_follow_the_mappings_blocks(vid):
     # each partial is the sum of exactly the elements block_elements gives that block
     v = catalogue.get(vid)
     x = torch.randint(-50, 100, (300_007,), dtype=torch.int32)
-    ref = verify.reference_partials(v, x)
+    ref = reference_partials(v, x)
     p = v.launch.mapping.grid(v.launch, x.numel())
     assert ref.numel() == p.blocks
     for b in (0, 1, p.blocks // 2, p.blocks - 1):
@@ -87,7 +88,7 @@ def test_reference_partials_follow_the_mappings_blocks(vid):
 
 def test_single_launch_has_no_reference_partials():
     with pytest.raises(ValueError, match="cuda/fastest: no per-block reference"):
-        verify.reference_partials(catalogue.get("cuda/fastest"), torch.ones(1000))
+        reference_partials(catalogue.get("cuda/fastest"), torch.ones(1000))
 
 
 def test_check_variant_checks_a_peer():

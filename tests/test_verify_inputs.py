@@ -17,6 +17,7 @@ from harness.check import verify
 from harness.core import catalogue
 from harness.launch import api
 from tests.overflow_data import OVERFLOW_KINDS, overflow_input
+from tests.reference import reference_partials
 
 INT32_MAX = 2**31 - 1
 INT32_MIN = -(2**31)
@@ -171,7 +172,7 @@ def test_reference_partials_number_the_elements_on_xs_device(monkeypatch):
         return real(self, launch, p, idx)
 
     monkeypatch.setattr(mapping, "block_of", spy)
-    verify.reference_partials(v, torch.ones(1000, dtype=torch.int32, device="meta"))
+    reference_partials(v, torch.ones(1000, dtype=torch.int32, device="meta"))
     assert seen == [("meta", torch.int64)]
 
 
@@ -180,5 +181,5 @@ def test_reference_partials_are_computed_where_x_lives():
     with one partial per block (1000 elements, tiles of 256: 4 blocks)."""
     x = torch.ones(1000, dtype=torch.int32, device="meta")
     for vid in ("triton/tile-256", "cuda/v3-sequential"):
-        got = verify.reference_partials(catalogue.get(vid), x)
+        got = reference_partials(catalogue.get(vid), x)
         assert got.device.type == "meta" and got.dtype == torch.int64 and got.shape == (4,)

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 
 import torch
 
-from harness.check.verify import FLOAT32_EXACT_INTEGERS, UNIT_ROUNDOFF, gamma, same_bits
+from harness.check.verify import bound, exact_required, same_bits
 from harness.check.verify import golden_along as golden
 from harness.core import device, dtypes
 from harness.core.catalogue import Variant
 from harness.launch import axis_plan, stream
 
 # The unit roundoff of the one rounding of a float32 sum to a 16-bit output.
-OUTPUT_ROUNDING = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
+OUTPUT_ROUNDING = {d: 2.0 ** -dtypes.get(d).precision for d in ("float16", "bfloat16")}
 
 
 def interpreter_truncates(v: Variant, dtype: str) -> bool:
@@ -66,9 +66,7 @@ def check_axis(v: Variant, x: torch.Tensor, dim: int, golden_on_cpu: bool = Fals
         return AxisCheck(v.id, shape, dim, False, True, length, float("inf"), float("inf"),
                          unchanged, f"got {out.dtype} {tuple(out.shape)}, "
                          f"expected {x.dtype} {tuple(g.value.shape)}")  # fmt: skip
-    exact = not x.dtype.is_floating_point or (
-        g.integer_valued and float(g.abs_sum.max()) <= FLOAT32_EXACT_INTEGERS
-    )
+    exact = exact_required(dtype, g)
     if exact:
         got = out.to(torch.int64) if not x.dtype.is_floating_point else out.to(torch.float64)
         # floats: the exact sum rounded once to the output's dtype (a no-op for float32 here)
@@ -83,7 +81,7 @@ def check_axis(v: Variant, x: torch.Tensor, dim: int, golden_on_cpu: bool = Fals
         worst = 0.0 if ok else float("inf")
         msg = "" if ok else f"{bad} of {out.numel()} outputs differ from the exact sums"
     else:
-        tol = gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
+        tol = bound(length, dtype, g)
         if dtype in OUTPUT_ROUNDING:
             u = OUTPUT_ROUNDING[dtype] * (2 if interpreter_truncates(v, dtype) else 1)
             tol = tol * (1 + u) + u * g.value.to(torch.float64).abs()

@@ -22,15 +22,11 @@ CANCELLATION_SMALL_EVERY = 64
 
 
 def round_to(a: np.ndarray, dtype: str) -> np.ndarray:
-    """float32 values rounded to dtype (nearest even), back as float32 (exact)."""
+    """float32 values rounded to dtype (nearest even, torch's), back as float32 (exact)."""
+    if dtype not in ALL_DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r}; the battery has {', '.join(ALL_DTYPES)}")
     a = np.asarray(a, dtype=np.float32)
-    if dtype == "float32":
-        return a
-    if dtype in ("float16", "bfloat16"):
-        import torch
-
-        return torch.from_numpy(a.copy()).to(getattr(torch, dtype)).to(torch.float32).numpy()
-    raise ValueError(f"unknown dtype {dtype!r}; the battery has {', '.join(ALL_DTYPES)}")
+    return a if dtype == "float32" else to_tensor(a.copy(), dtype, "cpu").float().numpy()
 
 
 def _cancellation(n: int, rng: np.random.Generator, dtype: str) -> np.ndarray:

@@ -10,52 +10,16 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.dtypes import DTYPES, DType
 from harness.core.repro_geometry import dd_chain_length
 
-
-@dataclass(frozen=True)
-class FloatFormat:
-    """The bit fields of an IEEE-style format (what harness.core.dtypes does not carry)."""
-
-    name: str
-    exponent_bits: int
-    fraction_bits: int
-    bits_dtype: type  # the unsigned integer numpy type of the same width
-
-    @property
-    def precision(self) -> int:  # the implicit bit counted
-        return self.fraction_bits + 1
-
-    @property
-    def bias(self) -> int:
-        return 2 ** (self.exponent_bits - 1) - 1
-
-    @property
-    def min_exponent(self) -> int:
-        """The exponent of the smallest subnormal: every float of the format is m * 2^this."""
-        return 1 - self.bias - self.fraction_bits
-
-    @property
-    def max_finite(self) -> Fraction:
-        top_exponent = 2**self.exponent_bits - 2 - self.bias  # the field below all ones
-        all_ones = 2**self.precision - 1
-        return Fraction(all_ones) * Fraction(2) ** (top_exponent - self.fraction_bits)
-
-
-FORMATS: dict[str, FloatFormat] = {
-    f.name: f
-    for f in (
-        FloatFormat("float16", 5, 10, np.uint16),
-        FloatFormat("bfloat16", 8, 7, np.uint16),
-        FloatFormat("float32", 8, 23, np.uint32),
-        FloatFormat("float64", 11, 52, np.uint64),
-    )
-}
+# The float formats' bit fields: the one dtype table's (harness.core.dtypes).
+FORMATS: dict[str, DType] = {d.name: d for d in DTYPES.values() if d.fraction_bits}
 # The largest n whose slice sums stay exact (a slice of at least 16 bits: 16 + 36 < 53).
 MAX_N = 2**36
 
 
-def float_format(fmt: str) -> FloatFormat:
+def float_format(fmt: str) -> DType:
     try:
         return FORMATS[fmt]
     except KeyError:
@@ -113,9 +77,7 @@ def bit_pattern(x: Any, fmt: str | None = None) -> tuple[np.ndarray, str]:
 
 
 def exact_sum(x: Any, fmt: str | None = None) -> ExactSum:
-    """The exact sum of x (the module docstring); n = 0 sums to exactly 0. Three passes over the
-    bits: each element's group (sign and exponent field), the count per group (the implicit bit
-    of the normal numbers), the weighted count of the fraction bits per group, in exact slices."""
+    """The exact sum of x (docs/reproducible.md#the-exact-sum); n = 0 sums to exactly 0."""
     bits, name = bit_pattern(x, fmt)
     f = FORMATS[name]
     n = bits.size
@@ -157,8 +119,8 @@ def _nonfinite(negative: np.ndarray, fraction: np.ndarray) -> ExactSum:
 def exact_abs_sum(x: Any, fmt: str | None = None) -> ExactSum:
     """sum |x_i| exactly (the sign bits cleared)."""
     bits, name = bit_pattern(x, fmt)
-    width = np.dtype(FORMATS[name].bits_dtype).itemsize * 8
-    cleared = bits & FORMATS[name].bits_dtype(2 ** (width - 1) - 1)
+    f = FORMATS[name]
+    cleared = bits & f.bits_dtype(2 ** (8 * f.itemsize - 1) - 1)
     return exact_sum(cleared, name)
 
 
@@ -232,15 +194,12 @@ def faithful(result: float, exact: ExactSum, fmt: str = "float32") -> bool:
 
 
 def ulp(exact: ExactSum, fmt: str = "float32") -> Fraction:
-    """The unit in the last place AT the exact sum s: the spacing of fmt's floats in the binade
-    [2^e, 2^(e+1)) holding |s|, 2^(e - p + 1) for precision p, and the subnormal spacing
-    2^min_exponent below the normal range and for s = 0 (Goldberg's / Higham's ulp(s)). The same
-    unit on both sides of s: near a power of two a result just below it counts in the upper
-    binade's ulp."""
+    """The unit in the last place AT the exact sum s (Goldberg's / Higham's ulp(s)): fmt's
+    spacing in the binade holding |s| (_quantum), the same on both sides of s."""
     return Fraction(2) ** _quantum(abs(exact.fraction()), float_format(fmt))
 
 
-def _quantum(q: Fraction, f: FloatFormat) -> int:
+def _quantum(q: Fraction, f: DType) -> int:
     """The exponent of f's spacing at q >= 0 (ulp's, _round's): e - p + 1 for the binade
     2^e <= q < 2^(e+1), found exactly, at least min_exponent (the subnormals', and q = 0's)."""
     if q == 0:
@@ -265,10 +224,8 @@ UNIT_ROUNDOFF_64 = Fraction(1, 2**53)
 
 
 def faithful_condition_limit(n: int) -> float:
-    """K(n): the double-double sums are promised faithful (float32) on data whose condition
-    number kappa = sum|x| / |sum x| is at most K(n), the largest kappa with
-    gamma_k^2 kappa (1 + u) + u <= 2^-26 (k = 2 dd_chain_length(n), u = 2^-53). Rounded down;
-    conservative by design. The derivation: docs/reproducible.md#where-kn-comes-from."""
+    """K(n), the largest condition number on which the double-double sums are promised faithful
+    (float32), rounded down; the derivation: docs/reproducible.md#where-kn-comes-from."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     k = 2 * dd_chain_length(n)

@@ -18,8 +18,8 @@ WARP = 32
 # Column stages: a block covers a strip of STRIP adjacent columns (one warp reads 32 consecutive
 # elements of a row: 128 coalesced bytes for 4-byte types), and AXIS_BLOCK / STRIP row groups.
 STRIP = 32
-# Split-columns (c2): how many blocks the first pass aims at (a function of the shape only, never
-# of the device, so the bits are the same on every GPU); a split reads at least MIN_SPLIT_ROWS rows.
+# Split-columns (c2): the blocks the first pass aims at (never the device's: the same bits on
+# every GPU), splits of at least MIN_SPLIT_ROWS rows.
 SPLIT_TARGET_BLOCKS = 1024
 MIN_SPLIT_ROWS = 256
 
@@ -74,8 +74,7 @@ class AxisPass:
 @dataclass(frozen=True)
 class _Mapping:
     """What every axis mapping answers; `along`: "rows", "columns", or "any" (the fastest pair).
-    A row mapping takes only rows (inner == 1); a column mapping takes any problem (inner == 1 is
-    one column per batch: correct), so dim 0 of an (M, 1) tensor is a column sum like any dim 0.
+    A row mapping takes only rows (inner == 1); a column mapping takes any problem.
     chain_length: the error bound's L, counting the add onto the zero start as the 1-D ladder."""
 
     name: ClassVar[str]
@@ -149,28 +148,27 @@ COLUMN_TILES = _OnePass("column-tiles", "columns", "tiles",
     lambda p: p.outer * cdiv(p.inner, STRIP), lambda p: _tile_chain(p.length))  # fmt: skip
 
 
-def cut(length: int, want: int, multiple: int) -> tuple[int, int]:
-    """(splits, elements per split): `length` cut into about `want` (at least 1) splits, each a
-    multiple of `multiple`: what every split stage (c2, r4, c3) does with its aim."""
+def cut(
+    length: int, blocks: int, target: int, least: int, multiple: int, most: int | None = None
+) -> tuple[int, int]:
+    """(splits, elements per split), every split stage's rule (c2, r4, c3), a function of the
+    shape only: `length` cut so that `blocks` unsplit blocks become about `target`, in splits of
+    at least `least` elements (at most `most` splits), each a multiple of `multiple`."""
+    want = min(cdiv(target, blocks), cdiv(length, least), most or length)
     chunk = cdiv(cdiv(length, max(1, want)), multiple) * multiple
     return cdiv(length, chunk), chunk
 
 
 def splits(p: Problem) -> tuple[int, int]:
-    """c2: (splits, rows per split), a function of the shape only: about SPLIT_TARGET_BLOCKS
-    blocks, each split at least MIN_SPLIT_ROWS rows, a multiple of the 8 row groups."""
+    """c2: (splits, rows per split), in whole row groups."""
     blocks = p.outer * cdiv(p.inner, STRIP)
-    want = min(cdiv(SPLIT_TARGET_BLOCKS, blocks), cdiv(p.length, MIN_SPLIT_ROWS))
-    return cut(p.length, want, AXIS_BLOCK // STRIP)
+    return cut(p.length, blocks, SPLIT_TARGET_BLOCKS, MIN_SPLIT_ROWS, AXIS_BLOCK // STRIP)
 
 
 @dataclass(frozen=True)
 class SplitColumns(_Mapping):
-    """c2: c1's tiles with the reduced dim cut into S splits of `chunk` rows (splits()): block
-    (o, s, k) writes the partial of split k for its strip into an (outer, S, inner) buffer; a
-    second pass, c0's kernel over that buffer, adds the S partials of each column in split order.
-    No atomics: the same partials in the same order on every run.
-    Chain: ceil(chunk / 8) + 3 + S."""
+    """c2: c1's tiles over S splits of `chunk` rows (splits()) writing (outer, S, inner)
+    partials; a second pass, c0's kernel, adds each column's S partials in split order."""
 
     name: ClassVar[str] = "split-columns"
     along: ClassVar[str] = "columns"

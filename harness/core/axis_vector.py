@@ -1,8 +1,6 @@
 """The axis family's vectorized stages (r3 sub-warp rows, r4 split rows, c3 vectorized columns)
 and the fastest pair's choice among every stage (ByShape), as axis_geometry's mappings. Each reads
-a QUAD, four adjacent elements, as one access where the contiguous dim and the address allow, else
-one by one in the same order; every choice (lanes, splits) is a function of the shape only, never
-of the GPU (docs/axis.md). The chain lengths are upper bounds for both twins."""
+a QUAD, four adjacent elements; how, and each stage's chain: docs/axis.md#the-stages."""
 
 from __future__ import annotations
 
@@ -11,6 +9,7 @@ from typing import ClassVar
 
 from harness.core.axis_geometry import (
     AXIS_BLOCK,
+    MIN_SPLIT_ROWS,
     SPLIT_COLUMNS,
     WARP,
     AxisPass,
@@ -29,18 +28,15 @@ QUAD_FOLD = 8
 # Loads a thread has in flight before it adds: r4's quads of its row, c3's rows of its quad.
 ROW_UNROLL = 4
 COLUMN_UNROLL = 8
-# r4: a block reads ROW_TILE elements a step (256 threads x ROW_UNROLL quads); a split is a
-# multiple of it, at least MIN_SPLIT elements, and the splits aim at about ROW_TARGET_BLOCKS
-# blocks (several per SM slot: smaller blocks leave a shorter tail at the end of the pass).
+# r4: a block reads ROW_TILE elements a step; splits of at least MIN_SPLIT elements aim at about
+# ROW_TARGET_BLOCKS blocks (several per SM slot: a shorter tail at the end of the pass).
 ROW_TILE = AXIS_BLOCK * ROW_UNROLL * QUAD
 MIN_SPLIT = 16 * ROW_TILE
 ROW_TARGET_BLOCKS = 4096
 # c3: about COLUMN_TARGET_BLOCKS blocks, at most MAX_SPLITS splits of at least MIN_SPLIT_ROWS
-# rows; reductions of fewer than SHORT_COLUMNS rows get one row group of 256 lanes (each thread
-# walks its quad down every row, no fold).
+# rows (axis_geometry's); fewer than SHORT_COLUMNS rows get one row group of 256 lanes.
 COLUMN_TARGET_BLOCKS = 1024
 MAX_SPLITS = 512
-MIN_SPLIT_ROWS = 256
 SHORT_COLUMNS = 256  # measured on the H100: 256 beat 64 and 128 on (120 or 224, 2^20) along dim 0
 # c3 over fewer than SHORT_COLUMNS rows (no row splits): narrower strips until the pass has about
 # two blocks per SM slot of the H100's 132 SMs.
@@ -49,9 +45,7 @@ SHORT_TARGET_BLOCKS = 256
 
 @dataclass(frozen=True)
 class SubwarpRows(_Mapping):
-    """r3: groups of `lanes` lanes per row (lanes(p)), 256 / lanes rows per block; lane l adds
-    quads l, l + lanes, ... of its row into 4 accumulators, folds them, then log2(lanes) shuffles.
-    Chain: ceil(length / (4 lanes)) + QUAD_FOLD + log2(lanes)."""
+    """r3: `lanes` lanes per row (lanes(p)), 256 / lanes rows per block."""
 
     name: ClassVar[str] = "sub-warp-rows"
     along: ClassVar[str] = "rows"
@@ -77,21 +71,15 @@ class SubwarpRows(_Mapping):
 def row_splits(
     p: Problem, target: int = ROW_TARGET_BLOCKS, least: int = MIN_SPLIT
 ) -> tuple[int, int]:
-    """r4: (splits, elements per split), a function of the shape only: about `target` blocks
-    over all rows, each split a multiple of ROW_TILE and at least `least` elements (one split
-    when there are rows enough)."""
-    return cut(p.length, min(cdiv(target, p.outer), cdiv(p.length, least)), ROW_TILE)
+    """r4: (splits, elements per split) over p.outer rows, in whole ROW_TILEs (cut)."""
+    return cut(p.length, p.outer, target, least, ROW_TILE)
 
 
 @dataclass(frozen=True)
 class SplitRows(_Mapping):
-    """r4, one launch: block (o, k) adds split k of row o (row_splits), thread t its quads t,
-    t + 256, ... into 4 accumulators, folded and then a block fold (5 shuffles + 3); with S > 1
-    splits each block writes its partial and takes a ticket on its row's counter, and the row's
-    last block adds the S partials, thread t the partials t, t + 256, ..., then the same fold.
-    Chain: ceil(split / 1024) + 2 x QUAD_FOLD + log2(256) (the Triton tile gives a thread 16
-    elements to fold), and with S > 1 the combine's ceil(S / 256) + QUAD_FOLD + log2(256) added
-    (a Triton thread may hold several of the [256] combine tile's partials: QUAD_FOLD of slack)."""
+    """r4, one launch: block (o, k) adds split k of row o (row_splits); with S > 1 splits the
+    row's last block adds the S partials. 2 x QUAD_FOLD: the Triton tile gives a thread 16
+    elements to fold; the combine's QUAD_FOLD: a Triton thread may hold several partials."""
 
     name: ClassVar[str] = "split-rows"
     along: ClassVar[str] = "rows"
@@ -115,11 +103,9 @@ class SplitRows(_Mapping):
 
 
 def column_lanes(p: Problem) -> int:
-    """c3's first pass: lanes per strip row (a power of two), the widest strip: enough quads to
-    cover the batch's columns, at most a warp (8 row groups); over fewer than SHORT_COLUMNS rows,
-    which are never split, 256 (one row group), halved (to at least one lane) until the pass has
-    SHORT_TARGET_BLOCKS blocks (one row group of 256 lanes over (224, 2048) was 2 blocks: 0.38x
-    torch.sum)."""
+    """c3: lanes per strip row, enough quads for the batch's columns, at most a warp; over fewer
+    than SHORT_COLUMNS rows 256, halved until the pass has SHORT_TARGET_BLOCKS blocks (one row
+    group of 256 lanes over (224, 2048) was 2 blocks: 0.38x torch.sum)."""
     short = p.length < SHORT_COLUMNS
     lanes = min(AXIS_BLOCK if short else WARP, next_pow2(cdiv(p.inner, QUAD)))
     while short and lanes > 1 and p.outer * cdiv(p.inner, QUAD * lanes) < SHORT_TARGET_BLOCKS:
@@ -130,13 +116,10 @@ def column_lanes(p: Problem) -> int:
 def column_splits(
     p: Problem, target: int = COLUMN_TARGET_BLOCKS, lanes: int = 0, least: int = MIN_SPLIT_ROWS
 ) -> tuple[int, int]:
-    """c3: (splits, rows per split), a function of the shape only: about `target` blocks, at
-    most MAX_SPLITS splits of at least `least` rows, a multiple of the row groups (`lanes`:
-    column_lanes by default)."""
+    """c3: (splits, rows per split) in whole row groups (cut; `lanes`: column_lanes's)."""
     lanes = lanes or column_lanes(p)
-    groups = AXIS_BLOCK // lanes
     blocks = p.outer * cdiv(p.inner, QUAD * lanes)
-    return cut(p.length, min(cdiv(target, blocks), MAX_SPLITS, cdiv(p.length, least)), groups)
+    return cut(p.length, blocks, target, least, AXIS_BLOCK // lanes, MAX_SPLITS)
 
 
 def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
@@ -147,14 +130,8 @@ def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
 @dataclass(frozen=True)
 class VectorColumns(_Mapping):
     """c3, one launch: block (b, k) owns a strip of 4 x lanes columns (column_lanes) of batch b
-    over split k of the rows (column_splits); thread (g, l) adds rows g, g + G, ... (G = 256 /
-    lanes row groups) of its quad's 4 columns; the G groups are folded in shared memory; with
-    S > 1 splits each block writes its strip's partials and the strip's last block (a ticket)
-    adds the S partials of each column in the same tile, thread (g, l) splits g, g + G, ..., and
-    the same fold. Chain: ceil(rows / G) + log2(G) + COLUMN_UNROLL (slack for the rows of the
-    group dim Triton's layout may give one thread to fold) for the split, and with S > 1 the
-    combine's ceil(S / G) + log2(G) + COLUMN_UNROLL added: an element's partial enters one
-    column's combine chain once."""
+    over split k of the rows (column_splits); with S > 1 the strip's last block adds the S
+    partials. COLUMN_UNROLL: slack for the rows Triton's layout may give one thread to fold."""
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
@@ -196,20 +173,15 @@ class VectorColumns(_Mapping):
 SUBWARP_ROWS = SubwarpRows()
 SPLIT_ROWS = SplitRows()
 VECTOR_COLUMNS = VectorColumns()
-# The Triton fastest's own splits of the same stages (sweeps of the twins' kernels,
-# experiments/axis_triton_splits; docs/axis.md has the numbers): its c3 ends each program in a
-# cross-warp tl.sum through shared memory (bank conflicts), so it wants fewer, longer programs
-# than the CUDA c3, except below NARROW_COLUMNS 4-byte columns, where the H100 and the H200 both
-# wanted about 8 narrow strips and 512 programs; its r4 wants more splits of few long rows.
+# The Triton fastest's own splits of the same stages (experiments/axis_triton_splits; why and the
+# numbers: docs/axis.md#the-stages), about 8 narrow strips below NARROW_COLUMNS 4-byte columns.
 SPLIT_ROWS_TRITON = SplitRows(target=512, least=2 * ROW_TILE)
 NARROW_COLUMNS = 512
 VECTOR_COLUMNS_TRITON = VectorColumns(target=256, narrow_target=512)
 
-# The fastest pair's choice (ByShape.pick): rows of at most SHORT_ROW elements, when there are at
-# least MANY_ROWS of them, get a few lanes each (r3); other rows are split over blocks (r4: one
-# split, a block per row, when there are rows enough). Columns: c3, except for the Triton twin on
-# inputs of at least TILE_ROWS rows of TILE_COLUMNS columns (c2: Triton's compiled c2 loop keeps
-# more loads in flight than its c3 there; the CUDA c2 loop, one load at a time, never wins).
+# The fastest pair's choice (ByShape.pick; docs/axis.md#the-stages): r3 for MANY_ROWS rows or
+# more of at most SHORT_ROW elements, else r4; columns c3, or c2 for the Triton twin on TILE_ROWS
+# rows or more of TILE_COLUMNS columns.
 SHORT_ROW = 1024
 MANY_ROWS = 2048
 TILE_ROWS = 512
@@ -218,9 +190,8 @@ TILE_COLUMNS = (512, 8192)
 
 @dataclass(frozen=True)
 class ByShape(_Mapping):
-    """The fastest pair: one of the stages' mappings, picked from the shape alone (pick);
-    `triton` (the Triton twin's) sends moderately wide column sums of many rows to c2 and splits
-    r4 and c3 its own way (SPLIT_ROWS_TRITON, VECTOR_COLUMNS_TRITON)."""
+    """The fastest pair: one of the stages' mappings, picked from the shape alone; `triton`: the
+    Triton twin's choice and splits."""
 
     name: ClassVar[str] = "by-shape"
     along: ClassVar[str] = "any"

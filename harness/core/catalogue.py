@@ -1,9 +1,6 @@
 """The catalogue of variants: one record per variant, the single source of truth (VARIANTS).
-Adding a variant is one record (records_ladder, records_beyond or records_reproducible, by
-family) plus one kernel; the fields' vocabulary: docs/development.md#adding-a-variant.
-
-The axis family (records_axis) is AXIS_VARIANTS / get_axis, kept out of VARIANTS. Every name the
-other layers use (Variant, MAX_N_32BIT, FASTEST_UNROLL, the peer ids, ...) is importable here.
+Adding a variant: docs/development.md#adding-a-variant. The axis family is AXIS_VARIANTS /
+get_axis, kept out of VARIANTS. Every name the other layers use is importable here.
 """
 
 from __future__ import annotations
@@ -61,8 +58,7 @@ PEER_IDS: tuple[str, ...] = tuple(v.id for v in beyond.PEERS)
 
 
 def _check_catalogue() -> None:
-    """Ids unique (the axis ids apart from the 1-D ones); every CUDA twin names a Triton record
-    of its own table that lists it back."""
+    """Ids unique, axis ids apart; every CUDA twin names a Triton record that lists it back."""
     if len(BY_ID) != len(VARIANTS):
         raise RuntimeError("duplicate variant ids in the catalogue")
     if set(AXIS_BY_ID) & set(BY_ID) or len(AXIS_BY_ID) != len(AXIS_VARIANTS):
@@ -84,8 +80,8 @@ class UnknownVariant(KeyError):
 
 
 def close_ids(unknown: str, valid: Iterable[str] | None = None) -> list[str]:
-    """The valid ids a mistyped or unprefixed one most likely meant: ids ending in '/<unknown>'
-    first (`tile-256` -> `triton/tile-256`), then difflib's close matches; at most three."""
+    """At most three valid ids a mistyped one meant: ids ending in '/<unknown>' (`tile-256` ->
+    `triton/tile-256`), then difflib's close matches."""
     valid = list(BY_ID if valid is None else valid)
     by_suffix = [i for i in valid if i.split("/", 1)[-1] == unknown]
     close = difflib.get_close_matches(unknown, valid, n=3, cutoff=0.75)
@@ -140,8 +136,7 @@ def ladder_order(variants: Iterable[Variant]) -> list[Variant]:
 
 
 def name_expressions(source: str) -> list[str]:
-    """Every template instantiation a source file must provide (its variants x dtypes), each once
-    (seed 001's V1, V2 and V3 launch one kernel); the axis source's: records_axis's."""
+    """Every template instantiation a source file must provide (its variants x dtypes), once."""
     if source == SOURCE_CUDA:
         return axis_name_expressions()
     cuda = [v for v in VARIANTS if v.backend == "cuda" and v.source == source]

@@ -90,8 +90,7 @@ def device_info() -> dict:
 
 
 # Peak memory bandwidth from NVIDIA's datasheets, bytes/s, matched on the device name as torch and
-# nvidia-smi spell it (first match wins, so the more specific names come first). One table: the
-# fastest bench's %DS column and the cross-device comparison's expected ratio both read it.
+# nvidia-smi spell it (first match wins, so the more specific names come first).
 DATASHEET_BYTES_PER_S = (
     ("H200", 4.8e12),
     ("H100 PCIe", 2.0e12),

@@ -1,10 +1,7 @@
 """Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads. A Launch
-(the catalogue's launch record) is a tile mapping object plus its sizes; every other module asks
-the mapping object (its grid, the block of each element, its longest addition chain, its Triton
-meta-parameters), none compares a mapping's name. Both backends derive their grid from the same
-Launch, so a CUDA stage and its Triton twin see the same tiles by construction. The pass policy
-(one_pass, plan_passes: docs/correctness.md): the same kernel again over the partials until one
-is left, or one launch that returns the value.
+(the catalogue's launch record) is a tile mapping object plus its sizes; both backends derive
+their grid from it (docs/architecture.md, docs/development.md). The pass policy (one_pass,
+plan_passes): docs/correctness.md#how-a-variant-reduces-any-n.
 """
 
 from __future__ import annotations
@@ -37,8 +34,8 @@ def cdiv(a: int, b: int) -> int:
 
 
 def sm_count() -> int:
-    """SM count of the current GPU ("single-launch" grids), CPU_SM_COUNT without one. The API
-    makes the input's device current first, so a grid follows the input's GPU."""
+    """SM count of the current GPU (the input's: the API makes it current), CPU_SM_COUNT
+    without one."""
     if not device.gpu_available():
         return CPU_SM_COUNT
     import torch
@@ -48,7 +45,7 @@ def sm_count() -> int:
 
 @cache
 def sm_count_of(index: int) -> int:
-    """SM count of GPU `index`, read once per device (not once per process: two GPUs may differ)."""
+    """SM count of GPU `index`, read once per device (two GPUs may differ)."""
     import torch
 
     return torch.cuda.get_device_properties(index).multi_processor_count
@@ -90,9 +87,7 @@ class Launch:
 
 @dataclass(frozen=True)
 class Mapping:
-    """What every mapping answers, the multi-pass mappings' answers as defaults: the same kernel
-    again over the partials until one is left (harness.launch.plan), the sum in the input's
-    dtype."""
+    """What every mapping answers; the defaults are the multi-pass mappings' answers."""
 
     name: ClassVar[str]
     one_launch: ClassVar[bool] = False
@@ -111,9 +106,8 @@ class Mapping:
         return index // (launch.threads * p.per_thread)
 
     def chain_length(self, launch: Launch, n: int) -> int:
-        """Per pass of the chain: the thread's serial sum (per_thread additions, counting the add
-        onto the zero start, which is exact) plus the block tree (ceil(log2 threads) levels;
-        Triton's tl.sum over BLOCK lanes is a tree of the same depth)."""
+        """Per pass: the thread's serial sum (per_thread additions, the exact add onto the zero
+        start counted) plus the block tree (ceil(log2 threads) levels, as Triton's tl.sum)."""
         depth = math.ceil(math.log2(launch.threads))
         return sum(p.per_thread + depth for p in plan_passes(launch, n))
 
@@ -197,10 +191,8 @@ def single_launch_cap(launch: Launch) -> int:
 @dataclass(frozen=True)
 class SingleLaunch(Mapping):
     """One launch returns the sum: a persistent grid of min(per_sm * SMs, max_blocks) blocks
-    walks the input grid-stride in tiles of `threads` lanes x `tiles` elements, and the last
-    block to finish combines the partials (its plan and real grid: harness.launch.single_launch;
-    the Triton kernel's meta-parameters: its tuner). `threads` and `tiles` bound the error
-    analysis: every lane adds at most `tiles` elements per grid-stride step."""
+    walks the input grid-stride, every lane adding at most `tiles` elements a step, and the last
+    block combines the partials (its plan: harness.launch.single_launch)."""
 
     name: ClassVar[str] = "single-launch"
     one_launch: ClassVar[bool] = True
@@ -241,10 +233,8 @@ class SingleLaunch(Mapping):
 
 @dataclass(frozen=True)
 class Reproducible(SingleLaunch):
-    """Family "reproducible" (issue 18): fixed chunks of C(n) elements (core.repro_geometry),
-    1024 double-double lanes each, fixed adjacent-pair trees; the grid is free (per_sm x SMs, at
-    most max_blocks = the most chunks) and never changes the bits. Its own plan
-    (harness.launch.reproducible_plan), so one_launch is False: not the fastest family's plan."""
+    """Family "reproducible" (docs/reproducible.md): fixed chunks (core.repro_geometry), a free
+    grid. Its own plan (harness.launch.reproducible_plan), so one_launch is False."""
 
     name: ClassVar[str] = "reproducible"
     one_launch: ClassVar[bool] = False

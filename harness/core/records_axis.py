@@ -2,9 +2,7 @@
 (docs/axis.md). Read through harness.core.catalogue (AXIS_VARIANTS, get_axis).
 
 Kept OUT of catalogue.VARIANTS on purpose: every consumer of VARIANTS sums a 1-D input to a
-scalar; an axis variant takes a shape and a dim and returns a tensor, so each would need a filter,
-and the one that forgot it would break. Its geometry is an AxisLaunch (axis_geometry /
-axis_vector's mappings). Every launch kind's kernel is named once (KERNELS).
+scalar, and one that forgot a filter would break. Every launch kind's kernel is named once.
 """
 
 from __future__ import annotations
@@ -17,18 +15,14 @@ from harness.core import dtypes
 from harness.core.variant import MAX_N_32BIT, Variant
 
 FAMILY = "axis"
-# float32 sums in float32; float16 / bfloat16 are added in float32 and the sum rounded once to the
-# input's dtype (what torch.sum returns); int32 sums wrap modulo 2^32 as the 1-D ladder's do
-# (torch.sum returns int64 for int32 input; reduce_sum returns int32).
+# 16-bit floats are added in float32 and the sum rounded once to the input's dtype (as torch.sum);
+# int32 sums wrap modulo 2^32 as the 1-D ladder's do (docs/axis.md#the-api).
 AXIS_DTYPES = ("float32", "int32", "float16", "bfloat16")
 SOURCE_CUDA = "axis.cu"
 SOURCE_TRITON = "axis.py"
 
 # The CUDA and Triton kernels of each launch kind (AxisPass.kind); {T} the element type, {B} the
-# block size; the kernels of the two-pass split (c2) read {I} and write {O}: both the element
-# type, but its first pass writes partials in the accumulator's type (dtypes: sum_dtype) and the
-# second reads them (r4 and c3 combine their splits in their own launch: one kernel per element
-# type).
+# block size; c2's two passes read {I} and write {O}, through partials in the accumulator's type.
 # fmt: off
 KERNELS: dict[str, tuple[str, str]] = {
     "r0":    ("axis_r0_thread_per_row<{T}, {B}>",          "rows_thread_kernel"),
@@ -43,12 +37,10 @@ KERNELS: dict[str, tuple[str, str]] = {
 # fmt: on
 CUDA_KERNELS: dict[str, str] = {kind: cuda for kind, (cuda, _) in KERNELS.items()}
 TRITON_KERNELS: dict[str, str] = {kind: triton for kind, (_, triton) in KERNELS.items()}
-# The kind whose first pass may write partials in the accumulator's type (the two-pass split);
-# the second pass reads them: c0 (c2's).
+# The kind whose first pass may write partials in the accumulator's type, and the one reading them.
 SPLIT_KINDS = ("tiles",)
 COMBINE_KINDS = ("c0",)
-# The kinds that combine their splits in their own launch (a last-block ticket): each takes its
-# partials and a ticket counter per row (r4) or strip (c3) after x and out.
+# The kinds combining their splits in their own launch: partials and ticket counters after x, out.
 ONE_LAUNCH_SPLITS = ("r4", "c3")
 
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 from harness.core.mappings import SINGLE_LAUNCH, TILES, Launch
 from harness.core.variant import MAX_N_64BIT, Variant, cuda_variant, triton_twin
 
-# Seed 001: host-driven multi-pass reduction from HOST memory (harness.studies.host runs them end
-# to end: transfer, the host loop of passes, the scalar back). All use 1024 threads and a tile of
-# 2 x 1024 adjacent elements per block; the kernels take 64-bit sizes (max_n far past 2^31). The
-# Triton twins run the same host loop with triton/pair-adjacent-1024's kernel (one program = the
-# same 2048 elements): one twin per host staging, since V0, V1 and V4 differ only in the block tree
-# Triton's compiler chooses by itself.
+# Seed 001: host-driven passes from HOST memory (docs/studies.md#seed-001-the-host-study), 1024
+# threads, 2 x 1024 adjacent elements per block, 64-bit sizes. One Triton twin per host staging:
+# V0, V1 and V4 differ only in the block tree Triton's compiler chooses by itself.
 HOST_TILE = Launch(threads=1024, mapping=TILES, tiles=2)
 HOST_TILE_IN_PLACE = Launch(threads=1024, mapping=TILES, tiles=2, in_place=True)
 SEED_001 = {"family": "001", "max_n": MAX_N_64BIT, "dtypes": ("float32", "int32")}
@@ -56,13 +53,10 @@ HOST_TRITON: list[Variant] = [
 ]
 # fmt: on
 
-# Past the ladder (issue 8): one variant per backend, built to be the fastest sum at every size.
-# Not tile twins (different tiles by design): each names the other as its counterpart. Triton's
-# launch record gives the smallest BLOCK / per_sm its autotuner may pick (triton_kernels.fastest),
-# which is what the error bound needs; CUDA's is the one configuration it runs with per dtype
-# (its UNROLL per dtype: variant.FASTEST_UNROLL, {U} in the kernel expression).
-# FASTEST_STEP = the most elements a lane adds per grid-stride step over all dtypes (launch.tiles,
-# which the error bound uses): 4 x 8 halves = 8 x 4 floats = 32 (8 x 2 doubles = 16).
+# Past the ladder (issue 8): the fastest sum per backend, counterparts, not tile twins. Triton's
+# launch gives the smallest BLOCK / per_sm its autotuner may pick (what the error bound needs).
+# FASTEST_STEP: the most elements a lane adds per grid-stride step over all dtypes (launch.tiles,
+# the error bound's): 4 x 8 halves = 8 x 4 floats = 32 (8 x 2 doubles = 16).
 FASTEST_DTYPES = ("float32", "int32", "float16", "bfloat16", "float64")
 FASTEST_STEP = 32
 FASTEST = {"stage": "fastest", "family": "fastest", "dtypes": FASTEST_DTYPES, "max_n": MAX_N_64BIT}
@@ -87,8 +81,7 @@ FASTEST_TRITON = Variant(id="triton/fastest", backend="triton", **FASTEST,
     "and size bucket). float16/bfloat16 accumulate in float32 and return float32.")
 # fmt: on
 
-# Peers: what a user would call instead, timed in the same run (how each runs:
-# harness.launch.peers). Their ids are defined here only; every other module reads these names.
+# Peers: what a user would call instead (harness.launch.peers). Their ids are defined here only.
 TORCH_SUM_ID = "peer/torch.sum"
 CUB_ID = "peer/cupy.sum-cub"
 NOCUB_ID = "peer/cupy.sum-nocub"
@@ -97,14 +90,11 @@ COPY_ID = "peer/copy"
 COMPILE_ID = "peer/torch.compile"
 COMPILE_DYNAMIC_ID = "peer/torch.compile-dynamic"
 COMPILE_COOP_ID = "peer/torch.compile-coop"
-# NVIDIA's CUB from Python (package cuda-cccl, optional extra `.[cccl]`): one peer per determinism
-# level cuda-cccl 1.2.1 builds. Its enum also names GPU_TO_GPU, but the 1.2.1 C library refuses it
-# for reduce ("gpu-to-gpu determinism is not supported" in cccl_device_reduce_compile), so that
-# level has no peer.
+# NVIDIA's CUB from Python (cuda-cccl, extra `.[cccl]`): one peer per determinism level 1.2.1
+# builds (its C library refuses GPU_TO_GPU for reduce: "gpu-to-gpu determinism is not supported").
 CCCL_ID = "peer/cuda.compute"
 CCCL_NONDET_ID = "peer/cuda.compute-nondeterministic"
-# The first size the dynamic peer is called at (the issue's first call): Inductor picks its
-# reduction split from the size seen when compiling, and the dynamic kernel is then reused at n.
+# The dynamic peer's first call's size: Inductor picks its split from it, then reuses the kernel.
 DYNAMIC_FIRST_N = 2**10
 
 

@@ -15,14 +15,10 @@ from harness.core.repro_geometry import LANES, MAX_CHUNKS
 from harness.core.variant import MAX_N_64BIT, Variant
 
 FAMILY = "reproducible"
-# float64 works in both kernels (a float64 result), with its own limit: the double-double lanes
-# then carry about 2 x 53 bits against 53 of the result, not 2 x 53 against 24 (see NOTES).
+# float64 returns float64, with its own limit (NOTES).
 REPRODUCIBLE_DTYPES = ("float32", "float16", "bfloat16", "float64")
-# cuda/reproducible's template: <T, BLOCK, UNROLL, VEC, PREFETCH>. BLOCK = launch.threads ({B});
-# UNROLL = steps whose loads are in flight before the first update (REPRO_UNROLL, a constant of
-# the .cu file); VEC: the vector-load instantiation (harness.launch.reproducible_plan picks
-# VEC = false for a misaligned view); PREFETCH: the next chunk's first UNROLL steps loaded during
-# this chunk's lane tree (REPRO_PREFETCH, a constant of the .cu file).
+# cuda/reproducible's template <T, BLOCK, UNROLL, VEC, PREFETCH>: UNROLL and PREFETCH are
+# constants of the .cu file; VEC false is the misaligned view's (harness.launch.reproducible_plan).
 CUDA_UNROLL = "REPRO_UNROLL"
 CUDA_PREFETCH = "REPRO_PREFETCH"
 CUDA_KERNEL = "reduce_reproducible<{T}, {B}, " + CUDA_UNROLL + ", true, " + CUDA_PREFETCH + ">"

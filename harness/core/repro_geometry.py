@@ -9,11 +9,8 @@ from __future__ import annotations
 
 LANES = 1024  # double-double accumulators per chunk (every dtype)
 C_MIN = 4096  # smallest chunk, elements
-# Most chunks (partials) for any n. 512: a chunk's lane tree costs about as much as 4 elements per
-# lane, so chunks must be long (C / LANES >= 32 elements per lane from n = 2^24 up); 512 chunks
-# still give every SM of an H100/H200 several blocks (measured: MAX_CHUNKS 8192 ran 0.71-0.75x
-# the better of CUB and torch.sum at 2^24-2^25 on an H100,
-# results/nvidia-h100/superseded/repro-sweep-8192-chunks.txt, the first run, superseded).
+# Most chunks (partials) for any n: long chunks amortize each chunk's lane tree, and 512 still give
+# every SM several blocks (8192 measured slower: docs/reproducible.md, "The lane trees").
 MAX_CHUNKS = 512
 TREE_LEVELS = 10  # log2(LANES): levels of each adjacent-pair lane tree
 

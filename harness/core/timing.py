@@ -2,9 +2,7 @@
 compilation and module loading stay out; many repetitions and the median; the L2 cache flushed
 before each repetition (flush_l2); every repetition queued behind one device-side wait sized from
 the host's measured queuing cost (the gate), so the events measure device time, not host gaps.
-
-The one module that holds a timing loop (tests/test_one_timing_loop.py checks that no other
-product module makes a timing event or reads perf_counter).
+Why: docs/studies.md#the-timing-method. The one module with a timing loop (test_one_timing_loop).
 """
 
 from __future__ import annotations
@@ -47,22 +45,15 @@ def _flush_buffer() -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def flush_l2() -> None:
-    """Evict the L2 cache by READING a buffer twice its size.
-
-    Reading, not writing (the common `buf.zero_()`): a write-based flush leaves L2 full of dirty
-    lines, which are written back to DRAM during the next timed kernel and charge it for tens of
-    megabytes of traffic it never asked for. After a read the lines are clean and evict for free.
-    """
+    """Evict the L2 cache by READING a buffer twice its size: a write-based flush (`buf.zero_()`)
+    leaves dirty lines whose write-back lands in the next timed kernel."""
     buf, out = _flush_buffer()
     torch.sum(buf.view(1, -1), dim=1, out=out)  # a read of every line; no allocation
 
 
-# The gate. Without it, a call whose host side takes longer than the device's work before it (the
-# flush: ~30 us; CuPy's reduction dispatch and Triton's launcher take tens of us, more on a busy
-# host) is timed from the start event to its late launch, host gap included: the fastest
-# ablation's launch probe measured 4 and 23 us for the same cupy.sum at 2^12 in one process, and
-# a copy of 2^14 floats at 17 us. With every repetition queued behind one device-side wait that
-# outlasts the host's queuing, the device never waits for the host inside the timed region.
+# The gate (docs/studies.md#the-timing-method): every repetition queued behind one device-side
+# wait that outlasts the host's queuing, so the device never waits for the host inside the timed
+# region (without it the launch probe timed the same cupy.sum at 2^12 at 4 and 23 us).
 GATE_MARGIN = 2.0  # the gate lasts this many times the host's measured queuing time
 GATE_MAX_S = 0.5
 _SPIN_HZ = 2.2e9  # cycles per second assumed for the spin: at least the clock, so never too short

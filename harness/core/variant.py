@@ -14,11 +14,9 @@ MAX_N_32BIT = 2**31 - 1
 # Seed 001's kernels and the fastest pair take 64-bit sizes.
 MAX_N_64BIT = 2**62
 
-# cuda/fastest's UNROLL ({U} in its name expression): 16-byte loads in flight per thread, per
-# dtype. 8 for 4- and 8-byte types; 4 for the 16-bit types, whose conversions need the registers
-# (UNROLL 8 measured slower for float16 than 4: results/nvidia-h200/superseded/
-# fastest-more-dtypes-unroll8.txt against archive/fastest-more-dtypes.txt, benchmarks/FASTEST.md).
-FASTEST_UNROLL = {"float32": 8, "int32": 8, "float64": 8, "float16": 4, "bfloat16": 4}
+# cuda/fastest's UNROLL ({U} in its name expression): 16-byte loads in flight per thread; 4 for
+# the 16-bit types, whose conversions need the registers (8 measured slower: benchmarks/FASTEST.md).
+FASTEST_UNROLL = {name: 8 if d.itemsize >= 4 else 4 for name, d in dtypes.DTYPES.items()}
 
 
 @dataclass(frozen=True)
@@ -40,16 +38,13 @@ class Variant:
     family: str = "ladder"
     max_n: int = MAX_N_32BIT
     notes: str = ""
-    # Seed 001 (family "001"): where the data starts and how it reaches the device ("pageable",
-    # "pinned", "streams"; harness.studies.host_plan); "" for device-resident variants.
+    # Seed 001: how host data reaches the device ("pageable", "pinned", "streams"), else "".
     staging: str = ""
     # A Triton record: the CUDA ids that name it as their twin (computed where it is written).
     twin_of: tuple[str, ...] = field(default=(), compare=False)
-    # The other backend's variant built for the same goal with its own tiles (family "fastest":
-    # cuda/fastest <-> triton/fastest). Not a twin: `twin` promises the same tiles, this does not.
+    # The other backend's variant for the same goal with its own tiles (not a twin).
     counterpart: str | None = None
-    # False: the main job (`reduce-ladder run` / `check` without --variants) leaves it out unless
-    # asked for with --all: a peer whose first call alone compiles for seconds (torch.compile).
+    # False: `run` / `check` leave it out without --all (torch.compile: seconds to compile).
     by_default: bool = True
 
     @property
@@ -57,11 +52,8 @@ class Variant:
         return self.launch.describe() if self.launch else "library call"
 
     def name_expression(self, dtype: str) -> str:
-        """The C++ name expression NVRTC instantiates for this CUDA variant and element type.
-
-        The kernel template's {T} is the element type, {B} the block size (launch.threads, so the
-        template argument and the launch cannot disagree), {U} cuda/fastest's UNROLL for the dtype
-        (FASTEST_UNROLL; other kernels have no {U})."""
+        """The C++ name expression NVRTC instantiates for this CUDA variant and element type:
+        {T} the element type, {B} launch.threads, {U} FASTEST_UNROLL's (cuda/fastest only)."""
         if self.backend != "cuda" or self.kernel is None or self.launch is None:
             raise ValueError(f"{self.id} is not a CUDA kernel")
         return self.kernel.format(
@@ -90,9 +82,8 @@ def launch_policy(v: Variant) -> str:
 
 
 def stage_key(stage: str) -> tuple[int, str]:
-    """Sort key of a stage: the main ladder's "0".."8" in order, then a seed's own rungs
-    ("004-1".."004-6") as their own group, then everything else ("V0", "fastest", "repro"), the
-    peers last."""
+    """Sort key of a stage: "0".."8", then a seed's own rungs ("004-1".."004-6"), then the rest
+    ("V0", "fastest", "repro"), the peers last."""
     head = stage.split("-")[0]
     if "-" in stage and len(head) == 3 and head.isdigit():  # a seed's own rungs, e.g. "004-1"
         return (1000 + int(head), stage)
