@@ -165,16 +165,11 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
         ratio = f" ({b / r.median_ms:.2f}x)" if b else ""
         return f"{r.median_ms * 1e3:.2f}{ratio}"
 
-    ns = sorted({r.n for r in shown})
-    entries = list(dict.fromkeys(r.variant for r in mine))
+    ns, entries = sorted({r.n for r in shown}), list(dict.fromkeys(r.variant for r in mine))
+    variant, n = (lambda r: r.variant), (lambda r: r.n)
     if len(entries) > len(ns):  # more entries than sizes (the per-call suite's 100+): one per line
-        sizes, body = md.grid(shown, lambda r: r.variant, lambda r: r.n, cell, entries, ns)
-        return md.markdown_table(
-            ["entry", *map(size_label, sizes)], body, "l" + md.RIGHT * len(sizes)
-        )
-    variants, body = md.grid(shown, lambda r: r.n, lambda r: r.variant, cell, ns, entries,
-                             label=size_label)  # fmt: skip
-    return md.markdown_table(["n", *variants], body, md.RIGHT * (len(variants) + 1))
+        return md.pivot("entry", shown, variant, n, cell, entries, ns, head=size_label, align="lr")
+    return md.pivot("n", shown, n, variant, cell, ns, entries, label=size_label, align="rr")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,7 +257,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
         if not rows:
             continue
         bad, (e, d, n, x) = sum(o[3] > OTHER_SLACK_US for o in rows), max(rows, key=lambda o: o[3])
-        verdict = f"missed on {bad} of {len(rows)}" if bad else f"met on all {len(rows)}"
+        verdict = md.tally(bad, len(rows))
         out.append(f"- every other variant's call{' (native launcher)' if native else ''} within "
                    f"{OTHER_SLACK_US:.0f} us of its device time plus its backend's fastest call "
                    f"overhead: {verdict}; the most over: {e} {d} {size_label(n)}, "
@@ -300,13 +295,13 @@ def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
     if not got:
         return []
     cell = lambda kv: f"{statistics.median(kv[1]):.1f} ({len(kv[1])})"  # noqa: E731
-    cols, body = md.grid(got.items(), lambda kv: kv[0][0], lambda kv: kv[0][1], cell)
     return ["## Per call over device time, per family", "",
             "What a call costs beyond its kernels (Python, the checks, the launches, the result): "
             "per call minus the variant's device time in the report's run, microseconds, the "
             f"median over the cells up to {size_label(OVERHEAD_MAX_N)} (how many), where a call "
             "waits on the host. A family the run has no device time for is not listed.", "",
-            md.markdown_table(["family", *cols], body, "l" + md.RIGHT * len(cols))]  # fmt: skip
+            md.pivot("family", got.items(), lambda kv: kv[0][0], lambda kv: kv[0][1], cell,
+                     align="lr")]  # fmt: skip
 
 
 def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
