@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report.documents import ReportError, load_document
-from harness.report.markdown import RIGHT, grid, markdown_table
+from harness.report.markdown import pivot
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "accuracy.md"
@@ -58,13 +58,11 @@ def markdown(doc: dict) -> str:
         families = _families(at_n)
         kappa = {r.extra.get("data"): r.extra.get("kappa") for r in at_n if "kappa" in r.extra}
         past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
-        head = ["variant", *(f + (" †" if f in past else "") for f in families)]
-        _, rows = grid(at_n, lambda r: r.variant, _data, cell, acrosses=families, missing="")
-        rows.append(
-            ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
-        )
+        kappas = ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
         parts += [f"### n = {size_label(n)} ({n:,})", ""]
-        parts += [markdown_table(head, rows, ["", *[RIGHT] * len(families)])]
+        parts += [pivot("variant", at_n, lambda r: r.variant, _data, cell, acrosses=families,
+                        head=lambda f, p=past: f + " †" * (f in p), align="lr", more=[kappas],
+                        missing="")]  # fmt: skip
         if (limit := limits.get(str(n))) is not None:
             parts += [
                 f"† kappa = sum|x| / |sum x| past K(n) = {limit:.3g}, the condition number up to "
