@@ -209,6 +209,11 @@ def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
+def device_us(records: list[ResultRecord]) -> dict[tuple[str, str, int], float]:
+    """(variant, dtype, n) -> microseconds of device time, the passing records'."""
+    return {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+
+
 # The per-call targets: the fastest pair's and the reproducible pair's calls against torch.sum's,
 # at every n measured; every other variant's call within OTHER_SLACK_US of its device time plus
 # the call overhead of its backend's fastest (per call minus device time, at the same dtype and n).
@@ -230,7 +235,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
     met, or missed on how many, with each entry's worst case."""
     calls = per_call(doc)
     base = {(r.variant, r.dtype, r.n): (r.info.get("base_ms") or 0) * 1e3 for r in _calls(doc)}
-    device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+    device = device_us(records)
     out = []
     for family, least in AT_LEAST.items():
         for native in (False, True):
@@ -271,7 +276,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
 def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: float) -> str:
     misses = [g for g in got if not g[3] >= least]
     if not misses:
-        return f"- {name}: met on all {len(got)}"
+        return f"- {name}: {md.tally(0, len(got))}"
     per = {}
     for e, d, n, x in misses:
         per.setdefault(e, []).append((x, d, n))
@@ -286,7 +291,7 @@ OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (t
 def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
     """What a call costs beyond its kernels: per family and backend (down) and entry (across), the
     median over the cells up to OVERHEAD_MAX_N of per call minus the variant's device time."""
-    device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+    device = device_us(records)
     got: dict[tuple[str, str], list[float]] = {}
     for (e, d, n), t in per_call(doc).items():
         if (p := _entry(e)) and n <= OVERHEAD_MAX_N and (dev := device.get((p[0], d, n))):
@@ -334,7 +339,7 @@ def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[lis
     """Per (variant, dtype, n) in both files: device time (us) and its ratio to torch.sum's, per
     call (us) and its ratio to torch.sum's."""
     by = per_call(doc)
-    device = {(r.variant, r.dtype, r.n): r.ms * 1000.0 for r in records if r.ok and r.ms}
+    device = device_us(records)
     ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
     rows = []
     for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: (kv[0][1], kv[0][2])):
