@@ -68,16 +68,10 @@ def grid(
     return cs, [[label(d), *(cell(at[d, c]) if (d, c) in at else missing for c in cs)] for d in ds]
 
 
-def pivot(
-    corner: str, items: Iterable[Any], down: Callable[[Any], Any], across: Callable[[Any], Any],
-    cell: Callable[[Any], str], downs: Iterable[Any] | None = None,
-    acrosses: Iterable[Any] | None = None, *, head: Callable[[Any], str] = str,
-    align: str = "", more: Iterable[Sequence[str]] = (), **kw: Any,
-) -> str:  # fmt: skip
-    """grid as a Markdown table: corner, then head(key) per across key; align: the label column's
-    and the cells' ("lr": cells right-aligned, "rr": the label too, "": no alignment); more: rows
-    after the grid."""
-    cols, body = grid(items, down, across, cell, downs, acrosses, **kw)
+def pivot(corner: str, *args: Any, head=str, align: str = "", more=(), **kw: Any) -> str:
+    """grid(*args, **kw) as a Markdown table: corner, then head(key) per across key; the rows, then
+    `more`; align: the label column's and the cells' ("lr", "rr"; "": none)."""
+    cols, body = grid(*args, **kw)
     rule = align[:1] + align[1:] * len(cols)
     return markdown_table([corner, *map(head, cols)], [*body, *more], rule)
 
