@@ -4,7 +4,6 @@ same ulps on a log axis, one panel per n. No GPU needed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.sizes import size_label
@@ -31,10 +30,6 @@ def _data(r: ResultRecord) -> str:
     return r.extra.get("data", "?")
 
 
-def _families(recs: Iterable[ResultRecord]) -> list[str]:
-    return list(dict.fromkeys(map(_data, recs)))
-
-
 def cell(r: ResultRecord) -> str:
     """'0.31 ✓', '1.2e+07 ✗', 'error'."""
     if not r.ok:
@@ -55,7 +50,7 @@ def markdown(doc: dict) -> str:
     ]
     for n in sorted({r.n for r in recs}):
         at_n = [r for r in recs if r.n == n]
-        families = _families(at_n)
+        families = list(dict.fromkeys(map(_data, at_n)))
         kappa = {r.extra.get("data"): r.extra.get("kappa") for r in at_n if "kappa" in r.extra}
         past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
         kappas = ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
@@ -100,8 +95,9 @@ def plot(doc: dict, path: str | Path) -> dict:
              "ulps": max(float(r.extra["ulps"]), ZERO_ULPS_AT)} for r in plotted]  # fmt: skip
     one_ulp = (1.0, None, {"color": "black", "linewidth": 0.8, "linestyle": "--"})
     drawn = chart(long, path, x="family", y="ulps", hue="variant", panel="n", kind="dot",
-                  xorder=_families(recs), yscale="log", rotate=30, size=(7, 5), legend="right",
-                  ylabel="ulps (log); dashed: 1 ulp", refs=[one_ulp])  # fmt: skip
+                  xorder=list(dict.fromkeys(map(_data, recs))), yscale="log", rotate=30,
+                  size=(7, 5), legend="right", ylabel="ulps (log); dashed: 1 ulp",
+                  refs=[one_ulp])  # fmt: skip
     return {n: drawn.get(panel(size_label(n)), {}) for n in sorted({r.n for r in recs})}
 
 
