@@ -274,15 +274,14 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
 
 
 def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: float) -> str:
-    misses = [g for g in got if not g[3] >= least]
-    if not misses:
-        return f"- {name}: {md.tally(0, len(got))}"
-    per = {}
+    misses, per = [g for g in got if not g[3] >= least], {}
     for e, d, n, x in misses:
         per.setdefault(e, []).append((x, d, n))
     worst = "; ".join(f"{e} {len(v)}, worst {min(v)[0]:.2f}x ({min(v)[1]} {size_label(min(v)[2])})"
                       for e, v in per.items())  # fmt: skip
-    return f"- {name}: missed on {len(misses)} of {len(got)} (entry: misses, worst): {worst}"
+    return f"- {name}: {md.tally(len(misses), len(got))}" + (
+        f" (entry: misses, worst): {worst}" if misses else ""
+    )
 
 
 OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (the tables below)
