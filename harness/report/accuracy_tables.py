@@ -4,12 +4,11 @@ same ulps on a log axis, one panel per n. No GPU needed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 from harness.core.sizes import size_label
 from harness.report.documents import ReportError, load_document
-from harness.report.markdown import RIGHT, grid, markdown_table
+from harness.report.markdown import pivot
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "accuracy.md"
@@ -29,10 +28,6 @@ def accuracy_records(doc: dict) -> list[ResultRecord]:
 
 def _data(r: ResultRecord) -> str:
     return r.extra.get("data", "?")
-
-
-def _families(recs: Iterable[ResultRecord]) -> list[str]:
-    return list(dict.fromkeys(map(_data, recs)))
 
 
 def cell(r: ResultRecord) -> str:
@@ -55,16 +50,14 @@ def markdown(doc: dict) -> str:
     ]
     for n in sorted({r.n for r in recs}):
         at_n = [r for r in recs if r.n == n]
-        families = _families(at_n)
+        families = list(dict.fromkeys(map(_data, at_n)))
         kappa = {r.extra.get("data"): r.extra.get("kappa") for r in at_n if "kappa" in r.extra}
         past = {r.extra.get("data") for r in at_n if r.extra.get("within_limit") is False}
-        head = ["variant", *(f + (" †" if f in past else "") for f in families)]
-        _, rows = grid(at_n, lambda r: r.variant, _data, cell, acrosses=families, missing="")
-        rows.append(
-            ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
-        )
+        kappas = ["kappa", *("" if kappa.get(f) is None else f"{kappa[f]:.2g}" for f in families)]
         parts += [f"### n = {size_label(n)} ({n:,})", ""]
-        parts += [markdown_table(head, rows, ["", *[RIGHT] * len(families)])]
+        parts += [pivot("variant", at_n, lambda r: r.variant, _data, cell, acrosses=families,
+                        head=lambda f, p=past: f + " †" * (f in p), align="lr", more=[kappas],
+                        missing="")]  # fmt: skip
         if (limit := limits.get(str(n))) is not None:
             parts += [
                 f"† kappa = sum|x| / |sum x| past K(n) = {limit:.3g}, the condition number up to "
@@ -102,8 +95,9 @@ def plot(doc: dict, path: str | Path) -> dict:
              "ulps": max(float(r.extra["ulps"]), ZERO_ULPS_AT)} for r in plotted]  # fmt: skip
     one_ulp = (1.0, None, {"color": "black", "linewidth": 0.8, "linestyle": "--"})
     drawn = chart(long, path, x="family", y="ulps", hue="variant", panel="n", kind="dot",
-                  xorder=_families(recs), yscale="log", rotate=30, size=(7, 5), legend="right",
-                  ylabel="ulps (log); dashed: 1 ulp", refs=[one_ulp])  # fmt: skip
+                  xorder=list(dict.fromkeys(map(_data, recs))), yscale="log", rotate=30,
+                  size=(7, 5), legend="right", ylabel="ulps (log); dashed: 1 ulp",
+                  refs=[one_ulp])  # fmt: skip
     return {n: drawn.get(panel(size_label(n)), {}) for n in sorted({r.n for r in recs})}
 
 

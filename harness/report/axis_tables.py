@@ -12,11 +12,13 @@ from pathlib import Path
 from statistics import geometric_mean
 
 from harness.report import documents
-from harness.report.markdown import markdown_lines, num, times
+from harness.report.markdown import Column, column_table, num, tally, times
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
-PEERS = ("peer/torch.sum", "peer/torch.compile", "peer/cupy.sum", "peer/cuda.compute")
+TORCH = "peer/torch.sum"
+PEERS = {TORCH: "x torch.sum", "peer/torch.compile": "x compile", "peer/cupy.sum": "x cupy",
+         "peer/cuda.compute": "x cuda.compute"}  # fmt: skip
 # The targets' thresholds: every shape, short rows and narrow column sums, the
 # large-input geomean, and the Triton fastest against the CUDA one.
 EVERY_SHAPE = 1.00
@@ -76,19 +78,20 @@ def _us(ms: float) -> str:
     return num(ms * 1e3, ",.1f")
 
 
-def table(ls: list[Line]) -> list[str]:
-    head = ("dtype, shape, dim", "best CUDA stage (us)", "best Triton stage (us)", "pair (us)",
-            "x torch.sum", "x compile", "x cupy", "x cuda.compute", "% read limit",
-            "Triton/CUDA")  # fmt: skip
-    out = []
-    for ln in ls:
-        cuda, ct = ln.best("cuda/axis-")
-        tri, tt = ln.best("triton/axis-")
-        out.append((ln.label, f"{cuda.removeprefix('cuda/axis-')} {_us(ct)}",
-                    f"{tri.removeprefix('triton/axis-')} {_us(tt)}", _us(ln.pair_ms),
-                    *(times(ln.ratio(p)) for p in PEERS), f"{100 * ln.read_limit:.0f}%",
-                    times(ln.triton_over_cuda)))  # fmt: skip
-    return markdown_lines(head, out)
+def _best(prefix: str) -> Callable[[Line], str]:
+    """The stage of `prefix` ("cuda/axis-") fastest on the line, and its time."""
+    return lambda ln: f"{ln.best(prefix)[0].removeprefix(prefix)} {_us(ln.best(prefix)[1])}"
+
+
+COLUMNS = (
+    Column("dtype, shape, dim", lambda ln: ln.label),
+    Column("best CUDA stage (us)", _best("cuda/axis-")),
+    Column("best Triton stage (us)", _best("triton/axis-")),
+    Column("pair (us)", lambda ln: _us(ln.pair_ms)),
+    *(Column(h, lambda ln, p=p: times(ln.ratio(p))) for p, h in PEERS.items()),
+    Column("% read limit", lambda ln: f"{100 * ln.read_limit:.0f}%"),
+    Column("Triton/CUDA", lambda ln: times(ln.triton_over_cuda)),
+)
 
 
 def _verdict(name: str, ls: list[Line], figure: Callable[[Line], float], least: float) -> str:
@@ -96,9 +99,7 @@ def _verdict(name: str, ls: list[Line], figure: Callable[[Line], float], least: 
     misses = [f"{ln.label} {times(figure(ln))}" for ln in ls if not figure(ln) >= least]
     if not ls:
         return f"- {name}: no shape measured"
-    if not misses:
-        return f"- {name}: met on all {len(ls)}"
-    return f"- {name}: missed on {len(misses)} of {len(ls)}: " + "; ".join(misses)
+    return f"- {name}: {tally(len(misses), len(ls))}" + ": " * bool(misses) + "; ".join(misses)
 
 
 def _short_or_narrow(ln: Line) -> bool:
@@ -108,7 +109,7 @@ def _short_or_narrow(ln: Line) -> bool:
 
 
 def targets(ls: list[Line]) -> list[str]:
-    x_torch = lambda ln: ln.ratio(PEERS[0])  # noqa: E731
+    x_torch = lambda ln: ln.ratio(TORCH)  # noqa: E731
     narrow = [ln for ln in ls if _short_or_narrow(ln)]
     large = [ln.read_limit for ln in ls if ln.read_bytes >= LARGE_BYTES and ln.read_limit > 0]
     geo_got = "no input of 32 MB or more measured"
@@ -131,7 +132,8 @@ def markdown(rows: Iterable[Row], device: str) -> str:
     ls = lines(rows)
     out = [f"# The axis suite on {device}", "", "Device time per call (CUDA events, L2 flushed "
            "by reading, median); ratios are peer time / the better of the fastest pair.", "",
-           "## Targets", "", *targets(ls), "", "## Per shape", "", *table(ls), ""]  # fmt: skip
+           "## Targets", "", *targets(ls), "", "## Per shape", "",
+           column_table(COLUMNS, ls, align=False)]  # fmt: skip
     return "\n".join(out)
 
 

@@ -4,12 +4,13 @@ host` prints); its table's rows are result records (records.host_record)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 from harness.core import catalogue
 from harness.report.documents import Document, ReportError, load_document
-from harness.report.markdown import grid, markdown_lines, num
+from harness.report.markdown import markdown_table, num, pivot
 from harness.report.records import ResultRecord
 
 MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
@@ -24,9 +25,9 @@ def short(vid: str) -> str:
     return vid.replace("torch.sum ", "torch ")
 
 
-def _table(title: str, caption: str, header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+def _table(title: str, caption: str, table: str) -> str:
     """A Markdown table, its title in bold above and its caption below."""
-    return "\n".join([f"**{title}**", "", *markdown_lines(header, rows), "", caption]) + "\n"
+    return f"**{title}**\n\n{table}\n{caption}\n"
 
 
 def _split(x: dict) -> str:
@@ -60,9 +61,8 @@ def seed_tables(records: Sequence[ResultRecord], device_name: str | None, dtype:
     )  # fmt: skip
     sizes = sorted({r.n for r in records})
     return [
-        _table(title, caption, ["log2 n", *map(short, cols)],
-               grid(records, lambda r: r.n, lambda r: r.variant, cell, sizes, cols,
-                    label=lambda n: f"{math.log2(n):g}")[1])
+        _table(title, caption, pivot("log2 n", records, lambda r: r.n, lambda r: r.variant, cell,
+                                     sizes, cols, head=short, label=lambda n: f"{math.log2(n):g}"))
         for title, caption, cell in specs
     ]  # fmt: skip
 
@@ -76,17 +76,16 @@ def sweep_table(entry: dict) -> str:
     def cell(c: dict) -> str:
         return f"{c['e2e_ms']:.3f} ({c['gbps']:.1f})" + ("" if c["ok"] else " WRONG")
 
-    _, body = grid(cfgs, lambda c: c["chunk"], lambda c: c["streams"], cell,
-                   sorted({c["chunk"] for c in cfgs}), streams,
-                   label=lambda ch: f"{ch:,} x{chunks.get(ch, '')}")  # fmt: skip
     return _table(
         f"V3 pipeline, n = 2^{math.log2(entry['n']):g}: end-to-end ms (GB/s) by chunk x streams",
         f"copy-engine bound: pinned H2D alone {b['pinned_ms']:.3f} ms = {b['pinned_gbps']:.1f} "
         f"GB/s; kernels alone {entry['kernels_alone_ms']:.3f} ms; V2 one copy "
         f"{entry['v2_one_copy']['e2e_ms']:.3f} ms",
-        ["chunk (elements)", *(f"{k} stream" + ("s" if k > 1 else "") for k in streams)],
-        body,
-    )
+        pivot("chunk (elements)", cfgs, itemgetter("chunk"), itemgetter("streams"), cell,
+              sorted({c["chunk"] for c in cfgs}), streams,
+              head=lambda k: f"{k} stream" + "s" * (k > 1),
+              label=lambda ch: f"{ch:,} x{chunks.get(ch, '')}"),
+    )  # fmt: skip
 
 
 def adversarial_table(adv: dict) -> str:
@@ -95,12 +94,10 @@ def adversarial_table(adv: dict) -> str:
         f"exact sum {adv['exact']}; a naive float32 running sum gives "
         f"{adv['naive_float32_running_sum']:.0f} (error {adv['naive_abs_err']:.0f}); "
         f"x.cuda().sum() error {adv['torch_sum_abs_err']:g}",
-        ("variant", "|error|", "bound gamma_L*sum|x|", "within"),
-        (
+        markdown_table(("variant", "|error|", "bound gamma_L*sum|x|", "within"), (
             [short(r["variant"]), f"{r['abs_err']:g}", f"{r['bound']:.4g}",
-             "yes" if r["ok"] else "NO"]
-            for r in adv["rows"]
-        ),
+             "yes" if r["ok"] else "NO"] for r in adv["rows"]
+        )),
     )  # fmt: skip
 
 

@@ -1,19 +1,16 @@
 """The ladder table, built once (ladder_rows) and shown three ways: Markdown (report.md,
-docs/ladder.md) and on the terminal compact (fits 100 columns) or wide, what each stage changes in
-a legend under it. One row per CUDA stage at one (dtype, n), ladder order, its Triton twin (or the
-catalogue's counterpart) beside it; then any Triton variant no CUDA row twins; then the peers.
-
-Every ratio the tables print is computed here: against the peers of the same run, dtype and n
-(x CUB = t(cupy.sum, CUB) / t, x torch.sum alike: above 1 faster; % copy = GB/s over the copy's),
-and along the ladder (step x = t(previous stage) / t, cum. x = t(first stage of the family) / t,
-over the timed CUDA rows: a seed's own family starts its own; wrong demonstrations and failed
-checks neither get nor give a step).
+docs/ladder.md, its columns explained there) and on the terminal compact (fits 100 columns) or
+wide, what each stage changes in a legend under it. Every ratio the tables print is computed here:
+against the peers of the same run, dtype and n, and along the ladder (step x = t(previous stage) /
+t, cum. x = t(first stage of the family) / t, over the timed CUDA rows: a seed's own family starts
+its own; wrong demonstrations and failed checks neither get nor give a step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from harness.core import catalogue as cat
 from harness.core.catalogue import COPY_ID, CUB_ID
@@ -23,9 +20,7 @@ from harness.report import markdown as md
 from harness.report.markdown import Column, num, numbers, short_id, us
 from harness.report.records import ResultRecord, median
 
-# The peers' labels, in the order the tables and plots show them (a run without some of them shows
-# the rest): CUB's three ways in, then PyTorch's, then the copy. The ratio columns stay x CUB and
-# x torch.sum.
+# The peers' labels in the tables' and plots' order: CUB's ways in, PyTorch's, the copy.
 PEER_LABELS = {
     CUB_ID: "cupy.sum (CUB)", cat.NOCUB_ID: "cupy.sum (no CUB)",
     cat.CCCL_ID: "cuda.compute (run to run)", cat.CCCL_NONDET_ID: "cuda.compute (not guaranteed)",
@@ -50,7 +45,7 @@ class PeerRatios:
 
 
 def as_records(rows: Iterable[ResultRecord | dict]) -> list[ResultRecord]:
-    """Records from records or their JSON form (the session's rows)."""
+    """Records from records or their JSON form."""
     return [r if isinstance(r, ResultRecord) else ResultRecord.from_json(r) for r in rows]
 
 
@@ -59,8 +54,7 @@ def records_at(records: Iterable[ResultRecord], dtype: str, n: int) -> dict[str,
 
 
 def peer_ratios(r: ResultRecord | None, at: dict[str, ResultRecord]) -> PeerRatios:
-    """r against the peers in `at` (records_at of r's dtype and n). Only a passing, timed record
-    gets ratios, and only against passing, timed peers."""
+    """r against the passing, timed peers in `at` (records_at of r's dtype and n), if r passed."""
     if r is None or not r.ok or not r.ms:
         return PeerRatios()
     cub, torch_sum, copy = (p if (p := at.get(v)) and p.ok and p.ms else None
@@ -86,14 +80,14 @@ class LadderRow:
 
     @property
     def name(self) -> str:
-        """The row's id as the tables show it: a CUDA id without "cuda/", a peer's in full."""
+        """The row's id: a CUDA id without "cuda/", a peer's in full."""
         if self.main is None:
             return "-"
         return self.main.variant if self.main.backend == "peer" else short_id(self.main.variant)
 
     @property
     def short_id(self) -> str:
-        """The compact table's id column: the CUDA id without "cuda/", else the full id."""
+        """The compact table's id: name, or a lone Triton variant's full id."""
         return self.name if self.main else self.twin.variant if self.twin else "-"
 
     @property
@@ -146,10 +140,6 @@ def ladder_rows(records: Iterable[ResultRecord], dtype: str, n: int) -> list[Lad
     return rows
 
 
-# ---------------------------------------------------------------------------------------------
-# columns
-
-
 def check_text(r: ResultRecord | None) -> str:
     if r is None:
         return "-"
@@ -158,30 +148,29 @@ def check_text(r: ResultRecord | None) -> str:
     return {"ok": "ok", "wrong": "WRONG", "error": "ERROR"}.get(r.status, r.status)
 
 
-def _check(row: LadderRow) -> str:
-    if row.main is None:
-        return check_text(row.twin)
-    twin = row.twin
-    return check_text(row.main) + (f" / twin {check_text(twin)}" if twin and not twin.ok else "")
+def pair_check(main: ResultRecord | None, twin: ResultRecord | None) -> str:
+    """The main record's check, and its twin's where that failed (the twin's alone: no main)."""
+    if main is None:
+        return check_text(twin)
+    return check_text(main) + (f" / twin {check_text(twin)}" if twin and not twin.ok else "")
 
 
-def _side(main: bool) -> list[Column]:
-    """The µs, GB/s and ratio columns of the CUDA record (main) or of its twin."""
-    rec = (lambda e: e.main) if main else (lambda e: e.twin)
-    ratios = (lambda e: e.main_ratios) if main else (lambda e: e.twin_ratios)
+def _side(rec: str, ratios: str) -> list[Column]:
+    """The µs, GB/s and ratio columns of the row's record `rec` (main or twin)."""
+    r, x = attrgetter(rec), attrgetter(ratios)
     return [
-        numbers("µs", lambda e: us(rec(e).ms if rec(e) else None)),
-        numbers("GB/s", lambda e: num(rec(e).gbps_total if rec(e) else None, ".0f")),
-        numbers("% copy", lambda e: num(ratios(e).pct_copy, ".0f")),
-        numbers("× CUB", lambda e: num(ratios(e).x_cub, ".2f")),
-        numbers("× torch.sum", lambda e: num(ratios(e).x_torch, ".2f")),
+        numbers("µs", lambda e: us(r(e).ms if r(e) else None)),
+        numbers("GB/s", lambda e: num(r(e).gbps_total if r(e) else None, ".0f")),
+        numbers("% copy", lambda e: num(x(e).pct_copy, ".0f")),
+        numbers("× CUB", lambda e: num(x(e).x_cub, ".2f")),
+        numbers("× torch.sum", lambda e: num(x(e).x_torch, ".2f")),
     ]
 
 
-_CUDA, _TWIN = _side(True), _side(False)[:4]  # the twin without × torch.sum
+_CUDA, _TWIN = _side("main", "main_ratios"), _side("twin", "twin_ratios")[:4]  # no × torch.sum
 _STAGE, _VARIANT = Column("stage", lambda e: e.stage), Column("variant", lambda e: e.name)
 _TWIN_NAME = Column("Triton twin", lambda e: short_id(e.twin.variant) if e.twin else "-")
-_CHECK = Column("check", _check)
+_CHECK = Column("check", lambda e: pair_check(e.main, e.twin))
 
 # report.md and docs/ladder.md (Markdown, so width is no concern)
 MARKDOWN_COLUMNS = (_STAGE, _VARIANT, *_CUDA, _TWIN_NAME, *_TWIN, _CHECK)
@@ -209,8 +198,8 @@ COLUMN_KEY = (
 
 
 def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
-    """What each row's variant changes (the catalogue's words), and in the compact table its
-    Triton twin's name; then what the columns mean."""
+    """What each row's variant changes (the catalogue's words; compact: its twin's name), then
+    what the columns mean."""
     lines = []
     for e in rows:
         r = e.main or e.twin
@@ -236,8 +225,7 @@ def ladder_console_table(
     title: str | None = None, with_legend: bool = True,
 ):  # fmt: skip
     """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend
-    (with_legend=False: the table alone, the legend printed once for several sizes). rows:
-    result records, or their JSON form (the session's rows)."""
+    (with_legend=False: the table alone). rows: records or their JSON form."""
     records = as_records(rows)
     ladder = ladder_rows(records, dtype, n)
     if title is None:

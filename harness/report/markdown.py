@@ -1,6 +1,7 @@
-"""The one table writer: columns (Column: a header and its cell from one item) over items, or the
-cells of a pivot (grid), written as GitHub Markdown or, from the same columns, as a rich Table on
-the terminal (long text in a legend under it: KeyedText); and the number formats of every cell."""
+"""The one table writer: columns (Column: a header and its cell from one item) over items, or a
+pivot of rows (grid, pivot), written as GitHub Markdown or, from the same columns, as a rich
+Table on the terminal (long text in a legend under it: KeyedText); and every cell's number
+format."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def numbers(header: str, cell: Callable[[Any], str]) -> Column:
 def markdown_lines(
     header: Sequence[str], rows: Iterable[Sequence[str]], align: Sequence[str] = ()
 ) -> list[str]:
-    """The header, the rule (`---:` for columns aligned RIGHT) and the rows, "|" escaped. A row
-    may have fewer cells than the header (a note spanning the rest)."""
+    """The header, the rule (`---:` for columns aligned RIGHT), the rows ("|" escaped; a short row:
+    a note spanning the rest)."""
     rule = "".join("---:|" if a == RIGHT else "---|" for a in align) + "---|" * (
         len(header) - len(align)
     )
@@ -65,6 +66,19 @@ def grid(
     ds = dict.fromkeys(map(down, items) if downs is None else downs)
     cs = list(dict.fromkeys(map(across, items) if acrosses is None else acrosses))
     return cs, [[label(d), *(cell(at[d, c]) if (d, c) in at else missing for c in cs)] for d in ds]
+
+
+def pivot(corner: str, *args: Any, head=str, align: str = "", more=(), **kw: Any) -> str:
+    """grid(*args, **kw) as a Markdown table: corner, then head(key) per across key; the rows, then
+    `more`; align: the label column's and the cells' ("lr", "rr"; "": none)."""
+    cols, body = grid(*args, **kw)
+    rule = align[:1] + align[1:] * len(cols)
+    return markdown_table([corner, *map(head, cols)], [*body, *more], rule)
+
+
+def tally(misses: int, total: int) -> str:
+    """A target's verdict over `total` cases: 'met on all N' or 'missed on K of N'."""
+    return f"missed on {misses} of {total}" if misses else f"met on all {total}"
 
 
 def num(x: float | None, fmt: str) -> str:

@@ -1,8 +1,7 @@
 """Tables and plots from the hardware's documents (`reduce-ladder profile --render`, the porting
-guide): seed 004's sector table beside the counts its access pattern implies, seed 000's figures
-beside ours, the counters per variant and their plot; a sanitize document's verdicts in one
-sentence; documents of one kind read as one (merge). The seeds' numbers are typed in as quoted,
-with their files: the seeds' measurements, never ours."""
+guide): seed 004's sectors and seed 000's figures (typed in as the seeds quote them) beside ours
+and the counts the access pattern implies, the counters per variant and their plot; a sanitize
+document's verdicts in one sentence; documents of one kind read as one (merge)."""
 
 from __future__ import annotations
 
@@ -21,23 +20,22 @@ RENDERING_DIR = Path("report") / "profile"
 SEED000_FILE = "000_63f2b61950f09972.txt"
 SEED004_FILE = "004_53302091cfe0f7dc.txt"
 
-# Seed 000, as quoted per stage: "throughput, % of peak", and the stage of ours that implements it.
-SEED000_STAGES: list[tuple[str, str, str]] = [
-    ("v0", "cuda/v0-gmem-interleaved", "30, 12.61%"),
-    ("v1", "cuda/v1-smem-interleaved", "14, 65.71%"),
-    ("v2", "cuda/v2-strided-index", "33, 45.18%"),
-    ("v3", "cuda/v3-sequential", "33.79, 45.56%"),
-    ("v4a", "cuda/v4-adjacent-256", "68.11, 44.59%"),
-    ("v4b", "cuda/v4-adjacent-128", "55.5, 53.85%"),
-    ("v5", "cuda/v5-volatile", "242.79, 94.93%"),
-    ("v6", "cuda/v6-unroll-256", "249.34, 97.49%"),
-    ("v7", "cuda/v7-fixed-chunked", "-"),
-    ("v8", "cuda/v8-shuffle-chunked", "-"),
+# Seed 000, as quoted per stage: the stage of ours that implements it, "throughput, % of peak",
+# threads per warp, bank conflicts and the barrier stall share (each where the seed measured it).
+SEED000_STAGES: list[tuple[str, str, str, str, str, str]] = [
+    ("v0", "cuda/v0-gmem-interleaved", "30, 12.61%", "", "", ""),
+    ("v1", "cuda/v1-smem-interleaved", "14, 65.71%", "7.8", "", ""),
+    ("v2", "cuda/v2-strided-index", "33, 45.18%", "27.46", "ld 9,175,574 / st 4,587,520", ""),
+    ("v3", "cuda/v3-sequential", "33.79, 45.56%", "", "", ""),
+    ("v4a", "cuda/v4-adjacent-256", "68.11, 44.59%", "", "", "34.1% (5.6 of 16.5 cycles)"),
+    ("v4b", "cuda/v4-adjacent-128", "55.5, 53.85%", "", "", ""),
+    ("v5", "cuda/v5-volatile", "242.79, 94.93%", "", "", ""),
+    ("v6", "cuda/v6-unroll-256", "249.34, 97.49%", "", "", ""),
+    ("v7", "cuda/v7-fixed-chunked", "-", "", "", ""),
+    ("v8", "cuda/v8-shuffle-chunked", "-", "", "", ""),
 ]
-# Seed 000's other figures, each at the stage it was measured for.
-SEED000_THREADS_PER_WARP = {"v1": "7.8", "v2": "27.46"}
-SEED000_BANK_CONFLICTS = {"v2": "ld 9,175,574 / st 4,587,520"}
-SEED000_BARRIER_SHARE = {"v4a": "34.1% (5.6 of 16.5 cycles)"}
+SEED000_THREADS_PER_WARP = {s[0]: s[3] for s in SEED000_STAGES if s[3]}
+SEED000_BANK_CONFLICTS = {s[0]: s[4] for s in SEED000_STAGES if s[4]}
 
 # Seed 004 at 16M int, 256 threads (ncu): global load / store sectors, and global load / store
 # throughput in GB/s (l1tex__t_bytes_pipe_lsu_mem_global_op_{ld,st}.sum.per_second).
@@ -171,14 +169,15 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     def pct(quoted: str) -> float | None:  # "30, 12.61%" -> 12.61
         return float(quoted.split(", ")[1].rstrip("%")) if ", " in quoted else None
 
-    ks = {vid: _first(doc, vid, n, dtype) for _, vid, _ in SEED000_STAGES}
+    ks = {s[1]: _first(doc, s[1], n, dtype) for s in SEED000_STAGES}
     base = [_get(ks[SEED000_STAGES[0][1]], "dram_throughput_pct"), pct(SEED000_STAGES[0][2])]
     rows = [[f"{stage} (`{vid}`)", quoted, _ratio(pct(quoted), base[1]),
              _fmt(dram := _get(k, "dram_throughput_pct"), 2), _ratio(dram, base[0]),
-             SEED000_THREADS_PER_WARP.get(stage, ""), _fmt(_get(k, "threads_per_inst"), 2),
-             SEED000_BANK_CONFLICTS.get(stage, ""), "ld " + _pair(k, BANK_CONFLICTS, sep=" / st "),
-             SEED000_BARRIER_SHARE.get(stage, ""), "-" if (b := _share(k)) is None else f"{b:.1f}%"]
-            for stage, vid, quoted in SEED000_STAGES for k in [ks[vid]]]  # fmt: skip
+             tpw, _fmt(_get(k, "threads_per_inst"), 2), conflicts,
+             "ld " + _pair(k, BANK_CONFLICTS, sep=" / st "),
+             barrier, "-" if (b := _share(k)) is None else f"{b:.1f}%"]
+            for stage, vid, quoted, tpw, conflicts, barrier in SEED000_STAGES
+            for k in [ks[vid]]]  # fmt: skip
     note = (
         f"Seed columns: quoted from the seed ({SEED000_FILE}; its GPU and n). Ours: the first "
         f"pass's kernel at n = {n:,} {dtype} from profile.json; threads per warp instruction = "
@@ -290,11 +289,8 @@ def render(doc: dict, out_dir: Path) -> Path:
     return out_dir / "profile.md"
 
 
-# ---------------------------------------------------------------------------------------------
-# A sanitize document's verdicts (the run report; the porting guide words more)
-
-
-# The lists a profile's and a sanitize run's documents pool when several are read as one.
+# A sanitize document's verdicts (the run report; the porting guide words more). The lists a
+# profile's and a sanitize run's documents pool when several are read as one:
 LISTS = {
     records.PROFILE_SCHEMA: ("runs", "results"),
     records.SANITIZE_SCHEMA: ("variants", "runs", "kernels"),

@@ -165,16 +165,11 @@ def suite_table(rows: Iterable[Row], dtype: str) -> str:
         ratio = f" ({b / r.median_ms:.2f}x)" if b else ""
         return f"{r.median_ms * 1e3:.2f}{ratio}"
 
-    ns = sorted({r.n for r in shown})
-    entries = list(dict.fromkeys(r.variant for r in mine))
+    ns, entries = sorted({r.n for r in shown}), list(dict.fromkeys(r.variant for r in mine))
+    variant, n = (lambda r: r.variant), (lambda r: r.n)
     if len(entries) > len(ns):  # more entries than sizes (the per-call suite's 100+): one per line
-        sizes, body = md.grid(shown, lambda r: r.variant, lambda r: r.n, cell, entries, ns)
-        return md.markdown_table(
-            ["entry", *map(size_label, sizes)], body, "l" + md.RIGHT * len(sizes)
-        )
-    variants, body = md.grid(shown, lambda r: r.n, lambda r: r.variant, cell, ns, entries,
-                             label=size_label)  # fmt: skip
-    return md.markdown_table(["n", *variants], body, md.RIGHT * (len(variants) + 1))
+        return md.pivot("entry", shown, variant, n, cell, entries, ns, head=size_label, align="lr")
+    return md.pivot("n", shown, n, variant, cell, ns, entries, label=size_label, align="rr")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,6 +209,11 @@ def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
+def device_us(records: list[ResultRecord]) -> dict[tuple[str, str, int], float]:
+    """(variant, dtype, n) -> microseconds of device time, the passing records'."""
+    return {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+
+
 # The per-call targets: the fastest pair's and the reproducible pair's calls against torch.sum's,
 # at every n measured; every other variant's call within OTHER_SLACK_US of its device time plus
 # the call overhead of its backend's fastest (per call minus device time, at the same dtype and n).
@@ -235,7 +235,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
     met, or missed on how many, with each entry's worst case."""
     calls = per_call(doc)
     base = {(r.variant, r.dtype, r.n): (r.info.get("base_ms") or 0) * 1e3 for r in _calls(doc)}
-    device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+    device = device_us(records)
     out = []
     for family, least in AT_LEAST.items():
         for native in (False, True):
@@ -262,7 +262,7 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
         if not rows:
             continue
         bad, (e, d, n, x) = sum(o[3] > OTHER_SLACK_US for o in rows), max(rows, key=lambda o: o[3])
-        verdict = f"missed on {bad} of {len(rows)}" if bad else f"met on all {len(rows)}"
+        verdict = md.tally(bad, len(rows))
         out.append(f"- every other variant's call{' (native launcher)' if native else ''} within "
                    f"{OTHER_SLACK_US:.0f} us of its device time plus its backend's fastest call "
                    f"overhead: {verdict}; the most over: {e} {d} {size_label(n)}, "
@@ -274,15 +274,14 @@ def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
 
 
 def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: float) -> str:
-    misses = [g for g in got if not g[3] >= least]
-    if not misses:
-        return f"- {name}: met on all {len(got)}"
-    per = {}
+    misses, per = [g for g in got if not g[3] >= least], {}
     for e, d, n, x in misses:
         per.setdefault(e, []).append((x, d, n))
     worst = "; ".join(f"{e} {len(v)}, worst {min(v)[0]:.2f}x ({min(v)[1]} {size_label(min(v)[2])})"
                       for e, v in per.items())  # fmt: skip
-    return f"- {name}: missed on {len(misses)} of {len(got)} (entry: misses, worst): {worst}"
+    return f"- {name}: {md.tally(len(misses), len(got))}" + (
+        f" (entry: misses, worst): {worst}" if misses else ""
+    )
 
 
 OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (the tables below)
@@ -291,7 +290,7 @@ OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (t
 def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
     """What a call costs beyond its kernels: per family and backend (down) and entry (across), the
     median over the cells up to OVERHEAD_MAX_N of per call minus the variant's device time."""
-    device = {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+    device = device_us(records)
     got: dict[tuple[str, str], list[float]] = {}
     for (e, d, n), t in per_call(doc).items():
         if (p := _entry(e)) and n <= OVERHEAD_MAX_N and (dev := device.get((p[0], d, n))):
@@ -300,13 +299,13 @@ def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
     if not got:
         return []
     cell = lambda kv: f"{statistics.median(kv[1]):.1f} ({len(kv[1])})"  # noqa: E731
-    cols, body = md.grid(got.items(), lambda kv: kv[0][0], lambda kv: kv[0][1], cell)
     return ["## Per call over device time, per family", "",
             "What a call costs beyond its kernels (Python, the checks, the launches, the result): "
             "per call minus the variant's device time in the report's run, microseconds, the "
             f"median over the cells up to {size_label(OVERHEAD_MAX_N)} (how many), where a call "
             "waits on the host. A family the run has no device time for is not listed.", "",
-            md.markdown_table(["family", *cols], body, "l" + md.RIGHT * len(cols))]  # fmt: skip
+            md.pivot("family", got.items(), lambda kv: kv[0][0], lambda kv: kv[0][1], cell,
+                     align="lr")]  # fmt: skip
 
 
 def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
@@ -339,7 +338,7 @@ def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[lis
     """Per (variant, dtype, n) in both files: device time (us) and its ratio to torch.sum's, per
     call (us) and its ratio to torch.sum's."""
     by = per_call(doc)
-    device = {(r.variant, r.dtype, r.n): r.ms * 1000.0 for r in records if r.ok and r.ms}
+    device = device_us(records)
     ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
     rows = []
     for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: (kv[0][1], kv[0][2])):
