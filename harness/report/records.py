@@ -161,27 +161,22 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
     return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
 
 
-_HOST_IDENTITY = {"variant", "backend", "stage", "seeds", "dtype", "n", "status", "message"}
-_HOST_CHECK = {"value", "golden", "abs_err", "bound"}
+_HOST_IDENTITY = ("variant", "backend", "stage", "seeds", "dtype", "n", "status", "message")
+_HOST_CHECK = {"value": "value", "golden": "golden", "abs_err": "abs_err", "tolerance": "bound"}
 
 
 def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
-    """A host-study row (harness.studies.host.table_rows) as a record; dtype for rows that do not
-    name theirs."""
+    """A host-study row (harness.studies.host.table_rows; docs/results-format.md) as a record;
+    dtype for rows that do not name theirs."""
     v = catalogue.BY_ID.get(row["variant"])
-    ident = identity(v) if v else {"variant": row["variant"], "backend": "peer", "stage": "peer",
-                                   "family": "peer"}  # fmt: skip
-    check = None
-    if "golden" in row or "bound" in row:
-        check = Check(row.get("value"), row.get("golden"), row.get("abs_err"), row.get("bound"))
-    return ResultRecord(
-        **{**ident, "backend": row.get("backend") or ident["backend"], "wrong_demo": False,
-           "stage": str(row.get("stage") or ident["stage"]),
-           "seeds": tuple(row.get("seeds") or ident.get("seeds", ()))},
-        dtype=row.get("dtype") or dtype or "", n=int(row["n"]), status=row.get("status", "ok"),
-        message=row.get("message") or "", check=check,
-        extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
-    )  # fmt: skip
+    ident = identity(v) if v else {"backend": "peer", "stage": "peer", "family": "peer"}
+    check, known = {k: row.get(was) for k, was in _HOST_CHECK.items()}, _HOST_CHECK.values()
+    return ResultRecord.from_json({
+        **ident, **{k: row[k] for k in _HOST_IDENTITY if row.get(k)}, "wrong_demo": False,
+        "dtype": row.get("dtype") or dtype or "", "status": row.get("status", "ok"),
+        "check": check if "golden" in row or "bound" in row else None,
+        "extra": {k: x for k, x in row.items() if k not in {*_HOST_IDENTITY, *known}},
+    })  # fmt: skip
 
 
 def check_from(result: Any) -> Check:
