@@ -318,10 +318,8 @@ def _run_tables(runs: list[Document], sizes: dict[str, int]):
     A and in at least one other run at its n, in ladder order)."""
     rows, letters = device_rows(run_points(runs)), list(ascii_uppercase[: len(runs)])
     for d, n in sizes.items():
-        yield (
-            f"{d}, n = {size_label(n)}",
-            *ratio_table([r for r in rows if r.dtype == d and r.n == n], letters),
-        )
+        header, cells = ratio_table([r for r in rows if r.dtype == d and r.n == n], letters)
+        yield f"{d}, n = {size_label(n)}", header, cells
 
 
 def runs_line(runs: list[Document]) -> str:

@@ -109,21 +109,15 @@ class ResultRecord:
         return self.total is not None
 
     def to_json(self) -> dict:
+        """The JSON form (docs/results-format.md): what was not measured left out, "ok" beside
+        status and the GB/s beside the bytes for readers' convenience."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if v is None or (f.name == "extra" and not v):
-                continue
-            if f.name == "seeds":
-                v = list(v)
-            elif isinstance(v, Timing):
-                v = v.record()
-            elif isinstance(v, Check):
-                v = {k: x for k, x in asdict(v).items() if x is not None}
-            out[f.name] = v
-            if f.name == "status":
-                out["ok"] = self.ok  # beside status, for readers' convenience
-            if f.name == "bytes_total":
+        for k, v in (asdict(self) | {"seeds": list(self.seeds)}).items():
+            if v is not None and (k != "extra" or v):
+                out[k] = {c: x for c, x in v.items() if x is not None} if k == "check" else v
+            if k == "status":
+                out["ok"] = self.ok
+            if k == "bytes_total":
                 gbps = {"gbps_first_pass": self.gbps_first_pass, "gbps_total": self.gbps_total}
                 out |= {k: g for k, g in gbps.items() if g is not None}
         return out
