@@ -88,7 +88,6 @@ def chart(
     fig, axes = _plt().subplots(nrows, cols, figsize=(size[0] * cols, size[1] * nrows),
                                 squeeze=False, sharex=cols == 1)  # fmt: skip
     styles = {h: (styles or {}).get(h) or _style(k, len(hues), kind) for k, h in enumerate(hues)}
-    width = (0.8 if kind == "bar" else 0.6) / len(hues)  # bars and dots side by side
     drawn: dict = {}
     for ax, name in zip(axes.flat, panels, strict=False):
         ax.set_title(name if panel else title, fontsize=10)
@@ -103,6 +102,7 @@ def chart(
             ax.set_xscale("log", base=2)
         ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
         for h, pts in by_hue.items():
+            width = (0.8 if kind == "bar" else 0.6) / len(hues)  # bars and dots side by side
             if categorical:
                 shift = (hues.index(h) - (len(hues) - 1) / 2) * width if kind != "line" else 0
                 xs = [cats.index(p[0]) + shift for p in pts]
