@@ -159,19 +159,17 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
             seed = v is not None and v.family != "ladder"
             if r.backend == backend:
                 groups[v.family if seed else f"stage {r.stage}"].append(vid)
-        chunks: list[tuple[list[str], list[str]]] = []  # (group names, ids)
+        chunks: list[tuple[str, str, list[str]]] = []  # (first group, last group, ids)
         for name, ids in groups.items():
             parts = math.ceil(len(ids) / PANEL_LINES)
             size = math.ceil(len(ids) / parts)
             for i in range(0, len(ids), size):
                 label = f"{name} ({i // size + 1} of {parts})" if parts > 1 else name
-                if chunks and len(chunks[-1][1]) + len(ids[i : i + size]) <= PANEL_LINES:
-                    chunks[-1][0].append(label)
-                    chunks[-1][1].extend(ids[i : i + size])
+                if chunks and len(chunks[-1][2]) + len(ids[i : i + size]) <= PANEL_LINES:
+                    chunks[-1] = (chunks[-1][0], label, chunks[-1][2] + ids[i : i + size])
                 else:
-                    chunks.append(([label], ids[i : i + size]))
-        panels += [(f"{title}: {' to '.join(dict.fromkeys([names[0], names[-1]]))}", ids)
-                   for names, ids in chunks]  # fmt: skip
+                    chunks.append((label, label, ids[i : i + size]))
+        panels += [(f"{title}: {' to '.join(dict.fromkeys([a, b]))}", ids) for a, b, ids in chunks]
     return panels
 
 

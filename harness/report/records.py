@@ -181,8 +181,7 @@ def check_from(result: Any) -> Check:
 
 
 # ---------------------------------------------------------------------------------------------
-# The long-format row (docs/results-format.md): every suite writes them, the loader reads every
-# older family that holds timings into them (harness.report.documents); a table is a pivot of rows.
+# The long-format row: docs/results-format.md says what each field holds.
 
 
 @dataclass(frozen=True)
@@ -202,8 +201,7 @@ class Row:
     bytes: int | None = None
     check: str = ""
     versions: tuple[tuple[str, str], ...] = ()
-    # what else the producer knew (a check's values, a message, passes): not part of a row's
-    # identity, kept so that a record can be rebuilt from its rows (records_from_rows)
+    # not part of a row's identity: what rebuilds its record (records_from_rows)
     info: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
