@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import median
@@ -217,22 +217,24 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     return out
 
 
-def ratio_table(
-    rows: list[DeviceRow], labels: list[str], expected: tuple[float | None, ...] = (), variant=str
-) -> tuple[list[str], list[list[str]]]:
-    """The header and cells of a comparison: per row variant(its id), each device's µs, the ratio
-    t(first) / t(device) per other device and, given the datasheets' ratios, the measured one
-    over the datasheet's."""
+def ratio_tables(
+    rows: list[DeviceRow], sizes: dict[str, int], labels: list[str],
+    expected: tuple[float | None, ...] = (), variant=str,
+) -> Iterator[tuple[str, list[str], list[list[str]]]]:  # fmt: skip
+    """Per dtype -> n of sizes: its title, and the header and cells of its rows at that n: per row
+    variant(its id), each device's µs, the ratio t(first) / t(device) per other device and, given
+    the datasheets' ratios, the measured one over the datasheet's."""
     others = labels[1:]
     header = ["variant", *[f"{x} µs" for x in labels], *[f"{labels[0]} / {o}" for o in others]]
     header += [f"/ datasheet ({o})" for o in others] if expected else []
-    cells = []
-    for r in rows:
-        pairs = zip(r.ratios, expected, strict=True) if expected else ()
-        over = [x / e if x and e else None for x, e in pairs]
-        cells.append([variant(r.variant), *map(us, r.ms),
-                      *[num(x, ".2f") for x in (*r.ratios, *over)]])  # fmt: skip
-    return header, cells
+    for d, n in sizes.items():
+        cells = []
+        for r in (r for r in rows if r.dtype == d and r.n == n):
+            pairs = zip(r.ratios, expected, strict=True) if expected else ()
+            over = [x / e if x and e else None for x, e in pairs]
+            cells.append([variant(r.variant), *map(us, r.ms),
+                          *[num(x, ".2f") for x in (*r.ratios, *over)]])  # fmt: skip
+        yield f"{d}, n = {size_label(n)}", header, cells
 
 
 def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str) -> str:
@@ -268,13 +270,12 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
     for s, (glob, measure) in SOURCES.items():
         if mine := [r for r in rows if r.source == s]:
             lines += [f"### {s}", "", f"{measure}; from {glob}.", ""]
-            for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
-                n = max(r.n for r in mine if r.dtype == dtype)
-                at = [r for r in mine if r.dtype == dtype and r.n == n]
-                header, cells = ratio_table(at, [r.label for r in runs], exp[1:], "`{}`".format)
+            dts = sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d))
+            sizes = {d: max(r.n for r in mine if r.dtype == d) for d in dts}
+            labels, variant = [r.label for r in runs], "`{}`".format
+            for title, header, cells in ratio_tables(mine, sizes, labels, exp[1:], variant):
                 align = "l" + md.RIGHT * (len(header) - 1)
-                lines += [f"**{dtype}, n = {size_label(n)}**", "",
-                          *md.markdown_lines(header, cells, align), ""]  # fmt: skip
+                lines += [f"**{title}**", "", *md.markdown_lines(header, cells, align), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -314,12 +315,9 @@ def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, i
 
 
 def _run_tables(runs: list[Document], sizes: dict[str, int]):
-    """Per dtype: its title, the header and the cells of its table (the variants that passed in
-    A and in at least one other run at its n, in ladder order)."""
-    rows, letters = device_rows(run_points(runs)), list(ascii_uppercase[: len(runs)])
-    for d, n in sizes.items():
-        header, cells = ratio_table([r for r in rows if r.dtype == d and r.n == n], letters)
-        yield f"{d}, n = {size_label(n)}", header, cells
+    """ratio_tables of the variants that passed in A and in another run, in ladder order."""
+    letters = list(ascii_uppercase[: len(runs)])
+    return ratio_tables(device_rows(run_points(runs)), sizes, letters)
 
 
 def runs_line(runs: list[Document]) -> str:
