@@ -1,15 +1,14 @@
-"""Devices compared (`reduce-ladder compare`): N result folders (results/<device>/, one GPU
-session each; the first the baseline), per result source, variant, dtype and n each device's
-time, t(baseline) / t(device) (above 1 the device is faster) and the ratio the datasheets' memory
-bandwidth predicts, bw(device) / bw(baseline), which launch- or latency-bound sizes do not follow.
-Renders OUT/README.md and compare.json; the plots are harness.report.plots.plot_devices. The runs
-of one report (`reduce-ladder report A.json B.json ...`) are compared the same way (run_points)."""
+"""Devices compared (`reduce-ladder compare`): N result folders (results/<device>/, the first the
+baseline), per result source, variant, dtype and n each device's time, t(baseline) / t(device)
+and the datasheets' ratio (README.md says how to read it). Renders OUT/README.md and
+compare.json; its plots are harness.report.plots.plot_devices. The runs of one report
+(`reduce-ladder report A.json B.json ...`) are compared the same way (run_points)."""
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import median
@@ -174,17 +173,15 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     def bound(r: DeviceRow) -> bool:  # the baseline's input bytes / time over its datasheet's
         if not base.bandwidth or not r.ms[0] or r.dtype not in dtypes.NAMES:
             return False
-        return (
-            r.n * dtypes.get(r.dtype).itemsize / (r.ms[0] * 1e-3) / base.bandwidth >= BOUND_FRACTION
-        )
+        gbps = r.n * dtypes.get(r.dtype).itemsize / (r.ms[0] * 1e-3)
+        return gbps / base.bandwidth >= BOUND_FRACTION
 
+    big, small = size_label(BANDWIDTH_BOUND_N), size_label(LAUNCH_BOUND_N)
     groups = (  # (what, which rows, whether the datasheet ratio applies)
         (f"where {base.label} reads at >= {BOUND_FRACTION:.0%} of its datasheet bandwidth", bound,
          True),
-        (f"n >= {size_label(BANDWIDTH_BOUND_N)} below that",
-         lambda r: r.n >= BANDWIDTH_BOUND_N and not bound(r), True),
-        (f"n <= {size_label(LAUNCH_BOUND_N)} (launch-bound)", lambda r: r.n <= LAUNCH_BOUND_N,
-         False),
+        (f"n >= {big} below that", lambda r: r.n >= BANDWIDTH_BOUND_N and not bound(r), True),
+        (f"n <= {small} (launch-bound)", lambda r: r.n <= LAUNCH_BOUND_N, False),
     )  # fmt: skip
     for k, (dev, exp) in enumerate(zip(runs[1:], expected_ratios(runs), strict=True)):
         out.append(
@@ -193,14 +190,20 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
         for source in [s for s in SOURCES if all(s in r.files for r in runs)]:
             mine = [r for r in rows if r.source == source and r.ratios[k] is not None]
             for what, which, applies in groups:
-                if ratios := [r.ratios[k] for r in mine if which(r)]:
-                    out.append(f"  - {source}, " + _group_line(what, ratios, applies and exp))
+                if not (ratios := [r.ratios[k] for r in mine if which(r)]):
+                    continue
+                x, line = median(ratios), f"  - {source}, {what}: median over {len(ratios)}"
+                line += f" results = {x:.2f}"
+                if applies and exp:
+                    near = sum(1 for r in ratios if abs(r / exp - 1) <= NEAR)
+                    line += f" (datasheet {exp:.2f}, measured / datasheet {x / exp:.2f}); {near}"
+                    line += f" of {len(ratios)} within {NEAR:.0%} of the datasheet ratio"
+                out.append(line + ".")
         far = [r for r in rows if r.n >= BANDWIDTH_BOUND_N and r.ratios[k] is not None]
         if exp is not None and far:
             far.sort(key=lambda r: (-abs(math.log(r.ratios[k] / exp)), r.source, r.variant,
                                     r.dtype, r.n))  # fmt: skip
-            out.append(f"  - furthest from the datasheet ratio {exp:.2f}, "
-                       f"n >= {size_label(BANDWIDTH_BOUND_N)}:")  # fmt: skip
+            out.append(f"  - furthest from the datasheet ratio {exp:.2f}, n >= {big}:")
             out += [f"    - `{r.variant}` ({r.source}, {r.dtype}, n = {size_label(r.n)}): "
                     f"{us(r.ms[0])} µs on {base.label}, {us(r.ms[k + 1])} µs on {dev.label}: "
                     f"ratio {r.ratios[k]:.2f}, {r.ratios[k] / exp:.2f} x the datasheet's."
@@ -214,32 +217,24 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
     return out
 
 
-def _group_line(what: str, ratios: list[float], exp: float | None) -> str:
-    x = median(ratios)
-    line = f"{what}: median over {len(ratios)} results = {x:.2f}"
-    if exp:
-        near = sum(1 for r in ratios if abs(r / exp - 1) <= NEAR)
-        line += f" (datasheet {exp:.2f}, measured / datasheet {x / exp:.2f})"
-        line += f"; {near} of {len(ratios)} within {NEAR:.0%} of the datasheet ratio"
-    return line + "."
-
-
-def ratio_table(
-    rows: list[DeviceRow], labels: list[str], expected: tuple[float | None, ...] = (), variant=str
-) -> tuple[list[str], list[list[str]]]:
-    """The header and cells of a comparison: per row variant(its id), each device's µs, the ratio
-    t(first) / t(device) per other device and, given the datasheets' ratios, the measured one
-    over the datasheet's."""
+def ratio_tables(
+    rows: list[DeviceRow], sizes: dict[str, int], labels: list[str],
+    expected: tuple[float | None, ...] = (), variant=str,
+) -> Iterator[tuple[str, list[str], list[list[str]]]]:  # fmt: skip
+    """Per dtype -> n of sizes: its title, and the header and cells of its rows at that n: per row
+    variant(its id), each device's µs, the ratio t(first) / t(device) per other device and, given
+    the datasheets' ratios, the measured one over the datasheet's."""
     others = labels[1:]
     header = ["variant", *[f"{x} µs" for x in labels], *[f"{labels[0]} / {o}" for o in others]]
     header += [f"/ datasheet ({o})" for o in others] if expected else []
-    cells = []
-    for r in rows:
-        pairs = zip(r.ratios, expected, strict=True) if expected else ()
-        over = [x / e if x and e else None for x, e in pairs]
-        cells.append([variant(r.variant), *map(us, r.ms),
-                      *[num(x, ".2f") for x in (*r.ratios, *over)]])  # fmt: skip
-    return header, cells
+    for d, n in sizes.items():
+        cells = []
+        for r in (r for r in rows if r.dtype == d and r.n == n):
+            pairs = zip(r.ratios, expected, strict=True) if expected else ()
+            over = [x / e if x and e else None for x, e in pairs]
+            cells.append([variant(r.variant), *map(us, r.ms),
+                          *[num(x, ".2f") for x in (*r.ratios, *over)]])  # fmt: skip
+        yield f"{d}, n = {size_label(n)}", header, cells
 
 
 def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str) -> str:
@@ -275,13 +270,12 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
     for s, (glob, measure) in SOURCES.items():
         if mine := [r for r in rows if r.source == s]:
             lines += [f"### {s}", "", f"{measure}; from {glob}.", ""]
-            for dtype in sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d)):
-                n = max(r.n for r in mine if r.dtype == dtype)
-                at = [r for r in mine if r.dtype == dtype and r.n == n]
-                header, cells = ratio_table(at, [r.label for r in runs], exp[1:], "`{}`".format)
+            dts = sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d))
+            sizes = {d: max(r.n for r in mine if r.dtype == d) for d in dts}
+            labels, variant = [r.label for r in runs], "`{}`".format
+            for title, header, cells in ratio_tables(mine, sizes, labels, exp[1:], variant):
                 align = "l" + md.RIGHT * (len(header) - 1)
-                lines += [f"**{dtype}, n = {size_label(n)}**", "",
-                          *md.markdown_lines(header, cells, align), ""]  # fmt: skip
+                lines += [f"**{title}**", "", *md.markdown_lines(header, cells, align), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -321,14 +315,9 @@ def common_sizes(runs: list[Document], preferred: dict[str, int]) -> dict[str, i
 
 
 def _run_tables(runs: list[Document], sizes: dict[str, int]):
-    """Per dtype: its title, the header and the cells of its table (the variants that passed in
-    A and in at least one other run at its n, in ladder order)."""
-    rows, letters = device_rows(run_points(runs)), list(ascii_uppercase[: len(runs)])
-    for d, n in sizes.items():
-        yield (
-            f"{d}, n = {size_label(n)}",
-            *ratio_table([r for r in rows if r.dtype == d and r.n == n], letters),
-        )
+    """ratio_tables of the variants that passed in A and in another run, in ladder order."""
+    letters = list(ascii_uppercase[: len(runs)])
+    return ratio_tables(device_rows(run_points(runs)), sizes, letters)
 
 
 def runs_line(runs: list[Document]) -> str:

@@ -121,26 +121,15 @@ def _bench(path: str, doc: dict) -> Document:
     gpu = mi.get("gpu") or {}
     name = gpu.get("name") or next((r.device for r in recs if r.device), "") or "unknown device"
     schema = (mi.get("reduce_ladder") or {}).get("schema", "")
-    versions = tuple(sorted((k, str(gpu[k])) for k in VERSION_KEYS if k in gpu))
-    out = Document(path, "pytest-benchmark", schema, name, doc.get("datetime", ""), recs,
-                   {"device": gpu, "synthetic": mi.get("synthetic", False)}, doc)  # fmt: skip
-    out.rows = [records.row_from_json(r, name, versions) for r in row_json]
+    meta = {"device": gpu, "synthetic": mi.get("synthetic", False)}
+    out = Document(path, "pytest-benchmark", schema, name, doc.get("datetime", ""), recs, meta, doc)
+    out.rows = [records.row_from_json(r, name, versions(out)) for r in row_json]
     return out
-
-
-def _suite_rows(doc: Document) -> Iterable[Row]:
-    """A record suite's pytest-benchmark rows from its records (their call time is
-    pytest-benchmark's rounds), else the rows as written."""
-    if doc.records and doc.kind == "pytest-benchmark":
-        return record_rows_of(doc)
-    return [r for r in doc.rows if r.median_ms is not None]
 
 
 def _rows(path: str, doc: dict) -> Document:
     out = _head(path, "rows", doc)
-    vs = {**(doc.get("versions") or {}), "schema": doc["schema"]}
-    versions = tuple(sorted((k, str(v)) for k, v in vs.items()))
-    out.rows = [records.row_from_json(r, out.device, versions) for r in doc["rows"]]
+    out.rows = [records.row_from_json(r, out.device, versions(out)) for r in doc["rows"]]
     out.records = records.records_from_rows(out.rows)
     return out
 
@@ -151,7 +140,7 @@ def _manifest(path: str, doc: list) -> Document:
     return Document(path, "manifest", "", "", "", raw={"launches": doc})
 
 
-# -- the long-format rows of each family with times ---------------------------------------------
+# -- the long-format rows of each family with times (docs/results-format.md) -------------------
 
 VERSION_KEYS = ("python", "torch", "triton", "cuda_runtime", "cuda", "driver")
 
@@ -169,93 +158,96 @@ def _common(doc: Document) -> dict[str, Any]:
     return {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
 
 
-def _maker(doc: Document):
-    """timed(t, **fields): [the Row in doc of the timing t (its JSON form, or a median alone, in
-    ms)], or [] where there is none."""
-    common = _common(doc)
-
-    def timed(t: dict | float | None, **fields: Any) -> list[Row]:
-        t = timing_from({"median_ms": t} if isinstance(t, int | float) else t)
-        return [] if t is None else [Row(**common, **fields, **asdict(t))]
-
-    return timed
-
-
-def _ms(us: float | None) -> float | None:
-    return None if us is None else us / 1e3
-
-
-def record_rows_of(doc: Document) -> Iterator[Row]:
+def _suite_rows(doc: Document) -> Iterator[Row]:
+    """A ROWS document's rows as written; else the records' rows (a pytest-benchmark record's call
+    time is pytest-benchmark's rounds; the host study's e2e time from host memory is in extra),
+    or the rows written beside no record (a rows suite's pytest-benchmark file)."""
+    if doc.kind == "rows" or not doc.records:
+        yield from (r for r in doc.rows if r.median_ms is not None)
+        return
     common = _common(doc)
     for r in doc.records:
         yield from (row for row in record_rows(r, **common) if row.median_ms is not None)
-        if (x := r.extra).get("e2e_ms") is not None:  # the host study: from host memory
+        if (x := r.extra).get("e2e_ms") is not None:
             yield Row(**common, variant=r.variant, config=x.get("staging", ""), dtype=r.dtype,
                       shape=r.n, metric="e2e", median_ms=x["e2e_ms"], min_ms=x.get("e2e_min_ms"),
                       reps=x.get("reps"), check=r.status)  # fmt: skip
 
 
-def rounds_rows(doc: Document) -> Iterator[Row]:
+Times = Iterator[tuple[Any, dict[str, Any]]]  # (a timing's JSON form or a median in ms, fields)
+
+
+def _timed(times_of: Callable[[dict], Times]) -> Callable[[Document], Iterator[Row]]:
+    """The rows of a family that holds times in a shape of its own: times_of(the document as
+    read) gives each time with its row's fields (config and check "" where not given)."""
+
+    def rows(doc: Document) -> Iterator[Row]:
+        common = {**_common(doc), "config": "", "check": ""}
+        for t, fields in times_of(doc.raw):
+            if t := timing_from({"median_ms": t} if isinstance(t, int | float) else t):
+                yield Row(**{**common, **fields}, **asdict(t))
+
+    return rows
+
+
+def _verdict(ok: Any) -> str:
+    return "ok" if ok else "wrong"
+
+
+@_timed
+def _rounds(raw: dict) -> Times:
     """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
-    timed = _maker(doc)
-    for row in doc.raw.get("rows", []):
+    for row in raw.get("rows", []):
         for what, rounds in (row.get("times") or {}).items():
-            check = (row.get("verdicts") or {}).get(what, "")
-            for rnd, t in rounds.items():
-                yield from timed(t, variant=what, config="", dtype=doc.raw.get("dtype", ""),
-                                 shape=row["n"], metric=rnd, check=check)  # fmt: skip
+            ident = {"variant": what, "dtype": raw.get("dtype", ""), "shape": row["n"]}
+            ident["check"] = (row.get("verdicts") or {}).get(what, "")
+            yield from ((t, {**ident, "metric": rnd}) for rnd, t in rounds.items())
 
 
-def small_n_rows(doc: Document) -> Iterator[Row]:
-    timed = _maker(doc)
-    for row in doc.raw.get("rows", []):
+@_timed
+def _small_n(raw: dict) -> Times:
+    for row in raw.get("rows", []):
         agrees = row.get("sum_agrees") or {}
         for path, us in (row.get("us") or {}).items():
-            check = "" if path not in agrees else ("ok" if agrees[path] else "wrong")
-            yield from timed(_ms(us), variant=path, config="", dtype=row["dtype"],
-                             shape=row["n"], metric="total", check=check)  # fmt: skip
+            check = _verdict(agrees[path]) if path in agrees else ""
+            ident = {"variant": path, "dtype": row["dtype"], "shape": row["n"], "check": check}
+            yield None if us is None else us / 1e3, {**ident, "metric": "total"}
 
 
-def repro_sweep_rows(doc: Document) -> Iterator[Row]:
-    timed = _maker(doc)
-    for row in doc.raw.get("rows", []):
-        ident = {
-            "config": row["shape"],
-            "dtype": row["dtype"],
-            "shape": row["n"],
-            "metric": "total",
-        }
-        check = "ok" if row.get("same_bits") else "wrong"
-        yield from timed(row.get("median_ms"), variant=row["variant"], **ident, check=check)
-        for peer, ms in (row.get("peers_ms") or {}).items():
-            yield from timed(ms, variant=peer, **ident)
+@_timed
+def _repro_sweep(raw: dict) -> Times:
+    for row in raw.get("rows", []):
+        ident = dict(config=row["shape"], dtype=row["dtype"], shape=row["n"], metric="total")
+        yield row.get("median_ms"), {**ident, "variant": row["variant"],
+                                     "check": _verdict(row.get("same_bits"))}  # fmt: skip
+        yield from ((ms, {**ident, "variant": p}) for p, ms in (row.get("peers_ms") or {}).items())
 
 
-def call_profile_rows(doc: Document) -> Iterator[Row]:
-    timed, raw = _maker(doc), doc.raw
+@_timed
+def _call_profile(raw: dict) -> Times:
     ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
     for entry, us in (raw.get("per_call_us") or {}).items():
-        yield from timed(_ms(us), variant=entry, **ident, metric="call")
+        yield None if us is None else us / 1e3, {**ident, "variant": entry, "metric": "call"}
 
 
-def inductor_rows(doc: Document) -> Iterator[Row]:
-    timed = _maker(doc)
-    for mode in doc.raw.get("modes", []):
+@_timed
+def _inductor(raw: dict) -> Times:
+    for mode in raw.get("modes", []):
         for c in mode.get("calls", []):
-            yield from timed(c.get("timing"), variant="torch.compile", config=mode["mode"],
-                             dtype=doc.raw.get("dtype", ""), shape=c["n"], metric="call",
-                             check="ok" if c.get("ok") else "wrong")  # fmt: skip
+            yield c.get("timing"), {"variant": "torch.compile", "config": mode["mode"],
+                                    "dtype": raw.get("dtype", ""), "shape": c["n"],
+                                    "metric": "call", "check": _verdict(c.get("ok"))}  # fmt: skip
 
 
-def distributed_rows(doc: Document) -> Iterator[Row]:
-    timed = _maker(doc)
-    for r in doc.raw.get("runs", []):
-        if r.get("kind") == "sum":
-            ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
-                     "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
-                     "check": "ok" if r.get("ok") else "wrong"}  # fmt: skip
-            for metric in ("local", "combine", "total"):
-                yield from timed(r.get(f"{metric}_ms"), **ident, metric=metric)
+@_timed
+def _distributed(raw: dict) -> Times:
+    for r in (r for r in raw.get("runs", []) if r.get("kind") == "sum"):
+        ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
+                 "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
+                 "check": _verdict(r.get("ok"))}  # fmt: skip
+        yield from (
+            (r.get(f"{m}_ms"), {**ident, "metric": m}) for m in ("local", "combine", "total")
+        )
 
 
 @dataclass(frozen=True)
@@ -282,16 +274,16 @@ class Family:
 
 FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _suite_rows, _bench),
-    Family("host", records.HOST_SCHEMA, record_rows_of, records_key="table"),
-    Family("accuracy", records.ACCURACY_SCHEMA, record_rows_of, records_key="results"),
+    Family("host", records.HOST_SCHEMA, _suite_rows, records_key="table"),
+    Family("accuracy", records.ACCURACY_SCHEMA, _suite_rows, records_key="results"),
     Family("rows", records.ROWS_SCHEMA, _suite_rows, _rows),
-    Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, rounds_rows),
-    Family("hopper-loads", records.HOPPER_LOADS_SCHEMA, rounds_rows),
-    Family("repro-sweep", records.REPRO_SWEEP_SCHEMA, repro_sweep_rows),
-    Family("call-profile", records.CALL_PROFILE_SCHEMA, call_profile_rows),
-    Family("small-n", records.SMALL_N_SCHEMA, small_n_rows),
-    Family("inductor-code", records.INDUCTOR_CODE_SCHEMA, inductor_rows),
-    Family("distributed", records.DISTRIBUTED_SCHEMA, distributed_rows),
+    Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, _rounds),
+    Family("hopper-loads", records.HOPPER_LOADS_SCHEMA, _rounds),
+    Family("repro-sweep", records.REPRO_SWEEP_SCHEMA, _repro_sweep),
+    Family("call-profile", records.CALL_PROFILE_SCHEMA, _call_profile),
+    Family("small-n", records.SMALL_N_SCHEMA, _small_n),
+    Family("inductor-code", records.INDUCTOR_CODE_SCHEMA, _inductor),
+    Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed),
     *(Family(kind, schema) for kind, schema in (
         ("profile", records.PROFILE_SCHEMA), ("sanitize", records.SANITIZE_SCHEMA),
         ("reproducible", records.REPRODUCIBLE_SCHEMA), ("compare", records.COMPARE_SCHEMA),

@@ -77,35 +77,34 @@ def chart(
     yticks the only ticks; `size` one panel's; legend "each" panel or one "right" of the last.
     Returns what it drew: {panel: {hue: [(x, y), ...]}} (panel None without panels)."""
     rows = list(rows)
-    panels = list(porder or dict.fromkeys(_value(r, panel) if panel else None for r in rows)) or [
+    panels = (list(porder or dict.fromkeys(_value(r, panel) for r in rows)) if panel else []) or [
         None
     ]
     hues = list(dict.fromkeys(_value(r, hue) for r in rows))
     cats = list(xorder or dict.fromkeys(_value(r, x) for r in rows))
     categorical = any(isinstance(c, str) for c in cats)
-    cols, nrows = cols or len(panels), math.ceil(len(panels) / (cols or len(panels)))
+    cols = cols or len(panels)
+    nrows = math.ceil(len(panels) / cols)
     fig, axes = _plt().subplots(nrows, cols, figsize=(size[0] * cols, size[1] * nrows),
                                 squeeze=False, sharex=cols == 1)  # fmt: skip
     styles = {h: (styles or {}).get(h) or _style(k, len(hues), kind) for k, h in enumerate(hues)}
     drawn: dict = {}
     for ax, name in zip(axes.flat, panels, strict=False):
-        drawn[name] = {}
         ax.set_title(name if panel else title, fontsize=10)
-        mine = [r for r in rows if not panel or _value(r, panel) == name]
-        if panel and not mine:  # a panel of porder with no rows: its title on an empty cell
+        drawn[name] = by_hue = {}  # this panel's hues, first seen first: their points
+        for r in rows:
+            if not panel or _value(r, panel) == name:
+                by_hue.setdefault(_value(r, hue), []).append((_value(r, x), _value(r, y)))
+        if panel and not by_hue:  # a panel of porder with no rows: its title on an empty cell
             ax.set_axis_off()
             continue
         if xscale == "log2":
             ax.set_xscale("log", base=2)
         ax.set_yscale(yscale.get(name, "linear") if isinstance(yscale, Mapping) else yscale)
-        for h in dict.fromkeys(_value(r, hue) for r in mine):  # this panel's, first seen first
-            k = hues.index(h)
-            pts = drawn[name][h] = [
-                (_value(r, x), _value(r, y)) for r in mine if _value(r, hue) == h
-            ]
+        for h, pts in by_hue.items():
             width = (0.8 if kind == "bar" else 0.6) / len(hues)  # bars and dots side by side
             if categorical:
-                shift = (k - (len(hues) - 1) / 2) * width if kind != "line" else 0
+                shift = (hues.index(h) - (len(hues) - 1) / 2) * width if kind != "line" else 0
                 xs = [cats.index(p[0]) + shift for p in pts]
             else:
                 pts.sort()
@@ -160,19 +159,17 @@ def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]
             seed = v is not None and v.family != "ladder"
             if r.backend == backend:
                 groups[v.family if seed else f"stage {r.stage}"].append(vid)
-        chunks: list[tuple[list[str], list[str]]] = []  # (group names, ids)
+        chunks: list[tuple[str, str, list[str]]] = []  # (first group, last group, ids)
         for name, ids in groups.items():
             parts = math.ceil(len(ids) / PANEL_LINES)
             size = math.ceil(len(ids) / parts)
             for i in range(0, len(ids), size):
                 label = f"{name} ({i // size + 1} of {parts})" if parts > 1 else name
-                if chunks and len(chunks[-1][1]) + len(ids[i : i + size]) <= PANEL_LINES:
-                    chunks[-1][0].append(label)
-                    chunks[-1][1].extend(ids[i : i + size])
+                if chunks and len(chunks[-1][2]) + len(ids[i : i + size]) <= PANEL_LINES:
+                    chunks[-1] = (chunks[-1][0], label, chunks[-1][2] + ids[i : i + size])
                 else:
-                    chunks.append(([label], ids[i : i + size]))
-        panels += [(f"{title}: {' to '.join(dict.fromkeys([names[0], names[-1]]))}", ids)
-                   for names, ids in chunks]  # fmt: skip
+                    chunks.append((label, label, ids[i : i + size]))
+        panels += [(f"{title}: {' to '.join(dict.fromkeys([a, b]))}", ids) for a, b, ids in chunks]
     return panels
 
 

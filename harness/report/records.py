@@ -109,21 +109,15 @@ class ResultRecord:
         return self.total is not None
 
     def to_json(self) -> dict:
+        """The JSON form (docs/results-format.md): what was not measured left out, "ok" beside
+        status and the GB/s beside the bytes for readers' convenience."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if v is None or (f.name == "extra" and not v):
-                continue
-            if f.name == "seeds":
-                v = list(v)
-            elif isinstance(v, Timing):
-                v = v.record()
-            elif isinstance(v, Check):
-                v = {k: x for k, x in asdict(v).items() if x is not None}
-            out[f.name] = v
-            if f.name == "status":
-                out["ok"] = self.ok  # beside status, for readers' convenience
-            if f.name == "bytes_total":
+        for k, v in (asdict(self) | {"seeds": list(self.seeds)}).items():
+            if v is not None and (k != "extra" or v):
+                out[k] = {c: x for c, x in v.items() if x is not None} if k == "check" else v
+            if k == "status":
+                out["ok"] = self.ok
+            if k == "bytes_total":
                 gbps = {"gbps_first_pass": self.gbps_first_pass, "gbps_total": self.gbps_total}
                 out |= {k: g for k, g in gbps.items() if g is not None}
         return out
@@ -161,27 +155,22 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
     return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
 
 
-_HOST_IDENTITY = {"variant", "backend", "stage", "seeds", "dtype", "n", "status", "message"}
-_HOST_CHECK = {"value", "golden", "abs_err", "bound"}
+_HOST_IDENTITY = ("variant", "backend", "stage", "seeds", "dtype", "n", "status", "message")
+_HOST_CHECK = {"value": "value", "golden": "golden", "abs_err": "abs_err", "tolerance": "bound"}
 
 
 def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
-    """A host-study row (harness.studies.host.table_rows) as a record; dtype for rows that do not
-    name theirs."""
+    """A host-study row (harness.studies.host.table_rows; docs/results-format.md) as a record;
+    dtype for rows that do not name theirs."""
     v = catalogue.BY_ID.get(row["variant"])
-    ident = identity(v) if v else {"variant": row["variant"], "backend": "peer", "stage": "peer",
-                                   "family": "peer"}  # fmt: skip
-    check = None
-    if "golden" in row or "bound" in row:
-        check = Check(row.get("value"), row.get("golden"), row.get("abs_err"), row.get("bound"))
-    return ResultRecord(
-        **{**ident, "backend": row.get("backend") or ident["backend"], "wrong_demo": False,
-           "stage": str(row.get("stage") or ident["stage"]),
-           "seeds": tuple(row.get("seeds") or ident.get("seeds", ()))},
-        dtype=row.get("dtype") or dtype or "", n=int(row["n"]), status=row.get("status", "ok"),
-        message=row.get("message") or "", check=check,
-        extra={k: x for k, x in row.items() if k not in _HOST_IDENTITY | _HOST_CHECK},
-    )  # fmt: skip
+    ident = identity(v) if v else {"backend": "peer", "stage": "peer", "family": "peer"}
+    check, known = {k: row.get(was) for k, was in _HOST_CHECK.items()}, _HOST_CHECK.values()
+    return ResultRecord.from_json({
+        **ident, **{k: row[k] for k in _HOST_IDENTITY if row.get(k)}, "wrong_demo": False,
+        "dtype": row.get("dtype") or dtype or "", "status": row.get("status", "ok"),
+        "check": check if "golden" in row or "bound" in row else None,
+        "extra": {k: x for k, x in row.items() if k not in {*_HOST_IDENTITY, *known}},
+    })  # fmt: skip
 
 
 def check_from(result: Any) -> Check:
@@ -192,8 +181,7 @@ def check_from(result: Any) -> Check:
 
 
 # ---------------------------------------------------------------------------------------------
-# The long-format row (docs/results-format.md): every suite writes them, the loader reads every
-# older family that holds timings into them (harness.report.documents); a table is a pivot of rows.
+# The long-format row: docs/results-format.md says what each field holds.
 
 
 @dataclass(frozen=True)
@@ -213,8 +201,7 @@ class Row:
     bytes: int | None = None
     check: str = ""
     versions: tuple[tuple[str, str], ...] = ()
-    # what else the producer knew (a check's values, a message, passes): not part of a row's
-    # identity, kept so that a record can be rebuilt from its rows (records_from_rows)
+    # not part of a row's identity: what rebuilds its record (records_from_rows)
     info: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property

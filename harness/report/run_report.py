@@ -1,8 +1,6 @@
 """DIR/report.md and its plots from one run, or several compared with the first: per dtype the
 ladder at one n, then the run across its sizes as pivots of its records. Every input is checked
-before anything is written. Also the generated blocks of the Markdown docs, each between its two
-marker lines: the ladder tables (docs/ladder.md) and the one-row-per-dtype summary (README.md).
-"""
+before anything is written. Also the generated blocks of docs/ladder.md and README.md."""
 
 from __future__ import annotations
 
