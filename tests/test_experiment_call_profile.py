@@ -23,9 +23,20 @@ def test_call_profile_runs_without_a_gpu_up_to_a_mocked_launch(tmp_path, capsys)
     assert "api.py" in doc["profiles"]["reduce_sum"]  # the profile names the hot path
 
 
+def test_call_profile_takes_a_multi_pass_variant(tmp_path, capsys):
+    # every family's call is cached: a multi-pass Triton twin profiles like the fastest pair
+    if device.gpu_available():
+        pytest.skip("the GPU run is benchmarks/gpu_session.sh's `callable` step")
+    argv = ["--variant", "triton/tile-256", "--n", "2^12", "--calls", "20"]
+    assert call_profile.main(argv) == 0
+    assert "triton/tile-256" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
-    "argv", [["--variant", "cuda/tile-256"], ["--n", "0"], ["--dtype", "int8"], ["--calls", "1"]]
-)
+    "argv",
+    [["--variant", "cuda/tile-256"], ["--variant", "peer/torch.sum"], ["--n", "0"],
+     ["--dtype", "int8"], ["--calls", "1"], ["--variant", "triton/tile-256", "--dtype", "float64"]],
+)  # fmt: skip
 def test_call_profile_usage_errors_exit_2(argv):
     with pytest.raises(SystemExit) as e:
         call_profile.main(argv)

@@ -33,8 +33,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.core import device, sizes
+from harness.core import catalogue, device, sizes
 from harness.report import documents, records
+from harness.studies.call_entries import api_variants
 
 TOP_FUNCTIONS = 12
 
@@ -80,7 +81,7 @@ def steps_ns(variant: str, x, entry, calls: int, sync) -> dict[str, float]:
     stream = api._raw_stream(dev) if dev >= 0 else 0
     name = api._DTYPE_NAMES.get(x.dtype)
     key = (api._HOT_IDS[variant], name, x.numel(), x.data_ptr() & 15, dev, stream)
-    out = entry.workspace[0].new_empty(())
+    out = entry.proto.new_empty(())
 
     def noop() -> None:
         return None
@@ -100,7 +101,7 @@ def steps_ns(variant: str, x, entry, calls: int, sync) -> dict[str, float]:
         "dtype name": lambda: api._DTYPE_NAMES.get(x.dtype),
         "key": lambda: (variant, name, x.numel(), x.data_ptr() & 15, dev, stream),
         "cache lookup": lambda: cache.lookup(key),
-        "output allocation": lambda: entry.workspace[0].new_empty(()),
+        "output allocation": lambda: entry.proto.new_empty(()),
         "launch": lambda: entry.go(x, out),  # what the hot path calls
         "return conversion": noop,  # a torch tensor goes back as it is (CuPy: checked path)
     }
@@ -113,8 +114,8 @@ def per_call_us(variant: str, x, entry, calls: int, sync) -> dict[str, float]:
 
     from harness.launch import api
 
-    out = entry.workspace[0].new_empty(())
-    given, given_t = entry.workspace[0].new_empty(()), x.new_empty(())  # out= of each
+    out = entry.proto.new_empty(())
+    given, given_t = entry.proto.new_empty(()), x.new_empty(())  # out= of each
     op, noop = torch.ops.reduce_ladder.sum, torch.ops.reduce_ladder.noop
     fns: dict[str, Callable[[], object]] = {
         "reduce_sum": lambda: api.reduce_sum(x, variant),
@@ -202,8 +203,9 @@ def render(doc: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.call_profile")
-    ap.add_argument("--variant", help="cuda/fastest (GPU) or triton/fastest; default: cuda/fastest "
-                    "on a GPU, triton/fastest interpreted (launch mocked) without one")  # fmt: skip
+    ap.add_argument("--variant", help="any variant reduce_sum takes (every family's cached call); "
+                    "default: cuda/fastest on a GPU, triton/fastest interpreted (launch mocked) "
+                    "without one")  # fmt: skip
     ap.add_argument("--n", default="2^10", help="elements (e.g. 2^10, 4096)")
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--calls", type=int, default=20000)
@@ -211,8 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     on_gpu = device.use_interpreter_if_no_gpu() is False and device.gpu_available()
     variant = args.variant or ("cuda/fastest" if on_gpu else "triton/fastest")
-    if variant not in ("cuda/fastest", "triton/fastest"):
-        ap.error(f"--variant {variant}: the hot path serves the fastest pair only")
+    if variant not in api_variants():
+        ap.error(f"--variant {variant}: not a variant reduce_sum takes (reduce-ladder list)")
     if variant.startswith("cuda/") and not on_gpu:
         ap.error(f"{variant} needs a GPU; without one profile triton/fastest (launch mocked)")
     try:
@@ -223,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.dtype not in dtypes.DTYPES:
         ap.error(f"--dtype {args.dtype}: one of {', '.join(dtypes.DTYPES)}")
+    if args.dtype not in catalogue.get(variant).dtypes:
+        ap.error(
+            f"--dtype {args.dtype}: {variant} takes {', '.join(catalogue.get(variant).dtypes)}"
+        )
     if n < 1 or args.calls < 10:
         ap.error("--n must be >= 1 and --calls >= 10")
     if args.json and not Path(args.json).resolve().parent.is_dir():
