@@ -27,8 +27,8 @@ class UsageError(Exception):
 
 def console() -> Console:
     """Rich console: the terminal's width, or COLUMNS (rich reads it); 200 into a file or a pipe."""
-    columns = os.environ.get("COLUMNS", "").isdigit()
-    return Console(width=None if columns or sys.stdout.isatty() else 200)
+    width_given = os.environ.get("COLUMNS", "").isdigit()
+    return Console(width=None if width_given or sys.stdout.isatty() else 200)
 
 
 def plural(count: int, noun: str) -> str:
