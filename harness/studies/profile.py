@@ -31,7 +31,7 @@ def default_variants(dtype: str = "float32") -> list[Variant]:
     """The float32 ladder (CUDA stages, their Triton twins), the fastest pair and the peers."""
     ours = [v for v in catalogue.select(dtype=dtype) if v.backend in ("cuda", "triton")]
     ours = [v for v in ours if v.family in ("ladder", "fastest")]
-    return [*ours, *(catalogue.get(p) for p in PEERS if dtype in catalogue.get(p).dtypes)]
+    return [*ours, *catalogue.select(PEERS, dtype=dtype)]
 
 
 def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) -> list[Job]:
