@@ -324,6 +324,25 @@ def test_unreadable_counters_are_one_line_and_exit_2(monkeypatch, capsys, tmp_pa
     assert code == 2 and err.count("\n") == 1 and "ERR_NVGPUCTRPERM" in err
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["sanitize", "--tools", "memcheck", "nope"], "choose from 'memcheck', 'racecheck'"),
+        (["profile", "--variants", "v3-sequential"], "did you mean cuda/v3-sequential?"),
+        (["sanitize", "--variants", "demo-004-gmem-early-return"], "cuda/demo-004-gmem-early"),
+    ],
+)
+def test_bad_tools_and_ids_are_usage_errors_before_any_work(args, says, capsys):
+    assert reduce_ladder(args) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_a_demonstration_is_named_by_its_id(monkeypatch, capsys):
+    _no_tool(monkeypatch)  # the id accepted, then the missing tool is the one line
+    assert reduce_ladder(["sanitize", "--variants", "cuda/demo-000-v1-sync-in-if"]) == 2
+    assert "compute-sanitizer not found" in capsys.readouterr().err
+
+
 def test_driver_refuses_without_a_gpu(monkeypatch, capsys):
     monkeypatch.setattr(device, "gpu_available", lambda: False)
     assert profile_driver.main(["--variant", "cuda/v3-sequential", "--n", "1000"]) == 2

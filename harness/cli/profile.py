@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness.cli import common
 from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, fail
+from harness.report.profile_tables import TOOLS
 
 PROFILE = """Each variant's hardware counters under Nsight Compute (ncu). Default: the float32
 ladder (CUDA stages, Triton twins), the fastest pair and the peers at n = 2^24; the axis family at
@@ -24,26 +25,25 @@ a GPU missing (one line)."""
 
 
 def _setup(args: argparse.Namespace, default_raw: str | None) -> tuple[list, Path | None]:
-    """Checks before any work: --json writable, the named variants; (variants, the raw folder:
-    --raw, else "<stem>-raw/" beside --json, else default_raw)."""
-    from harness.studies.profile_driver import lookup
+    """Checks before any work: --json writable, the named variants (the demonstrations too);
+    (variants, the raw folder: --raw, else "<stem>-raw/" beside --json, else default_raw)."""
+    from harness.studies.profile_driver import BY_ID
 
     common.check_writable(args.json)  # before any work: a run is not lost to a bad path
-    try:
-        named = [lookup(i) for i in common.split_ids(args.variants)]
-    except KeyError as e:
-        raise UsageError(e.args[0]) from None
+    named = [BY_ID[i] for i in common.variant_ids(args.variants, list(BY_ID))]
     raw = args.raw or (args.json and Path(args.json).with_name(Path(args.json).stem + "-raw"))
     return named, Path(raw or default_raw) if raw or default_raw else None
 
 
-def _run(study_call, *args, **kwargs) -> dict:
-    """The study's document; a tool that cannot answer here (missing, no GPU, counters not
-    readable) is a usage error: one line, exit 2."""
+def _run(json_path: str | None, study_call, *args, **kwargs) -> dict:
+    """The study's document, written to --json; a tool that cannot answer here (missing, no GPU,
+    counters not readable) is a usage error: one line, exit 2."""
     from harness.studies.profile_driver import ToolUnavailable
 
     with common.usage_errors(ToolUnavailable):
-        return study_call(*args, progress=lambda s: print(s, flush=True), **kwargs)
+        doc = study_call(*args, progress=lambda s: print(s, flush=True), **kwargs)
+    common.write_json(json_path, doc)
+    return doc
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
@@ -54,10 +54,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
     if args.render:
         if not args.out:
             raise UsageError("--render needs --out DIR")
-        try:
+        with common.usage_errors(documents.ReportError):
             doc = documents.load_document(args.render, "profile").raw
-        except documents.ReportError as e:
-            raise UsageError(f"cannot read {args.render}: {e}") from None
         print(f"wrote {profile_tables.render(doc, common.check_writable(args.out, '--out', True))}")
         return EXIT_OK
     named, raw = _setup(args, "profile-raw")
@@ -73,10 +71,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
     variants = named or study.default_variants(args.dtype)
     common.require_dtype(variants, args.dtype)
     try:
-        doc = _run(study.profile, variants, ns, args.dtype, raw, shapes=shapes)
+        doc = _run(args.json, study.profile, variants, ns, args.dtype, raw, shapes=shapes)
     except study.ProfileError as e:
         return fail("profile", str(e))
-    common.write_json(args.json, doc)
     print(profile_tables.terminal_summary(doc))
     for run in doc["runs"]:
         print(f"  {run['raw_csv']}: {run['kernels']} kernels, NVTX check {run['nvtx_check']}")
@@ -92,11 +89,7 @@ def cmd_sanitize(args: argparse.Namespace) -> int:
     named, raw = _setup(args, None)
     ns = tuple(common.parse_sizes(args.sizes) or study.DEFAULT_SIZES)
     tools = tuple(args.tools or study.TOOLS)
-    if unknown := [t for t in tools if t not in study.TOOLS]:
-        valid = ", ".join(study.TOOLS)
-        raise UsageError(f"unknown tool(s) {', '.join(unknown)}; valid: {valid}")
-    doc = _run(study.sanitize, named or study.select(args.include_wrong), ns, tools, raw)
-    common.write_json(args.json, doc)
+    doc = _run(args.json, study.sanitize, named or study.select(args.include_wrong), ns, tools, raw)
     for run in doc["runs"]:
         summary = f"errors {run['errors']}"
         if run["tool"] == "racecheck":
@@ -129,7 +122,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         variants="default: every default kernel",
         include_wrong=common.flag("add the wrong demos, seed bugs"),
         sizes="default 1000 and 2^12+3",
-        tools=dict(nargs="*", metavar="TOOL", help="default: all four"),
+        tools=dict(nargs="*", metavar="TOOL", choices=TOOLS, help="default: all four"),
         json="write the sanitize document here",
         raw="the tools' logs (default: beside --json)",
     )  # fmt: skip

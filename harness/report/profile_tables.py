@@ -11,7 +11,7 @@ from pathlib import Path
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.variant import stage_key
 from harness.report import documents, records
-from harness.report.markdown import markdown_table
+from harness.report.markdown import markdown_table, num
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
 # Where `reduce-ladder profile --render` puts the rendering, relative to the profile's folder.
@@ -107,19 +107,14 @@ def _get(k: dict | None, key: str):
     return k.get("metrics", {}).get(key, k.get("derived", {}).get(key))
 
 
-def _fmt(x, digits: int = 0) -> str:
-    if x is None:
-        return "-"
-    return f"{x:,.{digits}f}" if isinstance(x, float) and digits else f"{round(x):,}"
-
-
-GBS = ("gld_gbs", "gst_gbs")
+WHOLE = ",.0f"  # counts (sectors, bank conflicts, instructions)
+GBS, SECTORS = ("gld_gbs", "gst_gbs"), ("gld_sectors", "gst_sectors")
 BANK_CONFLICTS = ("shared_ld_bank_conflicts", "shared_st_bank_conflicts")
 
 
-def _pair(k: dict, keys: tuple[str, str], digits: int = 0, sep: str = " / ") -> str:
+def _pair(k: dict, keys: tuple[str, str], fmt: str = WHOLE, sep: str = " / ") -> str:
     """A kernel's ld / st pair of figures (GBS, BANK_CONFLICTS)."""
-    return sep.join(_fmt(_get(k, key), digits) for key in keys)
+    return sep.join(num(_get(k, key), fmt) for key in keys)
 
 
 SEED004_HEADER = ["kernel", "seed ld sectors", "seed st sectors", "expected ld", "expected st",
@@ -127,18 +122,18 @@ SEED004_HEADER = ["kernel", "seed ld sectors", "seed st sectors", "expected ld",
 
 
 def seed004_table(doc: dict, n: int = 2**24, dtype: str = "int32") -> str:
-    """Markdown: seed 004's sector table and throughput pair, the seed's figures beside ours."""
+    """Markdown: seed 004's sector table and throughput pair, the seed's figures beside ours; the
+    Triton twins' rows have ours alone."""
     expected = seed004_expected(n)
 
-    def ours(vid: str) -> list[str]:
+    def row(label: str, vid: str, ld=None, st=None, ld_gbs=None, st_gbs=None) -> list[str]:
         k = _first(doc, vid, n, dtype)
-        return [*(_fmt(_get(k, key)) for key in ("gld_sectors", "gst_sectors")), _pair(k, GBS, 2)]
+        counts = (ld, st, *expected.get(vid, (None, None)), *(_get(k, key) for key in SECTORS))
+        seed_gbs = "-" if ld_gbs is None else f"{ld_gbs:.2f} / {st_gbs:.2f}"
+        return [label, *(num(x, WHOLE) for x in counts), seed_gbs, _pair(k, GBS, ",.2f")]
 
-    rows = [[f"{name} (`{vid}`)", _fmt(ld), _fmt(st), *map(_fmt, expected[vid]), *ours(vid)[:2],
-             f"{ld_gbs:.2f} / {st_gbs:.2f}", ours(vid)[2]]
-            for name, vid, ld, st, ld_gbs, st_gbs in SEED004_ROWS]  # fmt: skip
-    rows += [[f"Triton twin `{vid}`", "", "", "", "", *ours(vid)[:2], "", ours(vid)[2]]
-             for vid in SEED004_TWINS if _first(doc, vid, n, dtype)]  # fmt: skip
+    rows = [row(f"{name} (`{vid}`)", vid, *seed) for name, vid, *seed in SEED004_ROWS]
+    rows += [row(f"Triton twin `{t}`", t) for t in SEED004_TWINS if _first(doc, t, n, dtype)]
     note = (
         f"Seed columns: quoted from the seed ({SEED004_FILE}, 16M int, 256 threads, its GPU). "
         f"Expected: the access pattern's arithmetic (harness.report.profile_tables."
@@ -172,8 +167,8 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     ks = {s[1]: _first(doc, s[1], n, dtype) for s in SEED000_STAGES}
     base = [_get(ks[SEED000_STAGES[0][1]], "dram_throughput_pct"), pct(SEED000_STAGES[0][2])]
     rows = [[f"{stage} (`{vid}`)", quoted, _ratio(pct(quoted), base[1]),
-             _fmt(dram := _get(k, "dram_throughput_pct"), 2), _ratio(dram, base[0]),
-             tpw, _fmt(_get(k, "threads_per_inst"), 2), conflicts,
+             num(dram := _get(k, "dram_throughput_pct"), ",.2f"), _ratio(dram, base[0]),
+             tpw, num(_get(k, "threads_per_inst"), ",.2f"), conflicts,
              "ld " + _pair(k, BANK_CONFLICTS, sep=" / st "),
              barrier, "-" if (b := _share(k)) is None else f"{b:.1f}%"]
             for stage, vid, quoted, tpw, conflicts, barrier in SEED000_STAGES
@@ -188,18 +183,18 @@ def seed000_column(doc: dict, n: int = 2**24, dtype: str = "float32") -> str:
     return markdown_table(SEED000_HEADER, rows) + f"\n{note}\n"
 
 
-# The ladder's counters, one column per variant's totals: (header, metric or derived key, digits).
+# The ladder's counters, one column per variant's totals: (header, metric or derived key, format).
 LADDER_COUNTERS = [
-    ("DRAM %", "dram_throughput_pct", 1),
-    ("L1 hit %", "l1_hit_pct", 1),
-    ("L2 hit %", "l2_hit_pct", 1),
-    ("ld sectors/req", "gld_sectors_per_request", 2),
-    ("st sectors", "gst_sectors", 0),
-    ("shared ld instr.", "shared_ld_inst", 0),
-    ("shared ld conflicts", "shared_ld_bank_conflicts", 0),
-    ("threads/instr.", "threads_per_inst", 1),
-    ("occupancy %", "occupancy_pct", 1),
-    ("regs", "registers", 0),
+    ("DRAM %", "dram_throughput_pct", ",.1f"),
+    ("L1 hit %", "l1_hit_pct", ",.1f"),
+    ("L2 hit %", "l2_hit_pct", ",.1f"),
+    ("ld sectors/req", "gld_sectors_per_request", ",.2f"),
+    ("st sectors", "gst_sectors", WHOLE),
+    ("shared ld instr.", "shared_ld_inst", WHOLE),
+    ("shared ld conflicts", "shared_ld_bank_conflicts", WHOLE),
+    ("threads/instr.", "threads_per_inst", ",.1f"),
+    ("occupancy %", "occupancy_pct", ",.1f"),
+    ("regs", "registers", WHOLE),
 ]
 LADDER_HEADER = ["variant", "µs", *(h for h, _, _ in LADDER_COUNTERS), "top stalls"]
 
@@ -210,8 +205,8 @@ def counters_table(labelled: Iterable[tuple[str, dict]]) -> str:
     def row(label: str, t: dict) -> list[str]:
         ns = _get(t, "duration_ns")
         top = ", ".join(f"{r} {100 * s:.0f}%" for r, s in (_get(t, "top_stalls") or [])[:2])
-        figures = [_fmt(_get(t, key), digits) for _, key, digits in LADDER_COUNTERS]
-        return [label, _fmt(ns / 1e3, 1) if ns else "-", *figures, top or "-"]
+        figures = [num(_get(t, key), fmt) for _, key, fmt in LADDER_COUNTERS]
+        return [label, num(ns / 1e3 if ns else None, ",.1f"), *figures, top or "-"]
 
     return markdown_table(LADDER_HEADER, [row(label, r["total"]) for label, r in labelled])
 

@@ -31,7 +31,7 @@ def default_variants(dtype: str = "float32") -> list[Variant]:
     """The float32 ladder (CUDA stages, their Triton twins), the fastest pair and the peers."""
     ours = [v for v in catalogue.select(dtype=dtype) if v.backend in ("cuda", "triton")]
     ours = [v for v in ours if v.family in ("ladder", "fastest")]
-    return [*ours, *(catalogue.get(p) for p in PEERS if dtype in catalogue.get(p).dtypes)]
+    return [*ours, *catalogue.select(PEERS, dtype=dtype)]
 
 
 def plan_jobs(variants: list[Variant], sizes: list[int], dtype: str, shapes=()) -> list[Job]:
@@ -143,7 +143,7 @@ def profile(
     sizes: list[int],
     dtype: str,
     raw_dir: Path,
-    progress=None,
+    progress=lambda line: None,
     shapes: tuple = (),
 ) -> dict:
     """The profile document; raw ncu output under raw_dir; shapes: ((shape, dim), ...) the axis
@@ -153,18 +153,17 @@ def profile(
     metrics = [asdict(m) for m in ncu_metrics.ALL_METRICS]
     doc |= dict(ncu_flags=flags, metrics=metrics, runs=[], results=[])
     for job in plan_jobs(variants, sizes, dtype, shapes):
-        if progress:
-            where = f"n = {size_label(job.sizes[0])}"
-            where = f"shapes {', '.join(map(str, job.shapes))}" if shapes else where
-            progress(f"ncu: {len(job.variants)} variant(s), {dtype}, {where}")
-        manifest, log = (raw_dir / f"{job.label}{s}" for s in (".manifest.json", ".ncu.log"))
-        done, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", manifest, log,
+        where = f"n = {size_label(job.sizes[0])}"
+        where = f"shapes {', '.join(map(str, job.shapes))}" if shapes else where
+        progress(f"ncu: {len(job.variants)} variant(s), {dtype}, {where}")
+        log = f"{job.label}.ncu.log"
+        done, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", raw_dir, log,
                                  RUN_TIMEOUT_S)  # fmt: skip
         if done.returncode is None or launched is None:  # None: killed at the timeout
             lines = profile_driver.output(done).splitlines()
             errors = [ln for ln in lines if "ERROR" in ln or "error" in ln]
             why = errors[-1] if errors else f"rc={done.returncode}"
-            raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {log.name}")
+            raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {log}")
         rows = _export(ncu, job, raw_dir, ".csv")
         renamed = _export(ncu, job, raw_dir, ".nvtx.csv", "--print-nvtx-rename", "kernel")
         attributed, nvtx_check = attribute(rows, launched, renamed)

@@ -37,12 +37,14 @@ def range_name(variant_id: str) -> str:
     return "rl." + variant_id.replace("/", ".")
 
 
+# What the tools run: a catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)
+BY_ID = catalogue.BY_ID | catalogue.AXIS_BY_ID | demo_records.BY_ID
+
+
 def lookup(variant_id: str) -> Variant:
-    """A catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)."""
-    for table in (catalogue.BY_ID, catalogue.AXIS_BY_ID, demo_records.BY_ID):
-        if variant_id in table:
-            return table[variant_id]
-    raise KeyError(f"unknown variant {variant_id!r}")
+    if variant_id not in BY_ID:
+        raise KeyError(f"unknown variant {variant_id!r}")
+    return BY_ID[variant_id]
 
 
 # sanitize: partial tiles, rows not 16-byte aligned, a 3-D middle dim, few long rows and tall-skinny
@@ -123,23 +125,15 @@ def _passes(v: Variant, x, dim: int | None):
 
     from harness.compile import cuda_loader
     from harness.core.mappings import plan_passes
-    from harness.launch.stream import on_torch_stream
+    from harness.launch.single_launch import on_stream
 
     kern = cuda_loader.kernel_by_expression(v.source, v.name_expression(dtypes.name_of(x.dtype)))
     p = plan_passes(v.launch, x.numel())[0]
     out = torch.empty(p.blocks, dtype=x.dtype, device=x.device)
     work = torch.empty_like(x) if v.launch.in_place else x
     args = (cupy.from_dlpack(work), cupy.from_dlpack(out), np.uint32(x.numel()))
-
-    def run() -> None:
-        with on_torch_stream():
-            kern((p.blocks,), (v.launch.threads,), args)
-
-    def restore() -> None:
-        if work is not x:
-            work.copy_(x)
-
-    return restore, run, 1, out
+    restore = (lambda: work.copy_(x)) if work is not x else (lambda: None)
+    return restore, on_stream(kern, p.blocks, v.launch.threads, args), 1, out
 
 
 def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
@@ -165,28 +159,23 @@ def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
     if v.family != demo_records.FAMILY:
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
-    restore, run, _, out = _passes(v, x, None)
-    restore()
-    run()
-    torch.cuda.synchronize()
+    out = _once(v, x, None, in_range=False)[1]
     got, want = float(out.double().sum().item()), float(x.double().sum().item())
     return {"ok": got == want, "value": got, "expected": want, "launches": 1}
 
 
-def _profiled(v: Variant, x, dim: int | None = None) -> int | None:
-    """The variant's passes once inside its NVTX range; its launches (None: a library call)."""
+def _once(v: Variant, x, dim: int | None, in_range: bool) -> tuple:
+    """The variant's passes once (inside its NVTX range: in_range): (launches, out) as _passes
+    gives them."""
     import torch
 
-    restore, run, launches, _ = _passes(v, x, dim)
+    restore, run, launches, out = _passes(v, x, dim)
     restore()
     torch.cuda.synchronize()
-    torch.cuda.nvtx.range_push(range_name(v.id))
-    try:
+    with torch.cuda.nvtx.range(range_name(v.id)) if in_range else contextlib.nullcontext():
         run()
         torch.cuda.synchronize()
-    finally:
-        torch.cuda.nvtx.range_pop()
-    return launches
+    return launches, out
 
 
 def run_variants(
@@ -211,7 +200,7 @@ def run_variants(
             x = x if shape is None else x.view(shape)
             entry.update(_check(v, x, dim, mode))
             if mode == "profile":
-                entry["launches"] = _profiled(v, x, dim)
+                entry["launches"] = _once(v, x, dim, in_range=True)[0]
         except Exception as e:  # recorded, and the next variant still runs
             # (a CUDA error is sticky: what follows it fails too, and says so)
             msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
@@ -261,15 +250,11 @@ class ToolUnavailable(RuntimeError):
     """The tool cannot produce results on this machine (one line; exit 2)."""
 
 
-# Per tool: its environment variable, what ships it, where it lies when it is not on PATH.
+# Per tool: its environment variable, what ships it, where its own package puts it.
 TOOLS = {
-    "ncu": ("NCU", "Nsight Compute (also in the CUDA toolkit)",
-        ("/usr/local/cuda/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu",
-         "/usr/local/cuda-*/bin/ncu")),
+    "ncu": ("NCU", "Nsight Compute (also in the CUDA toolkit)", "/opt/nvidia/nsight-compute/*/ncu"),
     "compute-sanitizer": ("COMPUTE_SANITIZER", "the CUDA toolkit",
-        ("/usr/local/cuda/bin/compute-sanitizer",
-         "/usr/local/cuda/compute-sanitizer/compute-sanitizer",
-         "/usr/local/cuda-*/bin/compute-sanitizer")),
+                          "/usr/local/cuda/compute-sanitizer/compute-sanitizer"),
 }  # fmt: skip
 # Output that means the tool ran but could not measure anything: (marker, what to tell the user).
 FAILURE_MARKERS: tuple[tuple[str, str], ...] = (
@@ -284,8 +269,9 @@ FAILURE_MARKERS: tuple[tuple[str, str], ...] = (
 
 
 def find_tool(name: str) -> str:
-    """Path of `name`: $NCU / $COMPUTE_SANITIZER, then PATH, then the toolkit's usual places."""
-    env, shipped, places = TOOLS[name]
+    """Path of `name`: $NCU / $COMPUTE_SANITIZER, then PATH, then the toolkits' usual places."""
+    env, shipped, own = TOOLS[name]
+    places = (f"/usr/local/cuda/bin/{name}", own, f"/usr/local/cuda-*/bin/{name}")
     if path := os.environ.get(env):
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
@@ -356,18 +342,18 @@ class Job:
         return [sys.executable, "-m", "harness.studies.profile_driver", *args]
 
     def run(
-        self, tool: list[str], mode: str, manifest: Path, log: Path | None, timeout: float,
+        self, tool: list[str], mode: str, folder: Path, log: str, timeout: float,
         env: dict | None = None,
     ) -> tuple[CompletedProcess, list | None]:  # fmt: skip
-        """The tool (its command line up to the driver) over this job, its log (command, output)
-        to `log`: (the run, the driver's manifest, None where unreadable); ToolUnavailable where
-        the output says the tool could not measure."""
+        """The tool (its command line up to the driver) over this job, its manifest and log
+        (command, output) written in folder: (the run, the manifest, None where unreadable);
+        ToolUnavailable where the output says the tool could not measure."""
+        manifest = folder / f"{self.label}.manifest.json"
         manifest.unlink(missing_ok=True)
         cmd = [*tool, *self.command(mode, manifest)]
-        done = run_tool(cmd, timeout=timeout, env=env)
-        if log:
-            log.write_text(" ".join(cmd) + "\n\n" + output(done))
-        if reason := next((why for marker, why in FAILURE_MARKERS if marker in output(done)), None):
+        said = output(done := run_tool(cmd, timeout=timeout, env=env))
+        (folder / log).write_text(" ".join(cmd) + "\n\n" + said)
+        if reason := next((why for marker, why in FAILURE_MARKERS if marker in said), None):
             raise ToolUnavailable(reason)
         try:
             return done, documents.load_document(manifest, "manifest").raw["launches"]

@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 import tempfile
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from harness.core import catalogue, demo_records, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
-from harness.studies.profile_driver import Job, axis_cases, lookup, start
+from harness.studies.profile_driver import Job, axis_cases, lookup, output, start
 
 SCHEMA = records.SANITIZE_SCHEMA
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
@@ -48,7 +48,10 @@ _RACE_SUMMARY = re.compile(
     r"RACECHECK SUMMARY:\s*([\d,]+)\s+hazards?\s+displayed\s*"
     r"\(\s*([\d,]+)\s+errors?,\s*([\d,]+)\s+warnings?\s*\)"
 )
-_AT = re.compile(r"^\s+at\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(.+?)(?:\+0x[0-9a-fA-F]+|\s+in\s+\S+:\d+|$)")
+# A record's site: a line that starts with "at" (racecheck's header: "... access at"), then the
+# kernel, before its offset or its source line
+_AT = re.compile(r"^(?:\s+|.*\baccess\s+)at\s+(?:0x[0-9a-fA-F]+\s+in\s+)?(.+?)"
+                 r"(?:\+0x[0-9a-fA-F]+|\s+in\s+\S+:\d+|$)")  # fmt: skip
 _HAZARDS = re.compile(r"\[([\d,]+)\s+hazards?\]")
 _RACE = re.compile(r"^(Error|Warning|ERROR|WARN(?:ING)?):\s*Race reported", re.IGNORECASE)
 
@@ -101,23 +104,18 @@ def _record(log: SanitizerLog, kernel: str, header: str) -> dict:
 
 def parse_log(text: str) -> SanitizerLog:
     """compute-sanitizer's output read: its summary lines, each record under its kernel."""
-    log = SanitizerLog()
-    header: str | None = None
-    current: dict | None = None
+    log, header, current = SanitizerLog(), None, None  # the record read, its kernel's findings
     for raw in (ln[len(PREFIX) :] for ln in text.splitlines() if ln.startswith(PREFIX)):
-        body = raw[1:] if raw.startswith(" ") else raw  # one space after the prefix
+        body = raw.removeprefix(" ")  # one space after the prefix
         if m := _ERROR_SUMMARY.search(body):
             log.errors, header, current = _int(m.group(1)), None, None
         elif m := _RACE_SUMMARY.search(body):
             log.hazards_displayed, log.hazard_errors, log.hazard_warnings = map(_int, m.groups())
             header = current = None
-        elif body.strip() and not body.startswith(" "):  # a record's header (or a note)
-            header, current = body.strip(), None
-            at_in_header = re.search(r"\baccess at\s+(.+?)\+0x", header)  # racecheck's first site
-            if at_in_header:
-                current = _record(log, at_in_header.group(1).strip(), header)
-        elif header is not None:
-            if current is None and (m := _AT.match(body)):
+        else:
+            if body.strip() and not body.startswith(" "):  # a record's header (or a note)
+                header, current = body.strip(), None
+            if header is not None and current is None and (m := _AT.match(body)):
                 current = _record(log, m.group(1).strip(), header)
             if current is not None and (h := _HAZARDS.search(body)):
                 current["hazards"] += _int(h.group(1))
@@ -131,7 +129,7 @@ def select(include_wrong: bool = False) -> list[Variant]:
     chosen += catalogue.AXIS_VARIANTS
     if include_wrong:
         chosen += [v for v in catalogue.VARIANTS if v.wrong and v.backend == "cuda"]
-        chosen += [v for v in demo_records.DEMO_VARIANTS if v.id not in catalogue.BY_ID]
+        chosen += demo_records.DEMO_VARIANTS  # never in the catalogue
     return chosen
 
 
@@ -226,9 +224,10 @@ def sanitize(
     sizes: tuple[int, ...] = DEFAULT_SIZES,
     tools: tuple[str, ...] = TOOLS,
     raw_dir: Path | None = None,
-    progress=None,
+    progress=lambda line: None,
 ) -> dict:
-    """The sanitize document: per run, per kernel, per variant."""
+    """The sanitize document: per run, per kernel, per variant; the tools' logs in raw_dir (None:
+    a temporary folder)."""
     from harness.compile import nvrtc
 
     path, doc = start("compute-sanitizer", SCHEMA, raw_dir)
@@ -238,20 +237,17 @@ def sanitize(
     doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[])
     per_variant: dict[str, dict[str, dict]] = {v.id: {} for v in variants}
     for tool, batch in ((t, b) for t in tools for b in plan_batches(variants, sizes)):
-        if progress:
-            progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
-        stem = f"sanitize-{tool}-{batch.label}"
+        progress(f"compute-sanitizer --tool {tool}: {batch.label} ({len(batch.variants)})")
+        job = replace(batch, label=f"sanitize-{tool}-{batch.label}")  # its files' stem
         flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
         timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
-        log_path = raw_dir and raw_dir / f"{stem}.txt"
-        manifest = work / f"{stem}.manifest.json"
-        done, ran = batch.run([path, *flags], "sanitize", manifest, log_path, timeout, ENV)
-        log = parse_log(done.stdout + "\n" + done.stderr)
+        done, ran = job.run([path, *flags], "sanitize", work, f"{job.label}.txt", timeout, ENV)
+        log = parse_log(output(done))
         complete = log.complete and done.returncode is not None  # None: killed
         doc["runs"].append(
             {"tool": tool, "batch": batch.label, "variants": [v.id for v in batch.variants]}
             | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.returncode}
-            | {"complete": complete, **log.summary(), "log": f"{stem}.txt"}
+            | {"complete": complete, **log.summary(), "log": f"{job.label}.txt"}
         )
         for k, found in log.kernels.items():
             attributed = {"variants": sorted(names.get(k, ())) or ["unattributed"]}
