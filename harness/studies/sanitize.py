@@ -93,8 +93,7 @@ def _kind(header: str) -> str:
 
 
 def _record(log: SanitizerLog, kernel: str, header: str) -> dict:
-    zero = dict(records=0, errors=0, warnings=0, hazards=0, kinds={})
-    f = log.kernels.setdefault(kernel, zero)
+    f = log.kernels.setdefault(kernel, dict(records=0, errors=0, warnings=0, hazards=0, kinds={}))
     f["records"] += 1
     f["kinds"][_kind(header)] = f["kinds"].get(_kind(header), 0) + 1
     race = _RACE.match(header)
@@ -231,7 +230,8 @@ def sanitize(
     from harness.compile import nvrtc
 
     path, doc = start("compute-sanitizer", SCHEMA, raw_dir)
-    work = raw_dir or Path(tempfile.mkdtemp(prefix="sanitize-"))  # after the checks: none on exit 2
+    held = None if raw_dir else tempfile.TemporaryDirectory(prefix="sanitize-")  # gone on return
+    work = raw_dir or Path(held.name)  # after the checks: none on exit 2
     names = kernel_names(variants)
     lowered = "NVRTC lowered names" if nvrtc.available() else "NVRTC missing"
     doc |= dict(sizes=list(sizes), env=ENV, kernel_names=lowered, runs=[], kernels=[])
