@@ -36,11 +36,8 @@ def test_compare_y_range_is_shared_and_capped():
 
 
 def test_chart_draws_rows_by_hue_and_panel(tmp_path):
-    """chart reads records.Row attributes as it reads dict keys: a line per hue, sorted by x,
-    a panel per value, and a PNG written."""
-    from harness.report.records import Row
-
-    rows = [Row("GPU", "s", v, "", d, n, "device", ms) for v, d, n, ms in [
+    """A line per hue, sorted by x, a panel per value, and a PNG written."""
+    rows = [{"variant": v, "dtype": d, "n": n, "median_ms": ms} for v, d, n, ms in [
         ("a", "float32", 2**20, 2.0), ("a", "float32", 2**10, 1.0), ("b", "float32", 2**10, 3.0),
         ("a", "int32", 2**10, 4.0)]]  # fmt: skip
     drawn = plots.chart(rows, tmp_path / "c.png", x="n", y="median_ms", hue="variant",

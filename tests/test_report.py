@@ -358,13 +358,13 @@ def test_run_and_check_tables_fit_100_columns_on_the_committed_runs():
     from rich.measure import Measurement
 
     from harness.report import tables
-    from harness.report.ladder_table import ladder_console_table, ladder_rows, rich_ladder_table
+    from harness.report.ladder_table import ladder_console_table
 
     root = Path(__file__).resolve().parents[1] / "results" / "nvidia-h200"
     ladder = load_run(root / "ladder-int32.json")
     demos = load_run(root / "demos.json")
     checks = tables.rich_checks([*demos.records, *ladder.records], "correctness")
-    compact = rich_ladder_table(ladder_rows(ladder.records, "int32", 2**25), "ladder")
+    compact = ladder_console_table(ladder.records, 2**25, "int32", with_legend=False)
     wide = Console(width=400)
     for table in (checks, compact):  # their natural width: rich folds nothing to fit
         assert Measurement.get(wide, wide.options, table).maximum <= 100

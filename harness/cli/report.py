@@ -9,7 +9,6 @@ from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, command, console, parse_size, usage_errors
 from harness.core import catalogue, dtypes
-from harness.core.sizes import size_label
 from harness.core.variant import Variant
 from harness.report import (
     accuracy_tables,
@@ -70,9 +69,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         if callable_doc is not None:
             for name in tables.write_callable(callable_doc, out_dir, main.records, args.callable):
                 out.print(f"  wrote {out_dir / name}", highlight=False)
-        for dtype, n in written.ref_n.items():
-            title = f"{main.device}, {dtype}, n = {n:,} ({size_label(n)})"
-            out.print(ladder_console_table(main.records, n, dtype, wide=args.wide, title=title))
+        for dtype, n in written.ref_n.items():  # titled with the run's device, dtype and n
+            out.print(ladder_console_table(main.records, n, dtype, wide=args.wide))
         for table in devices.runs_rich_tables(written.runs, written.compared):
             out.print(table)
         for name in ("report.md", *written.plots):

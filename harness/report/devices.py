@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import median
@@ -21,7 +21,7 @@ from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.documents import rows as doc_rows
 from harness.report.ladder_table import variant_order
-from harness.report.markdown import num, us
+from harness.report.markdown import num, numbers, us
 from harness.report.records import COMPARE_SCHEMA
 
 # source -> (its files' glob inside the folder, read in name order; what its time is)
@@ -220,21 +220,22 @@ def stand_out(runs: list[DeviceRun], rows: list[DeviceRow]) -> list[str]:
 def ratio_tables(
     rows: list[DeviceRow], sizes: dict[str, int], labels: list[str],
     expected: tuple[float | None, ...] = (), variant=str,
-) -> Iterator[tuple[str, list[str], list[list[str]]]]:  # fmt: skip
-    """Per dtype -> n of sizes: its title, and the header and cells of its rows at that n: per row
-    variant(its id), each device's µs, the ratio t(first) / t(device) per other device and, given
-    the datasheets' ratios, the measured one over the datasheet's."""
-    others = labels[1:]
-    header = ["variant", *[f"{x} µs" for x in labels], *[f"{labels[0]} / {o}" for o in others]]
-    header += [f"/ datasheet ({o})" for o in others] if expected else []
+) -> Iterator[tuple[str, list[md.Column], list[DeviceRow]]]:  # fmt: skip
+    """Per dtype -> n of sizes: its title, the columns and its rows at that n. The columns: per
+    row variant(its id), each device's µs, the ratio t(first) / t(device) per other device and,
+    given the datasheets' ratios, the measured one over the datasheet's."""
+    others = list(enumerate(labels[1:]))
+
+    def ratio(k: int, over: float | None = 1.0) -> Callable[[DeviceRow], str]:
+        return lambda r: num(r.ratios[k] / over if r.ratios[k] and over else None, ".2f")
+
+    columns = [md.Column("variant", lambda r: variant(r.variant)),
+               *(numbers(f"{x} µs", lambda r, k=k: us(r.ms[k])) for k, x in enumerate(labels)),
+               *(numbers(f"{labels[0]} / {o}", ratio(k)) for k, o in others),
+               *(numbers(f"/ datasheet ({o})", ratio(k, e))
+                 for (k, o), e in zip(others, expected, strict=False))]  # fmt: skip
     for d, n in sizes.items():
-        cells = []
-        for r in (r for r in rows if r.dtype == d and r.n == n):
-            pairs = zip(r.ratios, expected, strict=True) if expected else ()
-            over = [x / e if x and e else None for x, e in pairs]
-            cells.append([variant(r.variant), *map(us, r.ms),
-                          *[num(x, ".2f") for x in (*r.ratios, *over)]])  # fmt: skip
-        yield f"{d}, n = {size_label(n)}", header, cells
+        yield f"{d}, n = {size_label(n)}", columns, [r for r in rows if r.dtype == d and r.n == n]
 
 
 def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str) -> str:
@@ -273,9 +274,8 @@ def render(runs: list[DeviceRun], out_dir: Path, plots: list[str], command: str)
             dts = sorted({r.dtype for r in mine}, key=lambda d: (d != "float32", d))
             sizes = {d: max(r.n for r in mine if r.dtype == d) for d in dts}
             labels, variant = [r.label for r in runs], "`{}`".format
-            for title, header, cells in ratio_tables(mine, sizes, labels, exp[1:], variant):
-                align = "l" + md.RIGHT * (len(header) - 1)
-                lines += [f"**{title}**", "", *md.markdown_lines(header, cells, align), ""]
+            for title, columns, at in ratio_tables(mine, sizes, labels, exp[1:], variant):
+                lines += [f"**{title}**", "", md.column_table(columns, at)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -330,19 +330,14 @@ def runs_markdown(runs: list[Document], sizes: dict[str, int]) -> list[str]:
     if not sizes:
         return [*out, "The runs share no dtype and size; nothing to compare.", ""]
     others = " / ".join(ascii_uppercase[1 : len(runs)])
-    for title, header, cells in _run_tables(runs, sizes):
+    for title, columns, rows in _run_tables(runs, sizes):
         what = f"time in A / time in {others} (above 1: {others} faster)"
-        out += [f"{title}: {what}", "", md.markdown_table(header, cells)]
+        out += [f"{title}: {what}", "", md.column_table(columns, rows, align=False)]
     return [*out, "![comparison](compare.png)", ""]
 
 
 def runs_rich_tables(runs: list[Document], sizes: dict[str, int]) -> list:
     """The same tables for the terminal."""
     what = "time in A / time in the other run (above 1: the other run is faster)"
-    tables = []
-    for title, header, cells in _run_tables(runs, sizes):
-        columns = [md.Column(h, lambda c, i=i: c[i], right=i > 0) for i, h in enumerate(header)]
-        tables.append(
-            md.terminal_table(f"{title}: {what}", columns, cells, caption=runs_line(runs))
-        )
-    return tables
+    return [md.terminal_table(f"{title}: {what}", columns, rows, caption=runs_line(runs))
+            for title, columns, rows in _run_tables(runs, sizes)]  # fmt: skip

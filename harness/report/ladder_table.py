@@ -212,24 +212,20 @@ def legend(rows: Iterable[LadderRow], *, wide: bool) -> list[str]:
     return [*lines, COLUMN_KEY + steps]
 
 
-def rich_ladder_table(rows: list[LadderRow], title: str, *, wide: bool = False):
-    """The ladder as a rich Table (compact or wide), the peers in a section of their own."""
-    style = lambda e: "red" if e.failed else ("dim" if e.kind == "peer" else None)  # noqa: E731
-    peers = next((k for k, e in enumerate(rows) if e.kind == "peer"), None)
-    return md.terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, rows, style,
-                             section=peers)  # fmt: skip
-
-
 def ladder_console_table(
     rows: Iterable[ResultRecord | dict], n: int, dtype: str, *, wide: bool = False,
     title: str | None = None, with_legend: bool = True,
 ):  # fmt: skip
-    """What `reduce-ladder run` and `report` print for one (dtype, n): the table and its legend
-    (with_legend=False: the table alone). rows: records or their JSON form."""
+    """What `reduce-ladder run` and `report` print for one (dtype, n): the table, compact or wide,
+    the peers in a section of their own, and its legend (with_legend=False: the table alone).
+    rows: records or their JSON form."""
     records = as_records(rows)
     ladder = ladder_rows(records, dtype, n)
     if title is None:
         dev = next((r.device for r in records if r.device), None)
         title = f"{dev + ', ' if dev else ''}{dtype}, n = {n:,} ({size_label(n)})"
-    notes = legend(ladder, wide=wide) if with_legend else []
-    return md.with_legend(rich_ladder_table(ladder, title, wide=wide), notes)
+    style = lambda e: "red" if e.failed else ("dim" if e.kind == "peer" else None)  # noqa: E731
+    peers = next((k for k, e in enumerate(ladder) if e.kind == "peer"), None)
+    table = md.terminal_table(title, WIDE_COLUMNS if wide else COMPACT_COLUMNS, ladder, style,
+                              section=peers)  # fmt: skip
+    return md.with_legend(table, legend(ladder, wide=wide) if with_legend else [])

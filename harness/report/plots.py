@@ -45,10 +45,6 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 DASHES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)))
 
 
-def _value(row, key: str):
-    return row[key] if isinstance(row, Mapping) else getattr(row, key)
-
-
 def _style(k: int, count: int, kind: str) -> dict:
     """The k-th of count hues: its own colour, marker and (for lines) dash."""
     colours = _plt().get_cmap("tab10" if count <= 10 else "tab20").colors
@@ -62,26 +58,24 @@ def _style(k: int, count: int, kind: str) -> dict:
 
 
 def chart(
-    rows: Iterable, path: str | Path, *, x: str, y: str, hue: str, panel: str | None = None,
+    rows: Iterable[dict], path: str | Path, *, x: str, y: str, hue: str, panel: str | None = None,
     kind: str = "line", cols: int = 0, porder: Sequence = (), xorder: Sequence = (),
     xscale: str = "linear", yscale: str | Mapping[str, str] = "linear", ylim: tuple | None = None,
     yticks: Sequence[float] = (), title: str = "", xlabel: str = "", ylabel: str = "",
     refs: Sequence[tuple[float, str | None, dict]] = (), styles: Mapping[str, dict] | None = None,
     size: tuple[float, float] = (8, 4.5), rotate: int = 0, legend: str = "each", dpi: int = 110,
 ) -> dict:  # fmt: skip
-    """One figure from long-format rows (dicts or records): a panel per value of `panel` (in
-    porder, else first seen; `cols` to a row), in each a line, bar or dots per value of `hue` of
-    `y` against `x` (categorical where its values are strings: in xorder, else first seen, bars
+    """One figure from long-format rows (dicts): a panel per value of `panel` (in porder, else
+    first seen; `cols` to a row), in each a line, bar or dots per value of `hue` of `y` against
+    `x` (categorical where its values are strings: in xorder, else first seen, bars
     and dots side by side). xscale "log2" is a base-2 log axis, yscale one per panel or for all;
     refs (y, label, style) horizontal lines; styles a hue's matplotlib keywords (the rest cycle);
     yticks the only ticks; `size` one panel's; legend "each" panel or one "right" of the last.
     Returns what it drew: {panel: {hue: [(x, y), ...]}} (panel None without panels)."""
     rows = list(rows)
-    panels = (list(porder or dict.fromkeys(_value(r, panel) for r in rows)) if panel else []) or [
-        None
-    ]
-    hues = list(dict.fromkeys(_value(r, hue) for r in rows))
-    cats = list(xorder or dict.fromkeys(_value(r, x) for r in rows))
+    panels = (list(porder or dict.fromkeys(r[panel] for r in rows)) if panel else []) or [None]
+    hues = list(dict.fromkeys(r[hue] for r in rows))
+    cats = list(xorder or dict.fromkeys(r[x] for r in rows))
     categorical = any(isinstance(c, str) for c in cats)
     cols = cols or len(panels)
     nrows = math.ceil(len(panels) / cols)
@@ -93,8 +87,8 @@ def chart(
         ax.set_title(name if panel else title, fontsize=10)
         drawn[name] = by_hue = {}  # this panel's hues, first seen first: their points
         for r in rows:
-            if not panel or _value(r, panel) == name:
-                by_hue.setdefault(_value(r, hue), []).append((_value(r, x), _value(r, y)))
+            if not panel or r[panel] == name:
+                by_hue.setdefault(r[hue], []).append((r[x], r[y]))
         if panel and not by_hue:  # a panel of porder with no rows: its title on an empty cell
             ax.set_axis_off()
             continue

@@ -81,7 +81,7 @@ def seed_rows(
         nbytes = (n + written) * size
         return {"kernel": kernel, "variant": vid, "status": r.status, "cuda_ms": ms,
                 "twin": twin, "twin_status": t.status if t else None, "twin_ms": tms,
-                "read": n, "written": written, "bytes": nbytes,
+                "check": lt.pair_check(r, t), "read": n, "written": written, "bytes": nbytes,
                 "cuda_gbps": nbytes / ms / 1e6 if ms else None,
                 "twin_gbps": nbytes / tms / 1e6 if tms else None,
                 "seed_ms": None, "in_place": False, **more}  # fmt: skip
@@ -102,13 +102,6 @@ def seed_rows(
     return out
 
 
-def _seed_check(r: dict) -> str:
-    """The kernel's status, and its twin's where that is not ok (a failure in capitals)."""
-    shown = lambda s: {"wrong": "WRONG", "error": "ERROR"}.get(s, s)  # noqa: E731
-    twin = r["twin_status"]
-    return shown(r["status"]) + ("" if twin in (None, "ok") else f" / twin {shown(twin)}")
-
-
 SEED_COLUMNS = (
     md.Column("kernel", lambda r: r["kernel"] + (" (in place)" if r["in_place"] else "")),
     md.numbers("CUDA µs", lambda r: md.us(r["cuda_ms"])),
@@ -120,7 +113,7 @@ SEED_COLUMNS = (
     md.numbers("CUDA GB/s", lambda r: md.num(r["cuda_gbps"], ".1f")),
     md.numbers("twin GB/s", lambda r: md.num(r["twin_gbps"], ".1f")),
     md.numbers("seed's ms (its GPU)", lambda r: md.num(r["seed_ms"], ".3f")),
-    md.Column("check", _seed_check),
+    md.Column("check", lambda r: r["check"]),
 )
 SEED_NOTE = (
     "One kernel (the first pass) as the seed times it: n elements read, one partial per block "
