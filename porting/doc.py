@@ -38,15 +38,12 @@ def unwrap(text: str) -> str:
     return "\n\n".join(" ".join(ln.strip() for ln in p.split("\n")) for p in paragraphs)
 
 
-_PARTS = re.split(r"^## (.+)\n", Path(__file__).with_name("lessons.md").read_text(), flags=re.M)
-_SECTIONS = {h: unwrap(body) for h, body in zip(_PARTS[1::2], _PARTS[2::2], strict=True)}
-# the notes (`## text note-FAMILY-STAGE`), and (family, stage) -> (how, why)
-TEXTS = {h[5:]: body for h, body in _SECTIONS.items() if h.startswith("text ")}
-LESSONS: dict[tuple[str, str], tuple[str, str]] = {
-    tuple(head.split(":")[0].split()): (head.split(": ", 1)[1], body)
-    for head, body in _SECTIONS.items()
-    if not head.startswith("text ")
-}
+_LESSONS_MD = Path(__file__).with_name("lessons.md").read_text()
+# lessons.md: `## FAMILY STAGE: HOW` -> LESSONS[(family, stage)] = (how, why), and `## note FAMILY
+# STAGE: VARIANTS` -> NOTES[(family, stage)] = (the variants its words read as a, b, c; the words)
+_HEADS = re.findall(r"^## (note )?(\S+) (\S+): (.+)\n((?:(?!## ).*\n?)*)", _LESSONS_MD, re.M)
+LESSONS = {(fam, st): (how, unwrap(why)) for note, fam, st, how, why in _HEADS if not note}
+NOTES = {(fam, st): (ids.split(), unwrap(text)) for note, fam, st, ids, text in _HEADS if note}
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), trim_blocks=True,
                          lstrip_blocks=True, keep_trailing_newline=True,
                          undefined=jinja2.StrictUndefined)  # fmt: skip
@@ -71,9 +68,9 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         lines = measured.axis_lines(variants, ctx["axis"])
     else:
         lines = measured.lines(variants, st.dtype, ctx["results"])
-    note = None  # the counters' note (lessons.md), where the profile has its variants
-    if fields := measured.note_fields(profile, st.family, st.stage):
-        note = ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED)
+    ids, words = NOTES.get((st.family, st.stage), ([], ""))  # the counters' note, if profiled
+    fields = measured.note_fields(profile, ids)
+    note = fields and ENV.from_string(words).render(fields, seed=SEED)
     how, why = LESSONS[(st.family, st.stage)]
     return {"st": st, "sources": sources, "how": how, "why": why, "also": also, "note": note,
             "facts": ks.census_facts(st, ctx["census"]), "measured": lines,
