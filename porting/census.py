@@ -110,12 +110,12 @@ def _disassemble(cubin: bytes) -> tuple[dict, dict]:
 
 
 def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, launch: str,
-         smem: tuple[int, int], registers=0, stack_bytes=0, spill_bytes=0) -> Census:  # fmt: skip
+         smem: tuple[int, int], spill_bytes: int = 0) -> Census:  # fmt: skip
     """A census row, counted the same way for both backends: the CUBIN's SASS and resources
-    (cuobjdump's registers and stack over the compiler's) and the kernel's PTX."""
+    (cuobjdump's registers, stack and local memory) and the kernel's PTX."""
     code, usage = _disassemble(cubin)
     symbol = symbol if symbol in code else next(iter(code), symbol)
-    use = {"REG": registers, "STACK": stack_bytes, "LOCAL": 0} | usage.get(symbol, {})
+    use = {"REG": 0, "STACK": 0, "LOCAL": 0} | usage.get(symbol, {})
     counts = sass.count_sass(code.get(symbol, []))
     return Census(v.id, v.backend, v.stage, v.family, dtype, arch, symbol, launch, use["REG"],
                   *smem, use["STACK"], use["LOCAL"], spill_bytes, counts,
@@ -130,17 +130,17 @@ def _nvrtc(source: str, arch: str):
 
 
 def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
+    """NVRTC's spills and static shared memory (ptxas's log) beside the CUBIN's counts."""
     r = _nvrtc(v.source, arch)
     symbol, threads = r.lowered[v.name_expression(dtype)], v.launch.threads
     res = r.resources.get(symbol)
-    used = {"registers": res.registers, "stack_bytes": res.stack_bytes} if res else {}
-    used["spill_bytes"] = res.spill_store_bytes + res.spill_load_bytes if res else 0
+    spill = res.spill_store_bytes + res.spill_load_bytes if res else 0
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
     smem = (
         res.smem_bytes if res else 0,
         dtypes.get(dtype).itemsize * threads * v.launch.dynamic_smem,
     )
-    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, f"{threads} threads", smem, **used)
+    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, f"{threads} threads", smem, spill)
 
 
 def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
@@ -154,9 +154,10 @@ def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
     return spec
 
 
-def triton_meta(v: Variant) -> dict:
-    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with."""
-    spec = _own_spec(v)
+def triton_meta(v: Variant, dtype: str | None = None) -> dict:
+    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with (in
+    `dtype`, for a kernel with a census spec: its first dtype by default)."""
+    spec = _own_spec(v, dtype)
     return dict(spec["meta"]) if spec else v.launch.mapping.triton_meta(v.launch)
 
 
@@ -164,8 +165,7 @@ def triton_job(v: Variant, dtype: str, arch: str) -> dict:
     """One compile job for porting.triton_compile (JSON-ready). A census spec's args (a dtype name,
     or (dtype name, 16-byte aligned) for a pointer) become Triton types, `aligned` and ACC a
     triton.language dtype; the tile twins' None: the worker's defaults."""
-    spec = _own_spec(v, dtype) or {"meta": v.launch.mapping.triton_meta(v.launch)}
-    meta, args = spec["meta"], spec.get("args")
+    meta, args = triton_meta(v, dtype), (_own_spec(v, dtype) or {}).get("args")
     types = {k: (t, None) if isinstance(t, str) else t for k, t in (args or {}).items()}
     typed = {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
     return {

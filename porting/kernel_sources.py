@@ -93,21 +93,21 @@ def census_facts(st: Stage, census: dict) -> list[dict] | None:
 # Kernel text
 
 # a function: the comment lines and template line above it, then the __global__ / __device__ line
+# up to its name (which may follow __launch_bounds__(...) on the next line)
 _FN = re.compile(
-    r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?\b(\w+)\s*\(", re.M
+    r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?"
+    r"\b(?!__launch_bounds__\b)(\w+)\s*\(",
+    re.M,
 )
-_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 
 
 def _cuda_functions(path: Path) -> dict[str, str]:
     """name -> text (leading comments, template line, body) of every __global__ and __device__
-    function defined in a CUDA file and its headers (the name may sit on the line after
-    __launch_bounds__)."""
+    function defined in a CUDA file and its headers."""
     text = cuda_source.expand(path)
-    masked = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group()), text)
     out = {}
-    for m in _FN.finditer(masked):
-        depth, start = 0, masked.index("{", m.end())
+    for m in _FN.finditer(text):
+        depth, start = 0, text.index("{", m.end())
         for end in range(start, len(text)):
             depth += {"{": 1, "}": -1}.get(text[end], 0)
             if depth == 0:

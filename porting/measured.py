@@ -26,10 +26,11 @@ REF_N = 2**25  # the guide's one line per device: this n where measured, else th
 AXIS_RESULTS, AXIS_DTYPE, AXIS_PEER = "axis.json", "float32", "peer/torch.sum"
 
 
-def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)] of the readable results/*/<name>, name by name."""
-    out = []
-    for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
+def load(root: Path, names: tuple[str, ...], kind: str | tuple = (), folder: str = "*"):
+    """[(path relative to the repo, document)] of the readable results/<folder>/<name>, name by
+    name."""
+    out: list[tuple[str, Document]] = []
+    for p in (p for name in names for p in sorted((root / "results").glob(f"{folder}/{name}"))):
         with contextlib.suppress(ReportError):
             out.append((p.relative_to(root).as_posix(), load_document(p, kind)))
     return out
@@ -127,14 +128,11 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
     None: no document."""
     if (found := newest(root, name)) is None:
         return None
-    rel, doc = found
-    names, docs = [rel], [doc]
-    for p in sorted((root / rel).parent.glob(f"{Path(name).stem}-*.json")):
-        with contextlib.suppress(ReportError):
-            docs.append(load_document(p, kind).raw)
-            names.append(p.name)
-    doc = profile_tables.merge(docs)
-    return {"path": " + ".join(names), "doc": doc, "device": doc.get("device", {}).get("name", "?")}
+    path, first = found
+    beside = load(root, (f"{Path(name).stem}-*.json",), kind, Path(path).parent.name)
+    doc = profile_tables.merge([first, *(d.raw for _, d in beside)])
+    path = " + ".join([path, *(Path(p).name for p, _ in beside)])
+    return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:

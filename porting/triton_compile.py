@@ -34,19 +34,14 @@ def _source(fn, job: dict):
             f"{fn.__name__}: census spec names {sorted(args)}, the kernel takes "
             f"{sorted(runtime)} (update the spec beside its launcher)"
         )
-    sig, constexprs, attrs = {}, {}, {}
-    for i, p in enumerate(fn.params):
-        if not p.is_constexpr:
-            sig[p.name] = args[p.name]
-            if p.name in aligned and args[p.name].startswith("*"):
-                attrs[(i,)] = [["tt.divisibility", 16]]
-            continue
-        if p.name not in job["constexprs"]:
-            raise ValueError(f"{fn.__name__}: no value for constexpr {p.name}")
-        val = job["constexprs"][p.name]
-        if p.name in job.get("tl_dtypes", ()):
-            val = getattr(tl, val)
-        sig[p.name], constexprs[(i,)] = "constexpr", val
+    consts, tl_dtypes = job["constexprs"], set(job.get("tl_dtypes", ()))
+    if missing := [p.name for p in fn.params if p.is_constexpr and p.name not in consts]:
+        raise ValueError(f"{fn.__name__}: no value for constexpr {missing[0]}")
+    sig = {p.name: "constexpr" if p.is_constexpr else args[p.name] for p in fn.params}
+    constexprs = {(i,): getattr(tl, consts[p.name]) if p.name in tl_dtypes else consts[p.name]
+                  for i, p in enumerate(fn.params) if p.is_constexpr}  # fmt: skip
+    attrs = {(i,): [["tt.divisibility", 16]] for i, p in enumerate(fn.params)
+             if p.name in aligned and sig[p.name].startswith("*")}  # fmt: skip
     return ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs)
 
 
