@@ -230,9 +230,8 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
         partners = {triton_partner(u) for u in same}
         tri = {_key(t): t for t in st.twins if t.id in partners and _key(t) not in shown}
         shown.update(dict.fromkeys(tri, here))
-        tri_code = "\n\n\n".join(code_only(kernel_text(t)[0]) for t in tri.values())
-        out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
-        out[-1]["triton_code"] = tri_code
+        triton = [(t, code_only(kernel_text(t)[0])) for t in tri.values()]
+        out.append(block | {"kind": "pair" if tri else "cuda", "triton": triton})
     for t in (t for t in st.twins if has_kernel(t)):
         own, helpers = kernel_text(t)
         if not printed(t, helpers):
