@@ -25,11 +25,6 @@ REGEN = (
     "reduce-ladder inspect --write-doc docs/porting.md"
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-# Seed 000's figures the notes quote beside ours
-SEED = {
-    "tpi": profile_tables.SEED000_THREADS_PER_WARP,
-    "conflicts": profile_tables.SEED000_BANK_CONFLICTS["v2"],
-}
 
 
 def unwrap(text: str) -> str:
@@ -70,7 +65,7 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         lines = measured.lines(variants, st.dtype, ctx["results"])
     ids, words = NOTES.get((st.family, st.stage), ([], ""))  # the counters' note, if profiled
     fields = measured.note_fields(profile, ids)
-    note = fields and ENV.from_string(words).render(fields, seed=SEED)
+    note = fields and ENV.from_string(words).render(fields, seed=profile_tables)
     how, why = LESSONS[(st.family, st.stage)]
     return {"st": st, "sources": sources, "how": how, "why": why, "also": also, "note": note,
             "facts": ks.census_facts(st, ctx["census"]), "measured": lines,
