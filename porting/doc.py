@@ -81,8 +81,8 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
     axis = measured.load(root, (measured.AXIS_RESULTS,), "rows")
     ctx = {"regen": REGEN, "cdoc": cdoc, "census": {(r.variant, r.dtype): r for r in rows},
            "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
-           "columns": WIDE_COLUMNS, "arch": cdoc.get("arch", "?"), "results": results,
-           "results_sources": measured.results_sources(results), "axis": axis,
+           "columns": WIDE_COLUMNS, "results": results, "axis": axis,
+           "results_sources": measured.results_sources(results),
            "axis_sources": ", ".join(f"`{p}`" for p, _ in axis) or "no committed run yet",
            "axis_dtype": measured.AXIS_DTYPE, "axis_peer": measured.AXIS_PEER,
            "profile": measured.profile_view(root, doc.parent),

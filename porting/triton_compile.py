@@ -56,8 +56,7 @@ def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
     out = []
     for job in jobs:
         fn = getattr(importlib.import_module(f"triton_kernels.{job['module']}"), job["kernel"])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(action="ignore"):
             target = GPUTarget("cuda", job["capability"], 32)
             k = triton.compile(_source(fn, job), target=target, options=job["options"])
         md = k.metadata if isinstance(k.metadata, dict) else k.metadata._asdict()
