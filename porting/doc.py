@@ -69,10 +69,7 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
     how, why = LESSONS[(st.family, st.stage)]
     return {"st": st, "sources": sources, "how": how, "why": why, "also": also, "note": note,
             "facts": ks.census_facts(st, ctx["census"]), "measured": lines,
-            "hw": measured.counter_line(profile, variants),
-            # (variant, dtype, its census row or None) per variant and dtype it lists
-            "census": [(v, d, ctx["census"].get((v.id, d)))
-                       for v in variants for d in v.dtypes]}  # fmt: skip
+            "hw": measured.counter_line(profile, variants)}  # fmt: skip
 
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
