@@ -80,7 +80,7 @@ def _points(runs: list[tuple[str, Document]], dtype: str, at: str) -> dict[tuple
 
 def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, list]]:
     """(device, where, [(variant, cell)]) one per device, at REF_N in `dtype` (else the largest
-    n measured): the ladder runs' records, the other documents' for the variants they lack."""
+    n measured): the ladder runs' rows, the other documents' for the variants they lack."""
     ids = [v.id for v in variants if not v.wrong]
     found = {k: at for k, at in _points(results, dtype, "n").items() if set(ids) & at.keys()}
     out = []
