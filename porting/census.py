@@ -105,8 +105,8 @@ def _capability(arch: str) -> int:  # sm_90a -> 90
 @cache
 def _disassemble(cubin: bytes) -> tuple[dict, dict]:
     """(SASS by function, resources by function) of a CUBIN (one per CUDA source)."""
-    usage = sass.parse_resource_usage(sass.cuobjdump(cubin, "--dump-resource-usage"))
-    return sass.split_sass(sass.cuobjdump(cubin, "--dump-sass")), usage
+    text = sass.cuobjdump(cubin, "--dump-sass", "--dump-resource-usage")
+    return sass.split_sass(text), sass.parse_resource_usage(text)
 
 
 def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, launch: str,
