@@ -136,10 +136,8 @@ def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
     res = r.resources.get(symbol)
     spill = res.spill_store_bytes + res.spill_load_bytes if res else 0
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-    smem = (
-        res.smem_bytes if res else 0,
-        dtypes.get(dtype).itemsize * threads * v.launch.dynamic_smem,
-    )
+    dynamic = dtypes.get(dtype).itemsize * threads * v.launch.dynamic_smem
+    smem = (res.smem_bytes if res else 0, dynamic)
     return _row(v, dtype, arch, r.cubin, symbol, r.ptx, f"{threads} threads", smem, spill)
 
 
