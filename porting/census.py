@@ -23,10 +23,7 @@ from porting import sass
 from porting.triton_compile import run_triton_jobs
 
 SCHEMA = records.CENSUS_SCHEMA
-TRITON_DTYPES = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
-TRITON_DTYPES |= {"float64": "fp64"}
 NOT_COMPILED = "not compiled here (library call)"
-_LAUNCH_KEYS = ("num_warps", "num_stages")
 
 
 @dataclass
@@ -160,22 +157,15 @@ def triton_meta(v: Variant, dtype: str | None = None) -> dict:
 
 
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
-    """One compile job for porting.triton_compile (JSON-ready). A census spec's args (a dtype name,
-    or (dtype name, 16-byte aligned) for a pointer) become Triton types, `aligned` and ACC a
-    triton.language dtype; the tile twins' None: the worker's defaults."""
-    meta, args = triton_meta(v, dtype), (_own_spec(v, dtype) or {}).get("args")
-    types = {k: (t, None) if isinstance(t, str) else t for k, t in (args or {}).items()}
-    typed = {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
+    """One compile job for porting.triton_compile (JSON-ready): the kernel, its arguments as the
+    census spec beside its launcher types them (a tile twin: the worker's defaults) and the
+    meta-parameters the harness launches it with, in the launcher's order (the `launch` text)."""
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
-        "dtype": TRITON_DTYPES[dtype],
-        "args": typed if args else None,
-        "aligned": [k for k, (_, a) in types.items() if a] if args else None,
-        "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
-        "tl_dtypes": ["ACC"] if args else [],
-        "options": {k: meta[k] for k in _LAUNCH_KEYS if k in meta},
-        "meta": meta,  # all of the above in the launcher's order (the census's `launch` text)
+        "dtype": dtype,
+        "args": (_own_spec(v, dtype) or {}).get("args"),
+        "meta": triton_meta(v, dtype),
         "capability": _capability(arch),
     }
 
