@@ -190,10 +190,9 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
     _capability(arch)
     pairs = census_pairs(variants, dtype)
     todo = [(v, d) for v, d in pairs if (v.id, d, arch) not in _CACHE]
-    _CACHE.update(
-        {(v.id, d, arch): _cuda_census(v, d, arch) for v, d in todo if v.backend == "cuda"}
-    )
-    tri = [(v, d) for v, d in todo if v.backend == "triton"]
+    for v, d in (p for p in todo if p[0].backend == "cuda"):
+        _CACHE[(v.id, d, arch)] = _cuda_census(v, d, arch)
+    tri = [(v, d) for v, d in todo if v.backend == "triton"]  # compiled in one batch
     jobs = [triton_job(v, d, arch) for v, d in tri]
     for (v, d), job, art in zip(tri, jobs, run_triton_jobs(jobs), strict=True):
         launch = ", ".join(f"{k}={val}" for k, val in job["meta"].items())
