@@ -23,10 +23,7 @@ from porting import sass
 from porting.triton_compile import run_triton_jobs
 
 SCHEMA = records.CENSUS_SCHEMA
-TRITON_DTYPES = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
-TRITON_DTYPES |= {"float64": "fp64"}
 NOT_COMPILED = "not compiled here (library call)"
-_LAUNCH_KEYS = ("num_warps", "num_stages")
 
 
 @dataclass
@@ -105,17 +102,17 @@ def _capability(arch: str) -> int:  # sm_90a -> 90
 @cache
 def _disassemble(cubin: bytes) -> tuple[dict, dict]:
     """(SASS by function, resources by function) of a CUBIN (one per CUDA source)."""
-    usage = sass.parse_resource_usage(sass.cuobjdump(cubin, "--dump-resource-usage"))
-    return sass.split_sass(sass.cuobjdump(cubin, "--dump-sass")), usage
+    text = sass.cuobjdump(cubin, "--dump-sass", "--dump-resource-usage")
+    return sass.split_sass(text), sass.parse_resource_usage(text)
 
 
 def _row(v: Variant, dtype: str, arch: str, cubin: bytes, symbol: str, ptx: str, launch: str,
-         smem: tuple[int, int], registers=0, stack_bytes=0, spill_bytes=0) -> Census:  # fmt: skip
+         smem: tuple[int, int], spill_bytes: int = 0) -> Census:  # fmt: skip
     """A census row, counted the same way for both backends: the CUBIN's SASS and resources
-    (cuobjdump's registers and stack over the compiler's) and the kernel's PTX."""
+    (cuobjdump's registers, stack and local memory) and the kernel's PTX."""
     code, usage = _disassemble(cubin)
     symbol = symbol if symbol in code else next(iter(code), symbol)
-    use = {"REG": registers, "STACK": stack_bytes, "LOCAL": 0} | usage.get(symbol, {})
+    use = {"REG": 0, "STACK": 0, "LOCAL": 0} | usage.get(symbol, {})
     counts = sass.count_sass(code.get(symbol, []))
     return Census(v.id, v.backend, v.stage, v.family, dtype, arch, symbol, launch, use["REG"],
                   *smem, use["STACK"], use["LOCAL"], spill_bytes, counts,
@@ -130,17 +127,15 @@ def _nvrtc(source: str, arch: str):
 
 
 def _cuda_census(v: Variant, dtype: str, arch: str) -> Census:
+    """NVRTC's spills and static shared memory (ptxas's log) beside the CUBIN's counts."""
     r = _nvrtc(v.source, arch)
     symbol, threads = r.lowered[v.name_expression(dtype)], v.launch.threads
     res = r.resources.get(symbol)
-    used = {"registers": res.registers, "stack_bytes": res.stack_bytes} if res else {}
-    used["spill_bytes"] = res.spill_store_bytes + res.spill_load_bytes if res else 0
+    spill = res.spill_store_bytes + res.spill_load_bytes if res else 0
     # harness.launch.plan launches with threads * element size bytes of dynamic shared memory
-    smem = (
-        res.smem_bytes if res else 0,
-        dtypes.get(dtype).itemsize * threads * v.launch.dynamic_smem,
-    )
-    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, f"{threads} threads", smem, **used)
+    dynamic = dtypes.get(dtype).itemsize * threads * v.launch.dynamic_smem
+    smem = (res.smem_bytes if res else 0, dynamic)
+    return _row(v, dtype, arch, r.cubin, symbol, r.ptx, f"{threads} threads", smem, spill)
 
 
 def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
@@ -154,30 +149,23 @@ def _own_spec(v: Variant, dtype: str | None = None) -> dict | None:
     return spec
 
 
-def triton_meta(v: Variant) -> dict:
-    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with."""
-    spec = _own_spec(v)
+def triton_meta(v: Variant, dtype: str | None = None) -> dict:
+    """The constexprs, num_warps (and num_stages where set) the harness launches `v` with (in
+    `dtype`, for a kernel with a census spec: its first dtype by default)."""
+    spec = _own_spec(v, dtype)
     return dict(spec["meta"]) if spec else v.launch.mapping.triton_meta(v.launch)
 
 
 def triton_job(v: Variant, dtype: str, arch: str) -> dict:
-    """One compile job for porting.triton_compile (JSON-ready). A census spec's args (a dtype name,
-    or (dtype name, 16-byte aligned) for a pointer) become Triton types, `aligned` and ACC a
-    triton.language dtype; the tile twins' None: the worker's defaults."""
-    spec = _own_spec(v, dtype) or {"meta": v.launch.mapping.triton_meta(v.launch)}
-    meta, args = spec["meta"], spec.get("args")
-    types = {k: (t, None) if isinstance(t, str) else t for k, t in (args or {}).items()}
-    typed = {k: "*" * bool(a is not None) + TRITON_DTYPES[t] for k, (t, a) in types.items()}
+    """One compile job for porting.triton_compile (JSON-ready): the kernel, its arguments as the
+    census spec beside its launcher types them (a tile twin: the worker's defaults) and the
+    meta-parameters the harness launches it with, in the launcher's order (the `launch` text)."""
     return {
         "module": Path(v.source or "tiles.py").stem,
         "kernel": v.kernel,
-        "dtype": TRITON_DTYPES[dtype],
-        "args": typed if args else None,
-        "aligned": [k for k, (_, a) in types.items() if a] if args else None,
-        "constexprs": {k: val for k, val in meta.items() if k not in _LAUNCH_KEYS},
-        "tl_dtypes": ["ACC"] if args else [],
-        "options": {k: meta[k] for k in _LAUNCH_KEYS if k in meta},
-        "meta": meta,  # all of the above in the launcher's order (the census's `launch` text)
+        "dtype": dtype,
+        "args": (_own_spec(v, dtype) or {}).get("args"),
+        "meta": triton_meta(v, dtype),
         "capability": _capability(arch),
     }
 
@@ -202,10 +190,9 @@ def census(variants: list[Variant], dtype: str | None = "float32", arch: str = "
     _capability(arch)
     pairs = census_pairs(variants, dtype)
     todo = [(v, d) for v, d in pairs if (v.id, d, arch) not in _CACHE]
-    _CACHE.update(
-        {(v.id, d, arch): _cuda_census(v, d, arch) for v, d in todo if v.backend == "cuda"}
-    )
-    tri = [(v, d) for v, d in todo if v.backend == "triton"]
+    for v, d in (p for p in todo if p[0].backend == "cuda"):
+        _CACHE[(v.id, d, arch)] = _cuda_census(v, d, arch)
+    tri = [(v, d) for v, d in todo if v.backend == "triton"]  # compiled in one batch
     jobs = [triton_job(v, d, arch) for v, d in tri]
     for (v, d), job, art in zip(tri, jobs, run_triton_jobs(jobs), strict=True):
         launch = ", ".join(f"{k}={val}" for k, val in job["meta"].items())

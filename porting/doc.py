@@ -25,11 +25,6 @@ REGEN = (
     "reduce-ladder inspect --write-doc docs/porting.md"
 )
 INDUCTOR_PAGE = "porting-inductor.md"  # experiments/inductor_code's page, beside the guide
-# Seed 000's figures the notes quote beside ours
-SEED = {
-    "tpi": profile_tables.SEED000_THREADS_PER_WARP,
-    "conflicts": profile_tables.SEED000_BANK_CONFLICTS["v2"],
-}
 
 
 def unwrap(text: str) -> str:
@@ -38,15 +33,12 @@ def unwrap(text: str) -> str:
     return "\n\n".join(" ".join(ln.strip() for ln in p.split("\n")) for p in paragraphs)
 
 
-_PARTS = re.split(r"^## (.+)\n", Path(__file__).with_name("lessons.md").read_text(), flags=re.M)
-_SECTIONS = {h: unwrap(body) for h, body in zip(_PARTS[1::2], _PARTS[2::2], strict=True)}
-# the notes (`## text note-FAMILY-STAGE`), and (family, stage) -> (how, why)
-TEXTS = {h[5:]: body for h, body in _SECTIONS.items() if h.startswith("text ")}
-LESSONS: dict[tuple[str, str], tuple[str, str]] = {
-    tuple(head.split(":")[0].split()): (head.split(": ", 1)[1], body)
-    for head, body in _SECTIONS.items()
-    if not head.startswith("text ")
-}
+_LESSONS_MD = Path(__file__).with_name("lessons.md").read_text()
+# lessons.md: `## FAMILY STAGE: HOW` -> LESSONS[(family, stage)] = (how, why), and `## note FAMILY
+# STAGE: VARIANTS` -> NOTES[(family, stage)] = (the variants its words read as a, b, c; the words)
+_HEADS = re.findall(r"^## (note )?(\S+) (\S+): (.+)\n((?:(?!## ).*\n?)*)", _LESSONS_MD, re.M)
+LESSONS = {(fam, st): (how, unwrap(why)) for note, fam, st, how, why in _HEADS if not note}
+NOTES = {(fam, st): (ids.split(), unwrap(text)) for note, fam, st, ids, text in _HEADS if note}
 ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent), trim_blocks=True,
                          lstrip_blocks=True, keep_trailing_newline=True,
                          undefined=jinja2.StrictUndefined)  # fmt: skip
@@ -71,16 +63,13 @@ def _stage(st: Stage, ctx: dict, shown: dict, parts: dict) -> dict:
         lines = measured.axis_lines(variants, ctx["axis"])
     else:
         lines = measured.lines(variants, st.dtype, ctx["results"])
-    note = None  # the counters' note (lessons.md), where the profile has its variants
-    if fields := measured.note_fields(profile, st.family, st.stage):
-        note = ENV.from_string(TEXTS[f"note-{st.family}-{st.stage}"]).render(fields, seed=SEED)
+    ids, words = NOTES.get((st.family, st.stage), ([], ""))  # the counters' note, if profiled
+    fields = measured.note_fields(profile, ids)
+    note = fields and ENV.from_string(words).render(fields, seed=profile_tables)
     how, why = LESSONS[(st.family, st.stage)]
     return {"st": st, "sources": sources, "how": how, "why": why, "also": also, "note": note,
             "facts": ks.census_facts(st, ctx["census"]), "measured": lines,
-            "hw": measured.counter_line(profile, variants),
-            # (variant, dtype, its census row or None) per variant and dtype it lists
-            "census": [(v, d, ctx["census"].get((v.id, d)))
-                       for v in variants for d in v.dtypes]}  # fmt: skip
+            "hw": measured.counter_line(profile, variants)}  # fmt: skip
 
 
 def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> dict:
@@ -89,8 +78,8 @@ def context(census_path: Path = CENSUS, root: Path = ROOT, doc: Path = DOC) -> d
     axis = measured.load(root, (measured.AXIS_RESULTS,), "rows")
     ctx = {"regen": REGEN, "cdoc": cdoc, "census": {(r.variant, r.dtype): r for r in rows},
            "census_path": census_path.as_posix().removeprefix(f"{ROOT.as_posix()}/"),
-           "columns": WIDE_COLUMNS, "arch": cdoc.get("arch", "?"), "results": results,
-           "results_sources": measured.results_sources(results), "axis": axis,
+           "columns": WIDE_COLUMNS, "results": results, "axis": axis,
+           "results_sources": measured.results_sources(results),
            "axis_sources": ", ".join(f"`{p}`" for p, _ in axis) or "no committed run yet",
            "axis_dtype": measured.AXIS_DTYPE, "axis_peer": measured.AXIS_PEER,
            "profile": measured.profile_view(root, doc.parent),

@@ -36,10 +36,8 @@ def census_table(rows, title: str, *, wide: bool = False):
 def run(args: argparse.Namespace) -> int:
     if args.write_doc:
         common.check_writable(str(doc.appendix_path(Path(args.write_doc))), "--write-doc")
-        try:
+        with common.usage_errors(ReportError):  # an unreadable --census
             written = doc.write(args.write_doc, census_path=args.census)
-        except ReportError as e:  # an unreadable --census
-            raise common.UsageError(str(e)) from None
         print("\n".join(f"wrote {path}" for path in written))
         return common.EXIT_OK
     ids = common.split_ids(args.variants)
@@ -52,10 +50,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if ids and dtype is not None:
         common.require_dtype(variants, dtype)
-    try:
+    with common.usage_errors(sass.ToolMissing, nvrtc.NvrtcUnavailable):
         rows = census.census(variants, dtype, args.arch)
-    except (sass.ToolMissing, nvrtc.NvrtcUnavailable) as e:
-        raise common.UsageError(str(e)) from None
     if not rows:
         raise common.UsageError(f"none of the selected variants supports dtype {args.dtype}")
     document = census.document(rows, args.arch, skipped)

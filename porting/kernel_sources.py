@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 
+from harness.compile import cuda_source
 from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.report.markdown import short_id
@@ -92,20 +93,21 @@ def census_facts(st: Stage, census: dict) -> list[dict] | None:
 # Kernel text
 
 # a function: the comment lines and template line above it, then the __global__ / __device__ line
+# up to its name (which may follow __launch_bounds__(...) on the next line)
 _FN = re.compile(
-    r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?\b(\w+)\s*\(", re.M
+    r"^(?:[ \t]*//.*\n)*(?:template\b.*\n)?__(?:global|device)__\s[^;{]*?"
+    r"\b(?!__launch_bounds__\b)(\w+)\s*\(",
+    re.M,
 )
-_LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
 
 
 def _cuda_functions(path: Path) -> dict[str, str]:
     """name -> text (leading comments, template line, body) of every __global__ and __device__
-    function defined in a CUDA file (the name may sit on the line after __launch_bounds__)."""
-    text = path.read_text()
-    masked = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group()), text)
+    function defined in a CUDA file and its headers."""
+    text = cuda_source.expand(path)
     out = {}
-    for m in _FN.finditer(masked):
-        depth, start = 0, masked.index("{", m.end())
+    for m in _FN.finditer(text):
+        depth, start = 0, text.index("{", m.end())
         for end in range(start, len(text)):
             depth += {"{": 1, "}": -1}.get(text[end], 0)
             if depth == 0:
@@ -135,27 +137,21 @@ def has_kernel(v: Variant) -> bool:
 def kernel_text(v: Variant) -> tuple[str, list[tuple[str, str]]]:
     """The kernel's own text and [(name, text)] of the helpers it calls, transitively (CUDA: its
     file's and its headers')."""
-    if v.backend == "cuda":
-        path = ROOT / "cuda_kernels" / v.source
-        headers = re.findall(r'#include\s+"([^"]+)"', path.read_text())
-        every = {k: t for inc in headers for k, t in _cuda_functions(path.parent / inc).items()}
-        own = _cuda_functions(path)
-    else:
-        path = ROOT / "triton_kernels" / (v.source or "tiles.py")
-        every, own = {}, _triton_functions(path)
+    cuda = v.backend == "cuda"
+    path = ROOT / ("cuda_kernels" if cuda else "triton_kernels") / (v.source or "tiles.py")
+    every = (_cuda_functions if cuda else _triton_functions)(path)
     name = kernel_name(v)
-    if name not in own:
+    if name not in every:
         raise ValueError(f"{v.id}: no function {name} in {path.relative_to(ROOT)}")
-    every |= own
     found: dict[str, str] = {}  # the functions it calls, transitively
-    todo = [own[name]]
+    todo = [every[name]]
     while todo:
         body = code_only(todo.pop(0))
         for other, text in every.items():
             if other != name and other not in found and re.search(rf"\b{other}\b\s*[<(]", body):
                 found[other] = text
                 todo.append(text)
-    return own[name], list(found.items())
+    return every[name], list(found.items())
 
 
 def code_only(text: str) -> str:
@@ -178,11 +174,10 @@ def _key(v: Variant) -> str:
     return f"{v.backend}:{v.source}:{kernel_name(v)}"
 
 
-def _entry(parts: dict, part: str, key: str, title: str, code: str, caption="", lang="cuda"):
-    """An appendix entry (`parts`: {part: {key: entry}}), the first one of each key kept."""
-    anchor = {"counterparts": "kernel", "helpers": "helper", "wrong": "wrong"}[part]
-    entry = {"anchor": f"{anchor}-{key}", "title": title, "caption": caption, "code": code}
-    parts.setdefault(part, {}).setdefault(key, entry | {"lang": lang})
+def _entry(parts: dict, part: str, anchor: str, title: str, code: str, caption="", lang="cuda"):
+    """An appendix entry (`parts`: {part: {anchor: entry}}), the first one of each anchor kept."""
+    entry = {"anchor": anchor, "title": title, "caption": caption, "code": code, "lang": lang}
+    parts.setdefault(part, {}).setdefault(anchor, entry)
 
 
 def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict):
@@ -196,13 +191,15 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
     out: list[dict] = []
     earlier: list[str] = []
 
-    def printed(key: str, name: str, helpers, lang: str = "cuda") -> bool:
-        """Whether `key` was printed already (at an earlier stage: linked under the sources)."""
+    def printed(v: Variant, helpers) -> bool:
+        """Whether v's kernel was printed already (at an earlier stage: linked under the sources);
+        its helpers go to the appendix and are linked there."""
         for h, text in helpers:
             earlier.append(f"`{h}` ([appendix]({appendix}#helper-{h}))")
-            _entry(parts, "helpers", h, f"`{h}` (first called at {at})", text, lang=lang)
-        if key in shown and shown[key] != here:
-            earlier.append(f"`{name}` ([{shown[key][1]}]({shown[key][0]}))")
+            lang = "cuda" if v.backend == "cuda" else "python"
+            _entry(parts, "helpers", f"helper-{h}", f"`{h}` (first called at {at})", text, "", lang)
+        if (key := _key(v)) in shown and shown[key] != here:
+            earlier.append(f"`{kernel_name(v)}` ([{shown[key][1]}]({shown[key][0]}))")
         return key in shown
 
     for v in st.cuda:
@@ -215,9 +212,9 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
             calls = ", ".join(f"`{h}`" for h, _ in helpers) or "none"
             caption = f"{v.title}: {v.change}. {v.notes}".rstrip()
             caption += f"\n\n`{name}` ({where}; helpers it calls: {calls}):"
-            _entry(parts, "wrong", short_id(v.id), f"`{v.id}` ({at})", kernel, caption)
+            _entry(parts, "wrong", f"wrong-{short_id(v.id)}", f"`{v.id}` ({at})", kernel, caption)
             continue
-        if printed(_key(v), name, helpers):
+        if printed(v, helpers):
             continue
         same = [u for u in st.cuda if _key(u) == _key(v) and not u.wrong]
         block = {"name": name, "source": v.source, "code": code_only(kernel)}
@@ -227,18 +224,17 @@ def stage_sources(st: Stage, shown: dict, guide: str, appendix: str, parts: dict
             out.append(block | {"kind": "appendix", "lines": len(kernel.splitlines())})
             links = ", ".join(f"[`{h}`](#helper-{h})" for h, _ in helpers) or "none"
             caption = f"{where}; the helpers it calls: {links}."
-            _entry(parts, "counterparts", name, f"`{name}` ({at})", kernel, caption)
+            _entry(parts, "counterparts", f"kernel-{name}", f"`{name}` ({at})", kernel, caption)
             continue
         shown[_key(v)] = here
         partners = {triton_partner(u) for u in same}
         tri = {_key(t): t for t in st.twins if t.id in partners and _key(t) not in shown}
         shown.update(dict.fromkeys(tri, here))
-        tri_code = "\n\n\n".join(code_only(kernel_text(t)[0]) for t in tri.values())
-        out.append(block | {"kind": "pair" if tri else "cuda", "triton": [*tri.values()]})
-        out[-1]["triton_code"] = tri_code
+        triton = [(t, code_only(kernel_text(t)[0])) for t in tri.values()]
+        out.append(block | {"kind": "pair" if tri else "cuda", "triton": triton})
     for t in (t for t in st.twins if has_kernel(t)):
         own, helpers = kernel_text(t)
-        if not printed(_key(t), t.kernel, helpers, "python"):
+        if not printed(t, helpers):
             shown[_key(t)] = here
             out.append({"kind": "triton", "t": t, "code": code_only(own)})
     also = ", ".join(dict.fromkeys(earlier))

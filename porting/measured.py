@@ -8,15 +8,17 @@ from __future__ import annotations
 import contextlib
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from harness.core.catalogue import Variant
 from harness.core.demo_records import BY_ID as SEED_BUGS
 from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
-from harness.report import profile_tables, records
+from harness.report import profile_tables
 from harness.report.devices import rel
-from harness.report.documents import Document, ReportError, load_document
+from harness.report.documents import Document, ReportError, load_document, rows
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
+from harness.report.records import Row
 
 LADDER_GLOB = "ladder-*.json"
 OTHER_RESULTS = ("host.json", "repro-bench.json")  # families the ladder run does not time
@@ -24,10 +26,11 @@ REF_N = 2**25  # the guide's one line per device: this n where measured, else th
 AXIS_RESULTS, AXIS_DTYPE, AXIS_PEER = "axis.json", "float32", "peer/torch.sum"
 
 
-def load(root: Path, names: tuple[str, ...], kind: str | tuple = ()) -> list[tuple[str, Document]]:
-    """[(path relative to the repo, document)] of the readable results/*/<name>, name by name."""
-    out = []
-    for p in (p for name in names for p in sorted((root / "results").glob(f"*/{name}"))):
+def load(root: Path, names: tuple[str, ...], kind: str | tuple = (), folder: str = "*"):
+    """[(path relative to the repo, document)] of the readable results/<folder>/<name>, name by
+    name."""
+    out: list[tuple[str, Document]] = []
+    for p in (p for name in names for p in sorted((root / "results").glob(f"{folder}/{name}"))):
         with contextlib.suppress(ReportError):
             out.append((p.relative_to(root).as_posix(), load_document(p, kind)))
     return out
@@ -49,69 +52,64 @@ def results_sources(results: list[tuple[str, Document]]) -> str:
     return ", ".join(f"`{name}` ({', '.join(devs)})" for name, devs in devices.items())
 
 
-def _cell(r) -> str:
-    """A record's time and bandwidth (seed 001's host study: end to end, the kernels' share)."""
-    if isinstance(r, records.Row):  # the axis suite's rows
-        gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
-        return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
-    if r.timed:
-        gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
-        return f"{r.ms * 1e3:,.1f} µs{gbps}"
-    kernels = r.extra.get("kernels_ms")  # the streams overlap copies and kernels: not split
-    of_which = f", kernels {kernels * 1e3:,.0f} µs" if kernels is not None else ""
-    return f"{r.extra['e2e_ms']:,.2f} ms end to end{of_which}"
+def _cell(r: Row, kernels: float | None) -> str:
+    """A row's time and bandwidth; seed 001's host study's end to end, with the kernels' share
+    (its record's: the streams overlap copies and kernels, so its rows do not split them)."""
+    if r.metric == "e2e":
+        of_which = f", kernels {kernels * 1e3:,.0f} µs" if kernels is not None else ""
+        return f"{r.median_ms:,.2f} ms end to end{of_which}"
+    gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
+    return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
+
+
+def _points(runs: list[tuple[str, Document]], dtype: str, at: str) -> dict[tuple[str, Any], dict]:
+    """{(device, the row's n or config: `at`): {variant: (median ms, cell)}} of the passing timed
+    rows in `dtype` (the whole reduction; the host study's end to end), read through the one
+    loader's rows, documents in order; a variant the ladder runs hold is read from them only."""
+    held = {r.variant for p, d in runs if Path(p).match(LADDER_GLOB) for r in d.records}
+    found: dict[tuple[str, Any], dict[str, tuple[float, str]]] = {}
+    for p, doc in runs:
+        kernels = {(r.variant, r.n): r.extra.get("kernels_ms") for r in doc.records}
+        for r in rows(doc):
+            ok = r.check in ("ok", "") and r.metric in ("total", "e2e") and r.dtype == dtype
+            if ok and (Path(p).match(LADDER_GLOB) or r.variant not in held):
+                cell = _cell(r, kernels.get((r.variant, r.n)))
+                found.setdefault((doc.device, getattr(r, at)), {})[r.variant] = (r.median_ms, cell)
+    return found
 
 
 def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, list]]:
     """(device, where, [(variant, cell)]) one per device, at REF_N in `dtype` (else the largest
-    n measured): the ladder runs' records, the other documents' for the variants they lack."""
+    n measured): the ladder runs' rows, the other documents' for the variants they lack."""
     ids = [v.id for v in variants if not v.wrong]
-    # the ladder runs first: a variant they hold is not read from the other documents
-    runs = sorted(((d, Path(p).match(LADDER_GLOB)) for p, d in results), key=lambda x: not x[1])
-    held = {r.variant for d, ladder in runs if ladder for r in d.records}
-    found: dict[tuple[str, int], dict[str, str]] = {}
-    for doc, ladder in runs:
-        for r in doc.records:
-            ok = r.ok and (r.timed or "e2e_ms" in r.extra) and r.dtype == dtype
-            if r.variant in ids and ok and (ladder or r.variant not in held):
-                found.setdefault((doc.device, r.n), {})[r.variant] = _cell(r)
+    found = {k: at for k, at in _points(results, dtype, "n").items() if set(ids) & at.keys()}
     out = []
     for dev in dict.fromkeys(d for d, _ in found):
         n = REF_N if (dev, REF_N) in found else max(n for d, n in found if d == dev)
-        cells = [(v, found[(dev, n)][v]) for v in ids if v in found[(dev, n)]]
+        cells = [(v, found[(dev, n)][v][1]) for v in ids if v in found[(dev, n)]]
         out.append((dev, f"n = {size_label(n)} {dtype}", cells))
-    return out
-
-
-def _axis_rows(doc: Document) -> dict[str, dict[str, records.Row]]:
-    """{config ("MxN dim=D"): {variant: row}} of the timed AXIS_DTYPE rows."""
-    out: dict[str, dict[str, records.Row]] = {}
-    for r in doc.rows:
-        if r.metric == "total" and r.median_ms is not None and r.dtype == AXIS_DTYPE:
-            out.setdefault(r.config, {})[r.variant] = r
     return out
 
 
 def axis_config(vid: str, runs: list[tuple[str, Document]]) -> str | None:
     """The shape where `vid` comes closest to the fastest CUDA stage, in the first run."""
-    at = _axis_rows(runs[0][1]) if runs else {}
+    at = {config: p for (_, config), p in _points(runs[:1], AXIS_DTYPE, "config").items()}
 
     def gap(config: str) -> float:
-        cuda = [r.median_ms for v, r in at[config].items() if v.startswith("cuda/")]
-        return at[config][vid].median_ms / min(cuda)
+        cuda = [ms for v, (ms, _) in at[config].items() if v.startswith("cuda/")]
+        return at[config][vid][0] / min(cuda)
 
     return min((c for c in at if vid in at[c]), key=gap, default=None)
 
 
 def axis_lines(variants: list[Variant], runs) -> list[tuple[str, str, list]]:
-    """The axis family's lines: each run at axis_config's shape, beside the peer."""
+    """The axis family's lines: each device at axis_config's shape, beside the peer."""
     ids = [*(v.id for v in variants), AXIS_PEER]
-    config, out = axis_config(ids[0], runs), []
-    for _, doc in runs:
-        if ids[0] in (at := _axis_rows(doc).get(config, {})):
-            where = f"{config.replace(' dim=', ' along dim ')}, {AXIS_DTYPE}"
-            out.append((doc.device, where, [(v, _cell(at[v])) for v in ids if v in at]))
-    return out
+    config = axis_config(ids[0], runs)
+    return [(dev, f"{c.replace(' dim=', ' along dim ')}, {AXIS_DTYPE}",
+             [(v, at[v][1]) for v in ids if v in at])
+            for (dev, c), at in _points(runs, AXIS_DTYPE, "config").items()
+            if c == config and ids[0] in at]  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,14 +128,11 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
     None: no document."""
     if (found := newest(root, name)) is None:
         return None
-    rel, doc = found
-    names, docs = [rel], [doc]
-    for p in sorted((root / rel).parent.glob(f"{Path(name).stem}-*.json")):
-        with contextlib.suppress(ReportError):
-            docs.append(load_document(p, kind).raw)
-            names.append(p.name)
-    doc = profile_tables.merge(docs)
-    return {"path": " + ".join(names), "doc": doc, "device": doc.get("device", {}).get("name", "?")}
+    path, first = found
+    beside = load(root, (f"{Path(name).stem}-*.json",), kind, Path(path).parent.name)
+    doc = profile_tables.merge([first, *(d.raw for _, d in beside)])
+    path = " + ".join([path, *(Path(p).name for p, _ in beside)])
+    return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
 
 
 def counters(doc: dict, vid: str, n: int, dtype: str) -> dict | None:
@@ -183,25 +178,14 @@ def counter_line(doc: dict | None, variants: list[Variant]):
     return (f"n = {size_label(n)} {dtype}" if n else dtype), cells
 
 
-# (family, stage) -> the variants whose counters its note (lessons.md) reads (a, b, c)
-NOTES = {
-    ("ladder", "1"): ("cuda/v0-gmem-interleaved", "cuda/v1-smem-interleaved"),
-    ("ladder", "2"): ("cuda/v1-smem-interleaved", "cuda/v2-strided-index"),
-    ("ladder", "3"): ("cuda/v2-strided-index", "cuda/v3-sequential"),
-    ("ladder", "8"): ("cuda/v8-shuffle-chunked", "cuda/v7-fixed-chunked", "cuda/v6-unroll-256"),
-    ("fastest", "fastest"): ("cuda/fastest", "triton/fastest"),
-}
-
-
-def note_fields(doc: dict | None, fam: str, stage: str) -> dict | None:
-    """The counters the stage's note is worded from, at the largest float32 n its first variant
-    was profiled at (the fastest pair's DRAM share settles there); None where the stage has no
-    note or a variant was not profiled (the fastest pair's Triton one may be missing)."""
-    ids = NOTES.get((fam, stage), ()) if doc else ()
-    if not (sizes := [n for n, dt in profiled(doc, ids[:1]) if dt == "float32"] if ids else []):
+def note_fields(doc: dict | None, ids: list[str]) -> dict | None:
+    """The counters of a note's variants (lessons.md), at the largest float32 n the first was
+    profiled at (the fastest pair's DRAM share settles there); None where there is no note, or a
+    variant it needs (not marked "?") was not profiled."""
+    if not (sizes := [n for n, dt in profiled(doc, ids[:1]) if dt == "float32"] if doc else []):
         return None
-    got = [counters(doc, vid, max(sizes), "float32") for vid in ids]
-    if None in (got[:1] if fam == "fastest" else got):
+    got = [counters(doc, vid.rstrip("?"), max(sizes), "float32") for vid in ids]
+    if any(c is None and not vid.endswith("?") for vid, c in zip(ids, got, strict=True)):
         return None
     return dict(zip("abc", got, strict=False)) | {"n": size_label(max(sizes))}
 

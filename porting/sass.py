@@ -48,14 +48,15 @@ def tool_version(name: str) -> str:
     return m.group(1) if (m := re.search(r"release [\d.]+, V([\d.]+)", out)) else "unknown"
 
 
-def cuobjdump(cubin: bytes, flag: str) -> str:
+def cuobjdump(cubin: bytes, *flags: str) -> str:
+    """cuobjdump's text for the CUBIN (--dump-sass and --dump-resource-usage: both sections)."""
     with tempfile.TemporaryDirectory() as d:
         (path := Path(d) / "k.cubin").write_bytes(cubin)
         r = subprocess.run(
-            [find_tool("cuobjdump"), flag, str(path)], capture_output=True, text=True
+            [find_tool("cuobjdump"), *flags, str(path)], capture_output=True, text=True
         )
     if r.returncode != 0:
-        raise RuntimeError(f"cuobjdump {flag} failed: {r.stderr.strip()}")
+        raise RuntimeError(f"cuobjdump {' '.join(flags)} failed: {r.stderr.strip()}")
     return r.stdout
 
 

@@ -14,39 +14,38 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# the catalogue's dtypes as a Triton signature names them; the meta-parameters that are compile
+# options (the others are the kernel's constexprs)
+TYPES = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
+TYPES |= {"float64": "fp64"}
+OPTIONS = ("num_warps", "num_stages")
 
 
 def _source(fn, job: dict):
     """A triton.compiler.ASTSource (Triton 3.3+: the signature names every argument, constexprs
-    keyed by (index,)) for `fn` (a JITFunction): argument types from job["args"] (by default
-    pointers `*_ptr` of job["dtype"], declared 16-byte aligned, other arguments i32), constexprs
-    from the job, those named in job["tl_dtypes"] a triton.language dtype."""
+    keyed by (index,)) for `fn` (a JITFunction): the arguments as job["args"] gives them (a dtype,
+    or [dtype, 16-byte aligned] for a pointer; by default pointers `*_ptr` of job["dtype"], aligned
+    as torch allocates, the others int32), the constexprs from job["meta"] (a dtype's name: that
+    triton.language dtype)."""
     import triton.language as tl
     from triton.compiler import ASTSource
 
-    args, aligned = job.get("args"), set(job.get("aligned") or ())
     runtime = {p.name for p in fn.params if not p.is_constexpr}
-    if args is None:  # torch allocations are 16-byte aligned
-        args = {p: "*" + job["dtype"] if p.endswith("_ptr") else "i32" for p in runtime}
-        aligned = {p for p in runtime if p.endswith("_ptr")}
+    pointer = (job["dtype"], True)
+    args = job.get("args") or {p: pointer if p.endswith("_ptr") else "int32" for p in runtime}
     if runtime != set(args):
         raise ValueError(
             f"{fn.__name__}: census spec names {sorted(args)}, the kernel takes "
             f"{sorted(runtime)} (update the spec beside its launcher)"
         )
-    sig, constexprs, attrs = {}, {}, {}
-    for i, p in enumerate(fn.params):
-        if not p.is_constexpr:
-            sig[p.name] = args[p.name]
-            if p.name in aligned and args[p.name].startswith("*"):
-                attrs[(i,)] = [["tt.divisibility", 16]]
-            continue
-        if p.name not in job["constexprs"]:
-            raise ValueError(f"{fn.__name__}: no value for constexpr {p.name}")
-        val = job["constexprs"][p.name]
-        if p.name in job.get("tl_dtypes", ()):
-            val = getattr(tl, val)
-        sig[p.name], constexprs[(i,)] = "constexpr", val
+    meta = {k: getattr(tl, x) if isinstance(x, str) else x for k, x in job["meta"].items()}
+    if missing := [p.name for p in fn.params if p.is_constexpr and p.name not in meta]:
+        raise ValueError(f"{fn.__name__}: no value for constexpr {missing[0]}")
+    typed = {k: TYPES[t] if isinstance(t, str) else "*" + TYPES[t[0]] for k, t in args.items()}
+    sig = {p.name: "constexpr" if p.is_constexpr else typed[p.name] for p in fn.params}
+    constexprs = {(i,): meta[p.name] for i, p in enumerate(fn.params) if p.is_constexpr}
+    aligned = {k for k, t in args.items() if not isinstance(t, str) and t[1]}
+    attrs = {(i,): [["tt.divisibility", 16]] for i, p in enumerate(fn.params) if p.name in aligned}
     return ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs)
 
 
@@ -61,10 +60,10 @@ def compile_triton_jobs(jobs: list[dict]) -> list[dict]:
     out = []
     for job in jobs:
         fn = getattr(importlib.import_module(f"triton_kernels.{job['module']}"), job["kernel"])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(action="ignore"):
             target = GPUTarget("cuda", job["capability"], 32)
-            k = triton.compile(_source(fn, job), target=target, options=job["options"])
+            options = {k: job["meta"][k] for k in OPTIONS if k in job["meta"]}
+            k = triton.compile(_source(fn, job), target=target, options=options)
         md = k.metadata if isinstance(k.metadata, dict) else k.metadata._asdict()
         cubin = base64.b64encode(k.asm["cubin"]).decode()
         out.append({"name": md.get("name") or job["kernel"], "shared": int(md.get("shared") or 0),

@@ -349,7 +349,6 @@ def _triton_jobs():
     """One compile job per Triton launch the plans make: each kind x dtype, r4 and c3 split (their
     partials and counters), and the two-pass splits' passes through the accumulator's partials
     (as harness.launch.axis_plan)."""
-    tl_name = {"float32": "fp32", "int32": "i32", "float16": "fp16", "bfloat16": "bf16"}
     sizes = {
         "r0": ["rows", "length"],
         "r1": ["length"],
@@ -377,21 +376,19 @@ def _triton_jobs():
         pairs += [(k, d, acc, False) for k in records_axis.SPLIT_KINDS]
         pairs += [(k, acc, d, False) for k in records_axis.COMBINE_KINDS]
         for kind, src, dst, split in dict.fromkeys(pairs):
-            args = {"x_ptr": "*" + tl_name[src], "out_ptr": "*" + tl_name[dst]}
-            consts = {**meta[kind], "ACC": dtypes.get(src).sum_dtype}
+            args = {"x_ptr": (src, True), "out_ptr": (dst, True)}
+            consts = {**meta[kind], "ACC": dtypes.get(src).sum_dtype, "num_warps": 8}
             if kind in records_axis.ONE_LAUNCH_SPLITS:  # the workspace (unused if not split)
-                args |= {"part_ptr": "*" + tl_name[acc], "count_ptr": "*i32"}
+                args |= {"part_ptr": (acc, True), "count_ptr": ("int32", True)}
                 consts["SPLIT"] = split
             jobs.append(
                 {
                     "module": "axis",
                     "kernel": records_axis.TRITON_KERNELS[kind],
-                    "args": {**args, **{s: "i32" for s in sizes[kind]}},
-                    "aligned": list(args),
-                    "constexprs": consts,
-                    "tl_dtypes": ["ACC"],
+                    "dtype": src,
+                    "args": {**args, **{s: "int32" for s in sizes[kind]}},
+                    "meta": consts,
                     "capability": 90,
-                    "options": {"num_warps": 8},
                 }
             )
     return jobs
@@ -407,12 +404,12 @@ def test_every_triton_axis_kernel_compiles_for_sm_90():
     assert len(out) == len(jobs) == 8 * 4 + 4 + 2 * 4
     for job, k in zip(jobs, out, strict=True):
         assert k["name"] == job["kernel"] and k["ptx"]
-        if job["args"]["out_ptr"] == "*bf16":
+        if job["args"]["out_ptr"][0] == "bfloat16":
             assert "cvt.rn.bf16.f32" in k["ptx"], job
         # the vectorized stages' quads are single loads: 16 bytes for the 4-byte types (told
         # by EVEN that the contiguous dim is a multiple of 4), 8 for the 16-bit floats
         if job["kernel"] in ("rows_subwarp_kernel", "rows_split_kernel", "columns_vector_kernel"):
-            wide = ".v4." if job["args"]["x_ptr"] in ("*fp32", "*i32") else ".v2."
+            wide = ".v4." if job["args"]["x_ptr"][0] in ("float32", "int32") else ".v2."
             assert re.search(r"ld\.global[.\w]*" + re.escape(wide), k["ptx"]), job
 
 

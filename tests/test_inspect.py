@@ -285,18 +285,13 @@ def test_triton_fastest_census_job_follows_the_launcher():
     v = catalogue.get("triton/fastest")
     for dtype in v.dtypes:
         job = census.triton_job(v, dtype, "sm_90")
-        t = census.TRITON_DTYPES
-        acc = t[dtypes.get(dtype).sum_dtype]
-        assert job["args"]["x_ptr"] == job["args"]["xa_ptr"] == "*" + t[dtype]
-        assert job["args"]["out_ptr"] == job["args"]["part_ptr"] == "*" + acc
-        assert job["args"]["count_ptr"] == "*i32"
-        assert "x_ptr" not in job["aligned"] and "xa_ptr" in job["aligned"]
-        meta = fastest.triton_meta(fastest.DEFAULT, dtype, programs=2)
-        assert job["constexprs"] == {
-            k: meta[k] for k in ("BLOCK", "FBLOCK", "ACC", "ONE_PROGRAM", "EVEN")
-        }
-        assert job["options"] == {"num_warps": meta["num_warps"], "num_stages": meta["num_stages"]}
-    assert census.triton_job(v, "float16", "sm_90")["args"]["out_ptr"] == "*fp32"
+        acc = dtypes.get(dtype).sum_dtype
+        assert job["args"] == fastest.triton_census_spec(dtype)["args"]
+        assert job["args"]["x_ptr"] == (dtype, False) and job["args"]["xa_ptr"] == (dtype, True)
+        assert job["args"]["out_ptr"] == job["args"]["part_ptr"] == (acc, True)
+        assert job["args"]["count_ptr"] == ("int32", True)
+        assert job["meta"] == fastest.triton_meta(fastest.DEFAULT, dtype, programs=2)
+    assert census.triton_job(v, "float16", "sm_90")["args"]["out_ptr"] == ("float32", True)
 
 
 @needs_tools
