@@ -50,16 +50,24 @@ def results_sources(results: list[tuple[str, Document]]) -> str:
 
 
 def _cell(r) -> str:
-    """A record's time and bandwidth (seed 001's host study: end to end, the kernels' share)."""
+    """A record's time and bandwidth; an axis row's the same."""
     if isinstance(r, records.Row):  # the axis suite's rows
         gbps = f" ({r.bytes / r.median_ms / 1e6:,.0f} GB/s)" if r.bytes else ""
         return f"{r.median_ms * 1e3:,.1f} µs{gbps}"
-    if r.timed:
-        gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
-        return f"{r.ms * 1e3:,.1f} µs{gbps}"
-    kernels = r.extra.get("kernels_ms")  # the streams overlap copies and kernels: not split
-    of_which = f", kernels {kernels * 1e3:,.0f} µs" if kernels is not None else ""
-    return f"{r.extra['e2e_ms']:,.2f} ms end to end{of_which}"
+    gbps = f" ({r.gbps_total:,.0f} GB/s)" if r.gbps_total is not None else ""
+    return f"{r.ms * 1e3:,.1f} µs{gbps}"
+
+
+def _timed(doc: Document) -> list[tuple[str, str, int, str]]:
+    """(variant, dtype, n, cell) of a document's timed records; of the host study's table rows,
+    end to end with the kernels' share (the streams overlap copies and kernels: not split)."""
+    out = [(r.variant, r.dtype, r.n, _cell(r)) for r in doc.records if r.ok and r.timed]
+    table = {(r.variant, r.n, r.metric): r.median_ms for r in doc.rows if r.config == ""}
+    for r in (r for r in doc.rows if r.metric == "e2e" and r.config == "" and r.check == "ok"):
+        ms = table.get((r.variant, r.n, "kernels"))
+        of_which = f", kernels {ms * 1e3:,.0f} µs" if ms is not None else ""
+        out.append((r.variant, r.dtype, r.n, f"{r.median_ms:,.2f} ms end to end{of_which}"))
+    return out
 
 
 def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, list]]:
@@ -71,10 +79,9 @@ def lines(variants: list[Variant], dtype: str, results) -> list[tuple[str, str, 
     held = {r.variant for d, ladder in runs if ladder for r in d.records}
     found: dict[tuple[str, int], dict[str, str]] = {}
     for doc, ladder in runs:
-        for r in doc.records:
-            ok = r.ok and (r.timed or "e2e_ms" in r.extra) and r.dtype == dtype
-            if r.variant in ids and ok and (ladder or r.variant not in held):
-                found.setdefault((doc.device, r.n), {})[r.variant] = _cell(r)
+        for vid, dt, n, cell in _timed(doc):
+            if vid in ids and dt == dtype and (ladder or vid not in held):
+                found.setdefault((doc.device, n), {})[vid] = cell
     out = []
     for dev in dict.fromkeys(d for d, _ in found):
         n = REF_N if (dev, REF_N) in found else max(n for d, n in found if d == dev)
