@@ -10,7 +10,7 @@ import pytest
 
 from harness.core import catalogue, device
 from harness.report.records import BENCH_SCHEMA, records_from_rows
-from harness.studies import axis_bench, call_entries, session, suites
+from harness.studies import axis_bench, call_entries, host, session, suites
 
 WARMUP_ROUNDS = 2
 
@@ -24,6 +24,8 @@ def _one_call(case: suites.Case):
     if case.suite == "callable":
         fn, views = call_entries.call(case.variant, case.dtype, case.n)
         return (lambda: fn(views[0])), None
+    if case.suite == "host":  # one trip from host memory, the input staged
+        return host.trip(case.variant, case.dtype, case.n, case.config), None
     from harness.check import verify
 
     restore = None

@@ -54,7 +54,7 @@ def results_sources(results: list[tuple[str, Document]]) -> str:
 
 def _cell(r: Row, kernels: float | None) -> str:
     """A row's time and bandwidth; seed 001's host study's end to end, with the kernels' share
-    (its record's: the streams overlap copies and kernels, so its rows do not split them)."""
+    (its own row: the streams overlap copies and kernels, so the trip does not split them)."""
     if r.metric == "e2e":
         of_which = f", kernels {kernels * 1e3:,.0f} µs" if kernels is not None else ""
         return f"{r.median_ms:,.2f} ms end to end{of_which}"
@@ -69,8 +69,9 @@ def _points(runs: list[tuple[str, Document]], dtype: str, at: str) -> dict[tuple
     held = {r.variant for p, d in runs if Path(p).match(LADDER_GLOB) for r in d.records}
     found: dict[tuple[str, Any], dict[str, tuple[float, str]]] = {}
     for p, doc in runs:
-        kernels = {(r.variant, r.n): r.extra.get("kernels_ms") for r in doc.records}
-        for r in rows(doc):
+        table = [r for r in rows(doc) if r.metric == "total" or not r.config]  # host: its table
+        kernels = {(r.variant, r.n): r.median_ms for r in table if r.metric == "kernels"}
+        for r in table:
             ok = r.check in ("ok", "") and r.metric in ("total", "e2e") and r.dtype == dtype
             if ok and (Path(p).match(LADDER_GLOB) or r.variant not in held):
                 cell = _cell(r, kernels.get((r.variant, r.n)))

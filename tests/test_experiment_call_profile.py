@@ -8,7 +8,7 @@ from harness.core import device
 
 
 def test_call_profile_runs_without_a_gpu_up_to_a_mocked_launch(tmp_path, capsys):
-    import json
+    from harness.report import documents
 
     if device.gpu_available():
         pytest.skip("the GPU run is benchmarks/gpu_session.sh's `callable` step")
@@ -16,10 +16,16 @@ def test_call_profile_runs_without_a_gpu_up_to_a_mocked_launch(tmp_path, capsys)
     assert call_profile.main(["--n", "2^10", "--calls", "20", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "launch MOCKED" in text and "cProfile, op" in text
-    doc = json.loads(out.read_text())
+    read = documents.load_document(out, "rows")  # the per-call times as rows, the rest beside
+    doc = read.raw
+    assert doc["suite"] == "call-profile" and "per_call_us" not in doc
     assert doc["launch_mocked"] and doc["variant"] == "triton/fastest"
     assert set(doc["steps_ns"]) >= {"key", "cache lookup", "output allocation", "launch"}
-    assert set(doc["per_call_us"]) >= {"reduce_sum", "op", "noop op (dispatch alone)"}
+    assert {r.variant for r in documents.rows(read)} >= {
+        "reduce_sum",
+        "op",
+        "noop op (dispatch alone)",
+    }
     assert "api.py" in doc["profiles"]["reduce_sum"]  # the profile names the hot path
 
 

@@ -13,7 +13,6 @@ import pytest
 from experiments.inductor_code import experiment as inductor_code
 from experiments.inductor_code import page
 from harness.core import device
-from harness.report import records
 
 SAMPLE_WRAPPER = """
 async_compile.triton('triton_red_fused_sum_0', '''
@@ -99,7 +98,6 @@ def test_porting_inductor_section(tmp_path):
         "kept_configs": [{"kernel": "triton_red_fused_sum_0", "XBLOCK": 1, "num_warps": 16}],
     }
     doc = {
-        "schema": records.INDUCTOR_CODE_SCHEMA,
         "versions": {"torch": "2.11", "triton": "3.6", "cuda": "13.0", "device": "GPU X"},
         "dtype": "float32",
         "sizes": [2**28],
@@ -108,7 +106,7 @@ def test_porting_inductor_section(tmp_path):
             {"mode": "coop", "unavailable": "no such config", "calls": []},
         ],
     }
-    (tmp_path / "inductor.json").write_text(json.dumps(doc))
+    (tmp_path / "inductor.json").write_text(json.dumps(inductor_code.document(doc)))
     (tmp_path / "inductor-dynamic.py").write_text("# the code\n")
     md = page.inductor_section(tmp_path)
     assert "torch 2.11, Triton 3.6" in md and "# the code" in md

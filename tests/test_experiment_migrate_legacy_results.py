@@ -57,10 +57,15 @@ def _legacy_folder(root: Path) -> dict[str, list[dict]]:
            "cuda/fastest": T, "copy": T}  # fmt: skip
     fastest = {"schema": migrate.FASTEST_V1, "created": "then", "device": device,
                "timing": "CUDA events", "wall_s": 3.0, "rows": [row]}  # fmt: skip
-    host_row = {"n": 2048, "variant": "cuda/001-v2-pinned", "staging": "pinned", "value": 7.0,
-                "golden": 7, "bound": 0.0, "status": "ok", "e2e_ms": 0.05}  # fmt: skip
-    host = {"schema": migrate.HOST_V1, "created": "then", "device": device,
-            "options": {"dtype": "float32"}, "table": [host_row], "sweep": [1, 2]}  # fmt: skip
+    trip = {"reps": 5, "e2e_ms": 0.05, "e2e_min_ms": 0.04, "e2e_spread_ms": 0.01,
+            "device_ms": 0.04, "d2h_ms": 0.01, "h2d_ms": 0.02, "kernels_ms": 0.01}  # fmt: skip
+    trip |= {"h2d_share": 0.02 / 0.05, "kernels_share": 0.01 / 0.05}
+    host_row = {"n": 2048, "log2n": 11.0, "variant": "cuda/001-v2-pinned", "staging": "pinned",
+                "value": 7.0, "golden": 7, "abs_err": 0.0, "bound": 0.0, "status": "ok", **trip,
+                "gbps": 2048 * 4 / 0.05 / 1e6}  # fmt: skip
+    host = {"schema": migrate.host.HOST_V1, "created": "then", "device": device,
+            "method": {"units": "ms"}, "options": {"dtype": "float32"},
+            "table": [host_row]}  # fmt: skip
     timed = records.for_variant(catalogue.get("cuda/fastest"), "float32", 1024, passes=1,
                                 total=Timing(**T), bytes_total=4100, device="GPU")  # fmt: skip
     demo = records.for_variant(catalogue.get("cuda/v5-wrong-nosync"), "float32", 1024,
@@ -78,7 +83,6 @@ def _legacy_folder(root: Path) -> dict[str, list[dict]]:
     for name, doc in docs.items():
         (folder / name).write_text(json.dumps(doc))
     return {"fastest.json": [r.to_json() for r in migrate.fastest(fastest)[1]],
-            "host.json": [r.to_json() for r in migrate.host(host)[1]],
             "ladder-float32.json": [timed.to_json(), demo.to_json()]}  # fmt: skip
 
 
@@ -90,11 +94,16 @@ def test_a_legacy_folder_is_rewritten_with_its_records_and_once(tmp_path: Path, 
     assert records.ROWS_SCHEMA not in fastest_file.read_text()  # a dry run writes nothing
     assert migrate.main(["--root", str(tmp_path)]) == 0
     fastest = documents.load_document(fastest_file, "rows")
-    host = documents.load_document(tmp_path / "results" / "gpu" / "host.json", "host")
+    host = documents.load_document(tmp_path / "results" / "gpu" / "host.json", "rows")
     assert [r.to_json() for r in fastest.records] == before["fastest.json"]
-    assert [r.to_json() for r in host.records] == before["host.json"]
     assert fastest.raw["suite"] == "fastest" and fastest.created == "then"
-    assert fastest.raw["timing"] == "CUDA events" and host.raw["sweep"] == [1, 2]
+    assert fastest.raw["timing"] == "CUDA events"
+    assert host.raw["suite"] == "host" and host.raw["method"] == {"units": "ms"}
+    assert {r.metric: r.median_ms for r in host.rows} == {
+        "e2e": 0.05, "device": 0.04, "d2h": 0.01, "h2d": 0.02, "kernels": 0.01
+    }  # fmt: skip
+    assert host.rows[0].info == {"check": {"value": 7.0, "golden": 7, "abs_err": 0.0,
+                                           "tolerance": 0.0}, "spread_ms": 0.01}  # fmt: skip
     ladder = documents.load_document(tmp_path / "results" / "gpu" / "ladder-float32.json", "rows")
     assert [r.to_json() for r in ladder.records] == before["ladder-float32.json"]
     assert ladder.raw["suite"] == "ladder" and ladder.meta["mode"] == "timed"

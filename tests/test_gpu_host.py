@@ -99,15 +99,21 @@ def test_past_2_31_elements(needs_cupy):
 
 
 def test_timed_table_and_sweep_smoke(needs_cupy):
-    rows = host.table_rows([2**14], "float32", reps=3)
-    assert {r["variant"] for r in rows} >= set(HOST) | set(host.PEERS)
-    for r in rows:
-        assert r["status"] == "ok", r
-        assert r["e2e_ms"] > 0 and r["gbps"] > 0 and r["device_ms"] > 0
-        if r["staging"] != "streams":
-            assert r["h2d_ms"] > 0 and r["kernels_ms"] > 0
-            assert max(r["h2d_ms"], r["kernels_ms"]) <= r["device_ms"] * 1.05 + 0.01
-    sweep = host.stream_sweep([2**22], [1, 2], [2**20], reps=3)
-    e = sweep["sizes"][0]
-    assert e["h2d_alone"]["pinned_gbps"] > 0 and all(c["ok"] for c in e["configs"])
-    assert "copy-engine bound" in e["finding"]
+    from harness.report import host_tables
+    from harness.studies import suites
+
+    found = host.cases(host.host_variants(), [2**14], sweep_sizes=[2**22], streams=[1, 2],
+                       chunks=[2**20])  # fmt: skip
+    rows = suites.run([suites.Case("host", *c) for c in found], reps=3)
+    table = {(r.variant, r.metric): r for r in rows if r.config == ""}
+    assert {v for v, m in table if m == "e2e"} >= set(HOST) | set(host.PEERS)
+    assert not suites.failed(rows), suites.failed(rows)
+    for (vid, metric), r in table.items():
+        assert r.median_ms > 0
+        if metric in ("h2d", "kernels"):
+            assert r.median_ms <= table[vid, "device"].median_ms * 1.05 + 0.01
+    assert {r.variant for r in rows if r.metric == "h2d" and r.config == "sweep"} == {
+        "H2D pinned", "H2D pageable"
+    }  # fmt: skip
+    page = host_tables.markdown({}, rows)
+    assert "copy-engine bound" in page and "adversarial input" in page

@@ -233,154 +233,136 @@ def test_host_command_without_gpu_says_so_and_exits_2(capsys):
     assert "needs an NVIDIA GPU" in err and "Traceback" not in err
 
 
-# -- rendering and the sweep's finding, on SYNTHETIC rows (the logic only; no measured numbers) ----
+# -- the suite on the CPU, SYNTHETIC times (the logic only; no measured numbers) -----------------
 
 
-def _synthetic_config(streams, chunk, ms, spread=0.01):
-    return {
-        "streams": streams,
-        "chunk": chunk,
-        "chunks": 4,
-        "ok": True,
-        "e2e_ms": ms,
-        "e2e_spread_ms": spread,
-        "gbps": 1.0,
-        "device_ms": ms,
-    }
+@pytest.fixture
+def on_cpu(monkeypatch):
+    """host.measure with staging, trips and timing replaced by CPU stand-ins: every trip 2 ms end
+    to end (p10-p90 spread 0.2 ms; 1.5 ms H2D + 0.2 ms kernels where split), the copy alone 1 ms
+    pinned and 4 ms pageable, the kernels alone 0.2 ms; a variant in the yielded list sums off by
+    one (a wrong sum, as the exact golden tells)."""
+    from harness.core.timing import Timing
 
-
-def _synthetic_entry(configs):
-    return {
-        "n": 2**25,
-        "bytes": 2**27,
-        "h2d_alone": {
-            "bytes": 2**27,
-            "pinned_ms": 2.5,
-            "pinned_gbps": 53.7,
-            "pageable_ms": 9.0,
-            "pageable_gbps": 14.9,
-        },
-        "kernels_alone_ms": 0.3,
-        "v2_one_copy": {"e2e_ms": 2.9},
-        "configs": configs,
-    }
-
-
-def test_sweep_finding_states_a_win_only_above_the_spread():
-    win = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(4, 2**20, 2.6)])
-    text = host.sweep_finding(win)
-    assert "Streams beat one stream" in text and "4 streams" in text and "copy-engine" in text
-    tie = _synthetic_entry(
-        [_synthetic_config(1, 2**20, 3.0, 0.5), _synthetic_config(4, 2**20, 2.8, 0.5)]
-    )
-    assert "No stream count beat one stream" in host.sweep_finding(tie)
-
-
-def _synthetic_rows(wrong: str | None = None) -> list[dict]:
-    """A table row per variant and peer at n = 2^11 (`wrong`'s sum marked wrong)."""
-    rows = []
-    for vid in [*HOST_IDS, *host.PEERS]:
-        staging = catalogue.BY_ID[vid].staging if vid in catalogue.BY_ID else "pinned"
-        split = staging != "streams"
-        rows.append(
-            {
-                "n": 2**11,
-                "dtype": "float32",
-                "variant": vid,
-                "status": "wrong" if vid == wrong else "ok",
-                "e2e_ms": 0.05,
-                "gbps": 0.16,
-                "device_ms": 0.04,
-                "h2d_ms": 0.01 if split else None,
-                "kernels_ms": 0.02 if split else None,
-                "h2d_share": 0.2,
-                "kernels_share": 0.4,
-                "staging": staging,
-            }
-        )
-    return rows
-
-
-def _synthetic_adversarial() -> dict:
-    return {
-        "n": 4,
-        "input": "x",
-        "exact": 7,
-        "naive_float32_running_sum": 4.0,
-        "naive_abs_err": 3.0,
-        "torch_sum_abs_err": 0.0,
-        "rows": [{"variant": HOST_IDS[0], "abs_err": 0.0, "bound": 1.0, "ok": True}],
-    }
-
-
-def test_tables_render_from_rows():
-    from harness.report import host_tables, records
-
-    recs = [records.host_record(r) for r in _synthetic_rows(wrong=HOST_IDS[1])]
-    text = "\n".join(host_tables.seed_tables(recs, "GPU", "float32"))
-    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(2, 2**20, 2.9)])
-    text += host_tables.sweep_table(entry) + host_tables.adversarial_table(_synthetic_adversarial())
-    assert "WRONG" in text and "V4" in text and "T-streams" in text and "dev 0.040" in text
-    assert "| 1,048,576 x4 | 3.000 (1.0) | 2.900 (1.0) |" in text
-
-
-@pytest.mark.parametrize("wrong", [None, HOST_IDS[2]])
-def test_host_command_prints_the_page_it_writes(monkeypatch, capsys, tmp_path, wrong):
-    """`reduce-ladder host` with the GPU parts replaced by synthetic results: the JSON document
-    loads as a host study, stdout holds the page `report --host` renders from it, a wrong sum
-    exits 1."""
-    from harness.cli import common
-    from harness.report import host_tables
-
-    entry = _synthetic_entry([_synthetic_config(1, 2**20, 3.0), _synthetic_config(4, 2**20, 2.6)])
-    monkeypatch.setattr(common, "require_gpu", lambda *a, **k: None)
-    monkeypatch.setattr(device, "cupy_gpu", lambda: (True, ""))
-    monkeypatch.setattr(host, "table_rows", lambda *a, **k: _synthetic_rows(wrong))
-    monkeypatch.setattr(host, "adversarial_rows", lambda **k: _synthetic_adversarial())
-    sweep = {"variant": "cuda/001-v3-streams", "sizes": [entry | {"finding": "found"}]}
-    monkeypatch.setattr(host, "stream_sweep", lambda *a, **k: sweep)
-    out = tmp_path / "host.json"
-    assert main(["host", "--quiet", "--json", str(out)]) == (1 if wrong else 0)
-    page = host_tables.markdown(host_tables.load(out))
-    printed = capsys.readouterr().out
-    assert page in printed and "Finding: found" in page and "adversarial input" in page
-    assert ("some checks FAILED" in printed) == bool(wrong)
-
-
-def test_study_driver_on_the_cpu_with_the_device_parts_replaced(monkeypatch):
-    """table_rows and stream_sweep (GPU-only) with staging, trips and timing replaced by CPU
-    stand-ins: a row per size and variant or peer, a wrong sum marked wrong, GB/s from the time,
-    the pipeline's sweep over every streams x chunk, the buffers freed per size."""
-    freed = []
+    wrong: list[str] = []
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
-    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: freed.append(1))
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
 
-    def runner(v, s, **_):  # its check: V0 off by one, a wrong sum
-        value = int(s.host.sum()) + (v.id == HOST_IDS[0])
+    def runner(v, s, **pipe):
+        value = int(s.host.sum()) + (v.id in wrong)
         check = lambda g: verify.compare(v, "float32", s.n, value, g)  # noqa: E731
         return types.SimpleNamespace(check=check, trip=None)
 
     def timed(trip, *, reps, split=True):
-        return {"e2e_ms": 2.0, "e2e_spread_ms": 0.1, "h2d_ms": 0.5 if split else None}
+        times = {"device": 1.8, "d2h": 0.1} | ({"h2d": 1.5, "kernels": 0.2} if split else {})
+        return Timing(2.0, 1.9, 1.95, 2.15, 5), times
 
     fakes = {"stage": lambda x: types.SimpleNamespace(host=x, n=x.numel()),
              "HostRunner": runner, "time_trips": timed,
              "peer_trip": lambda kind, s: lambda ev=None: float(s.host.sum()),
-             "h2d_alone": lambda s: {"bytes": 4 * s.host.numel(), "pinned_ms": 1.0},
+             "h2d_alone": lambda s, pinned: 1.0 if pinned else 4.0,
              "kernels_alone": lambda v, s: 0.2}  # fmt: skip
     for name, fake in fakes.items():
         monkeypatch.setattr(host, name, fake)
-    monkeypatch.setattr(host, "sweep_finding", lambda entry: "finding")
-    rows = host.table_rows([2**11, 2**12], reps=3)
-    assert [(r["n"], r["variant"]) for r in rows] == [
-        (n, v) for n in (2**11, 2**12) for v in [*(v.id for v in host.host_variants()), *host.PEERS]
+    monkeypatch.setattr(host, "_staged", {})
+    yield wrong
+
+
+SMALL = {"sizes": [2**11, 2**12], "sweep_sizes": [2**22], "streams": [1, 2],
+         "chunks": [2**20, 2**21]}  # fmt: skip
+
+
+def _measured(**settings) -> list:
+    from harness.studies import suites
+
+    found = host.cases(host.host_variants(), **(SMALL | settings))
+    return suites.run([suites.Case("host", *c) for c in found])
+
+
+def test_the_suite_measures_every_part_into_rows(on_cpu):
+    """A row set per size and variant or peer (e2e, then the event split), the wrong sum marked
+    wrong, GB/s from the bytes and the time; the adversarial input's checks; the sweep over every
+    streams x chunk beside the copy alone, the kernels alone and V2."""
+    on_cpu.append(HOST_IDS[0])
+    rows = _measured()
+    e2e = [r for r in rows if r.metric == "e2e" and r.config == ""]
+    assert [(r.n, r.variant) for r in e2e] == [
+        (n, v) for n in SMALL["sizes"] for v in [*(v.id for v in host.host_variants()), *host.PEERS]
     ]
-    assert {r["variant"] for r in rows if r["status"] != "ok"} == {HOST_IDS[0]}
-    assert all(r["gbps"] == pytest.approx(r["n"] * 4 / 2.0 / 1e6) for r in rows)
-    sweep = host.stream_sweep([2**22], [1, 2], [2**20, 2**21])
-    (entry,) = sweep["sizes"]
-    assert [(c["streams"], c["chunk"]) for c in entry["configs"]] == [
-        (k, c) for c in (2**20, 2**21) for k in (1, 2)
+    assert {r.variant for r in e2e if r.check != "ok"} == {HOST_IDS[0]}
+    assert all(r.bytes == 4 * r.n and r.info["spread_ms"] == pytest.approx(0.2) for r in e2e)
+    streams = {r.variant for r in rows if r.metric == "h2d" and r.config == ""}
+    assert catalogue.get("cuda/001-v3-streams").id not in streams  # the pipeline is not split
+    adv = {r.variant: r for r in rows if r.config == "adversarial"}
+    assert adv[host.NAIVE].info["check"]["value"] == 2.0**24 and adv[HOST_IDS[1]].check == "ok"
+    sweep = [r for r in rows if r.config.startswith("sweep streams=") and r.metric == "e2e"]
+    assert [r.config for r in sweep] == [
+        f"sweep streams={k} chunk={c}" for c in (2**20, 2**21) for k in (1, 2)
     ]
-    assert entry["kernels_alone_ms"] == 0.2 and entry["finding"] == "finding"
-    assert len(freed) == 3
+    refs = {(r.variant, r.metric): r.median_ms for r in rows if r.config == "sweep"}
+    assert refs == {("H2D pinned", "h2d"): 1.0, ("H2D pageable", "h2d"): 4.0,
+                    ("cuda/001-v3-streams", "kernels"): 0.2, ("cuda/001-v2-pinned", "e2e"): 2.0,
+                    **{("cuda/001-v2-pinned", m): t for m, t in (("device", 1.8), ("d2h", 0.1),
+                       ("h2d", 1.5), ("kernels", 0.2))}}  # fmt: skip
+
+
+def test_a_pipeline_not_the_default_is_in_the_config_and_a_part_can_be_skipped(on_cpu):
+    found = host.cases(host.host_variants(["cuda/001-v3-streams"]), [2**11], pipeline=(2, 3000),
+                       adversarial=False)  # fmt: skip
+    assert found[0] == ("cuda/001-v3-streams", "float32", 2**11, "streams=2 chunk=4096")
+    assert {c[3] for c in found[1:]} == {""}  # the peers
+    no_v3 = host.host_variants(["cuda/001-v4-smem"])
+    assert not host.cases(no_v3, [], adversarial=False, sweep_sizes=[2**22])  # no pipeline
+
+
+def test_the_page_renders_every_part_and_the_finding(on_cpu):
+    from harness.report import host_tables
+
+    on_cpu.append(HOST_IDS[1])
+    page = host_tables.markdown({"device": {"name": "GPU"}}, _measured())
+    assert "| 11 | 2.000 | WRONG |" in page and "T-streams" in page and "dev 1.800" in page
+    assert "| 1.500 + 0.200 (75%) |" in page  # H2D + kernels (H2D share of end to end)
+    assert "exact sum 20971519; a naive float32 running sum gives 16777216" in page
+    assert "| 1,048,576 x4 | 2.000 (8.4) | 2.000 (8.4) |" in page
+    assert "pinned H2D alone 1.000 ms = 16.8 GB/s" in page and "V2 one copy 2.000 ms" in page
+    assert "No stream count beat one stream" in page
+
+
+def test_sweep_finding_states_a_win_only_above_the_spread():
+    from harness.report import host_tables
+    from harness.report.records import Row
+
+    def row(ms, spread):
+        return Row("GPU", "host", "v", "", "float32", 2**25, "e2e", ms, bytes=2**27,
+                   info={"spread_ms": spread})  # fmt: skip
+
+    pinned, pageable = row(2.5, 0), row(9.0, 0)
+    win = {(2**20, 1): row(3.0, 0.01), (2**20, 4): row(2.6, 0.01)}
+    text = host_tables.sweep_finding(2**25, win, pinned, pageable, 2.9)
+    assert "Streams beat one stream" in text and "4 streams" in text and "copy-engine" in text
+    tie = {(2**20, 1): row(3.0, 0.5), (2**20, 4): row(2.8, 0.5)}
+    assert "No stream count beat one stream" in host_tables.sweep_finding(
+        2**25, tie, pinned, pageable, 2.9
+    )
+
+
+@pytest.mark.parametrize("wrong", [None, HOST_IDS[2]])
+def test_host_command_prints_the_page_it_writes(monkeypatch, capsys, tmp_path, on_cpu, wrong):
+    """`reduce-ladder host` with the device parts replaced: the JSON document loads as the host
+    suite's rows, stdout holds the page `report --host` renders from it, a wrong sum exits 1."""
+    from harness.cli import common
+    from harness.report import host_tables
+
+    on_cpu += [wrong] if wrong else []
+    monkeypatch.setattr(common, "require_gpu", lambda *a, **k: None)
+    monkeypatch.setattr(device, "cupy_gpu", lambda: (True, ""))
+    out = tmp_path / "host.json"
+    argv = ["host", "--quiet", "--json", str(out), "--sizes", "2^11", "--sweep-sizes", "2^22",
+            "--streams", "1,2", "--chunk", "2^20"]  # fmt: skip
+    assert main(argv) == (1 if wrong else 0)
+    doc = host_tables.load(out)
+    page = host_tables.markdown(doc.raw, doc.rows)
+    printed = capsys.readouterr().out
+    assert page in printed and "Finding:" in page and "adversarial input" in page
+    assert doc.raw["method"] == host.METHOD and doc.raw["options"]["sweep_sizes"] == [2**22]
+    assert (f"{wrong} " in printed.split(page)[1]) == bool(wrong)  # the failure said after it

@@ -124,6 +124,6 @@ def test_merge_pools_one_kinds_lists_and_refuses_mixed_kinds():
     assert merged["results"] == SYNTHETIC["results"] * 2 and merged["runs"] == [{"n": 1}]
     sanitize_doc = {"schema": records.SANITIZE_SCHEMA, "variants": [{"variant": "x"}]}
     assert profile_tables.merge([sanitize_doc, sanitize_doc])["variants"] == [{"variant": "x"}] * 2
-    for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.CALL_PROFILE_SCHEMA}]):
+    for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.ACCURACY_SCHEMA}]):
         with pytest.raises(ValueError, match="of one kind"):
             profile_tables.merge(bad)

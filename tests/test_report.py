@@ -232,7 +232,10 @@ def test_cli_report_prints_fitting_tables_the_comparison_and_updates_the_readme(
     assert text.count("| 30 |") >= 2  # the seed's largest row, log2 n = 30
     assert "host.md" in (out / "report.md").read_text()
     assert main([*args, "--host", str(BENCH_JSON)]) == 2
-    assert f"not a {records.HOST_SCHEMA} document" in capsys.readouterr().err
+    assert f"not a {records.ROWS_SCHEMA} document" in capsys.readouterr().err
+    callable_rows = root / "results" / "nvidia-h200" / "callable-native.json"
+    assert main([*args, "--host", str(callable_rows)]) == 2
+    assert "rows of the callable suite, not the host study" in capsys.readouterr().err
 
 
 def test_wide_terminal_table_shows_every_column():

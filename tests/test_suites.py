@@ -111,17 +111,25 @@ def test_failed_rows_leave_wrong_demonstrations_out():
 
 
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
-    """bench and fastest-bench end in suites.run_suite: the document written, a table per dtype,
-    the per-call suite's overheads; a failed peer fails only a run that counts it."""
+    """bench and fastest-bench end in suites.run_suite: the document written (as each input's
+    cases are done), a table per dtype, the per-call suite's overheads; a failed peer fails only a
+    run that counts it."""
 
     def row(variant, us, check="ok"):
         return records.Row("GPU", "s", variant, "", "int32", 1024, "call", us / 1e3, check=check)
 
     got = [row("api cuda/fastest", 9.5), row("launch cuda/fastest cupy-driver", 8.0),
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
-    monkeypatch.setattr(suites, "run", lambda found, reps, progress=None, rounds=1: got)
-    out = tmp_path / "c.json"
+    out, early = tmp_path / "c.json", []
+
+    def run(found, reps, progress=None, rounds=1, saved=None):
+        saved(got[:1])  # the first input's rows: written as they are done
+        early.append(json.loads(out.read_text())["rows"])
+        return got
+
+    monkeypatch.setattr(suites, "run", run)
     assert suites.run_suite("callable", [], str(out), {"sizes": ["2^10"]}) == 1
+    assert early == [[got[0].to_json()]]
     printed = capsys.readouterr().out
     assert "callable, int32: microseconds" in printed and "+1.50 us" in printed
     doc = json.loads(out.read_text())

@@ -33,10 +33,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import experiments
 from harness.core import catalogue, device, sizes
-from harness.report import documents, records
+from harness.report import documents
+from harness.report.records import Row
 from harness.studies.call_entries import api_variants
+from harness.studies.suites import row_common
 
+SUITE = "call-profile"  # its ROWS document's suite
 TOP_FUNCTIONS = 12
 
 
@@ -166,6 +170,16 @@ def run(variant: str, dtype: str, n: int, calls: int) -> dict:
     }
 
 
+def document(doc: dict) -> dict:
+    """The profile's ROWS document: the per-call times a row per entry ("call", microseconds
+    written in ms, the variant profiled its config), the steps and profiles beside them."""
+    common = row_common(SUITE, doc["device"])
+    rows = [Row(**common, variant=entry, config=doc["variant"], dtype=doc["dtype"],
+                shape=doc["n"], metric="call", median_ms=us / 1e3)
+            for entry, us in doc["per_call_us"].items() if us is not None]  # fmt: skip
+    return experiments.as_rows(doc, SUITE, rows, said=("per_call_us",))
+
+
 def _sync(on_gpu: bool) -> Callable[[], None]:
     if not on_gpu:
         return lambda: None
@@ -233,10 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--n must be >= 1 and --calls >= 10")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         ap.error(f"--json {args.json}: the folder {Path(args.json).parent} does not exist")
-    doc = {"schema": records.CALL_PROFILE_SCHEMA, **run(variant, args.dtype, n, args.calls)}
+    doc = run(variant, args.dtype, n, args.calls)
     print(render(doc))
     if args.json:
-        documents.write_document(args.json, doc)
+        documents.write_document(args.json, document(doc))
     return 0
 
 

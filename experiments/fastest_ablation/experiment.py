@@ -34,7 +34,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from harness.core import dtypes, mappings
-from harness.report import records
 
 if TYPE_CHECKING:
     from harness.launch.single_launch import FastestPlan
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
 # "balanced": the same number of rounds, cdiv(tiles, cap), with the fewest blocks that still cover
 # the tiles, so every round but the last is full and the last one nearly so. Both are measured here.
 GRID_POLICIES = ("capped", "balanced")
+SUITE = "fastest-ablation"  # its ROWS document's suite
 
 
 def grid_size(tiles: int, cap: int, policy: str) -> int:
@@ -242,7 +242,6 @@ def ablate(log2s: list[int], log=print) -> dict:
     from harness.core import device, timing
 
     doc: dict = {
-        "schema": records.FASTEST_ABLATION_SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "device": device.device_info(),
         "dtype": "float32",
@@ -305,7 +304,7 @@ def main(
         return 2
     import experiments
 
-    return experiments.finish(ablate(a.log2), a.json)
+    return experiments.finish(ablate(a.log2), a.json, SUITE)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.core import mappings
-from harness.report import records
 
 SOURCE = Path(__file__).resolve().parent / "hopper_loads.cu"  # includes cuda_kernels/fastest.cu
 THREADS = 256
@@ -44,7 +43,7 @@ BULK = {  # label -> (STAGES, TILE_BYTES, blocks per SM); STAGES * TILE_BYTES <=
     "bulk copy 8 x 4 KiB, 4/SM": (8, 4096, 4),
 }
 DEFAULT_LOG2 = (24, 26, 27, 28, 30)
-SCHEMA = records.HOPPER_LOADS_SCHEMA
+SUITE = "hopper-loads"  # its ROWS document's suite
 
 
 def hinted_expression(load: int) -> str:
@@ -145,7 +144,6 @@ def study(log2s: list[int], log=print) -> dict:
     from harness.core import device, timing
 
     doc: dict = {
-        "schema": SCHEMA,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "device": device.device_info(),
         "dtype": "float32",
@@ -212,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import experiments
 
-    return experiments.finish(study(a.log2), a.json)
+    return experiments.finish(study(a.log2), a.json, SUITE)
 
 
 if __name__ == "__main__":

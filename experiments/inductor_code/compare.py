@@ -196,7 +196,7 @@ def cost_table(folders: list[Path]) -> list[str]:
 
 def _study(folder: Path) -> dict | None:
     path = folder / "inductor" / "inductor.json"
-    return load_document(path, "inductor-code").raw if path.is_file() else None
+    return load_document(path, "rows").raw if path.is_file() else None
 
 
 def _calls(doc: dict) -> dict[tuple[str, int], dict]:

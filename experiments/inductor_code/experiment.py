@@ -27,14 +27,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from harness.report.records import INDUCTOR_CODE_SCHEMA
+import experiments
+from harness.report import documents
+from harness.report.records import Row
+from harness.studies.suites import row_common
 
+SUITE = "inductor-code"  # its ROWS document's suite
 SIZES = (2**10, 2**20, 2**28)
 MODES = ("static", "dynamic", "coop")
 DTYPE = "float32"
@@ -212,7 +215,6 @@ def study(out_dir: Path, modes: tuple[str, ...] = MODES, log=print) -> dict:
     ver = versions()
     full = verify.seed_like_input(max(SIZES), DTYPE, "cuda")
     doc = {
-        "schema": INDUCTOR_CODE_SCHEMA,
         "versions": ver,
         "dtype": DTYPE,
         "sizes": list(SIZES),
@@ -228,8 +230,23 @@ def study(out_dir: Path, modes: tuple[str, ...] = MODES, log=print) -> dict:
         entry, source = run_mode(mode, full, log)
         doc["modes"].append(entry)
         (out_dir / f"inductor-{mode}.py").write_text(head + f"# mode: {mode}\n\n" + source)
-    (out_dir / "inductor.json").write_text(json.dumps(doc, indent=1) + "\n")
+    documents.write_document(out_dir / "inductor.json", document(doc))
     return doc
+
+
+def document(doc: dict) -> dict:
+    """The study's ROWS document: each call's device time a row ("call", its mode the config,
+    checked), the rest of each call (whether it compiled, the code's facts...) under "modes"."""
+    ver = doc["versions"]
+    device = {"name": ver["device"], "torch": ver["torch"], "triton": ver["triton"],
+              "cuda_runtime": ver["cuda"]}  # fmt: skip
+    common = {**row_common(SUITE, device), "variant": "torch.compile", "dtype": doc["dtype"]}
+    rows = [Row(**common, config=m["mode"], shape=c["n"], metric="call", **c["timing"],
+                check="ok" if c["ok"] else "wrong")
+            for m in doc["modes"] for c in m["calls"] if "timing" in c]  # fmt: skip
+    modes = [{**m, "calls": [{k: v for k, v in c.items() if k != "timing"} for c in m["calls"]]}
+             for m in doc["modes"]]  # fmt: skip
+    return experiments.as_rows({**doc, "device": device, "modes": modes}, SUITE, rows)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,7 +76,7 @@ def inductor_section(folder: str | Path) -> str:
     path = folder / INDUCTOR_JSON
     if not path.is_file():
         return ""
-    doc = load_document(path, "inductor-code").raw
+    doc = load_document(path, "rows").raw
     ver = doc["versions"]
     out = [
         '<a id="inductor"></a>',

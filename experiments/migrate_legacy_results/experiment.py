@@ -7,8 +7,10 @@ it, the very rows) the old reader made of the old file.
     fastest-bench/1, /2  ->  rows/1, suite "fastest"  (`reduce-ladder fastest-bench --json` now)
     run/2                ->  rows/1, suite "ladder"   (`reduce-ladder run` / `check --json`)
     callable/1           ->  rows/1, suite "callable" (`reduce-ladder bench callable --json`)
-    host/1               ->  host/2                   (`reduce-ladder host --json`)
+    host/1, /2           ->  rows/1, suite "host"     (`reduce-ladder host --json`; host.py)
     bench/1              ->  bench/2 in pytest-benchmark's JSON (benchmarks/test_bench.py)
+    fastest-ablation/1, hopper-loads/1, repro-sweep/1, small-n/1, call-profile/1, inductor-code/1
+                         ->  rows/1, suite the old family's name (the experiments write it now)
 
 The readers of the old versions live here now (they left harness/report with this
 migration); a file already in the current format is left alone, so a second run changes nothing.
@@ -20,9 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from experiments import rounds_document
+from experiments.call_profile import experiment as call_profile
+from experiments.inductor_code import experiment as inductor_code
+from experiments.migrate_legacy_results import host
+from experiments.reproducible_sweep import experiment as repro_sweep
+from experiments.small_n_sweep import experiment as small_n
 from harness.core import catalogue
 from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
 from harness.report import documents, records
@@ -40,10 +49,23 @@ ROOT = Path(__file__).resolve().parents[2]
 # the old schema strings, by family and version (records.py spells the current ones only)
 _PREFIX = records.ROWS_SCHEMA.split("/")[0]
 FASTEST_V1, FASTEST_V2 = (f"{_PREFIX}/fastest-bench/{v}" for v in (1, 2))
-HOST_V1 = f"{_PREFIX}/host/1"
 BENCH_V1 = f"{_PREFIX}/bench/1"
 RUN_V2 = f"{_PREFIX}/run/2"  # `reduce-ladder run --json` before the rows: {"results": [record]}
 CALLABLE_V1 = f"{_PREFIX}/callable/1"  # the per-call run before the callable suite: us per call
+# the experiments' own documents before each wrote a ROWS document: schema -> the experiment's
+# ROWS document of it
+STUDIES = {
+    f"{_PREFIX}/{suite}/1": write
+    for suite, write in (
+        ("fastest-ablation", partial(rounds_document, suite="fastest-ablation")),
+        ("hopper-loads", partial(rounds_document, suite="hopper-loads")),
+        ("repro-sweep", repro_sweep.document),
+        ("small-n", small_n.document),
+        ("call-profile", call_profile.document),
+        ("inductor-code", inductor_code.document),
+    )
+}
+DERIVED = {"vs_better_peer", "x_best_peer", "log2n"}  # ratios, exponents: of the numbers kept
 
 # -- the old readers ----------------------------------------------------------------------------
 
@@ -157,12 +179,6 @@ def per_call(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
     return new, [], rows
 
 
-def host(doc: dict) -> tuple[dict, list[ResultRecord]]:
-    dtype = (doc.get("options") or {}).get("dtype")
-    recs = [records.host_record(r, dtype) for r in doc.get("table") or []]
-    return {**doc, "schema": records.HOST_SCHEMA, "table": [r.to_json() for r in recs]}, recs
-
-
 def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
     recs, benchmarks = [], []
     for b in doc["benchmarks"]:
@@ -174,6 +190,32 @@ def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
     mi = doc["machine_info"]
     mi = {**mi, "reduce_ladder": {**mi["reduce_ladder"], "schema": records.BENCH_SCHEMA}}
     return {**doc, "machine_info": mi, "benchmarks": benchmarks}, recs
+
+
+def study(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
+    """An experiment's own document -> the ROWS document the experiment writes now (its header
+    kept, "created" only where it was said), and its timed rows; main checks that it keeps every
+    number but DERIVED's."""
+    new = STUDIES[doc["schema"]](doc)
+    if "created" not in doc:
+        del new["created"]
+    return new, [], documents.rows(documents.document_from(new, "converted"))
+
+
+def _numbers(x: Any, path: tuple = ()) -> list[tuple[tuple, float]]:
+    """(the keys above it, the number) of every number in a document (not its booleans)."""
+    if isinstance(x, dict):
+        return [n for k, v in x.items() for n in _numbers(v, (*path, k))]
+    if isinstance(x, list):
+        return [n for v in x for n in _numbers(v, path)]
+    return [(path, x)] if isinstance(x, int | float) and not isinstance(x, bool) else []
+
+
+def kept(old: dict, new: dict) -> bool:
+    """Every number of the old document is in the new one (a time in microseconds: in ms), but
+    DERIVED's."""
+    have = {x for _, x in _numbers(new)}
+    return all(x in have or x / 1e3 in have for p, x in _numbers(old) if not DERIVED & set(p))
 
 
 def convert(doc: dict | list) -> tuple | None:
@@ -191,7 +233,9 @@ def convert(doc: dict | list) -> tuple | None:
         return run(doc)
     if doc.get("schema") == CALLABLE_V1:
         return per_call(doc)
-    return host(doc) if doc.get("schema") == HOST_V1 else None
+    if doc.get("schema") in STUDIES:
+        return study(doc)
+    return host.host(doc) if doc.get("schema") in (host.HOST_V1, host.HOST_V2) else None
 
 
 def _same(got: list, want: list) -> bool:
@@ -208,7 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     bad = 0
     for path in sorted((a.root / "results").rglob("*.json")):
-        got = convert(documents.read_json(path))
+        old = documents.read_json(path)
+        got = convert(old)
         if got is None:
             continue
         new, recs, want_rows = (*got, None) if len(got) == 2 else got
@@ -223,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
             same = _same(back.records, recs)
             if want_rows is not None:
                 same = same and _same(documents.rows(back), want_rows)
+            if isinstance(old, dict) and old.get("schema") in STUDIES:
+                same = same and kept(old, back.raw)
+            if back.raw.get("suite") == "host":  # every value of the old document in the rows
+                same = same and host.host_v2(back.rows, back.raw) == host.as_host_v2(old)  # type: ignore
         except documents.ReportError:
             same = False
         rel = path.relative_to(a.root).as_posix()

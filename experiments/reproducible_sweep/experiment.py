@@ -22,7 +22,12 @@ import argparse
 import sys
 import time
 
-from harness.report import documents, records
+import experiments
+from harness.report import documents
+from harness.report.records import Row
+from harness.studies.suites import row_common
+
+SUITE = "repro-sweep"  # its ROWS document's suite
 
 # (threads, UNROLL, blocks per SM, PREFETCH): the catalogue's first, then the neighbours worth a
 # look. PREFETCH: the next chunk's first UNROLL steps in flight during the lane tree (mid n).
@@ -129,6 +134,21 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
     return doc
 
 
+def document(doc: dict) -> dict:
+    """The sweep's ROWS document: per dtype, n and shape (the config), the variant's time
+    ("total", checked by its bits; its grid in info), then the peers' at that dtype and n (each
+    shape's ratio to the better peer is the times': not written)."""
+    common = row_common(SUITE, doc["device"])
+    out = []
+    for r in doc["rows"]:
+        ident = dict(common, config=r["shape"], dtype=r["dtype"], shape=r["n"], metric="total")
+        check = "ok" if r["same_bits"] else "wrong"
+        out.append(Row(**ident, variant=r["variant"], median_ms=r["median_ms"], check=check,
+                       info={"grid": r["grid"]}))  # fmt: skip
+        out += [Row(**ident, variant=p, median_ms=ms) for p, ms in r["peers_ms"].items() if ms]
+    return experiments.as_rows(doc, SUITE, out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m experiments.reproducible_sweep",
@@ -148,10 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reproducible_sweep needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
     t0 = time.time()
-    doc = {"schema": records.REPRO_SWEEP_SCHEMA, **sweep(a.dtypes, a.sizes)}
+    doc = sweep(a.dtypes, a.sizes)
     doc["wall_s"] = time.time() - t0
     if a.json:
-        documents.write_document(a.json, doc)
+        documents.write_document(a.json, document(doc))
     wrong = [r for r in doc["rows"] if not r["same_bits"]]
     print(f"\nwall {doc['wall_s']:.0f} s; {len(doc['rows'])} shapes timed, {len(wrong)} wrong bits")
     return 1 if wrong else 0

@@ -102,83 +102,54 @@ def _ints(values: list[str] | None, option: str, example: str) -> list[int]:
         raise UsageError(f"{option} takes integers, e.g. {example} (got {got})") from None
 
 
-def _host_options(args: argparse.Namespace) -> dict:
+def _host_options(args: argparse.Namespace) -> tuple[dict, list[str]]:
+    """host.cases' settings from the command line (a part skipped: no sizes), and the variants
+    named; UsageError (exit 2) for a bad one."""
     from harness.studies import host
 
     streams = _ints(args.streams, "--streams", "1,2,4,8")
     if any(k < 1 or k > 64 for k in streams):
         raise UsageError(f"stream counts must be in 1..64, got {streams}")
     ids = common.variant_ids(args.variants, [v.id for v in catalogue.select(family="001")])
-    pipe = common.split_ids([args.pipeline])
-    try:
-        if len(pipe) != 2 or int(pipe[0]) < 1:
-            raise ValueError
-        pipeline = (int(pipe[0]), common.parse_sizes([pipe[1]])[0])
-    except ValueError:
-        why = f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK (at least 1 stream) such as"
-        raise UsageError(why + " 4,2^22") from None
+    pipeline = tuple(common.parse_sizes([args.pipeline]) or ())  # each at least 1
+    if len(pipeline) != 2:
+        raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22")
+    sizes = common.parse_sizes(args.sizes) or list(host.DEFAULT_SIZES)
+    sweep = common.parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES)
     return {
-        "sizes": common.parse_sizes(args.sizes) or list(host.DEFAULT_SIZES),
+        "sizes": [] if args.no_table else sizes,
+        "dtype": args.dtype,
+        "pipeline": pipeline,
+        "adversarial": not args.no_adversarial,
+        "sweep_sizes": [] if args.no_sweep else sweep,
         "streams": streams or list(host.DEFAULT_STREAMS),
         "chunks": common.parse_sizes(args.chunk) or list(host.DEFAULT_CHUNKS),
-        "sweep_sizes": common.parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES),
-        "pipeline": pipeline,
-        "ids": ids or None,
-        "dtype": args.dtype,
-    }
+    }, ids
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    opts = _host_options(args)  # usage errors first, GPU or not
+    opts, ids = _host_options(args)  # usage errors first, GPU or not
     common.check_writable(args.json)
     common.require_gpu("host", "it measures transfers from host memory to the GPU")
-    from harness.report import host_tables, records
-    from harness.report.documents import document_from
-    from harness.studies import host
+    from harness.studies import host, suites
 
     out = common.console()
-    variants = host.host_variants(opts.pop("ids"))
+    variants = host.host_variants(ids or None)
     cuda_ok, why_cuda = device.cupy_gpu()
     if not cuda_ok:
         out.print(f"[yellow]CUDA variants skipped: {why_cuda}[/]")
         variants = [v for v in variants if v.backend != "cuda"]
-    doc = host.new_document()
-    doc["options"] = opts | {"variants": [v.id for v in variants]}
-    name = doc["device"].get("name")
 
-    def show(row: dict) -> None:
-        t = row.get("e2e_ms")
-        extra = f"{t:10.3f} ms {row.get('gbps', 0):8.2f} GB/s" if t else row.get("message", "")
-        label = row.get("variant") or f"V3 S={row.get('streams')} chunk={row.get('chunk')}"
-        status = row.get("status", "ok" if row.get("ok") else "wrong")
-        out.print(f"  n=2^{math.log2(row['n']):<5g} {label:<32} {status:<6} {extra}")
+    def show(case: suites.Case, rows: list) -> None:
+        r = rows[0]
+        said = f"{r.median_ms:10.3f} ms" if r.median_ms else r.info.get("message", "")
+        said += f" {r.bytes / r.median_ms / 1e6:8.2f} GB/s" if r.bytes and r.median_ms else ""
+        out.print(f"  n=2^{math.log2(r.n):<5g} {r.variant:<28} {r.config:<30} {r.check:<6} {said}")
 
-    progress = None if args.quiet else show
-    failed = False
-    if not args.no_table:
-        out.print(f"{name}: seed 001 table, {opts['dtype']}, n = {opts['sizes']}")
-        rows = host.table_rows(opts["sizes"], opts["dtype"], variants=variants, reps=args.reps,
-                               pipeline=opts["pipeline"], progress=progress)  # fmt: skip
-        doc["table"] = [records.host_record(r).to_json() for r in rows]
-        common.write_json(args.json, doc)  # each part written as it is done
-        for r in rows:
-            if r["status"] != "ok":
-                out.print(f"[red]  {r['variant']} n={r['n']}: {r['status']} {r.get('message', '')}")
-                failed = True
-    if not args.no_adversarial:
-        doc["adversarial"] = host.adversarial_rows(variants=variants)
-        common.write_json(args.json, doc)
-        failed |= not all(r["ok"] for r in doc["adversarial"]["rows"])
-    if not args.no_sweep and any(v.id == "cuda/001-v3-streams" for v in variants):
-        sweep = host.stream_sweep(opts["sweep_sizes"], opts["streams"], opts["chunks"],
-                                  opts["dtype"], reps=args.reps, progress=progress)  # fmt: skip
-        doc["sweep"] = sweep
-        common.write_json(args.json, doc)
-        failed |= not all(c["ok"] for e in sweep["sizes"] for c in e["configs"])
-    common.write_json(args.json, doc)  # every part skipped: the settings alone
-    print(host_tables.markdown(document_from(doc, args.json or "host.json")))
-    out.print("host study: " + ("[red]some checks FAILED[/]" if failed else "all checks ok"))
-    return EXIT_FAILED if failed else EXIT_OK
+    found = [suites.Case("host", *c) for c in host.cases(variants, **opts)]
+    options = opts | {"variants": [v.id for v in variants]}
+    return suites.run_suite("host", found, args.json, options, args.reps,
+                            progress=None if args.quiet else show)  # fmt: skip
 
 
 def accuracy_variants(values: list[str] | None) -> list[catalogue.Variant]:

@@ -9,12 +9,12 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.report import records
-from harness.report.records import Document, ResultRecord, Row, record_rows, timing_from
+from harness.report.records import Document, ResultRecord, Row, record_rows
 
 
 class ReportError(Exception):
@@ -91,9 +91,6 @@ def document_from(doc: dict | list, path: str) -> Document:
 
 def _head(path: str, kind: str, doc: dict) -> Document:
     dev = doc.get("device") if isinstance(doc.get("device"), dict) else {}
-    dev = dev or (doc.get("versions") or {})  # inductor-code/1: the device among the versions
-    if isinstance(dev.get("device"), str) and "name" not in dev:
-        dev = {**dev, "name": dev["device"]}
     meta = {"device": dev, "mode": doc.get("mode"), "synthetic": doc.get("synthetic", False)}
     name, schema = dev.get("name") or records.NO_GPU, doc.get("schema", "")
     return Document(path, kind, schema, name, doc.get("created", ""), meta=meta, raw=doc)
@@ -160,94 +157,27 @@ def _common(doc: Document) -> dict[str, Any]:
 
 def _suite_rows(doc: Document) -> Iterator[Row]:
     """A ROWS document's rows as written; else the records' rows (a pytest-benchmark record's call
-    time is pytest-benchmark's rounds; the host study's e2e time from host memory is in extra),
-    or the rows written beside no record (a rows suite's pytest-benchmark file)."""
+    time is pytest-benchmark's rounds), or the rows written beside no record (a rows suite's
+    pytest-benchmark file)."""
     if doc.kind == "rows" or not doc.records:
         yield from (r for r in doc.rows if r.median_ms is not None)
         return
     common = _common(doc)
     for r in doc.records:
         yield from (row for row in record_rows(r, **common) if row.median_ms is not None)
-        if (x := r.extra).get("e2e_ms") is not None:
-            yield Row(**common, variant=r.variant, config=x.get("staging", ""), dtype=r.dtype,
-                      shape=r.n, metric="e2e", median_ms=x["e2e_ms"], min_ms=x.get("e2e_min_ms"),
-                      reps=x.get("reps"), check=r.status)  # fmt: skip
 
 
-Times = Iterator[tuple[Any, dict[str, Any]]]  # (a timing's JSON form or a median in ms, fields)
-
-
-def _timed(times_of: Callable[[dict], Times]) -> Callable[[Document], Iterator[Row]]:
-    """The rows of a family that holds times in a shape of its own: times_of(the document as
-    read) gives each time with its row's fields (config and check "" where not given)."""
-
-    def rows(doc: Document) -> Iterator[Row]:
-        common = {**_common(doc), "config": "", "check": ""}
-        for t, fields in times_of(doc.raw):
-            if t := timing_from({"median_ms": t} if isinstance(t, int | float) else t):
-                yield Row(**{**common, **fields}, **asdict(t))
-
-    return rows
-
-
-def _verdict(ok: Any) -> str:
-    return "ok" if ok else "wrong"
-
-
-@_timed
-def _rounds(raw: dict) -> Times:
-    """fastest-ablation/1, hopper-loads/1: per n, per design or path, a timing per round."""
-    for row in raw.get("rows", []):
-        for what, rounds in (row.get("times") or {}).items():
-            ident = {"variant": what, "dtype": raw.get("dtype", ""), "shape": row["n"]}
-            ident["check"] = (row.get("verdicts") or {}).get(what, "")
-            yield from ((t, {**ident, "metric": rnd}) for rnd, t in rounds.items())
-
-
-@_timed
-def _small_n(raw: dict) -> Times:
-    for row in raw.get("rows", []):
-        agrees = row.get("sum_agrees") or {}
-        for path, us in (row.get("us") or {}).items():
-            check = _verdict(agrees[path]) if path in agrees else ""
-            ident = {"variant": path, "dtype": row["dtype"], "shape": row["n"], "check": check}
-            yield None if us is None else us / 1e3, {**ident, "metric": "total"}
-
-
-@_timed
-def _repro_sweep(raw: dict) -> Times:
-    for row in raw.get("rows", []):
-        ident = dict(config=row["shape"], dtype=row["dtype"], shape=row["n"], metric="total")
-        yield row.get("median_ms"), {**ident, "variant": row["variant"],
-                                     "check": _verdict(row.get("same_bits"))}  # fmt: skip
-        yield from ((ms, {**ident, "variant": p}) for p, ms in (row.get("peers_ms") or {}).items())
-
-
-@_timed
-def _call_profile(raw: dict) -> Times:
-    ident = {"config": raw.get("variant", ""), "dtype": raw["dtype"], "shape": raw["n"]}
-    for entry, us in (raw.get("per_call_us") or {}).items():
-        yield None if us is None else us / 1e3, {**ident, "variant": entry, "metric": "call"}
-
-
-@_timed
-def _inductor(raw: dict) -> Times:
-    for mode in raw.get("modes", []):
-        for c in mode.get("calls", []):
-            yield c.get("timing"), {"variant": "torch.compile", "config": mode["mode"],
-                                    "dtype": raw.get("dtype", ""), "shape": c["n"],
-                                    "metric": "call", "check": _verdict(c.get("ok"))}  # fmt: skip
-
-
-@_timed
-def _distributed(raw: dict) -> Times:
-    for r in (r for r in raw.get("runs", []) if r.get("kind") == "sum"):
+def _distributed(doc: Document) -> Iterator[Row]:
+    """distributed/1: each sum's local, combine and total times, its config the scaling and the
+    combine, its shape (n per GPU, K)."""
+    common = _common(doc)
+    for r in (r for r in doc.raw.get("runs", []) if r.get("kind") == "sum"):
         ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
                  "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
-                 "check": _verdict(r.get("ok"))}  # fmt: skip
-        yield from (
-            (r.get(f"{m}_ms"), {**ident, "metric": m}) for m in ("local", "combine", "total")
-        )
+                 "check": "ok" if r.get("ok") else "wrong"}  # fmt: skip
+        for m in ("local", "combine", "total"):
+            if r.get(f"{m}_ms") is not None:
+                yield Row(**common, **ident, metric=m, median_ms=r[f"{m}_ms"])
 
 
 @dataclass(frozen=True)
@@ -274,15 +204,8 @@ class Family:
 
 FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _suite_rows, _bench),
-    Family("host", records.HOST_SCHEMA, _suite_rows, records_key="table"),
     Family("accuracy", records.ACCURACY_SCHEMA, _suite_rows, records_key="results"),
     Family("rows", records.ROWS_SCHEMA, _suite_rows, _rows),
-    Family("fastest-ablation", records.FASTEST_ABLATION_SCHEMA, _rounds),
-    Family("hopper-loads", records.HOPPER_LOADS_SCHEMA, _rounds),
-    Family("repro-sweep", records.REPRO_SWEEP_SCHEMA, _repro_sweep),
-    Family("call-profile", records.CALL_PROFILE_SCHEMA, _call_profile),
-    Family("small-n", records.SMALL_N_SCHEMA, _small_n),
-    Family("inductor-code", records.INDUCTOR_CODE_SCHEMA, _inductor),
     Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed),
     *(Family(kind, schema) for kind, schema in (
         ("profile", records.PROFILE_SCHEMA), ("sanitize", records.SANITIZE_SCHEMA),

@@ -14,15 +14,8 @@ from harness.core.catalogue import Variant
 from harness.core.timing import Timing
 
 BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
-HOST_SCHEMA = "reduce-ladder/host/2"  # `reduce-ladder host --json`: {"table": [record], ...}
-FASTEST_ABLATION_SCHEMA = "reduce-ladder/fastest-ablation/1"  # experiments/fastest_ablation
-HOPPER_LOADS_SCHEMA = "reduce-ladder/hopper-loads/1"  # experiments/hopper_loads: times per path
-REPRO_SWEEP_SCHEMA = "reduce-ladder/repro-sweep/1"  # experiments/reproducible_sweep: per shape
-CALL_PROFILE_SCHEMA = "reduce-ladder/call-profile/1"  # experiments/call_profile: ns per step
-SMALL_N_SCHEMA = "reduce-ladder/small-n/1"  # experiments/small_n_sweep: times per path
 PROFILE_SCHEMA = "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
-INDUCTOR_CODE_SCHEMA = "reduce-ladder/inductor-code/1"  # experiments.inductor_code: facts, times
 ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device
@@ -155,24 +148,6 @@ def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord
     return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
 
 
-_HOST_IDENTITY = ("variant", "backend", "stage", "seeds", "dtype", "n", "status", "message")
-_HOST_CHECK = {"value": "value", "golden": "golden", "abs_err": "abs_err", "tolerance": "bound"}
-
-
-def host_record(row: dict[str, Any], dtype: str | None = None) -> ResultRecord:
-    """A host-study row (harness.studies.host.table_rows; docs/results-format.md) as a record;
-    dtype for rows that do not name theirs."""
-    v = catalogue.BY_ID.get(row["variant"])
-    ident = identity(v) if v else {"backend": "peer", "stage": "peer", "family": "peer"}
-    check, known = {k: row.get(was) for k, was in _HOST_CHECK.items()}, _HOST_CHECK.values()
-    return ResultRecord.from_json({
-        **ident, **{k: row[k] for k in _HOST_IDENTITY if row.get(k)}, "wrong_demo": False,
-        "dtype": row.get("dtype") or dtype or "", "status": row.get("status", "ok"),
-        "check": check if "golden" in row or "bound" in row else None,
-        "extra": {k: x for k, x in row.items() if k not in {*_HOST_IDENTITY, *known}},
-    })  # fmt: skip
-
-
 def check_from(result: Any) -> Check:
     """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
     layer's torch code at load time), or of its JSON form."""
@@ -260,12 +235,16 @@ _RECORD_INFO = ("message", "check", "passes", "blocks_first_pass", "extra")
 
 
 def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
-    """The records of the rows whose metrics are a record's (record_rows' inverse): one per
-    (variant, dtype, n), in the order first seen; its identity from the catalogue where the
-    variant is there."""
+    """The records of a catalogue variant's rows whose metrics are a record's (record_rows'
+    inverse): one per (variant, dtype, n), in the order first seen, its identity the catalogue's
+    (an experiment's design or path, a host study's peer: rows only)."""
     groups: dict[tuple, list[Row]] = {}
     for r in rows:
-        if r.metric in (*TIMING_FIELDS, "check") and r.config == "":
+        if (
+            r.metric in (*TIMING_FIELDS, "check")
+            and r.config == ""
+            and r.variant in catalogue.BY_ID
+        ):
             groups.setdefault((r.variant, r.dtype, r.n), []).append(r)
     out = []
     for (vid, dtype, n), rs in groups.items():
@@ -277,8 +256,7 @@ def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
             "bytes_total": next((r.bytes for m, r in timed.items() if m != "first_pass"), None),
             "device": rs[0].device if rs[0].device != NO_GPU else None,
         })  # fmt: skip
-        v = catalogue.BY_ID.get(vid)
-        out.append(rec if v is None else replace(rec, **identity(v)))
+        out.append(replace(rec, **identity(catalogue.get(vid))))
     return out
 
 
@@ -295,7 +273,7 @@ class Document:
     created: str
     records: list[ResultRecord] = field(default_factory=list)
     meta: dict = field(default_factory=dict)  # device details, mode, synthetic
-    raw: dict = field(default_factory=dict)  # the document as read (the host study's sweep...)
+    raw: dict = field(default_factory=dict)  # the document as read (its head: options, method...)
     rows: list[Row] = field(default_factory=list)  # a ROWS document's rows
 
     @property

@@ -1,26 +1,37 @@
-"""Seed 001 end to end: the host study (the seed's table, the stream sweep, the adversarial input).
-Its inputs and exact goldens, the driver and its document; the trip itself: host_plan.py; the
-method: docs/studies.md#seed-001-the-host-study.
+"""Seed 001 end to end: the host study (the seed's table, the stream sweep, the adversarial input)
+as the suite "host" of harness.studies.suites: its cases, their inputs and exact goldens, and how
+one case is measured into rows (docs/results-format.md); the trip itself: host_plan.py; the page:
+harness.report.host_tables; the method: docs/studies.md#seed-001-the-host-study.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from functools import partial
 
 import numpy as np
 import torch
 
 from harness.check import exact, verify
-from harness.core import catalogue, device, dtypes
+from harness.core import catalogue, device
 from harness.core.catalogue import TORCH_SUM_ID, Variant
-from harness.report import records
+from harness.report.host_tables import (
+    ADVERSARIAL,
+    H2D,
+    NAIVE,
+    ONE_COPY_ID,
+    PIPELINE_ID,
+    SWEEP,
+    config,
+    parse_config,
+)
+from harness.report.records import Row
+from harness.studies import session
 from harness.studies.host_plan import (
     DEFAULT_PIPELINE,
     HostRunner,
     Staged,
-    chunk_ranges,
+    Trip,
     h2d_alone,
     kernels_alone,
     peer_trip,
@@ -36,6 +47,17 @@ DEFAULT_SWEEP_SIZES = (2**25, 2**30)
 PEERS = ("torch.sum pageable", "torch.sum pinned")
 ADVERSARIAL_N = 2**22
 GOLDEN_SLICE = 2**26  # elements per slice of the exact golden's int64 sums
+METHOD = {  # the document's "method" (`reduce-ladder host --json`)
+    "units": "e2e: milliseconds from host memory to the scalar on the host (host clock, median; "
+    "its p10-p90 spread in info.spread_ms); GB/s: bytes of host data reduced / e2e time "
+    "(1 GB = 1e9 B)",
+    "pinned": "pinned host buffers are allocated and filled outside the timed region "
+    "(the seed's V2 allocates its input with cudaMallocHost)",
+    "split": "h2d, kernels, d2h, device: CUDA events on the stream (medians); the pipeline (V3, "
+    "triton/001-streams) overlaps copies and kernels: device and d2h only",
+    "data": "integers 0..99 (the seed's rand() % 100); golden exact (int64 sums of the "
+    "integers), float results within gamma_L * sum|x|",
+}
 
 
 def exact_golden(x: torch.Tensor) -> verify.Golden:
@@ -91,181 +113,119 @@ def host_variants(ids: Iterable[str] | None = None) -> list[Variant]:
     return [v for v in vs if v.backend == "cuda"] + [v for v in vs if v.backend == "triton"]
 
 
+def subjects() -> list[str]:
+    """The table's variants and peers (the host suite's defaults)."""
+    return [*(v.id for v in host_variants()), *PEERS]
+
+
+def supports(vid: str, dtype: str, n: int) -> bool:
+    """A seed-001 variant at its dtypes; the peers (and the sweep's and the adversarial input's
+    references) at any."""
+    v = catalogue.BY_ID.get(vid)
+    return v is None or (v.family == "001" and dtype in v.dtypes and n <= v.max_n)
+
+
+def cases(variants: Sequence[Variant], sizes: Sequence[int] = DEFAULT_SIZES,
+          dtype: str = "float32", pipeline: tuple[int, int] = DEFAULT_PIPELINE,
+          adversarial: bool = True, sweep_sizes: Sequence[int] = (),
+          streams: Sequence[int] = DEFAULT_STREAMS,
+          chunks: Sequence[int] = DEFAULT_CHUNKS) -> list[tuple[str, str, int, str]]:  # fmt: skip
+    """(variant, dtype, n, config) of the study's parts, each part's inputs together. The seed's
+    table: every variant and peer per size (the pipeline's streams and chunk in the config of the
+    variants that run it, where not the default). Every variant, x.cuda().sum() and a naive
+    float32 running sum on adversarial_input(). With V3 among the variants, its pipeline over
+    (streams x chunk) at each sweep size (a chunk larger than n once), beside the H2D copy alone
+    (the copy-engine bound), V3's kernels alone and V2 (one copy, one stream)."""
+    ids = [v.id for v in variants]
+    pipe = config("", pipeline[0], round_chunk(pipeline[1])) if pipeline != DEFAULT_PIPELINE else ""
+    piped = {v.id for v in variants if v.staging == "streams"}
+    out = [(vid, dtype, n, pipe if vid in piped else "") for n in sizes for vid in [*ids, *PEERS]]
+    if adversarial:
+        out += [(vid, "float32", ADVERSARIAL_N, ADVERSARIAL) for vid in [*ids, PEERS[0], NAIVE]]
+    for n in sweep_sizes if PIPELINE_ID in ids else ():
+        out += [(vid, dtype, n, SWEEP) for vid in (*H2D, PIPELINE_ID, ONE_COPY_ID)]
+        out += [(PIPELINE_ID, dtype, n, config(SWEEP, k, round_chunk(ch))) for ch in chunks
+                if round_chunk(ch) <= n or ch == chunks[0] for k in streams]  # fmt: skip
+    return out
+
+
+# -- one case measured -----------------------------------------------------------------------------
+
+_staged: dict = {}
+
+
+def _input(dtype: str, n: int, part: str) -> tuple[torch.Tensor, verify.Golden, Staged]:
+    """The case's host data (the adversarial input; else the seed's data, seeded by the size for
+    the table, 7 for the sweep), its exact golden and its staged buffers, kept while consecutive
+    cases share them; the previous ones freed first."""
+    key = (dtype, n, part)
+    if key not in _staged:
+        _staged.clear()
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        x = adversarial_input(n) if part == ADVERSARIAL else seed_like_host(
+            n, dtype, seed=7 if part == SWEEP else n % 1000)  # fmt: skip
+        _staged[key] = (x, exact_golden(x), stage(x))
+    return _staged[key]
+
+
 def _reps_for(n: int, reps: int | None) -> int | None:
     return reps if reps is not None else (3 if n >= 2**28 else None)
 
 
-def _free() -> None:
-    """One size's buffers freed before the next."""
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()
+def _checked(
+    vid: str, dtype: str, s: Staged, g: verify.Golden, pipe: dict
+) -> tuple[Trip, verify.CheckResult]:
+    """A variant's trip (its pipeline's streams and chunk in pipe), or a peer's (what a user
+    would write with torch), and its result checked against the exact golden."""
+    v = catalogue.BY_ID.get(vid)
+    if v is not None:
+        runner = HostRunner(v, s, **pipe)
+        return runner.trip, runner.check(g)
+    trip = peer_trip(vid, s)
+    value = trip()
+    if dtype.startswith("int"):  # torch.sum of int32 gives int64: wrap as kernels do
+        value = verify.wrap_int32(int(value))
+    return trip, verify.compare(catalogue.get(TORCH_SUM_ID), dtype, s.n, value, g)
 
 
-def _measure(
-    v: Variant | str, s: Staged, g: verify.Golden, pipeline: tuple[int, int], reps: int | None
-) -> dict:
-    """One row of the table: a variant, or a peer (what a user would write with torch), checked
-    against the exact golden, then timed end to end (records.host_record reads it)."""
-    dtype, peer = dtypes.name_of(s.host.dtype), isinstance(v, str)
-    vid, staging = (v, v.split()[-1]) if peer else (v.id, v.staging)
-    row = {"n": s.n, "log2n": math.log2(s.n), "dtype": dtype, "variant": vid, "staging": staging}
+def trip(vid: str, dtype: str, n: int, cfg: str = "") -> Trip:
+    """The case's trip from host memory, its input staged (what pytest-benchmark times)."""
+    part, pipe = parse_config(cfg)
+    _, g, s = _input(dtype, n, part)
+    return _checked(vid, dtype, s, g, pipe)[0]
+
+
+def measure(vid: str, dtype: str, n: int, cfg: str, common: dict, reps: int | None = None,
+            timed: bool = True) -> list[Row]:  # fmt: skip
+    """One case's rows: the copy alone ("h2d"), V3's kernels alone ("kernels"), the naive sum's
+    value ("check"); else a variant or a peer checked against the exact golden, then (not on the
+    adversarial input) timed end to end ("e2e"), with the event split ("h2d", "kernels", "d2h",
+    "device"). A failure is a row's check, never raised."""
+    part, pipe = parse_config(cfg)
+    row = partial(Row, **common, variant=vid, config=cfg, dtype=dtype, shape=n)
+    v = catalogue.BY_ID.get(vid)
     try:
-        if peer:
-            trip = peer_trip(v, s)
-            value = trip()
-            if dtype.startswith("int"):  # torch.sum of int32 gives int64: wrap as kernels do
-                value = verify.wrap_int32(int(value))
-            c = verify.compare(catalogue.get(TORCH_SUM_ID), dtype, s.n, value, g)
-        else:
-            runner = HostRunner(v, s, streams=pipeline[0], chunk=pipeline[1])
-            c, trip = runner.check(g), runner.trip
-            if staging == "streams":
-                row.update(streams=pipeline[0], chunk=round_chunk(pipeline[1]))
-        row.update(value=c.value, golden=c.golden, abs_err=c.abs_err, bound=c.tolerance,
-                   status="ok" if c.ok else "wrong")  # fmt: skip
-        row.update(time_trips(trip, reps=_reps_for(s.n, reps), split=staging != "streams"))
-        row["gbps"] = s.n * s.host.element_size() / row["e2e_ms"] / 1e6
+        x, g, s = _input(dtype, n, part)
+        nbytes = n * s.host.element_size()
+        if vid in H2D:
+            return [row(metric="h2d", median_ms=h2d_alone(s, vid == H2D[0]), bytes=nbytes)]
+        if vid == NAIVE:
+            value = naive_running_sum(x)
+            got = {"value": value, "golden": g.value, "abs_err": abs(value - g.value)}
+            return [row(metric="check", median_ms=None, info={"check": got})]
+        if part == SWEEP and v and v.staging == "streams" and not pipe:
+            return [row(metric="kernels", median_ms=kernels_alone(v, s))]
+        trip, c = _checked(vid, dtype, s, g, pipe)
+        check = "ok" if c.ok else "wrong"
+        info = {"check": {k: getattr(c, k) for k in ("value", "golden", "abs_err", "tolerance")}}
+        if part == ADVERSARIAL or not timed:
+            return [row(metric="check", median_ms=None, check=check, info=info)]
+        split = (v.staging if v else vid.split()[-1]) != "streams"
+        e2e, times = time_trips(trip, reps=_reps_for(n, reps), split=split)
+        info["spread_ms"] = e2e.p90_ms - e2e.p10_ms
+        return [row(metric="e2e", median_ms=e2e.median_ms, min_ms=e2e.min_ms, reps=e2e.reps,
+                    bytes=nbytes, check=check, info=info),
+                *(row(metric=m, median_ms=ms, check=check) for m, ms in times.items())]  # fmt: skip
     except Exception as e:  # reported in the row; the study goes on
-        row.update(status="error", message=f"{type(e).__name__}: {e}")
-    return row
-
-
-def table_rows(
-    sizes: Sequence[int],
-    dtype: str = "float32",
-    *,
-    variants: Sequence[Variant] | None = None,
-    reps: int | None = None,
-    pipeline: tuple[int, int] = DEFAULT_PIPELINE,
-    progress: Callable[[dict], None] | None = None,
-) -> list[dict]:
-    """One row per (size, variant or peer): checked against the exact golden, then timed."""
-    variants = list(variants) if variants is not None else host_variants()
-    rows = []
-    for n in sizes:
-        x = seed_like_host(n, dtype, seed=n % 1000)
-        g, s = exact_golden(x), stage(x)
-        for v in [*variants, *PEERS]:
-            rows.append(_measure(v, s, g, pipeline, reps))
-            if progress:
-                progress(rows[-1])
-        del s, x
-        _free()
-    return rows
-
-
-def stream_sweep(
-    sizes: Sequence[int],
-    streams: Sequence[int] = DEFAULT_STREAMS,
-    chunks: Sequence[int] = DEFAULT_CHUNKS,
-    dtype: str = "float32",
-    *,
-    reps: int | None = None,
-    progress: Callable[[dict], None] | None = None,
-) -> dict:
-    """V3's pipeline over (streams x chunk) at each size, beside V2 (one copy, one stream), the
-    H2D copy alone (the copy-engine bound) and the kernels alone."""
-    v = catalogue.get("cuda/001-v3-streams")
-    out: dict = {"variant": v.id, "sizes": []}
-    for n in sizes:
-        x = seed_like_host(n, dtype, seed=7)
-        g, s = exact_golden(x), stage(x)
-        r_n = _reps_for(n, reps)
-        bound, k_ms = h2d_alone(s), kernels_alone(v, s)
-        v2 = HostRunner(catalogue.get("cuda/001-v2-pinned"), s)
-        entry = {"n": n, "bytes": bound["bytes"], "h2d_alone": bound, "kernels_alone_ms": k_ms,
-                 "v2_one_copy": time_trips(v2.trip, reps=r_n), "configs": []}  # fmt: skip
-        for ch in chunks:
-            if round_chunk(ch) > n and ch != chunks[0]:
-                continue
-            for k in streams:
-                r = HostRunner(v, s, streams=k, chunk=ch)
-                c, t = r.check(g), time_trips(r.trip, reps=r_n, split=False)
-                row = {"streams": k, "chunk": round_chunk(ch), "ok": c.ok, **t}
-                row["chunks"] = len(chunk_ranges(n, ch))
-                row["gbps"] = bound["bytes"] / t["e2e_ms"] / 1e6
-                entry["configs"].append(row)
-                if progress:
-                    progress({"n": n, **row})
-        entry["finding"] = sweep_finding(entry)
-        out["sizes"].append(entry)
-        del s, x
-        _free()
-    return out
-
-
-def sweep_finding(entry: dict) -> str:
-    """The sentences the report prints under one size's sweep table (whose caption gives the
-    pinned copy-engine bound, the kernels alone and V2), from the measured numbers only."""
-    cfgs, h2d, v2_ms = entry["configs"], entry["h2d_alone"], entry["v2_one_copy"]["e2e_ms"]
-    lines = [f"n = 2^{math.log2(entry['n']):g}: H2D copy alone from pageable memory "
-             f"{h2d['pageable_gbps']:.1f} GB/s."]  # fmt: skip
-    wins = []
-    for ch in sorted({c["chunk"] for c in cfgs}):
-        one = next((c for c in cfgs if c["chunk"] == ch and c["streams"] == 1), None)
-        if one is None:
-            continue
-        best = min((c for c in cfgs if c["chunk"] == ch), key=lambda c: c["e2e_ms"])
-        noise = max(one["e2e_spread_ms"], best["e2e_spread_ms"])
-        if best["streams"] > 1 and one["e2e_ms"] - best["e2e_ms"] > noise:
-            wins.append(((one["e2e_ms"] - best["e2e_ms"]) / one["e2e_ms"], ch, best, one, noise))
-    if wins:
-        frac, ch, best, one, noise = max(wins, key=lambda w: w[0])
-        lines.append(
-            f"Streams beat one stream: chunk {ch:,} elements, {best['streams']} streams "
-            f"{best['e2e_ms']:.3f} ms vs 1 stream {one['e2e_ms']:.3f} ms ({100 * frac:.1f}% "
-            f"faster, above the {noise:.3f} ms p10-p90 spread)."
-        )
-    else:
-        lines.append("No stream count beat one stream (same chunk) by more than the p10-p90 "
-                     "spread.")  # fmt: skip
-    if cfgs:
-        b = min(cfgs, key=lambda c: c["e2e_ms"])
-        lines.append(
-            f"Best pipeline: {b['streams']} streams x {b['chunk']:,}-element chunks, "
-            f"{b['e2e_ms']:.3f} ms = {b['gbps']:.1f} GB/s, "
-            f"{100 * h2d['pinned_ms'] / b['e2e_ms']:.0f}% of the copy-engine bound "
-            f"({h2d['pinned_ms']:.3f} ms); vs V2 {v2_ms / b['e2e_ms']:.2f}x."
-        )
-    return " ".join(lines)
-
-
-def adversarial_rows(variants: Sequence[Variant]) -> dict:
-    """Every variant on adversarial_input(): its error against its bound, and a naive float32
-    running sum's error (which the tree must beat)."""
-    x = adversarial_input()
-    g, s = exact_golden(x), stage(x)
-    naive = naive_running_sum(x)
-    rows = []
-    for v in variants:
-        c = HostRunner(v, s).check(g)
-        rows.append({"variant": v.id, "value": c.value, "abs_err": c.abs_err,
-                     "bound": c.tolerance, "ok": c.ok})  # fmt: skip
-    return {
-        "n": ADVERSARIAL_N,
-        "input": "x[0] = 2^24, x[1:] = 1.0 (float32)",
-        "exact": g.value,
-        "naive_float32_running_sum": naive,
-        "naive_abs_err": abs(naive - g.value),
-        "torch_sum_abs_err": abs(float(s.host.to("cuda").sum().item()) - g.value),
-        "rows": rows,
-    }
-
-
-def new_document() -> dict:
-    """The study's document; its "table" holds result records (records.host_record)."""
-    return {
-        "schema": records.HOST_SCHEMA,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "device": device.device_info(),
-        "method": {
-            "units": "e2e_ms: milliseconds from host memory to the scalar on the host (host "
-            "clock, median); gbps: bytes of host data reduced / e2e time (1 GB = 1e9 B)",
-            "pinned": "pinned host buffers are allocated and filled outside the timed region "
-            "(the seed's V2 allocates its input with cudaMallocHost)",
-            "split": "h2d_ms, kernels_ms, d2h_ms: CUDA events on the stream (medians); the "
-            "pipeline (V3, triton/001-streams) overlaps copies and kernels: device_ms only",
-            "data": "integers 0..99 (the seed's rand() % 100); golden exact (int64 sums of the "
-            "integers), float results within gamma_L * sum|x|",
-        },
-    }
+        return session.untimed({**row.keywords, "metric": "check"}, "error", e)

@@ -191,38 +191,24 @@ def peer_trip(kind: str, s: Staged) -> Trip:
     return trip
 
 
-def time_trips(trip: Trip, *, reps: int | None, split: bool = True) -> dict:
-    """Median end-to-end milliseconds (host clock) and the event split of a trip (split=False:
-    the trip records no event after its copy, e.g. the pipeline)."""
+def time_trips(trip: Trip, *, reps: int | None, split: bool = True) -> tuple[timing.Timing, dict]:
+    """The end-to-end Timing (host clock) of a trip and its event split, medians in ms: "device"
+    (start to the scalar back), "d2h" and, where the trip records the event after its copy
+    (split; not the pipeline), "h2d" and "kernels"."""
     wall, splits = timing.trips(trip, events=4, reps=reps, skipped=() if split else (1,))
-    e2e = timing.Timing.of(wall)
-    out = {
-        "reps": e2e.reps,
-        "e2e_ms": e2e.median_ms,
-        "e2e_min_ms": e2e.min_ms,
-        "e2e_spread_ms": e2e.p90_ms - e2e.p10_ms,  # p10-p90
-        # offsets from the start event: after the copy, after the kernels, after the D2H
-        "device_ms": statistics.median(s[2] for s in splits),
-        "d2h_ms": statistics.median(s[2] - s[1] for s in splits),
-        "h2d_ms": statistics.median(s[0] for s in splits) if split else None,
-        "kernels_ms": statistics.median(s[1] - s[0] for s in splits) if split else None,
-    }
+    # offsets from the start event: after the copy, after the kernels, after the D2H
+    parts = {"device": lambda s: s[2], "d2h": lambda s: s[2] - s[1]}
     if split:
-        out["h2d_share"] = out["h2d_ms"] / e2e.median_ms
-        out["kernels_share"] = out["kernels_ms"] / e2e.median_ms
-    return out
+        parts |= {"h2d": lambda s: s[0], "kernels": lambda s: s[1] - s[0]}
+    return timing.Timing.of(wall), {k: statistics.median(map(f, splits)) for k, f in parts.items()}
 
 
-def h2d_alone(s: Staged, reps: int = 5) -> dict:
-    """The copy-engine bound: the pinned (and pageable) H2D copy of all n elements, nothing else,
-    timed with events; GB/s = bytes / time."""
-    nbytes = s.n * s.host.element_size()
-    out = {"bytes": nbytes}
-    for kind, src, nb in (("pinned", s.pinned, True), ("pageable", s.host, False)):
-        ts = timing.serial_ms(lambda src=src, nb=nb: s.dev.copy_(src, non_blocking=nb), reps=reps)
-        ms = statistics.median(ts)
-        out[f"{kind}_ms"], out[f"{kind}_gbps"] = ms, nbytes / ms / 1e6
-    return out
+def h2d_alone(s: Staged, pinned: bool, reps: int = 5) -> float:
+    """The copy-engine bound: median ms of the H2D copy of all n elements from pinned (or
+    pageable) memory, nothing else, timed with events."""
+    src = s.pinned if pinned else s.host
+    ts = timing.serial_ms(lambda: s.dev.copy_(src, non_blocking=pinned), reps=reps)
+    return statistics.median(ts)
 
 
 def kernels_alone(v: Variant, s: Staged, reps: int = 5) -> float:

@@ -1,6 +1,7 @@
-"""The named suites (SUITES): each a case list (variant, dtype, n, config) and how one case is
-measured into rows; one runner (run; run_suite writes and prints a suite's rows) for `reduce-ladder
-run` / `check`, `bench SUITE`, `fastest-bench` and `pytest benchmarks/ -k SUITE`."""
+"""The named suites (SUITES): each a case list (variant, dtype, n, config), how one case is
+measured into rows and how its rows print; one runner (run; run_suite writes and prints a suite's
+rows) for `reduce-ladder run` / `check`, `bench SUITE`, `fastest-bench`, `host` and `pytest
+benchmarks/ -k SUITE`."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from itertools import groupby
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.core.timing import Timing
-from harness.report import axis_tables, documents, tables
+from harness.report import axis_tables, documents, host_tables, tables
 from harness.report.records import NO_GPU, ResultRecord, Row, record_rows, rows_document
-from harness.studies import axis_bench, call_entries, session
+from harness.studies import axis_bench, call_entries, host, session
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ class Suite:
     supports: Callable[[str, str, int], bool] = _supports  # (variant, dtype, n) -> can it run
     # every id --variants may name (the per-call suite: its entries and any variant id)
     known: Callable[[], list[str]] = lambda: list(catalogue.BY_ID)
+    # (the ROWS document, its rows) -> what prints (None: a table per dtype)
+    page: Callable[[dict, list[Row]], str] | None = None
+    head: Callable[[], dict] = dict  # what its document says beside the rows, once measured
 
 
 @cache
@@ -95,6 +99,13 @@ def _ids(vs: Iterable[catalogue.Variant]) -> list[str]:
     return [v.id for v in vs]
 
 
+def _fastest_head() -> dict:
+    """The Triton configurations the fastest pair's autotuner chose."""
+    from triton_kernels.fastest import chosen
+
+    return {"triton_configs": chosen()}
+
+
 FASTEST_DEFAULT = ("cuda/fastest", "triton/fastest")
 FASTEST_PEERS = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.COPY_ID)
 SUITES: dict[str, Suite] = {
@@ -116,7 +127,8 @@ SUITES: dict[str, Suite] = {
               tuple(2**k for k in range(10, 31)),
               _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
-              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"]),
+              lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"],
+              head=_fastest_head),
         Suite("callable", "per call from Python: reduce_sum, out=, the op, beside the peers",
               lambda d: list(call_entries.entries()), call_entries.DEFAULT_DTYPES,
               call_entries.DEFAULT_SIZES,
@@ -127,7 +139,13 @@ SUITES: dict[str, Suite] = {
               lambda d: axis_bench.subjects(), axis_bench.DTYPES, (),
               lambda c, reps, timed: axis_bench.measure(c.variant, c.dtype, c.config,
                                                         common(c.suite), reps),
-              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects),
+              lambda vid, dtype, n: axis_bench.supports(vid, dtype), axis_bench.subjects,
+              lambda doc, rows: axis_tables.markdown(rows, doc["device"].get("name", ""))),
+        Suite("host", "seed 001 from host memory, end to end: its table (`reduce-ladder host`)",
+              lambda d: host.subjects(), ("float32",), host.DEFAULT_SIZES,
+              lambda c, reps, timed: host.measure(c.variant, c.dtype, c.n, c.config,
+                                                  common(c.suite), reps, timed),
+              host.supports, host.subjects, host_tables.markdown, lambda: {"method": host.METHOD}),
     )
 }  # fmt: skip
 
@@ -174,11 +192,13 @@ def run(
     progress: Callable[[Case, list[Row]], None] | None = None,
     timed: bool = True,
     rounds: int = 1,
+    saved: Callable[[list[Row]], object] | None = None,
 ) -> list[Row]:
     """Every case measured in order (a failure is a row's check "error" / "wrong", never raised);
-    progress(case, its rows) after each. timed=False: checked only. rounds > 1: the cases of one
-    input measured in turn `rounds` times, so that a slow spell of the host falls on every case of
-    that input rather than on one; each case's rows then merged."""
+    progress(case, its rows) after each, saved(the rows so far) after each input's cases.
+    timed=False: checked only. rounds > 1: the cases of one input measured in turn `rounds` times,
+    so that a slow spell of the host falls on every case of that input rather than on one; each
+    case's rows then merged."""
     out: list[Row] = []
     for _, same_input in groupby(found, key=lambda c: (c.dtype, c.n, c.config)):
         group = list(same_input)
@@ -188,6 +208,8 @@ def run(
             out += rs
             if progress:
                 progress(c, rs)
+        if saved:
+            saved(out)
     return out
 
 
@@ -214,31 +236,34 @@ def failed(rows: Iterable[Row]) -> list[Row]:
     return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
 
 
-def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1) -> int:
-    """The cases measured, their ROWS document written, a table per dtype printed (axis: its own
-    pivot), and the failures; 1 when a variant failed (counted: only these ids count), else 0."""
-    chosen = None  # the fastest suite's document names the Triton configurations chosen
-    if name == "fastest":
-        from triton_kernels.fastest import chosen
-    t0 = time.time()
-    rows = run(found, reps, progress=_progress, rounds=rounds)
-    head = {"triton_configs": chosen()} if chosen else {}
-    doc = rows_document(rows, suite=name, device=device.device_info(), options=options,
-                        wall_s=time.time() - t0, **head)  # fmt: skip
-    if json_path:
-        documents.write_document(json_path, doc)
-    if name == "axis":  # per (dtype, shape, dim), the stages and the peers: its own pivot
-        print(axis_tables.markdown(rows, doc["device"].get("name", "")))
-    for dtype in dict.fromkeys(r.dtype for r in rows) if name != "axis" else ():
+def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1, progress=None):
+    """The cases measured, their ROWS document written (as each input's cases are done), the
+    suite's page (a table per dtype by default) printed, and the failures; 1 when a variant failed
+    (counted: only these ids count), else 0. progress(case, its rows) after each case (default:
+    its failure, on stderr)."""
+    s, info, t0 = get(name), device.device_info(), time.time()
+
+    def save(rows: list[Row]) -> dict:
+        doc = rows_document(rows, suite=name, device=info, options=options,
+                            wall_s=time.time() - t0, **s.head())  # fmt: skip
+        if json_path:
+            documents.write_document(json_path, doc)
+        return doc
+
+    rows = run(found, reps, progress=progress or _progress, rounds=rounds, saved=save)
+    doc = save(rows)
+    if s.page:  # the suite's own page (axis: a pivot per dtype, shape and dim)
+        print(s.page(doc, rows))
+    for dtype in dict.fromkeys(r.dtype for r in rows) if not s.page else ():
         print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
     if name == "callable" and (over := call_entries.overheads(rows)):  # `launch ...` entries ran
         print("\n".join(["\nreduce_sum over its cached launch:", *over]))
     bad = [r for r in failed(rows) if counted is None or r.variant in counted]
     for r in bad:
-        print(f"  {r.variant} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
-    if head:
-        print(f"triton configs: {head['triton_configs']}")
+        print(f"  {r.variant} {r.config} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
+    if "triton_configs" in doc:
+        print(f"triton configs: {doc['triton_configs']}")
     print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
     return 1 if bad else 0
 
