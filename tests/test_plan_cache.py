@@ -13,7 +13,7 @@ from harness.check import verify
 from harness.core import catalogue
 from harness.launch import plan_cache, rebind
 from harness.launch.plan import make_plan
-from tests.threads import run_in_threads
+from tests.threads import current_device, run_in_threads
 
 V = catalogue.get("triton/fastest")
 N = 5003
@@ -119,7 +119,7 @@ def test_threads_share_one_entry_and_sum_right(dev):
         for _ in range(3):
             launch = cache.get(V, "int32", x)
             out = launch.workspace[0].new_empty(())
-            with interpreter:
+            with interpreter, current_device(x):
                 launch(x, out)
             done.append((launch, out))
         return done
@@ -436,7 +436,8 @@ def test_family_threads_share_one_entry_and_sum_right(dev):
         for _ in range(2):
             launch = cache.get(v, "int32", x)
             out = launch.proto.new_empty(())
-            launch(x, out)  # the entry's lock serializes the interpreted launches
+            with current_device(x):
+                launch(x, out)  # the entry's lock serializes the interpreted launches
             done.append((launch, out))
         return done
 

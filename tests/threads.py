@@ -3,8 +3,11 @@ path under threads."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterable
+
+import torch
 
 
 def run_in_threads(work: Callable[[], Iterable], count: int = 4) -> list:
@@ -26,3 +29,10 @@ def run_in_threads(work: Callable[[], Iterable], count: int = 4) -> list:
         t.join()
     assert not errors, errors
     return results
+
+
+def current_device(x: torch.Tensor) -> contextlib.AbstractContextManager:
+    """x's device made current in this thread, as every API call makes it: a cached launch
+    called directly from a new thread otherwise has no current CUDA context (the driver's
+    CUDA_ERROR_INVALID_CONTEXT)."""
+    return torch.cuda.device(x.device) if x.is_cuda else contextlib.nullcontext()
