@@ -154,13 +154,14 @@ FACTS: dict[str, Callable[[dict], None]] = {
 
 
 def test_stored_profile_results_rebuild_from_the_committed_raw_exports():
-    """Every committed profile.json's results come back from its raw folder (the driver's
-    manifest, ncu's plain and NVTX-renamed CSV exports) through the study's own attribution."""
+    """Every committed profile document's results (the ladder's and the axis family's) come back
+    from its raw folder (the driver's manifest, ncu's plain and NVTX-renamed CSV exports) through
+    the study's own attribution."""
     from harness.studies import ncu_metrics
     from harness.studies import profile as profile_study
 
-    for path in stored_documents():
-        doc, raw = json.loads(path.read_text()), path.with_name("profile-raw")
+    for path in sorted(ROOT.glob("results/*/profile*.json")):
+        doc, raw = json.loads(path.read_text()), path.with_name(f"{path.stem}-raw")
         rebuilt = []
         for run in doc["runs"]:
             stem = run["raw_csv"].removesuffix(".csv")
