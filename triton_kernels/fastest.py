@@ -9,7 +9,7 @@ grid-stride twin (triton/grid-stride-1024):
   as units of 32 elements allow, so that all programs finish together; it measured slower, so
   EVEN_SHARE is False;
 - BLOCK, num_warps, num_stages and per_sm are autotuned (timed with CUDA events, L2 flushed) over
-  CONFIGS, once per (device, dtype, size bucket = n.bit_length()) per process: `choose`;
+  CONFIGS, once per (device, dtype, size bucket = n.bit_length()) per process: `tuned_config`;
 - alignment: Triton vectorizes a load to 16 bytes only when it can prove the pointer 16-byte
   aligned (it specializes pointer arguments on divisibility by 16). The wrapper therefore passes
   the bulk as a separate, aligned view x[head:] (head < 16 bytes' worth of elements, from
@@ -23,7 +23,7 @@ grid-stride twin (triton/grid-stride-1024):
 - determinism: the partials are combined in program order, whichever program finishes last, so
   the result is bit-identical across launches for a given device, n, alignment and configuration.
   The configuration is chosen by timing; a different process may pick another one (another
-  addition order) for the same n: `choose` caches per process.
+  addition order) for the same n: `tuned_config` caches per process.
 - dtypes: float32, int32 (wraps modulo 2^32, as the golden), float64; float16 / bfloat16 are
   widened on load and accumulated in float32, and the result is stored as float32.
 
@@ -97,18 +97,6 @@ _chosen: dict[tuple[str, str, int], Config] = {}
 
 def bucket(n: int) -> int:
     return n.bit_length()
-
-
-def choose(device: str, dtype: str, n: int, time_config) -> Config:
-    """The configuration for this device, dtype and size bucket: the cached choice, or the
-    fastest of CONFIGS by time_config(cfg) -> ms (called only when tuning is enabled)."""
-    key = (device, dtype, bucket(n))
-    if key not in _chosen:
-        if os.environ.get("REDUCE_LADDER_TRITON_TUNE", "1") == "0":
-            return DEFAULT
-        times = {cfg: time_config(cfg) for cfg in CONFIGS}
-        _chosen[key] = min(times, key=times.get)
-    return _chosen[key]
 
 
 def chosen() -> dict[str, str]:
@@ -265,16 +253,22 @@ def tuned_launch(
 
 
 def tuned_config(dtype: str, x: torch.Tensor, for_config: ForConfig) -> Config:
-    """The configuration triton/fastest runs over x with: `choose`'s for this device, dtype and
-    size bucket (candidates timed through for_config, a `launcher`); DEFAULT when interpreted.
-    Also what harness.launch.rebind builds its cached launches from, so both paths agree."""
+    """The configuration triton/fastest runs over x with: the cached choice for this device, dtype
+    and size bucket, else the fastest of CONFIGS, each timed through for_config (a `launcher`) by
+    measure_ms; DEFAULT when interpreted, or untuned (REDUCE_LADDER_TRITON_TUNE=0). Also what
+    harness.launch.rebind builds its cached launches from, so both paths agree."""
     if x.device.type != "cuda":
         return DEFAULT
     import torch
 
     n = x.numel()
-    device = torch.cuda.get_device_name(x.device)
-    return choose(device, dtype, n, lambda c: measure_ms(for_config(c)[0], n))
+    key = (torch.cuda.get_device_name(x.device), dtype, bucket(n))
+    if key not in _chosen:
+        if os.environ.get("REDUCE_LADDER_TRITON_TUNE", "1") == "0":
+            return DEFAULT
+        times = {cfg: measure_ms(for_config(cfg)[0], n) for cfg in CONFIGS}
+        _chosen[key] = min(times, key=times.get)
+    return _chosen[key]
 
 
 def triton_census_spec(dtype: str) -> dict:
