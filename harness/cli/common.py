@@ -175,7 +175,7 @@ def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:
         raise UsageError(f"`reduce-ladder {command}` needs an NVIDIA GPU ({why_needed}): {why}")
 
 
-def fail(command: str, message: str, code: int = EXIT_FAILED) -> int:
-    """`reduce-ladder COMMAND: message` on stderr; the exit code (a failure after the checks)."""
+def fail(command: str, message: str) -> int:
+    """`reduce-ladder COMMAND: message` on stderr; exit 1 (a failure after the checks)."""
     print(f"reduce-ladder {command}: {message}", file=sys.stderr)
-    return code
+    return EXIT_FAILED
