@@ -17,7 +17,7 @@ Rows: metric "call", config the entry's kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from functools import cache, partial
+from functools import cache
 
 from harness.core import catalogue
 from harness.core import sizes as sizes_mod
@@ -33,74 +33,58 @@ FASTEST = ("cuda/fastest", "triton/fastest")
 LAUNCHES = tuple((v, LAUNCH_MODES[catalogue.get(v).backend][0]) for v in FASTEST)
 
 
-# An entry is its maker, (dtype, views) -> the call timed (one input per call; the makers below
-# take what they need first, and import torch and CuPy inside), and the catalogue variant it
-# calls, if any (its dtypes and max_n apply).
-Maker = Callable[[str, list], Callable[[object], object]]
+# An entry is (how it calls, the catalogue variant it calls, if any: its dtypes and max_n apply);
+# make() turns it into the call timed on one (dtype, n).
+Entry = tuple[str, str | None]
 
 
-def _api(vid: str, out: bool, dtype: str, views: list):
+def make(how: str, vid: str | None, dtype: str, views: list) -> Callable[[object], object]:
+    """An entry's call, one view of views per call; what it needs is made here first (outputs,
+    plans, a compiled function; CuPy imported where it is called)."""
     import torch
 
+    from harness.launch import plan_cache, torch_op  # noqa: F401  (torch_op registers the ops)
     from harness.launch.api import reduce_sum, result_dtype  # what `harness.reduce_sum` is
-
-    if not out:
-        return lambda x: reduce_sum(x, vid)
-    o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
-    return lambda x: reduce_sum(x, vid, out=o)
-
-
-def _op(vid: str, name: str, dtype: str, views: list):
-    """torch.ops.reduce_ladder.<name> (noop: what the op's dispatch costs alone)."""
-    import torch
-
-    from harness.launch import torch_op  # noqa: F401  (registers the ops)
-
-    op = getattr(torch.ops.reduce_ladder, name)
-    return lambda x: op(x, vid)
-
-
-def _plan(vid: str, dtype: str, views: list):
     from harness.launch.plan import make_plan
 
-    plans = {id(x): make_plan(catalogue.get(vid), x) for x in views}
-    return lambda x: plans[id(x)].run()
-
-
-def _launch(vid: str, mode: str, dtype: str, views: list):
-    import torch
-
-    from harness.launch import plan_cache
-
-    v = catalogue.get(vid)
-    launch = plan_cache.PlanCache(launch_modes={v.backend: mode}).get(v, dtype, views[0])
-    out = torch.empty((), dtype=launch.out_dtype, device=views[0].device)
-    return lambda x: launch(x, out)
-
-
-def _torch(kind: str, dtype: str, views: list):
-    """torch.sum, torch.sum with out= (only with a dim: x is 1-D), or a torch.compile'd sum (a
-    fresh function per (dtype, n): its own Dynamo cache, so no recompile limit is reached)."""
-    import torch
-
-    if kind == "compile":
-        return torch.compile(lambda t: torch.sum(t), dynamic=False)
-    if kind == "out":
+    if how == "api":
+        return lambda x: reduce_sum(x, vid)
+    if how == "api out=":
+        o = torch.empty((), dtype=result_dtype(vid, views[0].dtype), device=views[0].device)
+        return lambda x: reduce_sum(x, vid, out=o)
+    if how == "op":  # torch.ops.reduce_ladder.sum
+        op = torch.ops.reduce_ladder.sum
+        return lambda x: op(x, vid)
+    if how == "noop":  # what the op's dispatch costs alone
+        noop, fastest = torch.ops.reduce_ladder.noop, FASTEST[0]
+        return lambda x: noop(x, fastest)
+    if how == "plan":
+        plans = {id(x): make_plan(catalogue.get(vid), x) for x in views}
+        return lambda x: plans[id(x)].run()
+    if how == "launch":  # the cached launch alone, in its mode of LAUNCHES
+        v = catalogue.get(vid)
+        modes = {v.backend: dict(LAUNCHES)[vid]}
+        launch = plan_cache.PlanCache(launch_modes=modes).get(v, dtype, views[0])
+        out = torch.empty((), dtype=launch.out_dtype, device=views[0].device)
+        return lambda x: launch(x, out)
+    if how == "torch.sum":
+        return torch.sum
+    if how == "torch.sum out=":  # only with a dim: x is 1-D
         o = torch.empty((), dtype=views[0].dtype, device=views[0].device)
         return lambda x: torch.sum(x, dim=0, out=o)
-    return torch.sum
+    if how == "torch.compile":  # fresh per (dtype, n): its own Dynamo cache, no recompile limit
+        return torch.compile(lambda t: torch.sum(t), dynamic=False)
+    if how == "cupy":
+        import cupy
 
+        arrays = {id(x): cupy.from_dlpack(x) for x in views}
 
-def _cupy_cub(dtype: str, views: list):
-    import cupy
+        def cub(x):
+            a = arrays[id(x)]
+            return cupy.sum(a, dtype=a.dtype)  # CUB (accelerators set around the loops)
 
-    arrays = {id(x): cupy.from_dlpack(x) for x in views}
-
-    def go(x):
-        a = arrays[id(x)]
-        return cupy.sum(a, dtype=a.dtype)  # CUB (accelerators set around the loops)
-
-    return go
+        return cub
+    raise ValueError(f"unknown entry kind {how!r}")
 
 
 def api_variants() -> list[str]:
@@ -109,38 +93,31 @@ def api_variants() -> list[str]:
     return [v.id for v in catalogue.select() if v.backend != "peer" and v.family != "001"]
 
 
-def _native(vid: str) -> bool:
-    """Whether reduce_sum's cached launch of vid is the native one (harness.launch.native)."""
+def variant_entries(vid: str) -> tuple[str, str, str]:
+    """The ids of reduce_sum's three entries for variant vid: api, api out=, op (each naming its
+    native launch where that is reduce_sum's cached launch: REDUCE_LADDER_NATIVE=1)."""
     from harness.launch import rebind
 
     v = catalogue.BY_ID.get(vid)
-    return bool(v and rebind.native_launch(v, rebind.DEFAULT_MODE[v.backend]))
-
-
-def variant_entries(vid: str) -> tuple[str, str, str]:
-    """The ids of reduce_sum's three entries for variant vid: api, api out=, op (each naming its
-    native launch under REDUCE_LADDER_NATIVE=1)."""
-    e = f"{vid} native" if _native(vid) else vid
+    e = f"{vid} native" if v and rebind.native_launch(v, rebind.DEFAULT_MODE[v.backend]) else vid
     return f"api {e}", f"api {e} out=", f"op {e}"
 
 
-def entries(variants: Iterable[str] | None = None) -> dict[str, tuple[Maker, str | None]]:
-    """The per-call entries by id (the module docstring lists them), each (its maker, the variant
-    it calls); reduce_sum's three per variant of variants (default: api_variants())."""
-    out: dict[str, tuple[Maker, str | None]] = {
-        "torch.sum": (partial(_torch, "sum"), None),
-        "torch.sum out=": (partial(_torch, "out"), None),
+def entries(variants: Iterable[str] | None = None) -> dict[str, Entry]:
+    """The per-call entries by id (the module docstring lists them); reduce_sum's three per
+    variant of variants (default: api_variants())."""
+    out: dict[str, Entry] = {
+        "torch.sum": ("torch.sum", None),
+        "torch.sum out=": ("torch.sum out=", None),
     }
     for v in api_variants() if variants is None else variants:
         api, api_out, op = variant_entries(v)
-        out[api] = (partial(_api, v, False), v)
-        out[api_out] = (partial(_api, v, True), v)
-        out[op] = (partial(_op, v, "sum"), v)
-    out["op noop (dispatch)"] = (partial(_op, "cuda/fastest", "noop"), None)
-    out |= {f"plan {v}": (partial(_plan, v), v) for v in FASTEST}
-    out |= {f"launch {v} {mode}": (partial(_launch, v, mode), v) for v, mode in LAUNCHES}
-    out["cupy.sum-cub"] = (_cupy_cub, None)
-    out["torch.compile sum"] = (partial(_torch, "compile"), None)
+        out |= {api: ("api", v), api_out: ("api out=", v), op: ("op", v)}
+    out["op noop (dispatch)"] = ("noop", None)
+    out |= {f"plan {v}": ("plan", v) for v in FASTEST}
+    out |= {f"launch {v} {mode}": ("launch", v) for v, mode in LAUNCHES}
+    out["cupy.sum-cub"] = ("cupy", None)
+    out["torch.compile sum"] = ("torch.compile", None)
     return out
 
 
@@ -166,7 +143,7 @@ def views(dtype: str, n: int):
 
 
 @cache
-def entry(entry_id: str) -> tuple[Maker, str | None]:
+def entry(entry_id: str) -> Entry:
     """A per-call entry by id: a default one, or `api|op V[ out=]` of any variant V."""
     vid = entry_id.split(" ")[1] if " " in entry_id else ""
     return entries([vid] if vid in catalogue.BY_ID else [])[entry_id]
@@ -187,7 +164,7 @@ def call(entry_id: str, dtype: str, n: int):
 
     vs, _ = views(dtype, n)
     with peers.cupy_accelerators(["cub"]):
-        return entry(entry_id)[0](dtype, vs), vs
+        return make(*entry(entry_id), dtype, vs), vs
 
 
 def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, loops: int = 5):
