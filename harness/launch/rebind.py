@@ -326,9 +326,10 @@ def _triton(
     head_bytes = head * x.element_size()
     scalars = (head, n_bulk, *constexprs)
     fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
+    values = (X, X_PAST_HEAD, OUT, *fixed)  # x (and x past its head) and out written per call
 
     held = (X, OUT, X_PAST_HEAD)  # in the order _go_driver writes them
-    driver = DriverKernel.of_triton(launch.compiled, programs, (X, X_PAST_HEAD, OUT, *fixed), held)
+    driver = DriverKernel.of_triton(launch.compiled, programs, values, held)
     if driver is None:  # Triton's own launcher
 
         def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
@@ -342,9 +343,7 @@ def _triton(
         p = x.data_ptr()
         launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
 
-    def steps() -> list[tuple]:  # the native launch's: x (and x past its head) and out per call
-        return [triton_step(launch.compiled, programs, (X, X_PAST_HEAD, OUT, *fixed), head_bytes)]
-
+    steps = lambda: [triton_step(launch.compiled, programs, values, head_bytes)]  # noqa: E731
     return go_bound, with_bound, programs, steps
 
 
