@@ -85,8 +85,7 @@ def prepare(variant: Variant, x: torch.Tensor) -> Callable[[], torch.Tensor | ob
         return lambda: fn(x)
     if vid not in CCCL_IDS:
         raise ValueError(f"{vid} is not a peer; peers: {', '.join(PEER_IDS)}")
-    why = unavailable_reason(variant)
-    if why:
+    if why := unavailable_reason(variant):
         raise PeerUnavailable(f"{vid}: {why}")
     if not x.is_cuda:
         raise ValueError(f"{vid} needs a CUDA tensor, got one on {x.device}")
@@ -108,8 +107,7 @@ def segmented_rows(x: torch.Tensor) -> Callable[[], torch.Tensor]:
     torch's current stream, warmed up. Sums in x's dtype (int32 wraps modulo 2^32); a 16-bit x
     would be added in 16 bits, unlike torch.sum, so it is refused. PeerUnavailable where
     cuda.compute cannot run here."""
-    why = cccl_unavailable_reason()
-    if why:
+    if why := cccl_unavailable_reason():
         raise PeerUnavailable(f"cuda.compute segmented reduce: {why}")
     if x.dim() != 2 or not x.is_contiguous() or not x.is_cuda or x.element_size() < 4:
         got = f"{tuple(x.shape)} {x.dtype} on {x.device}"
@@ -204,8 +202,7 @@ def compile_kwargs(variant: Variant) -> dict:
     vid = variant.id
     if vid not in COMPILE_IDS:
         raise ValueError(f"{vid} is not a torch.compile peer; those are {', '.join(COMPILE_IDS)}")
-    why = unavailable_reason(variant)
-    if why:
+    if why := unavailable_reason(variant):
         raise PeerUnavailable(f"{vid}: {why}")
     options = {**IN_PROCESS, COOP_OPTION: True} if vid == COMPILE_COOP_ID else IN_PROCESS
     return {"dynamic": vid == COMPILE_DYNAMIC_ID, "fullgraph": True, "options": options}

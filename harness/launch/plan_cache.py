@@ -21,7 +21,6 @@ DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (
 ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
 
 Key = tuple[str, str, int, int, int, int]
-Entry = rebind.BoundLaunch
 
 
 class PlanCacheMiss(RuntimeError):
@@ -118,7 +117,7 @@ class PlanCache(LRU):
 
     def get(
         self, variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int | None = None
-    ) -> Entry:
+    ) -> rebind.BoundLaunch:
         """The launch for x on stream_ptr (default: the current one), built on a miss with its
         workspace ordered after stream_ptr (so pass only the stream whose work it is)."""
         if stream_ptr is None:
@@ -137,7 +136,7 @@ class PlanCache(LRU):
                 entry = self.add(key, family.bind(variant, dtype, x.reshape(-1), stream_ptr, mode))
             return entry
 
-    def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> Entry:
+    def for_capture(self, variant: Variant, dtype: str, x: torch.Tensor) -> rebind.BoundLaunch:
         """This stream's entry, else another stream's latest (a hit); else PlanCacheMiss."""
         key = key_of(variant, dtype, x, stream_of(x))
         entry = self.lookup(key)

@@ -26,7 +26,6 @@ LAUNCH_MODES: dict[str, tuple[str, ...]] = {
 DEFAULT_MODE: dict[str, str] = {  # the first of each backend's, or "native" when requested
     backend: "native" if native.requested() else modes[0] for backend, modes in LAUNCH_MODES.items()
 }
-RUNTIME_ARGS = 7  # fastest_kernel's non-constexpr parameters (x .. n_bulk), then its constexprs
 
 
 Go = Callable[[torch.Tensor, torch.Tensor], None]  # (x, out)
@@ -61,17 +60,15 @@ class CaptureUnsupported(RuntimeError):
     """This launch cannot be captured in a CUDA graph (said before anything is enqueued)."""
 
 
-def bind(
-    variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
-) -> BoundLaunch:
-    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`."""
-    mode = mode or DEFAULT_MODE[variant.backend]
+def bind(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str) -> BoundLaunch:
+    """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr` in `mode`
+    (one of LAUNCH_MODES[variant.backend]; the plan cache's default: DEFAULT_MODE)."""
     modes = LAUNCH_MODES[variant.backend]
     if mode not in modes:
         raise ValueError(
             f"launch mode {mode!r} is not one of {variant.backend}'s: {', '.join(modes)}"
         )
-    ws = single_launch.workspace(variant, dtype, x.device, stream_ptr if x.is_cuda else None)
+    ws = single_launch.workspace(variant, dtype, x.device, stream_ptr)
     # "native": the default mode's kernel, grid and parameters (and its capture twin) from C++
     native_mode = mode == "native"
     mode = modes[0] if native_mode else mode
@@ -126,7 +123,7 @@ def native_launch(variant: Variant, mode: str) -> bool:
     return mode == "native" and not variant.launch.in_place
 
 
-X, X_PAST_HEAD, OUT = -1, -2, -3  # triton_step's placeholders, written per call (real values >= 0)
+X, X_PAST_HEAD, OUT = -1, -2, -3  # native_step's placeholders, written per call (real values >= 0)
 SLOT = -(2**40)  # BoundTriton's: SLOT - i for its i-th tensor (no real argument is negative)
 
 
@@ -154,15 +151,20 @@ def driver_params(compiled, values: Sequence) -> list[int]:
     return kept + [0] * extra
 
 
-def triton_step(compiled, grid: int, values: tuple, xs: dict[int, int], out: int | None = None):
-    """A compiled Triton kernel as one step of a native launch (native_launch.cpp's Launch.add):
-    `values` its arguments in order with placeholders, `xs` each x placeholder's byte offset,
-    `out` the output's placeholder (None: the step writes no output); driver_params' error."""
+def native_step(function: int, grid: tuple, params: list[int], head: int = 0) -> tuple:
+    """One step of a native launch (native_launch.cpp's Launch.add): the kernel on its grid
+    (blocks, threads, shared bytes) with the driver's parameters, where the placeholders X (and
+    X_PAST_HEAD, x `head` bytes on) and OUT are written per call."""
+    xs = {params.index(ph): off for ph, off in ((X, 0), (X_PAST_HEAD, head)) if ph in params}
+    out = params.index(OUT) if OUT in params else -1
+    return (function, *grid, [max(p, 0) for p in params], [*xs], [*xs.values()], out)
+
+
+def triton_step(compiled, grid: int, values: Sequence, head: int = 0) -> tuple:
+    """A compiled Triton kernel as a native step, `values` its arguments in order with
+    placeholders; driver_params' error."""
     md, params = compiled.metadata, driver_params(compiled, values)
-    fixed, slots = [max(v, 0) for v in params], [params.index(p) for p in xs]
-    out_slot = -1 if out is None else params.index(out)
-    step = (compiled.function, grid, md.num_warps * 32, md.shared, fixed, slots, [*xs.values()])
-    return (*step, out_slot)
+    return native_step(compiled.function, (grid, md.num_warps * 32, md.shared), params, head)
 
 
 def _cuda(
@@ -248,22 +250,17 @@ class DriverKernel:
         from cupy_backends.cuda.api.driver import launchKernel
 
         k, md = cls.__new__(cls), compiled.metadata
-        cells = [ctypes.c_uint64(max(p, 0)) for p in params]
-        array = (ctypes.c_void_p * len(cells))(*(ctypes.addressof(c) for c in cells))
+        cells, k.params_addr, k.keep = pack([max(p, 0) for p in params], ())
         k.function, k.launch_kernel, k.scalars = compiled.function, launchKernel, ()
-        k.grid, k.keep = (grid, md.num_warps * 32, md.shared), (cells, array)
-        k.slots, k.params_addr = [cells[params.index(s)] for s in slots], ctypes.addressof(array)
+        k.grid = (grid, md.num_warps * 32, md.shared)
+        k.slots = [cells[params.index(s)] for s in slots]
         return k
 
     def step(self, *pointers: int | torch.Tensor) -> tuple:
-        """This launch as a native step (native_launch.cpp's Launch.add): its pointer parameters
-        (tensors, addresses, or the placeholders X and OUT, written per call), then its scalars."""
-        blocks, threads, smem = self.grid
+        """This launch as a native step: its pointer parameters (tensors, addresses, or the
+        placeholders X and OUT), then its scalars."""
         ptrs = [p.data_ptr() if isinstance(p, torch.Tensor) else p for p in pointers]
-        xs = [i for i, p in enumerate(ptrs) if p == X]
-        out = ptrs.index(OUT) if OUT in ptrs else -1
-        params = [max(p, 0) for p in ptrs] + [*map(int, self.scalars)]
-        return (self.function, blocks, threads, smem, params, xs, [0] * len(xs), out)
+        return native_step(self.function, self.grid, [*ptrs, *map(int, self.scalars)])
 
 
 class BoundTriton:
@@ -294,8 +291,7 @@ class BoundTriton:
     def step(self, *pointers: int | torch.Tensor) -> tuple:
         """As DriverKernel.step: the placeholders X and OUT written per call."""
         ptrs = [p.data_ptr() if isinstance(p, torch.Tensor) else p for p in pointers]
-        xs, out = ({X: 0} if X in ptrs else {}), (OUT if OUT in ptrs else None)
-        return triton_step(self.launch.compiled, self.grid, tuple(self._with(ptrs)), xs, out)
+        return triton_step(self.launch.compiled, self.grid, self._with(ptrs))
 
 
 def _triton(
@@ -326,13 +322,14 @@ def _triton(
         return go_jit, None, programs, None
     args = (x, x[head:], probe_out, partials, counter, head, n_bulk)
     launch = triton_launcher(kernel, grid, args, meta)
-    constexprs = tuple(meta[name] for name in kernel.arg_names[RUNTIME_ARGS:])
+    constexprs = tuple(meta[name] for name in kernel.arg_names[len(args) :])
     head_bytes = head * x.element_size()
     scalars = (head, n_bulk, *constexprs)
     fixed = (partials.data_ptr(), counter.data_ptr(), *scalars)
+    values = (X, X_PAST_HEAD, OUT, *fixed)  # x (and x past its head) and out written per call
 
     held = (X, OUT, X_PAST_HEAD)  # in the order _go_driver writes them
-    driver = DriverKernel.of_triton(launch.compiled, programs, (X, X_PAST_HEAD, OUT, *fixed), held)
+    driver = DriverKernel.of_triton(launch.compiled, programs, values, held)
     if driver is None:  # Triton's own launcher
 
         def go_bound(x: torch.Tensor, out: torch.Tensor) -> None:
@@ -346,10 +343,7 @@ def _triton(
         p = x.data_ptr()
         launch(s, (p, p + head_bytes, out.data_ptr(), part, count, *scalars))
 
-    def steps() -> list[tuple]:  # the native launch's: x (and x past its head) and out per call
-        values, xs = (X, X_PAST_HEAD, OUT, *fixed), {X: 0, X_PAST_HEAD: head_bytes}
-        return [triton_step(launch.compiled, programs, values, xs, OUT)]
-
+    steps = lambda: [triton_step(launch.compiled, programs, values, head_bytes)]  # noqa: E731
     return go_bound, with_bound, programs, steps
 
 

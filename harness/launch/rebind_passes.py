@@ -18,10 +18,10 @@ from harness.launch.stream import COUNTER_DTYPE, off_thread
 
 
 def bind(
-    variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str | None = None
+    variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int, mode: str
 ) -> rebind.BoundLaunch:
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
-    "native" (default: rebind.DEFAULT_MODE's) launches it natively where rebind.native_launch."""
+    "native" launches it natively where rebind.native_launch (any other: the Python launch)."""
     family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
     # steps: the native launch's, given the workspace (None under Triton's interpreter)
     blocks, alloc, run, what, steps = family(variant, dtype, x)
@@ -32,9 +32,7 @@ def bind(
 
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
     own, proto = off_thread(
-        lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)),
-        x.device,
-        stream_ptr if x.is_cuda else None,
+        lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)), x.device, stream_ptr
     )
     lock = threading.Lock()
 
@@ -47,7 +45,7 @@ def bind(
         with lock:
             run(x, out, graphs, stream)
 
-    call, mode = None, mode or rebind.DEFAULT_MODE[variant.backend]
+    call = None
     if steps is not None and rebind.native_launch(variant, mode):  # None: the interpreter
         go, call = rebind.native_or(go, stream_ptr, proto, lambda: steps(own))
     mode = "native" if call is not None else ""
