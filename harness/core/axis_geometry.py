@@ -159,15 +159,9 @@ def cut(
     return cdiv(length, chunk), chunk
 
 
-def splits(p: Problem) -> tuple[int, int]:
-    """c2: (splits, rows per split), in whole row groups."""
-    blocks = p.outer * cdiv(p.inner, STRIP)
-    return cut(p.length, blocks, SPLIT_TARGET_BLOCKS, MIN_SPLIT_ROWS, AXIS_BLOCK // STRIP)
-
-
 @dataclass(frozen=True)
 class SplitColumns(_Mapping):
-    """c2: c1's tiles over S splits of `chunk` rows (splits()) writing (outer, S, inner)
+    """c2: c1's tiles over S splits of `chunk` rows (splits) writing (outer, S, inner)
     partials; a second pass, c0's kernel, adds each column's S partials in split order."""
 
     name: ClassVar[str] = "split-columns"
@@ -176,14 +170,19 @@ class SplitColumns(_Mapping):
         "column tiles over row splits, then a second pass adding each column's splits"
     )
 
+    def splits(self, p: Problem) -> tuple[int, int]:
+        """(splits, rows per split), in whole row groups."""
+        blocks = p.outer * cdiv(p.inner, STRIP)
+        return cut(p.length, blocks, SPLIT_TARGET_BLOCKS, MIN_SPLIT_ROWS, AXIS_BLOCK // STRIP)
+
     def passes(self, p: Problem) -> list[AxisPass]:
-        s, chunk = splits(p)
+        s, chunk = self.splits(p)
         grid = (p.outer * cdiv(p.inner, STRIP), s)
         first = AxisPass("tiles", grid, p.outer, p.length, p.inner, chunk)
         return [first, *(THREAD_PER_COLUMN.passes(replace(p, length=s)) if s > 1 else ())]
 
     def chain_length(self, p: Problem) -> int:
-        s, chunk = splits(p)
+        s, chunk = self.splits(p)
         return _tile_chain(chunk) + (s if s > 1 else 0)
 
 
