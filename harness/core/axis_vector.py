@@ -12,13 +12,12 @@ from harness.core.axis_geometry import (
     MIN_SPLIT_ROWS,
     SPLIT_COLUMNS,
     WARP,
+    AxisMapping,
     AxisPass,
     Problem,
-    _Mapping,
-    _tree,
-    cdiv,
     cut,
 )
+from harness.core.mappings import cdiv, tree_depth
 from harness.core.repro_geometry import next_pow2
 
 QUAD = 4
@@ -44,7 +43,7 @@ SHORT_TARGET_BLOCKS = 256
 
 
 @dataclass(frozen=True)
-class SubwarpRows(_Mapping):
+class SubwarpRows(AxisMapping):
     """r3: `lanes` lanes per row (lanes(p)), 256 / lanes rows per block."""
 
     name: ClassVar[str] = "sub-warp-rows"
@@ -65,11 +64,11 @@ class SubwarpRows(_Mapping):
 
     def chain_length(self, p: Problem) -> int:
         lanes = self.lanes(p)
-        return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + _tree(lanes)
+        return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + tree_depth(lanes)
 
 
 @dataclass(frozen=True)
-class SplitRows(_Mapping):
+class SplitRows(AxisMapping):
     """r4, one launch: block (o, k) adds split k of row o (splits); with S > 1 splits the row's
     last block adds the S partials. 2 x QUAD_FOLD: the Triton tile gives a thread 16 elements to
     fold; the combine's QUAD_FOLD: a Triton thread may hold several partials."""
@@ -92,17 +91,17 @@ class SplitRows(_Mapping):
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = self.splits(p)
-        per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
-        return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + _tree(AXIS_BLOCK) if s > 1 else 0)
+        per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + tree_depth(AXIS_BLOCK)
+        return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + tree_depth(AXIS_BLOCK) if s > 1 else 0)
 
 
 def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
     groups = AXIS_BLOCK // lanes
-    return cdiv(min(chunk, p.length), groups) + _tree(groups) + COLUMN_UNROLL
+    return cdiv(min(chunk, p.length), groups) + tree_depth(groups) + COLUMN_UNROLL
 
 
 @dataclass(frozen=True)
-class VectorColumns(_Mapping):
+class VectorColumns(AxisMapping):
     """c3, one launch: block (b, k) owns a strip of 4 x lanes columns (lanes) of batch b over
     split k of the rows (splits); with S > 1 the strip's last block adds the S partials.
     COLUMN_UNROLL: slack for the rows Triton's layout may give one thread to fold."""
@@ -173,7 +172,7 @@ TILE_COLUMNS = (512, 8192)
 
 
 @dataclass(frozen=True)
-class ByShape(_Mapping):
+class ByShape(AxisMapping):
     """The fastest pair: one of the stages' mappings, picked from the shape alone; `triton`: the
     Triton twin's choice and splits."""
 
@@ -181,7 +180,7 @@ class ByShape(_Mapping):
     along: ClassVar[str] = "any"
     triton: bool = False
 
-    def pick(self, p: Problem) -> _Mapping:
+    def pick(self, p: Problem) -> AxisMapping:
         if p.rows:
             if p.length <= SHORT_ROW and p.outer >= MANY_ROWS:
                 return SUBWARP_ROWS
