@@ -193,7 +193,7 @@ def test_split_columns_are_one_launch_exact_with_the_counters_back_at_zero(vid, 
 @pytest.mark.parametrize("inner", [1, 5, 32, 33, 128])
 def test_splits_cover_the_reduced_dim_once(length, inner):
     p = geom.Problem(1, length, inner, (inner,))
-    s, chunk = geom.splits(p)
+    s, chunk = geom.SPLIT_COLUMNS.splits(p)
     assert chunk % 8 == 0 and (s - 1) * chunk < length <= s * chunk
     passes = geom.SPLIT_COLUMNS.passes(p)
     assert len(passes) == (1 if s == 1 else 2)
@@ -208,7 +208,7 @@ def test_chain_lengths_stated_per_mapping():
     assert geom.WARP_PER_ROW.chain_length(rows) == 128 + 5
     assert geom.THREAD_PER_COLUMN.chain_length(cols) == 262_144
     assert geom.COLUMN_TILES.chain_length(cols) == 262_144 // 8 + 3
-    s, chunk = geom.splits(cols)
+    s, chunk = geom.SPLIT_COLUMNS.splits(cols)
     assert (s, chunk) == (256, 1024)
     assert geom.SPLIT_COLUMNS.chain_length(cols) == 1024 // 8 + 3 + 256
 
@@ -286,12 +286,12 @@ def test_split_columns_combine_in_their_own_launch():
     with the split's own tile (G = 256 / lanes row groups), so its chain is the split's plus
     ceil(S / G) + log2(G) + COLUMN_UNROLL."""
     p = geom.problem((2048, 80), 0)  # 80 columns: 32 lanes (20 of them with columns), 8 groups
-    assert vec.column_lanes(p) == 32 and vec.column_splits(p) == (8, 256)
+    assert vec.VECTOR_COLUMNS.lanes(p) == 32 and vec.VECTOR_COLUMNS.splits(p) == (8, 256)
     (only,) = vec.VECTOR_COLUMNS.passes(p)
     assert (only.kind, only.grid, only.chunk, only.lanes) == ("c3", (1, 8), 256, 32)
     assert vec.VECTOR_COLUMNS.chain_length(p) == (256 // 8 + 3 + 8) + (1 + 3 + 8)
     big = geom.problem((65536, 1024), 0)
-    s, chunk = vec.column_splits(big)
+    s, chunk = vec.VECTOR_COLUMNS.splits(big)
     assert (s, chunk) == (128, 512) and len(vec.BY_SHAPE.passes(big)) == 1
     assert vec.VECTOR_COLUMNS.chain_length(big) == (512 // 8 + 3 + 8) + (128 // 8 + 3 + 8)
 
@@ -417,7 +417,7 @@ def test_every_triton_axis_kernel_compiles_for_sm_90():
 @pytest.mark.parametrize("outer", [1, 8, 1024, 5000])
 def test_row_splits_cover_each_row_once_in_whole_tiles(length, outer):
     p = geom.Problem(outer, length, 1, (outer,))
-    s, chunk = vec.row_splits(p)
+    s, chunk = vec.SPLIT_ROWS.splits(p)
     assert chunk % vec.ROW_TILE == 0 and (s - 1) * chunk < length <= s * chunk
     (only,) = vec.SPLIT_ROWS.passes(p)  # s > 1: the row's last block adds its s partials
     assert only.kind == "r4" and only.grid == (outer, s) and only.chunk == chunk
@@ -430,8 +430,8 @@ def test_row_splits_cover_each_row_once_in_whole_tiles(length, outer):
 @pytest.mark.parametrize("inner", [1, 5, 8, 80, 128, 4096])
 def test_column_splits_cover_the_reduced_dim_once(length, inner):
     p = geom.Problem(2, length, inner, (2, inner))
-    s, chunk = vec.column_splits(p)
-    lanes = vec.column_lanes(p)
+    s, chunk = vec.VECTOR_COLUMNS.splits(p)
+    lanes = vec.VECTOR_COLUMNS.lanes(p)
     assert lanes & (lanes - 1) == 0 and 4 * lanes >= min(inner, 4 * lanes)
     assert chunk % (256 // lanes) == 0 and (s - 1) * chunk < length <= s * chunk
     assert s <= vec.MAX_SPLITS
@@ -453,12 +453,12 @@ def test_chain_lengths_of_the_vectorized_stages():
     short = geom.Problem(2**20, 4, 1, (2**20,))
     assert vec.SUBWARP_ROWS.chain_length(short) == 1 + vec.QUAD_FOLD + 0
     long_rows = geom.problem((8, 2**24), 1)
-    s, chunk = vec.row_splits(long_rows)
+    s, chunk = vec.SPLIT_ROWS.splits(long_rows)
     assert (s, chunk) == (256, 65_536)
     combine = 256 // 256 + vec.QUAD_FOLD + 8  # the row's last block: 256 partials, one a thread
     assert vec.SPLIT_ROWS.chain_length(long_rows) == 64 + 16 + 8 + combine
     wide = geom.problem((8, 2**24), 0)  # 8 rows: one row group of 256 lanes, no split
-    assert vec.column_lanes(wide) == 256 and vec.column_splits(wide) == (1, 8)
+    assert vec.VECTOR_COLUMNS.lanes(wide) == 256 and vec.VECTOR_COLUMNS.splits(wide) == (1, 8)
     assert vec.VECTOR_COLUMNS.chain_length(wide) == 8 + 0 + vec.COLUMN_UNROLL
 
 
@@ -470,7 +470,7 @@ def test_short_columns_get_blocks_enough(shape, lanes):
     """c3 never splits fewer than SHORT_COLUMNS rows: its blocks come from the columns, so the
     strips narrow until there are SHORT_TARGET_BLOCKS of them (wide outputs keep 256 lanes)."""
     p = geom.problem(shape, 0)
-    assert vec.column_lanes(p) == lanes and vec.column_splits(p)[0] == 1
+    assert vec.VECTOR_COLUMNS.lanes(p) == lanes and vec.VECTOR_COLUMNS.splits(p)[0] == 1
     (first,) = vec.VECTOR_COLUMNS.passes(p)
     assert first.grid[0] >= vec.SHORT_TARGET_BLOCKS and first.lanes == lanes
 

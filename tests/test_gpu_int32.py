@@ -67,7 +67,7 @@ def test_int32_cuda_partials_equal_twin_partials(vid, n, kind, needs_cupy):
     twin = harness.partials(x, catalogue.get(v.twin))
     assert cuda.dtype == twin.dtype == torch.int32
     assert torch.equal(cuda, twin)
-    assert torch.equal(cuda.to(torch.int64), verify.wrap_int32_tensor(reference_partials(v, x)))
+    assert torch.equal(cuda.to(torch.int64), verify.wrap_int32(reference_partials(v, x)))
 
 
 def test_int32_sum_past_2_31_by_far(needs_cupy):

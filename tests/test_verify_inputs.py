@@ -128,9 +128,9 @@ def test_seed_like_input_follows_its_generator():
     assert torch.equal(draw(3), draw(3)) and not torch.equal(draw(3), draw(4))
 
 
-def test_wrap_int32_tensor_keeps_int64_and_wraps_both_ways():
+def test_wrap_int32_of_a_tensor_keeps_int64_and_wraps_both_ways():
     t = torch.tensor([0, INT32_MAX, INT32_MAX + 1, INT32_MIN, INT32_MIN - 1, 2**40 + 3])
-    got = verify.wrap_int32_tensor(t)
+    got = verify.wrap_int32(t)
     assert got.dtype == torch.int64
     # 2^31 -> -2^31; -2^31 - 1 -> 2^31 - 1; 2^40 + 3 = 256 * 2^32 + 3 -> 3
     assert got.tolist() == [0, INT32_MAX, INT32_MIN, INT32_MIN, INT32_MAX, 3]

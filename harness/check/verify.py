@@ -29,9 +29,6 @@ def wrap_int32(s: int | torch.Tensor) -> int | torch.Tensor:
     return ((s + 2**31) % 2**32) - 2**31
 
 
-wrap_int32_tensor = wrap_int32  # the tensor form's older name
-
-
 @dataclass(frozen=True)
 class Golden:
     value: float | int  # exact sum (wrapped for int32), or the float64 sum (golden_along: tensors)

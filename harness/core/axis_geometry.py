@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from harness.core.mappings import cdiv
+from harness.core.mappings import cdiv, tree_depth
 
 # Threads per CUDA block (num_warps x 32 for the Triton twins) in every axis stage.
 AXIS_BLOCK = 256
@@ -72,7 +72,7 @@ class AxisPass:
 
 
 @dataclass(frozen=True)
-class _Mapping:
+class AxisMapping:
     """What every axis mapping answers; `along`: "rows", "columns", or "any" (the fastest pair).
     A row mapping takes only rows (inner == 1); a column mapping takes any problem.
     chain_length: the error bound's L, counting the add onto the zero start as the 1-D ladder."""
@@ -93,12 +93,8 @@ class _Mapping:
         return self.text  # a ClassVar or field of each mapping
 
 
-def _tree(width: int) -> int:
-    return math.ceil(math.log2(width)) if width > 1 else 0
-
-
 @dataclass(frozen=True)
-class _OnePass(_Mapping):
+class _OnePass(AxisMapping):
     """A stage of one launch of kernel `kind` over `blocks(p)` blocks; `chain(p)` its L."""
 
     name: str
@@ -120,7 +116,7 @@ class _OnePass(_Mapping):
 def _tile_chain(rows: int) -> int:
     """A column tile over `rows` rows: ceil(rows / 8) per row group, then their 3-level tree."""
     groups = AXIS_BLOCK // STRIP
-    return cdiv(rows, groups) + _tree(groups)
+    return cdiv(rows, groups) + tree_depth(groups)
 
 
 # r0: thread t of block b owns row b*256 + t, adds its elements in order.
@@ -130,11 +126,11 @@ THREAD_PER_ROW = _OnePass("thread-per-row", "rows", "r0",
 # r1: block b owns row b; thread t adds t, t+256, ..., then a 256-slot tree.
 BLOCK_PER_ROW = _OnePass("block-per-row", "rows", "r1",
     "a block per row; thread t adds t, t+256, ..., then a shared-memory tree",
-    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + _tree(AXIS_BLOCK))  # fmt: skip
+    lambda p: p.outer, lambda p: cdiv(p.length, AXIS_BLOCK) + tree_depth(AXIS_BLOCK))  # fmt: skip
 # r2: warp w of block b owns row b*8 + w; lane l adds l, l+32, ..., then 5 shuffles.
 WARP_PER_ROW = _OnePass("warp-per-row", "rows", "r2",
     "a warp per row, 8 rows per block; lane l adds l, l+32, ..., then shuffles",
-    lambda p: cdiv(p.outer, AXIS_BLOCK // WARP), lambda p: cdiv(p.length, WARP) + _tree(WARP),
+    lambda p: cdiv(p.outer, AXIS_BLOCK // WARP), lambda p: cdiv(p.length, WARP) + tree_depth(WARP),
 )  # fmt: skip
 # c0: thread j (over outer x inner outputs) owns column j and adds its `length` elements in row
 # order; a warp reads 32 adjacent columns of one row at a time (coalesced).
@@ -159,15 +155,9 @@ def cut(
     return cdiv(length, chunk), chunk
 
 
-def splits(p: Problem) -> tuple[int, int]:
-    """c2: (splits, rows per split), in whole row groups."""
-    blocks = p.outer * cdiv(p.inner, STRIP)
-    return cut(p.length, blocks, SPLIT_TARGET_BLOCKS, MIN_SPLIT_ROWS, AXIS_BLOCK // STRIP)
-
-
 @dataclass(frozen=True)
-class SplitColumns(_Mapping):
-    """c2: c1's tiles over S splits of `chunk` rows (splits()) writing (outer, S, inner)
+class SplitColumns(AxisMapping):
+    """c2: c1's tiles over S splits of `chunk` rows (splits) writing (outer, S, inner)
     partials; a second pass, c0's kernel, adds each column's S partials in split order."""
 
     name: ClassVar[str] = "split-columns"
@@ -176,14 +166,19 @@ class SplitColumns(_Mapping):
         "column tiles over row splits, then a second pass adding each column's splits"
     )
 
+    def splits(self, p: Problem) -> tuple[int, int]:
+        """(splits, rows per split), in whole row groups."""
+        blocks = p.outer * cdiv(p.inner, STRIP)
+        return cut(p.length, blocks, SPLIT_TARGET_BLOCKS, MIN_SPLIT_ROWS, AXIS_BLOCK // STRIP)
+
     def passes(self, p: Problem) -> list[AxisPass]:
-        s, chunk = splits(p)
+        s, chunk = self.splits(p)
         grid = (p.outer * cdiv(p.inner, STRIP), s)
         first = AxisPass("tiles", grid, p.outer, p.length, p.inner, chunk)
         return [first, *(THREAD_PER_COLUMN.passes(replace(p, length=s)) if s > 1 else ())]
 
     def chain_length(self, p: Problem) -> int:
-        s, chunk = splits(p)
+        s, chunk = self.splits(p)
         return _tile_chain(chunk) + (s if s > 1 else 0)
 
 

@@ -12,13 +12,12 @@ from harness.core.axis_geometry import (
     MIN_SPLIT_ROWS,
     SPLIT_COLUMNS,
     WARP,
+    AxisMapping,
     AxisPass,
     Problem,
-    _Mapping,
-    _tree,
-    cdiv,
     cut,
 )
+from harness.core.mappings import cdiv, tree_depth
 from harness.core.repro_geometry import next_pow2
 
 QUAD = 4
@@ -44,7 +43,7 @@ SHORT_TARGET_BLOCKS = 256
 
 
 @dataclass(frozen=True)
-class SubwarpRows(_Mapping):
+class SubwarpRows(AxisMapping):
     """r3: `lanes` lanes per row (lanes(p)), 256 / lanes rows per block."""
 
     name: ClassVar[str] = "sub-warp-rows"
@@ -65,32 +64,26 @@ class SubwarpRows(_Mapping):
 
     def chain_length(self, p: Problem) -> int:
         lanes = self.lanes(p)
-        return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + _tree(lanes)
-
-
-def row_splits(
-    p: Problem, target: int = ROW_TARGET_BLOCKS, least: int = MIN_SPLIT
-) -> tuple[int, int]:
-    """r4: (splits, elements per split) over p.outer rows, in whole ROW_TILEs (cut)."""
-    return cut(p.length, p.outer, target, least, ROW_TILE)
+        return cdiv(p.length, QUAD * lanes) + QUAD_FOLD + tree_depth(lanes)
 
 
 @dataclass(frozen=True)
-class SplitRows(_Mapping):
-    """r4, one launch: block (o, k) adds split k of row o (row_splits); with S > 1 splits the
-    row's last block adds the S partials. 2 x QUAD_FOLD: the Triton tile gives a thread 16
-    elements to fold; the combine's QUAD_FOLD: a Triton thread may hold several partials."""
+class SplitRows(AxisMapping):
+    """r4, one launch: block (o, k) adds split k of row o (splits); with S > 1 splits the row's
+    last block adds the S partials. 2 x QUAD_FOLD: the Triton tile gives a thread 16 elements to
+    fold; the combine's QUAD_FOLD: a Triton thread may hold several partials."""
 
     name: ClassVar[str] = "split-rows"
     along: ClassVar[str] = "rows"
     text: ClassVar[str] = (
         "rows split over blocks (16-byte loads), the row's last block adding the splits"
     )
-    target: int = ROW_TARGET_BLOCKS  # row_splits' aim and least split (the Triton fastest's:
+    target: int = ROW_TARGET_BLOCKS  # the splits' aim and least split (the Triton fastest's:
     least: int = MIN_SPLIT  # SPLIT_ROWS_TRITON)
 
     def splits(self, p: Problem) -> tuple[int, int]:
-        return row_splits(p, self.target, self.least)
+        """(splits, elements per split) over p.outer rows, in whole ROW_TILEs (cut)."""
+        return cut(p.length, p.outer, self.target, self.least, ROW_TILE)
 
     def passes(self, p: Problem) -> list[AxisPass]:
         s, chunk = self.splits(p)
@@ -98,47 +91,27 @@ class SplitRows(_Mapping):
 
     def chain_length(self, p: Problem) -> int:
         s, chunk = self.splits(p)
-        per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + _tree(AXIS_BLOCK)
-        return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + _tree(AXIS_BLOCK) if s > 1 else 0)
-
-
-def column_lanes(p: Problem) -> int:
-    """c3: lanes per strip row, enough quads for the batch's columns, at most a warp; over fewer
-    than SHORT_COLUMNS rows 256, halved until the pass has SHORT_TARGET_BLOCKS blocks (one row
-    group of 256 lanes over (224, 2048) was 2 blocks: 0.38x torch.sum)."""
-    short = p.length < SHORT_COLUMNS
-    lanes = min(AXIS_BLOCK if short else WARP, next_pow2(cdiv(p.inner, QUAD)))
-    while short and lanes > 1 and p.outer * cdiv(p.inner, QUAD * lanes) < SHORT_TARGET_BLOCKS:
-        lanes //= 2
-    return lanes
-
-
-def column_splits(
-    p: Problem, target: int = COLUMN_TARGET_BLOCKS, lanes: int = 0, least: int = MIN_SPLIT_ROWS
-) -> tuple[int, int]:
-    """c3: (splits, rows per split) in whole row groups (cut; `lanes`: column_lanes's)."""
-    lanes = lanes or column_lanes(p)
-    blocks = p.outer * cdiv(p.inner, QUAD * lanes)
-    return cut(p.length, blocks, target, least, AXIS_BLOCK // lanes, MAX_SPLITS)
+        per = cdiv(min(chunk, p.length), AXIS_BLOCK * QUAD) + 2 * QUAD_FOLD + tree_depth(AXIS_BLOCK)
+        return per + (cdiv(s, AXIS_BLOCK) + QUAD_FOLD + tree_depth(AXIS_BLOCK) if s > 1 else 0)
 
 
 def _column_chain(p: Problem, chunk: int, lanes: int) -> int:
     groups = AXIS_BLOCK // lanes
-    return cdiv(min(chunk, p.length), groups) + _tree(groups) + COLUMN_UNROLL
+    return cdiv(min(chunk, p.length), groups) + tree_depth(groups) + COLUMN_UNROLL
 
 
 @dataclass(frozen=True)
-class VectorColumns(_Mapping):
-    """c3, one launch: block (b, k) owns a strip of 4 x lanes columns (column_lanes) of batch b
-    over split k of the rows (column_splits); with S > 1 the strip's last block adds the S
-    partials. COLUMN_UNROLL: slack for the rows Triton's layout may give one thread to fold."""
+class VectorColumns(AxisMapping):
+    """c3, one launch: block (b, k) owns a strip of 4 x lanes columns (lanes) of batch b over
+    split k of the rows (splits); with S > 1 the strip's last block adds the S partials.
+    COLUMN_UNROLL: slack for the rows Triton's layout may give one thread to fold."""
 
     name: ClassVar[str] = "vector-columns"
     along: ClassVar[str] = "columns"
     text: ClassVar[str] = (
         "a 16-byte quad of columns per thread, the tile shaped to the output's width"
     )
-    target: int = COLUMN_TARGET_BLOCKS  # column_splits' aim (the Triton fastest's: 256)
+    target: int = COLUMN_TARGET_BLOCKS  # the splits' aim (the Triton fastest's: 256)
     narrow_target: int = 0  # the Triton fastest's aim below NARROW_COLUMNS columns (narrow)
 
     def narrow(self, p: Problem) -> bool:
@@ -147,15 +120,25 @@ class VectorColumns(_Mapping):
         return bool(self.narrow_target) and not wide
 
     def lanes(self, p: Problem) -> int:
-        """column_lanes, or under the narrow rule about 8 strips of at least 8 lanes."""
-        lanes = column_lanes(p)
+        """Lanes per strip row: enough quads for the batch's columns, at most a warp; over fewer
+        than SHORT_COLUMNS rows 256, halved until the pass has SHORT_TARGET_BLOCKS blocks (one row
+        group of 256 lanes over (224, 2048) was 2 blocks: 0.38x torch.sum). Under the narrow rule
+        about 8 strips of at least 8 lanes."""
+        short = p.length < SHORT_COLUMNS
+        lanes = min(AXIS_BLOCK if short else WARP, next_pow2(cdiv(p.inner, QUAD)))
+        while short and lanes > 1 and p.outer * cdiv(p.inner, QUAD * lanes) < SHORT_TARGET_BLOCKS:
+            lanes //= 2
         return min(lanes, max(8, next_pow2(cdiv(p.inner, 8 * QUAD)))) if self.narrow(p) else lanes
 
     def splits(self, p: Problem) -> tuple[int, int]:
-        if self.narrow(p):  # about narrow_target programs, splits of at least 2 row groups
-            lanes = self.lanes(p)
-            return column_splits(p, self.narrow_target, lanes, 2 * (AXIS_BLOCK // lanes))
-        return column_splits(p, self.target)
+        """(splits, rows per split) in whole row groups (cut): about `target` blocks in splits of
+        at least MIN_SPLIT_ROWS rows; under the narrow rule about narrow_target blocks in splits
+        of at least 2 row groups."""
+        lanes = self.lanes(p)
+        groups, blocks = AXIS_BLOCK // lanes, p.outer * cdiv(p.inner, QUAD * lanes)
+        if self.narrow(p):
+            return cut(p.length, blocks, self.narrow_target, 2 * groups, groups, MAX_SPLITS)
+        return cut(p.length, blocks, self.target, MIN_SPLIT_ROWS, groups, MAX_SPLITS)
 
     def passes(self, p: Problem) -> list[AxisPass]:
         (s, chunk), lanes = self.splits(p), self.lanes(p)
@@ -189,7 +172,7 @@ TILE_COLUMNS = (512, 8192)
 
 
 @dataclass(frozen=True)
-class ByShape(_Mapping):
+class ByShape(AxisMapping):
     """The fastest pair: one of the stages' mappings, picked from the shape alone; `triton`: the
     Triton twin's choice and splits."""
 
@@ -197,7 +180,7 @@ class ByShape(_Mapping):
     along: ClassVar[str] = "any"
     triton: bool = False
 
-    def pick(self, p: Problem) -> _Mapping:
+    def pick(self, p: Problem) -> AxisMapping:
         if p.rows:
             if p.length <= SHORT_ROW and p.outer >= MANY_ROWS:
                 return SUBWARP_ROWS

@@ -33,6 +33,11 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def tree_depth(width: int) -> int:
+    """Levels of an adjacent-pair tree over `width` values (0 for one)."""
+    return math.ceil(math.log2(width)) if width > 1 else 0
+
+
 def sm_count() -> int:
     """SM count of the current GPU (the input's: the API makes it current), CPU_SM_COUNT
     without one."""
@@ -107,9 +112,8 @@ class Mapping:
 
     def chain_length(self, launch: Launch, n: int) -> int:
         """Per pass: the thread's serial sum (per_thread additions, the exact add onto the zero
-        start counted) plus the block tree (ceil(log2 threads) levels, as Triton's tl.sum)."""
-        depth = math.ceil(math.log2(launch.threads))
-        return sum(p.per_thread + depth for p in plan_passes(launch, n))
+        start counted) plus the block tree (tree_depth(threads) levels, as Triton's tl.sum)."""
+        return sum(p.per_thread + tree_depth(launch.threads) for p in plan_passes(launch, n))
 
     def triton_meta(self, launch: Launch) -> dict[str, int]:
         return {"BLOCK": launch.threads, "num_warps": launch.threads // 32}

@@ -49,7 +49,7 @@ class AxisLaunch:
     """An axis variant's geometry: block size and mapping (harness.core.axis_geometry)."""
 
     threads: int
-    mapping: g._Mapping
+    mapping: g.AxisMapping
 
     @property
     def num_warps(self) -> int:
@@ -83,9 +83,9 @@ def display_kernel(kind: str) -> str:
     return CUDA_KERNELS[kind].replace("{I}", "{T}").replace("{O}", "{T}")
 
 
-def _pair(stage: str, slug: str, kind: str | None, mapping: g._Mapping, title: str,
+def _pair(stage: str, slug: str, kind: str | None, mapping: g.AxisMapping, title: str,
           change: str, triton_change: str,
-          triton_mapping: g._Mapping | None = None) -> list[Variant]:  # fmt: skip
+          triton_mapping: g.AxisMapping | None = None) -> list[Variant]:  # fmt: skip
     """A CUDA stage and its Triton twin (or, kind None, the fastest pair: counterparts, each with
     its own choice when triton_mapping is given)."""
     common = {"stage": stage, "family": FAMILY, "dtypes": AXIS_DTYPES, "max_n": MAX_N_32BIT}
