@@ -28,7 +28,6 @@ from harness.core.records_beyond import (
     NOCUB_ID,
     TORCH_SUM_ID,
 )
-from harness.core.records_reproducible import REPRODUCIBLE
 from harness.core.variant import FASTEST_UNROLL, MAX_N_32BIT, Variant, stage_key
 
 # fmt: off
@@ -50,7 +49,7 @@ VARIANTS: tuple[Variant, ...] = (
     *beyond.HOST_TRITON,
     beyond.FASTEST_CUDA,
     beyond.FASTEST_TRITON,
-    *REPRODUCIBLE,
+    *beyond.REPRODUCIBLE,
     *beyond.PEERS,
 )
 BY_ID: dict[str, Variant] = {v.id: v for v in VARIANTS}

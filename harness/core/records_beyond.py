@@ -1,11 +1,13 @@
 """Catalogue records, part 2: past the device-resident ladder. Seed 001's host-driven passes, the
-fastest pair (one launch per sum) and the peers (what a user would call instead). Read through
-harness.core.catalogue.
+fastest pair (one launch per sum), the reproducible pair and the peers (what a user would call
+instead). Read through harness.core.catalogue.
 """
 
 from __future__ import annotations
 
+from harness.core.mappings import REPRODUCIBLE as REPRODUCIBLE_MAPPING
 from harness.core.mappings import SINGLE_LAUNCH, TILES, Launch
+from harness.core.repro_geometry import LANES, MAX_CHUNKS
 from harness.core.variant import MAX_N_64BIT, Variant, cuda_variant, triton_twin
 
 # Seed 001: host-driven passes from HOST memory (docs/studies.md#seed-001-the-host-study), 1024
@@ -79,6 +81,46 @@ FASTEST_TRITON = Variant(id="triton/fastest", backend="triton", **FASTEST,
     source="fastest.py", kernel="fastest_kernel", counterpart="cuda/fastest",
     notes="Deterministic for a given device, n and chosen configuration (cached per process "
     "and size bucket). float16/bfloat16 accumulate in float32 and return float32.")
+# fmt: on
+
+# Family "reproducible" (issue 18): a sum whose bits depend only on the input's values and n, on
+# every GPU, with any grid. The two records are counterparts, not tile twins (a twin promises the
+# same per-block partials): the unit of work is a chunk, whichever block or program takes it, and
+# the promise is stronger: the same result bits (tests/test_gpu_reproducible.py), equal to the
+# numpy model triton_kernels.reproducible.reference_sum. float64 returns float64 (NOTES).
+REPRODUCIBLE_DTYPES = ("float32", "float16", "bfloat16", "float64")
+# cuda/reproducible's template <T, BLOCK, UNROLL, VEC, PREFETCH>: UNROLL and PREFETCH are
+# constants of the .cu file; VEC false is the misaligned view's (harness.launch.reproducible_plan).
+CUDA_UNROLL = "REPRO_UNROLL"
+CUDA_PREFETCH = "REPRO_PREFETCH"
+REPRODUCIBLE_NOTES = (
+    "Bits depend only on the input's values and n: not on the GPU, the grid, the stream or the "
+    "run; cuda/reproducible equals triton/reproducible bit for bit. float16/bfloat16 return "
+    "float32; float64 returns float64 (faithful only further from cancellation: its lanes carry "
+    "twice the result's precision, not four times)."
+)
+# stage "repro": short, so the stage column of `reduce-ladder list` does not fold
+REPRO = {"stage": "repro", "family": "reproducible", "dtypes": REPRODUCIBLE_DTYPES,
+         "max_n": MAX_N_64BIT, "notes": REPRODUCIBLE_NOTES}  # fmt: skip
+# fmt: off
+REPRODUCIBLE: list[Variant] = [
+    Variant(id="cuda/reproducible", backend="cuda", **REPRO,
+        title="reproducible: fixed chunks, double-double lanes, fixed trees, one launch",
+        change=f"{LANES} TwoSum lanes per chunk of C(n) elements (a function of n only), "
+        "adjacent-pair trees in registers, shuffles and shared memory; a free persistent grid and "
+        "a last-block final over the chunk partials",
+        launch=Launch(threads=256, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS, per_sm=4),
+        source="reproducible.cu", counterpart="triton/reproducible",
+        kernel=f"reduce_reproducible<{{T}}, {{B}}, {CUDA_UNROLL}, true, {CUDA_PREFETCH}>"),
+    Variant(id="triton/reproducible", backend="triton", **REPRO,
+        title="reproducible: fixed chunks, double-double lanes, fixed trees, two launches",
+        change=f"the same chunks, {LANES} lanes per program, tl.reshape + tl.split pair trees; a "
+        "persistent grid over the chunks, then one program over the partials",
+        launch=Launch(threads=LANES, mapping=REPRODUCIBLE_MAPPING, max_blocks=MAX_CHUNKS,
+                      per_sm=4),
+        source="reproducible.py", kernel="reproducible_chunks_kernel",
+        counterpart="cuda/reproducible"),
+]
 # fmt: on
 
 # Peers: what a user would call instead (harness.launch.peers). Their ids are defined here only.

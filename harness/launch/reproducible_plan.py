@@ -14,7 +14,7 @@ import torch
 from harness.compile import cuda_loader
 from harness.core import dtypes, mappings, repro_geometry
 from harness.core.catalogue import Variant
-from harness.core.records_reproducible import CUDA_PREFETCH, CUDA_UNROLL
+from harness.core.records_beyond import CUDA_PREFETCH, CUDA_UNROLL
 from harness.launch.errors import no_room
 from harness.launch.single_launch import COUNTER_DTYPE, FastestPlan, cuda_args, on_stream
 
