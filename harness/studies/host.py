@@ -151,22 +151,18 @@ def cases(variants: Sequence[Variant], sizes: Sequence[int] = DEFAULT_SIZES,
 
 # -- one case measured -----------------------------------------------------------------------------
 
-_staged: dict = {}
-
 
 def _input(dtype: str, n: int, part: str) -> tuple[torch.Tensor, verify.Golden, Staged]:
     """The case's host data (the adversarial input; else the seed's data, seeded by the size for
     the table, 7 for the sweep), its exact golden and its staged buffers, kept while consecutive
-    cases share them; the previous ones freed first."""
-    key = (dtype, n, part)
-    if key not in _staged:
-        _staged.clear()
-        torch.cuda.synchronize()
-        torch.cuda.empty_cache()
+    cases share them (session.kept)."""
+
+    def make():
         x = adversarial_input(n) if part == ADVERSARIAL else seed_like_host(
             n, dtype, seed=7 if part == SWEEP else n % 1000)  # fmt: skip
-        _staged[key] = (x, exact_golden(x), stage(x))
-    return _staged[key]
+        return x, exact_golden(x), stage(x)
+
+    return session.kept(("host", dtype, n, part), make)
 
 
 def _reps_for(n: int, reps: int | None) -> int | None:
