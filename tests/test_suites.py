@@ -158,7 +158,7 @@ def test_bench_usage_errors_exit_2(argv, words, capsys):
 def test_bench_lists_cases_without_a_gpu(capsys):
     assert main(["bench", "fastest", "--list", "--sizes", "2^10", "--dtypes", "int32"]) == 0
     assert capsys.readouterr().out.split() == [
-        f"fastest-int32-2^10-{v}" for v in (*suites.FASTEST_DEFAULT, *suites.FASTEST_PEERS)
+        f"fastest-int32-2^10-{v}" for v in (*call_entries.FASTEST, *suites.FASTEST_PEERS)
     ]
 
 

@@ -176,15 +176,12 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         measured = suites.run(found, args.reps, progress=progress, timed=timed)
     rows = session.record_dicts(measured)
     head = {}
-    if timed and sel.study:  # the study note's table per size, for the run document's head
-        head["seed_tables"] = seed_tables = []
-        for n in sizes:
-            srows = tables.seed_rows(rows, n, dtype, sel.study)
+    if timed and sel.study:  # the study note's table per size; the document names them (its rows
+        # are the document's own: benchmarks/seed_table.py renders them from it)
+        head["seed_tables"] = [{"seed": sel.study, "n": n, "dtype": dtype} for n in sizes]
+        for n in sizes if not args.quiet else ():
             title = f"seed {sel.study}, {name}, {dtype}, n = {n:,}"
-            seed_tables.append({"seed": sel.study, "n": n, "dtype": dtype, "title": title,
-                                "rows": srows})  # fmt: skip
-            if not args.quiet:
-                out.print(tables.rich_seed(srows, title))
+            out.print(tables.rich_seed(tables.seed_rows(rows, n, dtype, sel.study), title))
     mode = "timed" if timed else "check"
     common.write_json(args.json, session.run_document(mode, measured, **head))
     if not args.quiet and timed and not sel.study:
