@@ -20,6 +20,7 @@ from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, plural, size_li
 from harness.compile import cuda_source
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
+from harness.report import records
 from harness.studies import session, suites
 
 
@@ -118,6 +119,13 @@ def run_or_check(args: argparse.Namespace, timed: bool) -> int:
     return run_on_gpu(args, sel, timed, common.console())
 
 
+def write_run(path: str | None, rows: list, **head) -> None:
+    """`run` / `check --json`: the ladder's ROWS document, with mode ("timed", "check", "cpu") and
+    head (seed_tables, compile) beside the rows."""
+    doc = records.rows_document(rows, suite="ladder", device=device.device_info(), **head)
+    common.write_json(path, doc)
+
+
 def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     """The sizes to run on this GPU, and why any given were left out (above every selected
     variant's limit, or an input larger than the GPU's memory)."""
@@ -183,7 +191,7 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
             title = f"seed {sel.study}, {name}, {dtype}, n = {n:,}"
             out.print(tables.rich_seed(tables.seed_rows(rows, n, dtype, sel.study), title))
     mode = "timed" if timed else "check"
-    common.write_json(args.json, session.run_document(mode, measured, **head))
+    write_run(args.json, measured, mode=mode, **head)
     if not args.quiet and timed and not sel.study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"
@@ -290,7 +298,7 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
             detail = f"local memory in {', '.join(c['spilling'])}"
         if c["status"] != "ok" or not quiet:
             console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
-    common.write_json(args.json, session.run_document("cpu", measured, compile=compiled))
+    write_run(args.json, measured, mode="cpu", compile=compiled)
     bad_compile = [c for c in compiled if c["status"] == "error"]
     if bad_compile and all("libnvrtc not found" in c.get("message", "") for c in bad_compile):
         console.print(

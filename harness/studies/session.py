@@ -23,13 +23,6 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def run_document(mode: str, rows: list[records.Row], **head) -> dict:
-    """`run` / `check --json`: the ladder's ROWS document, with mode ("timed", "check", "cpu") and
-    head (seed_tables, compile) beside the rows."""
-    return records.rows_document(rows, suite="ladder", device=device.device_info(), mode=mode,
-                                 **head)  # fmt: skip
-
-
 def record_dicts(rows: list[records.Row]) -> list[dict]:
     """The result records of a run's rows, in their JSON form (what the ladder's tables read)."""
     return [r.to_json() for r in records.records_from_rows(rows)]
