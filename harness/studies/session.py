@@ -1,6 +1,8 @@
 """The main job's measure: verify and time one variant at one size (check_and_time; on the CPU:
 check only) into one result record (its JSON form), what the record suites of
-harness.studies.suites measure their cases by; and which variants a run selects."""
+harness.studies.suites measure their cases by; what every suite's measure shares (a row without a
+time, how a failure is said, the input kept while consecutive cases share it); and which variants
+a run selects."""
 
 from __future__ import annotations
 
