@@ -4,7 +4,7 @@ paragraphs, an unknown command is named as such, empty or negative selections ar
 
 import pytest
 
-from harness.cli import cpu_path
+from harness.cli import run
 from harness.cli.main import build_parser, command_names, main
 from harness.compile import nvrtc
 from harness.core import device
@@ -84,7 +84,7 @@ def test_quiet_prints_only_the_verdict(capsys):
 
 @pytest.mark.skipif(not nvrtc.available(), reason="needs NVRTC")
 def test_cpu_path_compiles_the_demonstrations_kernels_not_zero():
-    (row,) = cpu_path.compile_sources(["seed_bugs.cu"])
+    (row,) = run.compile_sources(["seed_bugs.cu"])
     assert row["status"] == "ok" and row["kernels"] > 0, row
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.cli import cpu_path
+from harness.cli import run as run_cli
 from harness.cli.main import main
 from harness.report import distributed_tables
 from harness.report.records import DISTRIBUTED_SCHEMA, ROWS_SCHEMA
@@ -237,7 +237,7 @@ def test_readme_gpu_example_is_refused_on_the_cpu_before_any_process(no_launch, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "2^30 is above the CPU path's limit of 2^16" in err and "--sizes" in err
-    assert distributed.CPU_MAX_N == cpu_path.INTERPRETED_MAX_N
+    assert distributed.CPU_MAX_N == run_cli.INTERPRETED_MAX_N
 
 
 def test_strong_scaling_checks_the_shard_not_the_total() -> None:

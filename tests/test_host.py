@@ -264,7 +264,7 @@ def on_cpu(monkeypatch):
              "kernels_alone": lambda v, s: 0.2}  # fmt: skip
     for name, fake in fakes.items():
         monkeypatch.setattr(host, name, fake)
-    monkeypatch.setattr(host, "_staged", {})
+    monkeypatch.setattr(session, "_kept", {})
     yield wrong
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
+from harness.cli.run import write_run
 from harness.core import catalogue, device
 from harness.core.timing import Timing
 from harness.report import documents, records
@@ -158,7 +159,7 @@ def test_bench_usage_errors_exit_2(argv, words, capsys):
 def test_bench_lists_cases_without_a_gpu(capsys):
     assert main(["bench", "fastest", "--list", "--sizes", "2^10", "--dtypes", "int32"]) == 0
     assert capsys.readouterr().out.split() == [
-        f"fastest-int32-2^10-{v}" for v in (*suites.FASTEST_DEFAULT, *suites.FASTEST_PEERS)
+        f"fastest-int32-2^10-{v}" for v in (*call_entries.FASTEST, *suites.FASTEST_PEERS)
     ]
 
 
@@ -190,7 +191,7 @@ def test_entries_are_what_the_callable_suite_lists():
 
 
 def test_run_writes_a_rows_document_the_seed_table_and_the_report_read(tmp_path):
-    """`run --json` (session.run_document): rows, mode and seed_tables in one ROWS document;
+    """`run --json` (harness.cli.run.write_run): rows, mode and seed_tables in one ROWS document;
     benchmarks/seed_table.py and the report read its records back."""
     import importlib.util
 
@@ -199,10 +200,10 @@ def test_run_writes_a_rows_document_the_seed_table_and_the_report_read(tmp_path)
     ]
     tables_head = [{"seed": "004", "n": 2**20, "dtype": "float32"}]
     rows = [row for r in recs for row in records.record_rows(r, **suites.common("ladder"))]
-    doc = session.run_document("timed", rows, seed_tables=tables_head)
-    assert doc["schema"] == records.ROWS_SCHEMA and doc["mode"] == "timed"
     path = tmp_path / "run.json"
-    documents.write_document(path, doc)
+    write_run(str(path), rows, mode="timed", seed_tables=tables_head)
+    doc = json.loads(path.read_text())
+    assert doc["schema"] == records.ROWS_SCHEMA and doc["mode"] == "timed"
     run = documents.load_run(path)
     assert [r.variant for r in run.records] == [recs[0].variant] and run.timed
     spec = importlib.util.spec_from_file_location("seed_table", ROOT / "benchmarks/seed_table.py")

@@ -8,7 +8,7 @@ import argparse
 from harness.cli import common
 from harness.cli.common import EXIT_OK, UsageError
 from harness.core import catalogue, sizes
-from harness.studies import axis_bench, suites
+from harness.studies import axis_bench, call_entries, suites
 
 BENCH_DOC = """\
 Run a named suite (harness.studies.suites): its cases (--variants, --dtypes and --sizes replace its
@@ -45,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         dtypes=dict(default=["float32", "int32"], help="default: float32 int32"),
         min=dict(type=int, default=10, help="smallest log2 n (default 10)"),
         max=dict(type=int, default=30, help="largest log2 n (default 30)"),
-        variants=dict(nargs="+", default=[*suites.FASTEST_DEFAULT], help="default: the pair"),
+        variants=dict(nargs="+", default=[*call_entries.FASTEST], help="default: the pair"),
     )  # fmt: skip
     listing = "\n".join(
         f"  {s.name:<9} {s.description}\n            {', '.join(s.dtypes)}; {_sizes_text(s)}"

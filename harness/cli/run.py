@@ -1,6 +1,9 @@
 """`reduce-ladder run` (the default command) and `reduce-ladder check`: the same Selection, resolved
 before anything runs (a UsageError says why it cannot), then timed or checked only: on a GPU as
-cases of the suite "ladder" (harness.studies.suites), without one by the CPU path (cpu_path.py)."""
+cases of the suite "ladder" (harness.studies.suites); without one by the CPU path
+(docs/correctness.md): every Triton kernel selected runs under Triton's interpreter
+(TRITON_INTERPRET=1) against the golden sums, a CUDA variant through its Triton twin and its source
+compiled by NVRTC. print_failures: how a run's failures print, either way."""
 
 from __future__ import annotations
 
@@ -9,13 +12,15 @@ from dataclasses import dataclass
 from functools import partial
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.cli import common
-from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, size_list
-from harness.cli.cpu_path import print_failures, run_cpu_path
+from harness.cli.common import EXIT_FAILED, EXIT_OK, UsageError, plural, size_list
+from harness.compile import cuda_source
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
+from harness.report import records
 from harness.studies import session, suites
 
 
@@ -114,6 +119,13 @@ def run_or_check(args: argparse.Namespace, timed: bool) -> int:
     return run_on_gpu(args, sel, timed, common.console())
 
 
+def write_run(path: str | None, rows: list, **head) -> None:
+    """`run` / `check --json`: the ladder's ROWS document, with mode ("timed", "check", "cpu") and
+    head (seed_tables, compile) beside the rows."""
+    doc = records.rows_document(rows, suite="ladder", device=device.device_info(), **head)
+    common.write_json(path, doc)
+
+
 def gpu_sizes(sel: Selection, timed: bool) -> tuple[list[int], list[str]]:
     """The sizes to run on this GPU, and why any given were left out (above every selected
     variant's limit, or an input larger than the GPU's memory)."""
@@ -150,7 +162,7 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         if not variants:
             raise UsageError(f"nothing to run: every selected variant needs CuPy ({why})")
     dtype, name = sel.dtype, device.device_info().get("name")
-    counts = f"{common.plural(len(variants), 'variant')} x {common.plural(len(sizes), 'size')}"
+    counts = f"{plural(len(variants), 'variant')} x {plural(len(sizes), 'size')}"
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")
 
@@ -172,19 +184,14 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         measured = suites.run(found, args.reps, progress=progress, timed=timed)
     rows = session.record_dicts(measured)
     head = {}
-    if timed and sel.study:  # the study note's table per size, for the run document's head
-        head["seed_tables"] = seed_tables = []
-        for n in sizes:
-            srows = tables.seed_rows(rows, n, dtype, sel.study)
+    if timed and sel.study:  # the study note's table per size; the document names them (its rows
+        # are the document's own: benchmarks/seed_table.py renders them from it)
+        head["seed_tables"] = [{"seed": sel.study, "n": n, "dtype": dtype} for n in sizes]
+        for n in sizes if not args.quiet else ():
             title = f"seed {sel.study}, {name}, {dtype}, n = {n:,}"
-            seed_tables.append({"seed": sel.study, "n": n, "dtype": dtype, "title": title,
-                                "rows": srows})  # fmt: skip
-            if not args.quiet:
-                out.print(tables.rich_seed(srows, title))
-                out.print(f"### {title}\n\n" + tables.markdown_seed(srows), highlight=False,
-                          markup=False)  # fmt: skip
+            out.print(tables.rich_seed(tables.seed_rows(rows, n, dtype, sel.study), title))
     mode = "timed" if timed else "check"
-    common.write_json(args.json, session.run_document(mode, measured, **head))
+    write_run(args.json, measured, mode=mode, **head)
     if not args.quiet and timed and not sel.study:
         for n in sizes:  # the legend (each variant's change) once, under the last table
             title = f"{name}, {dtype}, n = {n:,}"
@@ -197,3 +204,136 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     out.print(f"summary: {session.summarize(rows)}")
     print_failures(rows, out)
     return EXIT_FAILED if session.failed(rows) else EXIT_OK  # wrong demonstrations do not count
+
+
+# The interpreter runs every program in Python (0.2-0.5 s per twin at 2^16 on a 2-core CI machine).
+INTERPRETED_MAX_N = 2**16
+ARCH = "sm_90"
+
+
+def interpreted_variants(sel) -> list[Variant]:
+    """The Triton variants selected and the twins of the CUDA ones (each once, in ladder order)."""
+    twins = [catalogue.get(v.twin) for v in sel.variants if v.backend == "cuda" and v.twin]
+    chosen = {v.id: v for v in [*sel.variants, *twins] if v.backend == "triton"}
+    return catalogue.ladder_order(v for v in chosen.values() if sel.dtype in v.dtypes)
+
+
+def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
+    """Each source compiled by NVRTC with every instantiation the catalogue and the sanitizer's
+    demonstrations launch, its kernels' spills checked (the experiments': their tests)."""
+    from harness.compile import nvrtc
+    from harness.core import demo_records
+
+    rows = []
+    for src in sources:
+        row: dict = {"source": src, "arch": arch}
+        try:
+            exprs = catalogue.name_expressions(src)
+            exprs += demo_records.name_expressions() if src == demo_records.SOURCE else []
+            r = nvrtc.compile_file(src, arch, list(dict.fromkeys(exprs)))
+            spills = [k for k, res in r.resources.items() if res.spill_store_bytes
+                      or res.spill_load_bytes or res.stack_bytes]  # fmt: skip
+            row.update(status="spills" if spills else "ok", kernels=len(r.lowered), spilling=spills)
+        except Exception as e:  # reported in the row; the other sources are still compiled
+            row.update(status="error", message=f"{type(e).__name__}: {e}")
+        rows.append(row)
+    return rows
+
+
+def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
+    from harness.report import tables
+
+    why = device.torch_gpu()[1]
+    given = sel.sizes or list(session.CPU_SIZES)
+    sizes = [n for n in given if n <= INTERPRETED_MAX_N]
+    too_big = [n for n in given if n > INTERPRETED_MAX_N]
+    interpreted = interpreted_variants(sel)
+    # Every CUDA source for the default run, else those of the CUDA variants selected.
+    cuda = {v.source for v in sel.variants if v.backend == "cuda" and v.source}
+    sources = sorted(cuda) if sel.ids or sel.study else cuda_source.sources()
+    no_gpu = f"timings need an NVIDIA GPU, and this machine has none: {why}"
+    limit = "the interpreter's limit of 2^16"
+    if not sizes:
+        raise UsageError(
+            f"nothing to check on the CPU: every size given is above {limit} (skipped: "
+            f"{size_list(too_big)}); give sizes up to 2^16, e.g. --sizes 1000 2^16 ({no_gpu})"
+        )
+    if not interpreted and not sources:
+        what = "no Triton kernel and no CUDA source in the selection"
+        if all(v.backend == "peer" for v in sel.variants):
+            what = "peers are library calls on the GPU"
+        raise UsageError(f"nothing to check on the CPU: {what} ({no_gpu})")
+    device.use_interpreter_if_no_gpu()
+    if too_big:
+        console.print(f"[yellow]Sizes above {limit} skipped: {size_list(too_big)}.[/]")
+    quiet, ns = args.quiet, ", ".join(map(str, sizes))
+    twins = f"{plural(len(interpreted), 'Triton twin')} under TRITON_INTERPRET=1 at n = {ns}"
+    nvrtc = f"{plural(len(sources), 'CUDA source')} compiled by NVRTC ({ARCH})"
+    work = ([twins] if interpreted else []) + ([nvrtc] if sources else [])
+    if not quiet:
+        for v in map(catalogue.get, sel.ids):  # what is checked in its place
+            twin = f"its Triton twin {v.twin} runs interpreted and " if v.twin else ""
+            twin = twin or "it has no Triton twin; "
+            if v.backend == "cuda":
+                line = f"no GPU to launch it; {twin}its source {v.source} is compiled by NVRTC"
+            elif v.backend == "peer":
+                line = "a library call on the GPU; nothing to check without one"
+            else:
+                continue
+            console.print(f"  {v.id}: {line}", highlight=False)
+        console.print(f"[bold]No GPU: {why}.[/] Timings need an NVIDIA GPU; running the CPU path: "
+                      + ", and ".join(work) + ".")  # fmt: skip
+    found = [suites.Case("ladder", v.id, sel.dtype, n) for n in sizes for v in interpreted]
+    measured = suites.run(found, timed=False)
+    rows = session.record_dicts(measured)
+    if rows and not quiet:  # --wide: the result and the golden too
+        title = "Triton twins, interpreted on the CPU"
+        console.print(tables.rich_checks(rows, title, wide=args.wide))
+    print_failures(rows, console)
+    compiled = compile_sources(sources)
+    for c in compiled:
+        kernels = f"{c.get('kernels')} kernels, no spills" if c.get("kernels") else ""
+        detail = c.get("message") or kernels or "parsed; no kernel instantiated"
+        if c["status"] == "spills":
+            detail = f"local memory in {', '.join(c['spilling'])}"
+        if c["status"] != "ok" or not quiet:
+            console.print(f"  NVRTC {c['arch']} {c['source']}: {c['status']} ({detail})")
+    write_run(args.json, measured, mode="cpu", compile=compiled)
+    bad_compile = [c for c in compiled if c["status"] == "error"]
+    if bad_compile and all("libnvrtc not found" in c.get("message", "") for c in bad_compile):
+        console.print(
+            "[yellow]NVRTC is not installed, so the CUDA sources were not compiled "
+            "(pip install -e '.[cuda13]').[/]"
+        )
+        if not rows:
+            raise UsageError("nothing was checked: no Triton kernel selected and no NVRTC")
+        bad_compile = []
+    if session.failed(rows) or bad_compile:
+        console.print("[red]Some checks failed.[/]")
+        return EXIT_FAILED
+    done = [plural(len(rows), "interpreted check")] if rows else []
+    done += [plural(len(compiled), "source") + " compiled"] if compiled else []
+    console.print(f"CPU path passed: {', '.join(done)}. Run on a machine with an NVIDIA GPU for "
+                  "the timed ladder.")  # fmt: skip
+    return EXIT_OK
+
+
+def print_failures(rows: list[dict], console: Console) -> None:
+    """Wrong demonstrations with their verdict (a racy kernel can happen to be right); every
+    other row that is not ok, with its message; then the peers that cannot run here (an optional
+    library not installed): one line per reason, with the peers it skips and how to add them --
+    not an error, and not one line per row."""
+    skipped: dict[str, dict[str, None]] = {}  # the ids in order, each once, by reason
+    for r in rows:
+        if r.get("extra", {}).get(session.UNAVAILABLE):
+            why = r.get("message", "").removeprefix("unavailable: ")
+            skipped.setdefault(why.removeprefix(f"{r['variant']}: "), {})[r["variant"]] = None
+        elif r.get("wrong_demo"):
+            verdict = "WRONG in this run (the race showed)" if r["status"] != "ok" else (
+                "right in this run (the race did not show; the code is still racy)")  # fmt: skip
+            console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
+        elif r["status"] != "ok":
+            message = escape(r.get("message", ""))
+            console.print(f"  [red]{r['variant']} n={r['n']}: {r['status']}: {message}[/]")
+    for why, ids in skipped.items():
+        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)

@@ -16,6 +16,7 @@ from harness.core import catalogue
 from harness.core.catalogue import CUB_ID, TORCH_SUM_ID, Variant
 from harness.report import records
 from harness.report.records import Check
+from harness.studies import session
 
 DEFAULT_SIZES = (2**20, 2**25)
 DTYPE = "float32"
@@ -81,17 +82,13 @@ def _head(schema: str) -> dict:
     return {"schema": schema, "created": created, "device": device.device_info()}
 
 
-def _attempt(where: str, fn: Callable, *args) -> tuple[Any, str | None]:
-    """(fn(*args), None), or after a failure (None, "Type: what"), the device first let finish what
-    was queued (the failure is reported, the study goes on)."""
+def _attempt(fn: Callable, *args) -> tuple[Any, str | None]:
+    """(fn(*args), None), or after a failure (None, how session.failure says it): the failure is
+    reported, the study goes on."""
     try:
         return fn(*args), None
     except Exception as e:
-        if where == "cuda":
-            import torch
-
-            torch.cuda.synchronize()
-        return None, f"{type(e).__name__}: {e}"
+        return None, session.failure(e)
 
 
 def accuracy(
@@ -122,7 +119,7 @@ def accuracy(
             for v in variants:
                 if n > v.max_n:
                     continue
-                rec, error = _attempt(where, measure, v, x, s, n, fam, kappa, name)
+                rec, error = _attempt(measure, v, x, s, n, fam, kappa, name)
                 if error:
                     rec = records.for_variant(v, DTYPE, n, status="error", message=error,
                                               device=name, extra={"data": fam})  # fmt: skip
@@ -170,7 +167,7 @@ def reproducible(
         for v in variants:
             if dtype not in v.dtypes:
                 continue
-            entry, error = _attempt(where, result_entry, v, x)
+            entry, error = _attempt(result_entry, v, x)
             doc["results"][v.id][item["key"]] = {"error": error} if error else entry
         del x
     log(f"reproducible.json: {len(inputs)} inputs x {len(variants)} variants")

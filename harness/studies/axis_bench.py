@@ -82,20 +82,16 @@ def refusal(subject: str, shape: tuple[int, ...], dim: int) -> str | None:
     return cccl_unavailable_reason()
 
 
-_inputs: dict = {}
-
-
 def input_for(shape: tuple[int, ...], dtype: str):
     """The case's input, kept while consecutive cases share it."""
-    key = (shape, dtype)
-    if key not in _inputs:
+
+    def make():
         import torch
 
-        _inputs.clear()
-        torch.cuda.empty_cache()
         x = torch.randint(0, 100, shape, device="cuda", dtype=torch.int32)
-        _inputs[key] = x.to(dtypes.torch_dtype(dtype))
-    return _inputs[key]
+        return x.to(dtypes.torch_dtype(dtype))
+
+    return session.kept(("axis", shape, dtype), make)
 
 
 def call(subject: str, x, dim: int) -> Callable[[], object]:

@@ -121,25 +121,22 @@ def entries(variants: Iterable[str] | None = None) -> dict[str, Entry]:
     return out
 
 
-_views: dict = {}
-
-
 def views(dtype: str, n: int):
     """(views of one buffer the loop rotates over, one view's bytes) for (dtype, n), kept while
     consecutive cases share them (see the module docstring)."""
-    if (dtype, n) not in _views:
+
+    def make():
         import torch
 
         from harness.check import verify
 
-        _views.clear()
-        torch.cuda.empty_cache()
         l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
         nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
         count = 1 if nbytes >= 2 * l2 else min(MAX_VIEWS, -(-2 * l2 // nbytes))
         buf = verify.seed_like_input(n * count, dtype, "cuda")
-        _views[(dtype, n)] = [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
-    return _views[(dtype, n)]
+        return [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
+
+    return session.kept(("callable", dtype, n), make)
 
 
 @cache

@@ -28,7 +28,7 @@ BACKENDS = ("nccl", "gloo")
 DEFAULT_GPU_SIZE = 2**30
 DEFAULT_CPU_SIZE = 2**12 + 5  # small (the interpreter), and not a multiple of any tile
 # The largest shard the CPU path sums: the interpreter's limit, as for `run` / `check` on the CPU
-# (harness.cli.cpu_path.INTERPRETED_MAX_N); a 2^30 shard would run for hours at gigabytes a rank.
+# (harness.cli.run.INTERPRETED_MAX_N); a 2^30 shard would run for hours at gigabytes a rank.
 CPU_MAX_N = 2**16
 DEFAULT_GPU_VARIANT = "cuda/fastest"
 DEFAULT_CPU_VARIANT = "triton/fastest"

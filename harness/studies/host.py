@@ -151,26 +151,18 @@ def cases(variants: Sequence[Variant], sizes: Sequence[int] = DEFAULT_SIZES,
 
 # -- one case measured -----------------------------------------------------------------------------
 
-_staged: dict = {}
-
 
 def _input(dtype: str, n: int, part: str) -> tuple[torch.Tensor, verify.Golden, Staged]:
     """The case's host data (the adversarial input; else the seed's data, seeded by the size for
     the table, 7 for the sweep), its exact golden and its staged buffers, kept while consecutive
-    cases share them; the previous ones freed first."""
-    key = (dtype, n, part)
-    if key not in _staged:
-        _staged.clear()
-        torch.cuda.synchronize()
-        torch.cuda.empty_cache()
+    cases share them (session.kept)."""
+
+    def make():
         x = adversarial_input(n) if part == ADVERSARIAL else seed_like_host(
             n, dtype, seed=7 if part == SWEEP else n % 1000)  # fmt: skip
-        _staged[key] = (x, exact_golden(x), stage(x))
-    return _staged[key]
+        return x, exact_golden(x), stage(x)
 
-
-def _reps_for(n: int, reps: int | None) -> int | None:
-    return reps if reps is not None else (3 if n >= 2**28 else None)
+    return session.kept(("host", dtype, n, part), make)
 
 
 def _checked(
@@ -222,7 +214,8 @@ def measure(vid: str, dtype: str, n: int, cfg: str, common: dict, reps: int | No
         if part == ADVERSARIAL or not timed:
             return [row(metric="check", median_ms=None, check=check, info=info)]
         split = (v.staging if v else vid.split()[-1]) != "streams"
-        e2e, times = time_trips(trip, reps=_reps_for(n, reps), split=split)
+        reps = reps if reps is not None else (3 if n >= 2**28 else None)  # None: about 150 ms worth
+        e2e, times = time_trips(trip, reps=reps, split=split)
         info["spread_ms"] = e2e.p90_ms - e2e.p10_ms
         return [row(metric="e2e", median_ms=e2e.median_ms, min_ms=e2e.min_ms, reps=e2e.reps,
                     bytes=nbytes, check=check, info=info),

@@ -1,9 +1,12 @@
 """The main job's measure: verify and time one variant at one size (check_and_time; on the CPU:
 check only) into one result record (its JSON form), what the record suites of
-harness.studies.suites measure their cases by; and which variants a run selects."""
+harness.studies.suites measure their cases by; what every suite's measure shares (a row without a
+time, how a failure is said, the input kept while consecutive cases share it); and which variants
+a run selects."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import traceback
 from collections.abc import Callable, Iterable
@@ -20,13 +23,6 @@ MAX_REPS = 100  # per timing at most (time_ms's cap: 200): halves the job's wall
 # status SKIPPED, message "unavailable: why" -- not an error, not a failure.
 UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
-
-
-def run_document(mode: str, rows: list[records.Row], **head) -> dict:
-    """`run` / `check --json`: the ladder's ROWS document, with mode ("timed", "check", "cpu") and
-    head (seed_tables, compile) beside the rows."""
-    return records.rows_document(rows, suite="ladder", device=device.device_info(), mode=mode,
-                                 **head)  # fmt: skip
 
 
 def record_dicts(rows: list[records.Row]) -> list[dict]:
@@ -107,20 +103,42 @@ def check_and_time(
         rec = dataclasses.replace(rec, status=SKIPPED, message=f"unavailable: {e}",
                                   extra={**rec.extra, UNAVAILABLE: True})  # fmt: skip
     except Exception as e:  # reported in the record; the run goes on with the other variants
-        why, extra = f"{type(e).__name__}: {e}", {"traceback": traceback.format_exc(limit=6)}
-        rec = dataclasses.replace(rec, status="error", message=why, extra={**rec.extra, **extra})
+        extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
+        rec = dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
     return rec.to_json()
 
 
+def failure(e: Exception) -> str:
+    """How a record or a row says an exception was raised: "Type: what" (300 characters at most),
+    once the device has finished what was queued (the failure is reported; the run goes on)."""
+    import torch
+
+    if torch.cuda.is_initialized():
+        with contextlib.suppress(Exception):  # a sticky device error raises here again
+            torch.cuda.synchronize()
+    return f"{type(e).__name__}: {e}"[:300]
+
+
 def untimed(ident: dict, check: str, why: str | Exception) -> list[records.Row]:
-    """A case's one row without a time: "skipped", "wrong", or "error" with the exception raised
-    (once the device has finished what was queued; the run goes on)."""
-    if isinstance(why, Exception):
+    """A case's one row without a time: "skipped", "wrong", or "error" with the exception raised."""
+    why = failure(why) if isinstance(why, Exception) else why
+    return [records.Row(**ident, median_ms=None, check=check, info={"message": why})]
+
+
+_kept: dict = {}
+
+
+def kept(key: tuple, make: Callable[[], object]):
+    """make()'s value (a case's input), kept while consecutive cases ask for the same key; the
+    previous one freed first."""
+    if key not in _kept:
         import torch
 
+        _kept.clear()
         torch.cuda.synchronize()
-        why = f"{type(why).__name__}: {why}"[:300]
-    return [records.Row(**ident, median_ms=None, check=check, info={"message": why})]
+        torch.cuda.empty_cache()
+        _kept[key] = make()
+    return _kept[key]
 
 
 def _skipped(r: dict) -> bool:

@@ -106,7 +106,6 @@ def _fastest_head() -> dict:
     return {"triton_configs": chosen()}
 
 
-FASTEST_DEFAULT = call_entries.FASTEST  # the fastest pair, named once
 FASTEST_PEERS = (catalogue.TORCH_SUM_ID, catalogue.CUB_ID, catalogue.COPY_ID)
 SUITES: dict[str, Suite] = {
     s.name: s
@@ -123,7 +122,7 @@ SUITES: dict[str, Suite] = {
               lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
               ("int32",), (2**24,), _record_measure()),
         Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
-              lambda d: [*FASTEST_DEFAULT, *FASTEST_PEERS], ("float32", "int32"),
+              lambda d: [*call_entries.FASTEST, *FASTEST_PEERS], ("float32", "int32"),
               tuple(2**k for k in range(10, 31)),
               _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
