@@ -137,7 +137,8 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
 
     scalars, out_tl = tr.chunk_scalars(n), tl.float64 if dtype == "float64" else tl.float32
     phi, plo = make()  # what the kernels are compiled against: allocations like a call's
-    res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
+    with no_room(f"{variant.id}: no room for its result"):
+        res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
     grid = max(1, min(blocks, m))
     kernels = (tr.reproducible_chunks_kernel, tr.reproducible_final_kernel)
     chunks = rebind.BoundTriton(kernels[0], grid, (x, phi, plo, *scalars), tr.chunk_meta())
