@@ -299,18 +299,15 @@ def test_multi_pass_partials_come_from_a_poisoned_buffer(dev, monkeypatch):
 
 def test_single_launch_partials_come_from_a_poisoned_buffer(dev, monkeypatch):
     """A launch that writes nothing: its one partial reads back as NaN, not as stale memory."""
+    real = api.make_plan
 
-    class Stale:
-        workspace = (torch.full((4,), 7.0, device=dev),)
+    def stale_plan(variant, x):
+        bound = real(variant, x)
+        bound.outs[0].fill_(7.0)
+        bound.launches[0] = lambda: None  # writes nothing
+        return bound
 
-        def __call__(self, t, out):
-            pass  # writes nothing
-
-    class Cache:
-        def get(self, *args):
-            return Stale()
-
-    monkeypatch.setattr(plan_cache, "default", Cache)
+    monkeypatch.setattr(api, "make_plan", stale_plan)
     got = harness.partials(torch.ones(100, device=dev), FASTEST)
     assert got.shape == (1,) and got[0] != got[0]  # NaN
 

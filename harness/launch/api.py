@@ -258,13 +258,6 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     if t.numel() == 0:
         return _back(torch.zeros((0,), dtype=t.dtype, device=t.device), lib)
     with stream.call_on(t, lib):
-        if v.launch.mapping.one_launch:
-            # One launch: its one "partial" is the sum, written into a poisoned buffer.
-            check_n(v, t.numel())
-            launch = plan_cache.default().get(v, _DTYPE_NAMES[t.dtype], t)
-            out = dtypes.poison_(launch.workspace[0].new_empty(1))
-            launch(t, out)
-            return _back(out, lib)
-        plan = make_plan(v, t)
+        plan = make_plan(v, t)  # a one-launch plan's one "partial" is its sum
         plan.poison()
         return _back(plan.run(first_pass_only=True).clone(), lib)

@@ -18,6 +18,7 @@ from harness.core.mappings import REPRODUCIBLE, Pass, plan_passes
 from harness.launch import reproducible_plan, single_launch
 from harness.launch.errors import no_room
 from harness.launch.single_launch import Plan, on_stream
+from harness.launch.stream import cupy_view
 
 
 def make_plan(variant: Variant, x: torch.Tensor) -> Plan:
@@ -100,8 +101,5 @@ def triton_pass(variant: Variant, p: Pass) -> Callable[[torch.Tensor, torch.Tens
 def _cuda_launch(
     variant: Variant, dtype: str, inp: torch.Tensor, out: torch.Tensor, p: Pass
 ) -> Callable[[], None]:
-    import cupy
-
     kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, inp.element_size())
-    args = (cupy.from_dlpack(inp), cupy.from_dlpack(out), *scalars)
-    return on_stream(kern, blocks, threads, args, smem)
+    return on_stream(kern, blocks, threads, (cupy_view(inp), cupy_view(out), *scalars), smem)

@@ -178,7 +178,7 @@ def _cuda(
 
     def with_driver(x: torch.Tensor, out: torch.Tensor, s: int, p: int, c: int) -> None:
         # a capture packs its own (not a hot path); alive until the launch returns
-        _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c), k.scalars)
+        _, own_addr, _keep = pack((x.data_ptr(), out.data_ptr(), p, c, *k.scalars))
         k.launch_kernel(k.function, blocks, 1, 1, threads, 1, 1, 0, s, own_addr, 0)
 
     steps = lambda: [k.step(X, OUT, partials, counter)]  # noqa: E731
@@ -204,19 +204,18 @@ def _go_driver(k: DriverKernel, stream_ptr: int, head_bytes: int | None = None) 
     return go_driver
 
 
-def pack(pointers: Sequence[int], scalars: Sequence) -> tuple[list, int, tuple]:
-    """cuLaunchKernel's parameters: (the pointers' c_void_p slots, to rewrite; the address of the
-    array pointing at them and at the scalars, each at its numpy width; what must stay alive)."""
-    width = {np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64}
-    slots = [ctypes.c_void_p(p) for p in pointers]
-    values = [*slots, *(width[np.asarray(s).dtype](int(s)) for s in scalars)]
-    params = (ctypes.c_void_p * len(values))(*(ctypes.addressof(v) for v in values))
-    return slots, ctypes.addressof(params), (values, params)
+def pack(values: Sequence[int]) -> tuple[list, int, tuple]:
+    """cuLaunchKernel's parameters, each value (a pointer or a scalar) in an 8-byte cell (the
+    driver reads a 4-byte parameter's low half): (the cells, to rewrite; the address of the array
+    pointing at them; what must stay alive)."""
+    cells = [ctypes.c_void_p(int(v)) for v in values]
+    params = (ctypes.c_void_p * len(cells))(*map(ctypes.addressof, cells))
+    return cells, ctypes.addressof(params), (cells, params)
 
 
 class DriverKernel:
     """One CUDA kernel on a fixed grid through CuPy's cuLaunchKernel ("cupy-driver" mode), its
-    parameters packed once: `pointers` slots rewritten per call, then the numpy scalars."""
+    parameters packed once: `pointers` slots rewritten per call, then the scalars."""
 
     def __init__(self, kern, device: int, grid, pointers: int, scalars):
         import cupy
@@ -226,7 +225,8 @@ class DriverKernel:
             self.function = kern.kernel.ptr  # the CUfunction loaded on this device
         self.launch_kernel, self.scalars = launchKernel, scalars
         self.grid = grid  # blocks, threads, dynamic shared memory bytes
-        self.slots, self.params_addr, self.keep = pack([0] * pointers, scalars)
+        cells, self.params_addr, self.keep = pack([0] * pointers + [*scalars])
+        self.slots = cells[:pointers]
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], stream: int) -> None:
         for slot, t in zip(self.slots, tensors, strict=True):
@@ -250,7 +250,7 @@ class DriverKernel:
         from cupy_backends.cuda.api.driver import launchKernel
 
         k, md = cls.__new__(cls), compiled.metadata
-        cells, k.params_addr, k.keep = pack([max(p, 0) for p in params], ())
+        cells, k.params_addr, k.keep = pack([max(p, 0) for p in params])
         k.function, k.launch_kernel, k.scalars = compiled.function, launchKernel, ()
         k.grid = (grid, md.num_warps * 32, md.shared)
         k.slots = [cells[params.index(s)] for s in slots]

@@ -4,6 +4,7 @@ by the uncached plans' functions; their locks and captures: docs/runtime.md#cach
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import numpy as np
 import torch
@@ -14,7 +15,7 @@ from harness.core.mappings import REPRODUCIBLE, plan_passes
 from harness.launch import rebind, reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass, triton_pass_args
-from harness.launch.stream import COUNTER_DTYPE, off_thread
+from harness.launch.stream import off_thread
 
 
 def bind(
@@ -23,13 +24,9 @@ def bind(
     """The launch of `variant` for tensors like the flat, contiguous x on `stream_ptr`; mode
     "native" launches it natively where rebind.native_launch (any other: the Python launch)."""
     family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
-    # steps: the native launch's, given the workspace (None under Triton's interpreter)
-    blocks, alloc, run, what, steps = family(variant, dtype, x)
-
-    def make() -> list[torch.Tensor]:
-        with no_room(f"{variant.id} needs {what}; the allocation failed"):
-            return alloc()
-
+    # make: the workspace (DeviceMemoryError where it cannot be allocated); steps: the native
+    # launch's, given the workspace (None under Triton's interpreter)
+    blocks, make, run, steps = family(variant, dtype, x)
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
     own, proto = off_thread(
         lambda: (make(), torch.empty(0, dtype=out_dtype, device=x.device)), x.device, stream_ptr
@@ -60,10 +57,12 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
     launch = variant.launch
     passes = plan_passes(launch, x.numel())
     device, n, dt = x.device, x.numel(), x.dtype  # never x itself: the entry outlives it
+    what = f"{variant.id} needs {need(variant, passes[:-1], x)}; the allocation failed"
 
     def make() -> list[torch.Tensor]:
-        scratch = [torch.empty(n, dtype=dt, device=device)] if launch.in_place else []
-        return scratch + [torch.empty(p.blocks, dtype=dt, device=device) for p in passes[:-1]]
+        with no_room(what):
+            scratch = [torch.empty(n, dtype=dt, device=device)] if launch.in_place else []
+            return scratch + [torch.empty(p.blocks, dtype=dt, device=device) for p in passes[:-1]]
 
     if variant.backend == "cuda":
         dev, steps = x.get_device(), []
@@ -74,9 +73,9 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         # "bound", as the fastest pair's (rebind.triton_launcher): each pass compiled once against
         # tensors like a call's (x itself, partials and a result from torch's allocator), then
         # launched with its pointers, skipping the JIT's per-call binding (about 28 us a launch)
-        with no_room(f"{variant.id} needs {need(variant, passes[:-1], x)}; the allocation failed"):
+        with no_room(what):
             res = torch.empty(1, dtype=dt, device=device)
-            chain = [x, *make(), res][launch.in_place :]  # in place: from the scratch copy, not x
+        chain = [x, *make(), res][launch.in_place :]  # in place: from the scratch copy, not x
         steps = []
         for p, i, o in zip(passes, chain, chain[1:], strict=False):
             kernel, grid, scalars, meta = triton_pass_args(variant, p)
@@ -102,7 +101,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         return [step.step(i, o) for step, i, o in zip(steps, chain, chain[1:], strict=False)]
 
     native = native_steps if x.is_cuda and not in_place else None  # in place: a copy comes first
-    return passes[0].blocks, make, run, need(variant, passes[:-1], x), native
+    return passes[0].blocks, make, run, native
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
@@ -110,13 +109,8 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     n, device = x.numel(), x.device
     m = repro_geometry.chunk_count(n)
     blocks = reproducible_plan.default_grid(variant, n)
-    cuda, what = variant.backend == "cuda", f"its {m}-chunk workspace"
-
-    def make() -> list[torch.Tensor]:
-        ws = [torch.empty(m, dtype=torch.float64, device=device) for _ in range(2)]
-        if cuda:
-            ws.append(torch.zeros(1, dtype=COUNTER_DTYPE, device=device))
-        return ws
+    cuda = variant.backend == "cuda"
+    make = partial(reproducible_plan.workspace, variant, m, device, cuda)
 
     if cuda:
         kern = reproducible_plan.cuda_kernel(variant, dtype, x.data_ptr())
@@ -126,7 +120,7 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
             k((x, out, *ws), stream)
 
-        return blocks, make, run, what, lambda ws: [k.step(rebind.X, rebind.OUT, *ws)]
+        return blocks, make, run, lambda ws: [k.step(rebind.X, rebind.OUT, *ws)]
 
     from triton_kernels import reproducible as tr
 
@@ -135,15 +129,15 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
         def run_jit(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
             tr.launch(x, out, *ws, blocks)()
 
-        return blocks, make, run_jit, what, None
+        return blocks, make, run_jit, None
     # Both kernels "bound" (rebind's module docstring): compiled once for this key (n fixes the
     # scalars, x_ptr % 16 x's alignment; the partials and the result are torch allocations, and
     # a caller's out= is a whole element, which is all the final kernel's one store assumes).
     import triton.language as tl
 
     scalars, out_tl = tr.chunk_scalars(n), tl.float64 if dtype == "float64" else tl.float32
-    with no_room(f"{variant.id} needs {what}; the allocation failed"):
-        phi, plo = make()  # what the kernels are compiled against: allocations like a call's
+    phi, plo = make()  # what the kernels are compiled against: allocations like a call's
+    with no_room(f"{variant.id}: no room for its result"):
         res = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=device)
     grid = max(1, min(blocks, m))
     kernels = (tr.reproducible_chunks_kernel, tr.reproducible_final_kernel)
@@ -157,4 +151,4 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     def steps(ws: list[torch.Tensor]) -> list[tuple]:
         return [chunks.step(rebind.X, *ws), final.step(*ws, rebind.OUT)]
 
-    return blocks, make, run_bound, what, steps
+    return blocks, make, run_bound, steps

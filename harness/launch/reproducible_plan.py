@@ -82,18 +82,26 @@ def make_plan(
         raise ValueError(f"a grid needs at least one block, got {grid}")
     x = x.reshape(-1)
     n = x.numel()
-    m = repro_geometry.chunk_count(n)
     blocks = grid if grid is not None else default_grid(variant, n)
-    with no_room(f"{variant.id} could not allocate its {m}-chunk workspace"):
+    ws = workspace(variant, repro_geometry.chunk_count(n), x.device)
+    with no_room(f"{variant.id}: no room for its result"):
         out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
-        phi, plo = (torch.empty(m, dtype=torch.float64, device=x.device) for _ in range(2))
-        counter = torch.zeros(1, dtype=COUNTER_DTYPE, device=x.device)
-    workspace = [phi, plo, counter]
     if variant.backend == "cuda":
         kern, threads = cuda_kernel(variant, dtype, x.data_ptr()), variant.launch.threads
-        go = on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *workspace))
+        go = on_stream(kern, max(1, blocks), threads, cuda_args(x, out, *ws))
     else:
         from triton_kernels import reproducible
 
-        go = reproducible.launch(x, out, phi, plo, blocks)
-    return ReproduciblePlan(variant, dtype, x, [out], [go], blocks, workspace=workspace)
+        go = reproducible.launch(x, out, *ws[:2], blocks)
+    return ReproduciblePlan(variant, dtype, x, [out], [go], blocks, workspace=ws)
+
+
+def workspace(variant: Variant, m: int, device: torch.device, counter: bool = True) -> list:
+    """The chunk partials phi and plo (m float64 each), then the CUDA kernel's zeroed ticket
+    counter (counter=False: without it, the Triton pair's); DeviceMemoryError where they cannot be
+    allocated."""
+    with no_room(f"{variant.id} could not allocate its {m}-chunk workspace"):
+        ws = [torch.empty(m, dtype=torch.float64, device=device) for _ in range(2)]
+        if counter:
+            ws.append(torch.zeros(1, dtype=COUNTER_DTYPE, device=device))
+        return ws
