@@ -157,18 +157,17 @@ def profile(
         where = f"shapes {', '.join(map(str, job.shapes))}" if shapes else where
         progress(f"ncu: {len(job.variants)} variant(s), {dtype}, {where}")
         log = f"{job.label}.ncu.log"
-        done, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", raw_dir, log,
-                                 RUN_TIMEOUT_S)  # fmt: skip
-        if done.returncode is None or launched is None:  # None: killed at the timeout
-            lines = profile_driver.output(done).splitlines()
-            errors = [ln for ln in lines if "ERROR" in ln or "error" in ln]
-            why = errors[-1] if errors else f"rc={done.returncode}"
+        rc, said, launched = job.run([ncu, *ncu_flags(job, raw_dir)], "profile", raw_dir, log,
+                                     RUN_TIMEOUT_S)  # fmt: skip
+        if rc is None or launched is None:  # rc None: killed at the timeout
+            errors = [ln for ln in said.splitlines() if "ERROR" in ln or "error" in ln]
+            why = errors[-1] if errors else f"rc={rc}"
             raise ProfileError(f"ncu on {job.label} gave no result ({why}); see {log}")
         rows = _export(ncu, job, raw_dir, ".csv")
         renamed = _export(ncu, job, raw_dir, ".nvtx.csv", "--print-nvtx-rename", "kernel")
         attributed, nvtx_check = attribute(rows, launched, renamed)
         doc["runs"].append(dict(
-            dtype=dtype, n=job.sizes[0], variants=[v.id for v in job.variants], rc=done.returncode,
+            dtype=dtype, n=job.sizes[0], variants=[v.id for v in job.variants], rc=rc,
             kernels=len(rows), raw_csv=f"{job.label}.csv", report=f"{job.label}.ncu-rep",
             nvtx_check=nvtx_check,
         ))  # fmt: skip

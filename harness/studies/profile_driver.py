@@ -317,11 +317,6 @@ def run_tool(cmd: list[str], timeout: float, env: dict[str, str] | None = None) 
         return CompletedProcess(cmd, None, out, err + f"\n[killed after {timeout:.0f} s]")
 
 
-def output(done: CompletedProcess) -> str:
-    """A run's stdout, then its stderr."""
-    return done.stdout + ("\n" if done.stdout and done.stderr else "") + done.stderr
-
-
 @dataclass
 class Job:
     """One driver process under a tool: these variants at these sizes and dtypes (the axis
@@ -344,21 +339,24 @@ class Job:
     def run(
         self, tool: list[str], mode: str, folder: Path, log: str, timeout: float,
         env: dict | None = None,
-    ) -> tuple[CompletedProcess, list | None]:  # fmt: skip
+    ) -> tuple[int | None, str, list | None]:  # fmt: skip
         """The tool (its command line up to the driver) over this job, its manifest and log
-        (command, output) written in folder: (the run, the manifest, None where unreadable);
-        ToolUnavailable where the output says the tool could not measure."""
+        (command, stdout then stderr) written in folder: (the exit status, None where killed at
+        the timeout; the output; the manifest, None where unreadable); ToolUnavailable where the
+        output says the tool could not measure."""
         manifest = folder / f"{self.label}.manifest.json"
         manifest.unlink(missing_ok=True)
         cmd = [*tool, *self.command(mode, manifest)]
-        said = output(done := run_tool(cmd, timeout=timeout, env=env))
+        done = run_tool(cmd, timeout=timeout, env=env)
+        said = "\n".join(filter(None, (done.stdout, done.stderr)))
         (folder / log).write_text(" ".join(cmd) + "\n\n" + said)
         if reason := next((why for marker, why in FAILURE_MARKERS if marker in said), None):
             raise ToolUnavailable(reason)
         try:
-            return done, documents.load_document(manifest, "manifest").raw["launches"]
+            launched = documents.load_document(manifest, "manifest").raw["launches"]
         except documents.ReportError:
-            return done, None
+            launched = None
+        return done.returncode, said, launched
 
 
 if __name__ == "__main__":

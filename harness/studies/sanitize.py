@@ -16,7 +16,7 @@ from harness.core import catalogue, demo_records, dtypes, records_axis
 from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
-from harness.studies.profile_driver import Job, axis_cases, lookup, output, start
+from harness.studies.profile_driver import Job, axis_cases, lookup, start
 
 SCHEMA = records.SANITIZE_SCHEMA
 DEFAULT_SIZES = (1000, 2**12 + 3)  # a partial last tile at every block size and tile count
@@ -241,12 +241,12 @@ def sanitize(
         job = replace(batch, label=f"sanitize-{tool}-{batch.label}")  # its files' stem
         flags = f"--tool {tool} --demangle no --report-api-errors no --print-limit 100000".split()
         timeout = DEMO_TIMEOUT_S if batch.label != "default" else RUN_TIMEOUT_S
-        done, ran = job.run([path, *flags], "sanitize", work, f"{job.label}.txt", timeout, ENV)
-        log = parse_log(output(done))
-        complete = log.complete and done.returncode is not None  # None: killed
+        rc, said, ran = job.run([path, *flags], "sanitize", work, f"{job.label}.txt", timeout, ENV)
+        log = parse_log(said)
+        complete = log.complete and rc is not None  # None: killed
         doc["runs"].append(
             {"tool": tool, "batch": batch.label, "variants": [v.id for v in batch.variants]}
-            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": done.returncode}
+            | {"sizes": list(batch.sizes), "dtypes": list(batch.dtypes), "rc": rc}
             | {"complete": complete, **log.summary(), "log": f"{job.label}.txt"}
         )
         for k, found in log.kernels.items():
