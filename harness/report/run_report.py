@@ -1,16 +1,27 @@
 """DIR/report.md and its plots from one run, or several compared with the first: per dtype the
-ladder at one n, then the run across its sizes as pivots of its records. Every input is checked
-before anything is written. Also the generated blocks of docs/ladder.md and README.md."""
+ladder at one n, then the run across its sizes as pivots of its records; the studies' pages beside
+it (PAGES: one writer, each page linked from report.md). Every input is checked before anything
+is written. Also the generated blocks of docs/ladder.md and README.md."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from string import ascii_uppercase
+from typing import Any
 
 from harness.core.sizes import size_label
-from harness.report import devices, documents, plots, profile_tables
+from harness.report import (
+    accuracy_tables,
+    axis_tables,
+    devices,
+    documents,
+    host_tables,
+    plots,
+    profile_tables,
+    tables,
+)
 from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import (
@@ -45,6 +56,45 @@ class WrittenReport:
     ref_n: dict[str, int]  # dtype -> n of its ladder table
     runs: list[Document]
     compared: dict[str, int]  # dtype -> n the runs were compared at (empty: one run)
+    pages: list[Path] = field(default_factory=list)  # the studies' pages written beside it
+
+
+@dataclass(frozen=True)
+class Page:
+    """A study's page beside report.md, linked from it: its file, the linking section's title,
+    load(*paths) its documents read and checked (a ReportError names the file), text(doc,
+    out_dir, records) its Markdown, any plot drawn into out_dir (records: the report's run)."""
+
+    name: str
+    title: str
+    load: Callable[..., Any]
+    text: Callable[[Any, Path, list[ResultRecord]], str]
+
+
+# The pages, by the report option that names their documents, in report.md's order.
+PAGES = {
+    "host": Page("host.md", "Seed 001: host-driven, end to end from host memory",
+                 host_tables.load, host_tables.page),
+    "accuracy": Page("accuracy.md", "Accuracy: every variant against the exact sum",
+                     accuracy_tables.load, accuracy_tables.page),
+    "axis": Page("axis.md", "Sums along an axis: the axis family against the peers",
+                 axis_tables.load, axis_tables.page),
+    "callable": Page("callable.md", "Per call from Python beside device time",
+                     tables.load_callable, tables.callable_page),
+}  # fmt: skip
+
+
+def sources(paths: Sequence[str | Path]) -> str:
+    """Files named by their names: "`a.json`, `b.json`"."""
+    return ", ".join(f"`{Path(p).name}`" for p in paths)
+
+
+def write_page(
+    page: Page, paths: Sequence[str | Path], doc: Any, out: Path, records: list[ResultRecord]
+) -> Path:
+    """out/page.name from its documents (doc: page.load's), naming them in its last line."""
+    text = page.text(doc, out, records).rstrip("\n")
+    return _write(out / page.name, f"{text}\n\nRendered from {sources(paths)}.\n")
 
 
 def plot_names(dtype: str, n: int) -> tuple[str, str]:
@@ -74,11 +124,14 @@ def writable_dir(path: str | Path) -> Path:
 
 
 def write_report(
-    paths: list[str | Path], out_dir: str | Path, ref_n: int | None = None
-) -> WrittenReport:
-    """Write out_dir/report.md and the PNG plots; the first run is the one tabled and plotted.
-    Every input is checked first: nothing is written unless all is well."""
+    paths: list[str | Path], out_dir: str | Path, ref_n: int | None = None,
+    pages: Mapping[str, Sequence[str | Path]] = {},
+) -> WrittenReport:  # fmt: skip
+    """Write out_dir/report.md and the PNG plots, the first run tabled and plotted, and the pages
+    of PAGES given their documents (option -> paths), each linked from report.md. Every input is
+    checked first: nothing is written unless all is well."""
     runs = [load_run(p) for p in paths]
+    docs = {opt: PAGES[opt].load(*given) for opt, given in pages.items()}
     for r in runs:
         if not r.timed:
             raise ReportError(
@@ -117,8 +170,15 @@ def write_report(
         md += devices.runs_markdown(runs, compared)
         if compared:
             drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
-    report = _write(out / "report.md", "\n".join(md + hardware_section(main, out)))
-    return WrittenReport(out, report, drawn, refs, runs, compared)
+    md += hardware_section(main, out)
+    written = []
+    for opt, doc in docs.items():  # each page, and a section of report.md that links it
+        page = PAGES[opt]
+        written.append(write_page(page, pages[opt], doc, out, main.records))
+        link = f"[{page.name}]({page.name}) (rendered from {sources(pages[opt])})"
+        md += [f"## {page.title}", "", f"See {link}.", ""]
+    report = _write(out / "report.md", "\n".join(md))
+    return WrittenReport(out, report, drawn, refs, runs, compared, written)
 
 
 def sweep_section(run: Document, dtype: str) -> list[str]:

@@ -1,7 +1,7 @@
 """The tables `reduce-ladder run` and `check` print beside the ladder: the fastest-per-backend
 line, the correctness table, a seed's own table (`--seed 004`); any suite's rows as a table per
 dtype (`bench`, `fastest-bench`); and the per-call figures of `report --callable` (callable.md,
-joined with report.md's device times). The builders take result records or their JSON form."""
+joined with the report's device times). The builders take result records or their JSON form."""
 
 from __future__ import annotations
 
@@ -302,14 +302,15 @@ def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
 
 
 def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
-    """callable.md: the targets (with a run's records: device times), then per dtype an entry per
+    """callable.md: the targets and, with a run's records, what a call costs beyond their device
+    times and the fastest pair's and the peers' calls beside them; then per dtype an entry per
     line, n across: 'us (ratio to torch.sum)'."""
-    calls = _calls(doc)
+    calls, records = _calls(doc), records or []
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
            "fast as torch.sum).", *_spread(calls), "", "## Targets", "",
-           *callable_targets(doc, records or []), "",
-           *overhead_section(doc, records or [])]  # fmt: skip
+           *callable_targets(doc, records), "", *overhead_section(doc, records),
+           *beside_device_time(records, doc)]  # fmt: skip
     for dtype in dict.fromkeys(r.dtype for r in calls):
         out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
@@ -327,6 +328,18 @@ def _spread(calls: list[Row]) -> list[str]:
             f"{top:.0%} ({r.variant} {r.dtype} {size_label(r.n)})."]  # fmt: skip
 
 
+def beside_device_time(records: list[ResultRecord], doc: Document) -> list[str]:
+    """The fastest pair's and the peers' calls beside their device times (callable_joined_rows);
+    nothing where no (variant, dtype, n) has both."""
+    if not (rows := callable_joined_rows(records, doc)):
+        return []
+    header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
+    return ["## Per call beside device time", "",
+            "The fastest pair and the peers as users call them. Device time: the report's run; "
+            "per call: back-to-back calls from Python (harness.reduce_sum for the fastest pair).",
+            "", md.markdown_table(header, rows, "lll" + md.RIGHT * 4)]  # fmt: skip
+
+
 def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
     """Per (variant, dtype, n) in both files: device time (us) and its ratio to torch.sum's, per
     call (us) and its ratio to torch.sum's."""
@@ -342,21 +355,6 @@ def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[lis
     return rows
 
 
-def write_callable(
-    doc: Document, out_dir: str | Path, records: list[ResultRecord], sources: Iterable[str]
-) -> list[str]:
-    """callable.md and the joined section appended to report.md; the file names written."""
-    out = Path(out_dir)
-    (out / "callable.md").write_text(callable_markdown(doc, records))
-    rows = callable_joined_rows(records, doc)
-    header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
-    names = ", ".join(f"`{Path(s).name}`" for s in sources)
-    section = ["", "## Per call from Python beside device time", "",
-               f"The fastest pair and the peers as users call them: [callable.md](callable.md) "
-               f"(from {names}). Device time: this run; per call: back-to-back calls from Python "
-               "(harness.reduce_sum for the fastest pair).", "",
-               md.markdown_table(header, rows, "lll" + md.RIGHT * 4) if rows
-               else "No (variant, dtype, n) is in both files.\n"]  # fmt: skip
-    report = out / "report.md"
-    report.write_text(report.read_text() + "\n".join(section))
-    return ["callable.md"]
+def callable_page(doc: Document, out_dir: Path, records: list[ResultRecord]) -> str:
+    """callable.md (the report's page, harness.report.run_report.PAGES), beside the report's run."""
+    return callable_markdown(doc, records)
