@@ -49,7 +49,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(f"  wrote {out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            for flag in ("n", "host", "accuracy", "callable", "axis"):
+            for flag in ("n", *run_report.PAGES):
                 given = getattr(args, flag)
                 argv += [f"--{flag}", *_listed(given)] if given else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])

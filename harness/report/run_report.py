@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from string import ascii_uppercase
 from typing import Any
@@ -31,7 +32,7 @@ from harness.report.ladder_table import (
     records_at,
     variant_order,
 )
-from harness.report.markdown import grid, markdown_table, num, us
+from harness.report.markdown import markdown_table, num, pivot, us
 from harness.report.records import ResultRecord, median
 
 DEFAULT_REF_N = 2**25
@@ -71,16 +72,17 @@ class Page:
     text: Callable[[Any, Path, list[ResultRecord]], str]
 
 
-# The pages, by the report option that names their documents, in report.md's order.
+# The pages, by the report option that names their documents, in report.md's order (and the
+# order of those options in the command a generated block names).
 PAGES = {
     "host": Page("host.md", "Seed 001: host-driven, end to end from host memory",
                  host_tables.load, host_tables.page),
     "accuracy": Page("accuracy.md", "Accuracy: every variant against the exact sum",
                      accuracy_tables.load, accuracy_tables.page),
-    "axis": Page("axis.md", "Sums along an axis: the axis family against the peers",
-                 axis_tables.load, axis_tables.page),
     "callable": Page("callable.md", "Per call from Python beside device time",
                      tables.load_callable, tables.callable_page),
+    "axis": Page("axis.md", "Sums along an axis: the axis family against the peers",
+                 axis_tables.load, axis_tables.page),
 }  # fmt: skip
 
 
@@ -190,8 +192,8 @@ def sweep_section(run: Document, dtype: str) -> list[str]:
 
     def size_grid(sizes: list[int], cell: Callable[[ResultRecord], str], head=size_label) -> str:
         rows = [r for r in mine if r.n in sizes]
-        _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
-        return markdown_table(["variant", *map(head, sizes)], body)
+        return pivot("variant", rows, attrgetter("variant"), attrgetter("n"), cell,
+                     variant_order(rows), sizes, head=head)  # fmt: skip
 
     md, pct = [], lambda r: peer_ratios(r, at[r.n]).pct_copy
     for what, value in (("Effective GB/s (✗: failed check)", lambda r: r.gbps_total),

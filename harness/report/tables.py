@@ -226,31 +226,28 @@ def _entry(name: str) -> tuple[str, str, bool] | None:
 def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
     """The targets' verdicts on a per-call document (the device times from a run's records):
     met, or missed on how many, with each entry's worst case."""
-    calls = per_call(doc)
-    base = {(r.variant, r.dtype, r.n): (r.info.get("base_ms") or 0) * 1e3 for r in _calls(doc)}
-    device = device_us(records)
-    out = []
+    calls, device, out = _calls(doc), device_us(records), []
     for family, least in AT_LEAST.items():
         for native in (False, True):
-            got = [(e, d, n, base[e, d, n] / t) for (e, d, n), t in calls.items()  # its run's
-                   if (p := _entry(e)) and p[0].endswith("/" + family) and p[1] == native
-                   and base[e, d, n]]  # fmt: skip
+            got = [(r.variant, r.dtype, r.n, r.info["base_ms"] / r.median_ms)  # its run's
+                   for r in calls if (p := _entry(r.variant)) and p[0].endswith("/" + family)
+                   and p[1] == native and r.info.get("base_ms")]  # fmt: skip
             if got:
                 what = f"the {family} pair{' (native launcher)' if native else ''}"
                 out.append(_per_call_verdict(f"{what} >= {least:.2f}x torch.sum", got, least))
     over = {False: [], True: []}  # native: (entry, dtype, n, call - device - fastest overhead)
-    runs, unmatched = doc.raw.get("runs") or [calls], 0  # the fastest's overhead: its own run's
-    run_of = {(r.variant, r.dtype, r.n): r.info.get("run", 0) for r in _calls(doc)}
-    for (e, d, n), t in calls.items():
-        p = _entry(e)
+    unmatched = 0
+    for r in calls:
+        e, d, n, p = r.variant, r.dtype, r.n, _entry(r.variant)
         if not p or not p[2] or p[0].split("/")[1] in AT_LEAST:
             continue
         fast = f"{p[0].split('/')[0]}/fastest"  # the same launcher's: native beside native
-        ft = runs[run_of[e, d, n]].get((f"api {fast}{' native' if p[1] else ''}", d, n))
+        run = doc.raw["runs"][r.info["run"]]  # the fastest's overhead: its own run's
+        ft = run.get((f"api {fast}{' native' if p[1] else ''}", d, n))
         fd, dev = device.get((fast, d, n)), device.get((p[0], d, n))
         unmatched += ft is None and None not in (fd, dev)  # its run lacks that fastest entry
         if None not in (ft, fd, dev):
-            over[p[1]].append((e, d, n, t - dev - (ft - fd)))
+            over[p[1]].append((e, d, n, r.median_ms * 1e3 - dev - (ft - fd)))
     for native, rows in over.items():
         if not rows:
             continue
