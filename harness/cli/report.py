@@ -45,7 +45,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide))
         for table in devices.runs_rich_tables(written.runs, written.compared):
             out.print(table)
-        for name in ("report.md", *written.plots, *(p.name for p in written.pages)):
+        for name in ("report.md", *written.plots, *written.pages):
             out.print(f"  wrote {out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]

@@ -57,7 +57,7 @@ class WrittenReport:
     ref_n: dict[str, int]  # dtype -> n of its ladder table
     runs: list[Document]
     compared: dict[str, int]  # dtype -> n the runs were compared at (empty: one run)
-    pages: list[Path] = field(default_factory=list)  # the studies' pages written beside it
+    pages: list[str] = field(default_factory=list)  # the studies' pages written beside it
 
 
 @dataclass(frozen=True)
@@ -86,17 +86,15 @@ PAGES = {
 }  # fmt: skip
 
 
-def sources(paths: Sequence[str | Path]) -> str:
-    """Files named by their names: "`a.json`, `b.json`"."""
-    return ", ".join(f"`{Path(p).name}`" for p in paths)
-
-
 def write_page(
     page: Page, paths: Sequence[str | Path], doc: Any, out: Path, records: list[ResultRecord]
-) -> Path:
-    """out/page.name from its documents (doc: page.load's), naming them in its last line."""
+) -> list[str]:
+    """out/page.name from its documents (doc: page.load's), naming them in its last line; returns
+    the section of report.md that links it."""
+    names = ", ".join(f"`{Path(p).name}`" for p in paths)
     text = page.text(doc, out, records).rstrip("\n")
-    return _write(out / page.name, f"{text}\n\nRendered from {sources(paths)}.\n")
+    _write(out / page.name, f"{text}\n\nRendered from {names}.\n")
+    return [f"## {page.title}", "", f"See [{page.name}]({page.name}) (rendered from {names}).", ""]
 
 
 def plot_names(dtype: str, n: int) -> tuple[str, str]:
@@ -173,14 +171,10 @@ def write_report(
         if compared:
             drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
     md += hardware_section(main, out)
-    written = []
-    for opt, doc in docs.items():  # each page, and a section of report.md that links it
-        page = PAGES[opt]
-        written.append(write_page(page, pages[opt], doc, out, main.records))
-        link = f"[{page.name}]({page.name}) (rendered from {sources(pages[opt])})"
-        md += [f"## {page.title}", "", f"See {link}.", ""]
+    for opt, doc in docs.items():
+        md += write_page(PAGES[opt], pages[opt], doc, out, main.records)
     report = _write(out / "report.md", "\n".join(md))
-    return WrittenReport(out, report, drawn, refs, runs, compared, written)
+    return WrittenReport(out, report, drawn, refs, runs, compared, [PAGES[o].name for o in docs])
 
 
 def sweep_section(run: Document, dtype: str) -> list[str]:

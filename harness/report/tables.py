@@ -326,30 +326,22 @@ def _spread(calls: list[Row]) -> list[str]:
 
 
 def beside_device_time(records: list[ResultRecord], doc: Document) -> list[str]:
-    """The fastest pair's and the peers' calls beside their device times (callable_joined_rows);
-    nothing where no (variant, dtype, n) has both."""
-    if not (rows := callable_joined_rows(records, doc)):
+    """Per (variant, dtype, n) in both files, the fastest pair and the peers: device time (us) and
+    its ratio to torch.sum's, per call (us) and its ratio to torch.sum's; nothing where none."""
+    by, device = per_call(doc), device_us(records)
+    ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
+    rows = [[dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
+             ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
+             ratio(by.get((BASE, dtype, n)), call_us)]
+            for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: kv[0][1:])
+            if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None]  # fmt: skip
+    if not rows:
         return []
     header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
     return ["## Per call beside device time", "",
             "The fastest pair and the peers as users call them. Device time: the report's run; "
             "per call: back-to-back calls from Python (harness.reduce_sum for the fastest pair).",
             "", md.markdown_table(header, rows, "lll" + md.RIGHT * 4)]  # fmt: skip
-
-
-def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
-    """Per (variant, dtype, n) in both files: device time (us) and its ratio to torch.sum's, per
-    call (us) and its ratio to torch.sum's."""
-    by = per_call(doc)
-    device = device_us(records)
-    ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
-    rows = []
-    for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: (kv[0][1], kv[0][2])):
-        if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None:
-            rows.append([dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
-                         ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
-                         ratio(by.get((BASE, dtype, n)), call_us)])  # fmt: skip
-    return rows
 
 
 def callable_page(doc: Document, out_dir: Path, records: list[ResultRecord]) -> str:
