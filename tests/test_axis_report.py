@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.report import axis_tables
+from harness.report import axis_tables, run_report
 from harness.report.records import Row
 from harness.studies import axis_bench
 
@@ -143,10 +143,10 @@ def test_the_committed_axis_report_regenerates_from_its_runs(device, tmp_path):
     names = re.findall(r"`([^`]+\.json)`", committed.splitlines()[-1])
     assert names and names[0] == "axis.json"
     runs = [root / n for n in names]
-    rows = axis_tables.load(runs)
+    rows = axis_tables.load(*runs)
     assert {r.device for r in rows} == {rows[0].device} and device.split("-")[1] in rows[
         0
     ].device.lower()
     assert not [r for r in rows if r.check in ("wrong", "error")]
-    axis_tables.write(runs, tmp_path)
+    run_report.write_page(run_report.PAGES["axis"], runs, rows, tmp_path, [])
     assert (tmp_path / "axis.md").read_text() == committed

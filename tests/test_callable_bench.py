@@ -147,11 +147,12 @@ def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
         t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
         return ResultRecord(variant=vid, backend="x", dtype="float32", n=1024, total=t)
 
-    rows = tables.callable_joined_rows(
+    table = tables.beside_device_time(
         [rec("cuda/fastest", 0.004), rec("peer/torch.sum", 0.005)], doc
-    )
-    assert rows[0] == ["float32", "2^10", "cuda/fastest", "4.0", "1.25x", "8.0", "1.25x"]
-    assert rows[1][2:] == ["torch.sum", "5.0", "1.00x", "10.0", "1.00x"]
+    )[-1]
+    assert "| float32 | 2^10 | cuda/fastest | 4.0 | 1.25x | 8.0 | 1.25x |" in table
+    assert "| float32 | 2^10 | torch.sum | 5.0 | 1.00x | 10.0 | 1.00x |" in table
+    assert tables.beside_device_time([], doc) == []
 
 
 def test_several_per_call_documents_read_as_one_table(tmp_path):

@@ -186,6 +186,6 @@ def test_a_rows_suite_benchmark_file_reads_as_its_rows(tmp_path: Path):
     key = lambda r: (r.variant, r.dtype, r.config, r.metric)  # noqa: E731
     assert sorted(map(key, rows(got))) == sorted(map(key, rows(want))) != []
     assert {r.device for r in rows(got)} == {want.device}
-    assert axis_tables.lines(axis_tables.load([bench])) == axis_tables.lines(rows(want))
+    assert axis_tables.lines(axis_tables.load(bench)) == axis_tables.lines(rows(want))
     with pytest.raises(ReportError, match=r"rows of the axis suite.*--axis"):
         documents.load_run(bench)

@@ -5,20 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-from pathlib import Path
 
 from harness.cli.common import EXIT_OK, UsageError, command, console, parse_size, usage_errors
 from harness.core import catalogue, dtypes
 from harness.core.variant import Variant
-from harness.report import (
-    accuracy_tables,
-    axis_tables,
-    devices,
-    host_tables,
-    plots,
-    run_report,
-    tables,
-)
+from harness.report import devices, plots, run_report
 from harness.report import markdown as terminal
 from harness.report.documents import ReportError, write_document
 from harness.report.ladder_table import ladder_console_table
@@ -40,44 +31,25 @@ OUT/compare.json, byte-identical from the same folders. A missing or empty folde
 twice, fewer than two, or an --out that cannot be written: exit 2 before anything is written.
 """
 
-# The pages rendered beside report.md and linked from it: (option, its module, the link's title).
-PAGES = (
-    ("host", host_tables, "Seed 001: host-driven, end to end from host memory"),
-    ("accuracy", accuracy_tables, "Accuracy: every variant against the exact sum"),
-    ("axis", axis_tables, "Sums along an axis: the axis family against the peers"),
-)
-
 
 def cmd_report(args: argparse.Namespace) -> int:
-    # The pages asked for: (its module, the link's title, the file(s) it renders).
-    pages = [(page, title, getattr(args, opt)) for opt, page, title in PAGES if getattr(args, opt)]
+    # the studies' pages asked for: option -> its document(s)
+    pages = {opt: _listed(getattr(args, opt)) for opt in run_report.PAGES if getattr(args, opt)}
     with usage_errors(ReportError):
         ref_n = parse_size(args.n) if args.n else None
         for doc in args.readme or ():
             run_report.check_readme(doc)  # before rendering: fail fast on no block
-        for page, _, source in pages:
-            page.load(source)  # checked before anything is written
-        callable_doc = tables.load_callable(*args.callable) if args.callable else None
-        written = run_report.write_report(args.runs, args.out, ref_n)
+        written = run_report.write_report(args.runs, args.out, ref_n, pages)
         out, out_dir, main = console(), written.out_dir, written.runs[0]
-        for page, title, source in pages:
-            for name in page.write(source, out_dir):
-                out.print(f"  wrote {name}", highlight=False)
-            names, link = ", ".join(Path(s).name for s in _listed(source)), page.MARKDOWN_NAME
-            with (out_dir / "report.md").open("a") as f:  # a section that links the page
-                f.write(f"\n## {title}\n\nSee [{link}]({link}) (rendered from `{names}`).\n")
-        if callable_doc is not None:
-            for name in tables.write_callable(callable_doc, out_dir, main.records, args.callable):
-                out.print(f"  wrote {out_dir / name}", highlight=False)
         for dtype, n in written.ref_n.items():  # titled with the run's device, dtype and n
             out.print(ladder_console_table(main.records, n, dtype, wide=args.wide))
         for table in devices.runs_rich_tables(written.runs, written.compared):
             out.print(table)
-        for name in ("report.md", *written.plots):
+        for name in ("report.md", *written.plots, *written.pages):
             out.print(f"  wrote {out_dir / name}", highlight=False)
         if args.readme:
             argv = ["reduce-ladder", "report", *args.runs, "--out", args.out]
-            for flag in ("n", "host", "accuracy", "callable", "axis"):
+            for flag in ("n", *run_report.PAGES):
                 given = getattr(args, flag)
                 argv += [f"--{flag}", *_listed(given)] if given else []
             command = shlex.join(argv + [a for doc in args.readme for a in ("--doc", doc)])

@@ -11,7 +11,6 @@ from harness.report.documents import ReportError, load_document
 from harness.report.markdown import pivot
 from harness.report.records import ResultRecord
 
-MARKDOWN_NAME = "accuracy.md"
 PLOT_NAME = "accuracy.png"
 # Where an exact result (0 ulps) sits on the plot's log axis.
 ZERO_ULPS_AT = 1e-4
@@ -101,12 +100,9 @@ def plot(doc: dict, path: str | Path) -> dict:
     return {n: drawn.get(panel(size_label(n)), {}) for n in sorted({r.n for r in recs})}
 
 
-def write(doc_path: str | Path, out_dir: str | Path) -> list[Path]:
-    """accuracy.md (with the plot linked) and accuracy.png in out_dir, from the document."""
-    doc = load(doc_path)
-    out = Path(out_dir)
-    plot(doc, out / PLOT_NAME)
+def page(doc: dict, out_dir: Path, records: object = None) -> str:
+    """accuracy.md (the report's page, harness.report.run_report.PAGES), accuracy.png drawn
+    beside it."""
+    plot(doc, out_dir / PLOT_NAME)
     text = "# Accuracy: every variant against the exact sum\n\n" + markdown(doc)
-    text += f"\n![ulps per family]({PLOT_NAME})\n\nRendered from `{Path(doc_path).name}`.\n"
-    (out / MARKDOWN_NAME).write_text(text)
-    return [out / MARKDOWN_NAME, out / PLOT_NAME]
+    return text + f"\n![ulps per family]({PLOT_NAME})"

@@ -6,7 +6,7 @@ bandwidth: half the copy's time); the targets, each with its misses; a plot of %
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import geometric_mean
@@ -153,11 +153,10 @@ def plot(rows: Iterable[Row], path: Path, device: str) -> dict:
                  title=f"Sums along an axis, {device}")  # fmt: skip
 
 
-MARKDOWN_NAME = "axis.md"
 PLOT_NAME = "axis.png"
 
 
-def load(paths: Sequence[str | Path]) -> list[Row]:
+def load(*paths: str | Path) -> list[Row]:
     """The axis rows of one or more ROWS documents (`reduce-ladder bench axis --json`), in order;
     ReportError naming the file that holds none."""
     found: list[Row] = []
@@ -171,14 +170,7 @@ def load(paths: Sequence[str | Path]) -> list[Row]:
     return found
 
 
-def write(doc_paths: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
-    """axis.md (the plot linked) and axis.png in out_dir, from the documents' rows."""
-    found = load(doc_paths)
-    device = found[0].device
-    out = Path(out_dir)
-    plot(found, out / PLOT_NAME, device)
-    text = markdown(found, device)
-    text += f"\n![% of the read limit by shape]({PLOT_NAME})\n\nRendered from "
-    text += ", ".join(f"`{Path(p).name}`" for p in doc_paths) + ".\n"
-    (out / MARKDOWN_NAME).write_text(text)
-    return [out / MARKDOWN_NAME, out / PLOT_NAME]
+def page(rows: list[Row], out_dir: Path, records: object = None) -> str:
+    """axis.md (the report's page, harness.report.run_report.PAGES), axis.png drawn beside it."""
+    plot(rows, out_dir / PLOT_NAME, rows[0].device)
+    return markdown(rows, rows[0].device) + f"\n![% of the read limit by shape]({PLOT_NAME})"

@@ -14,7 +14,6 @@ from harness.report.documents import Document, ReportError, load_document
 from harness.report.markdown import markdown_table, num, pivot
 from harness.report.records import Row
 
-MARKDOWN_NAME = "host.md"  # beside report.md (`reduce-ladder report ... --host HOST.json`)
 SWEEP, ADVERSARIAL = "sweep", "adversarial"  # a config's part ("": the seed's table)
 PIPELINE_ID, ONE_COPY_ID = "cuda/001-v3-streams", "cuda/001-v2-pinned"  # V3 swept, beside V2
 H2D = ("H2D pinned", "H2D pageable")  # the sweep's copy alone: the copy-engine bound
@@ -204,9 +203,6 @@ def load(path: str | Path) -> Document:
     return doc
 
 
-def write(path: str | Path, out_dir: str | Path) -> list[Path]:
-    """host.md in out_dir, from the document."""
-    doc = load(path)
-    page = Path(out_dir) / MARKDOWN_NAME
-    page.write_text(markdown(doc.raw, doc.rows))
-    return [page]
+def page(doc: Document, out_dir: Path, records: object = None) -> str:
+    """host.md (the report's page, harness.report.run_report.PAGES)."""
+    return markdown(doc.raw, doc.rows)

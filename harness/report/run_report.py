@@ -1,16 +1,28 @@
 """DIR/report.md and its plots from one run, or several compared with the first: per dtype the
-ladder at one n, then the run across its sizes as pivots of its records. Every input is checked
-before anything is written. Also the generated blocks of docs/ladder.md and README.md."""
+ladder at one n, then the run across its sizes as pivots of its records; the studies' pages beside
+it (PAGES: one writer, each page linked from report.md). Every input is checked before anything
+is written. Also the generated blocks of docs/ladder.md and README.md."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from string import ascii_uppercase
+from typing import Any
 
 from harness.core.sizes import size_label
-from harness.report import devices, documents, plots, profile_tables
+from harness.report import (
+    accuracy_tables,
+    axis_tables,
+    devices,
+    documents,
+    host_tables,
+    plots,
+    profile_tables,
+    tables,
+)
 from harness.report.devices import rel
 from harness.report.documents import Document, ReportError, load_document, load_run
 from harness.report.ladder_table import (
@@ -20,7 +32,7 @@ from harness.report.ladder_table import (
     records_at,
     variant_order,
 )
-from harness.report.markdown import grid, markdown_table, num, us
+from harness.report.markdown import markdown_table, num, pivot, us
 from harness.report.records import ResultRecord, median
 
 DEFAULT_REF_N = 2**25
@@ -45,6 +57,44 @@ class WrittenReport:
     ref_n: dict[str, int]  # dtype -> n of its ladder table
     runs: list[Document]
     compared: dict[str, int]  # dtype -> n the runs were compared at (empty: one run)
+    pages: list[str] = field(default_factory=list)  # the studies' pages written beside it
+
+
+@dataclass(frozen=True)
+class Page:
+    """A study's page beside report.md, linked from it: its file, the linking section's title,
+    load(*paths) its documents read and checked (a ReportError names the file), text(doc,
+    out_dir, records) its Markdown, any plot drawn into out_dir (records: the report's run)."""
+
+    name: str
+    title: str
+    load: Callable[..., Any]
+    text: Callable[[Any, Path, list[ResultRecord]], str]
+
+
+# The pages, by the report option that names their documents, in report.md's order (and the
+# order of those options in the command a generated block names).
+PAGES = {
+    "host": Page("host.md", "Seed 001: host-driven, end to end from host memory",
+                 host_tables.load, host_tables.page),
+    "accuracy": Page("accuracy.md", "Accuracy: every variant against the exact sum",
+                     accuracy_tables.load, accuracy_tables.page),
+    "callable": Page("callable.md", "Per call from Python beside device time",
+                     tables.load_callable, tables.callable_page),
+    "axis": Page("axis.md", "Sums along an axis: the axis family against the peers",
+                 axis_tables.load, axis_tables.page),
+}  # fmt: skip
+
+
+def write_page(
+    page: Page, paths: Sequence[str | Path], doc: Any, out: Path, records: list[ResultRecord]
+) -> list[str]:
+    """out/page.name from its documents (doc: page.load's), naming them in its last line; returns
+    the section of report.md that links it."""
+    names = ", ".join(f"`{Path(p).name}`" for p in paths)
+    text = page.text(doc, out, records).rstrip("\n")
+    _write(out / page.name, f"{text}\n\nRendered from {names}.\n")
+    return [f"## {page.title}", "", f"See [{page.name}]({page.name}) (rendered from {names}).", ""]
 
 
 def plot_names(dtype: str, n: int) -> tuple[str, str]:
@@ -74,11 +124,14 @@ def writable_dir(path: str | Path) -> Path:
 
 
 def write_report(
-    paths: list[str | Path], out_dir: str | Path, ref_n: int | None = None
-) -> WrittenReport:
-    """Write out_dir/report.md and the PNG plots; the first run is the one tabled and plotted.
-    Every input is checked first: nothing is written unless all is well."""
+    paths: list[str | Path], out_dir: str | Path, ref_n: int | None = None,
+    pages: Mapping[str, Sequence[str | Path]] = {},
+) -> WrittenReport:  # fmt: skip
+    """Write out_dir/report.md and the PNG plots, the first run tabled and plotted, and the pages
+    of PAGES given their documents (option -> paths), each linked from report.md. Every input is
+    checked first: nothing is written unless all is well."""
     runs = [load_run(p) for p in paths]
+    docs = {opt: PAGES[opt].load(*given) for opt, given in pages.items()}
     for r in runs:
         if not r.timed:
             raise ReportError(
@@ -117,8 +170,11 @@ def write_report(
         md += devices.runs_markdown(runs, compared)
         if compared:
             drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
-    report = _write(out / "report.md", "\n".join(md + hardware_section(main, out)))
-    return WrittenReport(out, report, drawn, refs, runs, compared)
+    md += hardware_section(main, out)
+    for opt, doc in docs.items():
+        md += write_page(PAGES[opt], pages[opt], doc, out, main.records)
+    report = _write(out / "report.md", "\n".join(md))
+    return WrittenReport(out, report, drawn, refs, runs, compared, [PAGES[o].name for o in docs])
 
 
 def sweep_section(run: Document, dtype: str) -> list[str]:
@@ -130,8 +186,8 @@ def sweep_section(run: Document, dtype: str) -> list[str]:
 
     def size_grid(sizes: list[int], cell: Callable[[ResultRecord], str], head=size_label) -> str:
         rows = [r for r in mine if r.n in sizes]
-        _, body = grid(rows, lambda r: r.variant, lambda r: r.n, cell, variant_order(rows), sizes)
-        return markdown_table(["variant", *map(head, sizes)], body)
+        return pivot("variant", rows, attrgetter("variant"), attrgetter("n"), cell,
+                     variant_order(rows), sizes, head=head)  # fmt: skip
 
     md, pct = [], lambda r: peer_ratios(r, at[r.n]).pct_copy
     for what, value in (("Effective GB/s (✗: failed check)", lambda r: r.gbps_total),

@@ -1,7 +1,7 @@
 """The tables `reduce-ladder run` and `check` print beside the ladder: the fastest-per-backend
 line, the correctness table, a seed's own table (`--seed 004`); any suite's rows as a table per
 dtype (`bench`, `fastest-bench`); and the per-call figures of `report --callable` (callable.md,
-joined with report.md's device times). The builders take result records or their JSON form."""
+joined with the report's device times). The builders take result records or their JSON form."""
 
 from __future__ import annotations
 
@@ -226,31 +226,28 @@ def _entry(name: str) -> tuple[str, str, bool] | None:
 def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
     """The targets' verdicts on a per-call document (the device times from a run's records):
     met, or missed on how many, with each entry's worst case."""
-    calls = per_call(doc)
-    base = {(r.variant, r.dtype, r.n): (r.info.get("base_ms") or 0) * 1e3 for r in _calls(doc)}
-    device = device_us(records)
-    out = []
+    calls, device, out = _calls(doc), device_us(records), []
     for family, least in AT_LEAST.items():
         for native in (False, True):
-            got = [(e, d, n, base[e, d, n] / t) for (e, d, n), t in calls.items()  # its run's
-                   if (p := _entry(e)) and p[0].endswith("/" + family) and p[1] == native
-                   and base[e, d, n]]  # fmt: skip
+            got = [(r.variant, r.dtype, r.n, r.info["base_ms"] / r.median_ms)  # its run's
+                   for r in calls if (p := _entry(r.variant)) and p[0].endswith("/" + family)
+                   and p[1] == native and r.info.get("base_ms")]  # fmt: skip
             if got:
                 what = f"the {family} pair{' (native launcher)' if native else ''}"
                 out.append(_per_call_verdict(f"{what} >= {least:.2f}x torch.sum", got, least))
     over = {False: [], True: []}  # native: (entry, dtype, n, call - device - fastest overhead)
-    runs, unmatched = doc.raw.get("runs") or [calls], 0  # the fastest's overhead: its own run's
-    run_of = {(r.variant, r.dtype, r.n): r.info.get("run", 0) for r in _calls(doc)}
-    for (e, d, n), t in calls.items():
-        p = _entry(e)
+    unmatched = 0
+    for r in calls:
+        e, d, n, p = r.variant, r.dtype, r.n, _entry(r.variant)
         if not p or not p[2] or p[0].split("/")[1] in AT_LEAST:
             continue
         fast = f"{p[0].split('/')[0]}/fastest"  # the same launcher's: native beside native
-        ft = runs[run_of[e, d, n]].get((f"api {fast}{' native' if p[1] else ''}", d, n))
+        run = doc.raw["runs"][r.info["run"]]  # the fastest's overhead: its own run's
+        ft = run.get((f"api {fast}{' native' if p[1] else ''}", d, n))
         fd, dev = device.get((fast, d, n)), device.get((p[0], d, n))
         unmatched += ft is None and None not in (fd, dev)  # its run lacks that fastest entry
         if None not in (ft, fd, dev):
-            over[p[1]].append((e, d, n, t - dev - (ft - fd)))
+            over[p[1]].append((e, d, n, r.median_ms * 1e3 - dev - (ft - fd)))
     for native, rows in over.items():
         if not rows:
             continue
@@ -302,14 +299,15 @@ def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
 
 
 def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
-    """callable.md: the targets (with a run's records: device times), then per dtype an entry per
+    """callable.md: the targets and, with a run's records, what a call costs beyond their device
+    times and the fastest pair's and the peers' calls beside them; then per dtype an entry per
     line, n across: 'us (ratio to torch.sum)'."""
-    calls = _calls(doc)
+    calls, records = _calls(doc), records or []
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
            "fast as torch.sum).", *_spread(calls), "", "## Targets", "",
-           *callable_targets(doc, records or []), "",
-           *overhead_section(doc, records or [])]  # fmt: skip
+           *callable_targets(doc, records), "", *overhead_section(doc, records),
+           *beside_device_time(records, doc)]  # fmt: skip
     for dtype in dict.fromkeys(r.dtype for r in calls):
         out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
@@ -327,36 +325,25 @@ def _spread(calls: list[Row]) -> list[str]:
             f"{top:.0%} ({r.variant} {r.dtype} {size_label(r.n)})."]  # fmt: skip
 
 
-def callable_joined_rows(records: list[ResultRecord], doc: Document) -> list[list[str]]:
-    """Per (variant, dtype, n) in both files: device time (us) and its ratio to torch.sum's, per
-    call (us) and its ratio to torch.sum's."""
-    by = per_call(doc)
-    device = device_us(records)
+def beside_device_time(records: list[ResultRecord], doc: Document) -> list[str]:
+    """Per (variant, dtype, n) in both files, the fastest pair and the peers: device time (us) and
+    its ratio to torch.sum's, per call (us) and its ratio to torch.sum's; nothing where none."""
+    by, device = per_call(doc), device_us(records)
     ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
-    rows = []
-    for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: (kv[0][1], kv[0][2])):
-        if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None:
-            rows.append([dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
-                         ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
-                         ratio(by.get((BASE, dtype, n)), call_us)])  # fmt: skip
-    return rows
-
-
-def write_callable(
-    doc: Document, out_dir: str | Path, records: list[ResultRecord], sources: Iterable[str]
-) -> list[str]:
-    """callable.md and the joined section appended to report.md; the file names written."""
-    out = Path(out_dir)
-    (out / "callable.md").write_text(callable_markdown(doc, records))
-    rows = callable_joined_rows(records, doc)
+    rows = [[dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
+             ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
+             ratio(by.get((BASE, dtype, n)), call_us)]
+            for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: kv[0][1:])
+            if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None]  # fmt: skip
+    if not rows:
+        return []
     header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
-    names = ", ".join(f"`{Path(s).name}`" for s in sources)
-    section = ["", "## Per call from Python beside device time", "",
-               f"The fastest pair and the peers as users call them: [callable.md](callable.md) "
-               f"(from {names}). Device time: this run; per call: back-to-back calls from Python "
-               "(harness.reduce_sum for the fastest pair).", "",
-               md.markdown_table(header, rows, "lll" + md.RIGHT * 4) if rows
-               else "No (variant, dtype, n) is in both files.\n"]  # fmt: skip
-    report = out / "report.md"
-    report.write_text(report.read_text() + "\n".join(section))
-    return ["callable.md"]
+    return ["## Per call beside device time", "",
+            "The fastest pair and the peers as users call them. Device time: the report's run; "
+            "per call: back-to-back calls from Python (harness.reduce_sum for the fastest pair).",
+            "", md.markdown_table(header, rows, "lll" + md.RIGHT * 4)]  # fmt: skip
+
+
+def callable_page(doc: Document, out_dir: Path, records: list[ResultRecord]) -> str:
+    """callable.md (the report's page, harness.report.run_report.PAGES), beside the report's run."""
+    return callable_markdown(doc, records)
