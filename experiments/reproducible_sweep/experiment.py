@@ -10,7 +10,7 @@ is printed as WRONG and makes the exit status 1), so the sweep also tests reprod
 time is harness.core.timing.time_ms (CUDA events, L2 flushed, median). "x best" = the better of
 torch.sum and CUB / this shape's time (>= 1: at least as fast; the issue's target is >= 0.97).
 Pick the winner, then change cuda/reproducible's template arguments (harness/core/
-records_reproducible.py: threads; cuda_kernels/reproducible.cu: REPRO_UNROLL, the PREFETCH
+records_beyond.py: threads; cuda_kernels/reproducible.cu: REPRO_UNROLL, the PREFETCH
 default; per_sm) or triton_kernels/reproducible.py's NUM_WARPS / NUM_STAGES / UNROLL (per_sm:
 its record).
 Without a GPU: exit 2.
