@@ -67,10 +67,14 @@ def current_stream_ptr(device: int) -> int:
 
 
 @contextlib.contextmanager
-def on_torch_stream() -> Iterator[None]:
-    """CuPy work in the block on torch's current stream."""
-    device = torch.cuda.current_device()
-    with cupy_stream(current_stream_ptr(device), device):
+def on_torch_stream(stream: torch.cuda.Stream | None = None) -> Iterator[None]:
+    """CuPy work in the block on `stream` (a torch.cuda.Stream; default: torch's current one)."""
+    if stream is None:
+        device = torch.cuda.current_device()
+        ptr = current_stream_ptr(device)
+    else:
+        device, ptr = stream.device.index or 0, stream.cuda_stream
+    with cupy_stream(ptr, device):
         yield
 
 
