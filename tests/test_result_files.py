@@ -189,3 +189,22 @@ def test_a_rows_suite_benchmark_file_reads_as_its_rows(tmp_path: Path):
     assert axis_tables.lines(axis_tables.load(bench)) == axis_tables.lines(rows(want))
     with pytest.raises(ReportError, match=r"rows of the axis suite.*--axis"):
         documents.load_run(bench)
+
+
+def test_a_benchmark_file_of_record_and_rows_suites_reads_as_both(tmp_path: Path):
+    """`pytest benchmarks/` over every suite writes one file where record benchmarks (ladder) sit
+    beside rows-only ones (axis, callable, host): rows() holds the records' rows and the others'
+    rows, none dropped."""
+    axis = json.loads(_as_pytest_benchmark(RESULTS / "nvidia-h200" / "axis-tritonbench.json",
+                                           tmp_path).read_text())  # fmt: skip
+    records_only = ROOT / "tests" / "data" / "synthetic_bench.json"
+    mixed = json.loads(records_only.read_text())
+    mixed["benchmarks"] += axis["benchmarks"]
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(mixed))
+    got, alone = load_document(path), load_document(records_only)
+    key = lambda r: (r.suite, r.variant, r.dtype, r.config, r.shape, r.metric)  # noqa: E731
+    axis_rows = [r for r in rows(got) if r.suite == "axis"]
+    assert axis_rows and len(axis_rows) == len(rows(load_document(tmp_path / "bench.json")))
+    assert sorted(map(key, set(rows(got)) - set(axis_rows))) == sorted(map(key, rows(alone)))
+    assert len(got.records) == len(alone.records) > 0

@@ -97,13 +97,14 @@ def _head(path: str, kind: str, doc: dict) -> Document:
 
 
 def _bench(path: str, doc: dict) -> Document:
-    """A record suite's benchmarks carry a result record (and its rows), a rows suite's
-    (callable, axis) their rows only: either reads."""
+    """A record suite's benchmarks carry a result record (and its rows: the record's are read),
+    a rows suite's (callable, axis, host) their rows only: either reads, and one file of both
+    (`pytest benchmarks/` over every suite) reads as both."""
     recs, row_json = [], []
     for b in doc["benchmarks"]:
         info = b.get("extra_info") or {}
-        row_json += info.get("rows") or []
         if "variant" not in info:
+            row_json += info.get("rows") or []
             continue  # a rows-only benchmark, or not one of ours
         try:
             recs.append(ResultRecord.from_json(info))
@@ -156,15 +157,14 @@ def _common(doc: Document) -> dict[str, Any]:
 
 
 def _suite_rows(doc: Document) -> Iterator[Row]:
-    """A ROWS document's rows as written; else the records' rows (a pytest-benchmark record's call
-    time is pytest-benchmark's rounds), or the rows written beside no record (a rows suite's
-    pytest-benchmark file)."""
-    if doc.kind == "rows" or not doc.records:
-        yield from (r for r in doc.rows if r.median_ms is not None)
-        return
+    """A ROWS document's rows as written (its records are made from them); else the records' rows
+    (a pytest-benchmark record's call time is pytest-benchmark's rounds) and the rows written
+    beside no record (a rows suite's benchmarks)."""
     common = _common(doc)
-    for r in doc.records:
-        yield from (row for row in record_rows(r, **common) if row.median_ms is not None)
+    made = (
+        [] if doc.kind == "rows" else [row for r in doc.records for row in record_rows(r, **common)]
+    )
+    yield from (r for r in (*made, *doc.rows) if r.median_ms is not None)
 
 
 def _distributed(doc: Document) -> Iterator[Row]:
