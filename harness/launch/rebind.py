@@ -266,17 +266,23 @@ class DriverKernel:
 class BoundTriton:
     """One Triton kernel launched "bound" (triton_launcher), as DriverKernel is a CUDA one: compiled
     once against `args` (tensors like a call's where its pointers go: n and `x_ptr % 16` must be
-    in the caller's cache key), then per call the pointers of the tensors given, in order."""
+    in the caller's cache key), then per call the pointers of the tensors given, in order. Under
+    Triton's interpreter (CPU tensors) the JIT with the same arguments, the tensors given."""
 
     def __init__(self, kernel, grid: int, args: tuple, meta: dict):
-        self.launch, self.grid = triton_launcher(kernel, (grid,), args, meta), grid
+        self.grid = grid
         self.slots = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         self.values = [a.data_ptr() if i in self.slots else a for i, a in enumerate(args)]
+        if not args[self.slots[0]].is_cuda:  # Triton's interpreter: no compiled kernel; per call
+            self.launch = None  # the JIT's own path, the tensors given in the pointers' places
+            self.driver = lambda tensors, _stream: kernel[(grid,)](*self._with(tensors), **meta)
+            return
+        self.launch = triton_launcher(kernel, (grid,), args, meta)
         self.values += [meta[name] for name in kernel.arg_names[len(args) :]]  # no tensor kept
         held = [SLOT - i for i in range(len(self.slots))]  # the tensors' placeholders
         self.driver = DriverKernel.of_triton(self.launch.compiled, grid, self._with(held), held)
 
-    def _with(self, pointers: Sequence[int]) -> list:
+    def _with(self, pointers: Sequence) -> list:
         values = self.values[:]
         for slot, p in zip(self.slots, pointers, strict=True):
             values[slot] = p

@@ -14,7 +14,7 @@ from harness.core.catalogue import Variant
 from harness.core.mappings import REPRODUCIBLE, plan_passes
 from harness.launch import rebind, reproducible_plan
 from harness.launch.errors import no_room
-from harness.launch.plan import cuda_pass, need, triton_pass, triton_pass_args
+from harness.launch.plan import cuda_pass, need, triton_pass_args
 from harness.launch.stream import off_thread
 
 
@@ -25,7 +25,7 @@ def bind(
     "native" launches it natively where rebind.native_launch (any other: the Python launch)."""
     family = _reproducible if variant.launch.mapping is REPRODUCIBLE else _multi_pass
     # make: the workspace (DeviceMemoryError where it cannot be allocated); steps: the native
-    # launch's, given the workspace (None under Triton's interpreter)
+    # launch's, given the workspace
     blocks, make, run, steps = family(variant, dtype, x)
     out_dtype = dtypes.torch_dtype(variant.launch.mapping.sum_dtype(dtype))
     own, proto = off_thread(
@@ -43,7 +43,7 @@ def bind(
             run(x, out, graphs, stream)
 
     call = None
-    if steps is not None and rebind.native_launch(variant, mode):  # None: the interpreter
+    if x.is_cuda and rebind.native_launch(variant, mode):  # not in place, nor interpreted
         go, call = rebind.native_or(go, stream_ptr, proto, lambda: steps(own))
     mode = "native" if call is not None else ""
     return rebind.BoundLaunch(
@@ -69,10 +69,11 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for p in passes:
             kern, blocks, threads, smem, scalars = cuda_pass(variant, dtype, p, x.element_size())
             steps.append(rebind.DriverKernel(kern, dev, (blocks, threads, smem), 2, scalars))
-    elif x.is_cuda:
+    else:
         # "bound", as the fastest pair's (rebind.triton_launcher): each pass compiled once against
         # tensors like a call's (x itself, partials and a result from torch's allocator), then
-        # launched with its pointers, skipping the JIT's per-call binding (about 28 us a launch)
+        # launched with its pointers, skipping the JIT's per-call binding (about 28 us a launch);
+        # under Triton's interpreter the JIT, with the same arguments (rebind.BoundTriton)
         with no_room(what):
             res = torch.empty(1, dtype=dt, device=device)
         chain = [x, *make(), res][launch.in_place :]  # in place: from the scratch copy, not x
@@ -80,9 +81,6 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         for p, i, o in zip(passes, chain, chain[1:], strict=False):
             kernel, grid, scalars, meta = triton_pass_args(variant, p)
             steps.append(rebind.BoundTriton(kernel, grid[0], (i, o, *scalars), meta))
-    else:  # Triton's interpreter: the JIT's own path, on torch's current stream
-        triton = [triton_pass(variant, p) for p in passes]
-        steps = [lambda ts, stream, go=go: go(*ts) for go in triton]
     in_place = launch.in_place
 
     def run(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], stream: int) -> None:
@@ -100,8 +98,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
         chain = [rebind.X, *(t.data_ptr() for t in ws), rebind.OUT]
         return [step.step(i, o) for step, i, o in zip(steps, chain, chain[1:], strict=False)]
 
-    native = native_steps if x.is_cuda and not in_place else None  # in place: a copy comes first
-    return passes[0].blocks, make, run, native
+    return passes[0].blocks, make, run, native_steps
 
 
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
@@ -122,18 +119,13 @@ def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
 
         return blocks, make, run, lambda ws: [k.step(rebind.X, rebind.OUT, *ws)]
 
-    from triton_kernels import reproducible as tr
-
-    if x.device.type != "cuda":  # Triton's interpreter: no compiled kernel, the JIT's own path
-
-        def run_jit(x: torch.Tensor, out: torch.Tensor, ws: list[torch.Tensor], _s: int) -> None:
-            tr.launch(x, out, *ws, blocks)()
-
-        return blocks, make, run_jit, None
-    # Both kernels "bound" (rebind's module docstring): compiled once for this key (n fixes the
-    # scalars, x_ptr % 16 x's alignment; the partials and the result are torch allocations, and
-    # a caller's out= is a whole element, which is all the final kernel's one store assumes).
+    # Both kernels "bound" (rebind.BoundTriton; tr.launch's arguments): compiled once for this key
+    # (n fixes the scalars, x_ptr % 16 x's alignment; the partials and the result are torch
+    # allocations, and a caller's out= is a whole element, which is all the final kernel's one
+    # store assumes).
     import triton.language as tl
+
+    from triton_kernels import reproducible as tr
 
     scalars, out_tl = tr.chunk_scalars(n), tl.float64 if dtype == "float64" else tl.float32
     phi, plo = make()  # what the kernels are compiled against: allocations like a call's
