@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from harness.core import records_beyond as beyond
 from harness.core import records_ladder as ladder
+from harness.core.demo_records import DEMO_VARIANTS
 from harness.core.records_axis import AXIS_BY_ID, AXIS_VARIANTS, SOURCE_CUDA
 from harness.core.records_axis import name_expressions as axis_name_expressions
 from harness.core.records_beyond import (
@@ -135,9 +136,10 @@ def ladder_order(variants: Iterable[Variant]) -> list[Variant]:
 
 
 def name_expressions(source: str) -> list[str]:
-    """Every template instantiation a source file must provide (its variants x dtypes), once."""
+    """Every template instantiation a source file must provide (its variants x dtypes, the
+    sanitizer's demonstrations included: seed_bugs.cu's), once."""
     if source == SOURCE_CUDA:
         return axis_name_expressions()
-    cuda = [v for v in VARIANTS if v.backend == "cuda" and v.source == source]
+    cuda = [v for v in (*VARIANTS, *DEMO_VARIANTS) if v.backend == "cuda" and v.source == source]
     exprs = [v.name_expression(d) for v in cuda for d in v.dtypes]
     return list(dict.fromkeys(exprs))

@@ -39,8 +39,3 @@ DEMO_VARIANTS: list[Variant] = [
 # fmt: on
 
 BY_ID: dict[str, Variant] = {v.id: v for v in DEMO_VARIANTS}
-
-
-def name_expressions() -> list[str]:
-    """Every instantiation seed_bugs.cu must provide for these records."""
-    return [v.name_expression(d) for v in DEMO_VARIANTS for d in v.dtypes]
