@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.catalogue import Variant
-from harness.core.demo_records import BY_ID as SEED_BUGS
-from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.records_beyond import DEMO_BY_ID as SEED_BUGS
+from harness.core.records_beyond import DEMO_FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables
 from harness.report.devices import rel

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main as reduce_ladder
-from harness.core import catalogue, demo_records, device
+from harness.core import catalogue, device, records_beyond
 from harness.studies import ncu_metrics, profile_driver, sanitize
 from harness.studies import profile as profile_study
 
@@ -268,8 +268,8 @@ def test_verdicts():
 
 
 def test_demo_records_are_labelled_and_never_default():
-    for v in demo_records.DEMO_VARIANTS:
-        assert v.wrong and v.family == demo_records.FAMILY and v.source == "seed_bugs.cu"
+    for v in records_beyond.DEMO_VARIANTS:
+        assert v.wrong and v.family == records_beyond.DEMO_FAMILY and v.source == "seed_bugs.cu"
         assert v.id not in {w.id for w in catalogue.select()}
         assert catalogue.get(v.twin).launch.threads == v.launch.threads
 
@@ -280,7 +280,7 @@ def test_demo_kernels_compile_with_nvrtc():
     if not nvrtc.available():
         pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
     r = nvrtc.compile_file("seed_bugs.cu", "sm_90")  # what the catalogue asks of seed_bugs.cu
-    demos = {v.name_expression(d) for v in demo_records.DEMO_VARIANTS for d in v.dtypes}
+    demos = {v.name_expression(d) for v in records_beyond.DEMO_VARIANTS for d in v.dtypes}
     assert set(r.lowered) == demos
     assert len(r.resources) == 2 and all(k.spill_store_bytes == 0 for k in r.resources.values())
 

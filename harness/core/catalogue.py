@@ -10,7 +10,6 @@ from collections.abc import Iterable
 
 from harness.core import records_beyond as beyond
 from harness.core import records_ladder as ladder
-from harness.core.demo_records import DEMO_VARIANTS
 from harness.core.records_axis import AXIS_BY_ID, AXIS_VARIANTS, SOURCE_CUDA
 from harness.core.records_axis import name_expressions as axis_name_expressions
 from harness.core.records_beyond import (
@@ -140,6 +139,7 @@ def name_expressions(source: str) -> list[str]:
     sanitizer's demonstrations included: seed_bugs.cu's), once."""
     if source == SOURCE_CUDA:
         return axis_name_expressions()
-    cuda = [v for v in (*VARIANTS, *DEMO_VARIANTS) if v.backend == "cuda" and v.source == source]
+    records = (*VARIANTS, *beyond.DEMO_VARIANTS)
+    cuda = [v for v in records if v.backend == "cuda" and v.source == source]
     exprs = [v.name_expression(d) for v in cuda for d in v.dtypes]
     return list(dict.fromkeys(exprs))

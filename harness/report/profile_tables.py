@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.records_beyond import DEMO_FAMILY as SEED_BUG_FAMILY
 from harness.core.variant import stage_key
 from harness.report import documents, records
 from harness.report.markdown import markdown_table, num

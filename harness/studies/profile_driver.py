@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from subprocess import CompletedProcess
 
-from harness.core import catalogue, demo_records, device, dtypes
+from harness.core import catalogue, device, dtypes, records_beyond
 from harness.core.catalogue import Variant
 from harness.core.sizes import parse_size
 from harness.report import documents
@@ -38,7 +38,7 @@ def range_name(variant_id: str) -> str:
 
 
 # What the tools run: a catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)
-BY_ID = catalogue.BY_ID | catalogue.AXIS_BY_ID | demo_records.BY_ID
+BY_ID = catalogue.BY_ID | catalogue.AXIS_BY_ID | records_beyond.DEMO_BY_ID
 
 
 def lookup(variant_id: str) -> Variant:
@@ -117,7 +117,7 @@ def _passes(v: Variant, x, dim: int | None):
     from harness.studies.session import timed_call
 
     run, restore, plan = timed_call(v, x)  # what the suites time: a peer's call, a plan's run
-    if v.family == demo_records.FAMILY:
+    if v.family == records_beyond.DEMO_FAMILY:
         first = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
         return plan.restore, first, 1, plan.outs[0]
     launches = None if plan is None else plan.launch_count
@@ -144,7 +144,7 @@ def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
             return {"ok": same, "message": "" if same else "differs from the exact sums"}
         r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
         return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
-    if v.family != demo_records.FAMILY:
+    if v.family != records_beyond.DEMO_FAMILY:
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
     out = _once(v, x, None, in_range=False)[1]
