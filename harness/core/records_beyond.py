@@ -6,9 +6,8 @@ Read through harness.core.catalogue.
 
 from __future__ import annotations
 
+from harness.core.mappings import LANES, MAX_CHUNKS, SINGLE_LAUNCH, TILES, Launch
 from harness.core.mappings import REPRODUCIBLE as REPRODUCIBLE_MAPPING
-from harness.core.mappings import SINGLE_LAUNCH, TILES, Launch
-from harness.core.repro_geometry import LANES, MAX_CHUNKS
 from harness.core.variant import MAX_N_64BIT, Variant, cuda_variant, triton_twin
 
 # Seed 001: host-driven passes from HOST memory (docs/studies.md#seed-001-the-host-study), 1024
