@@ -10,14 +10,14 @@ from __future__ import annotations
 import pytest
 
 from harness.report import profile_tables, records
-from harness.studies import ncu_metrics
+from harness.studies import profile as profile_study
 
 
 def _result(vid: str, backend: str, stage: str, dtype: str, n: int, kernels: list[dict],
             twin: str | None = None, family: str = "ladder") -> dict:  # fmt: skip
-    ks = [{"id": i, "name": vid, "metrics": m, "derived": ncu_metrics.derive(m)}
+    ks = [{"id": i, "name": vid, "metrics": m, "derived": profile_study.derive(m)}
           for i, m in enumerate(kernels)]  # fmt: skip
-    total = ncu_metrics.aggregate([k["metrics"] for k in ks])
+    total = profile_study.aggregate([k["metrics"] for k in ks])
     return {
         "variant": vid,
         "backend": backend,
@@ -27,12 +27,12 @@ def _result(vid: str, backend: str, stage: str, dtype: str, n: int, kernels: lis
         "dtype": dtype,
         "n": n,
         "kernels": ks,
-        "total": {"metrics": total, "derived": ncu_metrics.derive(total)},
+        "total": {"metrics": total, "derived": profile_study.derive(total)},
     }
 
 
 def _k(**kw) -> dict:
-    base = {m.key: None for m in ncu_metrics.ALL_METRICS}
+    base = {m.key: None for m in profile_study.ALL_METRICS}
     return base | {"duration_ns": 1000.0, "inst_executed": 1000.0} | kw
 
 
