@@ -16,7 +16,7 @@ from harness.core.records_beyond import DEMO_FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables
 from harness.report.devices import rel
-from harness.report.documents import Document, ReportError, load_document, rows
+from harness.report.documents import Document, ReportError, load_document, merge_documents, rows
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
 from harness.report.records import Row
 
@@ -131,7 +131,7 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
         return None
     path, first = found
     beside = load(root, (f"{Path(name).stem}-*.json",), kind, Path(path).parent.name)
-    doc = profile_tables.merge([first, *(d.raw for _, d in beside)])
+    doc = merge_documents([first, *(d.raw for _, d in beside)])
     path = " + ".join([path, *(Path(p).name for p, _ in beside)])
     return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.report import profile_tables, records
+from harness.report import documents, profile_tables, records
 from harness.studies import profile as profile_study
 
 
@@ -119,11 +119,12 @@ def test_render_command_writes_the_tables_and_the_plot(tmp_path):
 
 def test_merge_pools_one_kinds_lists_and_refuses_mixed_kinds():
     other = SYNTHETIC | {"device": {"name": "ANOTHER GPU"}, "runs": [{"n": 1}]}
-    merged = profile_tables.merge([SYNTHETIC, other])
+    merged = documents.merge_documents([SYNTHETIC, other])
     assert merged["device"] == SYNTHETIC["device"]  # the first document's header
     assert merged["results"] == SYNTHETIC["results"] * 2 and merged["runs"] == [{"n": 1}]
     sanitize_doc = {"schema": records.SANITIZE_SCHEMA, "variants": [{"variant": "x"}]}
-    assert profile_tables.merge([sanitize_doc, sanitize_doc])["variants"] == [{"variant": "x"}] * 2
+    merged = documents.merge_documents([sanitize_doc, sanitize_doc])
+    assert merged["variants"] == [{"variant": "x"}] * 2
     for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.ACCURACY_SCHEMA}]):
         with pytest.raises(ValueError, match="of one kind"):
-            profile_tables.merge(bad)
+            documents.merge_documents(bad)
