@@ -54,7 +54,7 @@ typedef unsigned long long u64;
 
 constexpr u32 REPRO_LANES = 1024;
 constexpr u64 REPRO_C_MIN = 4096;
-constexpr u64 REPRO_MAX_CHUNKS = 512;  // = harness/core/repro_geometry.py MAX_CHUNKS
+constexpr u64 REPRO_MAX_CHUNKS = 512;  // = harness/core/mappings.py MAX_CHUNKS
 
 // 16-bit storage types (the dtype table's C++ names; the same layout as fastest.cu's): read as
 // their bits and widened here, so no CUDA header is needed.

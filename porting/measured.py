@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.catalogue import Variant
-from harness.core.demo_records import BY_ID as SEED_BUGS
-from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.records_beyond import DEMO_BY_ID as SEED_BUGS
+from harness.core.records_beyond import DEMO_FAMILY as SEED_BUG_FAMILY
 from harness.core.sizes import size_label
 from harness.report import profile_tables
 from harness.report.devices import rel
-from harness.report.documents import Document, ReportError, load_document, rows
+from harness.report.documents import Document, ReportError, load_document, merge_documents, rows
 from harness.report.profile_tables import TOOLS, flagged_by, records_of, tools_of
 from harness.report.records import Row
 
@@ -131,7 +131,7 @@ def committed(root: Path, name: str = profile_tables.PROFILE_NAME, kind: str = "
         return None
     path, first = found
     beside = load(root, (f"{Path(name).stem}-*.json",), kind, Path(path).parent.name)
-    doc = profile_tables.merge([first, *(d.raw for _, d in beside)])
+    doc = merge_documents([first, *(d.raw for _, d in beside)])
     path = " + ".join([path, *(Path(p).name for p, _ in beside)])
     return {"path": path, "doc": doc, "device": doc.get("device", {}).get("name", "?")}
 

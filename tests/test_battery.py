@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from harness.check import battery, exact
-from harness.core import repro_geometry
+from harness.core import mappings
 
 SIZES = (1, 5, 1000, 4097, 2**16 + 3)
 
@@ -49,8 +49,8 @@ def dd_model_sum(x: np.ndarray) -> np.float32:
     in an adjacent-pair tree; the chunk sums are added the same way by 1024 lanes and a tree;
     the result is float32(hi + lo)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1)
-    n, lanes = x.size, repro_geometry.LANES
-    chunk = repro_geometry.chunk_size(max(n, 1))
+    n, lanes = x.size, mappings.LANES
+    chunk = mappings.chunk_size(max(n, 1))
     chunks = max(1, -(-n // chunk))
     padded = np.zeros(chunks * chunk)
     padded[:n] = x

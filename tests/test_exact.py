@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from harness.check import exact
-from harness.core import repro_geometry
+from harness.core import mappings
 
 
 def fsum_exact(a: np.ndarray) -> Fraction:
@@ -149,7 +149,7 @@ def test_bad_input_is_a_clear_error():
 @pytest.mark.parametrize("n", [1, 1000, 4097, 2**20 + 3, 2**25, 2**30])
 def test_chunks_follow_the_design(n):
     # the chain lengths themselves are pinned by hand in tests/test_exact_edges.py
-    c = repro_geometry.chunk_size(n)
+    c = mappings.chunk_size(n)
     assert c >= 4096 and c & (c - 1) == 0 and -(-n // c) <= 512
 
 

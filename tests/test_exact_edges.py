@@ -2,7 +2,7 @@
 (a float64 fraction of all ones, thousands of times), the size limit, every format's layout
 written out by hand, the smallest normals beside the subnormals, the rounding modes at overflow,
 the condition number's special cases, and the double-double chain length and limit pinned to
-numbers worked out by hand from the design (harness.core.repro_geometry: 1024 lanes, chunks of
+numbers worked out by hand from the design (harness.core.mappings: 1024 lanes, chunks of
 at least 4096, at most 512 chunks)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from harness.check import exact
-from harness.core import repro_geometry
+from harness.core import mappings
 
 
 def test_float64_all_ones_fraction_summed_3000_times():
@@ -174,7 +174,7 @@ def test_dd_chain_length_pinned(n):
 
 @pytest.mark.parametrize("n", DD_CHUNKS)
 def test_dd_chunk_pinned(n):
-    assert repro_geometry.chunk_size(n) == DD_CHUNKS[n]
+    assert mappings.chunk_size(n) == DD_CHUNKS[n]
 
 
 @pytest.mark.parametrize("n", [1, 2**25, 2**25 + 1, 2**30])

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.core import catalogue
-from harness.report import profile_tables
+from harness.report import documents
 from harness.studies import profile as profile_study
 from harness.studies import profile_driver
 from tests.test_stored_profile import FACTS, FASTEST, FLOAT32, INT32_004, N_BIG, N
@@ -33,7 +33,7 @@ def doc() -> dict:
         ]
     except profile_driver.ToolUnavailable as e:
         pytest.skip(f"Nsight Compute cannot profile here: {e}")
-    return profile_tables.merge(docs)
+    return documents.merge_documents(docs)
 
 
 @pytest.mark.parametrize("fact", sorted(FACTS))

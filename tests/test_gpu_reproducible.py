@@ -10,7 +10,7 @@ import torch
 
 import harness
 from harness.check import verify
-from harness.core import catalogue, dtypes, repro_geometry
+from harness.core import catalogue, dtypes, mappings
 from harness.launch import reproducible_plan
 from tests import exact_data
 from triton_kernels.reproducible import reference_sum
@@ -59,7 +59,7 @@ def test_cuda_equals_triton_equals_model(dtype, n, needs_cupy):
 def test_grid_sweep_same_bits(dtype, n, needs_cupy):
     x = _input(n, dtype, seed=1)
     want = _model(x)
-    m = repro_geometry.chunk_count(n)
+    m = mappings.chunk_count(n)
     grids = sorted({min(m, sms * per_sm) for sms in SM_COUNTS for per_sm in (1, 2, 3, 4)})
     grids += [1, 7, m + 5]  # one block; an odd grid; more blocks than chunks
     for vid in REPRO:

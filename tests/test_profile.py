@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main as reduce_ladder
-from harness.core import catalogue, demo_records, device
-from harness.studies import ncu_metrics, profile_driver, sanitize
+from harness.core import catalogue, device, records_beyond
 from harness.studies import profile as profile_study
+from harness.studies import profile_driver, sanitize
 
 # --------------------------------------------------------------------------------------------
 # the metric table
@@ -27,12 +27,12 @@ _NAME = re.compile(r"^(gpu|dram|l1tex|lts|smsp|sm|launch)__[a-z0-9_]+(\.[a-z_]+)
 
 
 def test_metric_table_is_well_formed():
-    keys = [m.key for m in ncu_metrics.ALL_METRICS]
-    names = [m.name for m in ncu_metrics.ALL_METRICS]
+    keys = [m.key for m in profile_study.ALL_METRICS]
+    names = [m.name for m in profile_study.ALL_METRICS]
     assert len(set(keys)) == len(keys) and len(set(names)) == len(names)
-    for m in ncu_metrics.ALL_METRICS:
+    for m in profile_study.ALL_METRICS:
         assert _NAME.match(m.name), m.name
-        assert m.aggregate in ("sum", "time", "inst", "max"), m.key  # ncu_metrics' aggregates
+        assert m.aggregate in ("sum", "time", "inst", "max"), m.key  # the metric table's aggregates
         assert len(m.what) > 20 and m.what.endswith("."), m.key
     # every counter a lesson of the issue is held to is in the table
     lessons = {
@@ -47,7 +47,7 @@ def test_metric_table_is_well_formed():
         "smsp__average_warp_latency_per_inst_issued.ratio",
     }
     assert lessons <= set(names)
-    assert len(ncu_metrics.STALL_METRICS) == len(ncu_metrics.STALL_REASONS)
+    assert len(profile_study.STALL_METRICS) == len(profile_study.STALL_REASONS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -72,7 +72,7 @@ driver: cuda/v3-sequential float32 n=16777216: ok
 
 
 def test_parse_raw_page_with_base_units_row_and_thousands_separators():
-    rows = ncu_metrics.parse_csv(RAW)
+    rows = profile_study.parse_csv(RAW)
     assert [r.id for r in rows] == [0, 1]
     a, b = rows
     assert a.name.startswith("void reduce_v3_sequential<float, 256>")
@@ -81,22 +81,22 @@ def test_parse_raw_page_with_base_units_row_and_thousands_separators():
     assert a.values["gpu__time_duration.sum"] == 52_500.0  # and ns
     assert a.values["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 2_097_152
     assert b.values["dram__bytes_read.sum"] is None  # n/a
-    k = ncu_metrics.keyed(a)
-    d = ncu_metrics.derive(k)
+    k = profile_study.keyed(a)
+    d = profile_study.derive(k)
     assert d["gld_sectors_per_request"] == 4.0
     assert d["threads_per_inst"] == 30.0
     assert d["gld_gbs"] == pytest.approx(2_097_152 * 32 / 52_500)
 
 
 def test_parse_rejects_text_without_a_header():
-    with pytest.raises(ncu_metrics.NcuCsvError):
-        ncu_metrics.parse_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
+    with pytest.raises(profile_study.NcuCsvError):
+        profile_study.parse_csv("==ERROR== ERR_NVGPUCTRPERM - no permission\n")
 
 
 def test_numbers():
-    assert ncu_metrics.parse_number("6,553,600") == 6553600
-    assert ncu_metrics.parse_number("304.02") == 304.02
-    assert ncu_metrics.parse_number("n/a") is None and ncu_metrics.parse_number("") is None
+    assert profile_study.parse_number("6,553,600") == 6553600
+    assert profile_study.parse_number("304.02") == 304.02
+    assert profile_study.parse_number("n/a") is None and profile_study.parse_number("") is None
 
 
 def test_stall_shares_and_aggregation_over_passes():
@@ -106,12 +106,12 @@ def test_stall_shares_and_aggregation_over_passes():
     k2 = {"duration_ns": 100.0, "inst_executed": 100.0, "dram_throughput_pct": 10.0}
     k2 |= {"warp_cycles_per_issue": 20.0, "stall_barrier": 2.0, "stall_long_scoreboard": 0.0}
     k2 |= {"registers": 32.0, "gst_sectors": 1.0}
-    total = ncu_metrics.aggregate([k1, k2])
+    total = profile_study.aggregate([k1, k2])
     assert total["duration_ns"] == 400.0 and total["gst_sectors"] == 101.0
     assert total["registers"] == 32.0
     assert total["dram_throughput_pct"] == pytest.approx((90 * 300 + 10 * 100) / 400)
     assert total["stall_barrier"] == pytest.approx((4 * 900 + 2 * 100) / 1000)
-    d = ncu_metrics.derive(k1)
+    d = profile_study.derive(k1)
     assert d["stall_share"]["barrier"] == pytest.approx(0.4)
     assert d["top_stalls"][0] == ["long_scoreboard", pytest.approx(0.5)]
 
@@ -120,8 +120,8 @@ def test_stall_shares_and_aggregation_over_passes():
 # attribution of ncu's rows to the driver's variants
 
 
-def _rows(k: int) -> list[ncu_metrics.KernelRow]:
-    return [ncu_metrics.KernelRow(i, f"kernel{i}") for i in range(k)]
+def _rows(k: int) -> list[profile_study.KernelRow]:
+    return [profile_study.KernelRow(i, f"kernel{i}") for i in range(k)]
 
 
 def test_attribution_by_launch_counts_with_a_library_call_last():
@@ -133,7 +133,7 @@ def test_attribution_by_launch_counts_with_a_library_call_last():
     ranges = [
         m["range"] for m, count in zip(manifest, (3, 3, 2), strict=True) for _ in range(count)
     ]
-    renamed = [ncu_metrics.KernelRow(i, r) for i, r in enumerate(ranges)]
+    renamed = [profile_study.KernelRow(i, r) for i, r in enumerate(ranges)]
     out, check = profile_study.attribute(_rows(8), manifest, renamed)
     assert [len(a.rows) for a in out] == [3, 3, 2] and check == "agrees"
     renamed[4].name = "rl.cuda.v3-sequential"
@@ -268,8 +268,8 @@ def test_verdicts():
 
 
 def test_demo_records_are_labelled_and_never_default():
-    for v in demo_records.DEMO_VARIANTS:
-        assert v.wrong and v.family == demo_records.FAMILY and v.source == "seed_bugs.cu"
+    for v in records_beyond.DEMO_VARIANTS:
+        assert v.wrong and v.family == records_beyond.DEMO_FAMILY and v.source == "seed_bugs.cu"
         assert v.id not in {w.id for w in catalogue.select()}
         assert catalogue.get(v.twin).launch.threads == v.launch.threads
 
@@ -279,8 +279,9 @@ def test_demo_kernels_compile_with_nvrtc():
 
     if not nvrtc.available():
         pytest.skip("libnvrtc not installed (pip install -e '.[cuda13]')")
-    r = nvrtc.compile_file("seed_bugs.cu", "sm_90", demo_records.name_expressions())
-    assert set(r.lowered) == set(demo_records.name_expressions())
+    r = nvrtc.compile_file("seed_bugs.cu", "sm_90")  # what the catalogue asks of seed_bugs.cu
+    demos = {v.name_expression(d) for v in records_beyond.DEMO_VARIANTS for d in v.dtypes}
+    assert set(r.lowered) == demos
     assert len(r.resources) == 2 and all(k.spill_store_bytes == 0 for k in r.resources.values())
 
 
@@ -473,14 +474,14 @@ def test_recorded_ncu_export_parses_and_attributes_cubs_nested_range():
     """The raw page of a real run: a units row, CUB's two kernels, and CUB's own NVTX range
     (cub::DeviceReduce::Sum) nested inside ours, which the renamed export shows innermost."""
     stem = "profile-float32-2_24-1"
-    rows = ncu_metrics.parse_csv((NCU_DATA / f"{stem}.csv").read_text())
-    renamed = ncu_metrics.parse_csv((NCU_DATA / f"{stem}.nvtx.csv").read_text())
+    rows = profile_study.parse_csv((NCU_DATA / f"{stem}.csv").read_text())
+    renamed = profile_study.parse_csv((NCU_DATA / f"{stem}.nvtx.csv").read_text())
     manifest = json.loads((NCU_DATA / f"{stem}.manifest.json").read_text())
     assert [("DeviceReduceKernel" in r.name, "SingleTileKernel" in r.name) for r in rows] == [
         (True, False),
         (False, True),
     ]
-    first = ncu_metrics.keyed(rows[0])
+    first = profile_study.keyed(rows[0])
     # the main kernel reads the whole input once: 2^24 floats = 64 MiB from DRAM, within 1%
     assert abs(first["dram_read_bytes"] - 4 * 2**24) < 0.01 * 4 * 2**24
     attributed, check = profile_study.attribute(rows, manifest, renamed)

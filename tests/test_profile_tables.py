@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from harness.report import profile_tables, records
-from harness.studies import ncu_metrics
+from harness.report import documents, profile_tables, records
+from harness.studies import profile as profile_study
 
 
 def _result(vid: str, backend: str, stage: str, dtype: str, n: int, kernels: list[dict],
             twin: str | None = None, family: str = "ladder") -> dict:  # fmt: skip
-    ks = [{"id": i, "name": vid, "metrics": m, "derived": ncu_metrics.derive(m)}
+    ks = [{"id": i, "name": vid, "metrics": m, "derived": profile_study.derive(m)}
           for i, m in enumerate(kernels)]  # fmt: skip
-    total = ncu_metrics.aggregate([k["metrics"] for k in ks])
+    total = profile_study.aggregate([k["metrics"] for k in ks])
     return {
         "variant": vid,
         "backend": backend,
@@ -27,12 +27,12 @@ def _result(vid: str, backend: str, stage: str, dtype: str, n: int, kernels: lis
         "dtype": dtype,
         "n": n,
         "kernels": ks,
-        "total": {"metrics": total, "derived": ncu_metrics.derive(total)},
+        "total": {"metrics": total, "derived": profile_study.derive(total)},
     }
 
 
 def _k(**kw) -> dict:
-    base = {m.key: None for m in ncu_metrics.ALL_METRICS}
+    base = {m.key: None for m in profile_study.ALL_METRICS}
     return base | {"duration_ns": 1000.0, "inst_executed": 1000.0} | kw
 
 
@@ -119,11 +119,12 @@ def test_render_command_writes_the_tables_and_the_plot(tmp_path):
 
 def test_merge_pools_one_kinds_lists_and_refuses_mixed_kinds():
     other = SYNTHETIC | {"device": {"name": "ANOTHER GPU"}, "runs": [{"n": 1}]}
-    merged = profile_tables.merge([SYNTHETIC, other])
+    merged = documents.merge_documents([SYNTHETIC, other])
     assert merged["device"] == SYNTHETIC["device"]  # the first document's header
     assert merged["results"] == SYNTHETIC["results"] * 2 and merged["runs"] == [{"n": 1}]
     sanitize_doc = {"schema": records.SANITIZE_SCHEMA, "variants": [{"variant": "x"}]}
-    assert profile_tables.merge([sanitize_doc, sanitize_doc])["variants"] == [{"variant": "x"}] * 2
+    merged = documents.merge_documents([sanitize_doc, sanitize_doc])
+    assert merged["variants"] == [{"variant": "x"}] * 2
     for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.ACCURACY_SCHEMA}]):
         with pytest.raises(ValueError, match="of one kind"):
-            profile_tables.merge(bad)
+            documents.merge_documents(bad)

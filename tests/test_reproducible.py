@@ -13,7 +13,7 @@ import torch
 
 import harness
 from harness.compile import nvrtc
-from harness.core import catalogue, repro_geometry
+from harness.core import catalogue, mappings
 from harness.launch import reproducible_plan
 from harness.launch.plan import make_plan
 from tests import exact_data
@@ -37,15 +37,15 @@ def _model(x: torch.Tensor) -> bytes:
 
 
 def test_geometry_depends_on_n_only():
-    assert repro_geometry.chunk_size(1) == 4096
-    assert repro_geometry.chunk_size(2**21) == 4096  # 512 chunks of the smallest size
-    assert repro_geometry.chunk_size(2**21 + 1) == 8192
-    assert repro_geometry.chunk_size(2**25) == 2**16
-    assert repro_geometry.chunk_size(2**30) == 2**21
+    assert mappings.chunk_size(1) == 4096
+    assert mappings.chunk_size(2**21) == 4096  # 512 chunks of the smallest size
+    assert mappings.chunk_size(2**21 + 1) == 8192
+    assert mappings.chunk_size(2**25) == 2**16
+    assert mappings.chunk_size(2**30) == 2**21
     for n in (1, 4095, 4096, 4097, 2**25 - 1, 2**25 + 1, 3 * 2**30 + 7, 2**36 + 5):
-        c, m = repro_geometry.chunk_size(n), repro_geometry.chunk_count(n)
+        c, m = mappings.chunk_size(n), mappings.chunk_count(n)
         assert c & (c - 1) == 0 and c >= 4096 and (m - 1) * c < n <= m * c <= n + c - 1
-        assert m <= repro_geometry.MAX_CHUNKS and repro_geometry.lane_steps(n) * 1024 == c
+        assert m <= mappings.MAX_CHUNKS and mappings.lane_steps(n) * 1024 == c
 
 
 def test_model_is_exact_on_integers_and_keeps_small_terms():
@@ -114,7 +114,7 @@ def test_triton_unroll_keeps_the_bits(steps, monkeypatch):
     where the CUDA twin's Fast2Sum could part from TwoSum; it is checked on them on the GPU)."""
     from triton_kernels import reproducible as trepro
 
-    c = steps * repro_geometry.LANES
+    c = steps * mappings.LANES
     monkeypatch.setattr(trepro, "chunk_size", lambda n: c)
     monkeypatch.setattr(trepro, "chunk_count", lambda n: -(-n // c))
     n = 2 * c + 777

@@ -157,7 +157,6 @@ def test_stored_profile_results_rebuild_from_the_committed_raw_exports():
     """Every committed profile document's results (the ladder's and the axis family's) come back
     from its raw folder (the driver's manifest, ncu's plain and NVTX-renamed CSV exports) through
     the study's own attribution."""
-    from harness.studies import ncu_metrics
     from harness.studies import profile as profile_study
 
     for path in sorted(ROOT.glob("results/*/profile*.json")):
@@ -165,7 +164,7 @@ def test_stored_profile_results_rebuild_from_the_committed_raw_exports():
         rebuilt = []
         for run in doc["runs"]:
             stem = run["raw_csv"].removesuffix(".csv")
-            rows, renamed = (ncu_metrics.parse_csv((raw / f"{stem}{s}").read_text())
+            rows, renamed = (profile_study.parse_csv((raw / f"{stem}{s}").read_text())
                              for s in (".csv", ".nvtx.csv"))  # fmt: skip
             manifest = json.loads((raw / f"{stem}.manifest.json").read_text())
             attributed, check = profile_study.attribute(rows, manifest, renamed)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.report import profile_tables
+from harness.report import documents
 from harness.studies import sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ def test_stored_sanitize_documents_are_committed():
 
 @pytest.fixture(scope="module", params=stored_documents(), ids=lambda p: p[0])
 def doc(request) -> dict:
-    return profile_tables.merge([json.loads(p.read_text()) for p in request.param[1]])
+    return documents.merge_documents([json.loads(p.read_text()) for p in request.param[1]])
 
 
 def by_variant(doc: dict) -> dict[str, dict]:

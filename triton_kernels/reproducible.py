@@ -47,7 +47,7 @@ import numpy as np
 import triton
 import triton.language as tl
 
-from harness.core.repro_geometry import LANES, chunk_count, chunk_size
+from harness.core.mappings import LANES, chunk_count, chunk_size
 
 if TYPE_CHECKING:
     import torch

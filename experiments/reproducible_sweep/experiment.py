@@ -60,7 +60,7 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
     import torch
 
     from harness.check import verify
-    from harness.core import catalogue, device, mappings, repro_geometry, timing
+    from harness.core import catalogue, device, mappings, timing
     from harness.launch import peers, reproducible_plan, single_launch
     from triton_kernels import reproducible as trepro
 
@@ -71,7 +71,7 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
         for k in sizes:
             n = 2**k
             x = verify.seed_like_input(n, dtype, "cuda").mul_(1.0 / 3.0)
-            m = repro_geometry.chunk_count(n)
+            m = mappings.chunk_count(n)
             ref = reproducible_plan.make_plan(cuda_v, dtype, x)
             want = ref.run().clone()
             base = {}

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.check import exact
-from harness.core import repro_geometry
+from harness.core.mappings import LANES
 
 ALL_DTYPES = ("float32", "float16", "bfloat16")
 WIDE_RANGE = ("float32", "bfloat16")  # 2^120, 1e30 and 1e8 fit
-PAST_LIMIT_STRIDE = repro_geometry.LANES
+PAST_LIMIT_STRIDE = LANES
 PAST_LIMIT_PATTERN = (2.0**120, 2.0**60, 1.0, -(2.0**120), -(2.0**60))
 CANCELLATION_SCALE = 1e8
 CANCELLATION_SMALL_EVERY = 64

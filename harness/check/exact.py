@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.dtypes import DTYPES, DType
-from harness.core.repro_geometry import dd_chain_length
+from harness.core.mappings import dd_chain_length
 
 # The float formats' bit fields: the one dtype table's (harness.core.dtypes).
 FORMATS: dict[str, DType] = {d.name: d for d in DTYPES.values() if d.fraction_bits}

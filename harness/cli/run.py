@@ -222,15 +222,12 @@ def compile_sources(sources: list[str], arch: str = ARCH) -> list[dict]:
     """Each source compiled by NVRTC with every instantiation the catalogue and the sanitizer's
     demonstrations launch, its kernels' spills checked (the experiments': their tests)."""
     from harness.compile import nvrtc
-    from harness.core import demo_records
 
     rows = []
     for src in sources:
         row: dict = {"source": src, "arch": arch}
         try:
-            exprs = catalogue.name_expressions(src)
-            exprs += demo_records.name_expressions() if src == demo_records.SOURCE else []
-            r = nvrtc.compile_file(src, arch, list(dict.fromkeys(exprs)))
+            r = nvrtc.compile_file(src, arch)  # the catalogue's expressions, the demos' included
             spills = [k for k, res in r.resources.items() if res.spill_store_bytes
                       or res.spill_load_bytes or res.stack_bytes]  # fmt: skip
             row.update(status="spills" if spills else "ok", kernels=len(r.lowered), spilling=spills)

@@ -17,8 +17,7 @@ from harness.core.axis_geometry import (
     Problem,
     cut,
 )
-from harness.core.mappings import cdiv, tree_depth
-from harness.core.repro_geometry import next_pow2
+from harness.core.mappings import cdiv, next_pow2, tree_depth
 
 QUAD = 4
 # What one thread folds serially at most in a row tile's tl.sum (a [., 4 x lanes] tile: 4

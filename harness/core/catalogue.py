@@ -135,9 +135,11 @@ def ladder_order(variants: Iterable[Variant]) -> list[Variant]:
 
 
 def name_expressions(source: str) -> list[str]:
-    """Every template instantiation a source file must provide (its variants x dtypes), once."""
+    """Every template instantiation a source file must provide (its variants x dtypes, the
+    sanitizer's demonstrations included: seed_bugs.cu's), once."""
     if source == SOURCE_CUDA:
         return axis_name_expressions()
-    cuda = [v for v in VARIANTS if v.backend == "cuda" and v.source == source]
+    records = (*VARIANTS, *beyond.DEMO_VARIANTS)
+    cuda = [v for v in records if v.backend == "cuda" and v.source == source]
     exprs = [v.name_expression(d) for v in cuda for d in v.dtypes]
     return list(dict.fromkeys(exprs))

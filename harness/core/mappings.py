@@ -1,7 +1,8 @@
 """Tile mappings: which elements each block (CUDA) / program (Triton) of a launch reads. A Launch
 (the catalogue's launch record) is a tile mapping object plus its sizes; both backends derive
 their grid from it (docs/architecture.md, docs/development.md). The pass policy (one_pass,
-plan_passes): docs/correctness.md#how-a-variant-reduces-any-n.
+plan_passes): docs/correctness.md#how-a-variant-reduces-any-n. The reproducible family's fixed
+chunks, a function of n only, are REPRODUCIBLE's geometry (chunk_size, chunk_count, ...).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
 
-from harness.core import device, dtypes, repro_geometry
+from harness.core import device, dtypes
 
 # "single-launch" grids without a GPU (interpreted Triton): a small SM count, so CPU tests at
 # moderate n take several grid-stride steps and combine several partials.
@@ -36,6 +37,43 @@ def cdiv(a: int, b: int) -> int:
 def tree_depth(width: int) -> int:
     """Levels of an adjacent-pair tree over `width` values (0 for one)."""
     return math.ceil(math.log2(width)) if width > 1 else 0
+
+
+# The reproducible family's fixed decomposition (issue 18): chunk size C(n), chunk count M(n), lanes
+# per chunk. The CUDA kernel (cuda_kernels/reproducible.cu) computes the same on the device; the
+# Triton kernel and its numpy model (triton_kernels/reproducible.py) and REPRODUCIBLE read it here.
+# Changing any constant changes every reproducible result's bits.
+LANES = 1024  # double-double accumulators per chunk (every dtype)
+C_MIN = 4096  # smallest chunk, elements
+# Most chunks (partials) for any n: long chunks amortize each chunk's lane tree, and 512 still give
+# every SM several blocks (8192 measured slower: docs/reproducible.md, "The lane trees").
+MAX_CHUNKS = 512
+TREE_LEVELS = 10  # log2(LANES): levels of each adjacent-pair lane tree
+
+
+def next_pow2(k: int) -> int:
+    return 1 if k <= 1 else 1 << (k - 1).bit_length()
+
+
+def chunk_size(n: int) -> int:
+    """C(n) = max(C_MIN, next_pow2(ceil(n / MAX_CHUNKS))): elements per chunk, a power of two."""
+    return max(C_MIN, next_pow2(cdiv(n, MAX_CHUNKS)))
+
+
+def chunk_count(n: int) -> int:
+    """M(n) = ceil(n / C(n)) <= MAX_CHUNKS (0 for n = 0)."""
+    return cdiv(n, chunk_size(n))
+
+
+def lane_steps(n: int) -> int:
+    """Elements each lane adds per chunk: C(n) / LANES (a power of two >= 4)."""
+    return chunk_size(n) // LANES
+
+
+def dd_chain_length(n: int) -> int:
+    """m(n): the most double-double additions one element passes through: C/LANES lane updates,
+    the lane tree, M/LANES updates of the chunk sums (M = ceil(n / C)), their tree."""
+    return lane_steps(n) + TREE_LEVELS + cdiv(chunk_count(n), LANES) + TREE_LEVELS
 
 
 def sm_count() -> int:
@@ -237,23 +275,21 @@ class SingleLaunch(Mapping):
 
 @dataclass(frozen=True)
 class Reproducible(SingleLaunch):
-    """Family "reproducible" (docs/reproducible.md): fixed chunks (core.repro_geometry), a free
+    """Family "reproducible" (docs/reproducible.md): fixed chunks (chunk_size above), a free
     grid. Its own plan (harness.launch.reproducible_plan), so one_launch is False."""
 
     name: ClassVar[str] = "reproducible"
     one_launch: ClassVar[bool] = False
-    summary: ClassVar[str] = (
-        f"any grid x {{threads}} threads; {repro_geometry.LANES} dd lanes per chunk"
-    )
+    summary: ClassVar[str] = f"any grid x {{threads}} threads; {LANES} dd lanes per chunk"
 
     def grid(self, launch: Launch, n: int) -> Pass:  # per_thread: what a lane adds per chunk
         _need_n(n)
-        return Pass(n, 1, repro_geometry.lane_steps(n))
+        return Pass(n, 1, lane_steps(n))
 
     def chain_length(self, launch: Launch, n: int) -> int:
         # Additions on an element's way, as if each rounded like a plain sum (loose but true: the
         # double-double lanes err far less): lane updates, tree, final updates, tree, hi + lo.
-        return repro_geometry.dd_chain_length(n) + 1
+        return dd_chain_length(n) + 1
 
 
 def _need_n(n: int) -> None:

@@ -9,9 +9,9 @@ from functools import partial
 import numpy as np
 import torch
 
-from harness.core import dtypes, repro_geometry
+from harness.core import dtypes
 from harness.core.catalogue import Variant
-from harness.core.mappings import REPRODUCIBLE, plan_passes
+from harness.core.mappings import REPRODUCIBLE, chunk_count, plan_passes
 from harness.launch import rebind, reproducible_plan
 from harness.launch.errors import no_room
 from harness.launch.plan import cuda_pass, need, triton_pass_args
@@ -104,7 +104,7 @@ def _multi_pass(variant: Variant, dtype: str, x: torch.Tensor):
 def _reproducible(variant: Variant, dtype: str, x: torch.Tensor):
     """reproducible_plan's launch: chunk partials (and CUDA's counter), the default grid."""
     n, device = x.numel(), x.device
-    m = repro_geometry.chunk_count(n)
+    m = chunk_count(n)
     blocks = reproducible_plan.default_grid(variant, n)
     cuda = variant.backend == "cuda"
     make = partial(reproducible_plan.workspace, variant, m, device, cuda)

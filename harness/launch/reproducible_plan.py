@@ -1,5 +1,5 @@
 """The plan of family "reproducible": a workspace of chunk partials (hi, lo: M(n) float64 each,
-harness.core.repro_geometry) and a ticket counter; any grid G >= 1 gives the same bits. The CUDA
+harness.core.mappings) and a ticket counter; any grid G >= 1 gives the same bits. The CUDA
 kernel loads a thread's P = 1024 / threads consecutive elements as one vector, which needs
 min(16, P x itemsize)-byte alignment: a misaligned view runs the VEC = false instantiation (the
 same lanes in the same order, scalar loads).
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from harness.compile import cuda_loader
-from harness.core import dtypes, mappings, repro_geometry
+from harness.core import dtypes, mappings
 from harness.core.catalogue import Variant
 from harness.core.records_beyond import CUDA_PREFETCH, CUDA_UNROLL
 from harness.launch.errors import no_room
@@ -29,14 +29,14 @@ class ReproduciblePlan(FastestPlan):
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:
         """x read, the partials written and read back (2 x 2 x 8 bytes a chunk), the sum written."""
-        m = repro_geometry.chunk_count(self.n)
+        m = mappings.chunk_count(self.n)
         return self.n * self.x.element_size() + 32 * m + self.outs[0].element_size()
 
 
 def default_grid(variant: Variant, n: int) -> int:
     """At most per_sm x SMs blocks, balanced: as few as still take the M chunks in the same number
     of rounds, so every block sums the same number of chunks."""
-    chunks, cap = repro_geometry.chunk_count(n), variant.launch.per_sm * mappings.sm_count()
+    chunks, cap = mappings.chunk_count(n), variant.launch.per_sm * mappings.sm_count()
     if chunks <= cap:
         return max(1, chunks)
     rounds = -(-chunks // cap)
@@ -45,7 +45,7 @@ def default_grid(variant: Variant, n: int) -> int:
 
 def vector_alignment(dtype: str, threads: int) -> int:
     """Bytes the CUDA kernel's vector loads need x aligned to (module docstring)."""
-    return min(16, (repro_geometry.LANES // threads) * dtypes.get(dtype).itemsize)
+    return min(16, (mappings.LANES // threads) * dtypes.get(dtype).itemsize)
 
 
 def cuda_expression(
@@ -83,7 +83,7 @@ def make_plan(
     x = x.reshape(-1)
     n = x.numel()
     blocks = grid if grid is not None else default_grid(variant, n)
-    ws = workspace(variant, repro_geometry.chunk_count(n), x.device)
+    ws = workspace(variant, mappings.chunk_count(n), x.device)
     with no_room(f"{variant.id}: no room for its result"):
         out = torch.empty(1, dtype=dtypes.get(dtype).sum_torch, device=x.device)
     if variant.backend == "cuda":

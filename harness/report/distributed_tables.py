@@ -25,7 +25,7 @@ SUM_CHECKS = {  # a sum is exact when all four hold; a wrong one's verdict names
 
 def merged_document(docs: list[dict]) -> dict:
     """One document with every run (the first document's device and settings)."""
-    merged = documents.merge_documents(docs, ("runs",))
+    merged = documents.merge_documents(docs)
     merged["gpus"] = sorted({r["gpus"] for r in merged["runs"]})
     merged["scaling"] = sorted({r["scaling"] for r in merged["runs"] if r["kind"] == "sum"})
     return merged

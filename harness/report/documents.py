@@ -35,10 +35,16 @@ def read_json(path: str | Path) -> dict | list:
         raise ReportError(f"{p}: not valid JSON ({e.msg} at line {e.lineno})") from None
 
 
-def merge_documents(docs: list[dict], keys: tuple[str, ...]) -> dict:
-    """Documents of one family read as one (a run over variants added later writes its own file
-    beside the first): the first document's header, every document's lists under keys."""
-    return dict(docs[0]) | {key: [item for d in docs for item in d.get(key, [])] for key in keys}
+def merge_documents(docs: list[dict]) -> dict:
+    """Documents of one family read as one (one per dtype, size or step run; a run over variants
+    added later writes its own file beside the first): the first document's header, every
+    document's lists (its Family's `lists`) in order; ValueError unless one family that pools."""
+    schemas = {d.get("schema") for d in docs}
+    family = BY_SCHEMA.get(next(iter(schemas))) if len(schemas) == 1 else None
+    if family is None or not family.lists:
+        raise ValueError(f"not documents of one kind that pools lists ({schemas or 'none'})")
+    pooled = {key: [item for d in docs for item in d.get(key, [])] for key in family.lists}
+    return dict(docs[0]) | pooled
 
 
 def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Document:
@@ -191,6 +197,7 @@ class Family:
     rows: Callable[[Document], Iterable[Row]] | None = None
     parser: Callable[[str, dict | list], Document] | None = None
     records_key: str = ""
+    lists: tuple[str, ...] = ()  # what its documents pool when several are read as one
 
     def parse(self, path: str, doc: dict | list) -> Document:
         if self.parser:
@@ -206,9 +213,10 @@ FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _suite_rows, _bench),
     Family("accuracy", records.ACCURACY_SCHEMA, _suite_rows, records_key="results"),
     Family("rows", records.ROWS_SCHEMA, _suite_rows, _rows),
-    Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed),
+    Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed, lists=("runs",)),
+    Family("profile", records.PROFILE_SCHEMA, lists=("runs", "results")),
+    Family("sanitize", records.SANITIZE_SCHEMA, lists=("variants", "runs", "kernels")),
     *(Family(kind, schema) for kind, schema in (
-        ("profile", records.PROFILE_SCHEMA), ("sanitize", records.SANITIZE_SCHEMA),
         ("reproducible", records.REPRODUCIBLE_SCHEMA), ("compare", records.COMPARE_SCHEMA),
         ("census", records.CENSUS_SCHEMA))),
     Family("manifest", "", None, _manifest),

@@ -1,16 +1,16 @@
 """Tables and plots from the hardware's documents (`reduce-ladder profile --render`, the porting
 guide): seed 004's sectors and seed 000's figures (typed in as the seeds quote them) beside ours
 and the counts the access pattern implies, the counters per variant and their plot; a sanitize
-document's verdicts in one sentence; documents of one kind read as one (merge)."""
+document's verdicts in one sentence."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
 
-from harness.core.demo_records import FAMILY as SEED_BUG_FAMILY
+from harness.core.records_beyond import DEMO_FAMILY as SEED_BUG_FAMILY
 from harness.core.variant import stage_key
-from harness.report import documents, records
+from harness.report import documents
 from harness.report.markdown import markdown_table, num
 
 PROFILE_NAME = "profile.json"  # `reduce-ladder profile --json`, in results/<device>/
@@ -284,23 +284,7 @@ def render(doc: dict, out_dir: Path) -> Path:
     return out_dir / "profile.md"
 
 
-# A sanitize document's verdicts (the run report; the porting guide words more). The lists a
-# profile's and a sanitize run's documents pool when several are read as one:
-LISTS = {
-    records.PROFILE_SCHEMA: ("runs", "results"),
-    records.SANITIZE_SCHEMA: ("variants", "runs", "kernels"),
-}
-
-
-def merge(docs: list[dict]) -> dict:
-    """Profile (or sanitize) documents read as one (one per dtype / size run; or a run over
-    variants added later, e.g. sanitize-reproducible.json beside sanitize.json): the first
-    document's header, every document's lists in order."""
-    if len(kinds := {d.get("schema") for d in docs}) != 1 or not kinds <= LISTS.keys():
-        raise ValueError(f"not profile or sanitize documents of one kind ({kinds or 'none'})")
-    return documents.merge_documents(docs, LISTS[docs[0]["schema"]])
-
-
+# A sanitize document's verdicts (the run report; the porting guide words more).
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from subprocess import CompletedProcess
 
-from harness.core import catalogue, demo_records, device, dtypes
+from harness.core import catalogue, device, dtypes, records_beyond
 from harness.core.catalogue import Variant
 from harness.core.sizes import parse_size
 from harness.report import documents
@@ -38,7 +38,7 @@ def range_name(variant_id: str) -> str:
 
 
 # What the tools run: a catalogue record (1-D or axis), or a sanitizer demonstration (kept apart)
-BY_ID = catalogue.BY_ID | catalogue.AXIS_BY_ID | demo_records.BY_ID
+BY_ID = catalogue.BY_ID | catalogue.AXIS_BY_ID | records_beyond.DEMO_BY_ID
 
 
 def lookup(variant_id: str) -> Variant:
@@ -104,7 +104,7 @@ def _work(variants, sizes, dtype_names, mode, shapes=None):
 
 def _passes(v: Variant, x, dim: int | None):
     """(restore, run, launches, out) of v's passes on x: launches None for a library call; out, a
-    demonstration's partials (its first pass, on a scratch copy if it writes x)."""
+    demonstration's partials (its plan's first pass only: no bounds check past whole tiles)."""
     import torch
 
     if dim is not None and v.backend == "peer":
@@ -114,26 +114,14 @@ def _passes(v: Variant, x, dim: int | None):
 
         plan = axis_plan.make_plan(v, x, axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize))
         return plan.poison, plan.run, len(plan.launch.kernels), None
-    if v.family != demo_records.FAMILY:  # what the suites time: a peer's call, a plan's run
-        from harness.studies.session import timed_call
+    from harness.studies.session import timed_call
 
-        run, restore, plan = timed_call(v, x)
-        launches = None if plan is None else plan.launch_count
-        return restore or (lambda: None), run, launches, None
-    import cupy
-    import numpy as np
-
-    from harness.compile import cuda_loader
-    from harness.core.mappings import plan_passes
-    from harness.launch.single_launch import on_stream
-
-    kern = cuda_loader.kernel_by_expression(v.source, v.name_expression(dtypes.name_of(x.dtype)))
-    p = plan_passes(v.launch, x.numel())[0]
-    out = torch.empty(p.blocks, dtype=x.dtype, device=x.device)
-    work = torch.empty_like(x) if v.launch.in_place else x
-    args = (cupy.from_dlpack(work), cupy.from_dlpack(out), np.uint32(x.numel()))
-    restore = (lambda: work.copy_(x)) if work is not x else (lambda: None)
-    return restore, on_stream(kern, p.blocks, v.launch.threads, args), 1, out
+    run, restore, plan = timed_call(v, x)  # what the suites time: a peer's call, a plan's run
+    if v.family == records_beyond.DEMO_FAMILY:
+        first = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
+        return plan.restore, first, 1, plan.outs[0]
+    launches = None if plan is None else plan.launch_count
+    return restore or (lambda: None), run, launches, None
 
 
 def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
@@ -156,7 +144,7 @@ def _check(v: Variant, x, dim: int | None, mode: str) -> dict:
             return {"ok": same, "message": "" if same else "differs from the exact sums"}
         r = axis_verify.check_axis(v, x, dim, golden_on_cpu=mode == "sanitize")
         return {"ok": bool(r.ok), "message": r.message, "worst_ratio": r.worst_ratio}
-    if v.family != demo_records.FAMILY:
+    if v.family != records_beyond.DEMO_FAMILY:
         r = verify.check_variant(v, x)
         return {"ok": bool(r.ok), "value": r.value, "expected": r.golden, "message": r.message}
     out = _once(v, x, None, in_range=False)[1]

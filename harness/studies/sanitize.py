@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from harness.core import catalogue, demo_records, dtypes, records_axis
+from harness.core import catalogue, dtypes, records_axis, records_beyond
 from harness.core.catalogue import Variant
 from harness.report import records
 from harness.report.profile_tables import TOOLS
@@ -128,15 +128,15 @@ def select(include_wrong: bool = False) -> list[Variant]:
     chosen += catalogue.AXIS_VARIANTS
     if include_wrong:
         chosen += [v for v in catalogue.VARIANTS if v.wrong and v.backend == "cuda"]
-        chosen += demo_records.DEMO_VARIANTS  # never in the catalogue
+        chosen += records_beyond.DEMO_VARIANTS  # never in the catalogue
     return chosen
 
 
 def plan_batches(variants: list[Variant], sizes: tuple[int, ...]) -> list[Job]:
     """Non-demonstrations together (all their dtypes); each seed bug alone, at its own sizes."""
-    normal = [v for v in variants if v.family != demo_records.FAMILY]
+    normal = [v for v in variants if v.family != records_beyond.DEMO_FAMILY]
     used = tuple(d for d in dtypes.NAMES if any(d in v.dtypes for v in normal))
-    demos = [v for v in variants if v.family == demo_records.FAMILY]
+    demos = [v for v in variants if v.family == records_beyond.DEMO_FAMILY]
     alone = [
         Job([v], DEMOS.get(v.id, ("", sizes))[1], v.dtypes, v.id.split("/")[-1]) for v in demos
     ]
