@@ -32,7 +32,8 @@ def simulated_gpu(monkeypatch):
     recs |= {(i, "float32", n): records.ResultRecord.from_json({**r, "n": n})
              for i, r in missing.items() for n in SIZES}  # fmt: skip
 
-    def run_cases(found, reps=None, progress=None, timed=True):  # the runner: each case's rows
+    def run_cases(found, reps=None, progress=None, timed=True, rounds=1, saved=None):
+        # the runner: each case's rows
         got = [recs[key] for c in found
                if (key := (c.variant, c.dtype, c.n)) in recs]  # fmt: skip
         return [row for r in got for row in records.record_rows(r, device="sim", suite="ladder")]

@@ -108,7 +108,7 @@ def test_failed_rows_leave_wrong_demonstrations_out():
     rs = [records.Row(**base, variant=demo.id, metric="total", median_ms=1.0, check="wrong"),
           records.Row(**base, variant="cuda/fastest", metric="total", median_ms=1.0,
                       check="error")]  # fmt: skip
-    assert [r.variant for r in suites.failed(rs)] == ["cuda/fastest"]
+    assert [r.variant for r in session.failed(rs)] == ["cuda/fastest"]
 
 
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
@@ -123,7 +123,7 @@ def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeyp
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
     out, early = tmp_path / "c.json", []
 
-    def run(found, reps, progress=None, rounds=1, saved=None):
+    def run(found, reps, progress=None, timed=True, rounds=1, saved=None):
         saved(got[:1])  # the first input's rows: written as they are done
         early.append(json.loads(out.read_text())["rows"])
         return got

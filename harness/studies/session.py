@@ -25,11 +25,6 @@ UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
 
 
-def record_dicts(rows: list[records.Row]) -> list[dict]:
-    """The result records of a run's rows, in their JSON form (what the ladder's tables read)."""
-    return [r.to_json() for r in records.records_from_rows(rows)]
-
-
 def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
     """What is timed of v on x (benchmarks/test_bench.py times it too): (the call, its setup before
     each repetition, the plan); a peer's library call (or the copy) has no setup nor plan."""
@@ -141,28 +136,35 @@ def kept(key: tuple, make: Callable[[], object]):
     return _kept[key]
 
 
-def _skipped(r: dict) -> bool:
-    return bool(r.get("extra", {}).get(UNAVAILABLE))
-
-
-def summarize(rows: list[dict]) -> dict:
-    """Counts by status; wrong demonstrations apart (their failure is the point), and peers that
-    cannot run here ("skipped", only where there are some)."""
-    out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
+def case_rows(rows: Iterable[records.Row]) -> list[records.Row]:
+    """Each case's first row (a record's message rides on it), in order: a case is one (variant,
+    config, dtype, shape)."""
+    first: dict[tuple, records.Row] = {}
     for r in rows:
-        if _skipped(r):
-            key = SKIPPED
-        elif r.get("wrong_demo"):
-            key = "demo_wrong" if r["status"] != "ok" else "demo_right"
+        first.setdefault((r.variant, r.config, r.dtype, r.shape), r)
+    return list(first.values())
+
+
+def summarize(rows: Iterable[records.Row]) -> dict:
+    """The cases counted by check; wrong demonstrations apart (their failure is the point), then
+    where there are some: peers that cannot run here ("skipped"), cases measured with no check of
+    their own ("unchecked": a peer's time, the copy alone)."""
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    out = dict.fromkeys(("ok", "wrong", "error", "demo_wrong", "demo_right"), 0)
+    for r in case_rows(rows):
+        if r.variant in wrong_demo:
+            key = "demo_right" if r.check == "ok" else "demo_wrong"
         else:
-            key = r["status"]
+            key = r.check or "unchecked"
         out[key] = out.get(key, 0) + 1
     return out
 
 
-def failed(rows: list[dict]) -> bool:
-    """A non-demonstration variant errs or sums wrong (a peer that cannot run here does not)."""
-    return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo") and not _skipped(r))
+def failed(rows: Iterable[records.Row]) -> list[records.Row]:
+    """Rows whose check failed ("wrong", "error"), a wrong demonstration's excepted (its failure
+    is the point); a peer that cannot run here ("skipped") has not failed."""
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
 
 
 def carries_study(v: Variant, seed: str) -> bool:
