@@ -111,6 +111,24 @@ def test_failed_rows_leave_wrong_demonstrations_out():
     assert [r.variant for r in session.failed(rs)] == ["cuda/fastest"]
 
 
+def test_the_runner_turns_an_exception_into_the_cases_error_row(monkeypatch):
+    """A suite's measure that raises: the case's one row, check "error" with the message; the
+    run goes on with the next case."""
+    from dataclasses import replace
+
+    def measure(case, reps, timed):
+        if case.variant == "boom":
+            raise RuntimeError("no launch")
+        return [records.Row("GPU", "fake", case.variant, "", "int32", case.n, "call", 1.0)]
+
+    monkeypatch.setitem(suites.SUITES, "fake", replace(suites.get("callable"), measure=measure))
+    found = [suites.Case("fake", v, "int32", 1024) for v in ("boom", "fine")]
+    bad, fine = suites.run(found)
+    assert (bad.variant, bad.metric, bad.check, bad.median_ms) == ("boom", "check", "error", None)
+    assert bad.info["message"] == "RuntimeError: no launch" and fine.median_ms == 1.0
+    assert session.failed([bad, fine]) == [bad]
+
+
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
     """bench and fastest-bench end in suites.run_suite: the document written (as each input's
     cases are done), a table per dtype, the per-call suite's overheads; a failed peer fails only a

@@ -204,7 +204,7 @@ def run(
     out: list[Row] = []
     for _, same_input in groupby(found, key=lambda c: (c.dtype, c.n, c.config)):
         group = list(same_input)
-        measured = [[get(c.suite).measure(c, reps, timed) for c in group] for _ in range(rounds)]
+        measured = [[_measure(c, reps, timed) for c in group] for _ in range(rounds)]
         for c, *got in zip(group, *measured, strict=True):
             rs = got[0] if rounds == 1 else merge(got)
             out += rs
@@ -213,6 +213,17 @@ def run(
         if saved:
             saved(out)
     return out
+
+
+def _measure(case: Case, reps: int | None, timed: bool) -> list[Row]:
+    """The suite's measure of one case; an exception it raises is the case's one row, check
+    "error" with the exception's message (the run goes on with the other cases)."""
+    try:
+        return get(case.suite).measure(case, reps, timed)
+    except Exception as e:
+        ident = {**common(case.suite), "variant": case.variant, "config": case.config}
+        return session.untimed({**ident, "dtype": case.dtype, "shape": case.n, "metric": "check"},
+                               "error", e)  # fmt: skip
 
 
 def merge(rounds: list[list[Row]]) -> list[Row]:
