@@ -119,6 +119,6 @@ def test_timed_run_reports_first_pass_and_total(needs_cupy):
     vs = catalogue.select(["cuda/v3-sequential", "triton/tile-256"])
     rows = [session.check_and_time(v, "float32", 2**22, reps=10) for v in vs]
     for r in rows:
-        assert r["status"] == "ok"
-        assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5
-        assert r["passes"] == 3 and r["gbps_total"] > 0
+        assert r.status == "ok"
+        assert 0 < r.first_pass.median_ms <= r.total.median_ms * 1.5
+        assert r.passes == 3 and r.gbps_total > 0

@@ -51,8 +51,8 @@ def test_cuda_compute_not_installed_is_a_reason_not_a_failure(vid, no_cccl):
     with pytest.raises(PeerUnavailable, match=f"{vid}: cuda.compute is not installed"):
         peers.prepare(v, torch.ones(8))
     row = session.check_and_time(v, "float32", 1000)
-    assert row["status"] == "skipped" and row["message"] == f"unavailable: {vid}: {why}"
-    assert row["extra"][session.UNAVAILABLE] is True
+    assert row.status == "skipped" and row.message == f"unavailable: {vid}: {why}"
+    assert row.extra[session.UNAVAILABLE] is True
     rows = suites.run(
         [suites.Case("ladder", i, "float32", 1000) for i in (catalogue.TORCH_SUM_ID, vid)]
     )

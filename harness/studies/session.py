@@ -1,5 +1,5 @@
 """The main job's measure: verify and time one variant at one size (check_and_time; on the CPU:
-check only) into one result record (its JSON form), what the record suites of
+check only) into one result record, what the record suites of
 harness.studies.suites measure their cases by; what every suite's measure shares (a row without a
 time, how a failure is said, the input kept while consecutive cases share it); and which variants
 a run selects."""
@@ -72,8 +72,8 @@ def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: fl
 def check_and_time(
     v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None,
     first_pass: bool = True, max_reps: int = MAX_REPS, target_ms: float = 300.0,
-) -> dict:  # fmt: skip
-    """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
+) -> records.ResultRecord:  # fmt: skip
+    """One result record: correctness on fresh data, then (on a GPU) first-pass
     and total times (at most max_reps repetitions, about target_ms worth where reps is None). An
     error is status "error" in the record (the run goes on), a wrong sum "wrong"."""
     import torch
@@ -100,7 +100,7 @@ def check_and_time(
     except Exception as e:  # reported in the record; the run goes on with the other variants
         extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
         rec = dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
-    return rec.to_json()
+    return rec
 
 
 def failure(e: Exception) -> str:

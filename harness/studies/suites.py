@@ -19,7 +19,7 @@ from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.core.timing import Timing
 from harness.report import axis_tables, documents, host_tables, tables
-from harness.report.records import NO_GPU, ResultRecord, Row, record_rows, rows_document
+from harness.report.records import NO_GPU, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, host, session
 
 
@@ -80,7 +80,7 @@ def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **ho
         v = catalogue.get(case.variant)
         reps = reps or reps_for(case.n)
         rec = session.check_and_time(v, case.dtype, case.n, timed=timed, reps=reps, **how)
-        return record_rows(ResultRecord.from_json(rec), **common(case.suite))
+        return record_rows(rec, **common(case.suite))
 
     return measure
 
