@@ -127,12 +127,13 @@ def supports(vid: str, dtype: str, n: int) -> bool:
 
 def cases(variants: Sequence[Variant], sizes: Sequence[int] = DEFAULT_SIZES,
           dtype: str = "float32", pipeline: tuple[int, int] = DEFAULT_PIPELINE,
-          adversarial: bool = True, sweep_sizes: Sequence[int] = (),
+          adversarial: bool = True, sweep_sizes: Sequence[int] = DEFAULT_SWEEP_SIZES,
           streams: Sequence[int] = DEFAULT_STREAMS,
           chunks: Sequence[int] = DEFAULT_CHUNKS) -> list[tuple[str, str, int, str]]:  # fmt: skip
-    """(variant, dtype, n, config) of the study's parts, each part's inputs together. The seed's
-    table: every variant and peer per size (the pipeline's streams and chunk in the config of the
-    variants that run it, where not the default). Every variant, x.cuda().sum() and a naive
+    """(variant, dtype, n, config) of the study's parts, each part's inputs together (no sizes or
+    no sweep sizes: that part left out). The seed's table: every variant and peer per size (the
+    pipeline's streams and chunk in the config of the variants that run it, where not the
+    default). Every variant, x.cuda().sum() and a naive
     float32 running sum on adversarial_input(). With V3 among the variants, its pipeline over
     (streams x chunk) at each sweep size (a chunk larger than n once), beside the H2D copy alone
     (the copy-engine bound), V3's kernels alone and V2 (one copy, one stream)."""
