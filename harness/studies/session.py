@@ -98,9 +98,15 @@ def check_and_time(
         rec = dataclasses.replace(rec, status=SKIPPED, message=f"unavailable: {e}",
                                   extra={**rec.extra, UNAVAILABLE: True})  # fmt: skip
     except Exception as e:  # reported in the record; the run goes on with the other variants
-        extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
-        rec = dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
+        rec = errored(rec, e)
     return rec
+
+
+def errored(rec: records.ResultRecord, e: Exception) -> records.ResultRecord:
+    """rec, status "error": the exception as failure() says it, its traceback in extra (called
+    in the except block that caught it)."""
+    extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
+    return dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
 
 
 def failure(e: Exception) -> str:
