@@ -120,9 +120,8 @@ def failure(e: Exception) -> str:
     return f"{type(e).__name__}: {e}"[:300]
 
 
-def untimed(ident: dict, check: str, why: str | Exception) -> list[records.Row]:
-    """A case's one row without a time: "skipped", "wrong", or "error" with the exception raised."""
-    why = failure(why) if isinstance(why, Exception) else why
+def untimed(ident: dict, check: str, why: str) -> list[records.Row]:
+    """A case's one row without a time: "skipped", "wrong" or "error", and why."""
     return [records.Row(**ident, median_ms=None, check=check, info={"message": why})]
 
 

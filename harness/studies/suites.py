@@ -222,8 +222,8 @@ def _measure(case: Case, reps: int | None, timed: bool) -> list[Row]:
         return get(case.suite).measure(case, reps, timed)
     except Exception as e:
         ident = {**common(case.suite), "variant": case.variant, "config": case.config}
-        return session.untimed({**ident, "dtype": case.dtype, "shape": case.n, "metric": "check"},
-                               "error", e)  # fmt: skip
+        ident |= {"dtype": case.dtype, "shape": case.n, "metric": "check"}
+        return session.untimed(ident, "error", session.failure(e))
 
 
 def merge(rounds: list[list[Row]]) -> list[Row]:
@@ -243,16 +243,13 @@ def merge(rounds: list[list[Row]]) -> list[Row]:
     return out
 
 
-def run_suite(name: str, found: list[Case], json_path: str | None, options: dict,
-              reps: int | None = None, *, counted: Iterable[str] | None = None, rounds: int = 1,
-              timed: bool = True, progress: Callable[[Case, list[Row]], None] | None = None,
-              head: dict | None = None, page: Callable[[dict, list[Row]], None] | None = None,
-              console: Console | None = None) -> int:  # fmt: skip
+def run_suite(name, found, json_path, options, reps=None, *, counted=None, rounds=1, timed=True,
+              progress=None, head=None, page=None, console=None) -> int:  # fmt: skip
     """The cases measured, their ROWS document written (as each input's cases are done; head
     beside the suite's own), the page printed (page(document, rows); default: the suite's own, or
-    a table per dtype), the summary and the failures; 1 when a variant failed (counted: only these
-    ids count), else 0. progress(case, its rows) after each case (default: its failure, on
-    stderr)."""
+    a table per dtype), the summary and the failures (on console); 1 when a variant failed (counted:
+    only these ids count), else 0. progress(case, its rows) after each case (default: its failure,
+    on stderr)."""
     s, info, t0 = get(name), device.device_info(), time.time()
     console = console or Console()
 
