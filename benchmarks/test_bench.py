@@ -65,7 +65,7 @@ def test_reduce(benchmark, case: suites.Case, pytestconfig):
         pytest.skip(rows[0].info.get("message", "unavailable here"))
     benchmark.group = f"{case.suite} {case.dtype} n={case.n}"
     benchmark.extra_info["rows"] = [r.to_json() for r in rows]
-    bad = suites.failed(rows)
+    bad = session.failed(rows)
     if bad:
         pytest.fail(f"{case.id}: {bad[0].check}: {bad[0].info.get('message', '')}")
     fn, setup = _one_call(case)

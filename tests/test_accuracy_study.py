@@ -80,6 +80,25 @@ def test_failures_are_errors_and_promised_variants_unfaithful_inside_the_limit(d
     ]
 
 
+def test_a_variant_that_raises_is_an_error_record_and_the_study_goes_on(monkeypatch):
+    """The record of a sum that raised (session.errored): status "error", the exception's message
+    and its traceback; the next variant is measured."""
+    real = study.run_sum
+
+    def run_sum(v, x):
+        if v.id == catalogue.CUB_ID:
+            raise RuntimeError("boom")
+        return real(v, x)
+
+    monkeypatch.setattr(study, "run_sum", run_sum)
+    peers = [catalogue.get(catalogue.CUB_ID), catalogue.get(catalogue.TORCH_SUM_ID)]
+    bad, ok = study.accuracy(peers, ["seed001"], [1000], log=lambda s: None, where="cpu")["results"]
+    assert (bad["status"], bad["message"], bad["extra"]["data"]) == ("error", "RuntimeError: boom",
+                                                                     "seed001")  # fmt: skip
+    assert "RuntimeError: boom" in bad["extra"]["traceback"]
+    assert ok["status"] == "ok" and "ulps" in ok["extra"]
+
+
 @pytest.mark.interpreter  # the GPU suite runs the study on the device
 def test_reproducible_document_bits_same_at_every_offset():
     inputs = [i for i in study.reproducible_inputs() if i["n"] == 4097 and i["family"] == "normal"]

@@ -99,7 +99,7 @@ def test_the_segmented_peer_takes_2d_rows_only_and_says_why_not(monkeypatch) -> 
     before any input is made (so this runs on the CPU), never an error."""
     import sys
 
-    from harness.studies import suites
+    from harness.studies import session, suites
 
     assert not axis_bench.supports(axis_bench.CCCL, "bfloat16")
     assert axis_bench.supports(axis_bench.CCCL, "int32")
@@ -110,7 +110,7 @@ def test_the_segmented_peer_takes_2d_rows_only_and_says_why_not(monkeypatch) -> 
     (row,) = axis_bench.measure(axis_bench.CCCL, "int32", "4096x64 dim=1", suites.common("axis"))
     assert row.check == "skipped" and row.median_ms is None
     assert "not installed" in row.info["message"] and "[cccl]" in row.info["message"]
-    assert not suites.failed([row])
+    assert not session.failed([row])
 
 
 def test_measure_on_the_gpu() -> None:

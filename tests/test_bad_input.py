@@ -13,7 +13,7 @@ import harness
 from harness.cli.main import main
 from harness.core import catalogue, device
 from harness.launch import plan
-from harness.studies import session
+from harness.studies import session, suites
 
 TWIN = "triton/tile-256"
 cpu_only = pytest.mark.skipif(device.gpu_available(), reason="CPU-tensor behaviour (no GPU)")
@@ -143,9 +143,9 @@ def test_a_failing_variant_is_reported_and_the_run_goes_on(monkeypatch, capsys):
 
     monkeypatch.setattr(plan, "make_plan", broken)
     vs = catalogue.select(["triton/tile-256", "triton/pair-split-128", "triton/chunked-1024"])
-    rows = [session.check_and_time(v, "float32", 300, timed=False) for v in vs]
-    assert [r["status"] for r in rows] == ["ok", "error", "ok"]
-    assert "simulated launch failure" in rows[1]["message"]
+    rows = suites.run([suites.Case("ladder", v.id, "float32", 300) for v in vs], timed=False)
+    assert [r.check for r in rows] == ["ok", "error", "ok"]
+    assert "simulated launch failure" in rows[1].info["message"]
     assert session.failed(rows)
     rc = main(
         [

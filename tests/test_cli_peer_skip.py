@@ -3,6 +3,7 @@ extra): its rows are shown as skipped, not ERROR; one line says how to add it; e
 of the ladder table is printed once, not once per size. The GPU is simulated: the session's rows
 come from the synthetic run document, and the peers' records from the real session code."""
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -29,10 +30,11 @@ def simulated_gpu(monkeypatch):
         catalogue.CCCL_IDS, cccl, strict=True)}  # fmt: skip
 
     recs = {(r.variant, r.dtype, r.n): r for r in load_document(DATA).records}
-    recs |= {(i, "float32", n): records.ResultRecord.from_json({**r, "n": n})
+    recs |= {(i, "float32", n): dataclasses.replace(r, n=n)
              for i, r in missing.items() for n in SIZES}  # fmt: skip
 
-    def run_cases(found, reps=None, progress=None, timed=True):  # the runner: each case's rows
+    def run_cases(found, reps=None, progress=None, timed=True, rounds=1, saved=None):
+        # the runner: each case's rows
         got = [recs[key] for c in found
                if (key := (c.variant, c.dtype, c.n)) in recs]  # fmt: skip
         return [row for r in got for row in records.record_rows(r, device="sim", suite="ladder")]

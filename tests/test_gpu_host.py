@@ -100,14 +100,14 @@ def test_past_2_31_elements(needs_cupy):
 
 def test_timed_table_and_sweep_smoke(needs_cupy):
     from harness.report import host_tables
-    from harness.studies import suites
+    from harness.studies import session, suites
 
     found = host.cases(host.host_variants(), [2**14], sweep_sizes=[2**22], streams=[1, 2],
                        chunks=[2**20])  # fmt: skip
     rows = suites.run([suites.Case("host", *c) for c in found], reps=3)
     table = {(r.variant, r.metric): r for r in rows if r.config == ""}
     assert {v for v, m in table if m == "e2e"} >= set(HOST) | set(host.PEERS)
-    assert not suites.failed(rows), suites.failed(rows)
+    assert not session.failed(rows), session.failed(rows)
     for (vid, metric), r in table.items():
         assert r.median_ms > 0
         if metric in ("h2d", "kernels"):

@@ -106,13 +106,13 @@ def test_seed_004_timed_table(needs_cupy):
     rows = [session.check_and_time(v, "int32", 2**20, reps=10) for v in vs]
     # an optional peer not installed here (cuda.compute without the cccl extra) is skipped, with
     # its reason: every other row must be ok
-    missing = [r for r in rows if r.get("extra", {}).get(session.UNAVAILABLE)]
-    assert all(r["backend"] == "peer" and r["status"] == "skipped" for r in missing), missing
+    missing = [r for r in rows if r.extra.get(session.UNAVAILABLE)]
+    assert all(r.backend == "peer" and r.status == "skipped" for r in missing), missing
     rows = [r for r in rows if r not in missing]
-    assert all(r["status"] == "ok" for r in rows), [r.get("message") for r in rows]
+    assert all(r.status == "ok" for r in rows), [r.message for r in rows]
     for r in rows:  # in-place kernels: the scratch refill is outside the timed region
-        if r["backend"] != "peer":  # a peer is one call: no first pass of its own
-            assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5
+        if r.backend != "peer":  # a peer is one call: no first pass of its own
+            assert 0 < r.first_pass.median_ms <= r.total.median_ms * 1.5
     table = tables.seed_rows(rows, 2**20, "int32", "004")
     cuda_rows = [t for t in table if t["variant"].startswith("cuda/")]
     assert [t["kernel"] for t in cuda_rows] == [

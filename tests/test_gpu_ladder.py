@@ -86,7 +86,8 @@ def test_wrong_demonstrations_are_reported(needs_cupy, record_property):
     junit property: a race need not show on every GPU or every run, so the count is the finding,
     not a pass / fail); the fixed forms must never be wrong. The session run marks the demos and
     does not fail on them."""
-    from harness.studies import session
+    from harness.report import records
+    from harness.studies import session, suites
 
     n = 2**20
     wrong = {}
@@ -105,10 +106,10 @@ def test_wrong_demonstrations_are_reported(needs_cupy, record_property):
     assert all(0 <= wrong[vid] <= REPS for vid in WRONG_DEMOS)
 
     demos = catalogue.select(WRONG_DEMOS)
-    rows = [session.check_and_time(v, "float32", n, timed=False) for v in demos]
-    assert [r["variant"] for r in rows] == WRONG_DEMOS
-    for r in rows:
-        assert r["wrong_demo"] and r["status"] in ("ok", "wrong")
+    rows = suites.run([suites.Case("ladder", v.id, "float32", n) for v in demos], timed=False)
+    assert [r.variant for r in rows] == WRONG_DEMOS
+    assert all(r.check in ("ok", "wrong") for r in rows)
+    assert all(r.wrong_demo for r in records.records_from_rows(rows))
     assert not session.failed(rows)  # a demonstration's wrong sum does not fail the run
 
 
@@ -118,6 +119,6 @@ def test_timed_run_reports_first_pass_and_total(needs_cupy):
     vs = catalogue.select(["cuda/v3-sequential", "triton/tile-256"])
     rows = [session.check_and_time(v, "float32", 2**22, reps=10) for v in vs]
     for r in rows:
-        assert r["status"] == "ok"
-        assert 0 < r["first_pass"]["median_ms"] <= r["total"]["median_ms"] * 1.5
-        assert r["passes"] == 3 and r["gbps_total"] > 0
+        assert r.status == "ok"
+        assert 0 < r.first_pass.median_ms <= r.total.median_ms * 1.5
+        assert r.passes == 3 and r.gbps_total > 0

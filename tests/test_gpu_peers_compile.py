@@ -72,7 +72,7 @@ def test_prepared_closure_repeats_and_times(vid):
 def test_cuda_compute_unavailable_is_a_skip_with_reason():
     """Where cuda.compute cannot be imported, its peers raise PeerUnavailable with the reason and
     the session records it as unavailable, not as a failure; where it can, there is no reason."""
-    from harness.studies import session
+    from harness.studies import session, suites
 
     why = peers.unavailable_reason(catalogue.get(catalogue.CCCL_ID))
     if why is None:
@@ -80,8 +80,8 @@ def test_cuda_compute_unavailable_is_a_skip_with_reason():
         assert peers.run(catalogue.get(catalogue.CCCL_ID), x).item() == verify.golden(x).value
         return
     assert "cuda.compute" in why
-    row = session.check_and_time(catalogue.get(catalogue.CCCL_ID), "float32", 1000)
-    assert row["status"] == "skipped" and row["message"].startswith("unavailable:")
+    (row,) = suites.run([suites.Case("ladder", catalogue.CCCL_ID, "float32", 1000)])
+    assert row.check == "skipped" and row.info["message"].startswith("unavailable:")
     assert not session.failed([row])
 
 

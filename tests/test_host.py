@@ -308,7 +308,7 @@ def test_the_suite_measures_every_part_into_rows(on_cpu):
 
 def test_a_pipeline_not_the_default_is_in_the_config_and_a_part_can_be_skipped(on_cpu):
     found = host.cases(host.host_variants(["cuda/001-v3-streams"]), [2**11], pipeline=(2, 3000),
-                       adversarial=False)  # fmt: skip
+                       adversarial=False, sweep_sizes=[])  # fmt: skip
     assert found[0] == ("cuda/001-v3-streams", "float32", 2**11, "streams=2 chunk=4096")
     assert {c[3] for c in found[1:]} == {""}  # the peers
     no_v3 = host.host_variants(["cuda/001-v4-smem"])

@@ -10,6 +10,7 @@ import pytest
 from harness.cli import run
 from harness.cli.main import main
 from harness.core import catalogue
+from harness.report import records
 from harness.studies import session
 
 LEFT_OUT = [v.id for v in catalogue.VARIANTS if not v.by_default]
@@ -40,7 +41,7 @@ def simulated_gpu(monkeypatch):
     def check_and_time(v, dtype, n, *, timed=True, reps=None):
         seen.append((v.id, n))
         status = "wrong" if v.id == "cuda/v3-sequential" else "ok"
-        return {"variant": v.id, "n": n, "dtype": dtype, "status": status, "message": ""}
+        return records.for_variant(v, dtype, n, status=status)
 
     monkeypatch.setattr(run.device, "gpu_available", lambda: True)
     monkeypatch.setattr(run.device, "cupy_gpu", lambda: (True, ""))

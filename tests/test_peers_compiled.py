@@ -5,6 +5,7 @@ prepare()'s compile policy (with torch.compile replaced by a recorder: a real CP
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import types
 
@@ -16,7 +17,7 @@ from harness.launch import peers
 from harness.launch.errors import PeerUnavailable
 from harness.report import ladder_table, records
 from harness.report.ladder_table import PEER_LABELS, PEER_ORDER
-from harness.studies import session
+from harness.studies import session, suites
 
 NEW = [*catalogue.COMPILE_IDS, *catalogue.CCCL_IDS]
 
@@ -50,12 +51,14 @@ def test_cuda_compute_not_installed_is_a_reason_not_a_failure(vid, no_cccl):
     with pytest.raises(PeerUnavailable, match=f"{vid}: cuda.compute is not installed"):
         peers.prepare(v, torch.ones(8))
     row = session.check_and_time(v, "float32", 1000)
-    assert row["status"] == "skipped" and row["message"] == f"unavailable: {vid}: {why}"
-    assert row["extra"][session.UNAVAILABLE] is True
-    ok = session.check_and_time(catalogue.get(catalogue.TORCH_SUM_ID), "float32", 1000)
-    assert not session.failed([ok, row])  # the run does not fail for it ...
-    assert session.summarize([ok, row])[session.SKIPPED] == 1  # ... and says so
-    assert session.failed([ok, {**ok, "status": "error"}])  # a real error still fails it
+    assert row.status == "skipped" and row.message == f"unavailable: {vid}: {why}"
+    assert row.extra[session.UNAVAILABLE] is True
+    rows = suites.run(
+        [suites.Case("ladder", i, "float32", 1000) for i in (catalogue.TORCH_SUM_ID, vid)]
+    )
+    assert not session.failed(rows)  # the run does not fail for it ...
+    assert session.summarize(rows)[session.SKIPPED] == 1  # ... and says so
+    assert session.failed([*rows, dataclasses.replace(rows[0], check="error")])  # a real error
 
 
 def test_cooperative_option_where_torch_has_it_and_reason_where_not(monkeypatch):

@@ -108,7 +108,25 @@ def test_failed_rows_leave_wrong_demonstrations_out():
     rs = [records.Row(**base, variant=demo.id, metric="total", median_ms=1.0, check="wrong"),
           records.Row(**base, variant="cuda/fastest", metric="total", median_ms=1.0,
                       check="error")]  # fmt: skip
-    assert [r.variant for r in suites.failed(rs)] == ["cuda/fastest"]
+    assert [r.variant for r in session.failed(rs)] == ["cuda/fastest"]
+
+
+def test_the_runner_turns_an_exception_into_the_cases_error_row(monkeypatch):
+    """A suite's measure that raises: the case's one row, check "error" with the message; the
+    run goes on with the next case."""
+    from dataclasses import replace
+
+    def measure(case, reps, timed):
+        if case.variant == "boom":
+            raise RuntimeError("no launch")
+        return [records.Row("GPU", "fake", case.variant, "", "int32", case.n, "call", 1.0)]
+
+    monkeypatch.setitem(suites.SUITES, "fake", replace(suites.get("callable"), measure=measure))
+    found = [suites.Case("fake", v, "int32", 1024) for v in ("boom", "fine")]
+    bad, fine = suites.run(found)
+    assert (bad.variant, bad.metric, bad.check, bad.median_ms) == ("boom", "check", "error", None)
+    assert bad.info["message"] == "RuntimeError: no launch" and fine.median_ms == 1.0
+    assert session.failed([bad, fine]) == [bad]
 
 
 def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeypatch, capsys):
@@ -123,7 +141,7 @@ def test_run_suite_writes_prints_and_counts_only_the_ids_asked(tmp_path, monkeyp
            row("peer/torch.sum", 2.0, check="error")]  # fmt: skip
     out, early = tmp_path / "c.json", []
 
-    def run(found, reps, progress=None, rounds=1, saved=None):
+    def run(found, reps, progress=None, timed=True, rounds=1, saved=None):
         saved(got[:1])  # the first input's rows: written as they are done
         early.append(json.loads(out.read_text())["rows"])
         return got

@@ -3,7 +3,7 @@ before anything runs (a UsageError says why it cannot), then timed or checked on
 cases of the suite "ladder" (harness.studies.suites); without one by the CPU path
 (docs/correctness.md): every Triton kernel selected runs under Triton's interpreter
 (TRITON_INTERPRET=1) against the golden sums, a CUDA variant through its Triton twin and its source
-compiled by NVRTC. print_failures: how a run's failures print, either way."""
+compiled by NVRTC; either way its failures print as every suite's (suites.print_failures)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import partial
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.cli import common
@@ -166,44 +165,52 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
     if not args.quiet:
         out.print(f"{name}: {counts} ({dtype})")
 
-    # What is running, how far along, time so far; on a terminal only, gone when done. The cases
-    # through the suites' runner; a case that is not ok is printed as it happens.
+    # What is running, how far along, time so far; on a terminal only, gone before the tables
+    # print. The cases through the suites' runner; a case that is not ok is printed as it happens.
     found = [suites.Case("ladder", v.id, dtype, n) for n in sizes for v in variants]
     labels = iter(f"{c.variant} n={c.n:,}" for c in found)
     columns = TextColumn("{task.description:<44}"), BarColumn(), MofNCompleteColumn()
-    with Progress(
-        *columns, TimeElapsedColumn(), console=out, transient=True, disable=args.quiet
-    ) as bar:
-        task = bar.add_task(next(labels, ""), total=len(found))
+    bar = Progress(*columns, TimeElapsedColumn(), console=out, transient=True, disable=args.quiet)
+    task = bar.add_task(next(labels, ""), total=len(found))
 
-        def progress(c: suites.Case, got: list) -> None:
-            if bad := suites.failed(got):
-                bar.console.print(f"  {c.variant} n={c.n:,}: {bad[0].check}")
-            bar.update(task, advance=1, description=next(labels, ""))
+    def progress(c: suites.Case, got: list) -> None:
+        if bad := session.failed(got):
+            bar.console.print(f"  {c.variant} n={c.n:,}: {bad[0].check}")
+        bar.update(task, advance=1, description=next(labels, ""))
+        if bar.finished:
+            bar.stop()
 
-        measured = suites.run(found, args.reps, progress=progress, timed=timed)
-    rows = session.record_dicts(measured)
-    head = {}
+    head: dict = {"mode": "timed" if timed else "check"}
     if timed and sel.study:  # the study note's table per size; the document names them (its rows
         # are the document's own: benchmarks/seed_table.py renders them from it)
         head["seed_tables"] = [{"seed": sel.study, "n": n, "dtype": dtype} for n in sizes]
-        for n in sizes if not args.quiet else ():
+
+    def page(doc: dict, measured: list) -> None:
+        """A timed run's ladder table per size (a study's: its note's table), else each sum
+        against its golden."""
+        rows = records.records_from_rows(measured)
+        for n in sizes if timed and sel.study and not args.quiet else ():
             title = f"seed {sel.study}, {name}, {dtype}, n = {n:,}"
             out.print(tables.rich_seed(tables.seed_rows(rows, n, dtype, sel.study), title))
-    mode = "timed" if timed else "check"
-    write_run(args.json, measured, mode=mode, **head)
-    if not args.quiet and timed and not sel.study:
-        for n in sizes:  # the legend (each variant's change) once, under the last table
-            title = f"{name}, {dtype}, n = {n:,}"
-            out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title,
-                                           with_legend=n == sizes[-1]))  # fmt: skip
-            if best := tables.best_line(rows, n, dtype):
-                out.print(f"  {best}", highlight=False)
-    elif not args.quiet:
-        out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
-    out.print(f"summary: {session.summarize(rows)}")
-    print_failures(rows, out)
-    return EXIT_FAILED if session.failed(rows) else EXIT_OK  # wrong demonstrations do not count
+        if not args.quiet and timed and not sel.study:
+            for n in sizes:  # the legend (each variant's change) once, under the last table
+                title = f"{name}, {dtype}, n = {n:,}"
+                out.print(ladder_console_table(rows, n, dtype, wide=args.wide, title=title,
+                                               with_legend=n == sizes[-1]))  # fmt: skip
+                if best := tables.best_line(rows, n, dtype):
+                    out.print(f"  {best}", highlight=False)
+        elif not args.quiet:
+            out.print(tables.rich_checks(rows, f"correctness, {dtype}", wide=args.wide))
+
+    keys = ("variants", "sizes", "dtype", "study", "reps")
+    options = {k: getattr(args, k) for k in keys if getattr(args, k)}
+    bar.start()
+    try:
+        return suites.run_suite("ladder", found, args.json, options, args.reps, timed=timed,
+                                progress=progress, head=head, page=page, console=out)  # fmt: skip
+    finally:
+        if not bar.finished:  # a run cut short (progress() stops it after the last case)
+            bar.stop()
 
 
 # The interpreter runs every program in Python (0.2-0.5 s per twin at 2^16 on a 2-core CI machine).
@@ -282,11 +289,11 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
                       + ", and ".join(work) + ".")  # fmt: skip
     found = [suites.Case("ladder", v.id, sel.dtype, n) for n in sizes for v in interpreted]
     measured = suites.run(found, timed=False)
-    rows = session.record_dicts(measured)
+    rows = records.records_from_rows(measured)
     if rows and not quiet:  # --wide: the result and the golden too
         title = "Triton twins, interpreted on the CPU"
         console.print(tables.rich_checks(rows, title, wide=args.wide))
-    print_failures(rows, console)
+    suites.print_failures(measured, console)
     compiled = compile_sources(sources)
     for c in compiled:
         kernels = f"{c.get('kernels')} kernels, no spills" if c.get("kernels") else ""
@@ -305,7 +312,7 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
         if not rows:
             raise UsageError("nothing was checked: no Triton kernel selected and no NVRTC")
         bad_compile = []
-    if session.failed(rows) or bad_compile:
+    if session.failed(measured) or bad_compile:
         console.print("[red]Some checks failed.[/]")
         return EXIT_FAILED
     done = [plural(len(rows), "interpreted check")] if rows else []
@@ -313,24 +320,3 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
     console.print(f"CPU path passed: {', '.join(done)}. Run on a machine with an NVIDIA GPU for "
                   "the timed ladder.")  # fmt: skip
     return EXIT_OK
-
-
-def print_failures(rows: list[dict], console: Console) -> None:
-    """Wrong demonstrations with their verdict (a racy kernel can happen to be right); every
-    other row that is not ok, with its message; then the peers that cannot run here (an optional
-    library not installed): one line per reason, with the peers it skips and how to add them --
-    not an error, and not one line per row."""
-    skipped: dict[str, dict[str, None]] = {}  # the ids in order, each once, by reason
-    for r in rows:
-        if r.get("extra", {}).get(session.UNAVAILABLE):
-            why = r.get("message", "").removeprefix("unavailable: ")
-            skipped.setdefault(why.removeprefix(f"{r['variant']}: "), {})[r["variant"]] = None
-        elif r.get("wrong_demo"):
-            verdict = "WRONG in this run (the race showed)" if r["status"] != "ok" else (
-                "right in this run (the race did not show; the code is still racy)")  # fmt: skip
-            console.print(f"  wrong demonstration {r['variant']} n={r['n']}: {verdict}")
-        elif r["status"] != "ok":
-            message = escape(r.get("message", ""))
-            console.print(f"  [red]{r['variant']} n={r['n']}: {r['status']}: {message}[/]")
-    for why, ids in skipped.items():
-        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)

@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         sizes="table sizes (default 2^11,...,2^30)",
         streams=dict(nargs="*", metavar="S", help="sweep stream counts (default 1,2,4,8)"),
         sweep_sizes=dict(nargs="*", metavar="N", help="default 2^25,2^30"),
-        pipeline=dict(default="4,2^22", metavar="S,CHUNK", help=pipeline),
+        pipeline=dict(metavar="S,CHUNK", help=pipeline),
         variants="seed-001 variant ids",
         dtype=dict(default="float32", help="(default: float32)"),
         reps="timed trips (default: auto; 3 >= 2^28)",
@@ -103,28 +103,27 @@ def _ints(values: list[str] | None, option: str, example: str) -> list[int]:
 
 
 def _host_options(args: argparse.Namespace) -> tuple[dict, list[str]]:
-    """host.cases' settings from the command line (a part skipped: no sizes), and the variants
-    named; UsageError (exit 2) for a bad one."""
-    from harness.studies import host
-
+    """host.cases' settings given on the command line (the others: its defaults; a part skipped:
+    no sizes), and the variants named; UsageError (exit 2) for a bad one."""
     streams = _ints(args.streams, "--streams", "1,2,4,8")
     if any(k < 1 or k > 64 for k in streams):
         raise UsageError(f"stream counts must be in 1..64, got {streams}")
     ids = common.variant_ids(args.variants, [v.id for v in catalogue.select(family="001")])
-    pipeline = tuple(common.parse_sizes([args.pipeline]) or ())  # each at least 1
-    if len(pipeline) != 2:
-        raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK such as 4,2^22")
-    sizes = common.parse_sizes(args.sizes) or list(host.DEFAULT_SIZES)
-    sweep = common.parse_sizes(args.sweep_sizes) or list(host.DEFAULT_SWEEP_SIZES)
-    return {
-        "sizes": [] if args.no_table else sizes,
+    pipeline = None
+    if args.pipeline is not None:
+        pipeline = tuple(common.parse_sizes([args.pipeline]) or ())  # each at least 1
+        if len(pipeline) != 2:
+            raise UsageError(f"bad --pipeline {args.pipeline!r}: write STREAMS,CHUNK, e.g. 4,2^22")
+    settings = {
+        "sizes": [] if args.no_table else common.parse_sizes(args.sizes),
         "dtype": args.dtype,
         "pipeline": pipeline,
         "adversarial": not args.no_adversarial,
-        "sweep_sizes": [] if args.no_sweep else sweep,
-        "streams": streams or list(host.DEFAULT_STREAMS),
-        "chunks": common.parse_sizes(args.chunk) or list(host.DEFAULT_CHUNKS),
-    }, ids
+        "sweep_sizes": [] if args.no_sweep else common.parse_sizes(args.sweep_sizes),
+        "streams": streams or None,
+        "chunks": common.parse_sizes(args.chunk),
+    }
+    return {k: v for k, v in settings.items() if v is not None}, ids
 
 
 def cmd_host(args: argparse.Namespace) -> int:

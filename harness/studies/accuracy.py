@@ -7,7 +7,6 @@ import time
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -82,15 +81,6 @@ def _head(schema: str) -> dict:
     return {"schema": schema, "created": created, "device": device.device_info()}
 
 
-def _attempt(fn: Callable, *args) -> tuple[Any, str | None]:
-    """(fn(*args), None), or after a failure (None, how session.failure says it): the failure is
-    reported, the study goes on."""
-    try:
-        return fn(*args), None
-    except Exception as e:
-        return None, session.failure(e)
-
-
 def accuracy(
     variants: list[Variant],
     families: list[str],
@@ -119,12 +109,13 @@ def accuracy(
             for v in variants:
                 if n > v.max_n:
                     continue
-                rec, error = _attempt(measure, v, x, s, n, fam, kappa, name)
-                if error:
-                    rec = records.for_variant(v, DTYPE, n, status="error", message=error,
-                                              device=name, extra={"data": fam})  # fmt: skip
-                elif not rec.extra["faithful"]:
-                    bad.append(v.id)
+                try:
+                    rec = measure(v, x, s, n, fam, kappa, name)
+                    if not rec.extra["faithful"]:
+                        bad.append(v.id)
+                except Exception as e:  # reported in its record; the study goes on
+                    unmeasured = records.for_variant(v, DTYPE, n, device=name, extra={"data": fam})
+                    rec = session.errored(unmeasured, e)
                 doc["results"].append(rec.to_json())
             tally = f"{len(bad)} of {len(variants)} not faithful"
             log(f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {tally}")
@@ -167,8 +158,11 @@ def reproducible(
         for v in variants:
             if dtype not in v.dtypes:
                 continue
-            entry, error = _attempt(result_entry, v, x)
-            doc["results"][v.id][item["key"]] = {"error": error} if error else entry
+            try:
+                entry = result_entry(v, x)
+            except Exception as e:  # reported in the document; the study goes on
+                entry = {"error": session.failure(e)}
+            doc["results"][v.id][item["key"]] = entry
         del x
     log(f"reproducible.json: {len(inputs)} inputs x {len(variants)} variants")
     return doc

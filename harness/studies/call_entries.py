@@ -165,21 +165,18 @@ def call(entry_id: str, dtype: str, n: int):
 
 
 def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, loops: int = 5):
-    """One "call" row; an entry that raises gives a row with check "error" and its message."""
+    """One "call" row (an entry that raises: the runner's row, check "error")."""
     from harness.core import timing
     from harness.launch import peers
 
     ident = {**common, "variant": entry_id, "config": entry_id.split(" ")[0], "dtype": dtype,
              "shape": n, "metric": "call"}  # fmt: skip
-    try:
-        fn, vs = call(entry_id, dtype, n)
-        nbytes = vs[0].numel() * vs[0].element_size()
-        # every view once a loop where several; else about 30 ms of an HBM-bound sum
-        calls = len(vs) if len(vs) > 1 else max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
-        with peers.cupy_accelerators(["cub"]):
-            t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
-    except Exception as e:  # recorded, the run goes on (CuPy missing for a launch...)
-        return session.untimed(ident, "error", e)
+    fn, vs = call(entry_id, dtype, n)
+    nbytes = vs[0].numel() * vs[0].element_size()
+    # every view once a loop where several; else about 30 ms of an HBM-bound sum
+    calls = len(vs) if len(vs) > 1 else max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
+    with peers.cupy_accelerators(["cub"]):
+        t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
     info = {"calls_per_loop": calls, "views": len(vs)}
     return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check="ok", info=info)]
 

@@ -127,12 +127,13 @@ def supports(vid: str, dtype: str, n: int) -> bool:
 
 def cases(variants: Sequence[Variant], sizes: Sequence[int] = DEFAULT_SIZES,
           dtype: str = "float32", pipeline: tuple[int, int] = DEFAULT_PIPELINE,
-          adversarial: bool = True, sweep_sizes: Sequence[int] = (),
+          adversarial: bool = True, sweep_sizes: Sequence[int] = DEFAULT_SWEEP_SIZES,
           streams: Sequence[int] = DEFAULT_STREAMS,
           chunks: Sequence[int] = DEFAULT_CHUNKS) -> list[tuple[str, str, int, str]]:  # fmt: skip
-    """(variant, dtype, n, config) of the study's parts, each part's inputs together. The seed's
-    table: every variant and peer per size (the pipeline's streams and chunk in the config of the
-    variants that run it, where not the default). Every variant, x.cuda().sum() and a naive
+    """(variant, dtype, n, config) of the study's parts, each part's inputs together (no sizes or
+    no sweep sizes: that part left out). The seed's table: every variant and peer per size (the
+    pipeline's streams and chunk in the config of the variants that run it, where not the
+    default). Every variant, x.cuda().sum() and a naive
     float32 running sum on adversarial_input(). With V3 among the variants, its pipeline over
     (streams x chunk) at each sweep size (a chunk larger than n once), beside the H2D copy alone
     (the copy-engine bound), V3's kernels alone and V2 (one copy, one stream)."""
@@ -193,32 +194,29 @@ def measure(vid: str, dtype: str, n: int, cfg: str, common: dict, reps: int | No
     """One case's rows: the copy alone ("h2d"), V3's kernels alone ("kernels"), the naive sum's
     value ("check"); else a variant or a peer checked against the exact golden, then (not on the
     adversarial input) timed end to end ("e2e"), with the event split ("h2d", "kernels", "d2h",
-    "device"). A failure is a row's check, never raised."""
+    "device"). A wrong sum is a row's check (an exception: the runner's row, check "error")."""
     part, pipe = parse_config(cfg)
     row = partial(Row, **common, variant=vid, config=cfg, dtype=dtype, shape=n)
     v = catalogue.BY_ID.get(vid)
-    try:
-        x, g, s = _input(dtype, n, part)
-        nbytes = n * s.host.element_size()
-        if vid in H2D:
-            return [row(metric="h2d", median_ms=h2d_alone(s, vid == H2D[0]), bytes=nbytes)]
-        if vid == NAIVE:
-            value = naive_running_sum(x)
-            got = {"value": value, "golden": g.value, "abs_err": abs(value - g.value)}
-            return [row(metric="check", median_ms=None, info={"check": got})]
-        if part == SWEEP and v and v.staging == "streams" and not pipe:
-            return [row(metric="kernels", median_ms=kernels_alone(v, s))]
-        trip, c = _checked(vid, dtype, s, g, pipe)
-        check = "ok" if c.ok else "wrong"
-        info = {"check": {k: getattr(c, k) for k in ("value", "golden", "abs_err", "tolerance")}}
-        if part == ADVERSARIAL or not timed:
-            return [row(metric="check", median_ms=None, check=check, info=info)]
-        split = (v.staging if v else vid.split()[-1]) != "streams"
-        reps = reps if reps is not None else (3 if n >= 2**28 else None)  # None: about 150 ms worth
-        e2e, times = time_trips(trip, reps=reps, split=split)
-        info["spread_ms"] = e2e.p90_ms - e2e.p10_ms
-        return [row(metric="e2e", median_ms=e2e.median_ms, min_ms=e2e.min_ms, reps=e2e.reps,
-                    bytes=nbytes, check=check, info=info),
-                *(row(metric=m, median_ms=ms, check=check) for m, ms in times.items())]  # fmt: skip
-    except Exception as e:  # reported in the row; the study goes on
-        return session.untimed({**row.keywords, "metric": "check"}, "error", e)
+    x, g, s = _input(dtype, n, part)
+    nbytes = n * s.host.element_size()
+    if vid in H2D:
+        return [row(metric="h2d", median_ms=h2d_alone(s, vid == H2D[0]), bytes=nbytes)]
+    if vid == NAIVE:
+        value = naive_running_sum(x)
+        got = {"value": value, "golden": g.value, "abs_err": abs(value - g.value)}
+        return [row(metric="check", median_ms=None, info={"check": got})]
+    if part == SWEEP and v and v.staging == "streams" and not pipe:
+        return [row(metric="kernels", median_ms=kernels_alone(v, s))]
+    trip, c = _checked(vid, dtype, s, g, pipe)
+    check = "ok" if c.ok else "wrong"
+    info = {"check": {k: getattr(c, k) for k in ("value", "golden", "abs_err", "tolerance")}}
+    if part == ADVERSARIAL or not timed:
+        return [row(metric="check", median_ms=None, check=check, info=info)]
+    split = (v.staging if v else vid.split()[-1]) != "streams"
+    reps = reps if reps is not None else (3 if n >= 2**28 else None)  # None: about 150 ms worth
+    e2e, times = time_trips(trip, reps=reps, split=split)
+    info["spread_ms"] = e2e.p90_ms - e2e.p10_ms
+    return [row(metric="e2e", median_ms=e2e.median_ms, min_ms=e2e.min_ms, reps=e2e.reps,
+                bytes=nbytes, check=check, info=info),
+            *(row(metric=m, median_ms=ms, check=check) for m, ms in times.items())]  # fmt: skip

@@ -1,5 +1,5 @@
 """The main job's measure: verify and time one variant at one size (check_and_time; on the CPU:
-check only) into one result record (its JSON form), what the record suites of
+check only) into one result record, what the record suites of
 harness.studies.suites measure their cases by; what every suite's measure shares (a row without a
 time, how a failure is said, the input kept while consecutive cases share it); and which variants
 a run selects."""
@@ -23,11 +23,6 @@ MAX_REPS = 100  # per timing at most (time_ms's cap: 200): halves the job's wall
 # status SKIPPED, message "unavailable: why" -- not an error, not a failure.
 UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
-
-
-def record_dicts(rows: list[records.Row]) -> list[dict]:
-    """The result records of a run's rows, in their JSON form (what the ladder's tables read)."""
-    return [r.to_json() for r in records.records_from_rows(rows)]
 
 
 def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
@@ -77,8 +72,8 @@ def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: fl
 def check_and_time(
     v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None,
     first_pass: bool = True, max_reps: int = MAX_REPS, target_ms: float = 300.0,
-) -> dict:  # fmt: skip
-    """One result record (its JSON form): correctness on fresh data, then (on a GPU) first-pass
+) -> records.ResultRecord:  # fmt: skip
+    """One result record: correctness on fresh data, then (on a GPU) first-pass
     and total times (at most max_reps repetitions, about target_ms worth where reps is None). An
     error is status "error" in the record (the run goes on), a wrong sum "wrong"."""
     import torch
@@ -103,9 +98,15 @@ def check_and_time(
         rec = dataclasses.replace(rec, status=SKIPPED, message=f"unavailable: {e}",
                                   extra={**rec.extra, UNAVAILABLE: True})  # fmt: skip
     except Exception as e:  # reported in the record; the run goes on with the other variants
-        extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
-        rec = dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
-    return rec.to_json()
+        rec = errored(rec, e)
+    return rec
+
+
+def errored(rec: records.ResultRecord, e: Exception) -> records.ResultRecord:
+    """rec, status "error": the exception as failure() says it, its traceback in extra (called
+    in the except block that caught it)."""
+    extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
+    return dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
 
 
 def failure(e: Exception) -> str:
@@ -119,9 +120,8 @@ def failure(e: Exception) -> str:
     return f"{type(e).__name__}: {e}"[:300]
 
 
-def untimed(ident: dict, check: str, why: str | Exception) -> list[records.Row]:
-    """A case's one row without a time: "skipped", "wrong", or "error" with the exception raised."""
-    why = failure(why) if isinstance(why, Exception) else why
+def untimed(ident: dict, check: str, why: str) -> list[records.Row]:
+    """A case's one row without a time: "skipped", "wrong" or "error", and why."""
     return [records.Row(**ident, median_ms=None, check=check, info={"message": why})]
 
 
@@ -141,28 +141,35 @@ def kept(key: tuple, make: Callable[[], object]):
     return _kept[key]
 
 
-def _skipped(r: dict) -> bool:
-    return bool(r.get("extra", {}).get(UNAVAILABLE))
-
-
-def summarize(rows: list[dict]) -> dict:
-    """Counts by status; wrong demonstrations apart (their failure is the point), and peers that
-    cannot run here ("skipped", only where there are some)."""
-    out = {"ok": 0, "wrong": 0, "error": 0, "demo_wrong": 0, "demo_right": 0}
+def case_rows(rows: Iterable[records.Row]) -> list[records.Row]:
+    """Each case's first row (a record's message rides on it), in order: a case is one (variant,
+    config, dtype, shape)."""
+    first: dict[tuple, records.Row] = {}
     for r in rows:
-        if _skipped(r):
-            key = SKIPPED
-        elif r.get("wrong_demo"):
-            key = "demo_wrong" if r["status"] != "ok" else "demo_right"
+        first.setdefault((r.variant, r.config, r.dtype, r.shape), r)
+    return list(first.values())
+
+
+def summarize(rows: Iterable[records.Row]) -> dict:
+    """The cases counted by check; wrong demonstrations apart (their failure is the point), then
+    where there are some: peers that cannot run here ("skipped"), cases measured with no check of
+    their own ("unchecked": a peer's time, the copy alone)."""
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    out = dict.fromkeys(("ok", "wrong", "error", "demo_wrong", "demo_right"), 0)
+    for r in case_rows(rows):
+        if r.variant in wrong_demo:
+            key = "demo_right" if r.check == "ok" else "demo_wrong"
         else:
-            key = r["status"]
+            key = r.check or "unchecked"
         out[key] = out.get(key, 0) + 1
     return out
 
 
-def failed(rows: list[dict]) -> bool:
-    """A non-demonstration variant errs or sums wrong (a peer that cannot run here does not)."""
-    return any(r["status"] != "ok" for r in rows if not r.get("wrong_demo") and not _skipped(r))
+def failed(rows: Iterable[records.Row]) -> list[records.Row]:
+    """Rows whose check failed ("wrong", "error"), a wrong demonstration's excepted (its failure
+    is the point); a peer that cannot run here ("skipped") has not failed."""
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
 
 
 def carries_study(v: Variant, seed: str) -> bool:

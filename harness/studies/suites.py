@@ -1,7 +1,7 @@
 """The named suites (SUITES): each a case list (variant, dtype, n, config), how one case is
 measured into rows and how its rows print; one runner (run; run_suite writes and prints a suite's
-rows) for `reduce-ladder run` / `check`, `bench SUITE`, `fastest-bench`, `host` and `pytest
-benchmarks/ -k SUITE`."""
+rows, their summary and failures) for `reduce-ladder run` / `check`, `bench SUITE`,
+`fastest-bench`, `host` and `pytest benchmarks/ -k SUITE`."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ from dataclasses import dataclass, replace
 from functools import cache
 from itertools import groupby
 
+from rich.console import Console
+from rich.markup import escape
+
 from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.core.timing import Timing
 from harness.report import axis_tables, documents, host_tables, tables
-from harness.report.records import NO_GPU, ResultRecord, Row, record_rows, rows_document
+from harness.report.records import NO_GPU, Row, record_rows, rows_document
 from harness.studies import axis_bench, call_entries, host, session
 
 
@@ -77,7 +80,7 @@ def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **ho
         v = catalogue.get(case.variant)
         reps = reps or reps_for(case.n)
         rec = session.check_and_time(v, case.dtype, case.n, timed=timed, reps=reps, **how)
-        return record_rows(ResultRecord.from_json(rec), **common(case.suite))
+        return record_rows(rec, **common(case.suite))
 
     return measure
 
@@ -201,7 +204,7 @@ def run(
     out: list[Row] = []
     for _, same_input in groupby(found, key=lambda c: (c.dtype, c.n, c.config)):
         group = list(same_input)
-        measured = [[get(c.suite).measure(c, reps, timed) for c in group] for _ in range(rounds)]
+        measured = [[_measure(c, reps, timed) for c in group] for _ in range(rounds)]
         for c, *got in zip(group, *measured, strict=True):
             rs = got[0] if rounds == 1 else merge(got)
             out += rs
@@ -210,6 +213,17 @@ def run(
         if saved:
             saved(out)
     return out
+
+
+def _measure(case: Case, reps: int | None, timed: bool) -> list[Row]:
+    """The suite's measure of one case; an exception it raises is the case's one row, check
+    "error" with the exception's message (the run goes on with the other cases)."""
+    try:
+        return get(case.suite).measure(case, reps, timed)
+    except Exception as e:
+        ident = {**common(case.suite), "variant": case.variant, "config": case.config}
+        ident |= {"dtype": case.dtype, "shape": case.n, "metric": "check"}
+        return session.untimed(ident, "error", session.failure(e))
 
 
 def merge(rounds: list[list[Row]]) -> list[Row]:
@@ -229,44 +243,69 @@ def merge(rounds: list[list[Row]]) -> list[Row]:
     return out
 
 
-def failed(rows: Iterable[Row]) -> list[Row]:
-    """Rows whose check failed, a wrong demonstration's excepted (its failure is the point)."""
-    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
-    return [r for r in rows if r.check in ("wrong", "error") and r.variant not in wrong_demo]
-
-
-def run_suite(name, found, json_path, options, reps=None, counted=None, rounds=1, progress=None):
-    """The cases measured, their ROWS document written (as each input's cases are done), the
-    suite's page (a table per dtype by default) printed, and the failures; 1 when a variant failed
-    (counted: only these ids count), else 0. progress(case, its rows) after each case (default:
-    its failure, on stderr)."""
+def run_suite(name, found, json_path, options, reps=None, *, counted=None, rounds=1, timed=True,
+              progress=None, head=None, page=None, console=None) -> int:  # fmt: skip
+    """The cases measured, their ROWS document written (as each input's cases are done; head
+    beside the suite's own), the page printed (page(document, rows); default: the suite's own, or
+    a table per dtype), the summary and the failures (on console); 1 when a variant failed (counted:
+    only these ids count), else 0. progress(case, its rows) after each case (default: its failure,
+    on stderr)."""
     s, info, t0 = get(name), device.device_info(), time.time()
+    console = console or Console()
 
     def save(rows: list[Row]) -> dict:
         doc = rows_document(rows, suite=name, device=info, options=options,
-                            wall_s=time.time() - t0, **s.head())  # fmt: skip
+                            wall_s=time.time() - t0, **s.head(), **(head or {}))  # fmt: skip
         if json_path:
             documents.write_document(json_path, doc)
         return doc
 
-    rows = run(found, reps, progress=progress or _progress, rounds=rounds, saved=save)
+    rows = run(found, reps, progress=progress or _progress, timed=timed, rounds=rounds, saved=save)
     doc = save(rows)
-    if s.page:  # the suite's own page (axis: a pivot per dtype, shape and dim)
-        print(s.page(doc, rows))
-    for dtype in dict.fromkeys(r.dtype for r in rows) if not s.page else ():
+    (page or _page)(doc, rows)
+    if "triton_configs" in doc:
+        print(f"triton configs: {doc['triton_configs']}")
+    print(f"summary: {session.summarize(rows)}")
+    print_failures(rows, console)
+    bad = [r for r in session.failed(rows) if counted is None or r.variant in counted]
+    return 1 if bad else 0
+
+
+def _page(doc: dict, rows: list[Row]) -> None:
+    """The suite's own page, else a table per dtype; the per-call suite's overheads."""
+    name = doc["suite"]
+    if page := get(name).page:  # the suite's own page (axis: a pivot per dtype, shape and dim)
+        print(page(doc, rows))
+    for dtype in dict.fromkeys(r.dtype for r in rows) if not page else ():
         print(f"\n{name}, {dtype}: microseconds (x torch.sum = its time / this time)")
         print(tables.suite_table(rows, dtype))
     if name == "callable" and (over := call_entries.overheads(rows)):  # `launch ...` entries ran
         print("\n".join(["\nreduce_sum over its cached launch:", *over]))
-    bad = [r for r in failed(rows) if counted is None or r.variant in counted]
-    for r in bad:
-        print(f"  {r.variant} {r.config} {r.dtype} n={r.n}: {r.check} {r.info.get('message', '')}")
-    if "triton_configs" in doc:
-        print(f"triton configs: {doc['triton_configs']}")
-    print(f"summary: {len(found)} cases, {len(rows)} rows, {len(bad)} wrong/error")
-    return 1 if bad else 0
+
+
+def print_failures(rows: list[Row], console: Console) -> None:
+    """One line per case: wrong demonstrations with their verdict (a racy kernel can happen to be
+    right); every other case that is not ok, with its message; then the cases skipped (a peer
+    whose optional library is not installed, a shape a peer or stage does not take): one line per
+    reason, with the ids it skips -- not an error, and not one line per row."""
+    wrong_demo = {v.id for v in catalogue.VARIANTS if v.wrong}
+    skipped: dict[str, dict[str, None]] = {}  # the ids in order, each once, by reason
+    for r in session.case_rows(rows):
+        label = " ".join(part for part in (r.variant, r.config, r.dtype) if part) + f" n={r.n}"
+        message = r.info.get("message", "")
+        if r.check == session.SKIPPED:
+            why = message.removeprefix(f"{session.UNAVAILABLE}: ").removeprefix(f"{r.variant}: ")
+            skipped.setdefault(why, {})[r.variant] = None
+        elif r.variant in wrong_demo:
+            verdict = "WRONG in this run (the race showed)" if r.check != "ok" else (
+                "right in this run (the race did not show; the code is still racy)")  # fmt: skip
+            console.print(f"  wrong demonstration {label}: {verdict}")
+        elif r.check in ("wrong", "error"):
+            console.print(f"  [red]{escape(label)}: {r.check}: {escape(message)}[/]")
+    for why, ids in skipped.items():
+        console.print(f"  skipped {', '.join(ids)}: {escape(why)}", highlight=False)
 
 
 def _progress(case: Case, rows: list) -> None:
-    if bad := [r for r in rows if r.check in ("wrong", "error")]:
+    if bad := session.failed(rows):
         print(f"  {case.id}: {bad[0].check} {bad[0].info.get('message', '')}", file=sys.stderr)
