@@ -236,13 +236,17 @@ def test_json_to_a_full_device_is_refused_before_the_work(capsys):
 
 
 def test_a_write_that_fails_after_the_work_is_exit_1(tmp_path, capsys, monkeypatch):
-    from harness.report import documents
-
-    def full(path, doc):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(documents, "write_document", full)
+    """The disk fills between the check before the work and the write after it: the file's own
+    write fails (whichever runner writes it: the CPU path here, the suites' runner on a GPU)."""
     target = tmp_path / "run.json"
+    write_text = Path.write_text
+
+    def full(self, *args, **kwargs):
+        if self == target:
+            raise OSError(28, "No space left on device")
+        return write_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full)
     rc = main(["check", "--variants", "triton/tile-256", "--sizes", "3", "--json", str(target)])
     assert rc == 1
     err = _err(capsys)

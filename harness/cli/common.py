@@ -155,17 +155,10 @@ def check_writable(path: str | None, option: str = "--json", folder: bool = Fals
         return documents.check_output(path, folder=folder, option=option) if path else None
 
 
-class WriteFailed(Exception):
-    """The work was done but its result could not be written (a full disk): exit 1, not 2."""
-
-
 def write_json(path: str | None, doc: dict) -> None:
     """Write doc (path checked earlier with check_writable); a failure now is WriteFailed."""
-    try:
-        if path:
-            documents.write_document(path, doc)
-    except OSError as e:
-        raise WriteFailed(f"cannot write {path}: {e.strerror or e}") from None
+    if path:
+        documents.write_document(path, doc)
 
 
 def require_gpu(command: str, why_needed: str, *, cupy: bool = False) -> None:

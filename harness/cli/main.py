@@ -17,10 +17,10 @@ from harness.cli.common import (
     EXIT_FAILED,
     EXIT_USAGE,
     UsageError,
-    WriteFailed,
     check_writable,
     require_gpu,
 )
+from harness.report.documents import WriteFailed
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the repository root, when run from a checkout
 

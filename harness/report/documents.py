@@ -233,11 +233,19 @@ def rows(doc: Document) -> list[Row]:
     return list(make(doc)) if make else []
 
 
+class WriteFailed(OSError):
+    """A result document could not be written (a full disk) once the work was done: the command
+    line's exit 1 with this message, whichever runner wrote it."""
+
+
 def write_document(path: str | Path, doc: dict) -> None:
     """Every JSON document the harness writes, in one form: indented by one, a final newline
     (values JSON cannot hold, such as paths, as their str); missing parent folders are created.
-    OSError is the caller's to word."""
-    output_path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    A failure is WriteFailed, naming the path."""
+    try:
+        output_path(path).write_text(json.dumps(doc, indent=1, default=str) + "\n")
+    except OSError as e:
+        raise WriteFailed(f"cannot write {path}: {e.strerror or e}") from None
 
 
 # -- outputs: one rule for every file and folder the harness writes -----------------------------
