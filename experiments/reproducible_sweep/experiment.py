@@ -3,7 +3,11 @@ triton/reproducible's (num_warps, num_stages, programs per SM, UNROLL), timed be
 cupy.sum (CUB), in one GPU call:
 
     python -m experiments.reproducible_sweep [--sizes 24 28 30] [--dtypes float32]
-        [--json PATH]
+        [--register-cap] [--json PATH]
+
+--register-cap runs REGISTER_CAP_SHAPES instead: CUDA shapes whose launch bounds ask for more
+blocks per SM than the .cu's (a copy of the source with ReproBounds' MIN_BLOCKS replaced), so
+that 512-thread blocks at 32 registers fill the SM (the occupancy Nsight Compute pointed to).
 
 Every shape must give the catalogue plan's bits (the design promises it; a shape that does not
 is printed as WRONG and makes the exit status 1), so the sweep also tests reproducibility. Each
@@ -20,7 +24,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
+from functools import cache
+from pathlib import Path
 
 import experiments
 from harness.report import documents
@@ -42,6 +49,40 @@ CUDA_SHAPES = (
     (128, 4, 8, True),
     (512, 2, 2, True),
 )
+# (threads, UNROLL, blocks per SM, PREFETCH, the launch bounds' blocks per SM): the catalogue's
+# first (0: the .cu's own bounds, 64 registers at 256 threads), then the register caps: 32
+# registers at 512 threads (4 blocks of 512 fill an SM's 2048 threads) and 40 (3 blocks), 32 at
+# 1024 threads (float32 only: a 16-bit element is half a 32-bit word), 40 at 256.
+REGISTER_CAP_SHAPES = (
+    (256, 4, 4, True, 0),
+    (512, 4, 4, True, 4),
+    (512, 2, 4, True, 4),
+    (512, 4, 4, False, 4),
+    (512, 2, 4, False, 4),
+    (512, 8, 4, False, 4),
+    (512, 4, 4, True, 3),
+    (1024, 4, 2, True, 2),
+    (1024, 4, 2, False, 2),
+    (256, 4, 4, True, 6),
+)
+BOUNDS = "static constexpr u32 MIN_BLOCKS = (SMALL ? 1024 : 512) / BLOCK;"
+
+
+@cache
+def capped_source(min_blocks: int) -> Path:
+    """A copy of cuda_kernels/reproducible.cu whose launch bounds ask for min_blocks blocks per
+    SM (the compiler then caps the registers at 65536 / (min_blocks x threads)); the same
+    operations in the same order, so the same bits."""
+    from cuda_kernels import source_path
+
+    src = source_path("reproducible.cu").read_text()
+    if BOUNDS not in src:
+        raise RuntimeError("cuda_kernels/reproducible.cu's ReproBounds changed: update BOUNDS")
+    out = Path(tempfile.mkdtemp()) / f"reproducible_min_blocks_{min_blocks}.cu"
+    out.write_text(src.replace(BOUNDS, f"static constexpr u32 MIN_BLOCKS = {min_blocks};"))
+    return out
+
+
 # (num_warps, num_stages, programs per SM, UNROLL rows per phase-1 iteration)
 TRITON_SHAPES = (
     (4, 3, 4, 4),
@@ -56,10 +97,11 @@ TRITON_SHAPES = (
 )
 
 
-def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
+def sweep(dtypes: list[str], sizes: list[int], log=print, register_cap: bool = False) -> dict:
     import torch
 
     from harness.check import verify
+    from harness.compile import cuda_loader
     from harness.core import catalogue, device, mappings, timing
     from harness.launch import peers, reproducible_plan, single_launch
     from triton_kernels import reproducible as trepro
@@ -85,21 +127,34 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
                 f"\n{dtype} n = 2^{k} (M = {m} chunks, {sms} SMs): "
                 + ", ".join(f"{p.split('/')[1]} {t * 1e3:.1f} us" for p, t in base.items())
             )
-            shapes = [("cuda", s) for s in CUDA_SHAPES] + [("triton", s) for s in TRITON_SHAPES]
+            if register_cap:
+                # a thread's lanes fill whole 32-bit words: 1024 threads, 4-byte types only
+                shapes = [("cuda", s) for s in REGISTER_CAP_SHAPES
+                          if mappings.LANES // s[0] * x.element_size() % 4 == 0]  # fmt: skip
+            else:
+                shapes = [("cuda", (*s, 0)) for s in CUDA_SHAPES]
+                shapes += [("triton", s) for s in TRITON_SHAPES]
             for backend, shape in shapes:
                 out = torch.empty_like(ref.outs[0])
                 if backend == "cuda":
-                    threads, unroll, per_sm, prefetch = shape
+                    threads, unroll, per_sm, prefetch, min_blocks = shape
                     grid = max(1, min(m, per_sm * sms))
                     ws = [torch.empty_like(t) for t in ref.workspace[:2]]
                     ws.append(torch.zeros_like(ref.workspace[2]))
-                    kern = reproducible_plan.cuda_kernel(
-                        cuda_v, dtype, x.data_ptr(), threads, unroll, prefetch
-                    )
+                    if min_blocks:
+                        expr = reproducible_plan.cuda_expression(dtype, threads, unroll, True,
+                                                                 prefetch)  # fmt: skip
+                        kern = cuda_loader.kernel_by_expression(capped_source(min_blocks), expr)
+                    else:
+                        kern = reproducible_plan.cuda_kernel(
+                            cuda_v, dtype, x.data_ptr(), threads, unroll, prefetch
+                        )
                     go = single_launch.on_stream(
                         kern, grid, threads, single_launch.cuda_args(x, out, *ws)
                     )
                     label = f"cuda B{threads} U{unroll} p{per_sm}" + ("" if prefetch else " nopf")
+                    if min_blocks:
+                        label += f" r{kern.num_regs}"
                 else:
                     warps, stages, per_sm, unroll = shape
                     grid = max(1, min(m, per_sm * sms))
@@ -124,7 +179,7 @@ def sweep(dtypes: list[str], sizes: list[int], log=print) -> dict:
                     }
                 )
                 log(
-                    f"  {label:<22} grid {grid:>5} {ms * 1e3:9.1f} us  x best "
+                    f"  {label:<26} grid {grid:>5} {ms * 1e3:9.1f} us  x best "
                     + (f"{ratio:.3f}" if ratio else "-")
                     + ("" if same else "  WRONG BITS")
                 )
@@ -157,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--sizes", nargs="+", type=int, default=[24, 28, 30], help="log2 n")
     p.add_argument("--dtypes", nargs="+", default=["float32"])
+    p.add_argument("--register-cap", action="store_true", help="REGISTER_CAP_SHAPES instead")
     p.add_argument("--json", help="also write the rows here")
     a = p.parse_args(argv)
     from harness.core import catalogue, device
@@ -168,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reproducible_sweep needs a GPU with CuPy: {device.cupy_gpu()[1]}", file=sys.stderr)
         return 2
     t0 = time.time()
-    doc = sweep(a.dtypes, a.sizes)
+    doc = sweep(a.dtypes, a.sizes, register_cap=a.register_cap)
     doc["wall_s"] = time.time() - t0
     if a.json:
         documents.write_document(a.json, document(doc))
