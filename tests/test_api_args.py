@@ -5,6 +5,7 @@ variants interpreted on the CPU (the `dev` fixture)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import types
@@ -326,15 +327,29 @@ def test_a_variants_size_limit_holds_on_the_cached_path(dev):
 
 
 class _CupyLike:
-    """What _as_torch reads of a CuPy array: its module, __cuda_array_interface__ and DLPack."""
+    """What the API reads of a CuPy array: its module, __cuda_array_interface__, DLPack, its span
+    (data.ptr, shape, strides in bytes, size, itemsize), its device and copy(). reversed=True:
+    the 1-D t read backwards (a[::-1]: a negative stride, data.ptr at t's last element), which
+    DLPack cannot carry (torch.from_dlpack aborts the process on one: here, an error)."""
 
     __module__ = "cupy"
 
-    def __init__(self, t: torch.Tensor):
-        self.t = t
+    def __init__(self, t: torch.Tensor, reversed: bool = False):
+        self.t, self.reversed = t, reversed
         self.__cuda_array_interface__ = {"shape": tuple(t.shape), "version": 3}
+        self.shape, self.size, self.itemsize = tuple(t.shape), t.numel(), t.element_size()
+        steps = tuple(step * t.element_size() for step in t.stride())
+        self.strides = tuple(-step for step in steps) if reversed else steps
+        last = t.data_ptr() + (t.numel() - 1) * t.element_size()
+        self.data = types.SimpleNamespace(ptr=last if reversed else t.data_ptr())
+        self.device = contextlib.nullcontext()
+
+    def copy(self) -> _CupyLike:
+        return _CupyLike(self.t.flip(0) if self.reversed else self.t.clone())
 
     def __dlpack__(self, stream=None):
+        if self.reversed:
+            raise AssertionError("a negative stride reached torch.from_dlpack")
         return self.t.__dlpack__()
 
     def __dlpack_device__(self):
@@ -356,6 +371,22 @@ def test_a_cupy_array_sums_and_comes_back_as_one(dev, monkeypatch):
     assert harness.reduce_sum(x, TWIN, out=out) is out and float(out.t) == 300 * 299 / 2
     with pytest.raises(ValueError, match="overlaps the input"):
         harness.reduce_sum(x, TWIN, out=_CupyLike(x.t[3:4]))
+
+
+def test_a_cupy_array_with_a_negative_stride_is_summed_from_a_copy(dev, monkeypatch):
+    """a[::-1]: DLPack has no negative strides (torch.from_dlpack aborts the process on one), so
+    the API sums a private copy; the caller's array is left as it is, and an out= inside its
+    memory is still refused."""
+    if dev == "cuda":
+        pytest.skip("the real CuPy is tested on the GPU (tests/test_gpu_contexts.py)")
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(from_dlpack=_CupyLike))
+    base = torch.arange(300, dtype=torch.float32)
+    x = _CupyLike(base, reversed=True)
+    assert float(harness.reduce_sum(x, TWIN).t) == 300 * 299 / 2
+    assert harness.partials(x, TWIN).t.tolist() == [sum(range(44, 300)), sum(range(44))]
+    assert torch.equal(base, torch.arange(300, dtype=torch.float32))
+    with pytest.raises(ValueError, match="overlaps the input"):
+        harness.reduce_sum(x, TWIN, out=_CupyLike(base[299:300]))  # x's first element
 
 
 def test_only_cupy_arrays_are_read_through_the_cuda_array_interface(dev, no_launch):
@@ -471,3 +502,21 @@ def test_no_memory_for_a_cached_workspace_is_a_device_memory_error(vid, wording,
     monkeypatch.undo()
     assert plan_cache.info().size == 0
     assert float(harness.reduce_sum(x, vid)) == 5000.0
+
+
+@pytest.mark.parametrize("vid", [FASTEST, TWIN, "triton/reproducible"])
+def test_a_view_with_the_negative_bit_sums_its_values(dev, vid):
+    """x.conj().imag is a view whose memory holds the negated values (torch's negative bit): the
+    sum is of the values it shows, on the checked path and on the hot path (which leaves such a
+    view to the checked one), and the caller's tensor is left as it is."""
+    plan_cache.clear()
+    base = torch.randint(1, 50, (4099,)).float().to(dev)
+    z = torch.complex(torch.zeros_like(base), base)
+    before = base.clone(), z.clone()
+    # contiguous (what the hot path would take), and strided (the checked path's copy)
+    for view in (torch._neg_view(base), z.conj().imag):
+        assert view.is_neg()
+        want = -base.sum()
+        for _ in range(2):  # a miss, then a key in the cache
+            assert harness.reduce_sum(view, vid) == want
+    assert torch.equal(base, before[0]) and torch.equal(z, before[1])

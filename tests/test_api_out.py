@@ -13,6 +13,11 @@ FASTEST = "triton/fastest"
 N = 5003
 
 
+def negated_view(n: int, dev) -> torch.Tensor:
+    """A float32 view with the negative bit: its memory holds the negated values (zeros here)."""
+    return torch.complex(torch.zeros(n, device=dev), torch.zeros(n, device=dev)).conj().imag
+
+
 def _x(dev: str, dtype=torch.float32) -> torch.Tensor:
     g = torch.Generator().manual_seed(3)
     return torch.randint(-50, 50, (N,), generator=g).to(dtype).to(dev)
@@ -49,6 +54,7 @@ def test_out_with_a_multi_pass_variant_and_an_empty_input(dev):
         (lambda x: torch.zeros((), dtype=torch.float64, device=x.device), TypeError, "dtype"),
         (lambda x: x[7:8], ValueError, "overlaps the input"),
         (lambda x: np.zeros(1, dtype=np.float32), TypeError, "torch tensor or a CuPy array"),
+        (lambda x: negated_view(1, x.device), ValueError, "negative bit"),
     ],
 )
 def test_a_wrong_out_is_refused_before_any_launch(dev, make_out, error, message):
@@ -72,3 +78,20 @@ def test_bfloat16_sums_into_a_float32_out(dev):
     assert out == harness.reduce_sum(x, FASTEST)
     with pytest.raises(TypeError, match="dtype"):
         harness.reduce_sum(x, FASTEST, out=torch.zeros((), dtype=torch.bfloat16, device=dev))
+
+
+def test_out_is_written_in_place_as_autograd_sees_it(dev):
+    """out= bumps out's version counter on both paths, as torch.sum(out=) does: a product that
+    saved out for its backward then fails loudly, not with a gradient from the overwritten
+    value."""
+    plan_cache.clear()
+    x = _x(dev)
+    for path in ("checked", "hot"):
+        out = torch.ones((), device=dev)
+        w = torch.ones((), device=dev, requires_grad=True)
+        y = w * out  # saves out for w's gradient
+        before = out._version
+        harness.reduce_sum(x, FASTEST, out=out)
+        assert out._version > before, path
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()

@@ -138,6 +138,66 @@ def test_cupy_stream(vid, non_blocking, needs_cupy):
 
 
 @pytest.mark.parametrize("vid", VARIANTS)
+def test_cupy_views_under_a_non_blocking_stream(vid, needs_cupy):
+    """CuPy views the kernels cannot read as they are (a stride of 2, a column of a 2-D array, a
+    reversed array, whose negative strides the API copies before DLPack, which newer torch
+    aborts on) are summed from a contiguous copy, which must be made on the caller's
+    non-blocking stream: torch's default stream is kept busy, so that a copy made there instead
+    is read before it is written. The caller's arrays are left as they are, and an out= inside
+    the reversed array's memory is refused."""
+    import cupy
+
+    s = cupy.cuda.Stream(non_blocking=True)
+    got, want = [], []
+    with s:
+        for _ in range(REPS // 2):
+            h = fresh(vid, 2 * N, device="cpu")
+            base = cupy.asarray(h.numpy())
+            kept = base.copy()
+            s.synchronize()
+            views = {"stride 2": (base[::2], h[::2]), "reversed": (base[::-1], h),
+                     "column": (base.reshape(N, 2)[:, 1], h.reshape(N, 2)[:, 1])}  # fmt: skip
+            for v, hv in views.values():
+                with torch.cuda.stream(torch.cuda.default_stream()):
+                    torch.cuda._sleep(2_000_000)  # torch's stream busy; s is not
+                got.append(value(harness.reduce_sum(v, vid)))
+                want.append(exact(hv))
+            assert bool((base == kept).all()), f"{vid} changed the caller's array"
+        out = base[::-1][:1].reshape(())  # the reversed view's first element: base's last
+        with pytest.raises(ValueError, match="overlaps the input"):
+            harness.reduce_sum(base[::-1], vid, out=out)
+    torch.cuda.synchronize()
+    check_all(f"{vid}: strided and reversed CuPy views under a non-blocking stream", got, want)
+
+
+@pytest.mark.parametrize("vid", VARIANTS)
+def test_per_thread_default_streams(vid, needs_cupy):
+    """Four threads, each with cudaStreamPerThread current in torch (one handle, 2, for a
+    different stream in every thread; CuPy's Stream.ptds): each thread's calls must get a
+    workspace of their own, not one shared entry whose partials and ticket two streams race on,
+    and a workspace's zeroed counter must be ready before the thread's first launch."""
+    start = threading.Barrier(4)
+    per_thread = torch.cuda.ExternalStream(2)  # cudaStreamPerThread
+    with torch.cuda.stream(per_thread):
+        harness.reduce_sum(fresh(vid), vid)  # this thread's entry: one the others must not use
+    torch.cuda.synchronize()
+
+    def worker() -> list:
+        with torch.cuda.stream(per_thread):
+            xs = [fresh(vid) for _ in range(REPS)]
+            torch.cuda.synchronize()
+            start.wait()
+            # ~10 ms: every thread's launches queue behind it and run at once, on 4 streams
+            torch.cuda._sleep(20_000_000)
+            rs = [harness.reduce_sum(x, vid) for x in xs]
+            return [(value(r), exact(x)) for r, x in zip(rs, xs, strict=True)]
+
+    results = run_in_threads(worker)
+    got, want = [g for g, _ in results], [w for _, w in results]
+    check_all(f"{vid} on 4 threads' per-thread default streams", got, want)
+
+
+@pytest.mark.parametrize("vid", VARIANTS)
 def test_four_threads_at_once(vid, needs_cupy):
     start = threading.Barrier(4)
     harness.reduce_sum(fresh(vid), vid)  # a first call: the checked path, then every thread hits
@@ -183,6 +243,51 @@ def test_torch_compile_fullgraph(vid, mode, needs_cupy):
         got.append(value(compiled(x)))  # .item() before the next replay overwrites it
         want.append(exact(x))
     check_all(f"{vid} under torch.compile(fullgraph=True, mode={mode!r})", got, want)
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("vid", ["cuda/axis-r4-split-rows", "triton/axis-c3-vector-columns",
+                                 "triton/fastest"])  # fmt: skip
+def test_reduce_overhead_keeps_nothing_in_the_graph_pool(vid, needs_cupy, monkeypatch):
+    """torch.compile(mode="reduce-overhead") runs its warm-up and records inside its CUDA-graph
+    memory pool, whose blocks it may hand out again: what a first call keeps (an axis sum's
+    partials and counters, triton/fastest's workspace, its tuner's L2 flush buffer) must live in
+    torch's default pool, and the sums must be exact. The tuner runs here (conftest turns it
+    off)."""
+    from harness.core import timing
+    from triton_kernels import fastest
+
+    monkeypatch.setenv("REDUCE_LADDER_TRITON_TUNE", "1")
+    monkeypatch.setattr(fastest, "_chosen", {})
+    timing._flush_buffer.cache_clear()
+    torch._dynamo.reset()
+    axis = "axis" in vid
+    shape, dim = ((3, 200_003), 1) if "r4" in vid else ((40_003, 5), 0)
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return torch.ops.reduce_ladder.sum(t * 1, vid, dim if axis else None)
+
+    def default_pool(t: torch.Tensor) -> bool:  # not in a CUDA graph's private pool
+        ptr = t.data_ptr()
+        for seg in torch.cuda.memory_snapshot():
+            if seg["address"] <= ptr < seg["address"] + seg["total_size"]:
+                return tuple(seg.get("segment_pool_id", (0, 0))) == (0, 0)
+        raise AssertionError(f"{ptr:#x} is in no segment of torch's allocator")
+
+    compiled = torch.compile(f, fullgraph=True, mode="reduce-overhead")
+    size = shape if axis else (N,)
+    x = torch.empty(size, device="cuda")
+    for _ in range(4):  # small integers in float32: every order of additions is exact
+        x.copy_(torch.randint(-F32_MAX, F32_MAX + 1, size, device="cuda"))
+        got = compiled(x).clone()  # before the next replay overwrites it
+        want = x.to(torch.int64).sum(dim if axis else None).to(torch.float32)
+        assert torch.equal(got, want), f"{vid} under reduce-overhead"
+    (entry,) = (plan_cache.default_axis() if axis else plan_cache.default()).cached_launches()
+    kept = [*getattr(entry, "partials", ()), *(entry.workspace or ())]
+    if not axis:
+        assert fastest._chosen and timing._flush_buffer.cache_info().currsize == 1, "no tuning"
+        kept += list(timing._flush_buffer())  # made by the tuner's first run
+    assert kept and all(map(default_pool, kept)), f"{vid}: a cached buffer in the graph's pool"
     torch._dynamo.reset()
 
 

@@ -10,7 +10,7 @@ import torch
 
 import harness
 from harness.check import verify
-from harness.core import catalogue
+from harness.core import catalogue, device
 from harness.launch import plan_cache, rebind
 from harness.launch.plan import make_plan
 from tests.threads import current_device, run_in_threads
@@ -109,17 +109,14 @@ def test_threads_share_one_entry_and_sum_right(dev):
     x = verify.seed_like_input(N, "int32", dev)
     want = fresh_sum(x)
     start = threading.Barrier(4)
-    interpreter = threading.Lock()  # Triton's interpreter patches triton.language globally while
-    # it runs a kernel, so interpreted launches cannot overlap; the cache's lookups and its one
-    # build still race (the GPU twin in test_gpu_callable.py launches concurrently too).
 
-    def worker() -> list:
+    def worker() -> list:  # interpreted: the launch itself serializes (stream.INTERPRETER)
         start.wait()
         done = []
         for _ in range(3):
             launch = cache.get(V, "int32", x)
             out = launch.workspace[0].new_empty(())
-            with interpreter, current_device(x):
+            with current_device(x):
                 launch(x, out)
             done.append((launch, out))
         return done
@@ -534,3 +531,47 @@ def test_native_or_keeps_the_python_launch_where_the_launcher_is_unavailable(mon
     go, call = rebind.native_or(python_go, 7, torch.empty(1), lambda: [("a", 1), ("b", 2)])
     assert go.__name__ == "into" and call.__name__ == "call"
     assert added == [("stream", 7, torch.float32), ("a", 1), ("b", 2)]
+
+
+@pytest.mark.parametrize("vid", ["triton/fastest", "triton/tile-256", "triton/reproducible"])
+def test_threads_summing_different_data_through_one_entry_sum_right(vid, dev):
+    """Four threads, each its own data, the same cache key: one entry (its workspace, its ticket
+    counter), every sum right (interpreted: Triton's interpreter is not thread-safe, so the
+    launches take one lock; on the GPU, the entry's own lock and the stream order)."""
+    plan_cache.clear()
+    harness.reduce_sum(torch.ones(N, device=dev), vid)  # built: every thread hits
+    start = threading.Barrier(4)
+
+    def worker(k: int) -> list:
+        start.wait()
+        xs = [torch.full((N,), float(k + 1 + 4 * i), device=dev) for i in range(3)]
+        return [(float(harness.reduce_sum(x, vid)), N * float(x[0])) for x in xs]
+
+    counter = iter(range(4))
+    results = run_in_threads(lambda: worker(next(counter)))
+    assert len(results) == 12 and all(got == want for got, want in results), results
+    plan_cache.clear()
+
+
+@pytest.mark.skipif(device.gpu_available(), reason="an interpreted launch only: a GPU launch is "
+                    "never cut off between two programs")  # fmt: skip
+@pytest.mark.parametrize(
+    "vid, shape, dim",
+    [("triton/fastest", (N,), None), ("triton/axis-r4-split-rows", (3, 200_003), 1),
+     ("triton/axis-c3-vector-columns", (40_003, 5), 0)],
+)  # fmt: skip
+def test_a_ticket_counter_left_behind_is_zeroed_before_the_next_launch(vid, shape, dim):
+    """An interpreted launch runs its programs one after another in Python: an exception or a
+    KeyboardInterrupt between two of them leaves the ticket counter part-way. The next launch of
+    that entry must still sum right (it zeroes the counter first)."""
+    plan_cache.clear()
+    x = torch.randint(-50, 50, shape).float()
+    want = x.sum() if dim is None else x.sum(dim)
+    assert torch.equal(harness.reduce_sum(x, vid, dim=dim), want)
+    cache = plan_cache.default() if dim is None else plan_cache.default_axis()
+    (entry,) = cache.cached_launches()
+    counter = entry.workspace[1]
+    counter.fill_(3)  # what a launch stopped after three programs leaves
+    assert torch.equal(harness.reduce_sum(x, vid, dim=dim), want)
+    assert counter.eq(0).all()  # and left at 0 by the launch, as always
+    plan_cache.clear()

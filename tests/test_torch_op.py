@@ -162,3 +162,15 @@ def test_compiled_fullgraph_with_dim_has_no_graph_break(dev):
     assert explained.graph_break_count == 0 and explained.graph_count == 1
     compiled = torch.compile(f, fullgraph=True, backend="aot_eager")
     assert verify.same_bits(compiled(x), f(x))
+
+
+def test_an_input_that_requires_grad_is_an_error_not_a_missing_gradient(dev):
+    """The op has no autograd formula: torch's fallback would return a result that requires grad
+    and leave x.grad None after backward (a warning only); the op refuses instead, and sums such
+    an x under torch.no_grad() or detached."""
+    x = torch.ones(1000, device=dev, requires_grad=True)
+    with pytest.raises(RuntimeError, match="has no gradient"):
+        torch.ops.reduce_ladder.sum(x, VID)
+    with torch.no_grad():
+        assert torch.ops.reduce_ladder.sum(x, VID) == 1000
+    assert torch.ops.reduce_ladder.sum(x.detach(), VID) == 1000

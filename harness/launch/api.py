@@ -7,6 +7,7 @@ import functools
 from typing import Any
 
 import torch
+from torch.autograd.graph import increment_version
 
 from harness.core import catalogue, device, dtypes
 from harness.launch import axis_plan, plan_cache, stream
@@ -23,12 +24,16 @@ def _torch_view(x: Any) -> torch.Tensor | None:
     if isinstance(x, torch.Tensor):
         return x
     if hasattr(x, "__cuda_array_interface__") and type(x).__module__.startswith("cupy"):
+        if any(step < 0 for step in x.strides):  # DLPack has no negative strides (torch aborts)
+            with x.device:  # on that device's current stream: the one call_on makes the call's
+                x = x.copy()  # a private copy, C-contiguous: the caller's array is left as it is
         return torch.from_dlpack(x)
     return None
 
 
-def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[torch.Tensor, str]:
-    """A torch view of x (flattened unless flat=False: contiguous, in its shape) and x's library."""
+def _as_torch(x: Any, variant: catalogue.Variant) -> tuple[torch.Tensor, str]:
+    """A torch view of x, checked (dense, on a device the variant runs on, its dtype), and x's
+    library; _dense makes what the kernels read of it, on the call's stream."""
     t = _torch_view(x)
     if t is None:
         raise TypeError(
@@ -47,13 +52,19 @@ def _as_torch(x: Any, variant: catalogue.Variant, flat: bool = True) -> tuple[to
             ".cuda() (CPU tensors are accepted only by Triton variants under TRITON_INTERPRET=1)"
         )
     _check_dtype(variant, t.dtype)
-    if not t.is_contiguous():
-        size = t.numel() * t.element_size()
-        with no_room(
-            f"no device memory for a contiguous copy of the non-contiguous input ({size:,} bytes)"
-        ):
-            t = t.contiguous()  # a private copy: the caller's view is left as it is
-    return (t.reshape(-1) if flat else t), lib
+    return t, lib
+
+
+def _dense(t: torch.Tensor) -> torch.Tensor:
+    """t as the kernels read it: contiguous memory holding its values. A non-contiguous view, or one
+    with the negative bit (x.conj().imag: memory holding -value), becomes a private copy (the
+    caller's view is left as it is), made inside stream.call_on, on the stream the kernels run on
+    (a CuPy stream that does not wait for torch's would otherwise read it before it is written)."""
+    if t.is_contiguous() and not t.is_neg():
+        return t
+    size = t.numel() * t.element_size()
+    with no_room(f"no device memory for a contiguous copy of the input ({size:,} bytes)"):
+        return t.resolve_neg().contiguous()
 
 
 def _back(t: torch.Tensor, lib: str) -> Any:
@@ -112,6 +123,8 @@ def reduce_sum(
             else:
                 return _checked_sum(x, variant, out)  # says what is wrong with out
             launch.go(x, res)  # not launch(x, res): one Python frame fewer
+            if out is not None:  # written in place, as torch.sum(out=) it tells autograd
+                increment_version(out)
             return res
     if dim is not None or axis_plan.is_axis(variant):
         return _axis_sum(x, variant, dim, out)
@@ -128,8 +141,9 @@ def _axis_sum(x: Any, variant: str | catalogue.Variant, dim: Any, out: Any) -> A
     if not isinstance(x, torch.Tensor) and not hasattr(x, "__cuda_array_interface__"):
         _as_torch(x, v)  # raises the TypeError saying how to move x to the GPU
     p = axis_plan.check(v, tuple(x.shape), dim, x.dtype.itemsize)
-    t, lib = _as_torch(x, v, flat=False)
+    t, lib = _as_torch(x, v)
     with stream.call_on(t, lib) as stream_ptr:
+        t = _dense(t)
         if p.outputs == 0 or p.length == 0:
             return _back(torch.zeros(p.out_shape, dtype=t.dtype, device=t.device), lib)
         if t.is_cuda and plan_cache.capturing():
@@ -153,7 +167,7 @@ def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
     """The hot path's check of out= (the checked path's _check_out says why one fails)."""
     if type(out) is not torch.Tensor or out.dtype is not dtype or out.numel() != 1:
         return False
-    if out.layout is not torch.strided or out.requires_grad or out.is_meta:
+    if out.layout is not torch.strided or out.requires_grad or out.is_meta or out.is_neg():
         return False
     if out.get_device() != x.get_device():
         return False
@@ -162,10 +176,10 @@ def _out_fits(out: Any, dtype: torch.dtype, x: torch.Tensor) -> bool:
     return o >= lo + x.numel() * x.element_size() or lo >= o + out.element_size()
 
 
-def _check_out(out: Any, want: torch.dtype, x: Any) -> torch.Tensor:
+def _check_out(out: Any, want: torch.dtype, x: Any, device: torch.device) -> torch.Tensor:
     """out= as a torch tensor the sum may be written into, or a clear error before any launch:
-    its library, layout, size, dtype, device, and no overlap with the caller's x (any view: a
-    non-contiguous one is summed from a copy, but an out inside it would still change it)."""
+    its library, layout, size, dtype, device (x's), and no overlap with the caller's x (any view:
+    a non-contiguous one is summed from a copy, but an out inside it would still change it)."""
     t = _torch_view(out)
     if t is None:
         raise TypeError(f"out must be a torch tensor or a CuPy array, got {type(out).__name__}")
@@ -173,24 +187,35 @@ def _check_out(out: Any, want: torch.dtype, x: Any) -> torch.Tensor:
         raise TypeError(f"out must be a dense (strided) tensor, got layout {t.layout}")
     if t.requires_grad:
         raise ValueError("out requires grad: out= does not support autograd (as torch.sum's)")
+    if t.is_neg():
+        raise ValueError(
+            "out is a view with the negative bit set (e.g. z.conj().imag): the sum would be "
+            "written negated; pass a plain tensor"
+        )
     if t.numel() != 1:
         raise ValueError(f"out must hold one element (the sum), it has {t.numel()}")
     if t.dtype != want:
         raise TypeError(f"out has dtype {t.dtype}; this sum is {want} (harness.result_dtype)")
-    view = _torch_view(x)
-    if t.device != view.device:
-        raise ValueError(f"out is on {t.device}, the input on {view.device}")
-    if view.numel():
-        (o0, o1), (x0, x1) = _span(t), _span(view)
-        if o0 < x1 and x0 < o1:
-            raise ValueError("out overlaps the input: the sum would overwrite what it reads")
+    if t.device != device:
+        raise ValueError(f"out is on {t.device}, the input on {device}")
+    (o0, o1), (x0, x1) = _span(t), _span(x)
+    if o0 < x1 and x0 < o1:
+        raise ValueError("out overlaps the input: the sum would overwrite what it reads")
     return t
 
 
-def _span(t: torch.Tensor) -> tuple[int, int]:
-    """The first byte of non-empty t's elements and one past its last (strides are never < 0)."""
-    reach = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride(), strict=True))
-    return t.data_ptr(), t.data_ptr() + (reach + 1) * t.element_size()
+def _span(a: Any) -> tuple[int, int]:
+    """The first byte of a torch tensor's or CuPy array's elements and one past its last (a CuPy
+    array's strides may be negative); (0, 0) when it has none."""
+    if isinstance(a, torch.Tensor):
+        count, item, ptr = a.numel(), a.element_size(), a.data_ptr()
+        steps = [step * item for step in a.stride()]
+    else:  # a CuPy array: its strides in bytes
+        count, item, ptr, steps = a.size, a.itemsize, a.data.ptr, list(a.strides)
+    if count == 0:
+        return 0, 0
+    ends = [(size - 1) * step for size, step in zip(a.shape, steps, strict=True)]
+    return ptr + sum(min(e, 0) for e in ends), ptr + sum(max(e, 0) for e in ends) + item
 
 
 # Variant ids (as callers spell them) -> the catalogue id, filled by the checked path on first
@@ -205,7 +230,7 @@ def _hit(x: torch.Tensor, variant: str):
     """The cached launch for x and a variant id, or None (then the checked path): attribute reads,
     a device and a stream query and one lookup of plan_cache.key_of's key."""
     vid = _HOT_IDS.get(variant)
-    if vid is None or not x.is_contiguous():
+    if vid is None or not x.is_contiguous() or x.is_neg():
         return None
     dev = x.get_device()  # -1: the CPU (Triton's interpreter)
     if dev >= 0:
@@ -226,10 +251,11 @@ def _hit(x: torch.Tensor, variant: str):
 def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> Any:
     """reduce_sum with every check, on x's device and stream, into a new 0-d result or out=."""
     v = _variant(variant)
-    t, lib = _as_torch(x, v, flat=False)
+    t, lib = _as_torch(x, v)
     want = result_dtype(v, t.dtype)
-    dest = None if out is None else _check_out(out, want, x)
+    dest = None if out is None else _check_out(out, want, x, t.device)
     with stream.call_on(t, lib) as stream_ptr:
+        t = _dense(t)
         if t.numel() == 0:
             res = torch.zeros((), dtype=want, device=t.device)
         else:
@@ -247,7 +273,9 @@ def _checked_sum(x: Any, variant: str | catalogue.Variant, out: Any = None) -> A
         if dest is None:
             return _back(res, lib)
         if res.data_ptr() != dest.data_ptr():
-            dest.view(-1).copy_(res.view(-1))
+            dest.view(-1).copy_(res.view(-1))  # a copy_ counts as the write
+        else:
+            increment_version(dest)  # written in place, as torch.sum(out=) tells autograd
         return out
 
 
@@ -258,6 +286,6 @@ def partials(x: Any, variant: str | catalogue.Variant) -> Any:
     if t.numel() == 0:
         return _back(torch.zeros((0,), dtype=t.dtype, device=t.device), lib)
     with stream.call_on(t, lib):
-        plan = make_plan(v, t)  # a one-launch plan's one "partial" is its sum
+        plan = make_plan(v, _dense(t).reshape(-1))  # a one-launch plan's one "partial" is its sum
         plan.poison()
         return _back(plan.run(first_pass_only=True).clone(), lib)

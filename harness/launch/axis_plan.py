@@ -18,7 +18,7 @@ from harness.core import catalogue, dtypes
 from harness.core.catalogue import Variant
 from harness.core.records_axis import ONE_LAUNCH_SPLITS, TRITON_KERNELS, name_expression
 from harness.launch.errors import no_room
-from harness.launch.stream import COUNTER_DTYPE, cupy_view, on_torch_stream
+from harness.launch.stream import COUNTER_DTYPE, INTERPRETER, cupy_view, on_torch_stream
 
 NDIMS = (2, 3)
 
@@ -156,7 +156,13 @@ def triton_kernel(v: Variant, ps: geom.AxisPass, src: str, work: Workspace | Non
 
     def go(x: torch.Tensor, out: torch.Tensor) -> None:
         own = (work or (out, out)) if ps.kind in ONE_LAUNCH_SPLITS else ()  # unsplit: unused
-        kern[ps.grid](x, out, *own, *args, **meta, **acc, num_warps=warps)
+        if x.is_cuda:
+            kern[ps.grid](x, out, *own, *args, **meta, **acc, num_warps=warps)
+            return
+        with INTERPRETER:  # Triton's interpreter: its counters zeroed first (stream.INTERPRETER)
+            if work:
+                work[1].zero_()
+            kern[ps.grid](x, out, *own, *args, **meta, **acc, num_warps=warps)
 
     return go
 

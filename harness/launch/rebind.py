@@ -17,7 +17,7 @@ import torch
 from harness.core import mappings
 from harness.core.catalogue import Variant
 from harness.launch import native, single_launch
-from harness.launch.stream import cupy_importable, in_graph
+from harness.launch.stream import INTERPRETER, cupy_importable, in_graph
 
 LAUNCH_MODES: dict[str, tuple[str, ...]] = {
     "cuda": ("cupy-driver", "native"),
@@ -275,7 +275,12 @@ class BoundTriton:
         self.values = [a.data_ptr() if i in self.slots else a for i, a in enumerate(args)]
         if not args[self.slots[0]].is_cuda:  # Triton's interpreter: no compiled kernel; per call
             self.launch = None  # the JIT's own path, the tensors given in the pointers' places
-            self.driver = lambda tensors, _stream: kernel[(grid,)](*self._with(tensors), **meta)
+
+            def interpreted(tensors: tuple[torch.Tensor, ...], _stream: int) -> None:
+                with INTERPRETER:
+                    kernel[(grid,)](*self._with(tensors), **meta)
+
+            self.driver = interpreted
             return
         self.launch = triton_launcher(kernel, (grid,), args, meta)
         self.values += [meta[name] for name in kernel.arg_names[len(args) :]]  # no tensor kept
@@ -323,7 +328,9 @@ def _triton(
 
         def go_jit(x: torch.Tensor, out: torch.Tensor) -> None:
             flat = x.reshape(-1)
-            kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
+            with INTERPRETER:  # and a counter an interrupted launch left behind zeroed
+                counter.zero_()
+                kernel[grid](flat, flat[head:], out, partials, counter, head, n_bulk, **meta)
 
         return go_jit, None, programs, None
     args = (x, x[head:], probe_out, partials, counter, head, n_bulk)

@@ -1,10 +1,13 @@
 """torch.ops.reduce_ladder.sum(x, variant="cuda/fastest", dim=None): reduce_sum as a torch operator
 (registered by `import harness`): under torch.compile(fullgraph=True) one opaque node, shaped by
 the fake below (which raises reduce_sum's errors while Dynamo traces); it mutates nothing and has
-no autograd formula. Registered with torch.library.Library on the CUDA and CPU keys (CPU: Triton's
-interpreter), not with custom_op, which wraps every call in Python: dispatch alone costs 8.4 us
-with custom_op, 1.6 us with Library.impl on the CPU key (timeit, torch 2.13). `noop`, the same
-registration around a function returning a tensor made once, is what dispatch costs alone.
+no autograd formula: an x that requires grad, with grad mode on, is an error (torch's fallback
+would hand back a result that requires grad and give x no gradient, with only a warning), and a
+Python autograd kernel would cost every call its frame. Registered with torch.library.Library on
+the CUDA and CPU keys (CPU: Triton's interpreter), not with custom_op, which wraps every call in
+Python: dispatch alone costs 8.4 us with custom_op, 1.6 us with Library.impl on the CPU key
+(timeit, torch 2.13). `noop`, the same registration around a function returning a tensor made
+once, is what dispatch costs alone.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ _lib.define(f"noop(Tensor x, str variant='{DEFAULT_VARIANT}') -> Tensor")
 def reduce_ladder_sum(
     x: torch.Tensor, variant: str = DEFAULT_VARIANT, dim: int | None = None
 ) -> torch.Tensor:
+    if x.requires_grad and torch.is_grad_enabled():
+        raise RuntimeError(
+            f"{OP_NAME} has no gradient and x requires grad: call it on x.detach() (or under "
+            "torch.no_grad()), or use torch.sum where the gradient is needed"
+        )
     return api.reduce_sum(x, variant, dim=dim)
 
 
