@@ -144,7 +144,7 @@ def kept(key: tuple, make: Callable[[], object]):
 
 
 def case_rows(rows: Iterable[records.Row]) -> list[records.Row]:
-    """Each case's first row (a record's message rides on it), in order: a case is one (variant,
+    """Each case's first row (its message rides on it), in order: a case is one (variant,
     config, dtype, shape)."""
     first: dict[tuple, records.Row] = {}
     for r in rows:
