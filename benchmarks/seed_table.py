@@ -1,7 +1,7 @@
 """Render a seed's table from a run document, and file it under results/<device>/.
 
 The run document is what `reduce-ladder run --seed 004 --dtype int32 --sizes 2^24 --json RUN.json`
-wrote on the GPU (docs/int32.md); the Markdown is rendered from its records, so it can be
+wrote on the GPU (docs/int32.md); the Markdown is rendered from its rows, so it can be
 regenerated from the committed JSON at any time.
 """
 
@@ -42,7 +42,7 @@ def markdown(run: Document) -> tuple[str, str]:
         "",
     ]
     for t in doc["seed_tables"]:
-        rows = tables.seed_rows(run.records, t["n"], t["dtype"], t["seed"])
+        rows = tables.seed_rows(run.rows, t["n"], t["dtype"], t["seed"])
         parts += [f"## {t['dtype']}, n = {t['n']:,}", "", tables.markdown_seed(rows)]
     return seed, "\n".join(parts)
 

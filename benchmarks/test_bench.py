@@ -1,6 +1,7 @@
 """One pytest-benchmark per case of every named suite (options in conftest.py): the suite's own
-measurement in extra_info["rows"] (and a record suite's record), pytest-benchmark's statistics the
-wall time of one synchronized Python call (docs/development.md, "Adding a benchmark")."""
+measurement in extra_info["rows"], pytest-benchmark's statistics the wall time of one
+synchronized Python call (a case of the ladder's suites: its "call" row too; docs/development.md,
+"Adding a benchmark")."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import dataclasses
 import pytest
 
 from harness.core import catalogue, device
-from harness.report.records import BENCH_SCHEMA, records_from_rows
+from harness.report.records import results
 from harness.studies import axis_bench, call_entries, host, session, suites
 
 WARMUP_ROUNDS = 2
@@ -32,7 +33,7 @@ def _one_call(case: suites.Case):
     if case.suite == "axis":
         shape, dim = axis_bench.parse_config(case.config)
         fn = axis_bench.call(case.variant, axis_bench.input_for(shape, case.dtype), dim)
-    else:  # a record suite: the call check_and_time timed
+    else:  # a case of the ladder's suites: the call check_and_time timed
         x = verify.seed_like_input(case.n, case.dtype, "cuda")
         fn, restore, _ = session.timed_call(catalogue.get(case.variant), x)
 
@@ -76,9 +77,11 @@ def test_reduce(benchmark, case: suites.Case, pytestconfig):
 
     rounds = pytestconfig.getoption("--bench-rounds")
     benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=WARMUP_ROUNDS)
-    # a record suite's record (its rows' configs are empty), its call time pytest-benchmark's rounds
-    for rec in records_from_rows(rows):
-        stats = getattr(benchmark, "stats", None)  # None under --benchmark-disable: one call
-        if stats is not None:
-            rec = dataclasses.replace(rec, call=Timing.of([t * 1e3 for t in stats.stats.data]))
-        benchmark.extra_info.update({"schema": BENCH_SCHEMA, **rec.to_json()})
+    # a case of the ladder's suites: its call time pytest-benchmark's rounds
+    stats = getattr(benchmark, "stats", None)  # None under --benchmark-disable: one call
+    if stats is not None and (found := results(rows)) and found[0].timed:
+        call = Timing.of([t * 1e3 for t in stats.stats.data]).record()
+        total = found[0].by_metric["total"]
+        rows = [r for r in rows if r.metric != "call"]
+        rows.append(dataclasses.replace(total, metric="call", **call, info={}))
+        benchmark.extra_info["rows"] = [r.to_json() for r in rows]

@@ -66,7 +66,7 @@ def _points(runs: list[tuple[str, Document]], dtype: str, at: str) -> dict[tuple
     """{(device, the row's n or config: `at`): {variant: (median ms, cell)}} of the passing timed
     rows in `dtype` (the whole reduction; the host study's end to end), read through the one
     loader's rows, documents in order; a variant the ladder runs hold is read from them only."""
-    held = {r.variant for p, d in runs if Path(p).match(LADDER_GLOB) for r in d.records}
+    held = {r.variant for p, d in runs if Path(p).match(LADDER_GLOB) for r in d.results}
     found: dict[tuple[str, Any], dict[str, tuple[float, str]]] = {}
     for p, doc in runs:
         table = [r for r in rows(doc) if r.metric == "total" or not r.config]  # host: its table

@@ -1,4 +1,4 @@
-"""The accuracy study on the CPU (Triton's interpreter and torch.sum): its records, its table and
+"""The accuracy study on the CPU (Triton's interpreter and torch.sum): its rows, its table and
 plot, the reproducible document, `reduce-ladder report --accuracy`, and the accuracy command's
 usage errors (exit 2, before any work)."""
 
@@ -13,8 +13,8 @@ import pytest
 from harness.check import battery, exact
 from harness.cli.main import main
 from harness.core import catalogue, device
-from harness.report import accuracy_tables, records
-from harness.report.documents import load_document
+from harness.report import accuracy_tables, documents, records
+from harness.report.documents import document_from
 from harness.studies import accuracy as study
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,61 +27,74 @@ def doc() -> dict:
     return study.accuracy(VARIANTS, FAMILIES, [5000], log=lambda s: None, where="cpu")
 
 
-@pytest.mark.interpreter  # the study over the interpreter (doc)
-def test_records_hold_the_exact_comparison(doc):
-    assert doc["schema"] == records.ACCURACY_SCHEMA
-    recs = [records.ResultRecord.from_json(r) for r in doc["results"]]
-    assert [(r.variant, r.extra["data"]) for r in recs] == [
-        (v.id, f) for f in FAMILIES for v in VARIANTS
-    ]
-    for r in recs:
-        x = battery.get(r.extra["data"]).generate(5000, study.SEED)
-        s = exact.exact_sum(x)
-        assert r.ok and r.check.golden == exact.round_nearest(s)
-        assert r.extra["faithful"] == exact.faithful(r.check.value, s)
-        assert r.extra["ulps"] == exact.ulp_error(r.check.value, s)
-        assert r.extra["within_limit"] == (r.extra["data"] != "past-limit")
-        assert float.fromhex(r.extra["result_hex"]) == r.check.value
+def _read(doc: dict):
+    """The document as the report reads it (the one loader)."""
+    return document_from(json.loads(json.dumps(doc)), "accuracy.json")
 
 
 @pytest.mark.interpreter  # the study over the interpreter (doc)
-def test_document_loads_as_result_records(doc, tmp_path):
+def test_rows_hold_the_exact_comparison(doc):
+    assert doc["schema"] == records.ROWS_SCHEMA and doc["suite"] == "accuracy"
+    rows = _read(doc).rows
+    assert [(r.variant, r.config) for r in rows] == [(v.id, f) for f in FAMILIES for v in VARIANTS]
+    for r in rows:
+        x = battery.get(r.config).generate(5000, study.SEED)
+        s, info = exact.exact_sum(x), r.info
+        value = info["check"]["value"]
+        assert (r.check, r.metric, r.median_ms, r.n) == ("ok", "check", None, 5000)
+        assert info["check"]["golden"] == exact.round_nearest(s)
+        assert info["faithful"] == exact.faithful(value, s)
+        assert info["ulps"] == exact.ulp_error(value, s)
+        assert info["within_limit"] == (r.config != "past-limit")
+        assert float.fromhex(info["result_hex"]) == value
+
+
+@pytest.mark.interpreter  # the study over the interpreter (doc)
+def test_document_loads_as_the_rows_the_committed_legacy_files_read_into(doc, tmp_path):
     path = tmp_path / "accuracy.json"
     path.write_text(json.dumps(doc))
-    loaded = load_document(path)
-    assert loaded.kind == "accuracy" and len(loaded.records) == len(doc["results"])
+    loaded = accuracy_tables.load(path)
+    assert loaded.kind == "rows" and len(accuracy_tables.accuracy_rows(loaded)) == len(doc["rows"])
+    assert documents.rows(loaded) == []  # no times
+    # an accuracy/1 file (its results, result records) reads into rows of the same form
+    legacy = accuracy_tables.load(ROOT / "results" / "nvidia-h200" / "accuracy.json")
+    assert legacy.schema != records.ROWS_SCHEMA and not legacy.results
+    old, new = legacy.rows[0], loaded.rows[0]
+    assert (old.suite, old.metric, old.check, set(old.info)) == (
+        new.suite, new.metric, new.check, set(new.info))  # fmt: skip
+    assert set(old.info["check"]) == set(new.info["check"]) and old.config in battery.NAMES
 
 
 @pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_table_marks_and_plot(doc, tmp_path):
-    text = accuracy_tables.markdown(doc)
+    text = accuracy_tables.markdown(_read(doc))
     for v in VARIANTS:
         assert f"| {v.id} |" in text
     assert "past-limit †" in text and "| kappa |" in text
-    drawn = accuracy_tables.plot(doc, tmp_path / "a.png")
+    drawn = accuracy_tables.plot(_read(doc), tmp_path / "a.png")
     assert set(drawn[5000]) == {v.id for v in VARIANTS}
     assert (tmp_path / "a.png").stat().st_size > 0
 
 
 @pytest.mark.interpreter  # the study over the interpreter (doc)
 def test_failures_are_errors_and_promised_variants_unfaithful_inside_the_limit(doc):
-    assert accuracy_tables.failures(doc, set()) == []  # the ladder's misses are findings
+    assert accuracy_tables.failures(_read(doc), set()) == []  # the ladder's misses are findings
     marked = json.loads(json.dumps(doc))
-    for r in marked["results"]:  # every result unfaithful: only promised, inside-limit ones fail
-        r["extra"]["faithful"] = False
-    found = accuracy_tables.failures(marked, {"triton/tile-256"})
+    for r in marked["rows"]:  # every result unfaithful: only promised, inside-limit ones fail
+        r["info"]["faithful"] = False
+    found = accuracy_tables.failures(_read(marked), {"triton/tile-256"})
     assert [line.split(":")[0] for line in found] == [
         "triton/tile-256 seed001 n=5000",
         "triton/tile-256 cancellation n=5000",
     ]
-    marked["results"][0].update(status="error", message="RuntimeError: boom")
-    assert accuracy_tables.failures(marked, set()) == [
-        f"{marked['results'][0]['variant']} seed001 n=5000: RuntimeError: boom"
+    marked["rows"][0].update(check="error", info={"message": "RuntimeError: boom"})
+    assert accuracy_tables.failures(_read(marked), set()) == [
+        f"{marked['rows'][0]['variant']} seed001 n=5000: RuntimeError: boom"
     ]
 
 
-def test_a_variant_that_raises_is_an_error_record_and_the_study_goes_on(monkeypatch):
-    """The record of a sum that raised (session.errored): status "error", the exception's message
+def test_a_variant_that_raises_is_an_error_row_and_the_study_goes_on(monkeypatch):
+    """The row of a sum that raised (session.errored): check "error", the exception's message
     and its traceback; the next variant is measured."""
     real = study.run_sum
 
@@ -92,11 +105,11 @@ def test_a_variant_that_raises_is_an_error_record_and_the_study_goes_on(monkeypa
 
     monkeypatch.setattr(study, "run_sum", run_sum)
     peers = [catalogue.get(catalogue.CUB_ID), catalogue.get(catalogue.TORCH_SUM_ID)]
-    bad, ok = study.accuracy(peers, ["seed001"], [1000], log=lambda s: None, where="cpu")["results"]
-    assert (bad["status"], bad["message"], bad["extra"]["data"]) == ("error", "RuntimeError: boom",
+    bad, ok = study.accuracy(peers, ["seed001"], [1000], log=lambda s: None, where="cpu")["rows"]
+    assert (bad["check"], bad["info"]["message"], bad["config"]) == ("error", "RuntimeError: boom",
                                                                      "seed001")  # fmt: skip
-    assert "RuntimeError: boom" in bad["extra"]["traceback"]
-    assert ok["status"] == "ok" and "ulps" in ok["extra"]
+    assert "RuntimeError: boom" in bad["info"]["traceback"]
+    assert ok["check"] == "ok" and "ulps" in ok["info"]
 
 
 @pytest.mark.interpreter  # the GPU suite runs the study on the device

@@ -9,6 +9,12 @@ from harness.report.records import Row
 from harness.studies import call_entries
 
 
+def _device_time(vid: str, us: float) -> Row:
+    """A run's device time of vid at float32 2^10 (a ladder suite's "total" row), microseconds."""
+    return Row(device="GPU", suite="ladder", variant=vid, config="", dtype="float32", shape=1024,
+               metric="total", median_ms=us / 1e3, check="ok")  # fmt: skip
+
+
 def callable_bench(argv: list[str]) -> int:
     """What `python -m harness.studies.callable_bench ARGV` runs."""
     return main(["bench", "callable", *argv])
@@ -134,21 +140,15 @@ def _callable_doc(tmp_path):
 
 
 def test_callable_page_ratio_to_torch_sum_and_join_with_device_time(tmp_path):
-    from harness.core.timing import Timing
     from harness.report import tables
-    from harness.report.records import ResultRecord
 
     doc = tables.load_callable(_callable_doc(tmp_path))
     md = tables.callable_markdown(doc)
     # cupy.sum-cub has no time, so no line
     assert "| torch.sum | 10.00 (1.00x) |\n| api cuda/fastest | 8.00 (1.25x) |\n" in md
 
-    def rec(vid, ms):
-        t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
-        return ResultRecord(variant=vid, backend="x", dtype="float32", n=1024, total=t)
-
     table = tables.beside_device_time(
-        [rec("cuda/fastest", 0.004), rec("peer/torch.sum", 0.005)], doc
+        [_device_time("cuda/fastest", 4.0), _device_time("peer/torch.sum", 5.0)], doc
     )[-1]
     assert "| float32 | 2^10 | cuda/fastest | 4.0 | 1.25x | 8.0 | 1.25x |" in table
     assert "| float32 | 2^10 | torch.sum | 5.0 | 1.00x | 10.0 | 1.00x |" in table
@@ -213,9 +213,7 @@ def test_callable_targets_say_met_or_missed_with_the_worst_case(tmp_path):
     fastest's overhead (per call minus device time) and 2 us."""
     import json
 
-    from harness.core.timing import Timing
     from harness.report import tables
-    from harness.report.records import ResultRecord
 
     path = _callable_doc(tmp_path)  # torch.sum 10 us, api cuda/fastest 8 us
     doc = json.loads(path.read_text())
@@ -224,12 +222,10 @@ def test_callable_targets_say_met_or_missed_with_the_worst_case(tmp_path):
     path.write_text(json.dumps(doc))
     calls = tables.load_callable(path)
 
-    def rec(vid, us):
-        t = Timing(median_ms=us / 1e3, min_ms=us / 1e3, p10_ms=us / 1e3, p90_ms=us / 1e3, reps=1)
-        return ResultRecord(variant=vid, backend="cuda", dtype="float32", n=1024, total=t)
-
     # cuda/fastest's overhead: 8 - 5 = 3 us; v3: 15 - 9 - 3 = +3 us over, past the 2 us slack
-    got = tables.callable_targets(calls, [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 9.0)])
+    got = tables.callable_targets(
+        calls, [_device_time("cuda/fastest", 5.0), _device_time("cuda/v3-sequential", 9.0)]
+    )
     assert got[0] == ("- the fastest pair >= 1.00x torch.sum: missed on 1 of 2 (entry: misses, "
                       "worst): op cuda/fastest 1, worst 0.80x (float32 2^10)")  # fmt: skip
     assert got[1] == "- the reproducible pair >= 0.90x torch.sum: met on all 1"  # 10 / 11 = 0.91
@@ -238,19 +234,20 @@ def test_callable_targets_say_met_or_missed_with_the_worst_case(tmp_path):
                       "api cuda/v3-sequential float32 2^10, +3.0 us")  # fmt: skip
     # 1 us faster is within the slack: met
     met = tables.callable_targets(
-        calls, [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 10.5)]
+        calls, [_device_time("cuda/fastest", 5.0), _device_time("cuda/v3-sequential", 10.5)]
     )
     assert (
         met[2].startswith("- every other variant's call within 2 us") and "met on all 1" in met[2]
     )
-    assert "## Targets" in tables.callable_markdown(calls, [rec("cuda/fastest", 5.0)])
+    assert "## Targets" in tables.callable_markdown(calls, [_device_time("cuda/fastest", 5.0)])
     # natively launched: against the native fastest's overhead, in a verdict of its own
     doc["rows"] += _call_rows(
         **{"api cuda/fastest native": 6.0, "api cuda/v3-sequential native": 12.5}
     )
     path.write_text(json.dumps(doc))
     got = tables.callable_targets(
-        tables.load_callable(path), [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 9.0)]
+        tables.load_callable(path),
+        [_device_time("cuda/fastest", 5.0), _device_time("cuda/v3-sequential", 9.0)],
     )  # native overhead 6 - 5 = 1 us: 12.5 - 9 - 1 = +2.5 us
     assert got[-1] == ("- every other variant's call (native launcher) within 2 us of its device "
                        "time plus its backend's fastest call overhead: missed on 1 of 1; the most "
@@ -315,9 +312,7 @@ def test_another_variant_is_held_to_the_fastest_overhead_of_its_own_run(tmp_path
     own run's cuda/fastest (14 - 5 = 9 us of overhead), not the first file's (8 - 5 = 3 us)."""
     import json
 
-    from harness.core.timing import Timing
     from harness.report import records, tables
-    from harness.report.records import ResultRecord
 
     first = _callable_doc(tmp_path)  # api cuda/fastest 8 us
     second = tmp_path / "slow.json"
@@ -325,13 +320,9 @@ def test_another_variant_is_held_to_the_fastest_overhead_of_its_own_run(tmp_path
     second.write_text(json.dumps({"schema": records.ROWS_SCHEMA, "suite": "callable",
                                   "device": {"name": "GPU"}, "rows": rows}))  # fmt: skip
 
-    def rec(vid, us):
-        t = Timing(median_ms=us / 1e3, min_ms=us / 1e3, p10_ms=us / 1e3, p90_ms=us / 1e3, reps=1)
-        return ResultRecord(variant=vid, backend="cuda", dtype="float32", n=1024, total=t)
-
     got = tables.callable_targets(
         tables.load_callable(first, second),
-        [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 10.0)],
+        [_device_time("cuda/fastest", 5.0), _device_time("cuda/v3-sequential", 10.0)],
     )  # 20 - 10 - 9 = +1 us: met (against the first run's overhead it would be +7 us, missed)
     assert got[-1].endswith(
         "met on all 1; the most over: api cuda/v3-sequential float32 2^10, +1.0 us"
@@ -341,18 +332,14 @@ def test_another_variant_is_held_to_the_fastest_overhead_of_its_own_run(tmp_path
 def test_a_call_whose_run_lacks_the_fastest_entry_is_counted_not_held_to_another_run(tmp_path):
     import json
 
-    from harness.core.timing import Timing
     from harness.report import records, tables
-    from harness.report.records import ResultRecord
 
     first = _callable_doc(tmp_path)  # api cuda/fastest 8 us
     native = tmp_path / "native.json"  # a run with the native fastest only beside v3's Python call
     rows = _call_rows(**{"api cuda/fastest native": 6.0, "api cuda/v3-sequential": 20.0})
     native.write_text(json.dumps({"schema": records.ROWS_SCHEMA, "suite": "callable",
                                   "device": {"name": "GPU"}, "rows": rows}))  # fmt: skip
-    t = Timing(median_ms=0.005, min_ms=0.005, p10_ms=0.005, p90_ms=0.005, reps=1)
-    recs = [ResultRecord(variant=v, backend="cuda", dtype="float32", n=1024, total=t)
-            for v in ("cuda/fastest", "cuda/v3-sequential")]  # fmt: skip
+    recs = [_device_time(v, 5.0) for v in ("cuda/fastest", "cuda/v3-sequential")]
     got = tables.callable_targets(tables.load_callable(first, native), recs)
     assert not any(line.startswith("- every other") for line in got)
     assert got[-1].startswith("- not held to that target: 1 calls whose run has no call")
@@ -363,21 +350,17 @@ def test_per_call_over_device_time_is_a_median_per_family_and_entry(tmp_path):
     (down) and entry (across), the median over the cells up to 2^18 and how many."""
     import json
 
-    from harness.core.timing import Timing
     from harness.report import tables
-    from harness.report.records import ResultRecord
 
     path = _callable_doc(tmp_path)  # torch.sum 10 us, api cuda/fastest 8 us (float32 2^10)
     doc = json.loads(path.read_text())
     doc["rows"] += _call_rows(**{"api cuda/v3-sequential": 15.0, "op cuda/v3-sequential": 20.0})
     path.write_text(json.dumps(doc))
 
-    def rec(vid, us):
-        t = Timing(median_ms=us / 1e3, min_ms=us / 1e3, p10_ms=us / 1e3, p90_ms=us / 1e3, reps=1)
-        return ResultRecord(variant=vid, backend="cuda", dtype="float32", n=1024, total=t)
-
     calls = tables.load_callable(path)
-    got = tables.overhead_section(calls, [rec("cuda/fastest", 5.0), rec("cuda/v3-sequential", 9.0)])
+    got = tables.overhead_section(
+        calls, [_device_time("cuda/fastest", 5.0), _device_time("cuda/v3-sequential", 9.0)]
+    )
     table = got[-1].splitlines()
     assert table[0] == "| family | api | op |"
     assert table[2:] == [

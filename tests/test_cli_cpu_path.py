@@ -34,8 +34,8 @@ def test_sizes_above_the_limit_are_named_and_the_rest_run(tmp_path, capsys):
     assert "above the interpreter's limit of 2^16 skipped: 2^20" in text
     assert "1 Triton twin under" in text and "1 Triton twins" not in text
     doc = json.loads(out.read_text())
-    results = [r.to_json() for r in load_document(out).records]  # rows -> records
-    assert [(r["variant"], r["n"]) for r in results] == [("triton/tile-256", 1000)]
+    results = load_document(out).results  # the cases joined from the rows
+    assert [(r.variant, r.n) for r in results] == [("triton/tile-256", 1000)]
     assert doc["compile"] == []  # a Triton variant named alone: no CUDA source to compile
 
 
@@ -47,9 +47,9 @@ def test_a_cuda_variant_runs_its_twin_interpreted_and_compiles_its_source(tmp_pa
     assert "its Triton twin triton/tile-256 runs interpreted" in text
     assert "its source sequential.cu is compiled by NVRTC" in text
     doc = json.loads(out.read_text())
-    results = [r.to_json() for r in load_document(out).records]  # rows -> records
-    assert [r["variant"] for r in results] == ["triton/tile-256"]
-    assert all(r["status"] == "ok" for r in results)
+    results = load_document(out).results  # the cases joined from the rows
+    assert [r.variant for r in results] == ["triton/tile-256"]
+    assert all(r.status == "ok" for r in results)
     assert [c["source"] for c in doc["compile"]] == ["sequential.cu"]
     if nvrtc.available():
         assert doc["compile"][0]["status"] == "ok"
@@ -65,8 +65,8 @@ def test_study_004_checks_its_twins_and_compiles_only_its_source(tmp_path, capsy
     out = tmp_path / "s.json"
     assert main(["check", "--study", "004", "--sizes", "300", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
-    results = [r.to_json() for r in load_document(out).records]  # rows -> records
-    assert {r["variant"] for r in results} == {
+    results = load_document(out).results  # the cases joined from the rows
+    assert {r.variant for r in results} == {
         "triton/tile-256",
         "triton/quad-adjacent-256",
     }

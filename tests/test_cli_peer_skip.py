@@ -13,7 +13,6 @@ import pytest
 from harness.cli import run
 from harness.cli.main import main
 from harness.core import catalogue
-from harness.report import records
 from harness.report.documents import load_document
 from harness.studies import session
 
@@ -26,18 +25,19 @@ def simulated_gpu(monkeypatch):
     monkeypatch.setitem(sys.modules, "cuda.compute", None)  # not installed, whatever is here
     doc = json.loads(DATA.read_text())
     cccl = [catalogue.get(i) for i in catalogue.CCCL_IDS]
-    missing = {i: session.check_and_time(v, "float32", 1000) for i, v in zip(
+    common = {"device": "sim", "suite": "ladder", "versions": ()}
+    missing = {i: session.check_and_time(v, "float32", 1000, common) for i, v in zip(
         catalogue.CCCL_IDS, cccl, strict=True)}  # fmt: skip
 
-    recs = {(r.variant, r.dtype, r.n): r for r in load_document(DATA).records}
-    recs |= {(i, "float32", n): dataclasses.replace(r, n=n)
-             for i, r in missing.items() for n in SIZES}  # fmt: skip
+    cases: dict[tuple, list] = {}  # (variant, dtype, n) -> its rows
+    for r in load_document(DATA).rows:
+        cases.setdefault((r.variant, r.dtype, r.n), []).append(r)
+    cases |= {(i, "float32", n): [dataclasses.replace(r, shape=n) for r in rs]
+              for i, rs in missing.items() for n in SIZES}  # fmt: skip
 
     def run_cases(found, reps=None, progress=None, timed=True, rounds=1, saved=None):
         # the runner: each case's rows
-        got = [recs[key] for c in found
-               if (key := (c.variant, c.dtype, c.n)) in recs]  # fmt: skip
-        return [row for r in got for row in records.record_rows(r, device="sim", suite="ladder")]
+        return [r for c in found for r in cases.get((c.variant, c.dtype, c.n), [])]
 
     monkeypatch.setattr(run.device, "gpu_available", lambda: True)
     monkeypatch.setattr(run.device, "cupy_gpu", lambda: (True, ""))

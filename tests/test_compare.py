@@ -12,9 +12,8 @@ import pytest
 
 from harness.cli.main import main
 from harness.core.device import datasheet_bw
-from harness.core.timing import Timing
 from harness.report import devices
-from harness.report.records import ResultRecord, record_rows, rows_document
+from harness.report.records import Row, rows_document
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ("results/nvidia-h200", "results/nvidia-h100")
@@ -90,6 +89,9 @@ def test_committed_compare_rows_are_the_ladder_files_times():
     ]
 
 
+CUDA, PEER = "cuda/v3-sequential", "peer/torch.sum"  # families "ladder" and "peer"
+
+
 def _synthetic(root: Path, folder: str) -> Path:
     name, ms_a, ms_b = SYNTHETIC[folder]
     d = root / folder
@@ -98,19 +100,11 @@ def _synthetic(root: Path, folder: str) -> Path:
         "name, driver_version, memory.total [MiB]\n"
         f"{name}, 1.2.3, 1000 MiB\ntorch X triton Y ({folder})\n"
     )
-    recs = [
-        ResultRecord(
-            variant=vid,
-            backend=vid.split("/")[0],
-            family=fam,
-            dtype="float32",
-            n=N,
-            total=Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=3),
-            device=name,
-        )
-        for vid, fam, ms in (("cuda/a", "ladder", ms_a), ("peer/b", "peer", ms_b))
-    ]
-    rows = [row for r in recs for row in record_rows(r, device=name, suite="ladder", versions=())]
+    rows = [
+        Row(device=name, suite="ladder", variant=vid, config="", dtype="float32", shape=N,
+            metric="total", median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=3, check="ok")
+        for vid, ms in ((CUDA, ms_a), (PEER, ms_b))
+    ]  # fmt: skip
     doc = rows_document(rows, suite="ladder", device={"name": name}, mode="timed")
     (d / "ladder-float32.json").write_text(json.dumps(doc))
     return d
@@ -128,8 +122,8 @@ def test_three_synthetic_devices(tmp_path, capsys):
             datasheet_bw(dev["device"]) / datasheet_bw(base_name)
         )
     by_variant = {r["variant"]: r for r in doc["rows"]}
-    assert set(by_variant) == {"cuda/a", "peer/b"}
-    for vid, k in (("cuda/a", 1), ("peer/b", 2)):
+    assert set(by_variant) == {CUDA, PEER}
+    for vid, k in ((CUDA, 1), (PEER, 2)):
         row = by_variant[vid]
         for folder, (_, *ms) in SYNTHETIC.items():
             assert row["ms"][folder] == ms[k - 1]

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 from experiments.migrate_legacy_results import experiment as migrate
+from experiments.migrate_legacy_results import legacy_record
 from harness.core import catalogue
 from harness.core.timing import Timing
 from harness.report import documents, records
@@ -66,9 +67,9 @@ def _legacy_folder(root: Path) -> dict[str, list[dict]]:
     host = {"schema": migrate.host.HOST_V1, "created": "then", "device": device,
             "method": {"units": "ms"}, "options": {"dtype": "float32"},
             "table": [host_row]}  # fmt: skip
-    timed = records.for_variant(catalogue.get("cuda/fastest"), "float32", 1024, passes=1,
+    timed = legacy_record.for_variant(catalogue.get("cuda/fastest"), "float32", 1024, passes=1,
                                 total=Timing(**T), bytes_total=4100, device="GPU")  # fmt: skip
-    demo = records.for_variant(catalogue.get("cuda/v5-wrong-nosync"), "float32", 1024,
+    demo = legacy_record.for_variant(catalogue.get("cuda/v5-wrong-nosync"), "float32", 1024,
                                status="wrong", message="raced", device="GPU")  # fmt: skip
     run = {"schema": migrate.RUN_V2, "created": "then", "mode": "timed", "device": device,
            "results": [timed.to_json(), demo.to_json()],
@@ -95,7 +96,9 @@ def test_a_legacy_folder_is_rewritten_with_its_records_and_once(tmp_path: Path, 
     assert migrate.main(["--root", str(tmp_path)]) == 0
     fastest = documents.load_document(fastest_file, "rows")
     host = documents.load_document(tmp_path / "results" / "gpu" / "host.json", "rows")
-    assert [r.to_json() for r in fastest.records] == before["fastest.json"]
+    assert [r.to_json() for r in legacy_record.records_from_rows(fastest.rows)] == before[
+        "fastest.json"
+    ]
     assert fastest.raw["suite"] == "fastest" and fastest.created == "then"
     assert fastest.raw["timing"] == "CUDA events"
     assert host.raw["suite"] == "host" and host.raw["method"] == {"units": "ms"}
@@ -105,12 +108,14 @@ def test_a_legacy_folder_is_rewritten_with_its_records_and_once(tmp_path: Path, 
     assert host.rows[0].info == {"check": {"value": 7.0, "golden": 7, "abs_err": 0.0,
                                            "tolerance": 0.0}, "spread_ms": 0.01}  # fmt: skip
     ladder = documents.load_document(tmp_path / "results" / "gpu" / "ladder-float32.json", "rows")
-    assert [r.to_json() for r in ladder.records] == before["ladder-float32.json"]
+    assert [r.to_json() for r in legacy_record.records_from_rows(ladder.rows)] == before[
+        "ladder-float32.json"
+    ]
     assert ladder.raw["suite"] == "ladder" and ladder.meta["mode"] == "timed"
     assert ladder.raw["seed_tables"] == [{"seed": "004"}] and ladder.created == "then"
     calls = documents.load_document(tmp_path / "results" / "gpu" / "callable.json", "rows")
     assert calls.raw["suite"] == "callable" and calls.raw["method"] == "a loop"
-    assert not calls.records  # per-call entries, not result records
+    assert not calls.results  # per-call entries, not cases of the ladder's suites
     got = {(r.variant, r.config, r.metric, r.check): (r.median_ms, r.min_ms, r.reps, r.bytes)
            for r in documents.rows(calls)}  # fmt: skip
     assert got == {

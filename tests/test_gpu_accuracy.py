@@ -56,9 +56,9 @@ def test_reproducible_is_faithful_on_the_battery(vid, dtype, n, needs_cupy, reco
 def test_study_runs_every_variant_without_error(n, needs_cupy):
     variants = study.study_variants()
     doc = study.accuracy(variants, ["uniform", "seed001", "past-limit"], [n], log=lambda s: None)
-    errors = [(r["variant"], r["message"]) for r in doc["results"] if r["status"] != "ok"]
+    errors = [(r["variant"], r["info"].get("message")) for r in doc["rows"] if r["check"] != "ok"]
     assert not errors
-    assert len(doc["results"]) == 3 * len(variants)
+    assert len(doc["rows"]) == 3 * len(variants)
 
 
 @no_repro

@@ -100,19 +100,23 @@ def test_seed_004_in_place_partial_tiles(vid, valid, needs_cupy):
 
 
 def test_seed_004_timed_table(needs_cupy):
-    from harness.studies import session
+    from harness.report import records
+    from harness.studies import session, suites
 
     vs = session.seed_variants(catalogue.select(dtype="int32"), "004")
-    rows = [session.check_and_time(v, "int32", 2**20, reps=10) for v in vs]
+    common = suites.common("ladder")
+    rows = [r for v in vs for r in session.check_and_time(v, "int32", 2**20, common, reps=10)]
     # an optional peer not installed here (cuda.compute without the cccl extra) is skipped, with
-    # its reason: every other row must be ok
-    missing = [r for r in rows if r.extra.get(session.UNAVAILABLE)]
-    assert all(r.backend == "peer" and r.status == "skipped" for r in missing), missing
-    rows = [r for r in rows if r not in missing]
-    assert all(r.status == "ok" for r in rows), [r.message for r in rows]
-    for r in rows:  # in-place kernels: the scratch refill is outside the timed region
-        if r.backend != "peer":  # a peer is one call: no first pass of its own
-            assert 0 < r.first_pass.median_ms <= r.total.median_ms * 1.5
+    # its reason: every other case must be ok
+    found = records.results(rows)
+    missing = [r for r in found if r.info.get(session.UNAVAILABLE)]
+    assert all(r.v.backend == "peer" and r.status == "skipped" for r in missing), missing
+    found = [r for r in found if r not in missing]
+    assert all(r.status == "ok" for r in found), [r.message for r in found]
+    for r in found:  # in-place kernels: the scratch refill is outside the timed region
+        if r.v.backend != "peer":  # a peer is one call: no first pass of its own
+            assert 0 < r.median("first_pass") <= r.ms * 1.5
+    rows = [r for r in rows if r.variant not in {m.variant for m in missing}]
     table = tables.seed_rows(rows, 2**20, "int32", "004")
     cuda_rows = [t for t in table if t["variant"].startswith("cuda/")]
     assert [t["kernel"] for t in cuda_rows] == [

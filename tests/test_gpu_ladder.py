@@ -109,16 +109,21 @@ def test_wrong_demonstrations_are_reported(needs_cupy, record_property):
     rows = suites.run([suites.Case("ladder", v.id, "float32", n) for v in demos], timed=False)
     assert [r.variant for r in rows] == WRONG_DEMOS
     assert all(r.check in ("ok", "wrong") for r in rows)
-    assert all(r.wrong_demo for r in records.records_from_rows(rows))
+    assert (found := records.results(rows)) and all(r.v.wrong for r in found)
     assert not session.failed(rows)  # a demonstration's wrong sum does not fail the run
 
 
 def test_timed_run_reports_first_pass_and_total(needs_cupy):
-    from harness.studies import session
+    from harness.report import records
+    from harness.studies import session, suites
 
     vs = catalogue.select(["cuda/v3-sequential", "triton/tile-256"])
-    rows = [session.check_and_time(v, "float32", 2**22, reps=10) for v in vs]
-    for r in rows:
+    common = suites.common("ladder")
+    found = records.results(
+        r for v in vs for r in session.check_and_time(v, "float32", 2**22, common, reps=10)
+    )
+    assert [r.variant for r in found] == [v.id for v in vs]
+    for r in found:
         assert r.status == "ok"
-        assert 0 < r.first_pass.median_ms <= r.total.median_ms * 1.5
-        assert r.passes == 3 and r.gbps_total > 0
+        assert 0 < r.median("first_pass") <= r.ms * 1.5
+        assert r.info["passes"] == 3 and r.gbps > 0

@@ -683,7 +683,7 @@ def test_no_mapping_string_switches_outside_the_mappings():
 # what the code measures today, so that it can only shrink; lower them as it does, and replace
 # them by the targets once it is there.
 TARGETS = {"harness": 10_000, "product": 13_000}
-CEILINGS = {"harness": 12_712, "product": 15_182}  # features paid for by cuts, not by raising these
+CEILINGS = {"harness": 12_678, "product": 15_151}  # features paid for by cuts, not by raising these
 PRODUCT_EXCLUDED = ("tests", "results", "experiments")
 PORTING_GUIDE_MAX = 1_500
 

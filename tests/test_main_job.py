@@ -38,10 +38,11 @@ def test_default_selection_leaves_them_out_all_and_naming_bring_them_back():
 def simulated_gpu(monkeypatch):
     seen: list[tuple[str, int]] = []
 
-    def check_and_time(v, dtype, n, *, timed=True, reps=None):
+    def check_and_time(v, dtype, n, common, *, timed=True, reps=None):
         seen.append((v.id, n))
         status = "wrong" if v.id == "cuda/v3-sequential" else "ok"
-        return records.for_variant(v, dtype, n, status=status)
+        return [records.Row(**common, variant=v.id, config="", dtype=dtype, shape=n,
+                            metric="check", median_ms=None, check=status)]  # fmt: skip
 
     monkeypatch.setattr(run.device, "gpu_available", lambda: True)
     monkeypatch.setattr(run.device, "cupy_gpu", lambda: (True, ""))

@@ -50,9 +50,9 @@ def test_cuda_compute_not_installed_is_a_reason_not_a_failure(vid, no_cccl):
     assert why and "cuda.compute is not installed" in why and ".[cccl]" in why
     with pytest.raises(PeerUnavailable, match=f"{vid}: cuda.compute is not installed"):
         peers.prepare(v, torch.ones(8))
-    row = session.check_and_time(v, "float32", 1000)
-    assert row.status == "skipped" and row.message == f"unavailable: {vid}: {why}"
-    assert row.extra[session.UNAVAILABLE] is True
+    [row] = session.check_and_time(v, "float32", 1000, suites.common("ladder"))
+    assert row.check == "skipped" and row.info["message"] == f"unavailable: {vid}: {why}"
+    assert row.info[session.UNAVAILABLE] is True
     rows = suites.run(
         [suites.Case("ladder", i, "float32", 1000) for i in (catalogue.TORCH_SUM_ID, vid)]
     )
@@ -126,18 +126,16 @@ def test_prepare_compiles_a_fresh_function_and_warms_it(vid, monkeypatch):
     assert len(rec.calls) == warm + 2  # the closures call; they compile nothing more
 
 
-def _rec(vid: str, ms: float, n: int = 2**24) -> records.ResultRecord:
-    from harness.core.timing import Timing
-
-    t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=10)
-    v = catalogue.get(vid)
-    return records.for_variant(v, "float32", n, total=t, bytes_total=peers.bytes_moved(v, n, 4))
+def _total(vid: str, ms: float, n: int = 2**24) -> records.Row:
+    nbytes = peers.bytes_moved(catalogue.get(vid), n, 4)
+    return records.Row(device="GPU", suite="ladder", variant=vid, config="", dtype="float32",
+                       shape=n, metric="total", median_ms=ms, bytes=nbytes, check="ok")  # fmt: skip
 
 
 def test_new_peers_are_rows_in_peer_order_with_ratios_to_cub_and_torch():
-    rs = [_rec(catalogue.CUB_ID, 0.1), _rec(catalogue.TORCH_SUM_ID, 0.2)]
-    rs += [_rec(vid, 0.4) for vid in reversed(NEW)]
-    rows = ladder_table.ladder_rows(rs, "float32", 2**24)
+    rs = [_total(catalogue.CUB_ID, 0.1), _total(catalogue.TORCH_SUM_ID, 0.2)]
+    rs += [_total(vid, 0.4) for vid in reversed(NEW)]
+    rows = ladder_table.ladder_rows(records.results(rs), "float32", 2**24)
     got = [r.main.variant for r in rows]
     assert got == [p for p in PEER_ORDER if p in got] and set(got) == {r.variant for r in rs}
     compiled = next(r for r in rows if r.main.variant == catalogue.COMPILE_ID)

@@ -125,6 +125,6 @@ def test_merge_pools_one_kinds_lists_and_refuses_mixed_kinds():
     sanitize_doc = {"schema": records.SANITIZE_SCHEMA, "variants": [{"variant": "x"}]}
     merged = documents.merge_documents([sanitize_doc, sanitize_doc])
     assert merged["variants"] == [{"variant": "x"}] * 2
-    for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.ACCURACY_SCHEMA}]):
+    for bad in ([SYNTHETIC, sanitize_doc], [], [{"schema": records.ROWS_SCHEMA}]):
         with pytest.raises(ValueError, match="of one kind"):
             documents.merge_documents(bad)

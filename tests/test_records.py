@@ -1,5 +1,6 @@
-"""The result record: its JSON form round-trips, every committed results/ file reads through the
-loader into records, and every schema string is spelled in one place."""
+"""The row: its JSON form round-trips, a result record's JSON (the older documents' items) reads
+into rows, every committed results/ file reads through the loader into rows (and the ladder's
+cases joined from them), and every schema string is spelled in one place."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.core import catalogue
 from harness.core.timing import Timing
 from harness.report import records
-from harness.report.documents import Document, load_document
-from harness.report.records import Check, ResultRecord
+from harness.report.documents import Document, load_document, record_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 # Documents of other kinds committed beside the result documents: Nsight Compute counters and
@@ -28,8 +27,8 @@ NOT_RESULT_SCHEMAS = {
 }
 
 
-# ROWS documents of rows only, no 1-D result records: sums along a dim, calls from Python, sums
-# from host memory, and the experiments' designs, paths and shapes
+# ROWS documents of rows only, no case of the ladder's suites: sums along a dim, calls from
+# Python, sums from host memory, and the experiments' designs, paths and shapes
 ROWS_ONLY = ("axis", "callable", "host", "fastest-ablation", "hopper-loads", "repro-sweep",
              "small-n", "call-profile", "inductor-code")  # fmt: skip
 
@@ -49,50 +48,47 @@ def _result_documents() -> list[Path]:
 COMMITTED = _result_documents()
 
 
-def _timing(ms: float) -> Timing:
-    return Timing(median_ms=ms, min_ms=ms * 0.9, p10_ms=ms * 0.95, p90_ms=ms * 1.1, reps=7)
+def _timing(ms: float) -> dict:
+    return Timing(median_ms=ms, min_ms=ms * 0.9, p10_ms=ms * 0.95, p90_ms=ms * 1.1, reps=7).record()
 
 
-def test_json_form_round_trips_and_leaves_out_what_was_not_measured():
-    rec = records.for_variant(
-        catalogue.get("cuda/v3-sequential"),
-        "float32",
-        2**20,
-        status="wrong",
-        message="|result - golden| = 3 > tolerance 0",
-        check=Check(value=4.0, golden=1, abs_err=3.0, tolerance=0.0, exact_required=True),
-        first_pass=_timing(0.01),
-        total=_timing(0.02),
-        passes=3,
-        blocks_first_pass=4096,
-        bytes_first_pass=4 * (2**20 + 4096),
-        bytes_total=4_212_000,
-        device="SYNTHETIC",
-        extra={"graph_error": "x"},
-    )
-    doc = rec.to_json()
-    assert ResultRecord.from_json(doc) == rec
-    assert doc["ok"] is False and doc["seeds"] == list(catalogue.get("cuda/v3-sequential").seeds)
-    assert doc["gbps_total"] == 4_212_000 / 0.02 / 1e6
-    assert doc["check"] == {
-        "value": 4.0,
-        "golden": 1,
-        "abs_err": 3.0,
-        "tolerance": 0.0,
-        "exact_required": True,
-    }
-    assert "graph" not in doc and "call" not in doc and None not in doc.values()
-    # the identity first, in the order the record declares it
-    assert list(doc)[:9] == [
-        "variant",
-        "backend",
-        "stage",
-        "family",
-        "seeds",
-        "twin",
-        "wrong_demo",
-        "dtype",
-        "n",
+def test_a_result_records_json_reads_into_the_rows_a_suite_writes_and_joins_back():
+    """bench/2's (and accuracy/1's) items, a result record's JSON: one row per time, the check's
+    values, message and passes on the first row, and the case joined from the rows says what the
+    record said."""
+    check = {"value": 4.0, "golden": 1, "abs_err": 3.0, "tolerance": 0.0, "exact_required": True}
+    record = {
+        "variant": "cuda/v3-sequential", "backend": "cuda", "stage": "3", "dtype": "float32",
+        "n": 2**20, "status": "wrong", "ok": False,
+        "message": "|result - golden| = 3 > tolerance 0",
+        "check": {**check, "input_unchanged": None}, "first_pass": _timing(0.01),
+        "total": _timing(0.02), "passes": 3, "blocks_first_pass": 4096,
+        "bytes_first_pass": 4 * (2**20 + 4096), "bytes_total": 4_212_000,
+        "gbps_total": 210.6, "device": "SYNTHETIC", "extra": {"graph_error": "x"},
+    }  # fmt: skip
+    common = {"device": "SYNTHETIC", "suite": "pytest-benchmark", "versions": ()}
+    rows = record_rows(record, **common)
+    assert [(r.metric, r.check, r.bytes) for r in rows] == [
+        ("first_pass", "wrong", 4 * (2**20 + 4096)),
+        ("total", "wrong", 4_212_000),
+    ]
+    assert rows[1].median_ms == 0.02 and rows[1].gbps == 4_212_000 / 0.02 / 1e6
+    assert rows[0].info == {"message": record["message"], "check": check, "passes": 3,
+                            "blocks_first_pass": 4096, "extra": {"graph_error": "x"}}  # fmt: skip
+    assert rows[1].info == {}  # said once
+    for r in rows:  # a row's JSON form round-trips, its info too
+        back = records.row_from_json(json.loads(json.dumps(r.to_json())), r.device, r.versions)
+        assert back == r and back.info == r.info
+    [case] = records.results(rows)
+    assert (case.variant, case.v.stage, case.status, case.ok) == ("cuda/v3-sequential", "3",
+                                                                   "wrong", False)  # fmt: skip
+    assert case.message == record["message"] and case.sums == check and case.device == "SYNTHETIC"
+    assert case.ms == 0.02 and case.median("first_pass") == 0.01 and case.median("graph") is None
+    assert case.gbps == rows[1].gbps and case.info["blocks_first_pass"] == 4096
+    untimed = record_rows({"variant": "peer/copy", "dtype": "float32", "n": 8, "status": "error",
+                           "message": "boom"}, **common)  # fmt: skip
+    assert [(r.metric, r.median_ms, r.check, r.info) for r in untimed] == [
+        ("check", None, "error", {"message": "boom"})
     ]
 
 
@@ -100,23 +96,31 @@ def test_json_form_round_trips_and_leaves_out_what_was_not_measured():
 def test_every_committed_result_file_reads_through_the_loader(path: Path):
     doc = load_document(path)
     assert isinstance(doc, Document) and doc.device.startswith("NVIDIA ")
+    for r in doc.rows:  # every row's JSON form round-trips, its info too
+        back = records.row_from_json(json.loads(json.dumps(r.to_json())), r.device, r.versions)
+        assert back == r and back.info == r.info
     if doc.kind == "rows" and doc.raw.get("suite") in ROWS_ONLY:
         from harness.report.documents import rows
 
         found = rows(doc)
-        assert not doc.records and found and all(r.median_ms > 0 for r in found)
+        assert not doc.results and found and all(r.median_ms > 0 for r in found)
         return
-    assert doc.records
-    for r in doc.records:
-        assert r.variant and r.backend in ("cuda", "triton", "peer") and r.n > 0 and r.dtype
+    if accuracy := [r for r in doc.rows if r.suite == "accuracy"]:  # a row per variant, datum, n
+        assert accuracy == doc.rows and not doc.results
+        assert all(
+            r.config and r.metric == "check" and r.check in ("ok", "error") for r in doc.rows
+        )
+        return
+    assert doc.results
+    for r in doc.results:
+        assert r.variant and r.v.backend in ("cuda", "triton", "peer") and r.n > 0 and r.dtype
         assert r.status in ("ok", "wrong", "error")
-        assert ResultRecord.from_json(r.to_json()) == r
     ladder = doc.kind == "pytest-benchmark" or doc.raw.get("suite") == "ladder"
     if ladder and doc.meta.get("mode") != "check":
-        timed = [r for r in doc.records if r.ok]
-        assert timed and all(r.total and r.gbps_total > 0 for r in timed)
+        timed = [r for r in doc.results if r.ok]
+        assert timed and all(r.timed and r.gbps > 0 for r in timed)
     if doc.kind == "rows" and doc.raw.get("suite") == "fastest":  # `reduce-ladder fastest-bench`
-        ids = {r.variant for r in doc.records}
+        ids = {r.variant for r in doc.results}
         pairs = ({"cuda/fastest", "triton/fastest"}, {"cuda/reproducible", "triton/reproducible"})
         assert "peer/copy" in ids and any(pair <= ids for pair in pairs)  # --variants picks one
 
@@ -126,6 +130,7 @@ def test_schema_strings_are_spelled_in_one_place():
     allowed = {
         ROOT / "harness" / "report" / "records.py",
         ROOT / "harness" / "compile" / "census.py",  # a lower layer: records.py names it
+        ROOT / "harness" / "report" / "documents.py",  # the loader: the older forms' names
     }
     found = []
     for folder in ("harness", "benchmarks", "tests", "experiments"):

@@ -57,14 +57,14 @@ def _table_row(md: str, first_cells: tuple[str, ...], section: str) -> list[str]
     raise AssertionError(f"no row {first_cells} after {section!r}")
 
 
-def test_both_formats_load_to_the_same_records():
+def test_both_formats_load_to_the_same_cases():
     a, b = load_run(CLI_JSON), load_run(BENCH_JSON)
     assert a.raw["suite"] == "ladder" and b.kind == "pytest-benchmark"
-    key = {(r.variant, r.dtype, r.n) for r in a.records if not r.wrong_demo}
-    assert key == {(r.variant, r.dtype, r.n) for r in b.records}
+    key = {(r.variant, r.dtype, r.n) for r in a.results if not r.v.wrong}
+    assert key == {(r.variant, r.dtype, r.n) for r in b.results}
     assert a.dtypes() == b.dtypes() == ["float32", "int32"]
-    small = [r for r in b.records if r.n <= 2**20]
-    assert small and all(r.graph and r.call.median_ms > r.graph.median_ms for r in small)
+    small = [r for r in b.results if r.n <= 2**20]
+    assert small and all(r.median("call") > r.median("graph") for r in small)
 
 
 def test_ladder_table_rows_and_ratios(written):
@@ -115,7 +115,7 @@ def test_sweep_covers_every_variant_and_size(written):
     for dtype in ("float32", "int32"):
         section = f"## {dtype}"
         body = md.split(section, 1)[1]
-        for vid in {r.variant for r in run.records if r.dtype == dtype}:
+        for vid in {r.variant for r in run.results if r.dtype == dtype}:
             cells = _table_row(body, (vid,), "Effective GB/s")
             assert len(cells) == 1 + len(run.sizes(dtype))
         assert "Small sizes: launch overhead" in body
@@ -140,8 +140,8 @@ def test_bandwidth_panels_are_readable(written):
         drawn = [line for p in bw["panels"] for line in p["lines"] if line not in peers]
         ids = {
             r.variant
-            for r in run.records
-            if r.backend != "peer" and r.dtype == dtype and not r.wrong_demo
+            for r in run.results
+            if r.v.backend != "peer" and r.dtype == dtype and not r.v.wrong
         }
         assert sorted(drawn) == sorted(v.split("/", 1)[1] for v in ids)  # each exactly once
         for p in bw["panels"]:
@@ -161,8 +161,8 @@ def test_ladder_plot_and_comparison_plot(written):
         assert lad["lines"] == peers
         cuda = {
             r.variant.split("/", 1)[1]
-            for r in run.records
-            if r.backend == "cuda" and r.dtype == dtype and not r.wrong_demo
+            for r in run.results
+            if r.v.backend == "cuda" and r.dtype == dtype and not r.v.wrong
         }
         assert set(lad["categories"]) == cuda
     cmp = written.plots["compare.png"]
@@ -247,7 +247,7 @@ def test_wide_terminal_table_shows_every_column():
     args = build_parser().parse_args(["report", str(CLI_JSON), "--out", "o", "--wide"])
     assert args.wide
     console = Console(width=250, record=True)
-    console.print(ladder_console_table(load_run(CLI_JSON).records, 2**24, "float32", wide=True))
+    console.print(ladder_console_table(load_run(CLI_JSON).rows, 2**24, "float32", wide=True))
     wide = console.export_text()
     for header in ("cum. ×", "step ×", "1st pass µs", "% copy", "Triton twin"):
         assert header in wide
@@ -284,8 +284,8 @@ def test_n_not_in_the_run_is_an_error_listing_the_sizes(tmp_path, capsys):
 
 def test_triton_alone_stays_in_the_triton_columns(tmp_path):
     run = load_run(CLI_JSON)
-    run.records = [r for r in run.records if r.backend != "cuda"]
-    md = markdown_ladder(run.records, "float32", 2**24)
+    run.rows = [r for r in run.rows if not r.variant.startswith("cuda/")]
+    md = markdown_ladder(run.rows, "float32", 2**24)
     cells = _table_row(md, ("0", "-"), "| stage")
     assert cells[2] == "-" and cells[7] == "tile-256" and cells[8] != "-"
     lad = plots.plot_ladder(run, "float32", 2**24, tmp_path / "ladder.png")
@@ -325,33 +325,31 @@ def test_unwritable_out_and_missing_markers_exit_2(tmp_path, capsys):
 def test_peer_ratios_and_the_peer_rows():
     """The one place ratios are computed: each peer against the others (moved from
     test_peers.py), shown on the ladder table's peer rows and as text."""
-    from harness.core.timing import Timing
-    from harness.report.ladder_table import peer_ratios, records_at
-    from harness.report.records import ResultRecord
+    from harness.report.ladder_table import peer_ratios, results_at
+    from harness.report.records import Row, results
 
-    def rec(vid: str, ms: float, gbps: float) -> ResultRecord:
-        t = Timing(median_ms=ms, min_ms=ms, p10_ms=ms, p90_ms=ms, reps=1)
-        return ResultRecord(
-            variant=vid, backend="peer", stage="peer", dtype="float32", n=8, total=t,
-            bytes_total=round(gbps * ms * 1e6),
-        )  # fmt: skip
+    def total(vid: str, ms: float, gbps: float) -> Row:
+        nbytes = round(gbps * ms * 1e6)
+        return Row(device="GPU", suite="ladder", variant=vid, config="", dtype="float32", shape=8,
+                   metric="total", median_ms=ms, bytes=nbytes, check="ok")  # fmt: skip
 
     rows = [
-        rec("peer/cupy.sum-cub", 1.0, 90.0),
-        rec("peer/torch.sum", 2.0, 45.0),
-        rec("peer/copy", 1.0, 100.0),
-        rec("peer/cupy.sum-nocub", 4.0, 22.5),
+        total("peer/cupy.sum-cub", 1.0, 90.0),
+        total("peer/torch.sum", 2.0, 45.0),
+        total("peer/copy", 1.0, 100.0),
+        total("peer/cupy.sum-nocub", 4.0, 22.5),
     ]
-    at = records_at(rows, "float32", 8)
-    foot = {r.variant: peer_ratios(r, at) for r in rows}
+    at = results_at(results(rows), "float32", 8)
+    foot = {r: peer_ratios(c, at) for r, c in at.items()}
     assert foot["peer/torch.sum"].x_cub == 0.5 and foot["peer/cupy.sum-cub"].x_torch == 2.0
     assert foot["peer/cupy.sum-nocub"].pct_copy == 22.5
     assert foot["peer/torch.sum"].text() == "0.50× CUB, 1.00× torch.sum, 45% of copy"
     md = markdown_ladder(rows, "float32", 8)
     assert "| peer | peer/torch.sum | 2000.0 | 45 | 45 | 0.50 | 1.00 | - |" in md
-    failed = [dataclasses.replace(rows[0], status="wrong"), *rows[1:]]
-    assert peer_ratios(failed[0], records_at(failed, "float32", 8)).x_torch is None
-    assert peer_ratios(rows[1], records_at(failed, "float32", 8)).x_cub is None
+    failed = results_at(results([dataclasses.replace(rows[0], check="wrong"), *rows[1:]]),
+                        "float32", 8)  # fmt: skip
+    assert peer_ratios(failed["peer/cupy.sum-cub"], failed).x_torch is None
+    assert peer_ratios(at["peer/torch.sum"], failed).x_cub is None
 
 
 def test_run_and_check_tables_fit_100_columns_on_the_committed_runs():
@@ -366,13 +364,13 @@ def test_run_and_check_tables_fit_100_columns_on_the_committed_runs():
     root = Path(__file__).resolve().parents[1] / "results" / "nvidia-h200"
     ladder = load_run(root / "ladder-int32.json")
     demos = load_run(root / "demos.json")
-    checks = tables.rich_checks([*demos.records, *ladder.records], "correctness")
-    compact = ladder_console_table(ladder.records, 2**25, "int32", with_legend=False)
+    checks = tables.rich_checks([*demos.rows, *ladder.rows], "correctness")
+    compact = ladder_console_table(ladder.rows, 2**25, "int32", with_legend=False)
     wide = Console(width=400)
     for table in (checks, compact):  # their natural width: rich folds nothing to fit
         assert Measurement.get(wide, wide.options, table).maximum <= 100
     console = Console(width=100, record=True)
-    console.print(ladder_console_table(ladder.records, 2**25, "int32"))
+    console.print(ladder_console_table(ladder.rows, 2**25, "int32"))
     console.print(checks)
     text = console.export_text()
     assert "004-smem-unroll4-dyn" in text and "race showed (wrong)" in text

@@ -81,7 +81,7 @@ def test_a_format_the_loader_does_not_know_is_refused(tmp_path: Path):
     unknown.write_text(json.dumps({"schema": records.ROWS_SCHEMA + "-new", "rows": []}))
     with pytest.raises(ReportError, match="unknown format"):
         load_document(unknown)
-    with pytest.raises(ReportError, match=f"not a {records.ACCURACY_SCHEMA} document"):
+    with pytest.raises(ReportError, match=f"not a {FAMILY['accuracy'].schema} document"):
         load_document(RESULTS / "nvidia-h200" / "callable.json", "accuracy")
 
 
@@ -124,9 +124,9 @@ def test_rows_cover_every_family_with_times():
     assert not any(counts[k] for k in set(FAMILY) - timed)
 
 
-def test_a_pivot_of_rows_is_the_records_table():
+def test_a_pivot_of_rows_is_the_cases_table():
     doc = load_document(RESULTS / "nvidia-h200" / "ladder-float32.json")
-    timed = [r for r in doc.records if r.timed]
+    timed = [r for r in doc.results if r.timed]
     cell = lambda r: (r.median_ms, r.check, r.bytes)  # noqa: E731
     totals = [r for r in rows(doc) if r.metric == "total"]
     ids = [r.variant for r in timed]
@@ -134,7 +134,8 @@ def test_a_pivot_of_rows_is_the_records_table():
     by = {line[0]: dict(zip(sizes, line[1:], strict=True)) for line in table}
     assert len(table) == len({r.variant for r in timed})
     for rec in timed:
-        assert by[rec.variant][rec.n] == (rec.ms, rec.status, rec.bytes_total)
+        total = rec.by_metric["total"]
+        assert by[rec.variant][rec.n] == (rec.ms, rec.status, total.bytes) and total.bytes
 
 
 def test_readers_of_results_go_through_the_loader():
@@ -182,7 +183,7 @@ def test_a_rows_suite_benchmark_file_reads_as_its_rows(tmp_path: Path):
     committed = RESULTS / "nvidia-h200" / "axis-tritonbench.json"
     bench = _as_pytest_benchmark(committed, tmp_path)
     got, want = load_document(bench), load_document(committed)
-    assert got.kind == "pytest-benchmark" and not got.records
+    assert got.kind == "pytest-benchmark" and not got.results
     key = lambda r: (r.variant, r.dtype, r.config, r.metric)  # noqa: E731
     assert sorted(map(key, rows(got))) == sorted(map(key, rows(want))) != []
     assert {r.device for r in rows(got)} == {want.device}
@@ -192,9 +193,9 @@ def test_a_rows_suite_benchmark_file_reads_as_its_rows(tmp_path: Path):
 
 
 def test_a_benchmark_file_of_record_and_rows_suites_reads_as_both(tmp_path: Path):
-    """`pytest benchmarks/` over every suite writes one file where record benchmarks (ladder) sit
-    beside rows-only ones (axis, callable, host): rows() holds the records' rows and the others'
-    rows, none dropped."""
+    """A file where bench/2's record benchmarks (ladder) sit beside rows-only ones (axis, callable,
+    host), as `pytest benchmarks/` over every suite wrote it: rows() holds the records' rows and
+    the others' rows, none dropped."""
     axis = json.loads(_as_pytest_benchmark(RESULTS / "nvidia-h200" / "axis-tritonbench.json",
                                            tmp_path).read_text())  # fmt: skip
     records_only = ROOT / "tests" / "data" / "synthetic_bench.json"
@@ -207,4 +208,4 @@ def test_a_benchmark_file_of_record_and_rows_suites_reads_as_both(tmp_path: Path
     axis_rows = [r for r in rows(got) if r.suite == "axis"]
     assert axis_rows and len(axis_rows) == len(rows(load_document(tmp_path / "bench.json")))
     assert sorted(map(key, set(rows(got)) - set(axis_rows))) == sorted(map(key, rows(alone)))
-    assert len(got.records) == len(alone.records) > 0
+    assert len(got.results) == len(alone.results) > 0

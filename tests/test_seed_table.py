@@ -14,8 +14,8 @@ import pytest
 from harness.cli.main import main
 from harness.core import catalogue, device
 from harness.report import tables
-from harness.report.documents import document_from, load_document
-from harness.report.records import ResultRecord, record_rows, rows_document
+from harness.report.documents import document_from, load_document, record_rows
+from harness.report.records import rows_document
 from harness.studies import session
 
 N = 2**24
@@ -51,9 +51,9 @@ def test_seed_004_cpu_path_defaults_to_int32(tmp_path, capsys):
     rc = main(["run", "--seed", "004", "--sizes", "257,1025", "--quiet", "--json", str(out)])
     assert rc == 0, capsys.readouterr().out
     assert json.loads(out.read_text())["mode"] == "cpu"
-    results = [r.to_json() for r in load_document(out).records]  # rows -> records
-    assert {r["variant"] for r in results} == {"triton/tile-256", "triton/quad-adjacent-256"}
-    assert all(r["dtype"] == "int32" and r["status"] == "ok" for r in results)
+    results = load_document(out).results  # the cases joined from the rows
+    assert {r.variant for r in results} == {"triton/tile-256", "triton/quad-adjacent-256"}
+    assert all(r.dtype == "int32" and r.status == "ok" for r in results)
 
 
 def _row(vid: str, ms: float, **extra) -> dict:
@@ -85,7 +85,8 @@ def test_seed_rows_arithmetic_on_synthetic_rows():
             "total": {"median_ms": 0.1},
         },
     ]
-    rows = tables.seed_rows(results, N, "int32", "004")
+    common = {"device": "Synthetic GPU", "suite": "ladder", "versions": ()}
+    rows = tables.seed_rows([r for d in results for r in record_rows(d, **common)], N, "int32")
     assert [r["kernel"] for r in rows] == ["reduceGmem", "reduceSmemUnroll", "torch.sum"]
     gmem, unroll, peer = rows
     assert (gmem["read"], gmem["written"], gmem["bytes"]) == (N, 65536, 67371008)  # seed's table
@@ -114,9 +115,10 @@ def test_seed_table_script_renders_and_refuses_cpu_runs(tmp_path):
     spec.loader.exec_module(mod)
     assert mod.slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
     assert mod.slug("NVIDIA H200") == "nvidia-h200"
-    recs = [ResultRecord.from_json(_row(vid, 0.3)) for vid in ("cuda/004-smem", "triton/tile-256")]
     common = {"device": "Synthetic GPU", "suite": "ladder", "versions": ()}
-    doc = rows_document([row for r in recs for row in record_rows(r, **common)], suite="ladder",
+    rows = [r for vid in ("cuda/004-smem", "triton/tile-256")
+            for r in record_rows(_row(vid, 0.3), **common)]  # fmt: skip
+    doc = rows_document(rows, suite="ladder",
                         device={"name": "Synthetic GPU"}, mode="timed",
                         seed_tables=[{"seed": "004", "n": N, "dtype": "int32"}])  # fmt: skip
     seed, md = mod.markdown(document_from(doc, "run.json"))

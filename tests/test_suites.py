@@ -71,20 +71,23 @@ def test_unknown_suite_is_a_key_error_naming_the_suites():
         suites.cases("nope")
 
 
-def _record(vid="cuda/v3-sequential", status="ok", timed=True):
-    t = Timing(0.05, 0.04, 0.045, 0.06, 10) if timed else None
-    nbytes = 4 << 20 if timed else None  # a check-only run measures no bytes either
-    return records.for_variant(catalogue.get(vid), "float32", 2**20, status=status, total=t,
-                               first_pass=t, bytes_total=nbytes, bytes_first_pass=nbytes,
-                               message="" if status == "ok" else "off by 3",
-                               check=records.Check(1.0, 1, 0.0, 0.0), passes=2,
-                               device="GPU X")  # fmt: skip
+def _case(vid="cuda/v3-sequential", status="ok", timed=True, common=None) -> list[records.Row]:
+    """A case's rows as session.check_and_time writes them: first pass and total (or one "check"
+    row), the check's values, message and passes on the first."""
+    common = common or {"device": "GPU X", "suite": "ladder", "versions": (("torch", "2.9"),)}
+    ident = {**common, "variant": vid, "config": "", "dtype": "float32", "shape": 2**20}
+    info = {"check": {"value": 1.0, "golden": 1, "abs_err": 0.0, "tolerance": 0.0}, "passes": 2}
+    info |= {} if status == "ok" else {"message": "off by 3"}
+    if not timed:
+        return [records.Row(**ident, metric="check", median_ms=None, check=status, info=info)]
+    t = Timing(0.05, 0.04, 0.045, 0.06, 10).record()
+    return [records.Row(**ident, metric=m, **t, bytes=4 << 20, check=status,
+                        info=info if m == "first_pass" else {})
+            for m in ("first_pass", "total")]  # fmt: skip
 
 
 def test_rows_document_round_trips_through_the_one_loader(tmp_path):
-    common = {"device": "GPU X", "suite": "ladder", "versions": (("torch", "2.9"),)}
-    recs = [_record(), _record("peer/torch.sum", "wrong"), _record("triton/tile-256", timed=False)]
-    written = [row for r in recs for row in records.record_rows(r, **common)]
+    written = [*_case(), *_case("peer/torch.sum", "wrong"), *_case("triton/tile-256", timed=False)]
     assert [r.metric for r in written] == ["first_pass", "total", "first_pass", "total", "check"]
     doc = records.rows_document(written, suite="ladder", device={"name": "GPU X"}, options={})
     path = tmp_path / "rows.json"
@@ -94,12 +97,17 @@ def test_rows_document_round_trips_through_the_one_loader(tmp_path):
     assert back.kind == "rows" and back.device == "GPU X"
     assert [r.to_json() for r in back.rows] == [r.to_json() for r in written]
     assert dict(back.rows[0].versions)["schema"] == records.ROWS_SCHEMA
-    # timed rows only from rows(); the records rebuilt equal the ones written
+    # timed rows only from rows(); the cases joined from the rows say what was written
     assert len(documents.rows(back)) == 4
-    rebuilt = {r.variant: r for r in back.records}
-    for r in recs:
-        assert rebuilt[r.variant].to_json() == r.to_json(), r.variant
-    assert documents.load_run(path).records  # the report reads it as a run
+    joined = {r.variant: r for r in back.results}
+    assert list(joined) == ["cuda/v3-sequential", "peer/torch.sum", "triton/tile-256"]
+    for vid, status, ms in (("cuda/v3-sequential", "ok", 0.05), ("peer/torch.sum", "wrong", 0.05),
+                            ("triton/tile-256", "ok", None)):  # fmt: skip
+        r = joined[vid]
+        assert (r.status, r.ms, r.median("first_pass"), r.info["passes"]) == (status, ms, ms, 2)
+        assert r.sums["golden"] == 1 and r.message == ("" if status == "ok" else "off by 3")
+        assert r.gbps == (4 << 20) / 0.05 / 1e6 if ms else r.gbps is None
+    assert documents.load_run(path).results  # the report reads it as a run
 
 
 def test_failed_rows_leave_wrong_demonstrations_out():
@@ -210,20 +218,18 @@ def test_entries_are_what_the_callable_suite_lists():
 
 def test_run_writes_a_rows_document_the_seed_table_and_the_report_read(tmp_path):
     """`run --json` (harness.cli.run.write_run): rows, mode and seed_tables in one ROWS document;
-    benchmarks/seed_table.py and the report read its records back."""
+    benchmarks/seed_table.py and the report read its rows back."""
     import importlib.util
 
-    recs = [
-        _record("cuda/004-smem" if "cuda/004-smem" in catalogue.BY_ID else "cuda/v3-sequential")
-    ]
+    vid = "cuda/004-smem" if "cuda/004-smem" in catalogue.BY_ID else "cuda/v3-sequential"
     tables_head = [{"seed": "004", "n": 2**20, "dtype": "float32"}]
-    rows = [row for r in recs for row in records.record_rows(r, **suites.common("ladder"))]
+    rows = _case(vid, common=suites.common("ladder"))
     path = tmp_path / "run.json"
     write_run(str(path), rows, mode="timed", seed_tables=tables_head)
     doc = json.loads(path.read_text())
     assert doc["schema"] == records.ROWS_SCHEMA and doc["mode"] == "timed"
     run = documents.load_run(path)
-    assert [r.variant for r in run.records] == [recs[0].variant] and run.timed
+    assert [r.variant for r in run.results] == [vid] and run.timed
     spec = importlib.util.spec_from_file_location("seed_table", ROOT / "benchmarks/seed_table.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

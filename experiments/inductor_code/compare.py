@@ -16,7 +16,7 @@ from harness.core.catalogue import COMPILE_DYNAMIC_ID, COMPILE_ID, DYNAMIC_FIRST
 from harness.core.sizes import size_label
 from harness.report.documents import load_document
 from harness.report.markdown import markdown_lines
-from harness.report.records import ResultRecord
+from harness.report.records import Result
 from porting.census import triton_meta
 from porting.kernel_sources import kernel_text
 
@@ -142,10 +142,11 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
         masked = sum(1 for ln in loads if "mask=" in ln)
         meta = triton_meta(v)
         launched = "; ".join(
-            f"{dev}: {r.blocks_first_pass} programs, {r.passes} pass(es) at {size_label(r.n)}"
+            f"{dev}: {r.info['blocks_first_pass']} programs, {r.info.get('passes')} pass(es) at "
+            f"{size_label(r.n)}"
             for dev, recs in ladder.items()
             for r in recs.get(vid, [])[-1:]
-            if r.blocks_first_pass
+            if r.info.get("blocks_first_pass")
         )
         ticket = "tl.atomic_add" in text
         rows.append(
@@ -164,16 +165,16 @@ def our_rows(ladder: dict[str, dict]) -> list[list[str]]:
     return rows
 
 
-def _ladder(folder: Path) -> dict[str, list[ResultRecord]]:
+def _ladder(folder: Path) -> dict[str, list[Result]]:
     """A device folder's ladder run, by variant ({} where it has none)."""
     path = folder / f"ladder-{LADDER_DTYPE}.json"
-    out: dict[str, list[ResultRecord]] = {}
-    for r in load_document(path, "rows").records if path.is_file() else []:
+    out: dict[str, list[Result]] = {}
+    for r in load_document(path, "rows").results if path.is_file() else []:
         out.setdefault(r.variant, []).append(r)
     return out
 
 
-def _ms(recs: list[ResultRecord], n: int) -> float | None:
+def _ms(recs: list[Result], n: int) -> float | None:
     return next((r.ms for r in recs if r.n == n and r.ok and r.timed), None)
 
 

@@ -8,12 +8,14 @@ it, the very rows) the old reader made of the old file.
     run/2                ->  rows/1, suite "ladder"   (`reduce-ladder run` / `check --json`)
     callable/1           ->  rows/1, suite "callable" (`reduce-ladder bench callable --json`)
     host/1, /2           ->  rows/1, suite "host"     (`reduce-ladder host --json`; host.py)
-    bench/1              ->  bench/2 in pytest-benchmark's JSON (benchmarks/test_bench.py)
+    bench/1              ->  bench/2 in pytest-benchmark's JSON (what benchmarks/test_bench.py
+                             wrote then; it writes rows now, bench/3, and the loader reads both)
     fastest-ablation/1, hopper-loads/1, repro-sweep/1, small-n/1, call-profile/1, inductor-code/1
                          ->  rows/1, suite the old family's name (the experiments write it now)
 
 The readers of the old versions live here now (they left harness/report with this
-migration); a file already in the current format is left alone, so a second run changes nothing.
+migration; the result record itself, legacy_record.py, left it when the harness came to write
+rows only); a file already in the current format is left alone, so a second run changes nothing.
 README.md lists the files converted.
 """
 
@@ -30,19 +32,19 @@ from experiments import rounds_document
 from experiments.call_profile import experiment as call_profile
 from experiments.inductor_code import experiment as inductor_code
 from experiments.migrate_legacy_results import host
+from experiments.migrate_legacy_results.legacy_record import (
+    BENCH_V2,
+    ResultRecord,
+    for_variant,
+    record_rows,
+    records_from_rows,
+)
 from experiments.reproducible_sweep import experiment as repro_sweep
 from experiments.small_n_sweep import experiment as small_n
 from harness.core import catalogue
 from harness.core.catalogue import COPY_ID, CUB_ID, TORCH_SUM_ID
 from harness.report import documents, records
-from harness.report.records import (
-    ResultRecord,
-    Row,
-    for_variant,
-    record_rows,
-    rows_document,
-    timing_from,
-)
+from harness.report.records import Row, rows_document, timing_from
 from harness.studies.suites import row_common
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,10 +187,10 @@ def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
         info = b.get("extra_info") or {}
         if "variant" in info:
             recs.append(bench_v1_record(info))
-            b = {**b, "extra_info": {"schema": records.BENCH_SCHEMA, **recs[-1].to_json()}}
+            b = {**b, "extra_info": {"schema": BENCH_V2, **recs[-1].to_json()}}
         benchmarks.append(b)
     mi = doc["machine_info"]
-    mi = {**mi, "reduce_ladder": {**mi["reduce_ladder"], "schema": records.BENCH_SCHEMA}}
+    mi = {**mi, "reduce_ladder": {**mi["reduce_ladder"], "schema": BENCH_V2}}
     return {**doc, "machine_info": mi, "benchmarks": benchmarks}, recs
 
 
@@ -265,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp.write_text(text)
         try:  # read back as the file will be read
             back = documents.load_document(tmp)
-            same = _same(back.records, recs)
+            same = _same(records_from_rows(back.rows), recs)
             if want_rows is not None:
                 same = same and _same(documents.rows(back), want_rows)
             if isinstance(old, dict) and old.get("schema") in STUDIES:

@@ -9,6 +9,7 @@ import math
 from functools import partial
 from typing import Any
 
+from experiments.migrate_legacy_results.legacy_record import ResultRecord, identity
 from harness.core import catalogue
 from harness.report import records
 from harness.report.host_tables import (
@@ -21,7 +22,7 @@ from harness.report.host_tables import (
     parse_config,
 )
 from harness.report.host_tables import config as host_config
-from harness.report.records import ResultRecord, Row, identity, rows_document
+from harness.report.records import Row, rows_document
 from harness.studies.host_plan import DEFAULT_PIPELINE
 from harness.studies.suites import row_common
 

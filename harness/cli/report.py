@@ -42,7 +42,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         written = run_report.write_report(args.runs, args.out, ref_n, pages)
         out, out_dir, main = console(), written.out_dir, written.runs[0]
         for dtype, n in written.ref_n.items():  # titled with the run's device, dtype and n
-            out.print(ladder_console_table(main.records, n, dtype, wide=args.wide))
+            out.print(ladder_console_table(main.rows, n, dtype, wide=args.wide))
         for table in devices.runs_rich_tables(written.runs, written.compared):
             out.print(table)
         for name in ("report.md", *written.plots, *written.pages):

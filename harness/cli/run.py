@@ -185,10 +185,9 @@ def run_on_gpu(args: argparse.Namespace, sel: Selection, timed: bool, out: Conso
         # are the document's own: benchmarks/seed_table.py renders them from it)
         head["seed_tables"] = [{"seed": sel.study, "n": n, "dtype": dtype} for n in sizes]
 
-    def page(doc: dict, measured: list) -> None:
+    def page(doc: dict, rows: list) -> None:
         """A timed run's ladder table per size (a study's: its note's table), else each sum
         against its golden."""
-        rows = records.records_from_rows(measured)
         for n in sizes if timed and sel.study and not args.quiet else ():
             title = f"seed {sel.study}, {name}, {dtype}, n = {n:,}"
             out.print(tables.rich_seed(tables.seed_rows(rows, n, dtype, sel.study), title))
@@ -289,10 +288,9 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
                       + ", and ".join(work) + ".")  # fmt: skip
     found = [suites.Case("ladder", v.id, sel.dtype, n) for n in sizes for v in interpreted]
     measured = suites.run(found, timed=False)
-    rows = records.records_from_rows(measured)
-    if rows and not quiet:  # --wide: the result and the golden too
+    if measured and not quiet:  # --wide: the result and the golden too
         title = "Triton twins, interpreted on the CPU"
-        console.print(tables.rich_checks(rows, title, wide=args.wide))
+        console.print(tables.rich_checks(measured, title, wide=args.wide))
     suites.print_failures(measured, console)
     compiled = compile_sources(sources)
     for c in compiled:
@@ -309,13 +307,13 @@ def run_cpu_path(args: argparse.Namespace, sel, console: Console) -> int:
             "[yellow]NVRTC is not installed, so the CUDA sources were not compiled "
             "(pip install -e '.[cuda13]').[/]"
         )
-        if not rows:
+        if not measured:
             raise UsageError("nothing was checked: no Triton kernel selected and no NVRTC")
         bad_compile = []
     if session.failed(measured) or bad_compile:
         console.print("[red]Some checks failed.[/]")
         return EXIT_FAILED
-    done = [plural(len(rows), "interpreted check")] if rows else []
+    done = [plural(len(session.case_rows(measured)), "interpreted check")] if measured else []
     done += [plural(len(compiled), "source") + " compiled"] if compiled else []
     console.print(f"CPU path passed: {', '.join(done)}. Run on a machine with an NVIDIA GPU for "
                   "the timed ladder.")  # fmt: skip

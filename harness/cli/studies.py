@@ -173,11 +173,12 @@ def cmd_accuracy(args: argparse.Namespace) -> int:
     common.check_writable(args.reproducible_json, "--reproducible-json")
     repro = accuracy_study.reproducible_variants()
     common.require_gpu("accuracy", "it runs every variant on the battery", cupy=True)
-    from harness.report import accuracy_tables
+    from harness.report import accuracy_tables, documents
 
     log = partial(print, flush=True)
-    doc = accuracy_study.accuracy(variants, families or list(battery.NAMES), sizes, log=log)
-    common.write_json(args.json, doc)
+    written = accuracy_study.accuracy(variants, families or list(battery.NAMES), sizes, log=log)
+    common.write_json(args.json, written)
+    doc = documents.document_from(written, args.json or "accuracy")  # as the report reads it
     print(accuracy_tables.markdown(doc))
     failed = accuracy_tables.failures(doc, {v.id for v in repro})
     if args.reproducible_json and not repro:

@@ -170,7 +170,7 @@ def load(*paths: str | Path) -> list[Row]:
     return found
 
 
-def page(rows: list[Row], out_dir: Path, records: object = None) -> str:
+def page(rows: list[Row], out_dir: Path, run: object = None) -> str:
     """axis.md (the report's page, harness.report.run_report.PAGES), axis.png drawn beside it."""
     plot(rows, out_dir / PLOT_NAME, rows[0].device)
     return markdown(rows, rows[0].device) + f"\n![% of the read limit by shape]({PLOT_NAME})"

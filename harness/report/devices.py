@@ -112,22 +112,22 @@ def load_device(folder: Path) -> DeviceRun:
         heads, vals = ([c.strip() for c in ln.split(",")] for ln in lines[:2])
         env, lines = dict(zip(heads, vals, strict=False)), lines[2:]
     run = DeviceRun(folder, folder.name, env.get("name", ""), env, tuple(lines))
-    records = []
+    found = []
     for source, paths in result_files(folder).items():
         run.files[source] = [p.name for p in paths]
         for doc in map(load_document, paths):
-            records += doc.records
-            run.device = run.device or (doc.device if doc.records else "")
+            found += doc.results
+            run.device = run.device or (doc.device if doc.results else "")
             for key, point in points(doc, source).items():
                 run.points.setdefault(key, point)
-    run.order = variant_order(records)
+    run.order = variant_order(found)
     return run
 
 
 def points(doc: Document, source: str) -> dict[Key, tuple[str, float]]:
-    """The document's passing timed points (a record's whole reduction, a callable entry's time
+    """The document's passing timed points (a case's whole reduction, a callable entry's time
     per call; no wrong demonstrations): key -> (variant family, ms)."""
-    ident = {r.variant: (r.family or r.backend, r.wrong_demo) for r in doc.records}
+    ident = {r.variant: (r.v.family or r.v.backend, r.v.wrong) for r in doc.results}
     out: dict[Key, tuple[str, float]] = {}
     for x in doc_rows(doc):
         family, wrong = ident.get(x.variant, ("callable", False))
@@ -304,7 +304,7 @@ def compare_json(runs: list[DeviceRun], out_dir: Path) -> dict:
 def run_points(runs: list[Document]) -> list[DeviceRun]:
     """The runs as the devices of a comparison, lettered A, B, ..., each a ladder file's points."""
     return [DeviceRun(Path(run.path).parent, ascii_uppercase[k], run.device,
-                      points=points(run, "ladder"), order=variant_order(run.records))
+                      points=points(run, "ladder"), order=variant_order(run.results))
             for k, run in enumerate(runs)]  # fmt: skip
 
 

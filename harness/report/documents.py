@@ -1,7 +1,8 @@
 """The one loader: every result file read by its schema string (pytest-benchmark's JSON by its
-shape, a manifest by being a list) into a records.Document; rows(doc) its long-format rows. Every
-failure is a ReportError naming the file. Every output follows one rule: check_output before the
-work, output_path when writing."""
+shape, a manifest by being a list) into a records.Document, the rows it holds in Document.rows
+(the older forms' result records read into rows here, and only here); rows(doc) its timed rows.
+Every failure is a ReportError naming the file. Every output follows one rule: check_output
+before the work, output_path when writing."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness.report import records
-from harness.report.records import Document, ResultRecord, Row, record_rows
+from harness.report.records import CASE_METRICS, Document, Row
 
 
 class ReportError(Exception):
@@ -60,14 +61,15 @@ def load_document(path: str | Path, kind: str | tuple[str, ...] = ()) -> Documen
 
 def load_run(path: str | Path) -> Document:
     """A run the report can compare: pytest-benchmark's JSON, or a suite's ROWS document with
-    result records in it (`reduce-ladder run --json`, `reduce-ladder bench ladder --json`)."""
+    cases of the ladder's suites in it (`reduce-ladder run --json`, `reduce-ladder bench ladder
+    --json`)."""
     doc = load_document(path)
-    if doc.kind not in ("pytest-benchmark", "rows") or not doc.records:
+    if doc.kind not in ("pytest-benchmark", "rows") or not doc.results:
         suites = sorted({r.suite for r in doc.rows if r.suite})
         held = f"rows of the {', '.join(suites)} suite" if suites else f"a {doc.kind} document"
         raise ReportError(
             f"{path}: {held} ({doc.schema!r}), not a ladder run; expected a run (from "
-            "`reduce-ladder run --json`) or pytest-benchmark's JSON of a record suite (from "
+            "`reduce-ladder run --json`) or pytest-benchmark's JSON of the ladder's suites (from "
             "`pytest benchmarks/ --benchmark-json=...`); a callable or axis suite's file goes "
             "with --callable or --axis"
         )
@@ -103,19 +105,15 @@ def _head(path: str, kind: str, doc: dict) -> Document:
 
 
 def _bench(path: str, doc: dict) -> Document:
-    """A record suite's benchmarks carry a result record (and its rows: the record's are read),
-    a rows suite's (callable, axis, host) their rows only: either reads, and one file of both
-    (`pytest benchmarks/` over every suite) reads as both."""
-    recs, row_json = [], []
+    """Each benchmark's rows (extra_info["rows"]), whichever suites one file holds; bench/2's
+    record suites held a result record instead, read into its rows here."""
+    recs, row_json = [], []  # (benchmark, bench/2's record); every other benchmark's rows
     for b in doc["benchmarks"]:
         info = b.get("extra_info") or {}
-        if "variant" not in info:
+        if "variant" in info:
+            recs.append((b.get("name"), info))
+        else:  # a suite's rows, or not one of ours
             row_json += info.get("rows") or []
-            continue  # a rows-only benchmark, or not one of ours
-        try:
-            recs.append(ResultRecord.from_json(info))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ReportError(f"{path}: benchmark {b.get('name')!r} lacks a field ({e})") from None
     if not recs and not row_json:
         raise ReportError(
             f"{path}: pytest-benchmark JSON without reduce-ladder benchmarks (was the suite "
@@ -123,18 +121,37 @@ def _bench(path: str, doc: dict) -> Document:
         )
     mi = doc.get("machine_info") or {}
     gpu = mi.get("gpu") or {}
-    name = gpu.get("name") or next((r.device for r in recs if r.device), "") or "unknown device"
+    name = gpu.get("name") or next((r["device"] for _, r in recs if r.get("device")), "")
     schema = (mi.get("reduce_ladder") or {}).get("schema", "")
     meta = {"device": gpu, "synthetic": mi.get("synthetic", False)}
-    out = Document(path, "pytest-benchmark", schema, name, doc.get("datetime", ""), recs, meta, doc)
-    out.rows = [records.row_from_json(r, name, versions(out)) for r in row_json]
+    out = Document(path, "pytest-benchmark", schema, name or "unknown device",
+                   doc.get("datetime", ""), meta, doc)  # fmt: skip
+    common = _common(out)
+    for bench, r in recs:
+        try:
+            out.rows += record_rows(r, **common)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ReportError(f"{path}: benchmark {bench!r} lacks a field ({e})") from None
+    out.rows += [records.row_from_json(r, out.device, common["versions"]) for r in row_json]
     return out
 
 
 def _rows(path: str, doc: dict) -> Document:
     out = _head(path, "rows", doc)
     out.rows = [records.row_from_json(r, out.device, versions(out)) for r in doc["rows"]]
-    out.records = records.records_from_rows(out.rows)
+    return out
+
+
+def _accuracy_v1(path: str, doc: dict) -> Document:
+    """accuracy/1: {"results": [result record]}, each read into its one "check" row, config its
+    data family, info its check and what else the study said (ulps, faithful, kappa...): the rows
+    the study writes now."""
+    out = _head(path, "accuracy", doc)
+    common = _common(out)  # suite "accuracy", as the study's rows say it now
+    for d in doc.get("results") or []:
+        extra = dict(d.get("extra") or {})
+        [row] = record_rows({**d, "extra": {}}, config=extra.pop("data", ""), **common)
+        out.rows.append(replace(row, info=row.info | extra))
     return out
 
 
@@ -163,14 +180,37 @@ def _common(doc: Document) -> dict[str, Any]:
 
 
 def _suite_rows(doc: Document) -> Iterator[Row]:
-    """A ROWS document's rows as written (its records are made from them); else the records' rows
-    (a pytest-benchmark record's call time is pytest-benchmark's rounds) and the rows written
-    beside no record (a rows suite's benchmarks)."""
-    common = _common(doc)
-    made = (
-        [] if doc.kind == "rows" else [row for r in doc.records for row in record_rows(r, **common)]
-    )
-    yield from (r for r in (*made, *doc.rows) if r.median_ms is not None)
+    """The document's rows with a time (a bench/2 record's call time is pytest-benchmark's
+    rounds)."""
+    yield from (r for r in doc.rows if r.median_ms is not None)
+
+
+# -- the older forms: a result record's JSON (bench/2's extra_info, accuracy/1's results) ------
+
+ACCURACY_V1 = "reduce-ladder/accuracy/1"  # the accuracy study's: {"results": [record]}
+_RECORD_INFO = ("message", "check", "passes", "blocks_first_pass", "extra")
+_STATS = ("median_ms", "min_ms", "p10_ms", "p90_ms", "reps")
+
+
+def record_rows(d: dict, config: str = "", **common) -> list[Row]:
+    """A result record's JSON as the rows a suite writes now: one per time it holds (first_pass,
+    total, graph, call), or one "check" row (median None) when it holds none; its message, check
+    values, passes, blocks and extra in the first row's info; common: device, suite, versions."""
+    ident = {"variant": d["variant"], "config": config, "dtype": d["dtype"], "shape": int(d["n"]),
+             "check": d.get("status") or "ok"}  # fmt: skip
+    info = {k: d[k] for k in _RECORD_INFO if d.get(k) not in (None, "", {})}
+    if isinstance(info.get("check"), dict):
+        info["check"] = {k: x for k, x in info["check"].items() if x is not None}
+    out = []
+    for metric in CASE_METRICS:
+        t = d.get(metric)
+        if not isinstance(t, dict) or t.get("median_ms") is None:
+            continue
+        nbytes = d.get("bytes_first_pass" if metric == "first_pass" else "bytes_total")
+        stats = {k: t.get(k) for k in _STATS}
+        out.append(Row(**common, **ident, metric=metric, **stats, bytes=nbytes,
+                       info={} if out else info))  # fmt: skip
+    return out or [Row(**common, **ident, metric="check", median_ms=None, info=info)]
 
 
 def _distributed(doc: Document) -> Iterator[Row]:
@@ -189,30 +229,26 @@ def _distributed(doc: Document) -> Iterator[Row]:
 @dataclass(frozen=True)
 class Family:
     """One family of result documents: its kind, its schema string (none: known by its shape),
-    its parser (none: read as it is, the Document's raw, for its own tables, with the result
-    records under records_key where it holds some) and, where it holds times, its rows."""
+    its parser (none: read as it is, the Document's raw, for its own tables) and, where it holds
+    times, its rows."""
 
     kind: str
     schema: str
     rows: Callable[[Document], Iterable[Row]] | None = None
     parser: Callable[[str, dict | list], Document] | None = None
-    records_key: str = ""
     lists: tuple[str, ...] = ()  # what its documents pool when several are read as one
 
     def parse(self, path: str, doc: dict | list) -> Document:
         if self.parser:
             return self.parser(path, doc)
-        out = _head(path, self.kind, doc)  # type: ignore[arg-type]
-        if self.records_key:
-            found = doc.get(self.records_key) or []  # type: ignore[union-attr]
-            out.records = [ResultRecord.from_json(r) for r in found if "variant" in r]
-        return out
+        return _head(path, self.kind, doc)  # type: ignore[arg-type]
 
 
 FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _suite_rows, _bench),
-    Family("accuracy", records.ACCURACY_SCHEMA, _suite_rows, records_key="results"),
     Family("rows", records.ROWS_SCHEMA, _suite_rows, _rows),
+    # the accuracy study before it wrote rows (ROWS, suite "accuracy"): read into those rows
+    Family("accuracy", ACCURACY_V1, _suite_rows, _accuracy_v1),
     Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed, lists=("runs",)),
     Family("profile", records.PROFILE_SCHEMA, lists=("runs", "results")),
     Family("sanitize", records.SANITIZE_SCHEMA, lists=("variants", "runs", "kernels")),

@@ -203,6 +203,6 @@ def load(path: str | Path) -> Document:
     return doc
 
 
-def page(doc: Document, out_dir: Path, records: object = None) -> str:
+def page(doc: Document, out_dir: Path, run: object = None) -> str:
     """host.md (the report's page, harness.report.run_report.PAGES)."""
     return markdown(doc.raw, doc.rows)

@@ -12,13 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from statistics import median
 
-from harness.core import catalogue
 from harness.core.catalogue import COPY_ID, CUB_ID, NOCUB_ID, TORCH_SUM_ID
 from harness.core.sizes import size_label
 from harness.report.devices import SOURCES, DeviceRow, DeviceRun, expected_ratios
 from harness.report.documents import Document, ReportError
 from harness.report.ladder_table import PEER_LABELS, ladder_rows, variant_order
-from harness.report.records import ResultRecord
+from harness.report.records import Result
 
 
 def _plt():
@@ -139,20 +138,19 @@ def chart(
     return drawn
 
 
-def bandwidth_panels(records: list[ResultRecord]) -> list[tuple[str, list[str]]]:
+def bandwidth_panels(found: list[Result]) -> list[tuple[str, list[str]]]:
     """[(title, variant ids)]: CUDA then Triton, consecutive stages packed while they fit
     PANEL_LINES, a group larger than that split evenly ("004 (1 of 2)": each title its own)."""
-    first: dict[str, ResultRecord] = {}
-    for r in records:
+    first: dict[str, Result] = {}
+    for r in found:
         first.setdefault(r.variant, r)
     panels: list[tuple[str, list[str]]] = []
     for backend, title in (("cuda", "CUDA"), ("triton", "Triton")):
         groups: dict[str, list[str]] = defaultdict(list)
         for vid in variant_order(first.values()):  # a panel's unit: a stage, or a seed's family
-            v, r = catalogue.BY_ID.get(vid), first[vid]
-            seed = v is not None and v.family != "ladder"
-            if r.backend == backend:
-                groups[v.family if seed else f"stage {r.stage}"].append(vid)
+            v = first[vid].v
+            if v.backend == backend:  # a seed's own family, else the ladder's stage
+                groups[v.family if v.family != "ladder" else f"stage {v.stage}"].append(vid)
         chunks: list[tuple[str, str, list[str]]] = []  # (first group, last group, ids)
         for name, ids in groups.items():
             parts = math.ceil(len(ids) / PANEL_LINES)
@@ -171,12 +169,11 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
     """Effective GB/s against n, one panel per group of stages, the peers on each; a linear
     axis from 0 (the stages differ at large n, hundreds to thousands of GB/s, which a log axis
     squeezed into its top decade; small n, launch-bound, sits near 0)."""
-    rows = [r for r in run.records
-            if r.dtype == dtype and r.ok and r.gbps_total and not r.wrong_demo]  # fmt: skip
-    panels = bandwidth_panels([r for r in rows if r.backend != "peer"])
+    rows = [r for r in run.results if r.dtype == dtype and r.ok and r.gbps and not r.v.wrong]
+    panels = bandwidth_panels([r for r in rows if r.v.backend != "peer"])
     peers = [p for p in PANEL_PEERS if any(r.variant == p for r in rows)]
     long = [{"panel": title, "line": PEER_LABELS.get(vid) or vid.split("/", 1)[1], "n": r.n,
-             "gbps": r.gbps_total} for title, ids in panels for vid in [*ids, *peers]
+             "gbps": r.gbps} for title, ids in panels for vid in [*ids, *peers]
             for r in rows if r.variant == vid]  # fmt: skip
     styles = {vid.split("/", 1)[1]: _style(i, PANEL_LINES, "line")
               for _, ids in panels for i, vid in enumerate(ids)}  # fmt: skip
@@ -192,15 +189,15 @@ def plot_bandwidth_vs_n(run: Document, dtype: str, path: str | Path) -> dict:
 def plot_ladder(run: Document, dtype: str, n: int, path: str | Path) -> dict:
     """The ladder at one n: per row a CUDA bar and its Triton twin's bar (GB/s); a Triton variant
     no CUDA row twins has only its Triton bar; the peers and the copy as horizontal lines."""
-    rows = ladder_rows(run.records, dtype, n)
-    entries = [e for e in rows if e.kind == "stage" and not (e.main and e.main.wrong_demo)]
+    rows = ladder_rows(run.results, dtype, n)
+    entries = [e for e in rows if e.kind == "stage" and not (e.main and e.main.v.wrong)]
     long = [{"row": f"{e.stage}: {e.short_id}", "bar": bar,
-             "gbps": r.gbps_total if r and r.ok and r.gbps_total else 0.0}
+             "gbps": r.gbps if r and r.ok and r.gbps else 0.0}
             for bar in ("CUDA", "Triton twin") for e in entries
             for r in [e.main if bar == "CUDA" else e.twin]]  # fmt: skip
     peers = [e.main for e in rows if e.kind == "peer" and e.main.variant in PEER_STYLE
-             and e.main.ok and e.main.gbps_total]  # fmt: skip
-    refs = [(r.gbps_total, f"{PEER_LABELS[r.variant]} {r.gbps_total:.0f} GB/s",
+             and e.main.ok and e.main.gbps]  # fmt: skip
+    refs = [(r.gbps, f"{PEER_LABELS[r.variant]} {r.gbps:.0f} GB/s",
              PEER_STYLE[r.variant]) for r in peers]  # fmt: skip
     drawn = chart(long, path, x="row", y="gbps", hue="bar", kind="bar", refs=refs, rotate=60,
                   size=(max(10, 0.55 * len(entries) + 4), 6), ylabel="effective bandwidth, GB/s",

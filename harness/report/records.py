@@ -1,11 +1,12 @@
-"""The result record (ResultRecord: one measurement of one variant or peer at one dtype and size)
-and the long-format row (Row: one timed measurement, whatever document it came from), their JSON
-forms (docs/results-format.md), and the ONE spelling of every document schema string the harness
-writes; harness.report.documents reads every document."""
+"""The long-format row (Row: one measurement, whatever document it came from), its JSON form
+(docs/results-format.md), the one view the ladder's tables join a case's rows into (Result), and
+the ONE spelling of every document schema string the harness writes;
+harness.report.documents reads every document, older forms too, into rows."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -13,28 +14,16 @@ from harness.core import catalogue
 from harness.core.catalogue import Variant
 from harness.core.timing import Timing
 
-BENCH_SCHEMA = "reduce-ladder/bench/2"  # pytest-benchmark's extra_info: a record + "schema"
+BENCH_SCHEMA = "reduce-ladder/bench/3"  # pytest-benchmark's machine_info; extra_info {"rows"}
 PROFILE_SCHEMA = "reduce-ladder/profile/1"  # `reduce-ladder profile --json`: ncu counters
 SANITIZE_SCHEMA = "reduce-ladder/sanitize/1"  # `reduce-ladder sanitize --json`: tool verdicts
-ACCURACY_SCHEMA = "reduce-ladder/accuracy/1"  # studies.accuracy: {"results": [record]}, ulps
 REPRODUCIBLE_SCHEMA = "reduce-ladder/reproducible/1"  # studies.accuracy: result bits per input
 COMPARE_SCHEMA = "reduce-ladder/compare/1"  # `reduce-ladder compare`: rows per device
 DISTRIBUTED_SCHEMA = "reduce-ladder/distributed/1"  # studies.distributed: K ranks, NCCL
 NO_GPU = "no GPU"  # a row's device where there was none (the CPU path)
-ROWS_SCHEMA = "reduce-ladder/rows/1"  # every suite, `run`/`check --json` too: {"rows": [Row]}
+# every suite, `run`/`check --json`, the accuracy study: {"rows": [Row]}
+ROWS_SCHEMA = "reduce-ladder/rows/1"
 CENSUS_SCHEMA = "reduce-ladder/census/1"  # `reduce-ladder inspect --json` (porting.census)
-
-
-@dataclass(frozen=True)
-class Check:
-    """The sum against its golden (harness.check.verify.CheckResult, without the identity)."""
-
-    value: float | int | None
-    golden: float | int | None
-    abs_err: float | None
-    tolerance: float | None  # the error bound; 0 means the result must be exact
-    exact_required: bool | None = None
-    input_unchanged: bool | None = None
 
 
 def timing_from(d: Any) -> Timing | None:
@@ -42,117 +31,6 @@ def timing_from(d: Any) -> Timing | None:
     if not isinstance(d, dict) or d.get("median_ms") is None:
         return None
     return Timing(d["median_ms"], d.get("min_ms"), d.get("p10_ms"), d.get("p90_ms"), d.get("reps"))
-
-
-def median(t: Timing | None) -> float | None:
-    """A timing's median (ms), or None where it was not timed."""
-    return t.median_ms if t else None
-
-
-TIMING_FIELDS = ("first_pass", "total", "graph", "call")
-
-
-@dataclass(frozen=True, kw_only=True)
-class ResultRecord:
-    # identity
-    variant: str
-    backend: str
-    stage: str = ""
-    family: str = ""
-    seeds: tuple[str, ...] = ()
-    twin: str | None = None
-    wrong_demo: bool = False
-    dtype: str
-    n: int
-    # outcome
-    status: str = "ok"
-    message: str = ""
-    check: Check | None = None
-    # timings, work, where
-    first_pass: Timing | None = None
-    total: Timing | None = None
-    graph: Timing | None = None
-    call: Timing | None = None
-    passes: int | None = None
-    blocks_first_pass: int | None = None
-    bytes_first_pass: int | None = None
-    bytes_total: int | None = None
-    device: str | None = None
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    @property
-    def ms(self) -> float | None:
-        """Device time of the whole reduction (median), or None where it was not timed."""
-        return self.total.median_ms if self.total else None
-
-    @property
-    def gbps_total(self) -> float | None:
-        return _gbps(self.bytes_total, self.total)
-
-    @property
-    def gbps_first_pass(self) -> float | None:
-        return _gbps(self.bytes_first_pass, self.first_pass)
-
-    @property
-    def timed(self) -> bool:
-        return self.total is not None
-
-    def to_json(self) -> dict:
-        """The JSON form (docs/results-format.md): what was not measured left out, "ok" beside
-        status and the GB/s beside the bytes for readers' convenience."""
-        out: dict[str, Any] = {}
-        for k, v in (asdict(self) | {"seeds": list(self.seeds)}).items():
-            if v is not None and (k != "extra" or v):
-                out[k] = {c: x for c, x in v.items() if x is not None} if k == "check" else v
-            if k == "status":
-                out["ok"] = self.ok
-            if k == "bytes_total":
-                gbps = {"gbps_first_pass": self.gbps_first_pass, "gbps_total": self.gbps_total}
-                out |= {k: g for k, g in gbps.items() if g is not None}
-        return out
-
-    @classmethod
-    def from_json(cls, d: dict) -> ResultRecord:
-        """A record from its JSON form. KeyError when the identity is missing."""
-        check = d.get("check")
-        plain = ("twin", "status", "passes", "blocks_first_pass", "bytes_first_pass", "bytes_total")
-        device = d.get("device")
-        return cls(
-            **{k: d[k] for k in plain if k in d}, variant=d["variant"], dtype=d["dtype"],
-            backend=d.get("backend") or d["variant"].split("/")[0], n=int(d["n"]),
-            stage=str(d.get("stage") or ""), family=d.get("family") or "",
-            seeds=tuple(d.get("seeds") or ()), wrong_demo=bool(d.get("wrong_demo")),
-            message=d.get("message") or "", extra=dict(d.get("extra") or {}),
-            check=check_from(check) if isinstance(check, dict) else None,
-            **{k: timing_from(d.get(k)) for k in TIMING_FIELDS},
-            device=device if isinstance(device, str) else None,
-        )  # fmt: skip
-
-
-def _gbps(nbytes: int | None, t: Timing | None) -> float | None:
-    return nbytes / t.median_ms / 1e6 if nbytes and t and t.median_ms else None
-
-
-def identity(v: Variant) -> dict[str, Any]:
-    """A record's identity fields from the catalogue record (so no producer spells them)."""
-    return {"variant": v.id, "backend": v.backend, "stage": v.stage, "family": v.family,
-            "seeds": tuple(v.seeds), "twin": v.twin, "wrong_demo": v.wrong}  # fmt: skip
-
-
-def for_variant(v: Variant, dtype: str, n: int, **measured: Any) -> ResultRecord:
-    """A record whose identity comes from the catalogue record."""
-    return ResultRecord(**identity(v), dtype=dtype, n=n, **measured)
-
-
-def check_from(result: Any) -> Check:
-    """The Check of a harness.check.verify.CheckResult (duck-typed: no import of the check
-    layer's torch code at load time), or of its JSON form."""
-    get = result.get if isinstance(result, dict) else lambda k: getattr(result, k)
-    return Check(**{f.name: get(f.name) for f in fields(Check)})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,13 +54,19 @@ class Row:
     bytes: int | None = None
     check: str = ""
     versions: tuple[tuple[str, str], ...] = ()
-    # not part of a row's identity: what rebuilds its record (records_from_rows)
+    # not part of a row's identity: what else the producer knew (a check's values, a message)
     info: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def n(self) -> int:
         """The elements reduced: shape, or its first number."""
         return self.shape if isinstance(self.shape, int) else self.shape[0]
+
+    @property
+    def gbps(self) -> float | None:
+        """Effective bandwidth: bytes over the median time (1 GB = 1e9 B); None where either is
+        missing."""
+        return self.bytes / self.median_ms / 1e6 if self.bytes and self.median_ms else None
 
     def to_json(self) -> dict:
         out = {k: v for k, v in asdict(self).items() if k not in ("device", "versions")}
@@ -215,49 +99,85 @@ def rows_document(rows: list[Row], *, suite: str, device: dict, **head) -> dict:
     }
 
 
-def record_rows(r: ResultRecord, **common) -> list[Row]:
-    """A record as rows: one per timing it has (first_pass, total, graph, call), or one "check"
-    row (median None) when it has none; common: device, suite, versions."""
-    ident = {"variant": r.variant, "config": "", "dtype": r.dtype, "shape": r.n, "check": r.status}
-    info = {k: v for k, v in r.to_json().items() if k in _RECORD_INFO}
-    out = []
-    for name in TIMING_FIELDS:
-        t = getattr(r, name)
-        if t is None:
-            continue
-        nbytes = r.bytes_first_pass if name == "first_pass" else r.bytes_total
-        first = {"info": info} if not out else {}  # said once, on the record's first row
-        out.append(Row(**common, **ident, metric=name, **asdict(t), bytes=nbytes, **first))
-    return out or [Row(**common, **ident, metric="check", median_ms=None, info=info)]
+# ---------------------------------------------------------------------------------------------
+# A case of the ladder's suites (ladder, sweep, seed004, fastest) as its rows: one per time it
+# has, or its one "check" row; its message, check values and passes said once, on its first row.
+
+CASE_METRICS = ("first_pass", "total", "graph", "call")
 
 
-_RECORD_INFO = ("message", "check", "passes", "blocks_first_pass", "extra")
+@dataclass(frozen=True)
+class Result:
+    """One case of a catalogue variant joined from its rows (results()): what the ladder's
+    tables and plots ask of it. A view, never written: the rows are the data."""
+
+    v: Variant
+    dtype: str
+    n: int
+    by_metric: dict[str, Row]  # its times by metric, or its one "check" row
+
+    @property
+    def variant(self) -> str:
+        return self.v.id
+
+    @property
+    def info(self) -> dict:
+        """The case's info, from whichever of its rows says it."""
+        return {k: x for r in self.by_metric.values() for k, x in r.info.items()}
+
+    @property
+    def status(self) -> str:
+        """The check: "ok", "wrong", "error" or "skipped" (docs/results-format.md)."""
+        return next(iter(self.by_metric.values())).check or "ok"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def message(self) -> str:
+        return self.info.get("message") or ""
+
+    @property
+    def sums(self) -> dict:
+        """The check's value, golden, abs_err and tolerance ({} where it was not checked)."""
+        return self.info.get("check") or {}
+
+    @property
+    def device(self) -> str | None:
+        name = next(iter(self.by_metric.values())).device
+        return name if name != NO_GPU else None
+
+    def median(self, metric: str) -> float | None:
+        """The metric's median (ms), or None where it was not timed."""
+        r = self.by_metric.get(metric)
+        return r.median_ms if r else None
+
+    @property
+    def ms(self) -> float | None:
+        """Device time of the whole reduction (median), or None where it was not timed."""
+        return self.median("total")
+
+    @property
+    def gbps(self) -> float | None:
+        """Effective bandwidth of the whole reduction."""
+        r = self.by_metric.get("total")
+        return r.gbps if r else None
+
+    @property
+    def timed(self) -> bool:
+        return "total" in self.by_metric
 
 
-def records_from_rows(rows: list[Row]) -> list[ResultRecord]:
-    """The records of a catalogue variant's rows whose metrics are a record's (record_rows'
-    inverse): one per (variant, dtype, n), in the order first seen, its identity the catalogue's
-    (an experiment's design or path, a host study's peer: rows only)."""
-    groups: dict[tuple, list[Row]] = {}
+def results(rows: Iterable[Row]) -> list[Result]:
+    """The cases of catalogue variants among rows (config "", a case's metrics): one per
+    (variant, dtype, n), in the order first seen (an experiment's design or path, a host peer,
+    an accuracy datum: rows alone)."""
+    groups: dict[tuple[str, str, int], dict[str, Row]] = {}
     for r in rows:
-        if (
-            r.metric in (*TIMING_FIELDS, "check")
-            and r.config == ""
-            and r.variant in catalogue.BY_ID
-        ):
-            groups.setdefault((r.variant, r.dtype, r.n), []).append(r)
-    out = []
-    for (vid, dtype, n), rs in groups.items():
-        timed = {r.metric: r for r in rs if r.metric in TIMING_FIELDS}
-        rec = ResultRecord.from_json({
-            **rs[0].info, "variant": vid, "dtype": dtype, "n": n, "status": rs[0].check or "ok",
-            **{metric: asdict(r) for metric, r in timed.items()},
-            "bytes_first_pass": timed["first_pass"].bytes if "first_pass" in timed else None,
-            "bytes_total": next((r.bytes for m, r in timed.items() if m != "first_pass"), None),
-            "device": rs[0].device if rs[0].device != NO_GPU else None,
-        })  # fmt: skip
-        out.append(replace(rec, **identity(catalogue.get(vid))))
-    return out
+        if r.metric in (*CASE_METRICS, "check") and not r.config and r.variant in catalogue.BY_ID:
+            groups.setdefault((r.variant, r.dtype, r.n), {}).setdefault(r.metric, r)
+    return [Result(catalogue.get(vid), d, n, by) for (vid, d, n), by in groups.items()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,21 +191,25 @@ class Document:
     schema: str
     device: str  # the device's name
     created: str
-    records: list[ResultRecord] = field(default_factory=list)
     meta: dict = field(default_factory=dict)  # device details, mode, synthetic
     raw: dict = field(default_factory=dict)  # the document as read (its head: options, method...)
-    rows: list[Row] = field(default_factory=list)  # a ROWS document's rows
+    rows: list[Row] = field(default_factory=list)  # every row it holds, older forms' made rows
 
     @property
     def label(self) -> str:
         return f"{self.device} ({Path(self.path).name})"
 
     @property
+    def results(self) -> list[Result]:
+        """Its cases of the ladder's suites, joined from its rows."""
+        return results(self.rows)
+
+    @property
     def timed(self) -> bool:
-        return any(r.timed for r in self.records)
+        return any(r.timed for r in self.results)
 
     def dtypes(self) -> list[str]:
-        return sorted({r.dtype for r in self.records}, key=lambda d: (d != "float32", d))
+        return sorted({r.dtype for r in self.results}, key=lambda d: (d != "float32", d))
 
     def sizes(self, dtype: str | None = None) -> list[int]:
-        return sorted({r.n for r in self.records if dtype is None or r.dtype == dtype})
+        return sorted({r.n for r in self.results if dtype is None or r.dtype == dtype})

@@ -1,5 +1,5 @@
 """DIR/report.md and its plots from one run, or several compared with the first: per dtype the
-ladder at one n, then the run across its sizes as pivots of its records; the studies' pages beside
+ladder at one n, then the run across its sizes as pivots of its cases; the studies' pages beside
 it (PAGES: one writer, each page linked from report.md). Every input is checked before anything
 is written. Also the generated blocks of docs/ladder.md and README.md."""
 
@@ -29,11 +29,11 @@ from harness.report.ladder_table import (
     COPY_ID,
     markdown_ladder,
     peer_ratios,
-    records_at,
+    results_at,
     variant_order,
 )
 from harness.report.markdown import markdown_table, num, pivot, us
-from harness.report.records import ResultRecord, median
+from harness.report.records import Result
 
 DEFAULT_REF_N = 2**25
 
@@ -64,12 +64,12 @@ class WrittenReport:
 class Page:
     """A study's page beside report.md, linked from it: its file, the linking section's title,
     load(*paths) its documents read and checked (a ReportError names the file), text(doc,
-    out_dir, records) its Markdown, any plot drawn into out_dir (records: the report's run)."""
+    out_dir, run) its Markdown, any plot drawn into out_dir (run: the report's first run)."""
 
     name: str
     title: str
     load: Callable[..., Any]
-    text: Callable[[Any, Path, list[ResultRecord]], str]
+    text: Callable[[Any, Path, Document], str]
 
 
 # The pages, by the report option that names their documents, in report.md's order (and the
@@ -87,12 +87,12 @@ PAGES = {
 
 
 def write_page(
-    page: Page, paths: Sequence[str | Path], doc: Any, out: Path, records: list[ResultRecord]
+    page: Page, paths: Sequence[str | Path], doc: Any, out: Path, run: Document
 ) -> list[str]:
     """out/page.name from its documents (doc: page.load's), naming them in its last line; returns
     the section of report.md that links it."""
     names = ", ".join(f"`{Path(p).name}`" for p in paths)
-    text = page.text(doc, out, records).rstrip("\n")
+    text = page.text(doc, out, run).rstrip("\n")
     _write(out / page.name, f"{text}\n\nRendered from {names}.\n")
     return [f"## {page.title}", "", f"See [{page.name}]({page.name}) (rendered from {names}).", ""]
 
@@ -150,7 +150,7 @@ def write_report(
         extra = ", ".join(f"{key} {dev[key]}" for key in keys if dev.get(key) is not None)
         md.append(f"- {'run' if len(runs) == 1 else f'run {ascii_uppercase[k]}'}: **{r.device}** "
                   f"({extra or 'no device details'}); {r.kind} file `{Path(r.path).name}`, "
-                  f"{r.created}; {len(r.records)} rows, dtypes {', '.join(r.dtypes())}, "
+                  f"{r.created}; {len(r.results)} rows, dtypes {', '.join(r.dtypes())}, "
                   f"n = {', '.join(size_label(n) for n in r.sizes())}")  # fmt: skip
     md += ["", HOW_TO_READ, ""]
     for dtype, n in refs.items():
@@ -158,10 +158,10 @@ def write_report(
         drawn[bw_name] = plots.plot_bandwidth_vs_n(main, dtype, out / bw_name)
         drawn[ladder_name] = plots.plot_ladder(main, dtype, n, out / ladder_name)
         md += [f"## {dtype}", "", f"### The ladder at n = {size_label(n)} ({n:,})", "",
-               markdown_ladder(main.records, dtype, n), f"![ladder {dtype}]({ladder_name})", "",
+               markdown_ladder(main.rows, dtype, n), f"![ladder {dtype}]({ladder_name})", "",
                f"### Effective bandwidth vs n ({dtype})", "", f"![bandwidth {dtype}]({bw_name})",
                "", *sweep_section(main, dtype)]  # fmt: skip
-    if bad := [r for r in main.records if not r.ok and not r.wrong_demo]:
+    if bad := [r for r in main.results if not r.ok and not r.v.wrong]:
         md += ["## Failed checks", ""]
         md += [f"- {r.variant} {r.dtype} n={r.n}: {r.status} {r.message}" for r in bad] + [""]
     compared: dict[str, int] = {}
@@ -172,7 +172,7 @@ def write_report(
             drawn["compare.png"] = plot_compare(runs, compared, out / "compare.png")
     md += hardware_section(main, out)
     for opt, doc in docs.items():
-        md += write_page(PAGES[opt], pages[opt], doc, out, main.records)
+        md += write_page(PAGES[opt], pages[opt], doc, out, main)
     report = _write(out / "report.md", "\n".join(md))
     return WrittenReport(out, report, drawn, refs, runs, compared, [PAGES[o].name for o in docs])
 
@@ -181,16 +181,16 @@ def sweep_section(run: Document, dtype: str) -> list[str]:
     """The run across its sizes, variants down (ladder order): effective GB/s and % of the
     copy's (✗: a failed check), and at n <= 2^20 device time per call from CUDA-graph replay
     beside one call's wall time."""
-    mine, sizes = [r for r in run.records if r.dtype == dtype], run.sizes(dtype)
-    at = {n: records_at(mine, dtype, n) for n in sizes}
+    mine, sizes = [r for r in run.results if r.dtype == dtype], run.sizes(dtype)
+    at = {n: results_at(mine, dtype, n) for n in sizes}
 
-    def size_grid(sizes: list[int], cell: Callable[[ResultRecord], str], head=size_label) -> str:
+    def size_grid(sizes: list[int], cell: Callable[[Result], str], head=size_label) -> str:
         rows = [r for r in mine if r.n in sizes]
         return pivot("variant", rows, attrgetter("variant"), attrgetter("n"), cell,
                      variant_order(rows), sizes, head=head)  # fmt: skip
 
     md, pct = [], lambda r: peer_ratios(r, at[r.n]).pct_copy
-    for what, value in (("Effective GB/s (✗: failed check)", lambda r: r.gbps_total),
+    for what, value in (("Effective GB/s (✗: failed check)", lambda r: r.gbps),
                         ("% of copy bandwidth", pct)):  # fmt: skip
         cell = lambda r, value=value: num(value(r), ".0f") if r.ok else "✗"  # noqa: E731
         md += [f"{what}:", "", size_grid(sizes, cell)]
@@ -198,7 +198,7 @@ def sweep_section(run: Document, dtype: str) -> list[str]:
         md += [f"### Small sizes: launch overhead ({dtype})", "",
                "Device time per call from CUDA-graph replay (what the kernels cost) beside the "
                "host wall time of one synchronized Python call (what a caller pays):", "",
-               size_grid(small, lambda r: f"{us(median(r.graph))} / {us(median(r.call))}",
+               size_grid(small, lambda r: f"{us(r.median('graph'))} / {us(r.median('call'))}",
                          lambda n: f"{size_label(n)} graph / call µs")]  # fmt: skip
     return md
 
@@ -269,7 +269,7 @@ def readme_block(written: WrittenReport, readme: Path) -> list[str]:
         # The device in each table's caption: the page shows one device's numbers, and the
         # other devices' are one link away (results/compare/), so each table says whose they are.
         lines += [f"**{dtype}, n = {size_label(n)}, on {run.device}**", "",
-                  markdown_ladder(run.records, dtype, n)]  # fmt: skip
+                  markdown_ladder(run.rows, dtype, n)]  # fmt: skip
     plot = rel(written.out_dir / plot_names(run.dtypes()[0], 1)[0], readme.parent)
     report = rel(written.markdown, readme.parent)
     return [
@@ -284,14 +284,14 @@ def summary_block(written: WrittenReport, readme: Path) -> list[str]:
     """One row per dtype at its ladder table's n: effective GB/s of stage 0, of the best CUDA
     stage of the ladder (stages 0-8, named), of the fastest pair and of the peers."""
     run, rows = written.runs[0], []
-    gbps = lambda r: num(r.gbps_total if r is not None and r.ok else None, ".0f")  # noqa: E731
+    gbps = lambda r: num(r.gbps if r is not None and r.ok else None, ".0f")  # noqa: E731
     for dtype, n in written.ref_n.items():
-        at = records_at(run.records, dtype, n)
+        at = results_at(run.results, dtype, n)
         stages = [r for r in at.values()
-                  if r.backend == "cuda" and r.stage.isdigit() and r.ok and r.ms]  # fmt: skip
+                  if r.v.backend == "cuda" and r.v.stage.isdigit() and r.ok and r.ms]  # fmt: skip
         best = min(stages, key=lambda r: r.ms, default=None)
         rows.append([f"{dtype}, {size_label(n)}",
-                     gbps(next((r for r in stages if r.stage == "0"), None)),
+                     gbps(next((r for r in stages if r.v.stage == "0"), None)),
                      "-" if best is None else f"{gbps(best)} ({best.variant.split('/', 1)[-1]})",
                      *(gbps(at.get(vid)) for vid in SUMMARY_IDS.values())])  # fmt: skip
     headers = ["dtype, n", "stage 0", "best stage", *SUMMARY_IDS]

@@ -1,7 +1,8 @@
 """The tables `reduce-ladder run` and `check` print beside the ladder: the fastest-per-backend
 line, the correctness table, a seed's own table (`--seed 004`); any suite's rows as a table per
 dtype (`bench`, `fastest-bench`); and the per-call figures of `report --callable` (callable.md,
-joined with the report's device times). The builders take result records or their JSON form."""
+joined with the report's device times). The builders take rows (the ladder's: joined per case,
+records.results)."""
 
 from __future__ import annotations
 
@@ -17,18 +18,18 @@ from harness.report import ladder_table as lt
 from harness.report import markdown as md
 from harness.report.documents import Document, ReportError, load_document
 from harness.report.documents import rows as rows_of
-from harness.report.records import ResultRecord, Row, median
+from harness.report.records import Row, results
 
 
-def best_line(rows: Iterable[ResultRecord | dict], n: int, dtype: str = "float32") -> str | None:
+def best_line(rows: Iterable[Row], n: int, dtype: str = "float32") -> str | None:
     """'fastest cuda: ... / fastest triton: ...' with their ratios to the peers."""
-    at = lt.records_at(lt.as_records(rows), dtype, n)
+    at = lt.results_at(results(rows), dtype, n)
     parts = []
     for backend in ("cuda", "triton"):
-        if ok := [r for r in at.values() if r.backend == backend and r.ok and r.ms is not None]:
+        if ok := [r for r in at.values() if r.v.backend == backend and r.ok and r.ms is not None]:
             b = min(ok, key=lambda r: r.ms)
             ratios = lt.peer_ratios(b, at).text()
-            parts.append(f"fastest {backend}: {b.variant} {b.gbps_total or 0:.0f} GB/s ({ratios})")
+            parts.append(f"fastest {backend}: {b.variant} {b.gbps or 0:.0f} GB/s ({ratios})")
     return "; ".join(parts) or None
 
 
@@ -37,22 +38,22 @@ CHECK_COLUMNS = (  # fits 100 columns
     md.Column("dtype", lambda r: r.dtype),
     md.Column("n", lambda r: f"{r.n:,}"),
     md.Column("check", lt.check_text),
-    md.Column("|err|", lambda r: md.num(r.check and r.check.abs_err, ".3g")),
-    md.Column("tolerance", lambda r: md.num(r.check and r.check.tolerance, ".3g")),
+    md.Column("|err|", lambda r: md.num(r.sums.get("abs_err"), ".3g")),
+    md.Column("tolerance", lambda r: md.num(r.sums.get("tolerance"), ".3g")),
 )
 CHECK_WIDE_COLUMNS = (
     *CHECK_COLUMNS[:4],
-    md.Column("result", lambda r: str(r.check.value) if r.check else "-"),
-    md.Column("golden", lambda r: str(r.check.golden) if r.check else "-"),
+    md.Column("result", lambda r: str(r.sums["value"]) if "value" in r.sums else "-"),
+    md.Column("golden", lambda r: str(r.sums["golden"]) if "golden" in r.sums else "-"),
     *CHECK_COLUMNS[4:],
 )
 
 
-def rich_checks(rows: Iterable[ResultRecord | dict], title: str, *, wide: bool = False):
+def rich_checks(rows: Iterable[Row], title: str, *, wide: bool = False):
     """Each sum against its golden: compact (the error and its bound), or wide (the values)."""
     columns = CHECK_WIDE_COLUMNS if wide else CHECK_COLUMNS
-    bad = lambda r: "red" if not r.ok and not r.wrong_demo else None  # noqa: E731
-    return md.terminal_table(title, columns, lt.as_records(rows), bad)
+    bad = lambda r: "red" if not r.ok and not r.v.wrong else None  # noqa: E731
+    return md.terminal_table(title, columns, results(rows), bad)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -64,18 +65,16 @@ SEED_FIGURES_MS = {"004:reduceGmem": 0.248, "004:reduceSmem": 0.201,
                    "004:reduceGmemUnroll": 0.120, "004:reduceSmemUnroll": 0.097}  # fmt: skip
 
 
-def seed_rows(
-    rows: Iterable[ResultRecord | dict], n: int, dtype: str, seed: str = "004"
-) -> list[dict]:
+def seed_rows(rows: Iterable[Row], n: int, dtype: str, seed: str = "004") -> list[dict]:
     """The seed's table: one row per CUDA kernel of the seed (stage order) with its Triton twin,
     then the peers. Like the seed it times one kernel (the first pass, n elements in, one partial
     per block out); effective bandwidth = (bytes read + bytes written) / time. Peers are one
     library call (n in, 1 out)."""
-    at = lt.records_at(lt.as_records(rows), dtype, n)
+    at = lt.results_at(results(rows), dtype, n)
     prefix = f"{seed}:"
     size = dtypes.get(dtype).itemsize
-    cuda = [v for i, r in at.items() if r.backend == "cuda" and (v := catalogue.BY_ID.get(i))
-            and any(s.startswith(prefix) for s in v.seeds)]  # fmt: skip
+    cuda = [r.v for r in at.values()
+            if r.v.backend == "cuda" and any(s.startswith(prefix) for s in r.v.seeds)]  # fmt: skip
 
     def row(kernel, vid, r, ms, written, twin=None, t=None, tms=None, **more) -> dict:
         nbytes = (n + written) * size
@@ -90,15 +89,16 @@ def seed_rows(
     for v in catalogue.ladder_order(cuda):
         r, t = at[v.id], at.get(v.twin or "")
         label = next(s for s in v.seeds if s.startswith(prefix))
-        written = r.blocks_first_pass or one_pass(v.launch, n).blocks
+        written = r.info.get("blocks_first_pass") or one_pass(v.launch, n).blocks
         # the first kernel alone (an in-place variant's scratch refill is untimed setup)
-        out.append(row(label.removeprefix(prefix), v.id, r, median(r.first_pass), written, v.twin,
-                       t, median(t and t.first_pass), seed_ms=SEED_FIGURES_MS.get(label),
+        out.append(row(label.removeprefix(prefix), v.id, r, r.median("first_pass"), written,
+                       v.twin, t, t and t.median("first_pass"),
+                       seed_ms=SEED_FIGURES_MS.get(label),
                        in_place=bool(v.launch and v.launch.in_place)))  # fmt: skip
     for i, r in at.items():
-        if r.backend == "peer":  # the copy writes all n; a sum writes one value
+        if r.v.backend == "peer":  # the copy writes all n; a sum writes one value
             written = n if i == lt.COPY_ID else 1
-            out.append(row(i.removeprefix("peer/"), i, r, r.ms or median(r.first_pass), written))
+            out.append(row(i.removeprefix("peer/"), i, r, r.ms or r.median("first_pass"), written))
     return out
 
 
@@ -202,9 +202,10 @@ def per_call(doc: Document) -> dict[tuple[str, str, int], float]:
     return {(r.variant, r.dtype, r.n): r.median_ms * 1e3 for r in _calls(doc)}
 
 
-def device_us(records: list[ResultRecord]) -> dict[tuple[str, str, int], float]:
-    """(variant, dtype, n) -> microseconds of device time, the passing records'."""
-    return {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in records if r.ok and r.ms}
+def device_us(rows: list[Row]) -> dict[tuple[str, str, int], float]:
+    """(variant, dtype, n) -> microseconds of device time, the passing cases' of the ladder's
+    suites."""
+    return {(r.variant, r.dtype, r.n): r.ms * 1e3 for r in results(rows) if r.ok and r.ms}
 
 
 # The per-call targets: the fastest pair's and the reproducible pair's calls against torch.sum's,
@@ -223,10 +224,10 @@ def _entry(name: str) -> tuple[str, str, bool] | None:
     return vid, "native" in mode, kind == "api" and "out=" not in mode
 
 
-def callable_targets(doc: Document, records: list[ResultRecord]) -> list[str]:
-    """The targets' verdicts on a per-call document (the device times from a run's records):
-    met, or missed on how many, with each entry's worst case."""
-    calls, device, out = _calls(doc), device_us(records), []
+def callable_targets(doc: Document, rows: list[Row]) -> list[str]:
+    """The targets' verdicts on a per-call document (the device times from a run's rows): met,
+    or missed on how many, with each entry's worst case."""
+    calls, device, out = _calls(doc), device_us(rows), []
     for family, least in AT_LEAST.items():
         for native in (False, True):
             got = [(r.variant, r.dtype, r.n, r.info["base_ms"] / r.median_ms)  # its run's
@@ -277,10 +278,10 @@ def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: 
 OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (the tables below)
 
 
-def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
+def overhead_section(doc: Document, rows: list[Row]) -> list[str]:
     """What a call costs beyond its kernels: per family and backend (down) and entry (across), the
     median over the cells up to OVERHEAD_MAX_N of per call minus the variant's device time."""
-    device = device_us(records)
+    device = device_us(rows)
     got: dict[tuple[str, str], list[float]] = {}
     for (e, d, n), t in per_call(doc).items():
         if (p := _entry(e)) and n <= OVERHEAD_MAX_N and (dev := device.get((p[0], d, n))):
@@ -298,16 +299,16 @@ def overhead_section(doc: Document, records: list[ResultRecord]) -> list[str]:
                      align="lr")]  # fmt: skip
 
 
-def callable_markdown(doc: Document, records: list[ResultRecord] | None = None) -> str:
-    """callable.md: the targets and, with a run's records, what a call costs beyond their device
+def callable_markdown(doc: Document, rows: list[Row] | None = None) -> str:
+    """callable.md: the targets and, with a run's rows, what a call costs beyond their device
     times and the fastest pair's and the peers' calls beside them; then per dtype an entry per
     line, n across: 'us (ratio to torch.sum)'."""
-    calls, records = _calls(doc), records or []
+    calls, rows = _calls(doc), rows or []
     out = [f"# Per call from Python: {doc.device}", "", doc.raw.get("method", METHOD), "",
            "Each cell: microseconds per call, and torch.sum's time over it (>= 1.00x: at least as "
            "fast as torch.sum).", *_spread(calls), "", "## Targets", "",
-           *callable_targets(doc, records), "", *overhead_section(doc, records),
-           *beside_device_time(records, doc)]  # fmt: skip
+           *callable_targets(doc, rows), "", *overhead_section(doc, rows),
+           *beside_device_time(rows, doc)]  # fmt: skip
     for dtype in dict.fromkeys(r.dtype for r in calls):
         out += [f"## {dtype}", "", suite_table(calls, dtype)]
     return "\n".join(out)
@@ -325,25 +326,25 @@ def _spread(calls: list[Row]) -> list[str]:
             f"{top:.0%} ({r.variant} {r.dtype} {size_label(r.n)})."]  # fmt: skip
 
 
-def beside_device_time(records: list[ResultRecord], doc: Document) -> list[str]:
+def beside_device_time(rows: list[Row], doc: Document) -> list[str]:
     """Per (variant, dtype, n) in both files, the fastest pair and the peers: device time (us) and
     its ratio to torch.sum's, per call (us) and its ratio to torch.sum's; nothing where none."""
-    by, device = per_call(doc), device_us(records)
+    by, device = per_call(doc), device_us(rows)
     ratio = lambda base, t: f"{base / t:.2f}x" if base and t else "-"  # noqa: E731
-    rows = [[dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
-             ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
-             ratio(by.get((BASE, dtype, n)), call_us)]
-            for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: kv[0][1:])
-            if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None]  # fmt: skip
-    if not rows:
+    table = [[dtype, size_label(n), lt.PEER_LABELS.get(vid, vid), f"{dev_us:.1f}",
+              ratio(device.get((lt.TORCH_ID, dtype, n)), dev_us), f"{call_us:.1f}",
+              ratio(by.get((BASE, dtype, n)), call_us)]
+             for (vid, dtype, n), dev_us in sorted(device.items(), key=lambda kv: kv[0][1:])
+             if (call_us := by.get((PUBLIC_ENTRY.get(vid), dtype, n))) is not None]  # fmt: skip
+    if not table:
         return []
     header = ["dtype", "n", "variant", "device us", "x torch.sum", "per call us", "x torch.sum"]
     return ["## Per call beside device time", "",
             "The fastest pair and the peers as users call them. Device time: the report's run; "
             "per call: back-to-back calls from Python (harness.reduce_sum for the fastest pair).",
-            "", md.markdown_table(header, rows, "lll" + md.RIGHT * 4)]  # fmt: skip
+            "", md.markdown_table(header, table, "lll" + md.RIGHT * 4)]  # fmt: skip
 
 
-def callable_page(doc: Document, out_dir: Path, records: list[ResultRecord]) -> str:
+def callable_page(doc: Document, out_dir: Path, run: Document) -> str:
     """callable.md (the report's page, harness.report.run_report.PAGES), beside the report's run."""
-    return callable_markdown(doc, records)
+    return callable_markdown(doc, run.rows)

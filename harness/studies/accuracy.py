@@ -14,8 +14,8 @@ from harness.check import battery, exact
 from harness.core import catalogue
 from harness.core.catalogue import CUB_ID, TORCH_SUM_ID, Variant
 from harness.report import records
-from harness.report.records import Check
-from harness.studies import session
+from harness.report.records import Row
+from harness.studies import session, suites
 
 DEFAULT_SIZES = (2**20, 2**25)
 DTYPE = "float32"
@@ -58,27 +58,26 @@ def result_entry(v: Variant, x) -> dict:
 
 
 def measure(
-    v: Variant, x, s: exact.ExactSum, n: int, family: str, kappa: float, device: str
-) -> records.ResultRecord:
-    """v's sum of x as one result record of the accuracy study (docs/studies.md)."""
+    v: Variant, x, s: exact.ExactSum, n: int, family: str, kappa: float, common: dict
+) -> Row:
+    """v's sum of x as one row of the accuracy study (docs/studies.md): its check "ok" (the sum
+    ran), config the data family, info the check's values and the ulps against the exact sum."""
     value = float(run_sum(v, x).item())
     ulps = exact.ulp_error(value, s, "float32")
     finite = s.is_finite and np.isfinite(value)
     err = float(abs(Fraction(value) - s.fraction())) if finite else None
     golden = exact.round_nearest(s, "float32")
-    check = Check(value=value, golden=golden, abs_err=err, tolerance=None)
-    extra = {"data": family, "ulps": ulps if np.isfinite(ulps) else None,
-             "faithful": exact.faithful(value, s, "float32"), "kappa": kappa,
-             "within_limit": bool(kappa <= exact.faithful_condition_limit(n)),
-             "result_hex": float(value).hex()}  # fmt: skip
-    return records.for_variant(v, DTYPE, n, check=check, device=device, extra=extra)
+    check = {"value": value, "golden": golden} | ({"abs_err": err} if err is not None else {})
+    info = {"check": check, "ulps": ulps if np.isfinite(ulps) else None,
+            "faithful": exact.faithful(value, s, "float32"), "kappa": kappa,
+            "within_limit": bool(kappa <= exact.faithful_condition_limit(n)),
+            "result_hex": float(value).hex()}  # fmt: skip
+    return Row(**_ident(v, n, family, common), check="ok", info=info)
 
 
-def _head(schema: str) -> dict:
-    from harness.core import device
-
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return {"schema": schema, "created": created, "device": device.device_info()}
+def _ident(v: Variant, n: int, family: str, common: dict) -> dict:
+    return {**common, "variant": v.id, "config": family, "dtype": DTYPE, "shape": n,
+            "metric": "check", "median_ms": None}  # fmt: skip
 
 
 def accuracy(
@@ -88,18 +87,14 @@ def accuracy(
     log: Callable[[str], None] = print,
     where: str = "cuda",
 ) -> dict:
-    """The accuracy/1 document: every variant on every family at every n. where="cpu" only for
-    the tests (Triton's interpreter and torch.sum on the CPU)."""
-    import torch
+    """The study's ROWS document (suite "accuracy"): every variant on every family at every n,
+    a row each, the seed, each n's limit and the families' descriptions beside the rows.
+    where="cpu" only for the tests (Triton's interpreter and torch.sum on the CPU)."""
+    from harness.core import device
 
-    name = torch.cuda.get_device_name() if where == "cuda" else where
-    doc: dict = {
-        **_head(records.ACCURACY_SCHEMA),
-        "seed": SEED,
-        "limits": {str(n): exact.faithful_condition_limit(n) for n in sizes},
-        "families": {f: battery.get(f).description for f in families},
-        "results": [],
-    }
+    info = device.device_info()
+    common = suites.row_common("accuracy", info)
+    rows: list[Row] = []
     for n in sizes:
         for fam in families:
             x_host = battery.get(fam).generate(n, SEED, DTYPE)
@@ -110,19 +105,31 @@ def accuracy(
                 if n > v.max_n:
                     continue
                 try:
-                    rec = measure(v, x, s, n, fam, kappa, name)
-                    if not rec.extra["faithful"]:
+                    rows.append(measure(v, x, s, n, fam, kappa, common))
+                    if not rows[-1].info["faithful"]:
                         bad.append(v.id)
-                except Exception as e:  # reported in its record; the study goes on
-                    unmeasured = records.for_variant(v, DTYPE, n, device=name, extra={"data": fam})
-                    rec = session.errored(unmeasured, e)
-                doc["results"].append(rec.to_json())
+                except Exception as e:  # reported in its row; the study goes on
+                    error = session.errored(e)
+                    rows.append(Row(**_ident(v, n, fam, common), check="error", info=error))
             tally = f"{len(bad)} of {len(variants)} not faithful"
             log(f"n={n:>9} {fam:<13} kappa {kappa:9.3g}: {tally}")
             del x
         if where == "cuda":
+            import torch
+
             torch.cuda.empty_cache()
-    return doc
+    return records.rows_document(
+        rows, suite="accuracy", device=info, seed=SEED,
+        limits={str(n): exact.faithful_condition_limit(n) for n in sizes},
+        families={f: battery.get(f).description for f in families},
+    )  # fmt: skip
+
+
+def _head(schema: str) -> dict:
+    from harness.core import device
+
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return {"schema": schema, "created": created, "device": device.device_info()}
 
 
 def reproducible_inputs() -> list[dict]:

@@ -1,15 +1,15 @@
 """The main job's measure: verify and time one variant at one size (check_and_time; on the CPU:
-check only) into one result record, what the record suites of
-harness.studies.suites measure their cases by; what every suite's measure shares (a row without a
-time, how a failure is said, the input kept while consecutive cases share it); and which variants
-a run selects."""
+check only) into its rows, what the ladder's suites of harness.studies.suites (ladder, sweep,
+seed004, fastest) measure their cases by; what every suite's measure shares (a row without a
+time, how a failure is said, the input kept while consecutive cases share it); and which
+variants a run selects."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import traceback
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from harness.core import catalogue, device, dtypes
 from harness.core.catalogue import Variant
@@ -19,10 +19,12 @@ from harness.report import records
 DEFAULT_SIZES = (2**24, 2**25)
 CPU_SIZES = (1, 255, 256, 257, 1000, 4099)
 MAX_REPS = 100  # per timing at most (time_ms's cap: 200): halves the job's wall time; --reps
-# The extra key of a peer's record that cannot run here (an optional library not installed):
-# status SKIPPED, message "unavailable: why" -- not an error, not a failure.
+# The info key of a peer's case that cannot run here (an optional library not installed):
+# check SKIPPED, message "unavailable: why" -- not an error, not a failure.
 UNAVAILABLE = "unavailable"
 SKIPPED = "skipped"
+# What a case's info keeps of harness.check.verify.CheckResult
+CHECK_KEYS = ("value", "golden", "abs_err", "tolerance", "exact_required", "input_unchanged")
 
 
 def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object] | None, object]:
@@ -37,80 +39,80 @@ def timed_call(v: Variant, x) -> tuple[Callable[[], object], Callable[[], object
     return (lambda: plan.run(restore=False)), plan.restore, plan
 
 
-def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float) -> dict:
-    """v's timings on x as record fields: a peer's call, else the plan's first pass (where
-    first_pass) and all its passes; then, for n <= 2^20, the graph replay and one synchronized
-    call (a capture failure goes to extra)."""
+def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: float):
+    """v's timings on x: {metric: (Timing, bytes)} -- a peer's call as "total", else the plan's
+    first pass (where first_pass) and all its passes; then, for n <= 2^20, the graph replay and
+    one synchronized call -- and what the case's info says of them (passes, blocks, a capture
+    failure)."""
     from harness.core import timing
     from harness.launch import peers
 
     how = {"reps": reps, "max_reps": max_reps, "target_ms": target_ms}
     fn, setup, plan = timed_call(v, x)
     if plan is None:
-        out = {"total": timing.time_ms(fn, **how),
-               "bytes_total": peers.bytes_moved(v, x.numel(), x.element_size())}  # fmt: skip
+        nbytes = peers.bytes_moved(v, x.numel(), x.element_size())
+        times, info = {"total": (timing.time_ms(fn, **how), nbytes)}, {}
     else:
-        first = None
+        times = {}
         if first_pass:
             first_fn = lambda: plan.run(first_pass_only=True, restore=False)  # noqa: E731
             first = timing.time_ms(first_fn, setup=setup, **how)
-        out = {
-            "passes": plan.launch_count,
-            "blocks_first_pass": plan.first_blocks,
-            "first_pass": first,
-            "total": timing.time_ms(fn, setup=setup, **how),
-            "bytes_first_pass": plan.bytes_moved(first_pass_only=True) if first else None,
-            "bytes_total": plan.bytes_moved(),
-        }
+            times["first_pass"] = (first, plan.bytes_moved(first_pass_only=True))
+        times["total"] = (timing.time_ms(fn, setup=setup, **how), plan.bytes_moved())
+        info = {"passes": plan.launch_count, "blocks_first_pass": plan.first_blocks}
     small = timing.small_size_timings(fn if plan is None else plan.run, x.numel())
-    out.update({k: records.timing_from(small.get(k)) for k in ("graph", "call")})
-    if "graph_error" in small:
-        out["extra"] = {"graph_error": small["graph_error"]}
-    return out
+    nbytes = times["total"][1]
+    times |= {k: (t, nbytes) for k in ("graph", "call") if (t := records.timing_from(small.get(k)))}
+    return times, info | ({"graph_error": small["graph_error"]} if "graph_error" in small else {})
 
 
 def check_and_time(
-    v: Variant, dtype: str, n: int, *, timed: bool = True, reps: int | None = None,
+    v: Variant, dtype: str, n: int, common: dict, *, timed: bool = True, reps: int | None = None,
     first_pass: bool = True, max_reps: int = MAX_REPS, target_ms: float = 300.0,
-) -> records.ResultRecord:  # fmt: skip
-    """One result record: correctness on fresh data, then (on a GPU) first-pass
-    and total times (at most max_reps repetitions, about target_ms worth where reps is None). An
-    error is status "error" in the record (the run goes on), a wrong sum "wrong"."""
+) -> list[records.Row]:  # fmt: skip
+    """One case's rows: correctness on fresh data, then (on a GPU) first-pass and total times (at
+    most max_reps repetitions, about target_ms worth where reps is None), each a row, or one
+    "check" row where nothing was timed; the check's values, message and passes in the first
+    row's info. An error is check "error" (the run goes on), a wrong sum "wrong". common: device,
+    suite, versions (harness.studies.suites.common)."""
     import torch
 
     from harness.check import verify
 
     dev = "cuda" if device.gpu_available() else "cpu"
-    name = torch.cuda.get_device_name() if dev == "cuda" else None
-    rec = records.for_variant(v, dtype, n, device=name)
+    ident = {**common, "variant": v.id, "config": "", "dtype": dtype, "shape": n}
+    times: dict = {}
+    info: dict = {}
     try:
         x = verify.seed_like_input(n, dtype, dev)
-        check = verify.check_variant(v, x)
-        status = "ok" if check.ok else "wrong"
-        rec = dataclasses.replace(rec, status=status, message=check.message,
-                                  check=records.check_from(check))  # fmt: skip
+        got = verify.check_variant(v, x)
+        status = "ok" if got.ok else "wrong"
+        info = {"message": got.message} if got.message else {}
+        info["check"] = {k: c for k in CHECK_KEYS if (c := getattr(got, k)) is not None}
         if timed and dev == "cuda":
-            rec = dataclasses.replace(rec, **_timings(v, x, reps, first_pass, max_reps, target_ms))
+            times, more = _timings(v, x, reps, first_pass, max_reps, target_ms)
+            info |= more
         del x
         if dev == "cuda":
             torch.cuda.synchronize()
     except PeerUnavailable as e:  # e.g. cuda.compute not installed: skipped with its reason
-        rec = dataclasses.replace(rec, status=SKIPPED, message=f"unavailable: {e}",
-                                  extra={**rec.extra, UNAVAILABLE: True})  # fmt: skip
-    except Exception as e:  # reported in the record; the run goes on with the other variants
-        rec = errored(rec, e)
-    return rec
+        status, info = SKIPPED, info | {"message": f"unavailable: {e}", UNAVAILABLE: True}
+    except Exception as e:  # reported in the row (the check's values kept); the run goes on
+        status, info = "error", info | errored(e)
+    rows = [records.Row(**ident, metric=metric, **t.record(), bytes=nbytes, check=status)
+            for metric, (t, nbytes) in times.items()]  # fmt: skip
+    rows = rows or [records.Row(**ident, metric="check", median_ms=None, check=status)]
+    return [replace(rows[0], info=info), *rows[1:]]
 
 
-def errored(rec: records.ResultRecord, e: Exception) -> records.ResultRecord:
-    """rec, status "error": the exception as failure() says it, its traceback in extra (called
-    in the except block that caught it)."""
-    extra = {**rec.extra, "traceback": traceback.format_exc(limit=6)}
-    return dataclasses.replace(rec, status="error", message=failure(e), extra=extra)
+def errored(e: Exception) -> dict:
+    """A failed case's info: the exception as failure() says it, its traceback (called in the
+    except block that caught it)."""
+    return {"message": failure(e), "traceback": traceback.format_exc(limit=6)}
 
 
 def failure(e: Exception) -> str:
-    """How a record or a row says an exception was raised: "Type: what" (300 characters at most),
+    """How a row says an exception was raised: "Type: what" (300 characters at most),
     once the device has finished what was queued (the failure is reported; the run goes on)."""
     import torch
 
@@ -142,7 +144,7 @@ def kept(key: tuple, make: Callable[[], object]):
 
 
 def case_rows(rows: Iterable[records.Row]) -> list[records.Row]:
-    """Each case's first row (a record's message rides on it), in order: a case is one (variant,
+    """Each case's first row (its message rides on it), in order: a case is one (variant,
     config, dtype, shape)."""
     first: dict[tuple, records.Row] = {}
     for r in rows:

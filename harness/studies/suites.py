@@ -19,7 +19,7 @@ from harness.core import catalogue, device
 from harness.core.sizes import size_label
 from harness.core.timing import Timing
 from harness.report import axis_tables, documents, host_tables, tables
-from harness.report.records import NO_GPU, Row, record_rows, rows_document
+from harness.report.records import NO_GPU, Row, rows_document
 from harness.studies import axis_bench, call_entries, host, session
 
 
@@ -72,15 +72,15 @@ def row_common(suite: str, info: dict) -> dict:
     return {"device": info.get("name") or NO_GPU, "suite": suite, "versions": vs}
 
 
-def _record_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
-    """A record suite's measure: session.check_and_time (how: its first_pass, max_reps,
-    target_ms), the repetitions given, else reps_for(n); timed=False: checked only."""
+def _case_measure(reps_for: Callable[[int], int | None] = lambda n: None, **how) -> Callable:
+    """The ladder's suites' measure (ladder, sweep, seed004, fastest): session.check_and_time
+    (how: its first_pass, max_reps, target_ms), the repetitions given, else reps_for(n);
+    timed=False: checked only."""
 
     def measure(case: Case, reps: int | None, timed: bool) -> list[Row]:
-        v = catalogue.get(case.variant)
-        reps = reps or reps_for(case.n)
-        rec = session.check_and_time(v, case.dtype, case.n, timed=timed, reps=reps, **how)
-        return record_rows(rec, **common(case.suite))
+        v, reps = catalogue.get(case.variant), reps or reps_for(case.n)
+        return session.check_and_time(v, case.dtype, case.n, common(case.suite), timed=timed,
+                                      reps=reps, **how)  # fmt: skip
 
     return measure
 
@@ -115,19 +115,19 @@ SUITES: dict[str, Suite] = {
     for s in (
         Suite("ladder", "the ladder, verified and timed (`reduce-ladder run`'s defaults)",
               lambda d: _ids(session.ladder_variants(d)), ("float32",), session.DEFAULT_SIZES,
-              _record_measure()),
+              _case_measure()),
         Suite("sweep", "every non-wrong variant and peer across n (the pytest-benchmark sweep)",
               lambda d: _ids(v for v in catalogue.ladder_order(catalogue.select())
                              if v.family != "001"),
               ("float32", "int32"), tuple(2**k for k in (*range(10, 25, 2), 25, 26, 28)),
-              _record_measure()),
+              _case_measure()),
         Suite("seed004", "seed 004's table: its kernels, their Triton twins and the peers",
               lambda d: _ids(session.seed_variants(session.ladder_variants(d), "004")),
-              ("int32",), (2**24,), _record_measure()),
+              ("int32",), (2**24,), _case_measure()),
         Suite("fastest", "the fastest pair beside torch.sum, cupy.sum (CUB) and the copy",
               lambda d: [*call_entries.FASTEST, *FASTEST_PEERS], ("float32", "int32"),
               tuple(2**k for k in range(10, 31)),
-              _record_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
+              _case_measure(_fastest_reps, first_pass=False, max_reps=200, target_ms=100),
               _fastest_supports,
               lambda: [v.id for v in catalogue.VARIANTS if v.launch or v.backend == "peer"],
               head=_fastest_head),

@@ -1,9 +1,11 @@
 """Write the SYNTHETIC report fixtures: tests/data/synthetic_run_cli.json (a run's ROWS
 document, suite "ladder", as `reduce-ladder run --json` writes it) and
-tests/data/synthetic_bench.json (pytest-benchmark's JSON, each extra_info a result record,
-BENCH_SCHEMA): the records of harness.report.records, so the fixtures' format is what the
-producers write. The committed fixtures were made from an older catalogue: running this now
-writes more variants (the tests read the committed files, not this script's output).
+tests/data/synthetic_bench.json (pytest-benchmark's JSON, each extra_info a case's rows,
+BENCH_SCHEMA): the rows of harness.report.records, so the fixtures' format is what the
+producers write. The committed fixtures were made from an older catalogue (and the committed
+synthetic_bench.json in the older bench/2 form, one result record per extra_info, which keeps the
+loader's reading of that form tested): running this now writes more variants, and bench/3 (the
+tests read the committed files, not this script's output).
 
 SYNTHETIC TEST DATA, NOT A MEASUREMENT: the times come from a made-up model (a launch cost per
 pass plus bytes over a made-up bandwidth times a per-stage efficiency), only so that the report's
@@ -26,7 +28,7 @@ from harness.core.mappings import plan_passes
 from harness.core.timing import Timing
 from harness.launch import peers
 from harness.report import records
-from harness.report.records import ResultRecord
+from harness.report.records import Row
 
 HERE = Path(__file__).resolve().parent
 SIZES = (2**10, 2**16, 2**20, 2**24)
@@ -49,7 +51,9 @@ def timing(ms: float, reps: int = 20) -> Timing:
     return Timing(median_ms=ms, min_ms=ms * 0.97, p10_ms=ms * 0.98, p90_ms=ms * 1.04, reps=reps)
 
 
-def record(v: catalogue.Variant, dtype: str, n: int, gpu: dict, device: str) -> ResultRecord:
+def case(v: catalogue.Variant, dtype: str, n: int, gpu: dict, device: str,
+         first_pass: bool = True) -> list[Row]:  # fmt: skip
+    """A case's rows as session.check_and_time writes them (first pass, total, graph, call)."""
     size = 4
     eff = efficiency(v)
     if v.backend == "peer":
@@ -60,19 +64,19 @@ def record(v: catalogue.Variant, dtype: str, n: int, gpu: dict, device: str) -> 
         npass, nbytes = len(ps), sum((p.n + p.blocks) * size for p in ps)
         first_bytes = (ps[0].n + ps[0].blocks) * size
     ms = npass * gpu["launch_us"] * 1e-3 + nbytes / (gpu["bw"] * eff) / 1e6
-    r = records.for_variant(v, dtype, n, total=timing(ms), bytes_total=nbytes, device=device)
-    if first_bytes is not None:
+    times = {}
+    if first_bytes is not None and first_pass:
         fms = gpu["launch_us"] * 1e-3 + first_bytes / (gpu["bw"] * eff) / 1e6
-        r = dataclasses.replace(
-            r, passes=npass, first_pass=timing(fms), bytes_first_pass=first_bytes
-        )
+        times["first_pass"] = (timing(fms), first_bytes)
+    times["total"] = (timing(ms), nbytes)
     if n <= 2**20:
-        r = dataclasses.replace(
-            r,
-            graph=timing(ms - npass * gpu["launch_us"] * 0.7e-3),
-            call=timing(ms + 0.012 + npass * 0.006),
-        )
-    return r
+        times["graph"] = (timing(ms - npass * gpu["launch_us"] * 0.7e-3), nbytes)
+        times["call"] = (timing(ms + 0.012 + npass * 0.006), nbytes)
+    ident = {"device": device, "suite": "ladder", "variant": v.id, "config": "", "dtype": dtype,
+             "shape": n, "check": "ok"}  # fmt: skip
+    rows = [Row(**ident, metric=m, **t.record(), bytes=b) for m, (t, b) in times.items()]
+    info = {"passes": npass} if first_bytes is not None and first_pass else {}
+    return [dataclasses.replace(rows[0], info=info), *rows[1:]]
 
 
 def variants() -> list[catalogue.Variant]:
@@ -81,14 +85,13 @@ def variants() -> list[catalogue.Variant]:
 
 def cli_doc() -> dict:
     gpu, name = GPUS["A"], "SYNTHETIC-GPU-A (test data)"
-    rows = [record(v, d, n, gpu, name) for d in DTYPES for n in SIZES for v in variants()]
-    demo = record(catalogue.get("cuda/v5-wrong-nosync"), "float32", 2**24, gpu, name)
-    rows.append(
-        dataclasses.replace(demo, status="wrong", message="|result - golden| = 3 > tolerance 0")
-    )
-    common = {"device": name, "suite": "ladder", "versions": ()}
+    rows = [r for d in DTYPES for n in SIZES for v in variants() for r in case(v, d, n, gpu, name)]
+    demo = case(catalogue.get("cuda/v5-wrong-nosync"), "float32", 2**24, gpu, name)
+    why = {"message": "|result - golden| = 3 > tolerance 0"}
+    rows += [dataclasses.replace(r, check="wrong", info={**r.info, **why} if k == 0 else {})
+             for k, r in enumerate(demo)]  # fmt: skip
     doc = records.rows_document(
-        [row for r in rows for row in records.record_rows(r, **common)], suite="ladder",
+        rows, suite="ladder",
         device={"name": name, "sm_count": 0, "capability": "0.0"}, mode="timed", synthetic=True,
         note=NOTE,
     )  # fmt: skip
@@ -102,10 +105,9 @@ def bench_doc() -> dict:
         for n in SIZES:
             label = f"2^{n.bit_length() - 1}"
             for v in variants():
-                r = record(v, d, n, gpu, name)
                 # the suite writes no first pass: it times the whole reduction
-                r = dataclasses.replace(r, first_pass=None, bytes_first_pass=None, passes=None)
-                wall = r.total.median_ms / 1e3 + 2e-5
+                rows = case(v, d, n, gpu, name, first_pass=False)
+                wall = rows[0].median_ms / 1e3 + 2e-5
                 benches.append(
                     {
                         "group": f"{d} n={label}",
@@ -113,7 +115,7 @@ def bench_doc() -> dict:
                         "fullname": f"benchmarks/test_bench.py::test_reduce[{d}-{label}-{v.id}]",
                         "params": {"case": [v.id, d, n]},
                         "param": f"{d}-{label}-{v.id}",
-                        "extra_info": {"schema": records.BENCH_SCHEMA, **r.to_json()},
+                        "extra_info": {"rows": [r.to_json() for r in rows]},
                         "options": {"timer": "sync_perf_counter"},
                         "stats": {
                             "min": wall * 0.97,
