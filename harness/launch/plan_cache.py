@@ -15,7 +15,7 @@ from harness.core import axis_geometry as geom
 from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.launch import axis_plan, rebind, rebind_passes
-from harness.launch.stream import current_stream_ptr, stream_key
+from harness.launch.stream import current_stream_ptr, off_thread, stream_key
 
 DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (<= 16 KiB)
 ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
@@ -169,8 +169,9 @@ class AxisCache(LRU):
         dtype = dtypes.name_of(x.dtype)
         key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream_key(stream))
         entry = self.lookup(key)
-        if entry is None:
-            entry = self.add(key, axis_plan.bind(v, dtype, p, x.device))  # or another thread's
+        if entry is None:  # made off the caller's thread, as the 1-D workspaces (stream.off_thread)
+            made = off_thread(lambda: axis_plan.bind(v, dtype, p, x.device), x.device, stream)
+            entry = self.add(key, made)  # or another thread's
         return entry
 
 
