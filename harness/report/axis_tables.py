@@ -12,7 +12,7 @@ from pathlib import Path
 from statistics import geometric_mean
 
 from harness.report import documents
-from harness.report.markdown import Column, column_table, num, tally, times
+from harness.report.markdown import Column, column_table, num, times, verdict
 from harness.report.records import Row
 
 FASTEST = ("cuda/axis-fastest", "triton/axis-fastest")
@@ -99,7 +99,7 @@ def _verdict(name: str, ls: list[Line], figure: Callable[[Line], float], least: 
     misses = [f"{ln.label} {times(figure(ln))}" for ln in ls if not figure(ln) >= least]
     if not ls:
         return f"- {name}: no shape measured"
-    return f"- {name}: {tally(len(misses), len(ls))}" + ": " * bool(misses) + "; ".join(misses)
+    return verdict(name, len(misses), len(ls), ": " + "; ".join(misses))
 
 
 def _short_or_narrow(ln: Line) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -155,6 +155,21 @@ def _accuracy_v1(path: str, doc: dict) -> Document:
     return out
 
 
+def _distributed(path: str, doc: dict) -> Document:
+    """distributed/1: each sum's local, combine and total times, its config the scaling and the
+    combine, its shape (n per GPU, K)."""
+    out = _head(path, "distributed", doc)
+    common = _common(out)
+    for r in (r for r in doc.get("runs", []) if r.get("kind") == "sum"):
+        ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
+                 "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
+                 "check": "ok" if r.get("ok") else "wrong"}  # fmt: skip
+        for m in ("local", "combine", "total"):
+            if r.get(f"{m}_ms") is not None:
+                out.rows.append(Row(**common, **ident, metric=m, median_ms=r[f"{m}_ms"]))
+    return out
+
+
 def _manifest(path: str, doc: list) -> Document:
     if not all(isinstance(r, dict) and "variant" in r for r in doc):
         raise ValueError("a manifest is a list of launches, each naming its variant")
@@ -177,12 +192,6 @@ def versions(doc: Document) -> tuple[tuple[str, str], ...]:
 
 def _common(doc: Document) -> dict[str, Any]:
     return {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
-
-
-def _suite_rows(doc: Document) -> Iterator[Row]:
-    """The document's rows with a time (a bench/2 record's call time is pytest-benchmark's
-    rounds)."""
-    yield from (r for r in doc.rows if r.median_ms is not None)
 
 
 # -- the older forms: a result record's JSON (bench/2's extra_info, accuracy/1's results) ------
@@ -213,28 +222,14 @@ def record_rows(d: dict, config: str = "", **common) -> list[Row]:
     return out or [Row(**common, **ident, metric="check", median_ms=None, info=info)]
 
 
-def _distributed(doc: Document) -> Iterator[Row]:
-    """distributed/1: each sum's local, combine and total times, its config the scaling and the
-    combine, its shape (n per GPU, K)."""
-    common = _common(doc)
-    for r in (r for r in doc.raw.get("runs", []) if r.get("kind") == "sum"):
-        ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
-                 "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
-                 "check": "ok" if r.get("ok") else "wrong"}  # fmt: skip
-        for m in ("local", "combine", "total"):
-            if r.get(f"{m}_ms") is not None:
-                yield Row(**common, **ident, metric=m, median_ms=r[f"{m}_ms"])
-
-
 @dataclass(frozen=True)
 class Family:
-    """One family of result documents: its kind, its schema string (none: known by its shape),
-    its parser (none: read as it is, the Document's raw, for its own tables) and, where it holds
-    times, its rows."""
+    """One family of result documents: its kind, its schema string (none: known by its shape)
+    and its parser, which reads whatever rows the document holds into Document.rows (none: read
+    as it is, the Document's raw, for its own tables; no rows)."""
 
     kind: str
     schema: str
-    rows: Callable[[Document], Iterable[Row]] | None = None
     parser: Callable[[str, dict | list], Document] | None = None
     lists: tuple[str, ...] = ()  # what its documents pool when several are read as one
 
@@ -245,17 +240,17 @@ class Family:
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("pytest-benchmark", records.BENCH_SCHEMA, _suite_rows, _bench),
-    Family("rows", records.ROWS_SCHEMA, _suite_rows, _rows),
+    Family("pytest-benchmark", records.BENCH_SCHEMA, _bench),
+    Family("rows", records.ROWS_SCHEMA, _rows),
     # the accuracy study before it wrote rows (ROWS, suite "accuracy"): read into those rows
-    Family("accuracy", ACCURACY_V1, _suite_rows, _accuracy_v1),
+    Family("accuracy", ACCURACY_V1, _accuracy_v1),
     Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed, lists=("runs",)),
     Family("profile", records.PROFILE_SCHEMA, lists=("runs", "results")),
     Family("sanitize", records.SANITIZE_SCHEMA, lists=("variants", "runs", "kernels")),
     *(Family(kind, schema) for kind, schema in (
         ("reproducible", records.REPRODUCIBLE_SCHEMA), ("compare", records.COMPARE_SCHEMA),
         ("census", records.CENSUS_SCHEMA))),
-    Family("manifest", "", None, _manifest),
+    Family("manifest", "", _manifest),
 )  # fmt: skip
 FAMILY = {f.kind: f for f in FAMILIES}
 # pytest-benchmark's JSON is known by its shape (its schema sits in machine_info), a manifest by
@@ -264,9 +259,9 @@ BY_SCHEMA = {f.schema: f for f in FAMILIES if f.kind != "pytest-benchmark" and f
 
 
 def rows(doc: Document) -> list[Row]:
-    """The document's timed measurements as long-format rows ([] for a family without times)."""
-    make = FAMILY[doc.kind].rows
-    return list(make(doc)) if make else []
+    """The document's timed measurements: its rows with a time ([] for a family without times;
+    a bench/2 record's call time is pytest-benchmark's rounds)."""
+    return [r for r in doc.rows if r.median_ms is not None]
 
 
 class WriteFailed(OSError):

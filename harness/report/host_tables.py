@@ -48,10 +48,6 @@ def _table(title: str, caption: str, table: str) -> str:
     return f"**{title}**\n\n{table}\n{caption}\n"
 
 
-def _gbps(r: Row) -> float:
-    return r.bytes / r.median_ms / 1e6
-
-
 def seed_tables(rows: Sequence[Row], device_name: str | None) -> list[str]:
     """The seed's table (end-to-end ms, GB/s) and where the time goes: sizes down, variants
     across (a failed check: its status)."""
@@ -78,7 +74,7 @@ def seed_tables(rows: Sequence[Row], device_name: str | None) -> list[str]:
         (seed + "end-to-end time, ms (host memory -> scalar on the host; median)", legend,
          timed(lambda r: f"{r.median_ms:.3f}")),
         (seed + "GB/s of host data reduced (n x element size / end-to-end time)", legend,
-         timed(lambda r: f"{_gbps(r):.2f}")),
+         timed(lambda r: f"{r.gbps:.2f}")),
         (f"where the time goes ({dtype}): H2D copy ms + kernels ms (H2D share of end to end)",
          "CUDA events on the stream; the pipeline overlaps copies and kernels by design: its "
          "device total only", lambda r: split(r) if r.check == "ok" else "-"),
@@ -101,11 +97,11 @@ def sweep_table(rows: Sequence[Row], n: int) -> str:
 
     def cell(key: tuple[int, int]) -> str:
         r = cfgs[key]
-        return f"{r.median_ms:.3f} ({_gbps(r):.1f})" + ("" if r.check == "ok" else " WRONG")
+        return f"{r.median_ms:.3f} ({r.gbps:.1f})" + ("" if r.check == "ok" else " WRONG")
 
     table = _table(
         f"V3 pipeline, n = 2^{math.log2(n):g}: end-to-end ms (GB/s) by chunk x streams",
-        f"copy-engine bound: pinned H2D alone {pinned.median_ms:.3f} ms = {_gbps(pinned):.1f} "
+        f"copy-engine bound: pinned H2D alone {pinned.median_ms:.3f} ms = {pinned.gbps:.1f} "
         f"GB/s; kernels alone {at[PIPELINE_ID, 'kernels'].median_ms:.3f} ms; V2 one copy "
         f"{v2:.3f} ms",
         pivot("chunk (elements)", cfgs, lambda k: k[0], lambda k: k[1], cell,
@@ -121,7 +117,7 @@ def sweep_finding(n: int, cfgs: dict[tuple[int, int], Row], pinned: Row, pageabl
     """The sentences under one size's sweep table (whose caption gives the pinned copy-engine
     bound, the kernels alone and V2), from the measured numbers only: cfgs by (chunk, streams)."""
     lines = [f"n = 2^{math.log2(n):g}: H2D copy alone from pageable memory "
-             f"{_gbps(pageable):.1f} GB/s."]  # fmt: skip
+             f"{pageable.gbps:.1f} GB/s."]  # fmt: skip
     wins = []
     for ch in sorted({c for c, _ in cfgs}):
         if (one := cfgs.get((ch, 1))) is None:
@@ -146,7 +142,7 @@ def sweep_finding(n: int, cfgs: dict[tuple[int, int], Row], pinned: Row, pageabl
         (ch, k), b = min(cfgs.items(), key=lambda kv: kv[1].median_ms)
         lines.append(
             f"Best pipeline: {k} streams x {ch:,}-element chunks, {b.median_ms:.3f} ms = "
-            f"{_gbps(b):.1f} GB/s, {100 * pinned.median_ms / b.median_ms:.0f}% of the copy-engine "
+            f"{b.gbps:.1f} GB/s, {100 * pinned.median_ms / b.median_ms:.0f}% of the copy-engine "
             f"bound ({pinned.median_ms:.3f} ms); vs V2 {v2_ms / b.median_ms:.2f}x."
         )
     return " ".join(lines)

@@ -76,9 +76,11 @@ def pivot(corner: str, *args: Any, head=str, align: str = "", more=(), **kw: Any
     return markdown_table([corner, *map(head, cols)], [*body, *more], rule)
 
 
-def tally(misses: int, total: int) -> str:
-    """A target's verdict over `total` cases: 'met on all N' or 'missed on K of N'."""
-    return f"missed on {misses} of {total}" if misses else f"met on all {total}"
+def verdict(name: str, misses: int, total: int, detail: str = "") -> str:
+    """A target's line over `total` cases: '- name: met on all N', or '- name: missed on K of N'
+    and then detail (what was missed)."""
+    said = f"missed on {misses} of {total}{detail}" if misses else f"met on all {total}"
+    return f"- {name}: {said}"
 
 
 def num(x: float | None, fmt: str) -> str:

@@ -253,10 +253,10 @@ def callable_targets(doc: Document, rows: list[Row]) -> list[str]:
         if not rows:
             continue
         bad, (e, d, n, x) = sum(o[3] > OTHER_SLACK_US for o in rows), max(rows, key=lambda o: o[3])
-        verdict = md.tally(bad, len(rows))
-        out.append(f"- every other variant's call{' (native launcher)' if native else ''} within "
-                   f"{OTHER_SLACK_US:.0f} us of its device time plus its backend's fastest call "
-                   f"overhead: {verdict}; the most over: {e} {d} {size_label(n)}, "
+        name = (f"every other variant's call{' (native launcher)' if native else ''} within "
+                f"{OTHER_SLACK_US:.0f} us of its device time plus its backend's fastest call "
+                "overhead")  # fmt: skip
+        out.append(md.verdict(name, bad, len(rows)) + f"; the most over: {e} {d} {size_label(n)}, "
                    f"{x:+.1f} us")  # fmt: skip
     if unmatched:
         out.append(f"- not held to that target: {unmatched} calls whose run has no call of their "
@@ -270,9 +270,7 @@ def _per_call_verdict(name: str, got: list[tuple[str, str, int, float]], least: 
         per.setdefault(e, []).append((x, d, n))
     worst = "; ".join(f"{e} {len(v)}, worst {min(v)[0]:.2f}x ({min(v)[1]} {size_label(min(v)[2])})"
                       for e, v in per.items())  # fmt: skip
-    return f"- {name}: {md.tally(len(misses), len(got))}" + (
-        f" (entry: misses, worst): {worst}" if misses else ""
-    )
+    return md.verdict(name, len(misses), len(got), f" (entry: misses, worst): {worst}")
 
 
 OVERHEAD_MAX_N = 2**18  # up to here a call waits on the host, not on the GPU (the tables below)
