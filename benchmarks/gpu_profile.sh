@@ -33,8 +33,8 @@ merge_profile() {
   local existing=() p
   for p in ${parts[@]+"${parts[@]}"}; do [ -f "$p" ] && existing+=("$p"); done
   [ ${#existing[@]} -gt 0 ] || return 0
-  python3 -c "import json, sys; from harness.report.profile_tables import merge; \
-json.dump(merge([json.load(open(p)) for p in sys.argv[2:]]), open(sys.argv[1], 'w'), indent=1)" \
+  python3 -c "import json, sys; from harness.report.documents import merge_documents, write_document; \
+write_document(sys.argv[1], merge_documents([json.load(open(p)) for p in sys.argv[2:]]))" \
     "$F/profile.json" "${existing[@]}" || keep 1
 }
 for step in $steps; do
