@@ -495,3 +495,28 @@ def test_a_sum_past_the_dtypes_range_is_its_infinity_and_a_finite_one_is_wrong(d
 
         monkeypatch.setattr(axis_verify.axis_plan.AxisPlan, "run", wrong)
         assert not axis_verify.check_axis(v, x, 1).ok, fake
+
+
+def test_rows_with_an_infinity_or_nan_must_give_the_ieee_outcome_exactly(dev, monkeypatch):
+    """A row holding +inf sums to +inf, one holding +inf and -inf (or a NaN) to NaN, in any order:
+    the check asks exactly that, where the bound (infinite there) once accepted any output, the
+    unwritten poison included; an honest NaN row passes."""
+    x = torch.rand(3, 1000) + 0.5  # not integers: the bound's branch
+    x[0, 7] = float("inf")
+    x[1, 3], x[1, 900] = float("inf"), -float("inf")
+    x[2, 5] = float("nan")
+    x = x.to(dev)
+    v = catalogue.get_axis("triton/axis-r2-warp-row")
+    r = axis_verify.check_axis(v, x, 1)
+    assert r.ok, r.message
+    run = axis_verify.axis_plan.AxisPlan.run
+    for row, fake in ((0, 0.0), (0, -float("inf")), (0, float("nan")), (1, float("inf")),
+                      (2, 1.0)):  # fmt: skip
+
+        def wrong(plan, row=row, fake=fake):
+            out = run(plan)
+            out[row] = fake
+            return out
+
+        monkeypatch.setattr(axis_verify.axis_plan.AxisPlan, "run", wrong)
+        assert not axis_verify.check_axis(v, x, 1).ok, (row, fake)

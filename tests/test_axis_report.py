@@ -150,3 +150,25 @@ def test_the_committed_axis_report_regenerates_from_its_runs(device, tmp_path):
     assert not [r for r in rows if r.check in ("wrong", "error")]
     run_report.write_page(run_report.PAGES["axis"], runs, rows, tmp_path, [])
     assert (tmp_path / "axis.md").read_text() == committed
+
+
+def test_a_stage_that_refuses_the_shape_is_skipped_and_any_other_error_is_raised(monkeypatch):
+    """The suite's "skipped" is for a shape the stage does not take (axis_plan.check's refusal),
+    said before the check runs; an error inside the check (a launch's TypeError) is raised, so
+    the runner makes it the case's "error" row, never a skip that hides a failure."""
+    import torch
+
+    from harness.check import axis_verify
+    from harness.studies import session, suites
+
+    monkeypatch.setattr(axis_bench, "input_for", lambda shape, dtype: torch.ones(shape))
+    v = "triton/axis-r2-warp-row"  # a row stage: a column sum is not one it takes
+    (row,) = axis_bench.measure(v, "float32", "64x512 dim=0", suites.common("axis"))
+    assert row.check == "skipped" and row.median_ms is None and not session.failed([row])
+
+    def broken(*args, **kwargs):
+        raise TypeError("launch() missing 1 required positional argument")
+
+    monkeypatch.setattr(axis_verify, "check_axis", broken)
+    with pytest.raises(TypeError, match="missing 1 required"):
+        axis_bench.measure(v, "float32", "64x512 dim=1", suites.common("axis"))

@@ -368,3 +368,29 @@ def test_per_call_over_device_time_is_a_median_per_family_and_entry(tmp_path):
         "| ladder (cuda) | 6.0 (1) | 11.0 (1) |",
     ]
     assert tables.overhead_section(calls, []) == []  # no device time: no section
+
+
+def test_an_entry_is_checked_on_its_first_and_last_view_not_stamped_ok():
+    """Every per-call row's check is the entry's own sums: right on exact data ("ok"); one off,
+    or the first view's sum for every view (a launch that kept its first pointer), is "wrong";
+    the op's dispatch alone sums nothing (""). int32 modulo 2^32 (torch.sum returns int64)."""
+    import torch
+
+    from harness.check import verify
+    from harness.studies import call_entries
+
+    buf = verify.exact_input(3000, "float32", "cpu")
+    vs = [buf[:1000], buf[1000:2000], buf[2000:]]
+    assert call_entries.checked("torch.sum", torch.sum, vs) == "ok"
+    assert call_entries.checked("torch.sum", lambda x: torch.sum(x) + 1, vs) == "wrong"
+    stale = torch.sum(vs[0])
+    assert call_entries.checked("torch.sum", lambda x: stale, vs) == "wrong"
+    assert call_entries.checked("op noop (dispatch)", lambda x: stale, vs) == ""
+    ints = torch.full((3,), 2**31 - 1, dtype=torch.int32)  # a sum past 2^31: int32 wraps
+    wrapped = lambda x: torch.sum(x, dtype=torch.int32)  # noqa: E731
+    assert wrapped(ints).item() != torch.sum(ints).item()  # the wrapped and the int64 sum
+    for fn in (wrapped, torch.sum):
+        assert call_entries.checked("torch.sum", fn, [ints]) == "ok"
+    assert call_entries.checked("torch.sum", lambda x: torch.sum(x) + 2, [ints]) == "wrong"
+    halves = verify.exact_input(1000, "bfloat16", "cpu")  # torch.sum's bfloat16: rounded once
+    assert call_entries.checked("torch.sum", torch.sum, [halves]) == "ok"

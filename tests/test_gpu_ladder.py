@@ -127,3 +127,30 @@ def test_timed_run_reports_first_pass_and_total(needs_cupy):
         assert r.status == "ok"
         assert 0 < r.median("first_pass") <= r.ms * 1.5
         assert r.info["passes"] == 3 and r.gbps > 0
+
+
+@pytest.mark.parametrize("vid", ["cuda/fastest", "triton/tile-256", "cuda/v8-shuffle-chunked"])
+def test_a_plan_that_goes_wrong_while_timed_is_wrong(vid, needs_cupy, monkeypatch):
+    """check_and_time checks the sum on exact data, then times a plan: that plan's sum after its
+    timed launches must still be the checked one (a counter left off 0, a stale pointer), or the
+    case is "wrong". Here every launch of the timed plan is made one off."""
+    from harness.studies import session, suites
+
+    real = session.timed_call
+
+    def drifting(v, x):
+        fn, setup, plan = real(v, x)
+        run = plan.run
+
+        def one_off(*args, **kwargs):
+            return run(*args, **kwargs).add_(1)
+
+        plan.run = one_off
+        return fn, setup, plan
+
+    common = suites.common("ladder")
+    ok = session.check_and_time(catalogue.get(vid), "float32", 2**20 + 3, common, reps=3)
+    assert ok[0].check == "ok" and ok[0].info["check"]["exact_required"], ok[0].info
+    monkeypatch.setattr(session, "timed_call", drifting)
+    rows = session.check_and_time(catalogue.get(vid), "float32", 2**20 + 3, common, reps=3)
+    assert rows[0].check == "wrong" and "after the timed runs" in rows[0].info["message"]

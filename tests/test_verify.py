@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from harness.check import verify
-from harness.core import catalogue
+from harness.core import catalogue, dtypes
 from tests.reference import reference_partials
 from tests.test_mappings import block_elements
 
@@ -108,3 +108,56 @@ def test_l2_flush_reads_without_allocating(monkeypatch):
     timing.flush_l2()
     assert float(out[0]) == float(before.double().sum())
     assert torch.equal(buf, before)  # read only: the buffer is not written
+
+
+def test_a_bound_that_proves_nothing_is_no_pass():
+    """A peer's chain is taken as n long: from n = 2^24, gamma_n * sum|x| is infinite, and a NaN,
+    a zero or twice the sum would be inside it. Such a check fails, saying there is no bound."""
+    peer = catalogue.get("peer/torch.sum")
+    g = verify.Golden(value=1234.5, abs_sum=1.0e9, integer_valued=False, own_error=1e-3)
+    for wrong in (float("nan"), 0.0, 2 * 1234.5):
+        r = verify.compare(peer, "float32", 2**24, wrong, g)
+        assert not r.ok and "no error bound" in r.message
+    assert verify.compare(peer, "float32", 2**24 - 1, 1234.5, g).ok  # a finite bound, inside it
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int32"])
+def test_exact_input_is_nonzero_small_signed_integers_between_poison(dtype):
+    x = verify.exact_input(50_000, dtype, "cpu")
+    values = x.to(torch.int64)
+    assert x.is_contiguous() and values.abs().min() >= 1 and values.abs().max() <= 8
+    assert (values < 0).any() and (values > 0).any()
+    buf = x._base  # the poisoned buffer the view sits in
+    head, tail = buf[: verify.HEAD], buf[verify.HEAD + x.numel() :]
+    assert tail.numel() == verify.TAIL
+    for side in (head, tail):
+        if x.dtype.is_floating_point:
+            assert side.isnan().all()
+        else:
+            assert (side == dtypes.INT_POISON).all()
+    assert not torch.equal(x, verify.exact_input(50_000, dtype, "cpu"))  # fresh per call
+
+
+@pytest.mark.parametrize("vid", ["cuda/v8-shuffle-strided", "peer/torch.sum"])
+def test_on_exact_input_one_element_off_fails_at_any_n(vid):
+    """What every run's check does (exact=True): a result one away from the exact sum fails, at
+    n where the derived bound alone would allow thousands (a dropped lane, a skipped tile)."""
+    v = catalogue.get(vid)
+    g = verify.Golden(value=-3, abs_sum=4.5 * 2**25, integer_valued=True, own_error=0.0)
+    assert verify.tolerance(v, "float32", 2**25, g) > 1000  # seed-like data: a loose bound
+    assert not verify.compare(v, "float32", 2**25, -2.0, g, exact=True).ok
+    assert verify.compare(v, "float32", 2**25, -3.0, g, exact=True).ok
+
+
+def test_a_one_launch_plans_partials_are_poisoned_its_counter_kept():
+    """A missing partial's write must show: poison() fills the one-launch plans' partials too
+    (not only the result), and leaves the ticket counter at 0 (the kernels rely on it)."""
+    from harness.launch.plan import make_plan
+
+    for vid in ("triton/fastest", "triton/reproducible"):
+        plan = make_plan(catalogue.get(vid), torch.ones(5000))
+        for t in plan.workspace[:-1]:
+            t.fill_(7)
+        plan.poison()
+        assert all(t.isnan().all() for t in (*plan.outs, *plan.workspace[:-1])), vid
+        assert plan.workspace[-1].eq(0).all(), vid

@@ -70,9 +70,10 @@ def bound(length: int, dtype: str, g: Golden) -> float | torch.Tensor:
     return gamma(length, UNIT_ROUNDOFF[dtype]) * g.abs_sum + g.own_error
 
 
-def tolerance(variant: Variant, dtype: str, n: int, g: Golden) -> float:
-    """Largest |result - golden| the variant may show on this input; 0 means exact."""
-    if exact_required(dtype, g):
+def tolerance(variant: Variant, dtype: str, n: int, g: Golden, exact: bool = False) -> float:
+    """Largest |result - golden| the variant may show on this input; 0 means exact (exact=True:
+    data whose every partial sum is exact, exact_input's)."""
+    if exact or exact_required(dtype, g):
         return 0.0
     return bound(variant.launch.chain_length(n) if variant.launch else n, dtype, g)
 
@@ -111,6 +112,7 @@ def compare(
     value: float | int,
     g: Golden,
     input_unchanged: bool = True,
+    exact: bool = False,
 ) -> CheckResult:
     if isinstance(g.value, float) and not math.isfinite(g.value):
         # NaN / +-Inf in the input: the sum is NaN if any NaN or both infinities occur, else the
@@ -120,11 +122,13 @@ def compare(
         tol, err = 0.0, 0.0 if nan_both or value == g.value else math.inf
         why = f"expected {g.value} (IEEE propagation), got {value}"
     else:
-        tol = tolerance(variant, dtype, n, g)
+        tol = tolerance(variant, dtype, n, g, exact)
         nan = isinstance(value, float) and value != value  # an unwritten (poisoned) partial
         err = math.inf if nan else float(abs(value - g.value))
         why = f"|result - golden| = {err:.6g} > tolerance {tol:.6g}"
-    ok = err <= tol
+        if math.isinf(tol):  # gamma_L >= 1 (a peer's L is n): a bound that proves nothing
+            why = f"no error bound at n = {n} for this data (check it on exact_input's)"
+    ok = err <= tol < math.inf
     msg = "" if ok else why
     if not input_unchanged:
         msg = "the caller's input was modified"
@@ -134,11 +138,13 @@ def compare(
     )  # fmt: skip
 
 
-def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) -> CheckResult:
-    """Run `variant` on x with poisoned outputs; compare with the golden; check x is unchanged.
-    A peer (a library call, or the copy: harness.launch.peers): torch.sum of int32 returns an
-    int64, compared with the EXACT (unwrapped) sum; the copy must equal the input (its value: the
-    golden of the copy)."""
+def check_variant(
+    variant: Variant, x: torch.Tensor, g: Golden | None = None, exact: bool = False
+) -> CheckResult:
+    """Run `variant` on x with poisoned outputs; compare with the golden (exact=True: x is
+    exact_input's, the sum must be exact); check x is unchanged. A peer (a library call, or the
+    copy: harness.launch.peers): torch.sum of int32 returns an int64, compared with the EXACT
+    (unwrapped) sum; the copy must equal the input (its value: the golden of the copy)."""
     dtype = dtypes.name_of(x.dtype)
     g = g if g is not None else golden(x)
     before = x.clone()
@@ -148,7 +154,7 @@ def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) ->
         out = bound_plan.run()
         value = as_number(out[0])
         unchanged = same_bits(before, x)
-        return compare(variant, dtype, x.numel(), value, g, unchanged)
+        return compare(variant, dtype, x.numel(), value, g, unchanged, exact)
     out = peers.run(variant, x)
     unchanged = bool(torch.equal(before, x))
     n = x.numel()
@@ -160,9 +166,28 @@ def check_variant(variant: Variant, x: torch.Tensor, g: Golden | None = None) ->
         return r
     value = as_number(out)
     if out.dtype == torch.int64 and x.dtype == torch.int32:
-        exact = int(x.to(torch.int64).sum().item())  # unwrapped: torch.sum returns int64
-        g = Golden(exact, g.abs_sum, True, 0.0)
-    return compare(variant, dtype, n, value, g, unchanged)
+        total = int(x.to(torch.int64).sum().item())  # unwrapped: torch.sum returns int64
+        g = Golden(total, g.abs_sum, True, 0.0)
+    return compare(variant, dtype, n, value, g, unchanged, exact)
+
+
+# exact_input's view sits between poisoned elements: HEAD before it (256 bytes of float32: the
+# alignment of the buffer kept), TAIL after it (past any tile or unrolled block of the catalogue)
+HEAD, TAIL = 64, 2**16
+
+
+def exact_input(n: int, dtype: str, device: str | torch.device) -> torch.Tensor:
+    """Fresh nonzero integers in [-8, 8] with random signs, a view with poison (NaN, INT_POISON)
+    on both sides: what every run's check sums. Every partial sum of any mapping is then an exact
+    integer: it is a sum over a subset S fixed by the mapping, not by the data, and Hoeffding's
+    inequality gives P(|sum_S x| >= 2^24) <= 2 exp(-2^48 / (128 |S|)) < 2 exp(-2^10) for
+    |S| <= 2^31, so the result must EQUAL the exact sum (float16 / bfloat16 are summed in
+    float32); one element missed, read twice or read from past either end moves it."""
+    dt = dtypes.torch_dtype(dtype)
+    buf = dtypes.poison_(torch.empty(HEAD + n + TAIL, dtype=dt, device=device))
+    signs = torch.randint(0, 2, (n,), device=device) * 2 - 1
+    buf[HEAD : HEAD + n] = torch.randint(1, 9, (n,), device=device) * signs
+    return buf[HEAD : HEAD + n]
 
 
 def seed_like_input(n: int, dtype: str, device: str | torch.device, generator=None) -> torch.Tensor:

@@ -60,7 +60,8 @@ class Plan:
         return self.outs[0] if first_pass_only else self.outs[-1]
 
     def poison(self) -> None:
-        for o in self.outs:
+        """The outputs and a one-launch plan's partials (its workspace but the counter, last)."""
+        for o in (*self.outs, *self.workspace[:-1]):
             dtypes.poison_(o)
 
     def bytes_moved(self, first_pass_only: bool = False) -> int:

@@ -149,11 +149,14 @@ def measure(subject: str, dtype: str, cfg: str, common: dict, reps: int | None =
     nbytes += nbytes if subject == COPY else nbytes // max(1, shape[dim])
     if subject in catalogue.AXIS_BY_ID:
         from harness.check import axis_verify
+        from harness.launch import axis_plan
 
-        try:
-            got = axis_verify.check_axis(catalogue.get_axis(subject), x, dim)
-        except (ValueError, TypeError) as e:  # the stage does not take this shape
+        v = catalogue.get_axis(subject)
+        try:  # the stage does not take this shape: skipped (any other error: the runner's)
+            axis_plan.check(v, shape, dim, x.element_size())
+        except (ValueError, TypeError) as e:
             return session.untimed(ident, "skipped", str(e))
+        got = axis_verify.check_axis(v, x, dim)
         if not got.ok:
             return session.untimed(ident, "wrong", got.message)
     t = _time(call(subject, x, dim), reps)

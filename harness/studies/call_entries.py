@@ -66,7 +66,7 @@ def make(how: str, vid: str | None, dtype: str, views: list) -> Callable[[object
         modes = {v.backend: dict(LAUNCHES)[vid]}
         launch = plan_cache.PlanCache(launch_modes=modes).get(v, dtype, views[0])
         out = torch.empty((), dtype=launch.out_dtype, device=views[0].device)
-        return lambda x: launch(x, out)
+        return lambda x: launch(x, out) or out  # (the launch returns None)
     if how == "torch.sum":
         return torch.sum
     if how == "torch.sum out=":  # only with a dim: x is 1-D
@@ -133,7 +133,7 @@ def views(dtype: str, n: int):
         l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
         nbytes = n * torch.empty((), dtype=getattr(torch, dtype)).element_size()
         count = 1 if nbytes >= 2 * l2 else min(MAX_VIEWS, -(-2 * l2 // nbytes))
-        buf = verify.seed_like_input(n * count, dtype, "cuda")
+        buf = verify.exact_input(n * count, dtype, "cuda")  # every entry's sum exact (checked)
         return [buf[i * n : (i + 1) * n] for i in range(count)], nbytes
 
     return session.kept(("callable", dtype, n), make)
@@ -172,13 +172,36 @@ def measure(entry_id: str, dtype: str, n: int, common: dict, reps: int | None, l
     ident = {**common, "variant": entry_id, "config": entry_id.split(" ")[0], "dtype": dtype,
              "shape": n, "metric": "call"}  # fmt: skip
     fn, vs = call(entry_id, dtype, n)
+    check = checked(entry_id, fn, vs)
     nbytes = vs[0].numel() * vs[0].element_size()
     # every view once a loop where several; else about 30 ms of an HBM-bound sum
     calls = len(vs) if len(vs) > 1 else max(10, min(MAX_VIEWS, int(0.03 / (nbytes / 3e12))))
     with peers.cupy_accelerators(["cub"]):
         t = timing.loop_ms(fn, vs, calls=calls, loops=reps or loops)
     info = {"calls_per_loop": calls, "views": len(vs)}
-    return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check="ok", info=info)]
+    return [Row(**ident, **t.record(), bytes=min(calls, len(vs)) * nbytes, check=check, info=info)]
+
+
+def checked(entry_id: str, fn: Callable[[object], object], vs: list) -> str:
+    """The entry's sums of the first and the last view (a launch that kept an old pointer shows)
+    against the exact sums (verify.exact_input's data: any order is exact), rounded once to the
+    result's dtype (torch.sum of bfloat16 returns bfloat16), modulo 2^32 for integers (int32
+    wraps; torch.sum returns int64): "ok" or "wrong"; "" for the op's dispatch alone (no sum)."""
+    import torch
+
+    if entry(entry_id)[0] == "noop":
+        return ""
+    for x in (vs[0], vs[-1]):
+        r, total = fn(x), int(x.to(torch.int64).sum())
+        got = r.item()
+        if isinstance(got, int):
+            right = (got - total) % 2**32 == 0
+        else:  # a CuPy result: float32 (CuPy has no bfloat16)
+            to = r.dtype if isinstance(r, torch.Tensor) else torch.float32
+            right = got == torch.tensor(float(total), dtype=torch.float64).to(to).item()
+        if not right:
+            return "wrong"
+    return "ok"
 
 
 def overheads(rows: Iterable[Row]) -> list[str]:

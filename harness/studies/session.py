@@ -61,6 +61,8 @@ def _timings(v: Variant, x, reps, first_pass: bool, max_reps: int, target_ms: fl
         times["total"] = (timing.time_ms(fn, setup=setup, **how), plan.bytes_moved())
         info = {"passes": plan.launch_count, "blocks_first_pass": plan.first_blocks}
     small = timing.small_size_timings(fn if plan is None else plan.run, x.numel())
+    if plan is not None:  # the timed plan's sum after all its launches (check_and_time compares)
+        info["after_timing"] = plan.run().reshape(-1)[0].item()
     nbytes = times["total"][1]
     times |= {k: (t, nbytes) for k in ("graph", "call") if (t := records.timing_from(small.get(k)))}
     return times, info | ({"graph_error": small["graph_error"]} if "graph_error" in small else {})
@@ -70,11 +72,12 @@ def check_and_time(
     v: Variant, dtype: str, n: int, common: dict, *, timed: bool = True, reps: int | None = None,
     first_pass: bool = True, max_reps: int = MAX_REPS, target_ms: float = 300.0,
 ) -> list[records.Row]:  # fmt: skip
-    """One case's rows: correctness on fresh data, then (on a GPU) first-pass and total times (at
-    most max_reps repetitions, about target_ms worth where reps is None), each a row, or one
-    "check" row where nothing was timed; the check's values, message and passes in the first
-    row's info. An error is check "error" (the run goes on), a wrong sum "wrong". common: device,
-    suite, versions (harness.studies.suites.common)."""
+    """One case's rows: correctness on fresh exact data (verify.exact_input: the sum must be
+    exact), then (on a GPU) first-pass and total times (at most max_reps repetitions, about
+    target_ms worth where reps is None), each a row, and the timed plan's sum once more after
+    them; or one "check" row where nothing was timed; the check's values, message and passes in
+    the first row's info. An error is check "error" (the run goes on), a wrong sum "wrong".
+    common: device, suite, versions (harness.studies.suites.common)."""
     import torch
 
     from harness.check import verify
@@ -84,14 +87,17 @@ def check_and_time(
     times: dict = {}
     info: dict = {}
     try:
-        x = verify.seed_like_input(n, dtype, dev)
-        got = verify.check_variant(v, x)
+        x = verify.exact_input(n, dtype, dev)
+        got = verify.check_variant(v, x, exact=True)
         status = "ok" if got.ok else "wrong"
         info = {"message": got.message} if got.message else {}
         info["check"] = {k: c for k in CHECK_KEYS if (c := getattr(got, k)) is not None}
         if timed and dev == "cuda":
             times, more = _timings(v, x, reps, first_pass, max_reps, target_ms)
             info |= more
+            if more.get("after_timing", got.value) != got.value:  # a launch that ran once right
+                status = "wrong"
+                info["message"] = f"after the timed runs the sum is {more['after_timing']}"
         del x
         if dev == "cuda":
             torch.cuda.synchronize()
