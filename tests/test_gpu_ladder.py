@@ -27,7 +27,7 @@ def test_sum_matches_golden(vid, n, needs_cupy):
     skip_if_peer_unavailable(vid)
     x = exact_data.signed_integers(n, "float32", seed=n)
     want = exact_data.exact_total(x)
-    r = verify.check_variant(catalogue.get(vid), x)
+    r = verify.check_variant(catalogue.get(vid), x, exact=True)  # a peer's bound is vacuous here
     assert r.ok, r.message
     assert r.value == want, f"{r.value} != exact {want}"
 

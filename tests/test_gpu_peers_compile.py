@@ -1,6 +1,6 @@
 """The compiled peers on the GPU (issue 15): torch.compile (static, dynamic, cooperative) and
 cuda.compute (each determinism level it builds), each sum against the golden at a few sizes (a
-non-power-of-two among them): float32 within the derived bound, int32 exact (torch.compile
+non-power-of-two among them) on exact data, equal to the exact sum (torch.compile
 returns int64 like torch.sum, compared unwrapped; cuda.compute accumulates in int32, compared
 wrapped). cuda.compute skipped with its reason where it is not importable. Skipped (with the
 reason) without a GPU."""
@@ -13,6 +13,7 @@ import torch
 from harness.check import verify
 from harness.core import catalogue
 from harness.launch import peers
+from tests import exact_data
 from tests.conftest import skip_if_peer_unavailable
 from tests.overflow_data import overflow_input
 
@@ -27,11 +28,12 @@ SIZES = (1, 1000, 2**20 + 7, 2**24)
 @pytest.mark.parametrize("vid", COMPILED)
 def test_compiled_peer_matches_golden(vid, dtype, n):
     skip_if_peer_unavailable(vid)
-    x = verify.seed_like_input(n, dtype, "cuda")
-    r = verify.check_variant(catalogue.get(vid), x)
-    assert r.ok and r.input_unchanged, r.message
-    if dtype == "int32":
-        assert r.exact_required
+    # exact data (tests/exact_data.py): the sum must equal the exact one (a peer's derived bound,
+    # its L taken as n, proves nothing from n = 2^24)
+    x = exact_data.signed_integers(n, dtype, seed=n)
+    r = verify.check_variant(catalogue.get(vid), x, exact=True)
+    assert r.ok and r.input_unchanged and r.exact_required, r.message
+    assert r.value == exact_data.exact_total(x)
 
 
 @pytest.mark.parametrize("vid", COMPILED)
