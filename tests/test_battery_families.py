@@ -1,7 +1,7 @@
 """The accuracy battery's families hold what docs/reproducible.md#the-data-battery says of them, and
 regenerate the committed documents' inputs on the CPU.
 
-Stored documents: results/<device>/accuracy.json records, per (family, n) at seed 0, the
+Stored documents: results/<device>/accuracy.json's rows, per (family, n) at seed 0, the
 correctly rounded sum and kappa of the data the GPU run summed; results/<device>/reproducible.json
 records the reproducible kernels' result bits per input, and triton_kernels.reproducible's numpy
 model reproduces them bit for bit. Regenerating the data here and getting the same numbers proves
@@ -36,11 +36,11 @@ def _accuracy_cases() -> list[tuple[str, str, int, int, float, float]]:
     cases = set()
     for path in ACCURACY:
         doc = json.loads(path.read_text())
-        for r in doc["results"]:
-            extra = r.get("extra", {})
-            if r["n"] <= STORED_N_MAX and "data" in extra and r.get("check"):
-                golden, kappa = r["check"]["golden"], extra["kappa"]
-                cases.add((extra["data"], r["dtype"], r["n"], doc["seed"], golden, kappa))
+        for r in doc["rows"]:  # config: the data family; info: the check and the kappa
+            info = r.get("info", {})
+            if r["shape"] <= STORED_N_MAX and r.get("config") and info.get("check"):
+                golden, kappa = info["check"]["golden"], info["kappa"]
+                cases.add((r["config"], r["dtype"], r["shape"], doc["seed"], golden, kappa))
     return sorted(cases)
 
 

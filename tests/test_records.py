@@ -1,6 +1,7 @@
-"""The row: its JSON form round-trips, a result record's JSON (the older documents' items) reads
-into rows, every committed results/ file reads through the loader into rows (and the ladder's
-cases joined from them), and every schema string is spelled in one place."""
+"""The row: its JSON form round-trips, every committed results/ file reads through the loader into
+rows (and the ladder's cases joined from them), and every schema string is spelled in one place.
+(A result record's JSON, the older documents' items, read into rows: the migration experiment's
+old reader, tests/test_experiment_migrate_legacy_results.py.)"""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.timing import Timing
 from harness.report import records
-from harness.report.documents import Document, load_document, record_rows
+from harness.report.documents import Document, load_document
 
 ROOT = Path(__file__).resolve().parents[1]
 # Documents of other kinds committed beside the result documents: Nsight Compute counters and
@@ -46,50 +46,6 @@ def _result_documents() -> list[Path]:
 
 
 COMMITTED = _result_documents()
-
-
-def _timing(ms: float) -> dict:
-    return Timing(median_ms=ms, min_ms=ms * 0.9, p10_ms=ms * 0.95, p90_ms=ms * 1.1, reps=7).record()
-
-
-def test_a_result_records_json_reads_into_the_rows_a_suite_writes_and_joins_back():
-    """bench/2's (and accuracy/1's) items, a result record's JSON: one row per time, the check's
-    values, message and passes on the first row, and the case joined from the rows says what the
-    record said."""
-    check = {"value": 4.0, "golden": 1, "abs_err": 3.0, "tolerance": 0.0, "exact_required": True}
-    record = {
-        "variant": "cuda/v3-sequential", "backend": "cuda", "stage": "3", "dtype": "float32",
-        "n": 2**20, "status": "wrong", "ok": False,
-        "message": "|result - golden| = 3 > tolerance 0",
-        "check": {**check, "input_unchanged": None}, "first_pass": _timing(0.01),
-        "total": _timing(0.02), "passes": 3, "blocks_first_pass": 4096,
-        "bytes_first_pass": 4 * (2**20 + 4096), "bytes_total": 4_212_000,
-        "gbps_total": 210.6, "device": "SYNTHETIC", "extra": {"graph_error": "x"},
-    }  # fmt: skip
-    common = {"device": "SYNTHETIC", "suite": "pytest-benchmark", "versions": ()}
-    rows = record_rows(record, **common)
-    assert [(r.metric, r.check, r.bytes) for r in rows] == [
-        ("first_pass", "wrong", 4 * (2**20 + 4096)),
-        ("total", "wrong", 4_212_000),
-    ]
-    assert rows[1].median_ms == 0.02 and rows[1].gbps == 4_212_000 / 0.02 / 1e6
-    assert rows[0].info == {"message": record["message"], "check": check, "passes": 3,
-                            "blocks_first_pass": 4096, "extra": {"graph_error": "x"}}  # fmt: skip
-    assert rows[1].info == {}  # said once
-    for r in rows:  # a row's JSON form round-trips, its info too
-        back = records.row_from_json(json.loads(json.dumps(r.to_json())), r.device, r.versions)
-        assert back == r and back.info == r.info
-    [case] = records.results(rows)
-    assert (case.variant, case.v.stage, case.status, case.ok) == ("cuda/v3-sequential", "3",
-                                                                   "wrong", False)  # fmt: skip
-    assert case.message == record["message"] and case.sums == check and case.device == "SYNTHETIC"
-    assert case.ms == 0.02 and case.median("first_pass") == 0.01 and case.median("graph") is None
-    assert case.gbps == rows[1].gbps and case.info["blocks_first_pass"] == 4096
-    untimed = record_rows({"variant": "peer/copy", "dtype": "float32", "n": 8, "status": "error",
-                           "message": "boom"}, **common)  # fmt: skip
-    assert [(r.metric, r.median_ms, r.check, r.info) for r in untimed] == [
-        ("check", None, "error", {"message": "boom"})
-    ]
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -130,7 +86,6 @@ def test_schema_strings_are_spelled_in_one_place():
     allowed = {
         ROOT / "harness" / "report" / "records.py",
         ROOT / "harness" / "compile" / "census.py",  # a lower layer: records.py names it
-        ROOT / "harness" / "report" / "documents.py",  # the loader: the older forms' names
     }
     found = []
     for folder in ("harness", "benchmarks", "tests", "experiments"):

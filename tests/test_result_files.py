@@ -81,8 +81,8 @@ def test_a_format_the_loader_does_not_know_is_refused(tmp_path: Path):
     unknown.write_text(json.dumps({"schema": records.ROWS_SCHEMA + "-new", "rows": []}))
     with pytest.raises(ReportError, match="unknown format"):
         load_document(unknown)
-    with pytest.raises(ReportError, match=f"not a {FAMILY['accuracy'].schema} document"):
-        load_document(RESULTS / "nvidia-h200" / "callable.json", "accuracy")
+    with pytest.raises(ReportError, match=f"not a {FAMILY['distributed'].schema} document"):
+        load_document(RESULTS / "nvidia-h200" / "callable.json", "distributed")
 
 
 def test_every_other_file_is_known():
@@ -115,7 +115,7 @@ def test_distributed_captures_regenerate_byte_identical(capture: Path):
 
 # The families whose parser reads their measurements into Document.rows; every other family is
 # read as it is (its raw document, for its own tables) and holds no row.
-ROW_FAMILIES = {"pytest-benchmark", "rows", "accuracy", "distributed"}
+ROW_FAMILIES = {"pytest-benchmark", "rows", "distributed"}
 
 
 def test_rows_cover_every_family_with_times():
@@ -128,7 +128,7 @@ def test_rows_cover_every_family_with_times():
     assert all(FAMILY[k].parser for k in ROW_FAMILIES)  # a family without a parser holds none
     with_rows = ROW_FAMILIES - (NOT_YET_COMMITTED - set(counts))
     assert {k for k, n in held.items() if n} == with_rows
-    assert {k for k, n in counts.items() if n} == with_rows - {"accuracy"}  # accuracy: no times
+    assert {k for k, n in counts.items() if n} == with_rows
     assert not any(held[k] for k in set(held) - ROW_FAMILIES)
 
 
@@ -200,10 +200,11 @@ def test_a_rows_suite_benchmark_file_reads_as_its_rows(tmp_path: Path):
         documents.load_run(bench)
 
 
-def test_a_benchmark_file_of_record_and_rows_suites_reads_as_both(tmp_path: Path):
-    """A file where bench/2's record benchmarks (ladder) sit beside rows-only ones (axis, callable,
-    host), as `pytest benchmarks/` over every suite wrote it: rows() holds the records' rows and
-    the others' rows, none dropped."""
+def test_a_benchmark_file_of_several_suites_reads_as_all_of_them(tmp_path: Path):
+    """A file where the ladder's benchmarks (the synthetic fixture's, bench/2's records once,
+    their rows since experiments/migrate_legacy_results) sit beside a rows-only suite's (axis),
+    as `pytest benchmarks/` over every suite writes it: rows() holds both suites' rows, none
+    dropped, and the ladder's cases join as they do alone."""
     axis = json.loads(_as_pytest_benchmark(RESULTS / "nvidia-h200" / "axis-tritonbench.json",
                                            tmp_path).read_text())  # fmt: skip
     records_only = ROOT / "tests" / "data" / "synthetic_bench.json"

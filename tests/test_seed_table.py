@@ -14,8 +14,8 @@ import pytest
 from harness.cli.main import main
 from harness.core import catalogue, device
 from harness.report import tables
-from harness.report.documents import document_from, load_document, record_rows
-from harness.report.records import rows_document
+from harness.report.documents import document_from, load_document
+from harness.report.records import Row, rows_document
 from harness.studies import session
 
 N = 2**24
@@ -56,37 +56,26 @@ def test_seed_004_cpu_path_defaults_to_int32(tmp_path, capsys):
     assert all(r.dtype == "int32" and r.status == "ok" for r in results)
 
 
-def _row(vid: str, ms: float, **extra) -> dict:
-    v = catalogue.get(vid)
-    return {
-        "variant": vid,
-        "backend": v.backend,
-        "n": N,
-        "dtype": "int32",
-        "status": "ok",
-        "first_pass": {"median_ms": ms},
-        "total": {"median_ms": ms * 1.1},
-        **extra,
-    }
+COMMON = {"device": "Synthetic GPU", "suite": "ladder", "versions": ()}
+
+
+def _row(vid: str, ms: float) -> list[Row]:
+    """A case's rows as the ladder's suites write them: its first pass, then its total."""
+    case = {**COMMON, "variant": vid, "config": "", "dtype": "int32", "shape": N, "check": "ok"}
+    return [Row(**case, metric="first_pass", median_ms=ms),
+            Row(**case, metric="total", median_ms=ms * 1.1)]  # fmt: skip
 
 
 def test_seed_rows_arithmetic_on_synthetic_rows():
-    results = [
+    cases = [
         _row("cuda/004-gmem", 0.5),
         _row("cuda/004-smem-unroll4", 0.25),
         _row("triton/tile-256", 0.4),
         _row("triton/quad-adjacent-256", 0.2),
-        {
-            "variant": "peer/torch.sum",
-            "backend": "peer",
-            "n": N,
-            "dtype": "int32",
-            "status": "ok",
-            "total": {"median_ms": 0.1},
-        },
-    ]
-    common = {"device": "Synthetic GPU", "suite": "ladder", "versions": ()}
-    rows = tables.seed_rows([r for d in results for r in record_rows(d, **common)], N, "int32")
+        [Row(**COMMON, variant="peer/torch.sum", config="", dtype="int32", shape=N,
+             metric="total", median_ms=0.1, check="ok")],  # a peer: its total alone
+    ]  # fmt: skip
+    rows = tables.seed_rows([r for case in cases for r in case], N, "int32")
     assert [r["kernel"] for r in rows] == ["reduceGmem", "reduceSmemUnroll", "torch.sum"]
     gmem, unroll, peer = rows
     assert (gmem["read"], gmem["written"], gmem["bytes"]) == (N, 65536, 67371008)  # seed's table
@@ -115,9 +104,7 @@ def test_seed_table_script_renders_and_refuses_cpu_runs(tmp_path):
     spec.loader.exec_module(mod)
     assert mod.slug("NVIDIA H100 80GB HBM3") == "nvidia-h100"
     assert mod.slug("NVIDIA H200") == "nvidia-h200"
-    common = {"device": "Synthetic GPU", "suite": "ladder", "versions": ()}
-    rows = [r for vid in ("cuda/004-smem", "triton/tile-256")
-            for r in record_rows(_row(vid, 0.3), **common)]  # fmt: skip
+    rows = [r for vid in ("cuda/004-smem", "triton/tile-256") for r in _row(vid, 0.3)]
     doc = rows_document(rows, suite="ladder",
                         device={"name": "Synthetic GPU"}, mode="timed",
                         seed_tables=[{"seed": "004", "n": N, "dtype": "int32"}])  # fmt: skip

@@ -8,15 +8,18 @@ it, the very rows) the old reader made of the old file.
     run/2                ->  rows/1, suite "ladder"   (`reduce-ladder run` / `check --json`)
     callable/1           ->  rows/1, suite "callable" (`reduce-ladder bench callable --json`)
     host/1, /2           ->  rows/1, suite "host"     (`reduce-ladder host --json`; host.py)
-    bench/1              ->  bench/2 in pytest-benchmark's JSON (what benchmarks/test_bench.py
-                             wrote then; it writes rows now, bench/3, and the loader reads both)
+    bench/1, /2          ->  bench/3 in pytest-benchmark's JSON (each extra_info its case's
+                             rows, what benchmarks/test_bench.py writes now; record_documents.py)
+    accuracy/1           ->  rows/1, suite "accuracy" (`reduce-ladder accuracy --json`;
+                             record_documents.py)
     fastest-ablation/1, hopper-loads/1, repro-sweep/1, small-n/1, call-profile/1, inductor-code/1
                          ->  rows/1, suite the old family's name (the experiments write it now)
 
 The readers of the old versions live here now (they left harness/report with this
 migration; the result record itself, legacy_record.py, left it when the harness came to write
-rows only); a file already in the current format is left alone, so a second run changes nothing.
-README.md lists the files converted.
+rows only; the readers of a record's JSON as it is, bench/2's and accuracy/1's, are in
+record_documents.py); a file already in the current format is left alone, so a second run changes
+nothing. README.md lists the files converted.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from experiments import rounds_document
 from experiments.call_profile import experiment as call_profile
 from experiments.inductor_code import experiment as inductor_code
 from experiments.migrate_legacy_results import host
+from experiments.migrate_legacy_results import record_documents as by_record
 from experiments.migrate_legacy_results.legacy_record import (
     BENCH_V2,
     ResultRecord,
@@ -68,6 +72,12 @@ STUDIES = {
     )
 }
 DERIVED = {"vs_better_peer", "x_best_peer", "log2n"}  # ratios, exponents: of the numbers kept
+
+
+def fixtures(root: Path) -> list[Path]:
+    """The report tests' fixtures (outside results/), converted as the results are."""
+    return sorted((root / "tests" / "data").glob("*.json"))
+
 
 # -- the old readers ----------------------------------------------------------------------------
 
@@ -164,7 +174,7 @@ def run(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
     head = {k: v for k, v in doc.items() if k not in ("schema", "created", "device", "results")}
     new = rows_document(rows, suite="ladder", device=doc["device"], **head)
     new["created"] = doc["created"]  # when it was measured
-    return new, recs, [r for r in rows if r.median_ms is not None]
+    return new, recs, rows
 
 
 def per_call(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
@@ -181,7 +191,9 @@ def per_call(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
     return new, [], rows
 
 
-def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
+def bench(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
+    """bench/1 -> bench/3, through bench/2 (what benchmarks/test_bench.py wrote next: the record
+    in extra_info), whose rows are its old reader's (record_documents.bench_v3)."""
     recs, benchmarks = [], []
     for b in doc["benchmarks"]:
         info = b.get("extra_info") or {}
@@ -191,17 +203,18 @@ def bench(doc: dict) -> tuple[dict, list[ResultRecord]]:
         benchmarks.append(b)
     mi = doc["machine_info"]
     mi = {**mi, "reduce_ladder": {**mi["reduce_ladder"], "schema": BENCH_V2}}
-    return {**doc, "machine_info": mi, "benchmarks": benchmarks}, recs
+    new, _, rows = by_record.bench_v3({**doc, "machine_info": mi, "benchmarks": benchmarks})
+    return new, recs, rows
 
 
 def study(doc: dict) -> tuple[dict, list[ResultRecord], list[Row]]:
     """An experiment's own document -> the ROWS document the experiment writes now (its header
-    kept, "created" only where it was said), and its timed rows; main checks that it keeps every
+    kept, "created" only where it was said), and its rows; main checks that it keeps every
     number but DERIVED's."""
     new = STUDIES[doc["schema"]](doc)
     if "created" not in doc:
         del new["created"]
-    return new, [], documents.rows(documents.document_from(new, "converted"))
+    return new, [], documents.document_from(new, "converted").rows
 
 
 def _numbers(x: Any, path: tuple = ()) -> list[tuple[tuple, float]]:
@@ -228,7 +241,11 @@ def convert(doc: dict | list) -> tuple | None:
         return None
     if isinstance(doc.get("benchmarks"), list) and "machine_info" in doc:
         schema = (doc["machine_info"].get("reduce_ladder") or {}).get("schema")
+        if schema == BENCH_V2:
+            return by_record.bench_v3(doc)
         return bench(doc) if schema == BENCH_V1 else None
+    if doc.get("schema") == by_record.ACCURACY_V1:
+        return by_record.accuracy_rows(doc)
     if doc.get("schema") in (FASTEST_V1, FASTEST_V2):
         return fastest(doc)
     if doc.get("schema") == RUN_V2:
@@ -240,11 +257,22 @@ def convert(doc: dict | list) -> tuple | None:
     return host.host(doc) if doc.get("schema") in (host.HOST_V1, host.HOST_V2) else None
 
 
-def _same(got: list, want: list) -> bool:
-    """Records or rows field for field (a row's device too, which its JSON form leaves out)."""
-    return [(getattr(x, "device", None), x.to_json()) for x in got] == [
-        (getattr(x, "device", None), x.to_json()) for x in want
-    ]
+def _same(got: list, want: list, ordered: bool = True) -> bool:
+    """Records or rows field for field (a row's device too, which its JSON form leaves out);
+    ordered=False: the same ones in any order."""
+    key = lambda x: (getattr(x, "device", None), x.to_json())  # noqa: E731
+    if ordered:
+        return list(map(key, got)) == list(map(key, want))
+    text = lambda x: json.dumps(key(x), sort_keys=True)  # noqa: E731
+    return sorted(map(text, got)) == sorted(map(text, want))
+
+
+def _text(doc: dict, was: str) -> str:
+    """doc in the form of the file it replaces: pytest-benchmark's own indent and no final
+    newline, a generator's one line (the report tests' fixtures), else the harness's indent."""
+    if was.startswith("{\n    "):
+        return json.dumps(doc, indent=4)
+    return json.dumps(doc) + "\n" if was.count("\n") == 1 else json.dumps(doc, indent=1) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,23 +281,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="check and say, write nothing")
     a = ap.parse_args(argv)
     bad = 0
-    for path in sorted((a.root / "results").rglob("*.json")):
+    for path in [*sorted((a.root / "results").rglob("*.json")), *fixtures(a.root)]:
         old = documents.read_json(path)
         got = convert(old)
         if got is None:
             continue
         new, recs, want_rows = (*got, None) if len(got) == 2 else got
-        # pytest-benchmark's own indent (and no final newline) for its file, the harness's for
-        # the others
-        bench_file = path.read_text().startswith("{\n    ")
-        text = json.dumps(new, indent=4 if bench_file else 1) + ("" if bench_file else "\n")
         tmp = path.with_name(path.name + ".migrating")
-        tmp.write_text(text)
+        tmp.write_text(_text(new, path.read_text()))
         try:  # read back as the file will be read
             back = documents.load_document(tmp)
-            same = _same(records_from_rows(back.rows), recs)
+            # the records the old reader made; where it made rows alone (no records), the rows
+            rows_alone = want_rows is not None and not recs
+            same = rows_alone or _same(records_from_rows(back.rows), recs)
             if want_rows is not None:
-                same = same and _same(documents.rows(back), want_rows)
+                # a pytest-benchmark file's rows come back in its benchmarks' order, where
+                # bench/2's reader read the records' rows first: the same rows
+                ordered = back.kind != "pytest-benchmark"
+                same = same and _same(back.rows, want_rows, ordered)
             if isinstance(old, dict) and old.get("schema") in STUDIES:
                 same = same and kept(old, back.raw)
             if back.raw.get("suite") == "host":  # every value of the old document in the rows

@@ -1,6 +1,6 @@
 """The one loader: every result file read by its schema string (pytest-benchmark's JSON by its
-shape, a manifest by being a list) into a records.Document, the rows it holds in Document.rows
-(the older forms' result records read into rows here, and only here); rows(doc) its timed rows.
+shape, a manifest by being a list) into a records.Document, the rows it holds in Document.rows;
+rows(doc) its timed rows.
 Every failure is a ReportError naming the file. Every output follows one rule: check_output
 before the work, output_path when writing."""
 
@@ -10,12 +10,11 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from harness.report import records
-from harness.report.records import CASE_METRICS, Document, Row
+from harness.report.records import Document, Row
 
 
 class ReportError(Exception):
@@ -105,34 +104,20 @@ def _head(path: str, kind: str, doc: dict) -> Document:
 
 
 def _bench(path: str, doc: dict) -> Document:
-    """Each benchmark's rows (extra_info["rows"]), whichever suites one file holds; bench/2's
-    record suites held a result record instead, read into its rows here."""
-    recs, row_json = [], []  # (benchmark, bench/2's record); every other benchmark's rows
-    for b in doc["benchmarks"]:
-        info = b.get("extra_info") or {}
-        if "variant" in info:
-            recs.append((b.get("name"), info))
-        else:  # a suite's rows, or not one of ours
-            row_json += info.get("rows") or []
-    if not recs and not row_json:
+    """Each benchmark's rows (extra_info["rows"]), whichever suites one file holds."""
+    row_json = [r for b in doc["benchmarks"] for r in (b.get("extra_info") or {}).get("rows") or []]
+    if not row_json:
         raise ReportError(
             f"{path}: pytest-benchmark JSON without reduce-ladder benchmarks (was the suite "
             "skipped, e.g. run without a GPU?)"
         )
     mi = doc.get("machine_info") or {}
     gpu = mi.get("gpu") or {}
-    name = gpu.get("name") or next((r["device"] for _, r in recs if r.get("device")), "")
     schema = (mi.get("reduce_ladder") or {}).get("schema", "")
     meta = {"device": gpu, "synthetic": mi.get("synthetic", False)}
-    out = Document(path, "pytest-benchmark", schema, name or "unknown device",
+    out = Document(path, "pytest-benchmark", schema, gpu.get("name") or "unknown device",
                    doc.get("datetime", ""), meta, doc)  # fmt: skip
-    common = _common(out)
-    for bench, r in recs:
-        try:
-            out.rows += record_rows(r, **common)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ReportError(f"{path}: benchmark {bench!r} lacks a field ({e})") from None
-    out.rows += [records.row_from_json(r, out.device, common["versions"]) for r in row_json]
+    out.rows = [records.row_from_json(r, out.device, versions(out)) for r in row_json]
     return out
 
 
@@ -142,24 +127,11 @@ def _rows(path: str, doc: dict) -> Document:
     return out
 
 
-def _accuracy_v1(path: str, doc: dict) -> Document:
-    """accuracy/1: {"results": [result record]}, each read into its one "check" row, config its
-    data family, info its check and what else the study said (ulps, faithful, kappa...): the rows
-    the study writes now."""
-    out = _head(path, "accuracy", doc)
-    common = _common(out)  # suite "accuracy", as the study's rows say it now
-    for d in doc.get("results") or []:
-        extra = dict(d.get("extra") or {})
-        [row] = record_rows({**d, "extra": {}}, config=extra.pop("data", ""), **common)
-        out.rows.append(replace(row, info=row.info | extra))
-    return out
-
-
 def _distributed(path: str, doc: dict) -> Document:
     """distributed/1: each sum's local, combine and total times, its config the scaling and the
     combine, its shape (n per GPU, K)."""
     out = _head(path, "distributed", doc)
-    common = _common(out)
+    common = {"device": out.device, "suite": out.kind, "versions": versions(out)}
     for r in (r for r in doc.get("runs", []) if r.get("kind") == "sum"):
         ident = {"variant": r["variant"], "config": f"{r['scaling']} {r['combine']}",
                  "dtype": "float32", "shape": (r["n_per_rank"], r["gpus"]),
@@ -190,38 +162,6 @@ def versions(doc: Document) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found.items()))
 
 
-def _common(doc: Document) -> dict[str, Any]:
-    return {"device": doc.device, "suite": doc.kind, "versions": versions(doc)}
-
-
-# -- the older forms: a result record's JSON (bench/2's extra_info, accuracy/1's results) ------
-
-ACCURACY_V1 = "reduce-ladder/accuracy/1"  # the accuracy study's: {"results": [record]}
-_RECORD_INFO = ("message", "check", "passes", "blocks_first_pass", "extra")
-_STATS = ("median_ms", "min_ms", "p10_ms", "p90_ms", "reps")
-
-
-def record_rows(d: dict, config: str = "", **common) -> list[Row]:
-    """A result record's JSON as the rows a suite writes now: one per time it holds (first_pass,
-    total, graph, call), or one "check" row (median None) when it holds none; its message, check
-    values, passes, blocks and extra in the first row's info; common: device, suite, versions."""
-    ident = {"variant": d["variant"], "config": config, "dtype": d["dtype"], "shape": int(d["n"]),
-             "check": d.get("status") or "ok"}  # fmt: skip
-    info = {k: d[k] for k in _RECORD_INFO if d.get(k) not in (None, "", {})}
-    if isinstance(info.get("check"), dict):
-        info["check"] = {k: x for k, x in info["check"].items() if x is not None}
-    out = []
-    for metric in CASE_METRICS:
-        t = d.get(metric)
-        if not isinstance(t, dict) or t.get("median_ms") is None:
-            continue
-        nbytes = d.get("bytes_first_pass" if metric == "first_pass" else "bytes_total")
-        stats = {k: t.get(k) for k in _STATS}
-        out.append(Row(**common, **ident, metric=metric, **stats, bytes=nbytes,
-                       info={} if out else info))  # fmt: skip
-    return out or [Row(**common, **ident, metric="check", median_ms=None, info=info)]
-
-
 @dataclass(frozen=True)
 class Family:
     """One family of result documents: its kind, its schema string (none: known by its shape)
@@ -242,8 +182,6 @@ class Family:
 FAMILIES: tuple[Family, ...] = (
     Family("pytest-benchmark", records.BENCH_SCHEMA, _bench),
     Family("rows", records.ROWS_SCHEMA, _rows),
-    # the accuracy study before it wrote rows (ROWS, suite "accuracy"): read into those rows
-    Family("accuracy", ACCURACY_V1, _accuracy_v1),
     Family("distributed", records.DISTRIBUTED_SCHEMA, _distributed, lists=("runs",)),
     Family("profile", records.PROFILE_SCHEMA, lists=("runs", "results")),
     Family("sanitize", records.SANITIZE_SCHEMA, lists=("variants", "runs", "kernels")),
@@ -259,8 +197,8 @@ BY_SCHEMA = {f.schema: f for f in FAMILIES if f.kind != "pytest-benchmark" and f
 
 
 def rows(doc: Document) -> list[Row]:
-    """The document's timed measurements: its rows with a time ([] for a family without times;
-    a bench/2 record's call time is pytest-benchmark's rounds)."""
+    """The document's timed measurements: its rows with a time ([] for a family without
+    times)."""
     return [r for r in doc.rows if r.median_ms is not None]
 
 

@@ -1,7 +1,7 @@
 """The long-format row (Row: one measurement, whatever document it came from), its JSON form
 (docs/results-format.md), the one view the ladder's tables join a case's rows into (Result), and
 the ONE spelling of every document schema string the harness writes;
-harness.report.documents reads every document, older forms too, into rows."""
+harness.report.documents reads every document into rows."""
 
 from __future__ import annotations
 
@@ -193,7 +193,7 @@ class Document:
     created: str
     meta: dict = field(default_factory=dict)  # device details, mode, synthetic
     raw: dict = field(default_factory=dict)  # the document as read (its head: options, method...)
-    rows: list[Row] = field(default_factory=list)  # every row it holds, older forms' made rows
+    rows: list[Row] = field(default_factory=list)  # every row it holds
 
     @property
     def label(self) -> str:

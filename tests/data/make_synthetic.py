@@ -2,10 +2,13 @@
 document, suite "ladder", as `reduce-ladder run --json` writes it) and
 tests/data/synthetic_bench.json (pytest-benchmark's JSON, each extra_info a case's rows,
 BENCH_SCHEMA): the rows of harness.report.records, so the fixtures' format is what the
-producers write. The committed fixtures were made from an older catalogue (and the committed
-synthetic_bench.json in the older bench/2 form, one result record per extra_info, which keeps the
-loader's reading of that form tested): running this now writes more variants, and bench/3 (the
-tests read the committed files, not this script's output).
+producers write. The committed fixtures were made from an older catalogue: running this now
+writes more variants (the tests read the committed files, not this script's output).
+synthetic_bench.json was written in the older bench/2 form (one result record per extra_info)
+and converted by experiments/migrate_legacy_results into the rows its reader made: this script's
+output for its variants, but that their rows' suite is that reader's "pytest-benchmark" where
+this script writes the suite's name, "ladder", as benchmarks/test_bench.py does
+(tests/test_report.py checks that they agree).
 
 SYNTHETIC TEST DATA, NOT A MEASUREMENT: the times come from a made-up model (a launch cost per
 pass plus bytes over a made-up bandwidth times a per-stage efficiency), only so that the report's
