@@ -84,6 +84,8 @@ def document_from(doc: dict | list, path: str) -> Document:
         family = BY_SCHEMA.get(doc.get("schema")) if isinstance(doc, dict) else None
     if family is None:
         schema = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
+        if isinstance(schema, str) and schema.startswith("reduce-ladder/"):
+            raise _older(path, schema)
         raise ReportError(
             f"{path}: unknown format (schema {schema!r}); expected a ROWS document "
             f"({records.ROWS_SCHEMA!r}, from `reduce-ladder run --json`), pytest-benchmark's JSON "
@@ -106,19 +108,29 @@ def _head(path: str, kind: str, doc: dict) -> Document:
 def _bench(path: str, doc: dict) -> Document:
     """Each benchmark's rows (extra_info["rows"]), whichever suites one file holds."""
     row_json = [r for b in doc["benchmarks"] for r in (b.get("extra_info") or {}).get("rows") or []]
+    mi = doc.get("machine_info") or {}
+    gpu = mi.get("gpu") or {}
+    schema = (mi.get("reduce_ladder") or {}).get("schema", "")
+    if schema and schema != records.BENCH_SCHEMA:
+        raise _older(path, schema)
     if not row_json:
         raise ReportError(
             f"{path}: pytest-benchmark JSON without reduce-ladder benchmarks (was the suite "
             "skipped, e.g. run without a GPU?)"
         )
-    mi = doc.get("machine_info") or {}
-    gpu = mi.get("gpu") or {}
-    schema = (mi.get("reduce_ladder") or {}).get("schema", "")
     meta = {"device": gpu, "synthetic": mi.get("synthetic", False)}
     out = Document(path, "pytest-benchmark", schema, gpu.get("name") or "unknown device",
                    doc.get("datetime", ""), meta, doc)  # fmt: skip
     out.rows = [records.row_from_json(r, out.device, versions(out)) for r in row_json]
     return out
+
+
+def _older(path: str, schema: str) -> ReportError:
+    return ReportError(
+        f"{path}: {schema!r} is a form older reduce-ladder versions wrote; convert it with "
+        "`python -m experiments.migrate_legacy_results --root DIR` from a checkout (it rewrites "
+        "DIR/results/**/*.json in today's form: experiments/migrate_legacy_results/README.md)"
+    )
 
 
 def _rows(path: str, doc: dict) -> Document:
