@@ -171,33 +171,6 @@ def test_cupy_views_under_a_non_blocking_stream(vid, needs_cupy):
 
 
 @pytest.mark.parametrize("vid", VARIANTS)
-def test_per_thread_default_streams(vid, needs_cupy):
-    """Four threads, each with cudaStreamPerThread current in torch (one handle, 2, for a
-    different stream in every thread; CuPy's Stream.ptds): each thread's calls must get a
-    workspace of their own, not one shared entry whose partials and ticket two streams race on,
-    and a workspace's zeroed counter must be ready before the thread's first launch."""
-    start = threading.Barrier(4)
-    per_thread = torch.cuda.ExternalStream(2)  # cudaStreamPerThread
-    with torch.cuda.stream(per_thread):
-        harness.reduce_sum(fresh(vid), vid)  # this thread's entry: one the others must not use
-    torch.cuda.synchronize()
-
-    def worker() -> list:
-        with torch.cuda.stream(per_thread):
-            xs = [fresh(vid) for _ in range(REPS)]
-            torch.cuda.synchronize()
-            start.wait()
-            # ~10 ms: every thread's launches queue behind it and run at once, on 4 streams
-            torch.cuda._sleep(20_000_000)
-            rs = [harness.reduce_sum(x, vid) for x in xs]
-            return [(value(r), exact(x)) for r, x in zip(rs, xs, strict=True)]
-
-    results = run_in_threads(worker)
-    got, want = [g for g, _ in results], [w for _, w in results]
-    check_all(f"{vid} on 4 threads' per-thread default streams", got, want)
-
-
-@pytest.mark.parametrize("vid", VARIANTS)
 def test_four_threads_at_once(vid, needs_cupy):
     start = threading.Barrier(4)
     harness.reduce_sum(fresh(vid), vid)  # a first call: the checked path, then every thread hits

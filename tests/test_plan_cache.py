@@ -114,9 +114,9 @@ def test_threads_share_one_entry_and_sum_right(dev):
         start.wait()
         done = []
         for _ in range(3):
-            launch = cache.get(V, "int32", x)
-            out = launch.workspace[0].new_empty(())
-            with current_device(x):
+            with current_device(x):  # a new thread: a build or a launch needs its context
+                launch = cache.get(V, "int32", x)
+                out = launch.workspace[0].new_empty(())
                 launch(x, out)
             done.append((launch, out))
         return done
@@ -431,9 +431,9 @@ def test_family_threads_share_one_entry_and_sum_right(dev):
         start.wait()
         done = []
         for _ in range(2):
-            launch = cache.get(v, "int32", x)
-            out = launch.proto.new_empty(())
-            with current_device(x):
+            with current_device(x):  # a new thread: a build or a launch needs its context
+                launch = cache.get(v, "int32", x)
+                out = launch.proto.new_empty(())
                 launch(x, out)  # the entry's lock serializes the interpreted launches
             done.append((launch, out))
         return done

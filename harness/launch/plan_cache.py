@@ -15,7 +15,7 @@ from harness.core import axis_geometry as geom
 from harness.core import dtypes
 from harness.core.catalogue import Variant
 from harness.launch import axis_plan, rebind, rebind_passes
-from harness.launch.stream import current_stream_ptr, off_thread, stream_key
+from harness.launch.stream import current_stream_ptr, off_thread
 
 DEFAULT_MAX_ENTRIES = 64  # a workspace is max_blocks accumulators + a counter (<= 16 KiB)
 ENV_MAX_ENTRIES = "REDUCE_LADDER_PLAN_CACHE_SIZE"
@@ -41,7 +41,7 @@ def stream_of(x: torch.Tensor) -> int:
 
 
 def key_of(variant: Variant, dtype: str, x: torch.Tensor, stream_ptr: int) -> Key:
-    return (variant.id, dtype, x.numel(), x.data_ptr() % 16, x.get_device(), stream_key(stream_ptr))
+    return (variant.id, dtype, x.numel(), x.data_ptr() % 16, x.get_device(), stream_ptr)
 
 
 class LRU:
@@ -167,7 +167,7 @@ class AxisCache(LRU):
         self, v: Variant, x: torch.Tensor, p: geom.Problem, dim: int, stream: int
     ) -> axis_plan.AxisLaunch:
         dtype = dtypes.name_of(x.dtype)
-        key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream_key(stream))
+        key = (v.id, dtype, tuple(x.shape), dim, x.get_device(), stream)
         entry = self.lookup(key)
         if entry is None:  # made off the caller's thread, as the 1-D workspaces (stream.off_thread)
             made = off_thread(lambda: axis_plan.bind(v, dtype, p, x.device), x.device, stream)

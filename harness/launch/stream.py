@@ -61,19 +61,6 @@ def torch_stream(ptr: int, device: int) -> torch.cuda.Stream:
     return torch.cuda.ExternalStream(ptr, device=device)
 
 
-# cudaStreamPerThread: one handle for a different stream in every host thread (CuPy's
-# Stream.ptds, CUPY_CUDA_PER_THREAD_DEFAULT_STREAM=1). A cached launch's workspace belongs to one
-# stream, so a cache keys this handle by thread (stream_key) and a workspace made for it is
-# finished before the calling thread launches on it (off_thread).
-PER_THREAD_STREAM = 2
-
-
-def stream_key(ptr: int) -> int:
-    """The stream part of a launch cache's key: the handle, or for cudaStreamPerThread one key per
-    host thread (negative: never a real handle)."""
-    return -threading.get_ident() if ptr == PER_THREAD_STREAM else ptr
-
-
 # Triton's interpreter (TRITON_INTERPRET=1: the CPU path) is not thread-safe, and an interpreted
 # launch runs its programs one after another in Python, so an exception or a KeyboardInterrupt can
 # stop it between two of them: every interpreted launch of the API holds this lock, and a kernel
@@ -144,10 +131,7 @@ def off_thread(make: Callable[[], T], device: torch.device, stream_ptr: int | No
 
     def run() -> T:
         with torch.cuda.device(index), torch.cuda.stream(on):
-            made = make()
-            if on.cuda_stream == PER_THREAD_STREAM:  # this thread's stream, not the caller's
-                on.synchronize()
-            return made
+            return make()
 
     return _worker.submit(run).result()
 

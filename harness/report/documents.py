@@ -127,9 +127,9 @@ def _bench(path: str, doc: dict) -> Document:
 
 def _older(path: str, schema: str) -> ReportError:
     return ReportError(
-        f"{path}: {schema!r} is a form older reduce-ladder versions wrote; convert it with "
-        "`python -m experiments.migrate_legacy_results --root DIR` from a checkout (it rewrites "
-        "DIR/results/**/*.json in today's form: experiments/migrate_legacy_results/README.md)"
+        f"{path}: unknown format (schema {schema!r}), not one this version reads; a form an older "
+        "version wrote converts with `python -m experiments.migrate_legacy_results --root DIR` "
+        "from a checkout (it rewrites DIR/results/**/*.json: its README.md)"
     )
 
 
