@@ -4,7 +4,7 @@ benchmarks/gpu_session.sh's `callable` step)."""
 import pytest
 
 from harness.cli.main import main
-from harness.core import device
+from harness.core import catalogue, device
 from harness.report.records import Row
 from harness.studies import call_entries
 
@@ -396,3 +396,29 @@ def test_an_entry_is_checked_on_its_first_and_last_view_not_stamped_ok():
     assert call_entries.checked("torch.sum", lambda x: torch.sum(x) + 2, [ints]) == "wrong"
     halves = verify.exact_input(1000, "bfloat16", "cpu")  # torch.sum's bfloat16: rounded once
     assert call_entries.checked("torch.sum", torch.sum, [halves]) == "ok"
+
+
+def test_an_in_place_variants_call_is_held_to_its_kernels_plus_the_copy_of_x(tmp_path):
+    """cuda/004-gmem reduces in place: every call first copies x into its scratch (the caller's
+    data is never written), which its timed kernels leave out. Its call (40 us) against its
+    kernels (10 us) and cuda/fastest's overhead (8 - 5 = 3 us) is +27 us over; with the run's
+    copy (25 us) beside it, +2 us: met. The same call of a variant that does not copy stays
+    over."""
+    import json
+
+    from harness.report import records, tables
+
+    path = tmp_path / "inplace.json"
+    rows = _call_rows(**{"api cuda/fastest": 8.0, "api cuda/004-gmem": 40.0,
+                         "api cuda/004-smem": 40.0})  # fmt: skip
+    path.write_text(json.dumps({"schema": records.ROWS_SCHEMA, "suite": "callable",
+                                "device": {"name": "GPU"}, "rows": rows}))  # fmt: skip
+    device = [_device_time(v, t) for v, t in (("cuda/fastest", 5.0), ("cuda/004-gmem", 10.0),
+                                               ("cuda/004-smem", 10.0))]  # fmt: skip
+    without = tables.callable_targets(tables.load_callable(path), device)
+    assert without[-1].endswith("missed on 2 of 2; the most over: api cuda/004-gmem float32 "
+                                "2^10, +27.0 us")  # fmt: skip
+    copy = _device_time(catalogue.COPY_ID, 25.0)
+    got = tables.callable_targets(tables.load_callable(path), [*device, copy])
+    assert got[-1].endswith("missed on 1 of 2; the most over: api cuda/004-smem float32 2^10, "
+                            "+27.0 us")  # fmt: skip

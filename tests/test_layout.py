@@ -686,7 +686,7 @@ TARGETS = {"harness": 10_000, "product": 13_000}
 # Features are paid for by cuts, never by raising these. Raised once, from 12,712 / 15,182, by the
 # fixes of wrong sums in the API and of checks that passed wrong sums (runtime.md, correctness.md),
 # net of this round's cuts (one row schema, the legacy readers moved to experiments/).
-CEILINGS = {"harness": 12_762, "product": 15_235}
+CEILINGS = {"harness": 12_755, "product": 15_228}
 PRODUCT_EXCLUDED = ("tests", "results", "experiments")
 PORTING_GUIDE_MAX = 1_500
 
